@@ -1,0 +1,1 @@
+"""The desktop application: QApplication, main window, controllers, undo commands, engine workers."""

@@ -1,0 +1,1 @@
+"""Headless sub-commands of ``main.py`` (one module per sub-command)."""

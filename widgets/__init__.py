@@ -1,0 +1,1 @@
+"""Reusable Qt views (graph, palette, pipeline list, diff, property editor); never imports ``app``."""
