@@ -1,0 +1,528 @@
+"""Pipeline files: reading, writing, validation and migration of older versions.
+
+Current format (version 1) is a flat JSON object::
+
+    {"format": "relax-pipeline-studio.pipeline", "version": 1,
+     "name": "...", "description": "...", "model": "builtin:mlp" | "path/to/model",
+     "target": {"kind": "llvm", ...},
+     "steps": [{"uid": "3f2a...", "pass": "relax.LegalizeOps", "params": {...}, "enabled": true,
+                "note": "optional"}],
+     "build": {...}}
+
+It is described by the JSON Schema ``pipeline_model/schemas/pipeline.schema.json`` (draft 2020-12) and
+validated with :mod:`jsonschema` on load.
+
+Version 0 is what earlier builds wrote (no format name, no step uids, a target given as a string)::
+
+    {"pipeline_version": 0, "title": "...", "model": "builtin:mlp", "target": "llvm",
+     "passes": [{"name": "LegalizeOps", "args": {...}, "disabled": false}]}
+
+A pass ``name`` without a dot is a ``tvm.relax.transform`` constructor and becomes ``relax.<name>``; a
+name with a dot (``pipeline.zero``) is kept as the pass id. ``target`` is an alias (``llvm``, ``cpu``,
+``cuda``) or a JSON object string. Files are brought to the current version by :data:`MIGRATIONS`
+(``MIGRATIONS[n]`` turns version ``n`` into ``n + 1``) before validation.
+
+Errors are :class:`PipelineFileError`; the message names the file, the JSON path of the bad value
+(``steps[2].params``) and, where it can be found in the text, its line. Saving is atomic: the file is
+written to a temporary file in the same folder, flushed to disk and renamed over the old one, so a
+failure at any point leaves the previous file intact.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional, Union
+
+from pipeline_model.document import PipelineDocument, Step, new_uid, resolve_target
+
+#: Format name written in every pipeline file.
+FORMAT_NAME = "relax-pipeline-studio.pipeline"
+#: Current (newest) format version; files are migrated up to it on load.
+FORMAT_VERSION = 1
+#: Where the JSON Schema of the current version lives.
+SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "pipeline.schema.json"
+
+JsonPath = tuple[Union[str, int], ...]
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class PipelineFileError(Exception):
+    """A pipeline file could not be read, parsed, validated or migrated.
+
+    Attributes: ``source`` (file name or ``<string>``), ``json_path`` (e.g. ``steps[2].params``,
+    empty for the whole document), ``line``/``column`` (1-based, ``None`` when unknown) and
+    ``reason`` (the message without the place).
+    """
+
+    def __init__(
+        self,
+        source: str,
+        reason: str,
+        json_path: str = "",
+        line: Optional[int] = None,
+        column: Optional[int] = None,
+    ) -> None:
+        self.source = source
+        self.reason = reason
+        self.json_path = json_path
+        self.line = line
+        self.column = column
+        place = source
+        if line is not None:
+            place += f":{line}"
+            if column is not None:
+                place += f":{column}"
+        where = f"{json_path}: " if json_path else ""
+        super().__init__(f"{place}: {where}{reason}")
+
+
+class _MigrationError(Exception):
+    """Raised by a migration step; carries the JSON path (in the old version's terms)."""
+
+    def __init__(self, path: JsonPath, reason: str) -> None:
+        super().__init__(reason)
+        self.path = path
+        self.reason = reason
+
+
+# ----------------------------------------------------------------------------------------------
+# JSON paths and their lines in the text
+
+
+def format_json_path(path: Iterable[Union[str, int]]) -> str:
+    """Format a JSON path as ``steps[2].params`` (keys that are not identifiers are quoted)."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part.isidentifier():
+            out += f".{part}" if out else part
+        else:
+            out += f"[{json.dumps(part, ensure_ascii=False)}]"
+    return out
+
+
+_WS = " \t\n\r"
+
+
+def _skip_ws(text: str, idx: int) -> int:
+    while idx < len(text) and text[idx] in _WS:
+        idx += 1
+    return idx
+
+
+def json_path_positions(text: str) -> dict[JsonPath, int]:
+    """Map every JSON path in ``text`` (valid JSON) to the character offset where it starts.
+
+    For an object member that is the offset of its key, for an array element the start of the
+    value; the root is at its first character. Used to turn a JSON path into a line number.
+    """
+    from json.decoder import scanstring
+
+    decoder = json.JSONDecoder()
+    positions: dict[JsonPath, int] = {}
+
+    def scan(idx: int, path: JsonPath) -> int:
+        idx = _skip_ws(text, idx)
+        ch = text[idx]
+        if ch == "{":
+            idx = _skip_ws(text, idx + 1)
+            if text[idx] == "}":
+                return idx + 1
+            while True:
+                key_start = idx
+                key, idx = scanstring(text, idx + 1)
+                positions.setdefault(path + (key,), key_start)
+                idx = _skip_ws(text, idx)
+                idx = scan(idx + 1, path + (key,))  # skip ':'
+                idx = _skip_ws(text, idx)
+                if text[idx] == "}":
+                    return idx + 1
+                idx = _skip_ws(text, idx + 1)  # skip ','
+        if ch == "[":
+            idx = _skip_ws(text, idx + 1)
+            if text[idx] == "]":
+                return idx + 1
+            i = 0
+            while True:
+                idx = _skip_ws(text, idx)
+                positions[path + (i,)] = idx
+                idx = scan(idx, path + (i,))
+                idx = _skip_ws(text, idx)
+                if text[idx] == "]":
+                    return idx + 1
+                idx += 1
+                i += 1
+        _, end = decoder.raw_decode(text, idx)
+        return end
+
+    start = _skip_ws(text, 0)
+    positions[()] = start
+    scan(start, ())
+    return positions
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, col
+
+
+def line_of_path(text: str, path: JsonPath, positions: Optional[dict[JsonPath, int]] = None) -> Optional[int]:
+    """The 1-based line of the JSON path (or of its nearest existing ancestor) in ``text``."""
+    try:
+        positions = positions if positions is not None else json_path_positions(text)
+    except Exception:  # noqa: BLE001 - text is not parseable: no line
+        return None
+    path = tuple(path)
+    while path not in positions and path:
+        path = path[:-1]
+    if path not in positions:
+        return None
+    return _line_col(text, positions[path])[0]
+
+
+# ----------------------------------------------------------------------------------------------
+# Migrations
+
+
+def migrate_0_to_1(data: dict[str, Any]) -> dict[str, Any]:
+    """Turn a version-0 document (earlier builds) into a version-1 document.
+
+    Version 0: ``{"pipeline_version": 0, "title"?, "description"?, "model", "target": str,
+    "passes": [{"name", "args"?, "disabled"?}]}``. Steps get new uids; pass names without a dot
+    become ``relax.<name>``; a string target is resolved through the target aliases.
+    """
+    allowed = {"pipeline_version", "title", "description", "model", "target", "passes"}
+    for key in data:
+        if key not in allowed:
+            raise _MigrationError((key,), f"unknown key {key!r} in a version-0 pipeline file")
+    model = data.get("model", "builtin:mlp")
+    if not isinstance(model, str) or not model:
+        raise _MigrationError(("model",), "model must be a non-empty string")
+    target_spec = data.get("target", "llvm")
+    try:
+        target = resolve_target(target_spec)
+    except ValueError as exc:
+        raise _MigrationError(("target",), str(exc)) from None
+    passes = data.get("passes", [])
+    if not isinstance(passes, list):
+        raise _MigrationError(("passes",), "passes must be a list")
+    steps = []
+    for i, entry in enumerate(passes):
+        if not isinstance(entry, dict):
+            raise _MigrationError(("passes", i), "each pass must be an object with a 'name'")
+        for key in entry:
+            if key not in ("name", "args", "disabled"):
+                raise _MigrationError(("passes", i, key), f"unknown key {key!r} in a version-0 pass")
+        name = entry.get("name")
+        if not isinstance(name, str) or not name:
+            raise _MigrationError(("passes", i, "name"), "pass name must be a non-empty string")
+        args = entry.get("args", {})
+        if not isinstance(args, dict):
+            raise _MigrationError(("passes", i, "args"), "args must be an object")
+        disabled = entry.get("disabled", False)
+        if not isinstance(disabled, bool):
+            raise _MigrationError(("passes", i, "disabled"), "disabled must be true or false")
+        steps.append(
+            {
+                "uid": new_uid(),
+                "pass": name if "." in name else f"relax.{name}",
+                "params": copy.deepcopy(args),
+                "enabled": not disabled,
+            }
+        )
+    title = data.get("title", "Untitled pipeline")
+    if not isinstance(title, str):
+        raise _MigrationError(("title",), "title must be a string")
+    out: dict[str, Any] = {
+        "format": FORMAT_NAME,
+        "version": 1,
+        "name": title,
+        "model": model,
+        "target": target,
+        "steps": steps,
+    }
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise _MigrationError(("description",), "description must be a string")
+    if description:
+        out["description"] = description
+    return out
+
+
+#: ``MIGRATIONS[n]`` turns a version-``n`` document into a version-``n + 1`` document.
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: migrate_0_to_1}
+
+
+def detect_version(data: Any) -> int:
+    """The format version of a parsed pipeline file; ``_MigrationError`` when it is not one."""
+    if not isinstance(data, dict):
+        raise _MigrationError((), f"a pipeline file must hold a JSON object, not {_json_type(data)}")
+    if "format" in data:
+        if data["format"] != FORMAT_NAME:
+            raise _MigrationError(
+                ("format",),
+                f"not a Relax Pipeline Studio pipeline file (format is {data['format']!r}, "
+                f"expected {FORMAT_NAME!r})",
+            )
+        version = data.get("version")
+        if "version" not in data:
+            raise _MigrationError((), "the file has no 'version'")
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise _MigrationError(("version",), f"version must be a positive integer, not {version!r}")
+        return version
+    if "pipeline_version" in data:
+        version = data["pipeline_version"]
+        if version != 0 or isinstance(version, bool):
+            raise _MigrationError(("pipeline_version",), f"unknown pipeline_version {version!r}")
+        return 0
+    raise _MigrationError((), f"not a Relax Pipeline Studio pipeline file (no 'format' key naming {FORMAT_NAME!r})")
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+# ----------------------------------------------------------------------------------------------
+# Schema
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    import jsonschema
+
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    cls = jsonschema.Draft202012Validator
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def load_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the current format version."""
+    return copy.deepcopy(_validator().schema)
+
+
+def _schema_error(data: dict[str, Any]) -> Optional[tuple[JsonPath, str]]:
+    """The first (shallowest-first by document order) schema violation of ``data``, or ``None``."""
+    errors = list(_validator().iter_errors(data))
+    if not errors:
+        return None
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(errors)
+    # best_match prefers shallow errors; a nested 'oneOf'-style context is not used in our schema.
+    path = tuple(error.absolute_path)
+    message = error.message
+    if error.validator == "additionalProperties":
+        extra = [k for k in error.instance if k not in error.schema.get("properties", {})]
+        if extra:
+            path = path + (extra[0],)
+            message = f"unknown key {extra[0]!r}"
+    elif error.validator == "required":
+        message = "required key " + error.message.replace("is a required property", "is missing")
+    return path, message
+
+
+# ----------------------------------------------------------------------------------------------
+# Loading
+
+
+def loads_pipeline(
+    text: str, source: str = "<string>", known_pass_ids: Optional[set[str]] = None
+) -> PipelineDocument:
+    """Parse pipeline file text into a :class:`PipelineDocument`, migrating older versions.
+
+    ``source`` names the file in error messages. When ``known_pass_ids`` is given, steps whose pass
+    id is not in it load as placeholders (``Step.placeholder`` set, never run, saved unchanged).
+    Raises :class:`PipelineFileError` naming ``source``, the JSON path and the line.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PipelineFileError(source, f"not valid JSON: {exc.msg}", "", exc.lineno, exc.colno) from None
+    except RecursionError:
+        raise PipelineFileError(source, "not valid JSON: nested too deeply") from None
+
+    positions: Optional[dict[JsonPath, int]] = None
+
+    def fail(path: JsonPath, reason: str) -> PipelineFileError:
+        nonlocal positions
+        if positions is None:
+            try:
+                positions = json_path_positions(text)
+            except Exception:  # noqa: BLE001
+                positions = {}
+        return PipelineFileError(source, reason, format_json_path(path), line_of_path(text, path, positions))
+
+    try:
+        version = detect_version(data)
+    except _MigrationError as exc:
+        raise fail(exc.path, exc.reason) from None
+    if version > FORMAT_VERSION:
+        raise fail(
+            ("version",),
+            f"written by a newer version of Relax Pipeline Studio (file format version {version}; "
+            f"this build reads versions up to {FORMAT_VERSION}). Update the application to open it.",
+        )
+    original_version = version
+    while version < FORMAT_VERSION:
+        try:
+            data = MIGRATIONS[version](data)
+        except _MigrationError as exc:
+            raise fail(exc.path, f"{exc.reason} (version-{version} file)") from None
+        version += 1
+
+    problem = _schema_error(data)
+    if problem is not None:
+        path, reason = problem
+        if original_version != FORMAT_VERSION:
+            reason += f" (after migration from version {original_version})"
+        raise fail(path, reason)
+
+    seen: dict[str, int] = {}
+    for i, step in enumerate(data["steps"]):
+        uid = step["uid"]
+        if uid in seen:
+            raise fail(("steps", i, "uid"), f"duplicate step uid {uid!r} (also used by steps[{seen[uid]}])")
+        seen[uid] = i
+
+    try:
+        target = resolve_target(data["target"])
+    except ValueError as exc:
+        raise fail(("target",), str(exc)) from None
+
+    steps = []
+    for raw in data["steps"]:
+        step = Step(
+            pass_id=raw["pass"],
+            params=copy.deepcopy(raw["params"]),
+            enabled=raw["enabled"],
+            uid=raw["uid"],
+            note=raw.get("note", ""),
+        )
+        if known_pass_ids is not None and step.pass_id not in known_pass_ids:
+            step.placeholder = f"unknown pass '{step.pass_id}'"
+        steps.append(step)
+    return PipelineDocument(
+        model=data["model"],
+        target=target,
+        steps=steps,
+        name=data.get("name", "Untitled pipeline"),
+        description=data.get("description", ""),
+        build=copy.deepcopy(data.get("build", {})),
+        path=None,
+    )
+
+
+def load_pipeline(path: PathLike, known_pass_ids: Optional[set[str]] = None) -> PipelineDocument:
+    """Read a pipeline file (any known version) into a :class:`PipelineDocument` with ``path`` set.
+
+    Raises :class:`PipelineFileError` naming the file, the JSON path and the line of the problem.
+    """
+    source = os.fspath(path)
+    try:
+        raw = Path(source).read_bytes()
+    except OSError as exc:
+        raise PipelineFileError(source, f"cannot read the file: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        prefix = raw[: exc.start]
+        line = prefix.count(b"\n") + 1
+        raise PipelineFileError(
+            source, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})", "", line
+        ) from None
+    doc = loads_pipeline(text, source=source, known_pass_ids=known_pass_ids)
+    doc.path = source
+    return doc
+
+
+# ----------------------------------------------------------------------------------------------
+# Saving
+
+
+def pipeline_to_json(doc: PipelineDocument) -> dict[str, Any]:
+    """The current-format JSON object of ``doc`` (format header first). Placeholders included as-is."""
+    body = doc.to_dict()
+    data: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION}
+    for key in ("name", "description", "model", "target", "steps", "build"):
+        if key in body:
+            data[key] = body.pop(key)
+    data.update(body)
+    return data
+
+
+def _encoder() -> json.JSONEncoder:
+    return json.JSONEncoder(ensure_ascii=False, indent=2, allow_nan=False)
+
+
+def dumps_pipeline(doc: PipelineDocument) -> str:
+    """The text of the pipeline file for ``doc`` (current format, UTF-8-ready, trailing newline).
+
+    Raises ``ValueError`` when a parameter value is not JSON (NaN, a set, an object ...).
+    """
+    try:
+        return _encoder().encode(pipeline_to_json(doc)) + "\n"
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"pipeline {doc.name!r} cannot be written as JSON: {exc}") from None
+
+
+def save_pipeline(doc: PipelineDocument, path: PathLike) -> None:
+    """Write ``doc`` to ``path`` atomically and set ``doc.path``.
+
+    The text is streamed into a temporary file in the same folder, flushed and fsynced, then
+    renamed over ``path`` with ``os.replace``; on any error the temporary file is removed and the
+    previous file (if any) is left untouched. An existing file's permission bits are kept.
+    """
+    target = os.path.realpath(os.fspath(path))
+    folder = os.path.dirname(target) or "."
+    data = pipeline_to_json(doc)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            for chunk in _encoder().iterencode(data):
+                fh.write(chunk)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            mode = os.stat(target).st_mode & 0o7777
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:  # make the rename itself durable (best effort; not possible on every platform)
+        dir_fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:
+        pass
+    doc.path = os.fspath(path)
