@@ -1,0 +1,266 @@
+"""The pass palette: catalogue categories and passes, a search box, a doc pane; drag passes out.
+
+``QtPassPaletteModel`` is a tree model (category → pass) built from a
+:class:`pipeline_model.catalogue.Catalogue`. ``PassPalette`` is the dock widget: search on id,
+title and doc, unavailable passes greyed with the reason as tooltip, the pass doc shown for the
+selected/hovered pass, and drags carrying ``application/x-rps-pass``.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Optional
+
+from PySide6.QtCore import QMimeData, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLineEdit,
+    QSplitter,
+    QTextBrowser,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from widgets.step_model import MIME_PASS, pass_mime_data
+
+PassIdRole = Qt.ItemDataRole.UserRole + 1
+SearchTextRole = Qt.ItemDataRole.UserRole + 2
+AvailableRole = Qt.ItemDataRole.UserRole + 3
+IsCategoryRole = Qt.ItemDataRole.UserRole + 4
+
+
+class QtPassPaletteModel(QStandardItemModel):
+    """Tree of categories → passes from a catalogue (any object with the ``Catalogue`` API)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._catalogue: Any = None
+        self.setHorizontalHeaderLabels(["Pass"])
+
+    @property
+    def catalogue(self) -> Any:
+        """The catalogue shown (``None`` before one is set)."""
+        return self._catalogue
+
+    def set_catalogue(self, catalogue: Any) -> None:
+        """Rebuild the tree from ``catalogue`` (``categories()``, ``specs_in(category)``)."""
+        self._catalogue = catalogue
+        self.beginResetModel()
+        self.blockSignals(True)
+        try:
+            self.clear()
+            self.setHorizontalHeaderLabels(["Pass"])
+            if catalogue is not None:
+                for category in catalogue.categories():
+                    specs = list(catalogue.specs_in(category))
+                    cat_item = QStandardItem(f"{category}  ({len(specs)})")
+                    cat_item.setData(category, SearchTextRole)
+                    cat_item.setData(True, IsCategoryRole)
+                    cat_item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                    font = cat_item.font()
+                    font.setBold(True)
+                    cat_item.setFont(font)
+                    for spec in specs:
+                        cat_item.appendRow(self._pass_item(spec))
+                    self.appendRow(cat_item)
+        finally:
+            self.blockSignals(False)
+            self.endResetModel()
+
+    @staticmethod
+    def _pass_item(spec: Any) -> QStandardItem:
+        item = QStandardItem(spec.title or spec.id)
+        item.setData(spec.id, PassIdRole)
+        item.setData(f"{spec.id}\n{spec.title}\n{spec.doc}".lower(), SearchTextRole)
+        item.setData(bool(spec.available), AvailableRole)
+        item.setData(False, IsCategoryRole)
+        if spec.available:
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsDragEnabled)
+            first = (spec.doc or "").strip().split("\n\n")[0].strip()
+            item.setToolTip(f"<b>{html.escape(spec.title)}</b> <code>{html.escape(spec.id)}</code><br>{html.escape(first[:400])}")
+        else:
+            # Selectable (so the doc pane can explain) but greyed and not draggable.
+            item.setFlags(Qt.ItemFlag.ItemIsSelectable)
+            reason = spec.unavailable_reason or "not available in this TVM build"
+            item.setToolTip(f"<b>{html.escape(spec.title)}</b> — unavailable: {html.escape(reason)}")
+        return item
+
+    def mimeTypes(self) -> list[str]:  # noqa: N802
+        return [MIME_PASS]
+
+    def mimeData(self, indexes: list[QModelIndex]) -> QMimeData:  # noqa: N802
+        for index in indexes:
+            pass_id = index.data(PassIdRole)
+            if pass_id:
+                return pass_mime_data(pass_id)
+        return QMimeData()
+
+    def supportedDragActions(self) -> Qt.DropAction:  # noqa: N802
+        return Qt.DropAction.CopyAction
+
+    def index_of_pass(self, pass_id: str) -> QModelIndex:
+        """The model index of ``pass_id`` (invalid when absent)."""
+        for r in range(self.rowCount()):
+            cat = self.index(r, 0)
+            for c in range(self.rowCount(cat)):
+                idx = self.index(c, 0, cat)
+                if idx.data(PassIdRole) == pass_id:
+                    return idx
+        return QModelIndex()
+
+
+class QtPassFilterProxy(QSortFilterProxyModel):
+    """Filters passes on id/title/doc (all words must match); categories stay when a child matches."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._words: list[str] = []
+        self.setRecursiveFilteringEnabled(True)
+
+    def set_text(self, text: str) -> None:
+        """Filter on ``text`` (whitespace-separated words, case-insensitive)."""
+        self.beginFilterChange() if hasattr(self, "beginFilterChange") else None
+        self._words = [w for w in text.lower().split() if w]
+        if hasattr(self, "endFilterChange"):
+            self.endFilterChange()
+        else:  # pragma: no cover - older Qt
+            self.invalidateFilter()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex) -> bool:  # noqa: N802
+        if not self._words:
+            return True
+        index = self.sourceModel().index(source_row, 0, source_parent)
+        if index.data(IsCategoryRole):
+            return False  # shown through recursive filtering when a child matches
+        text = index.data(SearchTextRole) or ""
+        return all(w in text for w in self._words)
+
+
+class PassPalette(QWidget):
+    """Search box + category tree + doc pane. Emits ``pass_activated(pass_id)`` on double-click."""
+
+    pass_activated = Signal(str)
+    pass_selected = Signal(str)
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.model = QtPassPaletteModel(self)
+        self.proxy = QtPassFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+
+        self.search = QLineEdit(self)
+        self.search.setPlaceholderText("Search passes (id, title, doc)…")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self._on_search)
+
+        self.tree = QTreeView(self)
+        self.tree.setObjectName("passPaletteTree")
+        self.tree.setModel(self.proxy)
+        self.tree.setHeaderHidden(True)
+        self.tree.setDragEnabled(True)
+        self.tree.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
+        self.tree.setDefaultDropAction(Qt.DropAction.CopyAction)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.tree.setMouseTracking(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.entered.connect(self._on_hover)
+        self.tree.doubleClicked.connect(self._on_double_click)
+        self.tree.selectionModel().currentChanged.connect(lambda cur, _prev: self._show_doc(cur))
+
+        self.doc = QTextBrowser(self)
+        self.doc.setObjectName("passDoc")
+        self.doc.setOpenExternalLinks(True)
+        self.doc.setPlaceholderText("Select or hover a pass to read its documentation. Drag it into the pipeline.")
+
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(self.tree)
+        splitter.addWidget(self.doc)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+        self.splitter = splitter
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addWidget(self.search)
+        layout.addWidget(splitter, 1)
+
+    def set_catalogue(self, catalogue: Any) -> None:
+        """Show ``catalogue`` (keeps the search text)."""
+        self.model.set_catalogue(catalogue)
+        self._on_search(self.search.text())
+
+    def _on_search(self, text: str) -> None:
+        self.proxy.set_text(text)
+        if text.strip():
+            self.tree.expandAll()
+        else:
+            self.tree.collapseAll()
+            # Open the most used categories by default.
+            for r in range(self.proxy.rowCount()):
+                idx = self.proxy.index(r, 0)
+                if r < 2:
+                    self.tree.expand(idx)
+
+    def visible_pass_ids(self) -> list[str]:
+        """Pass ids currently shown by the filter (for tests and keyboard navigation)."""
+        out: list[str] = []
+        for r in range(self.proxy.rowCount()):
+            cat = self.proxy.index(r, 0)
+            for c in range(self.proxy.rowCount(cat)):
+                pass_id = self.proxy.index(c, 0, cat).data(PassIdRole)
+                if pass_id:
+                    out.append(pass_id)
+        return out
+
+    def _on_hover(self, index: QModelIndex) -> None:
+        if index.data(PassIdRole):
+            self._show_doc(index)
+
+    def _on_double_click(self, index: QModelIndex) -> None:
+        pass_id = index.data(PassIdRole)
+        if pass_id and index.data(AvailableRole):
+            self.pass_activated.emit(pass_id)
+
+    def show_pass_doc(self, pass_id: str) -> None:
+        """Show the doc of ``pass_id`` in the doc pane."""
+        self.doc.setHtml(self.doc_html(pass_id))
+
+    def doc_html(self, pass_id: str) -> str:
+        """HTML doc for ``pass_id`` (title, id, availability, doc, parameters)."""
+        catalogue = self.model.catalogue
+        spec = None
+        if catalogue is not None:
+            try:
+                spec = catalogue.get(pass_id)
+            except (KeyError, LookupError):
+                spec = None
+        if spec is None:
+            return f"<p><code>{html.escape(pass_id)}</code> is not in the catalogue.</p>"
+        parts = [f"<h3 style='margin:0'>{html.escape(spec.title)}</h3>", f"<p><code>{html.escape(spec.id)}</code> · {html.escape(spec.category)}</p>"]
+        if not spec.available:
+            parts.append(f"<p><b>Unavailable:</b> {html.escape(spec.unavailable_reason or 'not in this TVM build')}</p>")
+        if getattr(spec, "needs_trust", False):
+            parts.append("<p><i>Runs your own Python code: the app asks before running it.</i></p>")
+        doc = (spec.doc or "").strip()
+        if doc:
+            paras = [p.strip() for p in doc.split("\n\n") if p.strip()]
+            parts.extend(f"<p>{html.escape(p)}</p>" for p in paras[:6])
+        if spec.params:
+            rows = []
+            for p in spec.params:
+                default = p.default if not isinstance(p.default, str) or len(p.default) < 60 else p.default[:57] + "…"
+                rows.append(
+                    f"<tr><td><code>{html.escape(p.name)}</code></td><td>{html.escape(p.kind)}</td>"
+                    f"<td>{html.escape(repr(default))}</td><td>{html.escape((p.doc or '')[:200])}</td></tr>"
+                )
+            parts.append("<p><b>Parameters</b></p><table cellspacing='4'>" + "".join(rows) + "</table>")
+        return "".join(parts)
+
+    def _show_doc(self, index: QModelIndex) -> None:
+        pass_id = index.data(PassIdRole) if index.isValid() else None
+        if pass_id:
+            self.show_pass_doc(pass_id)
+            self.pass_selected.emit(pass_id)

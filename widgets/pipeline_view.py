@@ -1,0 +1,302 @@
+"""The pipeline editor list: steps with state, time and enabled checkbox; drops, reorder, delete.
+
+``PipelineView`` wraps a ``QListView`` over a :class:`widgets.step_model.QtPipelineModel` (through
+a filter proxy for "hide unchanged steps") and a panel listing the nested passes of the selected
+composite step. All edits are emitted as requests; the application performs them as undo commands.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QMenu,
+    QSplitter,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from pipeline_model.engine.results import UNCHANGED
+from widgets.step_model import (
+    MIME_PASS,
+    MIME_STEP,
+    CompositeRole,
+    NestedRole,
+    QtPipelineModel,
+    StateRole,
+    UidRole,
+    format_ms,
+    state_icon,
+)
+
+
+class QtHideUnchangedProxy(QSortFilterProxyModel):
+    """Hides steps whose state is "unchanged" when enabled; passes drops through to the source."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._hide = False
+
+    def set_hide_unchanged(self, hide: bool) -> None:
+        """Show or hide the unchanged steps."""
+        if hasattr(self, "beginFilterChange"):
+            self.beginFilterChange()
+        self._hide = hide
+        if hasattr(self, "endFilterChange"):
+            self.endFilterChange()
+        else:  # pragma: no cover
+            self.invalidateFilter()
+
+    @property
+    def hide_unchanged(self) -> bool:
+        """Whether unchanged steps are hidden."""
+        return self._hide
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex) -> bool:  # noqa: N802
+        if not self._hide:
+            return True
+        return self.sourceModel().index(source_row, 0, source_parent).data(StateRole) != UNCHANGED
+
+    def dropMimeData(self, data, action, row, column, parent) -> bool:  # noqa: N802
+        # Map the proxy insertion row to the source list (rows past the end append).
+        source: QtPipelineModel = self.sourceModel()  # type: ignore[assignment]
+        if parent is not None and parent.isValid() and row < 0:
+            row = parent.row()
+            parent = QModelIndex()
+        if 0 <= row < self.rowCount():
+            source_row = self.mapToSource(self.index(row, 0)).row()
+        else:
+            source_row = source.rowCount()
+        return source.dropMimeData(data, action, source_row, 0, QModelIndex())
+
+
+class _StepListView(QListView):
+    """List view that asks for deletion on the Delete key instead of editing anything."""
+
+    delete_pressed = Signal()
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802
+        if event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and self.selectionModel().hasSelection():
+            self.delete_pressed.emit()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
+class PipelineView(QWidget):
+    """Step list + nested-pass panel.
+
+    Signals: ``delete_requested(uids)``, ``duplicate_requested(uids)``, ``current_step_changed(uid)``
+    (``""`` when none), ``nested_selected(uid, nested_index)``, ``run_to_requested(uid)``.
+    Add/move/toggle requests come from :attr:`model` (``QtPipelineModel``).
+    """
+
+    delete_requested = Signal(list)
+    duplicate_requested = Signal(list)
+    current_step_changed = Signal(str)
+    nested_selected = Signal(str, int)
+    run_to_requested = Signal(str)
+
+    def __init__(self, model: QtPipelineModel, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.proxy = QtHideUnchangedProxy(self)
+        self.proxy.setSourceModel(model)
+
+        self.list = _StepListView(self)
+        self.list.setObjectName("pipelineList")
+        self.list.setModel(self.proxy)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.list.setDragEnabled(True)
+        self.list.setAcceptDrops(True)
+        self.list.setDropIndicatorShown(True)
+        self.list.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)
+        self.list.setDefaultDropAction(Qt.DropAction.MoveAction)
+        self.list.setIconSize(QSize(16, 16))
+        self.list.setSpacing(1)
+        self.list.setAlternatingRowColors(True)
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._context_menu)
+        self.list.delete_pressed.connect(self._request_delete)
+        self.list.selectionModel().currentChanged.connect(self._on_current_changed)
+
+        self.hide_unchanged = QCheckBox("Hide unchanged steps", self)
+        self.hide_unchanged.setToolTip("Hide the steps that did not change the module")
+        self.hide_unchanged.toggled.connect(self.proxy.set_hide_unchanged)
+
+        self.duplicate_action = QAction("Duplicate", self)
+        self.duplicate_action.setShortcut(QKeySequence("Ctrl+D"))
+        self.duplicate_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.duplicate_action.triggered.connect(self._request_duplicate)
+        self.delete_action = QAction("Delete", self)
+        self.delete_action.triggered.connect(self._request_delete)
+        self.addAction(self.duplicate_action)
+
+        dup_button = QToolButton(self)
+        dup_button.setDefaultAction(self.duplicate_action)
+        del_button = QToolButton(self)
+        del_button.setDefaultAction(self.delete_action)
+
+        self.empty_hint = QLabel("Drag passes here from the palette.", self)
+        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.setEnabled(False)
+
+        self.nested = QTreeWidget(self)
+        self.nested.setObjectName("nestedPasses")
+        self.nested.setHeaderLabels(["Nested pass", "Time", "Changed"])
+        self.nested.setRootIsDecorated(True)
+        self.nested.setUniformRowHeights(True)
+        self.nested.itemSelectionChanged.connect(self._on_nested_selected)
+        self.nested_label = QLabel(self)
+        self.nested_box = QWidget(self)
+        nested_layout = QVBoxLayout(self.nested_box)
+        nested_layout.setContentsMargins(0, 0, 0, 0)
+        nested_layout.addWidget(self.nested_label)
+        nested_layout.addWidget(self.nested)
+        self.nested_box.setVisible(False)
+
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.hide_unchanged)
+        top.addStretch(1)
+        top.addWidget(dup_button)
+        top.addWidget(del_button)
+
+        list_box = QWidget(self)
+        list_layout = QVBoxLayout(list_box)
+        list_layout.setContentsMargins(0, 0, 0, 0)
+        list_layout.addLayout(top)
+        list_layout.addWidget(self.list, 1)
+        list_layout.addWidget(self.empty_hint)
+
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(list_box)
+        splitter.addWidget(self.nested_box)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(splitter)
+
+        model.modelReset.connect(self._update_hint)
+        model.dataChanged.connect(self._on_data_changed)
+        self._update_hint()
+
+    # ---- selection -------------------------------------------------------------------------
+    def selected_uids(self) -> list[str]:
+        """Uids of the selected steps, in list order."""
+        rows = sorted(self.proxy.mapToSource(i).row() for i in self.list.selectionModel().selectedRows())
+        return [self.model.document.steps[r].uid for r in rows if 0 <= r < len(self.model.document.steps)]
+
+    def current_uid(self) -> str:
+        """Uid of the current step (``""`` when none)."""
+        index = self.list.currentIndex()
+        return index.data(UidRole) or "" if index.isValid() else ""
+
+    def select_uids(self, uids: list[str], current: Optional[str] = None) -> None:
+        """Select the steps ``uids`` (and make ``current`` or the first one current)."""
+        sel = self.list.selectionModel()
+        sel.clearSelection()
+        current = current or (uids[0] if uids else None)
+        for row in range(self.proxy.rowCount()):
+            index = self.proxy.index(row, 0)
+            uid = index.data(UidRole)
+            if uid in uids:
+                sel.select(index, QItemSelectionModel.SelectionFlag.Select)
+            if uid == current:
+                sel.setCurrentIndex(index, QItemSelectionModel.SelectionFlag.NoUpdate)
+                self.list.scrollTo(index)
+        if current is None:
+            self._on_current_changed(QModelIndex(), QModelIndex())
+
+    def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        uid = current.data(UidRole) if current.isValid() else ""
+        self._show_nested(uid or "")
+        self.current_step_changed.emit(uid or "")
+
+    # ---- nested passes ---------------------------------------------------------------------
+    def _on_data_changed(self, top_left: QModelIndex, bottom_right: QModelIndex, _roles=None) -> None:
+        uid = self.current_uid()
+        if uid and top_left.row() <= self._source_row(uid) <= bottom_right.row():
+            self._show_nested(uid)
+
+    def _source_row(self, uid: str) -> int:
+        for i, step in enumerate(self.model.document.steps):
+            if step.uid == uid:
+                return i
+        return -1
+
+    def _show_nested(self, uid: str) -> None:
+        row = self._source_row(uid) if uid else -1
+        if row < 0:
+            self.nested_box.setVisible(False)
+            return
+        index = self.model.index(row)
+        nested = index.data(NestedRole) or []
+        composite = bool(index.data(CompositeRole))
+        self.nested.blockSignals(True)
+        self.nested.clear()
+        parents: list[QTreeWidgetItem] = []
+        for i, n in enumerate(nested):
+            item = QTreeWidgetItem([n.name, format_ms(n.elapsed_ms), "yes" if n.changed else ""])
+            item.setData(0, Qt.ItemDataRole.UserRole, i)
+            item.setIcon(0, state_icon("changed" if n.changed else "unchanged", 12))
+            depth = max(0, int(n.depth))
+            while len(parents) > depth:
+                parents.pop()
+            if parents:
+                parents[-1].addChild(item)
+            else:
+                self.nested.addTopLevelItem(item)
+            parents.append(item)
+        self.nested.expandAll()
+        self.nested.resizeColumnToContents(0)
+        self.nested.blockSignals(False)
+        changed = sum(1 for n in nested if n.changed)
+        self.nested_label.setText(f"Nested passes: {len(nested)} ran, {changed} changed the module" if nested else "Nested passes: run the step to see them")
+        self.nested_box.setVisible(bool(nested) or composite)
+
+    def _on_nested_selected(self) -> None:
+        items = self.nested.selectedItems()
+        uid = self.current_uid()
+        if items and uid:
+            self.nested_selected.emit(uid, int(items[0].data(0, Qt.ItemDataRole.UserRole)))
+
+    # ---- requests --------------------------------------------------------------------------
+    def _request_delete(self) -> None:
+        uids = self.selected_uids()
+        if uids:
+            self.delete_requested.emit(uids)
+
+    def _request_duplicate(self) -> None:
+        uids = self.selected_uids()
+        if uids:
+            self.duplicate_requested.emit(uids)
+
+    def _context_menu(self, pos) -> None:
+        menu = QMenu(self)
+        uids = self.selected_uids()
+        run_to = menu.addAction("Run to this step")
+        run_to.setEnabled(bool(uids))
+        menu.addSeparator()
+        menu.addAction(self.duplicate_action)
+        menu.addAction(self.delete_action)
+        chosen = menu.exec(self.list.viewport().mapToGlobal(pos))
+        if chosen is run_to and uids:
+            self.run_to_requested.emit(self.current_uid() or uids[-1])
+
+    def _update_hint(self) -> None:
+        self.empty_hint.setVisible(self.model.rowCount() == 0)
+
+
+__all__ = ["PipelineView", "QtHideUnchangedProxy", "MIME_PASS", "MIME_STEP"]

@@ -1,0 +1,460 @@
+"""Qt list model over a pipeline document's steps (``QtPipelineModel``).
+
+The model is read-only with respect to the document: it shows steps together with the latest engine
+results, and turns user gestures (drops, moves, checkbox toggles) into *request* signals. The
+application turns those requests into undo commands, edits the document and then tells the model to
+refresh. This keeps every edit on the undo stack.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Optional
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QByteArray,
+    QMimeData,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap, QPen, QBrush
+from PySide6.QtWidgets import QApplication
+
+from pipeline_model.document import PipelineDocument, Step
+from pipeline_model.engine.results import (
+    CANCELLED,
+    CHANGED,
+    FAILED,
+    NOT_RUN,
+    RUNNING,
+    SKIPPED,
+    UNCHANGED,
+    StepResult,
+)
+
+#: MIME type of a pass dragged out of the palette: UTF-8 JSON ``{"pass_id": ...}``.
+MIME_PASS = "application/x-rps-pass"
+#: MIME type of steps dragged inside the pipeline list: UTF-8 JSON ``{"uids": [...]}``.
+MIME_STEP = "application/x-rps-step"
+
+TitleRole = Qt.ItemDataRole.UserRole + 1
+PassIdRole = Qt.ItemDataRole.UserRole + 2
+EnabledRole = Qt.ItemDataRole.UserRole + 3
+StateRole = Qt.ItemDataRole.UserRole + 4
+ElapsedRole = Qt.ItemDataRole.UserRole + 5
+CachedRole = Qt.ItemDataRole.UserRole + 6
+ErrorRole = Qt.ItemDataRole.UserRole + 7
+NestedRole = Qt.ItemDataRole.UserRole + 8
+UidRole = Qt.ItemDataRole.UserRole + 9
+ResultRole = Qt.ItemDataRole.UserRole + 10
+StepRole = Qt.ItemDataRole.UserRole + 11
+CompositeRole = Qt.ItemDataRole.UserRole + 12
+
+#: Human labels for step states.
+STATE_LABELS = {
+    NOT_RUN: "not run",
+    RUNNING: "running…",
+    CHANGED: "changed",
+    UNCHANGED: "unchanged",
+    FAILED: "failed",
+    SKIPPED: "skipped",
+    CANCELLED: "cancelled",
+}
+
+# State colours: chosen to read on light and dark backgrounds alike (mid saturation, mid value).
+_STATE_COLOURS = {
+    NOT_RUN: None,  # palette mid colour
+    RUNNING: "#3d8bd9",
+    CHANGED: "#2fa84f",
+    UNCHANGED: None,  # palette placeholder colour
+    FAILED: "#d9443d",
+    SKIPPED: None,
+    CANCELLED: "#d99a2b",
+}
+
+
+def pass_mime_data(pass_id: str) -> QMimeData:
+    """The MIME data a palette drag carries for ``pass_id``."""
+    mime = QMimeData()
+    mime.setData(MIME_PASS, QByteArray(json.dumps({"pass_id": pass_id}).encode("utf-8")))
+    mime.setText(pass_id)
+    return mime
+
+
+def step_mime_data(uids: list[str]) -> QMimeData:
+    """The MIME data a pipeline-internal drag carries for the steps ``uids``."""
+    mime = QMimeData()
+    mime.setData(MIME_STEP, QByteArray(json.dumps({"uids": list(uids)}).encode("utf-8")))
+    return mime
+
+
+def parse_pass_mime(mime: QMimeData) -> Optional[str]:
+    """The pass id in palette MIME data, or ``None`` when absent or malformed."""
+    if not mime.hasFormat(MIME_PASS):
+        return None
+    try:
+        value = json.loads(bytes(mime.data(MIME_PASS).data()).decode("utf-8"))
+        pass_id = value.get("pass_id")
+    except (ValueError, AttributeError):
+        return None
+    return pass_id if isinstance(pass_id, str) and pass_id else None
+
+
+def parse_step_mime(mime: QMimeData) -> Optional[list[str]]:
+    """The step uids in pipeline MIME data, or ``None`` when absent or malformed."""
+    if not mime.hasFormat(MIME_STEP):
+        return None
+    try:
+        value = json.loads(bytes(mime.data(MIME_STEP).data()).decode("utf-8"))
+        uids = value.get("uids")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(uids, list) or not all(isinstance(u, str) for u in uids) or not uids:
+        return None
+    return uids
+
+
+def state_colour(state: str, palette: Optional[QPalette] = None) -> QColor:
+    """The colour a step state is drawn with (palette-derived for the neutral states)."""
+    name = _STATE_COLOURS.get(state)
+    if name:
+        return QColor(name)
+    palette = palette or QApplication.palette()
+    if state == UNCHANGED:
+        colour = palette.color(QPalette.ColorRole.PlaceholderText)
+    else:
+        colour = palette.color(QPalette.ColorRole.Mid)
+    return colour
+
+
+_icon_cache: dict[tuple[str, int], QIcon] = {}
+
+
+def state_icon(state: str, size: int = 16) -> QIcon:
+    """A small icon for a step state: a disc (filled for changed/failed/running, hollow otherwise)."""
+    palette = QApplication.palette()
+    key = (state + "|" + palette.color(QPalette.ColorRole.Base).name(), size)
+    cached = _icon_cache.get(key)
+    if cached is not None:
+        return cached
+    ratio = 2
+    pix = QPixmap(size * ratio, size * ratio)
+    pix.setDevicePixelRatio(ratio)
+    pix.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pix)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    colour = state_colour(state, palette)
+    pen = QPen(colour, 1.6)
+    painter.setPen(pen)
+    margin = 2.5
+    rect = pix.rect().adjusted(0, 0, 0, 0)
+    w = size - 2 * margin
+    if state in (CHANGED, FAILED, RUNNING, CANCELLED):
+        painter.setBrush(QBrush(colour))
+    else:
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.drawEllipse(int(margin), int(margin), int(w), int(w))
+    glyph_pen = QPen(QColor("white") if state in (CHANGED, FAILED, RUNNING, CANCELLED) else colour, 1.6)
+    painter.setPen(glyph_pen)
+    c = size / 2.0
+    if state == CHANGED:  # a dot-centre "delta" mark: small triangle
+        painter.drawLine(int(c - 3), int(c + 2), int(c), int(c - 3))
+        painter.drawLine(int(c), int(c - 3), int(c + 3), int(c + 2))
+        painter.drawLine(int(c - 3), int(c + 2), int(c + 3), int(c + 2))
+    elif state == FAILED:  # cross
+        painter.drawLine(int(c - 3), int(c - 3), int(c + 3), int(c + 3))
+        painter.drawLine(int(c - 3), int(c + 3), int(c + 3), int(c - 3))
+    elif state == RUNNING:  # play triangle
+        painter.setBrush(QColor("white"))
+        from PySide6.QtCore import QPointF
+        from PySide6.QtGui import QPolygonF
+
+        painter.drawPolygon(QPolygonF([QPointF(c - 2, c - 3.5), QPointF(c + 3.5, c), QPointF(c - 2, c + 3.5)]))
+    elif state == UNCHANGED:  # equals sign
+        painter.drawLine(int(c - 3), int(c - 1.5), int(c + 3), int(c - 1.5))
+        painter.drawLine(int(c - 3), int(c + 1.5), int(c + 3), int(c + 1.5))
+    elif state == SKIPPED:  # slash
+        painter.drawLine(int(c - 3), int(c + 3), int(c + 3), int(c - 3))
+    elif state == CANCELLED:
+        painter.drawLine(int(c - 3), int(c), int(c + 3), int(c))
+    del rect
+    painter.end()
+    icon = QIcon(pix)
+    _icon_cache[key] = icon
+    return icon
+
+
+def format_ms(ms: float) -> str:
+    """A compact duration label: ``0.4 ms``, ``12 ms``, ``1.25 s``, ``2 min 5 s``."""
+    if ms < 10:
+        return f"{ms:.1f} ms"
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    if ms < 60_000:
+        return f"{ms / 1000:.2f} s"
+    minutes, seconds = divmod(int(ms / 1000), 60)
+    return f"{minutes} min {seconds} s"
+
+
+class QtPipelineModel(QAbstractListModel):
+    """List model over ``document.steps`` plus the latest engine result of each step.
+
+    Signals are requests; the model never changes the document:
+
+    - ``add_requested(pass_id, row)``: a pass was dropped at ``row`` (``-1`` = append).
+    - ``move_requested(uids, row)``: steps were dragged to ``row`` (an index in the current list,
+      insertion point before the move).
+    - ``toggle_requested(uid, enabled)``: the enabled checkbox was clicked.
+    """
+
+    add_requested = Signal(str, int)
+    move_requested = Signal(list, int)
+    toggle_requested = Signal(str, bool)
+
+    def __init__(self, document: Optional[PipelineDocument] = None, parent=None) -> None:
+        super().__init__(parent)
+        self._doc = document or PipelineDocument()
+        self._results: dict[str, StepResult] = {}
+        self._running_uid: Optional[str] = None
+        self._title_for: Callable[[str], str] = lambda pass_id: pass_id
+        self._composite: Callable[[str], bool] = lambda pass_id: pass_id.startswith(("pipeline.", "stage."))
+
+    # ---- document / results ---------------------------------------------------------------
+    @property
+    def document(self) -> PipelineDocument:
+        """The document shown (read only here)."""
+        return self._doc
+
+    def set_document(self, document: PipelineDocument) -> None:
+        """Show another document; drops all results."""
+        self.beginResetModel()
+        self._doc = document
+        self._results.clear()
+        self._running_uid = None
+        self.endResetModel()
+
+    def set_title_lookup(self, title_for: Callable[[str], str], composite: Optional[Callable[[str], bool]] = None) -> None:
+        """Set how a pass id maps to a title (from the catalogue) and whether a pass is composite."""
+        self._title_for = title_for
+        if composite is not None:
+            self._composite = composite
+        self.refresh_data()
+
+    def refresh(self) -> None:
+        """Re-read the document's step list (after an insert/remove/move)."""
+        self.beginResetModel()
+        live = {s.uid for s in self._doc.steps}
+        for uid in list(self._results):
+            if uid not in live:
+                del self._results[uid]
+        self.endResetModel()
+
+    def refresh_data(self) -> None:
+        """Repaint all rows (step data or results changed, rows did not)."""
+        if self._doc.steps:
+            self.dataChanged.emit(self.index(0), self.index(len(self._doc.steps) - 1))
+
+    def _row_of(self, uid: str) -> int:
+        for i, step in enumerate(self._doc.steps):
+            if step.uid == uid:
+                return i
+        return -1
+
+    def step_changed(self, uid: str) -> None:
+        """Repaint one step's row."""
+        row = self._row_of(uid)
+        if row >= 0:
+            self.dataChanged.emit(self.index(row), self.index(row))
+
+    def set_result(self, result: StepResult) -> None:
+        """Record the engine's result for a step (matched by uid)."""
+        self._results[result.uid] = result
+        if self._running_uid == result.uid:
+            self._running_uid = None
+        self.step_changed(result.uid)
+
+    def result(self, uid: str) -> Optional[StepResult]:
+        """The latest result for step ``uid``, if any."""
+        return self._results.get(uid)
+
+    def set_running(self, uid: Optional[str]) -> None:
+        """Mark step ``uid`` as running (``None``: none is)."""
+        old = self._running_uid
+        self._running_uid = uid
+        if old:
+            self.step_changed(old)
+        if uid:
+            self.step_changed(uid)
+
+    def clear_results(self, from_index: int = 0) -> None:
+        """Forget results of the steps at ``from_index`` and after (they must re-run)."""
+        for step in self._doc.steps[max(0, from_index):]:
+            self._results.pop(step.uid, None)
+        self._running_uid = None
+        self.refresh_data()
+
+    def state_of(self, row: int) -> str:
+        """The display state of the step at ``row``."""
+        step = self._doc.steps[row]
+        if step.uid == self._running_uid:
+            return RUNNING
+        result = self._results.get(step.uid)
+        if result is not None:
+            return result.state
+        if not step.runnable:
+            return SKIPPED
+        return NOT_RUN
+
+    # ---- Qt model API ----------------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self._doc.steps)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._doc.steps):
+            return None
+        row = index.row()
+        step = self._doc.steps[row]
+        result = self._results.get(step.uid)
+        state = self.state_of(row)
+        title = self._title_for(step.pass_id) or step.pass_id
+        if role == Qt.ItemDataRole.DisplayRole:
+            extra = STATE_LABELS.get(state, state)
+            if result is not None and state in (CHANGED, UNCHANGED, FAILED, CANCELLED):
+                extra += f" · {format_ms(result.elapsed_ms)}"
+                if result.cached:
+                    extra += " · cached"
+            if step.placeholder:
+                extra = "unknown pass"
+            return f"{row + 1}. {title}\n{step.pass_id} — {extra}"
+        if role == TitleRole:
+            return title
+        if role == PassIdRole:
+            return step.pass_id
+        if role == EnabledRole:
+            return step.enabled
+        if role == StateRole:
+            return state
+        if role == ElapsedRole:
+            return result.elapsed_ms if result is not None else None
+        if role == CachedRole:
+            return bool(result.cached) if result is not None else False
+        if role == ErrorRole:
+            return result.error if result is not None else (step.placeholder or None)
+        if role == NestedRole:
+            return list(result.nested) if result is not None else []
+        if role == UidRole:
+            return step.uid
+        if role == ResultRole:
+            return result
+        if role == StepRole:
+            return step
+        if role == CompositeRole:
+            return bool(self._composite(step.pass_id))
+        if role == Qt.ItemDataRole.CheckStateRole:
+            return Qt.CheckState.Checked if step.enabled else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.DecorationRole:
+            return state_icon(state)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            lines = [f"<b>{title}</b> <code>{step.pass_id}</code>", f"state: {STATE_LABELS.get(state, state)}"]
+            if result is not None and result.elapsed_ms:
+                lines.append(f"time: {format_ms(result.elapsed_ms)}" + (" (cached)" if result.cached else ""))
+            if step.params:
+                lines.append("params: " + ", ".join(f"{k}={v!r}" for k, v in step.params.items())[:300])
+            if step.placeholder:
+                lines.append(f"<i>{step.placeholder}</i>")
+            if result is not None and result.error:
+                lines.append(f"<span style='white-space:pre'>error: {_html_escape(result.error[:600])}</span>")
+            return "<br>".join(lines)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if not step.runnable:
+                return QApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+            if state == FAILED:
+                return QBrush(state_colour(FAILED))
+            return None
+        if role == Qt.ItemDataRole.BackgroundRole:
+            if state == FAILED:
+                colour = QColor(state_colour(FAILED))
+                colour.setAlpha(40)
+                return QBrush(colour)
+            if state == RUNNING:
+                colour = QColor(state_colour(RUNNING))
+                colour.setAlpha(36)
+                return QBrush(colour)
+            return None
+        return None
+
+    def setData(self, index: QModelIndex | QPersistentModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        if role == Qt.ItemDataRole.CheckStateRole and index.isValid():
+            step = self._doc.steps[index.row()]
+            checked = value in (Qt.CheckState.Checked, Qt.CheckState.Checked.value, 2, True)
+            if checked != step.enabled:
+                self.toggle_requested.emit(step.uid, checked)
+            return False  # the app edits the document through an undo command
+        return False
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.ItemIsDropEnabled
+        return (
+            Qt.ItemFlag.ItemIsEnabled
+            | Qt.ItemFlag.ItemIsSelectable
+            | Qt.ItemFlag.ItemIsDragEnabled
+            | Qt.ItemFlag.ItemIsUserCheckable
+        )
+
+    def supportedDropActions(self) -> Qt.DropAction:  # noqa: N802
+        return Qt.DropAction.CopyAction | Qt.DropAction.MoveAction
+
+    def supportedDragActions(self) -> Qt.DropAction:  # noqa: N802
+        return Qt.DropAction.MoveAction
+
+    def mimeTypes(self) -> list[str]:  # noqa: N802
+        return [MIME_PASS, MIME_STEP]
+
+    def mimeData(self, indexes: list[QModelIndex]) -> QMimeData:  # noqa: N802
+        rows = sorted({i.row() for i in indexes if i.isValid()})
+        return step_mime_data([self._doc.steps[r].uid for r in rows])
+
+    def canDropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent) -> bool:  # noqa: N802
+        return data.hasFormat(MIME_PASS) or data.hasFormat(MIME_STEP)
+
+    def dropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent) -> bool:  # noqa: N802
+        """Turn a drop into a request; ``row`` -1 on the empty area means "append"."""
+        if action == Qt.DropAction.IgnoreAction:
+            return True
+        if parent is not None and parent.isValid() and row < 0:
+            row = parent.row()  # dropped onto an item: insert before it
+        if row < 0 or row > len(self._doc.steps):
+            row = len(self._doc.steps)
+        pass_id = parse_pass_mime(data)
+        if pass_id is not None:
+            self.add_requested.emit(pass_id, row)
+            return True
+        uids = parse_step_mime(data)
+        if uids is not None:
+            self.move_requested.emit(uids, row)
+            # Returning False stops the view from removing the source rows itself.
+            return False
+        return False
+
+
+def _html_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+__all__ = [
+    "MIME_PASS",
+    "MIME_STEP",
+    "QtPipelineModel",
+    "Step",
+    "pass_mime_data",
+    "step_mime_data",
+    "parse_pass_mime",
+    "parse_step_mime",
+    "state_icon",
+    "state_colour",
+    "format_ms",
+]
