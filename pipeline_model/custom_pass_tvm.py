@@ -1,0 +1,60 @@
+"""Custom passes written in Python (catalogue id ``custom.python``), built in the engine process.
+
+The source is compiled under the pseudo file name ``<custom step N>`` so syntax errors and tracebacks
+name the line, executed in a fresh namespace, and the pass it defines is picked by
+:func:`pipeline_model.emit.pick_custom_pass` (the same helper exported scripts embed). Running user code
+requires trust: without it :func:`make_custom_pass` refuses with a clear message.
+"""
+
+from __future__ import annotations
+
+import builtins
+import linecache
+import traceback
+
+import tvm
+
+from pipeline_model import emit
+from pipeline_model.catalogue_tvm import PassConfigError
+
+UNTRUSTED_MESSAGE = (
+    "custom Python code is not trusted: it runs arbitrary code on this machine. Enable 'trust custom "
+    "code' (GUI) or pass --trust-custom-code (CLI) to run it"
+)
+
+
+def _user_line(exc: BaseException, label: str) -> str:
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename == label:
+            return f"line {frame.lineno}: {frame.line or ''}".rstrip(": ")
+    return ""
+
+
+def make_custom_pass(source: str, label: str = "<custom step>", *, trusted: bool = False) -> tvm.transform.Pass:
+    """Execute ``source`` in a fresh namespace and return the pass it defines.
+
+    Raises :class:`PassConfigError` when untrusted, on a syntax error (naming the line), when running
+    the source fails (naming the line) or when it defines no pass.
+    """
+    if not trusted:
+        raise PassConfigError(f"{label}: {UNTRUSTED_MESSAGE}")
+    if not source.strip():
+        raise PassConfigError(f"{label}: the source is empty")
+    try:
+        code = compile(source, label, "exec")
+    except SyntaxError as exc:
+        where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
+        text = (exc.text or "").rstrip()
+        raise PassConfigError(f"{label}: syntax error at {where}: {exc.msg}" + (f": {text.strip()}" if text else "")) from None
+    # Make the source visible to traceback/linecache so tracebacks show the user's lines.
+    linecache.cache[label] = (len(source), None, source.splitlines(True), label)
+    namespace: dict = {"__name__": "custom_step", "__builtins__": builtins, "__file__": label}
+    try:
+        exec(code, namespace)  # noqa: S102 - trusted user code, by explicit consent
+    except Exception as exc:  # noqa: BLE001
+        line = _user_line(exc, label)
+        raise PassConfigError(f"{label}: {line + ': ' if line else ''}{type(exc).__name__}: {exc}") from exc
+    try:
+        return emit.pick_custom_pass(namespace, label, label)
+    except Exception as exc:  # noqa: BLE001
+        raise PassConfigError(str(exc) if label in str(exc) else f"{label}: {exc}") from exc
