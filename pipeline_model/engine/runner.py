@@ -1,0 +1,334 @@
+"""Runs the steps of a pipeline on a model inside the engine process (imports TVM).
+
+For each enabled step in order the runner builds the pass with
+:func:`pipeline_model.catalogue_tvm.make_pass`, applies it under a ``tvm.transform.PassContext`` whose
+pass instrument records the nested passes (name, time, depth, changed, script) and checks the cancel
+flag before every pass, and records the TVMScript after the step, whether it changed the module
+(structural equality), the wall time and on failure the error, traceback and last good IR.
+
+Modules are cached under ``sha256(model key, target, [(pass_id, params) of the enabled steps up to k])``
+(a hash chain), together with the step's outcome and script, so editing step k re-runs only k..n;
+reused steps come back with ``cached=True``.
+
+Run arguments (built by :meth:`pipeline_model.engine.client.EngineClient.run`)::
+
+    {"model": spec, "base_dir": str | None, "target": {...}, "until": int | None,
+     "trust_custom_code": bool, "pipeline_path": str | None, "work_dir": str | None,
+     "steps": [{"uid", "pass", "params", "enabled", "placeholder"}]}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import traceback
+from typing import Any, Callable, Optional
+
+import tvm
+import tvm_ffi
+
+from pipeline_model.engine import protocol
+from pipeline_model.engine.results import (
+    CANCELLED,
+    CHANGED,
+    FAILED,
+    NOT_RUN,
+    SKIPPED,
+    UNCHANGED,
+    NestedPassResult,
+    RunResult,
+    StepResult,
+)
+
+
+class RunCancelled(Exception):
+    """Raised by the instrument before a pass when the client cancelled the run."""
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _sha(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _referenced_files(params: dict[str, Any], base_dir: Optional[str]) -> list[str]:
+    """Content hashes of files that string parameters point to (so editing such a file re-runs the step)."""
+    hashes = []
+    for name in sorted(params):
+        value = params[name]
+        if not isinstance(value, str) or not value or "\n" in value or len(value) > 4096:
+            continue
+        path = os.path.expanduser(value)
+        if not os.path.isabs(path) and base_dir:
+            path = os.path.join(base_dir, path)
+        try:
+            if os.path.isfile(path):
+                with open(path, "rb") as fh:
+                    hashes.append(f"{name}={hashlib.sha256(fh.read()).hexdigest()}")
+        except OSError:
+            continue
+    return hashes
+
+
+def input_key(model_key: str, target: dict[str, Any]) -> str:
+    """Cache key of the input module (model before any step) for a target."""
+    return _sha("input", model_key, _canonical(target))
+
+
+def step_key(previous_key: str, pass_id: str, params: dict[str, Any], base_dir: Optional[str] = None) -> str:
+    """Cache key after a step, chained on the key before it."""
+    return _sha("step", previous_key, pass_id, _canonical(params), *_referenced_files(params, base_dir))
+
+
+def modules_equal(before: Any, after: Any) -> bool:
+    """Structural equality of two IRModules (identity first, it is free)."""
+    if before.same_as(after):
+        return True
+    return bool(tvm_ffi.structural_equal(before, after))
+
+
+class _Record:
+    __slots__ = ("name", "elapsed_ms", "depth", "before", "after")
+
+    def __init__(self, name: str, elapsed_ms: float, depth: int, before: Any, after: Any) -> None:
+        self.name = name
+        self.elapsed_ms = elapsed_ms
+        self.depth = depth
+        self.before = before
+        self.after = after
+
+
+@tvm.ir.instrument.pass_instrument
+class StepInstrument:
+    """Records every pass run inside a step (pre-order) and stops before a pass when cancelled."""
+
+    def __init__(self, cancelled: Callable[[], bool]) -> None:
+        self._cancelled = cancelled
+        self.stack: list[tuple[str, float, Any, int]] = []
+        self.records: list[Optional[_Record]] = []
+        self.cancel_hit = False
+
+    def run_before_pass(self, mod: Any, info: Any) -> None:
+        if self._cancelled():
+            self.cancel_hit = True
+            raise RunCancelled(f"cancelled before pass {info.name}")
+        self.stack.append((str(info.name), time.perf_counter(), mod, len(self.records)))
+        self.records.append(None)
+
+    def run_after_pass(self, mod: Any, info: Any) -> None:
+        if not self.stack:
+            return
+        name, start, before, slot = self.stack.pop()
+        self.records[slot] = _Record(name, (time.perf_counter() - start) * 1000.0, len(self.stack), before, mod)
+
+
+class _ScriptMemo:
+    """Prints each distinct module object once."""
+
+    def __init__(self) -> None:
+        self._items: list[tuple[Any, str]] = []
+
+    def add(self, mod: Any, script: str) -> None:
+        self._items.append((mod, script))
+
+    def script(self, mod: Any) -> str:
+        for known, text in self._items:
+            if known.same_as(mod):
+                return text
+        text = mod.script()
+        self._items.append((mod, text))
+        return text
+
+
+def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int) -> Any:
+    """The ``PassBuildContext`` for step ``index``."""
+    from pipeline_model import catalogue_tvm
+
+    def emit(event: str, data: dict[str, Any]) -> None:
+        payload = {"index": index}
+        payload.update(data or {})
+        ctx.emit(event, payload)
+
+    return catalogue_tvm.PassBuildContext(
+        target=target,
+        base_dir=args.get("base_dir"),
+        trust_custom_code=bool(args.get("trust_custom_code")),
+        work_dir=args.get("work_dir"),
+        emit=emit,
+        cancelled=ctx.cancelled,
+        step_number=index + 1,
+    )
+
+
+def _error_text(exc: BaseException) -> str:
+    text = str(exc).strip()
+    name = type(exc).__name__
+    if not text:
+        return name
+    if name in ("RuntimeError", "TVMError", "InternalError") or text.startswith(name):
+        return text
+    return f"{name}: {text}"
+
+
+def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
+    """Run the steps described by ``args`` (see the module docstring); returns ``RunResult.to_json()``."""
+    t_start = time.perf_counter()
+    result = RunResult()
+    steps_in = list(args.get("steps") or [])
+    until = args.get("until")
+    base_dir = args.get("base_dir")
+
+    def not_run(i: int, step: dict[str, Any]) -> StepResult:
+        return StepResult(index=i, uid=str(step.get("uid", "")), pass_id=str(step.get("pass", "")),
+                          title=ctx.pass_title(str(step.get("pass", ""))), state=NOT_RUN)
+
+    def finish() -> dict[str, Any]:
+        result.total_ms = (time.perf_counter() - t_start) * 1000.0
+        return result.to_json()
+
+    # Model and target.
+    try:
+        target_dict = dict(args.get("target") or {"kind": "llvm"})
+        target = tvm.target.Target(target_dict)
+    except Exception as exc:  # noqa: BLE001
+        result.error = f"bad target {args.get('target')!r}: {_error_text(exc)}"
+        result.steps = [not_run(i, s) for i, s in enumerate(steps_in)]
+        return finish()
+    try:
+        loaded = ctx.load_model(str(args.get("model") or ""), base_dir)
+    except Exception as exc:  # noqa: BLE001 - loaders raise ModelLoadError, anything else is reported too
+        result.error = f"model {args.get('model')!r} could not be loaded: {exc}"
+        result.steps = [not_run(i, s) for i, s in enumerate(steps_in)]
+        return finish()
+
+    key = input_key(loaded.key, target_dict)
+    entry = ctx.cache.entry(key)
+    if entry is None:
+        entry = ctx.cache.put(key, loaded.mod, loaded.mod.script())
+    elif entry.script is None:
+        ctx.cache.set_script(key, entry.mod.script())
+    mod, script = entry.mod, entry.script
+    result.input_key, result.input_script = key, script
+    ctx.emit(protocol.EV_MODEL_LOADED, {"input_key": key, "input_script": script, "source": loaded.source})
+
+    stop = False  # a step failed or the run was cancelled: the rest stays NOT_RUN
+    for i, step in enumerate(steps_in):
+        pass_id = str(step.get("pass", ""))
+        params = dict(step.get("params") or {})
+        res = not_run(i, step)
+        result.steps.append(res)
+        if stop or (until is not None and i > int(until)):
+            continue
+        if not step.get("enabled", True) or step.get("placeholder"):
+            res.state = SKIPPED
+            res.script, res.snapshot_key = script, key
+            if step.get("placeholder"):
+                res.error = str(step.get("placeholder"))
+            ctx.emit(protocol.EV_STEP_FINISHED, {"step": res.to_json()})
+            continue
+        if ctx.cancelled():
+            res.state = CANCELLED
+            result.cancelled = True
+            stop = True
+            continue
+
+        new_key = step_key(key, pass_id, params, base_dir)
+        hit = ctx.cache.entry(new_key)
+        if hit is not None and hit.info.get("state") in (CHANGED, UNCHANGED):
+            if hit.script is None:
+                ctx.cache.set_script(new_key, hit.mod.script())
+            res.state = hit.info["state"]
+            res.elapsed_ms = float(hit.info.get("elapsed_ms", 0.0))
+            res.nested = [NestedPassResult(**n) for n in hit.info.get("nested", [])]
+            res.report = dict(hit.info.get("report") or {})
+            res.script, res.snapshot_key, res.cached = hit.script, new_key, True
+            mod, script, key = hit.mod, hit.script, new_key
+            ctx.emit(protocol.EV_STEP_FINISHED, {"step": res.to_json()})
+            continue
+
+        ctx.emit(protocol.EV_STEP_STARTED, {"index": i, "uid": res.uid, "pass_id": pass_id})
+        instrument = StepInstrument(ctx.cancelled)
+        report: dict[str, Any] = {}
+        new_mod = None
+        error: Optional[BaseException] = None
+        tb = ""
+        t0 = time.perf_counter()
+        try:
+            from pipeline_model import catalogue_tvm
+
+            build_ctx = _pass_build_context(args, target, ctx, i)
+            the_pass = catalogue_tvm.make_pass(pass_id, params, build_ctx)
+            with target, tvm.transform.PassContext(opt_level=3, instruments=[instrument]):
+                new_mod = the_pass(mod)
+            report = dict(getattr(build_ctx, "report", None) or {})
+        except Exception as exc:  # noqa: BLE001 - any failure of a step is reported on that step
+            error, tb = exc, traceback.format_exc()
+        res.elapsed_ms = (time.perf_counter() - t0) * 1000.0
+
+        memo = _ScriptMemo()
+        memo.add(mod, script)
+        if error is None and not isinstance(new_mod, tvm.IRModule):
+            error = TypeError(f"step {i} ({pass_id}) returned {type(new_mod).__name__}, not an IRModule")
+        if error is None:
+            changed = not modules_equal(mod, new_mod)
+            new_script = memo.script(new_mod) if changed else script
+            memo.add(new_mod, new_script)
+        res.nested = _nested_results(instrument, memo, new_key, ctx, i)
+
+        if error is not None:
+            if instrument.cancel_hit or isinstance(error, RunCancelled):
+                res.state = CANCELLED
+                result.cancelled = True
+            else:
+                res.state = FAILED
+                res.error = f"step {i} ({pass_id}) failed: {_error_text(error)}"
+                res.traceback = tb
+                result.failed_index = i
+                result.last_good_script = script
+            stop = True
+            ctx.emit(protocol.EV_STEP_FINISHED, {"step": res.to_json()})
+            continue
+
+        res.state = CHANGED if changed else UNCHANGED
+        res.report = report
+        res.script, res.snapshot_key = new_script, new_key
+        ctx.cache.put(
+            new_key,
+            new_mod,
+            new_script,
+            {
+                "state": res.state,
+                "elapsed_ms": res.elapsed_ms,
+                "nested": [n.__dict__.copy() for n in res.nested],
+                "report": report,
+            },
+        )
+        mod, script, key = new_mod, new_script, new_key
+        ctx.emit(protocol.EV_STEP_FINISHED, {"step": res.to_json()})
+    return finish()
+
+
+def _nested_results(instrument: StepInstrument, memo: _ScriptMemo, base_key: str, ctx: Any, index: int) -> list[NestedPassResult]:
+    """The nested passes of a step (only when the step ran more than one pass)."""
+    records = [r for r in instrument.records if r is not None]
+    if len(records) <= 1:
+        return []
+    nested = []
+    for j, rec in enumerate(records):
+        changed = not modules_equal(rec.before, rec.after)
+        item = NestedPassResult(name=rec.name, elapsed_ms=rec.elapsed_ms, changed=changed, depth=rec.depth)
+        if changed:
+            item.script = memo.script(rec.after)
+            item.snapshot_key = f"{base_key}:n{j}"
+            ctx.cache.put(item.snapshot_key, rec.after, item.script, {"nested_of": base_key})
+        nested.append(item)
+        ctx.emit(protocol.EV_NESTED, {"index": index, "nested": item.__dict__.copy()})
+    return nested
