@@ -1,0 +1,145 @@
+"""Pass catalogue: coverage of tvm.relax.transform, instantiation with defaults, JSON round trip, params."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+tvm = pytest.importorskip("tvm")
+
+from pipeline_model.catalogue import Catalogue, PassSpec, ParamSpec  # noqa: E402
+from pipeline_model import catalogue_tvm  # noqa: E402
+from pipeline_model.catalogue_tvm import EXCLUDED, PassBuildContext, PassConfigError, make_pass  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cat() -> Catalogue:
+    return catalogue_tvm.build_catalogue()
+
+
+def test_every_relax_constructor_is_catalogued_or_excluded(cat):
+    missing = []
+    for name in catalogue_tvm.relax_constructor_names():
+        if f"relax.{name}" in cat:
+            continue
+        if name in EXCLUDED and EXCLUDED[name].strip():
+            continue
+        missing.append(name)
+    assert not missing, f"tvm.relax.transform names neither in the catalogue nor in EXCLUDED: {missing}"
+    assert not cat.meta["not_buildable"], cat.meta["not_buildable"]
+
+
+def test_excluded_table_is_not_stale():
+    names = set(catalogue_tvm.relax_constructor_names())
+    assert set(EXCLUDED) <= names, set(EXCLUDED) - names
+
+
+def test_contract_ids_present(cat):
+    required = [
+        "relax.LegalizeOps", "relax.FuseOps", "relax.FuseTIR", "relax.AnnotateTIROpPattern", "relax.FoldConstant",
+        "relax.DeadCodeElimination", "relax.FuseOpsByPattern", "relax.MetaScheduleTuneTIR",
+        "relax.MetaScheduleTuneIRMod", "relax.MetaScheduleApplyDatabase", "pipeline.zero",
+        "pipeline.default_build", "pipeline.static_shape_tuning", "dlight.ApplyDefaultSchedule", "custom.python",
+    ] + [f"stage.{b}.{f}" for b in ("cpu_generic", "cuda") for f in
+         ("library_dispatch_passes", "legalize_passes", "dataflow_lower_passes", "finalize_passes")]
+    assert [r for r in required if r not in cat] == []
+    rules = cat.get("dlight.ApplyDefaultSchedule").param("rules")
+    for r in ("gpu.Matmul", "gpu.GEMV", "gpu.Reduction", "gpu.GeneralReduction", "gpu.Fallback", "cpu.GEMV",
+              "cpu.Reduction"):
+        assert r in rules.choices
+    assert cat.get("custom.python").needs_trust
+    assert cat.get("pipeline.zero").composite
+
+
+@pytest.mark.parametrize("target", [{"kind": "llvm"}, {"kind": "cuda", "arch": "sm_80"}], ids=["llvm", "cuda"])
+def test_every_spec_builds_with_defaults(cat, target, tmp_path):
+    ctx = PassBuildContext(target=target, trust_custom_code=True, work_dir=str(tmp_path))
+    failures = {}
+    for spec in cat.specs():
+        if not spec.available:
+            assert spec.unavailable_reason, spec.id
+            with pytest.raises(PassConfigError, match="not available"):
+                make_pass(spec.id, {}, ctx)
+            continue
+        try:
+            result = make_pass(spec.id, {}, ctx)
+        except PassConfigError as exc:
+            failures[spec.id] = str(exc)
+            continue
+        assert isinstance(result, tvm.transform.Pass), spec.id
+    assert not failures, failures
+
+
+def test_json_round_trip(cat):
+    data = json.loads(json.dumps(cat.to_json()))
+    again = Catalogue.from_json(data)
+    assert again.to_json() == cat.to_json()
+    assert again.ids() == cat.ids()
+    assert again.categories() == cat.categories()
+    assert cat.categories()[0] == "Lowering"
+
+
+def test_pattern_table_codegen_notes(cat):
+    spec = cat.get("relax.FuseOpsByPattern")
+    prefix = spec.param("table_prefix")
+    assert "cublas" in prefix.choices and "cutlass" in prefix.choices
+    note = prefix.choice_notes["cublas"]
+    if tvm.get_global_func("relax.ext.cublas", True) is None:
+        assert "relax.ext.cublas codegen is not in this TVM build" in note
+        assert "relax.ext.cublas" in spec.warning
+
+
+def test_validate_params(cat):
+    cleaned, errors = cat.validate_params("relax.FuseOps", {})
+    assert cleaned == {"fuse_opt_level": -1} and errors == []
+    _, errors = cat.validate_params("relax.FuseOps", {"fuse_opt_level": "x", "bogus": 1})
+    assert any("fuse_opt_level" in e and "integer" in e for e in errors)
+    assert any("bogus" in e for e in errors)
+    _, errors = cat.validate_params("dlight.ApplyDefaultSchedule", {"rules": ["gpu.Nope"]})
+    assert errors and "gpu.Nope" in errors[0]
+    _, errors = cat.validate_params("relax.TopologicalSort", {"order": "sideways"})
+    assert errors
+    _, errors = cat.validate_params("no.such", {})
+    assert errors == ["unknown pass 'no.such'"]
+    with pytest.raises(PassConfigError, match="fuse_opt_level"):
+        make_pass("relax.FuseOps", {"fuse_opt_level": True})
+    with pytest.raises(PassConfigError, match="unknown pass"):
+        make_pass("relax.NoSuchPass", {})
+
+
+def test_search(cat):
+    hits = [s.id for s in cat.search("fuse tir")]
+    assert hits[0] == "relax.FuseTIR"
+    assert "relax.LegalizeOps" in [s.id for s in cat.search("legalize")]
+    assert cat.search("zzzz-not-there") == []
+
+
+def test_unavailable_spec_round_trips():
+    spec = PassSpec("x.Y", "Y", "Custom", "doc", [ParamSpec("a", "int", 1)], available=False,
+                    unavailable_reason="relax.ext.foo codegen is not in this TVM build")
+    again = PassSpec.from_json(json.loads(json.dumps(spec.to_json())))
+    assert again == spec
+
+
+def test_dlight_schedules_mlp_for_cuda():
+    from tvm import relax
+    from tvm.script import relax as R
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", R.Tensor((1, 784), "float32"))
+    w = relax.Var("w", R.Tensor((784, 256), "float32"))
+    with bb.function("main", [x, w]):
+        with bb.dataflow():
+            y = bb.emit(relax.op.nn.relu(relax.op.matmul(x, w)))
+            out = bb.emit_output(y)
+        bb.emit_func_output(out)
+    mod = bb.get()
+    ctx = PassBuildContext(target={"kind": "cuda", "arch": "sm_80"})
+    target = ctx.tvm_target()
+    with target, tvm.transform.PassContext(opt_level=3):
+        mod = make_pass("pipeline.zero", {}, ctx)(mod)
+        mod = make_pass("dlight.ApplyDefaultSchedule", {}, ctx)(mod)
+    scheduled = [gv.name_hint for gv, f in mod.functions.items()
+                 if isinstance(f, tvm.tirx.PrimFunc) and f.attrs and "tirx.is_scheduled" in f.attrs]
+    assert scheduled, mod.script()
