@@ -1,0 +1,770 @@
+"""Engine commands that build and run modules: ``build_run``, ``compare``, ``export_library``,
+``devices`` and ``validate_target``.
+
+Runs in the engine process (imports TVM). What a build does:
+
+* The module to build is a snapshot of a run (``key``), or, without one, the final module of running
+  the document's pipeline. It is compiled with ``tvm.compile`` and the ``default_build`` Relax pipeline
+  (legalize what is left, then VM lowering; no extra scheduling or fusion, so the build measures the
+  user's pipeline). A module that is already VM-lowered is only code-generated.
+* For a GPU target, a module whose PrimFuncs have no thread binding is refused before compiling, with
+  the function names and the fix (add a DLight or MetaSchedule step).
+* Inputs are seeded random arrays from the entry function's parameter types (symbolic dims from
+  ``dims``, default 1) or a user ``.npy``/``.npz`` file; weights are the model's when it has them,
+  else seeded random arrays of the right shapes — the same values for the optimized and the baseline
+  module.
+* The numerical check compares with the model as loaded, compiled by ``tvm.compile`` with the stock
+  default pipeline on the CPU.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from typing import Any, Optional
+
+import numpy as np
+
+from pipeline_model import targets as targets_mod
+from pipeline_model.engine.worker import HANDLERS, WorkerContext, handler
+
+# ----------------------------------------------------------------------------------------- settings
+
+DEFAULT_BENCH = {"warmup": 1, "number": 10, "repeat": 5, "min_repeat_ms": 0}
+DEFAULT_CHECK = {"rtol": 1e-4, "atol": 1e-4}
+DEFAULT_SEED = 0
+DEFAULT_DIM = 1
+
+
+class BuildError(RuntimeError):
+    """A build or run failed; the message says what failed and, where known, how to fix it."""
+
+
+# ------------------------------------------------------------------------------------------ targets
+
+
+def tvm_target(target: dict[str, Any]) -> Any:
+    """``tvm.target.Target`` from a target dict; ``BuildError`` with TVM's reason when invalid."""
+    import tvm
+
+    try:
+        return tvm.target.Target(dict(target))
+    except Exception as exc:  # noqa: BLE001 - TVM raises ValueError/TVMError
+        raise BuildError(f"invalid target {target!r}: {_first_line(exc)}") from None
+
+
+def host_cpu_target() -> dict[str, Any]:
+    """The CPU target for this machine: ``{"kind": "llvm", "mcpu": <host>, "num-cores": N}``."""
+    from tvm.target import codegen
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    target: dict[str, Any] = {"kind": "llvm", "num-cores": int(cores)}
+    try:
+        cpu = str(codegen.llvm_get_system_cpu())
+        if cpu and cpu != "generic" and codegen.llvm_is_valid_cpu(cpu, ""):
+            target["mcpu"] = cpu
+    except Exception:  # noqa: BLE001 - host detection is best effort; plain llvm always works
+        pass
+    return target
+
+
+def _device_for(target: dict[str, Any], index: int = 0) -> Any:
+    import tvm
+
+    kind = targets_mod.device_kind_for(target)
+    dev = getattr(tvm, kind)(index)
+    if not dev.exist:
+        raise BuildError(
+            f"no {kind} device {index} on this machine: the module was built for {target.get('kind')}, "
+            f"but it can only run where such a device exists (detected devices: "
+            f"{', '.join(d['kind'] for d in detect_devices())})"
+        )
+    return dev
+
+
+def detect_devices() -> list[dict[str, Any]]:
+    """Local devices: the CPU always, and each GPU kind whose device 0 exists."""
+    import tvm
+
+    cpu_target = host_cpu_target()
+    devices = [targets_mod.DeviceInfo(
+        kind="cpu", index=0,
+        name=f"{cpu_target.get('mcpu', 'generic')}, {cpu_target['num-cores']} cores",
+        target=cpu_target).to_json()]
+    for kind in targets_mod.DEVICE_KINDS[1:]:
+        try:
+            dev = getattr(tvm, kind)(0)
+            exists = bool(dev.exist)
+        except Exception:  # noqa: BLE001 - a runtime without this backend
+            exists = False
+        if not exists:
+            continue
+        details: dict[str, Any] = {}
+        for attr in ("device_name", "compute_version", "max_threads_per_block", "warp_size", "total_global_memory"):
+            try:
+                value = getattr(dev, attr)
+                details[attr] = value if isinstance(value, (int, float, str)) or value is None else str(value)
+            except Exception:  # noqa: BLE001 - not every backend reports everything
+                pass
+        target: dict[str, Any] = {"kind": kind}
+        if kind == "cuda" and details.get("compute_version"):
+            target["arch"] = "sm_" + str(details["compute_version"]).replace(".", "")
+        devices.append(targets_mod.DeviceInfo(kind=kind, index=0, name=str(details.get("device_name") or kind),
+                                              target=target, details=details).to_json())
+    return devices
+
+
+# ---------------------------------------------------------------------------------------- functions
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for ln in reversed(lines):
+        if re.match(r"^[A-Za-z_.]*(Error|Exception)\b", ln):
+            return ln
+    return lines[0] if lines else text
+
+
+def relax_function_names(mod: Any) -> list[str]:
+    """Names of the Relax functions in ``mod``."""
+    import tvm
+
+    return [gv.name_hint for gv, f in mod.functions_items() if isinstance(f, tvm.relax.Function)]
+
+
+def entry_function(mod: Any, requested: Optional[str] = None) -> str:
+    """The function to run: ``requested``, else ``main``, ``forward``, or the only public Relax function."""
+    names = relax_function_names(mod)
+    if requested:
+        if requested not in names:
+            raise BuildError(f"the module has no Relax function {requested!r} (it has: {', '.join(names) or 'none'})")
+        return requested
+    for name in ("main", "forward"):
+        if name in names:
+            return name
+    public = [n for n in names if mod[n].attrs is None or "global_symbol" in (mod[n].attrs or {})]
+    if len(public) == 1:
+        return public[0]
+    if len(names) == 1:
+        return names[0]
+    raise BuildError(f"cannot tell which function to run among {', '.join(names) or 'none'}: name one")
+
+
+def _num_input(func: Any) -> int:
+    attrs = func.attrs
+    if attrs is not None and "num_input" in attrs:
+        return int(attrs["num_input"])
+    return len(func.params)
+
+
+def _param_types(func: Any) -> list[dict[str, Any]]:
+    """Name, shape (ints and symbolic names) and dtype of each parameter of ``func``."""
+    import tvm
+
+    out = []
+    for var in func.params:
+        ty = var.ty
+        if not isinstance(ty, tvm.relax.TensorType) or ty.shape is None:
+            raise BuildError(
+                f"parameter {var.name!r} of the entry function is not a tensor of known rank ({ty}); "
+                "only tensor parameters can be fed"
+            )
+        dims: list[Any] = []
+        for d in ty.shape.values:
+            if isinstance(d, tvm.tirx.IntImm):
+                dims.append(int(d))
+            elif isinstance(d, tvm.tirx.Var):
+                dims.append(str(d.name))
+            else:
+                dims.append(str(d))
+        out.append({"name": str(var.name), "shape": dims, "dtype": str(ty.dtype)})
+    return out
+
+
+def _concrete_shape(param: dict[str, Any], dims: dict[str, int]) -> tuple[int, ...]:
+    shape = []
+    for d in param["shape"]:
+        if isinstance(d, int):
+            shape.append(d)
+        elif str(d).isidentifier():
+            shape.append(int(dims.get(str(d), DEFAULT_DIM)))
+        else:
+            raise BuildError(
+                f"parameter {param['name']!r} has the shape expression {d!r}: give inputs from a .npz file"
+            )
+    return tuple(shape)
+
+
+def _random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: str, weight: bool) -> np.ndarray:
+    """Seeded random data that keeps activations bounded (weights scaled by 1/sqrt(fan-in))."""
+    np_dtype = np.dtype(dtype) if dtype != "bfloat16" else np.dtype("float32")
+    if np_dtype.kind == "f":
+        if weight and len(shape) >= 2:
+            data = rng.standard_normal(shape) / np.sqrt(max(shape[-1], 1))
+        elif weight:
+            data = rng.uniform(0.5, 1.0, shape)  # biases, norm scales, variances: positive is safe
+        else:
+            data = rng.standard_normal(shape)
+        return data.astype(np_dtype)
+    if np_dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
+    if np_dtype.kind in "iu":
+        return rng.integers(0, 2, shape).astype(np_dtype)
+    raise BuildError(f"cannot make random data of dtype {dtype}")
+
+
+def _load_user_inputs(path: str, names: list[str]) -> list[np.ndarray]:
+    if not os.path.isfile(path):
+        raise BuildError(f"inputs file {path}: no such file")
+    try:
+        data = np.load(path, allow_pickle=False)
+    except Exception as exc:  # noqa: BLE001
+        raise BuildError(f"inputs file {path}: not a readable .npy/.npz file ({_first_line(exc)})") from None
+    if isinstance(data, np.ndarray):
+        if len(names) != 1:
+            raise BuildError(f"inputs file {path}: a .npy holds one array but the model takes "
+                             f"{len(names)} inputs ({', '.join(names)}); use a .npz")
+        return [data]
+    with data:
+        keys = list(data.files)
+        if all(n in keys for n in names):
+            return [data[n] for n in names]
+        if len(keys) == len(names):
+            return [data[k] for k in keys]  # positional, in file order
+        raise BuildError(f"inputs file {path}: it holds {', '.join(keys) or 'nothing'} but the model takes "
+                         f"{', '.join(names)} (name the arrays like the inputs, or give exactly "
+                         f"{len(names)} arrays in order)")
+
+
+def make_arguments(
+    mod: Any,
+    func_name: str,
+    params: Optional[dict[str, np.ndarray]],
+    inputs: Optional[dict[str, Any]] = None,
+) -> tuple[list[np.ndarray], list[dict[str, Any]]]:
+    """The arguments for ``func_name``: inputs then weights, as numpy arrays, and a description of each.
+
+    ``inputs`` is ``{"seed": int, "dims": {name: int}}`` or ``{"path": ".npy/.npz file"}``.
+    """
+    inputs = dict(inputs or {})
+    func = mod[func_name]
+    ptypes = _param_types(func)
+    n_in = _num_input(func)
+    if params and n_in == len(ptypes):
+        n_in = len([p for p in ptypes if p["name"] not in params])
+    seed = int(inputs.get("seed", DEFAULT_SEED))
+    rng = np.random.default_rng(seed)
+    dims = {str(k): int(v) for k, v in (inputs.get("dims") or {}).items()}
+    arrays: list[np.ndarray] = []
+    described: list[dict[str, Any]] = []
+    input_params = ptypes[:n_in]
+    if inputs.get("path"):
+        user = _load_user_inputs(str(inputs["path"]), [p["name"] for p in input_params])
+        for p, arr in zip(input_params, user):
+            if len(arr.shape) != len(p["shape"]):
+                raise BuildError(f"input {p['name']!r}: the file gives shape {list(arr.shape)}, the model expects "
+                                 f"rank {len(p['shape'])} {p['shape']}")
+            for d, n in zip(p["shape"], arr.shape):
+                if isinstance(d, int) and d != n:
+                    raise BuildError(f"input {p['name']!r}: the file gives shape {list(arr.shape)}, the model "
+                                     f"expects {p['shape']}")
+                if isinstance(d, str) and d.isidentifier():
+                    if dims.setdefault(d, int(n)) != int(n):
+                        raise BuildError(f"input {p['name']!r}: dimension {d} is {n} here but {dims[d]} elsewhere")
+            if str(arr.dtype) != p["dtype"]:
+                arr = arr.astype(p["dtype"])
+            arrays.append(np.ascontiguousarray(arr))
+            described.append({"name": p["name"], "shape": list(arr.shape), "dtype": p["dtype"], "source": "file"})
+    else:
+        for p in input_params:
+            arr = _random_array(rng, _concrete_shape(p, dims), p["dtype"], weight=False)
+            arrays.append(arr)
+            described.append({"name": p["name"], "shape": list(arr.shape), "dtype": p["dtype"],
+                              "source": f"random(seed={seed})"})
+    wrng = np.random.default_rng(seed + 1)
+    for p in ptypes[n_in:]:
+        shape = _concrete_shape(p, dims)
+        value = _lookup_param(params, p["name"]) if params else None
+        if value is not None:
+            if tuple(value.shape) != shape:
+                raise BuildError(f"weight {p['name']!r}: the model's value has shape {list(value.shape)}, "
+                                 f"the function expects {list(shape)}")
+            arr, source = np.ascontiguousarray(value.astype(p["dtype"], copy=False)), "model"
+        else:
+            arr, source = _random_array(wrng, shape, p["dtype"], weight=True), f"random(seed={seed + 1})"
+        arrays.append(arr)
+        described.append({"name": p["name"], "shape": list(shape), "dtype": p["dtype"], "source": source,
+                          "weight": True})
+    return arrays, described
+
+
+def _lookup_param(params: dict[str, np.ndarray], name: str) -> Optional[np.ndarray]:
+    if name in params:
+        return params[name]
+    canon = re.sub(r"\W", "_", name)
+    for key, value in params.items():
+        if re.sub(r"\W", "_", key) == canon:
+            return value
+    return None
+
+
+# -------------------------------------------------------------------------------------------- build
+
+
+def _is_vm_lowered(mod: Any) -> bool:
+    """True when the Relax functions were already lowered for the VM (``default_build`` ran)."""
+    import tvm
+
+    for _gv, func in mod.functions_items():
+        if isinstance(func, tvm.relax.Function):
+            text = func.script()
+            if "vm.builtin." in text or "R.vm.alloc" in text:
+                return True
+    return False
+
+
+_THREAD_MARKERS = ("T.thread_binding(", "T.launch_thread(", '"thread_extent"', "threadIdx.", "blockIdx.")
+
+
+def unscheduled_prim_funcs(mod: Any) -> list[str]:
+    """Names of the PrimFuncs with no GPU thread binding (after legalizing what is left)."""
+    import tvm
+
+    with tvm.target.Target({"kind": "llvm"}):
+        legal = tvm.relax.transform.LegalizeOps()(mod)
+    missing = []
+    for gv, func in legal.functions_items():
+        if not isinstance(func, tvm.tirx.PrimFunc):
+            continue
+        attrs = func.attrs or {}
+        if "tir.is_host_func" in attrs or "tirx.is_host_func" in attrs:
+            continue
+        text = func.script()
+        if not any(marker in text for marker in _THREAD_MARKERS):
+            missing.append(gv.name_hint)
+    return sorted(missing)
+
+
+def build_module(mod: Any, target: dict[str, Any], *, baseline: bool = False) -> Any:
+    """Compile ``mod`` for ``target`` with ``tvm.compile``.
+
+    ``baseline``: the stock default pipeline (``relax_pipeline="default"``) — the reference build.
+    Otherwise the ``default_build`` Relax pipeline (or none when the module is VM-lowered already),
+    after refusing unscheduled PrimFuncs for a GPU target.
+    """
+    import tvm
+
+    tgt = tvm_target(target)
+    if baseline:
+        pipeline: Any = "default"
+    else:
+        if targets_mod.is_gpu_target(target):
+            missing = unscheduled_prim_funcs(mod)
+            if missing:
+                shown = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
+                raise BuildError(
+                    f"refusing to build for {target.get('kind')}: {len(missing)} PrimFunc(s) have no GPU thread "
+                    f"binding and would run unscheduled: {shown}. Fix: add a DLight step "
+                    "(dlight.ApplyDefaultSchedule with gpu rules such as gpu.Matmul, gpu.GEMV, gpu.Reduction, "
+                    "gpu.GeneralReduction, gpu.Fallback) or a MetaSchedule tuning step after legalization"
+                )
+        pipeline = None if _is_vm_lowered(mod) else tvm.relax.get_pipeline("default_build")
+    try:
+        return tvm.compile(mod, target=tgt, relax_pipeline=pipeline)
+    except Exception as exc:  # noqa: BLE001
+        raise BuildError(f"tvm.compile for {target.get('kind')} failed: {_first_line(exc)}") from None
+
+
+def _flatten_outputs(value: Any) -> list[np.ndarray]:
+    if hasattr(value, "numpy"):
+        return [value.numpy()]
+    if isinstance(value, (int, float, bool, np.generic)):
+        return [np.asarray(value)]
+    out: list[np.ndarray] = []
+    for item in value:
+        out.extend(_flatten_outputs(item))
+    return out
+
+
+def _vm(executable: Any, dev: Any) -> Any:
+    import tvm
+
+    return tvm.relax.VirtualMachine(executable, dev)
+
+
+def run_function(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """Run ``func_name`` once on ``dev`` and return its outputs (flattened) as numpy arrays."""
+    import tvm
+
+    args = [tvm.runtime.tensor(a, dev) for a in arrays]
+    try:
+        result = vm[func_name](*args)
+    except Exception as exc:  # noqa: BLE001
+        raise BuildError(f"running {func_name} failed: {_first_line(exc)}") from None
+    return _flatten_outputs(result)
+
+
+def output_stats(arrays: list[np.ndarray]) -> list[dict[str, Any]]:
+    """Shape, dtype and min/max/mean/std with NaN/Inf counts of each output."""
+    stats = []
+    for i, arr in enumerate(arrays):
+        entry: dict[str, Any] = {"index": i, "shape": list(arr.shape), "dtype": str(arr.dtype)}
+        if arr.size and arr.dtype.kind in "fiub":
+            data = arr.astype(np.float64)
+            finite = data[np.isfinite(data)]
+            entry.update({
+                "nan": int(np.isnan(data).sum()), "inf": int(np.isinf(data).sum()),
+                "min": float(finite.min()) if finite.size else None,
+                "max": float(finite.max()) if finite.size else None,
+                "mean": float(finite.mean()) if finite.size else None,
+                "std": float(finite.std()) if finite.size else None,
+            })
+        stats.append(entry)
+    return stats
+
+
+def benchmark(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray], settings: dict[str, Any]) -> dict[str, Any]:
+    """Latency with ``time_evaluator``: warm-up runs, then ``repeat`` x ``number`` runs (µs)."""
+    import tvm
+
+    s = {**DEFAULT_BENCH, **{k: v for k, v in (settings or {}).items() if v is not None}}
+    number, repeat = max(1, int(s["number"])), max(1, int(s["repeat"]))
+    args = [tvm.runtime.tensor(a, dev) for a in arrays]
+    for _ in range(max(0, int(s["warmup"]))):
+        vm[func_name](*args)
+    dev.sync()
+    evaluator = vm.time_evaluator(func_name, dev, number=number, repeat=repeat,
+                                  min_repeat_ms=int(s.get("min_repeat_ms") or 0))
+    res = evaluator(*args)
+    runs = [float(r) * 1e6 for r in res.results]
+    return {
+        "median_us": float(np.median(runs)), "mean_us": float(np.mean(runs)), "std_us": float(np.std(runs)),
+        "min_us": float(np.min(runs)), "max_us": float(np.max(runs)), "runs_us": runs,
+        "number": number, "repeat": repeat, "warmup": int(s["warmup"]),
+    }
+
+
+def compare_outputs(got: list[np.ndarray], ref: list[np.ndarray], rtol: float, atol: float) -> dict[str, Any]:
+    """Max abs/rel error per output and pass/fail with ``|got - ref| <= atol + rtol * |ref|``.
+
+    The relative error is taken over elements where ``|ref| > atol`` (elsewhere it is meaningless).
+    """
+    if len(got) != len(ref):
+        return {"passed": False, "rtol": rtol, "atol": atol, "max_abs": None, "max_rel": None,
+                "error": f"the optimized module returns {len(got)} outputs, the reference {len(ref)}", "outputs": []}
+    per, passed, max_abs, max_rel = [], True, 0.0, 0.0
+    for i, (a, b) in enumerate(zip(got, ref)):
+        if a.shape != b.shape:
+            per.append({"index": i, "passed": False, "error": f"shape {list(a.shape)} vs reference {list(b.shape)}"})
+            passed = False
+            continue
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        diff = np.abs(a64 - b64)
+        both_nan = np.isnan(a64) & np.isnan(b64)
+        diff = np.where(both_nan, 0.0, diff)
+        ok = bool(np.all(diff <= atol + rtol * np.abs(b64)) and not np.isnan(diff).any())
+        m_abs = float(np.nanmax(diff)) if diff.size else 0.0
+        mask = np.abs(b64) > atol
+        m_rel = float(np.max(diff[mask] / np.abs(b64[mask]))) if mask.any() else 0.0
+        per.append({"index": i, "passed": ok, "max_abs": m_abs, "max_rel": m_rel})
+        passed &= ok
+        max_abs, max_rel = max(max_abs, m_abs), max(max_rel, m_rel)
+    return {"passed": passed, "rtol": rtol, "atol": atol, "max_abs": max_abs, "max_rel": max_rel, "outputs": per}
+
+
+# ------------------------------------------------------------------------------------ module lookup
+
+
+def _progress(ctx: WorkerContext, phase: str, message: str) -> None:
+    ctx.emit("build_progress", {"phase": phase, "message": message})
+
+
+def _check_cancel(ctx: WorkerContext) -> None:
+    if ctx.cancelled():
+        raise BuildError("cancelled")
+
+
+def _document(args: dict[str, Any]) -> Any:
+    from pipeline_model.document import PipelineDocument
+
+    data = args.get("document")
+    if not isinstance(data, dict):
+        raise BuildError("build request without a document")
+    return PipelineDocument.from_dict(data)
+
+
+def _final_key(run_reply: dict[str, Any]) -> str:
+    if run_reply.get("error"):
+        raise BuildError(f"the pipeline run failed: {run_reply['error']}")
+    if run_reply.get("failed_index") is not None:
+        steps = run_reply.get("steps") or []
+        idx = run_reply["failed_index"]
+        step = steps[idx] if 0 <= idx < len(steps) else {}
+        raise BuildError(f"the pipeline failed at step {idx + 1} ({step.get('pass_id', '?')}): {step.get('error')}")
+    if run_reply.get("cancelled"):
+        raise BuildError("cancelled")
+    for step in reversed(run_reply.get("steps") or []):
+        if step.get("snapshot_key"):
+            return str(step["snapshot_key"])
+    if run_reply.get("input_key"):
+        return str(run_reply["input_key"])
+    raise BuildError("the pipeline run produced no module")
+
+
+def resolve_module(args: dict[str, Any], ctx: WorkerContext) -> tuple[Any, Any, dict[str, Any], str]:
+    """``(module to build, LoadedModel, target dict, label)`` for a build request.
+
+    ``args``: ``document`` (pipeline document dict) with ``base_dir`` and ``trust_custom_code``, or
+    ``run`` (the ``run`` request arguments, ``EngineClient.run_args(doc)``); optional ``key`` (a snapshot
+    key; default: run the pipeline and take the final module); ``baseline`` (build the model as loaded
+    instead); ``target`` (overrides the document's).
+    """
+    run_args = args.get("run")
+    if not isinstance(run_args, dict):
+        from pipeline_model.engine.client import EngineClient
+
+        doc = _document(args)
+        run_args = EngineClient.run_args(doc, trust_custom_code=bool(args.get("trust_custom_code")))
+        run_args["base_dir"] = args.get("base_dir", run_args.get("base_dir"))
+        name = doc.name
+    else:
+        run_args = dict(run_args)
+        name = str(run_args.get("name") or "pipeline")
+    if args.get("target"):
+        run_args["target"] = dict(args["target"])
+    target = dict(run_args.get("target") or {"kind": "llvm"})
+    model = str(run_args.get("model") or "")
+    _progress(ctx, "loading", f"loading model {model}")
+    loaded = ctx.load_model(model, run_args.get("base_dir"))
+    if args.get("baseline"):
+        return loaded.mod, loaded, target, "baseline (model as loaded)"
+    key = args.get("key")
+    if not key:
+        run = HANDLERS.get("run")
+        if run is None:
+            raise BuildError("this engine has no run command")
+        run_args["until"] = None
+        _progress(ctx, "pipeline", f"running the pipeline ({len(run_args.get('steps') or [])} steps)")
+        key = _final_key(run(run_args, ctx))
+    mod = ctx.cache.get(str(key))
+    if mod is None:
+        raise BuildError(f"module {key!r} is not in the engine's cache (evicted or from an earlier engine); run again")
+    return mod, loaded, target, f"pipeline {name!r}" if name != "pipeline" else "pipeline"
+
+
+# ------------------------------------------------------------------------------------------ handlers
+
+
+def _build_and_measure(mod: Any, target: dict[str, Any], func_name: str, arrays: list[np.ndarray],
+                       bench: Optional[dict[str, Any]], ctx: WorkerContext, what: str,
+                       baseline: bool = False) -> dict[str, Any]:
+    _check_cancel(ctx)
+    _progress(ctx, "building", f"building {what} for {targets_mod_label(target)}")
+    t0 = time.perf_counter()
+    ex = build_module(mod, target, baseline=baseline)
+    build_ms = (time.perf_counter() - t0) * 1000.0
+    dev = _device_for(target)
+    vm = _vm(ex, dev)
+    _check_cancel(ctx)
+    _progress(ctx, "running", f"running {what}")
+    outputs = run_function(vm, func_name, dev, arrays)
+    latency = None
+    if bench is not None:
+        _check_cancel(ctx)
+        _progress(ctx, "benchmarking", f"timing {what}")
+        latency = benchmark(vm, func_name, dev, arrays, bench)
+    return {"build_ms": build_ms, "outputs": outputs, "latency": latency, "device": str(dev), "executable": ex}
+
+
+def targets_mod_label(target: dict[str, Any]) -> str:
+    """Short label of a target dict (``llvm znver4``)."""
+    from pipeline_model.document import target_label
+
+    return target_label(target)
+
+
+@handler("build_run")
+def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
+    """Build the pipeline's module, run it, time it and check it against the unoptimized model.
+
+    args: ``document``, ``base_dir``, ``key`` (default: final module of a run), ``target``,
+    ``function``, ``inputs`` (``{"seed", "dims"}`` or ``{"path"}``), ``bench`` (``{"warmup", "number",
+    "repeat"}`` or null for no timing), ``check`` (``{"rtol", "atol"}`` or null for no check).
+    """
+    mod, loaded, target, label = resolve_module(args, ctx)
+    func_name = entry_function(mod, args.get("function"))
+    arrays, described = make_arguments(mod, func_name, loaded.params, args.get("inputs"))
+    bench = args.get("bench", {})
+    opt = _build_and_measure(mod, target, func_name, arrays, bench, ctx, label)
+    result: dict[str, Any] = {
+        "function": func_name, "target": target, "device": opt["device"], "label": label,
+        "build_ms": opt["build_ms"], "arguments": described,
+        "weights": "model" if loaded.params else "random",
+        "outputs": output_stats(opt["outputs"]), "latency": opt["latency"], "check": None,
+    }
+    check = args.get("check", {})
+    if check is not None:
+        rtol = float(check.get("rtol", DEFAULT_CHECK["rtol"]))
+        atol = float(check.get("atol", DEFAULT_CHECK["atol"]))
+        ref_target = {"kind": "llvm"}
+        ref_func = entry_function(loaded.mod, func_name if func_name in relax_function_names(loaded.mod) else None)
+        ref = _build_and_measure(loaded.mod, ref_target, ref_func, arrays, None, ctx,
+                                 "the reference (model as loaded, default pipeline, CPU)", baseline=True)
+        _progress(ctx, "checking", "comparing outputs")
+        result["check"] = {**compare_outputs(opt["outputs"], ref["outputs"], rtol, atol),
+                           "reference": "model as loaded, tvm.compile default pipeline, llvm"}
+    return result
+
+
+@handler("compare")
+def handle_compare(args: dict, ctx: WorkerContext) -> dict:
+    """Build two modules, run both on the same inputs and report both latencies and the speed-up.
+
+    args: ``a`` and ``b`` (each a module request like ``build_run``'s: ``document``, ``base_dir``,
+    ``key``, ``baseline``, ``target``), ``inputs``, ``bench``, ``check`` (compare ``b`` against ``a``).
+    ``speedup`` = latency(a) / latency(b).
+    """
+    sides = []
+    arrays = described = None
+    func_name = None
+    for side in ("a", "b"):
+        spec = dict(args.get(side) or {})
+        if not spec:
+            raise BuildError(f"compare: module {side!r} is missing")
+        mod, loaded, target, label = resolve_module(spec, ctx)
+        func_name = entry_function(mod, args.get("function") or func_name)
+        if arrays is None:
+            arrays, described = make_arguments(mod, func_name, loaded.params, args.get("inputs"))
+        res = _build_and_measure(mod, target, func_name, arrays, args.get("bench", {}), ctx,
+                                 f"{side}: {label}", baseline=bool(spec.get("baseline")))
+        sides.append((label, target, res))
+    (la, ta, ra), (lb, tb, rb) = sides
+    out: dict[str, Any] = {"function": func_name, "arguments": described}
+    for name, label, target, res in (("a", la, ta, ra), ("b", lb, tb, rb)):
+        out[name] = {"label": label, "target": target, "device": res["device"], "build_ms": res["build_ms"],
+                     "latency": res["latency"], "outputs": output_stats(res["outputs"])}
+    out["speedup"] = ra["latency"]["median_us"] / rb["latency"]["median_us"]
+    check = args.get("check", {})
+    if check is not None:
+        out["check"] = compare_outputs(rb["outputs"], ra["outputs"], float(check.get("rtol", DEFAULT_CHECK["rtol"])),
+                                       float(check.get("atol", DEFAULT_CHECK["atol"])))
+    return out
+
+
+DEPLOY_SCRIPT = '''\
+"""Run the exported model: {library} (built by Relax Pipeline Studio for target {target_label}).
+
+Usage: python deploy.py [inputs.npz]      (needs apache-tvm; arrays in the .npz named like the inputs)
+Without an inputs file it runs on seeded random inputs.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import tvm
+from tvm import relax
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+META = json.load(open(os.path.join(HERE, "model.json")))
+
+
+def main() -> None:
+    lib = tvm.runtime.load_module(os.path.join(HERE, META["library"]))
+    dev = getattr(tvm, META["device"])(0)
+    vm = relax.VirtualMachine(lib, dev)
+    rng = np.random.default_rng(0)
+    if len(sys.argv) > 1:
+        data = np.load(sys.argv[1])
+        inputs = [data[a["name"]] for a in META["inputs"]]
+    else:
+        inputs = [rng.standard_normal(a["shape"]).astype(a["dtype"]) for a in META["inputs"]]
+    weights = np.load(os.path.join(HERE, "weights.npz"))
+    args = [tvm.runtime.tensor(np.asarray(x), dev) for x in inputs]
+    args += [tvm.runtime.tensor(weights[f"w{{i}}"], dev) for i in range(len(META["weights"]))]
+    out = vm[META["function"]](*args)
+    outs = [out] if hasattr(out, "numpy") else list(out)
+    for i, o in enumerate(outs):
+        arr = o.numpy()
+        print(f"output {{i}}: shape={{list(arr.shape)}} dtype={{arr.dtype}} mean={{float(arr.mean()):.6g}}")
+    np.savez(os.path.join(HERE, "outputs.npz"), *[o.numpy() for o in outs])
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+@handler("export_library")
+def handle_export_library(args: dict, ctx: WorkerContext) -> dict:
+    """Build the module and write ``model.so``, ``weights.npz``, ``model.json`` and ``deploy.py`` to ``out_dir``.
+
+    args: like ``build_run`` plus ``out_dir``. The weights are the model's (or the seeded random ones
+    the build used); ``deploy.py`` loads the library and runs the entry function.
+    """
+    out_dir = str(args.get("out_dir") or "")
+    if not out_dir:
+        raise BuildError("export_library needs out_dir")
+    mod, loaded, target, label = resolve_module(args, ctx)
+    func_name = entry_function(mod, args.get("function"))
+    arrays, described = make_arguments(mod, func_name, loaded.params, args.get("inputs"))
+    _progress(ctx, "building", f"building {label} for {targets_mod_label(target)}")
+    ex = build_module(mod, target)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as exc:
+        raise BuildError(f"cannot create {out_dir}: {exc.strerror or exc}") from None
+    lib_path = os.path.join(out_dir, "model.so")
+    _progress(ctx, "exporting", f"writing {lib_path}")
+    try:
+        ex.export_library(lib_path)
+    except Exception as exc:  # noqa: BLE001
+        raise BuildError(f"export_library to {lib_path} failed: {_first_line(exc)}") from None
+    inputs = [d for d in described if not d.get("weight")]
+    weights = [d for d in described if d.get("weight")]
+    n_in = len(inputs)
+    np.savez(os.path.join(out_dir, "weights.npz"), **{f"w{i}": a for i, a in enumerate(arrays[n_in:])})
+    meta = {"library": "model.so", "function": func_name, "target": target,
+            "device": targets_mod.device_kind_for(target), "inputs": inputs, "weights": weights}
+    with open(os.path.join(out_dir, "model.json"), "w", encoding="utf-8") as fh:
+        json.dump(meta, fh, indent=2)
+    deploy = os.path.join(out_dir, "deploy.py")
+    with open(deploy, "w", encoding="utf-8") as fh:
+        fh.write(DEPLOY_SCRIPT.format(library="model.so", target_label=targets_mod_label(target)))
+    return {"library": lib_path, "deploy_script": deploy, "weights": os.path.join(out_dir, "weights.npz"),
+            "metadata": os.path.join(out_dir, "model.json"), "function": func_name}
+
+
+@handler("devices")
+def handle_devices(args: dict, ctx: WorkerContext) -> dict:
+    """Local devices and the suggested target of each (CPU first)."""
+    return {"devices": detect_devices()}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    try:
+        return [_jsonable(v) for v in value]
+    except TypeError:
+        return str(value)
+
+
+@handler("validate_target")
+def handle_validate_target(args: dict, ctx: WorkerContext) -> dict:
+    """Construct ``tvm.target.Target`` from ``target``: TVM's canonical form, or its error message."""
+    target = args.get("target")
+    if not isinstance(target, dict):
+        return {"ok": False, "error": "the target must be a JSON object with a \"kind\""}
+    try:
+        tgt = tvm_target(target)
+    except BuildError as exc:
+        return {"ok": False, "error": str(exc)}
+    canonical = {str(k): _jsonable(v) for k, v in dict(tgt.export()).items()}
+    return {"ok": True, "target": canonical, "keys": [str(k) for k in tgt.keys]}
+
