@@ -266,8 +266,10 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
 
             build_ctx = _pass_build_context(args, target, ctx, i)
             the_pass = catalogue_tvm.make_pass(pass_id, params, build_ctx)
+            # Passes get a shallow copy: some (DLight's ApplyDefaultSchedule, user code) update the
+            # module they are given in place, which would corrupt the cached module before the step.
             with target, tvm.transform.PassContext(opt_level=3, instruments=[instrument]):
-                new_mod = the_pass(mod)
+                new_mod = the_pass(mod.clone())
             report = dict(getattr(build_ctx, "report", None) or {})
         except Exception as exc:  # noqa: BLE001 - any failure of a step is reported on that step
             error, tb = exc, traceback.format_exc()
