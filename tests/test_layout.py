@@ -1,0 +1,118 @@
+"""Tests of the layered graph layout (pipeline_model.layout)."""
+
+from __future__ import annotations
+
+import random
+
+import networkx as nx
+import pytest
+
+from pipeline_model import ir_graph as ig
+from pipeline_model.layout import compute_layout, count_crossings, layered_layout
+
+
+def _random_dag(n: int, p: float, seed: int) -> nx.DiGraph:
+    rnd = random.Random(seed)
+    g = nx.DiGraph()
+    for i in range(n):
+        g.add_node(f"n{i}", kind="binding", op=f"relax.op{rnd.randint(0, 99)}", shape=[rnd.randint(1, 999)],
+                   dtype="float32", group=None)
+    for i in range(n):
+        for j in range(i + 1, min(n, i + 12)):
+            if rnd.random() < p:
+                g.add_edge(f"n{i}", f"n{j}")
+    return g
+
+
+def _assert_no_overlap(lay) -> None:
+    by_row: dict[float, list[tuple[float, float]]] = {}
+    for n, (x, y) in lay.positions.items():
+        w, h = lay.sizes[n]
+        by_row.setdefault(y, []).append((x - w / 2, x + w / 2))
+    ys = sorted(by_row)
+    heights = {h for _, h in lay.sizes.values()}
+    for a, b in zip(ys, ys[1:]):
+        assert b - a > max(heights), "rows overlap vertically"
+    for spans in by_row.values():
+        spans.sort()
+        for (a0, a1), (b0, b1) in zip(spans, spans[1:]):
+            assert a1 <= b0, f"node boxes overlap: {(a0, a1)} and {(b0, b1)}"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_dag_edges_down_no_overlap_fewer_crossings(seed):
+    g = _random_dag(150, 0.15, seed)
+    lay = compute_layout(g)
+    for u, v in g.edges():
+        assert lay.positions[u][1] < lay.positions[v][1], f"edge {u}->{v} does not point down"
+        pts = lay.edges[(u, v)]
+        assert all(p[1] < q[1] for p, q in zip(pts, pts[1:])), "polyline goes up"
+        assert pts[0][1] == pytest.approx(lay.positions[u][1] + lay.sizes[u][1] / 2)
+        assert pts[-1][1] == pytest.approx(lay.positions[v][1] - lay.sizes[v][1] / 2)
+        assert len(pts) == lay.layers[v] - lay.layers[u] + 1  # one bend point per dummy node
+    _assert_no_overlap(lay)
+    assert lay.crossings_after <= lay.crossings_before
+    assert lay.crossings_before > 0 and lay.crossings_after < lay.crossings_before
+
+
+def test_deterministic():
+    g = _random_dag(120, 0.2, 7)
+    a = compute_layout(g)
+    b = compute_layout(_random_dag(120, 0.2, 7))
+    assert a.positions == b.positions and a.edges == b.edges
+
+
+def test_layered_layout_contract_and_cycles():
+    g = nx.DiGraph()
+    g.add_edges_from([("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")])
+    pos = layered_layout(g)
+    assert set(pos) == {"a", "b", "c", "d"}
+    lay = compute_layout(g)
+    assert lay.reversed_edges == 1
+    assert set(lay.edges) == set(g.edges())
+    _assert_no_overlap(lay)
+
+
+def test_groups_give_frames_and_sources_sit_by_their_use():
+    data = ig.synthetic_graph_json(400)
+    g = ig.graph_from_json(data)
+    lay = compute_layout(g)
+    assert len(lay.frames) == 1 and lay.frames[0].label == "dataflow block 0"
+    fr = lay.frames[0]
+    for n, d in g.nodes(data=True):
+        if d.get("group") == 0:
+            x, y = lay.positions[n]
+            assert fr.x0 < x < fr.x1 and fr.y0 < y < fr.y1
+        if d["kind"] == "param":
+            # a weight is placed in the layer just above its first consumer
+            first = min(lay.layers[s] for s in g.successors(n))
+            assert lay.layers[n] == first - 1
+    _assert_no_overlap(lay)
+    # the drawing must not drift sideways down a deep network
+    assert lay.width < 6000
+
+
+def test_two_groups_get_disjoint_bands():
+    g = nx.DiGraph(groups=[{"id": 0, "label": "b0"}, {"id": 2, "label": "b2"}])
+    for i in range(6):
+        g.add_node(f"a{i}", kind="binding", op="relax.add", group=0)
+    g.add_node("p", kind="param", name="p", group=None)
+    for i in range(4):
+        g.add_node(f"b{i}", kind="binding", op="relax.mul", group=2)
+    g.add_edges_from([(f"a{i}", f"a{i + 1}") for i in range(5)])
+    g.add_edges_from([("p", "b0"), ("b0", "b1"), ("b1", "b2"), ("b2", "b3"), ("a5", "b3")])
+    lay = compute_layout(g)
+    f0, f2 = sorted(lay.frames, key=lambda f: f.y0)
+    assert (f0.label, f2.label) == ("b0", "b2")
+    assert f0.y1 < f2.y0
+
+
+def test_count_crossings_helper():
+    g = nx.DiGraph([("a", "d"), ("b", "c")])
+    assert count_crossings(g, [["a", "b"], ["c", "d"]]) == 1
+    assert count_crossings(g, [["a", "b"], ["d", "c"]]) == 0
+
+
+def test_empty_graph():
+    lay = compute_layout(nx.DiGraph())
+    assert lay.positions == {} and lay.frames == []
