@@ -1,0 +1,241 @@
+"""A code editor/viewer: line numbers, pygments highlighting, monospace font, error and tint marks.
+
+``CodeEditor`` is used for custom-pass source (editable) and, read-only, for TVMScript in the diff
+view. Line numbers are the block numbers by default; the diff view supplies its own (a side of a
+side-by-side diff has padding lines without a number) with :meth:`CodeEditor.set_line_numbers`.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from PySide6.QtCore import QRect, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFontDatabase, QPainter, QPaintEvent, QResizeEvent, QTextCursor, QTextFormat
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
+
+from widgets.highlight import QtPygmentsHighlighter, palette_is_dark
+
+
+class _LineNumberArea(QWidget):
+    def __init__(self, editor: "CodeEditor") -> None:
+        super().__init__(editor)
+        self._editor = editor
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        return QSize(self._editor.line_number_area_width(), 0)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        self._editor._paint_line_numbers(event)
+
+
+class CodeEditor(QPlainTextEdit):
+    """Plain-text code editor with line numbers and Python/TVMScript highlighting.
+
+    - ``mark_error_line(n, message)``: tint line ``n`` (1-based) red, show ``message`` as its tooltip
+      and scroll to it; ``clear_error()`` removes it.
+    - ``set_line_backgrounds({block_index: QColor})``: full-width tints (used by the diff view).
+    - ``set_line_numbers([n or None per block])``: custom gutter numbers.
+    - ``set_read_only(bool)``.
+    """
+
+    error_marked = Signal(int, str)
+
+    def __init__(self, parent: Optional[QWidget] = None, read_only: bool = False, highlight: bool = True) -> None:
+        super().__init__(parent)
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        font.setStyleHint(font.StyleHint.Monospace)
+        self.setFont(font)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 4)
+        self.highlighter: Optional[QtPygmentsHighlighter] = (
+            QtPygmentsHighlighter(self.document()) if highlight else None
+        )
+        self._numbers: Optional[list[Optional[int]]] = None
+        self._backgrounds: dict[int, QColor] = {}
+        self._error: Optional[tuple[int, str]] = None
+        self._area = _LineNumberArea(self)
+        self.blockCountChanged.connect(self._update_margin)
+        self.updateRequest.connect(self._update_area)
+        self._update_margin()
+        self.set_read_only(read_only)
+        self.updateRequest.connect(lambda *_: self._highlight_visible())
+
+    # -- API ---------------------------------------------------------------------------------------
+    def set_read_only(self, read_only: bool) -> None:
+        """Make the editor read-only (selectable, not editable) or editable."""
+        self.setReadOnly(read_only)
+        flags = Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        if not read_only:
+            flags |= Qt.TextInteractionFlag.TextEditable
+        self.setTextInteractionFlags(flags)
+
+    def set_text(self, text: str) -> None:
+        """Replace the whole text (clears the error mark and custom line numbers)."""
+        self._error = None
+        self._numbers = None
+        self._backgrounds = {}
+        if self.highlighter is not None:
+            self.highlighter.set_window(0, self._visible_block_count() + 40)
+        self.setPlainText(text)
+        self._apply_selections()
+        self._highlight_visible()
+
+    def text(self) -> str:
+        """The current text."""
+        return self.toPlainText()
+
+    def set_line_numbers(self, numbers: Optional[Sequence[Optional[int]]]) -> None:
+        """Gutter numbers per block (``None`` = no number); ``None`` restores 1..n."""
+        self._numbers = list(numbers) if numbers is not None else None
+        self._update_margin()
+        self._area.update()
+
+    def line_number_of_block(self, block: int) -> Optional[int]:
+        """The number shown in the gutter for block index ``block``."""
+        if self._numbers is None:
+            return block + 1
+        return self._numbers[block] if 0 <= block < len(self._numbers) else None
+
+    def set_line_backgrounds(self, backgrounds: dict[int, QColor]) -> None:
+        """Full-width background tints by block index (replaces the previous ones).
+
+        Painted for the visible blocks only (cheap for thousands of tinted lines)."""
+        self._backgrounds = dict(backgrounds)
+        self.viewport().update()
+
+    def line_background(self, block: int) -> Optional[QColor]:
+        """The tint of block ``block``, if any."""
+        return self._backgrounds.get(block)
+
+    def mark_error_line(self, line: int, message: str = "") -> None:
+        """Tint line ``line`` (1-based) as an error, use ``message`` as its tooltip, scroll to it."""
+        line = max(1, min(line, self.blockCount()))
+        self._error = (line, message)
+        self._apply_selections()
+        block = self.document().findBlockByNumber(line - 1)
+        cursor = QTextCursor(block)
+        self.setTextCursor(cursor)
+        self.centerCursor()
+        if message:
+            self.setToolTip(f"line {line}: {message}")
+        self.error_marked.emit(line, message)
+
+    def clear_error(self) -> None:
+        """Remove the error mark."""
+        self._error = None
+        self.setToolTip("")
+        self._apply_selections()
+
+    @property
+    def error_line(self) -> Optional[int]:
+        """The marked error line (1-based), or ``None``."""
+        return self._error[0] if self._error else None
+
+    def error_color(self) -> QColor:
+        """Palette-aware error tint."""
+        return QColor("#5c1f1f") if palette_is_dark(self.palette()) else QColor("#ffd6d6")
+
+    # -- painting -----------------------------------------------------------------------------------
+    def _apply_selections(self) -> None:
+        selections = []
+        if self._error is not None:
+            block = self.document().findBlockByNumber(self._error[0] - 1)
+            if block.isValid():
+                sel = QTextEdit.ExtraSelection()
+                sel.format.setBackground(self.error_color())
+                sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+                if self._error[1]:
+                    sel.format.setToolTip(self._error[1])
+                sel.cursor = QTextCursor(block)
+                selections.append(sel)
+        self.setExtraSelections(selections)
+
+    def _visible_block_count(self) -> int:
+        return max(1, self.viewport().height() // max(1, self.fontMetrics().height()) + 1)
+
+    def visible_block_range(self) -> tuple[int, int]:
+        """First and last block numbers currently in the viewport."""
+        first = self.firstVisibleBlock().blockNumber()
+        return first, first + self._visible_block_count()
+
+    def _highlight_visible(self) -> None:
+        if self.highlighter is None or not self.highlighter.is_lazy():
+            return
+        first, last = self.visible_block_range()
+        self.highlighter.ensure_highlighted(max(0, first - 20), last + 40)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        """Paint the line tints of the visible blocks under the text, then the text."""
+        if self._backgrounds:
+            painter = QPainter(self.viewport())
+            width = self.viewport().width()
+            block = self.firstVisibleBlock()
+            offset = self.contentOffset()
+            bottom_limit = event.rect().bottom()
+            while block.isValid():
+                geom = self.blockBoundingGeometry(block).translated(offset)
+                if geom.top() > bottom_limit:
+                    break
+                color = self._backgrounds.get(block.blockNumber())
+                if color is not None and block.isVisible():
+                    painter.fillRect(QRect(0, int(geom.top()), width, int(geom.height()) + 1), color)
+                block = block.next()
+            painter.end()
+        super().paintEvent(event)
+
+    def line_number_area_width(self) -> int:
+        """Width of the gutter in pixels."""
+        if self._numbers is not None:
+            biggest = max((n for n in self._numbers if n is not None), default=1)
+        else:
+            biggest = max(1, self.blockCount())
+        digits = max(3, len(str(biggest)))
+        return 8 + self.fontMetrics().horizontalAdvance("9") * digits
+
+    def _update_margin(self, _count: int = 0) -> None:
+        self.setViewportMargins(self.line_number_area_width(), 0, 0, 0)
+
+    def _update_area(self, rect: QRect, dy: int) -> None:
+        if dy:
+            self._area.scroll(0, dy)
+        else:
+            self._area.update(0, rect.y(), self._area.width(), rect.height())
+        if rect.contains(self.viewport().rect()):
+            self._update_margin()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        cr = self.contentsRect()
+        self._area.setGeometry(QRect(cr.left(), cr.top(), self.line_number_area_width(), cr.height()))
+
+    def _paint_line_numbers(self, event: QPaintEvent) -> None:
+        painter = QPainter(self._area)
+        pal = self.palette()
+        painter.fillRect(event.rect(), pal.color(pal.ColorRole.Window))
+        painter.setPen(pal.color(pal.ColorRole.PlaceholderText))
+        block = self.firstVisibleBlock()
+        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
+        height = self.fontMetrics().height()
+        width = self._area.width() - 4
+        while block.isValid() and top <= event.rect().bottom():
+            bottom = top + round(self.blockBoundingRect(block).height())
+            if block.isVisible() and bottom >= event.rect().top():
+                number = self.line_number_of_block(block.blockNumber())
+                if number is not None:
+                    if self._error and number == self._error[0] and self._numbers is None:
+                        painter.setPen(QColor("#d03030"))
+                    painter.drawText(0, top, width, height, Qt.AlignmentFlag.AlignRight, str(number))
+                    painter.setPen(pal.color(pal.ColorRole.PlaceholderText))
+            block = block.next()
+            top = bottom
+
+    def event(self, ev) -> bool:  # noqa: ANN001
+        """Show the error message when hovering the error line."""
+        if ev.type() == ev.Type.ToolTip and self._error is not None:
+            cursor = self.cursorForPosition(ev.pos() - self.viewport().pos())
+            if cursor.blockNumber() + 1 == self._error[0] and self._error[1]:
+                QToolTip.showText(ev.globalPos(), self._error[1], self)
+                return True
+            QToolTip.hideText()
+            return True
+        return super().event(ev)

@@ -1,0 +1,219 @@
+"""Pygments syntax highlighting for Qt text documents (Python/TVMScript), light and dark palettes.
+
+:class:`QtPygmentsHighlighter` is a ``QSyntaxHighlighter`` that lexes each text block (line) with a
+pygments lexer and maps token types to cached ``QTextCharFormat`` objects. The result of lexing a
+line is cached by (line text, state), so the many repeated lines of a TVMScript module are lexed
+once. Triple-quoted strings spanning lines are tracked with the block state.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+from pygments.lexers import get_lexer_by_name
+from pygments.styles import get_style_by_name
+from pygments.token import String, Token, _TokenType
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette, QSyntaxHighlighter, QTextCharFormat, QTextDocument
+
+def pin_none_refcount() -> None:
+    """Work around a refcount bug of the PySide6 6.12 wheel on Python 3.11 (idempotent).
+
+    Every call of a void-returning PySide6 method (``setFormat``, ``setReadOnly`` ...) decrements
+    the reference count of ``None`` once without having incremented it (the wheel assumes the
+    immortal ``None`` of Python >= 3.12). After a few thousand calls CPython aborts with
+    "Fatal Python error: none_dealloc". Giving ``None`` a huge reference count makes it immortal
+    in practice. Measured: 1000 ``QPlainTextEdit.setReadOnly`` calls take 1000 references.
+    """
+    if sys.version_info >= (3, 12):
+        return
+    import ctypes
+
+    ref = ctypes.c_ssize_t.from_address(id(None))
+    if ref.value < (1 << 40):
+        ref.value += 1 << 50
+
+
+pin_none_refcount()
+
+LIGHT_STYLE = "default"
+DARK_STYLE = "monokai"
+
+_STATE_NONE = -1
+_STATE_PENDING = -2  # lazy mode: block not highlighted yet
+#: Documents with more characters than this are highlighted lazily (visible blocks only).
+LAZY_CHARS = 20000
+_STATE_TRIPLE_DQ = 1
+_STATE_TRIPLE_SQ = 2
+_DELIMS = {_STATE_TRIPLE_DQ: '"""', _STATE_TRIPLE_SQ: "'''"}
+_CACHE_LIMIT = 20000
+
+
+def palette_is_dark(palette: Optional[QPalette] = None) -> bool:
+    """True when the (application) palette's base colour is dark."""
+    if palette is None:
+        app = QGuiApplication.instance()
+        palette = app.palette() if app is not None else QPalette()
+    return palette.color(QPalette.ColorRole.Base).lightnessF() < 0.5
+
+
+class QtPygmentsHighlighter(QSyntaxHighlighter):
+    """Highlights a ``QTextDocument`` with a pygments lexer (default: Python).
+
+    ``dark=None`` picks the light or dark style from the application palette; call
+    :meth:`set_dark` (or :meth:`refresh_palette`) when the palette changes.
+    """
+
+    def __init__(self, document: QTextDocument, lexer: str = "python", dark: Optional[bool] = None) -> None:
+        super().__init__(document)
+        self._lexer = get_lexer_by_name(lexer, stripnl=False, ensurenl=False)
+        self._dark_setting = dark
+        self._formats: dict[_TokenType, Optional[QTextCharFormat]] = {}
+        self._line_cache: dict[tuple[int, str], tuple[list[tuple[int, int, _TokenType]], int]] = {}
+        self._style = get_style_by_name(DARK_STYLE if self.is_dark else LIGHT_STYLE)
+        self.enabled = True
+        self._window = (0, 200)
+
+    # -- lazy highlighting ---------------------------------------------------------------------------
+    def is_lazy(self) -> bool:
+        """True when the document is big enough to be highlighted on demand (visible blocks only)."""
+        return self.document() is not None and self.document().characterCount() > LAZY_CHARS
+
+    def set_window(self, first: int, last: int) -> None:
+        """Block numbers to highlight eagerly in lazy mode (the next full pass uses this window)."""
+        self._window = (first, last)
+
+    def ensure_highlighted(self, first: int, last: int) -> int:
+        """Highlight blocks ``first..last`` that lazy mode skipped; returns how many were done."""
+        doc = self.document()
+        if doc is None:
+            return 0
+        self._window = (first, last)
+        done = 0
+        block = doc.findBlockByNumber(max(0, first))
+        while block.isValid() and block.blockNumber() <= last:
+            if block.userState() == _STATE_PENDING:
+                self.rehighlightBlock(block)
+                done += 1
+            block = block.next()
+        return done
+
+    def is_block_highlighted(self, number: int) -> bool:
+        """False while lazy mode has not highlighted block ``number`` yet."""
+        doc = self.document()
+        block = doc.findBlockByNumber(number) if doc is not None else None
+        return block is not None and block.isValid() and block.userState() != _STATE_PENDING
+
+    # -- style -----------------------------------------------------------------------------------
+    @property
+    def is_dark(self) -> bool:
+        """Whether the dark style is in use."""
+        return palette_is_dark() if self._dark_setting is None else self._dark_setting
+
+    @property
+    def style_name(self) -> str:
+        """Name of the pygments style in use."""
+        return DARK_STYLE if self.is_dark else LIGHT_STYLE
+
+    def set_dark(self, dark: Optional[bool]) -> None:
+        """Force the dark (True) or light (False) style, or follow the palette (None); rehighlights."""
+        self._dark_setting = dark
+        self.refresh_palette()
+
+    def refresh_palette(self) -> None:
+        """Re-read the palette / style setting, drop cached formats and rehighlight."""
+        self._style = get_style_by_name(self.style_name)
+        self._formats.clear()
+        self.rehighlight()
+
+    def background_color(self) -> QColor:
+        """The style's background colour (views may use it as their base colour)."""
+        return QColor(self._style.background_color or ("#272822" if self.is_dark else "#ffffff"))
+
+    def format_for(self, ttype: _TokenType) -> Optional[QTextCharFormat]:
+        """The (cached) character format of a token type; ``None`` when the style leaves it plain."""
+        if ttype in self._formats:
+            return self._formats[ttype]
+        style = self._style.style_for_token(ttype)
+        fmt: Optional[QTextCharFormat] = QTextCharFormat()
+        plain = True
+        if style.get("color"):
+            fmt.setForeground(QColor("#" + style["color"]))
+            plain = False
+        if style.get("bgcolor"):
+            fmt.setBackground(QColor("#" + style["bgcolor"]))
+            plain = False
+        if style.get("bold"):
+            fmt.setFontWeight(QFont.Weight.Bold)
+            plain = False
+        if style.get("italic"):
+            fmt.setFontItalic(True)
+            plain = False
+        if style.get("underline"):
+            fmt.setFontUnderline(True)
+            plain = False
+        if plain:
+            fmt = None
+        self._formats[ttype] = fmt
+        return fmt
+
+    # -- lexing ------------------------------------------------------------------------------------
+    def lex_line(self, text: str, state: int) -> tuple[list[tuple[int, int, _TokenType]], int]:
+        """Tokens ``(start, length, type)`` of one line given the previous line's state, and the new state."""
+        key = (state, text)
+        cached = self._line_cache.get(key)
+        if cached is not None:
+            return cached
+        spans: list[tuple[int, int, _TokenType]] = []
+        offset = 0
+        new_state = _STATE_NONE
+        if state in _DELIMS:
+            end = text.find(_DELIMS[state])
+            if end < 0:
+                result = ([(0, len(text), String.Doc)], state)
+                self._remember(key, result)
+                return result
+            spans.append((0, end + 3, String.Doc))
+            offset = end + 3
+        rest = text[offset:]
+        for pos, ttype, value in self._lexer.get_tokens_unprocessed(rest):
+            if value:
+                spans.append((offset + pos, len(value), ttype))
+        # an unclosed triple-quoted string continues on the next line
+        for st, delim in _DELIMS.items():
+            if rest.count(delim) % 2 == 1 and "#" not in rest[: rest.find(delim)]:
+                start = offset + rest.rfind(delim)
+                spans.append((start, len(text) - start, String.Doc))
+                new_state = st
+                break
+        result = (spans, new_state)
+        self._remember(key, result)
+        return result
+
+    def _remember(self, key: tuple[int, str], value: tuple[list[tuple[int, int, _TokenType]], int]) -> None:
+        if len(self._line_cache) > _CACHE_LIMIT:
+            self._line_cache.clear()
+        self._line_cache[key] = value
+
+    def highlightBlock(self, text: str) -> None:  # noqa: N802 (Qt override)
+        """Qt hook: format one block."""
+        previous = self.previousBlockState()
+        if previous == _STATE_PENDING:
+            previous = _STATE_NONE
+        if self.is_lazy():
+            number = self.currentBlock().blockNumber()
+            if not (self._window[0] <= number <= self._window[1]):
+                self.setCurrentBlockState(_STATE_PENDING)
+                return
+        if not self.enabled or not text:
+            self.setCurrentBlockState(previous if previous in _DELIMS else _STATE_NONE)
+            return
+        spans, state = self.lex_line(text, previous)
+        for start, length, ttype in spans:
+            fmt = self.format_for(ttype)
+            if fmt is not None:
+                self.setFormat(start, length, fmt)
+        self.setCurrentBlockState(state)
+
+
+__all__ = ["QtPygmentsHighlighter", "palette_is_dark", "Token"]
