@@ -24,7 +24,7 @@ from typing import Any, Callable, Optional
 from PySide6.QtCore import QThread, Signal
 
 from pipeline_model.document import PipelineDocument
-from pipeline_model.engine.results import FAILED, NestedPassResult, RunResult, StepResult
+from pipeline_model.engine.results import NestedPassResult, RunResult, StepResult
 
 _ROOT = Path(__file__).resolve().parent.parent
 
@@ -79,7 +79,7 @@ class QtEngineWorker(QThread):
 
     - ``state_changed(state, message)``: ``starting``, ``ready``, ``busy``, ``crashed``, ``stopped``.
     - ``ping_ready(dict)``: versions and pid of the engine.
-    - ``catalogue_ready(dict, bool)``: catalogue JSON; the bool is true when it came from the cache.
+    - ``catalogue_ready(dict, int)``: catalogue JSON; 1 when it came from the cache (int: PySide6 6.12 crashes on queued bools).
     - ``run_started(revision, until)``; ``step_started(revision, index, uid)``;
       ``nested_finished(revision, index, NestedPassResult)``; ``step_finished(revision, StepResult)``;
       ``run_event(revision, name, data)`` for handler events (``tuning_progress`` ...);
@@ -91,7 +91,7 @@ class QtEngineWorker(QThread):
 
     state_changed = Signal(str, str)
     ping_ready = Signal(dict)
-    catalogue_ready = Signal(dict, bool)
+    catalogue_ready = Signal(dict, int)
     run_started = Signal(int, object)
     step_started = Signal(int, int, str)
     nested_finished = Signal(int, int, object)
@@ -281,7 +281,7 @@ class QtEngineWorker(QThread):
             except OSError:
                 pass
         self._cached_key = key
-        self.catalogue_ready.emit(data, False)
+        self.catalogue_ready.emit(data, 0)
 
     def _is_current(self, revision: int) -> bool:
         return revision == self._revision
@@ -310,10 +310,10 @@ class QtEngineWorker(QThread):
             else:
                 raise ValueError(f"unknown job kind {job.kind!r}")
         except EngineCrashed as exc:
-            message = f"The engine crashed during a {job.kind} request: {_message(exc)}. It is being restarted."
+            message = f"The engine crashed during a {job.kind} request: {_message(exc)}"
             self.engine_crashed.emit(message)
             self.request_failed.emit(job.kind, job.tag, message)
-            self._restart_after_crash()
+            self._confirm_engine_up()
             return
         except EngineError as exc:
             self.request_failed.emit(job.kind, job.tag, _message(exc))
@@ -352,20 +352,22 @@ class QtEngineWorker(QThread):
                 self.run_event.emit(revision, name, data)
 
         started = time.perf_counter()
+        restarts_before = int(getattr(self._client, "restarts", 0))
         try:
             result: RunResult = self._client.run(doc, until=until, trust_custom_code=bool(job.args.get("trust")), on_event=on_event)
         except EngineCrashed as exc:
             message = self._crash_message(doc, running, _message(exc))
             result = RunResult(error=message, total_ms=(time.perf_counter() - started) * 1000)
             self.engine_crashed.emit(message)
-            self._restart_after_crash()
+            self._confirm_engine_up()
         except EngineError as exc:
             result = RunResult(error=_message(exc), total_ms=(time.perf_counter() - started) * 1000)
         else:
-            crash = _crash_in_result(result)
-            if crash:
+            if int(getattr(self._client, "restarts", 0)) > restarts_before:
+                # The client restarted the engine during this run: a step crashed or hung.
+                crash = _failed_step_error(result) or result.error or "the engine process died"
                 self.engine_crashed.emit(crash)
-                self._restart_after_crash()
+                self._confirm_engine_up()
         if self._is_current(revision):
             self.run_finished.emit(revision, result)
 
@@ -377,28 +379,23 @@ class QtEngineWorker(QThread):
             return f"The engine crashed while running step {int(index) + 1} ({step.pass_id}): {detail}"
         return f"The engine crashed: {detail}"
 
-    def _restart_after_crash(self) -> None:
-        self.state_changed.emit("crashed", "Engine crashed; restarting…")
+    def _confirm_engine_up(self) -> None:
+        """After the client restarted a crashed engine: wait until the fresh one answers."""
+        self.state_changed.emit("crashed", "Engine crashed; restarted…")
         try:
-            self._client.restart()
             info = self._client.ping()
             self.tvm_version = str(info.get("tvm", self.tvm_version))
         except Exception as exc:  # noqa: BLE001
             self.state_changed.emit("crashed", f"Engine restart failed: {exc}")
 
 
-_CRASH_WORDS = ("crash", "segmentation", "signal", "exit code", "died", "killed", "watchdog")
-
-
-def _crash_in_result(result: RunResult) -> Optional[str]:
-    """The crash message when a run ended with the engine process dying (the client reports it as a failed step)."""
+def _failed_step_error(result: RunResult) -> Optional[str]:
+    """The error of the failed step of ``result`` (the client's crash message names the step)."""
     if result.failed_index is None:
         return None
     for step in result.steps:
-        if step.index == result.failed_index and step.state == FAILED and step.error:
-            text = step.error.lower()
-            if any(w in text for w in _CRASH_WORDS) and ("engine" in text or "process" in text):
-                return step.error
+        if step.index == result.failed_index and step.error:
+            return step.error
     return None
 
 

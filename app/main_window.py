@@ -1,0 +1,1133 @@
+"""The main window: graph (centre), pass palette (left), pipeline + parameters (right), diff (bottom).
+
+The window owns one :class:`app.document_controller.DocumentController` (document + undo stack)
+and one :class:`app.engine_worker.QtEngineWorker` (engine process in a background thread). Every
+edit is an undo command; after an edit the affected steps re-run automatically (structural edits
+at once, parameter typing debounced by 300 ms). Nothing here imports TVM.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QDialog,
+    QDockWidget,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QStyle,
+    QTextBrowser,
+    QToolBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app import settings as app_settings_mod
+from app.document_controller import DocumentController
+from app.engine_worker import QtEngineWorker, load_cached_catalogue
+from app.undo_commands import (
+    AddStepCommand,
+    DuplicateStepsCommand,
+    MoveStepsCommand,
+    RemoveStepsCommand,
+    SetModelCommand,
+    SetParamCommand,
+    SetParamsCommand,
+    SetTargetCommand,
+    ToggleEnabledCommand,
+)
+from pipeline_model.document import PipelineDocument, Step, target_label
+from pipeline_model.engine.results import CHANGED, FAILED, SKIPPED, UNCHANGED, RunResult, StepResult
+from widgets.pass_palette import PassPalette
+from widgets.pipeline_view import PipelineView
+from widgets.step_model import QtPipelineModel, format_ms
+
+ROOT = Path(__file__).resolve().parent.parent
+TUTORIAL_PIPELINE = ROOT / "resources" / "pipelines" / "fusion_walkthrough.json"
+FILE_FILTER = "Pipeline files (*.json *.rps.json);;All files (*)"
+MODEL_FILTER = "Models (*.py *.onnx *.pt2);;All files (*)"
+PARAM_DEBOUNCE_MS = 300
+
+
+class _Banner(QFrame):
+    """A dismissable message strip (engine crash, load errors) that does not block the window."""
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("banner")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QToolButton(self)
+        close.setText("✕")
+        close.setAutoRaise(True)
+        close.clicked.connect(self.hide)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(close)
+        self.hide()
+
+    def show_message(self, text: str, kind: str = "warning") -> None:
+        """Show ``text`` (plain)."""
+        self.setProperty("kind", kind)
+        self.style().unpolish(self)
+        self.style().polish(self)
+        self.label.setText(text)
+        self.show()
+
+
+class MainWindow(QMainWindow):
+    """Relax Pipeline Studio's main window."""
+
+    #: Emitted when the diff/graph for the selected step is on screen (used by the benchmark).
+    step_shown = Signal(str)
+
+    def __init__(self, start_engine: bool = True, settings: Optional[QSettings] = None) -> None:
+        super().__init__()
+        self.settings = settings or app_settings_mod.app_settings()
+        self.ctrl = DocumentController(self)
+        self.catalogue: Any = None
+        self.trust_override: Optional[bool] = None  # tests/CLI: skip the trust question
+        self.input_script: Optional[str] = None
+        self.input_key: Optional[str] = None
+        self.last_run: Optional[RunResult] = None
+        self.last_good_script: Optional[str] = None
+        self._run_started_at = 0.0
+        self._run_until: Optional[int] = None
+        self._graph_cache: dict[tuple[str, Optional[str]], dict] = {}
+        self._graph_functions: list[str] = []
+        self._shown_graph: Optional[tuple[str, Optional[str]]] = None
+        self._shown_before_key: Optional[str] = None
+        self._current_function: Optional[str] = None
+        self._engine_state = "stopped"
+        self._pending_select: list[str] = []
+
+        self.setWindowTitle("Relax Pipeline Studio")
+        self.setDockNestingEnabled(True)
+        self._build_widgets()
+        self._build_actions()
+        self._build_menus()
+        self._connect()
+        self._restore_layout()
+        self._update_title()
+
+        self.run_timer = QTimer(self)
+        self.run_timer.setSingleShot(True)
+        self.run_timer.timeout.connect(self.run_pipeline_auto)
+        self.auto_run = True
+
+        cache = app_settings_mod.cache_dir()
+        key, cached = load_cached_catalogue(cache)
+        if cached is not None:
+            self._set_catalogue(cached)
+        self.worker = QtEngineWorker(cache_dir=cache, cached_catalogue_key=key, parent=self)
+        self._connect_worker()
+        if start_engine:
+            self.worker.start()
+
+    # ------------------------------------------------------------------------------------------
+    # construction
+    def _build_widgets(self) -> None:
+        # Centre: banner + graph + node details.
+        from widgets.graph_view import GraphView
+
+        central = QWidget(self)
+        self.banner = _Banner(central)
+        self.function_picker = QComboBox(central)
+        self.function_picker.setToolTip("Relax function shown in the graph")
+        self.function_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.graph_caption = QLabel("", central)
+        self.graph_caption.setObjectName("graphCaption")
+        self.graph_view = GraphView(central)
+        self.details = QTextBrowser(central)
+        self.details.setObjectName("nodeDetails")
+        self.details.setPlaceholderText("Click a node to see its op, attributes and types. Double-click a call_tir node for its TensorIR.")
+        self.details.setOpenLinks(False)
+        self.details.anchorClicked.connect(self._on_details_link)
+        graph_split = QSplitter(Qt.Orientation.Horizontal, central)
+        graph_split.addWidget(self.graph_view)
+        graph_split.addWidget(self.details)
+        graph_split.setStretchFactor(0, 4)
+        graph_split.setStretchFactor(1, 1)
+        graph_split.setSizes([900, 260])
+        self.graph_split = graph_split
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(QLabel("Function:", central))
+        top.addWidget(self.function_picker)
+        top.addSpacing(12)
+        top.addWidget(self.graph_caption, 1)
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(4, 4, 4, 0)
+        layout.setSpacing(4)
+        layout.addWidget(self.banner)
+        layout.addLayout(top)
+        layout.addWidget(graph_split, 1)
+        self.setCentralWidget(central)
+
+        # Left: palette.
+        self.palette = PassPalette(self)
+        self.palette_dock = self._dock("Passes", "paletteDock", self.palette, Qt.DockWidgetArea.LeftDockWidgetArea)
+
+        # Right: model/target bar, pipeline list, parameters.
+        from widgets.param_editor import ParamEditor
+
+        self.step_model = QtPipelineModel(self.ctrl.doc, self)
+        self.pipeline_view = PipelineView(self.step_model, self)
+        self.param_editor = ParamEditor(self)
+        right = QWidget(self)
+        self.model_label = QLabel(right)
+        self.model_label.setObjectName("modelLabel")
+        self.model_button = QToolButton(right)
+        self.model_button.setText("Model…")
+        self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.target_picker = QComboBox(right)
+        self.target_picker.addItem("CPU (llvm)", {"kind": "llvm"})
+        self.target_picker.addItem("CUDA (sm_80)", {"kind": "cuda", "arch": "sm_80"})
+        self.target_picker.setToolTip("Compilation target of the pipeline")
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(self.model_label, 1)
+        bar.addWidget(self.model_button)
+        bar.addWidget(self.target_picker)
+        split = QSplitter(Qt.Orientation.Vertical, right)
+        split.addWidget(self.pipeline_view)
+        param_box = QWidget(right)
+        param_layout = QVBoxLayout(param_box)
+        param_layout.setContentsMargins(0, 0, 0, 0)
+        self.param_title = QLabel("Step parameters", param_box)
+        self.param_title.setObjectName("paramTitle")
+        param_layout.addWidget(self.param_title)
+        param_layout.addWidget(self.param_editor, 1)
+        split.addWidget(param_box)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        self.right_split = split
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(4, 4, 4, 4)
+        right_layout.addLayout(bar)
+        right_layout.addWidget(split, 1)
+        self.pipeline_dock = self._dock("Pipeline", "pipelineDock", right, Qt.DockWidgetArea.RightDockWidgetArea)
+
+        # Bottom: diff.
+        from widgets.diff_view import DiffView
+
+        self.diff_view = DiffView(self)
+        self.diff_dock = self._dock("Diff", "diffDock", self.diff_view, Qt.DockWidgetArea.BottomDockWidgetArea)
+
+        # Status bar.
+        self.engine_label = QLabel("Engine: stopped", self)
+        self.engine_label.setObjectName("engineState")
+        self.run_label = QLabel("", self)
+        self.progress = QProgressBar(self)
+        self.progress.setMaximumWidth(180)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.statusBar().addWidget(self.engine_label)
+        self.statusBar().addWidget(self.run_label, 1)
+        self.statusBar().addPermanentWidget(self.progress)
+        self.resize(1500, 920)
+
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
+        )
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _icon(self, standard: QStyle.StandardPixmap, theme: str = ""):
+        from PySide6.QtGui import QIcon
+
+        icon = QIcon.fromTheme(theme) if theme else QIcon()
+        path = ROOT / "resources" / "icons" / f"{theme}.svg"
+        if icon.isNull() and theme and path.exists():
+            icon = QIcon(str(path))
+        if icon.isNull():
+            icon = self.style().standardIcon(standard)
+        return icon
+
+    def _build_actions(self) -> None:
+        sp = QStyle.StandardPixmap
+
+        def action(text: str, slot, shortcut: Any = None, icon=None, tip: str = "") -> QAction:
+            act = QAction(text, self)
+            if shortcut is not None:
+                act.setShortcut(QKeySequence(shortcut))
+            if icon is not None:
+                act.setIcon(icon)
+            if tip:
+                act.setStatusTip(tip)
+                act.setToolTip(tip)
+            act.triggered.connect(slot)
+            self.addAction(act)
+            return act
+
+        self.act_new = action("&New Pipeline", self.new_pipeline, QKeySequence.StandardKey.New, self._icon(sp.SP_FileIcon, "document-new"))
+        self.act_open = action("&Open Pipeline…", self.open_pipeline_dialog, QKeySequence.StandardKey.Open, self._icon(sp.SP_DialogOpenButton, "document-open"))
+        self.act_save = action("&Save", self.save, QKeySequence.StandardKey.Save, self._icon(sp.SP_DialogSaveButton, "document-save"))
+        self.act_save_as = action("Save &As…", self.save_as, QKeySequence.StandardKey.SaveAs)
+        self.act_open_model = action("Open &Model…", self.open_model_dialog, "Ctrl+M", tip="Use a model file (TVMScript, nn.Module, ONNX, torch)")
+        self.act_export = action("&Export Python Script…", self.export_script_dialog, "Ctrl+E", tip="Write a standalone Python script that applies this pipeline")
+        self.act_quit = action("&Quit", self.close, QKeySequence.StandardKey.Quit)
+        self.act_undo = self.ctrl.undo_stack.createUndoAction(self, "&Undo")
+        self.act_undo.setShortcuts([QKeySequence("Ctrl+Z")])
+        self.act_redo = self.ctrl.undo_stack.createRedoAction(self, "&Redo")
+        self.act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        self.act_undo.setIcon(self._icon(sp.SP_ArrowBack, "edit-undo"))
+        self.act_redo.setIcon(self._icon(sp.SP_ArrowForward, "edit-redo"))
+        self.addAction(self.act_undo)
+        self.addAction(self.act_redo)
+        self.act_delete = action("&Delete Step", self.delete_selected, QKeySequence.StandardKey.Delete)
+        self.act_delete.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.pipeline_view.addAction(self.act_delete)
+        self.act_duplicate = self.pipeline_view.duplicate_action
+        self.act_run = action("&Run Pipeline", self.run_pipeline, "F5", self._icon(sp.SP_MediaPlay, "media-playback-start"), "Run every step (F5)")
+        self.act_run_to = action("Run &to Selected Step", self.run_to_selected, "Shift+F5", self._icon(sp.SP_MediaSeekForward, "media-seek-forward"), "Run the steps up to the selected one")
+        self.act_stop = action("&Stop", self.stop, "Esc", self._icon(sp.SP_MediaStop, "media-playback-stop"), "Stop the running step")
+        self.act_stop.setEnabled(False)
+        self.act_auto = QAction("Re-run &Automatically After Edits", self, checkable=True, checked=True)
+        self.act_auto.toggled.connect(lambda on: setattr(self, "auto_run", on))
+        self.act_fit = action("&Fit Graph", self._fit_graph, "Ctrl+0")
+
+    def _build_menus(self) -> None:
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        for act in (self.act_new, self.act_open):
+            file_menu.addAction(act)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_save)
+        file_menu.addAction(self.act_save_as)
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_open_model)
+        self.builtin_menu = file_menu.addMenu("Built-in &Models")
+        try:
+            from pipeline_model.models import BUILTIN_MODELS
+        except ImportError:  # pragma: no cover
+            BUILTIN_MODELS = {"mlp": "", "transformer": ""}
+        for name, desc in BUILTIN_MODELS.items():
+            act = self.builtin_menu.addAction(f"builtin:{name}")
+            act.setToolTip(desc)
+            act.triggered.connect(lambda _=False, n=name: self.set_model(f"builtin:{n}"))
+        self.model_button.setMenu(self.builtin_menu)
+        file_menu.addAction(self.act_export)
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_quit)
+
+        edit = menu.addMenu("&Edit")
+        edit.addAction(self.act_undo)
+        edit.addAction(self.act_redo)
+        edit.addSeparator()
+        edit.addAction(self.act_duplicate)
+        edit.addAction(self.act_delete)
+
+        run = menu.addMenu("&Run")
+        run.addAction(self.act_run)
+        run.addAction(self.act_run_to)
+        run.addAction(self.act_stop)
+        run.addSeparator()
+        run.addAction(self.act_auto)
+
+        view = menu.addMenu("&View")
+        view.addAction(self.act_fit)
+        view.addSeparator()
+        for dock in (self.palette_dock, self.pipeline_dock, self.diff_dock):
+            view.addAction(dock.toggleViewAction())
+
+        bar = QToolBar("Main", self)
+        bar.setObjectName("mainToolbar")
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        for act in (self.act_new, self.act_open, self.act_save):
+            bar.addAction(act)
+        bar.addSeparator()
+        for act in (self.act_undo, self.act_redo):
+            bar.addAction(act)
+        bar.addSeparator()
+        for act in (self.act_run, self.act_run_to, self.act_stop):
+            bar.addAction(act)
+        self.addToolBar(bar)
+        self.toolbar = bar
+
+    def _connect(self) -> None:
+        c = self.ctrl
+        c.modified_changed.connect(lambda _m: self._update_title())
+        c.steps_changed.connect(self._on_steps_changed)
+        c.step_changed.connect(self._on_step_data_changed)
+        c.document_replaced.connect(self._on_document_replaced)
+        c.edited.connect(self._on_edited)
+        c.select_request.connect(self._select_later)
+        m = self.step_model
+        m.add_requested.connect(self.add_pass)
+        m.move_requested.connect(self.move_steps)
+        m.toggle_requested.connect(self.toggle_step)
+        v = self.pipeline_view
+        v.delete_requested.connect(self.delete_steps)
+        v.duplicate_requested.connect(self.duplicate_steps)
+        v.current_step_changed.connect(self._on_current_step)
+        v.run_to_requested.connect(self._run_to_uid)
+        v.nested_selected.connect(self._on_nested_selected)
+        self.palette.pass_activated.connect(self._append_pass)
+        self.target_picker.activated.connect(self._on_target_picked)
+        self.function_picker.activated.connect(self._on_function_picked)
+        self._connect_param_editor()
+        self._connect_graph_view()
+
+    def _connect_param_editor(self) -> None:
+        pe = self.param_editor
+        pe.param_changed.connect(self._on_param_changed)
+
+    def _connect_graph_view(self) -> None:
+        gv = self.graph_view
+        gv.node_selected.connect(self._on_node_selected)
+        gv.node_activated.connect(self._on_node_activated)
+
+    def _connect_worker(self) -> None:
+        w = self.worker
+        w.state_changed.connect(self._on_engine_state)
+        w.catalogue_ready.connect(lambda data, _cached: self._set_catalogue(data))
+        w.run_started.connect(self._on_run_started)
+        w.step_started.connect(self._on_step_started)
+        w.step_finished.connect(self._on_step_finished)
+        w.nested_finished.connect(self._on_nested)
+        w.run_event.connect(self._on_run_event)
+        w.run_finished.connect(self._on_run_finished)
+        w.reply_ready.connect(self._on_reply)
+        w.request_failed.connect(self._on_request_failed)
+        w.engine_crashed.connect(self._on_engine_crashed)
+
+    # ------------------------------------------------------------------------------------------
+    # settings / layout
+    def _restore_layout(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        state = self.settings.value("window/state")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        if isinstance(state, QByteArray) and not state.isEmpty():
+            self.restoreState(state)
+        else:
+            self.resizeDocks([self.palette_dock, self.pipeline_dock], [280, 400], Qt.Orientation.Horizontal)
+            self.resizeDocks([self.diff_dock], [330], Qt.Orientation.Vertical)
+
+    def _save_layout(self) -> None:
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        self.settings.sync()
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        files = app_settings_mod.recent_files(self.settings)
+        if not files:
+            act = self.recent_menu.addAction("(none)")
+            act.setEnabled(False)
+        for path in files:
+            act = self.recent_menu.addAction(path)
+            act.triggered.connect(lambda _=False, p=path: self.open_pipeline(p))
+
+    # ------------------------------------------------------------------------------------------
+    # catalogue
+    def _set_catalogue(self, data: dict) -> None:
+        from pipeline_model.catalogue import Catalogue
+
+        try:
+            self.catalogue = Catalogue.from_json(data)
+        except Exception as exc:  # noqa: BLE001 - a bad cache must not stop the app
+            self.banner.show_message(f"Could not read the pass catalogue: {exc}")
+            return
+        self.palette.set_catalogue(self.catalogue)
+        self.step_model.set_title_lookup(self._title_for, self._is_composite)
+        self._refresh_placeholders()
+        self._show_params(self.pipeline_view.current_uid())
+
+    def _title_for(self, pass_id: str) -> str:
+        spec = self.catalogue.get(pass_id) if self.catalogue is not None else None
+        return spec.title if spec is not None else pass_id
+
+    def _is_composite(self, pass_id: str) -> bool:
+        spec = self.catalogue.get(pass_id) if self.catalogue is not None else None
+        if spec is not None:
+            return bool(spec.composite)
+        return pass_id.startswith(("pipeline.", "stage."))
+
+    def _refresh_placeholders(self) -> None:
+        """Mark steps whose pass is unknown to the catalogue (shown disabled, never run)."""
+        if self.catalogue is None:
+            return
+        changed = False
+        for step in self.ctrl.doc.steps:
+            known = step.pass_id in self.catalogue
+            if not known and step.placeholder is None:
+                step.placeholder = f"unknown pass {step.pass_id!r}: not in this TVM's catalogue"
+                changed = True
+            elif known and step.placeholder is not None and step.placeholder.startswith("unknown pass"):
+                step.placeholder = None
+                changed = True
+        if changed:
+            self.step_model.refresh_data()
+
+    # ------------------------------------------------------------------------------------------
+    # files
+    def open_initial(self, path: Optional[str] = None, model: Optional[str] = None) -> None:
+        """Start-up document: ``path`` if given, else the tutorial MLP with the example pipeline."""
+        if path:
+            if not self.open_pipeline(path):
+                self.new_pipeline(force=True)
+        elif TUTORIAL_PIPELINE.exists():
+            self.open_pipeline(str(TUTORIAL_PIPELINE), remember=False, as_template=True)
+        else:
+            self.new_pipeline(force=True)
+        if model:
+            self.set_model(model)
+
+    def _known_ids(self) -> Optional[set[str]]:
+        return set(self.catalogue.ids()) if self.catalogue is not None else None
+
+    def new_pipeline(self, force: bool = False) -> None:
+        """Start an empty pipeline on the tutorial MLP."""
+        if not force and not self.maybe_save():
+            return
+        self.ctrl.replace_document(PipelineDocument(model="builtin:mlp", name="Untitled pipeline"))
+
+    def open_pipeline_dialog(self) -> None:
+        """File > Open."""
+        if not self.maybe_save():
+            return
+        start = os.path.dirname(self.ctrl.doc.path) if self.ctrl.doc.path else str(ROOT / "resources" / "pipelines")
+        path, _ = QFileDialog.getOpenFileName(self, "Open pipeline", start, FILE_FILTER)
+        if path:
+            self.open_pipeline(path)
+
+    def open_pipeline(self, path: str, remember: bool = True, as_template: bool = False) -> bool:
+        """Load ``path``; a bad file shows its error (file, JSON path, line) and changes nothing."""
+        from pipeline_model.fileformat import PipelineFileError, load_pipeline
+
+        try:
+            doc = load_pipeline(path, known_pass_ids=self._known_ids())
+        except PipelineFileError as exc:
+            QMessageBox.critical(self, "Cannot open pipeline", str(exc))
+            return False
+        except OSError as exc:
+            QMessageBox.critical(self, "Cannot open pipeline", f"{path}: {exc.strerror or exc}")
+            return False
+        if as_template:
+            doc.path = None  # the bundled example is a template: "Save" asks where
+        self.ctrl.replace_document(doc)
+        if remember:
+            app_settings_mod.add_recent_file(self.settings, path)
+        self.statusBar().showMessage(f"Opened {path}", 4000)
+        return True
+
+    def save(self) -> bool:
+        """File > Save (asks for a name the first time)."""
+        if not self.ctrl.doc.path:
+            return self.save_as()
+        return self._save_to(self.ctrl.doc.path)
+
+    def save_as(self) -> bool:
+        """File > Save As."""
+        start = self.ctrl.doc.path or os.path.join(os.path.expanduser("~"), _slug(self.ctrl.doc.name) + ".json")
+        path, _ = QFileDialog.getSaveFileName(self, "Save pipeline", start, FILE_FILTER)
+        if not path:
+            return False
+        if not os.path.splitext(path)[1]:
+            path += ".json"
+        return self._save_to(path)
+
+    def _save_to(self, path: str) -> bool:
+        from pipeline_model.fileformat import save_pipeline
+
+        try:
+            save_pipeline(self.ctrl.doc, path)
+        except (OSError, ValueError) as exc:
+            QMessageBox.critical(self, "Cannot save pipeline", f"{path}: {exc}")
+            return False
+        self.ctrl.mark_saved(path)
+        app_settings_mod.add_recent_file(self.settings, path)
+        self._update_title()
+        self.statusBar().showMessage(f"Saved {path}", 4000)
+        return True
+
+    def maybe_save(self) -> bool:
+        """Ask Save/Discard/Cancel when there are unsaved changes; False means "cancel"."""
+        if not self.ctrl.modified:
+            return True
+        answer = QMessageBox.question(
+            self,
+            "Unsaved changes",
+            f"The pipeline “{self.ctrl.doc.name}” has unsaved changes. Save them?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def open_model_dialog(self) -> None:
+        """File > Open Model: use a model file for this pipeline."""
+        base = self.ctrl.doc.model_path_base() or os.path.expanduser("~")
+        path, _ = QFileDialog.getOpenFileName(self, "Open model", base, MODEL_FILTER)
+        if path:
+            self.set_model(path)
+
+    def set_model(self, spec: str) -> None:
+        """Change the model (undoable)."""
+        if spec != self.ctrl.doc.model:
+            self.ctrl.undo_stack.push(SetModelCommand(self.ctrl, spec))
+
+    def export_script_dialog(self) -> None:
+        """File > Export Python Script."""
+        from pipeline_model.export import export_script
+
+        start = os.path.join(os.path.dirname(self.ctrl.doc.path or os.path.expanduser("~/x")), _slug(self.ctrl.doc.name) + ".py")
+        path, _ = QFileDialog.getSaveFileName(self, "Export Python script", start, "Python (*.py)")
+        if not path:
+            return
+        try:
+            text = export_script(self.ctrl.doc)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except Exception as exc:  # noqa: BLE001 - show any export problem plainly
+            QMessageBox.critical(self, "Cannot export script", f"{path}: {exc}")
+            return
+        self.statusBar().showMessage(f"Exported {path}", 4000)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self._save_layout()
+        self.run_timer.stop()
+        self.worker.shutdown()
+        event.accept()
+
+    def _update_title(self) -> None:
+        doc = self.ctrl.doc
+        name = os.path.basename(doc.path) if doc.path else doc.name
+        self.setWindowTitle(f"{name}{'*' if self.ctrl.modified else ''} — Relax Pipeline Studio")
+        self.setWindowModified(self.ctrl.modified)
+        self.model_label.setText(f"<b>Model</b> {html.escape(doc.model)} · <b>Target</b> {html.escape(target_label(doc.target))}")
+
+    # ------------------------------------------------------------------------------------------
+    # edits (each one an undo command)
+    def add_pass(self, pass_id: str, row: int = -1) -> Optional[str]:
+        """Insert a step for ``pass_id`` at ``row`` (-1 = append); returns the new step's uid."""
+        if self.catalogue is not None:
+            spec = self.catalogue.get(pass_id)
+            if spec is None:
+                self.statusBar().showMessage(f"Unknown pass {pass_id}", 5000)
+                return None
+            if not spec.available:
+                self.statusBar().showMessage(f"{spec.title} is unavailable: {spec.unavailable_reason}", 8000)
+                return None
+        step = Step(pass_id=pass_id)
+        self.ctrl.undo_stack.push(AddStepCommand(self.ctrl, row, step))
+        return step.uid
+
+    def _append_pass(self, pass_id: str) -> None:
+        uid = self.pipeline_view.current_uid()
+        row = self.ctrl.doc.index_of(uid) + 1 if uid else -1
+        self.add_pass(pass_id, row)
+
+    def move_steps(self, uids: list[str], row: int) -> None:
+        """Move ``uids`` to insertion ``row``."""
+        cmd = MoveStepsCommand(self.ctrl, uids, row)
+        if not cmd.isObsolete():
+            self.ctrl.undo_stack.push(cmd)
+
+    def toggle_step(self, uid: str, enabled: bool) -> None:
+        """Enable/disable a step."""
+        self.ctrl.undo_stack.push(ToggleEnabledCommand(self.ctrl, uid, enabled))
+
+    def delete_steps(self, uids: list[str]) -> None:
+        """Remove steps."""
+        if uids:
+            self.ctrl.undo_stack.push(RemoveStepsCommand(self.ctrl, uids))
+
+    def delete_selected(self) -> None:
+        """Edit > Delete."""
+        self.delete_steps(self.pipeline_view.selected_uids())
+
+    def duplicate_steps(self, uids: list[str]) -> None:
+        """Duplicate steps (copies go after the last one)."""
+        if uids:
+            self.ctrl.undo_stack.push(DuplicateStepsCommand(self.ctrl, uids))
+
+    def _on_param_changed(self, name: str, value: Any) -> None:
+        uid = self.pipeline_view.current_uid()
+        if not uid:
+            return
+        step = self.ctrl.doc.step(uid)
+        if step.params.get(name, _MISSING) == value:
+            return
+        self.ctrl.undo_stack.push(SetParamCommand(self.ctrl, uid, name, value))
+
+    def set_step_params(self, uid: str, params: dict) -> None:
+        """Replace a step's parameters (undoable)."""
+        self.ctrl.undo_stack.push(SetParamsCommand(self.ctrl, uid, params))
+
+    def _on_target_picked(self, index: int) -> None:
+        target = self.target_picker.itemData(index)
+        if isinstance(target, dict) and target != self.ctrl.doc.target:
+            self.ctrl.undo_stack.push(SetTargetCommand(self.ctrl, target))
+
+    # ------------------------------------------------------------------------------------------
+    # document notifications
+    def _on_document_replaced(self) -> None:
+        self._refresh_placeholders()
+        self.step_model.set_document(self.ctrl.doc)
+        self.input_script = self.input_key = None
+        self.last_run = None
+        self.last_good_script = None
+        self._graph_cache.clear()
+        self._sync_target_picker()
+        self._update_title()
+        self.banner.hide()
+        if self.ctrl.doc.steps:
+            self.pipeline_view.select_uids([self.ctrl.doc.steps[-1].uid])
+        else:
+            self._on_current_step("")
+
+    def _sync_target_picker(self) -> None:
+        for i in range(self.target_picker.count()):
+            if self.target_picker.itemData(i) == self.ctrl.doc.target:
+                self.target_picker.setCurrentIndex(i)
+                return
+        self.target_picker.addItem(target_label(self.ctrl.doc.target), dict(self.ctrl.doc.target))
+        self.target_picker.setCurrentIndex(self.target_picker.count() - 1)
+
+    def _on_steps_changed(self) -> None:
+        self._refresh_placeholders()
+        current = self.pipeline_view.current_uid()
+        selected = self.pipeline_view.selected_uids()
+        self.step_model.refresh()
+        wanted = self._pending_select or selected
+        self._pending_select = []
+        live = {s.uid for s in self.ctrl.doc.steps}
+        wanted = [u for u in wanted if u in live]
+        self.pipeline_view.select_uids(wanted, current if current in wanted else None)
+
+    def _select_later(self, uids: list[str]) -> None:
+        self._pending_select = list(uids)
+        live = {s.uid for s in self.ctrl.doc.steps}
+        if all(u in live for u in uids) and self.step_model.rowCount() == len(self.ctrl.doc.steps):
+            self.pipeline_view.select_uids(uids)
+
+    def _on_step_data_changed(self, uid: str) -> None:
+        self.step_model.step_changed(uid)
+        if uid == self.pipeline_view.current_uid() and not self.param_editor.hasFocus() and not _has_focus_within(self.param_editor):
+            self._show_params(uid)
+
+    def _on_edited(self, first_index: int) -> None:
+        self._update_title()
+        self.worker.set_revision(self.ctrl.revision)
+        self.step_model.clear_results(first_index)
+        if first_index == 0:
+            self.input_script = self.input_key = None
+        if self.auto_run:
+            kind = "param" if self.ctrl.undo_stack.count() and isinstance(
+                self.ctrl.undo_stack.command(self.ctrl.undo_stack.index() - 1), (SetParamCommand, SetParamsCommand)
+            ) else "structure"
+            self.run_timer.start(PARAM_DEBOUNCE_MS if kind == "param" else 0)
+        self._on_current_step(self.pipeline_view.current_uid(), refresh_params=False)
+
+    # ------------------------------------------------------------------------------------------
+    # running
+    def _trust_for_run(self) -> Optional[bool]:
+        """Whether custom code may run; asks once per pipeline content (remembered). None = cancel."""
+        customs = [s for s in self.ctrl.doc.steps if s.runnable and s.pass_id == "custom.python"]
+        if not customs:
+            return False
+        if self.trust_override is not None:
+            return self.trust_override
+        digest = hashlib.sha256(json.dumps([s.params for s in customs], sort_keys=True, default=str).encode()).hexdigest()
+        if digest in app_settings_mod.trusted_hashes(self.settings):
+            return True
+        answer = QMessageBox.question(
+            self,
+            "Run custom Python code?",
+            f"This pipeline has {len(customs)} custom Python step(s). Running them executes their code in the "
+            "engine process with your permissions. Run them?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            app_settings_mod.add_trusted_hash(self.settings, digest)
+            return True
+        return False
+
+    def run_pipeline_auto(self) -> None:
+        """Debounced re-run after an edit."""
+        self.run_pipeline(until=self._run_until if self._run_until is not None else None)
+
+    def run_pipeline(self, checked: bool = False, until: Optional[int] = None) -> None:  # noqa: ARG002
+        """Run (F5): every step, or up to ``until``."""
+        self.run_timer.stop()
+        trust = self._trust_for_run()
+        self._run_until = until
+        self.worker.request_run(self.ctrl.doc, self.ctrl.revision, until=until, trust_custom_code=bool(trust))
+
+    def run_to_selected(self) -> None:
+        """Run up to the selected step."""
+        uid = self.pipeline_view.current_uid()
+        if uid:
+            self._run_to_uid(uid)
+
+    def _run_to_uid(self, uid: str) -> None:
+        self.run_pipeline(until=self.ctrl.doc.index_of(uid))
+
+    def stop(self) -> None:
+        """Stop the running request (between passes)."""
+        self.run_timer.stop()
+        self.worker.cancel()
+        self.statusBar().showMessage("Stopping…", 3000)
+
+    def _on_engine_state(self, state: str, message: str) -> None:
+        self._engine_state = state
+        self.engine_label.setText(message)
+        self.engine_label.setProperty("state", state)
+        self.engine_label.style().unpolish(self.engine_label)
+        self.engine_label.style().polish(self.engine_label)
+
+    def _on_run_started(self, revision: int, until: Any) -> None:
+        if revision != self.ctrl.revision:
+            return
+        self._run_started_at = time.perf_counter()
+        self.act_stop.setEnabled(True)
+        steps = self.ctrl.doc.steps if until is None else self.ctrl.doc.steps[: int(until) + 1]
+        self.progress.setRange(0, max(1, len(steps)))
+        self.progress.setValue(0)
+        self.progress.setFormat("%v / %m steps")
+        self.progress.show()
+        self.run_label.setText("Running…")
+
+    def _on_step_started(self, revision: int, index: int, uid: str) -> None:
+        if revision != self.ctrl.revision:
+            return
+        self.step_model.set_running(uid)
+        self.progress.setValue(index)
+        title = self._title_for(self.ctrl.doc.steps[index].pass_id) if 0 <= index < len(self.ctrl.doc.steps) else uid
+        self.run_label.setText(f"Running step {index + 1}: {title}…")
+
+    def _on_nested(self, revision: int, index: int, nested: Any) -> None:
+        pass  # nested passes arrive with the step's result; the live label is enough here
+
+    def _on_run_event(self, revision: int, name: str, data: Any) -> None:
+        if revision != self.ctrl.revision or not isinstance(data, dict):
+            return
+        if name == "model_loaded":
+            self.input_script = data.get("input_script") or self.input_script
+            self.input_key = data.get("input_key") or self.input_key
+            if not self.pipeline_view.current_uid():
+                self._show_input()
+            return
+        if name == "tuning_progress":
+            done, total = data.get("done") or data.get("trials_done"), data.get("total") or data.get("trials_total")
+            if isinstance(done, int) and isinstance(total, int) and total > 0:
+                self.run_label.setText(f"Tuning: {done}/{total} trials")
+
+    def _on_step_finished(self, revision: int, result: StepResult) -> None:
+        if revision != self.ctrl.revision:
+            return
+        self.step_model.set_result(result)
+        self.progress.setValue(result.index + 1)
+        if result.uid == self.pipeline_view.current_uid():
+            self._on_current_step(result.uid, refresh_params=False)
+
+    def _on_run_finished(self, revision: int, result: RunResult) -> None:
+        if revision != self.ctrl.revision:
+            return
+        self.act_stop.setEnabled(False)
+        self.progress.hide()
+        self.step_model.set_running(None)
+        self.last_run = result
+        if result.input_script is not None:
+            self.input_script = result.input_script
+            self.input_key = result.input_key
+        self.last_good_script = result.last_good_script
+        for step in result.steps:
+            self.step_model.set_result(step)
+        ran = [s for s in result.steps if s.state in (CHANGED, UNCHANGED, FAILED)]
+        engine_ms = sum(s.elapsed_ms for s in ran if not s.cached)
+        parts = [f"Run: {len(ran)} step(s), {format_ms(result.total_ms)} (passes {format_ms(engine_ms)})"]
+        cached = sum(1 for s in result.steps if s.cached)
+        if cached:
+            parts.append(f"{cached} from cache")
+        if result.cancelled:
+            parts.append("stopped")
+        if result.failed_index is not None:
+            failed = result.steps[result.failed_index] if result.failed_index < len(result.steps) else None
+            parts.append(f"step {result.failed_index + 1} failed" + (f": {failed.error.splitlines()[0][:120]}" if failed and failed.error else ""))
+        if result.error and result.failed_index is None:
+            parts.append(result.error.splitlines()[0][:200])
+            self.banner.show_message(result.error)
+        self.run_label.setText(" · ".join(parts))
+        self._on_current_step(self.pipeline_view.current_uid(), refresh_params=False)
+
+    def _on_engine_crashed(self, message: str) -> None:
+        self.banner.show_message(message + "\nThe engine was restarted; your pipeline is unchanged.", "error")
+        self.statusBar().showMessage("Engine crashed and was restarted", 8000)
+
+    def _on_request_failed(self, kind: str, tag: Any, message: str) -> None:
+        if kind == "graph":
+            self.graph_caption.setText(f"Graph unavailable: {message.splitlines()[0][:200]}")
+        elif kind == "prim_func":
+            QMessageBox.warning(self, "TensorIR", message)
+        else:
+            self.statusBar().showMessage(f"{kind}: {message.splitlines()[0][:200]}", 8000)
+
+    # ------------------------------------------------------------------------------------------
+    # selection → params, diff, graph
+    def _step_result(self, uid: str) -> Optional[StepResult]:
+        return self.step_model.result(uid)
+
+    def _before_of(self, index: int) -> tuple[Optional[str], Optional[str]]:
+        """(script, snapshot key) of the module a step at ``index`` received."""
+        for step in reversed(self.ctrl.doc.steps[:index]):
+            res = self.step_model.result(step.uid)
+            if res is not None and res.script is not None and res.state in (CHANGED, UNCHANGED, SKIPPED):
+                return res.script, res.snapshot_key
+            if res is None and step.runnable:
+                return None, None  # an earlier step has not run (yet)
+        return self.input_script, self.input_key
+
+    def _show_params(self, uid: str) -> None:
+        if not uid:
+            self.param_title.setText("Step parameters")
+            self.param_editor.set_step(None, {})
+            return
+        step = self.ctrl.doc.step(uid)
+        spec = self.catalogue.get(step.pass_id) if self.catalogue is not None else None
+        self.param_title.setText(f"<b>{html.escape(self._title_for(step.pass_id))}</b> <code>{html.escape(step.pass_id)}</code>")
+        self.param_editor.set_step(spec, step.params)
+
+    def _on_current_step(self, uid: str, refresh_params: bool = True) -> None:
+        if refresh_params:
+            self._show_params(uid)
+        if not uid:
+            self._show_input()
+            return
+        try:
+            index = self.ctrl.doc.index_of(uid)
+        except ValueError:
+            return
+        step = self.ctrl.doc.steps[index]
+        result = self.step_model.result(uid)
+        before, before_key = self._before_of(index)
+        title = f"Step {index + 1}: {self._title_for(step.pass_id)}"
+        if result is None:
+            self._diff_message(f"{title} has not run yet." if step.runnable else f"{title} is disabled (skipped).")
+            self._show_graph(before_key, None, f"{title} — not run yet; showing its input")
+            return
+        if result.state == FAILED:
+            last_good = before if before is not None else (self.last_good_script or self.input_script)
+            self.diff_view.set_error(f"{title} failed", result.error or "unknown error", last_good or "")
+            self._show_graph(before_key, None, f"{title} failed — showing the last good module")
+            self.step_shown.emit(uid)
+            return
+        after = result.script
+        label = "changed the module" if result.state == CHANGED else ("changed nothing" if result.state == UNCHANGED else result.state)
+        self.diff_view.set_snapshots(before, after, before_title="Before " + title, after_title=f"After {title} — {label} ({format_ms(result.elapsed_ms)})")
+        self._show_graph(result.snapshot_key or before_key, before_key if result.state == CHANGED else None, f"{title} — {label}")
+        self.step_shown.emit(uid)
+
+    def _show_input(self) -> None:
+        if self.input_script:
+            self.diff_view.set_snapshots(self.input_script, self.input_script, before_title="Model input", after_title="Model input")
+        else:
+            self._diff_message("Run the pipeline (F5) to see what each step does.")
+        self._show_graph(self.input_key, None, "Model input")
+
+    def _on_nested_selected(self, uid: str, nested_index: int) -> None:
+        result = self.step_model.result(uid)
+        if result is None or not 0 <= nested_index < len(result.nested):
+            return
+        index = self.ctrl.doc.index_of(uid)
+        before, _ = self._before_of(index)
+        for n in result.nested[:nested_index]:
+            if n.script is not None:
+                before = n.script
+        target = result.nested[nested_index]
+        after = target.script if target.script is not None else before
+        self.diff_view.set_snapshots(before, after, before_title=f"Before {target.name}", after_title=f"Step {index + 1} › {target.name} ({format_ms(target.elapsed_ms)})")
+
+    def _diff_message(self, text: str) -> None:
+        self.diff_view.clear()
+        self.diff_view.left_title.setText(text)
+        self.diff_view.right_title.setText("")
+
+    # ---- graph -----------------------------------------------------------------------------
+    def _show_graph(self, key: Optional[str], before_key: Optional[str], caption: str) -> None:
+        self.graph_caption.setText(caption)
+        self._shown_graph = (key, self._current_function) if key else None
+        self._shown_before_key = before_key
+        if not key:
+            self.graph_view.clear()
+            return
+        for k in (key, before_key):
+            if k and (k, self._current_function) not in self._graph_cache:
+                self.worker.request_graph(k, self._current_function, tag=(k, self._current_function))
+        self._render_graph()
+
+    def _render_graph(self) -> None:
+        if not self._shown_graph:
+            return
+        key, function = self._shown_graph
+        data = self._graph_cache.get((key, function))
+        if data is None:
+            return
+        before = self._graph_cache.get((self._shown_before_key, function)) if self._shown_before_key else None
+        if self._shown_before_key and before is None:
+            return  # wait for the "before" graph to highlight changes
+        changed: set[str] = set()
+        if before is not None:
+            from pipeline_model.ir_graph import changed_nodes
+
+            changed = changed_nodes(before, data)
+        self._update_function_picker(data)
+        self.graph_view.set_graph(data, changed)
+
+    def _update_function_picker(self, data: dict) -> None:
+        names = list((data.get("graph") or {}).get("functions") or [])
+        current = (data.get("graph") or {}).get("function")
+        self.function_picker.blockSignals(True)
+        self.function_picker.clear()
+        for name in names or ([current] if current else []):
+            self.function_picker.addItem(str(name))
+        if current:
+            self.function_picker.setCurrentText(str(current))
+        self.function_picker.setEnabled(len(names) > 1)
+        self.function_picker.blockSignals(False)
+
+    def _on_function_picked(self, index: int) -> None:
+        name = self.function_picker.itemText(index)
+        self._current_function = name or None
+        uid = self.pipeline_view.current_uid()
+        self._on_current_step(uid, refresh_params=False) if uid else self._show_input()
+
+    def _on_reply(self, kind: str, tag: Any, value: Any) -> None:
+        if kind == "graph":
+            data = value.get("graph", value) if isinstance(value, dict) and "nodes" not in value else value
+            self._graph_cache[tuple(tag)] = data
+            if len(self._graph_cache) > 64:
+                self._graph_cache.pop(next(iter(self._graph_cache)))
+            self._render_graph()
+        elif kind == "prim_func":
+            self._show_prim_func(str(tag), str(value if not isinstance(value, dict) else value.get("text", "")))
+
+    def _fit_graph(self) -> None:
+        if hasattr(self.graph_view, "fit"):
+            self.graph_view.fit()
+
+    def _graph_node(self, node_id: str) -> Optional[dict]:
+        if not self._shown_graph:
+            return None
+        data = self._graph_cache.get(self._shown_graph) or {}
+        for node in data.get("nodes", []):
+            if node.get("id") == node_id:
+                return node
+        return None
+
+    def _on_node_selected(self, node_id: str) -> None:
+        node = self._graph_node(node_id) if node_id else None
+        if node is None:
+            self.details.clear()
+            return
+        data = self._graph_cache.get(self._shown_graph) or {}
+        nodes = {n["id"]: n for n in data.get("nodes", [])}
+        inputs = sorted(((e.get("index", 0) or 0, e["source"]) for e in data.get("edges", []) if e.get("target") == node_id), key=lambda t: (t[0], str(t[1])))
+        rows = [f"<h3 style='margin:0'>{html.escape(str(node.get('label') or node.get('name') or node_id))}</h3>"]
+        rows.append(f"<p><b>{html.escape(str(node.get('kind', '')))}</b> <code>{html.escape(str(node.get('name', '')))}</code></p>")
+        if node.get("op"):
+            rows.append(f"<p>op: <code>{html.escape(str(node['op']))}</code></p>")
+        if node.get("callee"):
+            link = ""
+            if node.get("callee_kind") == "prim_func":
+                link = f" — <a href='primfunc:{html.escape(str(node['callee']))}'>show TensorIR</a>"
+            rows.append(f"<p>callee: <code>{html.escape(str(node['callee']))}</code>{link}</p>")
+        if node.get("composite"):
+            rows.append(f"<p>composite: <code>{html.escape(str(node['composite']))}</code></p>")
+        rows.append(f"<p>output: <code>{html.escape(str(node.get('type_text') or ''))}</code></p>")
+        if inputs:
+            items = "".join(
+                f"<li><code>{html.escape(str(nodes.get(src, {}).get('name', src)))}</code>: <code>{html.escape(str(nodes.get(src, {}).get('type_text', '')))}</code></li>"
+                for _i, src in inputs
+            )
+            rows.append(f"<p>inputs:</p><ul style='margin-top:0'>{items}</ul>")
+        attrs = node.get("attrs") or {}
+        if attrs:
+            items = "".join(f"<tr><td><code>{html.escape(str(k))}</code></td><td><code>{html.escape(str(v))}</code></td></tr>" for k, v in attrs.items())
+            rows.append(f"<p>attributes:</p><table>{items}</table>")
+        self.details.setHtml("".join(rows))
+
+    def _on_details_link(self, url) -> None:
+        text = url.toString()
+        if text.startswith("primfunc:"):
+            self._request_prim_func(text[len("primfunc:"):])
+
+    def _on_node_activated(self, node_id: str) -> None:
+        node = self._graph_node(node_id)
+        if node and node.get("callee") and node.get("callee_kind") == "prim_func":
+            self._request_prim_func(str(node["callee"]))
+
+    def _request_prim_func(self, name: str) -> None:
+        if self._shown_graph:
+            self.worker.request_prim_func(self._shown_graph[0], name, tag=name)
+
+    def _show_prim_func(self, name: str, text: str) -> None:
+        from widgets.code_editor import CodeEditor
+
+        dialog = QDialog(self)
+        dialog.setWindowTitle(f"TensorIR — {name}")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        editor = CodeEditor(dialog, read_only=True)
+        editor.set_text(text)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(editor)
+        close = QPushButton("Close", dialog)
+        close.clicked.connect(dialog.close)
+        layout.addWidget(close, 0, Qt.AlignmentFlag.AlignRight)
+        dialog.resize(820, 640)
+        dialog.show()
+        self.prim_func_dialog = dialog
+
+
+_MISSING = object()
+
+
+def _slug(name: str) -> str:
+    out = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name.strip().lower())
+    return out.strip("_") or "pipeline"
+
+
+def _has_focus_within(widget: QWidget) -> bool:
+    focus = QApplication.focusWidget()
+    while focus is not None:
+        if focus is widget:
+            return True
+        focus = focus.parentWidget()
+    return False
