@@ -182,3 +182,31 @@ def test_graph_from_json_rejects_bad_input():
         ig.graph_from_json({"edges": []})
     with pytest.raises(ValueError, match=r"edges\[0\].*unknown node"):
         ig.graph_from_json({"nodes": [{"id": "a"}], "edges": [{"source": "a", "target": "zz"}]})
+
+
+def test_engine_graph_and_prim_func_commands(engine, bundled_pipelines):
+    from pipeline_model.engine.client import EngineError
+    from pipeline_model.fileformat import load_pipeline
+
+    path = next(p for p in bundled_pipelines if p.endswith("fusion_walkthrough.json"))
+    doc = load_pipeline(path)
+    result = engine.run(doc)
+    legalize = result.steps[0]
+    assert legalize.snapshot_key
+    reply = engine.graph(legalize.snapshot_key)
+    assert reply["functions"] == ["forward"] and reply["function"] == "forward"
+    g = ig.graph_from_json(reply["graph"])
+    callees = {d["callee"] for _, d in g.nodes(data=True) if d.get("callee_kind") == "prim_func"}
+    assert "matmul" in callees
+    text = engine.prim_func(legalize.snapshot_key, "matmul")
+    assert "T.prim_func" in text
+    before = engine.graph(result.input_key)["graph"]
+    assert ig.changed_nodes(before, reply["graph"])  # LegalizeOps changed the bindings
+    fused = engine.graph(result.steps[2].snapshot_key)
+    assert len(fused["functions"]) > 1 and fused["function"] == "forward"
+    other = next(f for f in fused["functions"] if f != "forward")
+    assert engine.graph(result.steps[2].snapshot_key, other)["function"] == other
+    with pytest.raises(EngineError, match="not in the engine's cache"):
+        engine.graph("no-such-key")
+    with pytest.raises(EngineError, match="no PrimFunc"):
+        engine.prim_func(legalize.snapshot_key, "nope")
