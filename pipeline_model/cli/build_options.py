@@ -1,0 +1,138 @@
+"""Build options of ``main.py run``: ``--build``, ``--bench``, ``--inputs``, ``--rtol``, ``--atol``,
+``--export-lib``, and what to do with them after the pipeline ran.
+
+``add_arguments(parser)`` adds the options; ``run_build(args, client, doc, run_result)`` builds the
+final module of the run in the engine, prints the outputs, the latency and the numerical check (or one
+JSON object with ``--json``) and returns the exit code: 0 ok, 1 build/run failed or the check failed,
+2 bad input (options, inputs file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Optional, TextIO
+
+from pipeline_model import build_api
+from pipeline_model.document import PipelineDocument, target_label
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the build options to the ``run`` sub-command's parser."""
+    group = parser.add_argument_group("build and run (needs the pipeline to succeed)")
+    group.add_argument("--build", action="store_true",
+                       help="build the final module with tvm.compile, run it and check it numerically "
+                            "against the unoptimized model (default pipeline, CPU)")
+    group.add_argument("--bench", action="store_true",
+                       help="also measure latency (time_evaluator: warm-up, then repeats); implies --build")
+    group.add_argument("--inputs", metavar="FILE",
+                       help=".npy/.npz file with the model inputs (arrays named like the inputs); "
+                            "default: seeded random inputs")
+    group.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance of the check (default 1e-4)")
+    group.add_argument("--atol", type=float, default=1e-4, help="absolute tolerance of the check (default 1e-4)")
+    group.add_argument("--export-lib", metavar="DIR",
+                       help="write the built library (model.so), its weights and a deploy.py into DIR; implies --build")
+
+
+def wants_build(args: argparse.Namespace) -> bool:
+    """True when any build option was given."""
+    return bool(getattr(args, "build", False) or getattr(args, "bench", False) or getattr(args, "export_lib", None))
+
+
+def _final_key(run_result: Any) -> Optional[str]:
+    for step in reversed(list(getattr(run_result, "steps", []) or [])):
+        if getattr(step, "snapshot_key", None) and step.state in ("changed", "unchanged", "skipped"):
+            return str(step.snapshot_key)
+    return getattr(run_result, "input_key", None)
+
+
+def _fmt(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value:.6g}"
+
+
+def print_build_result(result: build_api.BuildRunResult, stream: TextIO) -> None:
+    """Human-readable report of a build run."""
+    print(f"build: {result.label} -> {target_label(result.target)} on {result.device}, "
+          f"function {result.function}, built in {result.build_ms:.0f} ms, weights: {result.weights}", file=stream)
+    for out in result.outputs:
+        bad = f"  NaN={out.nan} Inf={out.inf}" if (out.nan or out.inf) else ""
+        print(f"  output {out.index}: {out.dtype}{out.shape}  min={_fmt(out.min)} max={_fmt(out.max)} "
+              f"mean={_fmt(out.mean)} std={_fmt(out.std)}{bad}", file=stream)
+    if result.latency is not None:
+        lat = result.latency
+        print(f"latency: median {lat.median_us:.1f} us per run (min {lat.min_us:.1f}, max {lat.max_us:.1f}, "
+              f"std {lat.std_us:.1f}; {lat.repeat} x {lat.number} runs after {lat.warmup} warm-up)", file=stream)
+    if result.check is not None:
+        chk = result.check
+        verdict = "PASS" if chk.passed else "FAIL"
+        detail = f" ({chk.error})" if chk.error else ""
+        print(f"check: {verdict}  max abs err {_fmt(chk.max_abs)}, max rel err {_fmt(chk.max_rel)} "
+              f"(rtol {chk.rtol:g}, atol {chk.atol:g}) vs {chk.reference}{detail}", file=stream)
+
+
+def run_build(args: argparse.Namespace, client: Any, doc: PipelineDocument, run_result: Any,
+              out: Optional[dict[str, Any]] = None) -> int:
+    """Build, run, time, check and export as the options say; returns the exit code.
+
+    With ``--json`` (``args.json``) the results go into ``out["build"]``/``out["export"]`` when ``out``
+    is given (so the caller prints one JSON document), else one JSON object is printed on stdout.
+    """
+    from pipeline_model.engine.client import EngineError
+
+    as_json = bool(getattr(args, "json", False))
+    report: dict[str, Any] = {}
+
+    def finish(code: int) -> int:
+        if as_json:
+            if out is not None:
+                out.update(report)
+            else:
+                print(json.dumps(report, indent=2))
+        return code
+
+    def fail(code: int, message: str) -> int:
+        report["build_error"] = message
+        if not as_json:
+            print(f"error: {message}", file=sys.stderr)
+        return finish(code)
+
+    if args.rtol is not None and args.rtol < 0 or args.atol is not None and args.atol < 0:
+        return fail(EXIT_BAD_INPUT, "--rtol and --atol must be >= 0")
+    inputs_path = os.path.abspath(args.inputs) if getattr(args, "inputs", None) else None
+    if inputs_path and not os.path.isfile(inputs_path):
+        return fail(EXIT_BAD_INPUT, f"--inputs {args.inputs}: no such file")
+    if inputs_path and not inputs_path.endswith((".npy", ".npz")):
+        return fail(EXIT_BAD_INPUT, f"--inputs {args.inputs}: expected a .npy or .npz file")
+    if run_result is not None and not getattr(run_result, "ok", True):
+        return fail(EXIT_FAILED, "not building: the pipeline run did not succeed")
+
+    key = _final_key(run_result) if run_result is not None else None
+    progress = None if as_json else (lambda name, data: print(f"  {data.get('message', '')}", file=sys.stderr)
+                                     if name == "build_progress" else None)
+    try:
+        result = build_api.build_run(
+            client, doc, key=key, inputs=build_api.InputSpec(path=inputs_path),
+            bench=build_api.BenchSettings() if args.bench else None,
+            check=(args.rtol, args.atol), on_event=progress)
+    except EngineError as exc:
+        message = exc.message.split(": ", 1)[1] if exc.message.startswith("BuildError: ") else exc.message
+        code = EXIT_BAD_INPUT if message.startswith(("inputs file", "input ")) else EXIT_FAILED
+        return fail(code, f"build failed: {message}")
+    report["build"] = result.to_json()
+    if not as_json:
+        print_build_result(result, sys.stdout)
+    code = EXIT_OK if result.ok else EXIT_FAILED
+
+    if getattr(args, "export_lib", None):
+        try:
+            exported = build_api.export_library(client, doc, args.export_lib, key=key, on_event=progress)
+        except EngineError as exc:
+            return fail(EXIT_FAILED, f"export failed: {exc.message}")
+        report["export"] = exported.__dict__
+        if not as_json:
+            print(f"exported: {exported.library}; run it with: python {exported.deploy_script}")
+    return finish(code)
