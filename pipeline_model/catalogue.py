@@ -393,10 +393,7 @@ def title_from_name(name: str) -> str:
     word = ""
     for i, ch in enumerate(name):
         nxt = name[i + 1] if i + 1 < len(name) else ""
-        if word and ch.isupper() and (not word[-1].isupper() or (nxt and nxt.islower())):
-            out.append(word)
-            word = ""
-        elif word and ch.isdigit() != word[-1].isdigit() and not word[-1].isupper():
+        if word and ch.isupper() and not word[-1].isdigit() and (not word[-1].isupper() or (nxt and nxt.islower())):
             out.append(word)
             word = ""
         word += ch

@@ -143,3 +143,15 @@ def test_dlight_schedules_mlp_for_cuda():
     scheduled = [gv.name_hint for gv, f in mod.functions.items()
                  if isinstance(f, tvm.tirx.PrimFunc) and f.attrs and "tirx.is_scheduled" in f.attrs]
     assert scheduled, mod.script()
+
+
+def test_passes_table_groups_and_reasons(cat):
+    from pipeline_model.cli.passes_cmd import format_table
+
+    spec = PassSpec("x.Gone", "Gone", "Fusion", "d", available=False, unavailable_reason="relax.ext.foo missing")
+    local = Catalogue.from_json(cat.to_json())
+    local.add(spec)
+    text = format_table(local, "fusion")
+    assert text.startswith("== Fusion ==") and "relax.FuseOps " in text
+    assert "relax.ext.foo missing" in text and "relax.LegalizeOps" not in text
+    assert cat.get("relax.FoldBatchnormToConv2D").title == "Fold Batchnorm To Conv2D"

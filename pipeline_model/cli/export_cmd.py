@@ -1,0 +1,57 @@
+"""``python main.py export PIPELINE [-o FILE] [--build]``: write a standalone TVM script."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def add_parser(subparsers: "argparse._SubParsersAction") -> None:
+    """Register the ``export`` sub-command."""
+    p = subparsers.add_parser("export", help="export a pipeline as a standalone Python script")
+    p.add_argument("pipeline", help="pipeline file (.json)")
+    p.add_argument("-o", "--output", metavar="FILE", help="output file ('-' for stdout; default: next to the pipeline)")
+    p.add_argument("--build", action="store_true", help="the script also compiles and runs the model")
+    p.add_argument("--no-engine", action="store_true",
+                   help="do not ask the engine for the catalogue (parameters are used as written)")
+
+
+def main(args: argparse.Namespace) -> int:
+    """Export; exit 0 ok, 2 bad input (unreadable pipeline, bad step), 1 engine failure."""
+    from pipeline_model.catalogue import Catalogue
+    from pipeline_model.export import ExportError, default_output_path, export_script
+    from pipeline_model.fileformat import PipelineFileError, load_pipeline
+
+    catalogue = None
+    if not args.no_engine:
+        try:
+            from pipeline_model.cli.passes_cmd import fetch_catalogue
+
+            catalogue = fetch_catalogue()
+        except Exception as exc:  # noqa: BLE001
+            print(f"error: cannot get the pass catalogue from the engine: {exc}", file=sys.stderr)
+            return 1
+    try:
+        doc = load_pipeline(args.pipeline, known_pass_ids=set(catalogue.ids()) if catalogue else None)
+    except (PipelineFileError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    skipped = [f"step {i + 1} ({s.pass_id}): {s.placeholder}" for i, s in enumerate(doc.steps) if s.placeholder]
+    try:
+        source = export_script(doc, build=args.build, catalogue=catalogue)
+    except ExportError as exc:
+        print(f"error: {args.pipeline}: {exc}", file=sys.stderr)
+        return 2
+    for line in skipped:
+        print(f"warning: skipped unknown {line}", file=sys.stderr)
+    if args.output == "-":
+        sys.stdout.write(source)
+        return 0
+    out = args.output or default_output_path(doc)
+    tmp = out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(source)
+    os.replace(tmp, out)
+    print(f"wrote {out}")
+    return 0
