@@ -108,8 +108,10 @@ class QtEngineWorker(QThread):
         client_factory: Optional[Callable[[], Any]] = None,
         cached_catalogue_key: Optional[str] = None,
         parent=None,
+        close_client: bool = True,
     ) -> None:
         super().__init__(parent)
+        self._close_client = close_client
         self._cache_dir = cache_dir
         self._client_factory = client_factory
         self._cached_key = cached_catalogue_key
@@ -184,7 +186,7 @@ class QtEngineWorker(QThread):
         self._cancel_client()
         if not self.wait(timeout_ms):
             client = self._client
-            if client is not None:
+            if client is not None and self._close_client:
                 try:
                     client.close()
                 except Exception:  # noqa: BLE001 - best effort on exit
@@ -255,7 +257,7 @@ class QtEngineWorker(QThread):
                     self.state_changed.emit("ready", "Engine ready" + (f" (TVM {self.tvm_version})" if self.tvm_version else ""))
         client = self._client
         self._client = None
-        if client is not None:
+        if client is not None and self._close_client:
             try:
                 client.close()
             except Exception:  # noqa: BLE001

@@ -102,7 +102,13 @@ class MainWindow(QMainWindow):
     #: Emitted when the diff/graph for the selected step is on screen (used by the benchmark).
     step_shown = Signal(str)
 
-    def __init__(self, start_engine: bool = True, settings: Optional[QSettings] = None) -> None:
+    def __init__(
+        self,
+        start_engine: bool = True,
+        settings: Optional[QSettings] = None,
+        client_factory: Any = None,
+        close_client: bool = True,
+    ) -> None:
         super().__init__()
         self.settings = settings or app_settings_mod.app_settings()
         self.ctrl = DocumentController(self)
@@ -140,7 +146,9 @@ class MainWindow(QMainWindow):
         key, cached = load_cached_catalogue(cache)
         if cached is not None:
             self._set_catalogue(cached)
-        self.worker = QtEngineWorker(cache_dir=cache, cached_catalogue_key=key, parent=self)
+        self.worker = QtEngineWorker(
+            cache_dir=cache, cached_catalogue_key=key, parent=self, client_factory=client_factory, close_client=close_client
+        )
         self._connect_worker()
         if start_engine:
             self.worker.start()
@@ -629,7 +637,6 @@ class MainWindow(QMainWindow):
         doc = self.ctrl.doc
         name = os.path.basename(doc.path) if doc.path else doc.name
         self.setWindowTitle(f"{name}{'*' if self.ctrl.modified else ''} — Relax Pipeline Studio")
-        self.setWindowModified(self.ctrl.modified)
         self.model_label.setText(f"<b>Model</b> {html.escape(doc.model)} · <b>Target</b> {html.escape(target_label(doc.target))}")
 
     # ------------------------------------------------------------------------------------------
@@ -739,8 +746,8 @@ class MainWindow(QMainWindow):
 
     def _on_step_data_changed(self, uid: str) -> None:
         self.step_model.step_changed(uid)
-        if uid == self.pipeline_view.current_uid() and not self.param_editor.hasFocus() and not _has_focus_within(self.param_editor):
-            self._show_params(uid)
+        if uid == self.pipeline_view.current_uid():
+            self._sync_param_values(uid)
 
     def _on_edited(self, first_index: int) -> None:
         self._update_title()
@@ -918,12 +925,27 @@ class MainWindow(QMainWindow):
     def _show_params(self, uid: str) -> None:
         if not uid:
             self.param_title.setText("Step parameters")
-            self.param_editor.set_step(None, {})
+            self.param_editor.clear()
             return
         step = self.ctrl.doc.step(uid)
         spec = self.catalogue.get(step.pass_id) if self.catalogue is not None else None
-        self.param_title.setText(f"<b>{html.escape(self._title_for(step.pass_id))}</b> <code>{html.escape(step.pass_id)}</code>")
-        self.param_editor.set_step(spec, step.params)
+        self.param_title.setText(f"Step {self.ctrl.doc.index_of(uid) + 1} parameters")
+        if spec is None:
+            self.param_editor.clear()
+            self.param_editor.empty_label.setText(
+                step.placeholder or ("Loading the pass catalogue…" if self.catalogue is None else f"Unknown pass {step.pass_id}")
+            )
+            return
+        self.param_editor.set_step(spec.to_json(), step.params)
+
+    def _sync_param_values(self, uid: str) -> None:
+        """Show a step's current values (after undo/redo) without rebuilding the form."""
+        step = self.ctrl.doc.step(uid)
+        spec = self.catalogue.get(step.pass_id) if self.catalogue is not None else None
+        if spec is None:
+            return
+        values = {p.name: step.params.get(p.name, p.default) for p in spec.params}
+        self.param_editor.set_values(values)
 
     def _on_current_step(self, uid: str, refresh_params: bool = True) -> None:
         if refresh_params:
@@ -986,7 +1008,7 @@ class MainWindow(QMainWindow):
         self._shown_graph = (key, self._current_function) if key else None
         self._shown_before_key = before_key
         if not key:
-            self.graph_view.clear()
+            self.graph_view.clear_graph("Run the pipeline (F5) to see the model as a graph")
             return
         for k in (key, before_key):
             if k and (k, self._current_function) not in self._graph_cache:
@@ -997,27 +1019,33 @@ class MainWindow(QMainWindow):
         if not self._shown_graph:
             return
         key, function = self._shown_graph
-        data = self._graph_cache.get((key, function))
-        if data is None:
+        reply = self._graph_cache.get((key, function))
+        if reply is None:
             return
-        before = self._graph_cache.get((self._shown_before_key, function)) if self._shown_before_key else None
-        if self._shown_before_key and before is None:
+        before_reply = self._graph_cache.get((self._shown_before_key, function)) if self._shown_before_key else None
+        if self._shown_before_key and before_reply is None:
             return  # wait for the "before" graph to highlight changes
+        data = reply.get("graph")
+        self._update_function_picker(reply)
+        if not data:
+            self.graph_view.clear_graph("This module has no Relax function")
+            self.graph_caption.setText(self.graph_caption.text() + " (no Relax function)")
+            return
         changed: set[str] = set()
-        if before is not None:
+        before = before_reply.get("graph") if before_reply else None
+        if before_reply is not None and before_reply.get("function") == reply.get("function"):
             from pipeline_model.ir_graph import changed_nodes
 
             changed = changed_nodes(before, data)
-        self._update_function_picker(data)
         self.graph_view.set_graph(data, changed)
 
-    def _update_function_picker(self, data: dict) -> None:
-        names = list((data.get("graph") or {}).get("functions") or [])
-        current = (data.get("graph") or {}).get("function")
+    def _update_function_picker(self, reply: dict) -> None:
+        names = [str(n) for n in reply.get("functions") or []]
+        current = reply.get("function")
         self.function_picker.blockSignals(True)
         self.function_picker.clear()
-        for name in names or ([current] if current else []):
-            self.function_picker.addItem(str(name))
+        for name in names or ([str(current)] if current else []):
+            self.function_picker.addItem(name)
         if current:
             self.function_picker.setCurrentText(str(current))
         self.function_picker.setEnabled(len(names) > 1)
@@ -1031,8 +1059,7 @@ class MainWindow(QMainWindow):
 
     def _on_reply(self, kind: str, tag: Any, value: Any) -> None:
         if kind == "graph":
-            data = value.get("graph", value) if isinstance(value, dict) and "nodes" not in value else value
-            self._graph_cache[tuple(tag)] = data
+            self._graph_cache[tuple(tag)] = value if isinstance(value, dict) else {"graph": None}
             if len(self._graph_cache) > 64:
                 self._graph_cache.pop(next(iter(self._graph_cache)))
             self._render_graph()
@@ -1040,24 +1067,24 @@ class MainWindow(QMainWindow):
             self._show_prim_func(str(tag), str(value if not isinstance(value, dict) else value.get("text", "")))
 
     def _fit_graph(self) -> None:
-        if hasattr(self.graph_view, "fit"):
-            self.graph_view.fit()
+        self.graph_view.fit_to_view()
 
     def _graph_node(self, node_id: str) -> Optional[dict]:
         if not self._shown_graph:
             return None
-        data = self._graph_cache.get(self._shown_graph) or {}
+        data = (self._graph_cache.get(self._shown_graph) or {}).get("graph") or {}
         for node in data.get("nodes", []):
             if node.get("id") == node_id:
                 return node
         return None
 
-    def _on_node_selected(self, node_id: str) -> None:
+    def _on_node_selected(self, info: Any) -> None:
+        node_id = str(info.get("id", "")) if isinstance(info, dict) else str(info or "")
         node = self._graph_node(node_id) if node_id else None
         if node is None:
             self.details.clear()
             return
-        data = self._graph_cache.get(self._shown_graph) or {}
+        data = (self._graph_cache.get(self._shown_graph) or {}).get("graph") or {}
         nodes = {n["id"]: n for n in data.get("nodes", [])}
         inputs = sorted(((e.get("index", 0) or 0, e["source"]) for e in data.get("edges", []) if e.get("target") == node_id), key=lambda t: (t[0], str(t[1])))
         rows = [f"<h3 style='margin:0'>{html.escape(str(node.get('label') or node.get('name') or node_id))}</h3>"]
@@ -1089,7 +1116,8 @@ class MainWindow(QMainWindow):
         if text.startswith("primfunc:"):
             self._request_prim_func(text[len("primfunc:"):])
 
-    def _on_node_activated(self, node_id: str) -> None:
+    def _on_node_activated(self, info: Any) -> None:
+        node_id = str(info.get("id", "")) if isinstance(info, dict) else str(info or "")
         node = self._graph_node(node_id)
         if node and node.get("callee") and node.get("callee_kind") == "prim_func":
             self._request_prim_func(str(node["callee"]))

@@ -47,7 +47,6 @@ class QtPassPaletteModel(QStandardItemModel):
     def set_catalogue(self, catalogue: Any) -> None:
         """Rebuild the tree from ``catalogue`` (``categories()``, ``specs_in(category)``)."""
         self._catalogue = catalogue
-        self.beginResetModel()
         self.blockSignals(True)
         try:
             self.clear()
@@ -67,7 +66,9 @@ class QtPassPaletteModel(QStandardItemModel):
                     self.appendRow(cat_item)
         finally:
             self.blockSignals(False)
-            self.endResetModel()
+        # Views saw nothing while the tree was rebuilt silently: tell them to re-read it all.
+        self.beginResetModel()
+        self.endResetModel()
 
     @staticmethod
     def _pass_item(spec: Any) -> QStandardItem:

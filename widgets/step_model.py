@@ -436,8 +436,9 @@ class QtPipelineModel(QAbstractListModel):
         uids = parse_step_mime(data)
         if uids is not None:
             self.move_requested.emit(uids, row)
-            # Returning False stops the view from removing the source rows itself.
-            return False
+            # Accepted; the view's follow-up removeRows() of the source rows is a no-op here
+            # (QAbstractItemModel.removeRows returns False), the app moved the steps already.
+            return True
         return False
 
 
