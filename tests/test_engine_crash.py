@@ -35,8 +35,9 @@ def _doc(custom_source: str) -> PipelineDocument:
     )
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def own_client():
+    """One client for this module: every test kills its engine, the client restarts it."""
     client = EngineClient(step_timeout_s=300.0)
     yield client
     client.close()

@@ -486,7 +486,7 @@ class EngineClient:
                     engine.proc.stdin.close()  # type: ignore[union-attr]
             except (BrokenPipeError, OSError, ValueError):
                 pass
-            if engine.wait(3.0) is None:
+            if engine.wait(1.0) is None:  # an engine still importing TVM reads stdin only later
                 engine.kill()
             engine.close_pipes()
 
