@@ -51,6 +51,7 @@ class CodeEditor(QPlainTextEdit):
             QtPygmentsHighlighter(self.document()) if highlight else None
         )
         self._numbers: Optional[list[Optional[int]]] = None
+        self._numbers_max = 1
         self._backgrounds: dict[int, QColor] = {}
         self._error: Optional[tuple[int, str]] = None
         self._area = _LineNumberArea(self)
@@ -87,6 +88,7 @@ class CodeEditor(QPlainTextEdit):
     def set_line_numbers(self, numbers: Optional[Sequence[Optional[int]]]) -> None:
         """Gutter numbers per block (``None`` = no number); ``None`` restores 1..n."""
         self._numbers = list(numbers) if numbers is not None else None
+        self._numbers_max = max((n for n in self._numbers if n is not None), default=1) if self._numbers else 1
         self._update_margin()
         self._area.update()
 
@@ -186,7 +188,7 @@ class CodeEditor(QPlainTextEdit):
     def line_number_area_width(self) -> int:
         """Width of the gutter in pixels."""
         if self._numbers is not None:
-            biggest = max((n for n in self._numbers if n is not None), default=1)
+            biggest = self._numbers_max
         else:
             biggest = max(1, self.blockCount())
         digits = max(3, len(str(biggest)))

@@ -73,6 +73,7 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
         self._style = get_style_by_name(DARK_STYLE if self.is_dark else LIGHT_STYLE)
         self.enabled = True
         self._window = (0, 200)
+        self._ensuring = False
 
     # -- lazy highlighting ---------------------------------------------------------------------------
     def is_lazy(self) -> bool:
@@ -86,17 +87,21 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
     def ensure_highlighted(self, first: int, last: int) -> int:
         """Highlight blocks ``first..last`` that lazy mode skipped; returns how many were done."""
         doc = self.document()
-        if doc is None:
+        if doc is None or self._ensuring:
             return 0
-        self._window = (first, last)
-        done = 0
-        block = doc.findBlockByNumber(max(0, first))
-        while block.isValid() and block.blockNumber() <= last:
-            if block.userState() == _STATE_PENDING:
-                self.rehighlightBlock(block)
-                done += 1
-            block = block.next()
-        return done
+        self._ensuring = True
+        try:
+            self._window = (first, last)
+            done = 0
+            block = doc.findBlockByNumber(max(0, first))
+            while block.isValid() and block.blockNumber() <= last:
+                if block.userState() == _STATE_PENDING:
+                    self.rehighlightBlock(block)  # continues through the following pending blocks
+                    done += 1
+                block = block.next()
+            return done
+        finally:
+            self._ensuring = False
 
     def is_block_highlighted(self, number: int) -> bool:
         """False while lazy mode has not highlighted block ``number`` yet."""
