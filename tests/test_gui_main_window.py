@@ -303,3 +303,44 @@ def test_engine_crash_during_run_keeps_document(env_dirs, qapp):
     finally:
         win.ctrl.undo_stack.setClean()
         win.close()
+
+
+def test_edit_parameter_through_param_editor(fresh):
+    win = fresh
+    win.auto_run = False
+    uid = win.add_pass("relax.FuseOps")
+    win.pipeline_view.select_uids([uid])
+    assert "fuse_opt_level" in win.param_editor.names()
+    spin = win.param_editor.editor("fuse_opt_level").editor
+    count = win.ctrl.undo_stack.count()
+    spin.setValue(1)
+    spin.setValue(0)  # consecutive edits of one parameter merge into one undo entry
+    assert win.ctrl.doc.step(uid).params == {"fuse_opt_level": 0}
+    assert win.ctrl.undo_stack.count() == count + 1
+    win.act_undo.trigger()
+    assert win.ctrl.doc.step(uid).params == {}
+    assert spin.value() != 0  # the form follows undo (back to the spec default)
+    win.act_redo.trigger()
+    assert spin.value() == 0
+
+
+def test_param_edit_reruns_debounced_and_drops_stale_results(fresh):
+    win = fresh
+    uid = win.add_pass("relax.LegalizeOps")
+    win.add_pass("relax.FuseOps")
+    assert _wait(lambda: all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps), RUN_TIMEOUT_MS)
+    finished = []
+    win.worker.run_finished.connect(lambda rev, res: finished.append(rev))
+    fuse = win.ctrl.doc.steps[1].uid
+    win.pipeline_view.select_uids([fuse])
+    spin = win.param_editor.editor("fuse_opt_level").editor
+    spin.setValue(1)
+    rev_a = win.ctrl.revision
+    assert win.run_timer.isActive()  # debounced, not started yet
+    spin.setValue(0)
+    rev_b = win.ctrl.revision
+    assert rev_b > rev_a
+    assert _wait(lambda: rev_b in finished, RUN_TIMEOUT_MS)
+    assert rev_a not in finished  # never delivered: superseded before it ran
+    assert win.step_model.result(fuse) is not None and win.step_model.result(uid) is not None
+    assert win.step_model.result(uid).cached  # the unchanged prefix came from the engine's cache
