@@ -65,7 +65,7 @@ def builtin_model_path(name: str) -> str:
     """Path of the file of built-in model ``name``; ``ModelSpecError`` if there is no such built-in."""
     if name not in BUILTIN_MODELS:
         raise ModelSpecError(
-            f"unknown built-in model {name!r}: choose one of "
+            f"unknown built-in model 'builtin:{name}': choose one of "
             + ", ".join(f"builtin:{n}" for n in sorted(BUILTIN_MODELS))
         )
     return os.path.join(MODELS_DIR, f"{name}.py")

@@ -1,0 +1,231 @@
+"""``python main.py run PIPELINE``: run a pipeline file headless in the engine process.
+
+Prints one line per step (index, title and pass id, changed/unchanged/failed/skipped, milliseconds),
+optionally writes the IR after every step (``--emit-ir DIR``: ``00_input.py``, ``01_<pass>.py``, ...,
+``final.py``) or one JSON document (``--json``). Exit codes: 0 ok, 1 a step failed (the message names
+it), 2 bad input (missing or bad pipeline/model file, bad target, unknown model, bad option).
+Build options (``--build``, ``--bench`` ...) come from :mod:`pipeline_model.cli.build_options`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from typing import Any, Optional
+
+from pipeline_model.document import PipelineDocument, resolve_target, target_label
+from pipeline_model.engine.results import CANCELLED, FAILED, NOT_RUN, SKIPPED, RunResult, StepResult
+
+EXIT_OK, EXIT_STEP_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _build_options() -> Any:
+    """The build options module, or ``None`` while it does not exist."""
+    try:
+        from pipeline_model.cli import build_options
+    except ModuleNotFoundError as exc:
+        if exc.name != "pipeline_model.cli.build_options":
+            raise
+        return None
+    return build_options
+
+
+def add_parser(subparsers: "argparse._SubParsersAction") -> None:
+    """Register the ``run`` sub-command."""
+    p = subparsers.add_parser(
+        "run",
+        help="run a pipeline file on its model (headless)",
+        description="Run the steps of a pipeline file in the engine process and report each step.",
+    )
+    p.add_argument("pipeline", metavar="PIPELINE", help="pipeline file (.json)")
+    p.add_argument("--model", metavar="SPEC", help="model instead of the file's: builtin:mlp, builtin:transformer or a path")
+    p.add_argument("--target", metavar="T", help="target instead of the file's: cpu, cuda or a JSON object")
+    p.add_argument("--until", metavar="N", type=int, help="run steps 0..N only (N is a step index)")
+    p.add_argument("--emit-ir", metavar="DIR", help="write the TVMScript before/after every step into DIR")
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of lines")
+    p.add_argument("--trust", "--trust-custom-code", dest="trust", action="store_true",
+                   help="allow custom Python code in the pipeline (custom.python steps, pattern files) to run")
+    p.add_argument("--timeout", metavar="S", type=float, default=600.0,
+                   help="kill a step that runs longer than S seconds (default 600)")
+    options = _build_options()
+    if options is not None:
+        options.add_arguments(p)
+
+
+def ir_file_name(position: int, pass_id: str) -> str:
+    """``01_relax.FuseOps.py`` style name for the IR after the step at 1-based ``position``."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", pass_id).strip("._") or "step"
+    return f"{position:02d}_{safe}.py"
+
+
+def emit_ir(result: RunResult, directory: str) -> list[str]:
+    """Write ``00_input.py``, ``NN_<pass>.py`` for each step with a script, and ``final.py``."""
+    os.makedirs(directory, exist_ok=True)
+    written = []
+
+    def write(name: str, text: str) -> None:
+        path = os.path.join(directory, name)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text if text.endswith("\n") else text + "\n")
+        written.append(path)
+
+    if result.input_script is not None:
+        write("00_input.py", result.input_script)
+    for step in result.steps:
+        if step.script is not None and step.state not in (FAILED, NOT_RUN, CANCELLED):
+            write(ir_file_name(step.index + 1, step.pass_id), step.script)
+    final = result.final_script
+    if final is not None:
+        write("final.py", final)
+    return written
+
+
+def step_line(step: StepResult) -> str:
+    """One human line for a step."""
+    label = step.title if step.title and step.title != step.pass_id else ""
+    name = f"{label} [{step.pass_id}]" if label else step.pass_id
+    state = step.state
+    timing = f"{step.elapsed_ms:8.1f} ms" if step.state not in (SKIPPED, NOT_RUN) else " " * 11
+    extra = " (cached)" if step.cached else ""
+    if step.state == SKIPPED and step.error:
+        extra += f" ({step.error})"
+    return f"{step.index:3d}  {state:<9} {timing}  {name}{extra}"
+
+
+def _step_summary(step: StepResult) -> dict[str, Any]:
+    return {
+        "index": step.index, "uid": step.uid, "pass": step.pass_id, "title": step.title, "state": step.state,
+        "elapsed_ms": round(step.elapsed_ms, 3), "cached": step.cached, "error": step.error,
+        "nested": [{"name": n.name, "depth": n.depth, "changed": n.changed, "elapsed_ms": round(n.elapsed_ms, 3)}
+                   for n in step.nested],
+    }
+
+
+def _error(message: str, as_json: bool, out: dict[str, Any], code: int) -> int:
+    if as_json:
+        out.update({"ok": False, "error": message, "exit_code": code})
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def _prepare(args: argparse.Namespace, out: dict[str, Any]) -> tuple[Optional[PipelineDocument], Optional[str]]:
+    """Load the file and apply the overrides; returns (doc, None) or (None, error message)."""
+    from pipeline_model import models
+    from pipeline_model.fileformat import PipelineFileError, load_pipeline
+
+    try:
+        doc = load_pipeline(args.pipeline)
+    except PipelineFileError as exc:
+        return None, str(exc)
+    if args.model:
+        spec = args.model if args.model.startswith("builtin:") else os.path.abspath(args.model)
+        doc.model = spec
+    try:
+        models.resolve_model(doc.model, doc.model_path_base())
+    except models.ModelLoadError as exc:
+        return None, (f"--model: {exc}" if args.model else f"{args.pipeline}: model: {exc}")
+    if args.target:
+        try:
+            doc.target = resolve_target(args.target)
+        except ValueError as exc:
+            return None, f"--target: {exc}"
+    if args.until is not None and not 0 <= args.until < len(doc.steps):
+        return None, f"--until {args.until}: the pipeline has steps 0..{len(doc.steps) - 1}"
+    if args.timeout is not None and args.timeout <= 0:
+        return None, "--timeout must be > 0 seconds"
+    out.update({"pipeline": os.path.abspath(args.pipeline), "name": doc.name, "model": doc.model, "target": doc.target})
+    return doc, None
+
+
+def main(args: argparse.Namespace, client: Any = None) -> int:
+    """Run the pipeline; returns the exit code (0 ok, 1 a step failed, 2 bad input).
+
+    ``client``: an existing :class:`EngineClient` to use (left open); by default a new engine is
+    started and closed.
+    """
+    from pipeline_model.engine.client import EngineClient, EngineError
+
+    as_json = bool(args.json)
+    out: dict[str, Any] = {}
+    doc, problem = _prepare(args, out)
+    if doc is None:
+        return _error(problem or "bad input", as_json, out, EXIT_BAD_INPUT)
+
+    own_client = client is None
+    if client is None:
+        client = EngineClient(step_timeout_s=args.timeout)
+    try:
+        try:
+            known = set(_catalogue_ids(client.catalogue()))
+        except EngineError as exc:
+            return _error(f"the engine could not start: {exc.message}", as_json, out, EXIT_STEP_FAILED)
+        if known:
+            from pipeline_model.fileformat import load_pipeline
+
+            fresh = load_pipeline(args.pipeline, known_pass_ids=known)
+            for step, checked in zip(doc.steps, fresh.steps):
+                step.placeholder = checked.placeholder
+        if not as_json:
+            print(f"pipeline {doc.name!r}: model {doc.model}, target {target_label(doc.target)}, "
+                  f"{len(doc.steps)} step(s)")
+
+        def on_event(name: str, data: dict) -> None:
+            if name == "step_finished" and not as_json:
+                step = StepResult.from_json(data["step"])
+                print(step_line(step), flush=True)
+                if step.state == FAILED and step.error:
+                    print("     " + step.error.replace("\n", "\n     "), flush=True)
+
+        try:
+            result = client.run(doc, until=args.until, trust_custom_code=args.trust, on_event=on_event,
+                                step_timeout_s=args.timeout)
+        except EngineError as exc:
+            return _error(f"the engine failed: {exc.message}", as_json, out, EXIT_STEP_FAILED)
+
+        written = emit_ir(result, args.emit_ir) if args.emit_ir else []
+        out.update({
+            "ok": result.ok, "error": result.error, "failed_index": result.failed_index,
+            "total_ms": round(result.total_ms, 3), "steps": [_step_summary(s) for s in result.steps],
+        })
+        if written:
+            out["emit_ir"] = written
+        if result.error:
+            crashed = "engine crashed" in result.error
+            code = EXIT_STEP_FAILED if crashed else EXIT_BAD_INPUT
+            return _error(result.error, as_json, out, code)
+        if result.failed_index is not None:
+            failed = result.steps[result.failed_index]
+            message = failed.error or f"step {failed.index} ({failed.pass_id}) failed"
+            if not message.startswith("step ") and f"step {failed.index}" not in message:
+                message = f"step {failed.index} ({failed.pass_id}) failed: {message}"
+            return _error(message, as_json, out, EXIT_STEP_FAILED)
+        if result.cancelled:
+            return _error("the run was cancelled", as_json, out, EXIT_STEP_FAILED)
+        if not as_json:
+            ran = sum(1 for s in result.steps if s.state not in (NOT_RUN, SKIPPED))
+            print(f"ok: {ran} step(s) ran in {result.total_ms:.0f} ms"
+                  + (f"; IR written to {args.emit_ir}" if written else ""))
+
+        options = _build_options()
+        code = EXIT_OK
+        if options is not None and options.wants_build(args):
+            code = int(options.run_build(args, client, doc, result, out if as_json else None))
+        if as_json:
+            out["exit_code"] = code
+            print(json.dumps(out, indent=2))
+        return code
+    finally:
+        if own_client:
+            client.close()
+
+
+def _catalogue_ids(data: dict) -> list[str]:
+    """Pass ids of a catalogue JSON."""
+    from pipeline_model.catalogue import Catalogue
+
+    return list(Catalogue.from_json(data).ids())
