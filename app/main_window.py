@@ -226,10 +226,19 @@ class MainWindow(QMainWindow):
         self.param_title = QLabel("Step parameters", param_box)
         self.param_title.setObjectName("paramTitle")
         param_layout.addWidget(self.param_title)
-        param_layout.addWidget(self.param_editor, 1)
+        from PySide6.QtWidgets import QScrollArea
+
+        self.param_scroll = QScrollArea(param_box)
+        self.param_scroll.setWidgetResizable(True)
+        self.param_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.param_scroll.setWidget(self.param_editor)
+        param_layout.addWidget(self.param_scroll, 1)
         split.addWidget(param_box)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
+        self.pipeline_view.setMinimumHeight(220)
+        split.setSizes([480, 380])
         self.right_split = split
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(4, 4, 4, 4)
@@ -967,7 +976,7 @@ class MainWindow(QMainWindow):
             return
         if result.state == FAILED:
             last_good = before if before is not None else (self.last_good_script or self.input_script)
-            self.diff_view.set_error(f"{title} failed", result.error or "unknown error", last_good or "")
+            self.diff_view.set_error(title, result.error or "unknown error", last_good or "")
             self._show_graph(before_key, None, f"{title} failed — showing the last good module")
             self.step_shown.emit(uid)
             return
