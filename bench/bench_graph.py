@@ -1,0 +1,165 @@
+"""Benchmark of the graph view: a 5,000-node Relax function laid out and shown (target <= 1 s, layout off
+the GUI thread) and pan/zoom repaints (target <= 16 ms).
+
+Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_graph.py [--nodes 5000] [--real-layers N]``.
+Prints figures and ratios (measured / target; <= 1.0 meets the target).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QPoint  # noqa: E402
+from PySide6.QtGui import QImage, QPainter  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from pipeline_model import ir_graph  # noqa: E402
+from pipeline_model.layout import compute_layout  # noqa: E402
+from widgets.graph_view import GraphView, wait_shown  # noqa: E402
+
+SHOW_TARGET_S = 1.0
+REPAINT_TARGET_MS = 16.0
+
+
+def real_graph_json(layers: int) -> dict:
+    """Graph JSON of a real deep Relax module (nn.Module transformer-like stack), extracted with TVM."""
+    from tvm.relax.frontend import nn
+
+    class Block(nn.Module):
+        def __init__(self) -> None:
+            self.ln1 = nn.LayerNorm(256)
+            self.q = nn.Linear(256, 256)
+            self.k = nn.Linear(256, 256)
+            self.v = nn.Linear(256, 256)
+            self.o = nn.Linear(256, 256)
+            self.ln2 = nn.LayerNorm(256)
+            self.fc1 = nn.Linear(256, 1024)
+            self.fc2 = nn.Linear(1024, 256)
+
+        def forward(self, x):
+            h = self.ln1(x)
+            q, k, v = self.q(h), self.k(h), self.v(h)
+            s = nn.softmax(nn.matmul(q, nn.permute_dims(k, [0, 2, 1])), axis=-1)
+            x = x + self.o(nn.matmul(s, v))
+            return x + self.fc2(nn.gelu(self.fc1(self.ln2(x))))
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            self.blocks = nn.ModuleList([Block() for _ in range(layers)])
+
+        def forward(self, x):
+            for b in self.blocks:
+                x = b(x)
+            return x
+
+    mod, _ = Net().export_tvm({"forward": {"x": nn.spec.Tensor((1, "n", 256), "float32")}})
+    return ir_graph.graph_to_json(ir_graph.extract_graph(mod, "forward"))
+
+
+def time_show(app: QApplication, view: GraphView, data: dict, highlight: set) -> dict:
+    t0 = time.perf_counter()
+    view.set_graph(data, highlight)
+    ok = wait_shown(view, 60000)
+    assert ok, "layout did not finish"
+    view.fit_to_view()
+    view.viewport().repaint()
+    app.processEvents()
+    total = time.perf_counter() - t0
+    return {"total_s": total, "layout_s": view.last_layout_seconds, "build_s": view.last_build_seconds}
+
+
+def time_repaints(app: QApplication, view: GraphView, scale: float, steps: int = 30) -> dict:
+    view.resetTransform()
+    view.scale(scale, scale)
+    view._apply_lod()  # noqa: SLF001 - same call the view makes after zooming
+    lay = view.graph_layout()
+    # centre on the middle of the graph
+    mid = lay.layer_rows[len(lay.layer_rows) // 2][0]
+    view.centerOn(*lay.positions[mid])
+    view.viewport().repaint()
+    app.processEvents()
+    pan, zoom = [], []
+    hbar, vbar = view.horizontalScrollBar(), view.verticalScrollBar()
+    for i in range(steps):
+        t = time.perf_counter()
+        vbar.setValue(vbar.value() + (40 if i % 2 == 0 else -25))
+        hbar.setValue(hbar.value() + (15 if i % 3 == 0 else -10))
+        view.viewport().repaint()
+        pan.append((time.perf_counter() - t) * 1000)
+    for i in range(steps):
+        t = time.perf_counter()
+        factor = 1.1 if i % 2 == 0 else 1 / 1.1
+        view.scale(factor, factor)
+        view._apply_lod()  # noqa: SLF001
+        view.viewport().repaint()
+        zoom.append((time.perf_counter() - t) * 1000)
+    return {"pan_ms": statistics.median(pan), "pan_max_ms": max(pan),
+            "zoom_ms": statistics.median(zoom), "zoom_max_ms": max(zoom), "detail": view.detail_shown()}
+
+
+def report(name: str, data: dict, app: QApplication, view: GraphView) -> None:
+    n = len(data["nodes"])
+    print(f"\n== {name}: {n} nodes, {len(data['edges'])} edges")
+    g = ir_graph.graph_from_json(data)
+    t = time.perf_counter()
+    lay = compute_layout(g)
+    pure = time.perf_counter() - t
+    print(f"layout alone (GUI-free): {pure * 1000:.0f} ms  layers={len(lay.layer_rows)} dummies={lay.dummy_count} "
+          f"crossings {lay.crossings_before} -> {lay.crossings_after}  size={lay.width:.0f}x{lay.height:.0f}")
+    highlight = {nd["id"] for nd in data["nodes"][::7]}
+    runs = [time_show(app, view, data, highlight) for _ in range(3)]
+    best = min(runs, key=lambda r: r["total_s"])
+    med = statistics.median(r["total_s"] for r in runs)
+    print(f"set_graph -> shown + first paint: best {best['total_s'] * 1000:.0f} ms, median {med * 1000:.0f} ms "
+          f"(layout thread {best['layout_s'] * 1000:.0f} ms, scene build {best['build_s'] * 1000:.0f} ms) "
+          f"ratio {med / SHOW_TARGET_S:.2f} of {SHOW_TARGET_S:.0f} s target")
+    for label, scale in (("fit (overview)", view.current_scale() if False else None), ("0.2x", 0.2),
+                         ("0.6x", 0.6), ("1.0x", 1.0), ("2.0x", 2.0)):
+        if scale is None:
+            view.fit_to_view()
+            scale = view.current_scale()
+        r = time_repaints(app, view, scale)
+        worst = max(r["pan_ms"], r["zoom_ms"])
+        print(f"repaint at {label:<15} scale={scale:.4f} detail={r['detail']!s:<5} pan median {r['pan_ms']:.1f} ms "
+              f"(max {r['pan_max_ms']:.1f}), zoom median {r['zoom_ms']:.1f} ms (max {r['zoom_max_ms']:.1f}) "
+              f"ratio {worst / REPAINT_TARGET_MS:.2f} of {REPAINT_TARGET_MS:.0f} ms target")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--real-layers", type=int, default=0,
+                    help="also bench a real Relax module with this many transformer blocks (needs TVM)")
+    ap.add_argument("--width", type=int, default=1280)
+    ap.add_argument("--height", type=int, default=800)
+    args = ap.parse_args()
+    app = QApplication.instance() or QApplication(sys.argv)
+    view = GraphView()
+    view.resize(args.width, args.height)
+    view.show()
+    app.processEvents()
+    print(f"platform={app.platformName()} viewport={args.width}x{args.height}")
+    report("synthetic transformer-like Relax graph", ir_graph.synthetic_graph_json(args.nodes), app, view)
+    report("synthetic, legalized (call_tir)", ir_graph.synthetic_graph_json(args.nodes, legalized=True), app, view)
+    if args.real_layers:
+        t = time.perf_counter()
+        data = real_graph_json(args.real_layers)
+        print(f"\n(real module exported and extracted in {time.perf_counter() - t:.1f} s)")
+        report(f"real nn.Module stack, {args.real_layers} blocks", data, app, view)
+    # a grab into an image, the way a screenshot is taken
+    img = QImage(view.viewport().size(), QImage.Format.Format_ARGB32_Premultiplied)
+    painter = QPainter(img)
+    view.viewport().render(painter, QPoint())
+    painter.end()
+
+
+if __name__ == "__main__":
+    main()
