@@ -243,3 +243,25 @@ def test_cancel_between_passes(engine):
     assert result.steps[1].state == CANCELLED and result.steps[2].state == NOT_RUN
     # The engine is fine afterwards, and a new run is not cancelled.
     assert engine.run(_doc(FUSION[:1])).ok
+
+
+def test_known_scripts_are_not_sent_again(engine):
+    doc = _doc(FUSION)
+    first = engine.run(doc)
+    args = EngineClient.run_args(doc)
+    args["known_keys"] = [first.input_key, first.steps[0].snapshot_key]
+    raw = engine.request("run", args)
+    assert raw["input_script"] is None and raw["steps"][0]["script"] is None
+    assert raw["steps"][1]["script"] == first.steps[1].script
+    # The client fills what it left out, so callers always see full scripts.
+    again = engine.run(doc)
+    assert [s.script for s in again.steps] == [s.script for s in first.steps]
+    assert again.input_script == first.input_script
+
+
+def test_cache_clear(engine):
+    engine.run(_doc(FUSION[:1]))
+    assert engine.request("cache_clear", {})["dropped"] >= 1
+    assert engine.ping()["cache_entries"] == 0
+    result = engine.run(_doc(FUSION[:1]))
+    assert result.ok and not result.steps[0].cached

@@ -191,6 +191,11 @@ class EngineClient:
         self._current_id: Optional[int] = None
         self._catalogue: Optional[dict] = None
         self.restarts = 0
+        # Scripts received, by snapshot key (keys are content hashes, valid across engine restarts):
+        # the engine does not send them again.
+        self._scripts: "collections.OrderedDict[str, str]" = collections.OrderedDict()
+        self._scripts_bytes = 0
+        self.script_cache_bytes = 256 * 1024 * 1024
 
     # ------------------------------------------------------------------ process management
     def _spawn(self) -> _Engine:
@@ -376,13 +381,16 @@ class EngineClient:
             on_event: Optional[EventCallback] = None, step_timeout_s: Optional[float] = None) -> RunResult:
         """Run ``doc`` (steps up to index ``until`` inclusive); a crash or hang in a step fails that step."""
         args = self.run_args(doc, until=until, trust_custom_code=trust_custom_code)
+        args["known_keys"] = list(self._scripts)[-4000:]
         seen: dict[str, Any] = {"finished": {}, "input_script": None, "input_key": None}
 
         def listen(name: str, data: dict) -> None:
             if name == protocol.EV_MODEL_LOADED:
+                data["input_script"] = self._fill(data.get("input_key"), data.get("input_script"))
                 seen["input_script"], seen["input_key"] = data.get("input_script"), data.get("input_key")
             elif name == protocol.EV_STEP_FINISHED:
                 step = data.get("step") or {}
+                self._fill_step(step)
                 seen["finished"][int(step.get("index", -1))] = step
             if on_event is not None:
                 on_event(name, data)
@@ -402,7 +410,36 @@ class EngineClient:
                     except Exception:  # noqa: BLE001
                         pass
             return result
+        reply["input_script"] = self._fill(reply.get("input_key"), reply.get("input_script"))
+        for step in reply.get("steps") or []:
+            self._fill_step(step)
         return RunResult.from_json(reply)
+
+    def _fill(self, key: Optional[str], script: Optional[str]) -> Optional[str]:
+        """Remember a received script, or supply the one the engine left out because we have it."""
+        if not key:
+            return script
+        if script is not None:
+            if key not in self._scripts:
+                self._scripts[key] = script
+                self._scripts_bytes += len(script)
+                while self._scripts_bytes > self.script_cache_bytes and len(self._scripts) > 1:
+                    _old, text = self._scripts.popitem(last=False)
+                    self._scripts_bytes -= len(text)
+            else:
+                self._scripts.move_to_end(key)
+            return script
+        known = self._scripts.get(key)
+        if known is not None:
+            self._scripts.move_to_end(key)
+        return known
+
+    def _fill_step(self, step: dict) -> None:
+        if step.get("state") in ("changed", "unchanged", "skipped"):
+            step["script"] = self._fill(step.get("snapshot_key"), step.get("script"))
+        for item in step.get("nested") or []:
+            if item.get("changed"):
+                item["script"] = self._fill(item.get("snapshot_key"), item.get("script"))
 
     @staticmethod
     def run_args(doc: PipelineDocument, until: Optional[int] = None, trust_custom_code: bool = False) -> dict:

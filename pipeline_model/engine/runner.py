@@ -14,7 +14,8 @@ Run arguments (built by :meth:`pipeline_model.engine.client.EngineClient.run`)::
 
     {"model": spec, "base_dir": str | None, "target": {...}, "until": int | None,
      "trust_custom_code": bool, "pipeline_path": str | None, "work_dir": str | None,
-     "steps": [{"uid", "pass", "params", "enabled", "placeholder"}]}
+     "steps": [{"uid", "pass", "params", "enabled", "placeholder"}],
+     "known_keys": [snapshot keys whose scripts the client already has; those scripts are not sent]}
 """
 
 from __future__ import annotations
@@ -190,9 +191,26 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         return StepResult(index=i, uid=str(step.get("uid", "")), pass_id=str(step.get("pass", "")),
                           title=ctx.pass_title(str(step.get("pass", ""))), state=NOT_RUN)
 
+    # Scripts the client already holds (by snapshot key) are not sent again: keys are content hashes.
+    known = set(args.get("known_keys") or [])
+
+    def step_json(res: StepResult) -> dict[str, Any]:
+        data = res.to_json()
+        if known:
+            if data.get("snapshot_key") in known:
+                data["script"] = None
+            for item in data.get("nested") or []:
+                if item.get("snapshot_key") in known:
+                    item["script"] = None
+        return data
+
     def finish() -> dict[str, Any]:
         result.total_ms = (time.perf_counter() - t_start) * 1000.0
-        return result.to_json()
+        data = result.to_json()
+        data["steps"] = [step_json(s) for s in result.steps]
+        if result.input_key in known:
+            data["input_script"] = None
+        return data
 
     # Model and target.
     try:
@@ -217,7 +235,8 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         ctx.cache.set_script(key, entry.mod.script())
     mod, script = entry.mod, entry.script
     result.input_key, result.input_script = key, script
-    ctx.emit(protocol.EV_MODEL_LOADED, {"input_key": key, "input_script": script, "source": loaded.source})
+    ctx.emit(protocol.EV_MODEL_LOADED, {"input_key": key, "input_script": None if key in known else script,
+                                        "source": loaded.source})
 
     stop = False  # a step failed or the run was cancelled: the rest stays NOT_RUN
     for i, step in enumerate(steps_in):
@@ -232,7 +251,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
             res.script, res.snapshot_key = script, key
             if step.get("placeholder"):
                 res.error = str(step.get("placeholder"))
-            ctx.emit(protocol.EV_STEP_FINISHED, {"step": res.to_json()})
+            ctx.emit(protocol.EV_STEP_FINISHED, {"step": step_json(res)})
             continue
         if ctx.cancelled():
             res.state = CANCELLED
@@ -251,7 +270,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
             res.report = dict(hit.info.get("report") or {})
             res.script, res.snapshot_key, res.cached = hit.script, new_key, True
             mod, script, key = hit.mod, hit.script, new_key
-            ctx.emit(protocol.EV_STEP_FINISHED, {"step": res.to_json()})
+            ctx.emit(protocol.EV_STEP_FINISHED, {"step": step_json(res)})
             continue
 
         ctx.emit(protocol.EV_STEP_STARTED, {"index": i, "uid": res.uid, "pass_id": pass_id})
@@ -296,7 +315,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
                 result.failed_index = i
                 result.last_good_script = script
             stop = True
-            ctx.emit(protocol.EV_STEP_FINISHED, {"step": res.to_json()})
+            ctx.emit(protocol.EV_STEP_FINISHED, {"step": step_json(res)})
             continue
 
         res.state = CHANGED if changed else UNCHANGED
@@ -314,7 +333,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
             },
         )
         mod, script, key = new_mod, new_script, new_key
-        ctx.emit(protocol.EV_STEP_FINISHED, {"step": res.to_json()})
+        ctx.emit(protocol.EV_STEP_FINISHED, {"step": step_json(res)})
     return finish()
 
 

@@ -228,6 +228,10 @@ class WorkerContext:
             self._models.move_to_end(key)
         return loaded
 
+    def clear_models(self) -> None:
+        """Forget the loaded models."""
+        self._models.clear()
+
     # catalogue
     def catalogue(self) -> Any:
         """The pass catalogue (``pipeline_model.catalogue.Catalogue``), built once per engine."""
@@ -279,6 +283,15 @@ def handle_snapshot(args: dict, ctx: WorkerContext) -> dict:
     if script is None:
         raise KeyError(f"snapshot {key!r} is not in the engine's cache (evicted or from an earlier engine); run again")
     return {"key": key, "script": script}
+
+
+@handler("cache_clear")
+def handle_cache_clear(args: dict, ctx: WorkerContext) -> dict:
+    """Drop every cached module (and loaded model); returns how many entries were dropped."""
+    count = len(ctx.cache)
+    ctx.cache.clear()
+    ctx.clear_models()
+    return {"dropped": count}
 
 
 @handler(protocol.CMD_RUN)
