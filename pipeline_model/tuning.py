@@ -1,0 +1,294 @@
+"""TVM-free helpers for MetaSchedule tuning: configuration, progress records, work directories.
+
+The engine side (:mod:`pipeline_model.tuning_tvm`) does the tuning; this module holds what the GUI,
+the CLI and the catalogue need without importing TVM:
+
+* :class:`TuningConfig` — the user-facing tuning options (trials in total / per task / per round,
+  cost model, runner "local" or "rpc" with tracker host/port/key, builder and measurement settings,
+  work directory, "re-tune"), parsed from step parameters with clear messages;
+* :class:`TaskProgress` / :class:`TuningProgress` — what a ``tuning_progress`` event carries
+  (``{done, total, tasks: [{name, trials, best_us}]}`` plus a few extras);
+* :func:`default_work_dir` — ``<pipeline stem>.tuning/`` next to the pipeline file (a per-user cache
+  folder for unsaved pipelines), so a re-run reuses the database;
+* :data:`TUNING_PARAMS` — the parameter table the catalogue uses for the MetaSchedule steps;
+* :func:`format_progress_line` — one CLI line per progress event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Any, Optional
+
+#: Cost models MetaSchedule accepts (``CostModel.create``).
+COST_MODELS = ("xgb", "random", "mlp")
+#: Runner choices.
+RUNNERS = ("local", "rpc")
+#: Pass ids whose steps tune (they emit ``tuning_progress`` events).
+TUNING_PASS_IDS = ("relax.MetaScheduleTuneTIR", "relax.MetaScheduleTuneIRMod")
+#: Pass id of the step that applies a tuning database.
+APPLY_PASS_ID = "relax.MetaScheduleApplyDatabase"
+#: Name of the small state file kept in a work directory (which tasks finished tuning).
+STATE_FILE = "rps_tuning_state.json"
+
+
+class TuningConfigError(ValueError):
+    """A tuning parameter has a bad value; the message names the parameter."""
+
+
+def _param(name: str, kind: str, default: Any, doc: str, choices: Optional[list] = None) -> dict:
+    data: dict[str, Any] = {"name": name, "kind": kind, "default": default, "doc": doc}
+    if choices is not None:
+        data["choices"] = list(choices)
+    return data
+
+
+_COMMON_PARAMS: list[dict] = [
+    _param("work_dir", "str", "", "Tuning work directory (database + logs). Empty: "
+           "'<pipeline name>.tuning' next to the pipeline file, so a re-run reuses it."),
+    _param("num_trials_per_iter", "int", 16, "Candidates measured per round (smaller rounds stop faster)."),
+    _param("cost_model", "choice", "xgb", "Cost model guiding the search.", list(COST_MODELS)),
+    _param("runner", "choice", "local", "Where candidates are measured: this machine or an RPC tracker.",
+           list(RUNNERS)),
+    _param("rpc_host", "str", "127.0.0.1", "RPC tracker host (runner = rpc)."),
+    _param("rpc_port", "int", 9190, "RPC tracker port (runner = rpc)."),
+    _param("rpc_key", "str", "local", "RPC device key registered with the tracker (runner = rpc)."),
+    _param("builder_workers", "int", 0, "Parallel build processes (0: number of CPU cores)."),
+    _param("builder_timeout_s", "float", 60.0, "Build time limit per candidate, seconds."),
+    _param("retune", "bool", False, "Wipe the work directory's database and tune again from scratch."),
+]
+
+#: Parameters of the MetaSchedule steps (``ParamSpec(**d)`` for each dict), keyed by pass id. The
+#: first parameters are TVM's own keyword arguments; the others configure the builder/runner.
+TUNING_PARAMS: dict[str, list[dict]] = {
+    "relax.MetaScheduleTuneTIR": [
+        _param("max_trials_global", "int", 64, "Trials per PrimFunc (TVM tunes each PrimFunc separately)."),
+        *_COMMON_PARAMS,
+    ],
+    "relax.MetaScheduleTuneIRMod": [
+        _param("max_trials_global", "int", 64, "Trials in total over all tasks."),
+        _param("max_trials_per_task", "int", 0, "Trials per task at most (0: no limit)."),
+        _param("op_names", "str_list", [], "Only tune tasks whose name contains one of these (empty: all)."),
+        *_COMMON_PARAMS,
+    ],
+    "relax.MetaScheduleApplyDatabase": [
+        _param("work_dir", "str", "", "Tuning work directory to read (empty: the default one, as for tuning)."),
+        _param("enable_warning", "bool", False, "Warn for PrimFuncs without a tuning record."),
+    ],
+}
+
+
+@dataclass
+class TuningConfig:
+    """User-facing tuning options (all have defaults that work on a CPU out of the box)."""
+
+    max_trials_global: int = 64
+    max_trials_per_task: Optional[int] = None
+    num_trials_per_iter: int = 16
+    cost_model: str = "xgb"
+    runner: str = "local"
+    rpc_host: str = "127.0.0.1"
+    rpc_port: int = 9190
+    rpc_key: str = "local"
+    rpc_session_timeout_s: int = 60
+    builder_workers: int = 0
+    builder_timeout_s: float = 60.0
+    runner_timeout_s: float = 30.0
+    number: int = 10
+    repeat: int = 1
+    min_repeat_ms: int = 20
+    seed: Optional[int] = None
+    retune: bool = False
+    work_dir: str = ""
+    op_names: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_params(cls, params: dict[str, Any], where: str = "tuning step") -> "TuningConfig":
+        """Build a config from step parameters; unknown keys are ignored, bad values raise
+        :class:`TuningConfigError` naming ``where`` and the parameter."""
+        cfg = cls()
+
+        def bad(name: str, msg: str) -> TuningConfigError:
+            return TuningConfigError(f"{where}: parameter '{name}' {msg}")
+
+        for name, value in (params or {}).items():
+            if not hasattr(cfg, name) or name.startswith("_"):
+                continue
+            default = getattr(cls(), name)
+            if name == "max_trials_per_task":
+                if value in (None, 0, ""):
+                    cfg.max_trials_per_task = None
+                    continue
+                default = 0
+            if name == "seed" and value in (None, ""):
+                continue
+            if name == "seed":
+                default = 0
+            if isinstance(default, bool):
+                if not isinstance(value, bool):
+                    raise bad(name, f"must be true or false, not {value!r}")
+            elif isinstance(default, int):
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise bad(name, f"must be an integer, not {value!r}")
+            elif isinstance(default, float):
+                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                    raise bad(name, f"must be a number, not {value!r}")
+                value = float(value)
+            elif isinstance(default, str):
+                if not isinstance(value, str):
+                    raise bad(name, f"must be a string, not {value!r}")
+            elif isinstance(default, list):
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    raise bad(name, f"must be a list of strings, not {value!r}")
+            setattr(cfg, name, value)
+        if cfg.max_trials_global < 1:
+            raise bad("max_trials_global", f"must be at least 1, not {cfg.max_trials_global}")
+        if cfg.max_trials_per_task is not None and cfg.max_trials_per_task < 1:
+            raise bad("max_trials_per_task", "must be at least 1 (or 0 for no limit)")
+        if cfg.num_trials_per_iter < 1:
+            raise bad("num_trials_per_iter", f"must be at least 1, not {cfg.num_trials_per_iter}")
+        if cfg.cost_model not in COST_MODELS:
+            raise bad("cost_model", f"must be one of {list(COST_MODELS)}, not {cfg.cost_model!r}")
+        if cfg.runner not in RUNNERS:
+            raise bad("runner", f"must be one of {list(RUNNERS)}, not {cfg.runner!r}")
+        if cfg.runner == "rpc":
+            if not cfg.rpc_host.strip():
+                raise bad("rpc_host", "is empty (runner = rpc needs the tracker's host)")
+            if not 0 < cfg.rpc_port < 65536:
+                raise bad("rpc_port", f"must be a TCP port, not {cfg.rpc_port}")
+            if not cfg.rpc_key.strip():
+                raise bad("rpc_key", "is empty (runner = rpc needs the device key)")
+        if cfg.builder_workers < 0:
+            raise bad("builder_workers", "must be 0 (all cores) or more")
+        if cfg.builder_timeout_s <= 0:
+            raise bad("builder_timeout_s", "must be positive")
+        return cfg
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return asdict(self)
+
+
+@dataclass
+class TaskProgress:
+    """One tuning task: trials measured so far (this run + reused), best latency in microseconds."""
+
+    name: str
+    trials: int = 0
+    best_us: Optional[float] = None
+    errors: int = 0
+    reused: bool = False  # already tuned in the work directory's database; skipped this time
+    status: str = "pending"  # pending | tuning | done | skipped | stopped
+
+
+@dataclass
+class TuningProgress:
+    """Payload of a ``tuning_progress`` event and the summary a tuning step reports."""
+
+    done: int = 0
+    total: int = 0
+    tasks: list[TaskProgress] = field(default_factory=list)
+    work_dir: str = ""
+    elapsed_s: float = 0.0
+    finished: bool = False
+    stopped: bool = False
+    pass_id: str = ""
+    runner: str = "local"
+
+    def task(self, name: str) -> TaskProgress:
+        """The task record named ``name`` (created when missing)."""
+        for task in self.tasks:
+            if task.name == name:
+                return task
+        task = TaskProgress(name=name)
+        self.tasks.append(task)
+        return task
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict (the ``tuning_progress`` event data)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "TuningProgress":
+        """Inverse of :meth:`to_json`."""
+        data = dict(data)
+        data["tasks"] = [TaskProgress(**t) for t in data.get("tasks") or []]
+        return cls(**data)
+
+
+def format_progress_line(progress: dict[str, Any] | TuningProgress) -> str:
+    """One human line for the CLI, e.g. ``tuning 12/64 trials; fused_matmul_add_relu 12 (41.2 us)``."""
+    if isinstance(progress, dict):
+        progress = TuningProgress.from_json(progress)
+    parts = []
+    for task in progress.tasks:
+        best = f"{task.best_us:.1f} us" if task.best_us is not None else "-"
+        extra = " reused" if task.reused else ""
+        parts.append(f"{task.name} {task.trials} ({best}{extra})")
+    head = f"tuning {progress.done}/{progress.total} trials"
+    if progress.stopped:
+        head += " [stopped]"
+    elif progress.finished:
+        head += " [done]"
+    return head + ("; " + ", ".join(parts) if parts else "")
+
+
+def user_cache_dir() -> str:
+    """Per-user cache folder of the app (``$XDG_CACHE_HOME/relax-pipeline-studio``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "relax-pipeline-studio")
+
+
+def default_work_dir(pipeline_path: Optional[str], model: str = "", target: Any = None) -> str:
+    """The default tuning work directory.
+
+    Next to a saved pipeline file ``dir/name.json`` it is ``dir/name.tuning``; for an unsaved pipeline
+    it is a folder in the user cache keyed by model and target, so re-runs still reuse it.
+    """
+    if pipeline_path:
+        path = os.path.abspath(pipeline_path)
+        stem = os.path.splitext(os.path.basename(path))[0]
+        return os.path.join(os.path.dirname(path), f"{stem}.tuning")
+    key = hashlib.sha256(json.dumps([model, target], sort_keys=True, default=str).encode()).hexdigest()
+    return os.path.join(user_cache_dir(), "tuning", key[:16])
+
+
+def resolve_work_dir(param: str, default: Optional[str], base_dir: Optional[str] = None) -> str:
+    """The work directory a step uses: its ``work_dir`` parameter (relative to ``base_dir``, the
+    pipeline's folder) or ``default``. Raises :class:`TuningConfigError` when there is neither."""
+    if param and param.strip():
+        path = os.path.expanduser(param.strip())
+        if not os.path.isabs(path) and base_dir:
+            path = os.path.join(base_dir, path)
+        return os.path.abspath(path)
+    if default:
+        return os.path.abspath(default)
+    raise TuningConfigError("parameter 'work_dir' is empty and the engine gave no default work directory")
+
+
+def database_files(work_dir: str) -> tuple[str, str]:
+    """Paths of MetaSchedule's JSON database in ``work_dir`` (workloads, tuning records)."""
+    return (
+        os.path.join(work_dir, "database_workload.json"),
+        os.path.join(work_dir, "database_tuning_record.json"),
+    )
+
+
+def has_database(work_dir: str) -> bool:
+    """True when ``work_dir`` holds a MetaSchedule JSON database with at least one record."""
+    _, records = database_files(work_dir)
+    return os.path.isfile(records) and os.path.getsize(records) > 0
+
+
+def wipe_work_dir(work_dir: str) -> None:
+    """Delete the database, logs and state of ``work_dir`` (used by "re-tune"); other files stay."""
+    import shutil
+
+    for path in (*database_files(work_dir), os.path.join(work_dir, STATE_FILE)):
+        if os.path.exists(path):
+            os.remove(path)
+    logs = os.path.join(work_dir, "logs")
+    if os.path.isdir(logs):
+        shutil.rmtree(logs, ignore_errors=True)
