@@ -256,8 +256,10 @@ def compute_layout(
     current_seg: Any = object()
     seg_max = -1
     closed_max = -1
+    topo: list[int] = []
     while heap:
         i = heapq.heappop(heap)
+        topo.append(i)
         if not is_source[i]:
             seg = ("g", group[i]) if group[i] is not None else ("u",)
             if seg != current_seg:
@@ -277,9 +279,20 @@ def compute_layout(
             indeg[s] -= 1
             if indeg[s] == 0:
                 heapq.heappush(heap, s)
-    for i in range(n_real):
-        if is_source[i]:
-            layer[i] = max(0, min((layer[s] for s in succs[i]), default=1) - 1)
+    # pull nodes down next to their first use (reverse topological order, so whole chains such as
+    # weight -> permute_dims -> matmul follow their consumer); a grouped node stays in its group's band
+    for i in reversed(topo):
+        out = succs[i]
+        if not out:
+            if is_source[i]:
+                layer[i] = 0
+            continue
+        target = min(layer[s] for s in out) - 1
+        if target <= layer[i]:
+            continue
+        if group[i] is not None and any(group[s] != group[i] for s in out):
+            continue
+        layer[i] = target
     used = sorted(set(layer))
     remap = {lv: k for k, lv in enumerate(used)}
     layer = [remap[lv] for lv in layer]
