@@ -434,6 +434,13 @@ class EngineClient:
             self._scripts.move_to_end(key)
         return known
 
+    def forget_scripts(self, keys: Optional[list[str]] = None) -> None:
+        """Forget received scripts (all, or those of ``keys``), so the engine sends them again."""
+        for key in list(self._scripts) if keys is None else keys:
+            text = self._scripts.pop(key, None)
+            if text is not None:
+                self._scripts_bytes -= len(text)
+
     def _fill_step(self, step: dict) -> None:
         if step.get("state") in ("changed", "unchanged", "skipped"):
             step["script"] = self._fill(step.get("snapshot_key"), step.get("script"))

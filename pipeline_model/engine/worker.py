@@ -147,6 +147,14 @@ class ModuleCache:
             self.set_script(key, item.mod.script())
         return item.script
 
+    def drop(self, key: str) -> bool:
+        """Remove one entry; True when it was there."""
+        item = self._entries.pop(key, None)
+        if item is None:
+            return False
+        self._bytes -= item.size
+        return True
+
     def clear(self) -> None:
         """Drop everything."""
         self._entries.clear()
@@ -287,10 +295,15 @@ def handle_snapshot(args: dict, ctx: WorkerContext) -> dict:
 
 @handler("cache_clear")
 def handle_cache_clear(args: dict, ctx: WorkerContext) -> dict:
-    """Drop every cached module (and loaded model); returns how many entries were dropped."""
+    """Drop cached modules: ``{"keys": [...]}`` drops those entries only; otherwise everything (and,
+    unless ``"models": false``, the loaded models). Returns how many entries were dropped."""
+    keys = args.get("keys")
+    if keys is not None:
+        return {"dropped": sum(1 for key in keys if ctx.cache.drop(str(key)))}
     count = len(ctx.cache)
     ctx.cache.clear()
-    ctx.clear_models()
+    if args.get("models", True):
+        ctx.clear_models()
     return {"dropped": count}
 
 

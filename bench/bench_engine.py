@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Engine benchmarks (issue 2, "Speed"): prints figures and ratios, asserts nothing.
+
+(a) Engine overhead per step over TVM's own cost, on ``builtin:transformer`` with a 20-step pipeline:
+    TVM's own cost = for every step, building the pass, applying it and ``mod.script()``, measured in
+    this process; engine cost = wall time of ``EngineClient.run`` seen by the client (pass, instrument,
+    structural equality, caching, JSON, pipe), with the engine's cache and the client's script cache
+    emptied before each run so every step really runs. Target: <= 1.15x.
+(b) Re-running the pipeline after an edit of its last step (the 19 earlier steps come from the cache)
+    vs TVM's cost of that one step (pass + script). Target: <= 1.2x.
+
+Usage: ``.venv/bin/python bench/bench_engine.py [--repeat N]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from pipeline_model.document import PipelineDocument, Step  # noqa: E402
+from pipeline_model.engine.client import EngineClient  # noqa: E402
+
+MODEL = "builtin:transformer"
+TARGET = {"kind": "llvm"}
+DLIGHT_CPU = {"rules": ["cpu.GEMV", "cpu.Reduction"]}
+STEPS: list[tuple[str, dict]] = [
+    ("relax.CanonicalizeBindings", {}),
+    ("relax.FoldConstant", {}),
+    ("relax.DeadCodeElimination", {}),
+    ("relax.LegalizeOps", {}),
+    ("relax.AnnotateTIROpPattern", {}),
+    ("relax.FoldConstant", {}),
+    ("relax.FuseOps", {}),
+    ("relax.FuseTIR", {}),
+    ("relax.DeadCodeElimination", {}),
+    ("relax.RemoveUnusedOutputs", {}),
+    ("relax.CanonicalizeBindings", {}),
+    ("relax.EliminateCommonSubexpr", {}),
+    ("relax.RewriteDataflowReshape", {}),
+    ("relax.ToNonDataflow", {}),
+    ("relax.RemovePurityChecking", {}),
+    ("relax.CallTIRRewrite", {}),
+    ("relax.StaticPlanBlockMemory", {}),
+    ("relax.KillAfterLastUse", {}),
+    ("relax.LowerAllocTensor", {}),
+    ("dlight.ApplyDefaultSchedule", DLIGHT_CPU),
+]
+
+
+def tvm_own_cost(steps: list[tuple[str, dict]], repeat: int) -> tuple[float, list[float], list]:
+    """Median ms of (make pass + apply + script) summed over ``steps``; per-step medians; modules."""
+    import tvm
+
+    from pipeline_model import catalogue_tvm
+    from pipeline_model.models_tvm import load_model
+
+    target = tvm.target.Target(TARGET)
+    base = load_model(MODEL).mod
+    totals, per_step = [], [[] for _ in steps]
+    modules = []
+    for _ in range(repeat):
+        mod = base
+        modules = [mod]
+        total = 0.0
+        for i, (pass_id, params) in enumerate(steps):
+            t0 = time.perf_counter()
+            the_pass = catalogue_tvm.make_pass(pass_id, params, catalogue_tvm.PassBuildContext(target=TARGET))
+            with target, tvm.transform.PassContext(opt_level=3):
+                mod = the_pass(mod.clone())
+            mod.script()
+            ms = (time.perf_counter() - t0) * 1000.0
+            per_step[i].append(ms)
+            total += ms
+            modules.append(mod)
+        totals.append(total)
+    return statistics.median(totals), [statistics.median(v) for v in per_step], modules
+
+
+def one_step_cost(before_mod, pass_id: str, params: dict, repeat: int) -> float:
+    """Median ms of TVM running one step (make pass + apply + script) on ``before_mod``."""
+    import tvm
+
+    from pipeline_model import catalogue_tvm
+
+    target = tvm.target.Target(TARGET)
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        the_pass = catalogue_tvm.make_pass(pass_id, params, catalogue_tvm.PassBuildContext(target=TARGET))
+        with target, tvm.transform.PassContext(opt_level=3):
+            mod = the_pass(before_mod.clone())
+        mod.script()
+        times.append((time.perf_counter() - t0) * 1000.0)
+    return statistics.median(times)
+
+
+def doc_for(steps: list[tuple[str, dict]]) -> PipelineDocument:
+    return PipelineDocument(model=MODEL, target=dict(TARGET), steps=[Step(p, dict(a)) for p, a in steps])
+
+
+def engine_cold_cost(client: EngineClient, steps: list[tuple[str, dict]], repeat: int) -> tuple[float, float]:
+    """Median wall ms of a full run with empty caches, and the median of the engine's own total_ms."""
+    doc = doc_for(steps)
+    walls, inner = [], []
+    for _ in range(repeat):
+        client.request("cache_clear", {"models": False})
+        client.forget_scripts()
+        t0 = time.perf_counter()
+        result = client.run(doc)
+        walls.append((time.perf_counter() - t0) * 1000.0)
+        inner.append(result.total_ms)
+        assert result.ok, result.error or [s.error for s in result.steps if s.error]
+        assert not any(s.cached for s in result.steps)
+    return statistics.median(walls), statistics.median(inner)
+
+
+def engine_edit_last_cost(client: EngineClient, steps: list[tuple[str, dict]], edited_last: tuple[str, dict],
+                          repeat: int) -> float:
+    """Median wall ms of re-running after the last step was edited (earlier steps cached)."""
+    doc = doc_for(steps)
+    assert client.run(doc).ok  # warm the prefix
+    edited = doc_for(steps[:-1] + [edited_last])
+    walls = []
+    for _ in range(repeat):
+        first = client.run(edited)
+        last_key = first.steps[-1].snapshot_key
+        # Forget the edited step's result (engine and client) so the next run really re-runs it.
+        client.request("cache_clear", {"keys": [last_key]})
+        client.forget_scripts([last_key])
+        t0 = time.perf_counter()
+        result = client.run(edited)
+        walls.append((time.perf_counter() - t0) * 1000.0)
+        assert result.ok and all(s.cached for s in result.steps[:-1]) and not result.steps[-1].cached
+        client.request("cache_clear", {"keys": [last_key]})
+        client.forget_scripts([last_key])
+    return statistics.median(walls)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    repeat = max(3, args.repeat)
+
+    client = EngineClient()
+    try:
+        info = client.ping()
+        print(f"engine: tvm {info['tvm']}, tvm_ffi {info['tvm_ffi']}, pid {info['pid']}; {os.cpu_count()} CPUs")
+        client.run(doc_for(STEPS))  # warm-up: imports, catalogue, first-use costs
+        tvm_own_cost(STEPS, 1)
+
+        # (a)
+        tvm_total, tvm_steps, modules = tvm_own_cost(STEPS, repeat)
+        wall, inner = engine_cold_cost(client, STEPS, repeat)
+        n = len(STEPS)
+        print(f"\n(a) {MODEL}, {n}-step pipeline, every step run (caches emptied), median of {repeat}")
+        print(f"    TVM's own cost (make pass + apply + script()): {tvm_total:8.1f} ms  ({tvm_total / n:.2f} ms/step)")
+        print(f"    engine run, wall time seen by the client:      {wall:8.1f} ms  ({wall / n:.2f} ms/step)")
+        print(f"    engine run, time inside the engine:            {inner:8.1f} ms")
+        ratio_a = wall / tvm_total
+        print(f"    ratio engine / TVM: {ratio_a:.3f}x   (target <= 1.15x)  {'OK' if ratio_a <= 1.15 else 'OVER'}")
+
+        # (b)
+        print(f"\n(b) re-run after an edit of the last step ({n - 1} earlier steps cached), median of {repeat}")
+        ratios = []
+        variants = [
+            ("dlight.ApplyDefaultSchedule", {"rules": ["cpu.Reduction", "cpu.GEMV"]}),
+            ("relax.DeadCodeElimination", {}),
+        ]
+        for pass_id, params in variants:
+            one = one_step_cost(modules[-2], pass_id, params, repeat)
+            rerun = engine_edit_last_cost(client, STEPS, (pass_id, params), repeat)
+            ratio = rerun / one
+            ratios.append(ratio)
+            print(f"    last step -> {pass_id} {params or ''}")
+            print(f"      TVM cost of that one step (make + apply + script()): {one:7.2f} ms")
+            print(f"      engine re-run of the whole pipeline:                 {rerun:7.2f} ms")
+            print(f"      ratio: {ratio:.3f}x   (target <= 1.2x)  {'OK' if ratio <= 1.2 else 'OVER'}")
+    finally:
+        client.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
