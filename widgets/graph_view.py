@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import bisect
 import html
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
@@ -60,29 +59,6 @@ NODE_RADIUS = 6.0
 ARROW = 7.0
 
 _CATEGORIES = ("binding", "call", "param", "constant", "output", "changed")
-
-# PySide6 6.12.0 (abi3 wheel) on CPython 3.11 returns None from every void method without taking a reference
-# (measured: each setBrush/setPos/setVisible/... call lowers sys.getrefcount(None) by one), so a few thousand
-# Qt calls later CPython aborts with "none_dealloc: deallocating None". Python >= 3.12 (immortal None) or
-# another PySide6 build is the real fix; until then this keeps enough references to None alive.
-_NONE_BALLAST: list[None] = []
-_NONE_LOW_WATER = 2_000_000
-_NONE_TOP_UP = 4_000_000
-
-
-def ensure_none_refcount() -> None:
-    """Top up references to None when its refcount runs low (see the PySide6 6.12 note above)."""
-    if sys.version_info < (3, 12) and sys.getrefcount(None) < _NONE_LOW_WATER:
-        _NONE_BALLAST.extend([None] * _NONE_TOP_UP)
-
-
-if sys.version_info < (3, 12):
-    import ctypes
-
-    # the ballast must never be freed (at exit its references would be dropped and None deallocated)
-    ctypes.pythonapi.Py_IncRef(ctypes.py_object(_NONE_BALLAST))
-    ensure_none_refcount()
-
 
 def _category(attrs: dict[str, Any]) -> str:
     kind = attrs.get("kind")
@@ -465,7 +441,6 @@ class GraphView(QGraphicsView):
         self.graph_shown.emit()
 
     def _build(self, p: _Prepared) -> None:
-        ensure_none_refcount()
         scene = self._scene
         self.clear_graph("")
         self._prepared = p
@@ -583,7 +558,6 @@ class GraphView(QGraphicsView):
         }
 
     def _apply_colors(self) -> None:
-        ensure_none_refcount()
         c = self._colors
         self.setBackgroundBrush(QBrush(c["base"]))
         if self._message_item is not None:
@@ -631,7 +605,6 @@ class GraphView(QGraphicsView):
         self.resetCachedContent()
 
     def _apply_lod(self) -> None:
-        ensure_none_refcount()
         detail = self.transform().m11() >= LOD_SCALE
         if detail == self._detail_mode:
             return
@@ -649,7 +622,6 @@ class GraphView(QGraphicsView):
         super().changeEvent(event)
 
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt API
-        ensure_none_refcount()
         delta = event.angleDelta().y()
         if delta == 0:
             super().wheelEvent(event)
@@ -695,7 +667,6 @@ class GraphView(QGraphicsView):
         super().mouseDoubleClickEvent(event)
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt API
-        ensure_none_refcount()
         if event.type() == QEvent.Type.ToolTip:
             node = self.node_at(self.mapToScene(event.pos()))
             if node is None:
