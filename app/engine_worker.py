@@ -79,7 +79,7 @@ class QtEngineWorker(QThread):
 
     - ``state_changed(state, message)``: ``starting``, ``ready``, ``busy``, ``crashed``, ``stopped``.
     - ``ping_ready(dict)``: versions and pid of the engine.
-    - ``catalogue_ready(dict, int)``: catalogue JSON; 1 when it came from the cache (int: PySide6 6.12 crashes on queued bools).
+    - ``catalogue_ready(dict, int)``: catalogue JSON; 1 when it came from the cache.
     - ``run_started(revision, until)``; ``step_started(revision, index, uid)``;
       ``nested_finished(revision, index, NestedPassResult)``; ``step_finished(revision, StepResult)``;
       ``run_event(revision, name, data)`` for handler events (``tuning_progress`` ...);

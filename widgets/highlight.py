@@ -8,33 +8,12 @@ once. Triple-quoted strings spanning lines are tracked with the block state.
 
 from __future__ import annotations
 
-import sys
 from typing import Optional
 
 from pygments.lexers import get_lexer_by_name
 from pygments.styles import get_style_by_name
 from pygments.token import String, Token, _TokenType
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette, QSyntaxHighlighter, QTextCharFormat, QTextDocument
-
-def pin_none_refcount() -> None:
-    """Work around a refcount bug of the PySide6 6.12 wheel on Python 3.11 (idempotent).
-
-    Every call of a void-returning PySide6 method (``setFormat``, ``setReadOnly`` ...) decrements
-    the reference count of ``None`` once without having incremented it (the wheel assumes the
-    immortal ``None`` of Python >= 3.12). After a few thousand calls CPython aborts with
-    "Fatal Python error: none_dealloc". Giving ``None`` a huge reference count makes it immortal
-    in practice. Measured: 1000 ``QPlainTextEdit.setReadOnly`` calls take 1000 references.
-    """
-    if sys.version_info >= (3, 12):
-        return
-    import ctypes
-
-    ref = ctypes.c_ssize_t.from_address(id(None))
-    if ref.value < (1 << 40):
-        ref.value += 1 << 50
-
-
-pin_none_refcount()
 
 LIGHT_STYLE = "default"
 DARK_STYLE = "monokai"
