@@ -58,7 +58,7 @@ def test_failing_step_exit_1_names_the_step(engine, tmp_path, capsys):
     path = _pipeline(tmp_path, [Step("relax.LegalizeOps"), Step("custom.python", {"source": source})])
     assert _run([path, "--trust"], engine) == 1
     err = capsys.readouterr().err
-    assert "step 1 (custom.python)" in err and "boom from custom" in err
+    assert "step 2 (custom.python)" in err and "boom from custom" in err
     # Without --trust the custom step does not run, and the message says why.
     assert _run([path], engine) == 1
     assert "trust" in capsys.readouterr().err

@@ -203,7 +203,7 @@ def test_failing_step_reports_error_and_last_good_ir(engine):
     result = engine.run(doc, trust_custom_code=True)
     assert not result.ok and result.failed_index == 1
     step = result.steps[1]
-    assert step.state == FAILED and "step 1 (custom.python)" in step.error and "custom pass says no" in step.error
+    assert step.state == FAILED and "step 2 (custom.python)" in step.error and "custom pass says no" in step.error
     assert step.traceback and "ValueError" in step.traceback
     assert result.last_good_script == result.steps[0].script
     assert result.steps[2].state == NOT_RUN

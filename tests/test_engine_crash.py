@@ -50,7 +50,7 @@ def test_segfaulting_pass_fails_its_step_and_engine_restarts(own_client):
     assert result.failed_index == 1 and not result.ok
     step = result.steps[1]
     assert step.state == FAILED
-    assert step.error.startswith("the engine crashed (signal SIGSEGV) while running step 1 (custom.python)")
+    assert step.error.startswith("the engine crashed (signal SIGSEGV) while running step 2 (custom.python)")
     assert result.steps[0].state == CHANGED and result.steps[2].state == NOT_RUN
     assert result.last_good_script == result.steps[0].script and "T.prim_func" in result.last_good_script
     assert seen[-1] == "step_finished"
@@ -66,7 +66,7 @@ def test_hanging_pass_hits_the_watchdog(own_client):
     result = own_client.run(_doc(HANG), trust_custom_code=True, step_timeout_s=2.0)
     step = result.steps[1]
     assert step.state == FAILED and result.failed_index == 1
-    assert step.error == "step 1 (custom.python) did not finish within 2 s; the engine was restarted"
+    assert step.error == "step 2 (custom.python) did not finish within 2 s; the engine was restarted"
     assert result.steps[0].state == CHANGED
     assert own_client.ping()["pid"] != pid_before
     assert own_client.run(PipelineDocument(model="builtin:mlp", steps=[Step("relax.FuseOps")])).ok

@@ -288,7 +288,7 @@ class EngineClient:
                     code = engine.kill()
                     self._discard_engine(restart=True)
                     raise EngineCrashed(
-                        f"step {step.get('index')} ({step.get('pass_id')}) did not finish within "
+                        f"step {int(step.get('index', 0)) + 1} ({step.get('pass_id')}) did not finish within "
                         f"{step_timeout_s:g} s; the engine was restarted",
                         exit_code=code, last_step=step, stderr_tail=tail, timed_out=True,
                     )
@@ -298,7 +298,7 @@ class EngineClient:
                 tail = engine.stderr_tail()
                 self._discard_engine(restart=True)
                 if step is not None:
-                    what = f"while running step {step.get('index')} ({step.get('pass_id')})"
+                    what = f"while running step {int(step.get('index', 0)) + 1} ({step.get('pass_id')})"
                 else:
                     what = f"during the {cmd!r} request"
                 how = f"signal {signal_name(code)}" if code is not None and code < 0 else signal_name(code)

@@ -297,7 +297,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         memo = _ScriptMemo()
         memo.add(mod, script)
         if error is None and not isinstance(new_mod, tvm.IRModule):
-            error = TypeError(f"step {i} ({pass_id}) returned {type(new_mod).__name__}, not an IRModule")
+            error = TypeError(f"step {i + 1} ({pass_id}) returned {type(new_mod).__name__}, not an IRModule")
         if error is None:
             changed = not modules_equal(mod, new_mod)
             new_script = memo.script(new_mod) if changed else script
@@ -310,7 +310,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
                 result.cancelled = True
             else:
                 res.state = FAILED
-                res.error = f"step {i} ({pass_id}) failed: {_error_text(error)}"
+                res.error = f"step {i + 1} ({pass_id}) failed: {_error_text(error)}"
                 res.traceback = tb
                 result.failed_index = i
                 result.last_good_script = script

@@ -368,6 +368,26 @@ def _reader(stream: Any, inbox: "queue.Queue[Optional[dict]]", ctx: WorkerContex
     inbox.put(None)
 
 
+def _import_without_torch(module_name: str) -> None:
+    """Import ``module_name`` (``tvm_ffi``, ``tvm``) without the eager ``import torch`` they do.
+
+    torch costs ~3 s of engine start-up, and the engine needs it only for the PyTorch importer,
+    which imports it itself when a torch model is loaded. tvm_ffi and ``tvm.relax.base_py_module``
+    try ``import torch`` at import time for optional DLPack interop (which the app does not use); a
+    ``None`` entry in ``sys.modules`` makes that import fail fast, and removing the entry afterwards
+    lets a later ``import torch`` work normally.
+    """
+    if "torch" in sys.modules:
+        importlib.import_module(module_name)
+        return
+    sys.modules["torch"] = None  # type: ignore[assignment]
+    try:
+        importlib.import_module(module_name)
+    finally:
+        if sys.modules.get("torch", 0) is None:
+            del sys.modules["torch"]
+
+
 def main() -> int:
     """Engine entry point."""
     proto_fd = os.dup(1)
@@ -375,6 +395,7 @@ def main() -> int:
     sys.stdout = sys.stderr
     output = _Output(proto_fd)
 
+    _import_without_torch("tvm_ffi")
     import tvm_ffi
 
     problem = ffi_version_problem(str(tvm_ffi.__version__))
@@ -387,7 +408,8 @@ def main() -> int:
         return EXIT_REFUSED
 
     start = time.perf_counter()
-    import tvm  # noqa: F401 - import once, up front
+    _import_without_torch("tvm")  # import once, up front
+    import tvm
 
     from pipeline_model.engine import runner  # noqa: F401 - runner imports tvm pieces
 
