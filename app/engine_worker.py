@@ -31,7 +31,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 @dataclass
 class _Job:
-    kind: str  # "run", "graph", "prim_func", "snapshot", "catalogue", "ping", "call"
+    kind: str  # "run", "graph", "prim_func", "snapshot", "catalogue", "ping", "call", "fn"
     args: dict[str, Any] = field(default_factory=dict)
     tag: Any = None
     revision: int = 0
@@ -85,6 +85,7 @@ class QtEngineWorker(QThread):
       ``run_event(revision, name, data)`` for handler events (``tuning_progress`` ...);
       ``run_finished(revision, RunResult)`` - only for the current revision.
     - ``reply_ready(kind, tag, value)`` for graph / prim_func / snapshot / generic calls.
+    - ``call_event(kind, tag, name, data)``: events of a generic call (``build_progress``, ``tuning_progress`` ...).
     - ``request_failed(kind, tag, message)``.
     - ``engine_crashed(message)``: the engine process died; message names the step when in a run.
     """
@@ -99,6 +100,7 @@ class QtEngineWorker(QThread):
     run_event = Signal(int, str, object)
     run_finished = Signal(int, object)
     reply_ready = Signal(str, object, object)
+    call_event = Signal(str, object, str, object)
     request_failed = Signal(str, object, str)
     engine_crashed = Signal(str)
 
@@ -166,6 +168,14 @@ class QtEngineWorker(QThread):
         """A generic engine request; answer ``reply_ready("call:<cmd>", tag, reply)``."""
         self._submit(_Job("call", {"cmd": cmd, "args": dict(args)}, tag=tag))
 
+    def request_fn(self, name: str, fn: Callable[[Any, Callable[[str, dict], None]], Any], tag: Any = None) -> None:
+        """Run ``fn(client, on_event)`` in the worker thread (typed wrappers such as ``build_api.build_run``).
+
+        Answer: ``reply_ready("fn:<name>", tag, value)``; events: ``call_event("fn:<name>", tag, event, data)``;
+        an engine error: ``request_failed("fn:<name>", tag, message)``. ``cancel()`` stops it.
+        """
+        self._submit(_Job("fn", {"name": name, "fn": fn}, tag=tag))
+
     def request_catalogue(self) -> None:
         """Fetch the catalogue from the engine again (ignores the cache)."""
         self._submit(_Job("catalogue", {"force": True}))
@@ -174,6 +184,10 @@ class QtEngineWorker(QThread):
         """Stop the in-flight run (between passes) and drop a queued one."""
         with self._lock:
             self._pending_run = None
+        self._cancel_client()
+
+    def cancel_request(self) -> None:
+        """Stop the in-flight request (a build, a tuning call ...) without dropping a queued run."""
         self._cancel_client()
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
@@ -247,7 +261,7 @@ class QtEngineWorker(QThread):
             try:
                 self._serve(job)
             except Exception as exc:  # noqa: BLE001 - never let the thread die
-                self.request_failed.emit(job.kind, job.tag, f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+                self.request_failed.emit(_job_kind(job), job.tag, f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
             finally:
                 with self._lock:
                     self._current = None
@@ -285,6 +299,12 @@ class QtEngineWorker(QThread):
         self._cached_key = key
         self.catalogue_ready.emit(data, 0)
 
+    def _event_forwarder(self, kind: str, tag: Any) -> Callable[[str, dict], None]:
+        def on_event(name: str, data: dict) -> None:
+            self.call_event.emit(kind, tag, str(name), data)
+
+        return on_event
+
     def _is_current(self, revision: int) -> bool:
         return revision == self._revision
 
@@ -306,19 +326,26 @@ class QtEngineWorker(QThread):
                 self._fetch_catalogue(force=bool(job.args.get("force")))
                 return
             elif job.kind == "call":
-                value = self._client.request(job.args["cmd"], job.args["args"])
-                self.reply_ready.emit("call:" + job.args["cmd"], job.tag, value)
+                kind = "call:" + job.args["cmd"]
+                value = self._client.request(job.args["cmd"], job.args["args"], self._event_forwarder(kind, job.tag))
+                self.reply_ready.emit(kind, job.tag, value)
+                return
+            elif job.kind == "fn":
+                kind = "fn:" + job.args["name"]
+                self.state_changed.emit("busy", f"Engine: {job.args['name']}…")
+                value = job.args["fn"](self._client, self._event_forwarder(kind, job.tag))
+                self.reply_ready.emit(kind, job.tag, value)
                 return
             else:
                 raise ValueError(f"unknown job kind {job.kind!r}")
         except EngineCrashed as exc:
             message = f"The engine crashed during a {job.kind} request: {_message(exc)}"
             self.engine_crashed.emit(message)
-            self.request_failed.emit(job.kind, job.tag, message)
+            self.request_failed.emit(_job_kind(job), job.tag, message)
             self._confirm_engine_up()
             return
         except EngineError as exc:
-            self.request_failed.emit(job.kind, job.tag, _message(exc))
+            self.request_failed.emit(_job_kind(job), job.tag, _message(exc))
             return
         self.reply_ready.emit(job.kind, job.tag, value)
 
@@ -399,6 +426,15 @@ def _failed_step_error(result: RunResult) -> Optional[str]:
         if step.index == result.failed_index and step.error:
             return step.error
     return None
+
+
+def _job_kind(job: _Job) -> str:
+    """The kind a reply/failure of ``job`` is reported under (``call:<cmd>``, ``fn:<name>``, ``graph`` ...)."""
+    if job.kind == "call":
+        return "call:" + str(job.args.get("cmd"))
+    if job.kind == "fn":
+        return "fn:" + str(job.args.get("name"))
+    return job.kind
 
 
 def _message(exc: BaseException) -> str:

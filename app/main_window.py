@@ -60,6 +60,9 @@ from widgets.pass_palette import PassPalette
 from widgets.pipeline_view import PipelineView
 from widgets.step_model import QtPipelineModel, format_ms
 
+#: Pass ids whose steps tune with MetaSchedule (they emit ``tuning_progress``).
+TUNING_PASS_IDS = ("relax.MetaScheduleTuneTIR", "relax.MetaScheduleTuneIRMod")
+
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL_PIPELINE = ROOT / "resources" / "pipelines" / "fusion_walkthrough.json"
 FILE_FILTER = "Pipeline files (*.json *.rps.json);;All files (*)"
@@ -127,6 +130,9 @@ class MainWindow(QMainWindow):
         self._current_function: Optional[str] = None
         self._engine_state = "stopped"
         self._pending_select: list[str] = []
+        self.model_error: Optional[str] = None
+        self._tuning_seen = False
+        self._shown_pass_id: Optional[str] = None
 
         self.setWindowTitle("Relax Pipeline Studio")
         self.setDockNestingEnabled(True)
@@ -149,6 +155,10 @@ class MainWindow(QMainWindow):
         self.worker = QtEngineWorker(
             cache_dir=cache, cached_catalogue_key=key, parent=self, client_factory=client_factory, close_client=close_client
         )
+        from app.run_controller import RunController
+
+        self.run_controller = RunController(self, self.run_panel)
+        self._devices_requested = False
         self._connect_worker()
         if start_engine:
             self.worker.start()
@@ -252,6 +262,18 @@ class MainWindow(QMainWindow):
         self.diff_view = DiffView(self)
         self.diff_dock = self._dock("Diff", "diffDock", self.diff_view, Qt.DockWidgetArea.BottomDockWidgetArea)
 
+        # Bottom, tabbed with the diff: build & run, tuning progress.
+        from widgets.run_panel import RunPanel
+        from widgets.tuning_panel import TuningPanel
+
+        self.run_panel = RunPanel(self)
+        self.run_dock = self._dock("Build && Run", "runDock", self.run_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tuning_panel = TuningPanel(self)
+        self.tuning_dock = self._dock("Tuning", "tuningDock", self.tuning_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.diff_dock, self.run_dock)
+        self.tabifyDockWidget(self.run_dock, self.tuning_dock)
+        self.diff_dock.raise_()
+
         # Status bar.
         self.engine_label = QLabel("Engine: stopped", self)
         self.engine_label.setObjectName("engineState")
@@ -330,6 +352,8 @@ class MainWindow(QMainWindow):
         self.act_auto = QAction("Re-run &Automatically After Edits", self, checkable=True, checked=True)
         self.act_auto.toggled.connect(lambda on: setattr(self, "auto_run", on))
         self.act_fit = action("&Fit Graph", self._fit_graph, "Ctrl+0")
+        self.act_build = action("&Build && Run", self.build_and_run, "Ctrl+B", tip="Build the module, run it, time it and check it (Ctrl+B)")
+        self.act_compare = action("&Compare with Baseline", self.compare_with_baseline, "Ctrl+Shift+B", tip="Latency of this pipeline vs the unoptimized model")
 
     def _build_menus(self) -> None:
         menu = self.menuBar()
@@ -369,12 +393,15 @@ class MainWindow(QMainWindow):
         run.addAction(self.act_run_to)
         run.addAction(self.act_stop)
         run.addSeparator()
+        run.addAction(self.act_build)
+        run.addAction(self.act_compare)
+        run.addSeparator()
         run.addAction(self.act_auto)
 
         view = menu.addMenu("&View")
         view.addAction(self.act_fit)
         view.addSeparator()
-        for dock in (self.palette_dock, self.pipeline_dock, self.diff_dock):
+        for dock in (self.palette_dock, self.pipeline_dock, self.diff_dock, self.run_dock, self.tuning_dock):
             view.addAction(dock.toggleViewAction())
 
         bar = QToolBar("Main", self)
@@ -388,6 +415,8 @@ class MainWindow(QMainWindow):
         bar.addSeparator()
         for act in (self.act_run, self.act_run_to, self.act_stop):
             bar.addAction(act)
+        bar.addSeparator()
+        bar.addAction(self.act_build)
         self.addToolBar(bar)
         self.toolbar = bar
 
@@ -437,6 +466,8 @@ class MainWindow(QMainWindow):
         w.reply_ready.connect(self._on_reply)
         w.request_failed.connect(self._on_request_failed)
         w.engine_crashed.connect(self._on_engine_crashed)
+        self.run_controller.connect_worker(w)
+        self.tuning_panel.stop_requested.connect(self.stop)
 
     # ------------------------------------------------------------------------------------------
     # settings / layout
@@ -605,11 +636,57 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.StandardButton.Discard
 
     def open_model_dialog(self) -> None:
-        """File > Open Model: use a model file for this pipeline."""
+        """File > Open Model: a built-in or a model file (TVMScript, nn.Module, ONNX, torch)."""
+        from widgets.model_dialog import ModelDialog
+
         base = self.ctrl.doc.model_path_base() or os.path.expanduser("~")
-        path, _ = QFileDialog.getOpenFileName(self, "Open model", base, MODEL_FILTER)
-        if path:
-            self.set_model(path)
+        dialog = ModelDialog(self.ctrl.doc.model, base, self)
+        self.model_dialog = dialog
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        spec = dialog.spec()
+        if spec:
+            self.open_model(spec)
+
+    def open_model(self, spec: str) -> None:
+        """Load ``spec`` in the engine first; only when it loads does it become the model (undoable).
+
+        A broken or unsupported file shows the engine's message (naming the file) and changes nothing.
+        """
+        if spec == self.ctrl.doc.model:
+            return
+        probe = PipelineDocument(model=spec, target=dict(self.ctrl.doc.target), name=self.ctrl.doc.name)
+        probe.path = self.ctrl.doc.path
+        self.statusBar().showMessage(f"Loading model {spec}…")
+
+        def load(client: Any, on_event: Any) -> dict:
+            result = client.run(probe, trust_custom_code=False, on_event=on_event)
+            return {"error": result.error, "input_key": result.input_key}
+
+        self.worker.request_fn("load_model", load, tag=("model", spec))
+
+    def _on_model_probed(self, spec: str, reply: Optional[dict], failure: Optional[str]) -> None:
+        error = failure or (reply or {}).get("error")
+        if error:
+            self.statusBar().showMessage(f"Could not load {spec}", 8000)
+            self.model_error = str(error)
+            QMessageBox.critical(self, "Cannot open model", f"{spec}:\n{error}" if spec not in str(error) else str(error))
+            return
+        self.model_error = None
+        self.statusBar().showMessage(f"Model {spec}", 4000)
+        self.set_model(spec)
+
+    def build_and_run(self) -> None:
+        """Run > Build & Run (Ctrl+B), in the Build & Run panel."""
+        self.run_dock.show()
+        self.run_dock.raise_()
+        self.run_controller.build_and_run()
+
+    def compare_with_baseline(self) -> None:
+        """Run > Compare with Baseline."""
+        self.run_dock.show()
+        self.run_dock.raise_()
+        self.run_controller.compare()
 
     def set_model(self, spec: str) -> None:
         """Change the model (undoable)."""
@@ -760,6 +837,10 @@ class MainWindow(QMainWindow):
 
     def _on_edited(self, first_index: int) -> None:
         self._update_title()
+        if hasattr(self, "run_controller"):
+            self.run_controller.sync_target()
+        if self.target_picker.currentData() != self.ctrl.doc.target:
+            self._sync_target_picker()
         self.worker.set_revision(self.ctrl.revision)
         self.step_model.clear_results(first_index)
         if first_index == 0:
@@ -824,6 +905,9 @@ class MainWindow(QMainWindow):
 
     def _on_engine_state(self, state: str, message: str) -> None:
         self._engine_state = state
+        if state == "ready" and not self._devices_requested:
+            self._devices_requested = True
+            self.run_controller.refresh_devices()
         self.engine_label.setText(message)
         self.engine_label.setProperty("state", state)
         self.engine_label.style().unpolish(self.engine_label)
@@ -847,6 +931,10 @@ class MainWindow(QMainWindow):
         self.step_model.set_running(uid)
         self.progress.setValue(index)
         title = self._title_for(self.ctrl.doc.steps[index].pass_id) if 0 <= index < len(self.ctrl.doc.steps) else uid
+        if 0 <= index < len(self.ctrl.doc.steps) and self.ctrl.doc.steps[index].pass_id in TUNING_PASS_IDS:
+            self.tuning_panel.start(f"step {index + 1}: {title}")
+            self.tuning_dock.show()
+            self.tuning_dock.raise_()
         self.run_label.setText(f"Running step {index + 1}: {title}…")
 
     def _on_nested(self, revision: int, index: int, nested: Any) -> None:
@@ -862,9 +950,13 @@ class MainWindow(QMainWindow):
                 self._show_input()
             return
         if name == "tuning_progress":
-            done, total = data.get("done") or data.get("trials_done"), data.get("total") or data.get("trials_total")
+            done, total = data.get("done"), data.get("total")
             if isinstance(done, int) and isinstance(total, int) and total > 0:
                 self.run_label.setText(f"Tuning: {done}/{total} trials")
+            self.tuning_panel.update_progress(data)
+            self._tuning_seen = True
+        elif name == "warning":
+            self.statusBar().showMessage(str(data.get("message", ""))[:300], 10000)
 
     def _on_step_finished(self, revision: int, result: StepResult) -> None:
         if revision != self.ctrl.revision:
@@ -881,6 +973,8 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         self.step_model.set_running(None)
         self.last_run = result
+        if self.tuning_panel.active:
+            self.tuning_panel.end("Run stopped; measured trials are kept in the database" if result.cancelled else "")
         if result.input_script is not None:
             self.input_script = result.input_script
             self.input_key = result.input_key
@@ -909,6 +1003,11 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Engine crashed and was restarted", 8000)
 
     def _on_request_failed(self, kind: str, tag: Any, message: str) -> None:
+        if kind == "fn:load_model" and isinstance(tag, tuple) and tag[0] == "model":
+            self._on_model_probed(str(tag[1]), None, message)
+            return
+        if kind.startswith("fn:") and isinstance(tag, tuple) and tag and tag[0] == "run_panel":
+            return  # the run panel shows it
         if kind == "graph":
             self.graph_caption.setText(f"Graph unavailable: {message.splitlines()[0][:200]}")
         elif kind == "prim_func":
@@ -970,6 +1069,7 @@ class MainWindow(QMainWindow):
         result = self.step_model.result(uid)
         before, before_key = self._before_of(index)
         title = f"Step {index + 1}: {self._title_for(step.pass_id)}"
+        self._shown_pass_id = None
         if result is None:
             self._diff_message(f"{title} has not run yet." if step.runnable else f"{title} is disabled (skipped).")
             self._show_graph(before_key, None, f"{title} — not run yet; showing its input")
@@ -981,10 +1081,18 @@ class MainWindow(QMainWindow):
             self.step_shown.emit(uid)
             return
         after = result.script
+        self._shown_pass_id = step.pass_id
+        self._show_step_report(index, step, result)
         label = "changed the module" if result.state == CHANGED else ("changed nothing" if result.state == UNCHANGED else result.state)
         self.diff_view.set_snapshots(before, after, before_title="Before " + title, after_title=f"After {title} — {label} ({format_ms(result.elapsed_ms)})")
         self._show_graph(result.snapshot_key or before_key, before_key if result.state == CHANGED else None, f"{title} — {label}")
         self.step_shown.emit(uid)
+
+    def _show_step_report(self, index: int, step: Step, result: StepResult) -> None:
+        """The step's report (DLight rules per PrimFunc, fused groups, tuning summary) in the details pane."""
+        text = step_report_html(step.pass_id, result.report or {}, self.ctrl.doc.target)
+        if text:
+            self.details.setHtml(f"<h3 style='margin:0'>Step {index + 1}: {html.escape(self._title_for(step.pass_id))}</h3>" + text)
 
     def _show_input(self) -> None:
         if self.input_script:
@@ -1046,6 +1154,9 @@ class MainWindow(QMainWindow):
             from pipeline_model.ir_graph import changed_nodes
 
             changed = changed_nodes(before, data)
+        if self._shown_pass_id == "relax.FuseOpsByPattern":
+            # The bindings fused into composite/offloaded functions by this step.
+            changed |= fused_node_ids(data)
         self.graph_view.set_graph(data, changed)
 
     def _update_function_picker(self, reply: dict) -> None:
@@ -1067,6 +1178,9 @@ class MainWindow(QMainWindow):
         self._on_current_step(uid, refresh_params=False) if uid else self._show_input()
 
     def _on_reply(self, kind: str, tag: Any, value: Any) -> None:
+        if kind == "fn:load_model" and isinstance(tag, tuple) and tag[0] == "model":
+            self._on_model_probed(str(tag[1]), value if isinstance(value, dict) else {}, None)
+            return
         if kind == "graph":
             self._graph_cache[tuple(tag)] = value if isinstance(value, dict) else {"graph": None}
             if len(self._graph_cache) > 64:
@@ -1154,6 +1268,85 @@ class MainWindow(QMainWindow):
 
 
 _MISSING = object()
+
+
+def fused_node_ids(graph: dict) -> set[str]:
+    """Ids of the graph nodes that call a composite/offloaded function (FuseOpsByPattern's work)."""
+    return {str(n["id"]) for n in graph.get("nodes", []) if n.get("composite")}
+
+
+def _esc(value: Any) -> str:
+    return html.escape(str(value))
+
+
+def step_report_html(pass_id: str, report: dict, target: dict) -> str:
+    """HTML for a step's ``StepResult.report`` ("" when there is nothing to show).
+
+    Known sections: ``dlight`` (rule per PrimFunc, unscheduled ones; a warning on GPU targets),
+    ``fused``/``patterns`` (composite functions made by FuseOpsByPattern), ``tuning`` and
+    ``apply_database`` (MetaSchedule). Anything else is shown as JSON.
+    """
+    if not report:
+        return ""
+    from pipeline_model.targets import is_gpu_target
+
+    parts: list[str] = []
+    rest = dict(report)
+    dl = rest.pop("dlight", None)
+    if isinstance(dl, dict):
+        scheduled = dl.get("scheduled") or dl.get("rules") or {}
+        if isinstance(scheduled, list):
+            scheduled = {str(e.get("name", e.get("func", "?"))): e.get("rule") for e in scheduled if isinstance(e, dict)}
+        unscheduled = [str(n) for n in dl.get("unscheduled") or dl.get("none") or []]
+        rows = "".join(f"<tr><td><code>{_esc(f)}</code></td><td>{_esc(r or '–')}</td></tr>" for f, r in scheduled.items())
+        rows += "".join(f"<tr><td><code>{_esc(f)}</code></td><td><i>no rule applied</i></td></tr>" for f in unscheduled)
+        parts.append(f"<p><b>DLight</b>: {len(scheduled)} PrimFunc(s) scheduled, {len(unscheduled)} not</p><table>{rows}</table>")
+        if unscheduled and is_gpu_target(target):
+            parts.append(
+                f"<p style='color:#c0392b'><b>Warning</b>: {len(unscheduled)} PrimFunc(s) have no GPU schedule "
+                f"({_esc(', '.join(unscheduled[:8]))}); building for {_esc(target.get('kind'))} will fail. "
+                "Add rules (e.g. gpu.Fallback) or a MetaSchedule step.</p>"
+            )
+    for key in ("fused", "patterns", "composites"):
+        fused = rest.pop(key, None)
+        if isinstance(fused, list) and fused:
+            items = []
+            for entry in fused:
+                if isinstance(entry, dict):
+                    name = entry.get("function") or entry.get("name") or "?"
+                    pattern = entry.get("pattern") or entry.get("composite") or ""
+                    bindings = entry.get("bindings") or entry.get("ops") or []
+                    items.append(f"<li><code>{_esc(name)}</code> {_esc(pattern)}: {_esc(', '.join(map(str, bindings)))}</li>")
+                else:
+                    items.append(f"<li>{_esc(entry)}</li>")
+            parts.append(f"<p><b>Fused by pattern</b> (highlighted in the graph):</p><ul>{''.join(items)}</ul>")
+    tuning = rest.pop("tuning", None)
+    if isinstance(tuning, dict):
+        tasks = tuning.get("tasks") or []
+        rows = "".join(
+            f"<tr><td><code>{_esc(t.get('name'))}</code></td><td align='right'>{_esc(t.get('trials'))}</td>"
+            f"<td align='right'>{_esc(format_best(t.get('best_us')))}</td><td>{_esc(t.get('status', ''))}</td></tr>"
+            for t in tasks if isinstance(t, dict)
+        )
+        state = "stopped" if tuning.get("stopped") else ("done" if tuning.get("finished") else "")
+        parts.append(f"<p><b>MetaSchedule</b>: {_esc(tuning.get('done'))}/{_esc(tuning.get('total'))} trials {state}; "
+                     f"database <code>{_esc(tuning.get('work_dir', ''))}</code></p><table>{rows}</table>")
+    applied = rest.pop("apply_database", None)
+    if isinstance(applied, dict):
+        ok, missing = applied.get("applied") or [], applied.get("missing") or []
+        parts.append(f"<p><b>Tuned schedules applied</b> to {len(ok)} PrimFunc(s); none found for {len(missing)}"
+                     + (f": {_esc(', '.join(map(str, missing[:12])))}" if missing else "") + "</p>")
+    if rest:
+        parts.append("<pre>" + _esc(json.dumps(rest, indent=2, default=str)[:4000]) + "</pre>")
+    return "".join(parts)
+
+
+def format_best(value: Any) -> str:
+    """A best latency in µs for the report table."""
+    try:
+        return f"{float(value):.1f} µs"
+    except (TypeError, ValueError):
+        return "–"
 
 
 def _slug(name: str) -> str:

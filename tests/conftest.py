@@ -40,3 +40,49 @@ def repo_root() -> str:
 def bundled_pipelines() -> list[str]:
     """Paths of the bundled example pipeline files (``resources/pipelines/*.json``)."""
     return sorted(os.path.join(PIPELINES_DIR, n) for n in os.listdir(PIPELINES_DIR) if n.endswith(".json"))
+
+
+# ---- Qt fixtures (GUI tests) -----------------------------------------------------------------
+
+
+def qt_wait(cond, timeout_ms: int = 120_000) -> bool:
+    """Process Qt events until ``cond()`` is true or ``timeout_ms`` passed; returns ``cond()``'s outcome."""
+    from PySide6.QtCore import QDeadlineTimer, QThread
+    from PySide6.QtWidgets import QApplication
+
+    deadline = QDeadlineTimer(timeout_ms)
+    while not cond():
+        if deadline.hasExpired():
+            return False
+        QApplication.processEvents()
+        QThread.msleep(10)
+    return True
+
+
+@pytest.fixture(scope="module")
+def gui_env(tmp_path_factory):
+    """Settings and cache folders of the app in a temporary folder (per test module)."""
+    base = tmp_path_factory.mktemp("gui_env")
+    old = {k: os.environ.get(k) for k in ("RPS_CONFIG_DIR", "RPS_CACHE_DIR")}
+    os.environ["RPS_CONFIG_DIR"] = str(base / "config")
+    os.environ["RPS_CACHE_DIR"] = str(base / "cache")
+    yield base
+    for k, v in old.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.fixture(scope="module")
+def studio(gui_env, engine, qapp):
+    """A shown main window on the session engine, catalogue loaded, custom code trusted (per module)."""
+    from app.main_window import MainWindow
+
+    win = MainWindow(client_factory=lambda: engine, close_client=False)
+    win.trust_override = True
+    win.show()
+    assert qt_wait(lambda: win.catalogue is not None), "the catalogue never arrived from the engine"
+    yield win
+    win.ctrl.undo_stack.setClean()
+    win.close()

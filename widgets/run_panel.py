@@ -1,0 +1,404 @@
+"""``RunPanel``: build and run the pipeline's module on a local device (issue 4, GUI side).
+
+The panel is a view: it holds the controls (target/device, which module, inputs, tolerances, timing
+settings), emits requests, and shows results it is given as plain dicts (the JSON of
+``pipeline_model.build_api`` results). It never talks to the engine itself (``app.run_controller``
+does) and never imports ``app``.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Optional
+
+from PySide6.QtCore import QLocale, Qt, Signal
+from PySide6.QtGui import QDoubleValidator
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QRadioButton,
+    QSizePolicy,
+    QSpinBox,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from pipeline_model.document import target_label
+from widgets.latency_chart import LatencyBar, LatencyChart, format_us
+
+#: Module choices of the "Module" combo (data values).
+MODULE_FINAL = "final"
+MODULE_SELECTED = "selected"
+
+INPUT_FILTER = "NumPy arrays (*.npy *.npz);;All files (*)"
+
+
+def _fmt(value: Optional[float], digits: int = 4) -> str:
+    return "–" if value is None else f"{value:.{digits}g}"
+
+
+def build_run_html(result: dict[str, Any]) -> str:
+    """HTML summary of a ``build_run`` reply: outputs, latency and the numerical check."""
+    rows = [f"<p><b>{html.escape(str(result.get('label', '')))}</b> — <code>{html.escape(str(result.get('function', '')))}</code> "
+            f"on {html.escape(str(result.get('device', '')))}, target <code>{html.escape(target_label(result.get('target') or {}))}</code>; "
+            f"built in {_fmt(result.get('build_ms'), 3)} ms; weights: {html.escape(str(result.get('weights', '')))}</p>"]
+    check = result.get("check")
+    if check:
+        if check.get("error"):
+            verdict = f"<span style='color:#c0392b'><b>✗ check failed</b>: {html.escape(str(check['error']))}</span>"
+        elif check.get("passed"):
+            verdict = "<span style='color:#2e8b57'><b>✓ check passed</b></span>"
+        else:
+            verdict = "<span style='color:#c0392b'><b>✗ check FAILED</b></span>"
+        rows.append(
+            f"<p>{verdict} — max abs error {_fmt(check.get('max_abs'))}, max rel error {_fmt(check.get('max_rel'))} "
+            f"(rtol {check.get('rtol')}, atol {check.get('atol')}) vs {html.escape(str(check.get('reference', 'the unoptimized model')))}</p>"
+        )
+    latency = result.get("latency")
+    if latency:
+        spread = float(latency["max_us"]) - float(latency["min_us"])
+        rows.append(
+            f"<p><b>Latency</b> median {format_us(float(latency['median_us']))}, spread {format_us(spread)} "
+            f"(min {format_us(float(latency['min_us']))}, max {format_us(float(latency['max_us']))}, std {format_us(float(latency['std_us']))}); "
+            f"{latency.get('repeat')} repeats × {latency.get('number')} runs after {latency.get('warmup')} warm-up</p>"
+        )
+    outs = result.get("outputs") or []
+    if outs:
+        items = []
+        for o in outs:
+            stats = "" if o.get("mean") is None else (
+                f" min {_fmt(o.get('min'))}, max {_fmt(o.get('max'))}, mean {_fmt(o.get('mean'))}, std {_fmt(o.get('std'))}"
+            )
+            bad = f", <b>{o.get('nan')} NaN, {o.get('inf')} Inf</b>" if (o.get("nan") or o.get("inf")) else ""
+            items.append(f"<li>output {o.get('index')}: <code>{list(o.get('shape') or [])}</code> {html.escape(str(o.get('dtype')))}{stats}{bad}</li>")
+        rows.append("<p style='margin-bottom:0'><b>Outputs</b></p><ul style='margin-top:0'>" + "".join(items) + "</ul>")
+    args = result.get("arguments") or []
+    if args:
+        inputs = [a for a in args if not a.get("weight")]
+        rows.append("<p><b>Inputs</b> " + ", ".join(
+            f"<code>{html.escape(str(a.get('name')))}</code> {list(a.get('shape') or [])} ({html.escape(str(a.get('source')))})" for a in inputs
+        ) + "</p>")
+    return "".join(rows)
+
+
+def compare_html(result: dict[str, Any]) -> str:
+    """HTML summary of a ``compare`` reply."""
+    a, b = result.get("a") or {}, result.get("b") or {}
+    speedup = float(result.get("speedup") or 0.0)
+    rows = [f"<p><b>Speed-up {speedup:.2f}×</b> — {html.escape(str(b.get('label')))} vs {html.escape(str(a.get('label')))}"
+            f" (latency of the baseline / latency of the pipeline, medians)</p>"]
+    for side in (a, b):
+        lat = side.get("latency") or {}
+        rows.append(f"<p>{html.escape(str(side.get('label')))}: median {format_us(float(lat.get('median_us', 0)))}, "
+                    f"min {format_us(float(lat.get('min_us', 0)))}, max {format_us(float(lat.get('max_us', 0)))}; "
+                    f"built in {_fmt(side.get('build_ms'), 3)} ms</p>")
+    check = result.get("check")
+    if check:
+        ok = check.get("passed")
+        rows.append(f"<p>{'✓ same results' if ok else '✗ results differ'}: max abs {_fmt(check.get('max_abs'))}, max rel {_fmt(check.get('max_rel'))}</p>")
+    return "".join(rows)
+
+
+class RunPanel(QWidget):
+    """Controls and results of Build & Run, Compare with baseline and Export library."""
+
+    target_chosen = Signal(dict)
+    advanced_target_requested = Signal()
+    build_requested = Signal()
+    compare_requested = Signal()
+    export_requested = Signal(str)
+    stop_requested = Signal()
+    refresh_devices_requested = Signal()
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("runPanel")
+        self._syncing = False
+        self.last_build: Optional[dict[str, Any]] = None
+        self.last_compare: Optional[dict[str, Any]] = None
+        self.last_export: Optional[dict[str, Any]] = None
+        self.last_error: Optional[str] = None
+
+        # -- target row
+        self.target_combo = QComboBox(self)
+        self.target_combo.setObjectName("runTarget")
+        self.target_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.target_combo.setToolTip("Device and target to build for (devices detected by the engine)")
+        self.target_combo.activated.connect(self._on_target_activated)
+        self.advanced_button = QToolButton(self)
+        self.advanced_button.setText("Advanced…")
+        self.advanced_button.setToolTip("Edit the target as JSON (checked by the engine)")
+        self.advanced_button.clicked.connect(self.advanced_target_requested)
+        self.refresh_button = QToolButton(self)
+        self.refresh_button.setText("⟳")
+        self.refresh_button.setToolTip("Detect devices again")
+        self.refresh_button.clicked.connect(self.refresh_devices_requested)
+        target_row = QHBoxLayout()
+        target_row.addWidget(self.target_combo, 1)
+        target_row.addWidget(self.advanced_button)
+        target_row.addWidget(self.refresh_button)
+
+        # -- module
+        self.module_combo = QComboBox(self)
+        self.module_combo.addItem("Final module (all steps)", MODULE_FINAL)
+        self.module_combo.addItem("Module after the selected step", MODULE_SELECTED)
+
+        # -- inputs
+        self.random_radio = QRadioButton("Random, seed", self)
+        self.random_radio.setChecked(True)
+        self.file_radio = QRadioButton("File", self)
+        group = QButtonGroup(self)
+        group.addButton(self.random_radio)
+        group.addButton(self.file_radio)
+        self.seed_spin = QSpinBox(self)
+        self.seed_spin.setRange(0, 2**31 - 1)
+        self.input_path = QLineEdit(self)
+        self.input_path.setPlaceholderText(".npy / .npz (arrays named like the inputs)")
+        self.browse_button = QToolButton(self)
+        self.browse_button.setText("…")
+        self.browse_button.clicked.connect(self._browse_inputs)
+        self.input_path.textEdited.connect(lambda _t: self.file_radio.setChecked(True))
+        inputs_row = QHBoxLayout()
+        inputs_row.addWidget(self.random_radio)
+        inputs_row.addWidget(self.seed_spin)
+        inputs_row.addSpacing(8)
+        inputs_row.addWidget(self.file_radio)
+        inputs_row.addWidget(self.input_path, 1)
+        inputs_row.addWidget(self.browse_button)
+
+        # -- check + timing
+        self.rtol_spin = _sci_spin(self, 1e-4)
+        self.atol_spin = _sci_spin(self, 1e-4)
+        self.repeat_spin = QSpinBox(self)
+        self.repeat_spin.setRange(1, 1000)
+        self.repeat_spin.setValue(5)
+        self.number_spin = QSpinBox(self)
+        self.number_spin.setRange(1, 100000)
+        self.number_spin.setValue(10)
+        check_row = QHBoxLayout()
+        check_row.addWidget(QLabel("rtol", self))
+        check_row.addWidget(self.rtol_spin)
+        check_row.addWidget(QLabel("atol", self))
+        check_row.addWidget(self.atol_spin)
+        check_row.addSpacing(12)
+        check_row.addWidget(QLabel("repeats", self))
+        check_row.addWidget(self.repeat_spin)
+        check_row.addWidget(QLabel("× runs", self))
+        check_row.addWidget(self.number_spin)
+        check_row.addStretch(1)
+
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("Target", target_row)
+        form.addRow("Module", self.module_combo)
+        form.addRow("Inputs", inputs_row)
+        form.addRow("Check", check_row)
+
+        # -- actions
+        self.build_button = QPushButton("Build && Run", self)
+        self.build_button.setObjectName("buildRunButton")
+        self.build_button.setToolTip("Build the module, run it, time it and check it against the unoptimized model (Ctrl+B)")
+        self.build_button.clicked.connect(self.build_requested)
+        self.compare_button = QPushButton("Compare with Baseline", self)
+        self.compare_button.setToolTip("Build the model as loaded (default pipeline) and this pipeline; run both on the same inputs")
+        self.compare_button.clicked.connect(self.compare_requested)
+        self.export_button = QPushButton("Export Library…", self)
+        self.export_button.setToolTip("Build and write model.so, weights.npz, model.json and deploy.py into a folder")
+        self.export_button.clicked.connect(self._choose_export_folder)
+        self.stop_button = QPushButton("Stop", self)
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop_requested)
+        actions = QHBoxLayout()
+        for button in (self.build_button, self.compare_button, self.export_button, self.stop_button):
+            actions.addWidget(button)
+        actions.addStretch(1)
+
+        self.status = QLabel("", self)
+        self.status.setObjectName("runStatus")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.results = QTextBrowser(self)
+        self.results.setObjectName("runResults")
+        self.results.setOpenLinks(False)
+        self.results.setPlaceholderText("Build & Run (Ctrl+B) to see outputs, latency and the numerical check.")
+        self.results.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.chart = LatencyChart(self)
+
+        left = QVBoxLayout()
+        left.addLayout(form)
+        left.addLayout(actions)
+        left.addWidget(self.status)
+        left.addWidget(self.chart)
+        left.addStretch(1)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(left, 3)
+        layout.addWidget(self.results, 2)
+
+    # ---- targets --------------------------------------------------------------------------
+    def set_devices(self, devices: list[dict[str, Any]], current: dict[str, Any]) -> None:
+        """Fill the target list from the engine's ``devices`` reply (CPU first), then select ``current``."""
+        self._syncing = True
+        self.target_combo.clear()
+        seen: list[dict[str, Any]] = []
+        for dev in devices:
+            target = dict(dev.get("target") or {})
+            label = f"{str(dev.get('kind', '')).upper()} {dev.get('index', 0)}: {dev.get('name', '')} — {target_label(target)}"
+            self.target_combo.addItem(label, target)
+            self.target_combo.setItemData(self.target_combo.count() - 1, _details_tip(dev), Qt.ItemDataRole.ToolTipRole)
+            seen.append(target)
+        if {"kind": "llvm"} not in seen:
+            self.target_combo.addItem("CPU: generic llvm", {"kind": "llvm"})
+        self._syncing = False
+        self.show_target(current)
+
+    def show_target(self, target: dict[str, Any]) -> None:
+        """Select ``target`` in the list (added as a custom entry when it is not there)."""
+        self._syncing = True
+        try:
+            for i in range(self.target_combo.count()):
+                if self.target_combo.itemData(i) == target:
+                    self.target_combo.setCurrentIndex(i)
+                    return
+            for i in range(self.target_combo.count()):
+                if str(self.target_combo.itemText(i)).startswith("Custom: "):
+                    self.target_combo.removeItem(i)
+                    break
+            self.target_combo.addItem(f"Custom: {target_label(target)}", dict(target))
+            self.target_combo.setCurrentIndex(self.target_combo.count() - 1)
+        finally:
+            self._syncing = False
+
+    def _on_target_activated(self, index: int) -> None:
+        target = self.target_combo.itemData(index)
+        if not self._syncing and isinstance(target, dict):
+            self.target_chosen.emit(dict(target))
+
+    # ---- request values -------------------------------------------------------------------
+    def module_choice(self) -> str:
+        """``final`` or ``selected``."""
+        return str(self.module_combo.currentData())
+
+    def inputs(self) -> dict[str, Any]:
+        """``{"path": file}`` or ``{"seed": n}``."""
+        if self.file_radio.isChecked() and self.input_path.text().strip():
+            return {"path": self.input_path.text().strip()}
+        return {"seed": int(self.seed_spin.value())}
+
+    def tolerances(self) -> tuple[float, float]:
+        """``(rtol, atol)``."""
+        values = []
+        for name, edit in (("rtol", self.rtol_spin), ("atol", self.atol_spin)):
+            try:
+                value = float(edit.text())
+            except ValueError:
+                raise ValueError(f"{name} {edit.text()!r} is not a number (e.g. 1e-4)") from None
+            if value < 0:
+                raise ValueError(f"{name} must not be negative")
+            values.append(value)
+        return values[0], values[1]
+
+    def set_tolerances(self, rtol: float, atol: float) -> None:
+        """Set the check tolerances."""
+        self.rtol_spin.setText(f"{rtol:g}")
+        self.atol_spin.setText(f"{atol:g}")
+
+    def bench(self) -> dict[str, int]:
+        """Timing settings for ``time_evaluator``."""
+        return {"warmup": 1, "number": int(self.number_spin.value()), "repeat": int(self.repeat_spin.value())}
+
+    def _browse_inputs(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Inputs", self.input_path.text(), INPUT_FILTER)
+        if path:
+            self.input_path.setText(path)
+            self.file_radio.setChecked(True)
+
+    def _choose_export_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Export the built library into")
+        if folder:
+            self.export_requested.emit(folder)
+
+    # ---- state and results ----------------------------------------------------------------
+    def set_busy(self, busy: bool, message: str = "") -> None:
+        """Disable the actions while the engine builds; ``message`` goes to the status line."""
+        for button in (self.build_button, self.compare_button, self.export_button):
+            button.setEnabled(not busy)
+        self.stop_button.setEnabled(busy)
+        if message:
+            self.status.setText(message)
+
+    def show_progress(self, message: str) -> None:
+        """A ``build_progress`` line."""
+        self.status.setText(message[:300])
+
+    def show_build_result(self, result: dict[str, Any]) -> None:
+        """Show a ``build_run`` reply."""
+        self.last_build, self.last_error = result, None
+        self.set_busy(False)
+        check = result.get("check") or {}
+        lat = result.get("latency") or {}
+        parts = ["Built and ran"]
+        if lat:
+            parts.append(f"median {format_us(float(lat['median_us']))}")
+        if check:
+            parts.append("check passed" if check.get("passed") else "check FAILED")
+        self.status.setText(" · ".join(parts))
+        self.results.setHtml(build_run_html(result))
+
+    def show_compare_result(self, result: dict[str, Any]) -> None:
+        """Show a ``compare`` reply and its chart."""
+        self.last_compare, self.last_error = result, None
+        self.set_busy(False)
+        a, b = result.get("a") or {}, result.get("b") or {}
+        bars = []
+        for side, name in ((a, "baseline"), (b, "pipeline")):
+            lat = side.get("latency") or {}
+            bars.append(LatencyBar(name, float(lat.get("median_us", 0.0)), lat.get("min_us"), lat.get("max_us")))
+        speedup = float(result.get("speedup") or 0.0)
+        self.chart.set_bars(bars, f"speed-up {speedup:.2f}×")
+        self.status.setText(f"Compared: speed-up {speedup:.2f}× over the baseline")
+        self.results.setHtml(compare_html(result))
+
+    def show_export_result(self, result: dict[str, Any]) -> None:
+        """Say where the library and ``deploy.py`` were written."""
+        self.last_export, self.last_error = result, None
+        self.set_busy(False)
+        self.status.setText(f"Exported {result.get('library')}; run it with: python {result.get('deploy_script')}")
+        self.results.setHtml(
+            "<p><b>Exported</b></p><ul>"
+            + "".join(f"<li>{k}: <code>{html.escape(str(result.get(k)))}</code></li>" for k in ("library", "weights", "metadata", "deploy_script"))
+            + f"</ul><p>Run it: <code>python {html.escape(str(result.get('deploy_script')))} [inputs.npz]</code></p>"
+        )
+
+    def show_error(self, message: str) -> None:
+        """A failed request (e.g. the GPU refusal naming the unscheduled PrimFuncs), shown plainly."""
+        self.last_error = message
+        self.set_busy(False)
+        first = message.strip().splitlines()[0] if message.strip() else "failed"
+        self.status.setText(f"✗ {first[:400]}")
+        self.results.setPlainText(message)
+
+
+def _sci_spin(parent: QWidget, value: float) -> QLineEdit:
+    edit = QLineEdit(f"{value:g}", parent)
+    validator = QDoubleValidator(0.0, 1e6, 12, edit)
+    validator.setNotation(QDoubleValidator.Notation.ScientificNotation)
+    validator.setLocale(QLocale.c())
+    edit.setValidator(validator)
+    edit.setMaximumWidth(90)
+    return edit
+
+
+def _details_tip(dev: dict[str, Any]) -> str:
+    details = dev.get("details") or {}
+    lines = [f"target: {target_label(dev.get('target') or {})}"]
+    lines += [f"{k}: {v}" for k, v in details.items()]
+    return "\n".join(lines)

@@ -1,0 +1,131 @@
+"""``TuningPanel``: live MetaSchedule progress — trials done/total as a progress bar and a per-task table.
+
+Fed with the data of the engine's ``tuning_progress`` events (``pipeline_model.tuning.TuningProgress``
+as JSON: ``{done, total, tasks: [{name, trials, best_us, errors, reused, status}], work_dir,
+elapsed_s, finished, stopped, pass_id, runner}``). "Stop" asks the owner to cancel; what was measured
+stays in the tuning database (the engine keeps it).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from widgets.latency_chart import format_us
+
+COLUMNS = ("Task", "Trials", "Best latency", "Errors", "Status")
+
+
+class TuningPanel(QWidget):
+    """Progress bar, summary line and per-task table of a tuning run."""
+
+    stop_requested = Signal()
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("tuningPanel")
+        self.last: Optional[dict[str, Any]] = None
+        self.active = False
+        self.title = QLabel("No tuning step has run yet. Add a MetaSchedule step (relax.MetaScheduleTuneTIR / TuneIRMod) and run.", self)
+        self.title.setObjectName("tuningTitle")
+        self.title.setWordWrap(True)
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.bar = QProgressBar(self)
+        self.bar.setRange(0, 1)
+        self.bar.setValue(0)
+        self.bar.setFormat("%v / %m trials")
+        self.stop_button = QPushButton("Stop Tuning", self)
+        self.stop_button.setToolTip("End tuning within a few seconds; what was measured is kept in the database")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop_requested)
+        top = QHBoxLayout()
+        top.addWidget(self.bar, 1)
+        top.addWidget(self.stop_button)
+        self.table = QTableWidget(0, len(COLUMNS), self)
+        self.table.setObjectName("tuningTasks")
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col in range(1, len(COLUMNS)):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.footer = QLabel("", self)
+        self.footer.setWordWrap(True)
+        self.footer.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.title)
+        layout.addLayout(top)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.footer)
+
+    def start(self, step_title: str) -> None:
+        """A tuning step started (before its first progress event)."""
+        self.active = True
+        self.stop_button.setEnabled(True)
+        self.title.setText(f"Tuning: {step_title}…")
+        self.bar.setRange(0, 0)  # busy until the first event says how many trials
+
+    def update_progress(self, data: dict[str, Any]) -> None:
+        """Show one ``tuning_progress`` event."""
+        self.last = dict(data)
+        done, total = int(data.get("done") or 0), int(data.get("total") or 0)
+        finished, stopped = bool(data.get("finished")), bool(data.get("stopped"))
+        self.active = not (finished or stopped)
+        self.stop_button.setEnabled(self.active)
+        self.bar.setRange(0, max(total, 1))
+        self.bar.setValue(min(done, max(total, 1)))
+        state = " — stopped; measured trials are kept" if stopped else (" — done" if finished else "")
+        pass_id = str(data.get("pass_id") or "MetaSchedule")
+        elapsed = float(data.get("elapsed_s") or 0.0)
+        self.title.setText(f"<b>{pass_id}</b>: {done} / {total} trials, {elapsed:.0f} s, runner {data.get('runner', 'local')}{state}")
+        tasks = list(data.get("tasks") or [])
+        self.table.setRowCount(len(tasks))
+        for row, task in enumerate(tasks):
+            best = task.get("best_us")
+            cells = (
+                str(task.get("name", "")),
+                str(task.get("trials", 0)),
+                format_us(float(best)) if best is not None else "–",
+                str(task.get("errors", 0)),
+                str(task.get("status", "")) + (" (reused)" if task.get("reused") else ""),
+            )
+            for col, text in enumerate(cells):
+                item = self.table.item(row, col)
+                if item is None:
+                    item = QTableWidgetItem()
+                    if col in (1, 2, 3):
+                        item.setTextAlignment(int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter))
+                    self.table.setItem(row, col, item)
+                item.setText(text)
+        work_dir = data.get("work_dir")
+        self.footer.setText(f"Database: {work_dir}" if work_dir else "")
+
+    def end(self, message: str = "") -> None:
+        """The run that tuned ended (finished, failed or stopped)."""
+        self.active = False
+        self.stop_button.setEnabled(False)
+        if self.bar.maximum() == 0:
+            self.bar.setRange(0, 1)
+        if message:
+            self.footer.setText(message if not self.footer.text() else f"{message} · {self.footer.text()}")
+
+    def task_names(self) -> list[str]:
+        """Names in the table (tests)."""
+        return [self.table.item(r, 0).text() for r in range(self.table.rowCount()) if self.table.item(r, 0)]
