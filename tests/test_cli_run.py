@@ -40,7 +40,7 @@ def test_run_ok_prints_steps_and_emits_ir(engine, tmp_path, capsys):
 
 
 def test_run_until_model_and_target_overrides_json(engine, capsys):
-    code = _run([FUSION, "--until", "1", "--model", "builtin:transformer", "--target", "cuda", "--json"], engine)
+    code = _run([FUSION, "--until", "2", "--model", "builtin:transformer", "--target", "cuda", "--json"], engine)
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     assert data["ok"] and data["model"] == "builtin:transformer" and data["target"]["kind"] == "cuda"
@@ -77,6 +77,7 @@ def test_bad_input_exit_2(engine, tmp_path, capsys):
     assert "builtin:resnet" in capsys.readouterr().err
     assert _run([FUSION, "--model", str(tmp_path / "nope.onnx")], engine) == 2
     assert _run([FUSION, "--until", "9"], engine) == 2
+    assert _run([FUSION, "--until", "0"], engine) == 2
     bad_model = tmp_path / "bad_model.py"
     bad_model.write_text("# from tvm.script import ir as I\n\n@I.ir_module\nclass Module:\n    pass(\n")
     assert _run([FUSION, "--model", str(bad_model)], engine) == 2

@@ -43,7 +43,7 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     p.add_argument("pipeline", metavar="PIPELINE", help="pipeline file (.json)")
     p.add_argument("--model", metavar="SPEC", help="model instead of the file's: builtin:mlp, builtin:transformer or a path")
     p.add_argument("--target", metavar="T", help="target instead of the file's: cpu, cuda or a JSON object")
-    p.add_argument("--until", metavar="N", type=int, help="run steps 0..N only (N is a step index)")
+    p.add_argument("--until", metavar="N", type=int, help="run steps 1..N only (steps are numbered from 1, as in the output and the IR file names)")
     p.add_argument("--emit-ir", metavar="DIR", help="write the TVMScript before/after every step into DIR")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of lines")
     p.add_argument("--trust", "--trust-custom-code", dest="trust", action="store_true",
@@ -92,7 +92,7 @@ def step_line(step: StepResult) -> str:
     extra = " (cached)" if step.cached else ""
     if step.state == SKIPPED and step.error:
         extra += f" ({step.error})"
-    return f"{step.index:3d}  {state:<9} {timing}  {name}{extra}"
+    return f"{step.index + 1:3d}  {state:<9} {timing}  {name}{extra}"
 
 
 def _step_summary(step: StepResult) -> dict[str, Any]:
@@ -134,8 +134,8 @@ def _prepare(args: argparse.Namespace, out: dict[str, Any]) -> tuple[Optional[Pi
             doc.target = resolve_target(args.target)
         except ValueError as exc:
             return None, f"--target: {exc}"
-    if args.until is not None and not 0 <= args.until < len(doc.steps):
-        return None, f"--until {args.until}: the pipeline has steps 0..{len(doc.steps) - 1}"
+    if args.until is not None and not 1 <= args.until <= len(doc.steps):
+        return None, f"--until {args.until}: the pipeline has steps 1..{len(doc.steps)}"
     if args.timeout is not None and args.timeout <= 0:
         return None, "--timeout must be > 0 seconds"
     out.update({"pipeline": os.path.abspath(args.pipeline), "name": doc.name, "model": doc.model, "target": doc.target})
@@ -182,7 +182,7 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
                     print("     " + step.error.replace("\n", "\n     "), flush=True)
 
         try:
-            result = client.run(doc, until=args.until, trust_custom_code=args.trust, on_event=on_event,
+            result = client.run(doc, until=None if args.until is None else args.until - 1, trust_custom_code=args.trust, on_event=on_event,
                                 step_timeout_s=args.timeout)
         except EngineError as exc:
             return _error(f"the engine failed: {exc.message}", as_json, out, EXIT_STEP_FAILED)
@@ -200,9 +200,9 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
             return _error(result.error, as_json, out, code)
         if result.failed_index is not None:
             failed = result.steps[result.failed_index]
-            message = failed.error or f"step {failed.index} ({failed.pass_id}) failed"
-            if not message.startswith("step ") and f"step {failed.index}" not in message:
-                message = f"step {failed.index} ({failed.pass_id}) failed: {message}"
+            message = failed.error or f"step {failed.index + 1} ({failed.pass_id}) failed"
+            if not message.startswith("step ") and f"step {failed.index + 1}" not in message:
+                message = f"step {failed.index + 1} ({failed.pass_id}) failed: {message}"
             return _error(message, as_json, out, EXIT_STEP_FAILED)
         if result.cancelled:
             return _error("the run was cancelled", as_json, out, EXIT_STEP_FAILED)
