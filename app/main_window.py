@@ -133,6 +133,7 @@ class MainWindow(QMainWindow):
         self.model_error: Optional[str] = None
         self._tuning_seen = False
         self._shown_pass_id: Optional[str] = None
+        self._refused_hashes: set[str] = set()
 
         self.setWindowTitle("Relax Pipeline Studio")
         self.setDockNestingEnabled(True)
@@ -854,37 +855,58 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------------------------------
     # running
-    def _trust_for_run(self) -> Optional[bool]:
+    def _trust_listing(self) -> list[tuple[int, str, str]]:
+        """``(step number, what, code)`` for each enabled step that would run user Python code:
+        ``custom.python`` sources and pattern files of FuseOpsByPattern (read from disk)."""
+        out: list[tuple[int, str, str]] = []
+        for index, step in enumerate(self.ctrl.doc.steps):
+            if not step.runnable:
+                continue
+            if step.pass_id == "custom.python":
+                out.append((index + 1, "custom.python", str(step.params.get("source") or "")))
+                continue
+            spec = self.catalogue.get(step.pass_id) if self.catalogue is not None else None
+            path = step.params.get("pattern_file")
+            if step.params.get("pattern_source") == "file" and path:
+                full = path if os.path.isabs(str(path)) else os.path.join(self.ctrl.doc.model_path_base() or os.getcwd(), str(path))
+                try:
+                    code = Path(full).read_text(encoding="utf-8")
+                except OSError as exc:
+                    code = f"# cannot read {full}: {exc.strerror or exc}"
+                out.append((index + 1, f"{step.pass_id} pattern file {full}", code))
+            elif spec is not None and spec.needs_trust:
+                out.append((index + 1, step.pass_id, json.dumps(step.params, indent=2, default=str)))
+        return out
+
+    def _trust_for_run(self, explicit: bool = True) -> Optional[bool]:
         """Whether custom code may run; asks once per pipeline content (remembered). None = cancel."""
-        customs = [s for s in self.ctrl.doc.steps if s.runnable and s.pass_id == "custom.python"]
-        if not customs:
+        listing = self._trust_listing()
+        if not listing:
             return False
         if self.trust_override is not None:
             return self.trust_override
-        digest = hashlib.sha256(json.dumps([s.params for s in customs], sort_keys=True, default=str).encode()).hexdigest()
+        digest = hashlib.sha256(json.dumps(listing, default=str).encode()).hexdigest()
         if digest in app_settings_mod.trusted_hashes(self.settings):
             return True
-        answer = QMessageBox.question(
-            self,
-            "Run custom Python code?",
-            f"This pipeline has {len(customs)} custom Python step(s). Running them executes their code in the "
-            "engine process with your permissions. Run them?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        if answer == QMessageBox.StandardButton.Yes:
+        if digest in self._refused_hashes and not explicit:
+            return False  # refused in this session: automatic re-runs do not ask again
+        dialog = TrustDialog(listing, self.ctrl.doc.path or self.ctrl.doc.name, self)
+        self.trust_dialog = dialog
+        if dialog.exec() == QDialog.DialogCode.Accepted:
             app_settings_mod.add_trusted_hash(self.settings, digest)
+            self._refused_hashes.discard(digest)
             return True
+        self._refused_hashes.add(digest)
         return False
 
     def run_pipeline_auto(self) -> None:
         """Debounced re-run after an edit."""
-        self.run_pipeline(until=self._run_until if self._run_until is not None else None)
+        self.run_pipeline(until=self._run_until if self._run_until is not None else None, explicit=False)
 
-    def run_pipeline(self, checked: bool = False, until: Optional[int] = None) -> None:  # noqa: ARG002
-        """Run (F5): every step, or up to ``until``."""
+    def run_pipeline(self, checked: bool = False, until: Optional[int] = None, explicit: bool = True) -> None:  # noqa: ARG002
+        """Run (F5): every step, or up to ``until``. Custom code runs only when trusted (see :class:`TrustDialog`)."""
         self.run_timer.stop()
-        trust = self._trust_for_run()
+        trust = self._trust_for_run(explicit=explicit)
         self._run_until = until
         self.worker.request_run(self.ctrl.doc, self.ctrl.revision, until=until, trust_custom_code=bool(trust))
 
@@ -1268,6 +1290,43 @@ class MainWindow(QMainWindow):
 
 
 _MISSING = object()
+
+
+class TrustDialog(QDialog):
+    """Asks whether the custom Python code of a pipeline may run, showing that code.
+
+    Accepted = run it (the content hash is remembered); rejected = the custom steps fail with the
+    engine's "not trusted" message and none of their code runs.
+    """
+
+    def __init__(self, listing: list[tuple[int, str, str]], where: str, parent: Optional[QWidget] = None) -> None:
+        from PySide6.QtWidgets import QDialogButtonBox
+
+        from widgets.code_editor import CodeEditor
+
+        super().__init__(parent)
+        self.setWindowTitle("Run custom Python code?")
+        intro = QLabel(
+            f"<b>{html.escape(where)}</b> has {len(listing)} step(s) with your own Python code. Running them executes the code "
+            "below in the engine process, with your permissions (it can read and write your files). "
+            "Run it only if you trust where this pipeline comes from. You are asked again when the code changes.",
+            self,
+        )
+        intro.setWordWrap(True)
+        text = "\n\n".join(f"# ---- step {index}: {what} ----\n{source.rstrip()}" for index, what, source in listing)
+        self.code = CodeEditor(self, read_only=True)
+        self.code.set_text(text)
+        buttons = QDialogButtonBox(self)
+        self.run_button = buttons.addButton("Trust and Run", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.refuse_button = buttons.addButton("Don't Run", QDialogButtonBox.ButtonRole.RejectRole)
+        self.refuse_button.setDefault(True)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(self.code, 1)
+        layout.addWidget(buttons)
+        self.resize(720, 480)
 
 
 def fused_node_ids(graph: dict) -> set[str]:
