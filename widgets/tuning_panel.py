@@ -111,7 +111,7 @@ class TuningPanel(QWidget):
                 if item is None:
                     item = QTableWidgetItem()
                     if col in (1, 2, 3):
-                        item.setTextAlignment(int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter))
+                        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                     self.table.setItem(row, col, item)
                 item.setText(text)
         work_dir = data.get("work_dir")

@@ -1,0 +1,81 @@
+"""MetaSchedule tuning in the window with the real engine: live progress (bar + per-task table) from
+``tuning_progress`` events, Stop ends tuning and keeps what was measured; step report rendering."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from app.main_window import fused_node_ids, step_report_html  # noqa: E402
+from app.undo_commands import AddStepCommand  # noqa: E402
+from pipeline_model.document import Step  # noqa: E402
+from tests.conftest import qt_wait  # noqa: E402
+from widgets.tuning_panel import TuningPanel  # noqa: E402
+
+
+def test_tuning_progress_and_stop(studio, tmp_path):
+    win = studio
+    win.ctrl.undo_stack.setClean()
+    win.new_pipeline(force=True)
+    win.auto_run = False
+    try:
+        steps = [Step("relax.LegalizeOps"), Step("relax.AnnotateTIROpPattern"), Step("relax.FuseOps"), Step("relax.FuseTIR"),
+                 Step("relax.MetaScheduleTuneTIR", params={"max_trials_global": 64, "num_trials_per_iter": 4, "work_dir": str(tmp_path / "db")})]
+        win.ctrl.undo_stack.push(AddStepCommand(win.ctrl, 0, steps))
+        finished: list = []
+        revision = win.ctrl.revision
+        win.worker.run_finished.connect(lambda rev, res: finished.append(res) if rev == revision else None)
+        win.run_pipeline()
+        panel = win.tuning_panel
+        assert qt_wait(lambda: panel.last is not None and int(panel.last.get("done") or 0) >= 1, 180_000), "no tuning progress"
+        assert panel.bar.maximum() == int(panel.last["total"]) > 1
+        assert panel.stop_button.isEnabled()
+        names = panel.task_names()
+        assert "fused_matmul_add_relu" in names
+        assert "Tuning" in win.run_label.text()
+        t0 = time.monotonic()
+        panel.stop_button.click()
+        assert qt_wait(lambda: bool(finished), 60_000), "tuning did not stop"
+        stop_s = time.monotonic() - t0
+        assert stop_s < 30, stop_s
+        assert not panel.stop_button.isEnabled()
+        result = finished[0]
+        tuned = result.steps[-1] if result.steps else None
+        # Stopping keeps what was measured: the database folder holds the records.
+        records = list((tmp_path / "db").rglob("*.json"))
+        assert records, "nothing kept in the tuning database"
+        if tuned is not None and tuned.report.get("tuning"):
+            assert "MetaSchedule" in step_report_html(tuned.pass_id, tuned.report, {"kind": "llvm"})
+    finally:
+        win.auto_run = True
+        win.ctrl.undo_stack.setClean()
+
+
+def test_tuning_panel_renders_event(qtbot):
+    panel = TuningPanel()
+    qtbot.addWidget(panel)
+    panel.start("step 5: MetaSchedule")
+    assert panel.stop_button.isEnabled()
+    panel.update_progress({"done": 6, "total": 32, "pass_id": "relax.MetaScheduleTuneTIR", "runner": "local", "work_dir": "/w",
+                           "tasks": [{"name": "matmul1", "trials": 4, "best_us": 0.747, "errors": 0, "reused": False, "status": "tuning"},
+                                     {"name": "transpose", "trials": 0, "best_us": None, "errors": 1, "reused": True, "status": "skipped"}]})
+    assert panel.bar.value() == 6 and panel.bar.maximum() == 32
+    assert panel.task_names() == ["matmul1", "transpose"]
+    assert panel.table.item(0, 2).text() == "0.747 µs"
+    assert panel.table.item(1, 2).text() == "–" and "reused" in panel.table.item(1, 4).text()
+    panel.update_progress({"done": 8, "total": 32, "stopped": True, "tasks": []})
+    assert not panel.stop_button.isEnabled() and "stopped" in panel.title.text()
+
+
+def test_step_reports_dlight_warning_and_fused_nodes():
+    text = step_report_html("dlight.ApplyDefaultSchedule",
+                            {"dlight": {"scheduled": {"matmul": "gpu.Matmul"}, "unscheduled": ["transpose"]}},
+                            {"kind": "cuda", "arch": "sm_80"})
+    assert "gpu.Matmul" in text and "transpose" in text and "Warning" in text
+    cpu = step_report_html("dlight.ApplyDefaultSchedule", {"dlight": {"scheduled": {}, "unscheduled": ["transpose"]}}, {"kind": "llvm"})
+    assert "Warning" not in cpu
+    graph = {"nodes": [{"id": "a", "composite": "dnnl.matmul_add_relu"}, {"id": "b", "composite": None}, {"id": "c"}]}
+    assert fused_node_ids(graph) == {"a"}
