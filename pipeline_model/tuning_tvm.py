@@ -424,6 +424,25 @@ def _best_in_db(database, mod: tvm.IRModule) -> tuple[int, Optional[float]]:
 
 
 # ----------------------------------------------------------------------------------------- tuning core
+def _task_loggers(work_dir: str, names: list[str]) -> list:
+    """MetaSchedule's per-task loggers. Its ``create_loggers`` lists the global logger's existing
+    handlers *by name* in a ``dictConfig``; an unnamed handler there (pytest and other hosts add
+    some) makes the second tuning of a process fail, so those are detached while it runs."""
+    import logging
+
+    from tvm.s_tir.meta_schedule.logging import get_loggers_from_work_dir
+
+    global_logger = logging.getLogger("tvm.s_tir.meta_schedule")
+    unnamed = [h for h in global_logger.handlers if not h.get_name()]
+    for h in unnamed:
+        global_logger.removeHandler(h)
+    try:
+        return get_loggers_from_work_dir(work_dir, names)
+    finally:
+        for h in unnamed:
+            global_logger.addHandler(h)
+
+
 def _open_database(work_dir: str, retune: bool):
     os.makedirs(work_dir, exist_ok=True)
     if retune:
@@ -452,7 +471,7 @@ def _run_tasks(
         count, best = _best_in_db(database, mod)
         prior = state.get(key) or {}
         task = session.progress.task(name)
-        if count and prior.get("complete") and int(prior.get("budget", 0)) >= budget:
+        if prior.get("complete") and int(prior.get("budget", 0)) >= budget:
             task.trials, task.best_us, task.reused, task.status = count, best, True, "skipped"
             if session.preplanned:
                 session.progress.total = max(0, session.progress.total - budget)
@@ -464,14 +483,13 @@ def _run_tasks(
     session.emit()
     if not todo or session.should_stop():
         return
-    from tvm.s_tir.meta_schedule.logging import get_loggers_from_work_dir
     from tvm.s_tir.meta_schedule.utils import fork_seed
 
     num_threads = int(target.attrs.get("num-cores", 0) or _physical_cores()) if target.kind.name == "llvm" else "physical"
     contexts = []
     names = [t[0] for t in todo]
     for (name, mod, _w, _k), logger, rand_state in zip(
-        todo, get_loggers_from_work_dir(work_dir, names), fork_seed(config.seed, n=len(todo))
+        todo, _task_loggers(work_dir, names), fork_seed(config.seed, n=len(todo))
     ):
         contexts.append(
             ms.TuneContext(
@@ -705,6 +723,15 @@ def make_tuning_pass(
 
         @tvm.transform.module_pass(opt_level=0, name="MetaScheduleApplyDatabase")
         def apply_step(mod, _ctx):
+            if not has_database(work_dir):
+                message = (f"no tuning database in {work_dir}: nothing applied (run a MetaSchedule tuning "
+                           "step first, or set work_dir)")
+                if emit is not None:
+                    emit("warning", {"pass_id": pass_id, "message": message})
+                if report is not None:
+                    report["apply_database"] = {"applied": [], "missing": [], "work_dir": work_dir,
+                                                "warning": message}
+                return mod
             new_mod, info = apply_database(mod, tgt, work_dir)
             info["work_dir"] = work_dir
             if report is not None:
@@ -748,7 +775,9 @@ def make_tuning_pass(
         if config.retune:
             wipe_work_dir(work_dir)
             session.config.retune = False
-        with tuning_session(session), tgt:
+        # A fresh PassContext: the step's instruments must not see the thousands of passes
+        # MetaSchedule runs internally (the stop flag is polled by the session instead).
+        with tuning_session(session), tgt, tvm.transform.PassContext(opt_level=3):
             out = inner(mod)
         session.progress.finished = True
         session.emit()
@@ -757,3 +786,41 @@ def make_tuning_pass(
         return out
 
     return tune_step
+
+
+# ----------------------------------------------------------------------------- catalogue integration
+def catalogue_hook(params: dict[str, Any], ctx: Any) -> tvm.transform.Pass:
+    """``TUNING_HOOKS`` entry: ``hook(params, PassBuildContext) -> Pass`` for the MetaSchedule steps.
+
+    Uses ``ctx.work_dir`` as the default work directory (the engine sets it to
+    ``<pipeline stem>.tuning`` next to the pipeline file; without it a per-user cache folder keyed by
+    the target is used), ``ctx.emit`` for ``tuning_progress`` events, ``ctx.cancelled`` as the stop
+    flag, and sets ``ctx.report`` (read back by the runner into ``StepResult.report``).
+    """
+    from pipeline_model.tuning import default_work_dir
+
+    pass_id = getattr(ctx, "_rps_pass_id", None) or params.get("__pass_id__")
+    report: dict[str, Any] = {}
+    try:
+        ctx.report = report
+    except AttributeError:  # pragma: no cover - a context without attributes: no report
+        pass
+    target = ctx.target
+    default = ctx.work_dir or default_work_dir(None, "", target if isinstance(target, dict) else str(target))
+    clean = {k: v for k, v in params.items() if k != "__pass_id__"}
+    return make_tuning_pass(pass_id, clean, target, default, ctx.base_dir, ctx.emit, ctx.cancelled, report)
+
+
+def register_catalogue_hooks() -> list[str]:
+    """Install :func:`catalogue_hook` in ``catalogue_tvm.TUNING_HOOKS`` for the three MetaSchedule
+    pass ids (and the global-function overrides); returns the ids hooked."""
+    from pipeline_model import catalogue_tvm
+
+    install_overrides()
+    ids = ["relax.MetaScheduleTuneTIR", "relax.MetaScheduleTuneIRMod", "relax.MetaScheduleApplyDatabase"]
+    for pass_id in ids:
+        def hook(params, ctx, _pid=pass_id):
+            return catalogue_hook({**params, "__pass_id__": _pid}, ctx)
+
+        catalogue_tvm.TUNING_HOOKS[pass_id] = hook
+    return ids

@@ -1,0 +1,93 @@
+"""Engine commands for tuning: ``tune`` (MetaSchedule on a cached or freshly loaded module).
+
+Importing this module (the worker does it at start, see ``HANDLER_MODULES``) also installs the tuning
+hooks of :mod:`pipeline_model.tuning_tvm` into the pass catalogue, so tuning *steps* of a pipeline run
+use the CPU-working builder/runner and emit ``tuning_progress`` events too.
+
+``tune`` arguments::
+
+    {"key": snapshot key in the module cache}            # or
+    {"model": spec, "base_dir": str | None, "lower": true}  # LegalizeOps+AnnotateTIROpPattern+FuseOps+FuseTIR
+    "target": {...}, "work_dir": str | None, "pipeline_path": str | None,
+    "params": {TuningConfig fields: max_trials_global, max_trials_per_task, num_trials_per_iter,
+               cost_model, runner, rpc_host, rpc_port, rpc_key, retune, op_names ...},
+    "apply": bool (default true: also apply the database and cache the tuned module)
+
+Events: ``tuning_progress`` ``{done, total, tasks: [{name, trials, best_us, ...}], work_dir, ...}``.
+Reply: the tuning summary plus ``tuned_key`` (cache key of the tuned module) and ``apply_database``.
+Cancelling the request stops tuning within seconds; what was measured stays in the database.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from pipeline_model.engine.worker import WorkerContext, handler
+
+
+def _install_hooks() -> None:
+    try:
+        from pipeline_model import tuning_tvm
+
+        tuning_tvm.register_catalogue_hooks()
+    except ImportError:  # pragma: no cover - catalogue_tvm missing in a partial checkout
+        pass
+
+
+_install_hooks()
+
+
+@handler("tune")
+def handle_tune(args: dict, ctx: WorkerContext) -> dict:
+    """Tune a module with MetaSchedule (see the module docstring for arguments and events)."""
+    import tvm
+    from tvm import relax
+
+    from pipeline_model import tuning_tvm
+    from pipeline_model.document import resolve_target
+    from pipeline_model.tuning import TuningConfig, default_work_dir, resolve_work_dir
+
+    target = resolve_target(args.get("target") or {"kind": "llvm"})
+    config = TuningConfig.from_params(dict(args.get("params") or {}), where="tune")
+    key = args.get("key")
+    if key:
+        mod = ctx.cache.get(str(key))
+        if mod is None:
+            raise KeyError(f"snapshot {key!r} is not in the engine's cache (evicted or from an earlier engine); run again")
+        source = str(key)
+    elif args.get("model"):
+        loaded = ctx.load_model(str(args["model"]), args.get("base_dir"))
+        mod = loaded.mod
+        source = loaded.key
+        if args.get("lower", True):
+            seq = tvm.transform.Sequential([
+                relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
+                relax.transform.FuseOps(), relax.transform.FuseTIR(),
+            ])
+            with tvm.target.Target(target), tvm.transform.PassContext(opt_level=3):
+                mod = seq(mod)
+    else:
+        raise ValueError("tune needs 'key' (a cached snapshot) or 'model'")
+    default = args.get("work_dir") or default_work_dir(args.get("pipeline_path"), str(args.get("model") or ""), target)
+    work_dir = resolve_work_dir(config.work_dir, default, args.get("base_dir"))
+    if config.runner == "rpc":
+        tuning_tvm.check_rpc_tracker(config)
+
+    def on_progress(progress: Any) -> None:
+        ctx.emit("tuning_progress", progress.to_json())
+
+    summary = tuning_tvm.tune_module(
+        mod, target, work_dir, config.max_trials_global, config.max_trials_per_task, config.cost_model,
+        runner_config=config, on_progress=on_progress, should_stop=ctx.cancelled,
+        op_names=config.op_names or None,
+    )
+    if args.get("apply", True):
+        tuned, info = tuning_tvm.apply_database(mod, target, work_dir)
+        digest = hashlib.sha256(json.dumps([source, target, work_dir, summary["done"]], default=str).encode())
+        tuned_key = "tuned-" + digest.hexdigest()[:24]
+        ctx.cache.put(tuned_key, tuned)
+        summary["tuned_key"] = tuned_key
+        summary["apply_database"] = info
+    return summary
