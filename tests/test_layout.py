@@ -116,3 +116,32 @@ def test_count_crossings_helper():
 def test_empty_graph():
     lay = compute_layout(nx.DiGraph())
     assert lay.positions == {} and lay.frames == []
+
+
+def test_deep_residual_network_does_not_drift_sideways():
+    """The residual stream of a deep transformer-like stack runs straight down; the width stays that of a
+    block, not one that grows with the depth (the old iterated-barycentre placement drifted ~1 px per node)."""
+    data = ig.synthetic_graph_json(3000)
+    g = ig.graph_from_json(data)
+    lay = compute_layout(g)
+    adds = [n for n, d in g.nodes(data=True) if d.get("op") == "relax.add"]
+    xs = [lay.positions[n][0] for n in adds]
+    assert len(xs) > 100
+    assert max(xs) - min(xs) < 1.0, "the residual adds are not in one column"
+    assert lay.width < 1500
+    _assert_no_overlap(lay)
+    # every edge still points down, polylines bend only at layers
+    for u, v in g.edges():
+        assert lay.positions[u][1] < lay.positions[v][1]
+
+
+def test_weights_stay_near_their_consumer():
+    g = ig.graph_from_json(ig.synthetic_graph_json(600))
+    lay = compute_layout(g)
+    far = 0
+    params = [n for n, d in g.nodes(data=True) if d["kind"] == "param" and n != "x"]
+    for n in params:
+        consumer = next(iter(g.successors(n)))
+        if abs(lay.positions[n][0] - lay.positions[consumer][0]) > 400:
+            far += 1
+    assert far <= len(params) // 10
