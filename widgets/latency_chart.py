@@ -102,7 +102,10 @@ class LatencyChart(QWidget):
                 painter.drawLine(int(x0), int(mid - 4), int(x0), int(mid + 4))
                 painter.drawLine(int(x1), int(mid - 4), int(x1), int(mid + 4))
             painter.setPen(text)
-            painter.drawText(QRectF(left + width + 6, y, value_w + 40, bar_h), Qt.AlignmentFlag.AlignVCenter, format_us(bar.median_us))
+            end = left + width
+            if bar.max_us is not None:
+                end = max(end, left + span * bar.max_us / scale_max)
+            painter.drawText(QRectF(end + 6, y, value_w + 40, bar_h), Qt.AlignmentFlag.AlignVCenter, format_us(bar.median_us))
         if self.caption:
             y = top + len(self.bars) * (bar_h + 8)
             font = painter.font()

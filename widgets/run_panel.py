@@ -365,7 +365,8 @@ class RunPanel(QWidget):
         speedup = float(result.get("speedup") or 0.0)
         self.chart.set_bars(bars, f"speed-up {speedup:.2f}×")
         self.status.setText(f"Compared: speed-up {speedup:.2f}× over the baseline")
-        self.results.setHtml(compare_html(result))
+        previous = build_run_html(self.last_build) if self.last_build else ""
+        self.results.setHtml(compare_html(result) + ("<hr><p><i>Last Build &amp; Run</i></p>" + previous if previous else ""))
 
     def show_export_result(self, result: dict[str, Any]) -> None:
         """Say where the library and ``deploy.py`` were written."""
