@@ -1353,19 +1353,25 @@ def step_report_html(pass_id: str, report: dict, target: dict) -> str:
     rest = dict(report)
     dl = rest.pop("dlight", None)
     if isinstance(dl, dict):
-        scheduled = dl.get("scheduled") or dl.get("rules") or {}
+        scheduled = dl.get("scheduled") or {}
         if isinstance(scheduled, list):
             scheduled = {str(e.get("name", e.get("func", "?"))): e.get("rule") for e in scheduled if isinstance(e, dict)}
         unscheduled = [str(n) for n in dl.get("unscheduled") or dl.get("none") or []]
         rows = "".join(f"<tr><td><code>{_esc(f)}</code></td><td>{_esc(r or '–')}</td></tr>" for f, r in scheduled.items())
         rows += "".join(f"<tr><td><code>{_esc(f)}</code></td><td><i>no rule applied</i></td></tr>" for f in unscheduled)
-        parts.append(f"<p><b>DLight</b>: {len(scheduled)} PrimFunc(s) scheduled, {len(unscheduled)} not</p><table>{rows}</table>")
-        if unscheduled and is_gpu_target(target):
-            parts.append(
-                f"<p style='color:#c0392b'><b>Warning</b>: {len(unscheduled)} PrimFunc(s) have no GPU schedule "
-                f"({_esc(', '.join(unscheduled[:8]))}); building for {_esc(target.get('kind'))} will fail. "
-                "Add rules (e.g. gpu.Fallback) or a MetaSchedule step.</p>"
+        already = [str(n) for n in dl.get("already_scheduled") or []]
+        rows += "".join(f"<tr><td><code>{_esc(f)}</code></td><td><i>already scheduled</i></td></tr>" for f in already)
+        rules = ", ".join(str(r) for r in dl.get("rules") or []) if isinstance(dl.get("rules"), list) else ""
+        parts.append(f"<p><b>DLight</b>{' (' + _esc(rules) + ')' if rules else ''}: {len(scheduled)} PrimFunc(s) scheduled, "
+                     f"{len(unscheduled)} not</p><table>{rows}</table>")
+        gpu = bool(dl["gpu"]) if "gpu" in dl else is_gpu_target(target)
+        warnings = [str(w) for w in dl.get("warnings") or []]
+        if gpu and (warnings or unscheduled):
+            items = "".join(f"<li>{_esc(w)}</li>" for w in warnings) or (
+                f"<li>{_esc(', '.join(unscheduled[:8]))}: no GPU schedule; building for {_esc(target.get('kind'))} will fail</li>"
             )
+            parts.append(f"<p style='color:#c0392b'><b>Warning</b>: {len(unscheduled)} PrimFunc(s) have no GPU schedule "
+                         f"— add rules (e.g. gpu.Fallback) or a MetaSchedule step.</p><ul>{items}</ul>")
     for key in ("fused", "patterns", "composites"):
         fused = rest.pop(key, None)
         if isinstance(fused, list) and fused:

@@ -71,11 +71,46 @@ def test_tuning_panel_renders_event(qtbot):
 
 
 def test_step_reports_dlight_warning_and_fused_nodes():
-    text = step_report_html("dlight.ApplyDefaultSchedule",
-                            {"dlight": {"scheduled": {"matmul": "gpu.Matmul"}, "unscheduled": ["transpose"]}},
-                            {"kind": "cuda", "arch": "sm_80"})
-    assert "gpu.Matmul" in text and "transpose" in text and "Warning" in text
-    cpu = step_report_html("dlight.ApplyDefaultSchedule", {"dlight": {"scheduled": {}, "unscheduled": ["transpose"]}}, {"kind": "llvm"})
-    assert "Warning" not in cpu
+    # The documented format of pipeline_model/dlight_report_tvm.py.
+    report = {"target": "cuda", "gpu": True, "rules": ["gpu.Matmul"], "scheduled": {"matmul": "gpu.Matmul"},
+              "unscheduled": ["transpose"], "already_scheduled": [], "no_thread_binding": ["transpose"],
+              "warnings": ["transpose: no DLight rule applied, so it has no thread binding"]}
+    text = step_report_html("dlight.ApplyDefaultSchedule", {"dlight": report}, {"kind": "cuda", "arch": "sm_80"})
+    assert "gpu.Matmul" in text and "transpose: no DLight rule applied" in text and "Warning" in text
+    cpu = step_report_html("dlight.ApplyDefaultSchedule",
+                           {"dlight": {**report, "target": "llvm", "gpu": False, "warnings": []}}, {"kind": "llvm"})
+    assert "Warning" not in cpu and "transpose" in cpu
     graph = {"nodes": [{"id": "a", "composite": "dnnl.matmul_add_relu"}, {"id": "b", "composite": None}, {"id": "c"}]}
     assert fused_node_ids(graph) == {"a"}
+
+
+def test_dlight_step_report_in_details_with_gpu_warning(studio):
+    win = studio
+    win.ctrl.undo_stack.setClean()
+    win.new_pipeline(force=True)
+    win.auto_run = False
+    try:
+        from app.undo_commands import SetTargetCommand
+
+        win.ctrl.undo_stack.push(SetTargetCommand(win.ctrl, {"kind": "cuda", "arch": "sm_80"}))
+        steps = [Step("relax.LegalizeOps"), Step("dlight.ApplyDefaultSchedule", params={"rules": ["gpu.Matmul"]})]
+        win.ctrl.undo_stack.push(AddStepCommand(win.ctrl, 0, steps))
+        finished: list = []
+        revision = win.ctrl.revision
+        win.worker.run_finished.connect(lambda rev, res: finished.append(res) if rev == revision else None)
+        win.run_pipeline()
+        assert qt_wait(lambda: bool(finished), 120_000)
+        result = finished[0].steps[1]
+        assert result.state != "failed", result.error
+        report = result.report.get("dlight")
+        if not report:
+            pytest.skip("the engine does not fill StepResult.report['dlight'] yet (dlight_report_tvm is not wired into the run)")
+        win.pipeline_view.select_uids([steps[1].uid])
+        assert qt_wait(lambda: "DLight" in win.details.toPlainText(), 5000)
+        text = win.details.toPlainText()
+        assert "gpu.Matmul" in text
+        assert report["unscheduled"] and report["unscheduled"][0] in text
+        assert "Warning" in text
+    finally:
+        win.auto_run = True
+        win.ctrl.undo_stack.setClean()
