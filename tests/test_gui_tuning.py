@@ -114,3 +114,33 @@ def test_dlight_step_report_in_details_with_gpu_warning(studio):
     finally:
         win.auto_run = True
         win.ctrl.undo_stack.setClean()
+
+
+def test_fuse_ops_by_pattern_highlights_fused_nodes(studio, repo_root):
+    import os
+
+    win = studio
+    win.ctrl.undo_stack.setClean()
+    win.new_pipeline(force=True)
+    win.auto_run = False
+    try:
+        pattern = os.path.join(repo_root, "resources", "patterns", "matmul_add_relu.py")
+        step = Step("relax.FuseOpsByPattern", params={"pattern_source": "file", "pattern_file": pattern})
+        win.ctrl.undo_stack.push(AddStepCommand(win.ctrl, 0, [step]))
+        finished: list = []
+        revision = win.ctrl.revision
+        win.worker.run_finished.connect(lambda rev, res: finished.append(res) if rev == revision else None)
+        win.run_pipeline()
+        assert qt_wait(lambda: bool(finished), 120_000)
+        result = finished[0].steps[0]
+        assert result.state == "changed", result.error
+        win.pipeline_view.select_uids([step.uid])
+        key = (result.snapshot_key, None)
+        assert qt_wait(lambda: key in win._graph_cache and not win.graph_view.is_busy(), 60_000)
+        graph = win._graph_cache[key]["graph"]
+        fused = fused_node_ids(graph)
+        assert fused, "no composite call in the graph after FuseOpsByPattern"
+        assert qt_wait(lambda: fused <= set(win.graph_view.highlighted()), 10_000)
+    finally:
+        win.auto_run = True
+        win.ctrl.undo_stack.setClean()
