@@ -141,3 +141,21 @@ def test_export_library_says_where_deploy_is(mlp, tmp_path, monkeypatch):
     assert kind == "export_library", result
     assert os.path.isfile(out / "model.so") and os.path.isfile(out / "deploy.py")
     assert str(out / "deploy.py") in mlp.run_panel.status.text()
+
+
+def test_latency_chart_follows_dark_palette(qtbot):
+    from PySide6.QtGui import QColor, QPalette
+
+    from widgets.latency_chart import LatencyBar, LatencyChart
+
+    chart = LatencyChart()
+    qtbot.addWidget(chart)
+    chart.resize(400, chart.sizeHint().height())
+    chart.set_bars([LatencyBar("baseline", 300.0, 280.0, 320.0), LatencyBar("pipeline", 150.0, 140.0, 170.0)], "speed-up 2.00×")
+    light = chart.grab().toImage().pixelColor(2, 2)
+    pal = chart.palette()
+    pal.setColor(QPalette.ColorRole.Base, QColor("#1e1e1e"))
+    pal.setColor(QPalette.ColorRole.Text, QColor("#eeeeee"))
+    chart.setPalette(pal)
+    dark = chart.grab().toImage().pixelColor(2, 2)
+    assert dark.lightness() < 64 and dark != light
