@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 
 import pytest
@@ -256,8 +255,3 @@ def test_big_module_stays_responsive(view, scripts, qtbot) -> None:
     elapsed = time.perf_counter() - t0
     assert elapsed < 10.0
     assert len(view.rows) >= len(after.splitlines())
-
-
-def test_none_refcount_workaround_applied() -> None:
-    if sys.version_info < (3, 12):
-        assert sys.getrefcount(None) > 1 << 40
