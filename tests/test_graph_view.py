@@ -34,15 +34,15 @@ def test_set_graph_one_item_per_node_and_highlight(qtbot, view):
     assert sorted(view.node_ids()) == sorted(n["id"] for n in data["nodes"])
     hl = next(iter(changed))
     plain = next(n["id"] for n in data["nodes"] if n["op"] == "relax.add")
-    assert view.node_item(hl).brush().color() != view.node_item(plain).brush().color()
+    assert view.node_fill(hl) != view.node_fill(plain)
     assert view.highlighted() == frozenset(changed)
     # the item sits where the layout put it
     lay = view.graph_layout()
-    assert view.node_item(plain).path().boundingRect().center().x() == pytest.approx(lay.positions[plain][0])
-    changed_colour = view.node_item(hl).brush().color()
+    assert view.node_rect(plain).center().x() == pytest.approx(lay.positions[plain][0])
+    changed_colour = view.node_fill(hl)
     view.set_highlight({plain})
-    assert view.node_item(plain).brush().color() == changed_colour
-    assert view.node_item(hl).brush().color() != changed_colour
+    assert view.node_fill(plain) == changed_colour
+    assert view.node_fill(hl) != changed_colour
 
 
 def test_click_emits_node_selected_with_attrs(qtbot, view):
@@ -133,3 +133,48 @@ def test_real_mlp_graph_and_palette(qtbot, view):
     assert view.backgroundBrush().color() != before
     assert view.backgroundBrush().color().lightness() < 64
     assert sys.getrefcount(None) > 1000
+
+
+def test_painted_pixels_show_boxes_in_their_colours(qtbot, view):
+    """What is on screen, not only item state: the fill of a highlighted and of a plain box, and the
+    background between layers (the diagram is painted by one item from tiles)."""
+    data = ig.synthetic_graph_json(300)
+    changed = {n["id"] for n in data["nodes"] if n["op"] == "relax.nn.softmax"}
+    _show(qtbot, view, data, changed)
+    view.reset_zoom()
+    lay = view.graph_layout()
+    for node_id in (next(iter(changed)), next(n["id"] for n in data["nodes"] if n["op"] == "relax.reshape")):
+        rect = view.node_rect(node_id)
+        view.centerOn(rect.center())
+        img = view.viewport().grab().toImage()
+        inside = view.mapFromScene(rect.left() + 6, rect.center().y())
+        colour = img.pixelColor(inside)
+        want = view.node_fill(node_id)
+        assert abs(colour.red() - want.red()) + abs(colour.green() - want.green()) + abs(colour.blue() - want.blue()) < 12, (
+            node_id, colour.name(), want.name())
+        # just above the box (between two layers) is not the box colour
+        above = view.mapFromScene(rect.left() + 6, rect.top() - 12)
+        assert img.pixelColor(above) != colour
+    assert lay is view.graph_layout()
+
+
+def test_tiles_cover_every_visible_node_and_stay_few(qtbot, view):
+    from widgets import graph_view as gvm
+
+    data = ig.synthetic_graph_json(3000, legalized=True)
+    _show(qtbot, view, data)
+    p = view._prepared  # noqa: SLF001 - checks the spatial index itself
+    total = sum(len(b.tiles) for b in p.bands)
+    from PySide6.QtCore import QRectF
+
+    lay = view.graph_layout()
+    for k, (w, h) in enumerate([(1280, 800), (2560, 1600), (640, 400), (3000, 3000)]):
+        top = lay.height * (k + 1) / 6
+        rect = QRectF(lay.width / 3 - w / 2, top, w, h)
+        tiles = gvm._visible(p.bands, p.band_starts, p.band_margin, rect)  # noqa: SLF001
+        in_tiles = {i for t in tiles for i in t.nodes}
+        want = {i for i, (x0, y0, rw, rh) in enumerate(p.rects) if rect.intersects(QRectF(x0, y0, rw, rh))}
+        assert want and want <= in_tiles
+        assert len(tiles) <= total // 10
+        coarse = gvm._visible(p.coarse, p.coarse_starts, p.band_margin, rect)  # noqa: SLF001
+        assert want <= {i for t in coarse for i in t.nodes}

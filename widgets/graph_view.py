@@ -2,19 +2,25 @@
 
 Feed it the graph JSON of :func:`pipeline_model.ir_graph.graph_to_json` (what the engine's ``graph`` command
 returns under ``"graph"``) with :meth:`GraphView.set_graph`. The layered layout runs on a ``QThreadPool``
-thread together with the construction of every ``QPainterPath``; a generation counter drops the result of
-an older request, so a slow layout can never replace a newer graph. The GUI thread only creates items.
+thread together with the construction of every ``QPainterPath`` the view will draw; a generation counter
+drops the result of an older request, so a slow layout can never replace a newer graph. The GUI thread then
+only adds one item to the scene.
 
-Speed (5,000 nodes): stock C++ items only (no Python ``paint()``), one path item per edge, all arrowheads in
-one item, and a level-of-detail switch: far out, the detail layer (boxes, texts, edges) is hidden and an
-overview layer of a few merged paths is shown instead -- two ``setVisible`` calls when the zoom crosses the
-threshold, never per-frame Python work proportional to the node count. Hit testing (click, hover tooltip)
-uses a per-row index of the layout (binary search), not the scene's items.
+Speed (5,000 nodes, 2 cores): the whole diagram is one item (``_DiagramItem``) that paints from a spatial
+index built off the GUI thread. The layout is cut into tiles (a band of a few layers by a column of
+``TILE_WIDTH`` scene units); each tile holds its edges merged into one path, its arrowheads into another and
+its node boxes into one path per colour. A repaint finds the tiles that meet the exposed rectangle (binary
+search on the bands) and draws a handful of paths per tile, plus the texts of the visible nodes as cached
+``QStaticText``. Far out (below ``LOD_SCALE``) coarse bands of merged rectangles and polylines (no text, no
+antialiasing) replace the tiles. So a repaint costs what is on screen, never the node count, and the scene
+has three items instead of 20,000 (building it is free). Hit testing (click, hover tooltip) uses a per-row
+index of the layout (binary search).
 """
 
 from __future__ import annotations
 
 import bisect
+import gc
 import html
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
@@ -31,40 +37,114 @@ from PySide6.QtGui import (
     QPainterPath,
     QPalette,
     QPen,
-    QPixmapCache,
+    QStaticText,
+    QTransform,
     QWheelEvent,
 )
 from PySide6.QtWidgets import (
     QApplication,
     QGraphicsItem,
     QGraphicsPathItem,
-    QGraphicsRectItem,
     QGraphicsScene,
     QGraphicsSimpleTextItem,
     QGraphicsView,
+    QStyleOptionGraphicsItem,
     QToolTip,
     QWidget,
 )
 
-from pipeline_model.ir_graph import graph_from_json
 from pipeline_model.layout import GraphLayout, compute_layout, node_text
 
-_TEXT_CACHE = QGraphicsItem.CacheMode.ItemCoordinateCache
-
-#: Below this view scale the overview layer replaces boxes, texts and arrowheads.
+#: Below this view scale the overview (coarse bands of plain rectangles) replaces boxes, texts and arrows.
 LOD_SCALE = 0.42
+#: Below this view scale the second text line (shape·dtype) of a node is not drawn.
+SUBTITLE_SCALE = 0.5
 MIN_SCALE = 0.0005
 MAX_SCALE = 6.0
 NODE_RADIUS = 6.0
 ARROW = 7.0
+#: Tile size: layers per band, scene units per column; coarse overview bands.
+BAND_LAYERS = 6
+TILE_WIDTH = 768.0
+COARSE_LAYERS = 48
 
 _CATEGORIES = ("binding", "call", "param", "constant", "output", "changed")
+_CAT_INDEX = {c: k for k, c in enumerate(_CATEGORIES)}
+_CHANGED = _CAT_INDEX["changed"]
+
 
 def _category(attrs: dict[str, Any]) -> str:
     kind = attrs.get("kind")
     if kind in ("param", "constant", "output"):
         return str(kind)
     return "call" if attrs.get("callee") else "binding"
+
+
+class _JsonGraph:
+    """The graph JSON as the minimal graph :func:`compute_layout` reads (``nodes(data=True)``, ``edges()``,
+    ``graph``): no networkx objects to build on the way (that alone cost ~100 ms for 5,000 nodes)."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        if not isinstance(data, dict) or not isinstance(data.get("nodes"), list):
+            raise ValueError("graph JSON: expected an object with 'nodes' and 'edges'")
+        self.graph: dict[str, Any] = dict(data.get("graph") or {})
+        self.node_list: list[tuple[str, dict[str, Any]]] = []
+        self.attrs: dict[str, dict[str, Any]] = {}
+        for i, node in enumerate(data["nodes"]):
+            if not isinstance(node, dict) or "id" not in node:
+                raise ValueError(f"graph JSON: nodes[{i}] has no 'id'")
+            nid = node["id"]
+            self.node_list.append((nid, node))
+            self.attrs[nid] = node
+        self.edge_list: list[tuple[str, str]] = []
+        self.inputs: dict[str, list[str]] = {n: [] for n in self.attrs}
+        self.outputs: dict[str, list[str]] = {n: [] for n in self.attrs}
+        keyed: dict[str, list[tuple[Any, int, str]]] = {}
+        seen: set[tuple[str, str]] = set()
+        for i, edge in enumerate(data.get("edges", data.get("links", [])) or []):
+            src, dst = edge.get("source"), edge.get("target")
+            if src not in self.attrs or dst not in self.attrs:
+                raise ValueError(f"graph JSON: edges[{i}] refers to an unknown node ({src!r} -> {dst!r})")
+            if (src, dst) in seen:  # a DiGraph keeps one edge per pair
+                continue
+            seen.add((src, dst))
+            self.edge_list.append((src, dst))
+            keyed.setdefault(dst, []).append((edge.get("index", 0) or 0, i, src))
+            self.outputs[src].append(dst)
+        for dst, ins in keyed.items():
+            ins.sort()
+            self.inputs[dst] = [src for _, _, src in ins]
+
+    def nodes(self, data: bool = False) -> list:  # noqa: D102 - networkx-like
+        return self.node_list if data else [n for n, _ in self.node_list]
+
+    def edges(self) -> list[tuple[str, str]]:  # noqa: D102 - networkx-like
+        return self.edge_list
+
+
+class _Tile:
+    """What one tile draws: merged edge and arrow paths, node boxes merged per colour, its nodes."""
+
+    __slots__ = ("bounds", "edges", "arrows", "nodes", "boxes")
+
+    def __init__(self) -> None:
+        self.bounds = QRectF()
+        self.edges = QPainterPath()
+        self.arrows = QPainterPath()
+        self.arrows.setFillRule(Qt.FillRule.WindingFill)  # arrowheads meeting at one input overlap
+        self.nodes: list[int] = []
+        self.boxes: list[Optional[QPainterPath]] = [None] * len(_CATEGORIES)
+
+
+class _Band:
+    """A horizontal band of tiles (or one coarse overview band): content y-range and its tiles."""
+
+    __slots__ = ("y0", "y1", "tiles")
+
+    def __init__(self) -> None:
+        self.y0 = float("inf")
+        self.y1 = float("-inf")
+        self.tiles: dict[int, _Tile] = {}
 
 
 @dataclass
@@ -74,18 +154,25 @@ class _Prepared:
     generation: int
     data: dict[str, Any]
     layout: GraphLayout
+    ids: list[str]
     attrs: dict[str, dict[str, Any]]
-    texts: dict[str, tuple[str, str]]
-    node_paths: dict[str, QPainterPath]
-    edge_paths: list[tuple[str, str, QPainterPath]]
-    arrows: QPainterPath
-    overview_nodes: dict[str, QPainterPath]
-    overview_edges: QPainterPath
+    titles: list[str]
+    subs: list[str]
+    rects: list[tuple[float, float, float, float]]  # x0, y0, w, h
+    pills: list[bool]
+    base_cats: list[int]
+    bands: list[_Band]
+    band_starts: list[float]
+    coarse: list[_Band]
+    coarse_starts: list[float]
+    band_margin: float
+    frames: list[tuple[QPainterPath, QRectF, str]]
     row_ys: list[float]
     rows: list[list[tuple[float, float, str]]]
     inputs: dict[str, list[str]]
     outputs: dict[str, list[str]]
     highlight: frozenset[str]
+    index: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
 
 
@@ -111,64 +198,172 @@ class _LayoutTask(QRunnable):
     def run(self) -> None:  # noqa: D102 - QRunnable API
         timer = QElapsedTimer()
         timer.start()
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # ~100k short-lived objects: collections of the whole heap would cost ~20% here
         try:
             prepared = _prepare(self.generation, self.data, self.highlight, self.char_width, self.node_height)
         except Exception as exc:  # noqa: BLE001 - reported to the view, which shows it
             self.signals.failed.emit(self.generation, f"{type(exc).__name__}: {exc}")
             return
+        finally:
+            if gc_was_enabled:
+                gc.enable()
         prepared.seconds = timer.elapsed() / 1000.0
         self.signals.done.emit(prepared)
 
 
+def _box_paths(tile: _Tile, rects: list[tuple[float, float, float, float]], pills: list[bool],
+               cats: list[int], rounded: bool) -> None:
+    boxes: list[Optional[QPainterPath]] = [None] * len(_CATEGORIES)
+    for i in tile.nodes:
+        c = cats[i]
+        path = boxes[c]
+        if path is None:
+            path = boxes[c] = QPainterPath()
+        x0, y0, w, h = rects[i]
+        if not rounded:
+            path.addRect(x0, y0, w, h)
+        elif pills[i]:
+            path.addRoundedRect(x0, y0, w, h, h / 2.0, h / 2.0)  # pills for the function's inputs and outputs
+        else:
+            path.addRoundedRect(x0, y0, w, h, NODE_RADIUS, NODE_RADIUS)
+    tile.boxes = boxes
+
+
+def _categories(base: list[int], ids: list[str], highlight: frozenset[str]) -> list[int]:
+    if not highlight:
+        return base
+    return [_CHANGED if n in highlight else c for n, c in zip(ids, base)]
+
+
 def _prepare(generation: int, data: dict[str, Any], highlight: frozenset[str], char_width: float,
              node_height: float) -> _Prepared:
-    g = graph_from_json(data)
-    lay = compute_layout(g, char_width=char_width, node_height=node_height)
-    attrs: dict[str, dict[str, Any]] = {}
-    texts: dict[str, tuple[str, str]] = {}
-    node_paths: dict[str, QPainterPath] = {}
-    overview = {c: QPainterPath() for c in _CATEGORIES}
-    for n, d in g.nodes(data=True):
-        attrs[n] = d
-        texts[n] = node_text(d)
-        x, y = lay.positions[n]
-        w, h = lay.sizes[n]
-        rect = QRectF(x - w / 2.0, y - h / 2.0, w, h)
-        path = QPainterPath()
-        if d.get("kind") in ("param", "output"):
-            path.addRoundedRect(rect, h / 2.0, h / 2.0)  # pills for the function's inputs and outputs
+    g = _JsonGraph(data)
+    ids = [n for n, _ in g.node_list]
+    titles: list[str] = []
+    subs: list[str] = []
+    sizes: dict[str, tuple[float, float]] = {}
+    from pipeline_model.layout import MIN_NODE_WIDTH, NODE_PADDING  # noqa: PLC0415
+
+    base_cats: list[int] = []
+    pills: list[bool] = []
+    for n, d in g.node_list:
+        title, sub = node_text(d)
+        titles.append(title)
+        subs.append(sub)
+        sizes[n] = (max(MIN_NODE_WIDTH, char_width * max(len(title), len(sub)) + NODE_PADDING), node_height)
+        base_cats.append(_CAT_INDEX[_category(d)])
+        pills.append(d.get("kind") in ("param", "output"))
+    lay = compute_layout(g, char_width=char_width, node_height=node_height, sizes=sizes)
+    positions = lay.positions
+    rects: list[tuple[float, float, float, float]] = []
+    for n in ids:
+        x, y = positions[n]
+        w, h = sizes[n]
+        rects.append((x - w / 2.0, y - h / 2.0, w, h))
+
+    # bands: BAND_LAYERS layers each (and coarse ones for the overview); a band owns the nodes whose centre
+    # and the edge segments whose midpoint lie between its start and the next band's start
+    layer_ys = sorted({positions[n][1] for n in ids})
+
+    def starts_every(k: int) -> list[float]:
+        out = [float("-inf")]
+        for j in range(k, len(layer_ys), k):
+            out.append((layer_ys[j - 1] + layer_ys[j]) / 2.0)
+        return out
+
+    band_starts = starts_every(BAND_LAYERS)
+    coarse_starts = starts_every(COARSE_LAYERS)
+    bands = [_Band() for _ in band_starts]
+    coarse = [_Band() for _ in coarse_starts]
+    cats = _categories(base_cats, ids, frozenset(highlight))
+    index = {n: i for i, n in enumerate(ids)}
+
+    def tile_of(band_list: list[_Band], starts: list[float], x: float, y: float, coarse_tile: bool) -> _Tile:
+        band = band_list[bisect.bisect_right(starts, y) - 1]
+        col = 0 if coarse_tile else int(x // TILE_WIDTH)
+        tile = band.tiles.get(col)
+        if tile is None:
+            tile = band.tiles[col] = _Tile()
+        return tile
+
+    bounds: dict[int, list[float]] = {}  # id(tile) -> [x0, y0, x1, y1]
+
+    def grow(tile: _Tile, x0: float, y0: float, x1: float, y1: float) -> None:
+        b = bounds.get(id(tile))
+        if b is None:
+            bounds[id(tile)] = [x0, y0, x1, y1]
         else:
-            path.addRoundedRect(rect, NODE_RADIUS, NODE_RADIUS)
-        node_paths[n] = path
-        overview["changed" if n in highlight else _category(d)].addRect(rect)
-    edge_paths: list[tuple[str, str, QPainterPath]] = []
-    arrows = QPainterPath()
-    overview_edges = QPainterPath()
+            if x0 < b[0]:
+                b[0] = x0
+            if y0 < b[1]:
+                b[1] = y0
+            if x1 > b[2]:
+                b[2] = x1
+            if y1 > b[3]:
+                b[3] = y1
+
+    for i, n in enumerate(ids):
+        x, y = positions[n]
+        x0, y0, w, h = rects[i]
+        for band_list, starts, is_coarse in ((bands, band_starts, False), (coarse, coarse_starts, True)):
+            tile = tile_of(band_list, starts, x, y, is_coarse)
+            tile.nodes.append(i)
+            grow(tile, x0 - 2.0, y0 - 2.0, x0 + w + 2.0, y0 + h + 2.0)
     for (u, v), pts in lay.edges.items():
-        path = QPainterPath(QPointF(*pts[0]))
-        for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
-            dy = (y1 - y0) / 2.0
-            path.cubicTo(QPointF(x0, y0 + dy), QPointF(x1, y1 - dy), QPointF(x1, y1))
-        edge_paths.append((u, v, path))
-        overview_edges.moveTo(*pts[0])
-        for p in pts[1:]:
-            overview_edges.lineTo(*p)
-        ex, ey = pts[-1]
-        sign = 1.0 if pts[-1][1] >= pts[-2][1] else -1.0
-        arrows.moveTo(ex, ey)
-        arrows.lineTo(ex - ARROW / 2.0, ey - sign * ARROW)
-        arrows.lineTo(ex + ARROW / 2.0, ey - sign * ARROW)
-        arrows.closeSubpath()
+        last = len(pts) - 2
+        for k in range(len(pts) - 1):
+            (xa, ya), (xb, yb) = pts[k], pts[k + 1]
+            mx, my = (xa + xb) / 2.0, (ya + yb) / 2.0
+            tile = tile_of(bands, band_starts, mx, my, False)
+            dy = (yb - ya) / 2.0
+            tile.edges.moveTo(xa, ya)
+            tile.edges.cubicTo(xa, ya + dy, xb, yb - dy, xb, yb)
+            lo_x, hi_x = (xa, xb) if xa < xb else (xb, xa)
+            lo_y, hi_y = (ya, yb) if ya < yb else (yb, ya)
+            grow(tile, lo_x - ARROW, lo_y - ARROW, hi_x + ARROW, hi_y + ARROW)
+            if k == last:
+                sign = 1.0 if yb >= ya else -1.0
+                tile.arrows.moveTo(xb, yb)
+                tile.arrows.lineTo(xb - ARROW / 2.0, yb - sign * ARROW)
+                tile.arrows.lineTo(xb + ARROW / 2.0, yb - sign * ARROW)
+                tile.arrows.closeSubpath()
+            ctile = tile_of(coarse, coarse_starts, mx, my, True)
+            ctile.edges.moveTo(xa, ya)
+            ctile.edges.lineTo(xb, yb)
+            grow(ctile, lo_x, lo_y, hi_x, hi_y)
+    margin = 0.0
+    for band_list, rounded in ((bands, True), (coarse, False)):
+        for band in band_list:
+            for tile in band.tiles.values():
+                x0, y0, x1, y1 = bounds[id(tile)]
+                tile.bounds = QRectF(x0, y0, x1 - x0, y1 - y0)
+                band.y0 = min(band.y0, y0)
+                band.y1 = max(band.y1, y1)
+                _box_paths(tile, rects, pills, cats, rounded)
+    for starts, band_list in ((band_starts, bands), (coarse_starts, coarse)):
+        for k, band in enumerate(band_list):
+            if band.tiles and k > 0:
+                margin = max(margin, starts[k] - band.y0)
+            if band.tiles and k + 1 < len(starts):
+                margin = max(margin, band.y1 - starts[k + 1])
+
+    frames: list[tuple[QPainterPath, QRectF, str]] = []
+    for fr in lay.frames:
+        rect = QRectF(fr.x0, fr.y0, fr.x1 - fr.x0, fr.y1 - fr.y0)
+        path = QPainterPath()
+        path.addRoundedRect(rect, 10.0, 10.0)
+        frames.append((path, rect, fr.label))
+
     by_y: dict[float, list[tuple[float, float, str]]] = {}
-    for n, (x, y) in lay.positions.items():
-        w, _ = lay.sizes[n]
-        by_y.setdefault(y, []).append((x - w / 2.0, x + w / 2.0, n))
+    for i, n in enumerate(ids):
+        x0, y0, w, h = rects[i]
+        by_y.setdefault(positions[n][1], []).append((x0, x0 + w, n))
     row_ys = sorted(by_y)
     rows = [sorted(by_y[y]) for y in row_ys]
-    inputs = {n: [u for u, _ in sorted(g.in_edges(n), key=lambda e: g.edges[e].get("index", 0))] for n in g}
-    outputs = {n: list(g.successors(n)) for n in g}
-    return _Prepared(generation, data, lay, attrs, texts, node_paths, edge_paths, arrows, overview,
-                     overview_edges, row_ys, rows, inputs, outputs, frozenset(highlight))
+    return _Prepared(generation, data, lay, ids, g.attrs, titles, subs, rects, pills, base_cats,
+                     bands, band_starts, coarse, coarse_starts, margin + 1.0, frames, row_ys, rows,
+                     g.inputs, g.outputs, frozenset(highlight), index)
 
 
 def _blend(a: QColor, b: QColor, t: float) -> QColor:
@@ -177,6 +372,205 @@ def _blend(a: QColor, b: QColor, t: float) -> QColor:
         round(a.green() * (1 - t) + b.green() * t),
         round(a.blue() * (1 - t) + b.blue() * t),
     )
+
+
+def _visible(band_list: list[_Band], starts: list[float], margin: float, rect: QRectF) -> list[_Tile]:
+    """Tiles of ``band_list`` that meet ``rect`` (binary search on the bands, then a box test per tile)."""
+    lo = max(0, bisect.bisect_right(starts, rect.top() - margin) - 1)
+    hi = bisect.bisect_right(starts, rect.bottom() + margin)
+    left, right, top, bottom = rect.left(), rect.right(), rect.top(), rect.bottom()
+    out: list[_Tile] = []
+    for band in band_list[lo:hi]:
+        if band.y1 < top or band.y0 > bottom:
+            continue
+        for tile in band.tiles.values():
+            b = tile.bounds
+            if b.right() >= left and b.left() <= right and b.bottom() >= top and b.top() <= bottom:
+                out.append(tile)
+    return out
+
+
+class _DiagramItem(QGraphicsItem):
+    """The whole diagram: paints the tiles that meet the exposed rectangle (see the module docstring)."""
+
+    def __init__(self, view: "GraphView", prepared: _Prepared) -> None:
+        super().__init__()
+        self._view = view
+        self.prepared = prepared
+        self._rect = QRectF(0.0, 0.0, max(prepared.layout.width, 100.0), max(prepared.layout.height, 100.0))
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
+        self.static_texts: dict[tuple[int, str], tuple[QStaticText, float]] = {}
+        self.paint_count = 0
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        return self._rect
+
+    def _static(self, which: int, text: str, font: QFont) -> tuple[QStaticText, float]:
+        key = (which, text)
+        hit = self.static_texts.get(key)
+        if hit is None:
+            st = QStaticText(text)
+            st.setTextFormat(Qt.TextFormat.PlainText)
+            st.setPerformanceHint(QStaticText.PerformanceHint.AggressiveCaching)
+            st.prepare(QTransform(), font)
+            hit = self.static_texts[key] = (st, st.size().width())
+        return hit
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: Optional[QWidget] = None) -> None:  # noqa: D102,E501
+        self.paint_count += 1
+        p = self.prepared
+        v = self._view
+        exposed = option.exposedRect
+        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+        painter.save()
+        try:
+            self._paint_frames(painter, exposed, v)
+            if lod >= LOD_SCALE:
+                self._paint_detail(painter, exposed, lod, v, p)
+            else:
+                self._paint_overview(painter, exposed, v, p)
+        finally:
+            painter.restore()
+
+    def _paint_frames(self, painter: QPainter, exposed: QRectF, v: "GraphView") -> None:
+        frames = self.prepared.frames
+        if not frames:
+            return
+        painter.setBrush(v._frame_brush)  # noqa: SLF001 - the view's palette
+        painter.setPen(Qt.PenStyle.NoPen)
+        for path, rect, _ in frames:
+            if rect.intersects(exposed):
+                painter.drawRect(rect.intersected(exposed))
+        # the dashed outline: only the visible pieces, dash phase anchored to the frame (so it does not
+        # crawl while panning); a dashed 190,000-unit outline would otherwise be dashed whole every paint
+        pen = QPen(v._frame_pen)  # noqa: SLF001
+        period = 6.0 * pen.widthF()
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(pen)
+        top, bottom, left, right = exposed.top(), exposed.bottom(), exposed.left(), exposed.right()
+        for path, rect, label in frames:
+            if not rect.intersects(exposed):
+                continue
+            if rect.height() < 4000 and rect.width() < 4000:
+                painter.drawPath(path)
+            else:
+                y0 = rect.top() + 10.0
+                y1 = rect.bottom() - 10.0
+                ys = max(y0, y0 + ((top - y0) // period) * period)
+                ye = min(y1, bottom + period)
+                for x in (rect.left(), rect.right()):
+                    if left - 2 <= x <= right + 2 and ys < ye:
+                        pen.setDashOffset((ys - y0) / pen.widthF())
+                        painter.setPen(pen)
+                        painter.drawLine(QPointF(x, ys), QPointF(x, ye))
+                x0 = rect.left() + 10.0
+                x1 = rect.right() - 10.0
+                xs = max(x0, x0 + ((left - x0) // period) * period)
+                xe = min(x1, right + period)
+                for y in (rect.top(), rect.bottom()):
+                    if top - 2 <= y <= bottom + 2 and xs < xe:
+                        pen.setDashOffset((xs - x0) / pen.widthF())
+                        painter.setPen(pen)
+                        painter.drawLine(QPointF(xs, y), QPointF(xe, y))
+                pen.setDashOffset(0.0)
+                painter.setPen(pen)
+                for cx, cy in ((rect.left(), rect.top()), (rect.right() - 20, rect.top()),
+                               (rect.left(), rect.bottom() - 20), (rect.right() - 20, rect.bottom() - 20)):
+                    if cx <= right and cx + 20 >= left and cy <= bottom and cy + 20 >= top:
+                        painter.drawArc(QRectF(cx, cy, 20.0, 20.0),
+                                        self._arc_start(cx == rect.left(), cy == rect.top()), 90 * 16)
+            if top - 20 <= rect.top() <= bottom + 2:
+                painter.setPen(v._colors["muted"])  # noqa: SLF001
+                painter.drawText(QPointF(rect.left() + 10.0, rect.top() + 15.0), label)
+                painter.setPen(pen)
+
+    @staticmethod
+    def _arc_start(is_left: bool, is_top: bool) -> int:
+        if is_left and is_top:
+            return 90 * 16
+        if is_top:
+            return 0
+        if is_left:
+            return 180 * 16
+        return 270 * 16
+
+    def _paint_detail(self, painter: QPainter, exposed: QRectF, lod: float, v: "GraphView", p: _Prepared) -> None:
+        tiles = _visible(p.bands, p.band_starts, p.band_margin, exposed)
+        if not tiles:
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(v._edge_pen)  # noqa: SLF001
+        for t in tiles:
+            if not t.edges.isEmpty():
+                painter.drawPath(t.edges)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(v._edge_brush)  # noqa: SLF001
+        for t in tiles:
+            if not t.arrows.isEmpty():
+                painter.drawPath(t.arrows)
+        brushes = v._brushes  # noqa: SLF001
+        pens = v._box_pens  # noqa: SLF001
+        for c in range(len(_CATEGORIES)):
+            painter.setBrush(brushes[c])
+            painter.setPen(pens[c])
+            for t in tiles:
+                path = t.boxes[c]
+                if path is not None:
+                    painter.drawPath(path)
+        # texts of the nodes that meet the exposed rectangle
+        left, right, top, bottom = exposed.left(), exposed.right(), exposed.top(), exposed.bottom()
+        rects = p.rects
+        shown: list[int] = []
+        for t in tiles:
+            for i in t.nodes:
+                x0, y0, w, h = rects[i]
+                if x0 <= right and x0 + w >= left and y0 <= bottom and y0 + h >= top:
+                    shown.append(i)
+        if not shown:
+            return
+        half_h = v._node_height / 2.0  # noqa: SLF001
+        painter.setPen(v._text_pen)  # noqa: SLF001
+        font = v._title_font  # noqa: SLF001
+        painter.setFont(font)
+        titles = p.titles
+        static = self._static
+        draw = painter.drawStaticText
+        for i in shown:
+            x0, y0, w, h = rects[i]
+            st, tw = static(0, titles[i], font)
+            draw(QPointF(x0 + (w - tw) / 2.0, y0 + h / 2.0 - half_h + 5.0), st)
+        if lod < SUBTITLE_SCALE:
+            return
+        painter.setPen(v._muted_pen)  # noqa: SLF001
+        font = v._sub_font  # noqa: SLF001
+        painter.setFont(font)
+        sub_h = v._sub_height  # noqa: SLF001
+        subs = p.subs
+        for i in shown:
+            text = subs[i]
+            if not text:
+                continue
+            x0, y0, w, h = rects[i]
+            st, tw = static(1, text, font)
+            draw(QPointF(x0 + (w - tw) / 2.0, y0 + h / 2.0 + half_h - sub_h - 5.0), st)
+
+    def _paint_overview(self, painter: QPainter, exposed: QRectF, v: "GraphView", p: _Prepared) -> None:
+        tiles = _visible(p.coarse, p.coarse_starts, p.band_margin, exposed)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(v._overview_edge_pen)  # noqa: SLF001
+        for t in tiles:
+            if not t.edges.isEmpty():
+                painter.drawPath(t.edges)
+        painter.setPen(Qt.PenStyle.NoPen)
+        brushes = v._overview_brushes  # noqa: SLF001
+        for c in range(len(_CATEGORIES)):
+            painter.setBrush(brushes[c])
+            for t in tiles:
+                path = t.boxes[c]
+                if path is not None:
+                    painter.drawPath(path)
 
 
 class GraphView(QGraphicsView):
@@ -195,23 +589,20 @@ class GraphView(QGraphicsView):
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
         self._scene = QGraphicsScene(self)
-        self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)  # three items; own tile index
         self.setScene(self._scene)
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
-        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
         self.setOptimizationFlags(
             QGraphicsView.OptimizationFlag.DontSavePainterState
             | QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing
         )
-        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(True)
 
-        if QPixmapCache.cacheLimit() < 96 * 1024:
-            QPixmapCache.setCacheLimit(96 * 1024)  # KiB: room for the cached texts of the visible nodes
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
         self._signals = _LayoutSignals(self)
@@ -221,16 +612,8 @@ class GraphView(QGraphicsView):
         self._busy = False
         self._prepared: Optional[_Prepared] = None
         self._highlight: frozenset[str] = frozenset()
-        self._node_items: dict[str, QGraphicsPathItem] = {}
-        self._title_items: dict[str, QGraphicsSimpleTextItem] = {}
-        self._sub_items: dict[str, QGraphicsSimpleTextItem] = {}
-        self._edge_items: list[QGraphicsPathItem] = []
-        self._frame_items: list[tuple[QGraphicsPathItem, QGraphicsSimpleTextItem]] = []
-        self._overview_items: dict[str, QGraphicsPathItem] = {}
-        self._detail: Optional[QGraphicsRectItem] = None
-        self._overview: Optional[QGraphicsRectItem] = None
-        self._arrow_item: Optional[QGraphicsPathItem] = None
-        self._overview_edge_item: Optional[QGraphicsPathItem] = None
+        self._cats: list[int] = []
+        self._item: Optional[_DiagramItem] = None
         self._selection_item: Optional[QGraphicsPathItem] = None
         self._message_item: Optional[QGraphicsSimpleTextItem] = None
         self._selected: Optional[str] = None
@@ -247,6 +630,7 @@ class GraphView(QGraphicsView):
         fm_sub = QFontMetricsF(self._sub_font)
         self._char_width = max(fm_title.horizontalAdvance("m_x0") / 4.0, fm_sub.horizontalAdvance("m_x0") / 4.0) * 1.08
         self._node_height = max(36.0, fm_title.height() + fm_sub.height() + 14.0)
+        self._sub_height = fm_sub.height()
         self._colors: dict[str, Any] = {}
         self._update_colors()
         self.clear_graph("No graph")
@@ -273,18 +657,17 @@ class GraphView(QGraphicsView):
     def set_highlight(self, ids: Iterable[str]) -> None:
         """Change the highlighted (changed-by-step) nodes of the graph shown."""
         self._highlight = frozenset(ids)
-        if self._prepared is None:
+        p = self._prepared
+        if p is None:
             return
-        overview = {c: QPainterPath() for c in _CATEGORIES}
-        lay = self._prepared.layout
-        for n, d in self._prepared.attrs.items():
-            x, y = lay.positions[n]
-            w, h = lay.sizes[n]
-            overview["changed" if n in self._highlight else _category(d)].addRect(QRectF(x - w / 2, y - h / 2, w, h))
-        self._prepared.overview_nodes = overview
-        for c, item in self._overview_items.items():
-            item.setPath(overview[c])
-        self._apply_colors()
+        self._cats = _categories(p.base_cats, p.ids, self._highlight)
+        for band_list, rounded in ((p.bands, True), (p.coarse, False)):
+            for band in band_list:
+                for tile in band.tiles.values():
+                    _box_paths(tile, p.rects, p.pills, self._cats, rounded)
+        p.highlight = self._highlight
+        if self._item is not None:
+            self._item.update()
 
     def highlighted(self) -> frozenset[str]:
         """Ids of the highlighted nodes."""
@@ -304,17 +687,27 @@ class GraphView(QGraphicsView):
 
     def node_ids(self) -> list[str]:
         """Ids of the nodes shown."""
-        return list(self._node_items)
+        return list(self._prepared.ids) if self._prepared is not None else []
 
-    def node_item(self, node_id: str) -> Optional[QGraphicsPathItem]:
-        """The box item of a node (for tests and for centring)."""
-        return self._node_items.get(node_id)
+    def node_rect(self, node_id: str) -> Optional[QRectF]:
+        """The box of a node in scene coordinates (None if it is not shown)."""
+        p = self._prepared
+        if p is None or node_id not in p.index:
+            return None
+        return QRectF(*p.rects[p.index[node_id]])
+
+    def node_fill(self, node_id: str) -> Optional[QColor]:
+        """The colour a node's box is filled with (its category, or the highlight colour)."""
+        p = self._prepared
+        if p is None or node_id not in p.index:
+            return None
+        return QColor(self._brushes[self._cats[p.index[node_id]]].color())
 
     def node_info(self, node_id: str) -> dict[str, Any]:
         """The node's attributes plus ``id``, ``inputs``, ``outputs`` and ``input_types``."""
         assert self._prepared is not None
         p = self._prepared
-        info = dict(p.attrs[node_id])
+        info = {k: v for k, v in p.attrs[node_id].items() if k != "id"}
         info["id"] = node_id
         info["inputs"] = list(p.inputs.get(node_id, []))
         info["outputs"] = list(p.outputs.get(node_id, []))
@@ -328,17 +721,23 @@ class GraphView(QGraphicsView):
 
     def select_node(self, node_id: Optional[str], center: bool = False, emit: bool = True) -> None:
         """Select a node (outline), optionally centre the view on it; emits ``node_selected``."""
-        if node_id is None or node_id not in self._node_items:
+        rect = self.node_rect(node_id) if node_id is not None else None
+        if rect is None:
             self._selected = None
             if self._selection_item is not None:
                 self._selection_item.setVisible(False)
             return
         self._selected = node_id
         assert self._selection_item is not None
-        self._selection_item.setPath(self._node_items[node_id].path())
+        path = QPainterPath()
+        p = self._prepared
+        assert p is not None
+        radius = rect.height() / 2.0 if p.pills[p.index[node_id]] else NODE_RADIUS
+        path.addRoundedRect(rect, radius, radius)
+        self._selection_item.setPath(path)
         self._selection_item.setVisible(True)
         if center:
-            self.centerOn(self._node_items[node_id])
+            self.centerOn(rect.center())
         if emit:
             self.node_selected.emit(self.node_info(node_id))
 
@@ -364,8 +763,7 @@ class GraphView(QGraphicsView):
         return None
 
     def fit_to_view(self) -> None:
-        """Zoom so the whole graph fits (a tall graph is fitted to the width, top first, when the fit
-        would make the boxes unreadably small); with very deep graphs the user zooms out further."""
+        """Zoom so the whole graph fits (a deep graph then shows as the overview; zoom in for details)."""
         rect = self._scene.itemsBoundingRect() if self._prepared is None else self._scene.sceneRect()
         if rect.isEmpty():
             return
@@ -398,14 +796,9 @@ class GraphView(QGraphicsView):
         """Remove everything; show ``message`` in the middle."""
         self._scene.clear()
         self._prepared = None
-        self._node_items = {}
-        self._title_items = {}
-        self._sub_items = {}
-        self._edge_items = []
-        self._frame_items = []
-        self._overview_items = {}
-        self._detail = self._overview = None
-        self._arrow_item = self._overview_edge_item = self._selection_item = None
+        self._item = None
+        self._cats = []
+        self._selection_item = None
         self._selected = None
         self._detail_mode = None
         self._message_item = None
@@ -428,104 +821,32 @@ class GraphView(QGraphicsView):
         timer = QElapsedTimer()
         timer.start()
         keep_selected = self._selected
-        self.setUpdatesEnabled(False)
-        try:
-            self._build(prepared)
-        finally:
-            self.setUpdatesEnabled(True)
+        self._build(prepared)
         self.last_layout_seconds = prepared.seconds
         self.last_build_seconds = timer.elapsed() / 1000.0
         self._busy = False
-        if keep_selected is not None and keep_selected in self._node_items:
+        if keep_selected is not None and self.node_rect(keep_selected) is not None:
             self.select_node(keep_selected, emit=False)
         self.graph_shown.emit()
 
     def _build(self, p: _Prepared) -> None:
-        scene = self._scene
         self.clear_graph("")
         self._prepared = p
+        self._cats = _categories(p.base_cats, p.ids, p.highlight)
         if p.highlight != self._highlight:
             self.set_highlight(self._highlight)
-        lay = p.layout
-        scene.setSceneRect(QRectF(0.0, 0.0, max(lay.width, 100.0), max(lay.height, 100.0)))
-        c = self._colors
-
-        # frames (few items, shown at every zoom)
-        for fr in lay.frames:
-            path = QPainterPath()
-            path.addRoundedRect(QRectF(fr.x0, fr.y0, fr.x1 - fr.x0, fr.y1 - fr.y0), 10.0, 10.0)
-            item = QGraphicsPathItem(path)
-            item.setZValue(-10)
-            label = QGraphicsSimpleTextItem(fr.label)
-            label.setPos(fr.x0 + 10.0, fr.y0 + 3.0)
-            label.setZValue(-9)
-            scene.addItem(item)
-            scene.addItem(label)
-            self._frame_items.append((item, label))
-
-        # overview layer: a few merged paths
-        overview = QGraphicsRectItem()
-        overview.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
-        scene.addItem(overview)
-        self._overview = overview
-        edge_all = QGraphicsPathItem(p.overview_edges, overview)
-        edge_all.setZValue(0)
-        self._overview_edge_item = edge_all
-        for cat in _CATEGORIES:
-            item = QGraphicsPathItem(p.overview_nodes[cat], overview)
-            item.setZValue(1)
-            self._overview_items[cat] = item
-
-        # detail layer: one item per node box, two texts per node, one path per edge, all arrowheads
-        detail = QGraphicsRectItem()
-        detail.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
-        scene.addItem(detail)
-        self._detail = detail
-        edge_items = self._edge_items
-        for _, _, path in p.edge_paths:
-            item = QGraphicsPathItem(path, detail)
-            edge_items.append(item)
-        arrows = QGraphicsPathItem(p.arrows, detail)
-        arrows.setZValue(1)
-        self._arrow_item = arrows
-        title_font = self._title_font
-        sub_font = self._sub_font
-        node_items = self._node_items
-        title_items = self._title_items
-        sub_items = self._sub_items
-        positions = lay.positions
-        half_h = self._node_height / 2.0
-        for n, path in p.node_paths.items():
-            box = QGraphicsPathItem(path, detail)
-            box.setZValue(2)
-            node_items[n] = box
-            title, sub = p.texts[n]
-            x, y = positions[n]
-            t = QGraphicsSimpleTextItem(title, detail)
-            t.setFont(title_font)
-            t.setZValue(3)
-            t.setCacheMode(_TEXT_CACHE)
-            br = t.boundingRect()
-            t.setPos(x - br.width() / 2.0, y - half_h + 5.0)
-            title_items[n] = t
-            if sub:
-                s = QGraphicsSimpleTextItem(sub, detail)
-                s.setFont(sub_font)
-                s.setZValue(3)
-                s.setCacheMode(_TEXT_CACHE)
-                sr = s.boundingRect()
-                s.setPos(x - sr.width() / 2.0, y + half_h - sr.height() - 5.0)
-                sub_items[n] = s
-
+        item = _DiagramItem(self, p)
+        self._scene.setSceneRect(item.boundingRect())
+        self._scene.addItem(item)
+        self._item = item
         sel = QGraphicsPathItem()
         sel.setZValue(20)
         sel.setVisible(False)
-        scene.addItem(sel)
+        self._scene.addItem(sel)
         self._selection_item = sel
         self._apply_colors()
         self._detail_mode = None
         self._apply_lod()
-        _ = c
 
     # ------------------------------------------------------------------------------------------ look
     def _update_colors(self) -> None:
@@ -539,7 +860,7 @@ class GraphView(QGraphicsView):
             accent = pal.color(QPalette.ColorRole.Highlight)
         changed = QColor("#e0a020") if not dark else QColor("#c88a10")
         tint = 0.22 if dark else 0.16
-        self._colors = {
+        c = self._colors = {
             "base": base,
             "text": text,
             "muted": _blend(text, base, 0.45),
@@ -556,63 +877,36 @@ class GraphView(QGraphicsView):
             "border": _blend(text, base, 0.5),
             "selection": accent,
         }
+        # what the diagram item paints with (built once per palette, not per paint)
+        self._brushes = [QBrush(c[cat]) for cat in _CATEGORIES]
+        border = QPen(c["border"], 1.0)
+        self._box_pens = [border] * len(_CATEGORIES)
+        self._box_pens[_CHANGED] = QPen(c["changed_pen"], 2.4)
+        self._overview_brushes = [QBrush(c[cat] if cat != "changed" else c["changed_pen"]) for cat in _CATEGORIES]
+        self._edge_pen = QPen(c["edge"], 1.3)
+        self._edge_pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        self._edge_brush = QBrush(c["edge"])
+        self._overview_edge_pen = QPen(c["edge"], 0)  # cosmetic: one pixel at any zoom
+        self._frame_brush = QBrush(c["frame_fill"])
+        self._frame_pen = QPen(c["frame_pen"], 1.2, Qt.PenStyle.DashLine)
+        self._text_pen = QPen(c["text"])
+        self._muted_pen = QPen(c["muted"])
 
     def _apply_colors(self) -> None:
         c = self._colors
         self.setBackgroundBrush(QBrush(c["base"]))
         if self._message_item is not None:
             self._message_item.setBrush(c["muted"])
-        for item, label in self._frame_items:
-            item.setBrush(QBrush(c["frame_fill"]))
-            pen = QPen(c["frame_pen"], 1.2, Qt.PenStyle.DashLine)
-            item.setPen(pen)
-            label.setBrush(c["muted"])
-        edge_pen = QPen(c["edge"], 1.3)
-        edge_pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-        for item in self._edge_items:
-            item.setPen(edge_pen)
-        if self._arrow_item is not None:
-            self._arrow_item.setPen(Qt.PenStyle.NoPen)
-            self._arrow_item.setBrush(QBrush(c["edge"]))
-        if self._overview_edge_item is not None:
-            pen = QPen(c["edge"], 0)  # cosmetic: one pixel at any zoom
-            self._overview_edge_item.setPen(pen)
-        for cat, item in self._overview_items.items():
-            item.setPen(Qt.PenStyle.NoPen)
-            item.setBrush(QBrush(c[cat] if cat != "changed" else c["changed_pen"]))
-        if self._prepared is not None:
-            border = QPen(c["border"], 1.0)
-            changed_pen = QPen(c["changed_pen"], 2.4)
-            brushes = {cat: QBrush(c[cat]) for cat in _CATEGORIES}
-            text_brush = QBrush(c["text"])
-            muted = QBrush(c["muted"])
-            attrs = self._prepared.attrs
-            hl = self._highlight
-            for n, item in self._node_items.items():
-                if n in hl:
-                    item.setBrush(brushes["changed"])
-                    item.setPen(changed_pen)
-                else:
-                    item.setBrush(brushes[_category(attrs[n])])
-                    item.setPen(border)
-            for t in self._title_items.values():
-                t.setBrush(text_brush)
-            for s in self._sub_items.values():
-                s.setBrush(muted)
         if self._selection_item is not None:
             self._selection_item.setPen(QPen(c["selection"], 3.0))
             self._selection_item.setBrush(Qt.BrushStyle.NoBrush)
+        if self._item is not None:
+            self._item.update()
         self.resetCachedContent()
 
     def _apply_lod(self) -> None:
-        detail = self.transform().m11() >= LOD_SCALE
-        if detail == self._detail_mode:
-            return
-        self._detail_mode = detail
-        if self._detail is not None:
-            self._detail.setVisible(detail)
-        if self._overview is not None:
-            self._overview.setVisible(not detail)
+        """Record whether the detail or the overview is drawn (the item decides per paint from the scale)."""
+        self._detail_mode = self.transform().m11() >= LOD_SCALE
 
     # ------------------------------------------------------------------------------------------ events
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
