@@ -178,3 +178,15 @@ def test_tiles_cover_every_visible_node_and_stay_few(qtbot, view):
         assert len(tiles) <= total // 10
         coarse = gvm._visible(p.coarse, p.coarse_starts, p.band_margin, rect)  # noqa: SLF001
         assert want <= {i for t in coarse for i in t.nodes}
+
+
+def test_bad_graph_json_reports_a_clear_message(qtbot, view):
+    data = ig.synthetic_graph_json(40)
+    data["edges"].append({"source": "lv3", "target": "nowhere", "index": 0})
+    with qtbot.waitSignal(view.layout_failed, timeout=5000) as failed:
+        view.set_graph(data)
+    assert "edges[" in failed.args[0] and "nowhere" in failed.args[0]
+    assert not view.is_busy() and view.node_ids() == []
+    with qtbot.waitSignal(view.graph_shown, timeout=5000):
+        view.set_graph(ig.synthetic_graph_json(40))  # recovers on the next graph
+    assert len(view.node_ids()) == len(ig.synthetic_graph_json(40)["nodes"])

@@ -53,6 +53,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from pipeline_model.ir_graph import GRAPH_FORMAT
 from pipeline_model.layout import GraphLayout, compute_layout, node_text
 
 #: Below this view scale the overview (coarse bands of plain rectangles) replaces boxes, texts and arrows.
@@ -87,6 +88,8 @@ class _JsonGraph:
     def __init__(self, data: dict[str, Any]) -> None:
         if not isinstance(data, dict) or not isinstance(data.get("nodes"), list):
             raise ValueError("graph JSON: expected an object with 'nodes' and 'edges'")
+        if data.get("format", GRAPH_FORMAT) != GRAPH_FORMAT:
+            raise ValueError(f"graph JSON: unknown format {data.get('format')!r}")
         self.graph: dict[str, Any] = dict(data.get("graph") or {})
         self.node_list: list[tuple[str, dict[str, Any]]] = []
         self.attrs: dict[str, dict[str, Any]] = {}
