@@ -36,10 +36,39 @@ def repo_root() -> str:
     return ROOT
 
 
-@pytest.fixture(scope="session")
-def bundled_pipelines() -> list[str]:
+def bundled_pipeline_paths() -> list[str]:
     """Paths of the bundled example pipeline files (``resources/pipelines/*.json``)."""
     return sorted(os.path.join(PIPELINES_DIR, n) for n in os.listdir(PIPELINES_DIR) if n.endswith(".json"))
+
+
+@pytest.fixture(scope="session")
+def bundled_pipelines() -> list[str]:
+    """Paths of :func:`bundled_pipeline_paths`."""
+    return bundled_pipeline_paths()
+
+
+#: Bundled pipelines that need custom code (trust) or real MetaSchedule tuning (about a minute); they
+#: have their own tests (tests/test_tuning_engine.py) and are left out of the quick "runs cleanly" ones.
+SPECIAL_PASS_PREFIXES = ("custom.python", "relax.MetaScheduleTune")
+
+
+def quick_bundled_pipeline_paths() -> list[str]:
+    """Bundled pipelines that run to the end quickly without trust: every one without special steps."""
+    import json
+
+    quick = []
+    for path in bundled_pipeline_paths():
+        with open(path, encoding="utf-8") as fh:
+            steps = json.load(fh).get("steps") or []
+        if not any(str(s.get("pass", "")).startswith(SPECIAL_PASS_PREFIXES) for s in steps):
+            quick.append(path)
+    return quick
+
+
+@pytest.fixture(scope="session")
+def quick_bundled_pipelines() -> list[str]:
+    """Paths of :func:`quick_bundled_pipeline_paths`."""
+    return quick_bundled_pipeline_paths()
 
 
 # ---- Qt fixtures (GUI tests) -----------------------------------------------------------------

@@ -103,10 +103,10 @@ def test_catalogue_command(engine):
         assert pass_id in text
 
 
-def test_bundled_pipelines_run(engine, bundled_pipelines):
-    names = {os.path.basename(p) for p in bundled_pipelines}
+def test_bundled_pipelines_run(engine, quick_bundled_pipelines):
+    names = {os.path.basename(p) for p in quick_bundled_pipelines}
     assert {"dlight_cuda.json", "fusion_walkthrough.json", "cpu_build.json"} <= names
-    for path in bundled_pipelines:
+    for path in quick_bundled_pipelines:
         doc = load_pipeline(path)
         assert doc.name and doc.description
         result = engine.run(doc)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import glob
 import os
 import subprocess
 import sys
@@ -15,9 +14,10 @@ tvm = pytest.importorskip("tvm")
 from pipeline_model.document import PipelineDocument, Step  # noqa: E402
 from pipeline_model.export import ExportError, export_script  # noqa: E402
 from pipeline_model import catalogue_tvm  # noqa: E402
+from tests.conftest import quick_bundled_pipeline_paths  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "resources", "pipelines", "*.json")))
+EXAMPLES = quick_bundled_pipeline_paths()
 PYTHON = sys.executable
 
 
