@@ -44,7 +44,11 @@ class PassBuildContext:
     folder (relative pattern files are resolved against it); ``work_dir`` is the tuning folder used
     when a MetaSchedule step leaves ``work_dir`` empty; ``emit(event, data)`` sends an engine event
     (warnings, tuning progress); ``cancelled()`` says whether the run was cancelled;
-    ``step_number`` (1-based) names custom code in tracebacks (``<custom step N>``).
+    ``should_stop_tuning()`` says whether the client asked to end the tuning in flight early (a
+    tuning step then ends as a successful step with what was measured, and the run goes on);
+    ``step_number`` (1-based) names custom code in tracebacks (``<custom step N>``). Building a pass
+    may fill ``report`` (read back into ``StepResult.report`` after the step): ``"dlight"`` (rule per
+    PrimFunc), ``"fusion"`` (what FuseOpsByPattern fused), ``"tuning"`` / ``"apply_database"``.
 
     Passes are meant to be applied inside ``with target, tvm.transform.PassContext(opt_level=3)``
     (DLight needs the current target); exported scripts do exactly that.
@@ -57,6 +61,8 @@ class PassBuildContext:
     emit: Optional[Callable[[str, dict], None]] = None
     cancelled: Optional[Callable[[], bool]] = None
     step_number: Optional[int] = None
+    should_stop_tuning: Optional[Callable[[], bool]] = None
+    report: dict = field(default_factory=dict)
 
     def tvm_target(self) -> "tvm.target.Target":
         """The target as a ``tvm.target.Target``."""
@@ -593,11 +599,11 @@ def make_pass(pass_id: str, params: Optional[dict[str, Any]], ctx: Optional[Pass
         return hook(cleaned, ctx)
     if pass_id == "relax.FuseOpsByPattern":
         cleaned, _ = catalogue().validate_params(pass_id, params or {})
-        if cleaned.get("pattern_source") == "table" and cleaned.get("annotate_codegen"):
-            prefix = cleaned.get("table_prefix")
-            if tvm.get_global_func(f"relax.ext.{prefix}", True) is None:
-                ctx.send("warning", {"pass_id": pass_id, "message":
-                                     f"relax.ext.{prefix} codegen is not in this TVM build: RunCodegen will fail"})
+        fatal, warning = fuse_by_pattern_problems(cleaned)
+        if fatal:
+            raise PassConfigError(fatal)
+        if warning:
+            ctx.report.setdefault("warnings", []).append(warning)  # the runner warned before the run
     try:
         with ctx.tvm_target():
             result = _evaluate(expr, ctx, pass_id)
@@ -605,6 +611,72 @@ def make_pass(pass_id: str, params: Optional[dict[str, Any]], ctx: Optional[Pass
         raise
     except Exception as exc:  # noqa: BLE001 - TVM construction errors become config errors
         raise PassConfigError(f"{pass_id}: cannot build the pass: {type(exc).__name__}: {exc}") from exc
+    if pass_id == "dlight.ApplyDefaultSchedule" and isinstance(result, tvm.transform.Pass):
+        # The rules the shared recipe built, applied by the reporting pass (same algorithm as
+        # ApplyDefaultSchedule) so the step reports which PrimFunc got which rule.
+        from pipeline_model import dlight_report_tvm
+
+        result = dlight_report_tvm.reporting_step(list(result.rules), ctx)
     if not isinstance(result, tvm.transform.Pass):
         raise PassConfigError(f"{pass_id}: construction returned {type(result).__name__}, not a Pass")
     return result
+
+
+def fuse_by_pattern_problems(params: dict[str, Any]) -> tuple[Optional[str], Optional[str]]:
+    """``(fatal, warning)`` for a ``relax.FuseOpsByPattern`` step's (validated) parameters.
+
+    Fatal: the step cannot work (a table with no patterns in this TVM build, no pattern file given).
+    Warning: it fuses, but ``annotate_codegen`` asks for a codegen ``relax.ext.<prefix>`` this TVM
+    build does not have, so a later ``RunCodegen`` (or the build) fails. Both come from
+    :func:`pipeline_model.patterns_tvm.preflight`, as plain sentences.
+    """
+    from pipeline_model import patterns_tvm
+
+    message = patterns_tvm.preflight(params)
+    if not message:
+        return None, None
+    if params.get("pattern_source", "table") == "table" and params.get("annotate_codegen"):
+        entry = patterns_tvm.pattern_tables().get(str(params.get("table_prefix") or ""))
+        if entry is not None and entry["patterns"] > 0 and not entry["codegen"]:
+            return None, message
+    return message, None
+
+
+def step_preflight(pass_id: str, params: dict[str, Any], mod: Any) -> Optional[str]:
+    """A plain message when step ``pass_id`` cannot work on ``mod`` (checked just before it runs), else
+    ``None``. ``relax.RunCodegen`` needs the codegen ``relax.ext.<name>`` of every function marked
+    ``Codegen`` (by ``FuseOpsByPattern`` with ``annotate_codegen``); TVM would fail with an internal
+    check instead."""
+    if pass_id != "relax.RunCodegen" or mod is None:
+        return None
+    missing: dict[str, list[str]] = {}
+    for gv, func in mod.functions_items():
+        attrs = getattr(func, "attrs", None)
+        if attrs is None or "Codegen" not in attrs:
+            continue
+        name = str(attrs["Codegen"])
+        if tvm.get_global_func(f"relax.ext.{name}", True) is None:
+            missing.setdefault(name, []).append(gv.name_hint)
+    if not missing:
+        return None
+    parts = []
+    for name, funcs in sorted(missing.items()):
+        shown = ", ".join(funcs[:3]) + (f" and {len(funcs) - 3} more" if len(funcs) > 3 else "")
+        parts.append(f"this TVM build has no relax.ext.{name} codegen, so the {len(funcs)} function(s) "
+                     f"marked for '{name}' ({shown}) cannot be offloaded")
+    return ("; ".join(parts) + ". TVM must be built with that backend (e.g. USE_"
+            + sorted(missing)[0].upper() + "=ON); otherwise fuse with annotate_codegen = false.")
+
+
+def after_step_report(pass_id: str, before: Any, after: Any, report: dict[str, Any]) -> None:
+    """Add what a step did to its ``report`` once it ran (``before``/``after`` are the modules):
+    ``relax.FuseOpsByPattern`` gets ``report["fusion"]`` — which bindings (by the graph's var names)
+    went into which composite/offloaded function (:func:`pipeline_model.patterns_tvm.fusion_report`)."""
+    if pass_id != "relax.FuseOpsByPattern" or after is None:
+        return
+    from pipeline_model import patterns_tvm
+
+    try:
+        report["fusion"] = patterns_tvm.fusion_report(before, after)
+    except Exception as exc:  # noqa: BLE001 - the report is extra; the fused module stands
+        report["fusion"] = {"groups": [], "fused_nodes": {}, "error": f"{type(exc).__name__}: {exc}"}

@@ -18,7 +18,7 @@ thing (same rule order, same ``tirx.is_scheduled`` attribute) while recording th
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import tvm
 from tvm import tirx
@@ -124,11 +124,13 @@ def dlight_report(mod: tvm.IRModule, rules: Sequence[Any], target: Any = None) -
     return _finish(report, None)
 
 
-def make_reporting_pass(rules: Sequence[Any], report: dict[str, Any]) -> tvm.transform.Pass:
+def make_reporting_pass(rules: Sequence[Any], report: dict[str, Any],
+                        on_warning: Optional[Callable[[str], None]] = None) -> tvm.transform.Pass:
     """``ApplyDefaultSchedule(*rules)`` that also fills ``report["dlight"]`` (see module docstring).
 
     The rules are applied exactly as DLight does (first rule returning a schedule wins), under the
-    current target (``with target:``) or the PrimFunc's own ``target`` attribute.
+    current target (``with target:``) or the PrimFunc's own ``target`` attribute. ``on_warning`` gets
+    each warning (an unscheduled PrimFunc on a GPU target).
     """
     rules = _resolve_rules(rules)
 
@@ -160,9 +162,29 @@ def make_reporting_pass(rules: Sequence[Any], report: dict[str, Any]) -> tvm.tra
             mod[gv] = func
         info["unscheduled"].sort()
         report["dlight"] = _finish(info, mod)
+        if on_warning is not None:
+            for message in report["dlight"]["warnings"]:
+                on_warning(message)
         return mod
 
     return apply
+
+
+def reporting_step(rules: Sequence[Any], ctx: Any) -> tvm.transform.Pass:
+    """The pass of a ``dlight.ApplyDefaultSchedule`` step (what ``catalogue_tvm.make_pass`` returns):
+    :func:`make_reporting_pass` with ``rules`` (rule objects as the shared recipe built them, or
+    names), the report in ``ctx.report["dlight"]`` and one ``warning`` event per unscheduled PrimFunc
+    on a GPU target. One pass, like the stock one."""
+    report = getattr(ctx, "report", None)
+    if not isinstance(report, dict):
+        report = {}
+        ctx.report = report
+
+    def warn(message: str) -> None:
+        if getattr(ctx, "emit", None) is not None:
+            ctx.emit("warning", {"pass_id": "dlight.ApplyDefaultSchedule", "message": message})
+
+    return make_reporting_pass(list(rules), report, warn)
 
 
 def catalogue_hook(params: dict[str, Any], ctx: Any) -> tvm.transform.Pass:

@@ -705,13 +705,15 @@ def make_tuning_pass(
     emit: Optional[Callable[[str, dict], None]] = None,
     cancelled: Optional[StopFn] = None,
     report: Optional[dict] = None,
+    stop_early: Optional[StopFn] = None,
 ) -> tvm.transform.Pass:
     """A module pass for a ``relax.MetaScheduleTuneTIR`` / ``relax.MetaScheduleTuneIRMod`` /
     ``relax.MetaScheduleApplyDatabase`` step.
 
     The tuning passes run TVM's own pass inside a :class:`TuningSession` that emits
     ``emit("tuning_progress", TuningProgress.to_json())`` after each round and stops when
-    ``cancelled()`` is true. When ``report`` (a dict, e.g. ``StepResult.report``) is given, the pass
+    ``cancelled()`` (the run is cancelled) or ``stop_early()`` (the user ended tuning; the step
+    succeeds and the run goes on) is true; either way what was measured stays in the database. When ``report`` (a dict, e.g. ``StepResult.report``) is given, the pass
     fills ``report["tuning"]`` (tuning summary) or ``report["apply_database"]`` (applied PrimFuncs).
     Bad parameters raise :class:`pipeline_model.tuning.TuningConfigError` now, not at run time.
     """
@@ -762,7 +764,9 @@ def make_tuning_pass(
     def tune_step(mod, _ctx):
         if config.runner == "rpc":
             check_rpc_tracker(config)
-        session = TuningSession(TuningConfig(**config.to_json()), on_progress, cancelled, pass_id=pass_id)
+        flags = [f for f in (cancelled, stop_early) if f is not None]
+        session = TuningSession(TuningConfig(**config.to_json()), on_progress,
+                                (lambda: any(f() for f in flags)) if flags else None, pass_id=pass_id)
         session.progress.work_dir = work_dir
         if pass_id == "relax.MetaScheduleTuneTIR":
             for gv, func in mod.functions_items():
@@ -782,7 +786,13 @@ def make_tuning_pass(
         session.progress.finished = True
         session.emit()
         if report is not None:
-            report["tuning"] = session.summary()
+            summary = session.summary()
+            if session.stopped:
+                summary["message"] = (
+                    f"stopped early after {summary['done']} of {summary['total']} trials "
+                    f"({summary['measured']} measured); the records are kept in {work_dir}"
+                )
+            report["tuning"] = summary
         return out
 
     return tune_step
@@ -794,8 +804,8 @@ def catalogue_hook(params: dict[str, Any], ctx: Any) -> tvm.transform.Pass:
 
     Uses ``ctx.work_dir`` as the default work directory (the engine sets it to
     ``<pipeline stem>.tuning`` next to the pipeline file; without it a per-user cache folder keyed by
-    the target is used), ``ctx.emit`` for ``tuning_progress`` events, ``ctx.cancelled`` as the stop
-    flag, and sets ``ctx.report`` (read back by the runner into ``StepResult.report``).
+    the target is used), ``ctx.emit`` for ``tuning_progress`` events, ``ctx.cancelled`` and
+    ``ctx.should_stop_tuning`` as stop flags, and sets ``ctx.report`` (read back by the runner into ``StepResult.report``).
     """
     from pipeline_model.tuning import default_work_dir
 
@@ -808,7 +818,8 @@ def catalogue_hook(params: dict[str, Any], ctx: Any) -> tvm.transform.Pass:
     target = ctx.target
     default = ctx.work_dir or default_work_dir(None, "", target if isinstance(target, dict) else str(target))
     clean = {k: v for k, v in params.items() if k != "__pass_id__"}
-    return make_tuning_pass(pass_id, clean, target, default, ctx.base_dir, ctx.emit, ctx.cancelled, report)
+    return make_tuning_pass(pass_id, clean, target, default, ctx.base_dir, ctx.emit, ctx.cancelled, report,
+                            stop_early=getattr(ctx, "should_stop_tuning", None))
 
 
 def register_catalogue_hooks() -> list[str]:

@@ -1,6 +1,8 @@
 """``python main.py run PIPELINE``: run a pipeline file headless in the engine process.
 
 Prints one line per step (index, title and pass id, changed/unchanged/failed/skipped, milliseconds),
+one line per MetaSchedule tuning round (``tuning 12/64 trials; <task> <trials> (<best> us), ...``, from
+the engine's ``tuning_progress`` events) and the engine's warnings,
 optionally writes the IR after every step (``--emit-ir DIR``: ``00_input.py``, ``01_<pass>.py``, ...,
 ``final.py``) or one JSON document (``--json``). Exit codes: 0 ok, 1 a step failed (the message names
 it), 2 bad input (missing or bad pipeline/model file, bad target, unknown model, bad option).
@@ -95,6 +97,16 @@ def step_line(step: StepResult) -> str:
     return f"{step.index + 1:3d}  {state:<9} {timing}  {name}{extra}"
 
 
+def progress_line(data: dict[str, Any]) -> str:
+    """One CLI line for a ``tuning_progress`` event: ``     step 5: tuning 8/16 trials; ...``."""
+    from pipeline_model.tuning import TuningProgress, format_progress_line
+
+    fields = {k: v for k, v in data.items() if k in TuningProgress.__dataclass_fields__}
+    line = format_progress_line(fields)
+    index = data.get("index")
+    return f"     step {int(index) + 1}: {line}" if isinstance(index, int) else f"     {line}"
+
+
 def _step_summary(step: StepResult) -> dict[str, Any]:
     return {
         "index": step.index, "uid": step.uid, "pass": step.pass_id, "title": step.title, "state": step.state,
@@ -175,11 +187,20 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
                   f"{len(doc.steps)} step(s)")
 
         def on_event(name: str, data: dict) -> None:
-            if name == "step_finished" and not as_json:
+            if as_json:
+                return
+            if name == "step_finished":
                 step = StepResult.from_json(data["step"])
                 print(step_line(step), flush=True)
                 if step.state == FAILED and step.error:
                     print("     " + step.error.replace("\n", "\n     "), flush=True)
+                tuning = (step.report or {}).get("tuning") if step.state != FAILED else None
+                if isinstance(tuning, dict) and tuning.get("message"):
+                    print(f"     {tuning['message']}", flush=True)
+            elif name == "tuning_progress":
+                print(progress_line(data), flush=True)
+            elif name == "warning" and data.get("message"):
+                print(f"     warning: {data['message']}", flush=True)
 
         try:
             result = client.run(doc, until=None if args.until is None else args.until - 1, trust_custom_code=args.trust, on_event=on_event,

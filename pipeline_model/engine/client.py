@@ -3,7 +3,8 @@
 :class:`EngineClient` starts ``python -m pipeline_model.engine.worker`` with the same interpreter and
 exchanges JSON lines with it (see :mod:`pipeline_model.engine.protocol`). One request runs at a time
 (``request`` may be called from any thread; calls are serialised); :meth:`EngineClient.cancel` is
-thread-safe and stops the request in flight between passes.
+thread-safe and stops the request in flight between passes; :meth:`EngineClient.stop_tuning` (also
+thread-safe) ends the tuning in flight early and lets the run go on with what was measured.
 
 A watchdog guards each step of a run: a step that runs longer than ``step_timeout_s`` gets the engine
 killed, and the run comes back with that step FAILED ("step N (pass) did not finish within X s; the engine
@@ -327,6 +328,10 @@ class EngineClient:
                     deadline = time.monotonic() + float(limit)
                 elif name == protocol.EV_STEP_FINISHED:
                     step, deadline = None, None
+                elif name == protocol.EV_TUNING_PROGRESS and step is not None:
+                    # A tuning step that reports progress is alive: each round restarts its limit.
+                    limit = step.get("timeout_s") or step_timeout_s
+                    deadline = time.monotonic() + float(limit)
                 if on_event is not None:
                     try:
                         on_event(name, data)
@@ -341,12 +346,24 @@ class EngineClient:
 
     def cancel(self) -> None:
         """Ask the engine to stop the request in flight between passes (thread-safe; no-op when idle)."""
+        self._send_control(protocol.cancel)
+
+    def stop_tuning(self) -> None:
+        """End the MetaSchedule tuning in flight early (thread-safe; no-op when idle).
+
+        Unlike :meth:`cancel` the request goes on: the tuning step ends within a few seconds as a
+        successful step with what was measured (its report says it stopped early), and later steps
+        (``MetaScheduleApplyDatabase``) run and use those records.
+        """
+        self._send_control(protocol.stop_tuning)
+
+    def _send_control(self, make: Callable[[int], dict]) -> None:
         with self._write_lock:
             engine, req_id = self._engine, self._current_id
             if engine is None or req_id is None:
                 return
             try:
-                engine.write(protocol.cancel(req_id))
+                engine.write(make(req_id))
             except (BrokenPipeError, OSError):
                 pass
 
@@ -457,7 +474,7 @@ class EngineClient:
             item = step.to_dict()
             item["placeholder"] = step.placeholder
             steps.append(item)
-        build = doc.build or {}
+        build = doc.build if isinstance(doc.build, dict) else {}
         return {
             "model": doc.model,
             "base_dir": base_dir,
@@ -466,8 +483,25 @@ class EngineClient:
             "until": until,
             "trust_custom_code": bool(trust_custom_code),
             "pipeline_path": os.path.abspath(doc.path) if doc.path else None,
-            "work_dir": build.get("work_dir") if isinstance(build, dict) else None,
+            "work_dir": EngineClient.tuning_work_dir(doc),
         }
+
+    @staticmethod
+    def tuning_work_dir(doc: PipelineDocument) -> str:
+        """The default tuning work directory of ``doc``'s MetaSchedule steps: ``build.work_dir`` (relative
+        to the pipeline file's folder), else :func:`pipeline_model.tuning.default_work_dir` —
+        ``<pipeline stem>.tuning`` next to the file, so a re-run reuses its database."""
+        from pipeline_model.tuning import default_work_dir
+
+        build = doc.build if isinstance(doc.build, dict) else {}
+        given = str(build.get("work_dir") or "").strip()
+        if given:
+            path = os.path.expanduser(given)
+            base = doc.model_path_base()
+            if not os.path.isabs(path) and base:
+                path = os.path.join(base, path)
+            return os.path.abspath(path)
+        return default_work_dir(doc.path, doc.model, dict(doc.target))
 
     def _crashed_run(self, doc: PipelineDocument, exc: EngineCrashed, seen: dict) -> RunResult:
         result = RunResult(input_script=seen["input_script"], input_key=seen["input_key"])

@@ -15,7 +15,8 @@ use the CPU-working builder/runner and emit ``tuning_progress`` events too.
 
 Events: ``tuning_progress`` ``{done, total, tasks: [{name, trials, best_us, ...}], work_dir, ...}``.
 Reply: the tuning summary plus ``tuned_key`` (cache key of the tuned module) and ``apply_database``.
-Cancelling the request stops tuning within seconds; what was measured stays in the database.
+Cancelling the request (or ``stop_tuning``) stops tuning within seconds; what was measured stays in
+the database and is applied.
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def handle_tune(args: dict, ctx: WorkerContext) -> dict:
 
     summary = tuning_tvm.tune_module(
         mod, target, work_dir, config.max_trials_global, config.max_trials_per_task, config.cost_model,
-        runner_config=config, on_progress=on_progress, should_stop=ctx.cancelled,
+        runner_config=config, on_progress=on_progress,
+        should_stop=lambda: ctx.cancelled() or ctx.stop_tuning_requested(),
         op_names=config.op_names or None,
     )
     if args.get("apply", True):

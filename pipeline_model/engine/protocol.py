@@ -4,6 +4,9 @@ Client -> engine::
 
     {"id": 7, "cmd": "run", "args": {...}}
     {"id": 7, "cmd": "cancel"}                 # stops request 7 between passes
+    {"id": 7, "cmd": "stop_tuning"}            # ends the tuning in flight in request 7 early; the
+                                               # tuning step succeeds with what was measured and
+                                               # the run goes on (the apply step uses the records)
 
 Engine -> client, for each request: zero or more events, then exactly one reply or error::
 
@@ -26,6 +29,7 @@ CMD_CATALOGUE = "catalogue"
 CMD_RUN = "run"
 CMD_SNAPSHOT = "snapshot"
 CMD_CANCEL = "cancel"
+CMD_STOP_TUNING = "stop_tuning"
 CMD_SHUTDOWN = "shutdown"
 
 # Events.
@@ -35,6 +39,7 @@ EV_MODEL_LOADED = "model_loaded"
 EV_STEP_STARTED = "step_started"
 EV_NESTED = "nested"
 EV_STEP_FINISHED = "step_finished"
+EV_TUNING_PROGRESS = "tuning_progress"
 
 # Keys of engine -> client messages.
 KEY_EVENT = "event"
@@ -78,6 +83,11 @@ def request(req_id: int, cmd: str, args: Optional[dict[str, Any]] = None) -> dic
 def cancel(req_id: int) -> dict[str, Any]:
     """A client -> engine cancel message for request ``req_id``."""
     return {"id": req_id, "cmd": CMD_CANCEL}
+
+
+def stop_tuning(req_id: int) -> dict[str, Any]:
+    """A client -> engine message ending the tuning in flight in request ``req_id`` early (not a cancel)."""
+    return {"id": req_id, "cmd": CMD_STOP_TUNING}
 
 
 def event(req_id: Optional[int], name: str, data: Optional[dict[str, Any]] = None) -> dict[str, Any]:

@@ -84,9 +84,12 @@ def input_key(model_key: str, target: dict[str, Any]) -> str:
     return _sha("input", model_key, _canonical(target))
 
 
-def step_key(previous_key: str, pass_id: str, params: dict[str, Any], base_dir: Optional[str] = None) -> str:
-    """Cache key after a step, chained on the key before it."""
-    return _sha("step", previous_key, pass_id, _canonical(params), *_referenced_files(params, base_dir))
+def step_key(previous_key: str, pass_id: str, params: dict[str, Any], base_dir: Optional[str] = None,
+             extra: str = "") -> str:
+    """Cache key after a step, chained on the key before it (``extra``: more state the step reads,
+    e.g. :func:`database_fingerprint`)."""
+    parts = [*_referenced_files(params, base_dir)] + ([extra] if extra else [])
+    return _sha("step", previous_key, pass_id, _canonical(params), *parts)
 
 
 def modules_equal(before: Any, after: Any) -> bool:
@@ -162,11 +165,50 @@ def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int)
         target=target,
         base_dir=args.get("base_dir"),
         trust_custom_code=bool(args.get("trust_custom_code")),
-        work_dir=args.get("work_dir"),
+        work_dir=run_work_dir(args),
         emit=emit,
         cancelled=ctx.cancelled,
         step_number=index + 1,
+        should_stop_tuning=getattr(ctx, "stop_tuning_requested", None),
     )
+
+
+def run_work_dir(args: dict[str, Any]) -> str:
+    """The run's default tuning work directory: ``args["work_dir"]`` (the client sends the document's
+    ``build.work_dir`` or :func:`pipeline_model.tuning.default_work_dir`), else that default computed
+    from ``pipeline_path`` (``<stem>.tuning`` next to the pipeline file), model and target."""
+    from pipeline_model.tuning import default_work_dir
+
+    given = args.get("work_dir")
+    if given:
+        return os.path.abspath(str(given))
+    return default_work_dir(args.get("pipeline_path"), str(args.get("model") or ""),
+                            dict(args.get("target") or {"kind": "llvm"}))
+
+
+def database_fingerprint(pass_id: str, params: dict[str, Any], args: dict[str, Any]) -> str:
+    """Extra cache-key part of the MetaSchedule steps: the tuning work directory they use (the same
+    step tunes into another database for another pipeline file) and, for
+    ``relax.MetaScheduleApplyDatabase``, the size and mtime of the database it reads (a cached apply
+    step is not reused after the database changed); "" for other steps."""
+    from pipeline_model.tuning import APPLY_PASS_ID, STATE_FILE, TUNING_PASS_IDS, database_files, resolve_work_dir
+
+    if pass_id != APPLY_PASS_ID and pass_id not in TUNING_PASS_IDS:
+        return ""
+    try:
+        work_dir = resolve_work_dir(str(params.get("work_dir") or ""), run_work_dir(args), args.get("base_dir"))
+    except ValueError:
+        return ""
+    if pass_id != APPLY_PASS_ID:
+        return f"work_dir={work_dir}"
+    parts = []
+    for path in (*database_files(work_dir), os.path.join(work_dir, STATE_FILE)):
+        try:
+            st = os.stat(path)
+            parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append("-")
+    return f"work_dir={work_dir};db=" + ",".join(parts)
 
 
 def _error_text(exc: BaseException) -> str:
@@ -174,7 +216,7 @@ def _error_text(exc: BaseException) -> str:
     name = type(exc).__name__
     if not text:
         return name
-    if name in ("RuntimeError", "TVMError", "InternalError") or text.startswith(name):
+    if name in ("RuntimeError", "TVMError", "InternalError", "PassConfigError") or text.startswith(name):
         return text
     return f"{name}: {text}"
 
@@ -238,6 +280,8 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
     ctx.emit(protocol.EV_MODEL_LOADED, {"input_key": key, "input_script": None if key in known else script,
                                         "source": loaded.source})
 
+    _preflight_warnings(steps_in, ctx)
+
     stop = False  # a step failed or the run was cancelled: the rest stays NOT_RUN
     for i, step in enumerate(steps_in):
         pass_id = str(step.get("pass", ""))
@@ -259,7 +303,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
             stop = True
             continue
 
-        new_key = step_key(key, pass_id, params, base_dir)
+        new_key = step_key(key, pass_id, params, base_dir, database_fingerprint(pass_id, params, args))
         hit = ctx.cache.entry(new_key)
         if hit is not None and hit.info.get("state") in (CHANGED, UNCHANGED):
             if hit.script is None:
@@ -273,6 +317,8 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
             ctx.emit(protocol.EV_STEP_FINISHED, {"step": step_json(res)})
             continue
 
+        if hasattr(ctx, "clear_stop_tuning"):
+            ctx.clear_stop_tuning()  # a stop_tuning ends the tuning of the step it was sent for only
         ctx.emit(protocol.EV_STEP_STARTED, {"index": i, "uid": res.uid, "pass_id": pass_id})
         instrument = StepInstrument(ctx.cancelled)
         report: dict[str, Any] = {}
@@ -285,11 +331,16 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
 
             build_ctx = _pass_build_context(args, target, ctx, i)
             the_pass = catalogue_tvm.make_pass(pass_id, params, build_ctx)
+            problem = catalogue_tvm.step_preflight(pass_id, params, mod)
+            if problem:
+                raise catalogue_tvm.PassConfigError(problem)
             # Passes get a shallow copy: some (DLight's ApplyDefaultSchedule, user code) update the
             # module they are given in place, which would corrupt the cached module before the step.
             with target, tvm.transform.PassContext(opt_level=3, instruments=[instrument]):
                 new_mod = the_pass(mod.clone())
             report = dict(getattr(build_ctx, "report", None) or {})
+            if isinstance(new_mod, tvm.IRModule):
+                catalogue_tvm.after_step_report(pass_id, mod, new_mod, report)
         except Exception as exc:  # noqa: BLE001 - any failure of a step is reported on that step
             error, tb = exc, traceback.format_exc()
         res.elapsed_ms = (time.perf_counter() - t0) * 1000.0
@@ -335,6 +386,28 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         mod, script, key = new_mod, new_script, new_key
         ctx.emit(protocol.EV_STEP_FINISHED, {"step": step_json(res)})
     return finish()
+
+
+def _preflight_warnings(steps: list[dict[str, Any]], ctx: Any) -> None:
+    """Before any step runs: one ``warning`` event per enabled ``relax.FuseOpsByPattern`` step that
+    cannot work as configured (e.g. ``annotate_codegen`` for a codegen this TVM build lacks), in the
+    plain words of :func:`pipeline_model.catalogue_tvm.fuse_by_pattern_problems`."""
+    from pipeline_model import catalogue_tvm
+
+    for i, step in enumerate(steps):
+        if step.get("pass") != "relax.FuseOpsByPattern" or not step.get("enabled", True) or step.get("placeholder"):
+            continue
+        try:
+            cleaned, errors = catalogue_tvm.catalogue().validate_params("relax.FuseOpsByPattern", dict(step.get("params") or {}))
+            if errors:
+                continue  # the step itself reports bad parameters
+            fatal, warning = catalogue_tvm.fuse_by_pattern_problems(cleaned)
+        except Exception:  # noqa: BLE001 - a preflight must never break the run
+            continue
+        message = fatal or warning
+        if message:
+            ctx.emit("warning", {"index": i, "pass_id": "relax.FuseOpsByPattern", "preflight": True,
+                                 "message": f"step {i + 1} (relax.FuseOpsByPattern): {message}"})
 
 
 def _nested_results(instrument: StepInstrument, memo: _ScriptMemo, base_key: str, ctx: Any, index: int) -> list[NestedPassResult]:

@@ -2,7 +2,7 @@
 
 Reads JSON-line requests on stdin and answers on the *real* stdout (a duplicate of file descriptor 1
 taken at start); fd 1 itself is redirected to stderr so prints from TVM or user code cannot corrupt the
-protocol stream. A reader thread receives ``cancel`` while a request runs; requests run one at a time on
+protocol stream. A reader thread receives ``cancel`` and ``stop_tuning`` while a request runs; requests run one at a time on
 the main thread through a handler registry::
 
     @handler("name")
@@ -195,6 +195,7 @@ class WorkerContext:
         self.cache = ModuleCache()
         self.request_id: Optional[int] = None
         self._cancelled: set[int] = set()
+        self._stop_tuning: set[int] = set()
         self._lock = threading.Lock()
         self._models: "collections.OrderedDict[str, Any]" = collections.OrderedDict()
         self._catalogue: Any = None
@@ -219,6 +220,24 @@ class WorkerContext:
             self._cancelled.add(req_id)
             if len(self._cancelled) > 1000:
                 self._cancelled = {i for i in self._cancelled if self.request_id is None or i >= self.request_id}
+
+    def stop_tuning_requested(self) -> bool:
+        """True when the client asked to end the tuning in flight in the current request early."""
+        with self._lock:
+            return self.request_id is not None and self.request_id in self._stop_tuning
+
+    def mark_stop_tuning(self, req_id: Any) -> None:
+        """Record a ``stop_tuning`` for request ``req_id`` (called from the reader thread)."""
+        with self._lock:
+            self._stop_tuning.add(req_id)
+            if len(self._stop_tuning) > 1000:
+                self._stop_tuning = {i for i in self._stop_tuning if self.request_id is None or i >= self.request_id}
+
+    def clear_stop_tuning(self) -> None:
+        """Forget a ``stop_tuning`` of the current request (the runner calls it when a step starts, so
+        a stop ends only the tuning step it was meant for)."""
+        with self._lock:
+            self._stop_tuning.discard(self.request_id)
 
     # models
     def load_model(self, spec: str, base_dir: Optional[str]) -> Any:
@@ -361,6 +380,8 @@ def _reader(stream: Any, inbox: "queue.Queue[Optional[dict]]", ctx: WorkerContex
         cmd = message.get("cmd")
         if cmd == protocol.CMD_CANCEL:
             ctx.mark_cancelled(message.get("id"))
+        elif cmd == protocol.CMD_STOP_TUNING:
+            ctx.mark_stop_tuning(message.get("id"))
         elif cmd == protocol.CMD_SHUTDOWN:
             break
         else:

@@ -1,0 +1,162 @@
+"""Issue 5 end to end through the real engine (shared ``engine`` fixture): the default tuning work
+directory next to the pipeline file and its reuse, ``stop_tuning`` (tuning ends early as a successful
+step and the apply step uses what was measured), the DLight and fusion step reports, and the plain
+pre-run message for a codegen this TVM build lacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import time
+
+import pytest
+
+from pipeline_model.document import PipelineDocument, Step
+from pipeline_model.engine import protocol
+from pipeline_model.engine.results import CHANGED, FAILED, UNCHANGED
+from pipeline_model.fileformat import load_pipeline, save_pipeline
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PIPES = os.path.join(ROOT, "resources", "pipelines")
+
+
+def _tuning_pipeline(tmp_path, name: str, **tune_params) -> PipelineDocument:
+    """``tuning_mlp_cpu.json`` saved as ``tmp_path/name`` with other tuning parameters (no work_dir)."""
+    doc = load_pipeline(os.path.join(PIPES, "tuning_mlp_cpu.json"))
+    doc.steps[4].params.update(tune_params)
+    assert not doc.build.get("work_dir") and not doc.steps[4].params.get("work_dir")
+    path = str(tmp_path / name)
+    save_pipeline(doc, path)
+    return load_pipeline(path)
+
+
+def test_protocol_stop_tuning_message():
+    msg = protocol.stop_tuning(7)
+    assert msg == {"id": 7, "cmd": "stop_tuning"}
+    assert protocol.decode(protocol.encode(msg)) == msg
+
+
+def test_run_args_default_work_dir_next_to_pipeline(tmp_path):
+    from pipeline_model.engine.client import EngineClient
+    from pipeline_model.tuning import default_work_dir
+
+    doc = _tuning_pipeline(tmp_path, "mine.json")
+    args = EngineClient.run_args(doc)
+    assert args["work_dir"] == str(tmp_path / "mine.tuning")
+    assert args["work_dir"] == default_work_dir(doc.path, doc.model, doc.target)
+    doc.build = {"work_dir": "elsewhere"}  # relative to the pipeline file's folder
+    assert EngineClient.run_args(doc)["work_dir"] == str(tmp_path / "elsewhere")
+    unsaved = PipelineDocument(model="builtin:mlp")
+    assert EngineClient.run_args(unsaved)["work_dir"] == default_work_dir(None, "builtin:mlp", unsaved.target)
+
+
+def test_default_work_dir_is_reused_on_rerun(engine, tmp_path):
+    doc = _tuning_pipeline(tmp_path, "reuse.json", max_trials_global=1, num_trials_per_iter=1)
+    first = engine.run(doc)
+    assert first.ok, (first.error, [s.error for s in first.steps])
+    tuning = first.steps[4].report["tuning"]
+    work_dir = tmp_path / "reuse.tuning"
+    assert tuning["work_dir"] == str(work_dir) and tuning["measured"] > 0
+    assert os.path.getsize(work_dir / "database_tuning_record.json") > 0
+    assert first.steps[5].report["apply_database"]["applied"]
+    # A re-run in a fresh engine session (nothing cached) reuses the database: no new trial.
+    engine.request("cache_clear", {})
+    events = []
+    again = engine.run(doc, on_event=lambda name, data: events.append((name, data)))
+    assert again.ok, (again.error, [s.error for s in again.steps])
+    summary = again.steps[4].report["tuning"]
+    assert summary["measured"] == 0 and summary["done"] == 0, summary
+    assert summary["tasks"] and all(t["reused"] and t["status"] == "skipped" for t in summary["tasks"]), summary
+    assert again.steps[5].report["apply_database"]["applied"] == first.steps[5].report["apply_database"]["applied"]
+    # ("re-tune" stays an explicit parameter: tests/test_tuning.py checks that it measures again)
+
+
+def test_stop_tuning_ends_step_early_and_apply_uses_records(engine, tmp_path):
+    doc = _tuning_pipeline(tmp_path, "stop.json", max_trials_global=500, num_trials_per_iter=2)
+    sent: dict = {}
+    finished: dict = {}
+
+    def on_event(name: str, data: dict) -> None:
+        if name == "tuning_progress" and int(data.get("done") or 0) > 0 and "at" not in sent:
+            sent["at"] = time.monotonic()
+            engine.stop_tuning()  # from the event thread, as the GUI's worker does
+        elif name == "step_finished":
+            finished[int(data["step"]["index"])] = time.monotonic()
+
+    result = engine.run(doc, on_event=on_event)
+    assert "at" in sent, "no trial was measured"
+    assert not result.cancelled and result.ok, (result.error, [s.error for s in result.steps])
+    tune, apply = result.steps[4], result.steps[5]
+    assert tune.state == UNCHANGED, tune.error
+    assert finished[4] - sent["at"] < 15.0, f"tuning went on {finished[4] - sent['at']:.1f} s after stop_tuning"
+    summary = tune.report["tuning"]
+    assert summary["stopped"] and summary["measured"] > 0 and summary["done"] < summary["total"]
+    assert "stopped early" in summary["message"]
+    assert summary["work_dir"] == str(tmp_path / "stop.tuning")
+    assert apply.state == CHANGED and apply.report["apply_database"]["applied"]
+    assert '"tirx.is_scheduled": True' in result.final_script or "tirx.is_scheduled" in result.final_script
+    # the stop was for that step only: a later request tunes normally (flag not sticky)
+    assert not apply.report.get("tuning")
+
+
+def test_cancel_still_cancels_a_tuning_run(engine, tmp_path):
+    doc = _tuning_pipeline(tmp_path, "cancel.json", max_trials_global=500, num_trials_per_iter=2)
+    state = {"sent": False}
+
+    def on_event(name: str, data: dict) -> None:
+        if name == "tuning_progress" and not state["sent"]:
+            state["sent"] = True
+            engine.cancel()
+
+    result = engine.run(doc, on_event=on_event)
+    assert state["sent"] and result.cancelled
+    assert result.steps[5].state in ("cancelled", "not_run")
+
+
+def test_dlight_step_report_filled_by_the_run(engine):
+    doc = PipelineDocument(model="builtin:mlp", target={"kind": "cuda", "arch": "sm_80"},
+                           steps=[Step("relax.LegalizeOps"), Step("dlight.ApplyDefaultSchedule", params={"rules": ["gpu.Matmul", "gpu.Fallback"]})])
+    events = []
+    result = engine.run(doc, on_event=lambda name, data: events.append((name, data)))
+    assert result.ok, result.error
+    report = result.steps[1].report["dlight"]
+    assert report["gpu"] and report["rules"] == ["gpu.Matmul", "gpu.Fallback"]
+    assert set(report["scheduled"].values()) <= {"gpu.Matmul", "gpu.Fallback"} and report["scheduled"]
+    assert not report["unscheduled"] and not report["warnings"]
+    assert result.steps[1].state == CHANGED and len(result.steps[1].nested) == 0  # one pass, like the stock one
+    # without Fallback, the unscheduled PrimFuncs are named with a warning (a GPU build would fail)
+    doc.steps[1].params["rules"] = ["gpu.Matmul"]
+    events.clear()
+    partial = engine.run(doc, on_event=lambda name, data: events.append((name, data)))
+    report = partial.steps[1].report["dlight"]
+    assert report["unscheduled"] and len(report["warnings"]) == len(report["unscheduled"])
+    assert any(name == "warning" and "no DLight rule applied" in data["message"] for name, data in events)
+
+
+def test_fusion_report_and_missing_codegen_said_before_the_run(engine, repo_root):
+    pattern = os.path.join(repo_root, "resources", "patterns", "matmul_add_relu.py")
+    doc = PipelineDocument(model="builtin:mlp", steps=[Step("relax.FuseOpsByPattern", params={"pattern_source": "file", "pattern_file": pattern})])
+    result = engine.run(doc, trust_custom_code=True)
+    assert result.ok, result.error
+    fusion = result.steps[0].report["fusion"]
+    assert [g["composite"] for g in fusion["groups"]] == ["user.matmul_add_relu"]
+    assert len(fusion["groups"][0]["nodes"]) == 3 and fusion["groups"][0]["call"]
+
+    import tvm
+
+    if tvm.get_global_func("relax.ext.cublas", True) is not None:
+        pytest.skip("this TVM build has cuBLAS")
+    doc = PipelineDocument(model="builtin:mlp", steps=[
+        Step("relax.FuseOpsByPattern", params={"pattern_source": "table", "table_prefix": "cublas", "annotate_codegen": True}),
+        Step("relax.RunCodegen")])
+    events = []
+    result = engine.run(doc, on_event=lambda name, data: events.append((name, data)))
+    first = [name for name, _ in events].index("step_started")
+    warnings = [data["message"] for name, data in events[:first] if name == "warning"]
+    assert warnings and "relax.ext.cublas" in warnings[0] and "step 1" in warnings[0]
+    assert result.steps[0].state == CHANGED and result.steps[0].report["fusion"]["groups"]
+    failed = result.steps[1]
+    assert failed.state == FAILED and "no relax.ext.cublas codegen" in failed.error
+    assert "Check failed" not in failed.error and "Error:" not in failed.error
