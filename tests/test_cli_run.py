@@ -90,3 +90,26 @@ def test_main_py_run_subprocess(tmp_path):
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("changed") == 4 and (tmp_path / "final.py").exists()
+
+
+def test_run_prints_tuning_progress_lines(engine, tmp_path, capsys):
+    """MetaSchedule progress comes out as ``step N: tuning d/t trials; <task> ...`` lines (not with --json)."""
+    steps = [Step("relax.LegalizeOps"), Step("relax.AnnotateTIROpPattern"), Step("relax.FuseOps"), Step("relax.FuseTIR"),
+             Step("relax.MetaScheduleTuneIRMod", {"max_trials_global": 2, "num_trials_per_iter": 2,
+                                                  "op_names": ["fused_matmul_add_relu"]}),
+             Step("relax.MetaScheduleApplyDatabase")]
+    path = _pipeline(tmp_path, steps)
+    assert _run([path], engine) == 0
+    out = capsys.readouterr().out
+    progress = [line.strip() for line in out.splitlines() if "tuning " in line and " trials" in line]
+    assert progress, out
+    assert all(line.startswith("step 5: tuning ") for line in progress), progress
+    assert "fused_matmul_add_relu" in progress[-1] and progress[-1].split()[3].split("/")[0] != "0", progress
+    assert "[done]" in progress[-1]
+    assert os.path.isfile(tmp_path / "p.tuning" / "database_tuning_record.json")  # default work dir
+    # --json: one JSON document, no progress lines (fresh cache and database so tuning runs again)
+    engine.request("cache_clear", {})
+    shutil.rmtree(tmp_path / "p.tuning")
+    assert _run([path, "--json"], engine) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ok"] and [s["state"] for s in data["steps"]][-1] == "changed"
