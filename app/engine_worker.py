@@ -186,6 +186,21 @@ class QtEngineWorker(QThread):
             self._pending_run = None
         self._cancel_client()
 
+    def stop_tuning(self) -> None:
+        """End the MetaSchedule tuning in flight early; unlike :meth:`cancel` the run goes on (the
+        tuning step keeps what was measured and a later apply step uses it)."""
+        client = self._client
+        if client is None:
+            return
+        stop = getattr(client, "stop_tuning", None)
+        try:
+            if stop is not None:
+                stop()
+            else:  # a client without stop_tuning: cancelling is the closest thing
+                client.cancel()
+        except Exception:  # noqa: BLE001
+            pass
+
     def cancel_request(self) -> None:
         """Stop the in-flight request (a build, a tuning call ...) without dropping a queued run."""
         self._cancel_client()

@@ -133,6 +133,7 @@ class MainWindow(QMainWindow):
         self.model_error: Optional[str] = None
         self._tuning_seen = False
         self._shown_pass_id: Optional[str] = None
+        self._shown_report: dict = {}
         self._refused_hashes: set[str] = set()
 
         self.setWindowTitle("Relax Pipeline Studio")
@@ -468,7 +469,7 @@ class MainWindow(QMainWindow):
         w.request_failed.connect(self._on_request_failed)
         w.engine_crashed.connect(self._on_engine_crashed)
         self.run_controller.connect_worker(w)
-        self.tuning_panel.stop_requested.connect(self.stop)
+        self.tuning_panel.stop_requested.connect(self.stop_tuning)
 
     # ------------------------------------------------------------------------------------------
     # settings / layout
@@ -925,6 +926,12 @@ class MainWindow(QMainWindow):
         self.worker.cancel()
         self.statusBar().showMessage("Stopping…", 3000)
 
+    def stop_tuning(self) -> None:
+        """End the tuning in flight early (the Tuning panel's Stop): the tuning step keeps what was
+        measured and the run goes on to the apply step. The main Stop cancels the whole run."""
+        self.worker.stop_tuning()
+        self.statusBar().showMessage("Stopping tuning; measured trials are kept and the run goes on…", 5000)
+
     def _on_engine_state(self, state: str, message: str) -> None:
         self._engine_state = state
         if state == "ready" and not self._devices_requested:
@@ -1092,6 +1099,7 @@ class MainWindow(QMainWindow):
         before, before_key = self._before_of(index)
         title = f"Step {index + 1}: {self._title_for(step.pass_id)}"
         self._shown_pass_id = None
+        self._shown_report = {}
         if result is None:
             self._diff_message(f"{title} has not run yet." if step.runnable else f"{title} is disabled (skipped).")
             self._show_graph(before_key, None, f"{title} — not run yet; showing its input")
@@ -1104,6 +1112,7 @@ class MainWindow(QMainWindow):
             return
         after = result.script
         self._shown_pass_id = step.pass_id
+        self._shown_report = dict(result.report or {})
         self._show_step_report(index, step, result)
         label = "changed the module" if result.state == CHANGED else ("changed nothing" if result.state == UNCHANGED else result.state)
         self.diff_view.set_snapshots(before, after, before_title="Before " + title, after_title=f"After {title} — {label} ({format_ms(result.elapsed_ms)})")
@@ -1177,8 +1186,9 @@ class MainWindow(QMainWindow):
 
             changed = changed_nodes(before, data)
         if self._shown_pass_id == "relax.FuseOpsByPattern":
-            # The bindings fused into composite/offloaded functions by this step.
-            changed |= fused_node_ids(data)
+            # The bindings fused into composite/offloaded functions by this step: the calls the
+            # step's fusion report names (by var name), and any call of a composite function.
+            changed |= fused_node_ids(data) | fusion_call_node_ids(data, self._shown_report)
         self.graph_view.set_graph(data, changed)
 
     def _update_function_picker(self, reply: dict) -> None:
@@ -1334,6 +1344,16 @@ def fused_node_ids(graph: dict) -> set[str]:
     return {str(n["id"]) for n in graph.get("nodes", []) if n.get("composite")}
 
 
+def fusion_call_node_ids(graph: dict, report: dict) -> set[str]:
+    """Ids of the graph nodes bound to the calls the step's ``report["fusion"]`` names
+    (``groups[].call``: var names of the calls of the new composite/offloaded functions)."""
+    fusion = report.get("fusion") if isinstance(report, dict) else None
+    if not isinstance(fusion, dict):
+        return set()
+    calls = {str(g.get("call")) for g in fusion.get("groups") or [] if isinstance(g, dict) and g.get("call")}
+    return {str(n["id"]) for n in graph.get("nodes", []) if n.get("kind", "binding") == "binding" and n.get("name") in calls}
+
+
 def _esc(value: Any) -> str:
     return html.escape(str(value))
 
@@ -1342,8 +1362,9 @@ def step_report_html(pass_id: str, report: dict, target: dict) -> str:
     """HTML for a step's ``StepResult.report`` ("" when there is nothing to show).
 
     Known sections: ``dlight`` (rule per PrimFunc, unscheduled ones; a warning on GPU targets),
-    ``fused``/``patterns`` (composite functions made by FuseOpsByPattern), ``tuning`` and
-    ``apply_database`` (MetaSchedule). Anything else is shown as JSON.
+    ``fusion`` (FuseOpsByPattern: which bindings went into which composite/offloaded function),
+    ``fused``/``patterns`` (older lists of composite functions), ``warnings`` (plain sentences),
+    ``tuning`` and ``apply_database`` (MetaSchedule). Anything else is shown as JSON.
     """
     if not report:
         return ""
@@ -1372,6 +1393,23 @@ def step_report_html(pass_id: str, report: dict, target: dict) -> str:
             )
             parts.append(f"<p style='color:#c0392b'><b>Warning</b>: {len(unscheduled)} PrimFunc(s) have no GPU schedule "
                          f"— add rules (e.g. gpu.Fallback) or a MetaSchedule step.</p><ul>{items}</ul>")
+    warnings = rest.pop("warnings", None)
+    if isinstance(warnings, list) and warnings:
+        items = "".join(f"<li>{_esc(w)}</li>" for w in warnings)
+        parts.append(f"<p style='color:#c0392b'><b>Warning</b>:</p><ul>{items}</ul>")
+    fusion = rest.pop("fusion", None)
+    if isinstance(fusion, dict):
+        groups = [g for g in fusion.get("groups") or [] if isinstance(g, dict)]
+        items = []
+        for g in groups:
+            what = g.get("composite") or (f"offloaded to {g.get('codegen')}" if g.get("codegen") else "")
+            nodes = ", ".join(str(n) for n in g.get("nodes") or [])
+            items.append(f"<li><code>{_esc(g.get('function', '?'))}</code>{' (' + _esc(what) + ')' if what else ''}: "
+                         f"{_esc(nodes) or '–'} → <code>{_esc(g.get('call', ''))}</code> in {_esc(g.get('caller', ''))}</li>")
+        if groups:
+            parts.append(f"<p><b>Fused by pattern</b>: {len(groups)} group(s), highlighted in the graph:</p><ul>{''.join(items)}</ul>")
+        else:
+            parts.append("<p><b>Fused by pattern</b>: no binding matched the patterns.</p>")
     for key in ("fused", "patterns", "composites"):
         fused = rest.pop(key, None)
         if isinstance(fused, list) and fused:

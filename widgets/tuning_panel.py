@@ -2,8 +2,9 @@
 
 Fed with the data of the engine's ``tuning_progress`` events (``pipeline_model.tuning.TuningProgress``
 as JSON: ``{done, total, tasks: [{name, trials, best_us, errors, reused, status}], work_dir,
-elapsed_s, finished, stopped, pass_id, runner}``). "Stop" asks the owner to cancel; what was measured
-stays in the tuning database (the engine keeps it).
+elapsed_s, finished, stopped, pass_id, runner}``). "Stop Tuning" asks the owner to end tuning early
+(``stop_requested``): the tuning step ends as a successful step with what was measured, and the run
+goes on (a following apply step uses the records).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class TuningPanel(QWidget):
         self.setObjectName("tuningPanel")
         self.last: Optional[dict[str, Any]] = None
         self.active = False
+        self.stop_sent = False  # Stop was clicked for the tuning in flight
         self.title = QLabel("No tuning step has run yet. Add a MetaSchedule step (relax.MetaScheduleTuneTIR / TuneIRMod) and run.", self)
         self.title.setObjectName("tuningTitle")
         self.title.setWordWrap(True)
@@ -48,9 +50,10 @@ class TuningPanel(QWidget):
         self.bar.setValue(0)
         self.bar.setFormat("%v / %m trials")
         self.stop_button = QPushButton("Stop Tuning", self)
-        self.stop_button.setToolTip("End tuning within a few seconds; what was measured is kept in the database")
+        self.stop_button.setToolTip("End tuning within a few seconds; what was measured is kept in the database "
+                                    "and the pipeline goes on (the apply step uses it)")
         self.stop_button.setEnabled(False)
-        self.stop_button.clicked.connect(self.stop_requested)
+        self.stop_button.clicked.connect(self._on_stop_clicked)
         top = QHBoxLayout()
         top.addWidget(self.bar, 1)
         top.addWidget(self.stop_button)
@@ -75,9 +78,16 @@ class TuningPanel(QWidget):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.footer)
 
+    def _on_stop_clicked(self) -> None:
+        self.stop_sent = True
+        self.stop_button.setEnabled(False)
+        self.footer.setText("Stopping tuning after this round; measured trials are kept…")
+        self.stop_requested.emit()
+
     def start(self, step_title: str) -> None:
         """A tuning step started (before its first progress event)."""
         self.active = True
+        self.stop_sent = False
         self.stop_button.setEnabled(True)
         self.title.setText(f"Tuning: {step_title}…")
         self.bar.setRange(0, 0)  # busy until the first event says how many trials
@@ -88,7 +98,7 @@ class TuningPanel(QWidget):
         done, total = int(data.get("done") or 0), int(data.get("total") or 0)
         finished, stopped = bool(data.get("finished")), bool(data.get("stopped"))
         self.active = not (finished or stopped)
-        self.stop_button.setEnabled(self.active)
+        self.stop_button.setEnabled(self.active and not self.stop_sent)
         self.bar.setRange(0, max(total, 1))
         self.bar.setValue(min(done, max(total, 1)))
         state = " — stopped; measured trials are kept" if stopped else (" — done" if finished else "")
