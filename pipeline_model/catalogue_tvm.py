@@ -285,22 +285,19 @@ def relax_constructor_names() -> list[str]:
 
 
 def pattern_table_status() -> dict[str, dict[str, Any]]:
-    """Pattern tables: prefix -> {"registered": bool, "patterns": n, "codegen": bool, "reason": str}."""
-    from tvm.relax.backend import pattern_registry
+    """Pattern tables: prefix -> {"registered": bool, "patterns": n, "codegen": bool, "reason": str}
+    (from :func:`pipeline_model.patterns_tvm.pattern_tables`, the one place that probes them)."""
+    from pipeline_model import patterns_tvm
 
     status: dict[str, dict[str, Any]] = {}
-    for prefix, module in emit.PATTERN_TABLE_MODULES.items():
-        entry: dict[str, Any] = {"registered": False, "patterns": 0, "codegen": False, "reason": ""}
-        try:
-            importlib.import_module(module)
-            entry["patterns"] = len(pattern_registry.get_patterns_with_prefix(prefix))
-            entry["registered"] = entry["patterns"] > 0
-            if not entry["registered"]:
-                entry["reason"] = f"importing {module} registered no '{prefix}' patterns"
-        except Exception as exc:  # noqa: BLE001 - any import failure is reported, not raised
-            entry["reason"] = f"importing {module} failed: {type(exc).__name__}: {exc}"
-        entry["codegen"] = tvm.get_global_func(f"relax.ext.{prefix}", True) is not None
-        status[prefix] = entry
+    for prefix, entry in patterns_tvm.pattern_tables().items():
+        registered = entry["patterns"] > 0
+        status[prefix] = {
+            "registered": registered,
+            "patterns": entry["patterns"],
+            "codegen": entry["codegen"],
+            "reason": "" if registered else entry["message"],
+        }
     return status
 
 
@@ -337,7 +334,8 @@ def _fuse_by_pattern_spec(base: Optional[PassSpec]) -> PassSpec:
     warning = ""
     if missing:
         warning = "codegen not in this TVM build for: " + ", ".join(f"relax.ext.{p}" for p in missing) + \
-            " (fusing works; RunCodegen for those tables fails)"
+            " (fusing works; with annotate_codegen, RunCodegen for those tables fails — the run says so " \
+            "before it starts)"
     return PassSpec(
         id="relax.FuseOpsByPattern",
         title="Fuse Ops By Pattern",

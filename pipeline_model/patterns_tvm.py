@@ -3,7 +3,7 @@
 Engine side (imports TVM).
 
 * :func:`pattern_tables` — every known pattern-table prefix (cublas, cudnn, cutlass, hipblas, coreml,
-  tensorrt, nnapi, clml) with the number of patterns registered after importing its backend module and
+  tensorrt, nnapi, openclml) with the number of patterns registered after importing its backend module and
   whether the codegen ``relax.ext.<prefix>`` that ``RunCodegen`` needs exists in this TVM build, plus a
   plain ``message``;
 * :func:`preflight` — the message to show *before* a run for a ``FuseOpsByPattern`` step's parameters
@@ -23,17 +23,11 @@ from typing import Any, Optional
 import tvm
 from tvm import relax
 
-#: Pattern prefix -> the backend module whose import registers its pattern table.
-PATTERN_MODULES: dict[str, str] = {
-    "cublas": "tvm.relax.backend.cuda.cublas",
-    "cudnn": "tvm.relax.backend.cuda.cudnn",
-    "cutlass": "tvm.relax.backend.cuda.cutlass",
-    "hipblas": "tvm.relax.backend.rocm.hipblas",
-    "coreml": "tvm.relax.backend.metal.coreml",
-    "tensorrt": "tvm.relax.backend.contrib.tensorrt",
-    "nnapi": "tvm.relax.backend.contrib.nnapi",
-    "clml": "tvm.relax.backend.adreno.clml",
-}
+from pipeline_model import emit
+
+#: Pattern prefix -> the backend module whose import registers its pattern table (the table the
+#: shared construction recipe uses, :data:`pipeline_model.emit.PATTERN_TABLE_MODULES`).
+PATTERN_MODULES: dict[str, str] = dict(emit.PATTERN_TABLE_MODULES)
 
 
 def codegen_available(prefix: str) -> bool:
