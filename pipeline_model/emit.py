@@ -7,8 +7,10 @@ One table drives both the engine and the exported script, so they cannot drift a
 Python source for :mod:`pipeline_model.export`. Every value reaches the source through ``repr()`` of a
 checked JSON-plain value; module and attribute names are checked identifiers, never user text.
 
-The helpers :func:`pick_custom_pass` and :func:`load_pattern_file` are used by the engine and copied
-verbatim (``inspect.getsource``) into exported scripts. They import TVM lazily, so this module stays
+The helpers :func:`pick_custom_pass`, :func:`load_pattern_file` and the MetaSchedule CPU set-up
+(:func:`meta_schedule_target`, :func:`load_tensor_intrinsics`, :func:`meta_schedule_f_build`,
+:func:`install_meta_schedule_cpu`) are used by the engine and copied verbatim (``inspect.getsource``)
+into exported scripts (:data:`META_SCHEDULE_HELPERS`). They import TVM lazily, so this module stays
 TVM-free.
 """
 
@@ -378,6 +380,155 @@ def load_pattern_file(path, base_dir):
         else:
             raise ValueError(f"{full}: patterns[{i}] is not a FusionPattern or a (name, pattern[, check]) tuple")
     return out
+
+
+def meta_schedule_target(target):
+    """``target`` (a Target, dict or JSON/kind string) as a ``tvm.target.Target`` fit for MetaSchedule:
+    an llvm target without ``"num-cores"`` gets the number of physical cores (MetaSchedule refuses an
+    llvm target without it)."""
+    import json
+    import os
+
+    from tvm.target import Target
+
+    if isinstance(target, Target):
+        if target.kind.name != "llvm" or "num-cores" in (target.attrs or {}):
+            return target
+        config = {k: v for k, v in dict(target.export()).items() if k in ("kind", "mtriple", "mcpu", "mattr", "mabi")}
+    elif isinstance(target, str):
+        config = json.loads(target) if target.strip().startswith("{") else {"kind": target}
+    else:
+        config = dict(target)
+    if config.get("kind") == "llvm" and "num-cores" not in config:
+        try:
+            import psutil
+
+            cores = psutil.cpu_count(logical=False) or psutil.cpu_count()
+        except ImportError:
+            cores = None
+        config["num-cores"] = max(1, int(cores or os.cpu_count() or 1))
+    return Target(config)
+
+
+def load_tensor_intrinsics(target):
+    """Register the tensor intrinsics MetaSchedule needs for ``target``, quickly.
+
+    MetaSchedule's ``TuneContext`` runs ``import tvm.s_tir.tensor_intrin``, whose CUDA part alone takes
+    about a minute. For a CPU (llvm) target only the CPU intrinsics are loaded: the package is entered in
+    ``sys.modules`` without running its ``__init__``, then its CPU submodules are imported; any other
+    target loads the whole package as TVM does.
+    """
+    import importlib
+    import importlib.util
+    import sys
+
+    name = "tvm.s_tir.tensor_intrin"
+    if target.kind.name != "llvm":
+        importlib.import_module(name)
+        return
+    if name not in sys.modules:
+        spec = importlib.util.find_spec(name)
+        if spec is None:
+            return
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[name] = package
+        import tvm.s_tir as s_tir_package
+
+        setattr(s_tir_package, "tensor_intrin", package)
+    for sub in ("dot_product_common", "x86", "arm_cpu", "riscv_cpu", "rocm", "hexagon"):
+        importlib.import_module(f"{name}.{sub}")
+
+
+def meta_schedule_f_build():
+    """The candidate builder function for MetaSchedule's ``LocalBuilder``: the stock ``default_build``
+    without its ``import tvm.s_tir.tensor_intrin`` (~40 s in every fresh builder worker, so every stock
+    candidate hits the 30 s timeout). A closure, so it is shipped to the workers by value."""
+
+    def rps_build(mod, target, _params):  # runs in a builder worker process
+        from tvm.driver import build as tvm_build
+        from tvm.s_tir.transform import RemoveWeightLayoutRewriteBlock
+
+        mod = RemoveWeightLayoutRewriteBlock(skip_tensor_rewrite=True)(mod)
+        return tvm_build(mod, target=target)
+
+    return rps_build
+
+
+def install_meta_schedule_cpu(work_dir, options):
+    """Make TVM's own ``MetaScheduleTuneTIR`` / ``MetaScheduleTuneIRMod`` passes measure real candidates.
+
+    Those passes call the global functions ``tvm.s_tir.meta_schedule.tune_tir`` / ``tune_relax``, whose
+    stock settings measure nothing on a CPU (every candidate hits the builder timeout). This overrides
+    them with functions that tune with: a target with ``"num-cores"`` (:func:`meta_schedule_target`),
+    only the CPU tensor intrinsics (:func:`load_tensor_intrinsics`), a ``LocalBuilder`` with
+    :func:`meta_schedule_f_build`, and a ``LocalRunner`` (or an ``RPCRunner`` for ``runner = "rpc"``)
+    measuring with ``EvaluatorConfig(number, repeat, min_repeat_ms)``. ``options`` are the step's tuning
+    options (``num_trials_per_iter``, ``cost_model``, ``runner``, ``rpc_host``, ``rpc_port``,
+    ``rpc_key``, ``builder_workers``, ``builder_timeout_s``, ``retune`` ...). With ``retune`` the
+    database in ``work_dir`` is deleted first.
+    """
+    import os
+    import shutil
+
+    import tvm_ffi
+    from tvm.s_tir import meta_schedule as ms
+    from tvm.s_tir.meta_schedule import relax_integration, tir_integration
+
+    if options.get("retune"):
+        for name in ("database_workload.json", "database_tuning_record.json", "rps_tuning_state.json"):
+            if os.path.exists(os.path.join(work_dir, name)):
+                os.remove(os.path.join(work_dir, name))
+        shutil.rmtree(os.path.join(work_dir, "logs"), ignore_errors=True)
+    workers = int(options.get("builder_workers") or 0) or (os.cpu_count() or 1)
+
+    def builder():
+        return ms.builder.LocalBuilder(f_build=meta_schedule_f_build(), max_workers=workers,
+                                       timeout_sec=float(options.get("builder_timeout_s", 60.0)))
+
+    def runner():
+        evaluator = ms.runner.EvaluatorConfig(
+            number=int(options.get("number", 10)), repeat=int(options.get("repeat", 1)),
+            min_repeat_ms=int(options.get("min_repeat_ms", 20)), enable_cpu_cache_flush=False,
+        )
+        if options.get("runner") == "rpc":
+            rpc_config = ms.runner.RPCConfig(
+                tracker_host=str(options.get("rpc_host", "127.0.0.1")), tracker_port=int(options.get("rpc_port", 9190)),
+                tracker_key=str(options.get("rpc_key", "local")),
+                session_timeout_sec=int(options.get("rpc_session_timeout_s", 60)),
+            )
+            return ms.runner.RPCRunner(rpc_config=rpc_config, evaluator_config=evaluator, max_workers=1)
+        return ms.runner.LocalRunner(timeout_sec=float(options.get("runner_timeout_s", 30.0)), evaluator_config=evaluator)
+
+    per_iter = int(options.get("num_trials_per_iter", 64))
+    cost_model = str(options.get("cost_model", "xgb"))
+    seed = options.get("seed")
+
+    def tune_tir(mod, target, work_dir, max_trials_global, *_args, **_kwargs):
+        target = meta_schedule_target(target)
+        load_tensor_intrinsics(target)
+        tir_integration.tune_tir(
+            mod, target, str(work_dir), int(max_trials_global), num_trials_per_iter=per_iter,
+            builder=builder(), runner=runner(), cost_model=cost_model, task_scheduler="round-robin", seed=seed,
+        )
+        return mod
+
+    def tune_relax(mod, params, target, work_dir, max_trials_global, max_trials_per_task=None, op_names=None,
+                   *_args, **_kwargs):
+        target = meta_schedule_target(target)
+        load_tensor_intrinsics(target)
+        relax_integration.tune_relax(
+            mod, dict(params.items()) if params else {}, target, str(work_dir), int(max_trials_global),
+            int(max_trials_per_task) if max_trials_per_task else None, list(op_names) if op_names else None,
+            num_trials_per_iter=per_iter, builder=builder(), runner=runner(), cost_model=cost_model, seed=seed,
+        )
+        return mod
+
+    tvm_ffi.register_global_func("tvm.s_tir.meta_schedule.tune_tir", tune_tir, override=True)
+    tvm_ffi.register_global_func("tvm.s_tir.meta_schedule.tune_relax", tune_relax, override=True)
+
+
+#: Helpers an exported script with a MetaSchedule tuning step needs (in this order).
+META_SCHEDULE_HELPERS = (meta_schedule_target, load_tensor_intrinsics, meta_schedule_f_build, install_meta_schedule_cpu)
 
 
 def helper_source(func: Any) -> str:

@@ -106,14 +106,25 @@ def export_script(
     *,
     build: bool = False,
     catalogue: Optional[Catalogue] = None,
-    work_dir: str = "tuning_logs",
+    work_dir: Optional[str] = None,
 ) -> str:
     """Return the Python source of a standalone script applying ``doc``'s enabled steps.
 
     With ``catalogue`` (e.g. ``Catalogue.from_json(EngineClient().catalogue())``) step parameters are
     validated and completed with defaults exactly as the engine does; without it they are used as
     written. Raises :class:`ExportError` naming the step for anything that cannot be exported.
+
+    ``work_dir`` is the script's ``WORK_DIR``, the tuning folder of MetaSchedule steps without their
+    own ``work_dir``; by default the app's (:func:`pipeline_model.tuning.document_work_dir`:
+    ``<pipeline stem>.tuning`` next to the pipeline file), so the script reuses what the app tuned.
+    A tuning step is preceded by ``install_meta_schedule_cpu(...)`` (copied into the script from
+    :mod:`pipeline_model.emit`): the builder/runner set-up with which TVM's own tuning passes measure
+    real candidates on a CPU, configured with the step's options.
     """
+    from pipeline_model.tuning import TUNING_PASS_IDS, TuningConfig, TuningConfigError, document_work_dir
+
+    if work_dir is None:
+        work_dir = document_work_dir(doc)
     base_dir = doc.model_path_base()
     try:
         target = emit.check_literal(dict(doc.target), "target")
@@ -164,6 +175,19 @@ def export_script(
         else:
             if _uses_pattern_file(expr) and emit.helper_source(emit.load_pattern_file) not in helpers:
                 helpers.append(emit.helper_source(emit.load_pattern_file))
+            if pass_id in TUNING_PASS_IDS:
+                try:
+                    options = TuningConfig.from_params(params, where=label).to_json()
+                except TuningConfigError as exc:
+                    raise ExportError(str(exc)) from None
+                for key in ("max_trials_global", "max_trials_per_task", "op_names", "work_dir"):
+                    options.pop(key, None)  # the pass's own arguments
+                for func in emit.META_SCHEDULE_HELPERS:
+                    if emit.helper_source(func) not in helpers:
+                        helpers.append(emit.helper_source(func))
+                wd = params.get("work_dir")
+                wd_src = emit.render(emit.Lit(emit.check_literal(wd)) if wd else emit.Ref("work_dir"))
+                body.append(f"        install_meta_schedule_cpu({wd_src}, {emit.check_literal(options, 'options')!r})")
             for module in emit.imports_of(expr):
                 if module not in imports:
                     imports.append(module)

@@ -255,6 +255,22 @@ def default_work_dir(pipeline_path: Optional[str], model: str = "", target: Any 
     return os.path.join(user_cache_dir(), "tuning", key[:16])
 
 
+def document_work_dir(doc: Any) -> str:
+    """The default tuning work directory of a pipeline document's MetaSchedule steps: its
+    ``build["work_dir"]`` (relative to the pipeline file's folder), else :func:`default_work_dir`
+    (``<pipeline stem>.tuning`` next to the file), so a re-run — or the exported script — reuses the
+    database. ``doc`` is a :class:`pipeline_model.document.PipelineDocument`."""
+    build = doc.build if isinstance(doc.build, dict) else {}
+    given = str(build.get("work_dir") or "").strip()
+    if given:
+        path = os.path.expanduser(given)
+        base = doc.model_path_base()
+        if not os.path.isabs(path) and base:
+            path = os.path.join(base, path)
+        return os.path.abspath(path)
+    return default_work_dir(doc.path, doc.model, dict(doc.target))
+
+
 def resolve_work_dir(param: str, default: Optional[str], base_dir: Optional[str] = None) -> str:
     """The work directory a step uses: its ``work_dir`` parameter (relative to ``base_dir``, the
     pipeline's folder) or ``default``. Raises :class:`TuningConfigError` when there is neither."""

@@ -43,6 +43,7 @@ from tvm.s_tir.meta_schedule.builder import BuilderInput, BuilderResult, PyBuild
 from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
 from tvm.target import Target
 
+from pipeline_model import emit
 from pipeline_model.tuning import (
     STATE_FILE,
     TuningConfig,
@@ -62,54 +63,22 @@ class TuningStopped(Exception):
 
 # --------------------------------------------------------------------------------------------- target
 def tuning_target(target: Any) -> Target:
-    """A ``Target`` fit for MetaSchedule: a dict/JSON/Target; llvm targets get ``num-cores``."""
-    if isinstance(target, Target):
-        cfg = dict(target.export()) if hasattr(target, "export") else None
-        if cfg is None or target.kind.name != "llvm" or "num-cores" in (target.attrs or {}):
-            ensure_intrinsics(target)
-            return target
-        target = {k: v for k, v in cfg.items() if k in ("kind", "mtriple", "mcpu", "mattr", "mabi")}
-    if isinstance(target, str):
-        target = json.loads(target) if target.strip().startswith("{") else {"kind": target}
-    target = dict(target)
-    if target.get("kind") == "llvm" and "num-cores" not in target:
-        target["num-cores"] = max(1, _physical_cores())
-    target = Target(target)
+    """A ``Target`` fit for MetaSchedule: a dict/JSON/Target; llvm targets get ``num-cores``
+    (:func:`pipeline_model.emit.meta_schedule_target`, the code exported scripts use too); the tensor
+    intrinsics it needs are registered (:func:`ensure_intrinsics`)."""
+    target = emit.meta_schedule_target(target)
     ensure_intrinsics(target)
     return target
-
-
-_CPU_INTRIN_MODULES = ("dot_product_common", "x86", "arm_cpu", "riscv_cpu", "rocm", "hexagon")
 
 
 def ensure_intrinsics(target: Target) -> None:
     """Register the tensor intrinsics MetaSchedule needs for ``target``, quickly.
 
     ``TuneContext`` runs ``import tvm.s_tir.tensor_intrin``, whose ``cuda`` part alone takes about a
-    minute on this machine (~57 of ~69 s). For a CPU target only the CPU intrinsics are loaded (the
-    package is entered in ``sys.modules`` without running its ``__init__``, then its CPU submodules are
-    imported for real); any other target loads the whole package as TVM does.
+    minute on this machine (~57 of ~69 s). For a CPU target only the CPU intrinsics are loaded
+    (:func:`pipeline_model.emit.load_tensor_intrinsics`, shared with exported scripts).
     """
-    import importlib
-    import importlib.util
-    import sys
-
-    name = "tvm.s_tir.tensor_intrin"
-    if target.kind.name != "llvm":
-        importlib.import_module(name + ".cuda")
-        importlib.import_module(name)
-        return
-    if name not in sys.modules:
-        spec = importlib.util.find_spec(name)
-        if spec is None:  # pragma: no cover - always present in the wheel
-            return
-        package = importlib.util.module_from_spec(spec)
-        sys.modules[name] = package
-        import tvm.s_tir as s_tir_pkg
-
-        setattr(s_tir_pkg, "tensor_intrin", package)
-    for sub in _CPU_INTRIN_MODULES:
-        importlib.import_module(f"{name}.{sub}")
+    emit.load_tensor_intrinsics(target)
 
 
 def _physical_cores() -> int:
@@ -123,20 +92,10 @@ def _physical_cores() -> int:
 
 # -------------------------------------------------------------------------------------------- builder
 def make_f_build() -> Callable:
-    """The builder function: stock ``default_build`` minus the slow ``tensor_intrin`` import.
-
-    Returned as a closure so cloudpickle ships it by value to the builder workers (they need not
-    import this package).
-    """
-
-    def rps_build(mod, target, _params):  # runs in a builder worker process
-        from tvm.driver import build as tvm_build
-        from tvm.s_tir.transform import RemoveWeightLayoutRewriteBlock
-
-        mod = RemoveWeightLayoutRewriteBlock(skip_tensor_rewrite=True)(mod)
-        return tvm_build(mod, target=target)
-
-    return rps_build
+    """The builder function: stock ``default_build`` minus the slow ``tensor_intrin`` import
+    (:func:`pipeline_model.emit.meta_schedule_f_build`, shared with exported scripts; a closure, so
+    cloudpickle ships it by value to the builder workers, which need not import this package)."""
+    return emit.meta_schedule_f_build()
 
 
 @derived_object

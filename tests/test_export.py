@@ -93,3 +93,46 @@ def test_bad_steps_are_refused(step):
 def test_hostile_param_name_without_catalogue():
     with pytest.raises(ExportError):
         export_script(PipelineDocument(steps=[Step("relax.FuseOps", {"x=1); import os; f(y": 1})]))
+
+
+def test_tuning_pipeline_script_measures_on_cpu(tmp_path):
+    """The exported tuning pipeline carries the working CPU set-up (no pipeline_model import), measures
+    real candidates in a fresh interpreter and applies them: every PrimFunc of the final module is
+    scheduled."""
+    import json
+
+    from pipeline_model.fileformat import load_pipeline
+
+    cat = catalogue_tvm.catalogue()
+    doc = load_pipeline(os.path.join(ROOT, "resources", "pipelines", "tuning_mlp_cpu.json"), known_pass_ids=set(cat.ids()))
+    doc.steps[4].params.update(max_trials_global=1, num_trials_per_iter=1)
+    work = tmp_path / "wd"
+    source = export_script(doc, catalogue=cat, work_dir=str(work))
+    assert "pipeline_model" not in source
+    assert "install_meta_schedule_cpu(WORK_DIR, {" in source and "def meta_schedule_f_build" in source
+    imported = {a.name for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Import) for a in n.names}
+    assert "tvm.s_tir.tensor_intrin" not in imported  # the import that times out every stock candidate
+    script = tmp_path / "exported.py"
+    script.write_text(source)
+    out = tmp_path / "final.py"
+    proc = subprocess.run([PYTHON, str(script), "--quiet", "--save-script", str(out)], capture_output=True,
+                          text=True, timeout=240, cwd=str(tmp_path), env={**os.environ, "PYTHONPATH": ""})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = [json.loads(line) for line in (work / "database_tuning_record.json").read_text().splitlines() if line.strip()]
+    assert records and (work / "database_workload.json").stat().st_size > 0
+    measured = [r for r in records if r[1][1] and max(r[1][1]) < 1.0]  # run_secs of a real measurement
+    assert len(measured) >= 4, records  # one per PrimFunc of the MLP, none a builder timeout
+    final = tvm.script.from_source(out.read_text())
+    prim_funcs = [f for _, f in final.functions_items() if isinstance(f, tvm.tirx.PrimFunc)]
+    assert prim_funcs and all(f.attrs is not None and f.attrs.get("tirx.is_scheduled", False) for f in prim_funcs)
+
+
+def test_tuning_export_uses_the_apps_work_dir_by_default(tmp_path):
+    from pipeline_model.fileformat import load_pipeline, save_pipeline
+
+    doc = load_pipeline(os.path.join(ROOT, "resources", "pipelines", "tuning_mlp_cpu.json"))
+    path = tmp_path / "mine.json"
+    save_pipeline(doc, str(path))
+    source = export_script(load_pipeline(str(path)), catalogue=catalogue_tvm.catalogue())
+    assert f"WORK_DIR = os.path.abspath({str(tmp_path / 'mine.tuning')!r})" in source
+    assert source.index("install_meta_schedule_cpu(WORK_DIR") < source.index("MetaScheduleTuneTIR(work_dir=WORK_DIR")

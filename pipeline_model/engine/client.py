@@ -491,17 +491,9 @@ class EngineClient:
         """The default tuning work directory of ``doc``'s MetaSchedule steps: ``build.work_dir`` (relative
         to the pipeline file's folder), else :func:`pipeline_model.tuning.default_work_dir` —
         ``<pipeline stem>.tuning`` next to the file, so a re-run reuses its database."""
-        from pipeline_model.tuning import default_work_dir
+        from pipeline_model.tuning import document_work_dir
 
-        build = doc.build if isinstance(doc.build, dict) else {}
-        given = str(build.get("work_dir") or "").strip()
-        if given:
-            path = os.path.expanduser(given)
-            base = doc.model_path_base()
-            if not os.path.isabs(path) and base:
-                path = os.path.join(base, path)
-            return os.path.abspath(path)
-        return default_work_dir(doc.path, doc.model, dict(doc.target))
+        return document_work_dir(doc)
 
     def _crashed_run(self, doc: PipelineDocument, exc: EngineCrashed, seen: dict) -> RunResult:
         result = RunResult(input_script=seen["input_script"], input_key=seen["input_key"])
