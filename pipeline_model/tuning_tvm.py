@@ -192,9 +192,13 @@ def make_runner(config: TuningConfig) -> ms.runner.Runner:
 def check_rpc_tracker(config: TuningConfig, timeout_s: float = 5.0) -> int:
     """Number of free servers with ``config.rpc_key`` on the tracker; raises ``TuningConfigError``
     with a plain message when the tracker cannot be reached or has no such device."""
+    import socket
+
     from tvm import rpc
 
     try:
+        # TVM's connect_tracker retries for 60 s; a plain connection attempt answers within timeout_s.
+        socket.create_connection((config.rpc_host, int(config.rpc_port)), timeout=timeout_s).close()
         tracker = rpc.connect_tracker(config.rpc_host, int(config.rpc_port))
         summary = tracker.summary()
     except Exception as exc:  # noqa: BLE001 - any connection failure gets the same plain message
