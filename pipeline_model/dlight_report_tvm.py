@@ -185,22 +185,3 @@ def reporting_step(rules: Sequence[Any], ctx: Any) -> tvm.transform.Pass:
             ctx.emit("warning", {"pass_id": "dlight.ApplyDefaultSchedule", "message": message})
 
     return make_reporting_pass(list(rules), report, warn)
-
-
-def catalogue_hook(params: dict[str, Any], ctx: Any) -> tvm.transform.Pass:
-    """``hook(params, PassBuildContext) -> Pass`` for ``dlight.ApplyDefaultSchedule``: the reporting
-    pass, with the report in ``ctx.report["dlight"]`` and one ``warning`` event per unscheduled
-    PrimFunc on a GPU target."""
-    report: dict[str, Any] = {}
-    ctx.report = report
-    inner = make_reporting_pass(list(params.get("rules") or []), report)
-
-    @tvm.transform.module_pass(opt_level=0, name="dlight.ApplyDefaultSchedule")
-    def step(mod: tvm.IRModule, _ctx: Any) -> tvm.IRModule:
-        out = inner(mod)
-        for message in report.get("dlight", {}).get("warnings", []):
-            if getattr(ctx, "emit", None) is not None:
-                ctx.emit("warning", {"pass_id": "dlight.ApplyDefaultSchedule", "message": message})
-        return out
-
-    return step

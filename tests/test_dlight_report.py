@@ -65,3 +65,22 @@ def test_cpu_target_no_gpu_warning(lowered_mlp):
 def test_unknown_rule_message():
     with pytest.raises(ValueError, match="unknown DLight rule 'gpu.Nope'"):
         dr.rule_from_name("gpu.Nope")
+
+
+def test_catalogue_step_matches_stock_pass_and_reports(lowered_mlp):
+    """make_pass builds the rules from the shared recipe (what exported scripts run) and applies them
+    like the stock ApplyDefaultSchedule: same module, plus the report."""
+    from tvm.s_tir import dlight as dl
+
+    from pipeline_model import catalogue_tvm
+
+    rules = ["gpu.Matmul", "gpu.Reduction", "gpu.Fallback"]
+    ctx = catalogue_tvm.PassBuildContext(target=CUDA)
+    step = catalogue_tvm.make_pass("dlight.ApplyDefaultSchedule", {"rules": rules}, ctx)
+    stock = dl.ApplyDefaultSchedule(dl.gpu.Matmul(), dl.gpu.Reduction(), dl.gpu.Fallback())
+    with tvm.target.Target(CUDA), tvm.transform.PassContext(opt_level=3):
+        ours = step(lowered_mlp.clone())
+        theirs = stock(lowered_mlp.clone())
+    tvm.ir.assert_structural_equal(ours, theirs)
+    report = ctx.report["dlight"]
+    assert report["rules"] == rules and set(report["scheduled"]) and not report["unscheduled"]
