@@ -36,6 +36,34 @@ def make_application(argv: Optional[list[str]] = None) -> QApplication:
     return app  # type: ignore[return-value]
 
 
+def dark_palette() -> "QPalette":
+    """A dark Fusion palette (what a dark desktop theme gives): used by ``--dark``, the screenshot
+    tour and the tests that check every view stays readable on a dark background."""
+    from PySide6.QtGui import QColor, QPalette
+
+    pal = QPalette()
+    role, group = QPalette.ColorRole, QPalette.ColorGroup
+    colours = {
+        role.Window: "#2b2b2e", role.WindowText: "#e6e6e6", role.Base: "#1e1e21", role.AlternateBase: "#2a2a2e",
+        role.ToolTipBase: "#3a3a3e", role.ToolTipText: "#f0f0f0", role.Text: "#e6e6e6", role.Button: "#35353a",
+        role.ButtonText: "#e6e6e6", role.BrightText: "#ff6b6b", role.Link: "#6cb4ff", role.LinkVisited: "#b89cff",
+        role.Highlight: "#2f6fb3", role.HighlightedText: "#ffffff", role.PlaceholderText: "#8f8f96",
+        role.Light: "#4a4a50", role.Midlight: "#3c3c42", role.Mid: "#2f2f34", role.Dark: "#18181b", role.Shadow: "#0c0c0e",
+    }
+    for r, c in colours.items():
+        pal.setColor(r, QColor(c))
+    for r in (role.WindowText, role.Text, role.ButtonText):
+        pal.setColor(group.Disabled, r, QColor("#7a7a80"))
+    pal.setColor(group.Disabled, role.Base, QColor("#26262a"))
+    return pal
+
+
+def apply_dark(app: QApplication) -> None:
+    """Fusion style with :func:`dark_palette` (the ``--dark`` option)."""
+    app.setStyle("Fusion")
+    app.setPalette(dark_palette())
+
+
 def run_app(argv: list[str]) -> int:
     """Open the main window (``argv``: optional pipeline file) and run the event loop."""
     import argparse
@@ -43,9 +71,12 @@ def run_app(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="main.py", description="Relax Pipeline Studio")
     parser.add_argument("file", nargs="?", help="pipeline file (.json) to open")
     parser.add_argument("--model", help="model spec to use instead of the file's (builtin:mlp, path)")
+    parser.add_argument("--dark", action="store_true", help="use a dark palette whatever the desktop's theme")
     parser.add_argument("--screenshot", help=argparse.SUPPRESS)
     args, qt_args = parser.parse_known_args(argv)
     app = make_application(qt_args)
+    if args.dark:
+        apply_dark(app)
 
     from app.main_window import MainWindow
 

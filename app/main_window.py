@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPalette, QTextOption
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -31,6 +31,9 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QGridLayout,
+    QMenu,
+    QSizePolicy,
     QSplitter,
     QStyle,
     QTextBrowser,
@@ -56,9 +59,11 @@ from app.undo_commands import (
 )
 from pipeline_model.document import PipelineDocument, Step, target_label
 from pipeline_model.engine.results import CHANGED, FAILED, SKIPPED, UNCHANGED, RunResult, StepResult
+from widgets.error_trace import ErrorLocation, locate_user_error
 from widgets.pass_palette import PassPalette
 from widgets.pipeline_view import PipelineView
 from widgets.step_model import QtPipelineModel, format_ms
+from widgets.theme import status_css
 
 #: Pass ids whose steps tune with MetaSchedule (they emit ``tuning_progress``).
 TUNING_PASS_IDS = ("relax.MetaScheduleTuneTIR", "relax.MetaScheduleTuneIRMod")
@@ -68,6 +73,8 @@ TUTORIAL_PIPELINE = ROOT / "resources" / "pipelines" / "fusion_walkthrough.json"
 FILE_FILTER = "Pipeline files (*.json *.rps.json);;All files (*)"
 MODEL_FILTER = "Models (*.py *.onnx *.pt2);;All files (*)"
 PARAM_DEBOUNCE_MS = 300
+#: Narrowest the node details panel gets (its placeholder and type texts wrap inside it).
+DETAILS_MIN_WIDTH = 220
 
 
 class _Banner(QFrame):
@@ -181,15 +188,21 @@ class MainWindow(QMainWindow):
         self.graph_view = GraphView(central)
         self.details = QTextBrowser(central)
         self.details.setObjectName("nodeDetails")
-        self.details.setPlaceholderText("Click a node to see its op, attributes and types. Double-click a call_tir node for its TensorIR.")
+        # Long type texts (tuples, shapes with many dims) break anywhere rather than overflow.
+        self.details.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.details.setLineWrapMode(QTextBrowser.LineWrapMode.WidgetWidth)
+        self.details.setMinimumWidth(DETAILS_MIN_WIDTH)
         self.details.setOpenLinks(False)
         self.details.anchorClicked.connect(self._on_details_link)
+        self._details_kind = "placeholder"  # or "node" (a node's details) or "report" (a step's report)
+        self.show_details_placeholder()
         graph_split = QSplitter(Qt.Orientation.Horizontal, central)
         graph_split.addWidget(self.graph_view)
         graph_split.addWidget(self.details)
         graph_split.setStretchFactor(0, 4)
         graph_split.setStretchFactor(1, 1)
-        graph_split.setSizes([900, 260])
+        graph_split.setCollapsible(0, False)
+        graph_split.setSizes([900, 280])
         self.graph_split = graph_split
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
@@ -218,18 +231,40 @@ class MainWindow(QMainWindow):
         right = QWidget(self)
         self.model_label = QLabel(right)
         self.model_label.setObjectName("modelLabel")
+        self.model_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.model_label.setMinimumWidth(60)
+        self.model_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.model_button = QToolButton(right)
         self.model_button.setText("Model…")
+        self.model_button.setToolTip("Use a built-in model, or open a model file (Ctrl+M)")
         self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.target_picker = QComboBox(right)
-        self.target_picker.addItem("CPU (llvm)", {"kind": "llvm"})
-        self.target_picker.addItem("CUDA (sm_80)", {"kind": "cuda", "arch": "sm_80"})
-        self.target_picker.setToolTip("Compilation target of the pipeline")
-        bar = QHBoxLayout()
+        # The target: shown here, chosen in one place (the Build & Run panel's device list and
+        # its JSON editor); this button offers the same choices. Every change is an undo command.
+        self.target_label = QLabel(right)
+        self.target_label.setObjectName("targetLabel")
+        self.target_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.target_label.setMinimumWidth(60)
+        self.target_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.target_button = QToolButton(right)
+        self.target_button.setObjectName("targetChange")
+        self.target_button.setText("Change…")
+        self.target_button.setToolTip("Change the compilation target (devices found by the engine, or a JSON target)")
+        self.target_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.target_menu = QMenu(self.target_button)
+        self.target_menu.aboutToShow.connect(self._fill_target_menu)
+        self.target_button.setMenu(self.target_menu)
+        bar = QGridLayout()
         bar.setContentsMargins(0, 0, 0, 0)
-        bar.addWidget(self.model_label, 1)
-        bar.addWidget(self.model_button)
-        bar.addWidget(self.target_picker)
+        bar.setHorizontalSpacing(6)
+        bar.setVerticalSpacing(2)
+        for row, (name, label, button) in enumerate(
+            (("Model", self.model_label, self.model_button), ("Target", self.target_label, self.target_button))
+        ):
+            caption = QLabel(f"<b>{name}</b>", right)
+            bar.addWidget(caption, row, 0)
+            bar.addWidget(label, row, 1)
+            bar.addWidget(button, row, 2)
+        bar.setColumnStretch(1, 1)
         split = QSplitter(Qt.Orientation.Vertical, right)
         split.addWidget(self.pipeline_view)
         param_box = QWidget(right)
@@ -262,6 +297,7 @@ class MainWindow(QMainWindow):
         from widgets.diff_view import DiffView
 
         self.diff_view = DiffView(self)
+        self.diff_view.location_activated.connect(self.show_error_location)
         self.diff_dock = self._dock("Diff", "diffDock", self.diff_view, Qt.DockWidgetArea.BottomDockWidgetArea)
 
         # Bottom, tabbed with the diff: build & run, tuning progress.
@@ -441,7 +477,6 @@ class MainWindow(QMainWindow):
         v.run_to_requested.connect(self._run_to_uid)
         v.nested_selected.connect(self._on_nested_selected)
         self.palette.pass_activated.connect(self._append_pass)
-        self.target_picker.activated.connect(self._on_target_picked)
         self.function_picker.activated.connect(self._on_function_picked)
         self._connect_param_editor()
         self._connect_graph_view()
@@ -454,6 +489,7 @@ class MainWindow(QMainWindow):
         gv = self.graph_view
         gv.node_selected.connect(self._on_node_selected)
         gv.node_activated.connect(self._on_node_activated)
+        gv.graph_shown.connect(self._on_graph_shown)
 
     def _connect_worker(self) -> None:
         w = self.worker
@@ -712,6 +748,16 @@ class MainWindow(QMainWindow):
             return
         self.statusBar().showMessage(f"Exported {path}", 4000)
 
+    def changeEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
+        """Follow a system light/dark palette switch in the parts painted with fixed colours."""
+        from PySide6.QtCore import QEvent
+
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) and hasattr(self, "diff_view"):
+            if self._details_kind == "placeholder":
+                self.show_details_placeholder()
+            self.diff_view.refresh_palette()
+        super().changeEvent(event)
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         if not self.maybe_save():
             event.ignore()
@@ -725,7 +771,10 @@ class MainWindow(QMainWindow):
         doc = self.ctrl.doc
         name = os.path.basename(doc.path) if doc.path else doc.name
         self.setWindowTitle(f"{name}{'*' if self.ctrl.modified else ''} — Relax Pipeline Studio")
-        self.model_label.setText(f"<b>Model</b> {html.escape(doc.model)} · <b>Target</b> {html.escape(target_label(doc.target))}")
+        self.model_label.setText(doc.model)
+        self.model_label.setToolTip(doc.model)
+        self.target_label.setText(target_label(doc.target))
+        self.target_label.setToolTip(json.dumps(doc.target, indent=1))
 
     # ------------------------------------------------------------------------------------------
     # edits (each one an undo command)
@@ -785,10 +834,36 @@ class MainWindow(QMainWindow):
         """Replace a step's parameters (undoable)."""
         self.ctrl.undo_stack.push(SetParamsCommand(self.ctrl, uid, params))
 
-    def _on_target_picked(self, index: int) -> None:
-        target = self.target_picker.itemData(index)
-        if isinstance(target, dict) and target != self.ctrl.doc.target:
-            self.ctrl.undo_stack.push(SetTargetCommand(self.ctrl, target))
+    def set_target(self, target: dict) -> None:
+        """Change the pipeline's target (undoable); the Build & Run panel follows."""
+        if isinstance(target, dict) and dict(target) != self.ctrl.doc.target:
+            self.ctrl.undo_stack.push(SetTargetCommand(self.ctrl, dict(target)))
+
+    def target_choices(self) -> list[tuple[str, dict]]:
+        """``(label, target)`` of the targets the Build & Run panel offers (its device list)."""
+        combo = self.run_panel.target_combo
+        out = [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]
+        return [(text, dict(data)) for text, data in out if isinstance(data, dict)]
+
+    def _fill_target_menu(self) -> None:
+        menu = self.target_menu
+        menu.clear()
+        current = self.ctrl.doc.target
+        choices = self.target_choices() or [("CPU: generic llvm", {"kind": "llvm"})]
+        for text, target in choices:
+            act = menu.addAction(text)
+            act.setCheckable(True)
+            act.setChecked(target == current)
+            act.triggered.connect(lambda _=False, t=target: self.set_target(t))
+        menu.addSeparator()
+        menu.addAction("Edit as JSON…", self.run_controller.edit_target)
+        menu.addAction("Show in Build && Run Panel", self.show_target_in_run_panel)
+
+    def show_target_in_run_panel(self) -> None:
+        """Raise the Build & Run panel with its target list focused."""
+        self.run_dock.show()
+        self.run_dock.raise_()
+        self.run_panel.target_combo.setFocus()
 
     # ------------------------------------------------------------------------------------------
     # document notifications
@@ -799,21 +874,12 @@ class MainWindow(QMainWindow):
         self.last_run = None
         self.last_good_script = None
         self._graph_cache.clear()
-        self._sync_target_picker()
         self._update_title()
         self.banner.hide()
         if self.ctrl.doc.steps:
             self.pipeline_view.select_uids([self.ctrl.doc.steps[-1].uid])
         else:
             self._on_current_step("")
-
-    def _sync_target_picker(self) -> None:
-        for i in range(self.target_picker.count()):
-            if self.target_picker.itemData(i) == self.ctrl.doc.target:
-                self.target_picker.setCurrentIndex(i)
-                return
-        self.target_picker.addItem(target_label(self.ctrl.doc.target), dict(self.ctrl.doc.target))
-        self.target_picker.setCurrentIndex(self.target_picker.count() - 1)
 
     def _on_steps_changed(self) -> None:
         self._refresh_placeholders()
@@ -841,8 +907,6 @@ class MainWindow(QMainWindow):
         self._update_title()
         if hasattr(self, "run_controller"):
             self.run_controller.sync_target()
-        if self.target_picker.currentData() != self.ctrl.doc.target:
-            self._sync_target_picker()
         self.worker.set_revision(self.ctrl.revision)
         self.step_model.clear_results(first_index)
         if first_index == 0:
@@ -1025,6 +1089,7 @@ class MainWindow(QMainWindow):
             parts.append(result.error.splitlines()[0][:200])
             self.banner.show_message(result.error)
         self.run_label.setText(" · ".join(parts))
+        self._select_failed_user_code(result)
         self._on_current_step(self.pipeline_view.current_uid(), refresh_params=False)
 
     def _on_engine_crashed(self, message: str) -> None:
@@ -1097,16 +1162,23 @@ class MainWindow(QMainWindow):
         step = self.ctrl.doc.steps[index]
         result = self.step_model.result(uid)
         before, before_key = self._before_of(index)
+        if self._details_kind == "report":
+            self.show_details_placeholder()  # the previous step's report; this step's follows
         title = f"Step {index + 1}: {self._title_for(step.pass_id)}"
         self._shown_pass_id = None
         self._shown_report = {}
+        if result is None or result.state != FAILED:
+            self._mark_source_error(uid, None)
         if result is None:
             self._diff_message(f"{title} has not run yet." if step.runnable else f"{title} is disabled (skipped).")
             self._show_graph(before_key, None, f"{title} — not run yet; showing its input")
             return
         if result.state == FAILED:
             last_good = before if before is not None else (self.last_good_script or self.input_script)
-            self.diff_view.set_error(title, result.error or "unknown error", last_good or "")
+            location = self.error_location(index, result)
+            self.diff_view.set_error(title, result.error or "unknown error", last_good or "",
+                                     traceback=result.traceback or "", location=location)
+            self._mark_source_error(uid, location)
             self._show_graph(before_key, None, f"{title} failed — showing the last good module")
             self.step_shown.emit(uid)
             return
@@ -1119,11 +1191,111 @@ class MainWindow(QMainWindow):
         self._show_graph(result.snapshot_key or before_key, before_key if result.state == CHANGED else None, f"{title} — {label}")
         self.step_shown.emit(uid)
 
+    # ---- errors in the user's own code ------------------------------------------------------
+    def user_code_files(self, index: int) -> list[str]:
+        """File names under which step ``index`` runs the user's own code: ``<custom step N>`` for a
+        custom Python step, the pattern file (as written and resolved) for FuseOpsByPattern."""
+        if not 0 <= index < len(self.ctrl.doc.steps):
+            return []
+        step = self.ctrl.doc.steps[index]
+        if step.pass_id == "custom.python":
+            return [f"<custom step {index + 1}>"]
+        path = step.params.get("pattern_file")
+        if step.params.get("pattern_source") == "file" and path:
+            path = str(path)
+            full = path if os.path.isabs(path) else os.path.join(self.ctrl.doc.model_path_base() or os.getcwd(), path)
+            return [path, full]
+        return []
+
+    def error_location(self, index: int, result: StepResult) -> Optional[ErrorLocation]:
+        """The line of the user's code that step ``index``'s failure points at, if any."""
+        files = self.user_code_files(index)
+        if not files or result.state != FAILED:
+            return None
+        return locate_user_error(result.error or "", result.traceback or "", files)
+
+    def source_editor(self, uid: Optional[str] = None):  # noqa: ANN201 - CodeEditor or None
+        """The code editor of the shown step's ``source`` parameter (custom step), or ``None``."""
+        if uid is not None and uid != self.pipeline_view.current_uid():
+            return None
+        if "source" not in self.param_editor.names():
+            return None
+        return getattr(self.param_editor.editor("source"), "editor", None)
+
+    def _mark_source_error(self, uid: str, location: Optional[ErrorLocation]) -> None:
+        editor = self.source_editor(uid)
+        if editor is None or not hasattr(editor, "mark_error_line"):
+            return
+        if location is not None and location.is_custom_source:
+            # While the user types there the cursor stays put; otherwise scroll to the line.
+            scroll = not editor.hasFocus()
+            editor.mark_error_line(location.line, location.message, scroll=scroll)
+            if scroll:
+                self.param_scroll.ensureWidgetVisible(editor, 0, 0)
+        else:
+            editor.clear_error()
+
+    def _select_failed_user_code(self, result: RunResult) -> None:
+        """After a run whose failure points into the user's code: select that step (unless the user
+        is typing in another step's parameters), so its source shows the marked line."""
+        index = result.failed_index
+        if index is None or not 0 <= index < len(result.steps) or index >= len(self.ctrl.doc.steps):
+            return
+        failed = result.steps[index]
+        if failed.uid == self.pipeline_view.current_uid() or _has_focus_within(self.param_editor):
+            return
+        if self.error_location(index, failed) is not None:
+            self.pipeline_view.select_uids([failed.uid])
+
+    def show_error_location(self, location: ErrorLocation) -> None:
+        """Go to the line an error points at: the custom step's source editor, or the pattern file
+        (shown read-only with the line marked)."""
+        if location.is_custom_source:
+            editor = self.source_editor()
+            if editor is None:
+                return
+            self.pipeline_dock.show()
+            self.pipeline_dock.raise_()
+            self.param_scroll.ensureWidgetVisible(editor)
+            editor.setFocus()
+            editor.mark_error_line(location.line, location.message)
+            return
+        self._show_user_file(location)
+
+    def _show_user_file(self, location: ErrorLocation) -> None:
+        from widgets.code_editor import CodeEditor
+
+        try:
+            text = Path(location.file).read_text(encoding="utf-8")
+        except OSError as exc:
+            QMessageBox.warning(self, "Cannot show the file", f"{location.file}: {exc.strerror or exc}")
+            return
+        dialog = QDialog(self)
+        dialog.setWindowTitle(f"{os.path.basename(location.file)} — line {location.line}")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        caption = QLabel(f"{location.file}\nline {location.line}: {location.message}", dialog)
+        caption.setWordWrap(True)
+        caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        editor = CodeEditor(dialog, read_only=True)
+        editor.set_text(text)
+        editor.mark_error_line(location.line, location.message)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(caption)
+        layout.addWidget(editor, 1)
+        close = QPushButton("Close", dialog)
+        close.clicked.connect(dialog.close)
+        layout.addWidget(close, 0, Qt.AlignmentFlag.AlignRight)
+        dialog.resize(760, 520)
+        dialog.show()
+        self.user_file_dialog = dialog
+        self.user_file_editor = editor
+
     def _show_step_report(self, index: int, step: Step, result: StepResult) -> None:
         """The step's report (DLight rules per PrimFunc, fused groups, tuning summary) in the details pane."""
         text = step_report_html(step.pass_id, result.report or {}, self.ctrl.doc.target)
         if text:
             self.details.setHtml(f"<h3 style='margin:0'>Step {index + 1}: {html.escape(self._title_for(step.pass_id))}</h3>" + text)
+            self._details_kind = "report"
 
     def _show_input(self) -> None:
         if self.input_script:
@@ -1237,7 +1409,7 @@ class MainWindow(QMainWindow):
         node_id = str(info.get("id", "")) if isinstance(info, dict) else str(info or "")
         node = self._graph_node(node_id) if node_id else None
         if node is None:
-            self.details.clear()
+            self.show_details_placeholder()
             return
         data = (self._graph_cache.get(self._shown_graph) or {}).get("graph") or {}
         nodes = {n["id"]: n for n in data.get("nodes", [])}
@@ -1265,6 +1437,27 @@ class MainWindow(QMainWindow):
             items = "".join(f"<tr><td><code>{html.escape(str(k))}</code></td><td><code>{html.escape(str(v))}</code></td></tr>" for k, v in attrs.items())
             rows.append(f"<p>attributes:</p><table>{items}</table>")
         self.details.setHtml("".join(rows))
+        self._details_kind = "node"
+
+    def show_details_placeholder(self) -> None:
+        """The node details panel's hint (wrapped, in the palette's placeholder colour)."""
+        color = self.details.palette().color(QPalette.ColorRole.PlaceholderText).name()
+        self.details.setHtml(
+            f"<p style='color:{color}'>Click a node to see its op, attributes and input/output types.</p>"
+            f"<p style='color:{color}'>Double-click a <code>call_tir</code> node (or use its “show TensorIR” link) "
+            "for the callee's TensorIR.</p>"
+        )
+        self._details_kind = "placeholder"
+
+    def _on_graph_shown(self) -> None:
+        """A new graph is on screen: node details must describe a node of this graph."""
+        if self._details_kind == "report":
+            return
+        selected = self.graph_view.selected_node()
+        if selected is not None and self._graph_node(selected) is not None:
+            self._on_node_selected({"id": selected})
+        else:
+            self.show_details_placeholder()
 
     def _on_details_link(self, url) -> None:
         text = url.toString()
@@ -1391,12 +1584,12 @@ def step_report_html(pass_id: str, report: dict, target: dict) -> str:
             items = "".join(f"<li>{_esc(w)}</li>" for w in warnings) or (
                 f"<li>{_esc(', '.join(unscheduled[:8]))}: no GPU schedule; building for {_esc(target.get('kind'))} will fail</li>"
             )
-            parts.append(f"<p style='color:#c0392b'><b>Warning</b>: {len(unscheduled)} PrimFunc(s) have no GPU schedule "
+            parts.append(f"<p style='color:{status_css('error')}'><b>Warning</b>: {len(unscheduled)} PrimFunc(s) have no GPU schedule "
                          f"— add rules (e.g. gpu.Fallback) or a MetaSchedule step.</p><ul>{items}</ul>")
     warnings = rest.pop("warnings", None)
     if isinstance(warnings, list) and warnings:
         items = "".join(f"<li>{_esc(w)}</li>" for w in warnings)
-        parts.append(f"<p style='color:#c0392b'><b>Warning</b>:</p><ul>{items}</ul>")
+        parts.append(f"<p style='color:{status_css('error')}'><b>Warning</b>:</p><ul>{items}</ul>")
     fusion = rest.pop("fusion", None)
     if isinstance(fusion, dict):
         groups = [g for g in fusion.get("groups") or [] if isinstance(g, dict)]

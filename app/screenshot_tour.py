@@ -3,7 +3,9 @@
 Run under a real X server, e.g. ``xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python -m
 app.screenshot_tour docs/screenshots``. It opens the tutorial pipeline, waits for the engine, and
 saves ``main.png`` (graph + diff of FuseOps), ``graph.png`` (a node selected, details shown),
-``diff.png`` (LegalizeOps diff), ``failed.png`` (a failing custom step: error + last good IR).
+``diff.png`` (LegalizeOps diff), ``failed.png`` (a failing custom step: the error at its line in the
+step's source, the traceback, the last good IR). With ``--dark`` it uses a dark Fusion palette and
+saves ``dark.png`` (the FuseOps state with a node selected) and ``dark_failed.png`` instead.
 """
 
 from __future__ import annotations
@@ -14,22 +16,36 @@ import time
 
 FAILING_SOURCE = '''from tvm import relax
 
+
+def count_calls(mod):
+    """Counts the call_tir bindings of every Relax function (and has a bug)."""
+    total = 0
+    for gvar, func in mod.functions.items():
+        if isinstance(func, relax.Function):
+            total += len(func.body.blocks[0].bindings)
+    return total / (total - total)  # the bug: ZeroDivisionError
+
+
 def broken(mod):
-    raise RuntimeError("this custom pass fails on purpose (screenshot of a failed step)")
+    print("call_tir bindings:", count_calls(mod))
+    return mod
 '''
 
 
 def main(argv: list[str]) -> int:
-    """Entry point: ``argv[0]`` is the output folder."""
+    """Entry point: ``argv[0]`` is the output folder; ``--dark`` for the dark-palette shots."""
+    dark = "--dark" in argv
+    argv = [a for a in argv if a != "--dark"]
     out = argv[0] if argv else "docs/screenshots"
     os.makedirs(out, exist_ok=True)
     from PySide6.QtCore import QDeadlineTimer, QThread
-    from PySide6.QtWidgets import QApplication
 
-    from app.application import make_application
+    from app.application import apply_dark, make_application
     from app.main_window import MainWindow
 
     app = make_application([])
+    if dark:
+        apply_dark(app)
 
     def wait(cond, ms: int = 120_000) -> bool:
         deadline = QDeadlineTimer(ms)
@@ -66,23 +82,26 @@ def main(argv: list[str]) -> int:
     wait(lambda: not win.graph_view.is_busy(), 10_000)
     settle(1500)
     win.graph_view.fit_to_view()
-    shot("main.png")
+    if not dark:
+        shot("main.png")
     # A node selected: details panel.
     calls = [n for n in (win.graph_view.graph_json() or {}).get("nodes", []) if n.get("callee")]
     if calls:
         win.graph_view.select_node(calls[0]["id"], center=True)
-    shot("graph.png")
-    win.pipeline_view.select_uids([steps[0].uid])
-    settle(1500)
-    shot("diff.png")
+    shot("dark.png" if dark else "graph.png")
+    if not dark:
+        win.pipeline_view.select_uids([steps[0].uid])
+        settle(1500)
+        shot("diff.png")
     # A failing step.
     uid = win.add_pass("custom.python", 2)
     win.set_step_params(uid, {"source": FAILING_SOURCE})
     win.pipeline_view.select_uids([uid])
     assert wait(done), "second run did not finish"
     win.pipeline_view.select_uids([uid])
+    win.diff_view.set_details_shown(True)
     settle(1500)
-    shot("failed.png")
+    shot("dark_failed.png" if dark else "failed.png")
     win.ctrl.undo_stack.setClean()
     win.close()
     return 0

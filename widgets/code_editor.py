@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor, QFontDatabase, QPainter, QPaintEvent, QResizeE
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from widgets.highlight import QtPygmentsHighlighter, palette_is_dark
+from widgets.theme import status_colour
 
 
 class _LineNumberArea(QWidget):
@@ -109,24 +110,31 @@ class CodeEditor(QPlainTextEdit):
         """The tint of block ``block``, if any."""
         return self._backgrounds.get(block)
 
-    def mark_error_line(self, line: int, message: str = "") -> None:
-        """Tint line ``line`` (1-based) as an error, use ``message`` as its tooltip, scroll to it."""
+    def mark_error_line(self, line: int, message: str = "", scroll: bool = True) -> None:
+        """Tint line ``line`` (1-based) as an error, use ``message`` as its tooltip and, with
+        ``scroll``, put the cursor on it and scroll to it (``scroll=False`` while the user types,
+        so the cursor stays where it is)."""
         line = max(1, min(line, self.blockCount()))
         self._error = (line, message)
         self._apply_selections()
-        block = self.document().findBlockByNumber(line - 1)
-        cursor = QTextCursor(block)
-        self.setTextCursor(cursor)
-        self.centerCursor()
+        if scroll:
+            block = self.document().findBlockByNumber(line - 1)
+            cursor = QTextCursor(block)
+            self.setTextCursor(cursor)
+            self.centerCursor()
+        self._area.update()
         if message:
             self.setToolTip(f"line {line}: {message}")
         self.error_marked.emit(line, message)
 
     def clear_error(self) -> None:
         """Remove the error mark."""
+        if self._error is None:
+            return
         self._error = None
         self.setToolTip("")
         self._apply_selections()
+        self._area.update()
 
     @property
     def error_line(self) -> Optional[int]:
@@ -225,7 +233,7 @@ class CodeEditor(QPlainTextEdit):
                 number = self.line_number_of_block(block.blockNumber())
                 if number is not None:
                     if self._error and number == self._error[0] and self._numbers is None:
-                        painter.setPen(QColor("#d03030"))
+                        painter.setPen(status_colour("error", pal))
                     painter.drawText(0, top, width, height, Qt.AlignmentFlag.AlignRight, str(number))
                     painter.setPen(pal.color(pal.ColorRole.PlaceholderText))
             block = block.next()

@@ -3,18 +3,22 @@
 ``DiffView.set_snapshots(before, after, before_title, after_title)`` shows the two module texts
 aligned row by row (``pipeline_model.diff``): removed lines tinted red on the left, added lines green
 on the right, padding rows grey; both sides scroll together. A combo filters one function, a check
-box hides unchanged functions. ``set_error(step_title, error_text, last_good_script)`` shows a
-failed step: its plain error text and the last good IR.
+box hides unchanged functions. ``set_error(step_title, error_text, last_good_script, traceback,
+location)`` shows a failed step: its plain error text, the line of the user's code it points at (a
+link: ``location_activated``), the traceback behind a "Details" toggle (the user's frames first), and
+the last good IR.
 """
 
 from __future__ import annotations
 
+import html
 from typing import Optional
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
+    QToolButton,
     QComboBox,
     QHBoxLayout,
     QLabel,
@@ -27,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from pipeline_model import diff as D
 from widgets.code_editor import CodeEditor
+from widgets.error_trace import ErrorLocation, user_frames_first
 from widgets.highlight import palette_is_dark
 
 ALL_FUNCTIONS = ""
@@ -56,10 +61,12 @@ def diff_colors(dark: bool) -> dict[str, QColor]:
 class DiffView(QWidget):
     """Before/after TVMScript of a step, side by side.
 
-    Signals: ``function_selected(str)`` when the user picks a function in the filter ("" = all).
+    Signals: ``function_selected(str)`` when the user picks a function in the filter ("" = all);
+    ``location_activated(ErrorLocation)`` when the user clicks the error's "show the line" link.
     """
 
     function_selected = Signal(str)
+    location_activated = Signal(object)
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -97,6 +104,43 @@ class DiffView(QWidget):
         self.error_text.setReadOnly(True)
         self.error_text.setFont(self.left.font())
         self.error_text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.error_text.setMinimumHeight(3 * self.error_text.fontMetrics().height())
+        self.error_location: Optional[ErrorLocation] = None
+        self.location_label = QLabel()
+        self.location_label.setObjectName("errorLocation")
+        self.location_label.setWordWrap(True)
+        self.location_label.setTextFormat(Qt.TextFormat.RichText)
+        self.location_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.location_label.linkActivated.connect(self._on_location_link)
+        self.details_button = QToolButton()
+        self.details_button.setObjectName("errorDetails")
+        self.details_button.setCheckable(True)
+        self.details_button.setAutoRaise(True)
+        self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.details_button.setToolTip("Show the traceback (your code's frames first)")
+        self.details_button.toggled.connect(self._on_details_toggled)
+        self.traceback_view = CodeEditor(read_only=True, highlight=False)
+        self.traceback_view.setObjectName("errorTraceback")
+        self.traceback_view.hide()
+        self.error_page = QWidget()
+        ev = QVBoxLayout(self.error_page)
+        ev.setContentsMargins(0, 0, 0, 0)
+        ev.setSpacing(2)
+        ev.addWidget(self.location_label)
+        self.error_split = QSplitter(Qt.Orientation.Vertical)
+        self.error_split.addWidget(self.error_text)
+        details_box = QWidget()
+        dv = QVBoxLayout(details_box)
+        dv.setContentsMargins(0, 0, 0, 0)
+        dv.setSpacing(0)
+        dv.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignLeft)
+        dv.addWidget(self.traceback_view, 1)
+        self.error_split.addWidget(details_box)
+        self.error_split.setChildrenCollapsible(False)
+        self.error_split.setStretchFactor(0, 1)
+        self.error_split.setStretchFactor(1, 3)
+        ev.addWidget(self.error_split, 1)
+        self._update_details_button()
 
         left_box = QWidget()
         lv = QVBoxLayout(left_box)
@@ -109,7 +153,7 @@ class DiffView(QWidget):
         rv.addWidget(self.right_title)
         self.right_stack = QStackedWidget()
         self.right_stack.addWidget(self.right)
-        self.right_stack.addWidget(self.error_text)
+        self.right_stack.addWidget(self.error_page)
         rv.addWidget(self.right_stack)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left_box)
@@ -139,7 +183,12 @@ class DiffView(QWidget):
     @property
     def in_error_mode(self) -> bool:
         """True while showing a failed step."""
-        return self.right_stack.currentWidget() is self.error_text
+        return self.right_stack.currentWidget() is self.error_page
+
+    @property
+    def details_shown(self) -> bool:
+        """True while the traceback of a failed step is expanded."""
+        return self.details_button.isChecked()
 
     def clear(self) -> None:
         """Show nothing."""
@@ -147,6 +196,7 @@ class DiffView(QWidget):
         self._before = self._after = None
         self._rows = []
         self._function = ALL_FUNCTIONS
+        self.error_location = None
         self.right_stack.setCurrentWidget(self.right)
         self.left.set_text("")
         self.right.set_text("")
@@ -163,6 +213,7 @@ class DiffView(QWidget):
         """Show the diff of two module texts (``None``: no module on that side)."""
         self._before, self._after = before, after
         self._titles = (before_title, after_title)
+        self.error_location = None
         self.right_stack.setCurrentWidget(self.right)
         self._diff = D.diff_snapshots(before, after)
         self.left_title.setText(before_title or "Before")
@@ -183,8 +234,18 @@ class DiffView(QWidget):
         self.hide_unchanged_box.setEnabled(True)
         self._render()
 
-    def set_error(self, step_title: str, error_text: str, last_good_script: Optional[str]) -> None:
-        """Error mode: the plain error of ``step_title`` on the right, the last good IR on the left."""
+    def set_error(
+        self,
+        step_title: str,
+        error_text: str,
+        last_good_script: Optional[str],
+        traceback: str = "",
+        location: Optional[ErrorLocation] = None,
+    ) -> None:
+        """Error mode: the plain error of ``step_title`` on the right, the last good IR on the left.
+
+        ``location``: the line of the user's code the error points at (shown as a link above the
+        message); ``traceback``: shown under "Details", the user's frames first."""
         self._diff = None
         self._rows = []
         self.function_combo.clear()
@@ -194,8 +255,50 @@ class DiffView(QWidget):
         self.right_title.setText(f"{step_title} failed" if step_title else "Step failed")
         self.left.set_text(last_good_script or "")
         self.error_text.setPlainText(error_text)
-        self.right_stack.setCurrentWidget(self.error_text)
-        self.summary_label.setText("step failed")
+        self.error_location = location
+        if location is not None:
+            where = html.escape(location.describe())
+            link = "show the line in the editor" if location.is_custom_source else "show the file"
+            self.location_label.setText(
+                f"<b>Error at {where}</b>: {html.escape(location.message)} — <a href='location'>{link}</a>"
+            )
+            self.location_label.show()
+        else:
+            self.location_label.clear()
+            self.location_label.hide()
+        files = [location.file] if location is not None else []
+        self.traceback_view.set_text(user_frames_first(traceback, files) if traceback else "")
+        self.details_button.setVisible(bool(traceback))
+        self.traceback_view.setVisible(bool(traceback) and self.details_button.isChecked())
+        self._update_details_button()
+        self._balance_error_split()
+        self.right_stack.setCurrentWidget(self.error_page)
+        self.summary_label.setText("step failed" + (f" at {location.describe()}" if location is not None else ""))
+
+    def set_details_shown(self, shown: bool) -> None:
+        """Expand or collapse the traceback of a failed step (kept for the next failed step)."""
+        self.details_button.setChecked(shown)
+
+    def _on_details_toggled(self, checked: bool) -> None:
+        self.traceback_view.setVisible(checked and bool(self.traceback_view.text()))
+        self._update_details_button()
+        self._balance_error_split()
+
+    def _balance_error_split(self) -> None:
+        # The message is a line or two: give the traceback most of the room while it is shown.
+        if self.traceback_view.isVisibleTo(self.error_page):
+            self.error_split.setSizes([1, 3])
+        else:
+            self.error_split.setSizes([3, 1])
+
+    def _update_details_button(self) -> None:
+        checked = self.details_button.isChecked()
+        self.details_button.setArrowType(Qt.ArrowType.DownArrow if checked else Qt.ArrowType.RightArrow)
+        self.details_button.setText("Hide traceback" if checked else "Details: traceback")
+
+    def _on_location_link(self, _href: str) -> None:
+        if self.error_location is not None:
+            self.location_activated.emit(self.error_location)
 
     def select_function(self, name: str) -> None:
         """Filter the view to one function (``""`` for all) without emitting ``function_selected``."""

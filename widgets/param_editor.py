@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from widgets.code_editor import CodeEditor
+from widgets.theme import status_css
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
@@ -307,7 +308,9 @@ class _CodeField(_Field):
         self.editor.textChanged.connect(self._emit)
 
     def _set(self, value: Any) -> None:
-        self.editor.set_text("" if value is None else str(value))
+        text = "" if value is None else str(value)
+        if text != self.editor.toPlainText():  # same text (echo of the user's own edit): keep the cursor
+            self.editor.set_text(text)
 
     def value(self) -> Any:
         return self.editor.toPlainText()
@@ -322,7 +325,7 @@ class _JsonField(_Field):
         self.editor = QPlainTextEdit()
         self.editor.setMaximumHeight(120)
         self.error_label = QLabel()
-        self.error_label.setStyleSheet("color: #c03030;")
+        self.error_label.setStyleSheet(f"color: {status_css('error')};")
         self.error_label.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

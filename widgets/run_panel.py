@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from pipeline_model.document import target_label
 from widgets.latency_chart import LatencyBar, LatencyChart, format_us
+from widgets.theme import status_css
 
 #: Module choices of the "Module" combo (data values).
 MODULE_FINAL = "final"
@@ -53,11 +54,11 @@ def build_run_html(result: dict[str, Any]) -> str:
     check = result.get("check")
     if check:
         if check.get("error"):
-            verdict = f"<span style='color:#c0392b'><b>✗ check failed</b>: {html.escape(str(check['error']))}</span>"
+            verdict = f"<span style='color:{status_css('error')}'><b>✗ check failed</b>: {html.escape(str(check['error']))}</span>"
         elif check.get("passed"):
-            verdict = "<span style='color:#2e8b57'><b>✓ check passed</b></span>"
+            verdict = f"<span style='color:{status_css('ok')}'><b>✓ check passed</b></span>"
         else:
-            verdict = "<span style='color:#c0392b'><b>✗ check FAILED</b></span>"
+            verdict = f"<span style='color:{status_css('error')}'><b>✗ check FAILED</b></span>"
         rows.append(
             f"<p>{verdict} — max abs error {_fmt(check.get('max_abs'))}, max rel error {_fmt(check.get('max_rel'))} "
             f"(rtol {check.get('rtol')}, atol {check.get('atol')}) vs {html.escape(str(check.get('reference', 'the unoptimized model')))}</p>"

@@ -34,6 +34,8 @@ from pipeline_model.engine.results import (
     UNCHANGED,
     StepResult,
 )
+from widgets.highlight import palette_is_dark
+from widgets.theme import muted_colour, status_colour
 
 #: MIME type of a pass dragged out of the palette: UTF-8 JSON ``{"pass_id": ...}``.
 MIME_PASS = "application/x-rps-pass"
@@ -64,15 +66,16 @@ STATE_LABELS = {
     CANCELLED: "cancelled",
 }
 
-# State colours: chosen to read on light and dark backgrounds alike (mid saturation, mid value).
+# State colours: chosen to read on light and dark backgrounds alike (mid saturation, mid value;
+# at least 3:1 against white and against a dark base). Neutral states derive from the palette.
 _STATE_COLOURS = {
-    NOT_RUN: None,  # palette mid colour
+    NOT_RUN: None,  # palette text blended towards the base
     RUNNING: "#3d8bd9",
     CHANGED: "#2fa84f",
     UNCHANGED: None,  # palette placeholder colour
     FAILED: "#d9443d",
     SKIPPED: None,
-    CANCELLED: "#d99a2b",
+    CANCELLED: None,  # amber: darker on light palettes, lighter on dark ones
 }
 
 
@@ -123,11 +126,12 @@ def state_colour(state: str, palette: Optional[QPalette] = None) -> QColor:
     if name:
         return QColor(name)
     palette = palette or QApplication.palette()
+    if state == CANCELLED:
+        return QColor("#e0a030") if palette_is_dark(palette) else QColor("#a86b00")
     if state == UNCHANGED:
-        colour = palette.color(QPalette.ColorRole.PlaceholderText)
-    else:
-        colour = palette.color(QPalette.ColorRole.Mid)
-    return colour
+        return palette.color(QPalette.ColorRole.PlaceholderText)
+    # Not ``Mid``: on dark themes it is close to the base and the hollow disc disappears.
+    return muted_colour(palette, 0.45)
 
 
 _icon_cache: dict[tuple[str, int], QIcon] = {}
@@ -136,7 +140,7 @@ _icon_cache: dict[tuple[str, int], QIcon] = {}
 def state_icon(state: str, size: int = 16) -> QIcon:
     """A small icon for a step state: a disc (filled for changed/failed/running, hollow otherwise)."""
     palette = QApplication.palette()
-    key = (state + "|" + palette.color(QPalette.ColorRole.Base).name(), size)
+    key = (state + "|" + palette.color(QPalette.ColorRole.Base).name() + palette.color(QPalette.ColorRole.Text).name(), size)
     cached = _icon_cache.get(key)
     if cached is not None:
         return cached
@@ -372,7 +376,7 @@ class QtPipelineModel(QAbstractListModel):
             if not step.runnable:
                 return QApplication.palette().brush(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
             if state == FAILED:
-                return QBrush(state_colour(FAILED))
+                return QBrush(status_colour("error"))  # text: the palette's readable error shade
             return None
         if role == Qt.ItemDataRole.BackgroundRole:
             if state == FAILED:
