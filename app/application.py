@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.settings import APPLICATION, ORGANIZATION
@@ -33,7 +33,45 @@ def make_application(argv: Optional[list[str]] = None) -> QApplication:
         app.setStyleSheet(STYLE_FILE.read_text(encoding="utf-8"))
     except OSError:
         pass
+    follow_palette_changes(app)
     return app  # type: ignore[return-value]
+
+
+class _PaletteFollower(QObject):
+    """Re-applies the application style sheet when the application palette changes.
+
+    With an application style sheet set, Qt does not pass a new application palette (the desktop
+    switching between light and dark) on to the widgets: text would take the new colours while text
+    fields, lists and views kept the old background. Setting the style sheet again re-polishes every
+    widget with the new palette."""
+
+    def __init__(self, app: QApplication) -> None:
+        super().__init__(app)
+        self._app = app
+        self._pending = False
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
+        if obj is self._app and event.type() == QEvent.Type.ApplicationPaletteChange and not self._pending:
+            self._pending = True
+            QTimer.singleShot(0, self._reapply)
+        return False
+
+    def _reapply(self) -> None:
+        self._pending = False
+        sheet = self._app.styleSheet()
+        if sheet:
+            self._app.setStyleSheet("")
+            self._app.setStyleSheet(sheet)
+
+
+def follow_palette_changes(app: QApplication) -> None:
+    """Make the widgets follow application palette changes although a style sheet is set (once per app)."""
+    if app.property("rps_palette_follower"):
+        return
+    follower = _PaletteFollower(app)
+    app.installEventFilter(follower)
+    app.setProperty("rps_palette_follower", True)
+    app._rps_palette_follower = follower  # type: ignore[attr-defined]  # keep a reference
 
 
 def dark_palette() -> "QPalette":

@@ -63,7 +63,7 @@ from widgets.error_trace import ErrorLocation, locate_user_error
 from widgets.pass_palette import PassPalette
 from widgets.pipeline_view import PipelineView
 from widgets.step_model import QtPipelineModel, format_ms
-from widgets.theme import status_css
+from widgets.theme import muted_colour, status_css
 
 #: Pass ids whose steps tune with MetaSchedule (they emit ``tuning_progress``).
 TUNING_PASS_IDS = ("relax.MetaScheduleTuneTIR", "relax.MetaScheduleTuneIRMod")
@@ -752,10 +752,18 @@ class MainWindow(QMainWindow):
         """Follow a system light/dark palette switch in the parts painted with fixed colours."""
         from PySide6.QtCore import QEvent
 
-        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) and hasattr(self, "diff_view"):
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) and hasattr(self, "details"):
+            # Rich text keeps the colours it was made with (hint colour, links, warnings): redo it.
             if self._details_kind == "placeholder":
                 self.show_details_placeholder()
-            self.diff_view.refresh_palette()
+            elif self._details_kind == "node":
+                self._on_graph_shown()
+            elif self._details_kind == "report":
+                uid = self.pipeline_view.current_uid()
+                result = self.step_model.result(uid) if uid else None
+                if result is not None:
+                    index = self.ctrl.doc.index_of(uid)
+                    self._show_step_report(index, self.ctrl.doc.steps[index], result)
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
@@ -1441,7 +1449,7 @@ class MainWindow(QMainWindow):
 
     def show_details_placeholder(self) -> None:
         """The node details panel's hint (wrapped, in the palette's placeholder colour)."""
-        color = self.details.palette().color(QPalette.ColorRole.PlaceholderText).name()
+        color = muted_colour(QApplication.palette(), 0.45).name()  # PlaceholderText may be translucent
         self.details.setHtml(
             f"<p style='color:{color}'>Click a node to see its op, attributes and input/output types.</p>"
             f"<p style='color:{color}'>Double-click a <code>call_tir</code> node (or use its “show TensorIR” link) "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from pipeline_model import diff as D
@@ -155,6 +156,36 @@ def test_error_mode(view, scripts) -> None:
     assert not view.in_error_mode
 
 
+def test_error_mode_location_link_and_traceback_details(view, scripts, qtbot) -> None:
+    from widgets.error_trace import ErrorLocation
+
+    view.show()
+    tb = ('Traceback (most recent call last):\n  File "/x/runner.py", line 340, in run_pipeline\n    new_mod = p(mod)\n'
+          '  File "<custom step 3>", line 5, in broken\n    raise RuntimeError("boom")\nRuntimeError: boom\n')
+    loc = ErrorLocation("<custom step 3>", 5, "RuntimeError: boom")
+    view.set_details_shown(False)
+    view.set_error("Step 3: Custom", "step 3 (custom.python) failed: boom", scripts["legal"], traceback=tb, location=loc)
+    assert view.in_error_mode and view.error_location == loc
+    assert view.location_label.isVisible() and "line 5 of &lt;custom step 3&gt;" in view.location_label.text()
+    assert "line 5" in view.summary_label.text()
+    # the traceback is one click away, the user's frames first
+    assert view.details_button.isVisible() and not view.traceback_view.isVisible()
+    qtbot.mouseClick(view.details_button, Qt.MouseButton.LeftButton)
+    assert view.details_shown and view.traceback_view.isVisible()
+    text = view.traceback_view.toPlainText()
+    assert text.startswith("In your code") and text.index("<custom step 3>") < text.index("runner.py")
+    # the location link asks the owner to show the line
+    with qtbot.waitSignal(view.location_activated, timeout=1000) as blocker:
+        view.location_label.linkActivated.emit("location")
+    assert blocker.args == [loc]
+    # the expanded state is kept for the next failure; no traceback, no toggle
+    view.set_error("Step 4", "plain engine error", scripts["legal"])
+    assert view.details_shown and not view.details_button.isVisible() and not view.traceback_view.isVisible()
+    assert not view.location_label.isVisible() and view.error_location is None
+    view.set_snapshots(scripts["input"], scripts["legal"])
+    assert view.error_location is None and not view.in_error_mode
+
+
 def test_synchronized_scrolling(view, scripts, qtbot) -> None:
     view.set_snapshots(scripts["deep_in"], scripts["deep_legal"])
     bar_l, bar_r = view.left.verticalScrollBar(), view.right.verticalScrollBar()
@@ -255,3 +286,19 @@ def test_big_module_stays_responsive(view, scripts, qtbot) -> None:
     elapsed = time.perf_counter() - t0
     assert elapsed < 10.0
     assert len(view.rows) >= len(after.splitlines())
+
+
+def test_mark_error_line_without_scrolling_keeps_the_cursor(qtbot) -> None:
+    ed = CodeEditor()
+    qtbot.addWidget(ed)
+    ed.set_text("\n".join(f"line_{i} = {i}" for i in range(1, 41)))
+    cursor = ed.textCursor()
+    cursor.setPosition(3)
+    ed.setTextCursor(cursor)
+    ed.mark_error_line(30, "NameError: x", scroll=False)  # the user is typing: leave the cursor alone
+    assert ed.error_line == 30 and ed.textCursor().position() == 3
+    assert [s.cursor.blockNumber() for s in ed.extraSelections()] == [29]
+    ed.mark_error_line(30, "NameError: x")  # default: go to the line
+    assert ed.textCursor().blockNumber() == 29
+    ed.clear_error()
+    assert ed.error_line is None and ed.extraSelections() == []

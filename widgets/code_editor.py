@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from PySide6.QtCore import QRect, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontDatabase, QPainter, QPaintEvent, QResizeEvent, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
@@ -51,6 +51,7 @@ class CodeEditor(QPlainTextEdit):
         self.highlighter: Optional[QtPygmentsHighlighter] = (
             QtPygmentsHighlighter(self.document()) if highlight else None
         )
+        self._highlight_style = self.highlighter.style_name if self.highlighter is not None else ""
         self._numbers: Optional[list[Optional[int]]] = None
         self._numbers_max = 1
         self._backgrounds: dict[int, QColor] = {}
@@ -238,6 +239,19 @@ class CodeEditor(QPlainTextEdit):
                     painter.setPen(pal.color(pal.ColorRole.PlaceholderText))
             block = block.next()
             top = bottom
+
+    def changeEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
+        """Follow a light/dark palette switch: the highlighting style and the error tint."""
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            hl = self.highlighter
+            if hl is not None and hl._dark_setting is None and hl.style_name != self._highlight_style:
+                hl.refresh_palette()
+                self._highlight_style = hl.style_name
+                self._highlight_visible()
+            if self._error is not None:
+                self._apply_selections()
+            self._area.update()
+        super().changeEvent(event)
 
     def event(self, ev) -> bool:  # noqa: ANN001
         """Show the error message when hovering the error line."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 from typing import Optional
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -77,6 +77,7 @@ class DiffView(QWidget):
         self._function = ALL_FUNCTIONS
         self._syncing = False
         self._rows: list[D.DiffRow] = []
+        self._tints_dark = palette_is_dark(self.palette())
 
         self.function_combo = QComboBox()
         self.function_combo.setMinimumContentsLength(24)
@@ -317,7 +318,20 @@ class DiffView(QWidget):
         for editor in (self.left, self.right):
             if editor.highlighter is not None:
                 editor.highlighter.refresh_palette()
+        self._tints_dark = palette_is_dark(self.palette())
         self._render()
+
+    def changeEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
+        """Follow a light/dark palette switch: line tints and the error link's colour."""
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            if palette_is_dark(self.palette()) != self._tints_dark:
+                self._tints_dark = palette_is_dark(self.palette())
+                self._render()
+            text = self.location_label.text()
+            if text:  # rich text keeps the link colour it was laid out with
+                self.location_label.clear()
+                self.location_label.setText(text)
+        super().changeEvent(event)
 
     # -- internals ---------------------------------------------------------------------------------
     def _fill_combo(self) -> None:
@@ -350,7 +364,8 @@ class DiffView(QWidget):
         else:
             rows = self._diff.rows(hide_unchanged=self.hide_unchanged_box.isChecked())
         self._rows = rows
-        colors = diff_colors(palette_is_dark(self.palette()))
+        self._tints_dark = palette_is_dark(self.palette())
+        colors = diff_colors(self._tints_dark)
         left_bg: dict[int, QColor] = {}
         right_bg: dict[int, QColor] = {}
         for i, row in enumerate(rows):

@@ -9,9 +9,9 @@ does) and never imports ``app``.
 from __future__ import annotations
 
 import html
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
-from PySide6.QtCore import QLocale, Qt, Signal
+from PySide6.QtCore import QEvent, QLocale, Qt, Signal
 from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -352,7 +352,7 @@ class RunPanel(QWidget):
         if check:
             parts.append("check passed" if check.get("passed") else "check FAILED")
         self.status.setText(" · ".join(parts))
-        self.results.setHtml(build_run_html(result))
+        self._set_results(lambda: build_run_html(result))
 
     def show_compare_result(self, result: dict[str, Any]) -> None:
         """Show a ``compare`` reply and its chart."""
@@ -366,12 +366,31 @@ class RunPanel(QWidget):
         speedup = float(result.get("speedup") or 0.0)
         self.chart.set_bars(bars, f"speed-up {speedup:.2f}×")
         self.status.setText(f"Compared: speed-up {speedup:.2f}× over the baseline")
-        previous = build_run_html(self.last_build) if self.last_build else ""
-        self.results.setHtml(compare_html(result) + ("<hr><p><i>Last Build &amp; Run</i></p>" + previous if previous else ""))
+        last_build = self.last_build
+
+        def render() -> str:
+            previous = build_run_html(last_build) if last_build else ""
+            return compare_html(result) + ("<hr><p><i>Last Build &amp; Run</i></p>" + previous if previous else "")
+
+        self._set_results(render)
+
+    def _set_results(self, render: Callable[[], str]) -> None:
+        """Show ``render()``'s HTML; it is rendered again when the palette changes (status colours)."""
+        self._results_render = render
+        self.results.setHtml(render())
+
+    def changeEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
+        """Re-render the results in the new palette's status colours."""
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            render = getattr(self, "_results_render", None)
+            if render is not None:
+                self.results.setHtml(render())
+        super().changeEvent(event)
 
     def show_export_result(self, result: dict[str, Any]) -> None:
         """Say where the library and ``deploy.py`` were written."""
         self.last_export, self.last_error = result, None
+        self._results_render = None
         self.set_busy(False)
         self.status.setText(f"Exported {result.get('library')}; run it with: python {result.get('deploy_script')}")
         self.results.setHtml(
@@ -383,6 +402,7 @@ class RunPanel(QWidget):
     def show_error(self, message: str) -> None:
         """A failed request (e.g. the GPU refusal naming the unscheduled PrimFuncs), shown plainly."""
         self.last_error = message
+        self._results_render = None
         self.set_busy(False)
         first = message.strip().splitlines()[0] if message.strip() else "failed"
         self.status.setText(f"✗ {first[:400]}")
