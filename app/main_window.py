@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPalette, QTextOption
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QTextOption
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
