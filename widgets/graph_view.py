@@ -545,18 +545,22 @@ class _DiagramItem(QGraphicsItem):
             draw(QPointF(x0 + (w - tw) / 2.0, y0 + h / 2.0 - half_h + 5.0), st)
         if lod < SUBTITLE_SCALE:
             return
-        painter.setPen(v._muted_pen)  # noqa: SLF001
         font = v._sub_font  # noqa: SLF001
         painter.setFont(font)
         sub_h = v._sub_height  # noqa: SLF001
         subs = p.subs
-        for i in shown:
-            text = subs[i]
-            if not text:
-                continue
-            x0, y0, w, h = rects[i]
-            st, tw = static(1, text, font)
-            draw(QPointF(x0 + (w - tw) / 2.0, y0 + h / 2.0 + half_h - sub_h - 5.0), st)
+        cats = v._cats  # noqa: SLF001
+        # shape·dtype lines: muted on plain boxes, full text colour on the accent fill of changed ones
+        # (muted grey on the accent colour is below readable contrast, light and dark)
+        for pen, want_changed in ((v._muted_pen, False), (v._text_pen, True)):  # noqa: SLF001
+            painter.setPen(pen)
+            for i in shown:
+                text = subs[i]
+                if not text or (cats[i] == _CHANGED) != want_changed:
+                    continue
+                x0, y0, w, h = rects[i]
+                st, tw = static(1, text, font)
+                draw(QPointF(x0 + (w - tw) / 2.0, y0 + h / 2.0 + half_h - sub_h - 5.0), st)
 
     def _paint_overview(self, painter: QPainter, exposed: QRectF, v: "GraphView", p: _Prepared) -> None:
         tiles = _visible(p.coarse, p.coarse_starts, p.band_margin, exposed)
