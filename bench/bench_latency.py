@@ -1,24 +1,35 @@
-"""Latency of the bundled CPU pipeline vs PyTorch eager and ONNX Runtime, on three small models.
+"""Latency of the bundled CPU pipelines vs PyTorch eager and ONNX Runtime, on three small models.
 
 Models (defined here in PyTorch, imported into Relax through the app's own importer, weights kept):
 the tutorial MLP (784-256-10), a small CNN (2 conv + pool + linear on 1x3x32x32) and a transformer
-encoder block (seq 32, hidden 128, 4 heads, MLP 4x). Each is run through the engine with the steps of
-``resources/pipelines/cpu_build.json`` on the host CPU target and timed with ``time_evaluator``; the
-same model is timed in PyTorch eager (``torch.inference_mode``) and in ONNX Runtime (legacy TorchScript
-ONNX export), on the same inputs. Prints one table with the ratios (< 1.0 means TVM is faster).
+encoder block (seq 32, hidden 128, 4 heads, MLP 4x). Each is run through the engine on the host CPU
+target and timed with ``time_evaluator``:
+
+* "TVM default": ``tvm.compile``'s stock default pipeline (the numerical check's reference);
+* "TVM cpu_build": the steps of ``resources/pipelines/cpu_build.json`` (untuned);
+* "TVM tuned": the steps of ``resources/pipelines/cpu_tuned.json`` (MetaSchedule, ``--trials`` per
+  PrimFunc; the database goes to ``--work-dir`` or a temporary folder);
+* optional ``--variants``: untuned variations of cpu_build, to see what each step is worth.
+
+The same model is timed in PyTorch eager (``torch.inference_mode``) and in ONNX Runtime (legacy
+TorchScript ONNX export), on the same inputs. Prints one table with the ratios (< 1.0 means TVM is
+faster) and the load average before and after.
 
 Needs ``requirements-torch.txt`` and ``onnxruntime`` (benchmark only, see docs/PERFORMANCE.md).
-Usage: ``.venv/bin/python bench/bench_latency.py [--repeat N] [--markdown]``
+Usage: ``.venv/bin/python bench/bench_latency.py [--trials N] [--work-dir DIR] [--no-tuned]
+[--variants all|NAME,...] [--models mlp,cnn] [--repeat N] [--markdown]``
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
 import time
+from typing import Any, Callable, Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -88,7 +99,19 @@ example_inputs = (torch.randn(1, 32, 128),)
 }
 
 
-def _time_callable(fn, warmup: int, number: int, repeat: int) -> float:
+
+#: Untuned variations of cpu_build.json (``--variants``): name -> (what it is, edit of the document).
+VARIANT_DOCS = {
+    "no_dlight": "cpu_build without the DLight step",
+    "no_fuse": "cpu_build without FuseOps/FuseTIR",
+    "no_mcpu": "cpu_build on the target without 'mcpu' (generic x86-64 code)",
+    "transpose_matmul": "relax.FuseTransposeMatmul, then cpu_build (no weight transpose per call)",
+    "transpose_matmul_no_dlight": "relax.FuseTransposeMatmul, then cpu_build without the DLight step",
+    "tuned_no_transpose_matmul": "cpu_tuned without its FuseTransposeMatmul step (tunes: costs --trials)",
+}
+
+
+def _time_callable(fn: Callable[[], Any], warmup: int, number: int, repeat: int) -> float:
     """Median over ``repeat`` of the mean per-call time of ``number`` calls, in µs."""
     for _ in range(warmup):
         fn()
@@ -101,11 +124,79 @@ def _time_callable(fn, warmup: int, number: int, repeat: int) -> float:
     return statistics.median(samples)
 
 
+def _loadavg() -> str:
+    try:
+        with open("/proc/loadavg", encoding="utf-8") as fh:
+            return " ".join(fh.read().split()[:3])
+    except OSError:
+        return "n/a"
+
+
+def _set_tuning(doc: Any, trials: Optional[int], work_dir: str) -> None:
+    """Point the document's MetaSchedule steps at ``work_dir`` and give them the trial budget."""
+    for step in doc.steps:
+        if step.pass_id in ("relax.MetaScheduleTuneTIR", "relax.MetaScheduleTuneIRMod",
+                            "relax.MetaScheduleApplyDatabase"):
+            step.params["work_dir"] = work_dir
+            if trials is not None and step.pass_id != "relax.MetaScheduleApplyDatabase":
+                step.params["max_trials_global"] = int(trials)
+                step.params["num_trials_per_iter"] = min(int(step.params.get("num_trials_per_iter", 16)),
+                                                         int(trials))
+
+
+def _variant_doc(name: str, cpu_doc: Any, tuned_doc: Any) -> Any:
+    """The document of an untuned (or tuned) variation named in :data:`VARIANT_DOCS`."""
+    from pipeline_model.document import Step
+
+    if name == "no_dlight":
+        doc = cpu_doc.clone()
+        doc.steps = [s for s in doc.steps if s.pass_id != "dlight.ApplyDefaultSchedule"]
+    elif name == "no_fuse":
+        doc = cpu_doc.clone()
+        doc.steps = [s for s in doc.steps if s.pass_id not in ("relax.FuseOps", "relax.FuseTIR")]
+    elif name == "no_mcpu":
+        doc = cpu_doc.clone()  # the bench drops 'mcpu' from the host target for this column
+    elif name == "transpose_matmul":
+        doc = cpu_doc.clone()
+        doc.steps.insert(0, Step("relax.FuseTransposeMatmul"))
+    elif name == "transpose_matmul_no_dlight":
+        doc = cpu_doc.clone()
+        doc.steps = [s for s in doc.steps if s.pass_id != "dlight.ApplyDefaultSchedule"]
+        doc.steps.insert(0, Step("relax.FuseTransposeMatmul"))
+    elif name == "tuned_no_transpose_matmul":
+        doc = tuned_doc.clone()
+        doc.steps = [s for s in doc.steps if s.pass_id != "relax.FuseTransposeMatmul"]
+    else:
+        raise SystemExit(f"unknown variant {name!r}; known: {', '.join(VARIANT_DOCS)}")
+    doc.name = name
+    return doc
+
+
+def _progress_printer(label: str) -> Callable[[str, dict], None]:
+    """An engine event listener printing one line per finished tuning round to stderr."""
+    def on_event(name: str, data: dict) -> None:
+        if name == "tuning_progress":
+            print(f"  [{label}] tuning {data.get('done')}/{data.get('total')} trials, "
+                  f"{float(data.get('elapsed_s') or 0):.0f} s", file=sys.stderr, flush=True)
+    return on_event
+
+
 def main() -> int:
     """Run the benchmark and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--number", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--trials", type=int, default=None,
+                        help="MetaSchedule trials per PrimFunc of the tuned column "
+                             "(default: cpu_tuned.json's max_trials_global)")
+    parser.add_argument("--work-dir", default=None,
+                        help="tuning work directory (one sub-folder per model; reused by later runs); "
+                             "default: a temporary folder, deleted afterwards")
+    parser.add_argument("--no-tuned", action="store_true", help="skip the tuned column (no tuning)")
+    parser.add_argument("--variants", default="",
+                        help="comma-separated extra columns from: " + ", ".join(VARIANT_DOCS) + " (or 'all')")
+    parser.add_argument("--models", default=",".join(MODELS_SOURCE),
+                        help="comma-separated subset of: " + ", ".join(MODELS_SOURCE))
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     opts = parser.parse_args()
 
@@ -122,29 +213,76 @@ def main() -> int:
     from pipeline_model.engine.client import EngineClient
     from pipeline_model.fileformat import load_pipeline
 
-    cpu_doc = load_pipeline(os.path.join(ROOT, "resources", "pipelines", "cpu_build.json"))
-    client = EngineClient(step_timeout_s=600.0)
+    models = [m.strip() for m in opts.models.split(",") if m.strip()]
+    for m in models:
+        if m not in MODELS_SOURCE:
+            raise SystemExit(f"unknown model {m!r}; known: {', '.join(MODELS_SOURCE)}")
+    variants = list(VARIANT_DOCS) if opts.variants.strip() == "all" else \
+        [v.strip() for v in opts.variants.split(",") if v.strip()]
+    pipelines = os.path.join(ROOT, "resources", "pipelines")
+    cpu_doc = load_pipeline(os.path.join(pipelines, "cpu_build.json"))
+    tuned_doc = load_pipeline(os.path.join(pipelines, "cpu_tuned.json"))
+    for v in variants:
+        _variant_doc(v, cpu_doc, tuned_doc)  # unknown names fail before any work
+    tuning_trials = opts.trials
+    if tuning_trials is None:
+        tuning_trials = next(int(s.params.get("max_trials_global", 64)) for s in tuned_doc.steps
+                             if s.pass_id == "relax.MetaScheduleTuneTIR")
+
+    load_before = _loadavg()
+    t_start = time.perf_counter()
+    # A tuning step reports progress after every round, which restarts the engine's step watchdog.
+    client = EngineClient(step_timeout_s=900.0)
     target = client.request("devices", {})["devices"][0]["target"]
     bench = build_api.BenchSettings(warmup=5, number=opts.number, repeat=opts.repeat)
-    tvm_rows = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    check = (1e-3, 1e-4)
+    tvm_rows: dict[str, dict[str, Any]] = {}
+    tmp = tempfile.mkdtemp(prefix="bench_latency_")
+    work_root = os.path.abspath(opts.work_dir) if opts.work_dir else os.path.join(tmp, "tuning")
+    try:
         # Phase 1: TVM in the engine (nothing else runs: TVM's and torch's thread pools spin after work).
-        for name, source in MODELS_SOURCE.items():
+        for name in models:
             path = os.path.join(tmp, f"{name}.py")
             with open(path, "w", encoding="utf-8") as fh:
-                fh.write(source)
-            doc = cpu_doc.clone()
-            doc.model, doc.target, doc.path = path, dict(target), None
-            doc.name = f"cpu_build on {name}"
-            tvm_rows[name] = build_api.compare(client, build_api.module_request(doc, baseline=True),
-                                               build_api.module_request(doc), bench=bench, check=(1e-3, 1e-4))
+                fh.write(MODELS_SOURCE[name])
+
+            def prepared(doc: Any, label: str) -> Any:
+                doc = doc.clone()
+                # The host target (mcpu, num-cores) for every column; no_mcpu drops 'mcpu'.
+                drop = {"mcpu"} if label == "no_mcpu" else set()
+                doc.model, doc.path = path, None
+                doc.target = {k: v for k, v in target.items() if k not in drop}
+                doc.name = f"{label} on {name}"
+                _set_tuning(doc, tuning_trials, os.path.join(work_root, f"{name}.{label}"))
+                return doc
+
+            row: dict[str, Any] = {}
+            doc = prepared(cpu_doc, "cpu_build")
+            res = build_api.compare(client, build_api.module_request(doc, baseline=True),
+                                    build_api.module_request(doc), bench=bench, check=check)
+            row["default"], row["cpu_build"] = res.a.latency.median_us, res.b.latency.median_us
+            row["checks"] = {"cpu_build": bool(res.check and res.check.passed)}
+            row["tuning_s"] = {}
+            columns = ([] if opts.no_tuned else ["tuned"]) + variants
+            for label in columns:
+                base = tuned_doc if label == "tuned" else _variant_doc(label, cpu_doc, tuned_doc)
+                doc = prepared(base, label)
+                t0 = time.perf_counter()
+                out = build_api.build_run(client, doc, bench=bench, check=check,
+                                          on_event=_progress_printer(f"{name} {label}"))
+                row[label] = out.latency.median_us if out.latency else float("nan")
+                row["checks"][label] = out.ok
+                row["tuning_s"][label] = time.perf_counter() - t0
+                print(f"  {name} {label}: {row[label]:.1f} us ({row['tuning_s'][label]:.0f} s incl. "
+                      f"pipeline and build), check {'pass' if out.ok else 'FAIL'}", file=sys.stderr, flush=True)
+            tvm_rows[name] = row
         client.close()
+        t_tvm = time.perf_counter() - t_start
         # Phase 2: PyTorch eager and ONNX Runtime, same models and inputs, same thread count.
         torch.set_num_threads(int(target.get("num-cores", os.cpu_count() or 1)))
-        rows = []
-        for name, source in MODELS_SOURCE.items():
+        for name in models:
             ns: dict = {}
-            exec(compile(source, name, "exec"), ns)  # noqa: S102 - our own model definitions
+            exec(compile(MODELS_SOURCE[name], name, "exec"), ns)  # noqa: S102 - our own model definitions
             model, inputs = ns["model"], ns["example_inputs"]
             with torch.inference_mode():
                 t_torch = _time_callable(lambda: model(*inputs), 5, opts.number, opts.repeat)
@@ -155,18 +293,35 @@ def main() -> int:
             sess = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
             feed = {i.name: t.numpy() for i, t in zip(sess.get_inputs(), inputs)}
             t_ort = _time_callable(lambda: sess.run(None, feed), 5, opts.number, opts.repeat)
-            result = tvm_rows[name]
-            rows.append((name, result.a.latency.median_us, result.b.latency.median_us, t_torch, t_ort,
-                         bool(result.check and result.check.passed)))
+            tvm_rows[name]["torch"], tvm_rows[name]["ort"] = t_torch, t_ort
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
-    header = ("model", "TVM default (us)", "TVM cpu_build (us)", "PyTorch eager (us)", "ONNX Runtime (us)",
-              "cpu_build/PyTorch", "cpu_build/ORT", "check")
+    tvm_cols = ["default", "cpu_build"] + ([] if opts.no_tuned else ["tuned"]) + variants
+    header = ["model", *(f"TVM {c} (us)" for c in tvm_cols), "PyTorch eager (us)", "ONNX Runtime (us)",
+              "cpu_build/PyTorch"]
+    if not opts.no_tuned:
+        header += ["tuned/PyTorch", "tuned/ORT", "tuning (s)"]
+    header += ["check"]
     lines = []
-    for name, base, opt, t_torch, t_ort, ok in rows:
-        lines.append((name, f"{base:.1f}", f"{opt:.1f}", f"{t_torch:.1f}", f"{t_ort:.1f}",
-                      f"{opt / t_torch:.2f}x", f"{opt / t_ort:.2f}x", "pass" if ok else "FAIL"))
+    for name in models:
+        row = tvm_rows[name]
+        t_torch, t_ort = row["torch"], row["ort"]
+        cells = [name, *(f"{row[c]:.1f}" for c in tvm_cols), f"{t_torch:.1f}", f"{t_ort:.1f}",
+                 f"{row['cpu_build'] / t_torch:.2f}x"]
+        if not opts.no_tuned:
+            cells += [f"{row['tuned'] / t_torch:.2f}x", f"{row['tuned'] / t_ort:.2f}x",
+                      f"{row['tuning_s']['tuned']:.0f}"]
+        failed = [k for k, ok in row["checks"].items() if not ok]
+        cells.append("pass" if not failed else "FAIL: " + ", ".join(failed))
+        lines.append(cells)
     print(f"target {target}; torch {torch.__version__} ({torch.get_num_threads()} threads), "
           f"onnxruntime {ort.__version__}, numpy {np.__version__}")
+    print(f"tuning: {'off' if opts.no_tuned else f'{tuning_trials} trials per PrimFunc'}; "
+          f"TVM phase {t_tvm:.0f} s, total {time.perf_counter() - t_start:.0f} s; "
+          f"load average before {load_before}, after {_loadavg()}")
+    for v in variants:
+        print(f"  {v}: {VARIANT_DOCS[v]}")
     if opts.markdown:
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))

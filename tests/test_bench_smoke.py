@@ -1,0 +1,72 @@
+"""Smoke tests of bench/bench_latency.py's set-up (no TVM, no torch, no tuning): the bundled tuned CPU
+pipeline is well formed, and the benchmark's column documents are what their names say."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import pytest
+
+from pipeline_model.fileformat import load_pipeline
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PIPES = os.path.join(ROOT, "resources", "pipelines")
+TUNE, APPLY = "relax.MetaScheduleTuneTIR", "relax.MetaScheduleApplyDatabase"
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_latency", os.path.join(ROOT, "bench", "bench_latency.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_cpu_tuned_pipeline_is_well_formed() -> None:
+    doc = load_pipeline(os.path.join(PIPES, "cpu_tuned.json"))
+    ids = [s.pass_id for s in doc.steps]
+    assert doc.name and doc.description and doc.model == "builtin:mlp"
+    assert doc.target["kind"] == "llvm" and int(doc.target["num-cores"]) >= 1
+    # Tuning after FuseTIR (the tasks are the fused PrimFuncs), then the database is applied.
+    assert ids.index("relax.FuseTIR") < ids.index(TUNE) < ids.index(APPLY) == len(ids) - 1
+    assert ids.index("relax.LegalizeOps") < ids.index("relax.FuseOps") < ids.index("relax.FuseTIR")
+    # FuseTransposeMatmul works on Relax ops, so it must come before LegalizeOps.
+    assert ids.index("relax.FuseTransposeMatmul") < ids.index("relax.LegalizeOps")
+    tune = doc.steps[ids.index(TUNE)]
+    assert 8 <= int(tune.params["max_trials_global"]) <= 256
+    assert all(s.enabled for s in doc.steps)
+
+
+def test_set_tuning_points_both_steps_at_the_work_dir(tmp_path) -> None:
+    bench = _bench()
+    doc = load_pipeline(os.path.join(PIPES, "cpu_tuned.json"))
+    bench._set_tuning(doc, 5, str(tmp_path))
+    by_id = {s.pass_id: s for s in doc.steps}
+    assert by_id[TUNE].params["work_dir"] == by_id[APPLY].params["work_dir"] == str(tmp_path)
+    assert by_id[TUNE].params["max_trials_global"] == 5
+    assert by_id[TUNE].params["num_trials_per_iter"] <= 5
+    assert "max_trials_global" not in by_id[APPLY].params
+
+
+@pytest.mark.parametrize("name", ["no_dlight", "no_fuse", "no_mcpu", "transpose_matmul",
+                                  "transpose_matmul_no_dlight", "tuned_no_transpose_matmul"])
+def test_variant_documents(name: str) -> None:
+    bench = _bench()
+    cpu = load_pipeline(os.path.join(PIPES, "cpu_build.json"))
+    tuned = load_pipeline(os.path.join(PIPES, "cpu_tuned.json"))
+    doc = bench._variant_doc(name, cpu, tuned)
+    ids = [s.pass_id for s in doc.steps]
+    assert ("dlight.ApplyDefaultSchedule" in ids) == (name in ("no_fuse", "no_mcpu", "transpose_matmul"))
+    assert ("relax.FuseOps" in ids) == (name != "no_fuse")
+    assert (ids[0] == "relax.FuseTransposeMatmul") == (name in ("transpose_matmul", "transpose_matmul_no_dlight"))
+    assert ids.count("relax.FuseTransposeMatmul") <= 1
+    assert (TUNE in ids) == name.startswith("tuned")
+    # The bundled documents are left as they were.
+    assert [s.pass_id for s in cpu.steps] == [s.pass_id for s in load_pipeline(os.path.join(PIPES, "cpu_build.json")).steps]
+
+
+def test_unknown_variant_is_refused() -> None:
+    bench = _bench()
+    cpu = load_pipeline(os.path.join(PIPES, "cpu_build.json"))
+    with pytest.raises(SystemExit, match="unknown variant 'nope'"):
+        bench._variant_doc("nope", cpu, cpu)
