@@ -105,8 +105,8 @@ VARIANT_DOCS = {
     "no_dlight": "cpu_build without the DLight step",
     "no_fuse": "cpu_build without FuseOps/FuseTIR",
     "no_mcpu": "cpu_build on the target without 'mcpu' (generic x86-64 code)",
-    "transpose_matmul": "relax.FuseTransposeMatmul, then cpu_build (no weight transpose per call)",
-    "transpose_matmul_no_dlight": "relax.FuseTransposeMatmul, then cpu_build without the DLight step",
+    "no_transpose_matmul": "cpu_build without its FuseTransposeMatmul step (a weight transpose per call)",
+    "no_transpose_matmul_no_dlight": "cpu_build without FuseTransposeMatmul and without the DLight step",
     "tuned_no_transpose_matmul": "cpu_tuned without its FuseTransposeMatmul step (tunes: costs --trials)",
 }
 
@@ -146,7 +146,6 @@ def _set_tuning(doc: Any, trials: Optional[int], work_dir: str) -> None:
 
 def _variant_doc(name: str, cpu_doc: Any, tuned_doc: Any) -> Any:
     """The document of an untuned (or tuned) variation named in :data:`VARIANT_DOCS`."""
-    from pipeline_model.document import Step
 
     if name == "no_dlight":
         doc = cpu_doc.clone()
@@ -156,13 +155,13 @@ def _variant_doc(name: str, cpu_doc: Any, tuned_doc: Any) -> Any:
         doc.steps = [s for s in doc.steps if s.pass_id not in ("relax.FuseOps", "relax.FuseTIR")]
     elif name == "no_mcpu":
         doc = cpu_doc.clone()  # the bench drops 'mcpu' from the host target for this column
-    elif name == "transpose_matmul":
+    elif name == "no_transpose_matmul":
         doc = cpu_doc.clone()
-        doc.steps.insert(0, Step("relax.FuseTransposeMatmul"))
-    elif name == "transpose_matmul_no_dlight":
+        doc.steps = [s for s in doc.steps if s.pass_id != "relax.FuseTransposeMatmul"]
+    elif name == "no_transpose_matmul_no_dlight":
         doc = cpu_doc.clone()
-        doc.steps = [s for s in doc.steps if s.pass_id != "dlight.ApplyDefaultSchedule"]
-        doc.steps.insert(0, Step("relax.FuseTransposeMatmul"))
+        doc.steps = [s for s in doc.steps
+                     if s.pass_id not in ("relax.FuseTransposeMatmul", "dlight.ApplyDefaultSchedule")]
     elif name == "tuned_no_transpose_matmul":
         doc = tuned_doc.clone()
         doc.steps = [s for s in doc.steps if s.pass_id != "relax.FuseTransposeMatmul"]
