@@ -20,7 +20,7 @@ import inspect
 import math
 import re
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -17,7 +17,6 @@ Engine side (imports TVM).
 from __future__ import annotations
 
 import importlib
-import os
 from typing import Any, Optional
 
 import tvm
@@ -92,26 +91,10 @@ def load_user_patterns(path: str, base_dir: Optional[str] = None) -> list[Any]:
 
     Raises ``ValueError``/``FileNotFoundError`` with a message naming the file (and the item).
     """
-    import runpy
+    from pipeline_model.emit import load_pattern_file
 
-    full = path if os.path.isabs(path) or not base_dir else os.path.join(base_dir, path)
-    if not os.path.isfile(full):
-        raise FileNotFoundError(f"pattern file not found: {full}")
-    namespace = runpy.run_path(full, run_name="relax_patterns")
-    patterns = namespace.get("patterns")
-    if not isinstance(patterns, (list, tuple)) or not patterns:
-        raise ValueError(f"{full}: define a non-empty list named 'patterns'")
-    out = []
-    for i, item in enumerate(patterns):
-        if isinstance(item, relax.transform.FusionPattern):
-            out.append(item)
-        elif isinstance(item, tuple) and len(item) == 3 and callable(item[2]):
-            out.append(relax.transform.FusionPattern(item[0], item[1], check=item[2]))
-        elif isinstance(item, tuple) and len(item) == 2:
-            out.append(relax.transform.FusionPattern(item[0], item[1]))
-        else:
-            raise ValueError(f"{full}: patterns[{i}] is not a FusionPattern or a (name, pattern[, check]) tuple")
-    return out
+    # One loader for the engine, the exported scripts and this module.
+    return load_pattern_file(path, base_dir)
 
 
 def _bindings(func: relax.Function) -> list[tuple[str, Any]]:

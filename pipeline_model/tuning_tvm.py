@@ -27,7 +27,6 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import json
-import math
 import os
 import threading
 import time

@@ -9,20 +9,19 @@ from __future__ import annotations
 import json
 import os
 
-import warnings
 
 import pytest
 
 pytest.importorskip("pytestqt")
 pytestmark = pytest.mark.filterwarnings("ignore:Function.*QDrag.*Event:DeprecationWarning")
 
-from PySide6.QtCore import QModelIndex, QPoint, QPointF, Qt  # noqa: E402
+from PySide6.QtCore import QModelIndex, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox  # noqa: E402
 
 from pipeline_model.engine.results import CHANGED, FAILED  # noqa: E402
-from widgets.pass_palette import PassIdRole  # noqa: E402
 from widgets.step_model import MIME_PASS, MIME_STEP, StateRole  # noqa: E402
+from tests.conftest import qt_wait  # noqa: E402
 
 RUN_TIMEOUT_MS = 120_000
 
@@ -36,43 +35,19 @@ def crash(mod):
 
 
 @pytest.fixture(scope="module")
-def env_dirs(tmp_path_factory):
-    base = tmp_path_factory.mktemp("gui")
-    old = {k: os.environ.get(k) for k in ("RPS_CONFIG_DIR", "RPS_CACHE_DIR")}
-    os.environ["RPS_CONFIG_DIR"] = str(base / "config")
-    os.environ["RPS_CACHE_DIR"] = str(base / "cache")
-    yield base
-    for k, v in old.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+def env_dirs(gui_env):
+    """The app's settings/cache folders (the shared per-module ``gui_env``)."""
+    return gui_env
 
 
 @pytest.fixture(scope="module")
-def window(env_dirs, engine, qapp):
-    from app.main_window import MainWindow
-
-    win = MainWindow(client_factory=lambda: engine, close_client=False)
-    win.trust_override = True
-    win.show()
-    deadline_ok = _wait(lambda: win.catalogue is not None, 120_000)
-    assert deadline_ok, "the catalogue never arrived from the engine"
-    yield win
-    win.ctrl.undo_stack.setClean()
-    win.close()
+def window(studio):
+    """The shared per-module main window (``studio`` in conftest)."""
+    return studio
 
 
 def _wait(cond, timeout_ms: int) -> bool:
-    from PySide6.QtCore import QDeadlineTimer, QThread
-
-    deadline = QDeadlineTimer(timeout_ms)
-    while not cond():
-        if deadline.hasExpired():
-            return False
-        QApplication.processEvents()
-        QThread.msleep(10)
-    return True
+    return qt_wait(cond, timeout_ms)
 
 
 @pytest.fixture

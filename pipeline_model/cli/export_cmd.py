@@ -19,7 +19,6 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Export; exit 0 ok, 2 bad input (unreadable pipeline, bad step), 1 engine failure."""
-    from pipeline_model.catalogue import Catalogue
     from pipeline_model.export import ExportError, default_output_path, export_script
     from pipeline_model.fileformat import PipelineFileError, load_pipeline
 

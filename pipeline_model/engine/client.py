@@ -474,7 +474,6 @@ class EngineClient:
             item = step.to_dict()
             item["placeholder"] = step.placeholder
             steps.append(item)
-        build = doc.build if isinstance(doc.build, dict) else {}
         return {
             "model": doc.model,
             "base_dir": base_dir,
