@@ -106,6 +106,21 @@ class _Banner(QFrame):
         self.show()
 
 
+
+def _value_row(parent: QWidget, label_name: str, button_text: str, tooltip: str) -> tuple[QLabel, QToolButton]:
+    """A plain-text value label that may shrink, and a menu button next to it (model and target rows)."""
+    label = QLabel(parent)
+    label.setObjectName(label_name)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setMinimumWidth(60)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    button = QToolButton(parent)
+    button.setText(button_text)
+    button.setToolTip(tooltip)
+    button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+    return label, button
+
+
 class MainWindow(QMainWindow):
     """Relax Pipeline Studio's main window."""
 
@@ -229,27 +244,13 @@ class MainWindow(QMainWindow):
         self.pipeline_view = PipelineView(self.step_model, self)
         self.param_editor = ParamEditor(self)
         right = QWidget(self)
-        self.model_label = QLabel(right)
-        self.model_label.setObjectName("modelLabel")
-        self.model_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.model_label.setMinimumWidth(60)
-        self.model_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.model_button = QToolButton(right)
-        self.model_button.setText("Model…")
-        self.model_button.setToolTip("Use a built-in model, or open a model file (Ctrl+M)")
-        self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.model_label, self.model_button = _value_row(
+            right, "modelLabel", "Model…", "Use a built-in model, or open a model file (Ctrl+M)")
         # The target: shown here, chosen in one place (the Build & Run panel's device list and
         # its JSON editor); this button offers the same choices. Every change is an undo command.
-        self.target_label = QLabel(right)
-        self.target_label.setObjectName("targetLabel")
-        self.target_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.target_label.setMinimumWidth(60)
-        self.target_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.target_button = QToolButton(right)
+        self.target_label, self.target_button = _value_row(
+            right, "targetLabel", "Change…", "Change the compilation target (devices found by the engine, or a JSON target)")
         self.target_button.setObjectName("targetChange")
-        self.target_button.setText("Change…")
-        self.target_button.setToolTip("Change the compilation target (devices found by the engine, or a JSON target)")
-        self.target_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.target_menu = QMenu(self.target_button)
         self.target_menu.aboutToShow.connect(self._fill_target_menu)
         self.target_button.setMenu(self.target_menu)

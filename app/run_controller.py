@@ -126,13 +126,21 @@ class RunController(QObject):
         bench = build_api.BenchSettings(**self.panel.bench())
         return spec, bench, (rtol, atol)
 
-    def build_and_run(self) -> bool:
-        """Build & Run (Ctrl+B): build the chosen module, run it, time it, check it."""
+    def _prepare(self) -> Optional[tuple[Any, Any, Any, tuple[float, float]]]:
+        """(module document, inputs, bench settings, tolerances), or None when the panel's settings
+        or the module are not usable (the panel already says why)."""
         settings = self._settings()
         doc = self._module_doc()
         if settings is None or doc is None:
+            return None
+        return (doc, *settings)
+
+    def build_and_run(self) -> bool:
+        """Build & Run (Ctrl+B): build the chosen module, run it, time it, check it."""
+        prepared = self._prepare()
+        if prepared is None:
             return False
-        spec, bench, tol = settings
+        doc, spec, bench, tol = prepared
 
         def fn(client: Any, on_event: Callable, trust: bool) -> dict:
             return build_api.build_run(client, doc, inputs=spec, bench=bench, check=tol, trust_custom_code=trust, on_event=on_event).to_json()
@@ -141,11 +149,10 @@ class RunController(QObject):
 
     def compare(self) -> bool:
         """Compare with baseline: the model as loaded (default pipeline) vs this pipeline, same inputs."""
-        settings = self._settings()
-        doc = self._module_doc()
-        if settings is None or doc is None:
+        prepared = self._prepare()
+        if prepared is None:
             return False
-        spec, bench, tol = settings
+        doc, spec, bench, tol = prepared
 
         def fn(client: Any, on_event: Callable, trust: bool) -> dict:
             a = build_api.module_request(doc, baseline=True, trust_custom_code=trust)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from typing import Any, Iterable
+from typing import Any, Iterable, Optional
 
 import networkx as nx
 
@@ -63,6 +63,18 @@ _MAX_ATTR_TEXT = 200
 
 # --------------------------------------------------------------------------- TVM side (lazy imports)
 
+
+
+def _composite_name(func: Any) -> Optional[str]:
+    """The ``Composite`` (else ``Codegen``) attribute of a Relax function: the pattern or backend it
+    was fused for, or None."""
+    fattrs = func.attrs
+    if fattrs is None:
+        return None
+    for key in ("Composite", "Codegen"):
+        if key in fattrs:
+            return str(fattrs[key])
+    return None
 
 def relax_functions(mod: Any) -> list[str]:
     """Return the names of the Relax functions of ``mod``: public ones first (sorted), then private ones."""
@@ -212,12 +224,7 @@ class _Extractor:
             if func is not None:
                 if isinstance(func, relax.Function):
                     kind = "relax_function"
-                    fattrs = func.attrs
-                    if fattrs is not None:
-                        for key in ("Composite", "Codegen"):
-                            if key in fattrs:
-                                composite = str(fattrs[key])
-                                break
+                    composite = _composite_name(func)
                 elif isinstance(func, tvm.tirx.PrimFunc):
                     kind = "prim_func"
                 else:
@@ -332,11 +339,7 @@ class _Extractor:
             op = "relax.const"
         elif isinstance(value, relax.Function):
             op = "function"
-            fattrs = value.attrs
-            if fattrs is not None:
-                for key in ("Composite", "Codegen"):
-                    if key in fattrs:
-                        composite = str(fattrs[key])
+            composite = _composite_name(value)
         elif isinstance(value, relax.If):
             op = "if"
             args = [value.cond]
