@@ -21,7 +21,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, QThread, QTimer, Signal
 
 from pipeline_model.document import PipelineDocument
 from pipeline_model.engine.results import NestedPassResult, RunResult, StepResult
@@ -39,6 +39,9 @@ class EngineRequest(QObject):
     - ``finished(value)``: the reply;
     - ``failed(message)``: an engine error, a crash or a cancel before it started.
 
+    The request is queued from the event loop, so slots connected right after ``submit_*`` (in the
+    same GUI-thread call) never miss its answer.
+
     Exactly one of ``finished``/``failed`` is emitted. ``cancel()`` stops it (a queued request is
     dropped, an in-flight one is cancelled in the engine between passes).
     """
@@ -54,6 +57,7 @@ class EngineRequest(QObject):
         self.args = args
         self._worker = worker
         self.done = False
+        self.cancelled = False
         self.finished.connect(self._release)
         self.failed.connect(self._release)
 
@@ -189,6 +193,15 @@ class QtEngineWorker(QThread):
         with self._lock:
             self._live.add(request)
             self._revision = max(self._revision, revision)
+        # Queued from the event loop, so that the caller connects its slots first (as with QNetworkReply).
+        QTimer.singleShot(0, lambda: self._enqueue_run(request))
+        return request
+
+    def _enqueue_run(self, request: RunRequest) -> None:
+        with self._lock:
+            if request.cancelled or self._stopping:
+                self._live.discard(request)
+                return
             if self._pending_run is not None:
                 self._live.discard(self._pending_run)
             self._pending_run = request  # latest run wins; a replaced one ends silently
@@ -196,7 +209,6 @@ class QtEngineWorker(QThread):
             self._lock.notify_all()
         if isinstance(current, RunRequest):
             self._cancel_client()
-        return request
 
     def submit_graph(self, key: str, function: Optional[str] = None) -> EngineRequest:
         """The graph JSON of cached module ``key`` (``finished(dict)``)."""
@@ -241,16 +253,25 @@ class QtEngineWorker(QThread):
             self.wait(2000)
 
     def _submit(self, request: EngineRequest) -> EngineRequest:
+        self._live.add(request)
+        QTimer.singleShot(0, lambda: self._enqueue(request))  # after the caller connected its slots
+        return request
+
+    def _enqueue(self, request: EngineRequest) -> None:
         with self._lock:
-            self._live.add(request)
+            if request.cancelled or self._stopping:
+                self._live.discard(request)
+                return
             self._jobs.append(request)
             self._lock.notify_all()
-        return request
 
     def _cancel(self, request: EngineRequest) -> None:
         """``request.cancel()``: drop it when queued, cancel the engine when it is in flight."""
         with self._lock:
-            queued = request in self._jobs or self._pending_run is request
+            waiting = not request.cancelled and not request.done and request not in self._jobs \
+                and self._pending_run is not request and self._current is not request
+            request.cancelled = True
+            queued = waiting or request in self._jobs or self._pending_run is request
             if request in self._jobs:
                 self._jobs.remove(request)
             if self._pending_run is request:
