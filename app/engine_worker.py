@@ -1,7 +1,8 @@
 """``QtEngineWorker``: a QThread that owns the ``EngineClient`` and talks to the engine process.
 
-The GUI thread never blocks on the engine: it queues requests here and gets Qt signals back
-(delivered queued, in the GUI thread). Run requests carry the document *revision* they were made
+The GUI thread never blocks on the engine: each ``submit_*`` call queues a request here and returns
+its handle (:class:`EngineRequest`, :class:`RunRequest`), whose own signals deliver its events and its
+answer queued in the GUI thread; ``request.cancel()`` stops it. Run requests carry the document *revision* they were made
 for; results of a revision older than the current one (see :meth:`QtEngineWorker.set_revision`)
 are dropped, and a newer run request cancels an older in-flight run. If the engine process dies
 during a run, ``engine_crashed`` carries a message naming the step that was running; the client
@@ -17,11 +18,10 @@ import threading
 import time
 import traceback
 from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import QObject, QThread, QTimer, Signal
 
 from pipeline_model.document import PipelineDocument
 from pipeline_model.engine.results import NestedPassResult, RunResult, StepResult
@@ -29,12 +29,68 @@ from pipeline_model.engine.results import NestedPassResult, RunResult, StepResul
 _ROOT = Path(__file__).resolve().parent.parent
 
 
-@dataclass
-class _Job:
-    kind: str  # "run", "graph", "prim_func", "snapshot", "catalogue", "ping", "call", "fn"
-    args: dict[str, Any] = field(default_factory=dict)
-    tag: Any = None
-    revision: int = 0
+class EngineRequest(QObject):
+    """The handle of one engine request (napari's workers / git-cola's tasks are the models).
+
+    Made by :meth:`QtEngineWorker.submit_fn` and friends in the GUI thread; its signals are emitted
+    from the worker thread and delivered queued in the GUI thread:
+
+    - ``event(name, data)``: a progress event of the request (``build_progress``, ``tuning_progress`` ...);
+    - ``finished(value)``: the reply;
+    - ``failed(message)``: an engine error, a crash or a cancel before it started.
+
+    The request is queued from the event loop, so slots connected right after ``submit_*`` (in the
+    same GUI-thread call) never miss its answer.
+
+    Exactly one of ``finished``/``failed`` is emitted. ``cancel()`` stops it (a queued request is
+    dropped, an in-flight one is cancelled in the engine between passes).
+    """
+
+    event = Signal(str, object)
+    finished = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, worker: "QtEngineWorker", kind: str, name: str, args: dict[str, Any]) -> None:
+        super().__init__()
+        self.kind = kind
+        self.name = name
+        self.args = args
+        self._worker = worker
+        self.done = False
+        self.cancelled = False
+        self.finished.connect(self._release)
+        self.failed.connect(self._release)
+
+    def cancel(self) -> None:
+        """Stop this request (queued: dropped and ``failed("cancelled")``; in flight: engine cancel)."""
+        self._worker._cancel(self)
+
+    def _release(self, *_args: Any) -> None:
+        self.done = True
+        self._worker._live.discard(self)
+
+
+class RunRequest(EngineRequest):
+    """A pipeline run: typed step events besides ``event`` (handler events such as
+    ``model_loaded``/``tuning_progress``) and ``finished(RunResult)``.
+
+    Events and the result are delivered only while ``revision`` is the worker's current one
+    (the stale-result guard); a superseded run ends silently.
+    """
+
+    started = Signal(object)  # until
+    step_started = Signal(int, str)  # index, uid
+    nested_finished = Signal(int, object)  # index, NestedPassResult
+    step_finished = Signal(object)  # StepResult
+
+    def __init__(self, worker: "QtEngineWorker", args: dict[str, Any], revision: int) -> None:
+        super().__init__(worker, "run", "run", args)
+        self.revision = revision
+
+    def stop_tuning(self) -> None:
+        """End the MetaSchedule tuning in flight early; unlike :meth:`cancel` the run goes on (the
+        tuning step keeps what was measured and a later apply step uses it)."""
+        self._worker._stop_tuning()
 
 
 def catalogue_source_hash() -> str:
@@ -73,35 +129,23 @@ def save_cached_catalogue(cache_dir: str, key: str, catalogue: dict) -> None:
 
 
 class QtEngineWorker(QThread):
-    """Queue of engine requests served by one ``EngineClient`` in a background thread.
+    """Queue of engine requests served one at a time by one ``EngineClient`` in a background thread.
 
-    Signals (all emitted from the worker thread; connect normally, Qt queues them):
+    Every request is a handle (:class:`EngineRequest`, :class:`RunRequest`) with its own signals;
+    the worker itself only reports the engine's life (emitted from the worker thread; Qt queues them):
 
     - ``state_changed(state, message)``: ``starting``, ``ready``, ``busy``, ``crashed``, ``stopped``.
     - ``ping_ready(dict)``: versions and pid of the engine.
     - ``catalogue_ready(dict, int)``: catalogue JSON; 1 when it came from the cache.
-    - ``run_started(revision, until)``; ``step_started(revision, index, uid)``;
-      ``nested_finished(revision, index, NestedPassResult)``; ``step_finished(revision, StepResult)``;
-      ``run_event(revision, name, data)`` for handler events (``tuning_progress`` ...);
-      ``run_finished(revision, RunResult)`` - only for the current revision.
-    - ``reply_ready(kind, tag, value)`` for graph / prim_func / snapshot / generic calls.
-    - ``call_event(kind, tag, name, data)``: events of a generic call (``build_progress``, ``tuning_progress`` ...).
-    - ``request_failed(kind, tag, message)``.
     - ``engine_crashed(message)``: the engine process died; message names the step when in a run.
+
+    Small requests (graphs, prim funcs, calls) are served before a queued run; only the latest run
+    request is kept (a newer one replaces a queued one and cancels an in-flight older one).
     """
 
     state_changed = Signal(str, str)
     ping_ready = Signal(dict)
     catalogue_ready = Signal(dict, int)
-    run_started = Signal(int, object)
-    step_started = Signal(int, int, str)
-    nested_finished = Signal(int, int, object)
-    step_finished = Signal(int, object)
-    run_event = Signal(int, str, object)
-    run_finished = Signal(int, object)
-    reply_ready = Signal(str, object, object)
-    call_event = Signal(str, object, str, object)
-    request_failed = Signal(str, object, str)
     engine_crashed = Signal(str)
 
     def __init__(
@@ -118,9 +162,10 @@ class QtEngineWorker(QThread):
         self._client_factory = client_factory
         self._cached_key = cached_catalogue_key
         self._lock = threading.Condition()
-        self._jobs: deque[_Job] = deque()
-        self._pending_run: Optional[_Job] = None
-        self._current: Optional[_Job] = None
+        self._jobs: deque[EngineRequest] = deque()
+        self._pending_run: Optional[RunRequest] = None
+        self._current: Optional[EngineRequest] = None
+        self._live: set[EngineRequest] = set()  # requests whose answer is not delivered yet
         self._revision = 0
         self._stopping = False
         self._client: Any = None
@@ -130,7 +175,7 @@ class QtEngineWorker(QThread):
     # ---- GUI-thread API --------------------------------------------------------------------
     @property
     def revision(self) -> int:
-        """The document revision results must match to be delivered."""
+        """The document revision run results must match to be delivered."""
         return self._revision
 
     def set_revision(self, revision: int) -> None:
@@ -138,72 +183,57 @@ class QtEngineWorker(QThread):
         with self._lock:
             self._revision = revision
             current = self._current
-        if current is not None and current.kind == "run" and current.revision < revision:
+        if isinstance(current, RunRequest) and current.revision < revision:
             self._cancel_client()
 
-    def request_run(self, doc: PipelineDocument, revision: int, until: Optional[int] = None, trust_custom_code: bool = False) -> None:
+    def submit_run(self, doc: PipelineDocument, revision: int, until: Optional[int] = None,
+                   trust_custom_code: bool = False) -> RunRequest:
         """Run ``doc`` (a copy is taken now) up to step ``until`` (inclusive; ``None`` = all)."""
-        job = _Job("run", {"doc": doc.clone(), "until": until, "trust": trust_custom_code}, revision=revision)
+        request = RunRequest(self, {"doc": doc.clone(), "until": until, "trust": trust_custom_code}, revision)
         with self._lock:
+            self._live.add(request)
             self._revision = max(self._revision, revision)
-            self._pending_run = job  # latest run wins
+        # Queued from the event loop, so that the caller connects its slots first (as with QNetworkReply).
+        QTimer.singleShot(0, lambda: self._enqueue_run(request))
+        return request
+
+    def _enqueue_run(self, request: RunRequest) -> None:
+        with self._lock:
+            if request.cancelled or self._stopping:
+                self._live.discard(request)
+                return
+            if self._pending_run is not None:
+                self._live.discard(self._pending_run)
+            self._pending_run = request  # latest run wins; a replaced one ends silently
             current = self._current
             self._lock.notify_all()
-        if current is not None and current.kind == "run":
+        if isinstance(current, RunRequest):
             self._cancel_client()
 
-    def request_graph(self, key: str, function: Optional[str] = None, tag: Any = None) -> None:
-        """Ask for the graph JSON of cached module ``key``; answer: ``reply_ready("graph", tag, json)``."""
-        self._submit(_Job("graph", {"key": key, "function": function}, tag=tag), replace_tag=True)
+    def submit_graph(self, key: str, function: Optional[str] = None) -> EngineRequest:
+        """The graph JSON of cached module ``key`` (``finished(dict)``)."""
+        return self._submit(EngineRequest(self, "graph", "graph", {"key": key, "function": function}))
 
-    def request_prim_func(self, key: str, name: str, tag: Any = None) -> None:
-        """Ask for the TensorIR text of PrimFunc ``name`` in module ``key``."""
-        self._submit(_Job("prim_func", {"key": key, "name": name}, tag=tag))
+    def submit_prim_func(self, key: str, name: str) -> EngineRequest:
+        """The TensorIR text of PrimFunc ``name`` in module ``key`` (``finished(str)``)."""
+        return self._submit(EngineRequest(self, "prim_func", "prim_func", {"key": key, "name": name}))
 
-    def request_snapshot(self, key: str, tag: Any = None) -> None:
-        """Ask for the TVMScript of cached module ``key``."""
-        self._submit(_Job("snapshot", {"key": key}, tag=tag))
+    def submit_snapshot(self, key: str) -> EngineRequest:
+        """The TVMScript of cached module ``key`` (``finished(str)``)."""
+        return self._submit(EngineRequest(self, "snapshot", "snapshot", {"key": key}))
 
-    def request_call(self, cmd: str, args: dict, tag: Any = None) -> None:
-        """A generic engine request; answer ``reply_ready("call:<cmd>", tag, reply)``."""
-        self._submit(_Job("call", {"cmd": cmd, "args": dict(args)}, tag=tag))
+    def submit_call(self, cmd: str, args: dict) -> EngineRequest:
+        """A generic engine command (``finished(reply dict)``, its events on ``event``)."""
+        return self._submit(EngineRequest(self, "call", cmd, {"cmd": cmd, "args": dict(args)}))
 
-    def request_fn(self, name: str, fn: Callable[[Any, Callable[[str, dict], None]], Any], tag: Any = None) -> None:
-        """Run ``fn(client, on_event)`` in the worker thread (typed wrappers such as ``build_api.build_run``).
+    def submit_fn(self, name: str, fn: Callable[[Any, Callable[[str, dict], None]], Any]) -> EngineRequest:
+        """Run ``fn(client, on_event)`` in the worker thread (typed wrappers such as
+        ``build_api.build_run``); its value arrives on ``finished``, ``on_event`` calls on ``event``."""
+        return self._submit(EngineRequest(self, "fn", name, {"fn": fn}))
 
-        Answer: ``reply_ready("fn:<name>", tag, value)``; events: ``call_event("fn:<name>", tag, event, data)``;
-        an engine error: ``request_failed("fn:<name>", tag, message)``. ``cancel()`` stops it.
-        """
-        self._submit(_Job("fn", {"name": name, "fn": fn}, tag=tag))
-
-    def request_catalogue(self) -> None:
-        """Fetch the catalogue from the engine again (ignores the cache)."""
-        self._submit(_Job("catalogue", {"force": True}))
-
-    def cancel(self) -> None:
-        """Stop the in-flight run (between passes) and drop a queued one."""
-        with self._lock:
-            self._pending_run = None
-        self._cancel_client()
-
-    def stop_tuning(self) -> None:
-        """End the MetaSchedule tuning in flight early; unlike :meth:`cancel` the run goes on (the
-        tuning step keeps what was measured and a later apply step uses it)."""
-        client = self._client
-        if client is None:
-            return
-        stop = getattr(client, "stop_tuning", None)
-        try:
-            if stop is not None:
-                stop()
-            else:  # a client without stop_tuning: cancelling is the closest thing
-                client.cancel()
-        except Exception:  # noqa: BLE001
-            pass
-
-    def cancel_request(self) -> None:
-        """Stop the in-flight request (a build, a tuning call ...) without dropping a queued run."""
-        self._cancel_client()
+    def request_catalogue(self) -> EngineRequest:
+        """Fetch the catalogue from the engine again (ignores the cache); also ``catalogue_ready``."""
+        return self._submit(EngineRequest(self, "catalogue", "catalogue", {"force": True}))
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
         """Stop the thread and close the engine process."""
@@ -222,12 +252,50 @@ class QtEngineWorker(QThread):
                     pass
             self.wait(2000)
 
-    def _submit(self, job: _Job, replace_tag: bool = False) -> None:
+    def _submit(self, request: EngineRequest) -> EngineRequest:
+        self._live.add(request)
+        QTimer.singleShot(0, lambda: self._enqueue(request))  # after the caller connected its slots
+        return request
+
+    def _enqueue(self, request: EngineRequest) -> None:
         with self._lock:
-            if replace_tag and job.tag is not None:
-                self._jobs = deque(j for j in self._jobs if not (j.kind == job.kind and j.tag == job.tag))
-            self._jobs.append(job)
+            if request.cancelled or self._stopping:
+                self._live.discard(request)
+                return
+            self._jobs.append(request)
             self._lock.notify_all()
+
+    def _cancel(self, request: EngineRequest) -> None:
+        """``request.cancel()``: drop it when queued, cancel the engine when it is in flight."""
+        with self._lock:
+            waiting = not request.cancelled and not request.done and request not in self._jobs \
+                and self._pending_run is not request and self._current is not request
+            request.cancelled = True
+            queued = waiting or request in self._jobs or self._pending_run is request
+            if request in self._jobs:
+                self._jobs.remove(request)
+            if self._pending_run is request:
+                self._pending_run = None
+            current = self._current is request
+        if queued and not isinstance(request, RunRequest):
+            request.failed.emit("cancelled")
+        elif queued:
+            self._live.discard(request)
+        if current:
+            self._cancel_client()
+
+    def _stop_tuning(self) -> None:
+        client = self._client
+        if client is None:
+            return
+        stop = getattr(client, "stop_tuning", None)
+        try:
+            if stop is not None:
+                stop()
+            else:  # a client without stop_tuning: cancelling is the closest thing
+                client.cancel()
+        except Exception:  # noqa: BLE001
+            pass
 
     def _cancel_client(self) -> None:
         client = self._client
@@ -245,13 +313,14 @@ class QtEngineWorker(QThread):
 
         return EngineClient()
 
-    def _next_job(self) -> Optional[_Job]:
+    def _next_job(self) -> Optional[EngineRequest]:
         with self._lock:
             while not self._stopping and not self._jobs and self._pending_run is None:
                 self._lock.wait(0.5)
             if self._stopping:
                 return None
             # Small requests first (graphs, prim funcs): they are quick and the user is looking.
+            job: Optional[EngineRequest]
             if self._jobs:
                 job = self._jobs.popleft()
             else:
@@ -274,9 +343,12 @@ class QtEngineWorker(QThread):
                 break
             self.busy = True
             try:
-                self._serve(job)
+                if isinstance(job, RunRequest):
+                    self._serve_run(job)
+                else:
+                    self._serve(job)
             except Exception as exc:  # noqa: BLE001 - never let the thread die
-                self.request_failed.emit(_job_kind(job), job.tag, f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+                job.failed.emit(f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
             finally:
                 with self._lock:
                     self._current = None
@@ -300,11 +372,11 @@ class QtEngineWorker(QThread):
         self._fetch_catalogue(force=False, info=info)
         self.state_changed.emit("ready", f"Engine ready (TVM {self.tvm_version})")
 
-    def _fetch_catalogue(self, force: bool, info: Optional[dict] = None) -> None:
+    def _fetch_catalogue(self, force: bool, info: Optional[dict] = None) -> Optional[dict]:
         info = info or self._client.ping()
         key = f"{info.get('tvm', '?')}|{info.get('tvm_ffi', '?')}"
         if not force and self._cached_key == key:
-            return  # the GUI already shows this catalogue from the cache
+            return None  # the GUI already shows this catalogue from the cache
         data = self._client.catalogue()
         if self._cache_dir:
             try:
@@ -313,67 +385,56 @@ class QtEngineWorker(QThread):
                 pass
         self._cached_key = key
         self.catalogue_ready.emit(data, 0)
-
-    def _event_forwarder(self, kind: str, tag: Any) -> Callable[[str, dict], None]:
-        def on_event(name: str, data: dict) -> None:
-            self.call_event.emit(kind, tag, str(name), data)
-
-        return on_event
+        return data
 
     def _is_current(self, revision: int) -> bool:
         return revision == self._revision
 
-    def _serve(self, job: _Job) -> None:
-        from pipeline_model.engine.client import EngineCrashed, EngineError  # noqa: F401 - TVM-free
+    def _serve(self, job: EngineRequest) -> None:
+        from pipeline_model.engine.client import EngineCrashed, EngineError  # TVM-free
 
-        if job.kind == "run":
-            self._serve_run(job)
-            return
-        self.state_changed.emit("busy", f"Engine: {job.kind}…")
+        def on_event(name: str, data: Any) -> None:
+            job.event.emit(str(name), data)
+
+        self.state_changed.emit("busy", f"Engine: {job.name}…")
+        client = self._client
         try:
             if job.kind == "graph":
-                value = self._client.graph(job.args["key"], job.args.get("function"))
+                value = client.graph(job.args["key"], job.args.get("function"))
             elif job.kind == "prim_func":
-                value = self._client.prim_func(job.args["key"], job.args["name"])
+                value = client.prim_func(job.args["key"], job.args["name"])
             elif job.kind == "snapshot":
-                value = self._client.snapshot(job.args["key"])
+                value = client.snapshot(job.args["key"])
             elif job.kind == "catalogue":
-                self._fetch_catalogue(force=bool(job.args.get("force")))
-                return
+                value = self._fetch_catalogue(force=bool(job.args.get("force")))
             elif job.kind == "call":
-                kind = "call:" + job.args["cmd"]
-                value = self._client.request(job.args["cmd"], job.args["args"], self._event_forwarder(kind, job.tag))
-                self.reply_ready.emit(kind, job.tag, value)
-                return
+                value = client.request(job.args["cmd"], job.args["args"], on_event)
             elif job.kind == "fn":
-                kind = "fn:" + job.args["name"]
-                self.state_changed.emit("busy", f"Engine: {job.args['name']}…")
-                value = job.args["fn"](self._client, self._event_forwarder(kind, job.tag))
-                self.reply_ready.emit(kind, job.tag, value)
-                return
+                value = job.args["fn"](client, on_event)
             else:
-                raise ValueError(f"unknown job kind {job.kind!r}")
+                raise ValueError(f"unknown request kind {job.kind!r}")
         except EngineCrashed as exc:
-            message = f"The engine crashed during a {job.kind} request: {_message(exc)}"
+            message = f"The engine crashed during a {job.name} request: {_message(exc)}"
             self.engine_crashed.emit(message)
-            self.request_failed.emit(_job_kind(job), job.tag, message)
+            job.failed.emit(message)
             self._confirm_engine_up()
             return
         except EngineError as exc:
-            self.request_failed.emit(_job_kind(job), job.tag, _message(exc))
+            job.failed.emit(_message(exc))
             return
-        self.reply_ready.emit(job.kind, job.tag, value)
+        job.finished.emit(value)
 
-    def _serve_run(self, job: _Job) -> None:
+    def _serve_run(self, job: RunRequest) -> None:
         from pipeline_model.engine.client import EngineCrashed, EngineError
 
         revision = job.revision
         if not self._is_current(revision):
+            self._live.discard(job)
             return  # superseded before it started
         doc: PipelineDocument = job.args["doc"]
         until = job.args.get("until")
         self.state_changed.emit("busy", "Running pipeline…")
-        self.run_started.emit(revision, until)
+        job.started.emit(until)
         running: dict[str, Any] = {"index": None, "uid": None}
 
         def on_event(name: str, data: dict) -> None:
@@ -382,18 +443,17 @@ class QtEngineWorker(QThread):
             if not self._is_current(revision):
                 return
             if name == "step_started":
-                self.step_started.emit(revision, int(data.get("index", -1)), str(data.get("uid", "")))
+                job.step_started.emit(int(data.get("index", -1)), str(data.get("uid", "")))
             elif name == "step_finished":
                 step = data.get("step")
-                result = step if isinstance(step, StepResult) else StepResult.from_json(step)
-                self.step_finished.emit(revision, result)
+                job.step_finished.emit(step if isinstance(step, StepResult) else StepResult.from_json(step))
             elif name == "nested":
                 nested = data.get("nested")
                 if isinstance(nested, dict):
                     nested = NestedPassResult(**nested)
-                self.nested_finished.emit(revision, int(data.get("index", -1)), nested)
+                job.nested_finished.emit(int(data.get("index", -1)), nested)
             else:
-                self.run_event.emit(revision, name, data)
+                job.event.emit(name, data)
 
         started = time.perf_counter()
         restarts_before = int(getattr(self._client, "restarts", 0))
@@ -413,7 +473,9 @@ class QtEngineWorker(QThread):
                 self.engine_crashed.emit(crash)
                 self._confirm_engine_up()
         if self._is_current(revision):
-            self.run_finished.emit(revision, result)
+            job.finished.emit(result)
+        else:
+            self._live.discard(job)
 
     @staticmethod
     def _crash_message(doc: PipelineDocument, running: dict, detail: str) -> str:
@@ -441,15 +503,6 @@ def _failed_step_error(result: RunResult) -> Optional[str]:
         if step.index == result.failed_index and step.error:
             return step.error
     return None
-
-
-def _job_kind(job: _Job) -> str:
-    """The kind a reply/failure of ``job`` is reported under (``call:<cmd>``, ``fn:<name>``, ``graph`` ...)."""
-    if job.kind == "call":
-        return "call:" + str(job.args.get("cmd"))
-    if job.kind == "fn":
-        return "fn:" + str(job.args.get("name"))
-    return job.kind
 
 
 def _message(exc: BaseException) -> str:

@@ -1,19 +1,21 @@
 """``RunController``: drives the run panel (Build & Run, Compare, Export library, targets) through the engine.
 
-All engine work goes through the window's :class:`app.engine_worker.QtEngineWorker` (``request_fn``
+All engine work goes through the context's :class:`app.engine_worker.QtEngineWorker` (``submit_fn``
 with the typed wrappers of :mod:`pipeline_model.build_api` and :mod:`pipeline_model.targets`), so the
-GUI never blocks. Target changes are undo commands (``SetTargetCommand``). The module built is the
+GUI never blocks; each request is one handle whose ``finished``/``failed`` answer only it. Target changes are undo commands (``SetTargetCommand``). The module built is the
 final one or the one after the selected step: the request carries the document (cut after that step)
 and the engine re-uses its step cache to get the module.
 """
 
 from __future__ import annotations
 
-import itertools
 from typing import Any, Callable, Optional
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtWidgets import QMenu
 
+from app.context import AppContext
+from app.engine_worker import EngineRequest
 from app.undo_commands import SetTargetCommand
 from pipeline_model import build_api
 from pipeline_model import targets as targets_mod
@@ -21,25 +23,29 @@ from pipeline_model.document import PipelineDocument
 from widgets.run_panel import MODULE_SELECTED, RunPanel
 from widgets.target_editor import TargetEditorDialog
 
-_TAG = "run_panel"
+
+
+def tr(text: str) -> str:
+    """Translate ``text`` in the run panel's context."""
+    return QCoreApplication.translate("RunController", text)
 
 
 class RunController(QObject):
-    """Connects a :class:`widgets.run_panel.RunPanel` to the engine worker and the document."""
+    """Connects a :class:`widgets.run_panel.RunPanel` to the engine and the document (through the context)."""
 
     #: ``(kind, reply dict)`` after a build_run / compare / export_library answer (tests, screenshots).
     finished = Signal(str, object)
     #: ``(kind, message)`` when a request failed.
     failed = Signal(str, str)
 
-    def __init__(self, window: Any, panel: RunPanel) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, ctx: AppContext, panel: RunPanel, current_uid: Callable[[], str]) -> None:
+        super().__init__(ctx)
+        self.ctx = ctx
         self.panel = panel
+        self._current_uid = current_uid
         self.devices: list[dict[str, Any]] = []
         self.target_dialog: Optional[TargetEditorDialog] = None
-        self._seq = itertools.count(1)
-        self._active: Optional[tuple[str, int]] = None
+        self.request: Optional[EngineRequest] = None
         panel.build_requested.connect(self.build_and_run)
         panel.compare_requested.connect(self.compare)
         panel.export_requested.connect(self.export_library)
@@ -47,40 +53,37 @@ class RunController(QObject):
         panel.target_chosen.connect(self.set_target)
         panel.advanced_target_requested.connect(self.edit_target)
         panel.refresh_devices_requested.connect(self.refresh_devices)
-        panel.show_target(window.ctrl.doc.target)
-
-    def connect_worker(self, worker: Any) -> None:
-        """Listen to the worker's replies (call once the window's worker exists)."""
-        worker.reply_ready.connect(self._on_reply)
-        worker.request_failed.connect(self._on_failed)
-        worker.call_event.connect(self._on_event)
-
-    @property
-    def worker(self) -> Any:
-        return self.window.worker
+        panel.show_target(ctx.doc.target)
 
     @property
     def busy(self) -> bool:
         """True while a build/compare/export request is in flight."""
-        return self._active is not None
+        return self.request is not None
 
     # ---- targets --------------------------------------------------------------------------
     def refresh_devices(self) -> None:
         """Ask the engine which devices exist (CPU always; GPUs when present)."""
-        self.worker.request_fn("devices", lambda client, _ev: [d.to_json() for d in targets_mod.list_devices(client)], tag=(_TAG, 0))
+        request = self.ctx.engine.submit_fn("devices", lambda client, _ev: [d.to_json() for d in targets_mod.list_devices(client)])
+        request.finished.connect(self._on_devices)
+        request.failed.connect(lambda message: self.panel.show_progress(
+            tr("Device detection failed: {0}").format(message.splitlines()[0] if message else "")))
+
+    def _on_devices(self, value: Any) -> None:
+        self.devices = list(value or [])
+        self.panel.set_devices(self.devices, self.ctx.doc.target)
 
     def sync_target(self) -> None:
         """The document's target changed (undo, file load): show it."""
-        self.panel.show_target(self.window.ctrl.doc.target)
+        self.panel.show_target(self.ctx.doc.target)
 
     def set_target(self, target: dict[str, Any]) -> None:
         """Change the pipeline's target (undoable)."""
-        if dict(target) != self.window.ctrl.doc.target:
-            self.window.ctrl.undo_stack.push(SetTargetCommand(self.window.ctrl, dict(target)))
+        if isinstance(target, dict) and dict(target) != self.ctx.doc.target:
+            self.ctx.undo_stack.push(SetTargetCommand(self.ctx.document, dict(target)))
 
     def edit_target(self) -> TargetEditorDialog:
         """Open the advanced JSON target editor (non-modal); an accepted target becomes an undo command."""
-        dialog = TargetEditorDialog(self.window.ctrl.doc.target, self.window)
+        dialog = TargetEditorDialog(self.ctx.doc.target, self.ctx.dialog_parent)
         dialog.validate_requested.connect(self._validate_for_dialog)
         dialog.accepted.connect(lambda: self.set_target(dialog.target))
         self.target_dialog = dialog
@@ -88,31 +91,57 @@ class RunController(QObject):
         return dialog
 
     def _validate_for_dialog(self, target: dict[str, Any]) -> None:
-        self.worker.request_fn("validate_target", lambda client, _ev: targets_mod.validate_target(client, target), tag=(_TAG, -1))
+        request = self.ctx.engine.submit_fn("validate_target", lambda client, _ev: targets_mod.validate_target(client, target))
+        dialog = self.target_dialog
+        if dialog is not None:
+            request.finished.connect(lambda value: dialog.set_validation(dict(value or {})))
+            request.failed.connect(lambda message: dialog.set_validation({"ok": False, "error": message}))
+
+    def target_choices(self) -> list[tuple[str, dict]]:
+        """``(label, target)`` of the targets the Build & Run panel offers (its device list)."""
+        combo = self.panel.target_combo
+        out = [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]
+        return [(text, dict(data)) for text, data in out if isinstance(data, dict)]
+
+    def fill_target_menu(self, menu: QMenu, show_panel: Callable[[], None]) -> None:
+        """The pipeline dock's "Change…" menu: the panel's targets, the JSON editor, the panel."""
+        menu.clear()
+        current = self.ctx.doc.target
+        for text, target in self.target_choices() or [(tr("CPU: generic llvm"), {"kind": "llvm"})]:
+            act = menu.addAction(text)
+            act.setCheckable(True)
+            act.setChecked(target == current)
+            act.triggered.connect(lambda _=False, t=target: self.set_target(t))
+        menu.addSeparator()
+        menu.addAction(tr("Edit as JSON…"), self.edit_target)
+        menu.addAction(tr("Show in Build && Run Panel"), show_panel)
 
     # ---- requests -------------------------------------------------------------------------
     def _module_doc(self) -> Optional[PipelineDocument]:
-        doc = self.window.ctrl.doc.clone()
+        doc = self.ctx.doc.clone()
         if self.panel.module_choice() == MODULE_SELECTED:
-            uid = self.window.pipeline_view.current_uid()
+            uid = self._current_uid()
             if uid:
-                doc.steps = doc.steps[: self.window.ctrl.doc.index_of(uid) + 1]
+                doc.steps = doc.steps[: self.ctx.doc.index_of(uid) + 1]
         return doc
 
-    def _start(self, kind: str, message: str, fn: Callable[[Any, Callable[[str, dict], None]], Any]) -> bool:
-        if self._active is not None:
-            self.panel.show_progress("The engine is still busy with the previous request (Stop to end it).")
+    def _start(self, kind: str, message: str, fn: Callable[[Any, Callable[[str, dict], None], bool], Any]) -> bool:
+        if self.request is not None:
+            self.panel.show_progress(tr("The engine is still busy with the previous request (Stop to end it)."))
             return False
-        trust = self.window._trust_for_run()
+        trust = self.ctx.trust.for_run()
         if trust is None:
             return False
-        self._active = (kind, next(self._seq))
         self.panel.set_busy(True, message)
 
         def call(client: Any, on_event: Callable[[str, dict], None]) -> Any:
             return fn(client, on_event, bool(trust))
 
-        self.worker.request_fn(kind, call, tag=(_TAG, self._active[1]))
+        request = self.ctx.engine.submit_fn(kind, call)
+        self.request = request
+        request.event.connect(self._on_event)
+        request.finished.connect(lambda value: self._on_finished(request, kind, value))
+        request.failed.connect(lambda message: self._on_failed(request, kind, message))
         return True
 
     def _settings(self) -> Optional[tuple[build_api.InputSpec, build_api.BenchSettings, tuple[float, float]]]:
@@ -175,56 +204,33 @@ class RunController(QObject):
 
     def stop(self) -> None:
         """Stop the in-flight build request."""
-        if self._active is not None:
-            self.worker.cancel_request()
-            self.panel.show_progress("Stopping…")
+        if self.request is not None:
+            self.request.cancel()
+            self.panel.show_progress(tr("Stopping…"))
 
-    # ---- replies --------------------------------------------------------------------------
-    def _mine(self, kind: str, tag: Any) -> bool:
-        return kind.startswith("fn:") and isinstance(tag, tuple) and len(tag) == 2 and tag[0] == _TAG
-
-    def _on_event(self, kind: str, tag: Any, name: str, data: Any) -> None:
-        if self._mine(kind, tag) and name == "build_progress" and isinstance(data, dict):
+    # ---- answers --------------------------------------------------------------------------
+    def _on_event(self, name: str, data: Any) -> None:
+        if name == "build_progress" and isinstance(data, dict):
             self.panel.show_progress(str(data.get("message") or data.get("phase") or ""))
 
-    def _on_reply(self, kind: str, tag: Any, value: Any) -> None:
-        if not self._mine(kind, tag):
+    def _on_finished(self, request: EngineRequest, kind: str, value: Any) -> None:
+        if request is not self.request:
             return
-        name = kind[3:]
-        if name == "devices":
-            self.devices = list(value or [])
-            self.panel.set_devices(self.devices, self.window.ctrl.doc.target)
-            return
-        if name == "validate_target":
-            if self.target_dialog is not None:
-                self.target_dialog.set_validation(dict(value or {}))
-            return
-        if self._active is None or tag[1] != self._active[1]:
-            return
-        self._active = None
-        if name == "build_run":
+        self.request = None
+        if kind == "build_run":
             self.panel.show_build_result(value)
-        elif name == "compare":
+        elif kind == "compare":
             self.panel.show_compare_result(value)
-        elif name == "export_library":
+        elif kind == "export_library":
             self.panel.show_export_result(value)
-        self.finished.emit(name, value)
+        self.finished.emit(kind, value)
 
-    def _on_failed(self, kind: str, tag: Any, message: str) -> None:
-        if not self._mine(kind, tag):
+    def _on_failed(self, request: EngineRequest, kind: str, message: str) -> None:
+        if request is not self.request:
             return
-        name = kind[3:]
-        if name == "validate_target":
-            if self.target_dialog is not None:
-                self.target_dialog.set_validation({"ok": False, "error": message})
-            return
-        if name == "devices":
-            self.panel.show_progress(f"Device detection failed: {message.splitlines()[0] if message else ''}")
-            return
-        if self._active is not None and tag[1] == self._active[1]:
-            self._active = None
-            self.panel.show_error(_plain(message))
-            self.failed.emit(name, message)
+        self.request = None
+        self.panel.show_error(_plain(message))
+        self.failed.emit(kind, message)
 
 
 def _plain(message: str) -> str:

@@ -69,11 +69,11 @@ def main(argv: list[str]) -> int:
         print("saved", path)
 
     win = MainWindow()
-    win.trust_override = True
+    win.ctx.trust.override = True
     win.resize(1560, 960)
     win.show()
     win.open_initial(None)
-    assert wait(lambda: win.catalogue is not None), "no catalogue"
+    assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
     done = lambda: all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps)  # noqa: E731
     assert wait(done), "run did not finish"
     steps = win.ctrl.doc.steps
@@ -94,8 +94,8 @@ def main(argv: list[str]) -> int:
         settle(1500)
         shot("diff.png")
     # A failing step.
-    uid = win.add_pass("custom.python", 2)
-    win.set_step_params(uid, {"source": FAILING_SOURCE})
+    uid = win.editor.add_pass("custom.python", 2)
+    win.editor.set_step_params(uid, {"source": FAILING_SOURCE})
     win.pipeline_view.select_uids([uid])
     assert wait(done), "second run did not finish"
     win.pipeline_view.select_uids([uid])

@@ -46,12 +46,12 @@ def main() -> int:
 
     win = MainWindow()
     win.show()
-    assert wait(lambda: win.catalogue is not None), "no catalogue"
+    assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
     win.ctrl.replace_document(PipelineDocument(model="builtin:mlp", steps=[Step("relax.LegalizeOps"), Step("relax.AnnotateTIROpPattern")]))
     assert wait(lambda: all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps)), "first run"
 
     shown: dict[str, float] = {}
-    win.step_shown.connect(lambda uid: shown.setdefault(uid, time.perf_counter()))
+    win.inspector.step_shown.connect(lambda uid: shown.setdefault(uid, time.perf_counter()))
     rows = []
     for pass_id in DROPS:
         index = win.palette.model.index_of_pass(pass_id)
@@ -66,7 +66,7 @@ def main() -> int:
         t1 = time.perf_counter()
         res = win.step_model.result(uid)
         total = (t1 - t0) * 1000
-        run = win.last_run
+        run = win.session.last_run
         rows.append((pass_id, total, res.elapsed_ms, total - res.elapsed_ms, run.total_ms if run else float("nan"), res.state))
         app.processEvents()
     print(f"{'pass':32} {'drop->diff ms':>14} {'engine step ms':>15} {'overhead ms':>12} {'run total ms':>13}  state")

@@ -109,9 +109,26 @@ def studio(gui_env, engine, qapp):
     from app.main_window import MainWindow
 
     win = MainWindow(client_factory=lambda: engine, close_client=False)
-    win.trust_override = True
+    win.ctx.trust.override = True
     win.show()
-    assert qt_wait(lambda: win.catalogue is not None), "the catalogue never arrived from the engine"
+    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None), "the catalogue never arrived from the engine"
+    yield win
+    win.ctrl.undo_stack.setClean()
+    win.close()
+
+
+@pytest.fixture(scope="module")
+def fake_studio(gui_env, qapp):
+    """A shown main window on the TVM-free fake engine (``tests/fake_engine.py``), custom code trusted."""
+    from app.main_window import MainWindow
+    from tests.fake_engine import FakeEngineClient
+
+    client = FakeEngineClient()
+    win = MainWindow(client_factory=lambda: client, close_client=False)
+    win.fake_client = client
+    win.ctx.trust.override = True
+    win.show()
+    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None, 20_000), "no catalogue from the fake engine"
     yield win
     win.ctrl.undo_stack.setClean()
     win.close()

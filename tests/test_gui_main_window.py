@@ -54,8 +54,8 @@ def _wait(cond, timeout_ms: int) -> bool:
 def fresh(window):
     """The module window with an empty, clean pipeline on the tutorial MLP."""
     window.ctrl.undo_stack.setClean()
-    window.new_pipeline(force=True)
-    window.auto_run = True
+    window.files.new_pipeline(force=True)
+    window.session.auto_run = True
     _wait(lambda: window.step_model.rowCount() == 0, 1000)
     return window
 
@@ -101,7 +101,7 @@ def test_palette_lists_searches_and_greys(window):
     assert "relax.FuseTIR" in pal.visible_pass_ids()
     assert "relax.LegalizeOps" not in pal.visible_pass_ids()
     pal.search.setText("")
-    unavailable = [s for s in window.catalogue.specs() if not s.available]
+    unavailable = [s for s in window.ctx.catalogue.catalogue.specs() if not s.available]
     if unavailable:
         index = pal.model.index_of_pass(unavailable[0].id)
         assert not index.flags() & Qt.ItemFlag.ItemIsDragEnabled
@@ -113,7 +113,7 @@ def test_palette_lists_searches_and_greys(window):
 
 def test_drop_from_palette_reorder_undo_redo(fresh):
     win = fresh
-    win.auto_run = False
+    win.session.auto_run = False
     drop_on_list(win, palette_mime(win, "relax.FuseOps"), None)
     drop_on_list(win, palette_mime(win, "relax.FuseTIR"), None)
     assert pass_ids(win) == ["relax.FuseOps", "relax.FuseTIR"]
@@ -142,7 +142,7 @@ def test_drop_from_palette_reorder_undo_redo(fresh):
     assert pass_ids(win) == ["relax.LegalizeOps", "relax.FuseOps"]
     win.step_model.setData(win.step_model.index(0), Qt.CheckState.Unchecked, Qt.ItemDataRole.CheckStateRole)
     assert win.ctrl.doc.steps[0].enabled is False
-    win.duplicate_steps([win.ctrl.doc.steps[1].uid])
+    win.editor.duplicate_steps([win.ctrl.doc.steps[1].uid])
     assert pass_ids(win) == ["relax.LegalizeOps", "relax.FuseOps", "relax.FuseOps"]
     for _ in range(3):
         win.act_undo.trigger()
@@ -157,7 +157,7 @@ def test_drop_from_palette_reorder_undo_redo(fresh):
 def test_run_shows_diff_of_changing_step(fresh):
     win = fresh
     for pid in ("relax.LegalizeOps", "relax.AnnotateTIROpPattern", "relax.FuseOps", "relax.FuseTIR"):
-        win.add_pass(pid)
+        win.editor.add_pass(pid)
     first = win.ctrl.doc.steps[0].uid
     win.pipeline_view.select_uids([first])
     # The edit triggers an automatic run; wait for every step to have a result.
@@ -173,17 +173,17 @@ def test_run_shows_diff_of_changing_step(fresh):
 
 def test_save_and_reload_round_trip(fresh, tmp_path, monkeypatch):
     win = fresh
-    win.auto_run = False
-    win.add_pass("relax.LegalizeOps")
-    win.add_pass("relax.FoldConstant")
-    win.toggle_step(win.ctrl.doc.steps[1].uid, False)
+    win.session.auto_run = False
+    win.editor.add_pass("relax.LegalizeOps")
+    win.editor.add_pass("relax.FoldConstant")
+    win.editor.toggle_step(win.ctrl.doc.steps[1].uid, False)
     path = str(tmp_path / "mine.json")
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (path, "")))
     win.act_save.trigger()
     assert os.path.exists(path) and not win.ctrl.modified
     assert "*" not in win.windowTitle().split(" — ")[0]
     saved = [s.to_dict() for s in win.ctrl.doc.steps]
-    win.new_pipeline(force=True)
+    win.files.new_pipeline(force=True)
     assert win.ctrl.doc.steps == []
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (path, "")))
     win.act_open.trigger()
@@ -198,21 +198,21 @@ def test_save_and_reload_round_trip(fresh, tmp_path, monkeypatch):
 
 def test_bad_file_shows_error_and_keeps_document(fresh, tmp_path, monkeypatch):
     win = fresh
-    win.auto_run = False
-    win.add_pass("relax.LegalizeOps")
+    win.session.auto_run = False
+    win.editor.add_pass("relax.LegalizeOps")
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "relax-pipeline-studio.pipeline", "version": 1, "steps": [{"pass": 3}]}')
     shown = []
     monkeypatch.setattr(QMessageBox, "critical", staticmethod(lambda parent, title, text, *a: shown.append(text)))
-    assert win.open_pipeline(str(bad)) is False
+    assert win.files.open_pipeline(str(bad)) is False
     assert shown and "bad.json" in shown[0]
     assert pass_ids(win) == ["relax.LegalizeOps"]
 
 
 def test_close_with_unsaved_changes_asks(fresh, monkeypatch):
     win = fresh
-    win.auto_run = False
-    win.add_pass("relax.LegalizeOps")
+    win.session.auto_run = False
+    win.editor.add_pass("relax.LegalizeOps")
     asked = []
 
     def answer(button):
@@ -237,7 +237,7 @@ def test_close_discard_closes(env_dirs, qapp, monkeypatch):
 
     win = MainWindow(start_engine=False)
     win.show()
-    win.add_pass("relax.LegalizeOps")  # no catalogue yet: still added
+    win.editor.add_pass("relax.LegalizeOps")  # no catalogue yet: still added
     assert win.ctrl.modified
     monkeypatch.setattr(QMessageBox, "question", staticmethod(lambda *a, **k: QMessageBox.StandardButton.Discard))
     assert win.close() is True
@@ -249,10 +249,10 @@ def test_engine_crash_during_run_keeps_document(env_dirs, qapp):
     from pipeline_model.document import PipelineDocument, Step
 
     win = MainWindow()  # its own engine: this test kills it
-    win.trust_override = True
+    win.ctx.trust.override = True
     win.show()
     try:
-        assert _wait(lambda: win.catalogue is not None, 120_000)
+        assert _wait(lambda: win.ctx.catalogue.catalogue is not None, 120_000)
         crashed = []
         win.worker.engine_crashed.connect(crashed.append)
         doc = PipelineDocument(
@@ -272,7 +272,7 @@ def test_engine_crash_during_run_keeps_document(env_dirs, qapp):
         assert win.diff_view.in_error_mode
         assert "prim_func" in win.diff_view.left.toPlainText()
         # Recovery: remove the crashing step; the restarted engine runs the rest.
-        win.delete_steps([win.ctrl.doc.steps[1].uid])
+        win.editor.delete_steps([win.ctrl.doc.steps[1].uid])
         assert _wait(lambda: all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps), RUN_TIMEOUT_MS)
         assert win.step_model.index(0).data(StateRole) == CHANGED
     finally:
@@ -282,8 +282,8 @@ def test_engine_crash_during_run_keeps_document(env_dirs, qapp):
 
 def test_edit_parameter_through_param_editor(fresh):
     win = fresh
-    win.auto_run = False
-    uid = win.add_pass("relax.FuseOps")
+    win.session.auto_run = False
+    uid = win.editor.add_pass("relax.FuseOps")
     win.pipeline_view.select_uids([uid])
     assert "fuse_opt_level" in win.param_editor.names()
     spin = win.param_editor.editor("fuse_opt_level").editor
@@ -301,17 +301,17 @@ def test_edit_parameter_through_param_editor(fresh):
 
 def test_param_edit_reruns_debounced_and_drops_stale_results(fresh):
     win = fresh
-    uid = win.add_pass("relax.LegalizeOps")
-    win.add_pass("relax.FuseOps")
+    uid = win.editor.add_pass("relax.LegalizeOps")
+    win.editor.add_pass("relax.FuseOps")
     assert _wait(lambda: all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps), RUN_TIMEOUT_MS)
     finished = []
-    win.worker.run_finished.connect(lambda rev, res: finished.append(rev))
+    win.session.run_finished.connect(lambda rev, res: finished.append(rev))
     fuse = win.ctrl.doc.steps[1].uid
     win.pipeline_view.select_uids([fuse])
     spin = win.param_editor.editor("fuse_opt_level").editor
     spin.setValue(1)
     rev_a = win.ctrl.revision
-    assert win.run_timer.isActive()  # debounced, not started yet
+    assert win.session.run_timer.isActive()  # debounced, not started yet
     spin.setValue(0)
     rev_b = win.ctrl.revision
     assert rev_b > rev_a

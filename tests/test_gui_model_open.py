@@ -52,7 +52,7 @@ def _onnx_with_dim_param(path: str) -> None:
 @pytest.fixture
 def empty(studio):
     studio.ctrl.undo_stack.setClean()
-    studio.new_pipeline(force=True)
+    studio.files.new_pipeline(force=True)
     qt_wait(lambda: studio.step_model.rowCount() == 0, 1000)
     return studio
 
@@ -67,8 +67,8 @@ def _open_through_dialog(win, monkeypatch, choose) -> None:
 
 
 def _input_graph(win, timeout_ms: int = 120_000) -> dict:
-    assert qt_wait(lambda: win.input_key is not None and (win.input_key, None) in win._graph_cache, timeout_ms), "no input graph"
-    return win._graph_cache[(win.input_key, None)]["graph"]
+    assert qt_wait(lambda: win.inspector.input_key is not None and (win.inspector.input_key, None) in win.inspector.graph_cache, timeout_ms), "no input graph"
+    return win.inspector.graph_cache[(win.inspector.input_key, None)]["graph"]
 
 
 def test_dialog_lists_builtins(qtbot):
@@ -88,7 +88,7 @@ def test_open_tvmscript_file_sets_model_undoably_and_reruns(empty, tmp_path, mon
     path = tmp_path / "tiny_module.py"
     path.write_text(TVMSCRIPT)
     _open_through_dialog(empty, monkeypatch, lambda d: d.path.setText(str(path)))
-    assert qt_wait(lambda: empty.ctrl.doc.model == str(path), 60_000), empty.model_error
+    assert qt_wait(lambda: empty.ctrl.doc.model == str(path), 60_000), empty.files.model_error
     assert empty.ctrl.undo_stack.undoText() == f"Set model {path}"
     graph = _input_graph(empty)
     ops = {n.get("op") for n in graph["nodes"]}
@@ -101,7 +101,7 @@ def test_open_onnx_with_symbolic_dim_shows_its_name(empty, tmp_path, monkeypatch
     path = tmp_path / "sym.onnx"
     _onnx_with_dim_param(str(path))
     _open_through_dialog(empty, monkeypatch, lambda d: d.path.setText(str(path)))
-    assert qt_wait(lambda: empty.ctrl.doc.model == str(path), 120_000), empty.model_error
+    assert qt_wait(lambda: empty.ctrl.doc.model == str(path), 120_000), empty.files.model_error
     graph = _input_graph(empty)
     params = [n for n in graph["nodes"] if n.get("kind") == "param"]
     assert params, graph["nodes"][:3]
@@ -109,7 +109,7 @@ def test_open_onnx_with_symbolic_dim_shows_its_name(empty, tmp_path, monkeypatch
 
 
 def test_corrupt_model_file_is_named_and_document_kept(empty, tmp_path, monkeypatch):
-    empty.open_pipeline(os.path.join(PIPELINES_DIR, "fusion_walkthrough.json"), remember=False, as_template=True)
+    empty.files.open_pipeline(os.path.join(PIPELINES_DIR, "fusion_walkthrough.json"), remember=False, as_template=True)
     steps_before = [s.to_dict() for s in empty.ctrl.doc.steps]
     undo_before = empty.ctrl.undo_stack.count()
     path = tmp_path / "broken.onnx"
@@ -125,7 +125,7 @@ def test_corrupt_model_file_is_named_and_document_kept(empty, tmp_path, monkeypa
 
 
 def test_export_python_script_through_menu(empty, tmp_path, monkeypatch):
-    empty.open_pipeline(os.path.join(PIPELINES_DIR, "fusion_walkthrough.json"), remember=False, as_template=True)
+    empty.files.open_pipeline(os.path.join(PIPELINES_DIR, "fusion_walkthrough.json"), remember=False, as_template=True)
     out = tmp_path / "pipeline_script.py"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(out), "Python (*.py)")))
     empty.act_export.trigger()
@@ -136,12 +136,12 @@ def test_export_python_script_through_menu(empty, tmp_path, monkeypatch):
 
 
 def test_recent_menu_reopens_a_saved_pipeline(empty, tmp_path, monkeypatch):
-    empty.open_pipeline(os.path.join(PIPELINES_DIR, "fusion_walkthrough.json"), remember=False, as_template=True)
+    empty.files.open_pipeline(os.path.join(PIPELINES_DIR, "fusion_walkthrough.json"), remember=False, as_template=True)
     saved = tmp_path / "mine.json"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(saved), "")))
-    assert empty.save_as()
+    assert empty.files.save_as()
     names = [s.pass_id for s in empty.ctrl.doc.steps]
-    empty.new_pipeline(force=True)
+    empty.files.new_pipeline(force=True)
     assert not empty.ctrl.doc.steps
     empty.recent_menu.aboutToShow.emit()
     actions = [a for a in empty.recent_menu.actions() if a.text() == str(saved)]

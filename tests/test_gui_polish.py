@@ -44,21 +44,21 @@ patterns = [("user.bad", is_op("relax.matmul")(x, undefined_name))]
 def win(studio):
     """The module window with auto re-run off (tests run explicitly), restored afterwards."""
     studio.ctrl.undo_stack.setClean()
-    studio.auto_run = False
-    studio.run_timer.stop()
+    studio.session.auto_run = False
+    studio.session.run_timer.stop()
     yield studio
-    studio.run_timer.stop()
-    studio.auto_run = True
+    studio.session.run_timer.stop()
+    studio.session.auto_run = True
     studio.ctrl.undo_stack.setClean()
 
 
 def _load(win, steps: list[Step]) -> None:
     win.ctrl.replace_document(PipelineDocument(model="builtin:mlp", name="polish", steps=steps))
-    win.run_timer.stop()
+    win.session.run_timer.stop()
 
 
 def _run_until_result(win, uid: str):
-    win.run_pipeline()
+    win.session.run_pipeline()
     assert qt_wait(lambda: win.step_model.result(uid) is not None and win.act_stop.isEnabled() is False, RUN_TIMEOUT_MS)
     return win.step_model.result(uid)
 
@@ -73,7 +73,7 @@ def test_failed_custom_step_is_selected_and_its_line_marked(win, qtbot):
 
     # the failing step is selected, its source shows the line of the innermost user frame
     assert win.pipeline_view.current_uid() == custom.uid
-    editor = win.source_editor()
+    editor = win.inspector.source_editor()
     assert editor is not None and editor.error_line == 6
     assert [s.cursor.blockNumber() for s in editor.extraSelections()] == [5]
     assert "IndexError" in editor.toolTip()
@@ -95,11 +95,11 @@ def test_failed_custom_step_is_selected_and_its_line_marked(win, qtbot):
     assert editor.textCursor().blockNumber() == 5
 
     # fixing the code clears the mark once the step runs again
-    win.set_step_params(custom.uid, {"source": "def fine(mod):\n    return mod\n"})
-    win.run_timer.stop()
+    win.editor.set_step_params(custom.uid, {"source": "def fine(mod):\n    return mod\n"})
+    win.session.run_timer.stop()
     assert editor.error_line is None  # the result is stale: no old mark on new code
     result = _run_until_result(win, custom.uid)
-    assert result.state != FAILED and win.source_editor().error_line is None
+    assert result.state != FAILED and win.inspector.source_editor().error_line is None
     assert not win.diff_view.in_error_mode
 
 
@@ -107,12 +107,12 @@ def test_syntax_error_marks_line_and_typing_keeps_the_cursor(win):
     custom = Step("custom.python", params={"source": "def f(mod):\n    return mod\n"})
     _load(win, [custom])
     win.pipeline_view.select_uids([custom.uid])
-    editor = win.source_editor()
+    editor = win.inspector.source_editor()
     # typing in the source editor: each keystroke is an undo command echoed back to the form; the
     # cursor must stay where the user types
     editor.moveCursor(editor.textCursor().MoveOperation.End)
     QTest.keyClicks(editor, "x = (")
-    win.run_timer.stop()
+    win.session.run_timer.stop()
     assert win.ctrl.doc.step(custom.uid).params["source"].endswith("x = (")
     assert editor.textCursor().position() == len(editor.toPlainText())
     result = _run_until_result(win, custom.uid)
@@ -134,16 +134,16 @@ def test_pattern_file_error_points_into_the_file(win, tmp_path):
     assert (loc.file, loc.line) == (str(path), 4) and "NameError" in loc.message
     assert "bad_patterns.py line 4" in win.diff_view.location_label.text()
     win.diff_view.location_label.linkActivated.emit("location")
-    assert win.user_file_dialog.isVisible()
-    assert win.user_file_editor.error_line == 4 and win.user_file_editor.toPlainText() == BAD_PATTERNS
-    win.user_file_dialog.close()
+    assert win.inspector.user_file_dialog.isVisible()
+    assert win.inspector.user_file_editor.error_line == 4 and win.inspector.user_file_editor.toPlainText() == BAD_PATTERNS
+    win.inspector.user_file_dialog.close()
 
 
 def test_node_details_panel_wraps_and_keeps_a_minimum_width(win):
-    from app.main_window import DETAILS_MIN_WIDTH
+    from app.panels import DETAILS_MIN_WIDTH
 
     details = win.details
-    win.show_details_placeholder()
+    win.inspector.show_details_placeholder()
     text = details.toPlainText()
     assert "Click a node to see its op, attributes and input/output types." in text
     assert "TensorIR" in text
@@ -158,7 +158,7 @@ def test_node_details_panel_wraps_and_keeps_a_minimum_width(win):
     QApplication.processEvents()
     assert details.horizontalScrollBar().maximum() == 0
     win.graph_split.setSizes([900, 280])
-    win.show_details_placeholder()
+    win.inspector.show_details_placeholder()
 
 
 def test_target_has_one_source_of_truth(win):
@@ -180,20 +180,20 @@ def test_target_has_one_source_of_truth(win):
     assert cpu != {"kind": "llvm"}
     depth = win.ctrl.undo_stack.count()
     actions[texts.index(panel.itemText(panel.findData(cpu)))].trigger()
-    win.run_timer.stop()
+    win.session.run_timer.stop()
     assert win.ctrl.doc.target == cpu and win.ctrl.undo_stack.count() == depth + 1
     assert win.target_label.text() == panel.currentText().split(" — ")[-1] or cpu["kind"] in win.target_label.text()
     assert panel.currentData() == cpu
     win.ctrl.undo_stack.undo()
-    win.run_timer.stop()
+    win.session.run_timer.stop()
     assert win.ctrl.doc.target == {"kind": "llvm"} and win.target_label.text() == "llvm"
     assert panel.currentData() == {"kind": "llvm"}
     # a target set in the run panel shows in the dock
     win.run_panel.target_chosen.emit(dict(cpu))
-    win.run_timer.stop()
+    win.session.run_timer.stop()
     assert win.ctrl.doc.target == cpu and '"num-cores"' in win.target_label.toolTip()
     win.ctrl.undo_stack.undo()
-    win.run_timer.stop()
+    win.session.run_timer.stop()
     # "Edit as JSON…" is the run panel's advanced editor
     actions[texts.index("Edit as JSON…")].trigger()
     assert win.run_controller.target_dialog is not None and win.run_controller.target_dialog.isVisible()
@@ -222,7 +222,7 @@ def test_dark_palette_keeps_everything_readable(win):
     legalize, custom = Step("relax.LegalizeOps"), Step("custom.python", params={"source": RUNTIME_SOURCE})
     _load(win, [legalize, custom, Step("relax.FuseOps")])
     _run_until_result(win, custom.uid)
-    win.show_details_placeholder()
+    win.inspector.show_details_placeholder()
     try:
         make_application([])  # the app's style sheet (with it Qt does not pass palette changes on by itself)
         QApplication.processEvents()
@@ -241,7 +241,7 @@ def test_dark_palette_keeps_everything_readable(win):
         # diff tints and the error line keep the text readable
         for tint in diff_colors(True).values():
             assert contrast_ratio(text, tint) >= 4.5
-        editor = win.source_editor()
+        editor = win.inspector.source_editor()
         assert editor is not None and editor.error_line == 6
         assert contrast_ratio(text, editor.error_color()) >= 4.5
         # the custom source (and the diff) switch to the dark highlighting style
@@ -250,7 +250,7 @@ def test_dark_palette_keeps_everything_readable(win):
         formats = editor.document().findBlockByNumber(0).layout().formats()  # "import tvm"
         assert formats and contrast_ratio(QColor(formats[0].format.foreground().color()), base) >= 4.0  # light style: 3.2
         # the details hint follows the palette change by itself
-        assert win._details_kind == "placeholder"
+        assert win.inspector.details_kind == "placeholder"
         hint = muted_colour(pal, 0.45)
         assert hint.name() in win.details.toHtml() and contrast_ratio(hint, base) >= 4.5
         # the whole window: no big light areas (hard-coded light backgrounds) left, in the failed

@@ -21,7 +21,7 @@ BUILD_TIMEOUT_MS = 180_000
 def mlp(studio):
     """The tutorial fusion pipeline on the MLP, CPU target, clean undo stack."""
     studio.ctrl.undo_stack.setClean()
-    assert studio.open_pipeline(os.path.join(PIPELINES_DIR, "fusion_walkthrough.json"), remember=False, as_template=True)
+    assert studio.files.open_pipeline(os.path.join(PIPELINES_DIR, "fusion_walkthrough.json"), remember=False, as_template=True)
     assert qt_wait(lambda: not studio.run_controller.busy, BUILD_TIMEOUT_MS)
     studio.run_panel.random_radio.setChecked(True)
     studio.run_panel.set_tolerances(1e-4, 1e-4)

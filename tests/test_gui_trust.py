@@ -9,7 +9,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtWidgets import QDialog  # noqa: E402
 
-from app.main_window import TrustDialog  # noqa: E402
+from app.trust import TrustDialog  # noqa: E402
 from app.undo_commands import AddStepCommand, SetParamCommand  # noqa: E402
 from pipeline_model.document import Step  # noqa: E402
 from pipeline_model.engine.results import CHANGED, FAILED  # noqa: E402
@@ -37,20 +37,20 @@ def asked(studio, monkeypatch):
         return int(QDialog.DialogCode.Accepted if ok else QDialog.DialogCode.Rejected)
 
     monkeypatch.setattr(TrustDialog, "exec", fake_exec)
-    studio.trust_override = None
-    studio.auto_run = False
+    studio.ctx.trust.override = None
+    studio.session.auto_run = False
     studio.ctrl.undo_stack.setClean()
-    studio.new_pipeline(force=True)
+    studio.files.new_pipeline(force=True)
     yield questions, answers
-    studio.trust_override = True
-    studio.auto_run = True
+    studio.ctx.trust.override = True
+    studio.session.auto_run = True
 
 
 def _run(win):
     revision = win.ctrl.revision
     done: list = []
-    win.worker.run_finished.connect(lambda rev, res: done.append(res) if rev == revision else None)
-    win.run_pipeline()
+    win.session.run_finished.connect(lambda rev, res: done.append(res) if rev == revision else None)
+    win.session.run_pipeline()
     assert qt_wait(lambda: bool(done), 120_000), "run never finished"
     return done[0]
 

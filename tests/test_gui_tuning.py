@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from app.main_window import fused_node_ids, fusion_call_node_ids, step_report_html  # noqa: E402
+from app.step_reports import fused_node_ids, fusion_call_node_ids, step_report_html  # noqa: E402
 from app.undo_commands import AddStepCommand  # noqa: E402
 from pipeline_model.document import Step  # noqa: E402
 from tests.conftest import qt_wait  # noqa: E402
@@ -20,8 +20,8 @@ from widgets.tuning_panel import TuningPanel  # noqa: E402
 def test_tuning_progress_and_stop(studio, tmp_path):
     win = studio
     win.ctrl.undo_stack.setClean()
-    win.new_pipeline(force=True)
-    win.auto_run = False
+    win.files.new_pipeline(force=True)
+    win.session.auto_run = False
     try:
         steps = [Step("relax.LegalizeOps"), Step("relax.AnnotateTIROpPattern"), Step("relax.FuseOps"), Step("relax.FuseTIR"),
                  Step("relax.MetaScheduleTuneTIR", params={"max_trials_global": 64, "num_trials_per_iter": 4, "work_dir": str(tmp_path / "db")}),
@@ -29,8 +29,8 @@ def test_tuning_progress_and_stop(studio, tmp_path):
         win.ctrl.undo_stack.push(AddStepCommand(win.ctrl, 0, steps))
         finished: list = []
         revision = win.ctrl.revision
-        win.worker.run_finished.connect(lambda rev, res: finished.append(res) if rev == revision else None)
-        win.run_pipeline()
+        win.session.run_finished.connect(lambda rev, res: finished.append(res) if rev == revision else None)
+        win.session.run_pipeline()
         panel = win.tuning_panel
         assert qt_wait(lambda: panel.last is not None and int(panel.last.get("done") or 0) >= 1, 180_000), "no tuning progress"
         assert panel.bar.maximum() == int(panel.last["total"]) > 1
@@ -55,7 +55,7 @@ def test_tuning_progress_and_stop(studio, tmp_path):
         text = step_report_html(tuned.pass_id, tuned.report, {"kind": "llvm"})
         assert "MetaSchedule" in text and "stopped" in text
     finally:
-        win.auto_run = True
+        win.session.auto_run = True
         win.ctrl.undo_stack.setClean()
 
 
@@ -92,8 +92,8 @@ def test_step_reports_dlight_warning_and_fused_nodes():
 def test_dlight_step_report_in_details_with_gpu_warning(studio):
     win = studio
     win.ctrl.undo_stack.setClean()
-    win.new_pipeline(force=True)
-    win.auto_run = False
+    win.files.new_pipeline(force=True)
+    win.session.auto_run = False
     try:
         from app.undo_commands import SetTargetCommand
 
@@ -102,8 +102,8 @@ def test_dlight_step_report_in_details_with_gpu_warning(studio):
         win.ctrl.undo_stack.push(AddStepCommand(win.ctrl, 0, steps))
         finished: list = []
         revision = win.ctrl.revision
-        win.worker.run_finished.connect(lambda rev, res: finished.append(res) if rev == revision else None)
-        win.run_pipeline()
+        win.session.run_finished.connect(lambda rev, res: finished.append(res) if rev == revision else None)
+        win.session.run_pipeline()
         assert qt_wait(lambda: bool(finished), 120_000)
         result = finished[0].steps[1]
         assert result.state != "failed", result.error
@@ -116,7 +116,7 @@ def test_dlight_step_report_in_details_with_gpu_warning(studio):
         assert report["unscheduled"] and report["unscheduled"][0] in text
         assert "Warning" in text
     finally:
-        win.auto_run = True
+        win.session.auto_run = True
         win.ctrl.undo_stack.setClean()
 
 
@@ -125,23 +125,23 @@ def test_fuse_ops_by_pattern_highlights_fused_nodes(studio, repo_root):
 
     win = studio
     win.ctrl.undo_stack.setClean()
-    win.new_pipeline(force=True)
-    win.auto_run = False
+    win.files.new_pipeline(force=True)
+    win.session.auto_run = False
     try:
         pattern = os.path.join(repo_root, "resources", "patterns", "matmul_add_relu.py")
         step = Step("relax.FuseOpsByPattern", params={"pattern_source": "file", "pattern_file": pattern})
         win.ctrl.undo_stack.push(AddStepCommand(win.ctrl, 0, [step]))
         finished: list = []
         revision = win.ctrl.revision
-        win.worker.run_finished.connect(lambda rev, res: finished.append(res) if rev == revision else None)
-        win.run_pipeline()
+        win.session.run_finished.connect(lambda rev, res: finished.append(res) if rev == revision else None)
+        win.session.run_pipeline()
         assert qt_wait(lambda: bool(finished), 120_000)
         result = finished[0].steps[0]
         assert result.state == "changed", result.error
         win.pipeline_view.select_uids([step.uid])
         key = (result.snapshot_key, None)
-        assert qt_wait(lambda: key in win._graph_cache and not win.graph_view.is_busy(), 60_000)
-        graph = win._graph_cache[key]["graph"]
+        assert qt_wait(lambda: key in win.inspector.graph_cache and not win.graph_view.is_busy(), 60_000)
+        graph = win.inspector.graph_cache[key]["graph"]
         fused = fused_node_ids(graph)
         assert fused, "no composite call in the graph after FuseOpsByPattern"
         # the engine's fusion report names the call by its var name; that node is highlighted too
@@ -152,7 +152,7 @@ def test_fuse_ops_by_pattern_highlights_fused_nodes(studio, repo_root):
         assert qt_wait(lambda: "Fused by pattern" in win.details.toPlainText(), 5000)
         assert "user.matmul_add_relu" in win.details.toPlainText()
     finally:
-        win.auto_run = True
+        win.session.auto_run = True
         win.ctrl.undo_stack.setClean()
 
 

@@ -1,0 +1,222 @@
+"""``FileController``: the document's files — new, open, save, recent files, model files, script
+export, the unsaved-changes question and the window title text. (Autosave will live here.)"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtWidgets import QDialog, QFileDialog, QMenu, QMessageBox
+
+from app import settings as app_settings_mod
+from app.context import AppContext
+from pipeline_model.document import PipelineDocument, target_label
+
+ROOT = Path(__file__).resolve().parent.parent
+TUTORIAL_PIPELINE = ROOT / "resources" / "pipelines" / "fusion_walkthrough.json"
+FILE_FILTER = "Pipeline files (*.json *.rps.json);;All files (*)"
+
+
+def tr(text: str) -> str:
+    """Translate ``text`` in the file controller's context."""
+    return QCoreApplication.translate("FileController", text)
+
+
+class FileController(QObject):
+    """File actions of the main window; ``set_model`` is the editor's (undoable) model change."""
+
+    #: The title/model/target texts may have changed (saved under a new name ...).
+    title_changed = Signal()
+
+    def __init__(self, ctx: AppContext, set_model: Callable[[str], None]) -> None:
+        super().__init__(ctx)
+        self.ctx = ctx
+        self.set_model = set_model
+        self.model_error: Optional[str] = None
+        self.model_dialog: Any = None
+
+    def _parent(self) -> Any:
+        return self.ctx.dialog_parent
+
+    # ---- pipelines ------------------------------------------------------------------------------
+    def open_initial(self, path: Optional[str] = None, model: Optional[str] = None) -> None:
+        """Start-up document: ``path`` if given, else the tutorial MLP with the example pipeline."""
+        if path:
+            if not self.open_pipeline(path):
+                self.new_pipeline(force=True)
+        elif TUTORIAL_PIPELINE.exists():
+            self.open_pipeline(str(TUTORIAL_PIPELINE), remember=False, as_template=True)
+        else:
+            self.new_pipeline(force=True)
+        if model:
+            self.set_model(model)
+
+    def new_pipeline(self, force: bool = False) -> None:
+        """Start an empty pipeline on the tutorial MLP."""
+        if not force and not self.maybe_save():
+            return
+        self.ctx.document.replace_document(PipelineDocument(model="builtin:mlp", name="Untitled pipeline"))
+
+    def open_pipeline_dialog(self) -> None:
+        """File > Open."""
+        if not self.maybe_save():
+            return
+        start = os.path.dirname(self.ctx.doc.path) if self.ctx.doc.path else str(ROOT / "resources" / "pipelines")
+        path, _ = QFileDialog.getOpenFileName(self._parent(), tr("Open pipeline"), start, tr(FILE_FILTER))
+        if path:
+            self.open_pipeline(path)
+
+    def open_pipeline(self, path: str, remember: bool = True, as_template: bool = False) -> bool:
+        """Load ``path``; a bad file shows its error (file, JSON path, line) and changes nothing."""
+        from pipeline_model.fileformat import PipelineFileError, load_pipeline
+
+        try:
+            doc = load_pipeline(path, known_pass_ids=self.ctx.catalogue.known_ids())
+        except PipelineFileError as exc:
+            QMessageBox.critical(self._parent(), tr("Cannot open pipeline"), str(exc))
+            return False
+        except OSError as exc:
+            QMessageBox.critical(self._parent(), tr("Cannot open pipeline"), f"{path}: {exc.strerror or exc}")
+            return False
+        if as_template:
+            doc.path = None  # the bundled example is a template: "Save" asks where
+        self.ctx.document.replace_document(doc)
+        if remember:
+            app_settings_mod.add_recent_file(self.ctx.settings, path)
+        self.ctx.status(tr("Opened {0}").format(path), 4000)
+        return True
+
+    def save(self) -> bool:
+        """File > Save (asks for a name the first time)."""
+        if not self.ctx.doc.path:
+            return self.save_as()
+        return self._save_to(self.ctx.doc.path)
+
+    def save_as(self) -> bool:
+        """File > Save As."""
+        start = self.ctx.doc.path or os.path.join(os.path.expanduser("~"), _slug(self.ctx.doc.name) + ".json")
+        path, _ = QFileDialog.getSaveFileName(self._parent(), tr("Save pipeline"), start, tr(FILE_FILTER))
+        if not path:
+            return False
+        if not os.path.splitext(path)[1]:
+            path += ".json"
+        return self._save_to(path)
+
+    def _save_to(self, path: str) -> bool:
+        from pipeline_model.fileformat import save_pipeline
+
+        try:
+            save_pipeline(self.ctx.doc, path)
+        except (OSError, ValueError) as exc:
+            QMessageBox.critical(self._parent(), tr("Cannot save pipeline"), f"{path}: {exc}")
+            return False
+        self.ctx.document.mark_saved(path)
+        app_settings_mod.add_recent_file(self.ctx.settings, path)
+        self.title_changed.emit()
+        self.ctx.status(tr("Saved {0}").format(path), 4000)
+        return True
+
+    def maybe_save(self) -> bool:
+        """Ask Save/Discard/Cancel when there are unsaved changes; False means "cancel"."""
+        if not self.ctx.document.modified:
+            return True
+        buttons = QMessageBox.StandardButton
+        answer = QMessageBox.question(
+            self._parent(), tr("Unsaved changes"),
+            tr("The pipeline “{0}” has unsaved changes. Save them?").format(self.ctx.doc.name),
+            buttons.Save | buttons.Discard | buttons.Cancel, buttons.Save,
+        )
+        if answer == buttons.Save:
+            return self.save()
+        return answer == buttons.Discard
+
+    def fill_recent_menu(self, menu: QMenu) -> None:
+        """File > Open Recent."""
+        menu.clear()
+        files = app_settings_mod.recent_files(self.ctx.settings)
+        if not files:
+            menu.addAction(tr("(none)")).setEnabled(False)
+        for path in files:
+            menu.addAction(path).triggered.connect(lambda _=False, p=path: self.open_pipeline(p))
+
+    def title(self) -> str:
+        """The window title: file name, ``*`` when modified."""
+        doc = self.ctx.doc
+        name = os.path.basename(doc.path) if doc.path else doc.name
+        return f"{name}{'*' if self.ctx.document.modified else ''} — Relax Pipeline Studio"
+
+    def model_and_target_texts(self) -> tuple[str, str, str]:
+        """``(model, target label, target JSON tooltip)`` for the pipeline dock's rows."""
+        doc = self.ctx.doc
+        return doc.model, target_label(doc.target), json.dumps(doc.target, indent=1)
+
+    # ---- models and exports ----------------------------------------------------------------------
+    def open_model_dialog(self) -> None:
+        """File > Open Model: a built-in or a model file (TVMScript, nn.Module, ONNX, torch)."""
+        from widgets.model_dialog import ModelDialog
+
+        base = self.ctx.doc.model_path_base() or os.path.expanduser("~")
+        dialog = ModelDialog(self.ctx.doc.model, base, self._parent())
+        self.model_dialog = dialog
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        spec = dialog.spec()
+        if spec:
+            self.open_model(spec)
+
+    def open_model(self, spec: str) -> None:
+        """Load ``spec`` in the engine first; only when it loads does it become the model (undoable).
+
+        A broken or unsupported file shows the engine's message (naming the file) and changes nothing.
+        """
+        doc = self.ctx.doc
+        if spec == doc.model:
+            return
+        probe = PipelineDocument(model=spec, target=dict(doc.target), name=doc.name)
+        probe.path = doc.path
+        self.ctx.status(tr("Loading model {0}…").format(spec))
+
+        def load(client: Any, on_event: Any) -> dict:
+            result = client.run(probe, trust_custom_code=False, on_event=on_event)
+            return {"error": result.error, "input_key": result.input_key}
+
+        request = self.ctx.engine.submit_fn("load_model", load)
+        request.finished.connect(lambda reply: self._on_model_probed(spec, reply if isinstance(reply, dict) else {}, None))
+        request.failed.connect(lambda message: self._on_model_probed(spec, None, message))
+
+    def _on_model_probed(self, spec: str, reply: Optional[dict], failure: Optional[str]) -> None:
+        error = failure or (reply or {}).get("error")
+        if error:
+            self.ctx.status(tr("Could not load {0}").format(spec), 8000)
+            self.model_error = str(error)
+            QMessageBox.critical(self._parent(), tr("Cannot open model"), f"{spec}:\n{error}" if spec not in str(error) else str(error))
+            return
+        self.model_error = None
+        self.ctx.status(tr("Model {0}").format(spec), 4000)
+        self.set_model(spec)
+
+    def export_script_dialog(self) -> None:
+        """File > Export Python Script."""
+        from pipeline_model.export import export_script
+
+        doc = self.ctx.doc
+        start = os.path.join(os.path.dirname(doc.path or os.path.expanduser("~/x")), _slug(doc.name) + ".py")
+        path, _ = QFileDialog.getSaveFileName(self._parent(), tr("Export Python script"), start, tr("Python (*.py)"))
+        if not path:
+            return
+        try:
+            text = export_script(doc)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except Exception as exc:  # noqa: BLE001 - show any export problem plainly
+            QMessageBox.critical(self._parent(), tr("Cannot export script"), f"{path}: {exc}")
+            return
+        self.ctx.status(tr("Exported {0}").format(path), 4000)
+
+
+def _slug(name: str) -> str:
+    out = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name.strip().lower())
+    return out.strip("_") or "pipeline"

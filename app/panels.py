@@ -1,0 +1,167 @@
+"""The main window's composite panels: the graph area (centre) and the pipeline panel (right dock).
+
+Plain widget containers: they build and lay out their children and expose them as attributes;
+controllers drive them (:mod:`app.step_inspector`, :mod:`app.pipeline_editor`).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QTextOption
+from PySide6.QtWidgets import (
+    QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QMenu, QScrollArea, QSizePolicy, QSplitter, QTextBrowser,
+    QToolButton, QVBoxLayout, QWidget,
+)
+
+from widgets.param_editor import ParamEditor
+from widgets.pipeline_view import PipelineView
+from widgets.step_model import QtPipelineModel
+
+#: Narrowest the node details panel gets (its placeholder and type texts wrap inside it).
+DETAILS_MIN_WIDTH = 220
+
+
+def tr(text: str) -> str:
+    """Translate ``text`` in the main window's context."""
+    return QCoreApplication.translate("MainWindow", text)
+
+
+class Banner(QFrame):
+    """A dismissable message strip (engine crash, load errors) that does not block the window."""
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("banner")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QToolButton(self)
+        close.setText("✕")
+        close.setAutoRaise(True)
+        close.clicked.connect(self.hide)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(close)
+        self.hide()
+
+    def show_message(self, text: str, kind: str = "warning") -> None:
+        """Show ``text`` (plain)."""
+        self.setProperty("kind", kind)
+        self.style().unpolish(self)
+        self.style().polish(self)
+        self.label.setText(text)
+        self.show()
+
+
+class GraphArea(QWidget):
+    """Banner, function picker + caption, graph view and node details side by side."""
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        from widgets.graph_view import GraphView
+
+        super().__init__(parent)
+        self.banner = Banner(self)
+        self.function_picker = QComboBox(self)
+        self.function_picker.setToolTip(tr("Relax function shown in the graph"))
+        self.function_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.graph_caption = QLabel("", self)
+        self.graph_caption.setObjectName("graphCaption")
+        self.graph_view = GraphView(self)
+        self.details = QTextBrowser(self)
+        self.details.setObjectName("nodeDetails")
+        # Long type texts (tuples, shapes with many dims) break anywhere rather than overflow.
+        self.details.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.details.setLineWrapMode(QTextBrowser.LineWrapMode.WidgetWidth)
+        self.details.setMinimumWidth(DETAILS_MIN_WIDTH)
+        self.details.setOpenLinks(False)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(self.graph_view)
+        split.addWidget(self.details)
+        split.setStretchFactor(0, 4)
+        split.setStretchFactor(1, 1)
+        split.setCollapsible(0, False)
+        split.setSizes([900, 280])
+        self.graph_split = split
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(QLabel(tr("Function:"), self))
+        top.addWidget(self.function_picker)
+        top.addSpacing(12)
+        top.addWidget(self.graph_caption, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 0)
+        layout.setSpacing(4)
+        layout.addWidget(self.banner)
+        layout.addLayout(top)
+        layout.addWidget(split, 1)
+
+
+def _value_row(parent: QWidget, label_name: str, button_text: str, tooltip: str) -> tuple[QLabel, QToolButton]:
+    """A plain-text value label that may shrink, and a menu button next to it (model and target rows)."""
+    label = QLabel(parent)
+    label.setObjectName(label_name)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setMinimumWidth(60)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    button = QToolButton(parent)
+    button.setText(button_text)
+    button.setToolTip(tooltip)
+    button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+    return label, button
+
+
+class PipelinePanel(QWidget):
+    """Model/target rows, the pipeline list and the step parameter form (the right dock)."""
+
+    def __init__(self, step_model: QtPipelineModel, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.pipeline_view = PipelineView(step_model, self)
+        self.param_editor = ParamEditor(self)
+        self.model_label, self.model_button = _value_row(
+            self, "modelLabel", tr("Model…"), tr("Use a built-in model, or open a model file (Ctrl+M)"))
+        # The target: shown here, chosen in one place (the Build & Run panel's device list and
+        # its JSON editor); this button offers the same choices. Every change is an undo command.
+        self.target_label, self.target_button = _value_row(
+            self, "targetLabel", tr("Change…"), tr("Change the compilation target (devices found by the engine, or a JSON target)"))
+        self.target_button.setObjectName("targetChange")
+        self.target_menu = QMenu(self.target_button)
+        self.target_button.setMenu(self.target_menu)
+        bar = QGridLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.setHorizontalSpacing(6)
+        bar.setVerticalSpacing(2)
+        for row, (name, label, button) in enumerate(
+            ((tr("Model"), self.model_label, self.model_button), (tr("Target"), self.target_label, self.target_button))
+        ):
+            bar.addWidget(QLabel(f"<b>{name}</b>", self), row, 0)
+            bar.addWidget(label, row, 1)
+            bar.addWidget(button, row, 2)
+        bar.setColumnStretch(1, 1)
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(self.pipeline_view)
+        param_box = QWidget(self)
+        param_layout = QVBoxLayout(param_box)
+        param_layout.setContentsMargins(0, 0, 0, 0)
+        self.param_title = QLabel(tr("Step parameters"), param_box)
+        self.param_title.setObjectName("paramTitle")
+        param_layout.addWidget(self.param_title)
+        self.param_scroll = QScrollArea(param_box)
+        self.param_scroll.setWidgetResizable(True)
+        self.param_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.param_scroll.setWidget(self.param_editor)
+        param_layout.addWidget(self.param_scroll, 1)
+        split.addWidget(param_box)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
+        self.pipeline_view.setMinimumHeight(220)
+        split.setSizes([480, 380])
+        self.right_split = split
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addWidget(split, 1)

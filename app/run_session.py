@@ -1,0 +1,197 @@
+"""``RunSession``: the pipeline run lifecycle — Run / Run to / Stop, automatic re-runs after edits
+(debounced for parameter typing), progress, the Tuning panel, and the stale-result guard.
+
+Each run is one :class:`app.engine_worker.RunRequest`; its events are handled only while the
+document is still at the run's revision (the worker drops older ones too).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QProgressBar
+
+from app.context import AppContext
+from app.engine_worker import RunRequest
+from app.pass_kinds import runs_tuning
+from app.undo_commands import SetParamCommand, SetParamsCommand
+from pipeline_model.engine.results import CHANGED, FAILED, UNCHANGED, RunResult, StepResult
+from widgets.step_model import QtPipelineModel, format_ms
+from widgets.tuning_panel import TuningPanel
+
+PARAM_DEBOUNCE_MS = 300
+
+
+def tr(text: str) -> str:
+    """Translate ``text`` in the run session's context."""
+    return QCoreApplication.translate("RunSession", text)
+
+
+class RunSession(QObject):
+    """Runs the pipeline in the engine and shows its progress; see the module docstring."""
+
+    #: True while a run is in flight (the Stop action follows it).
+    running_changed = Signal(bool)
+    #: ``(input_script, input_key)``: the model loaded for the current run.
+    input_loaded = Signal(object, object)
+    #: A step's result of the current run.
+    step_result = Signal(object)
+    #: ``(revision, RunResult)`` of a run of the current revision.
+    run_finished = Signal(int, object)
+
+    def __init__(self, ctx: AppContext, step_model: QtPipelineModel, tuning_panel: TuningPanel,
+                 progress: QProgressBar, run_label: QLabel, current_uid: Any) -> None:
+        super().__init__(ctx)
+        self.ctx = ctx
+        self.step_model = step_model
+        self.tuning_panel = tuning_panel
+        self.progress = progress
+        self.run_label = run_label
+        self._current_uid = current_uid
+        self.request: Optional[RunRequest] = None
+        self.last_run: Optional[RunResult] = None
+        self.auto_run = True
+        self._run_until: Optional[int] = None
+        self.run_timer = QTimer(self)
+        self.run_timer.setSingleShot(True)
+        self.run_timer.timeout.connect(self.run_pipeline_auto)
+        tuning_panel.stop_requested.connect(self.stop_tuning)
+
+    # ---- actions ------------------------------------------------------------------------------
+    def run_pipeline_auto(self) -> None:
+        """Debounced re-run after an edit."""
+        self.run_pipeline(until=self._run_until, explicit=False)
+
+    def run_pipeline(self, checked: bool = False, until: Optional[int] = None, explicit: bool = True) -> None:  # noqa: ARG002
+        """Run (F5): every step, or up to ``until``. Custom code runs only when trusted."""
+        self.run_timer.stop()
+        trust = self.ctx.trust.for_run(explicit=explicit)
+        self._run_until = until
+        doc = self.ctx.document
+        request = self.ctx.engine.submit_run(doc.doc, doc.revision, until=until, trust_custom_code=bool(trust))
+        revision = request.revision
+        request.started.connect(lambda until_: self._on_started(revision, until_))
+        request.step_started.connect(lambda index, uid: self._on_step_started(revision, index, uid))
+        request.step_finished.connect(lambda result: self._on_step_finished(revision, result))
+        request.event.connect(lambda name, data: self._on_event(revision, name, data))
+        request.finished.connect(lambda result: self._on_finished(revision, result))
+        self.request = request
+
+    def run_to_selected(self) -> None:
+        """Run up to the selected step."""
+        uid = self._current_uid()
+        if uid:
+            self.run_to_uid(uid)
+
+    def run_to_uid(self, uid: str) -> None:
+        """Run the steps up to ``uid`` (inclusive)."""
+        self.run_pipeline(until=self.ctx.doc.index_of(uid))
+
+    def stop(self) -> None:
+        """Stop the running pipeline (between passes)."""
+        self.run_timer.stop()
+        if self.request is not None:
+            self.request.cancel()
+        self.ctx.status(tr("Stopping…"), 3000)
+
+    def stop_tuning(self) -> None:
+        """End the tuning in flight early (the Tuning panel's Stop): the tuning step keeps what was
+        measured and the run goes on to the apply step. The main Stop cancels the whole run."""
+        if self.request is not None:
+            self.request.stop_tuning()
+        self.ctx.status(tr("Stopping tuning; measured trials are kept and the run goes on…"), 5000)
+
+    def on_edited(self, first_index: int) -> None:
+        """An edit: newer revision (older results dropped), stale results cleared, re-run scheduled."""
+        self.ctx.engine.set_revision(self.ctx.document.revision)
+        self.step_model.clear_results(first_index)
+        if self.auto_run:
+            stack = self.ctx.undo_stack
+            param = stack.count() and isinstance(stack.command(stack.index() - 1), (SetParamCommand, SetParamsCommand))
+            self.run_timer.start(PARAM_DEBOUNCE_MS if param else 0)
+
+    # ---- the run request's events --------------------------------------------------------------
+    def _current(self, revision: int) -> bool:
+        return revision == self.ctx.document.revision
+
+    def _on_started(self, revision: int, until: Any) -> None:
+        if not self._current(revision):
+            return
+        steps = self.ctx.doc.steps if until is None else self.ctx.doc.steps[: int(until) + 1]
+        self.running_changed.emit(True)
+        self.progress.setRange(0, max(1, len(steps)))
+        self.progress.setValue(0)
+        self.progress.setFormat(tr("%v / %m steps"))
+        self.progress.show()
+        self.run_label.setText(tr("Running…"))
+
+    def _on_step_started(self, revision: int, index: int, uid: str) -> None:
+        if not self._current(revision):
+            return
+        steps = self.ctx.doc.steps
+        self.step_model.set_running(uid)
+        self.progress.setValue(index)
+        title = self.ctx.catalogue.title_for(steps[index].pass_id) if 0 <= index < len(steps) else uid
+        if 0 <= index < len(steps) and runs_tuning(steps[index].pass_id):
+            self.tuning_panel.start(tr("step {0}: {1}").format(index + 1, title))
+            dock = self.tuning_panel.parentWidget()
+            if dock is not None:
+                dock.show()
+                dock.raise_()
+        self.run_label.setText(tr("Running step {0}: {1}…").format(index + 1, title))
+
+    def _on_event(self, revision: int, name: str, data: Any) -> None:
+        if not self._current(revision) or not isinstance(data, dict):
+            return
+        if name == "model_loaded":
+            self.input_loaded.emit(data.get("input_script"), data.get("input_key"))
+        elif name == "tuning_progress":
+            done, total = data.get("done"), data.get("total")
+            if isinstance(done, int) and isinstance(total, int) and total > 0:
+                self.run_label.setText(tr("Tuning: {0}/{1} trials").format(done, total))
+            self.tuning_panel.update_progress(data)
+        elif name == "warning":
+            self.ctx.status(str(data.get("message", ""))[:300], 10000)
+
+    def _on_step_finished(self, revision: int, result: StepResult) -> None:
+        if not self._current(revision):
+            return
+        self.step_model.set_result(result)
+        self.progress.setValue(result.index + 1)
+        self.step_result.emit(result)
+
+    def _on_finished(self, revision: int, result: RunResult) -> None:
+        if not self._current(revision):
+            return
+        self.running_changed.emit(False)
+        self.progress.hide()
+        self.step_model.set_running(None)
+        self.last_run = result
+        if self.tuning_panel.active:
+            self.tuning_panel.end(tr("Run stopped; measured trials are kept in the database") if result.cancelled else "")
+        for step in result.steps:
+            self.step_model.set_result(step)
+        self.run_label.setText(self.summary(result))
+        if result.error and result.failed_index is None:
+            self.ctx.banner(result.error)
+        self.run_finished.emit(revision, result)
+
+    @staticmethod
+    def summary(result: RunResult) -> str:
+        """The status line after a run: steps, time, cache hits, stop, the failure."""
+        ran = [s for s in result.steps if s.state in (CHANGED, UNCHANGED, FAILED)]
+        engine_ms = sum(s.elapsed_ms for s in ran if not s.cached)
+        parts = [tr("Run: {0} step(s), {1} (passes {2})").format(len(ran), format_ms(result.total_ms), format_ms(engine_ms))]
+        cached = sum(1 for s in result.steps if s.cached)
+        if cached:
+            parts.append(tr("{0} from cache").format(cached))
+        if result.cancelled:
+            parts.append(tr("stopped"))
+        if result.failed_index is not None:
+            failed = result.steps[result.failed_index] if result.failed_index < len(result.steps) else None
+            detail = f": {failed.error.splitlines()[0][:120]}" if failed and failed.error else ""
+            parts.append(tr("step {0} failed").format(result.failed_index + 1) + detail)
+        if result.error and result.failed_index is None:
+            parts.append(result.error.splitlines()[0][:200])
+        return " · ".join(parts)

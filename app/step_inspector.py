@@ -1,0 +1,429 @@
+"""``StepInspector``: what the selected step did — diff, graph (with its cache), node details,
+the step's report, TensorIR of a callee, and errors in the user's own code.
+
+Graph and TensorIR come from the engine through one request handle each
+(``ctx.engine.submit_graph`` / ``submit_prim_func``); the graph cache is keyed by
+``(snapshot key, function)``. Results come from the run session's signals.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Optional
+
+from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from app.code_dialogs import show_code_dialog
+from app.context import AppContext
+from app.panels import GraphArea, PipelinePanel
+from app.pass_kinds import highlights_fusion, user_code_files
+from app.step_reports import (
+    details_placeholder_html, fused_node_ids, fusion_call_node_ids, node_details_html, step_report_html,
+)
+from pipeline_model.document import Step
+from pipeline_model.engine.results import CHANGED, FAILED, SKIPPED, UNCHANGED, RunResult, StepResult
+from widgets.diff_view import DiffView
+from widgets.error_trace import ErrorLocation, locate_user_error
+from widgets.step_model import QtPipelineModel, format_ms
+from widgets.theme import muted_colour
+
+#: Most graphs kept in the cache (oldest dropped first).
+GRAPH_CACHE_SIZE = 64
+
+
+def tr(text: str) -> str:
+    """Translate ``text`` in the step inspector's context."""
+    return QCoreApplication.translate("StepInspector", text)
+
+
+class StepInspector(QObject):
+    """Shows the selected step: diff, graph, details/report; follows selection, edits and results."""
+
+    #: The diff/graph for the selected step is on screen (used by the benchmark).
+    step_shown = Signal(str)
+
+    def __init__(self, ctx: AppContext, area: GraphArea, panel: PipelinePanel, diff_view: DiffView,
+                 step_model: QtPipelineModel) -> None:
+        super().__init__(ctx)
+        self.ctx = ctx
+        self.area = area
+        self.panel = panel
+        self.diff_view = diff_view
+        self.step_model = step_model
+        self.view = panel.pipeline_view
+        self.input_script: Optional[str] = None
+        self.input_key: Optional[str] = None
+        self.last_good_script: Optional[str] = None
+        self.graph_cache: dict[tuple[Optional[str], Optional[str]], dict] = {}
+        self._graph_requests: dict[tuple[str, Optional[str]], Any] = {}
+        self._shown_graph: Optional[tuple[str, Optional[str]]] = None
+        self._shown_before_key: Optional[str] = None
+        self._current_function: Optional[str] = None
+        self._shown_pass_id: Optional[str] = None
+        self._shown_report: dict = {}
+        self.details_kind = "placeholder"  # or "node" (a node's details) or "report" (a step's report)
+        self.prim_func_dialog: Any = None
+        self.user_file_dialog: Any = None
+        self.user_file_editor: Any = None
+        self.show_details_placeholder()
+        area.details.anchorClicked.connect(self._on_details_link)
+        area.function_picker.activated.connect(self._on_function_picked)
+        gv = area.graph_view
+        gv.node_selected.connect(self._on_node_selected)
+        gv.node_activated.connect(self._on_node_activated)
+        gv.graph_shown.connect(self._on_graph_shown)
+        diff_view.location_activated.connect(self.show_error_location)
+        self.view.current_step_changed.connect(lambda uid: self.show_step(uid))
+        self.view.nested_selected.connect(self._on_nested_selected)
+
+    # ---- document and results -------------------------------------------------------------
+    def on_document_replaced(self) -> None:
+        """A new document: forget the model input and the graphs."""
+        self.input_script = self.input_key = None
+        self.last_good_script = None
+        self.graph_cache.clear()
+        if not self.ctx.doc.steps:
+            self.show_step("")
+
+    def on_edited(self, first_index: int) -> None:
+        """An edit: the input is stale when everything re-runs; show the selection again."""
+        if first_index == 0:
+            self.input_script = self.input_key = None
+        self.show_step(self.view.current_uid())
+
+    def on_input_loaded(self, script: Optional[str], key: Optional[str]) -> None:
+        """The run session's ``model_loaded`` event: the model before any step."""
+        self.input_script = script or self.input_script
+        self.input_key = key or self.input_key
+        if not self.view.current_uid():
+            self.show_input()
+
+    def on_step_result(self, result: StepResult) -> None:
+        """A step finished: refresh when it is the one shown."""
+        if result.uid == self.view.current_uid():
+            self.show_step(result.uid)
+
+    def on_run_finished(self, result: RunResult) -> None:
+        """The run ended: keep its input and last good module, go to a failure in user code."""
+        if result.input_script is not None:
+            self.input_script = result.input_script
+            self.input_key = result.input_key
+        self.last_good_script = result.last_good_script
+        self._select_failed_user_code(result)
+        self.show_step(self.view.current_uid())
+
+    def refresh_colours(self) -> None:
+        """Redo the rich text that keeps the colours it was made with (palette change)."""
+        if self.details_kind == "placeholder":
+            self.show_details_placeholder()
+        elif self.details_kind == "node":
+            self._on_graph_shown()
+        elif self.details_kind == "report":
+            uid = self.view.current_uid()
+            result = self.step_model.result(uid) if uid else None
+            if result is not None:
+                index = self.ctx.doc.index_of(uid)
+                self._show_step_report(index, self.ctx.doc.steps[index], result)
+
+    # ---- the selected step ------------------------------------------------------------------
+    def _before_of(self, index: int) -> tuple[Optional[str], Optional[str]]:
+        """(script, snapshot key) of the module a step at ``index`` received."""
+        for step in reversed(self.ctx.doc.steps[:index]):
+            res = self.step_model.result(step.uid)
+            if res is not None and res.script is not None and res.state in (CHANGED, UNCHANGED, SKIPPED):
+                return res.script, res.snapshot_key
+            if res is None and step.runnable:
+                return None, None  # an earlier step has not run (yet)
+        return self.input_script, self.input_key
+
+    def show_step(self, uid: str) -> None:
+        """Diff, graph and report of step ``uid`` (the model input when ``uid`` is empty)."""
+        if not uid:
+            self.show_input()
+            return
+        try:
+            index = self.ctx.doc.index_of(uid)
+        except ValueError:
+            return
+        step = self.ctx.doc.steps[index]
+        result = self.step_model.result(uid)
+        before, before_key = self._before_of(index)
+        if self.details_kind == "report":
+            self.show_details_placeholder()  # the previous step's report; this step's follows
+        title = tr("Step {0}: {1}").format(index + 1, self.ctx.catalogue.title_for(step.pass_id))
+        self._shown_pass_id = None
+        self._shown_report = {}
+        if result is None or result.state != FAILED:
+            self._mark_source_error(uid, None)
+        if result is None:
+            self._diff_message(tr("{0} has not run yet.").format(title) if step.runnable else tr("{0} is disabled (skipped).").format(title))
+            self._show_graph(before_key, None, tr("{0} — not run yet; showing its input").format(title))
+            return
+        if result.state == FAILED:
+            last_good = before if before is not None else (self.last_good_script or self.input_script)
+            location = self.error_location(index, result)
+            self.diff_view.set_error(title, result.error or "unknown error", last_good or "",
+                                     traceback=result.traceback or "", location=location)
+            self._mark_source_error(uid, location)
+            self._show_graph(before_key, None, tr("{0} failed — showing the last good module").format(title))
+            self.step_shown.emit(uid)
+            return
+        self._shown_pass_id = step.pass_id
+        self._shown_report = dict(result.report or {})
+        self._show_step_report(index, step, result)
+        label = tr("changed the module") if result.state == CHANGED else (tr("changed nothing") if result.state == UNCHANGED else result.state)
+        self.diff_view.set_snapshots(before, result.script, before_title=tr("Before {0}").format(title),
+                                     after_title=f"{tr('After {0}').format(title)} — {label} ({format_ms(result.elapsed_ms)})")
+        self._show_graph(result.snapshot_key or before_key, before_key if result.state == CHANGED else None, f"{title} — {label}")
+        self.step_shown.emit(uid)
+
+    def show_input(self) -> None:
+        """The model as loaded (before any step)."""
+        if self.input_script:
+            self.diff_view.set_snapshots(self.input_script, self.input_script, before_title=tr("Model input"), after_title=tr("Model input"))
+        else:
+            self._diff_message(tr("Run the pipeline (F5) to see what each step does."))
+        self._show_graph(self.input_key, None, tr("Model input"))
+
+    def _on_nested_selected(self, uid: str, nested_index: int) -> None:
+        result = self.step_model.result(uid)
+        if result is None or not 0 <= nested_index < len(result.nested):
+            return
+        index = self.ctx.doc.index_of(uid)
+        before, _ = self._before_of(index)
+        for n in result.nested[:nested_index]:
+            if n.script is not None:
+                before = n.script
+        target = result.nested[nested_index]
+        after = target.script if target.script is not None else before
+        self.diff_view.set_snapshots(before, after, before_title=tr("Before {0}").format(target.name),
+                                     after_title=f"{tr('Step {0}').format(index + 1)} › {target.name} ({format_ms(target.elapsed_ms)})")
+
+    def _diff_message(self, text: str) -> None:
+        self.diff_view.clear()
+        self.diff_view.left_title.setText(text)
+        self.diff_view.right_title.setText("")
+
+    def _show_step_report(self, index: int, step: Step, result: StepResult) -> None:
+        """The step's report (DLight rules per PrimFunc, fused groups, tuning summary) in the details pane."""
+        text = step_report_html(step.pass_id, result.report or {}, self.ctx.doc.target)
+        if text:
+            title = html.escape(tr("Step {0}: {1}").format(index + 1, self.ctx.catalogue.title_for(step.pass_id)))
+            self.area.details.setHtml(f"<h3 style='margin:0'>{title}</h3>" + text)
+            self.details_kind = "report"
+
+    # ---- errors in the user's own code ------------------------------------------------------
+    def error_location(self, index: int, result: StepResult) -> Optional[ErrorLocation]:
+        """The line of the user's code that step ``index``'s failure points at, if any."""
+        files = user_code_files(self.ctx.doc, index)
+        if not files or result.state != FAILED:
+            return None
+        return locate_user_error(result.error or "", result.traceback or "", files)
+
+    def source_editor(self, uid: Optional[str] = None) -> Any:
+        """The code editor of the shown step's ``source`` parameter (custom step), or ``None``."""
+        if uid is not None and uid != self.view.current_uid():
+            return None
+        editor = self.panel.param_editor
+        if "source" not in editor.names():
+            return None
+        return getattr(editor.editor("source"), "editor", None)
+
+    def _mark_source_error(self, uid: str, location: Optional[ErrorLocation]) -> None:
+        editor = self.source_editor(uid)
+        if editor is None or not hasattr(editor, "mark_error_line"):
+            return
+        if location is not None and location.is_custom_source:
+            # While the user types there the cursor stays put; otherwise scroll to the line.
+            scroll = not editor.hasFocus()
+            editor.mark_error_line(location.line, location.message, scroll=scroll)
+            if scroll:
+                self.panel.param_scroll.ensureWidgetVisible(editor, 0, 0)
+        else:
+            editor.clear_error()
+
+    def _select_failed_user_code(self, result: RunResult) -> None:
+        """After a run whose failure points into the user's code: select that step (unless the user
+        is typing in another step's parameters), so its source shows the marked line."""
+        index = result.failed_index
+        if index is None or not 0 <= index < len(result.steps) or index >= len(self.ctx.doc.steps):
+            return
+        failed = result.steps[index]
+        if failed.uid == self.view.current_uid() or _has_focus_within(self.panel.param_editor):
+            return
+        if self.error_location(index, failed) is not None:
+            self.view.select_uids([failed.uid])
+
+    def show_error_location(self, location: ErrorLocation) -> None:
+        """Go to the line an error points at: the custom step's source editor, or the pattern file
+        (shown read-only with the line marked)."""
+        if location.is_custom_source:
+            editor = self.source_editor()
+            if editor is None:
+                return
+            dock = self.panel.parentWidget()
+            if dock is not None:
+                dock.show()
+                dock.raise_()
+            self.panel.param_scroll.ensureWidgetVisible(editor)
+            editor.setFocus()
+            editor.mark_error_line(location.line, location.message)
+            return
+        try:
+            with open(location.file, encoding="utf-8") as handle:
+                text = handle.read()
+        except OSError as exc:
+            QMessageBox.warning(self.ctx.dialog_parent, tr("Cannot show the file"), f"{location.file}: {exc.strerror or exc}")
+            return
+        import os
+
+        self.user_file_dialog, self.user_file_editor = show_code_dialog(
+            self.ctx.dialog_parent, tr("{0} — line {1}").format(os.path.basename(location.file), location.line), text,
+            caption=f"{location.file}\n" + tr("line {0}: {1}").format(location.line, location.message),
+            mark=(location.line, location.message), size=(760, 520))
+
+    # ---- graph -----------------------------------------------------------------------------
+    def _show_graph(self, key: Optional[str], before_key: Optional[str], caption: str) -> None:
+        self.area.graph_caption.setText(caption)
+        self._shown_graph = (key, self._current_function) if key else None
+        self._shown_before_key = before_key
+        if not key:
+            self.area.graph_view.clear_graph(tr("Run the pipeline (F5) to see the model as a graph"))
+            return
+        for k in (key, before_key):
+            if k:
+                self._request_graph(k, self._current_function)
+        self._render_graph()
+
+    def _request_graph(self, key: str, function: Optional[str]) -> None:
+        wanted = (key, function)
+        if wanted in self.graph_cache or wanted in self._graph_requests:
+            return
+        request = self.ctx.engine.submit_graph(key, function)
+        self._graph_requests[wanted] = request
+        request.finished.connect(lambda value: self._on_graph(wanted, value))
+        request.failed.connect(lambda message: self._on_graph_failed(wanted, message))
+
+    def _on_graph(self, wanted: tuple[str, Optional[str]], value: Any) -> None:
+        self._graph_requests.pop(wanted, None)
+        self.graph_cache[wanted] = value if isinstance(value, dict) else {"graph": None}
+        if len(self.graph_cache) > GRAPH_CACHE_SIZE:
+            self.graph_cache.pop(next(iter(self.graph_cache)))
+        self._render_graph()
+
+    def _on_graph_failed(self, wanted: tuple[str, Optional[str]], message: str) -> None:
+        self._graph_requests.pop(wanted, None)
+        self.area.graph_caption.setText(tr("Graph unavailable: {0}").format(message.splitlines()[0][:200] if message else ""))
+
+    def _render_graph(self) -> None:
+        if not self._shown_graph:
+            return
+        key, function = self._shown_graph
+        reply = self.graph_cache.get((key, function))
+        if reply is None:
+            return
+        before_reply = self.graph_cache.get((self._shown_before_key, function)) if self._shown_before_key else None
+        if self._shown_before_key and before_reply is None:
+            return  # wait for the "before" graph to highlight changes
+        data = reply.get("graph")
+        self._update_function_picker(reply)
+        if not data:
+            self.area.graph_view.clear_graph(tr("This module has no Relax function"))
+            self.area.graph_caption.setText(self.area.graph_caption.text() + tr(" (no Relax function)"))
+            return
+        changed: set[str] = set()
+        before = before_reply.get("graph") if before_reply else None
+        if before_reply is not None and before_reply.get("function") == reply.get("function"):
+            from pipeline_model.ir_graph import changed_nodes
+
+            changed = changed_nodes(before, data)
+        if self._shown_pass_id is not None and highlights_fusion(self._shown_pass_id):
+            # The bindings fused into composite/offloaded functions by this step: the calls the
+            # step's fusion report names (by var name), and any call of a composite function.
+            changed |= fused_node_ids(data) | fusion_call_node_ids(data, self._shown_report)
+        self.area.graph_view.set_graph(data, changed)
+
+    def _update_function_picker(self, reply: dict) -> None:
+        picker = self.area.function_picker
+        names = [str(n) for n in reply.get("functions") or []]
+        current = reply.get("function")
+        picker.blockSignals(True)
+        picker.clear()
+        for name in names or ([str(current)] if current else []):
+            picker.addItem(name)
+        if current:
+            picker.setCurrentText(str(current))
+        picker.setEnabled(len(names) > 1)
+        picker.blockSignals(False)
+
+    def _on_function_picked(self, index: int) -> None:
+        self._current_function = self.area.function_picker.itemText(index) or None
+        self.show_step(self.view.current_uid())
+
+    def fit_graph(self) -> None:
+        """View > Fit Graph."""
+        self.area.graph_view.fit_to_view()
+
+    # ---- node details, TensorIR ---------------------------------------------------------------
+    def _shown_graph_data(self) -> dict:
+        return (self.graph_cache.get(self._shown_graph) or {}).get("graph") or {} if self._shown_graph else {}
+
+    def _graph_node(self, node_id: str) -> Optional[dict]:
+        return next((n for n in self._shown_graph_data().get("nodes", []) if n.get("id") == node_id), None)
+
+    def _on_node_selected(self, info: Any) -> None:
+        node_id = str(info.get("id", "")) if isinstance(info, dict) else str(info or "")
+        node = self._graph_node(node_id) if node_id else None
+        if node is None:
+            self.show_details_placeholder()
+            return
+        self.area.details.setHtml(node_details_html(node, self._shown_graph_data()))
+        self.details_kind = "node"
+
+    def show_details_placeholder(self) -> None:
+        """The node details panel's hint (wrapped, in the palette's placeholder colour)."""
+        color = muted_colour(QApplication.palette(), 0.45).name()  # PlaceholderText may be translucent
+        self.area.details.setHtml(details_placeholder_html(color))
+        self.details_kind = "placeholder"
+
+    def _on_graph_shown(self) -> None:
+        """A new graph is on screen: node details must describe a node of this graph."""
+        if self.details_kind == "report":
+            return
+        selected = self.area.graph_view.selected_node()
+        if selected is not None and self._graph_node(selected) is not None:
+            self._on_node_selected({"id": selected})
+        else:
+            self.show_details_placeholder()
+
+    def _on_details_link(self, url: Any) -> None:
+        text = url.toString()
+        if text.startswith("primfunc:"):
+            self.request_prim_func(text[len("primfunc:"):])
+
+    def _on_node_activated(self, info: Any) -> None:
+        node = self._graph_node(str(info.get("id", "")) if isinstance(info, dict) else str(info or ""))
+        if node and node.get("callee") and node.get("callee_kind") == "prim_func":
+            self.request_prim_func(str(node["callee"]))
+
+    def request_prim_func(self, name: str) -> None:
+        """Ask the engine for the TensorIR of ``name`` in the shown module; a dialog shows it."""
+        if not self._shown_graph:
+            return
+        request = self.ctx.engine.submit_prim_func(self._shown_graph[0], name)
+        request.finished.connect(lambda value: self._show_prim_func(name, value))
+        request.failed.connect(lambda message: QMessageBox.warning(self.ctx.dialog_parent, tr("TensorIR"), message))
+
+    def _show_prim_func(self, name: str, value: Any) -> None:
+        text = str(value if not isinstance(value, dict) else value.get("text", ""))
+        self.prim_func_dialog, _editor = show_code_dialog(self.ctx.dialog_parent, tr("TensorIR — {0}").format(name), text)
+
+
+def _has_focus_within(widget: Any) -> bool:
+    focus = QApplication.focusWidget()
+    while focus is not None:
+        if focus is widget:
+            return True
+        focus = focus.parentWidget()
+    return False

@@ -1,0 +1,159 @@
+"""A TVM-free fake of the ``EngineClient`` API the GUI uses, for GUI tests that test GUI logic.
+
+Honest by construction: every module it returns says it is fake (``# fake module ...``); it never
+pretends to optimise anything. What it models is the *protocol*: ``ping``, ``catalogue`` (a small
+recorded catalogue, ``tests/data/fake_catalogue.json``), ``run`` with ``model_loaded`` /
+``step_started`` / ``step_finished`` events, snapshot keys per step prefix and a step cache
+(``cached``), the trust refusal of custom code, a syntax error in custom code at its line,
+disabled steps skipped, ``cancel`` between steps, ``graph`` / ``prim_func`` / ``snapshot`` of a key
+(an unknown key fails naming it), and the ``devices`` / ``validate_target`` commands. Building
+(``build_run``, ``compare``, ``export_library``) is refused with a clear message: those tests use
+the real engine. Rules the fake follows: every enabled step changes the module, except the pass
+ids in :data:`UNCHANGING`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from typing import Any, Callable, Optional
+
+from pipeline_model.document import PipelineDocument
+from pipeline_model.engine.client import EngineError
+from pipeline_model.engine.results import CHANGED, FAILED, SKIPPED, UNCHANGED, RunResult, StepResult
+
+CATALOGUE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "fake_catalogue.json")
+#: Pass ids that leave the fake module unchanged.
+UNCHANGING = frozenset({"relax.FoldConstant"})
+CPU = {"kind": "cpu", "index": 0, "name": "fake CPU", "target": {"kind": "llvm", "num-cores": 2}, "details": {}}
+KNOWN_TARGET_KINDS = ("llvm", "cuda", "vulkan", "opencl", "rocm", "metal")
+
+
+class FakeEngineClient:
+    """The fake client; ``calls`` records ``(method, detail)`` for tests that check what was asked."""
+
+    def __init__(self, step_delay_s: float = 0.0) -> None:
+        self.step_delay_s = step_delay_s
+        self.restarts = 0
+        self.calls: list[tuple[str, Any]] = []
+        self.scripts: dict[str, str] = {}
+        self._cancel = threading.Event()
+        self.closed = False
+
+    # ---- the EngineClient API the GUI uses ---------------------------------------------------
+    def ping(self) -> dict:
+        self.calls.append(("ping", None))
+        return {"tvm": "fake", "tvm_ffi": "fake", "pid": 0, "handlers": ["catalogue", "devices", "graph", "ping",
+                                                                         "prim_func", "run", "snapshot", "validate_target"]}
+
+    def catalogue(self) -> dict:
+        self.calls.append(("catalogue", None))
+        with open(CATALOGUE_FILE, encoding="utf-8") as handle:
+            return json.load(handle)
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def stop_tuning(self) -> None:
+        self.calls.append(("stop_tuning", None))
+
+    def close(self) -> None:
+        self.closed = True
+
+    def run(self, doc: PipelineDocument, until: Optional[int] = None, trust_custom_code: bool = False,
+            on_event: Optional[Callable[[str, dict], None]] = None, step_timeout_s: Optional[float] = None) -> RunResult:
+        self._cancel.clear()
+        self.calls.append(("run", {"steps": [s.pass_id for s in doc.steps], "until": until, "trust": trust_custom_code}))
+        emit = on_event or (lambda _n, _d: None)
+        key = self._key(doc.model, doc.target)
+        script = f"# fake module: {doc.model}\n"
+        self.scripts.setdefault(key, script)
+        emit("model_loaded", {"input_script": script, "input_key": key})
+        result = RunResult(input_script=script, input_key=key)
+        last = len(doc.steps) - 1 if until is None else min(int(until), len(doc.steps) - 1)
+        for index, step in enumerate(doc.steps[: last + 1]):
+            if self._cancel.is_set():
+                result.cancelled = True
+                break
+            emit("step_started", {"index": index, "uid": step.uid})
+            if self.step_delay_s:
+                self._cancel.wait(self.step_delay_s)
+            res = StepResult(index=index, uid=step.uid, pass_id=step.pass_id, title=step.pass_id)
+            if not step.runnable:
+                res.state, res.script, res.snapshot_key = SKIPPED, script, key
+            else:
+                error = self._step_error(index, step, trust_custom_code)
+                if error:
+                    res.state, res.error = FAILED, error
+                    result.failed_index, result.last_good_script = index, script
+                else:
+                    new_key = self._key(key, step.pass_id, step.params)
+                    res.cached = new_key in self.scripts
+                    if step.pass_id not in UNCHANGING:
+                        script = script + f"# after {step.pass_id} {json.dumps(step.params, sort_keys=True, default=str)}\n"
+                    res.state = CHANGED if step.pass_id not in UNCHANGING else UNCHANGED
+                    key = new_key
+                    self.scripts[key] = script
+                    res.script, res.snapshot_key = script, key
+            result.steps.append(res)
+            emit("step_finished", {"step": res.to_json()})
+            if res.state == FAILED:
+                break
+        return result
+
+    def graph(self, key: str, function: Optional[str] = None) -> dict:
+        self.calls.append(("graph", key))
+        script = self._script(key)
+        lines = [line for line in script.splitlines() if line.startswith("# after")]
+        nodes = [{"id": "x", "kind": "param", "name": "x", "type_text": "R.Tensor((1, 784), \"float32\")"}]
+        edges = []
+        for i, line in enumerate(lines):
+            nodes.append({"id": f"n{i}", "kind": "binding", "name": f"lv{i}", "op": "relax.call_tir",
+                          "callee": f"fake_prim_{i}", "callee_kind": "prim_func", "type_text": "R.Tensor((1, 10), \"float32\")",
+                          "attrs": {"step": line[len("# after "):]}})
+            edges.append({"source": nodes[-2]["id"], "target": f"n{i}", "index": 0})
+        return {"graph": {"nodes": nodes, "edges": edges}, "functions": ["main"], "function": function or "main"}
+
+    def prim_func(self, key: str, name: str) -> str:
+        self.calls.append(("prim_func", name))
+        self._script(key)
+        return f"# fake TensorIR of {name}\n@T.prim_func\ndef {name}():\n    pass\n"
+
+    def snapshot(self, key: str) -> str:
+        return self._script(key)
+
+    def request(self, cmd: str, args: Optional[dict] = None, on_event: Any = None) -> dict:
+        self.calls.append((cmd, args))
+        args = args or {}
+        if cmd == "devices":
+            return {"devices": [dict(CPU)]}
+        if cmd == "validate_target":
+            kind = str((args.get("target") or {}).get("kind", ""))
+            if kind in KNOWN_TARGET_KINDS:
+                return {"ok": True, "target": dict(args["target"]), "keys": [kind]}
+            return {"ok": False, "error": f"fake engine: unknown target kind {kind!r}"}
+        raise EngineError(f"the fake engine does not run {cmd!r} (use the real engine for builds)")
+
+    # ---- helpers --------------------------------------------------------------------------------
+    @staticmethod
+    def _key(*parts: Any) -> str:
+        return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    def _script(self, key: str) -> str:
+        if key not in self.scripts:
+            raise EngineError(f"module {key!r} is not in the fake engine's cache")
+        return self.scripts[key]
+
+    @staticmethod
+    def _step_error(index: int, step: Any, trust: bool) -> Optional[str]:
+        if step.pass_id != "custom.python":
+            return None
+        if not trust:
+            return "custom Python code is not trusted: it was not run"
+        try:
+            compile(str(step.params.get("source") or ""), f"<custom step {index + 1}>", "exec")
+        except SyntaxError as exc:
+            return f"<custom step {index + 1}>: syntax error at line {exc.lineno}: {exc.msg}"
+        return None
