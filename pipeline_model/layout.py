@@ -100,6 +100,11 @@ def node_text(attrs: Mapping[str, Any]) -> tuple[str, str]:
     Shared by the layout (for widths) and the view (for painting) so both agree.
     """
     kind = attrs.get("kind")
+    if kind == "group":
+        size = attrs.get("size")
+        shape = shape_text(attrs)
+        sub = f"+ {size} nodes" if size else "+"
+        return str(attrs.get("label") or attrs.get("name") or "group"), (f"{sub} \u00b7 {shape}" if shape else sub)
     if kind == "param":
         title = str(attrs.get("name") or "param")
     elif kind == "output":
