@@ -439,8 +439,7 @@ def build_view(data: dict[str, Any], expanded: Collection[str] = (), *, stub_min
         out_nodes.append(view_nodes[nid])
     out_edges = list(seen.values())
     graph_attrs = {k: v for k, v in (data.get("graph") or {}).items() if k not in ("callees",)}
-    graph_attrs["frame_labels"] = {g: info["label"].rsplit(".", 1)[-1] if info["kind"] == "module" and "." in info["label"]
-                                   else info["label"] for g, info in tree.items() if g in expanded}
+    graph_attrs["frame_labels"] = {g: _short_label(g, tree) for g in expanded if g in tree}
     graph_attrs["rep"] = rep
     graph_attrs["expanded"] = sorted(expanded)
     return {
@@ -452,6 +451,16 @@ def build_view(data: dict[str, Any], expanded: Collection[str] = (), *, stub_min
         "nodes": out_nodes,
         "edges": out_edges,
     }
+
+
+def _short_label(gid: str, tree: dict[str, dict[str, Any]]) -> str:
+    """A group's label relative to its parent group (``self_attn`` inside ``layers.3``)."""
+    info = tree[gid]
+    parent = tree.get(info.get("parent") or "")
+    label = str(info["label"])
+    if info["kind"] == "module" and parent and parent["kind"] == "module" and label.startswith(parent["label"] + "."):
+        return label[len(parent["label"]) + 1:]
+    return label
 
 
 def _search_text(n: dict[str, Any]) -> str:
