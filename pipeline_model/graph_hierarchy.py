@@ -377,6 +377,8 @@ def build_view(data: dict[str, Any], expanded: Collection[str] = (), *, stub_min
             continue
         rep[nid] = collapsed
         gnode = group_nodes.get(collapsed)
+        if gnode is not None and gnode["group"] is None and n.get("group") is not None:
+            gnode["group"], gnode["is_dataflow"] = n.get("group"), n.get("is_dataflow", False)
         if gnode is None:
             info = tree[collapsed]
             label = info["label"]
