@@ -4,6 +4,17 @@ the GUI thread) and pan/zoom repaints (target <= 16 ms).
 Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_graph.py [--nodes 5000] [--real-layers N]
 [--repeat 5]``. Prints figures and ratios (measured / target; <= 1.0 meets the target), medians over
 ``--repeat`` shows, and the load average (other processes on a 2-core machine move every figure).
+
+Real models: ``bench/bench_graph.py --model SPEC_OR_FILE [--pipeline FILE] [--json] [--expand-all]`` runs the
+pipeline (default: LegalizeOps, AnnotateTIROpPattern, FuseOps, FuseTIR, DeadCodeElimination) in the engine
+process, then selects the input and each step in turn the way the main window does -- the engine's ``graph``
+request on a background thread, then ``GraphView.set_graph(graph, key=(module key, function), before=graph
+of the step's input)`` -- and reports per step: nodes, ``first_show_ms`` (selection -> graph painted, cold),
+``reshow_ms`` (selected again: the view's layout cache), ``max_stall_ms`` (longest GUI-thread event-loop gap),
+``fit_repaint_ms``, plus the process's RSS (this process is the GUI side: it never imports TVM). It drives
+the engine and the GraphView directly instead of the main window (app/ is being split into controllers).
+With ``--json`` the last line is ``{"steps": [{"name", "nodes", "first_show_ms", "reshow_ms",
+"max_stall_ms", ...}], "rss_mb": N}``.
 """
 
 from __future__ import annotations
@@ -13,6 +24,7 @@ import os
 import statistics
 import sys
 import time
+from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -150,8 +162,117 @@ def report(name: str, data: dict, app: QApplication, view: GraphView, repeat: in
               f"ratio {worst / REPAINT_TARGET_MS:.2f} of {REPAINT_TARGET_MS:.0f} ms target")
 
 
+DEFAULT_STEPS = ("relax.LegalizeOps", "relax.AnnotateTIROpPattern", "relax.FuseOps", "relax.FuseTIR",
+                 "relax.DeadCodeElimination")
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    return 0.0
+
+
+def _pump_until(app: QApplication, view: GraphView, done: Any, limit_s: float = 120.0) -> float:
+    """Turn the event loop until ``done()``; return the longest gap between two turns (seconds)."""
+    stall = 0.0
+    start = last = time.perf_counter()
+    while not done() and last - start < limit_s:
+        app.processEvents()
+        view._pool.waitForDone(2)  # noqa: SLF001 - lets the worker run, as an idle event loop would
+        time.sleep(0.001)
+        now = time.perf_counter()
+        stall = max(stall, now - last)
+        last = now
+    return stall
+
+
+def bench_model(args: argparse.Namespace, app: QApplication, view: GraphView) -> dict:
+    """Per-step figures for a real model run through the engine (see the module docstring)."""
+    import threading  # noqa: PLC0415
+
+    from pipeline_model.document import PipelineDocument, Step  # noqa: PLC0415
+    from pipeline_model.engine.client import EngineClient  # noqa: PLC0415
+
+    if args.pipeline:
+        from pipeline_model.fileformat import load_pipeline  # noqa: PLC0415
+
+        doc = load_pipeline(args.pipeline)
+        doc.model = args.model
+    else:
+        doc = PipelineDocument(model=args.model, target={"kind": "llvm"}, steps=[Step(s) for s in DEFAULT_STEPS])
+    client = EngineClient()
+    try:
+        t = time.perf_counter()
+        result = client.run(doc)
+        run_s = time.perf_counter() - t
+        if not args.json:
+            print(f"engine: pipeline of {len(doc.steps)} steps on {args.model} in {run_s:.1f} s")
+        selections = [("input", result.input_key)] + [(s.pass_id, s.snapshot_key) for s in result.steps]
+        out = []
+        prev_graph = None
+        for name, key in selections:
+            if not key:
+                continue
+            box: dict[str, Any] = {}
+            t0 = time.perf_counter()
+            th = threading.Thread(target=lambda k=key: box.update(reply=client.graph(k, args.function)))
+            th.start()
+            stall = _pump_until(app, view, lambda: not th.is_alive())
+            th.join()
+            reply = box["reply"]
+            data = reply.get("graph")
+            fn = reply.get("function")
+            view.set_graph(data, key=(key, fn), before=prev_graph)
+            stall = max(stall, _pump_until(app, view, lambda: not view.is_busy()))
+            view.fit_to_view()
+            view.viewport().repaint()
+            app.processEvents()
+            first = time.perf_counter() - t0
+            t1 = time.perf_counter()
+            view.viewport().repaint()
+            fit_ms = (time.perf_counter() - t1) * 1000
+            # another step, then this one again: the view's cache
+            view.set_graph(None)
+            t2 = time.perf_counter()
+            view.set_graph(data, key=(key, fn), before=None)
+            _pump_until(app, view, lambda: not view.is_busy())
+            view.viewport().repaint()
+            app.processEvents()
+            reshow = time.perf_counter() - t2
+            row = {"name": name, "nodes": len(data["nodes"]) if data else 0, "shown_nodes": len(view.node_ids()),
+                   "first_show_ms": round(first * 1000, 1), "reshow_ms": round(reshow * 1000, 1),
+                   "max_stall_ms": round(stall * 1000, 1), "fit_repaint_ms": round(fit_ms, 1),
+                   "from_cache": view.last_from_cache}
+            if args.expand_all:
+                t3 = time.perf_counter()
+                view.expand_all()
+                st = _pump_until(app, view, lambda: not view.is_busy())
+                view.fit_to_view()
+                view.viewport().repaint()
+                row.update(expanded_nodes=len(view.node_ids()),
+                           expand_all_ms=round((time.perf_counter() - t3) * 1000, 1),
+                           expand_all_stall_ms=round(st * 1000, 1))
+                view.collapse_all()
+                _pump_until(app, view, lambda: not view.is_busy())
+            out.append(row)
+            if not args.json:
+                print("  " + "  ".join(f"{k}={v}" for k, v in row.items()))
+            prev_graph = data
+        return {"steps": out, "rss_mb": round(_rss_mb(), 1), "engine_run_s": round(run_s, 2),
+                "loadavg": _loadavg()}
+    finally:
+        client.close() if hasattr(client, "close") else None
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--model", help="builtin:NAME or a model file: bench the real model's steps instead")
+    ap.add_argument("--pipeline", help="pipeline file (default: the five fusion steps)")
+    ap.add_argument("--function", default=None, help="Relax function to show (default: the module's)")
+    ap.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    ap.add_argument("--expand-all", action="store_true", help="also time expanding every group")
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--real-layers", type=int, default=0,
                     help="also bench a real Relax module with this many transformer blocks (needs TVM)")
@@ -164,6 +285,17 @@ def main() -> None:
     view.resize(args.width, args.height)
     view.show()
     app.processEvents()
+    if args.model:
+        if not args.json:
+            print(f"platform={app.platformName()} cores={os.cpu_count()} loadavg at start: {_loadavg()}")
+        res = bench_model(args, app, view)
+        if args.json:
+            import json  # noqa: PLC0415
+
+            print(json.dumps(res))
+        else:
+            print(f"GUI-side RSS {res['rss_mb']} MB; loadavg at end: {_loadavg()}")
+        return
     print(f"platform={app.platformName()} viewport={args.width}x{args.height} cores={os.cpu_count()} "
           f"loadavg at start: {_loadavg()}")
     report("synthetic transformer-like Relax graph", ir_graph.synthetic_graph_json(args.nodes), app, view,

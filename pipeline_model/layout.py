@@ -32,9 +32,15 @@ FRAME_PAD = 14.0
 FRAME_LABEL = 18.0
 
 
+class LayoutCancelled(Exception):
+    """Raised by :func:`compute_layout` when its ``should_stop`` callback says the result is no longer wanted."""
+
+
 @dataclass
 class Frame:
-    """Bounding box of one dataflow group (``x0 < x1``, ``y0 < y1``), with its label."""
+    """Bounding box of one dataflow group or expanded hierarchy group (``x0 < x1``, ``y0 < y1``), with its
+    label; ``kind`` is ``block`` (node attribute ``group``) or ``nested`` (node attribute ``frames``),
+    ``depth`` the nesting level of a nested frame (0 = outermost)."""
 
     group: Any
     label: str
@@ -42,6 +48,8 @@ class Frame:
     y0: float
     x1: float
     y1: float
+    kind: str = "block"
+    depth: int = 0
 
 
 @dataclass
@@ -92,6 +100,11 @@ def node_text(attrs: Mapping[str, Any]) -> tuple[str, str]:
     Shared by the layout (for widths) and the view (for painting) so both agree.
     """
     kind = attrs.get("kind")
+    if kind == "group":
+        size = attrs.get("size")
+        shape = shape_text(attrs)
+        sub = f"+ {size} nodes" if size else "+"
+        return str(attrs.get("label") or attrs.get("name") or "group"), (f"{sub} \u00b7 {shape}" if shape else sub)
     if kind == "param":
         title = str(attrs.get("name") or "param")
     elif kind == "output":
@@ -349,12 +362,21 @@ def compute_layout(
     node_height: float = NODE_HEIGHT,
     sweeps: int = 4,
     sizes: Mapping[Hashable, tuple[float, float]] | None = None,
+    should_stop: Any = None,
 ) -> GraphLayout:
     """Lay out the directed graph ``g`` (a ``networkx.DiGraph`` or anything with ``nodes(data=True)`` and
     ``edges()``). Node widths come from :func:`node_width` unless ``sizes`` gives them; node attribute
     ``group`` (not None) puts a node in a frame, and ``g.graph["groups"]`` may give frame labels.
+    Node attribute ``frames`` (a list of group ids, outermost first) draws nested frames around the nodes of
+    each group, labelled from ``g.graph["frame_labels"]``. ``should_stop`` (a callable) is polled between
+    stages; when it returns True the layout stops with :class:`LayoutCancelled`.
     Deterministic: the same graph (same insertion order) always gives the same layout.
     """
+
+    def check() -> None:
+        if should_stop is not None and should_stop():
+            raise LayoutCancelled()
+
     node_items = list(g.nodes(data=True))
     ids = [n for n, _ in node_items]
     n_real = len(ids)
@@ -420,6 +442,7 @@ def compute_layout(
         preds[b].append(a)
         succs[a].append(b)
 
+    check()
     # ---- layering: Kahn in insertion order; groups in disjoint layer bands; sources pulled down
     indeg = [len(p) for p in preds]
     heap = [i for i in range(n_real) if indeg[i] == 0]
@@ -496,6 +519,7 @@ def compute_layout(
         chains[(a, b)] = chain
     total = len(node_layer)
     result.dummy_count = total - n_real
+    check()
 
     rows: list[list[int]] = [[] for _ in range(n_layers)]
     # initial order: real nodes in insertion order, dummies in creation order (follows source order)
@@ -547,6 +571,7 @@ def compute_layout(
     best_rows = [list(r) for r in rows]
     if best > 0:
         for it in range(sweeps):
+            check()
             sweep(downward=(it % 2 == 0))
             c = crossings()
             if c < best:
@@ -583,6 +608,7 @@ def compute_layout(
     def gap_of(a: int, b: int) -> float:
         return DUMMY_GAP if (is_dummy[a] or is_dummy[b]) else NODE_GAP
 
+    check()
     x = _bk_coordinates(rows, up_main, down_main, widths, n_real, gap_of)
 
     # ---- final coordinates
@@ -653,10 +679,57 @@ def compute_layout(
                 y1=y1 + FRAME_PAD,
             )
         )
+    _nested_frames(result, node_items, xs, layer_y, node_layer, width, height, graph_attrs)
     right = max((xs[i] + widths[i] / 2.0 for i in range(total)), default=0.0)
+    right = max([right] + [fr.x1 for fr in result.frames])
     result.width = right + MARGIN + FRAME_PAD
     result.height = layer_y[-1] + row_h / 2.0 + MARGIN + FRAME_PAD if n_layers else 0.0
     return result
+
+
+def _nested_frames(result: GraphLayout, node_items: list, xs: list[float], layer_y: list[float],
+                   node_layer: list[int], width: list[float], height: list[float], graph_attrs: Mapping) -> None:
+    """Frames of the groups named by the nodes' ``frames`` attribute: innermost first, each padded around
+    its nodes and its child frames."""
+    boxes: dict[Any, list[float]] = {}
+    parent: dict[Any, Any] = {}
+    depth: dict[Any, int] = {}
+    for i, (_n, data) in enumerate(node_items):
+        chain = data.get("frames") if hasattr(data, "get") else None
+        if not chain:
+            continue
+        for k, fid in enumerate(chain):
+            depth.setdefault(fid, k)
+            if k:
+                parent.setdefault(fid, chain[k - 1])
+        cx, cy = xs[i], layer_y[node_layer[i]]
+        x0, x1 = cx - width[i] / 2.0, cx + width[i] / 2.0
+        y0, y1 = cy - height[i] / 2.0, cy + height[i] / 2.0
+        fid = chain[-1]
+        box = boxes.get(fid)
+        if box is None:
+            boxes[fid] = [x0, y0, x1, y1]
+        else:
+            box[0], box[1], box[2], box[3] = min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1)
+    if not depth:
+        return
+    labels = dict(graph_attrs.get("frame_labels") or {})
+    pad = FRAME_PAD * 0.6
+    for fid in sorted(depth, key=lambda f: -depth[f]):
+        box = boxes.get(fid)
+        if box is None:
+            continue
+        fr = Frame(group=fid, label=str(labels.get(fid, fid)), x0=box[0] - pad, y0=box[1] - pad - FRAME_LABEL * 0.8,
+                   x1=box[2] + pad, y1=box[3] + pad, kind="nested", depth=depth[fid])
+        result.frames.append(fr)
+        up = parent.get(fid)
+        if up is not None:
+            pbox = boxes.get(up)
+            if pbox is None:
+                boxes[up] = [fr.x0, fr.y0, fr.x1, fr.y1]
+            else:
+                pbox[0], pbox[1] = min(pbox[0], fr.x0), min(pbox[1], fr.y0)
+                pbox[2], pbox[3] = max(pbox[2], fr.x1), max(pbox[3], fr.y1)
 
 
 def layered_layout(g: Any, **kwargs: Any) -> dict[Hashable, tuple[float, float]]:

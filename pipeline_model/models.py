@@ -35,6 +35,9 @@ BUILTIN_MODELS: dict[str, str] = {
     "Linear(256, 10, bias=False); input (1, 784) float32.",
     "transformer": "A small pre-norm transformer encoder block: layer norm, 4-head self-attention "
     "(matmul, softmax), GELU MLP; input (1, 32, 128) float32.",
+    "decoder": "A Llama-style decoder: 32 layers, hidden 512, RMSNorm, rotary self-attention, SwiGLU MLP; "
+    "symbolic sequence length, inputs x (1, seq_len, 512), cos/sin (seq_len, 64), mask (1, 1, seq_len, seq_len).",
+    "decoder128": "The Llama-style decoder of builtin:decoder with 128 layers (for benchmarks).",
 }
 
 #: Model kinds a spec can resolve to.

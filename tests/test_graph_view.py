@@ -21,9 +21,9 @@ def view(qtbot):
     return v
 
 
-def _show(qtbot, view, data, highlight=frozenset()):
+def _show(qtbot, view, data, highlight=frozenset(), **kwargs):
     with qtbot.waitSignal(view.graph_shown, timeout=20000):
-        view.set_graph(data, highlight)
+        view.set_graph(data, highlight, **kwargs)
 
 
 def test_set_graph_one_item_per_node_and_highlight(qtbot, view):
@@ -190,3 +190,123 @@ def test_bad_graph_json_reports_a_clear_message(qtbot, view):
     with qtbot.waitSignal(view.graph_shown, timeout=5000):
         view.set_graph(ig.synthetic_graph_json(40))  # recovers on the next graph
     assert len(view.node_ids()) == len(ig.synthetic_graph_json(40)["nodes"])
+
+
+@pytest.fixture(scope="module")
+def decoder_json():
+    pytest.importorskip("tvm")
+    from tests.test_graph_hierarchy import decoder_mod
+
+    return ig.graph_to_json(ig.extract_graph(decoder_mod(8), "forward"))
+
+
+def test_large_graph_starts_collapsed_and_click_expands(qtbot, view, decoder_json):
+    import copy
+
+    data = copy.deepcopy(decoder_json)
+    _show(qtbot, view, data, key=("k", "forward"))
+    ids = view.node_ids()
+    assert "m:layers.3" in ids and len(ids) < 40  # one node per layer
+    assert view.expanded_groups() == frozenset()
+    view.reset_zoom()
+    rect = view.node_rect("m:layers.3")
+    view.centerOn(rect.center())
+    with qtbot.waitSignal(view.graph_shown, timeout=20000):
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(rect.center()))
+    assert view.expanded_groups() == frozenset({"m:layers.3"})
+    assert "m:layers.3.self_attn" in view.node_ids() and "m:layers.3" not in view.node_ids()
+    frame = next(f for f in view.graph_layout().frames if f.group == "m:layers.3")
+    assert frame.kind == "nested" and frame.label == "layers.3"
+    # click on the frame's title collapses it again
+    view.centerOn(frame.x0 + 40, frame.y0 + 20)
+    with qtbot.waitSignal(view.graph_shown, timeout=20000):
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(frame.x0 + 6, frame.y0 + 6))
+    assert view.expanded_groups() == frozenset()
+    with qtbot.waitSignal(view.graph_shown, timeout=20000):
+        view.expand_all()
+    assert not any(n.startswith("m:") for n in view.node_ids())
+    assert any(view.view_json()["nodes"][i].get("stub") for i in range(len(view.node_ids())))
+
+
+def test_layout_cache_hit_is_synchronous(qtbot, view, decoder_json):
+    _show(qtbot, view, decoder_json, key=("k1", "forward"))
+    assert not view.last_from_cache and view.cache_size() == 1
+    _show(qtbot, view, ig.synthetic_graph_json(200), key=("k2", "forward"))
+    shown = []
+    view.graph_shown.connect(lambda: shown.append(True))
+    view.set_graph(decoder_json, key=("k1", "forward"))
+    assert shown and view.last_from_cache and not view.is_busy()  # no layout thread involved
+    assert "m:layers.0" in view.node_ids()
+    # expansion is remembered per key and cached too
+    with qtbot.waitSignal(view.graph_shown, timeout=20000):
+        view.set_expanded({"m:layers.1"})
+    view.set_graph(ig.synthetic_graph_json(200), key=("k2", "forward"))
+    view.set_graph(decoder_json, key=("k1", "forward"))
+    assert view.last_from_cache and view.expanded_groups() == frozenset({"m:layers.1"})
+
+
+def test_newer_request_cancels_older_ones(qtbot, view, decoder_json):
+    big = ig.synthetic_graph_json(3000)
+    for k in range(3):
+        view.set_graph(big, key=("big", k), expanded=())
+    _show(qtbot, view, decoder_json, key=("dec", "f"))
+    assert "m:layers.0" in view.node_ids()
+    # at most the one task already running finished (and was dropped); the queued ones never ran
+    assert view.cancelled_count <= 1
+    assert view.cache_size() <= 2
+
+
+def test_change_detection_against_before_runs_in_the_task(qtbot, view, decoder_json):
+    import copy
+
+    after = copy.deepcopy(decoder_json)
+    soft = next(n for n in after["nodes"] if n["id"] == "softmax3")
+    soft["op"] = "relax.nn.log_softmax"
+    _show(qtbot, view, after, key=("a", "f"), before=decoder_json)
+    assert view.highlighted() == frozenset({"m:layers.3"})  # the collapsed group holding the change
+    assert view.node_fill("m:layers.3") != view.node_fill("m:layers.2")
+
+
+def test_find_expands_groups_centres_and_selects(qtbot, view, decoder_json):
+    _show(qtbot, view, decoder_json, key=("f", "f"))
+    with qtbot.waitSignal(view.graph_shown, timeout=20000):
+        matches = view.find("softmax")
+    assert len(matches) == 8 and view.current_match() == "softmax"
+    assert {"m:layers.0", "m:layers.0.self_attn"} <= view.expanded_groups()
+    assert view.selected_node() == "softmax"
+    centre = view.mapToScene(view.viewport().rect().center())
+    assert view.node_rect("softmax").adjusted(-60, -60, 60, 60).contains(centre)
+    with qtbot.waitSignal(view.graph_shown, timeout=20000):
+        assert view.find_previous() == "softmax7"
+    assert view.selected_node() == "softmax7" and "m:layers.7.self_attn" in view.expanded_groups()
+    assert view.find("no-such-thing") == [] and view.current_match() is None
+
+
+def test_overview_shows_viewport_and_group_labels_far_out(qtbot, view, decoder_json):
+    from PySide6.QtGui import QImage, QPainter
+
+    _show(qtbot, view, decoder_json, key=("o", "f"))
+    ov = view.overview()
+    assert ov.isVisible()
+    view.reset_zoom()
+    view.centerOn(view.node_rect("m:layers.0").center())
+    r0 = ov.viewport_rect()
+    assert not r0.isEmpty()
+    qtbot.mouseClick(ov, Qt.MouseButton.LeftButton, pos=QPoint(ov.width() // 2, ov.height() - 12))
+    assert ov.viewport_rect().center().y() > r0.center().y()
+    view.set_overview_visible(False)
+    assert not ov.isVisible()
+    # far out (fit-to-view): group names are drawn in screen-size text, not nothing
+    with qtbot.waitSignal(view.graph_shown, timeout=20000):
+        view.expand_all()
+    view.fit_to_view()
+    assert not view.detail_shown()
+    img = QImage(view.viewport().size(), QImage.Format.Format_ARGB32)
+    img.fill(0)
+    painter = QPainter(img)
+    view.render(painter)
+    painter.end()
+    text = view.palette().text().color()
+    dark = sum(1 for x in range(0, img.width(), 2) for y in range(0, img.height(), 2)
+               if abs(img.pixelColor(x, y).lightness() - text.lightness()) < 40)
+    assert dark > 30  # label glyphs

@@ -53,8 +53,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pipeline_model.ir_graph import GRAPH_FORMAT
-from pipeline_model.layout import GraphLayout, compute_layout, node_text
+import collections
+import json
+
+from pipeline_model import graph_hierarchy
+from pipeline_model.ir_graph import GRAPH_FORMAT, changed_nodes
+from pipeline_model.layout import GraphLayout, LayoutCancelled, compute_layout, node_text
 
 #: Below this view scale the overview (coarse bands of plain rectangles) replaces boxes, texts and arrows.
 LOD_SCALE = 0.42
@@ -69,13 +73,17 @@ BAND_LAYERS = 6
 TILE_WIDTH = 768.0
 COARSE_LAYERS = 48
 
-_CATEGORIES = ("binding", "call", "param", "constant", "output", "changed")
+_CATEGORIES = ("binding", "call", "param", "constant", "output", "group", "stub", "changed")
 _CAT_INDEX = {c: k for k, c in enumerate(_CATEGORIES)}
 _CHANGED = _CAT_INDEX["changed"]
 
 
 def _category(attrs: dict[str, Any]) -> str:
     kind = attrs.get("kind")
+    if attrs.get("stub"):
+        return "stub"
+    if kind == "group":
+        return "group"
     if kind in ("param", "constant", "output"):
         return str(kind)
     return "call" if attrs.get("callee") else "binding"
@@ -169,7 +177,7 @@ class _Prepared:
     coarse: list[_Band]
     coarse_starts: list[float]
     band_margin: float
-    frames: list[tuple[QPainterPath, QRectF, str]]
+    frames: list[tuple[QPainterPath, QRectF, str, Any, str]]
     row_ys: list[float]
     rows: list[list[tuple[float, float, str]]]
     inputs: dict[str, list[str]]
@@ -177,6 +185,14 @@ class _Prepared:
     highlight: frozenset[str]
     index: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    full: Optional[dict[str, Any]] = None  # the whole function's graph JSON (the view graph is ``data``)
+    tree: dict[str, dict[str, Any]] = field(default_factory=dict)
+    expanded: frozenset[str] = frozenset()
+    rep: dict[str, str] = field(default_factory=dict)
+    full_highlight: frozenset[str] = frozenset()  # highlighted ids of the full graph
+    overview: Any = None  # QImage of the whole layout (the minimap)
+    overview_scale: float = 1.0
+    cache_key: Any = None
 
 
 class _LayoutSignals(QObject):
@@ -185,34 +201,162 @@ class _LayoutSignals(QObject):
 
 
 class _LayoutTask(QRunnable):
-    """Layout + path construction for one graph, off the GUI thread."""
+    """Everything heavier than painting, off the GUI thread: JSON decoding, module annotation, change
+    detection against ``before``, the view graph for the expansion, layout, paths and the overview image.
+    ``latest`` is the view's generation holder: a task whose generation is no longer the latest stops at
+    the next check (before starting, between layout stages) and reports nothing."""
 
-    def __init__(self, generation: int, data: dict[str, Any], highlight: frozenset[str], char_width: float,
-                 node_height: float, signals: _LayoutSignals) -> None:
+    def __init__(self, generation: int, latest: list[int], data: Any, highlight: frozenset[str], before: Any,
+                 expanded: Optional[frozenset[str]], char_width: float, node_height: float,
+                 signals: _LayoutSignals, cached: Optional["_Prepared"] = None, cache_key: Any = None) -> None:
         super().__init__()
         self.setAutoDelete(True)
         self.generation = generation
+        self.latest = latest
         self.data = data
         self.highlight = highlight
+        self.before = before
+        self.expanded = expanded
         self.char_width = char_width
         self.node_height = node_height
         self.signals = signals
+        self.cached = cached
+        self.cache_key = cache_key
+
+    def stale(self) -> bool:
+        """True when a newer request superseded this one."""
+        return self.latest[0] != self.generation
 
     def run(self) -> None:  # noqa: D102 - QRunnable API
+        if self.stale():
+            return
         timer = QElapsedTimer()
         timer.start()
         gc_was_enabled = gc.isenabled()
         gc.disable()  # ~100k short-lived objects: collections of the whole heap would cost ~20% here
         try:
-            prepared = _prepare(self.generation, self.data, self.highlight, self.char_width, self.node_height)
+            full = _decode(self.data)
+            before = _decode(self.before) if self.before is not None else None
+            highlight = set(self.highlight)
+            if before is not None:
+                highlight |= changed_nodes(before, full)
+            if self.cached is not None:
+                prepared = self.cached
+                _apply_highlight(prepared, frozenset(highlight))
+                prepared.generation = self.generation
+            else:
+                prepared = _prepare_full(self.generation, full, frozenset(highlight), self.expanded,
+                                         self.char_width, self.node_height, self.stale)
+                prepared.cache_key = self.cache_key
+        except LayoutCancelled:
+            return
         except Exception as exc:  # noqa: BLE001 - reported to the view, which shows it
             self.signals.failed.emit(self.generation, f"{type(exc).__name__}: {exc}")
             return
         finally:
             if gc_was_enabled:
                 gc.enable()
+        if self.stale():
+            return
         prepared.seconds = timer.elapsed() / 1000.0
         self.signals.done.emit(prepared)
+
+
+def _decode(data: Any) -> dict[str, Any]:
+    """Graph JSON given as a dict, or as JSON text/bytes (decoded here, off the GUI thread)."""
+    if isinstance(data, (bytes, bytearray, str)):
+        data = json.loads(data)
+    if not isinstance(data, dict):
+        raise ValueError("graph JSON: expected an object with 'nodes' and 'edges'")
+    return data
+
+
+def _view_highlight(full_ids: frozenset[str], rep: dict[str, str], view_ids: list[str],
+                    attrs: dict[str, dict[str, Any]]) -> frozenset[str]:
+    """Full-graph highlighted ids -> view ids (a collapsed group is highlighted when a member is, a stub
+    when its source is)."""
+    if not full_ids:
+        return frozenset()
+    shown = {rep.get(n, n) for n in full_ids}
+    for vid in view_ids:
+        src = attrs[vid].get("stub_of")
+        if src is not None and src in shown:
+            shown.add(vid)
+    return frozenset(shown)
+
+
+def _apply_highlight(p: "_Prepared", full_ids: frozenset[str]) -> None:
+    """Recolour a prepared layout for another highlight set (rebuilds the box paths)."""
+    p.full_highlight = full_ids
+    p.highlight = _view_highlight(full_ids, p.rep, p.ids, p.attrs)
+    cats = _categories(p.base_cats, p.ids, p.highlight)
+    for band_list, rounded in ((p.bands, True), (p.coarse, False)):
+        for band in band_list:
+            for tile in band.tiles.values():
+                _box_paths(tile, p.rects, p.pills, cats, rounded)
+
+
+def _prepare_full(generation: int, full: dict[str, Any], highlight: frozenset[str],
+                  expanded: Optional[frozenset[str]], char_width: float, node_height: float,
+                  should_stop: Any = None) -> "_Prepared":
+    """The view graph of ``full`` for ``expanded`` (None: the default expansion), laid out and prepared."""
+    if not isinstance(full.get("nodes"), list):
+        raise ValueError("graph JSON: expected an object with 'nodes' and 'edges'")
+    if full.get("format", GRAPH_FORMAT) != GRAPH_FORMAT:
+        raise ValueError(f"graph JSON: unknown format {full.get('format')!r}")
+    known = set()
+    for i, node in enumerate(full["nodes"]):
+        if not isinstance(node, dict) or "id" not in node:
+            raise ValueError(f"graph JSON: nodes[{i}] has no 'id'")
+        known.add(node["id"])
+    for i, edge in enumerate(full.get("edges", full.get("links", [])) or []):
+        src, dst = edge.get("source"), edge.get("target")
+        if src not in known or dst not in known:
+            raise ValueError(f"graph JSON: edges[{i}] refers to an unknown node ({src!r} -> {dst!r})")
+    if full["nodes"] and "module" not in full["nodes"][0]:
+        graph_hierarchy.annotate_modules(full)
+    tree = graph_hierarchy.group_tree(full)
+    if expanded is None:
+        expanded = graph_hierarchy.default_expansion(full)
+    expanded = frozenset(g for g in expanded if g in tree)
+    view = graph_hierarchy.build_view(full, expanded, tree=tree)
+    rep = view["graph"].pop("rep")
+    view_attrs = {n["id"]: n for n in view["nodes"]}
+    view_hl = _view_highlight(highlight, rep, list(view_attrs), view_attrs)
+    prepared = _prepare(generation, view, view_hl, char_width, node_height, should_stop)
+    prepared.full = full
+    prepared.tree = tree
+    prepared.expanded = expanded
+    prepared.rep = rep
+    prepared.full_highlight = highlight
+    prepared.overview, prepared.overview_scale = _overview_image(prepared)
+    return prepared
+
+
+OVERVIEW_W = 150
+OVERVIEW_H = 220
+
+
+def _overview_image(p: "_Prepared") -> tuple[Any, float]:
+    """A small image of the whole layout (boxes only) for the minimap, painted off the GUI thread."""
+    from PySide6.QtGui import QImage  # noqa: PLC0415
+
+    w = max(p.layout.width, 1.0)
+    h = max(p.layout.height, 1.0)
+    scale = min(OVERVIEW_W / w, OVERVIEW_H / h)
+    img = QImage(max(8, int(w * scale) + 1), max(8, int(h * scale) + 1), QImage.Format.Format_ARGB32_Premultiplied)
+    img.fill(QColor(0, 0, 0, 0))
+    painter = QPainter(img)
+    try:
+        colours = [QColor("#4a7bd0"), QColor("#8a5cd0"), QColor("#3aa55a"), QColor("#808080"), QColor("#d0603a"),
+                   QColor("#2a9d8f"), QColor("#9ab79a"), QColor("#e0a020")]
+        cats = _categories(p.base_cats, p.ids, p.highlight)
+        for i, (x0, y0, bw, bh) in enumerate(p.rects):
+            painter.fillRect(QRectF(x0 * scale, y0 * scale, max(1.0, bw * scale), max(1.0, bh * scale)),
+                             colours[cats[i]])
+    finally:
+        painter.end()
+    return img, scale
 
 
 def _box_paths(tile: _Tile, rects: list[tuple[float, float, float, float]], pills: list[bool],
@@ -240,7 +384,7 @@ def _categories(base: list[int], ids: list[str], highlight: frozenset[str]) -> l
 
 
 def _prepare(generation: int, data: dict[str, Any], highlight: frozenset[str], char_width: float,
-             node_height: float) -> _Prepared:
+             node_height: float, should_stop: Any = None) -> _Prepared:
     g = _JsonGraph(data)
     ids = [n for n, _ in g.node_list]
     titles: list[str] = []
@@ -256,8 +400,8 @@ def _prepare(generation: int, data: dict[str, Any], highlight: frozenset[str], c
         subs.append(sub)
         sizes[n] = (max(MIN_NODE_WIDTH, char_width * max(len(title), len(sub)) + NODE_PADDING), node_height)
         base_cats.append(_CAT_INDEX[_category(d)])
-        pills.append(d.get("kind") in ("param", "output"))
-    lay = compute_layout(g, char_width=char_width, node_height=node_height, sizes=sizes)
+        pills.append(d.get("kind") in ("param", "output") or bool(d.get("stub")))
+    lay = compute_layout(g, char_width=char_width, node_height=node_height, sizes=sizes, should_stop=should_stop)
     positions = lay.positions
     rects: list[tuple[float, float, float, float]] = []
     for n in ids:
@@ -351,12 +495,12 @@ def _prepare(generation: int, data: dict[str, Any], highlight: frozenset[str], c
             if band.tiles and k + 1 < len(starts):
                 margin = max(margin, band.y1 - starts[k + 1])
 
-    frames: list[tuple[QPainterPath, QRectF, str]] = []
-    for fr in lay.frames:
+    frames: list[tuple[QPainterPath, QRectF, str, Any, str]] = []
+    for fr in sorted(lay.frames, key=lambda f: (f.kind != "block", f.depth)):  # outer frames painted first
         rect = QRectF(fr.x0, fr.y0, fr.x1 - fr.x0, fr.y1 - fr.y0)
         path = QPainterPath()
         path.addRoundedRect(rect, 10.0, 10.0)
-        frames.append((path, rect, fr.label))
+        frames.append((path, rect, fr.label, fr.group, fr.kind))
 
     by_y: dict[float, list[tuple[float, float, str]]] = {}
     for i, n in enumerate(ids):
@@ -441,7 +585,7 @@ class _DiagramItem(QGraphicsItem):
             return
         painter.setBrush(v._frame_brush)  # noqa: SLF001 - the view's palette
         painter.setPen(Qt.PenStyle.NoPen)
-        for path, rect, _ in frames:
+        for path, rect, *_ in frames:
             if rect.intersects(exposed):
                 painter.drawRect(rect.intersected(exposed))
         # the dashed outline: only the visible pieces, dash phase anchored to the frame (so it does not
@@ -451,7 +595,7 @@ class _DiagramItem(QGraphicsItem):
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.setPen(pen)
         top, bottom, left, right = exposed.top(), exposed.bottom(), exposed.left(), exposed.right()
-        for path, rect, label in frames:
+        for path, rect, label, *_ in frames:
             if not rect.intersects(exposed):
                 continue
             if rect.height() < 4000 and rect.width() < 4000:
@@ -578,6 +722,46 @@ class _DiagramItem(QGraphicsItem):
                 path = t.boxes[c]
                 if path is not None:
                     painter.drawPath(path)
+        self._paint_group_labels(painter, exposed, v, p, tiles)
+
+    def _paint_group_labels(self, painter: QPainter, exposed: QRectF, v: "GraphView", p: _Prepared,
+                            tiles: list[_Tile]) -> None:
+        """Far out: names of collapsed groups and expanded frames, in screen-size text (readable at any
+        zoom); labels that would overlap an earlier one are skipped, at most a few hundred per paint."""
+        world = painter.worldTransform()
+        fm = v._label_metrics  # noqa: SLF001
+        line_h = fm.height()
+        placed: list[QRectF] = []
+        items: list[tuple[QRectF, str]] = []
+        for _path, rect, label, _gid, kind in p.frames:
+            if kind == "nested" and rect.intersects(exposed):
+                items.append((world.mapRect(rect), label))
+        gcat = _CAT_INDEX["group"]
+        for t in tiles:
+            for i in t.nodes:
+                if p.base_cats[i] == gcat:
+                    items.append((world.mapRect(QRectF(*p.rects[i])), p.titles[i]))
+        if not items:
+            return
+        painter.save()
+        painter.resetTransform()
+        painter.setFont(v._label_font)  # noqa: SLF001
+        painter.setPen(v._text_pen)  # noqa: SLF001
+        drawn = 0
+        for dev, label in items:
+            text = fm.elidedText(label, Qt.TextElideMode.ElideLeft, max(40.0, dev.width() + 80.0))
+            tw = fm.horizontalAdvance(text)
+            box = QRectF(dev.center().x() - tw / 2.0, dev.top() - 1.0 if dev.height() > 3 * line_h else
+                         dev.center().y() - line_h / 2.0, tw, line_h)
+            if any(box.intersects(o) for o in placed[-40:]):
+                continue
+            placed.append(box)
+            painter.fillRect(box.adjusted(-2, 0, 2, 0), v._label_bg)  # noqa: SLF001
+            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+            drawn += 1
+            if drawn >= 300:
+                break
+        painter.restore()
 
 
 class GraphView(QGraphicsView):
@@ -585,13 +769,26 @@ class GraphView(QGraphicsView):
 
     Signals: ``node_selected(dict)`` on click (the node's attributes plus ``id``, ``inputs``, ``outputs``,
     ``input_types``), ``node_activated(dict)`` on double-click, ``graph_shown()`` once the scene of the
-    latest :meth:`set_graph` is built, ``layout_failed(str)``.
+    latest :meth:`set_graph` is built, ``layout_failed(str)``, ``find_changed(int, int)`` (current match,
+    1-based, and the number of matches), ``expansion_changed()``, ``function_requested(str)`` (the user
+    asked to open a Relax function called by the graph: :meth:`open_callee`).
+
+    Hierarchy (see :mod:`pipeline_model.graph_hierarchy`): a click on a collapsed group expands it, a click
+    on an expanded group's frame title collapses it, a double-click on a call of a Relax function whose
+    graph the engine attached expands it in place; :meth:`expand_all` / :meth:`collapse_all`. Layouts are
+    cached per (key, expansion), so showing a graph again is instant.
     """
 
     node_selected = Signal(dict)
     node_activated = Signal(dict)
     graph_shown = Signal()
     layout_failed = Signal(str)
+    find_changed = Signal(int, int)
+    expansion_changed = Signal()
+    function_requested = Signal(str)
+
+    #: Layouts kept (per key and expansion).
+    CACHE_SIZE = 24
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -616,6 +813,16 @@ class GraphView(QGraphicsView):
         self._signals.done.connect(self._on_prepared)
         self._signals.failed.connect(self._on_failed)
         self._generation = 0
+        self._latest = [0]  # read by layout tasks to stop when superseded
+        self._cache: "collections.OrderedDict[Any, _Prepared]" = collections.OrderedDict()
+        self._last_expansion: dict[Any, frozenset[str]] = {}
+        self._key: Any = None
+        self._extra_highlight: frozenset[str] = frozenset()
+        self._matches: list[str] = []
+        self._match_index = -1
+        self._pending_reveal: Optional[str] = None
+        self.last_from_cache = False
+        self.cancelled_count = 0
         self._busy = False
         self._prepared: Optional[_Prepared] = None
         self._highlight: frozenset[str] = frozenset()
@@ -638,41 +845,189 @@ class GraphView(QGraphicsView):
         self._char_width = max(fm_title.horizontalAdvance("m_x0") / 4.0, fm_sub.horizontalAdvance("m_x0") / 4.0) * 1.08
         self._node_height = max(36.0, fm_title.height() + fm_sub.height() + 14.0)
         self._sub_height = fm_sub.height()
+        self._label_font = QFont(self.font())
+        self._label_font.setBold(True)
+        self._label_metrics = QFontMetricsF(self._label_font)
+        self._overview_widget = _Overview(self)
         self._colors: dict[str, Any] = {}
         self._update_colors()
         self.clear_graph("No graph")
 
     # ------------------------------------------------------------------------------------------ API
-    def set_graph(self, graph_json: Optional[dict[str, Any]], highlight: Iterable[str] = frozenset()) -> None:
-        """Show ``graph_json`` (None clears), with the nodes in ``highlight`` in the accent colour.
+    def set_graph(self, graph_json: Any, highlight: Iterable[str] = frozenset(), *, key: Any = None,
+                  before: Any = None, expanded: Optional[Iterable[str]] = None) -> None:
+        """Show ``graph_json`` (a dict or JSON text; None clears), with the nodes in ``highlight`` plus the
+        nodes changed since ``before`` (the graph JSON of the same function before the step, compared off
+        the GUI thread) in the accent colour.
 
-        The layout runs on a worker thread; ``graph_shown`` is emitted when the scene is ready. A newer
-        call supersedes an older one still running (its result is dropped).
+        ``key`` (hashable, e.g. ``(module_key, function)``) enables the layout cache: the same key and
+        expansion come back without a new layout. ``expanded`` gives the expanded groups (default: the last
+        expansion used for ``key``, else everything for small functions and nothing for large ones).
+        Everything heavier than painting runs on a worker thread; ``graph_shown`` is emitted when the scene
+        is ready. A newer call cancels an older one still queued or running.
         """
         self._generation += 1
-        self._highlight = frozenset(highlight)
-        if graph_json is None or not graph_json.get("nodes"):
+        self._latest[0] = self._generation
+        self._pool.clear()  # drop queued, not yet started layouts
+        highlight = frozenset(highlight)
+        self._extra_highlight = highlight
+        self._highlight = highlight
+        self._key = key
+        self._pending_reveal = None if self._prepared is None or self._prepared.full is not graph_json else \
+            self._pending_reveal
+        if graph_json is None or (isinstance(graph_json, dict) and not graph_json.get("nodes")):
             self._busy = False
-            self.clear_graph("Empty function" if graph_json is not None else "No graph")
+            self.clear_graph(self.tr("Empty function") if graph_json is not None else self.tr("No graph"))
             self.graph_shown.emit()
             return
+        if expanded is None and key is not None:
+            expanded = self._last_expansion.get(key)
+        exp = frozenset(expanded) if expanded is not None else None
+        cached = self._cache.get((key, exp)) if key is not None and exp is not None else None
+        self.last_from_cache = cached is not None
+        if cached is not None:
+            self._cache.move_to_end((key, exp))
+            if before is None and cached.full_highlight == highlight:
+                cached.generation = self._generation
+                self._on_prepared(cached)  # instant: the scene is one item
+                return
         self._busy = True
-        task = _LayoutTask(self._generation, graph_json, self._highlight, self._char_width, self._node_height,
-                           self._signals)
+        task = _LayoutTask(self._generation, self._latest, graph_json, highlight, before, exp,
+                           self._char_width, self._node_height, self._signals, cached, key)
         self._pool.start(task)
 
-    def set_highlight(self, ids: Iterable[str]) -> None:
-        """Change the highlighted (changed-by-step) nodes of the graph shown."""
-        self._highlight = frozenset(ids)
+    # ---- hierarchy
+    def groups(self) -> dict[str, dict[str, Any]]:
+        """The groups of the graph shown (see :func:`pipeline_model.graph_hierarchy.group_tree`)."""
+        return dict(self._prepared.tree) if self._prepared is not None else {}
+
+    def expanded_groups(self) -> frozenset[str]:
+        """Ids of the expanded groups."""
+        return self._prepared.expanded if self._prepared is not None else frozenset()
+
+    def set_expanded(self, groups: Iterable[str]) -> None:
+        """Show the graph with exactly ``groups`` expanded (laid out off the GUI thread, or from the cache)."""
+        p = self._prepared
+        if p is None or p.full is None:
+            return
+        exp = frozenset(g for g in groups if g in p.tree)
+        if self._key is not None:
+            self._last_expansion[self._key] = exp
+        self.set_graph(p.full, self._extra_highlight | p.full_highlight, key=self._key, expanded=exp)
+        self.expansion_changed.emit()
+
+    def toggle_group(self, group_id: str) -> None:
+        """Expand a collapsed group or collapse an expanded one (with the groups nested in it)."""
+        exp = set(self.expanded_groups())
+        if group_id in exp:
+            exp = {g for g in exp if g != group_id and not self._inside(g, group_id)}
+        else:
+            exp.add(group_id)
+            parent = self.groups().get(group_id, {}).get("parent")
+            while parent:
+                exp.add(parent)
+                parent = self.groups().get(parent, {}).get("parent")
+        self.set_expanded(exp)
+
+    def _inside(self, group_id: str, outer: str) -> bool:
+        tree = self.groups()
+        parent = tree.get(group_id, {}).get("parent")
+        while parent:
+            if parent == outer:
+                return True
+            parent = tree.get(parent, {}).get("parent")
+        return False
+
+    def expand_all(self) -> None:
+        """Expand every module group (calls stay collapsed: expand them one by one)."""
+        self.set_expanded(g for g, info in self.groups().items() if info["kind"] == "module")
+
+    def collapse_all(self) -> None:
+        """Collapse every group."""
+        self.set_expanded(())
+
+    def open_callee(self, node_id: str) -> None:
+        """Emit ``function_requested`` with the Relax function a call node calls (to open it as the graph)."""
         p = self._prepared
         if p is None:
             return
+        attrs = p.attrs.get(node_id) or {}
+        if attrs.get("callee") and attrs.get("callee_kind") == "relax_function":
+            self.function_requested.emit(str(attrs["callee"]))
+
+    # ---- find
+    def find(self, text: str) -> list[str]:
+        """Nodes of the whole function (collapsed groups and fused calls included) whose name, op, callee,
+        module path or shape contains ``text``; the first is revealed (groups expanded as needed), centred
+        and selected. Returns the matching ids (full-graph ids)."""
+        p = self._prepared
+        self._matches = graph_hierarchy.find_nodes(p.full, text) if p is not None and p.full is not None else []
+        self._match_index = -1
+        if self._matches:
+            self.find_next()
+        else:
+            self.find_changed.emit(0, 0)
+        return list(self._matches)
+
+    def find_next(self) -> Optional[str]:
+        """Reveal the next match (wraps); returns its id."""
+        return self._step_match(1)
+
+    def find_previous(self) -> Optional[str]:
+        """Reveal the previous match (wraps); returns its id."""
+        return self._step_match(-1)
+
+    def current_match(self) -> Optional[str]:
+        """Id of the match shown, or None."""
+        if 0 <= self._match_index < len(self._matches):
+            return self._matches[self._match_index]
+        return None
+
+    def _step_match(self, step: int) -> Optional[str]:
+        if not self._matches:
+            return None
+        self._match_index = (self._match_index + step) % len(self._matches)
+        node = self._matches[self._match_index]
+        self.find_changed.emit(self._match_index + 1, len(self._matches))
+        self.reveal(node)
+        return node
+
+    def reveal(self, node_id: str) -> None:
+        """Expand the groups around a node of the full graph if needed, then centre and select it."""
+        p = self._prepared
+        if p is None or p.full is None:
+            return
+        need = graph_hierarchy.groups_of(p.full, node_id, _tree=p.tree)
+        missing = [g for g in need if g not in p.expanded]
+        if missing:
+            self._pending_reveal = node_id
+            self.set_expanded(set(p.expanded) | set(missing))
+            return
+        self._centre_select(node_id)
+
+    def _centre_select(self, node_id: str) -> None:
+        p = self._prepared
+        if p is None:
+            return
+        shown = node_id if node_id in p.index else p.rep.get(node_id, node_id)
+        if shown not in p.index:
+            return
+        if self.current_scale() < 0.8:
+            self.resetTransform()
+            self.scale(0.9, 0.9)
+            self._apply_lod()
+        self.select_node(shown, center=True)
+
+    def set_highlight(self, ids: Iterable[str]) -> None:
+        """Change the highlighted (changed-by-step) nodes (ids of the full graph) of the graph shown."""
+        self._extra_highlight = frozenset(ids)
+        p = self._prepared
+        if p is None:
+            self._highlight = self._extra_highlight
+            return
+        _apply_highlight(p, self._extra_highlight)
+        self._highlight = p.highlight
         self._cats = _categories(p.base_cats, p.ids, self._highlight)
-        for band_list, rounded in ((p.bands, True), (p.coarse, False)):
-            for band in band_list:
-                for tile in band.tiles.values():
-                    _box_paths(tile, p.rects, p.pills, self._cats, rounded)
-        p.highlight = self._highlight
         if self._item is not None:
             self._item.update()
 
@@ -685,8 +1040,42 @@ class GraphView(QGraphicsView):
         return self._busy
 
     def graph_json(self) -> Optional[dict[str, Any]]:
-        """The graph JSON shown (None when none)."""
+        """The graph JSON of the whole function shown (None when none)."""
+        if self._prepared is None:
+            return None
+        return self._prepared.full if self._prepared.full is not None else self._prepared.data
+
+    def view_json(self) -> Optional[dict[str, Any]]:
+        """The graph laid out: collapsed groups as single nodes, stubs, inlined calls (None when none)."""
         return self._prepared.data if self._prepared is not None else None
+
+    def shown_node(self, node_id: str) -> Optional[str]:
+        """The view node that shows a node of the full graph (itself, or its collapsed group)."""
+        p = self._prepared
+        if p is None:
+            return None
+        if node_id in p.index:
+            return node_id
+        shown = p.rep.get(node_id)
+        return shown if shown in p.index else None
+
+    def overview(self) -> QWidget:
+        """The minimap widget (bottom right; the viewport rectangle; click or drag to move there)."""
+        return self._overview_widget
+
+    def set_overview_visible(self, visible: bool) -> None:
+        """Show or hide the minimap."""
+        self._overview_widget.wanted = visible
+        self._overview_widget.setVisible(visible and self._prepared is not None)
+
+    def clear_cache(self) -> None:
+        """Forget the cached layouts (e.g. when the engine restarted and keys are reused)."""
+        self._cache.clear()
+        self._last_expansion.clear()
+
+    def cache_size(self) -> int:
+        """Number of cached layouts."""
+        return len(self._cache)
 
     def graph_layout(self) -> Optional[GraphLayout]:
         """The layout of the graph shown."""
@@ -809,6 +1198,8 @@ class GraphView(QGraphicsView):
         self._selected = None
         self._detail_mode = None
         self._message_item = None
+        if hasattr(self, "_overview_widget"):
+            self._overview_widget.setVisible(False)
         if message:
             self._message_item = self._scene.addSimpleText(message)
             self._message_item.setBrush(self._colors["muted"])
@@ -824,24 +1215,34 @@ class GraphView(QGraphicsView):
 
     def _on_prepared(self, prepared: _Prepared) -> None:
         if prepared.generation != self._generation:
+            self.cancelled_count += 1
             return  # an older request finished after a newer one started: drop it
         timer = QElapsedTimer()
         timer.start()
         keep_selected = self._selected
+        if self._key is not None:
+            self._cache[(self._key, prepared.expanded)] = prepared
+            self._cache.move_to_end((self._key, prepared.expanded))
+            while len(self._cache) > self.CACHE_SIZE:
+                self._cache.popitem(last=False)
+            self._last_expansion[self._key] = prepared.expanded
         self._build(prepared)
         self.last_layout_seconds = prepared.seconds
         self.last_build_seconds = timer.elapsed() / 1000.0
         self._busy = False
         if keep_selected is not None and self.node_rect(keep_selected) is not None:
             self.select_node(keep_selected, emit=False)
+        pending, self._pending_reveal = self._pending_reveal, None
+        if pending is not None:
+            self._centre_select(pending)
+        self._overview_widget.update()
         self.graph_shown.emit()
 
     def _build(self, p: _Prepared) -> None:
         self.clear_graph("")
         self._prepared = p
+        self._highlight = p.highlight
         self._cats = _categories(p.base_cats, p.ids, p.highlight)
-        if p.highlight != self._highlight:
-            self.set_highlight(self._highlight)
         item = _DiagramItem(self, p)
         self._scene.setSceneRect(item.boundingRect())
         self._scene.addItem(item)
@@ -854,6 +1255,18 @@ class GraphView(QGraphicsView):
         self._apply_colors()
         self._detail_mode = None
         self._apply_lod()
+        self._overview_widget.setVisible(self._overview_widget.wanted)
+        self._place_overview()
+
+    def _place_overview(self) -> None:
+        ov = self._overview_widget
+        vp = self.viewport().geometry()
+        ov.move(vp.right() - ov.width() - 8, vp.bottom() - ov.height() - 8)
+        ov.raise_()
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt API
+        super().scrollContentsBy(dx, dy)
+        self._overview_widget.update()
 
     # ------------------------------------------------------------------------------------------ look
     def _update_colors(self) -> None:
@@ -879,6 +1292,8 @@ class GraphView(QGraphicsView):
             "param": _blend(base, QColor("#3aa55a"), tint + 0.05),
             "constant": _blend(base, QColor("#808080"), tint),
             "output": _blend(base, QColor("#d0603a"), tint + 0.05),
+            "group": _blend(base, QColor("#2a9d8f"), tint + 0.08),
+            "stub": _blend(base, QColor("#3aa55a"), tint * 0.6),
             "changed": _blend(base, changed, 0.75),
             "changed_pen": changed.darker(130) if not dark else changed.lighter(130),
             "border": _blend(text, base, 0.5),
@@ -897,6 +1312,7 @@ class GraphView(QGraphicsView):
         self._frame_brush = QBrush(c["frame_fill"])
         self._frame_pen = QPen(c["frame_pen"], 1.2, Qt.PenStyle.DashLine)
         self._text_pen = QPen(c["text"])
+        self._label_bg = _blend(base, text, 0.04)
         self._muted_pen = QPen(c["muted"])
 
     def _apply_colors(self) -> None:
@@ -954,12 +1370,35 @@ class GraphView(QGraphicsView):
         if event.button() == Qt.MouseButton.LeftButton and self._press_pos is not None:
             moved = (event.position() - self._press_pos).manhattanLength()
             if moved < 5:
-                node = self.node_at(self.mapToScene(event.position().toPoint()))
-                self.select_node(node)
+                scene_pos = self.mapToScene(event.position().toPoint())
+                node = self.node_at(scene_pos)
+                p = self._prepared
+                if node is not None and p is not None and p.attrs[node].get("kind") == "group":
+                    self.toggle_group(str(p.attrs[node]["group_id"]))
+                elif node is None and self._frame_title_at(scene_pos) is not None:
+                    self.toggle_group(str(self._frame_title_at(scene_pos)))
+                else:
+                    self.select_node(node)
         self._press_pos = None
+
+    def _frame_title_at(self, scene_pos: QPointF) -> Optional[str]:
+        """The expanded group whose frame title band (its top edge) is at ``scene_pos``, innermost first."""
+        p = self._prepared
+        if p is None:
+            return None
+        for _path, rect, _label, gid, kind in reversed(p.frames):
+            if kind == "nested" and rect.left() <= scene_pos.x() <= rect.right() \
+                    and rect.top() <= scene_pos.y() <= rect.top() + 18.0:
+                return str(gid)
+        return None
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
         node = self.node_at(self.mapToScene(event.position().toPoint()))
+        p = self._prepared
+        if node is not None and p is not None and graph_hierarchy.CALL_PREFIX + node in p.tree:
+            self.toggle_group(graph_hierarchy.CALL_PREFIX + node)  # a fused call: expand it in place
+            event.accept()
+            return
         if node is not None:
             self.select_node(node, emit=False)
             self.node_activated.emit(self.node_info(node))
@@ -1000,6 +1439,72 @@ class GraphView(QGraphicsView):
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)
         self._apply_lod()
+        self._place_overview()
+
+
+class _Overview(QWidget):
+    """Minimap: the whole layout as a small image (painted off the GUI thread) and the viewport rectangle;
+    a click or drag centres the view there."""
+
+    def __init__(self, view: GraphView) -> None:
+        super().__init__(view)
+        self._view = view
+        self.wanted = True
+        self.resize(OVERVIEW_W + 8, OVERVIEW_H + 8)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip(self.tr("Overview: click or drag to move the view"))
+        self.setVisible(False)
+
+    def _geometry(self) -> tuple[Any, float, float, float]:
+        p = self._view._prepared  # noqa: SLF001 - the view's own helper widget
+        img = p.overview if p is not None else None
+        if img is None:
+            return None, 1.0, 0.0, 0.0
+        ox = (self.width() - img.width()) / 2.0
+        oy = (self.height() - img.height()) / 2.0
+        return img, p.overview_scale, ox, oy
+
+    def viewport_rect(self) -> QRectF:
+        """The view's visible scene rectangle in minimap coordinates."""
+        img, scale, ox, oy = self._geometry()
+        if img is None:
+            return QRectF()
+        vis = self._view.mapToScene(self._view.viewport().rect()).boundingRect()
+        return QRectF(ox + vis.left() * scale, oy + vis.top() * scale, vis.width() * scale, vis.height() * scale)
+
+    def paintEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        img, scale, ox, oy = self._geometry()
+        painter = QPainter(self)
+        try:
+            c = self._view._colors  # noqa: SLF001
+            painter.fillRect(self.rect(), _blend(c["base"], c["text"], 0.06))
+            painter.setPen(QPen(c["border"], 1.0))
+            painter.drawRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5))
+            if img is None:
+                return
+            painter.drawImage(QPointF(ox, oy), img)
+            r = self.viewport_rect().intersected(QRectF(self.rect()).adjusted(1, 1, -1, -1))
+            painter.setPen(QPen(c["selection"], 1.5))
+            painter.setBrush(QColor(c["selection"].red(), c["selection"].green(), c["selection"].blue(), 40))
+            painter.drawRect(r)
+        finally:
+            painter.end()
+
+    def _move_to(self, pos: QPointF) -> None:
+        img, scale, ox, oy = self._geometry()
+        if img is None or scale <= 0:
+            return
+        self._view.centerOn(QPointF((pos.x() - ox) / scale, (pos.y() - oy) / scale))
+        self.update()
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        self._move_to(event.position())
+        event.accept()
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt API
+        if event.buttons() & Qt.MouseButton.LeftButton:
+            self._move_to(event.position())
+        event.accept()
 
 
 def wait_shown(view: GraphView, timeout_ms: int = 10000) -> bool:

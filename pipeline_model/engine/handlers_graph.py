@@ -1,7 +1,11 @@
 """Engine commands for the graph view: ``graph`` and ``prim_func``.
 
 * ``graph`` ``{"key": str, "function": str | None}`` -> ``{"key", "functions": [names of the Relax functions],
-  "function": the one shown, "graph": graph JSON (see :func:`pipeline_model.ir_graph.graph_to_json`)}``.
+  "function": the one shown, "requested": the function asked for, "missing": True when the module has no
+  such function (then the default function is shown instead of failing), "graph": graph JSON (see
+  :func:`pipeline_model.ir_graph.graph_to_json`) with ``module`` on every node (see
+  :func:`pipeline_model.graph_hierarchy.annotate_modules`) and ``graph["callees"]``: the graph JSON of each
+  Relax function it calls (fused/composite functions), so a view can expand a call in place}``.
 * ``prim_func`` ``{"key": str, "name": str}`` -> ``{"key", "name", "text": TVMScript of that PrimFunc}``.
 
 ``key`` is a ``snapshot_key``/``input_key`` of a run (a module in the worker's cache). Graphs are memoised
@@ -13,7 +17,7 @@ from __future__ import annotations
 import collections
 from typing import Any
 
-from pipeline_model import ir_graph
+from pipeline_model import graph_hierarchy, ir_graph
 from pipeline_model.engine.worker import WorkerContext, handler
 
 _GRAPH_MEMO: "collections.OrderedDict[tuple[str, str], dict[str, Any]]" = collections.OrderedDict()
@@ -32,22 +36,44 @@ def _module(args: dict, ctx: WorkerContext) -> tuple[str, Any]:
 
 @handler("graph")
 def handle_graph(args: dict, ctx: WorkerContext) -> dict:
-    """Graph JSON of one Relax function of a cached module, with the list of its Relax functions."""
+    """Graph JSON of one Relax function of a cached module, with the list of its Relax functions.
+
+    A function the module does not have (a fused function chosen on a later step, ``forward`` kept from an
+    earlier model) falls back to the module's default function, with ``missing: True``.
+    """
     key, mod = _module(args, ctx)
     functions = ir_graph.relax_functions(mod)
-    function = args.get("function") or ir_graph.default_function(mod)
+    requested = args.get("function") or None
+    function = requested if requested in functions else ir_graph.default_function(mod)
+    missing = bool(requested) and requested not in functions
     if function is None:
-        return {"key": key, "functions": [], "function": None, "graph": None}
+        return {"key": key, "functions": [], "function": None, "requested": requested, "missing": missing,
+                "graph": None}
     memo_key = (key, str(function))
     graph = _GRAPH_MEMO.get(memo_key)
     if graph is None:
-        graph = ir_graph.graph_to_json(ir_graph.extract_graph(mod, str(function)))
+        graph = _function_graph(mod, str(function))
         _GRAPH_MEMO[memo_key] = graph
         while len(_GRAPH_MEMO) > _GRAPH_MEMO_SIZE:
             _GRAPH_MEMO.popitem(last=False)
     else:
         _GRAPH_MEMO.move_to_end(memo_key)
-    return {"key": key, "functions": functions, "function": function, "graph": graph}
+    return {"key": key, "functions": functions, "function": function, "requested": requested,
+            "missing": missing, "graph": graph}
+
+
+def _function_graph(mod: Any, function: str) -> dict[str, Any]:
+    """Graph JSON of ``function`` with module paths and the graphs of the Relax functions it calls."""
+    graph = graph_hierarchy.annotate_modules(ir_graph.graph_to_json(ir_graph.extract_graph(mod, function)))
+    names = set(ir_graph.relax_functions(mod))
+    callees: dict[str, Any] = {}
+    for node in graph["nodes"]:
+        callee = node.get("callee")
+        if (node.get("callee_kind") == "relax_function" and callee in names and callee != function
+                and callee not in callees):
+            callees[callee] = ir_graph.graph_to_json(ir_graph.extract_graph(mod, callee))
+    graph["graph"]["callees"] = callees
+    return graph
 
 
 @handler("prim_func")

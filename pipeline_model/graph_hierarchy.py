@@ -1,0 +1,494 @@
+"""Hierarchy of a Relax function graph (Model Explorer style) and the view graph built from it (TVM-free).
+
+Levels: function -> dataflow block (node attribute ``group``) -> groups -> bindings. Groups come from the
+model's own structure:
+
+* **module groups** (id ``m:<path>``, e.g. ``m:layers.3.self_attn``): a parameter named like a module path
+  (``layers.3.self_attn.q_proj.weight``) belongs to ``layers.3.self_attn.q_proj``; a binding that consumes
+  weights (directly or through weight-only bindings such as ``permute_dims(weight)``) belongs to the deepest
+  common prefix of their paths; every other binding joins the path its producers and consumers agree on most
+  (a prefix covering most of them, deeper wins ties, producers before consumers). Containers such as
+  ``layers`` (whose children are numbered) are never groups, so a binding between two layers stays outside.
+* **call groups** (id ``c:<node id>``): a call of a Relax function whose graph the engine attached under
+  ``graph["callees"]`` (fused/composite functions) can be expanded in place to show the callee's bindings.
+
+:func:`annotate_modules` writes ``module`` on every node; :func:`build_view` turns the full graph into the
+graph a view lays out for a set of expanded groups: collapsed groups become one node (``kind`` ``group``)
+with their input/output edges, expanded call groups are inlined, and shared inputs and weights used by
+several consumers get a per-use **stub** (``stub: True``, ``stub_of``) next to each later consumer instead
+of one long edge per use, so the layered layout needs no dummy node per layer crossed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Collection, Iterable, Optional
+
+from pipeline_model.layout import shape_text
+
+__all__ = [
+    "MODULE_PREFIX",
+    "CALL_PREFIX",
+    "annotate_modules",
+    "group_tree",
+    "all_group_ids",
+    "groups_of",
+    "build_view",
+    "find_nodes",
+    "default_expansion",
+]
+
+MODULE_PREFIX = "m:"
+CALL_PREFIX = "c:"
+#: A source (param/constant) with at least this many consumers gets per-use stubs.
+STUB_MIN_USES = 3
+#: Functions up to this many nodes are shown fully expanded by default.
+EXPAND_ALL_LIMIT = 400
+
+
+def _edges(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return data.get("edges", data.get("links", [])) or []
+
+
+def _param_path(name: str) -> Optional[str]:
+    """``layers.3.self_attn.q_proj.weight`` -> ``layers.3.self_attn.q_proj``; names without a dot -> None."""
+    if "." not in name:
+        return None
+    path = name.rsplit(".", 1)[0]
+    return path or None
+
+
+class _Prefixes:
+    """Candidate group prefixes of module paths (containers excluded), cached."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.containers: set[str] = set()
+        for path in paths:
+            parts = path.split(".")
+            for k in range(1, len(parts)):
+                if parts[k].isdigit():
+                    self.containers.add(".".join(parts[:k]))
+        self._cache: dict[str, list[str]] = {}
+
+    def of(self, path: str) -> list[str]:
+        """Non-container prefixes of ``path``, outermost first (``path`` itself included)."""
+        hit = self._cache.get(path)
+        if hit is None:
+            parts = path.split(".")
+            hit = [p for p in (".".join(parts[:k]) for k in range(1, len(parts) + 1)) if p not in self.containers]
+            self._cache[path] = hit
+        return hit
+
+    def common(self, paths: list[str]) -> Optional[str]:
+        """Deepest non-container prefix shared by all ``paths`` (None if none)."""
+        if not paths:
+            return None
+        first = self.of(paths[0])
+        if len(paths) == 1:
+            return first[-1] if first else None
+        shared = set(first)
+        for p in paths[1:]:
+            shared &= set(self.of(p))
+            if not shared:
+                return None
+        return max(shared, key=len)
+
+    def best(self, paths: list[str]) -> Optional[str]:
+        """The prefix covering most of ``paths`` (deeper wins ties, then the earliest path)."""
+        if not paths:
+            return None
+        if len(paths) == 1 or all(p == paths[0] for p in paths):
+            first = self.of(paths[0])
+            return first[-1] if first else None
+        cover: Counter[str] = Counter()
+        first_seen: dict[str, int] = {}
+        for k, path in enumerate(paths):
+            for pre in set(self.of(path)):
+                cover[pre] += 1
+                first_seen.setdefault(pre, k)
+        if not cover:
+            return None
+        return max(cover, key=lambda pre: (cover[pre], pre.count(".") + 1, -first_seen[pre]))
+
+
+def annotate_modules(data: dict[str, Any]) -> dict[str, Any]:
+    """Write ``module`` (a dotted module path or None) on every node of a graph JSON, in place; returns it.
+
+    See the module docstring for the rules. Linear in nodes + edges.
+    """
+    nodes = data.get("nodes", [])
+    ids = [n["id"] for n in nodes]
+    by_id = {n["id"]: n for n in nodes}
+    preds: dict[str, list[str]] = {i: [] for i in ids}
+    succs: dict[str, list[str]] = {i: [] for i in ids}
+    for e in _edges(data):
+        s, t = e.get("source"), e.get("target")
+        if s in by_id and t in by_id:
+            preds[t].append(s)
+            succs[s].append(t)
+    weight_path: dict[str, Optional[str]] = {}
+    for n in nodes:
+        if n.get("kind") == "param":
+            weight_path[n["id"]] = _param_path(str(n.get("name") or ""))
+    pre = _Prefixes(p for p in weight_path.values() if p)
+    # weights and weight-only bindings carry a weight path; bindings consuming them are anchored
+    wpath: dict[str, str] = {nid: p for nid, p in weight_path.items() if p}
+    anchor: dict[str, str] = {}
+    for n in nodes:
+        nid = n["id"]
+        if nid in wpath:
+            anchor[nid] = wpath[nid]
+            continue
+        if n.get("kind") != "binding":
+            continue
+        ins = preds[nid]
+        wins = [wpath[p] for p in ins if p in wpath]
+        if not wins:
+            continue
+        common = pre.common(wins)
+        if common is None:
+            continue
+        anchor[nid] = common
+        if len(wins) == len(ins):
+            wpath[nid] = common
+    # labels flowing up from consumers (reverse order), then the final label in order
+    down: dict[str, Optional[str]] = {}
+    for nid in reversed(ids):
+        labels = [anchor.get(s) or down.get(s) for s in succs[nid]]
+        down[nid] = pre.best([x for x in labels if x])
+    final: dict[str, Optional[str]] = {}
+    for n in nodes:
+        nid = n["id"]
+        if nid in anchor:
+            final[nid] = anchor[nid]
+            continue
+        if n.get("kind") != "binding":
+            final[nid] = None
+            continue
+        members = [final[p] for p in preds[nid] if final.get(p)]
+        if down.get(nid):
+            members.append(down[nid])  # type: ignore[arg-type]
+        final[nid] = pre.best(members)
+    # bindings fed by no labelled producer (e.g. reshape(cos)) sit with their consumers
+    for n in reversed(nodes):
+        nid = n["id"]
+        if nid in anchor or n.get("kind") != "binding" or any(final.get(p) for p in preds[nid]):
+            continue
+        labels = [final[s] for s in succs[nid] if final.get(s)]
+        if labels:
+            final[nid] = pre.best(labels)
+    # constants (one node per use) sit with their consumer
+    for n in nodes:
+        nid = n["id"]
+        if n.get("kind") == "constant" and succs[nid]:
+            final[nid] = final.get(succs[nid][0])
+    for n in nodes:
+        n["module"] = final.get(n["id"])
+    data.setdefault("graph", {})["containers"] = sorted(pre.containers)
+    return data
+
+
+def _ensure_modules(data: dict[str, Any]) -> None:
+    nodes = data.get("nodes", [])
+    if nodes and "module" not in nodes[0]:
+        annotate_modules(data)
+
+
+def group_tree(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Groups of a graph JSON: id -> ``{"label", "parent", "kind" ("module"/"call"), "size"}``.
+
+    Module groups hold at least two nodes; ``size`` counts the nodes inside (nested ones included).
+    """
+    _ensure_modules(data)
+    containers = set((data.get("graph") or {}).get("containers") or [])
+    size: Counter[str] = Counter()
+    chains: dict[str, list[str]] = {}
+    for n in data.get("nodes", []):
+        path = n.get("module")
+        if not path:
+            continue
+        chain = chains.get(path)
+        if chain is None:
+            parts = path.split(".")
+            chain = chains[path] = [p for p in (".".join(parts[:k]) for k in range(1, len(parts) + 1))
+                                    if p not in containers]
+        for p in chain:
+            size[p] += 1
+    out: dict[str, dict[str, Any]] = {}
+    for path, count in size.items():
+        if count < 2:
+            continue
+        parts = path.split(".")
+        parent = None
+        for k in range(len(parts) - 1, 0, -1):
+            cand = ".".join(parts[:k])
+            if size.get(cand, 0) >= 2 and cand not in containers:
+                parent = MODULE_PREFIX + cand
+                break
+        out[MODULE_PREFIX + path] = {"label": path, "parent": parent, "kind": "module", "size": count}
+    callees = (data.get("graph") or {}).get("callees") or {}
+    if callees:
+        for n in data.get("nodes", []):
+            callee = n.get("callee")
+            if callee and callee in callees and n.get("callee_kind") == "relax_function":
+                chain = groups_of(data, n["id"], _tree=out)
+                out[CALL_PREFIX + n["id"]] = {"label": str(callee), "parent": chain[-1] if chain else None,
+                                              "kind": "call", "size": len(callees[callee].get("nodes", []))}
+    return out
+
+
+def all_group_ids(data: dict[str, Any]) -> list[str]:
+    """Ids of every group (module and call groups)."""
+    return list(group_tree(data))
+
+
+def _chain(path: Optional[str], tree: dict[str, dict[str, Any]]) -> list[str]:
+    """Module group ids containing a node of module ``path``, outermost first."""
+    if not path:
+        return []
+    parts = path.split(".")
+    return [gid for gid in (MODULE_PREFIX + ".".join(parts[:k]) for k in range(1, len(parts) + 1)) if gid in tree]
+
+
+def groups_of(data: dict[str, Any], node_id: str, _tree: Optional[dict[str, dict[str, Any]]] = None) -> list[str]:
+    """The groups a node of the full graph sits in, outermost first (what to expand to show it).
+
+    ``node_id`` may name a node inlined from a call (``<call id>/<callee node id>``): the call's groups and
+    the call group itself come first.
+    """
+    tree = _tree if _tree is not None else group_tree(data)
+    by_id = {n["id"]: n for n in data.get("nodes", [])}
+    if node_id in by_id:
+        return _chain(by_id[node_id].get("module"), tree)
+    if "/" in node_id:
+        call_id = node_id.split("/", 1)[0]
+        if call_id in by_id:
+            return _chain(by_id[call_id].get("module"), tree) + [CALL_PREFIX + call_id]
+    return []
+
+
+def default_expansion(data: dict[str, Any]) -> frozenset[str]:
+    """Every module group when the function is small (<= ``EXPAND_ALL_LIMIT`` nodes), else none."""
+    if len(data.get("nodes", [])) <= EXPAND_ALL_LIMIT:
+        return frozenset(g for g, info in group_tree(data).items() if info["kind"] == "module")
+    return frozenset()
+
+
+def _inline_calls(data: dict[str, Any], expanded: Collection[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Nodes and edges with the expanded call groups replaced by their callee's bindings."""
+    nodes = list(data.get("nodes", []))
+    edges = list(_edges(data))
+    callees = (data.get("graph") or {}).get("callees") or {}
+    calls = [g[len(CALL_PREFIX):] for g in expanded if g.startswith(CALL_PREFIX)]
+    if not calls or not callees:
+        return nodes, edges
+    by_id = {n["id"]: n for n in nodes}
+    todo = {c for c in calls if c in by_id and by_id[c].get("callee") in callees}
+    if not todo:
+        return nodes, edges
+    arg_src: dict[str, dict[int, str]] = {c: {} for c in todo}
+    consumers: dict[str, list[dict[str, Any]]] = {c: [] for c in todo}
+    kept_edges: list[dict[str, Any]] = []
+    for e in edges:
+        s, t = e.get("source"), e.get("target")
+        if t in todo:
+            for idx in e.get("indices") or [e.get("index", 0) or 0]:
+                arg_src[t].setdefault(int(idx), s)
+            continue
+        if s in todo:
+            consumers[s].append(e)
+            continue
+        kept_edges.append(e)
+    out_nodes: list[dict[str, Any]] = []
+    for n in nodes:
+        cid = n["id"]
+        if cid not in todo:
+            out_nodes.append(n)
+            continue
+        sub = callees[n["callee"]]
+        sub_nodes = sub.get("nodes", [])
+        params = [s["id"] for s in sub_nodes if s.get("kind") == "param"]
+        param_src = {p: arg_src[cid].get(k) for k, p in enumerate(params)}
+        outputs = {s["id"] for s in sub_nodes if s.get("kind") == "output"}
+        for s in sub_nodes:
+            sid = s["id"]
+            if sid in outputs or (sid in param_src and param_src[sid] is not None):
+                continue
+            item = dict(s)
+            item["id"] = f"{cid}/{sid}"
+            item["module"] = n.get("module")
+            item["group"] = n.get("group")
+            item["inlined_from"] = cid
+            item["call_group"] = CALL_PREFIX + cid
+            out_nodes.append(item)
+        results: list[str] = []
+        for e in _edges(sub):
+            s, t = e["source"], e["target"]
+            if t in outputs:
+                results.append(f"{cid}/{s}" if s not in param_src or param_src[s] is None else param_src[s])
+                continue
+            src = param_src.get(s) or f"{cid}/{s}"
+            kept_edges.append({**e, "source": src, "target": f"{cid}/{t}"})
+        for e in consumers[cid]:
+            for r in results:
+                kept_edges.append({**e, "source": r})
+    return out_nodes, kept_edges
+
+
+def build_view(data: dict[str, Any], expanded: Collection[str] = (), *, stub_min_uses: int = STUB_MIN_USES,
+               tree: Optional[dict[str, dict[str, Any]]] = None) -> dict[str, Any]:
+    """The graph JSON a view lays out for the groups in ``expanded`` (ids from :func:`group_tree`).
+
+    A node inside a collapsed group is represented by the outermost collapsed group (a ``kind: "group"``
+    node with ``group_id``, ``size`` and ``label``); edges are mapped to the representatives (self-loops and
+    duplicates dropped). Nodes get ``frames``: the expanded module/call groups around them, outermost first
+    (``graph["frame_labels"]`` names them). Params/constants with ``stub_min_uses`` or more consumers keep
+    their edge to the first consumer and get a stub node (``stub: True``, ``stub_of``) before each other one.
+    ``graph["rep"]`` maps each full-graph node id to the view node that shows it.
+    """
+    _ensure_modules(data)
+    tree = tree if tree is not None else group_tree(data)
+    expanded = frozenset(expanded)
+    nodes, edges = _inline_calls(data, expanded)
+    rep: dict[str, str] = {}
+    frames_of: dict[str, list[str]] = {}
+    group_nodes: dict[str, dict[str, Any]] = {}
+    order: list[str] = []
+    view_nodes: dict[str, dict[str, Any]] = {}
+    chain_cache: dict[Any, tuple[Optional[str], list[str]]] = {}
+    for n in nodes:
+        nid = n["id"]
+        key = (n.get("module"), n.get("call_group"))
+        hit = chain_cache.get(key)
+        if hit is None:
+            chain = _chain(n.get("module"), tree)
+            if n.get("call_group"):
+                chain = chain + [n["call_group"]]
+            collapsed = next((g for g in chain if g not in expanded), None)
+            open_frames = chain if collapsed is None else chain[: chain.index(collapsed)]
+            hit = chain_cache[key] = (collapsed, open_frames)
+        collapsed, open_frames = hit
+        if collapsed is None:
+            rep[nid] = nid
+            item = dict(n)
+            item["frames"] = open_frames
+            view_nodes[nid] = item
+            order.append(nid)
+            continue
+        rep[nid] = collapsed
+        gnode = group_nodes.get(collapsed)
+        if gnode is not None and gnode["group"] is None and n.get("group") is not None:
+            gnode["group"], gnode["is_dataflow"] = n.get("group"), n.get("is_dataflow", False)
+        if gnode is None:
+            info = tree[collapsed]
+            label = info["label"]
+            gnode = group_nodes[collapsed] = {
+                "id": collapsed, "kind": "group", "name": label, "op": None, "callee": None,
+                "callee_kind": None, "composite": None, "label": label, "shape": None, "dtype": None,
+                "type_text": "", "attrs": {}, "group": n.get("group"), "is_dataflow": n.get("is_dataflow", False),
+                "group_id": collapsed, "group_kind": info["kind"], "size": info["size"], "module": n.get("module"),
+                "frames": open_frames,
+            }
+            view_nodes[collapsed] = gnode
+            order.append(collapsed)
+    # edges between representatives; outputs of a group give it a shape
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    by_full = {n["id"]: n for n in nodes}
+    out_of_group: dict[str, set[str]] = {}
+    for e in edges:
+        s, t = e.get("source"), e.get("target")
+        rs, rt = rep.get(s), rep.get(t)
+        if rs is None or rt is None or rs == rt:
+            continue
+        if rs in group_nodes:
+            out_of_group.setdefault(rs, set()).add(s)
+        k = (rs, rt)
+        if k not in seen:
+            idx = e.get("index", 0) or 0
+            seen[k] = {"source": rs, "target": rt, "index": idx, "indices": list(e.get("indices") or [idx])}
+    for gid, srcs in out_of_group.items():
+        if len(srcs) == 1:
+            src = by_full[next(iter(srcs))]
+            g = group_nodes[gid]
+            g["shape"], g["dtype"], g["type_text"] = src.get("shape"), src.get("dtype"), src.get("type_text", "")
+    # per-use stubs for shared sources
+    by_source: dict[str, list[str]] = {}
+    for (s, t) in seen:
+        by_source.setdefault(s, []).append(t)
+    position = {nid: k for k, nid in enumerate(order)}
+    stubs_before: dict[str, list[str]] = {}
+    out_edges = list(seen.values())
+    for s, targets in by_source.items():
+        src = view_nodes[s]
+        if src.get("kind") not in ("param", "constant") or len(targets) < stub_min_uses:
+            continue
+        targets.sort(key=position.__getitem__)
+        keep = targets[0]
+        for t in targets[1:]:
+            edge = seen.pop((s, t))
+            sid = f"{s}@{t}"
+            stub = dict(src)
+            stub.update({"id": sid, "stub": True, "stub_of": s, "frames": view_nodes[t].get("frames", []),
+                         "group": view_nodes[t].get("group")})
+            view_nodes[sid] = stub
+            stubs_before.setdefault(t, []).append(sid)
+            seen[(sid, t)] = {**edge, "source": sid}
+        del keep
+    out_nodes: list[dict[str, Any]] = []
+    for nid in order:
+        for sid in stubs_before.get(nid, ()):
+            out_nodes.append(view_nodes[sid])
+        out_nodes.append(view_nodes[nid])
+    out_edges = list(seen.values())
+    graph_attrs = {k: v for k, v in (data.get("graph") or {}).items() if k not in ("callees",)}
+    graph_attrs["frame_labels"] = {g: _short_label(g, tree) for g in expanded if g in tree}
+    graph_attrs["rep"] = rep
+    graph_attrs["expanded"] = sorted(expanded)
+    return {
+        "format": data.get("format"),
+        "version": data.get("version"),
+        "directed": True,
+        "multigraph": False,
+        "graph": graph_attrs,
+        "nodes": out_nodes,
+        "edges": out_edges,
+    }
+
+
+def _short_label(gid: str, tree: dict[str, dict[str, Any]]) -> str:
+    """A group's label relative to its parent group (``self_attn`` inside ``layers.3``)."""
+    info = tree[gid]
+    parent = tree.get(info.get("parent") or "")
+    label = str(info["label"])
+    if info["kind"] == "module" and parent and parent["kind"] == "module" and label.startswith(parent["label"] + "."):
+        return label[len(parent["label"]) + 1:]
+    return label
+
+
+def _search_text(n: dict[str, Any]) -> str:
+    parts = [n.get("id"), n.get("name"), n.get("op"), n.get("callee"), n.get("label"), n.get("composite"),
+             n.get("module"), shape_text(n), n.get("type_text")]
+    return "\n".join(str(p) for p in parts if p).lower()
+
+
+def find_nodes(data: dict[str, Any], text: str, *, include_callees: bool = True) -> list[str]:
+    """Ids of the nodes whose name, op, callee, module path or shape contains ``text`` (case-insensitive),
+    in graph order. With ``include_callees``, nodes of attached callee graphs match too, as
+    ``<call id>/<callee node id>`` (once per call site)."""
+    needle = str(text or "").strip().lower()
+    if not needle:
+        return []
+    out: list[str] = []
+    callees = (data.get("graph") or {}).get("callees") or {}
+    callee_hits: dict[str, list[str]] = {}
+    for n in data.get("nodes", []):
+        if needle in _search_text(n):
+            out.append(n["id"])
+        callee = n.get("callee")
+        if include_callees and callee in callees and n.get("callee_kind") == "relax_function":
+            hits = callee_hits.get(callee)
+            if hits is None:
+                hits = callee_hits[callee] = [s["id"] for s in callees[callee].get("nodes", [])
+                                              if s.get("kind") == "binding" and needle in _search_text(s)]
+            out.extend(f"{n['id']}/{sid}" for sid in hits)
+    return out

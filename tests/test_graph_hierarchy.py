@@ -1,0 +1,205 @@
+"""Hierarchy of Relax graphs (module groups from weight names, call groups), per-use stubs, find, and the
+built-in Llama-style decoder (TVM side: extraction; the rest is TVM-free)."""
+
+from __future__ import annotations
+
+import os
+import runpy
+
+import pytest
+
+from pipeline_model import graph_hierarchy as gh
+from pipeline_model import ir_graph as ig
+from pipeline_model.layout import compute_layout
+
+tvm = pytest.importorskip("tvm")
+from tvm import relax  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DECODER = os.path.join(ROOT, "resources", "models", "decoder.py")
+
+
+def decoder_mod(layers: int):
+    """The built-in decoder's module with ``layers`` layers (the file's classes, LAYERS overridden)."""
+    ns = runpy.run_path(DECODER)
+    ns["Decoder"].__init__.__globals__["LAYERS"] = layers
+    mod, _ = ns["Decoder"]().export_tvm(spec=ns["spec"])
+    return mod
+
+
+@pytest.fixture(scope="module")
+def dec4():
+    mod = decoder_mod(4)
+    return mod, gh.annotate_modules(ig.graph_to_json(ig.extract_graph(mod, "forward")))
+
+
+def _node(data, op, module_prefix):
+    return [n for n in data["nodes"] if n.get("op") == op and str(n.get("module") or "").startswith(module_prefix)]
+
+
+def test_decoder_builtin_loads_with_symbolic_seq_len():
+    from pipeline_model.models import BUILTIN_MODELS
+    from pipeline_model.models_tvm import load_model
+
+    assert {"decoder", "decoder128"} <= set(BUILTIN_MODELS)
+    mod = load_model("builtin:decoder").mod
+    func = mod["forward"]
+    names = [p.name for p in func.params]
+    assert names[:4] == ["x", "cos", "sin", "mask"]
+    assert "layers.31.self_attn.q_proj.weight" in names and "layers.32.mlp.up_proj.weight" not in names
+    assert "seq_len" in str(func.params[0].ty) and "seq_len" in str(func.params[3].ty)
+    # every layer uses the shared rotary tables and mask
+    data = ig.graph_to_json(ig.extract_graph(mod, "forward"))
+    uses = sum(1 for e in data["edges"] if e["source"] == "mask")
+    assert uses == 32
+    # the 128-layer variant is the same file with another LAYERS
+    with open(DECODER, encoding="utf-8") as fh:
+        a = fh.read().splitlines()
+    with open(os.path.join(ROOT, "resources", "models", "decoder128.py"), encoding="utf-8") as fh:
+        b = fh.read().splitlines()
+    diff = [(x, y) for x, y in zip(a, b) if x != y]
+    assert len(a) == len(b) and len(diff) == 2 and diff[1] == ("LAYERS = 32", "LAYERS = 128")
+
+
+def test_grouping_from_weight_names(dec4):
+    _mod, data = dec4
+    mods = {n["id"]: n["module"] for n in data["nodes"]}
+    assert mods["layers.2.self_attn.q_proj.weight"] == "layers.2.self_attn.q_proj"
+    assert mods["x"] is None and mods["cos"] is None
+    assert {n["module"] for n in _node(data, "relax.nn.rms_norm", "")} >= {"layers.0.input_layernorm", "norm"}
+    assert len(_node(data, "relax.nn.softmax", "layers.")) == 4
+    assert all(n["module"].endswith(".self_attn") for n in _node(data, "relax.nn.softmax", ""))
+    assert all(n["module"].endswith(".mlp") for n in _node(data, "relax.nn.silu", ""))
+    # unlabelled bindings join their producers/consumers: rotary reshape of cos, residual adds
+    reshapes_of_cos = [e["target"] for e in data["edges"] if e["source"] == "cos"]
+    assert all(mods[t].endswith(".self_attn") for t in reshapes_of_cos)
+    adds = [n for n in data["nodes"] if n.get("op") == "relax.add" and n["module"] and n["module"].count(".") == 1]
+    assert {n["module"] for n in adds} == {f"layers.{i}" for i in range(4)}
+    tree = gh.group_tree(data)
+    assert "m:layers" not in tree  # a container of numbered children is never a group
+    assert tree["m:layers.1"]["parent"] is None
+    assert tree["m:layers.1.self_attn.k_proj"]["parent"] == "m:layers.1.self_attn"
+    assert tree["m:layers.1.self_attn"]["parent"] == "m:layers.1"
+
+
+def test_collapsed_groups_keep_their_edges(dec4):
+    _mod, data = dec4
+    view = gh.build_view(data, ())
+    ids = {n["id"] for n in view["nodes"]}
+    assert {"m:layers.0", "m:layers.3", "m:norm"} <= ids
+    assert not any(n["kind"] == "binding" and n["id"] != "output" for n in view["nodes"])
+    edges = {(e["source"], e["target"]) for e in view["edges"]}
+    assert ("x", "m:layers.0") in edges and ("m:layers.0", "m:layers.1") in edges
+    assert ("m:layers.3", "m:norm") in edges and ("m:norm", "output") in edges
+    grp = next(n for n in view["nodes"] if n["id"] == "m:layers.2")
+    assert grp["kind"] == "group" and grp["size"] > 50 and grp["shape"] == [1, "seq_len", 512]
+    # expanding one layer shows its sub-modules, collapsed, wired to the neighbouring layers
+    view = gh.build_view(data, {"m:layers.2"})
+    ids = {n["id"] for n in view["nodes"]}
+    assert "m:layers.2" not in ids and {"m:layers.2.self_attn", "m:layers.2.mlp"} <= ids
+    edges = {(e["source"], e["target"]) for e in view["edges"]}
+    assert ("m:layers.1", "m:layers.2.input_layernorm") in edges
+    assert any(s == "m:layers.2.mlp" for s, _t in edges)
+    assert all(n["frames"] == ["m:layers.2"] for n in view["nodes"] if n["id"].startswith("m:layers.2."))
+    # a full-graph node maps to the group that shows it
+    assert view["graph"]["rep"]["softmax"] == "m:layers.0"
+    assert gh.groups_of(data, "softmax2") == ["m:layers.2", "m:layers.2.self_attn"]
+
+
+def test_shared_inputs_get_per_use_stubs(dec4):
+    _mod, data = dec4
+    view = gh.build_view(data, gh.all_group_ids(data))
+    stubs = [n for n in view["nodes"] if n.get("stub")]
+    cos_uses = sum(1 for e in data["edges"] if e["source"] == "cos")
+    assert sum(1 for n in stubs if n["stub_of"] == "cos") == cos_uses - 1
+    assert sum(1 for e in view["edges"] if e["source"] == "cos") == 1
+    for s in stubs:
+        assert sum(1 for e in view["edges"] if e["source"] == s["id"]) == 1
+    # a weight used once gets no stub
+    assert not any(n["stub_of"].endswith(".weight") for n in stubs)
+    assert gh.build_view(data, (), stub_min_uses=10**9)["nodes"]  # stubs can be turned off
+
+
+def test_layout_work_is_near_linear_with_stubs():
+    def dummies(layers: int, stubs: bool) -> tuple[int, int]:
+        data = ig.graph_to_json(ig.extract_graph(decoder_mod(layers), "forward"))
+        view = gh.build_view(data, gh.all_group_ids(data), stub_min_uses=3 if stubs else 10**9)
+        lay = compute_layout(ig.graph_from_json(view))
+        return lay.dummy_count, len(view["nodes"])
+
+    d4, n4 = dummies(4, True)
+    d16, n16 = dummies(16, True)
+    assert d16 <= 4.5 * d4 and n16 <= 4.5 * n4  # 4x the layers: about 4x the work
+    u4, _ = dummies(4, False)
+    u16, _ = dummies(16, False)
+    assert u16 > 8 * u4  # without stubs: a dummy per layer crossed, quadratic in depth
+    assert d16 * 3 < u16
+
+
+def test_find_by_name_op_callee_and_shape(dec4):
+    _mod, data = dec4
+    assert len(gh.find_nodes(data, "SOFTMAX")) == 4
+    assert gh.find_nodes(data, "softmax2") == ["softmax2"]
+    assert "layers.1.mlp.up_proj.weight" in gh.find_nodes(data, "mlp.up_proj")
+    assert all(n in {m["id"] for m in data["nodes"]} for n in gh.find_nodes(data, "1376"))
+    assert gh.find_nodes(data, "1376") and gh.find_nodes(data, "") == []
+
+
+def _fused_mlp():
+    from tvm.relax.frontend import nn
+
+    class MLP(nn.Module):
+        def __init__(self):
+            self.fc1 = nn.Linear(784, 256)
+            self.relu = nn.ReLU()
+            self.fc2 = nn.Linear(256, 10, bias=False)
+
+        def forward(self, x):
+            return self.fc2(self.relu(self.fc1(x)))
+
+    mod, _ = MLP().export_tvm({"forward": {"x": relax.frontend.nn.spec.Tensor((1, 784), "float32")}})
+    seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
+                                    relax.transform.FuseOps()])
+    return seq(mod)
+
+
+def test_fused_function_graph_and_call_expanded_in_place():
+    from pipeline_model.engine import handlers_graph
+
+    mod = _fused_mlp()
+    fused = [n for n in ig.relax_functions(mod) if n.startswith("fused_")]
+    assert fused
+    inner = ig.extract_graph(mod, fused[0])  # any Relax function, fused ones included
+    assert any(d.get("callee_kind") == "prim_func" for _n, d in inner.nodes(data=True))
+    data = handlers_graph._function_graph(mod, "forward")
+    assert set(data["graph"]["callees"]) >= set(fused[:1])
+    call = next(n for n in data["nodes"] if n.get("callee") == fused[0])
+    tree = gh.group_tree(data)
+    assert tree["c:" + call["id"]]["kind"] == "call"
+    view = gh.build_view(data, {"c:" + call["id"]} | set(gh.default_expansion(data)))
+    ids = {n["id"] for n in view["nodes"]}
+    assert call["id"] not in ids
+    inlined = [n for n in view["nodes"] if n.get("inlined_from") == call["id"]]
+    assert inlined and all(n["frames"][-1] == "c:" + call["id"] for n in inlined)
+    # the call's consumers now read the callee's result, its inputs feed the callee's bindings
+    srcs = {e["source"] for e in view["edges"]}
+    tgts = {e["target"] for e in view["edges"]}
+    assert any(s.startswith(call["id"] + "/") for s in srcs) and any(t.startswith(call["id"] + "/") for t in tgts)
+    assert "x" in {e["source"] for e in view["edges"] if e["target"].startswith(call["id"] + "/")}
+    # find reaches inside calls
+    assert any(m.startswith(call["id"] + "/") for m in gh.find_nodes(data, "matmul"))
+
+
+def test_engine_graph_falls_back_to_default_function():
+    from types import SimpleNamespace
+
+    from pipeline_model.engine import handlers_graph
+
+    mod = _fused_mlp()
+    ctx = SimpleNamespace(cache={"k1": mod})
+    reply = handlers_graph.handle_graph({"key": "k1", "function": "no_such_function"}, ctx)
+    assert reply["missing"] and reply["function"] == "forward" and reply["requested"] == "no_such_function"
+    assert reply["graph"]["nodes"] and "module" in reply["graph"]["nodes"][0]
+    fused = next(n for n in reply["functions"] if n.startswith("fused_"))
+    reply = handlers_graph.handle_graph({"key": "k1", "function": fused}, ctx)
+    assert not reply["missing"] and reply["function"] == fused
