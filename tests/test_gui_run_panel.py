@@ -180,3 +180,21 @@ def test_latency_chart_follows_dark_palette(qtbot):
     chart.setPalette(pal)
     dark = chart.grab().toImage().pixelColor(2, 2)
     assert dark.lightness() < 64 and dark != light
+
+
+def test_request_status_lines_and_engine_refusal_on_the_fake(fake_mlp, tmp_path):
+    """Each build request names itself on the status line (translatable texts with placeholders);
+    an engine error (the fake refuses to build) reaches the status line without its class prefix."""
+    win = fake_mlp
+    statuses: list[str] = []
+    win.run_panel.status.setText("")
+    for action, expected in (
+        (win.run_controller.build_and_run, f"Building {len(win.ctrl.doc.steps)} step(s) for CPU…"),
+        (win.run_controller.compare, "Building and timing the baseline and the pipeline…"),
+        (lambda: win.run_controller.export_library(str(tmp_path / "out")), f"Building and exporting into {tmp_path / 'out'}…"),
+    ):
+        kind, message = _finish(win, lambda: (action(), statuses.append(win.run_panel.status.text())))
+        assert statuses[-1] == expected
+        assert isinstance(message, str) and "the fake engine does not run" in message
+        assert "fake engine does not run" in win.run_panel.status.text()
+        assert win.run_panel.build_button.isEnabled() and not win.run_controller.busy
