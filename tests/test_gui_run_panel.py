@@ -193,7 +193,11 @@ def test_request_status_lines_and_engine_refusal_on_the_fake(fake_mlp, tmp_path)
         (win.run_controller.compare, "Building and timing the baseline and the pipeline…"),
         (lambda: win.run_controller.export_library(str(tmp_path / "out")), f"Building and exporting into {tmp_path / 'out'}…"),
     ):
-        kind, message = _finish(win, lambda: (action(), statuses.append(win.run_panel.status.text())))
+        def start(action=action) -> None:
+            action()
+            statuses.append(win.run_panel.status.text())
+
+        _kind, message = _finish(win, start)
         assert statuses[-1] == expected
         assert isinstance(message, str) and "the fake engine does not run" in message
         assert "fake engine does not run" in win.run_panel.status.text()
