@@ -174,7 +174,8 @@ class RunController(QObject):
         def fn(client: Any, on_event: Callable, trust: bool) -> dict:
             return build_api.build_run(client, doc, inputs=spec, bench=bench, check=tol, trust_custom_code=trust, on_event=on_event).to_json()
 
-        return self._start("build_run", f"Building {len(doc.steps)} step(s) for {targets_mod.is_gpu_target(doc.target) and 'GPU' or 'CPU'}…", fn)
+        device = tr("GPU") if targets_mod.is_gpu_target(doc.target) else tr("CPU")
+        return self._start("build_run", tr("Building {0} step(s) for {1}…").format(len(doc.steps), device), fn)
 
     def compare(self) -> bool:
         """Compare with baseline: the model as loaded (default pipeline) vs this pipeline, same inputs."""
@@ -188,7 +189,7 @@ class RunController(QObject):
             b = build_api.module_request(doc, trust_custom_code=trust)
             return build_api.compare(client, a, b, inputs=spec, bench=bench, check=tol, on_event=on_event).to_json()
 
-        return self._start("compare", "Building and timing the baseline and the pipeline…", fn)
+        return self._start("compare", tr("Building and timing the baseline and the pipeline…"), fn)
 
     def export_library(self, folder: str) -> bool:
         """Export the built library and ``deploy.py`` into ``folder``."""
@@ -200,7 +201,7 @@ class RunController(QObject):
             result = build_api.export_library(client, doc, folder, trust_custom_code=trust, on_event=on_event)
             return dict(vars(result))
 
-        return self._start("export_library", f"Building and exporting into {folder}…", fn)
+        return self._start("export_library", tr("Building and exporting into {0}…").format(folder), fn)
 
     def stop(self) -> None:
         """Stop the in-flight build request."""

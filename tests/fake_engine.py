@@ -5,7 +5,8 @@ pretends to optimise anything. What it models is the *protocol*: ``ping``, ``cat
 recorded catalogue, ``tests/data/fake_catalogue.json``), ``run`` with ``model_loaded`` /
 ``step_started`` / ``step_finished`` events, snapshot keys per step prefix and a step cache
 (``cached``), the trust refusal of custom code, a syntax error in custom code at its line,
-disabled steps skipped, ``cancel`` between steps, ``graph`` / ``prim_func`` / ``snapshot`` of a key
+disabled steps skipped, ``cancel`` between steps, ``custom_sources_run`` (the custom sources the fake
+was allowed to run: trusted and compiling; it records them, it does not execute them), ``graph`` / ``prim_func`` / ``snapshot`` of a key
 (an unknown key fails naming it), and the ``devices`` / ``validate_target`` commands. Building
 (``build_run``, ``compare``, ``export_library``) is refused with a clear message: those tests use
 the real engine. Rules the fake follows: every enabled step changes the module, except the pass
@@ -39,6 +40,8 @@ class FakeEngineClient:
         self.restarts = 0
         self.calls: list[tuple[str, Any]] = []
         self.scripts: dict[str, str] = {}
+        #: Sources of custom steps the fake accepted to run (trusted, compiling), in run order.
+        self.custom_sources_run: list[str] = []
         self._cancel = threading.Event()
         self.closed = False
 
@@ -89,6 +92,8 @@ class FakeEngineClient:
                     res.state, res.error = FAILED, error
                     result.failed_index, result.last_good_script = index, script
                 else:
+                    if step.pass_id == "custom.python":
+                        self.custom_sources_run.append(str(step.params.get("source") or ""))
                     new_key = self._key(key, step.pass_id, step.params)
                     res.cached = new_key in self.scripts
                     if step.pass_id not in UNCHANGING:

@@ -102,23 +102,14 @@ def test_stale_layout_never_replaces_newer_graph(qtbot, view):
     assert view.node_ids() == []
 
 
-def test_real_mlp_graph_and_palette(qtbot, view):
-    tvm = pytest.importorskip("tvm")
-    from tvm import relax
-    from tvm.relax.frontend import nn
+@pytest.mark.e2e
+def test_real_mlp_graph_and_palette(qtbot, view, engine):
+    """The graph of the real legalized tutorial MLP, as the session engine extracts it for the GUI."""
+    from pipeline_model.document import PipelineDocument, Step
 
-    class MLP(nn.Module):
-        def __init__(self):
-            self.fc1 = nn.Linear(784, 256)
-            self.relu = nn.ReLU()
-            self.fc2 = nn.Linear(256, 10, bias=False)
-
-        def forward(self, x):
-            return self.fc2(self.relu(self.fc1(x)))
-
-    mod, _ = MLP().export_tvm({"forward": {"x": nn.spec.Tensor((1, 784), "float32")}})
-    mod = relax.transform.LegalizeOps()(mod)
-    data = ig.graph_to_json(ig.extract_graph(mod))
+    result = engine.run(PipelineDocument(model="builtin:mlp", steps=[Step("relax.LegalizeOps")]))
+    assert result.ok, result.error
+    data = engine.graph(result.steps[0].snapshot_key)["graph"]
     _show(qtbot, view, data)
     assert len(view.node_ids()) == len(data["nodes"])
     call = next(n["id"] for n in data["nodes"] if n.get("callee") == "matmul")

@@ -1,4 +1,5 @@
-"""QtEngineWorker with the session engine: stale-result guard, catalogue cache, graph requests."""
+"""QtEngineWorker: catalogue cache and stale-result guard on the TVM-free fake engine; graph and
+PrimFunc requests end to end with the session engine (real TVM output)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,19 @@ from pipeline_model.document import PipelineDocument, Step  # noqa: E402
 
 @pytest.fixture
 def worker(engine, qapp, tmp_path):
+    """A worker on the real session engine."""
     w = QtEngineWorker(cache_dir=str(tmp_path), client_factory=lambda: engine, close_client=False)
+    yield w
+    w.shutdown()
+
+
+@pytest.fixture
+def fake_worker(qapp, tmp_path):
+    """A worker on the fake engine (``tests/fake_engine.py``)."""
+    from tests.fake_engine import FakeEngineClient
+
+    client = FakeEngineClient()
+    w = QtEngineWorker(cache_dir=str(tmp_path), client_factory=lambda: client, close_client=False)
     yield w
     w.shutdown()
 
@@ -23,7 +36,8 @@ def _doc() -> PipelineDocument:
     return PipelineDocument(model="builtin:mlp", steps=[Step("relax.LegalizeOps"), Step("relax.FoldConstant")])
 
 
-def test_catalogue_cached_and_stale_runs_dropped(worker, qtbot, tmp_path):
+def test_catalogue_cached_and_stale_runs_dropped(fake_worker, qtbot, tmp_path):
+    worker = fake_worker
     with qtbot.waitSignal(worker.catalogue_ready, timeout=120_000) as got:
         worker.start()
     assert any(p["id"] == "relax.FuseTIR" for p in got.args[0]["passes"])
@@ -45,6 +59,7 @@ def test_catalogue_cached_and_stale_runs_dropped(worker, qtbot, tmp_path):
     assert result.ok and len(result.steps) == 2
 
 
+@pytest.mark.e2e
 def test_graph_and_prim_func_requests(worker, qtbot):
     worker.start()
     run = worker.submit_run(_doc(), revision=1)

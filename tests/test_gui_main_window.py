@@ -1,7 +1,7 @@
-"""The main window with a real engine: drag and drop, reorder, undo/redo, run + diff, files, crash, close.
+"""The main window: drag and drop, reorder, undo/redo, run + diff, files, crash, close.
 
-One window per module shares the session engine (``engine`` fixture); the crash test uses its own
-engine because it kills it on purpose.
+GUI logic runs on the TVM-free fake engine (``fake_studio``); the tests marked ``e2e`` check real TVM
+output on the session engine (``studio``), and the crash test uses its own engine because it kills it.
 """
 
 from __future__ import annotations
@@ -41,23 +41,33 @@ def env_dirs(gui_env):
 
 
 @pytest.fixture(scope="module")
-def window(studio):
-    """The shared per-module main window (``studio`` in conftest)."""
-    return studio
+def window(fake_studio):
+    """The shared per-module main window on the fake engine (``fake_studio`` in conftest)."""
+    return fake_studio
 
 
 def _wait(cond, timeout_ms: int) -> bool:
     return qt_wait(cond, timeout_ms)
 
 
-@pytest.fixture
-def fresh(window):
-    """The module window with an empty, clean pipeline on the tutorial MLP."""
+def _fresh(window):
     window.ctrl.undo_stack.setClean()
     window.files.new_pipeline(force=True)
     window.session.auto_run = True
     _wait(lambda: window.step_model.rowCount() == 0, 1000)
     return window
+
+
+@pytest.fixture
+def fresh(window):
+    """The fake-engine window with an empty, clean pipeline on the tutorial MLP."""
+    return _fresh(window)
+
+
+@pytest.fixture
+def real_fresh(studio):
+    """The real-engine window (``studio``) with an empty, clean pipeline on the tutorial MLP."""
+    return _fresh(studio)
 
 
 def palette_mime(win, pass_id: str):
@@ -94,7 +104,9 @@ def pass_ids(win) -> list[str]:
     return [s.pass_id for s in win.ctrl.doc.steps]
 
 
-def test_palette_lists_searches_and_greys(window):
+@pytest.mark.e2e
+def test_palette_lists_searches_and_greys(studio):
+    window = studio
     pal = window.palette
     assert len(pal.visible_pass_ids()) >= 50
     pal.search.setText("fusetir")
@@ -154,8 +166,9 @@ def test_drop_from_palette_reorder_undo_redo(fresh):
     assert not win.windowTitle().split(" — ")[0].endswith("*")
 
 
-def test_run_shows_diff_of_changing_step(fresh):
-    win = fresh
+@pytest.mark.e2e
+def test_run_shows_diff_of_changing_step(real_fresh):
+    win = real_fresh
     for pid in ("relax.LegalizeOps", "relax.AnnotateTIROpPattern", "relax.FuseOps", "relax.FuseTIR"):
         win.editor.add_pass(pid)
     first = win.ctrl.doc.steps[0].uid
@@ -244,6 +257,7 @@ def test_close_discard_closes(env_dirs, qapp, monkeypatch):
     assert not win.isVisible()
 
 
+@pytest.mark.e2e
 def test_engine_crash_during_run_keeps_document(env_dirs, qapp):
     from app.main_window import MainWindow
     from pipeline_model.document import PipelineDocument, Step
@@ -319,3 +333,4 @@ def test_param_edit_reruns_debounced_and_drops_stale_results(fresh):
     assert rev_a not in finished  # never delivered: superseded before it ran
     assert win.step_model.result(fuse) is not None and win.step_model.result(uid) is not None
     assert win.step_model.result(uid).cached  # the unchanged prefix came from the engine's cache
+    assert '"fuse_opt_level": 0' in win.step_model.result(fuse).script  # the fake's module names the params it ran with

@@ -1,5 +1,5 @@
-"""Open Model… through the UI with the real engine (TVMScript, ONNX with a symbolic dim, corrupt file),
-Export Python Script… and the Open Recent menu."""
+"""Open Model… through the UI with the real engine (TVMScript, ONNX with a symbolic dim, corrupt file:
+``e2e``), Export Python Script… and the Open Recent menu (on the TVM-free fake engine)."""
 
 from __future__ import annotations
 
@@ -49,12 +49,23 @@ def _onnx_with_dim_param(path: str) -> None:
     onnx.save(model, path)
 
 
+def _empty(window):
+    window.ctrl.undo_stack.setClean()
+    window.files.new_pipeline(force=True)
+    qt_wait(lambda: window.step_model.rowCount() == 0, 1000)
+    return window
+
+
 @pytest.fixture
 def empty(studio):
-    studio.ctrl.undo_stack.setClean()
-    studio.files.new_pipeline(force=True)
-    qt_wait(lambda: studio.step_model.rowCount() == 0, 1000)
-    return studio
+    """The real-engine window with an empty pipeline."""
+    return _empty(studio)
+
+
+@pytest.fixture
+def fake_empty(fake_studio):
+    """The fake-engine window with an empty pipeline."""
+    return _empty(fake_studio)
 
 
 def _open_through_dialog(win, monkeypatch, choose) -> None:
@@ -84,6 +95,7 @@ def test_dialog_lists_builtins(qtbot):
     assert dialog.spec() == "/tmp/x.onnx"
 
 
+@pytest.mark.e2e
 def test_open_tvmscript_file_sets_model_undoably_and_reruns(empty, tmp_path, monkeypatch):
     path = tmp_path / "tiny_module.py"
     path.write_text(TVMSCRIPT)
@@ -97,6 +109,7 @@ def test_open_tvmscript_file_sets_model_undoably_and_reruns(empty, tmp_path, mon
     assert empty.ctrl.doc.model == "builtin:mlp"
 
 
+@pytest.mark.e2e
 def test_open_onnx_with_symbolic_dim_shows_its_name(empty, tmp_path, monkeypatch):
     path = tmp_path / "sym.onnx"
     _onnx_with_dim_param(str(path))
@@ -108,6 +121,7 @@ def test_open_onnx_with_symbolic_dim_shows_its_name(empty, tmp_path, monkeypatch
     assert any("batch" in str(n.get("type_text")) for n in params), [n.get("type_text") for n in params]
 
 
+@pytest.mark.e2e
 def test_corrupt_model_file_is_named_and_document_kept(empty, tmp_path, monkeypatch):
     empty.files.open_pipeline(os.path.join(PIPELINES_DIR, "fusion_walkthrough.json"), remember=False, as_template=True)
     steps_before = [s.to_dict() for s in empty.ctrl.doc.steps]
@@ -124,7 +138,8 @@ def test_corrupt_model_file_is_named_and_document_kept(empty, tmp_path, monkeypa
     assert empty.ctrl.undo_stack.count() == undo_before and not empty.ctrl.modified
 
 
-def test_export_python_script_through_menu(empty, tmp_path, monkeypatch):
+def test_export_python_script_through_menu(fake_empty, tmp_path, monkeypatch):
+    empty = fake_empty
     empty.files.open_pipeline(os.path.join(PIPELINES_DIR, "fusion_walkthrough.json"), remember=False, as_template=True)
     out = tmp_path / "pipeline_script.py"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(out), "Python (*.py)")))
@@ -135,7 +150,8 @@ def test_export_python_script_through_menu(empty, tmp_path, monkeypatch):
         assert step.pass_id.split(".", 1)[1] in text
 
 
-def test_recent_menu_reopens_a_saved_pipeline(empty, tmp_path, monkeypatch):
+def test_recent_menu_reopens_a_saved_pipeline(fake_empty, tmp_path, monkeypatch):
+    empty = fake_empty
     empty.files.open_pipeline(os.path.join(PIPELINES_DIR, "fusion_walkthrough.json"), remember=False, as_template=True)
     saved = tmp_path / "mine.json"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(saved), "")))

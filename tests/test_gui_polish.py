@@ -1,6 +1,9 @@
-"""Main-window polish with the real engine: a failing custom step / pattern file points at its line
+"""Main-window polish: a failing custom step / pattern file points at its line
 (source editor mark, error location, traceback details), the node details panel wraps, the target has
-one source of truth (the Build & Run panel's choices, undoable), and a dark palette stays readable."""
+one source of truth (the Build & Run panel's choices, undoable), and a dark palette stays readable.
+
+Tests that check the engine's real errors and tracebacks are ``e2e`` (session engine, ``studio``);
+the details panel and the target's source of truth run on the TVM-free fake engine (``fake_studio``)."""
 
 from __future__ import annotations
 
@@ -40,16 +43,27 @@ patterns = [("user.bad", is_op("relax.matmul")(x, undefined_name))]
 '''
 
 
+def _quiet(window):
+    """``window`` with auto re-run off (tests run explicitly), restored afterwards."""
+    window.ctrl.undo_stack.setClean()
+    window.session.auto_run = False
+    window.session.run_timer.stop()
+    yield window
+    window.session.run_timer.stop()
+    window.session.auto_run = True
+    window.ctrl.undo_stack.setClean()
+
+
 @pytest.fixture
 def win(studio):
-    """The module window with auto re-run off (tests run explicitly), restored afterwards."""
-    studio.ctrl.undo_stack.setClean()
-    studio.session.auto_run = False
-    studio.session.run_timer.stop()
-    yield studio
-    studio.session.run_timer.stop()
-    studio.session.auto_run = True
-    studio.ctrl.undo_stack.setClean()
+    """The real-engine module window with auto re-run off, restored afterwards."""
+    yield from _quiet(studio)
+
+
+@pytest.fixture
+def fake_win(fake_studio):
+    """The fake-engine module window with auto re-run off, restored afterwards."""
+    yield from _quiet(fake_studio)
 
 
 def _load(win, steps: list[Step]) -> None:
@@ -63,6 +77,7 @@ def _run_until_result(win, uid: str):
     return win.step_model.result(uid)
 
 
+@pytest.mark.e2e
 def test_failed_custom_step_is_selected_and_its_line_marked(win, qtbot):
     legalize, custom = Step("relax.LegalizeOps"), Step("custom.python", params={"source": RUNTIME_SOURCE})
     _load(win, [legalize, custom])
@@ -103,6 +118,7 @@ def test_failed_custom_step_is_selected_and_its_line_marked(win, qtbot):
     assert not win.diff_view.in_error_mode
 
 
+@pytest.mark.e2e
 def test_syntax_error_marks_line_and_typing_keeps_the_cursor(win):
     custom = Step("custom.python", params={"source": "def f(mod):\n    return mod\n"})
     _load(win, [custom])
@@ -121,6 +137,7 @@ def test_syntax_error_marks_line_and_typing_keeps_the_cursor(win):
     assert win.diff_view.error_location.message.startswith("SyntaxError")
 
 
+@pytest.mark.e2e
 def test_pattern_file_error_points_into_the_file(win, tmp_path):
     path = tmp_path / "bad_patterns.py"
     path.write_text(BAD_PATTERNS, encoding="utf-8")
@@ -139,7 +156,8 @@ def test_pattern_file_error_points_into_the_file(win, tmp_path):
     win.inspector.user_file_dialog.close()
 
 
-def test_node_details_panel_wraps_and_keeps_a_minimum_width(win):
+def test_node_details_panel_wraps_and_keeps_a_minimum_width(fake_win):
+    win = fake_win
     from app.panels import DETAILS_MIN_WIDTH
 
     details = win.details
@@ -161,7 +179,8 @@ def test_node_details_panel_wraps_and_keeps_a_minimum_width(win):
     win.inspector.show_details_placeholder()
 
 
-def test_target_has_one_source_of_truth(win):
+def test_target_has_one_source_of_truth(fake_win):
+    win = fake_win
     _load(win, [Step("relax.LegalizeOps")])
     # no target combo of its own in the pipeline dock: a label and a "Change…" menu
     combos = win.pipeline_dock.widget().findChildren(QComboBox)
@@ -210,6 +229,7 @@ def _light_pixel_share(image: QImage) -> float:
     return light / max(1, total)
 
 
+@pytest.mark.e2e
 def test_dark_palette_keeps_everything_readable(win):
     from app.application import dark_palette, make_application
     from widgets.diff_view import diff_colors

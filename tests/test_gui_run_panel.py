@@ -1,5 +1,8 @@
-"""The Build & Run panel with the real engine: build + run + check, compare chart, GPU refusal,
-advanced target editor (validated by the engine, undoable), device list, export library."""
+"""The Build & Run panel: build + run + check, compare chart, GPU refusal, advanced target editor
+(validated by the engine, undoable), device list, export library.
+
+Builds, checks and the engine's device list are ``e2e`` (real session engine, ``studio``); undoing a
+picked device target is GUI logic and runs on the TVM-free fake engine (``fake_studio``)."""
 
 from __future__ import annotations
 
@@ -17,15 +20,25 @@ from tests.conftest import PIPELINES_DIR, qt_wait  # noqa: E402
 BUILD_TIMEOUT_MS = 180_000
 
 
+def _mlp(window):
+    window.ctrl.undo_stack.setClean()
+    assert window.files.open_pipeline(os.path.join(PIPELINES_DIR, "fusion_walkthrough.json"), remember=False, as_template=True)
+    assert qt_wait(lambda: not window.run_controller.busy, BUILD_TIMEOUT_MS)
+    window.run_panel.random_radio.setChecked(True)
+    window.run_panel.set_tolerances(1e-4, 1e-4)
+    return window
+
+
 @pytest.fixture
 def mlp(studio):
-    """The tutorial fusion pipeline on the MLP, CPU target, clean undo stack."""
-    studio.ctrl.undo_stack.setClean()
-    assert studio.files.open_pipeline(os.path.join(PIPELINES_DIR, "fusion_walkthrough.json"), remember=False, as_template=True)
-    assert qt_wait(lambda: not studio.run_controller.busy, BUILD_TIMEOUT_MS)
-    studio.run_panel.random_radio.setChecked(True)
-    studio.run_panel.set_tolerances(1e-4, 1e-4)
-    return studio
+    """The tutorial fusion pipeline on the MLP, CPU target, clean undo stack (real engine)."""
+    return _mlp(studio)
+
+
+@pytest.fixture
+def fake_mlp(fake_studio):
+    """As ``mlp``, on the fake engine."""
+    return _mlp(fake_studio)
 
 
 def _finish(win, action) -> tuple[str, object]:
@@ -37,6 +50,7 @@ def _finish(win, action) -> tuple[str, object]:
     return got[0]
 
 
+@pytest.mark.e2e
 def test_devices_listed_with_cpu_target(studio):
     assert qt_wait(lambda: bool(studio.run_controller.devices), 60_000)
     cpu = studio.run_controller.devices[0]
@@ -46,6 +60,7 @@ def test_devices_listed_with_cpu_target(studio):
     assert any("cores" in label and label.startswith("CPU") for label in labels)
 
 
+@pytest.mark.e2e
 def test_build_and_run_shows_latency_and_passing_check(mlp):
     assert mlp.act_build.shortcut().toString() == "Ctrl+B"
     kind, result = _finish(mlp, mlp.act_build.trigger)
@@ -61,6 +76,7 @@ def test_build_and_run_shows_latency_and_passing_check(mlp):
     assert panel.build_button.isEnabled()
 
 
+@pytest.mark.e2e
 def test_tight_tolerance_is_sent_and_reported(mlp):
     mlp.run_panel.set_tolerances(0.0, 0.0)
     _kind, result = _finish(mlp, mlp.run_controller.build_and_run)
@@ -70,6 +86,7 @@ def test_tight_tolerance_is_sent_and_reported(mlp):
     assert "rtol" in mlp.run_panel.status.text()
 
 
+@pytest.mark.e2e
 def test_compare_shows_speedup_chart(mlp, qtbot):
     kind, result = _finish(mlp, mlp.act_compare.trigger)
     assert kind == "compare", result
@@ -83,6 +100,7 @@ def test_compare_shows_speedup_chart(mlp, qtbot):
     assert image.width() > 100  # painted without error
 
 
+@pytest.mark.e2e
 def test_input_file_with_wrong_shape_is_named(mlp, tmp_path):
     path = tmp_path / "bad.npy"
     np.save(path, np.zeros((3, 3), dtype="float32"))
@@ -96,6 +114,7 @@ def test_input_file_with_wrong_shape_is_named(mlp, tmp_path):
     assert "[3, 3]" in message and "784" in message
 
 
+@pytest.mark.e2e
 def test_cuda_target_via_advanced_editor_is_refused_naming_functions(mlp):
     dialog = mlp.run_controller.edit_target()
     dialog.set_text("{\"kind\": \"cuda\", \"arch\": ")
@@ -122,7 +141,8 @@ def test_cuda_target_via_advanced_editor_is_refused_naming_functions(mlp):
     assert mlp.run_panel.target_combo.currentData() == {"kind": "llvm"}
 
 
-def test_picking_a_device_target_is_undoable(mlp):
+def test_picking_a_device_target_is_undoable(fake_mlp):
+    mlp = fake_mlp
     assert qt_wait(lambda: bool(mlp.run_controller.devices), 60_000)
     combo = mlp.run_panel.target_combo
     cpu = mlp.run_controller.devices[0]["target"]
@@ -134,6 +154,7 @@ def test_picking_a_device_target_is_undoable(mlp):
     assert mlp.ctrl.doc.target == {"kind": "llvm"}
 
 
+@pytest.mark.e2e
 def test_export_library_says_where_deploy_is(mlp, tmp_path, monkeypatch):
     out = tmp_path / "export"
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(out)))
@@ -159,3 +180,25 @@ def test_latency_chart_follows_dark_palette(qtbot):
     chart.setPalette(pal)
     dark = chart.grab().toImage().pixelColor(2, 2)
     assert dark.lightness() < 64 and dark != light
+
+
+def test_request_status_lines_and_engine_refusal_on_the_fake(fake_mlp, tmp_path):
+    """Each build request names itself on the status line (translatable texts with placeholders);
+    an engine error (the fake refuses to build) reaches the status line without its class prefix."""
+    win = fake_mlp
+    statuses: list[str] = []
+    win.run_panel.status.setText("")
+    for action, expected in (
+        (win.run_controller.build_and_run, f"Building {len(win.ctrl.doc.steps)} step(s) for CPU…"),
+        (win.run_controller.compare, "Building and timing the baseline and the pipeline…"),
+        (lambda: win.run_controller.export_library(str(tmp_path / "out")), f"Building and exporting into {tmp_path / 'out'}…"),
+    ):
+        def start(action=action) -> None:
+            action()
+            statuses.append(win.run_panel.status.text())
+
+        _kind, message = _finish(win, start)
+        assert statuses[-1] == expected
+        assert isinstance(message, str) and "the fake engine does not run" in message
+        assert "fake engine does not run" in win.run_panel.status.text()
+        assert win.run_panel.build_button.isEnabled() and not win.run_controller.busy

@@ -1,5 +1,9 @@
 """Custom Python code in a pipeline runs only when trusted: asked once per content (remembered in the
-settings), shown before it runs, asked again when the code changes; refused → none of it runs."""
+settings), shown before it runs, asked again when the code changes; refused → none of it runs.
+
+On the TVM-free fake engine (``fake_studio``): the GUI's part is the question and the trust flag it
+sends; the fake records which custom sources it was allowed to run (``custom_sources_run``). That the
+real engine refuses untrusted code is tested in ``test_engine.py`` / ``test_custom_pass.py``."""
 
 from __future__ import annotations
 
@@ -23,6 +27,12 @@ def mark(mod):
         handle.write("ran\\n")
     return tvm.relax.transform.LegalizeOps()(mod)
 '''
+
+
+@pytest.fixture
+def studio(fake_studio):
+    """The module window on the fake engine."""
+    return fake_studio
 
 
 @pytest.fixture
@@ -62,19 +72,24 @@ def test_trust_asked_once_per_content_and_refusal_runs_nothing(studio, asked, tm
     step = Step(pass_id="custom.python", params={"source": source})
     studio.ctrl.undo_stack.push(AddStepCommand(studio.ctrl, 0, step))
 
+    fake = studio.fake_client
+    ran = fake.custom_sources_run
+    ran.clear()
+
     # Refused: the question showed the code; the step fails with the engine's trust message; nothing ran.
     answers.append(False)
     result = _run(studio)
     assert len(questions) == 1 and str(marker) in questions[0] and "def mark(mod)" in questions[0]
     assert result.steps[0].state == FAILED and "trust" in (result.steps[0].error or "").lower()
-    assert not marker.exists()
+    assert fake.calls[-1][0] == "run" and fake.calls[-1][1]["trust"] is False
+    assert ran == []
 
     # Accepted: runs; the hash is remembered in the settings.
     answers.append(True)
     result = _run(studio)
     assert len(questions) == 2
     assert result.steps[0].state == CHANGED, result.steps[0].error
-    assert marker.read_text() == "ran\n"
+    assert fake.calls[-1][1]["trust"] is True and ran == [source]
 
     # Same content: not asked again.
     result = _run(studio)
@@ -86,10 +101,10 @@ def test_trust_asked_once_per_content_and_refusal_runs_nothing(studio, asked, tm
     # Changed content: asked again; refusing stops the new code.
     studio.ctrl.undo_stack.push(SetParamCommand(studio.ctrl, step.uid, "source", source + "\n# edited\n"))
     answers.append(False)
-    marker.unlink()
+    ran.clear()
     result = _run(studio)
     assert len(questions) == 3 and "# edited" in questions[2]
-    assert result.steps[0].state == FAILED and not marker.exists()
+    assert result.steps[0].state == FAILED and fake.calls[-1][1]["trust"] is False and ran == []
 
 
 def test_trust_dialog_shows_code_and_defaults_to_refusal(qtbot):

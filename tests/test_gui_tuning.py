@@ -17,6 +17,7 @@ from tests.conftest import qt_wait  # noqa: E402
 from widgets.tuning_panel import TuningPanel  # noqa: E402
 
 
+@pytest.mark.e2e
 def test_tuning_progress_and_stop(studio, tmp_path):
     win = studio
     win.ctrl.undo_stack.setClean()
@@ -89,6 +90,7 @@ def test_step_reports_dlight_warning_and_fused_nodes():
     assert fused_node_ids(graph) == {"a"}
 
 
+@pytest.mark.e2e
 def test_dlight_step_report_in_details_with_gpu_warning(studio):
     win = studio
     win.ctrl.undo_stack.setClean()
@@ -120,6 +122,7 @@ def test_dlight_step_report_in_details_with_gpu_warning(studio):
         win.ctrl.undo_stack.setClean()
 
 
+@pytest.mark.e2e
 def test_fuse_ops_by_pattern_highlights_fused_nodes(studio, repo_root):
     import os
 
