@@ -81,3 +81,14 @@ def test_placeholder_survives_resaving(engine, tmp_path):
     again = load_pipeline(tmp_path / "again.json")
     assert [s.pass_id for s in again.steps] == ["relax.LegalizeOps", "relax.FuseOp", "relax.FuseTIR"]
     assert again.steps[1].enabled and again.steps[1].uid == doc.steps[1].uid
+
+
+def test_omitted_params_have_reasons_and_are_listed(engine):
+    from pipeline_model.cli.passes_cmd import format_table
+
+    cat = Catalogue.from_json(engine.catalogue())
+    omitted = {spec.id: spec.omitted_params for spec in (cat.get(i) for i in cat.ids()) if spec.omitted_params}
+    assert "customize_legalize_map" in omitted["relax.LegalizeOps"]
+    assert all(reason.strip() for params in omitted.values() for reason in params.values())
+    text = format_table(cat)
+    assert "not settable: customize_legalize_map (needs a Python object" in text

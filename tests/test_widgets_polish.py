@@ -176,3 +176,36 @@ def test_omitted_params_listed_with_reason(qtbot):
     assert "customize_legalize_map: needs a Python object" in w.omitted_label.text()
     w.clear()
     assert not w.omitted_label.isVisible()
+
+
+def test_pass_context_editor(qtbot):
+    from widgets.pass_context_editor import PassContextEditor
+
+    w = PassContextEditor()
+    qtbot.addWidget(w)
+    seen = []
+    w.settings_changed.connect(seen.append)
+    w.set_known_configs({"relax.FuseOps.max_depth": "int", "tirx.noalias": "bool"})
+    w.set_settings({"opt_level": 2, "config": {"tirx.noalias": False}, "disabled_pass": ["FoldConstant"]})
+    assert seen == []  # set by code: no signal
+    assert w.settings() == {"opt_level": 2, "config": {"tirx.noalias": False}, "disabled_pass": ["FoldConstant"]}
+    assert w.key_combo.findText("relax.FuseOps.max_depth") >= 0
+    w.key_combo.setEditText("relax.FuseOps.max_depth")
+    w.value_edit.setText("1")
+    w.add_config_button.click()
+    assert seen[-1]["config"] == {"tirx.noalias": False, "relax.FuseOps.max_depth": 1}
+    w.value_edit.setText("true")
+    w.add_config_button.click()  # an int key refuses a bool
+    assert len(seen) == 1 and "integer" in w.message.text()
+    w.opt_spin.setValue(3)
+    assert seen[-1]["opt_level"] == 3
+    w.disabled_list.setCurrentRow(0)
+    w.remove_pass_button.click()
+    assert seen[-1]["disabled_pass"] == []
+    w.pass_edit.setText("FuseOps")
+    w.add_pass_button.click()
+    assert seen[-1]["disabled_pass"] == ["FuseOps"]
+    w.key_combo.setEditText("no.such.key")
+    w.value_edit.setText("1")
+    w.add_config_button.click()
+    assert "not a config key this TVM knows" in w.message.text() and "no.such.key" in seen[-1]["config"]
