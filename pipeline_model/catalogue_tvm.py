@@ -620,6 +620,14 @@ def make_pass(pass_id: str, params: Optional[dict[str, Any]], ctx: Optional[Pass
     return result
 
 
+#: Warning for a user pattern file fused with ``annotate_codegen=true`` (issue 12: the build then fails).
+USER_PATTERN_CODEGEN_WARNING = (
+    "annotate_codegen is on for a user pattern file: the fused functions are marked for an external codegen "
+    "that user patterns do not have, so the build will fail (TVM: \"VMShapeLower do not work for local "
+    "functions\"). Switch annotate_codegen off to get composite functions that build and run"
+)
+
+
 def fuse_by_pattern_problems(params: dict[str, Any]) -> tuple[Optional[str], Optional[str]]:
     """``(fatal, warning)`` for a ``relax.FuseOpsByPattern`` step's (validated) parameters.
 
@@ -631,6 +639,8 @@ def fuse_by_pattern_problems(params: dict[str, Any]) -> tuple[Optional[str], Opt
     from pipeline_model import patterns_tvm
 
     message = patterns_tvm.preflight(params)
+    if not message and params.get("pattern_source") == "file" and params.get("annotate_codegen"):
+        return None, USER_PATTERN_CODEGEN_WARNING
     if not message:
         return None, None
     if params.get("pattern_source", "table") == "table" and params.get("annotate_codegen"):

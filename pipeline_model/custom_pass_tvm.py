@@ -9,8 +9,11 @@ requires trust: without it :func:`make_custom_pass` refuses with a clear message
 from __future__ import annotations
 
 import builtins
+import functools
+import inspect
 import linecache
 import traceback
+from typing import Any
 
 import tvm
 
@@ -51,10 +54,38 @@ def make_custom_pass(source: str, label: str = "<custom step>", *, trusted: bool
     namespace: dict = {"__name__": "custom_step", "__builtins__": builtins, "__file__": label}
     try:
         exec(code, namespace)  # noqa: S102 - trusted user code, by explicit consent
+    except (SystemExit, KeyboardInterrupt) as exc:  # would end the engine: a plain message instead
+        raise PassConfigError(exit_message(exc, label)) from None
     except Exception as exc:  # noqa: BLE001
         line = _user_line(exc, label)
         raise PassConfigError(f"{label}: {line + ': ' if line else ''}{type(exc).__name__}: {exc}") from exc
     try:
-        return emit.pick_custom_pass(namespace, label, label)
+        # The user's functions are wrapped so SystemExit/KeyboardInterrupt raised when the pass runs get a
+        # plain message (through TVM's FFI they would arrive as "RuntimeError: 4" or a bare "RuntimeError").
+        guarded = {name: (_guard_exit(value, label) if inspect.isfunction(value) and value.__code__.co_filename == label
+                          else value) for name, value in namespace.items()}
+        return emit.pick_custom_pass(guarded, _guard_exit.__code__.co_filename, label)
     except Exception as exc:  # noqa: BLE001
         raise PassConfigError(str(exc) if label in str(exc) else f"{label}: {exc}") from exc
+
+
+def exit_message(exc: BaseException, label: str) -> str:
+    """A plain message for ``SystemExit``/``KeyboardInterrupt`` raised by a custom step's code."""
+    line = _user_line(exc, label)
+    what = (f"raised SystemExit({exc.code!r}) (what sys.exit() does)" if isinstance(exc, SystemExit) and exc.code is not None
+            else f"raised {type(exc).__name__}")
+    return (f"{label}: {line + ': ' if line else ''}the code {what}; a custom step must return an IRModule or "
+            "raise an exception (e.g. ValueError) to fail, not exit or interrupt the engine")
+
+
+def _guard_exit(func: Any, label: str) -> Any:
+    """``func`` with ``SystemExit``/``KeyboardInterrupt`` turned into a ``RuntimeError`` with a plain message."""
+
+    @functools.wraps(func)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (SystemExit, KeyboardInterrupt) as exc:
+            raise RuntimeError(exit_message(exc, label)) from None
+
+    return guarded

@@ -11,7 +11,10 @@ import copy
 import json
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:
+    from pipeline_model.pass_context import PassContextSettings
 
 #: Target aliases accepted wherever a target is given (CLI ``--target``, documents).
 TARGET_ALIASES: dict[str, dict[str, Any]] = {
@@ -126,6 +129,9 @@ class PipelineDocument:
     description: str = ""
     build: dict[str, Any] = field(default_factory=dict)
     path: Optional[str] = None
+    #: ``tvm.transform.PassContext`` settings (:class:`pipeline_model.pass_context.PassContextSettings`
+    #: JSON: ``opt_level``, ``config``, ``disabled_pass``); empty means the defaults (opt level 3).
+    pass_context: dict[str, Any] = field(default_factory=dict)
 
     def index_of(self, uid: str) -> int:
         """Index of the step with ``uid``; ``ValueError`` if absent."""
@@ -156,7 +162,22 @@ class PipelineDocument:
             data["description"] = self.description
         if self.build:
             data["build"] = copy.deepcopy(self.build)
+        if self.pass_context:
+            from pipeline_model.pass_context import PassContextError
+
+            try:
+                settings = self.pass_context_settings()
+                if not settings.is_default:
+                    data["pass_context"] = settings.to_json()
+            except PassContextError:
+                data["pass_context"] = copy.deepcopy(self.pass_context)  # saved as is; the run names the problem
         return data
+
+    def pass_context_settings(self) -> "PassContextSettings":
+        """The PassContext settings (defaults when none are set); ``PassContextError`` for bad ones."""
+        from pipeline_model.pass_context import PassContextSettings
+
+        return PassContextSettings.from_json(self.pass_context or None)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], path: Optional[str] = None) -> "PipelineDocument":
@@ -169,6 +190,7 @@ class PipelineDocument:
             description=str(data.get("description") or ""),
             build=copy.deepcopy(dict(data.get("build") or {})),
             path=path,
+            pass_context=copy.deepcopy(dict(data.get("pass_context") or {})),
         )
 
     def clone(self) -> "PipelineDocument":

@@ -2,7 +2,8 @@
 
 The script loads the model (code from :func:`pipeline_model.models.emit_model_loader`), builds each
 enabled step with the same construction the engine uses (:func:`pipeline_model.emit.recipe_for`),
-applies the steps one by one inside ``with TARGET, tvm.transform.PassContext(opt_level=3)``, prints
+applies the steps one by one inside ``with TARGET, tvm.transform.PassContext(**PASS_CONTEXT)`` (the
+pipeline's ``opt_level``/``config``/``disabled_pass``, default opt level 3), prints
 the final module (or writes it with ``--save-script`` / ``--save-json``) and, with ``--build`` (or when
 exported with ``build=True``), compiles with ``tvm.compile`` and runs ``main`` on random inputs.
 
@@ -130,6 +131,12 @@ def export_script(
         target = emit.check_literal(dict(doc.target), "target")
     except emit.EmitError as exc:
         raise ExportError(f"pipeline target: {exc}") from None
+    from pipeline_model.pass_context import PassContextError
+
+    try:  # the pipeline's PassContext settings, written via repr() of checked JSON-plain values
+        pass_context = emit.check_literal(doc.pass_context_settings().to_json(), "pass_context")
+    except (PassContextError, emit.EmitError) as exc:
+        raise ExportError(str(exc)) from None
     try:
         name = emit.check_literal(str(doc.name), "name")
     except emit.EmitError as exc:  # pragma: no cover - str is always plain
@@ -215,6 +222,7 @@ def export_script(
     out.append(f"TARGET = tvm.target.Target({target!r})\n")
     out.append(f"BASE_DIR = {emit.check_literal(base_dir)!r}\n")
     out.append(f"WORK_DIR = os.path.abspath({emit.check_literal(work_dir)!r})\n")
+    out.append(f"PASS_CONTEXT = {pass_context!r}\n")
     out.append(f"BUILD = {bool(build)!r}\n\n")
     out.append(loader.rstrip("\n") + "\n\n")
     if helpers:
@@ -225,7 +233,7 @@ def export_script(
         out.append("\n\n" + func)
     out.append("\n\ndef apply_steps(mod):\n")
     out.append('    """Apply the enabled steps one by one and return the final module."""\n')
-    out.append("    with TARGET, tvm.transform.PassContext(opt_level=3):\n")
+    out.append("    with TARGET, tvm.transform.PassContext(**PASS_CONTEXT):\n")
     out.extend(line + "\n" for line in body)
     out.append("        pass\n")
     out.append("    return mod\n")

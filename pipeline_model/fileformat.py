@@ -1,13 +1,18 @@
 """Pipeline files: reading, writing, validation and migration of older versions.
 
-Current format (version 1) is a flat JSON object::
+Current format (version 2) is a flat JSON object::
 
-    {"format": "relax-pipeline-studio.pipeline", "version": 1,
+    {"format": "relax-pipeline-studio.pipeline", "version": 2,
      "name": "...", "description": "...", "model": "builtin:mlp" | "path/to/model",
      "target": {"kind": "llvm", ...},
      "steps": [{"uid": "3f2a...", "pass": "relax.LegalizeOps", "params": {...}, "enabled": true,
                 "note": "optional"}],
-     "build": {...}}
+     "build": {...},
+     "pass_context": {"opt_level": 3, "config": {"relax.FuseOps.max_depth": 1}, "disabled_pass": []}}
+
+``pass_context`` (optional, new in version 2) holds the ``tvm.transform.PassContext`` settings every step
+runs under (:mod:`pipeline_model.pass_context`). Version 1 is the same without ``pass_context``; it is
+migrated by :func:`migrate_1_to_2` (steps run under the defaults, opt level 3, as version-1 builds did).
 
 It is described by the JSON Schema ``pipeline_model/schemas/pipeline.schema.json`` (draft 2020-12) and
 validated with :mod:`jsonschema` on load.
@@ -43,7 +48,7 @@ from pipeline_model.document import PipelineDocument, Step, new_uid, resolve_tar
 #: Format name written in every pipeline file.
 FORMAT_NAME = "relax-pipeline-studio.pipeline"
 #: Current (newest) format version; files are migrated up to it on load.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 #: Where the JSON Schema of the current version lives.
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "pipeline.schema.json"
 
@@ -256,8 +261,22 @@ def migrate_0_to_1(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def migrate_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Turn a version-1 document into a version-2 document.
+
+    Version 2 adds the optional ``pass_context`` object; a version-1 file has none, and its steps ran
+    under ``PassContext(opt_level=3)``, which is what an absent ``pass_context`` means. A version-1 file
+    that already has a ``pass_context`` key is refused (it is not a version-1 file).
+    """
+    if "pass_context" in data:
+        raise _MigrationError(("pass_context",), "pass_context needs file format version 2")
+    out = dict(data)
+    out["version"] = 2
+    return out
+
+
 #: ``MIGRATIONS[n]`` turns a version-``n`` document into a version-``n + 1`` document.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: migrate_0_to_1}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: migrate_0_to_1, 1: migrate_1_to_2}
 
 
 def detect_version(data: Any) -> int:
@@ -409,6 +428,15 @@ def loads_pipeline(
     except ValueError as exc:
         raise fail(("target",), str(exc)) from None
 
+    pass_context = copy.deepcopy(data.get("pass_context", {}))
+    if pass_context:
+        from pipeline_model.pass_context import PassContextError, PassContextSettings
+
+        try:
+            PassContextSettings.from_json(pass_context)
+        except PassContextError as exc:
+            raise fail(("pass_context",), str(exc)) from None
+
     steps = []
     for raw in data["steps"]:
         step = Step(
@@ -429,6 +457,7 @@ def loads_pipeline(
         description=data.get("description", ""),
         build=copy.deepcopy(data.get("build", {})),
         path=None,
+        pass_context=pass_context,
     )
 
 
@@ -463,7 +492,7 @@ def pipeline_to_json(doc: PipelineDocument) -> dict[str, Any]:
     """The current-format JSON object of ``doc`` (format header first). Placeholders included as-is."""
     body = doc.to_dict()
     data: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION}
-    for key in ("name", "description", "model", "target", "steps", "build"):
+    for key in ("name", "description", "model", "target", "pass_context", "steps", "build"):
         if key in body:
             data[key] = body.pop(key)
     data.update(body)

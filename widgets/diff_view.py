@@ -235,6 +235,18 @@ class DiffView(QWidget):
         self.hide_unchanged_box.setEnabled(True)
         self._render()
 
+    def set_not_run(self, step_title: str, failed_step: Optional[str] = None) -> None:
+        """A step that did not run because an earlier step failed (or the run stopped): a plain message,
+        no diff (its "after" side does not exist, it is not an empty module)."""
+        self.clear()
+        if failed_step:
+            text = self.tr("{0}: not run (an earlier step failed: {1})").format(step_title, failed_step)
+        else:
+            text = self.tr("{0}: not run (an earlier step failed)").format(step_title)
+        self.left_title.setText(text)
+        self.right_title.setText("")
+        self.summary_label.setText(self.tr("not run (an earlier step failed)"))
+
     def set_error(
         self,
         step_title: str,

@@ -39,6 +39,44 @@ from widgets.theme import status_css
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
 
+class _WheelNeedsFocus:
+    """Mixin: the mouse wheel changes the value only while the editor has keyboard focus; otherwise the
+    wheel event goes to the parent (the form scrolls instead of a value changing under the pointer)."""
+
+    def _init_wheel(self) -> None:
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # type: ignore[attr-defined]  # no focus by wheel
+
+    def wheelEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
+        if self.hasFocus():  # type: ignore[attr-defined]
+            super().wheelEvent(event)  # type: ignore[misc]
+        else:
+            event.ignore()
+
+
+class NoWheelSpinBox(_WheelNeedsFocus, QSpinBox):
+    """A spin box the wheel changes only when it has focus."""
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self._init_wheel()
+
+
+class NoWheelDoubleSpinBox(_WheelNeedsFocus, QDoubleSpinBox):
+    """A double spin box the wheel changes only when it has focus."""
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self._init_wheel()
+
+
+class NoWheelComboBox(_WheelNeedsFocus, QComboBox):
+    """A combo box the wheel changes only when it has focus."""
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self._init_wheel()
+
+
 class _Field(QWidget):
     """One parameter's editor; ``changed`` fires on user edits only."""
 
@@ -99,7 +137,7 @@ class _BoolField(_Field):
 class _IntField(_Field):
     def __init__(self, spec: dict[str, Any]) -> None:
         super().__init__(spec)
-        self.editor = QSpinBox()
+        self.editor = NoWheelSpinBox()
         self.editor.setRange(INT_MIN, INT_MAX)
         self.editor.setKeyboardTracking(False)
         QHBoxLayout(self).addWidget(self.editor)
@@ -116,7 +154,7 @@ class _IntField(_Field):
 class _FloatField(_Field):
     def __init__(self, spec: dict[str, Any]) -> None:
         super().__init__(spec)
-        self.editor = QDoubleSpinBox()
+        self.editor = NoWheelDoubleSpinBox()
         self.editor.setRange(-1e12, 1e12)
         self.editor.setDecimals(6)
         self.editor.setKeyboardTracking(False)
@@ -159,15 +197,32 @@ class _StrField(_Field):
 class _ChoiceField(_Field):
     def __init__(self, spec: dict[str, Any]) -> None:
         super().__init__(spec)
-        self.editor = QComboBox()
-        notes = spec.get("choice_notes") or {}
+        self.editor = NoWheelComboBox()
+        self._notes = {str(k): str(v) for k, v in (spec.get("choice_notes") or {}).items()}
         for choice in spec.get("choices") or []:
             self.editor.addItem(str(choice), choice)
-            if str(choice) in notes:
-                self.editor.setItemData(self.editor.count() - 1, notes[str(choice)], Qt.ItemDataRole.ToolTipRole)
-        QHBoxLayout(self).addWidget(self.editor)
-        self.layout().setContentsMargins(0, 0, 0, 0)
+            if str(choice) in self._notes:
+                self.editor.setItemData(self.editor.count() - 1, self._notes[str(choice)], Qt.ItemDataRole.ToolTipRole)
+        # The current choice's note (e.g. whether a pattern table's codegen exists) is always shown under
+        # the combo box, not only in a tooltip or after another parameter changes.
+        self.note_label = QLabel()
+        self.note_label.setWordWrap(True)
+        self.note_label.setTextFormat(Qt.TextFormat.PlainText)
+        box = QVBoxLayout(self)
+        box.addWidget(self.editor)
+        box.addWidget(self.note_label)
+        box.setContentsMargins(0, 0, 0, 0)
+        self.editor.currentIndexChanged.connect(self._update_note)
         self.editor.currentIndexChanged.connect(self._emit)
+        self._update_note()
+
+    def _update_note(self, *_: Any) -> None:
+        note = self._notes.get(str(self.editor.currentData()), "") if self._notes else ""
+        self.note_label.setText(note)
+        self.note_label.setVisible(bool(note))
+        if note:
+            lacking = "no relax.ext." in note or " will fail" in note
+            self.note_label.setStyleSheet(f"color: {status_css('warning' if lacking else 'info', self.palette())};")
 
     def _set(self, value: Any) -> None:
         for i in range(self.editor.count()):
@@ -423,6 +478,10 @@ class ParamEditor(QWidget):
         self.doc_label = QLabel()
         self.doc_label.setWordWrap(True)
         self.doc_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.omitted_label = QLabel()
+        self.omitted_label.setWordWrap(True)
+        self.omitted_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.omitted_label.hide()
         self.form = QFormLayout()
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.empty_label = QLabel("No step selected.")
@@ -431,6 +490,7 @@ class ParamEditor(QWidget):
         layout.addWidget(self.doc_label)
         layout.addWidget(self.empty_label)
         layout.addLayout(self.form)
+        layout.addWidget(self.omitted_label)
         layout.addStretch(1)
         self.clear()
 
@@ -444,6 +504,8 @@ class ParamEditor(QWidget):
         self.doc_label.setText("")
         self.empty_label.setText("No step selected.")
         self.empty_label.show()
+        self.omitted_label.clear()
+        self.omitted_label.hide()
 
     def set_step(self, spec_json: dict[str, Any], params: dict[str, Any]) -> None:
         """Build the form for ``spec_json`` and show ``params`` (spec defaults for missing ones)."""
@@ -476,6 +538,12 @@ class ParamEditor(QWidget):
             label.setToolTip(tooltip)
             self.form.addRow(label, field)
             self._fields[name] = field
+        omitted = dict(spec_json.get("omitted_params") or {})
+        if omitted:
+            lines = [self.tr("Not settable here (TVM's default is used):")]
+            lines += [f"• {name}: {reason or self.tr('no reason given')}" for name, reason in sorted(omitted.items())]
+            self.omitted_label.setText("\n".join(lines))
+            self.omitted_label.show()
         self.set_read_only(self._read_only)
 
     def set_values(self, params: dict[str, Any]) -> None:

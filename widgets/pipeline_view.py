@@ -160,6 +160,8 @@ class PipelineView(QWidget):
         self.nested.setRootIsDecorated(True)
         self.nested.setUniformRowHeights(True)
         self.nested.itemSelectionChanged.connect(self._on_nested_selected)
+        # Enough rows to read a nested pipeline without scrolling two lines at a time.
+        self.nested.setMinimumHeight(self.nested_min_height())
         self.nested_label = QLabel(self)
         self.nested_box = QWidget(self)
         nested_layout = QVBoxLayout(self.nested_box)
@@ -187,6 +189,8 @@ class PipelineView(QWidget):
         splitter.addWidget(self.nested_box)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 1)
+        splitter.setCollapsible(1, False)
+        self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter)
@@ -194,6 +198,14 @@ class PipelineView(QWidget):
         model.modelReset.connect(self._update_hint)
         model.dataChanged.connect(self._on_data_changed)
         self._update_hint()
+
+    #: Rows of the nested-pass table that are always visible (plus its header).
+    NESTED_MIN_ROWS = 6
+
+    def nested_min_height(self) -> int:
+        """Minimum height of the nested-pass table: its header and :attr:`NESTED_MIN_ROWS` rows."""
+        row = self.nested.fontMetrics().height() + 6
+        return (self.NESTED_MIN_ROWS + 1) * row + 2 * self.nested.frameWidth() + 4
 
     # ---- selection -------------------------------------------------------------------------
     def selected_uids(self) -> list[str]:

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from pipeline_model.document import target_label
 from widgets.latency_chart import LatencyBar, LatencyChart, format_us
 from widgets.theme import status_css
+from widgets.units import format_duration_ms
 
 #: Module choices of the "Module" combo (data values).
 MODULE_FINAL = "final"
@@ -50,7 +51,7 @@ def build_run_html(result: dict[str, Any]) -> str:
     """HTML summary of a ``build_run`` reply: outputs, latency and the numerical check."""
     rows = [f"<p><b>{html.escape(str(result.get('label', '')))}</b> — <code>{html.escape(str(result.get('function', '')))}</code> "
             f"on {html.escape(str(result.get('device', '')))}, target <code>{html.escape(target_label(result.get('target') or {}))}</code>; "
-            f"built in {_fmt(result.get('build_ms'), 3)} ms; weights: {html.escape(str(result.get('weights', '')))}</p>"]
+            f"built in {format_duration_ms(result.get('build_ms'))}; weights: {html.escape(str(result.get('weights', '')))}</p>"]
     check = result.get("check")
     if check:
         if check.get("error"):
@@ -100,7 +101,7 @@ def compare_html(result: dict[str, Any]) -> str:
         lat = side.get("latency") or {}
         rows.append(f"<p>{html.escape(str(side.get('label')))}: median {format_us(float(lat.get('median_us', 0)))}, "
                     f"min {format_us(float(lat.get('min_us', 0)))}, max {format_us(float(lat.get('max_us', 0)))}; "
-                    f"built in {_fmt(side.get('build_ms'), 3)} ms</p>")
+                    f"built in {format_duration_ms(side.get('build_ms'))}</p>")
     check = result.get("check")
     if check:
         ok = check.get("passed")

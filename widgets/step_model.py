@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 from PySide6.QtCore import (
     QAbstractListModel,
     QByteArray,
+    QCoreApplication,
     QMimeData,
     QModelIndex,
     QPersistentModelIndex,
@@ -36,6 +37,7 @@ from pipeline_model.engine.results import (
 )
 from widgets.highlight import palette_is_dark
 from widgets.theme import muted_colour, status_colour
+from widgets.units import format_duration_ms
 
 #: MIME type of a pass dragged out of the palette: UTF-8 JSON ``{"pass_id": ...}``.
 MIME_PASS = "application/x-rps-pass"
@@ -191,16 +193,14 @@ def state_icon(state: str, size: int = 16) -> QIcon:
     return icon
 
 
+def not_run_after_failure_label() -> str:
+    """Label of a step the engine did not run because an earlier step failed."""
+    return QCoreApplication.translate("QtPipelineModel", "not run (an earlier step failed)")
+
+
 def format_ms(ms: float) -> str:
-    """A compact duration label: ``0.4 ms``, ``12 ms``, ``1.25 s``, ``2 min 5 s``."""
-    if ms < 10:
-        return f"{ms:.1f} ms"
-    if ms < 1000:
-        return f"{ms:.0f} ms"
-    if ms < 60_000:
-        return f"{ms / 1000:.2f} s"
-    minutes, seconds = divmod(int(ms / 1000), 60)
-    return f"{minutes} min {seconds} s"
+    """A compact duration label (:func:`widgets.units.format_duration_ms`): ``0.4 ms``, ``12 ms``, ``13.0 s``."""
+    return format_duration_ms(ms)
 
 
 class QtPipelineModel(QAbstractListModel):
@@ -312,6 +312,14 @@ class QtPipelineModel(QAbstractListModel):
             return SKIPPED
         return NOT_RUN
 
+    def after_failure(self, row: int) -> bool:
+        """True when a step before ``row`` failed in the latest results (so ``row`` was not run because of it)."""
+        for step in self._doc.steps[:row]:
+            result = self._results.get(step.uid)
+            if result is not None and result.state == FAILED:
+                return True
+        return False
+
     # ---- Qt model API ----------------------------------------------------------------------
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(self._doc.steps)
@@ -326,6 +334,8 @@ class QtPipelineModel(QAbstractListModel):
         title = self._title_for(step.pass_id) or step.pass_id
         if role == Qt.ItemDataRole.DisplayRole:
             extra = STATE_LABELS.get(state, state)
+            if state == NOT_RUN and result is not None and self.after_failure(row):
+                extra = not_run_after_failure_label()
             if result is not None and state in (CHANGED, UNCHANGED, FAILED, CANCELLED):
                 extra += f" · {format_ms(result.elapsed_ms)}"
                 if result.cached:
@@ -362,7 +372,9 @@ class QtPipelineModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DecorationRole:
             return state_icon(state)
         if role == Qt.ItemDataRole.ToolTipRole:
-            lines = [f"<b>{title}</b> <code>{step.pass_id}</code>", f"state: {STATE_LABELS.get(state, state)}"]
+            label = (not_run_after_failure_label() if state == NOT_RUN and result is not None and self.after_failure(row)
+                     else STATE_LABELS.get(state, state))
+            lines = [f"<b>{title}</b> <code>{step.pass_id}</code>", f"state: {label}"]
             if result is not None and result.elapsed_ms:
                 lines.append(f"time: {format_ms(result.elapsed_ms)}" + (" (cached)" if result.cached else ""))
             if step.params:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -26,9 +26,43 @@ from PySide6.QtWidgets import (
 )
 
 from widgets.latency_chart import format_us
+from widgets.units import format_duration_s
 
 COLUMNS = ("Task", "Trials", "Best latency", "Errors", "Status")
 
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("TuningPanel", text)
+
+
+def end_reason(data: dict[str, Any]) -> str:
+    """Why a tuning step ended, from its last ``tuning_progress`` event (``""`` while it runs).
+
+    The engine reports ``done``/``total`` trials, ``finished``/``stopped`` and per task ``trials``,
+    ``errors``, ``reused``; a finished step below its budget ended because the tasks were already tuned
+    (reused from the database), because candidates failed, or because MetaSchedule's search space was
+    exhausted (it found no more distinct candidates)."""
+    done, total = int(data.get("done") or 0), int(data.get("total") or 0)
+    if data.get("stopped"):
+        return _tr("stopped; measured trials are kept")
+    if not data.get("finished"):
+        return ""
+    if total <= 0 or done >= total:
+        return _tr("done")
+    tasks = list(data.get("tasks") or [])
+    reused = sum(1 for t in tasks if t.get("reused"))
+    errors = sum(int(t.get("errors") or 0) for t in tasks)
+    parts = []
+    if tasks and reused == len(tasks):
+        return _tr("all {0} tasks already tuned (reused from the database)").format(len(tasks))
+    if reused:
+        parts.append(_tr("{0} of {1} tasks reused from the database").format(reused, len(tasks)))
+    if errors:
+        parts.append(_tr("{0} candidates failed to build or run").format(errors))
+    if not parts:
+        parts.append(_tr("search space exhausted (MetaSchedule found no more candidates)"))
+    return _tr("ended early: {0}").format("; ".join(parts))
 
 class TuningPanel(QWidget):
     """Progress bar, summary line and per-task table of a tuning run."""
@@ -101,10 +135,13 @@ class TuningPanel(QWidget):
         self.stop_button.setEnabled(self.active and not self.stop_sent)
         self.bar.setRange(0, max(total, 1))
         self.bar.setValue(min(done, max(total, 1)))
-        state = " — stopped; measured trials are kept" if stopped else (" — done" if finished else "")
+        reason = end_reason(data)
+        state = f" — {reason}" if reason else ""
+        self.bar.setFormat(f"%v/%m — {reason}" if reason else "%v/%m")
+        self.bar.setToolTip(reason)
         pass_id = str(data.get("pass_id") or "MetaSchedule")
-        elapsed = float(data.get("elapsed_s") or 0.0)
-        self.title.setText(f"<b>{pass_id}</b>: {done} / {total} trials, {elapsed:.0f} s, runner {data.get('runner', 'local')}{state}")
+        elapsed = format_duration_s(float(data.get("elapsed_s") or 0.0))
+        self.title.setText(f"<b>{pass_id}</b>: {done} / {total} trials, {elapsed}, runner {data.get('runner', 'local')}{state}")
         tasks = list(data.get("tasks") or [])
         self.table.setRowCount(len(tasks))
         for row, task in enumerate(tasks):

@@ -43,6 +43,8 @@ def format_table(cat: Catalogue, category: str | None = None) -> str:
             lines.append(f"  {spec.id:<44} {spec.title}{mark}{trust}")
             if params:
                 lines.append(textwrap.fill(params, 110, initial_indent="      params: ", subsequent_indent="        "))
+            for name, why in sorted(spec.omitted_params.items()):
+                lines.append(f"      not settable: {name} ({why or 'no reason recorded'}; TVM's default is used)")
             if not spec.available:
                 lines.append(f"      reason: {spec.unavailable_reason}")
             if spec.warning:

@@ -5,7 +5,8 @@ one line per MetaSchedule tuning round (``tuning 12/64 trials; <task> <trials> (
 the engine's ``tuning_progress`` events) and the engine's warnings,
 optionally writes the IR after every step (``--emit-ir DIR``: ``00_input.py``, ``01_<pass>.py``, ...,
 ``final.py``) or one JSON document (``--json``). Exit codes: 0 ok, 1 a step failed (the message names
-it), 2 bad input (missing or bad pipeline/model file, bad target, unknown model, bad option).
+it), 2 bad input (missing or bad pipeline/model file, bad target, unknown model, bad option, an enabled
+step whose pass id is unknown — disable it to run the others).
 Build options (``--build``, ``--bench`` ...) come from :mod:`pipeline_model.cli.build_options`.
 """
 
@@ -182,6 +183,9 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
             fresh = load_pipeline(args.pipeline, known_pass_ids=known)
             for step, checked in zip(doc.steps, fresh.steps):
                 step.placeholder = checked.placeholder
+            unknown = unknown_step_errors(doc, None if args.until is None else args.until)
+            if unknown:
+                return _error("; ".join(unknown), as_json, out, EXIT_BAD_INPUT)
         if not as_json:
             print(f"pipeline {doc.name!r}: model {doc.model}, target {target_label(doc.target)}, "
                   f"{len(doc.steps)} step(s)")
@@ -243,6 +247,19 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
     finally:
         if own_client:
             client.close()
+
+
+def unknown_step_errors(doc: PipelineDocument, until: Optional[int] = None) -> list[str]:
+    """One message per enabled step (1-based positions up to ``until``) whose pass id is unknown, e.g.
+    ``step 3: unknown pass id 'relax.FuseOp' (disable the step to run the rest)``."""
+    out = []
+    for i, step in enumerate(doc.steps):
+        if until is not None and i >= until:
+            break
+        if step.enabled and step.placeholder:
+            out.append(f"{doc.path or doc.name}: step {i + 1}: unknown pass id {step.pass_id!r} "
+                       "(misspelt, or from another TVM build; disable the step to run the others)")
+    return out
 
 
 def _catalogue_ids(data: dict) -> list[str]:

@@ -483,6 +483,7 @@ class EngineClient:
             "trust_custom_code": bool(trust_custom_code),
             "pipeline_path": os.path.abspath(doc.path) if doc.path else None,
             "work_dir": EngineClient.tuning_work_dir(doc),
+            "pass_context": dict(doc.pass_context or {}),
         }
 
     @staticmethod

@@ -1,7 +1,7 @@
 """Runs the steps of a pipeline on a model inside the engine process (imports TVM).
 
 For each enabled step in order the runner builds the pass with
-:func:`pipeline_model.catalogue_tvm.make_pass`, applies it under a ``tvm.transform.PassContext`` whose
+:func:`pipeline_model.catalogue_tvm.make_pass`, applies it under a ``tvm.transform.PassContext`` (the pipeline's ``pass_context`` settings) whose
 pass instrument records the nested passes (name, time, depth, changed, script) and checks the cancel
 flag before every pass, and records the TVMScript after the step, whether it changed the module
 (structural equality), the wall time and on failure the error, traceback and last good IR.
@@ -259,7 +259,15 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         target_dict = dict(args.get("target") or {"kind": "llvm"})
         target = tvm.target.Target(target_dict)
     except Exception as exc:  # noqa: BLE001
-        result.error = f"bad target {args.get('target')!r}: {_error_text(exc)}"
+        source = f"{args['pipeline_path']}: " if args.get("pipeline_path") else ""
+        result.error = f"{source}bad target {args.get('target')!r}: {_error_text(exc)}"
+        result.steps = [not_run(i, s) for i, s in enumerate(steps_in)]
+        return finish()
+    from pipeline_model import pass_context_tvm  # PassContext settings of the pipeline (checked before any step)
+
+    pc_fingerprint, pc_problem = pass_context_tvm.prepare(args.get("pass_context"), args.get("pipeline_path"))
+    if pc_problem:
+        result.error = pc_problem
         result.steps = [not_run(i, s) for i, s in enumerate(steps_in)]
         return finish()
     try:
@@ -303,7 +311,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
             stop = True
             continue
 
-        new_key = step_key(key, pass_id, params, base_dir, database_fingerprint(pass_id, params, args))
+        new_key = step_key(key, pass_id, params, base_dir, database_fingerprint(pass_id, params, args) + pc_fingerprint)
         hit = ctx.cache.entry(new_key)
         if hit is not None and hit.info.get("state") in (CHANGED, UNCHANGED):
             if hit.script is None:
@@ -336,7 +344,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
                 raise catalogue_tvm.PassConfigError(problem)
             # Passes get a shallow copy: some (DLight's ApplyDefaultSchedule, user code) update the
             # module they are given in place, which would corrupt the cached module before the step.
-            with target, tvm.transform.PassContext(opt_level=3, instruments=[instrument]):
+            with target, pass_context_tvm.make_pass_context(args.get("pass_context"), [instrument]):
                 new_mod = the_pass(mod.clone())
             report = dict(getattr(build_ctx, "report", None) or {})
             if isinstance(new_mod, tvm.IRModule):

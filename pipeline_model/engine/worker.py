@@ -34,6 +34,7 @@ HANDLER_MODULES = [
     "pipeline_model.engine.handlers_graph",
     "pipeline_model.engine.handlers_build",
     "pipeline_model.engine.handlers_tuning",
+    "pipeline_model.engine.handlers_env",
 ]
 
 #: tvm_ffi version prefixes known to crash (segfault in ToJSONGraph: save_json, pickle, MetaSchedule).

@@ -1,0 +1,80 @@
+"""Engine command ``env``: what this TVM installation is made of (imports TVM).
+
+Reply (see :mod:`pipeline_model.env_report` for how it is shown)::
+
+    {"tvm": {"version", "path"}, "tvm_ffi": {"version", "path"}, "llvm_version": str | None,
+     "libinfo": {"USE_LLVM": "ON", "USE_CUDA": ...}, "devices": [DeviceInfo JSON],
+     "codegens": {"cublas": bool, ...}, "pattern_tables": {prefix: {"patterns", "codegen", "message"}},
+     "pass_configs": {"relax.FuseOps.max_depth": "int", ...}}
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pipeline_model.engine.worker import WorkerContext, handler
+
+#: Codegens looked up as ``relax.ext.<name>``.
+CODEGENS = ("cublas", "cudnn", "cutlass", "tensorrt", "hipblas", "coreml", "nnapi", "clml", "dnnl")
+
+
+def _llvm_version() -> Any:
+    try:
+        import tvm
+
+        return int(tvm.target.codegen.llvm_version_major())
+    except Exception:  # noqa: BLE001 - a build without LLVM
+        return None
+
+
+def _devices() -> list[dict[str, Any]]:
+    try:
+        from pipeline_model.engine.handlers_build import detect_devices
+    except ImportError:
+        return [{"kind": "cpu", "index": 0, "name": f"{os.cpu_count()} cores"}]
+    return detect_devices()
+
+
+def _pattern_tables() -> dict[str, Any]:
+    try:
+        from pipeline_model import patterns_tvm
+
+        return patterns_tvm.pattern_tables()
+    except Exception as exc:  # noqa: BLE001 - reported, never fatal
+        return {"(error)": {"patterns": 0, "codegen": False, "message": f"{type(exc).__name__}: {exc}"}}
+
+
+def pass_configs() -> dict[str, str]:
+    """``tvm.transform.PassContext.list_configs()`` as ``{key: type name}``."""
+    import json
+
+    import tvm
+
+    out = {}
+    for key, value in tvm.transform.PassContext.list_configs().items():
+        try:
+            out[str(key)] = str(json.loads(str(value)).get("type", ""))
+        except (ValueError, AttributeError):
+            out[str(key)] = str(value)
+    return dict(sorted(out.items()))
+
+
+@handler("env")
+def handle_env(args: dict, ctx: WorkerContext) -> dict:
+    """Versions, paths, build flags, devices, codegens, pattern tables and pass configs of this engine."""
+    import tvm
+    import tvm_ffi
+
+    tables = _pattern_tables()  # imports the backends, which registers their codegens
+    names = sorted(set(CODEGENS) | {k for k in tables if not k.startswith("(")})
+    return {
+        "tvm": {"version": str(tvm.__version__), "path": os.path.dirname(os.path.abspath(tvm.__file__))},
+        "tvm_ffi": {"version": str(tvm_ffi.__version__), "path": os.path.dirname(os.path.abspath(tvm_ffi.__file__))},
+        "llvm_version": _llvm_version(),
+        "libinfo": {str(k): str(v) for k, v in tvm.support.libinfo().items()},
+        "devices": _devices(),
+        "codegens": {name: tvm.get_global_func(f"relax.ext.{name}", True) is not None for name in names},
+        "pattern_tables": tables,
+        "pass_configs": pass_configs(),
+    }

@@ -1,0 +1,290 @@
+"""The environment report: what this installation has and what is wrong with it (TVM-free).
+
+The report combines facts gathered in the calling process without importing TVM
+(:func:`local_facts`: Python, OS, CPU count, memory, installed package versions read from their
+distribution metadata) with the engine's ``env`` reply (:mod:`pipeline_model.engine.handlers_env`:
+TVM and tvm-ffi versions and paths, ``tvm.support.libinfo()`` build flags, devices, codegens and
+pattern tables). :func:`find_problems` flags known problems, each with its fix; :func:`render_text`
+and :func:`render_json` print it (``python main.py env [--json]``, Help ▸ Environment).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from dataclasses import asdict, dataclass, field
+from typing import Any, Optional
+
+#: Severity of a problem: ``error`` (something will crash or cannot work) or ``warning``.
+ERROR, WARNING = "error", "warning"
+
+#: Distributions whose presence and version the report lists (name -> what it is for).
+PACKAGES: dict[str, str] = {
+    "apache-tvm": "the compiler (engine process)",
+    "apache-tvm-ffi": "TVM's FFI (pinned: 0.1.14.post1)",
+    "numpy": "arrays",
+    "psutil": "needed by MetaSchedule tuning",
+    "xgboost": "MetaSchedule's default cost model",
+    "cloudpickle": "MetaSchedule workers",
+    "tornado": "the RPC tracker (remote devices)",
+    "torch": "PyTorch importer",
+    "onnx": "ONNX importer",
+    "onnxruntime": "ONNX Runtime comparison",
+    "transformers": "Hugging Face models",
+    "PySide6": "the desktop app",
+}
+
+#: Other distribution names of the same package (checked when the main name is absent).
+ALIASES: dict[str, tuple[str, ...]] = {"PySide6": ("PySide6_Essentials", "PySide6-Essentials"),
+                                       "xgboost": ("xgboost-cpu",)}
+
+#: The tvm-ffi version known to work (see docs and the engine's refusal message).
+FFI_PIN = "0.1.14.post1"
+
+
+@dataclass
+class Problem:
+    """One problem found: ``severity`` (``error``/``warning``), what is wrong and how to fix it."""
+
+    severity: str
+    message: str
+    fix: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        """The problem as a JSON object."""
+        return asdict(self)
+
+
+@dataclass
+class EnvReport:
+    """Everything the report shows. ``engine`` is the engine's ``env`` reply (``None`` when the engine
+    could not start; ``engine_error`` then says why)."""
+
+    local: dict[str, Any] = field(default_factory=dict)
+    engine: Optional[dict[str, Any]] = None
+    engine_error: str = ""
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def has_errors(self) -> bool:
+        """True when at least one problem is an error."""
+        return any(p.severity == ERROR for p in self.problems)
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as one JSON object (``main.py env --json``)."""
+        return {
+            "local": self.local,
+            "engine": self.engine,
+            "engine_error": self.engine_error or None,
+            "problems": [p.to_json() for p in self.problems],
+            "ok": not self.has_errors,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "EnvReport":
+        """Inverse of :meth:`to_json`."""
+        return cls(
+            local=dict(data.get("local") or {}),
+            engine=data.get("engine"),
+            engine_error=str(data.get("engine_error") or ""),
+            problems=[Problem(**p) for p in data.get("problems") or []],
+        )
+
+
+def _package_version(name: str) -> Optional[str]:
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _memory_bytes() -> Optional[int]:
+    try:
+        pages, size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+        if pages > 0 and size > 0:
+            return int(pages) * int(size)
+    except (AttributeError, ValueError, OSError):
+        pass
+    try:
+        import psutil  # type: ignore[import-untyped]
+
+        return int(psutil.virtual_memory().total)
+    except Exception:  # noqa: BLE001 - memory is informative only
+        return None
+
+
+def local_facts() -> dict[str, Any]:
+    """Python, OS, CPU count, memory and installed package versions, without importing any of them."""
+    packages = {}
+    for name, purpose in PACKAGES.items():
+        version = _package_version(name)
+        for alias in ALIASES.get(name, ()):
+            version = version or _package_version(alias)
+        packages[name] = {"version": version, "purpose": purpose}
+    return {
+        "python": sys.version.split()[0],
+        "python_executable": sys.executable,
+        "os": f"{platform.system()} {platform.release()}",
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "memory_bytes": _memory_bytes(),
+        "packages": packages,
+    }
+
+
+def _ffi_problem(version: str) -> Optional[str]:
+    from pipeline_model.engine.worker import ffi_version_problem  # stdlib-only module: no TVM import
+
+    return ffi_version_problem(version)
+
+
+def find_problems(local: dict[str, Any], engine: Optional[dict[str, Any]], engine_error: str = "") -> list[Problem]:
+    """Known problems of this installation, each with its fix (errors first)."""
+    problems: list[Problem] = []
+    packages = local.get("packages") or {}
+
+    def version_of(name: str) -> Optional[str]:
+        entry = packages.get(name) or {}
+        return entry.get("version")
+
+    if engine_error:
+        fix = ""
+        if FFI_PIN in engine_error:
+            fix = f"pip install 'apache-tvm-ffi=={FFI_PIN}'"
+        elif version_of("apache-tvm") is None:
+            fix = "pip install -r requirements.txt (apache-tvm==0.27.0.post1)"
+        problems.append(Problem(ERROR, f"the engine could not start: {engine_error}", fix))
+    ffi_versions = {v for v in (version_of("apache-tvm-ffi"), (engine or {}).get("tvm_ffi", {}).get("version")) if v}
+    for version in sorted(ffi_versions):
+        message = _ffi_problem(str(version))
+        if message and not (engine_error and str(version) in engine_error):
+            problems.append(Problem(ERROR, message, f"pip install 'apache-tvm-ffi=={FFI_PIN}'"))
+    if version_of("apache-tvm") is None and not (engine or {}).get("tvm"):
+        problems.append(Problem(ERROR, "apache-tvm is not installed: nothing can run",
+                                "pip install 'apache-tvm==0.27.0.post1' 'apache-tvm-ffi==0.1.14.post1'"))
+    if version_of("psutil") is None:
+        problems.append(Problem(WARNING, "psutil is missing: MetaSchedule tuning refuses to start without it",
+                                "pip install psutil"))
+    if version_of("xgboost") is None:
+        problems.append(Problem(WARNING, "xgboost is missing: MetaSchedule's default cost model (xgb) imports it",
+                                "pip install xgboost"))
+    if version_of("cloudpickle") is None:
+        problems.append(Problem(WARNING, "cloudpickle is missing: MetaSchedule's workers need it",
+                                "pip install cloudpickle"))
+    if engine:
+        libinfo = engine.get("libinfo") or {}
+        if str(libinfo.get("USE_LLVM", "")).upper() in ("OFF", "") and libinfo:
+            problems.append(Problem(ERROR, "this TVM build has no LLVM: nothing can be compiled for the CPU",
+                                    "install the apache-tvm wheel from PyPI (built with LLVM)"))
+        lacking = [name for name, item in sorted((engine.get("pattern_tables") or {}).items())
+                   if item.get("patterns") and not item.get("codegen")]
+        if lacking:
+            problems.append(Problem(
+                WARNING,
+                f"pattern tables without their codegen (relax.ext.<name>) in this TVM build: {', '.join(lacking)}; "
+                "FuseOpsByPattern with annotate_codegen=true and RunCodegen will fail for them",
+                "keep annotate_codegen off for these tables (fusion into composite functions still works), "
+                "or use a TVM built with that library's support"))
+    problems.sort(key=lambda p: 0 if p.severity == ERROR else 1)
+    return problems
+
+
+def make_report(local: dict[str, Any], engine: Optional[dict[str, Any]], engine_error: str = "") -> EnvReport:
+    """A report with its problems found."""
+    return EnvReport(local=local, engine=engine, engine_error=engine_error,
+                     problems=find_problems(local, engine, engine_error))
+
+
+def collect(client: Any = None) -> EnvReport:
+    """Gather the whole report: local facts plus the engine's ``env`` reply (asked through ``client``, an
+    :class:`~pipeline_model.engine.client.EngineClient`; a fresh engine is started and closed when ``None``)."""
+    from pipeline_model.engine.client import EngineClient, EngineError
+
+    own = client is None
+    if client is None:
+        client = EngineClient()
+    engine: Optional[dict[str, Any]] = None
+    error = ""
+    try:
+        engine = client.request("env", {})
+    except EngineError as exc:
+        error = exc.message
+    finally:
+        if own:
+            client.close()
+    return make_report(local_facts(), engine, error)
+
+
+def _size(n: Optional[int]) -> str:
+    if not n:
+        return "unknown"
+    return f"{n / 1024 ** 3:.1f} GiB"
+
+
+def render_text(report: EnvReport) -> str:
+    """The report as plain text: problems first, then one section per topic."""
+    out: list[str] = []
+    if report.problems:
+        out.append("== Problems ==")
+        for p in report.problems:
+            out.append(f"  [{p.severity.upper()}] {p.message}")
+            if p.fix:
+                out.append(f"      fix: {p.fix}")
+        out.append("")
+    else:
+        out.append("== Problems ==\n  none found\n")
+    loc = report.local
+    out.append("== System ==")
+    out.append(f"  Python      {loc.get('python')} ({loc.get('python_executable')})")
+    out.append(f"  OS          {loc.get('platform') or loc.get('os')}")
+    out.append(f"  CPU         {loc.get('machine')}, {loc.get('cpu_count')} logical cores")
+    out.append(f"  Memory      {_size(loc.get('memory_bytes'))}")
+    out.append("")
+    eng = report.engine
+    out.append("== TVM (engine process) ==")
+    if eng is None:
+        out.append(f"  unavailable: {report.engine_error or 'the engine did not answer'}")
+    else:
+        tvm_info, ffi_info = eng.get("tvm") or {}, eng.get("tvm_ffi") or {}
+        out.append(f"  tvm         {tvm_info.get('version')} ({tvm_info.get('path')})")
+        out.append(f"  tvm-ffi     {ffi_info.get('version')} ({ffi_info.get('path')})")
+        if eng.get("llvm_version"):
+            out.append(f"  LLVM        {eng.get('llvm_version')}")
+        libinfo = eng.get("libinfo") or {}
+        if libinfo:
+            flags = [f"{k}={v}" for k, v in sorted(libinfo.items())]
+            out.append("  build flags " + ", ".join(flags[:6]))
+            for i in range(6, len(flags), 6):
+                out.append("              " + ", ".join(flags[i:i + 6]))
+        out.append("")
+        out.append("== Devices ==")
+        for dev in eng.get("devices") or []:
+            out.append(f"  {dev.get('kind')}:{dev.get('index', 0)}  {dev.get('name', '')}")
+        if not eng.get("devices"):
+            out.append("  none found")
+        out.append("")
+        out.append("== Codegens (relax.ext.*) ==")
+        codegens = eng.get("codegens") or {}
+        out.append("  " + (", ".join(f"{k}: {'yes' if v else 'no'}" for k, v in sorted(codegens.items())) or "none"))
+        out.append("")
+        out.append("== Pattern tables ==")
+        for name, item in sorted((eng.get("pattern_tables") or {}).items()):
+            codegen = "codegen available" if item.get("codegen") else "no codegen"
+            out.append(f"  {name:<10} {item.get('patterns', 0)} patterns, {codegen}")
+        if not eng.get("pattern_tables"):
+            out.append("  none")
+    out.append("")
+    out.append("== Python packages ==")
+    for name, item in (loc.get("packages") or {}).items():
+        version = item.get("version") or "not installed"
+        out.append(f"  {name:<15} {version:<16} {item.get('purpose', '')}")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def render_json(report: EnvReport) -> dict[str, Any]:
+    """The report as a JSON-plain dict (same as :meth:`EnvReport.to_json`)."""
+    return report.to_json()
