@@ -15,7 +15,7 @@ text embedded as code is a custom step's source, verbatim, inside its own functi
 from __future__ import annotations
 
 import os
-from typing import Any, Optional
+from typing import Optional
 
 from pipeline_model import emit
 from pipeline_model.catalogue import Catalogue

@@ -25,7 +25,7 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from pipeline_model.engine import protocol
 from pipeline_model.engine.handler_registry import HANDLERS, HandlerFn, handler  # noqa: F401 - re-exported
