@@ -11,7 +11,10 @@ JSON shape of one :class:`PassSpec` (``Catalogue.to_json()`` is ``{"version": 1,
                  "choices": null, "required": false, "nullable": false, "choice_notes": {}}],
      "available": true, "unavailable_reason": "", "composite": false, "needs_trust": false,
      "warning": "", "omitted_params": {"layout_cb": "needs a Python object (Callable)"},
-     "tvm_name": "tvm.relax.transform.FuseOps"}
+     "tvm_name": "tvm.relax.transform.FuseOps", "kind": "relax", "runs_tuning": false}
+
+``kind`` names the pass kind (:mod:`pipeline_model.passkinds`) that builds the pass; ``composite``
+says the step runs several passes; ``runs_tuning`` says the step tunes (the GUI shows its tuning panel).
 
 Parameter kinds: ``bool``, ``int``, ``float``, ``str``, ``choice`` (one of ``choices``), ``str_list``,
 ``rule_list`` (ordered list, each item one of ``choices``), ``file`` (a path; relative paths are
@@ -98,6 +101,8 @@ class PassSpec:
     warning: str = ""
     omitted_params: dict[str, str] = field(default_factory=dict)
     tvm_name: str = ""
+    kind: str = ""
+    runs_tuning: bool = False
 
     def param(self, name: str) -> Optional[ParamSpec]:
         """The parameter called ``name``, or ``None``."""
@@ -132,6 +137,8 @@ class PassSpec:
             warning=str(data.get("warning") or ""),
             omitted_params=dict(data.get("omitted_params") or {}),
             tvm_name=str(data.get("tvm_name") or ""),
+            kind=str(data.get("kind") or ""),
+            runs_tuning=bool(data.get("runs_tuning", False)),
         )
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import tvm
 
 from pipeline_model import emit
-from pipeline_model.catalogue_tvm import PassConfigError
+from pipeline_model.passkinds.context import PassConfigError
 
 UNTRUSTED_MESSAGE = (
     "custom Python code is not trusted: it runs arbitrary code on this machine. Enable 'trust custom "

@@ -170,11 +170,13 @@ def make_reporting_pass(rules: Sequence[Any], report: dict[str, Any],
     return apply
 
 
-def reporting_step(rules: Sequence[Any], ctx: Any) -> tvm.transform.Pass:
+def reporting_step(rules: Sequence[Any], ctx: Any, pass_id: Optional[str] = None) -> tvm.transform.Pass:
     """The pass of a ``dlight.ApplyDefaultSchedule`` step (what ``catalogue_tvm.make_pass`` returns):
     :func:`make_reporting_pass` with ``rules`` (rule objects as the shared recipe built them, or
     names), the report in ``ctx.report["dlight"]`` and one ``warning`` event per unscheduled PrimFunc
-    on a GPU target. One pass, like the stock one."""
+    on a GPU target (naming ``pass_id``, by default the DLight kind's). One pass, like the stock one."""
+    if pass_id is None:
+        from pipeline_model.passkinds.dlight import PASS_ID as pass_id
     report = getattr(ctx, "report", None)
     if not isinstance(report, dict):
         report = {}
@@ -182,6 +184,6 @@ def reporting_step(rules: Sequence[Any], ctx: Any) -> tvm.transform.Pass:
 
     def warn(message: str) -> None:
         if getattr(ctx, "emit", None) is not None:
-            ctx.emit("warning", {"pass_id": "dlight.ApplyDefaultSchedule", "message": message})
+            ctx.emit("warning", {"pass_id": pass_id, "message": message})
 
     return make_reporting_pass(list(rules), report, warn)

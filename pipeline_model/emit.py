@@ -1,7 +1,8 @@
 """How each catalogue pass is constructed, as a small TVM-free expression tree, and its Python source.
 
 One table drives both the engine and the exported script, so they cannot drift apart:
-:func:`recipe_for` turns ``(pass_id, validated params)`` into an expression (:class:`Call`,
+:func:`recipe_for` asks the pass's kind (:mod:`pipeline_model.passkinds`) to turn ``(pass_id,
+validated params)`` into an expression (:class:`Call`,
 :class:`Lit`, :class:`Ref`, :class:`CustomCode`, :class:`PatternFile`);
 :func:`pipeline_model.catalogue_tvm.make_pass` *evaluates* it with TVM, and :func:`render` writes it as
 Python source for :mod:`pipeline_model.export`. Every value reaches the source through ``repr()`` of a
@@ -27,45 +28,6 @@ _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 #: Characters allowed in a pass id that is written into a script comment.
 SAFE_PASS_ID = re.compile(r"^[A-Za-z0-9_.]+$")
-
-#: Pattern-table prefix -> module whose import registers the table.
-PATTERN_TABLE_MODULES: dict[str, str] = {
-    "cublas": "tvm.relax.backend.cuda.cublas",
-    "cudnn": "tvm.relax.backend.cuda.cudnn",
-    "cutlass": "tvm.relax.backend.cuda.cutlass",
-    "hipblas": "tvm.relax.backend.rocm.hipblas",
-    "coreml": "tvm.relax.backend.metal.coreml",
-    "tensorrt": "tvm.relax.backend.contrib.tensorrt",
-    "nnapi": "tvm.relax.backend.contrib.nnapi",
-    "openclml": "tvm.relax.backend.adreno.clml",
-}
-
-STAGE_BACKENDS = ("cpu_generic", "cuda")
-STAGE_FUNCTIONS = ("library_dispatch_passes", "legalize_passes", "dataflow_lower_passes", "finalize_passes")
-
-#: DLight rule name ("gpu.Matmul") -> (module, class)
-DLIGHT_RULE_MODULES = {"gpu": "tvm.s_tir.dlight.gpu", "cpu": "tvm.s_tir.dlight.cpu"}
-
-#: Passes whose ``work_dir`` parameter "" means the session's tuning folder (``Ref("work_dir")``).
-WORK_DIR_PASSES = ("relax.MetaScheduleTuneTIR", "relax.MetaScheduleTuneIRMod", "relax.MetaScheduleApplyDatabase")
-
-
-#: TVM keyword arguments of the MetaSchedule passes; their other params only configure tuning hooks.
-TVM_TUNING_KWARGS: dict[str, tuple[str, ...]] = {
-    "relax.MetaScheduleTuneTIR": ("work_dir", "max_trials_global"),
-    "relax.MetaScheduleTuneIRMod": ("work_dir", "max_trials_global", "max_trials_per_task", "op_names"),
-    "relax.MetaScheduleApplyDatabase": ("work_dir", "enable_warning"),
-}
-
-
-def tvm_tuning_params(pass_id: str, params: dict[str, Any]) -> dict[str, Any]:
-    """TVM keyword arguments of a MetaSchedule step (0 / [] mean "no limit" / "all tasks")."""
-    out = {k: v for k, v in params.items() if k in TVM_TUNING_KWARGS.get(pass_id, ())}
-    if out.get("max_trials_per_task") == 0:
-        out["max_trials_per_task"] = None
-    if out.get("op_names") == []:
-        out["op_names"] = None
-    return out
 
 
 class EmitError(ValueError):
@@ -147,17 +109,24 @@ def check_literal(value: Any, where: str = "value") -> Any:
     raise EmitError(f"{where}: {type(value).__name__} is not a plain JSON value")
 
 
-def _kw(params: dict[str, Any], names: Optional[list[str]] = None, skip: tuple = ()) -> tuple:
+def keyword_args(params: dict[str, Any], names: Optional[list[str]] = None, skip: tuple = ()) -> tuple:
+    """``(name, Lit(value))`` pairs of ``params`` (only ``names`` if given; ``skip`` and ``None`` values
+    left out); raises :class:`EmitError` for a name that is not an identifier or a value that is not plain."""
     items = []
     for name, value in params.items():
         if names is not None and name not in names:
             continue
         if name in skip or value is None:
             continue
-        if not _IDENT.match(name):
+        if not is_identifier(name):
             raise EmitError(f"parameter name {name!r} is not an identifier")
         items.append((name, Lit(check_literal(value, name))))
     return tuple(items)
+
+
+def is_identifier(name: str) -> bool:
+    """Whether ``name`` is a plain Python identifier (what may be written into code as a name)."""
+    return bool(_IDENT.match(name or ""))
 
 
 def custom_label(step_number: Optional[int]) -> str:
@@ -168,67 +137,18 @@ def custom_label(step_number: Optional[int]) -> str:
 def recipe_for(pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> Expr:
     """The construction of ``pass_id`` with (already validated) ``params`` as an expression tree.
 
-    Raises :class:`EmitError` for an id this table does not know how to build.
+    The construction comes from the pass's kind (:mod:`pipeline_model.passkinds`). Raises
+    :class:`EmitError` for an id no kind knows how to build.
     """
+    from pipeline_model.passkinds.registry import kind_for
+
     params = dict(params or {})
     if not SAFE_PASS_ID.match(pass_id or ""):
         raise EmitError(f"pass id {pass_id!r} has characters other than letters, digits, '_' and '.'")
-    if pass_id == "custom.python":
-        return CustomCode(source=str(params.get("source") or ""), label=custom_label(step_number))
-    if pass_id == "dlight.ApplyDefaultSchedule":
-        rules = []
-        for rule in params.get("rules") or []:
-            group, _, name = str(rule).partition(".")
-            if group not in DLIGHT_RULE_MODULES or not _IDENT.match(name):
-                raise EmitError(f"unknown DLight rule {rule!r}")
-            rules.append(Call(DLIGHT_RULE_MODULES[group], name))
-        return Call("tvm.s_tir.dlight", "ApplyDefaultSchedule", tuple(rules))
-    if pass_id.startswith("pipeline."):
-        name = pass_id[len("pipeline."):]
-        if not _IDENT.match(name):
-            raise EmitError(f"bad pipeline name {name!r}")
-        kwargs = list(_kw(params, skip=("target",)))
-        if name == "static_shape_tuning":
-            kwargs.append(("target", Ref("target")))
-            kwargs = [(k, Ref("work_dir") if k == "work_dir" and v == Lit("") else v) for k, v in kwargs]
-        return Call("tvm.relax", "get_pipeline", (Lit(name),), tuple(kwargs))
-    if pass_id.startswith("stage."):
-        parts = pass_id.split(".")
-        if len(parts) != 3 or parts[1] not in STAGE_BACKENDS or parts[2] not in STAGE_FUNCTIONS:
-            raise EmitError(f"unknown backend stage {pass_id!r}")
-        inner = Call(f"tvm.relax.backend.{parts[1]}.pipeline", parts[2], (Ref("target"),))
-        return Call("tvm.ir.transform", "Sequential", (inner,), (("name", Lit(pass_id)),))
-    if pass_id == "relax.FuseOpsByPattern":
-        source = params.get("pattern_source", "table")
-        if source == "file":
-            patterns: Expr = PatternFile(str(params.get("pattern_file") or ""))
-        else:
-            prefix = str(params.get("table_prefix") or "")
-            if prefix not in PATTERN_TABLE_MODULES:
-                raise EmitError(f"unknown pattern table {prefix!r}")
-            patterns = Call(
-                "tvm.relax.backend.pattern_registry",
-                "get_patterns_with_prefix",
-                (Lit(prefix),),
-                imports=(PATTERN_TABLE_MODULES[prefix],),
-            )
-        kwargs = _kw(params, ["bind_constants", "annotate_codegen", "entry_functions"])
-        return Call("tvm.relax.transform", "FuseOpsByPattern", (patterns,), kwargs)
-    if pass_id.startswith("relax."):
-        name = pass_id[len("relax."):]
-        if not _IDENT.match(name):
-            raise EmitError(f"bad pass name {name!r}")
-        if pass_id in TVM_TUNING_KWARGS:
-            params = tvm_tuning_params(pass_id, params)
-        kwargs = list(_kw(params))
-        if pass_id in WORK_DIR_PASSES:
-            kwargs = [(k, v) for k, v in kwargs if k != "work_dir"]
-            wd = params.get("work_dir")
-            kwargs.insert(0, ("work_dir", Ref("work_dir") if not wd else Lit(check_literal(wd))))
-        if pass_id == "relax.MetaScheduleTuneIRMod":
-            kwargs.insert(0, ("params", Lit({})))
-        return Call("tvm.relax.transform", name, (), tuple(kwargs))
-    raise EmitError(f"no construction known for pass {pass_id!r}")
+    kind = kind_for(pass_id)
+    if kind is None:
+        raise EmitError(f"no construction known for pass {pass_id!r}")
+    return kind.recipe(pass_id, params, step_number=step_number)
 
 
 # ---------------------------------------------------------------------------------------------

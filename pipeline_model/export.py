@@ -1,7 +1,8 @@
 """Export a pipeline as one standalone Python script using plain TVM 0.27 calls (TVM-free).
 
 The script loads the model (code from :func:`pipeline_model.models.emit_model_loader`), builds each
-enabled step with the same construction the engine uses (:func:`pipeline_model.emit.recipe_for`),
+enabled step with the same construction the engine uses (:func:`pipeline_model.emit.recipe_for`, by
+the step's pass kind),
 applies the steps one by one inside ``with TARGET, tvm.transform.PassContext(**PASS_CONTEXT)`` (the
 pipeline's ``opt_level``/``config``/``disabled_pass``, default opt level 3), prints
 the final module (or writes it with ``--save-script`` / ``--save-json``) and, with ``--build`` (or when
@@ -15,7 +16,7 @@ text embedded as code is a custom step's source, verbatim, inside its own functi
 from __future__ import annotations
 
 import os
-from typing import Any, Optional
+from typing import Optional
 
 from pipeline_model import emit
 from pipeline_model.catalogue import Catalogue
@@ -118,11 +119,13 @@ def export_script(
     ``work_dir`` is the script's ``WORK_DIR``, the tuning folder of MetaSchedule steps without their
     own ``work_dir``; by default the app's (:func:`pipeline_model.tuning.document_work_dir`:
     ``<pipeline stem>.tuning`` next to the pipeline file), so the script reuses what the app tuned.
-    A tuning step is preceded by ``install_meta_schedule_cpu(...)`` (copied into the script from
-    :mod:`pipeline_model.emit`): the builder/runner set-up with which TVM's own tuning passes measure
-    real candidates on a CPU, configured with the step's options.
+    What a step adds to the script comes from its pass kind
+    (:meth:`~pipeline_model.passkinds.base.PassKind.export_step`): e.g. a MetaSchedule tuning step is
+    preceded by ``install_meta_schedule_cpu(...)`` (copied into the script from :mod:`pipeline_model.emit`),
+    a custom step's source goes verbatim into its own function.
     """
-    from pipeline_model.tuning import TUNING_PASS_IDS, TuningConfig, TuningConfigError, document_work_dir
+    from pipeline_model.passkinds.registry import kind_for
+    from pipeline_model.tuning import document_work_dir
 
     if work_dir is None:
         work_dir = document_work_dir(doc)
@@ -166,42 +169,22 @@ def export_script(
                 raise ExportError(f"{label}: " + "; ".join(errors))
         try:
             expr = emit.recipe_for(pass_id, params, step_number=index + 1)
+            kind = kind_for(pass_id)
+            if kind is None:  # pragma: no cover - recipe_for already refused it
+                raise emit.EmitError(f"no construction known for pass {pass_id!r}")
+            piece = kind.export_step(pass_id, params, expr, index=index, label=label)
         except emit.EmitError as exc:
-            raise ExportError(f"{label}: {exc}") from None
+            message = str(exc)
+            raise ExportError(message if message.startswith(label) else f"{label}: {message}") from None
         body.append(f"        # step {index + 1}: {pass_id}")
-        if isinstance(expr, emit.CustomCode):
-            try:
-                emit.check_custom_source(expr.source, expr.label)
-            except SyntaxError as exc:
-                raise ExportError(f"{label}: syntax error at line {exc.lineno}: {exc.msg}") from None
-            func = f"custom_step_{index + 1}"
-            custom_funcs.append(emit.render_custom_function(func, expr.source, expr.label))
-            if emit.helper_source(emit.pick_custom_pass) not in helpers:
-                helpers.append(emit.helper_source(emit.pick_custom_pass))
-            body.append(f"        pass_ = {func}()")
-        else:
-            if _uses_pattern_file(expr) and emit.helper_source(emit.load_pattern_file) not in helpers:
-                helpers.append(emit.helper_source(emit.load_pattern_file))
-            if pass_id in TUNING_PASS_IDS:
-                try:
-                    options = TuningConfig.from_params(params, where=label).to_json()
-                except TuningConfigError as exc:
-                    raise ExportError(str(exc)) from None
-                for key in ("max_trials_global", "max_trials_per_task", "op_names", "work_dir"):
-                    options.pop(key, None)  # the pass's own arguments
-                for func in emit.META_SCHEDULE_HELPERS:
-                    if emit.helper_source(func) not in helpers:
-                        helpers.append(emit.helper_source(func))
-                wd = params.get("work_dir")
-                wd_src = emit.render(emit.Lit(emit.check_literal(wd)) if wd else emit.Ref("work_dir"))
-                body.append(f"        install_meta_schedule_cpu({wd_src}, {emit.check_literal(options, 'options')!r})")
-            for module in emit.imports_of(expr):
-                if module not in imports:
-                    imports.append(module)
-            try:
-                body.append(f"        pass_ = {emit.render(expr)}")
-            except emit.EmitError as exc:
-                raise ExportError(f"{label}: {exc}") from None
+        for helper in piece.helpers:
+            if helper not in helpers:
+                helpers.append(helper)
+        for module in piece.imports:
+            if module not in imports:
+                imports.append(module)
+        custom_funcs.extend(piece.functions)
+        body.extend(f"        {line}" for line in piece.lines)
         body.append("        mod = pass_(mod)")
 
     try:
@@ -244,16 +227,6 @@ def export_script(
     except SyntaxError as exc:
         raise ExportError(f"the exported script does not compile (line {exc.lineno}: {exc.msg})") from None
     return source
-
-
-def _uses_pattern_file(expr: Any) -> bool:
-    if isinstance(expr, emit.PatternFile):
-        return True
-    if isinstance(expr, emit.Call):
-        return any(_uses_pattern_file(a) for a in expr.args) or any(_uses_pattern_file(v) for _, v in expr.kwargs)
-    if isinstance(expr, emit.ListOf):
-        return any(_uses_pattern_file(a) for a in expr.items)
-    return False
 
 
 def default_output_path(doc: PipelineDocument) -> str:

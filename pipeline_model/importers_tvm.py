@@ -22,12 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from pipeline_model.importers import (
-    TORCH_INSTALL_HINT,
-    ModelLoadError,
-    importer_kind,
-    prepare_onnx_model,
-)
+from pipeline_model.importers.base import LoadedModel, ModelLoadError
+from pipeline_model.importers.frontends import TORCH_INSTALL_HINT, importer_kind, prepare_onnx_model
 
 
 def _file_hash(path: str) -> str:
@@ -73,8 +69,6 @@ def _split_params(mod: Any) -> tuple[Any, dict[str, np.ndarray]]:
 
 
 def _loaded_model(mod: Any, params: dict[str, np.ndarray] | None, key: str, source: str) -> Any:
-    from pipeline_model.models_tvm import LoadedModel
-
     return LoadedModel(mod=mod, params=params or None, key=key, source=source)
 
 

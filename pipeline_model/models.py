@@ -8,7 +8,10 @@ A model spec says where the Relax IRModule of a pipeline comes from:
   ``mod.script()``;
 * an nn.Module ``.py`` file: it defines ``model`` (a ``tvm.relax.frontend.nn.Module`` instance) and
   ``spec`` (the ``export_tvm`` spec, e.g. ``{"forward": {"x": nn.spec.Tensor((1, 784), "float32")}}``);
-* ``.onnx``, ``.pt2`` and PyTorch ``.py`` files, handled by :mod:`pipeline_model.importers`.
+* ``.onnx``, ``.pt2`` and PyTorch ``.py`` files.
+
+Which file is which format, how it is loaded and exported is decided by the model-format registry
+(:mod:`pipeline_model.importers`, one module per format).
 
 This module parses specs, computes cache keys (which include the file's content hash) and emits plain
 TVM code that loads a model (for script export). Loading itself happens in the engine process
@@ -19,12 +22,18 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from dataclasses import dataclass
 from typing import Optional
 
-from pipeline_model import importers
-from pipeline_model.importers import ModelLoadError
+from pipeline_model.importers.base import (  # noqa: F401 - KIND_* and classify_python_file are re-exported
+    KIND_BUILTIN,
+    KIND_IMPORTER,
+    KIND_NN_MODULE,
+    KIND_TVMSCRIPT,
+    ModelLoadError,
+    classify_python_file,
+)
+from pipeline_model.importers.registry import format_named, identify_format
 
 #: Folder of the built-in model files.
 MODELS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "resources", "models")
@@ -40,15 +49,6 @@ BUILTIN_MODELS: dict[str, str] = {
     "decoder128": "The Llama-style decoder of builtin:decoder with 128 layers (for benchmarks).",
 }
 
-#: Model kinds a spec can resolve to.
-KIND_BUILTIN = "builtin"
-KIND_TVMSCRIPT = "tvmscript"
-KIND_NN_MODULE = "nn_module"
-KIND_IMPORTER = "importer"  # .onnx, .pt2, torch .py: see pipeline_model.importers
-
-_IMPORTER_EXTENSIONS = (".onnx", ".pt2")
-
-
 class ModelSpecError(ModelLoadError):
     """A model spec that cannot be resolved (unknown built-in, missing or unsupported file)."""
 
@@ -62,6 +62,7 @@ class ModelSource:
     path: str
     label: str
     name: Optional[str] = None  # built-in name
+    format: str = ""  # name of the model format (pipeline_model.importers) that reads it
 
 
 def builtin_model_path(name: str) -> str:
@@ -72,22 +73,6 @@ def builtin_model_path(name: str) -> str:
             + ", ".join(f"builtin:{n}" for n in sorted(BUILTIN_MODELS))
         )
     return os.path.join(MODELS_DIR, f"{name}.py")
-
-
-_TVMSCRIPT_MARKERS = re.compile(r"^\s*@(I\.ir_module|tvm\.script\.ir_module|ir_module)\b|^# from tvm\.script import", re.M)
-_NN_MARKERS = re.compile(r"relax\.frontend\s+import\s+nn|relax\.frontend\.nn\b")
-_TORCH_MARKERS = re.compile(r"^\s*(import\s+torch\b|from\s+torch\b)", re.M)
-
-
-def classify_python_file(text: str) -> str:
-    """Tell what a model ``.py`` file holds from its text: TVMScript, an nn.Module, or a torch model."""
-    if _TVMSCRIPT_MARKERS.search(text):
-        return KIND_TVMSCRIPT
-    if _NN_MARKERS.search(text):
-        return KIND_NN_MODULE
-    if _TORCH_MARKERS.search(text):
-        return KIND_IMPORTER
-    return ""
 
 
 def resolve_model(spec: str, base_dir: Optional[str] = None) -> ModelSource:
@@ -101,7 +86,7 @@ def resolve_model(spec: str, base_dir: Optional[str] = None) -> ModelSource:
         raise ModelSpecError("no model given: use builtin:mlp, builtin:transformer or a model file path")
     if spec.startswith("builtin:"):
         name = spec[len("builtin:"):]
-        return ModelSource(spec, KIND_BUILTIN, builtin_model_path(name), spec, name)
+        return ModelSource(spec, KIND_BUILTIN, builtin_model_path(name), spec, name, format="builtin")
     path = os.path.expanduser(spec)
     if not os.path.isabs(path):
         path = os.path.join(base_dir or os.getcwd(), path)
@@ -111,25 +96,20 @@ def resolve_model(spec: str, base_dir: Optional[str] = None) -> ModelSource:
     if not os.path.isfile(path):
         raise ModelSpecError(f"model path {path} is not a file")
     label = os.path.basename(path)
-    lower = path.lower()
-    if lower.endswith(_IMPORTER_EXTENSIONS):
-        return ModelSource(spec, KIND_IMPORTER, path, label)
-    if lower.endswith(".py"):
-        if importers.is_torch_python_file(path):
-            return ModelSource(spec, KIND_IMPORTER, path, label)
+    fmt = identify_format(path)
+    if fmt is not None:
+        return ModelSource(spec, fmt.source_kind, path, label, format=fmt.name)
+    if path.lower().endswith(".py"):
         try:
             with open(path, encoding="utf-8") as fh:
-                text = fh.read()
+                fh.read()
         except (OSError, UnicodeDecodeError) as exc:
             raise ModelSpecError(f"cannot read model file {path}: {exc}") from None
-        kind = classify_python_file(text)
-        if not kind:
-            raise ModelSpecError(
-                f"model file {path}: cannot tell what it holds — expected TVMScript (an @I.ir_module class "
-                "or the text of mod.script()), an nn.Module file defining `model` and `spec`, or a PyTorch "
-                "model file"
-            )
-        return ModelSource(spec, kind, path, label)
+        raise ModelSpecError(
+            f"model file {path}: cannot tell what it holds — expected TVMScript (an @I.ir_module class "
+            "or the text of mod.script()), an nn.Module file defining `model` and `spec`, or a PyTorch "
+            "model file"
+        )
     raise ModelSpecError(
         f"model file {path}: unsupported file type {os.path.splitext(path)[1] or '(none)'!r} "
         "(supported: .py TVMScript / nn.Module / PyTorch, .onnx, .pt2)"
@@ -174,38 +154,7 @@ def emit_model_loader(spec: str, base_dir: Optional[str] = None) -> str:
     weights, else ``None``. Paths are emitted with ``repr()``, never formatted into code.
     """
     source = resolve_model(spec, base_dir)
-    if source.kind == KIND_BUILTIN:
-        with open(source.path, encoding="utf-8") as fh:
-            body = fh.read().rstrip() + "\n"
-        return (
-            f"# ---- model {source.spec} (inlined from resources/models/{source.name}.py) ----\n"
-            + body
-            + "\nmod, _param_spec = model.export_tvm(spec=spec)\n"
-            + "params = None  # nn.Module parameters are function inputs without data\n"
-            + "# ---- end of model ----\n"
-        )
-    if source.kind == KIND_TVMSCRIPT:
-        return (
-            f"# ---- model: TVMScript file {source.path} ----\n"
-            "import runpy as _runpy\n"
-            "import tvm as _tvm\n"
-            f"_model_path = {source.path!r}\n"
-            "with open(_model_path, encoding='utf-8') as _fh:\n"
-            "    _model_text = _fh.read()\n"
-            "if any(line.startswith(('import ', 'from ')) for line in _model_text.splitlines()):\n"
-            "    _ns = _runpy.run_path(_model_path)\n"
-            "    _mods = [v for k, v in _ns.items() if isinstance(v, _tvm.IRModule)]\n"
-            "    mod = _ns['mod'] if isinstance(_ns.get('mod'), _tvm.IRModule) else _mods[-1]\n"
-            "else:\n"
-            "    mod = _tvm.script.from_source(_model_text)\n"
-            "params = None\n"
-        )
-    if source.kind == KIND_NN_MODULE:
-        return (
-            f"# ---- model: nn.Module file {source.path} ----\n"
-            "import runpy as _runpy\n"
-            f"_ns = _runpy.run_path({source.path!r})\n"
-            "mod, _param_spec = _ns['model'].export_tvm(spec=_ns['spec'])\n"
-            "params = None\n"
-        )
-    return importers.emit_loader(source.path)
+    fmt = format_named(source.format)
+    if fmt is None:  # pragma: no cover - resolve_model names a registered format
+        raise ModelSpecError(f"{source.path}: no model format {source.format!r}")
+    return fmt.loader_source(source)

@@ -13,28 +13,12 @@ from __future__ import annotations
 import re
 import runpy
 import traceback
-from dataclasses import dataclass
 from typing import Any, Optional
 
-import numpy
 
 from pipeline_model import models
-from pipeline_model.importers import ModelLoadError
-
-
-@dataclass
-class LoadedModel:
-    """A loaded model.
-
-    ``mod`` is the Relax IRModule, ``params`` the weights (name -> numpy array) when the model carries
-    them, else ``None``; ``key`` the cache key (includes the file's content hash, see
-    :func:`pipeline_model.models.model_key`); ``source`` the file the model came from.
-    """
-
-    mod: Any
-    params: Optional[dict[str, numpy.ndarray]]
-    key: str
-    source: str
+from pipeline_model.importers.base import LoadedModel, ModelLoadError
+from pipeline_model.importers.registry import format_named
 
 
 def _has_real_imports(text: str) -> bool:
@@ -78,7 +62,7 @@ def _run_python_file(path: str, what: str) -> dict[str, Any]:
         raise ModelLoadError(f"{where}: {what} failed: {cause}") from None
 
 
-def _load_tvmscript(path: str) -> Any:
+def load_tvmscript(path: str) -> Any:
     """Parse a TVMScript file: ``mod.script()`` text or a Python file with an ``@I.ir_module`` class."""
     import tvm
 
@@ -110,7 +94,7 @@ def _load_tvmscript(path: str) -> Any:
     return mod
 
 
-def _load_nn_module(path: str) -> Any:
+def load_nn_module(path: str) -> Any:
     """Execute an nn.Module file (defines ``model`` and ``spec``) and export it with ``export_tvm``."""
     from tvm.relax.frontend import nn
 
@@ -144,30 +128,13 @@ def load_model(spec: str, base_dir: Optional[str] = None) -> LoadedModel:
 
     source = models.resolve_model(spec, base_dir)
     key = models.model_key(spec, base_dir)
-    params: Optional[dict[str, numpy.ndarray]] = None
-    if source.kind in (models.KIND_BUILTIN, models.KIND_NN_MODULE):
-        mod = _load_nn_module(source.path)
-    elif source.kind == models.KIND_TVMSCRIPT:
-        mod = _load_tvmscript(source.path)
-    elif source.kind == models.KIND_IMPORTER:
-        try:
-            from pipeline_model import importers_tvm
-        except ModuleNotFoundError as exc:
-            if exc.name != "pipeline_model.importers_tvm":
-                raise
-            raise ModelLoadError(f"{source.path}: the ONNX/PyTorch importer is not available in this build") from None
-        loaded = importers_tvm.load_file(source.path)
-        if isinstance(loaded, tuple):
-            mod, params = loaded[0], loaded[1]
-        else:
-            mod, params = getattr(loaded, "mod"), getattr(loaded, "params", None)
-        if params is not None:
-            params = {str(k): (v if isinstance(v, numpy.ndarray) else v.numpy()) for k, v in dict(params).items()}
-    else:  # pragma: no cover - resolve_model only returns the kinds above
-        raise ModelLoadError(f"{source.path}: unsupported model kind {source.kind}")
+    fmt = format_named(source.format)
+    if fmt is None:  # pragma: no cover - resolve_model names a registered format
+        raise ModelLoadError(f"{source.path}: unsupported model format {source.format!r}")
+    mod, params = fmt.load(source.path)
     if not isinstance(mod, tvm.IRModule):
         raise ModelLoadError(f"{source.path}: the loader did not produce an IRModule ({type(mod).__name__})")
     return LoadedModel(mod=mod, params=params, key=key, source=source.path)
 
 
-__all__ = ["LoadedModel", "ModelLoadError", "load_model"]
+__all__ = ["LoadedModel", "ModelLoadError", "load_model", "load_nn_module", "load_tvmscript"]

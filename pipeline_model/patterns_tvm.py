@@ -22,11 +22,11 @@ from typing import Any, Optional
 import tvm
 from tvm import relax
 
-from pipeline_model import emit
+from pipeline_model.passkinds.fuse_by_pattern import PATTERN_TABLE_MODULES
 
 #: Pattern prefix -> the backend module whose import registers its pattern table (the table the
-#: shared construction recipe uses, :data:`pipeline_model.emit.PATTERN_TABLE_MODULES`).
-PATTERN_MODULES: dict[str, str] = dict(emit.PATTERN_TABLE_MODULES)
+#: shared construction recipe uses, :data:`pipeline_model.passkinds.fuse_by_pattern.PATTERN_TABLE_MODULES`).
+PATTERN_MODULES: dict[str, str] = dict(PATTERN_TABLE_MODULES)
 
 
 def codegen_available(prefix: str) -> bool:

@@ -679,9 +679,11 @@ def make_tuning_pass(
     fills ``report["tuning"]`` (tuning summary) or ``report["apply_database"]`` (applied PrimFuncs).
     Bad parameters raise :class:`pipeline_model.tuning.TuningConfigError` now, not at run time.
     """
+    from pipeline_model.passkinds.metaschedule import tuning_mode
     from pipeline_model.tuning import resolve_work_dir
 
-    if pass_id == "relax.MetaScheduleApplyDatabase":
+    mode = tuning_mode(pass_id)
+    if mode == "apply":
         work_dir = resolve_work_dir(str(params.get("work_dir") or ""), default_work_dir, base_dir)
         tgt = tuning_target(target)
 
@@ -704,13 +706,13 @@ def make_tuning_pass(
 
         return apply_step
 
-    if pass_id not in ("relax.MetaScheduleTuneTIR", "relax.MetaScheduleTuneIRMod"):
+    if mode not in ("tir", "irmod"):
         raise TuningConfigError(f"{pass_id} is not a MetaSchedule tuning pass")
     config = TuningConfig.from_params(params, where=f"step {pass_id}")
     work_dir = resolve_work_dir(config.work_dir, default_work_dir, base_dir)
     tgt = tuning_target(target)
     with tgt:
-        if pass_id == "relax.MetaScheduleTuneTIR":
+        if mode == "tir":
             inner = relax.transform.MetaScheduleTuneTIR(work_dir=work_dir, max_trials_global=config.max_trials_global)
         else:
             inner = relax.transform.MetaScheduleTuneIRMod(
@@ -730,7 +732,7 @@ def make_tuning_pass(
         session = TuningSession(TuningConfig(**config.to_json()), on_progress,
                                 (lambda: any(f() for f in flags)) if flags else None, pass_id=pass_id)
         session.progress.work_dir = work_dir
-        if pass_id == "relax.MetaScheduleTuneTIR":
+        if mode == "tir":
             for gv, func in mod.functions_items():
                 if isinstance(func, tvm.tirx.PrimFunc):
                     session.name_of_func[_func_id(func)] = gv.name_hint
@@ -758,42 +760,3 @@ def make_tuning_pass(
         return out
 
     return tune_step
-
-
-# ----------------------------------------------------------------------------- catalogue integration
-def catalogue_hook(params: dict[str, Any], ctx: Any) -> tvm.transform.Pass:
-    """``TUNING_HOOKS`` entry: ``hook(params, PassBuildContext) -> Pass`` for the MetaSchedule steps.
-
-    Uses ``ctx.work_dir`` as the default work directory (the engine sets it to
-    ``<pipeline stem>.tuning`` next to the pipeline file; without it a per-user cache folder keyed by
-    the target is used), ``ctx.emit`` for ``tuning_progress`` events, ``ctx.cancelled`` and
-    ``ctx.should_stop_tuning`` as stop flags, and sets ``ctx.report`` (read back by the runner into ``StepResult.report``).
-    """
-    from pipeline_model.tuning import default_work_dir
-
-    pass_id = getattr(ctx, "_rps_pass_id", None) or params.get("__pass_id__")
-    report: dict[str, Any] = {}
-    try:
-        ctx.report = report
-    except AttributeError:  # pragma: no cover - a context without attributes: no report
-        pass
-    target = ctx.target
-    default = ctx.work_dir or default_work_dir(None, "", target if isinstance(target, dict) else str(target))
-    clean = {k: v for k, v in params.items() if k != "__pass_id__"}
-    return make_tuning_pass(pass_id, clean, target, default, ctx.base_dir, ctx.emit, ctx.cancelled, report,
-                            stop_early=getattr(ctx, "should_stop_tuning", None))
-
-
-def register_catalogue_hooks() -> list[str]:
-    """Install :func:`catalogue_hook` in ``catalogue_tvm.TUNING_HOOKS`` for the three MetaSchedule
-    pass ids (and the global-function overrides); returns the ids hooked."""
-    from pipeline_model import catalogue_tvm
-
-    install_overrides()
-    ids = ["relax.MetaScheduleTuneTIR", "relax.MetaScheduleTuneIRMod", "relax.MetaScheduleApplyDatabase"]
-    for pass_id in ids:
-        def hook(params, ctx, _pid=pass_id):
-            return catalogue_hook({**params, "__pass_id__": _pid}, ctx)
-
-        catalogue_tvm.TUNING_HOOKS[pass_id] = hook
-    return ids

@@ -23,12 +23,15 @@ import json
 import os
 import re
 import time
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
 from pipeline_model import targets as targets_mod
-from pipeline_model.engine.worker import HANDLERS, WorkerContext, handler
+from pipeline_model.engine.handler_registry import HANDLERS, handler
+
+if TYPE_CHECKING:  # the worker imports this module; only type checkers import it back
+    from pipeline_model.engine.worker import WorkerContext
 
 # ----------------------------------------------------------------------------------------- settings
 

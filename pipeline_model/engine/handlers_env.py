@@ -11,9 +11,12 @@ Reply (see :mod:`pipeline_model.env_report` for how it is shown)::
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pipeline_model.engine.worker import WorkerContext, handler
+from pipeline_model.engine.handler_registry import handler
+
+if TYPE_CHECKING:  # the worker imports this module; only type checkers import it back
+    from pipeline_model.engine.worker import WorkerContext
 
 #: Codegens looked up as ``relax.ext.<name>``.
 CODEGENS = ("cublas", "cudnn", "cutlass", "tensorrt", "hipblas", "coreml", "nnapi", "clml", "dnnl")

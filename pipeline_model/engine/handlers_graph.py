@@ -15,10 +15,13 @@ per (key, function) in a small LRU, since a user flicks between steps.
 from __future__ import annotations
 
 import collections
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline_model import graph_hierarchy, ir_graph
-from pipeline_model.engine.worker import WorkerContext, handler
+from pipeline_model.engine.handler_registry import handler
+
+if TYPE_CHECKING:  # the worker imports this module; only type checkers import it back
+    from pipeline_model.engine.worker import WorkerContext
 
 _GRAPH_MEMO: "collections.OrderedDict[tuple[str, str], dict[str, Any]]" = collections.OrderedDict()
 _GRAPH_MEMO_SIZE = 16

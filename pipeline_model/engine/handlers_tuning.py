@@ -1,8 +1,10 @@
 """Engine commands for tuning: ``tune`` (MetaSchedule on a cached or freshly loaded module).
 
-Importing this module (the worker does it at start, see ``HANDLER_MODULES``) also installs the tuning
-hooks of :mod:`pipeline_model.tuning_tvm` into the pass catalogue, so tuning *steps* of a pipeline run
-use the CPU-working builder/runner and emit ``tuning_progress`` events too.
+Importing this module (the worker does it at start, see ``HANDLER_MODULES``) also installs the
+global-function overrides of :mod:`pipeline_model.tuning_tvm` (:func:`~pipeline_model.tuning_tvm.install_overrides`),
+so MetaSchedule run inside other passes (e.g. ``pipeline.static_shape_tuning``) uses the CPU-working
+builder/runner. Tuning *steps* are built by their pass kind (:mod:`pipeline_model.passkinds.metaschedule`),
+which installs the overrides too.
 
 ``tune`` arguments::
 
@@ -23,21 +25,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pipeline_model.engine.worker import WorkerContext, handler
+from pipeline_model.engine.handler_registry import handler
 
-
-def _install_hooks() -> None:
-    try:
-        from pipeline_model import tuning_tvm
-
-        tuning_tvm.register_catalogue_hooks()
-    except ImportError:  # pragma: no cover - catalogue_tvm missing in a partial checkout
-        pass
+if TYPE_CHECKING:  # the worker imports this module; only type checkers import it back
+    from pipeline_model.engine.worker import WorkerContext
 
 
-_install_hooks()
+def _install_overrides() -> None:
+    from pipeline_model import tuning_tvm
+
+    tuning_tvm.install_overrides()
+
+
+_install_overrides()
 
 
 @handler("tune")

@@ -31,6 +31,7 @@ import tvm
 import tvm_ffi
 
 from pipeline_model.engine import protocol
+from pipeline_model.passkinds.base import PassKind as PassKindBase
 from pipeline_model.engine.results import (
     CANCELLED,
     CHANGED,
@@ -87,7 +88,7 @@ def input_key(model_key: str, target: dict[str, Any]) -> str:
 def step_key(previous_key: str, pass_id: str, params: dict[str, Any], base_dir: Optional[str] = None,
              extra: str = "") -> str:
     """Cache key after a step, chained on the key before it (``extra``: more state the step reads,
-    e.g. :func:`database_fingerprint`)."""
+    e.g. :func:`cache_key_extra`)."""
     parts = [*_referenced_files(params, base_dir)] + ([extra] if extra else [])
     return _sha("step", previous_key, pass_id, _canonical(params), *parts)
 
@@ -186,29 +187,14 @@ def run_work_dir(args: dict[str, Any]) -> str:
                             dict(args.get("target") or {"kind": "llvm"}))
 
 
-def database_fingerprint(pass_id: str, params: dict[str, Any], args: dict[str, Any]) -> str:
-    """Extra cache-key part of the MetaSchedule steps: the tuning work directory they use (the same
-    step tunes into another database for another pipeline file) and, for
-    ``relax.MetaScheduleApplyDatabase``, the size and mtime of the database it reads (a cached apply
-    step is not reused after the database changed); "" for other steps."""
-    from pipeline_model.tuning import APPLY_PASS_ID, STATE_FILE, TUNING_PASS_IDS, database_files, resolve_work_dir
+def cache_key_extra(pass_id: str, params: dict[str, Any], args: dict[str, Any]) -> str:
+    """More state step ``pass_id`` reads, for its cache key: its pass kind's
+    :meth:`~pipeline_model.passkinds.base.PassKind.cache_key_extra` (e.g. the tuning database of a
+    MetaSchedule step); "" for most steps."""
+    from pipeline_model.passkinds.registry import kind_for
 
-    if pass_id != APPLY_PASS_ID and pass_id not in TUNING_PASS_IDS:
-        return ""
-    try:
-        work_dir = resolve_work_dir(str(params.get("work_dir") or ""), run_work_dir(args), args.get("base_dir"))
-    except ValueError:
-        return ""
-    if pass_id != APPLY_PASS_ID:
-        return f"work_dir={work_dir}"
-    parts = []
-    for path in (*database_files(work_dir), os.path.join(work_dir, STATE_FILE)):
-        try:
-            st = os.stat(path)
-            parts.append(f"{st.st_size}:{st.st_mtime_ns}")
-        except OSError:
-            parts.append("-")
-    return f"work_dir={work_dir};db=" + ",".join(parts)
+    kind = kind_for(pass_id)
+    return kind.cache_key_extra(pass_id, params, args) if kind is not None else ""
 
 
 def _error_text(exc: BaseException) -> str:
@@ -311,7 +297,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
             stop = True
             continue
 
-        new_key = step_key(key, pass_id, params, base_dir, database_fingerprint(pass_id, params, args) + pc_fingerprint)
+        new_key = step_key(key, pass_id, params, base_dir, cache_key_extra(pass_id, params, args) + pc_fingerprint)
         hit = ctx.cache.entry(new_key)
         if hit is not None and hit.info.get("state") in (CHANGED, UNCHANGED):
             if hit.script is None:
@@ -336,10 +322,12 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         t0 = time.perf_counter()
         try:
             from pipeline_model import catalogue_tvm
+            from pipeline_model.passkinds.registry import kind_for
 
             build_ctx = _pass_build_context(args, target, ctx, i)
             the_pass = catalogue_tvm.make_pass(pass_id, params, build_ctx)
-            problem = catalogue_tvm.step_preflight(pass_id, params, mod)
+            kind = kind_for(pass_id)
+            problem = kind.step_preflight(pass_id, params, mod) if kind is not None else None
             if problem:
                 raise catalogue_tvm.PassConfigError(problem)
             # Passes get a shallow copy: some (DLight's ApplyDefaultSchedule, user code) update the
@@ -347,8 +335,8 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
             with target, pass_context_tvm.make_pass_context(args.get("pass_context"), [instrument]):
                 new_mod = the_pass(mod.clone())
             report = dict(getattr(build_ctx, "report", None) or {})
-            if isinstance(new_mod, tvm.IRModule):
-                catalogue_tvm.after_step_report(pass_id, mod, new_mod, report)
+            if isinstance(new_mod, tvm.IRModule) and kind is not None:
+                kind.after_step(pass_id, mod, new_mod, report)
         except Exception as exc:  # noqa: BLE001 - any failure of a step is reported on that step
             error, tb = exc, traceback.format_exc()
         res.elapsed_ms = (time.perf_counter() - t0) * 1000.0
@@ -397,25 +385,29 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
 
 
 def _preflight_warnings(steps: list[dict[str, Any]], ctx: Any) -> None:
-    """Before any step runs: one ``warning`` event per enabled ``relax.FuseOpsByPattern`` step that
-    cannot work as configured (e.g. ``annotate_codegen`` for a codegen this TVM build lacks), in the
-    plain words of :func:`pipeline_model.catalogue_tvm.fuse_by_pattern_problems`."""
+    """Before any step runs: one ``warning`` event per enabled step whose pass kind says it cannot work
+    as configured (:meth:`~pipeline_model.passkinds.base.PassKind.run_preflight`, e.g. a
+    FuseOpsByPattern step with ``annotate_codegen`` for a codegen this TVM build lacks)."""
     from pipeline_model import catalogue_tvm
+    from pipeline_model.passkinds.registry import kind_for
 
     for i, step in enumerate(steps):
-        if step.get("pass") != "relax.FuseOpsByPattern" or not step.get("enabled", True) or step.get("placeholder"):
+        if not step.get("enabled", True) or step.get("placeholder"):
+            continue
+        pass_id = str(step.get("pass", ""))
+        kind = kind_for(pass_id)
+        if kind is None or type(kind).run_preflight is PassKindBase.run_preflight:
             continue
         try:
-            cleaned, errors = catalogue_tvm.catalogue().validate_params("relax.FuseOpsByPattern", dict(step.get("params") or {}))
+            cleaned, errors = catalogue_tvm.catalogue().validate_params(pass_id, dict(step.get("params") or {}))
             if errors:
                 continue  # the step itself reports bad parameters
-            fatal, warning = catalogue_tvm.fuse_by_pattern_problems(cleaned)
+            message = kind.run_preflight(pass_id, cleaned)
         except Exception:  # noqa: BLE001 - a preflight must never break the run
             continue
-        message = fatal or warning
         if message:
-            ctx.emit("warning", {"index": i, "pass_id": "relax.FuseOpsByPattern", "preflight": True,
-                                 "message": f"step {i + 1} (relax.FuseOpsByPattern): {message}"})
+            ctx.emit("warning", {"index": i, "pass_id": pass_id, "preflight": True,
+                                 "message": f"step {i + 1} ({pass_id}): {message}"})
 
 
 def _nested_results(instrument: StepInstrument, memo: _ScriptMemo, base_key: str, ctx: Any, index: int) -> list[NestedPassResult]:

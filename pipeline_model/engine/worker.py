@@ -25,9 +25,10 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from pipeline_model.engine import protocol
+from pipeline_model.engine.handler_registry import HANDLERS, HandlerFn, handler  # noqa: F401 - re-exported
 
 #: Extra handler modules imported at start (skipped when they do not exist).
 HANDLER_MODULES = [
@@ -43,18 +44,6 @@ BAD_FFI_PREFIXES = ("0.1.15",)
 #: Exit code of an engine that refused to start.
 EXIT_REFUSED = 3
 
-HandlerFn = Callable[[dict, "WorkerContext"], dict]
-HANDLERS: dict[str, HandlerFn] = {}
-
-
-def handler(name: str) -> Callable[[HandlerFn], HandlerFn]:
-    """Register ``fn(args, ctx) -> dict`` as the handler of command ``name``."""
-
-    def register(fn: HandlerFn) -> HandlerFn:
-        HANDLERS[name] = fn
-        return fn
-
-    return register
 
 
 def ffi_version_problem(version: str) -> Optional[str]:

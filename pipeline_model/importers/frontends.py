@@ -1,4 +1,4 @@
-"""Model importers, TVM-free side: which files are imported how, errors, and script-export code.
+"""ONNX and PyTorch importers, TVM-free side: which files are imported how, and script-export code.
 
 Supported model files handled by the importers (the engine side is :mod:`pipeline_model.importers_tvm`):
 
@@ -20,6 +20,8 @@ import inspect
 import os
 import re
 
+from pipeline_model.importers.base import ModelLoadError
+
 #: What to tell a user whose model needs PyTorch when it is not installed.
 TORCH_INSTALL_HINT = (
     "PyTorch is not installed; install the optional importer with "
@@ -32,10 +34,6 @@ IMPORTER_SUFFIXES = (".onnx", ".pt2", ".py")
 _TORCH_IMPORT = re.compile(r"^\s*(import\s+torch\b|from\s+torch\b)", re.MULTILINE)
 _TVM_IMPORT = re.compile(r"^\s*(import\s+tvm\b|from\s+tvm\b)", re.MULTILINE)
 _EXAMPLE_INPUTS = re.compile(r"^\s*example_inputs\s*(:[^=]*)?=", re.MULTILINE)
-
-
-class ModelLoadError(ValueError):
-    """A model file could not be loaded; the message names the file and the cause."""
 
 
 def is_torch_python_file(path: str) -> bool:

@@ -1,0 +1,42 @@
+"""Format ``builtin``: the bundled models ``builtin:<name>`` (``resources/models/<name>.py``, nn.Module files).
+
+Not chosen by file suffix: ``models.resolve_model`` maps ``builtin:`` specs to it. Exported scripts
+inline the model file's source so they stand alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from pipeline_model.importers.base import KIND_BUILTIN, ModelFormat
+from pipeline_model.importers.registry import register_format
+
+
+class BuiltinFormat(ModelFormat):
+    """A bundled nn.Module model."""
+
+    name = "builtin"
+    source_kind = KIND_BUILTIN
+    priority = 0
+
+    def identify(self, path: str) -> bool:
+        return False  # chosen by the "builtin:" spec, not by a file
+
+    def load(self, path: str) -> tuple[Any, Optional[dict[str, Any]]]:
+        from pipeline_model.models_tvm import load_nn_module
+
+        return load_nn_module(path), None
+
+    def loader_source(self, source: Any) -> str:
+        with open(source.path, encoding="utf-8") as fh:
+            body = fh.read().rstrip() + "\n"
+        return (
+            f"# ---- model {source.spec} (inlined from resources/models/{source.name}.py) ----\n"
+            + body
+            + "\nmod, _param_spec = model.export_tvm(spec=spec)\n"
+            + "params = None  # nn.Module parameters are function inputs without data\n"
+            + "# ---- end of model ----\n"
+        )
+
+
+FORMAT = register_format(BuiltinFormat())

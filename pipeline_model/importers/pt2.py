@@ -1,0 +1,18 @@
+"""Format ``pt2``: a ``torch.export.save`` archive (``from_exported_program``, weights kept as parameters)."""
+
+from __future__ import annotations
+
+from pipeline_model.importers._frontend_format import FrontendFormat
+from pipeline_model.importers.registry import register_format
+
+
+class PT2Format(FrontendFormat):
+    """torch.export archive."""
+
+    name = "pt2"
+    title = "torch.export"
+    suffixes = (".pt2",)
+    priority = 40
+
+
+FORMAT = register_format(PT2Format())

@@ -1,0 +1,176 @@
+"""The pass-kind protocol: everything that differs between kinds of pipeline steps, in one class.
+
+A *pass kind* (plain ``relax.transform`` passes, named pipelines, backend stages, DLight,
+FuseOpsByPattern, MetaSchedule, custom Python, or one a plug-in adds) is a subclass of
+:class:`PassKind` registered with :func:`pipeline_model.passkinds.registry.register`. The runner,
+the exporter, the catalogue builder and :mod:`pipeline_model.emit` ask the registry for the kind of a
+pass id and call its hooks; no other module compares pass ids.
+
+Modules defining kinds must be importable without TVM: engine-side hooks (:meth:`PassKind.add_specs`,
+:meth:`PassKind.build_pass`, :meth:`PassKind.run_preflight`, :meth:`PassKind.step_preflight`,
+:meth:`PassKind.after_step`) import TVM inside the method.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from pipeline_model import emit
+from pipeline_model.passkinds.context import PassBuildContext, PassConfigError
+from pipeline_model.passkinds.report_html import DEFAULT_ERROR_CSS, ReportSection
+
+
+@dataclass(frozen=True)
+class UserCodeRef:
+    """Python code of the user's that a step runs (for trust/consent and error locations).
+
+    ``label`` says what it is (``"custom.python"``, ``"relax.FuseOpsByPattern pattern file /a/p.py"``);
+    ``path`` is the file on disk (``None`` for code held in the step); ``filenames`` are the names under
+    which tracebacks point at it (``<custom step 3>``, or the path as written and resolved);
+    ``read()`` returns the code's text (a ``# cannot read ...`` comment when the file cannot be read).
+    """
+
+    label: str
+    path: Optional[str]
+    filenames: tuple[str, ...]
+    read: Callable[[], str]
+
+
+@dataclass
+class ExportPiece:
+    """What one step adds to an exported script.
+
+    ``helpers``: source of helper functions (copied once each, in order); ``imports``: modules to
+    import; ``functions``: top-level functions (e.g. a custom step's); ``lines``: statements inside
+    ``apply_steps`` (without indentation) that leave the step's pass in ``pass_``.
+    """
+
+    helpers: list[str] = field(default_factory=list)
+    imports: list[str] = field(default_factory=list)
+    functions: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+
+def resolve_user_path(path: str, base_dir: Optional[str]) -> str:
+    """``path`` as written, made absolute against ``base_dir`` (or the working folder) when relative."""
+    return path if os.path.isabs(path) else os.path.join(base_dir or os.getcwd(), path)
+
+
+def read_text_or_comment(path: str) -> Callable[[], str]:
+    """A reader of ``path``'s text that returns a ``# cannot read`` comment instead of raising."""
+
+    def read() -> str:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                return fh.read()
+        except OSError as exc:
+            return f"# cannot read {path}: {exc.strerror or exc}"
+
+    return read
+
+
+class PassKind:
+    """Base of all pass kinds; every hook has a default that fits a plain TVM pass.
+
+    Class attributes: ``name`` (shown in the catalogue JSON as ``kind``), ``priority`` (kinds are asked
+    :meth:`matches` in ascending priority, so a specific kind wins over a catch-all one) and
+    ``catalogue_order`` (order of :meth:`add_specs` calls: a kind that refines specs another kind
+    introspected runs after it).
+    """
+
+    name = "base"
+    priority = 50
+    catalogue_order = 100
+
+    # ---- identity -------------------------------------------------------------------------------
+    def matches(self, pass_id: str) -> bool:
+        """Whether this kind handles ``pass_id``."""
+        return False
+
+    def is_composite(self, pass_id: str) -> bool:
+        """Whether a step of this kind runs several passes (its nested passes are worth showing)."""
+        return False
+
+    def runs_tuning(self, pass_id: str) -> bool:
+        """Whether a step of this kind tunes (the GUI shows the tuning panel, events ``tuning_progress``)."""
+        return False
+
+    # ---- catalogue (engine side) ----------------------------------------------------------------
+    def add_specs(self, cat: Any) -> None:
+        """Add this kind's :class:`~pipeline_model.catalogue.PassSpec` entries to ``cat`` (engine side;
+        may import TVM). ``cat`` already holds the specs of kinds with a lower ``catalogue_order``."""
+
+    # ---- construction ---------------------------------------------------------------------------
+    def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
+        """The TVM-free construction of ``pass_id`` with validated ``params`` (see :mod:`pipeline_model.emit`);
+        raises :class:`~pipeline_model.emit.EmitError` when it cannot be built."""
+        raise emit.EmitError(f"no construction known for pass {pass_id!r}")
+
+    def build_pass(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, ctx: PassBuildContext) -> Any:
+        """The ``tvm.transform.Pass`` of a step (engine side): by default the recipe ``expr`` evaluated
+        under the target. Raises :class:`PassConfigError` with a plain message."""
+        import tvm
+
+        from pipeline_model.passkinds.evaluate import evaluate
+
+        try:
+            with ctx.tvm_target():
+                result = evaluate(expr, ctx, pass_id)
+        except PassConfigError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - TVM construction errors become config errors
+            raise PassConfigError(f"{pass_id}: cannot build the pass: {type(exc).__name__}: {exc}") from exc
+        result = self.wrap_pass(pass_id, result, ctx)
+        if not isinstance(result, tvm.transform.Pass):
+            raise PassConfigError(f"{pass_id}: construction returned {type(result).__name__}, not a Pass")
+        return result
+
+    def wrap_pass(self, pass_id: str, built: Any, ctx: PassBuildContext) -> Any:
+        """Post-process the evaluated recipe (e.g. wrap it in a reporting pass); identity by default."""
+        return built
+
+    # ---- checks and reports (engine side) -------------------------------------------------------
+    def run_preflight(self, pass_id: str, params: dict[str, Any]) -> Optional[str]:
+        """A warning to send before the run starts when the step cannot work as configured, else None."""
+        return None
+
+    def step_preflight(self, pass_id: str, params: dict[str, Any], mod: Any) -> Optional[str]:
+        """A plain message when the step cannot work on ``mod`` (checked just before it runs), else None."""
+        return None
+
+    def after_step(self, pass_id: str, before: Any, after: Any, report: dict[str, Any]) -> None:
+        """Add what the step did to its ``report`` once it ran (``before``/``after`` are the modules)."""
+
+    def cache_key_extra(self, pass_id: str, params: dict[str, Any], run_args: dict[str, Any]) -> str:
+        """More state the step reads, mixed into its cache key (e.g. a tuning database's fingerprint)."""
+        return ""
+
+    # ---- TVM-free hooks for the GUI / CLI -------------------------------------------------------
+    def report_sections(self) -> tuple[ReportSection, ...]:
+        """The report sections this kind's steps produce (rendered by :mod:`.report_html`)."""
+        return ()
+
+    def report_html(self, report: dict, target: dict, error_css: str = DEFAULT_ERROR_CSS) -> str:
+        """HTML for a step's report ("" when empty): every registered kind's sections, in rank order."""
+        from pipeline_model.passkinds.registry import all_report_sections
+        from pipeline_model.passkinds.report_html import render_report
+
+        return render_report(report, target, all_report_sections(), error_css)
+
+    def user_code(self, step: Any, base_dir: Optional[str], number: Optional[int] = None) -> list[UserCodeRef]:
+        """The user's code a step (``pipeline_model.document.Step``, step number ``number``) runs; none by default."""
+        return []
+
+    def export_step(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, *, index: int,
+                    label: str) -> ExportPiece:
+        """What the step adds to an exported script (raises :class:`~pipeline_model.emit.EmitError`)."""
+        from pipeline_model.passkinds.evaluate import uses_pattern_file
+
+        piece = ExportPiece()
+        if uses_pattern_file(expr):
+            piece.helpers.append(emit.helper_source(emit.load_pattern_file))
+        piece.imports.extend(emit.imports_of(expr))
+        piece.lines.append(f"pass_ = {emit.render(expr)}")
+        return piece

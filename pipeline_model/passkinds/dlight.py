@@ -1,0 +1,131 @@
+"""Kind ``dlight``: ``dlight.ApplyDefaultSchedule`` with an ordered list of DLight rules.
+
+The recipe builds ``tvm.s_tir.dlight.ApplyDefaultSchedule(rule(), ...)``; in the engine the built rules
+are applied by :func:`pipeline_model.dlight_report_tvm.reporting_step` (same algorithm) so the step
+reports which PrimFunc got which rule (``report["dlight"]``), with a warning for PrimFuncs without a
+GPU schedule on a GPU target.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from pipeline_model import emit
+from pipeline_model.passkinds.base import PassKind
+from pipeline_model.passkinds.context import PassBuildContext
+from pipeline_model.passkinds.registry import register
+from pipeline_model.passkinds.report_html import ReportSection, esc
+
+PASS_ID = "dlight.ApplyDefaultSchedule"
+#: DLight rule group ("gpu" of "gpu.Matmul") -> module holding the rule classes.
+DLIGHT_RULE_MODULES = {"gpu": "tvm.s_tir.dlight.gpu", "cpu": "tvm.s_tir.dlight.cpu"}
+#: Rules of a new step (those present in this TVM build).
+DEFAULT_RULES = ["gpu.Matmul", "gpu.GEMV", "gpu.Reduction", "gpu.GeneralReduction", "gpu.Fallback"]
+
+
+def dlight_rule_names() -> list[str]:
+    """DLight rule names ``"gpu.Matmul"`` ... found in ``tvm.s_tir.dlight.gpu`` / ``.cpu``. Engine side."""
+    import inspect
+
+    from tvm.s_tir import dlight as dl
+
+    names = []
+    for group, module in (("gpu", dl.gpu), ("cpu", dl.cpu)):
+        for attr, value in vars(module).items():
+            if inspect.isclass(value) and issubclass(value, dl.ScheduleRule) and not attr.startswith("_"):
+                names.append(f"{group}.{attr}")
+    return names
+
+
+def dlight_spec() -> Any:
+    """The ``dlight.ApplyDefaultSchedule`` spec. Engine side."""
+    import inspect
+
+    from tvm.s_tir import dlight as dl
+
+    from pipeline_model.catalogue import ParamSpec, PassSpec
+    from pipeline_model.catalogue_tvm import first_paragraph
+
+    rules = dlight_rule_names()
+    return PassSpec(
+        id=PASS_ID,
+        title="DLight: Apply Default Schedule",
+        category="Scheduling (DLight)",
+        doc=first_paragraph(inspect.getdoc(dl.ApplyDefaultSchedule))
+        + " Rules are tried in order on each PrimFunc; the first that applies wins. gpu rules need a GPU target.",
+        params=[
+            ParamSpec("rules", "rule_list", [r for r in DEFAULT_RULES if r in rules],
+                      "Ordered DLight rules.", choices=rules)
+        ],
+        tvm_name="tvm.s_tir.dlight.ApplyDefaultSchedule",
+    )
+
+
+def dlight_html(value: Any, target: dict, error_css: str) -> str:
+    """``report["dlight"]``: the rule per PrimFunc, unscheduled ones, and a warning on GPU targets."""
+    if not isinstance(value, dict):
+        return ""
+    from pipeline_model.targets import is_gpu_target
+
+    dl = value
+    parts: list[str] = []
+    scheduled = dl.get("scheduled") or {}
+    if isinstance(scheduled, list):
+        scheduled = {str(e.get("name", e.get("func", "?"))): e.get("rule") for e in scheduled if isinstance(e, dict)}
+    unscheduled = [str(n) for n in dl.get("unscheduled") or dl.get("none") or []]
+    rows = "".join(f"<tr><td><code>{esc(f)}</code></td><td>{esc(r or '–')}</td></tr>" for f, r in scheduled.items())
+    rows += "".join(f"<tr><td><code>{esc(f)}</code></td><td><i>no rule applied</i></td></tr>" for f in unscheduled)
+    already = [str(n) for n in dl.get("already_scheduled") or []]
+    rows += "".join(f"<tr><td><code>{esc(f)}</code></td><td><i>already scheduled</i></td></tr>" for f in already)
+    rules = ", ".join(str(r) for r in dl.get("rules") or []) if isinstance(dl.get("rules"), list) else ""
+    parts.append(f"<p><b>DLight</b>{' (' + esc(rules) + ')' if rules else ''}: {len(scheduled)} PrimFunc(s) scheduled, "
+                 f"{len(unscheduled)} not</p><table>{rows}</table>")
+    gpu = bool(dl["gpu"]) if "gpu" in dl else is_gpu_target(target)
+    warnings = [str(w) for w in dl.get("warnings") or []]
+    if gpu and (warnings or unscheduled):
+        items = "".join(f"<li>{esc(w)}</li>" for w in warnings) or (
+            f"<li>{esc(', '.join(unscheduled[:8]))}: no GPU schedule; building for {esc(target.get('kind'))} will fail</li>"
+        )
+        parts.append(f"<p style='color:{error_css}'><b>Warning</b>: {len(unscheduled)} PrimFunc(s) have no GPU schedule "
+                     f"— add rules (e.g. gpu.Fallback) or a MetaSchedule step.</p><ul>{items}</ul>")
+    return "".join(parts)
+
+
+class DLightKind(PassKind):
+    """DLight's default schedule with a per-PrimFunc rule report (see the module docstring)."""
+
+    name = "dlight"
+    priority = 10
+    catalogue_order = 50
+
+    def matches(self, pass_id: str) -> bool:
+        return pass_id == PASS_ID
+
+    def add_specs(self, cat: Any) -> None:
+        cat.add(dlight_spec())
+
+    def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
+        rules = []
+        for rule in params.get("rules") or []:
+            group, _, name = str(rule).partition(".")
+            if group not in DLIGHT_RULE_MODULES or not emit.is_identifier(name):
+                raise emit.EmitError(f"unknown DLight rule {rule!r}")
+            rules.append(emit.Call(DLIGHT_RULE_MODULES[group], name))
+        return emit.Call("tvm.s_tir.dlight", "ApplyDefaultSchedule", tuple(rules))
+
+    def wrap_pass(self, pass_id: str, built: Any, ctx: PassBuildContext) -> Any:
+        """The rules the shared recipe built, applied by the reporting pass (same algorithm as
+        ApplyDefaultSchedule) so the step reports which PrimFunc got which rule."""
+        import tvm
+
+        if not isinstance(built, tvm.transform.Pass):
+            return built
+        from pipeline_model import dlight_report_tvm
+
+        return dlight_report_tvm.reporting_step(list(built.rules), ctx, pass_id=pass_id)
+
+    def report_sections(self) -> tuple[ReportSection, ...]:
+        return (ReportSection("dlight", 10, dlight_html),)
+
+
+KIND = register(DLightKind())

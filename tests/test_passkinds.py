@@ -1,0 +1,186 @@
+"""Pass kinds: a kind defined only in this file is catalogued, runs in the engine, exports and reports.
+
+The engine loads this module through ``RPS_PASSKIND_MODULES=tests.test_passkinds`` (the documented way
+to add kinds from outside ``pipeline_model``); importing it registers :class:`MyDCEKind`. No other file
+knows about ``test.MyDCE``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import Any, Optional
+
+import pytest
+
+from pipeline_model import emit
+from pipeline_model.passkinds import PassKind, kind_for, register, step_report_html, unregister
+from pipeline_model.passkinds.registry import ENV_MODULES, PassKindLoadError
+from pipeline_model.passkinds.report_html import ReportSection, esc
+
+PASS_ID = "test.MyDCE"
+
+
+def _count_functions(mod: Any) -> int:
+    return len(list(mod.functions_items()))
+
+
+def _mydce_html(value: Any, _target: dict, _css: str) -> str:
+    return f"<p><b>My DCE</b>: {esc(value.get('before'))} function(s) before, {esc(value.get('after'))} after</p>"
+
+
+class MyDCEKind(PassKind):
+    """``relax.transform.DeadCodeElimination`` under the id ``test.MyDCE`` with one parameter."""
+
+    name = "test_mydce"
+    priority = 5
+    catalogue_order = 200
+
+    def matches(self, pass_id: str) -> bool:
+        return pass_id == PASS_ID
+
+    def add_specs(self, cat: Any) -> None:
+        from pipeline_model.catalogue import ParamSpec, PassSpec
+
+        cat.add(PassSpec(id=PASS_ID, title="My DCE", category="Optimization", doc="Dead code elimination (test kind).",
+                         params=[ParamSpec("entry_functions", "str_list", None, "Functions to keep.", nullable=True)],
+                         tvm_name="tvm.relax.transform.DeadCodeElimination"))
+
+    def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
+        return emit.Call("tvm.relax.transform", "DeadCodeElimination", (), emit.keyword_args(params))
+
+    def after_step(self, pass_id: str, before: Any, after: Any, report: dict[str, Any]) -> None:
+        report["mydce"] = {"before": _count_functions(before), "after": _count_functions(after)}
+
+    def report_sections(self) -> tuple[ReportSection, ...]:
+        return (ReportSection("mydce", 70, _mydce_html),)
+
+
+register(MyDCEKind())
+
+# ---- the tests below run only in the pytest process ----------------------------------------------
+PYTHON = sys.executable
+MODULE = "tests.test_passkinds"
+UNUSED_MODEL = '''from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+@I.ir_module
+class Module:
+    @R.function(private=True)
+    def unused(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        return x
+
+    @R.function
+    def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        with R.dataflow():
+            y = R.add(x, x)
+            R.output(y)
+        return y
+'''
+
+
+@pytest.fixture(scope="module")
+def plugin_engine():
+    """An engine started with ``RPS_PASSKIND_MODULES`` naming this module."""
+    pytest.importorskip("tvm")
+    from pipeline_model.engine.client import EngineClient
+
+    client = EngineClient(step_timeout_s=300.0, env={ENV_MODULES: MODULE})
+    yield client
+    client.close()
+
+
+def test_registry_knows_the_kind_without_tvm():
+    code = ("import sys; from pipeline_model.passkinds import kind_name, all_kinds; "
+            f"print(kind_name({PASS_ID!r})); print(len(all_kinds())); print('tvm' in sys.modules)")
+    env = dict(os.environ, **{ENV_MODULES: MODULE})
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=env, cwd=root, timeout=120)
+    assert out.returncode == 0, out.stderr
+    name, count, tvm_loaded = out.stdout.split()
+    assert name == "test_mydce"
+    assert int(count) == 8  # the seven built-in kinds + this one
+    assert tvm_loaded == "False"  # kinds are asked without importing TVM
+
+
+def test_bad_plugin_module_is_named(monkeypatch):
+    from pipeline_model.passkinds import registry
+
+    monkeypatch.setenv(ENV_MODULES, "tests.no_such_passkind_module")
+    monkeypatch.setattr(registry, "_LOADED", False)
+    with pytest.raises(PassKindLoadError, match="tests.no_such_passkind_module"):
+        registry.load_kinds()
+    monkeypatch.setattr(registry, "_LOADED", True)
+
+
+def test_kind_in_catalogue_runs_exports_and_reports(plugin_engine, tmp_path):
+    tvm = pytest.importorskip("tvm")
+    from pipeline_model.catalogue import Catalogue
+    from pipeline_model.document import PipelineDocument, Step
+    from pipeline_model.engine.results import CHANGED
+    from pipeline_model.export import export_script
+
+    cat = Catalogue.from_json(plugin_engine.catalogue())
+    spec = cat.get(PASS_ID)
+    assert spec is not None and spec.kind == "test_mydce" and spec.title == "My DCE"
+    assert [p.name for p in spec.params] == ["entry_functions"]
+    assert cat.get("relax.FuseOps").kind == "relax"
+
+    model = tmp_path / "two_funcs.py"
+    model.write_text(UNUSED_MODEL)
+    doc = PipelineDocument(model=str(model), steps=[Step(PASS_ID, {"entry_functions": ["main"]})])
+    result = plugin_engine.run(doc)
+    assert result.ok, (result.error, [s.error for s in result.steps])
+    step = result.steps[0]
+    assert step.state == CHANGED
+    assert step.report["mydce"] == {"before": 2, "after": 1}
+    final = tvm.script.from_source(result.final_script)
+    assert [gv.name_hint for gv, _ in final.functions_items()] == ["main"]
+
+    source = export_script(doc, catalogue=cat)
+    assert "tvm.relax.transform.DeadCodeElimination(entry_functions=['main'])" in source
+    script = tmp_path / "exported.py"
+    script.write_text(source)
+    out = tmp_path / "final.json"
+    proc = subprocess.run([PYTHON, str(script), "--quiet", "--save-json", str(out)], capture_output=True, text=True,
+                          timeout=300, cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    tvm.ir.assert_structural_equal(tvm.ir.load_json(out.read_text()), final)
+
+    html = step_report_html(PASS_ID, step.report, dict(doc.target))
+    assert "<b>My DCE</b>: 2 function(s) before, 1 after" in html
+
+
+def test_builtin_kinds_and_flags():
+    assert kind_for("relax.FuseOps").name == "relax"
+    assert kind_for("relax.FuseOpsByPattern").name == "fuse_by_pattern"
+    assert kind_for("relax.MetaScheduleTuneTIR").runs_tuning("relax.MetaScheduleTuneTIR")
+    assert not kind_for("relax.MetaScheduleApplyDatabase").runs_tuning("relax.MetaScheduleApplyDatabase")
+    assert kind_for("pipeline.zero").is_composite("pipeline.zero")
+    assert kind_for("stage.cuda.legalize_passes").is_composite("stage.cuda.legalize_passes")
+    assert kind_for("dlight.ApplyDefaultSchedule").name == "dlight"
+    assert kind_for("custom.python").name == "custom_python"
+    assert kind_for("nothing.Known") is None
+
+
+def test_user_code_of_custom_and_pattern_steps(tmp_path):
+    from pipeline_model.document import Step
+
+    custom = Step("custom.python", {"source": "x = 1\n"})
+    (ref,) = kind_for(custom.pass_id).user_code(custom, str(tmp_path), 3)
+    assert (ref.label, ref.path, ref.filenames, ref.read()) == ("custom.python", None, ("<custom step 3>",), "x = 1\n")
+    (tmp_path / "pat.py").write_text("patterns = []\n")
+    fuse = Step("relax.FuseOpsByPattern", {"pattern_source": "file", "pattern_file": "pat.py"})
+    (ref,) = kind_for(fuse.pass_id).user_code(fuse, str(tmp_path), 1)
+    full = str(tmp_path / "pat.py")
+    assert ref.path == full and ref.filenames == ("pat.py", full) and ref.read() == "patterns = []\n"
+    table = Step("relax.FuseOpsByPattern", {"pattern_source": "table"})
+    assert kind_for(table.pass_id).user_code(table, str(tmp_path), 1) == []
+    missing = Step("relax.FuseOpsByPattern", {"pattern_source": "file", "pattern_file": "gone.py"})
+    assert kind_for(missing.pass_id).user_code(missing, str(tmp_path), 1)[0].read().startswith("# cannot read")
+
+
+def teardown_module() -> None:
+    unregister(MyDCEKind.name)  # leave the registry as other test modules expect it
