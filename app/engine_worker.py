@@ -96,8 +96,9 @@ class RunRequest(EngineRequest):
 def catalogue_source_hash() -> str:
     """Hash of the app-side catalogue code: part of the catalogue cache key (dev edits invalidate it)."""
     digest = hashlib.sha256()
-    for name in ("catalogue.py", "catalogue_tvm.py"):
-        path = _ROOT / "pipeline_model" / name
+    core = _ROOT / "pipeline_model"
+    paths = [core / "catalogue.py", core / "catalogue_tvm.py", *sorted((core / "passkinds").glob("*.py"))]
+    for path in paths:
         try:
             digest.update(path.read_bytes())
         except OSError:

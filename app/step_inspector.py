@@ -17,10 +17,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from app.code_dialogs import show_code_dialog
 from app.context import AppContext
 from app.panels import GraphArea, PipelinePanel
-from app.pass_kinds import highlights_fusion, user_code_files
-from app.step_reports import (
-    details_placeholder_html, fused_node_ids, fusion_call_node_ids, node_details_html, step_report_html,
-)
+from app.pass_kinds import fusion_call_node_ids, highlights_fusion, step_report_html, user_code_files
+from app.step_reports import details_placeholder_html, fused_node_ids, node_details_html
 from pipeline_model.document import Step
 from pipeline_model.engine.results import CHANGED, FAILED, SKIPPED, UNCHANGED, RunResult, StepResult
 from widgets.diff_view import DiffView
@@ -338,7 +336,7 @@ class StepInspector(QObject):
             from pipeline_model.ir_graph import changed_nodes
 
             changed = changed_nodes(before, data)
-        if self._shown_pass_id is not None and highlights_fusion(self._shown_pass_id):
+        if self._shown_pass_id is not None and highlights_fusion(self._shown_report):
             # The bindings fused into composite/offloaded functions by this step: the calls the
             # step's fusion report names (by var name), and any call of a composite function.
             changed |= fused_node_ids(data) | fusion_call_node_ids(data, self._shown_report)

@@ -10,7 +10,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from app.step_reports import fused_node_ids, fusion_call_node_ids, step_report_html  # noqa: E402
+from app.pass_kinds import fusion_call_node_ids, step_report_html  # noqa: E402
+from app.step_reports import fused_node_ids  # noqa: E402
 from app.undo_commands import AddStepCommand  # noqa: E402
 from pipeline_model.document import Step  # noqa: E402
 from tests.conftest import qt_wait  # noqa: E402

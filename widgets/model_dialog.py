@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-MODEL_FILTER = "Models (*.py *.onnx *.pt2);;TVMScript / nn.Module / torch (*.py);;ONNX (*.onnx);;torch.export (*.pt2);;All files (*)"
+from pipeline_model.importers import file_filter as model_file_filter
+
 
 FILE_KINDS = (
     "TVMScript .py — a class decorated with @I.ir_module (or the text of mod.script())",
@@ -94,7 +95,7 @@ class ModelDialog(QDialog):
 
     def browse(self) -> None:
         """Pick a file with the file dialog."""
-        path, _ = QFileDialog.getOpenFileName(self, "Open model file", self.path.text() or self.start_dir, MODEL_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, "Open model file", self.path.text() or self.start_dir, model_file_filter())
         if path:
             self.path.setText(path)
             self.list.setCurrentItem(None)
