@@ -14,6 +14,8 @@ import os
 import sys
 import time
 
+from pipeline_model.passkinds.custom_python import PASS_ID as CUSTOM_PASS_ID
+
 FAILING_SOURCE = '''from tvm import relax
 
 
@@ -94,7 +96,7 @@ def main(argv: list[str]) -> int:
         settle(1500)
         shot("diff.png")
     # A failing step.
-    uid = win.editor.add_pass("custom.python", 2)
+    uid = win.editor.add_pass(CUSTOM_PASS_ID, 2)
     win.editor.set_step_params(uid, {"source": FAILING_SOURCE})
     win.pipeline_view.select_uids([uid])
     assert wait(done), "second run did not finish"

@@ -203,6 +203,14 @@ def format_ms(ms: float) -> str:
     return format_duration_ms(ms)
 
 
+def _kind_is_composite(pass_id: str) -> bool:
+    """Default composite test (before the catalogue arrives): the pass kind's answer."""
+    from pipeline_model.passkinds import kind_for
+
+    kind = kind_for(pass_id)
+    return bool(kind is not None and kind.is_composite(pass_id))
+
+
 class QtPipelineModel(QAbstractListModel):
     """List model over ``document.steps`` plus the latest engine result of each step.
 
@@ -224,7 +232,7 @@ class QtPipelineModel(QAbstractListModel):
         self._results: dict[str, StepResult] = {}
         self._running_uid: Optional[str] = None
         self._title_for: Callable[[str], str] = lambda pass_id: pass_id
-        self._composite: Callable[[str], bool] = lambda pass_id: pass_id.startswith(("pipeline.", "stage."))
+        self._composite: Callable[[str], bool] = _kind_is_composite
 
     # ---- document / results ---------------------------------------------------------------
     @property
