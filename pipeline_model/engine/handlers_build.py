@@ -241,7 +241,7 @@ def _random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: str, 
 #: Ops through which an integer input keeps its values (its ids reach the lookup unchanged).
 _VALUE_PRESERVING_OPS = {"relax.astype", "relax.reshape", "relax.expand_dims", "relax.squeeze",
                          "relax.permute_dims", "relax.flatten", "relax.broadcast_to", "relax.strided_slice",
-                         "relax.take_along_axis"}
+                         "relax.take_along_axis", "relax.add"}
 #: Lookup ops: (op name, index of the table argument, index of the indices argument).
 _LOOKUP_OPS = {"relax.take": (0, 1), "relax.gather_elements": (0, 1), "relax.gather_nd": (0, 1)}
 
@@ -274,6 +274,9 @@ def integer_input_bounds(mod: Any, func_name: str) -> dict[str, int]:
             args = list(value.args)
             if op in _VALUE_PRESERVING_OPS and args and args[0] in origin:
                 origin[binding.var] = origin[args[0]]
+            elif op == "relax.where" and len(args) == 3 and (args[1] in origin or args[2] in origin):
+                # ONNX Gather wraps negative ids: where(ids < 0, ids + n, ids)
+                origin[binding.var] = origin[args[2] if args[2] in origin else args[1]]
             elif op in _LOOKUP_OPS:
                 t_i, i_i = _LOOKUP_OPS[op]
                 if len(args) <= max(t_i, i_i) or args[i_i] not in origin:
