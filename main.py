@@ -5,8 +5,9 @@
 
     python main.py passes [--json]
     python main.py run PIPELINE [--model SPEC] [--target T] [--until N] [--emit-ir DIR] [--json] ...
-    python main.py export PIPELINE [-o FILE]
+    python main.py export PIPELINE [-o FILE] [--model SPEC] [--target T]
     python main.py env [--json]
+    python main.py compare A.json B.json [...] [--model SPEC] [--target T] [--json]
 
 Each sub-command lives in ``pipeline_model/cli/<name>_cmd.py`` and exposes ``add_parser(subparsers)``
 and ``main(args) -> int``. Exit codes: 0 ok, 1 a step failed, 2 bad input.
@@ -23,6 +24,7 @@ COMMANDS = {
     "run": "run_cmd",
     "export": "export_cmd",
     "env": "env_cmd",
+    "compare": "compare_cmd",
 }
 
 

@@ -1,23 +1,28 @@
-"""Latency of the bundled CPU pipelines vs PyTorch eager and ONNX Runtime, on three small models.
+"""Latency and build time of the app's CPU pipelines vs TVM's default build, PyTorch eager and ONNX Runtime.
 
-Models (defined here in PyTorch, imported into Relax through the app's own importer, weights kept):
-the tutorial MLP (784-256-10), a small CNN (2 conv + pool + linear on 1x3x32x32) and a transformer
-encoder block (seq 32, hidden 128, 4 heads, MLP 4x). Each is run through the engine on the host CPU
-target and timed with ``time_evaluator``:
+Bench set (defined here in PyTorch with random weights, no downloads, imported into Relax through the
+app's own importer, weights kept): the tutorial MLP (784-256-10), a small CNN (2 conv + pool + linear on
+1x3x32x32), a transformer encoder block (seq 32, hidden 128, 4 heads), a ResNet-18-style CNN (ResNet-18's
+stages on 1x3x64x64) and a GPT-2-style decoder (2 pre-LN blocks, hidden 128, vocab 2048, seq 32, integer
+token ids). Each is run through the engine on the host CPU target and timed with ``time_evaluator``:
 
-* "TVM default": ``tvm.compile``'s stock default pipeline (the numerical check's reference);
-* "TVM cpu_build": the steps of ``resources/pipelines/cpu_build.json`` (untuned);
-* "TVM tuned": the steps of ``resources/pipelines/cpu_tuned.json`` (MetaSchedule, ``--trials`` per
-  PrimFunc; the database goes to ``--work-dir`` or a temporary folder);
-* optional ``--variants``: untuned variations of cpu_build, to see what each step is worth.
+* "TVM default": ``tvm.compile``'s stock default pipeline (the numerical check's reference), and its
+  build time;
+* "app default": ``resources/pipelines/cpu_build.json`` (untuned); its build time is the pipeline's passes
+  plus ``tvm.compile`` of the result (what the user waits for);
+* optional ``--pipelines``: other bundled pipelines (``cpu_build_dlight``, ``cpu_build_no_transpose``,
+  ``cpu_build_nhwc``, ...) as extra columns; ``--variants``: variations of ``cpu_build_dlight.json``;
+* optional ``--tuned``: ``resources/pipelines/cpu_tuned.json`` (MetaSchedule, ``--trials`` per PrimFunc;
+  minutes per model, off by default).
 
 The same model is timed in PyTorch eager (``torch.inference_mode``) and in ONNX Runtime (legacy
-TorchScript ONNX export), on the same inputs. Prints one table with the ratios (< 1.0 means TVM is
+TorchScript ONNX export), on the same inputs and thread count. Latencies are "min / median" of the
+repeats (each the mean of ``--number`` runs). Prints one table with the ratios (< 1.0 means the app is
 faster) and the load average before and after.
 
 Needs ``requirements-torch.txt`` and ``onnxruntime`` (benchmark only, see docs/PERFORMANCE.md).
-Usage: ``.venv/bin/python bench/bench_latency.py [--trials N] [--work-dir DIR] [--no-tuned]
-[--variants all|NAME,...] [--models mlp,cnn] [--repeat N] [--markdown]``
+Usage: ``.venv/bin/python bench/bench_latency.py [--models mlp,cnn,...] [--pipelines NAME,...]
+[--variants all|NAME,...] [--tuned [--trials N] [--work-dir DIR]] [--number N] [--repeat N] [--markdown]``
 """
 
 from __future__ import annotations
@@ -96,11 +101,100 @@ torch.manual_seed(0)
 model = Block().eval()
 example_inputs = (torch.randn(1, 32, 128),)
 ''',
+    "resnet18": '''
+import torch
+
+class Basic(torch.nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.b1 = torch.nn.BatchNorm2d(cout)
+        self.c2 = torch.nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.b2 = torch.nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = torch.nn.Sequential(torch.nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                            torch.nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = torch.relu(self.b1(self.c1(x)))
+        y = self.b2(self.c2(y))
+        return torch.relu(y + (x if self.down is None else self.down(x)))
+
+class ResNet18(torch.nn.Module):
+    """ResNet-18 layout (64-128-256-512 channels, 2 basic blocks per stage), random weights."""
+    def __init__(self, classes=1000):
+        super().__init__()
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 64, 7, 2, 3, bias=False), torch.nn.BatchNorm2d(64),
+                                        torch.nn.ReLU(), torch.nn.MaxPool2d(3, 2, 1))
+        blocks, cin = [], 64
+        for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+            blocks += [Basic(cin, cout, stride), Basic(cout, cout, 1)]
+            cin = cout
+        self.blocks = torch.nn.Sequential(*blocks)
+        self.fc = torch.nn.Linear(512, classes)
+
+    def forward(self, x):
+        x = self.blocks(self.stem(x))
+        return self.fc(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+torch.manual_seed(0)
+model = ResNet18().eval()
+example_inputs = (torch.randn(1, 3, 64, 64),)
+''',
+    "gpt2": '''
+import torch
+
+class Block(torch.nn.Module):
+    def __init__(self, hidden, heads, seq):
+        super().__init__()
+        self.heads, self.dim = heads, hidden // heads
+        self.ln1 = torch.nn.LayerNorm(hidden)
+        self.attn = torch.nn.Linear(hidden, 3 * hidden)
+        self.proj = torch.nn.Linear(hidden, hidden)
+        self.ln2 = torch.nn.LayerNorm(hidden)
+        self.fc = torch.nn.Linear(hidden, 4 * hidden)
+        self.out = torch.nn.Linear(4 * hidden, hidden)
+        self.register_buffer("mask", torch.tril(torch.ones(seq, seq, dtype=torch.bool)))
+
+    def forward(self, x):
+        b, s, h = x.shape
+        q, k, v = self.attn(self.ln1(x)).split(h, dim=-1)
+        q, k, v = [t.reshape(b, s, self.heads, self.dim).transpose(1, 2) for t in (q, k, v)]
+        att = (q @ k.transpose(-1, -2)) / self.dim ** 0.5
+        att = torch.softmax(att.masked_fill(~self.mask[:s, :s], float("-inf")), dim=-1)
+        x = x + self.proj((att @ v).transpose(1, 2).reshape(b, s, h))
+        return x + self.out(torch.nn.functional.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+class GPT2(torch.nn.Module):
+    """GPT-2-style decoder (token + position embeddings, 2 pre-LN blocks, tied LM head), random weights."""
+    def __init__(self, vocab=2048, hidden=128, heads=4, layers=2, seq=32):
+        super().__init__()
+        self.wte = torch.nn.Embedding(vocab, hidden)
+        self.wpe = torch.nn.Embedding(seq, hidden)
+        self.blocks = torch.nn.ModuleList([Block(hidden, heads, seq) for _ in range(layers)])
+        self.ln = torch.nn.LayerNorm(hidden)
+        self.register_buffer("pos", torch.arange(seq).unsqueeze(0))
+
+    def forward(self, ids):
+        x = self.wte(ids) + self.wpe(self.pos[:, :ids.shape[1]])
+        for blk in self.blocks:
+            x = blk(x)
+        return self.ln(x) @ self.wte.weight.t()
+
+torch.manual_seed(0)
+model = GPT2().eval()
+example_inputs = (torch.randint(0, 2048, (1, 32)),)
+''',
 }
 
+#: The quick bench set (run by default): every model above.
+QUICK_MODELS = ("mlp", "cnn", "transformer", "resnet18", "gpt2")
 
 
-#: Untuned variations of cpu_build.json (``--variants``): name -> (what it is, edit of the document).
+
+#: Untuned variations of cpu_build_dlight.json (``--variants``; the app default before issue 11, with DLight's
+#: CPU rules): name -> what it is.
 VARIANT_DOCS = {
     "no_dlight": "cpu_build without the DLight step",
     "no_fuse": "cpu_build without FuseOps/FuseTIR",
@@ -111,8 +205,8 @@ VARIANT_DOCS = {
 }
 
 
-def _time_callable(fn: Callable[[], Any], warmup: int, number: int, repeat: int) -> float:
-    """Median over ``repeat`` of the mean per-call time of ``number`` calls, in µs."""
+def _time_callable(fn: Callable[[], Any], warmup: int, number: int, repeat: int) -> tuple[float, float]:
+    """(min, median) over ``repeat`` of the mean per-call time of ``number`` calls, in µs."""
     for _ in range(warmup):
         fn()
     samples = []
@@ -121,7 +215,7 @@ def _time_callable(fn: Callable[[], Any], warmup: int, number: int, repeat: int)
         for _ in range(number):
             fn()
         samples.append((time.perf_counter() - t0) / number * 1e6)
-    return statistics.median(samples)
+    return min(samples), statistics.median(samples)
 
 
 def _loadavg() -> str:
@@ -180,21 +274,31 @@ def _progress_printer(label: str) -> Callable[[str, dict], None]:
     return on_event
 
 
+def _number_for(name: str, number: int) -> int:
+    """Fewer runs per measurement for the big models (ResNet-18 runs ~0.1-1 s each on 2 cores)."""
+    return max(1, number // 10) if name == "resnet18" else number
+
+
 def main() -> int:
     """Run the benchmark and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--number", type=int, default=50)
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--number", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--trials", type=int, default=None,
                         help="MetaSchedule trials per PrimFunc of the tuned column "
                              "(default: cpu_tuned.json's max_trials_global)")
     parser.add_argument("--work-dir", default=None,
                         help="tuning work directory (one sub-folder per model; reused by later runs); "
                              "default: a temporary folder, deleted afterwards")
-    parser.add_argument("--no-tuned", action="store_true", help="skip the tuned column (no tuning)")
+    parser.add_argument("--tuned", action="store_true", help="add the tuned column (MetaSchedule: minutes per model)")
+    parser.add_argument("--no-tuned", action="store_true", help=argparse.SUPPRESS)  # the default now
+    parser.add_argument("--pipelines", default="",
+                        help="comma-separated bundled pipelines (resources/pipelines/NAME.json) to add as columns, "
+                             "e.g. cpu_build_dlight,cpu_build_no_transpose,cpu_build_nhwc")
     parser.add_argument("--variants", default="",
-                        help="comma-separated extra columns from: " + ", ".join(VARIANT_DOCS) + " (or 'all')")
-    parser.add_argument("--models", default=",".join(MODELS_SOURCE),
+                        help="comma-separated variations of cpu_build_dlight.json: " + ", ".join(VARIANT_DOCS)
+                             + " (or 'all')")
+    parser.add_argument("--models", default=",".join(QUICK_MODELS),
                         help="comma-separated subset of: " + ", ".join(MODELS_SOURCE))
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     opts = parser.parse_args()
@@ -219,10 +323,18 @@ def main() -> int:
     variants = list(VARIANT_DOCS) if opts.variants.strip() == "all" else \
         [v.strip() for v in opts.variants.split(",") if v.strip()]
     pipelines = os.path.join(ROOT, "resources", "pipelines")
+    extra = [p.strip() for p in opts.pipelines.split(",") if p.strip()]
+    extra_docs = {}
+    for name in extra:
+        path = os.path.join(pipelines, f"{name}.json")
+        if not os.path.isfile(path):
+            raise SystemExit(f"unknown pipeline {name!r}: no {path}")
+        extra_docs[name] = load_pipeline(path)
     cpu_doc = load_pipeline(os.path.join(pipelines, "cpu_build.json"))
+    dlight_doc = load_pipeline(os.path.join(pipelines, "cpu_build_dlight.json"))
     tuned_doc = load_pipeline(os.path.join(pipelines, "cpu_tuned.json"))
     for v in variants:
-        _variant_doc(v, cpu_doc, tuned_doc)  # unknown names fail before any work
+        _variant_doc(v, dlight_doc, tuned_doc)  # unknown names fail before any work
     tuning_trials = opts.trials
     if tuning_trials is None:
         tuning_trials = next(int(s.params.get("max_trials_global", 64)) for s in tuned_doc.steps
@@ -230,24 +342,23 @@ def main() -> int:
 
     load_before = _loadavg()
     t_start = time.perf_counter()
-    # A tuning step reports progress after every round, which restarts the engine's step watchdog.
     client = EngineClient(step_timeout_s=900.0)
     target = client.request("devices", {})["devices"][0]["target"]
-    bench = build_api.BenchSettings(warmup=5, number=opts.number, repeat=opts.repeat)
     check = (1e-3, 1e-4)
-    tvm_rows: dict[str, dict[str, Any]] = {}
+    rows: dict[str, dict[str, Any]] = {}
     tmp = tempfile.mkdtemp(prefix="bench_latency_")
     work_root = os.path.abspath(opts.work_dir) if opts.work_dir else os.path.join(tmp, "tuning")
+    columns = ([*extra] + (["tuned"] if opts.tuned else []) + variants)
     try:
         # Phase 1: TVM in the engine (nothing else runs: TVM's and torch's thread pools spin after work).
         for name in models:
             path = os.path.join(tmp, f"{name}.py")
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(MODELS_SOURCE[name])
+            bench = build_api.BenchSettings(warmup=2, number=_number_for(name, opts.number), repeat=opts.repeat)
 
             def prepared(doc: Any, label: str) -> Any:
                 doc = doc.clone()
-                # The host target (mcpu, num-cores) for every column; no_mcpu drops 'mcpu'.
                 drop = {"mcpu"} if label == "no_mcpu" else set()
                 doc.model, doc.path = path, None
                 doc.target = {k: v for k, v in target.items() if k not in drop}
@@ -255,26 +366,43 @@ def main() -> int:
                 _set_tuning(doc, tuning_trials, os.path.join(work_root, f"{name}.{label}"))
                 return doc
 
-            row: dict[str, Any] = {}
-            doc = prepared(cpu_doc, "cpu_build")
-            res = build_api.compare(client, build_api.module_request(doc, baseline=True),
-                                    build_api.module_request(doc), bench=bench, check=check)
-            row["default"], row["cpu_build"] = res.a.latency.median_us, res.b.latency.median_us
-            row["checks"] = {"cpu_build": bool(res.check and res.check.passed)}
-            row["tuning_s"] = {}
-            columns = ([] if opts.no_tuned else ["tuned"]) + variants
-            for label in columns:
-                base = tuned_doc if label == "tuned" else _variant_doc(label, cpu_doc, tuned_doc)
-                doc = prepared(base, label)
+            def app_column(doc: Any, label: str) -> dict[str, Any]:
+                """Run the pipeline (timed: part of the app's build), then build, time and check its module."""
                 t0 = time.perf_counter()
-                out = build_api.build_run(client, doc, bench=bench, check=check,
-                                          on_event=_progress_printer(f"{name} {label}"))
-                row[label] = out.latency.median_us if out.latency else float("nan")
-                row["checks"][label] = out.ok
-                row["tuning_s"][label] = time.perf_counter() - t0
-                print(f"  {name} {label}: {row[label]:.1f} us ({row['tuning_s'][label]:.0f} s incl. "
-                      f"pipeline and build), check {'pass' if out.ok else 'FAIL'}", file=sys.stderr, flush=True)
-            tvm_rows[name] = row
+                run = client.run(doc, on_event=_progress_printer(f"{name} {label}"))
+                pipeline_s = time.perf_counter() - t0
+                if not run.ok:
+                    return {"error": run.error or f"step {run.failed_index} failed"}
+                key = next((s.snapshot_key for s in reversed(run.steps) if s.snapshot_key), run.input_key)
+                res = build_api.compare(client, build_api.module_request(doc, baseline=True),
+                                        build_api.module_request(doc, key=key), bench=bench, check=check)
+                return {"min": res.b.latency.min_us, "median": res.b.latency.median_us,
+                        "build_s": pipeline_s + res.b.build_ms / 1000.0, "ok": bool(res.check and res.check.passed),
+                        "default": {"min": res.a.latency.min_us, "median": res.a.latency.median_us,
+                                    "build_s": res.a.build_ms / 1000.0}}
+
+            row: dict[str, Any] = {"cols": {}}
+            app = app_column(prepared(cpu_doc, "cpu_build"), "cpu_build")
+            if "error" in app:
+                raise SystemExit(f"{name}: cpu_build failed: {app['error']}")
+            row["default"], row["app"] = app.pop("default"), app
+            print(f"  {name}: TVM default {row['default']['median']:.1f} us (build {row['default']['build_s']:.1f} s), "
+                  f"app default {app['median']:.1f} us (pipeline+build {app['build_s']:.1f} s)",
+                  file=sys.stderr, flush=True)
+            for label in columns:
+                if label == "tuned":
+                    base = tuned_doc
+                elif label in extra_docs:
+                    base = extra_docs[label]
+                else:
+                    base = _variant_doc(label, dlight_doc, tuned_doc)
+                col = app_column(prepared(base, label), label)
+                col.pop("default", None)
+                row["cols"][label] = col
+                print(f"  {name} {label}: " + (col["error"] if "error" in col else
+                      f"{col['median']:.1f} us, pipeline+build {col['build_s']:.1f} s, "
+                      f"check {'pass' if col['ok'] else 'FAIL'}"), file=sys.stderr, flush=True)
+            rows[name] = row
         client.close()
         t_tvm = time.perf_counter() - t_start
         # Phase 2: PyTorch eager and ONNX Runtime, same models and inputs, same thread count.
@@ -283,42 +411,46 @@ def main() -> int:
             ns: dict = {}
             exec(compile(MODELS_SOURCE[name], name, "exec"), ns)  # noqa: S102 - our own model definitions
             model, inputs = ns["model"], ns["example_inputs"]
+            number = _number_for(name, opts.number)
             with torch.inference_mode():
-                t_torch = _time_callable(lambda: model(*inputs), 5, opts.number, opts.repeat)
+                rows[name]["torch"] = _time_callable(lambda: model(*inputs), 2, number, opts.repeat)
             onnx_path = os.path.join(tmp, f"{name}.onnx")
             torch.onnx.export(model, inputs, onnx_path, dynamo=False)
             options = ort.SessionOptions()
             options.intra_op_num_threads = torch.get_num_threads()
             sess = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
             feed = {i.name: t.numpy() for i, t in zip(sess.get_inputs(), inputs)}
-            t_ort = _time_callable(lambda: sess.run(None, feed), 5, opts.number, opts.repeat)
-            tvm_rows[name]["torch"], tvm_rows[name]["ort"] = t_torch, t_ort
+            rows[name]["ort"] = _time_callable(lambda: sess.run(None, feed), 2, number, opts.repeat)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
-    tvm_cols = ["default", "cpu_build"] + ([] if opts.no_tuned else ["tuned"]) + variants
-    header = ["model", *(f"TVM {c} (us)" for c in tvm_cols), "PyTorch eager (us)", "ONNX Runtime (us)",
-              "cpu_build/PyTorch"]
-    if not opts.no_tuned:
-        header += ["tuned/PyTorch", "tuned/ORT", "tuning (s)"]
-    header += ["check"]
+    def lat(c: dict[str, Any]) -> str:
+        return "error" if "error" in c else f"{c['min']:.0f} / {c['median']:.0f}"
+
+    header = ["model", "TVM default min/med (us)", "app default min/med (us)", "app/TVM",
+              *(f"{c} min/med (us)" for c in columns), "PyTorch min/med (us)", "ORT min/med (us)",
+              "app/PyTorch", "app/ORT", "TVM build (s)", "app build (s)", "build ratio",
+              *(f"{c} build (s)" for c in columns), "check"]
     lines = []
     for name in models:
-        row = tvm_rows[name]
-        t_torch, t_ort = row["torch"], row["ort"]
-        cells = [name, *(f"{row[c]:.1f}" for c in tvm_cols), f"{t_torch:.1f}", f"{t_ort:.1f}",
-                 f"{row['cpu_build'] / t_torch:.2f}x"]
-        if not opts.no_tuned:
-            cells += [f"{row['tuned'] / t_torch:.2f}x", f"{row['tuned'] / t_ort:.2f}x",
-                      f"{row['tuning_s']['tuned']:.0f}"]
-        failed = [k for k, ok in row["checks"].items() if not ok]
+        row = rows[name]
+        d, a = row["default"], row["app"]
+        (t_min, t_med), (o_min, o_med) = row["torch"], row["ort"]
+        cells = [name, lat(d), lat(a), f"{a['median'] / d['median']:.2f}x",
+                 *(lat(row["cols"][c]) for c in columns),
+                 f"{t_min:.0f} / {t_med:.0f}", f"{o_min:.0f} / {o_med:.0f}",
+                 f"{a['median'] / t_med:.2f}x", f"{a['median'] / o_med:.2f}x",
+                 f"{d['build_s']:.1f}", f"{a['build_s']:.1f}", f"{a['build_s'] / d['build_s']:.2f}x",
+                 *("-" if "error" in row["cols"][c] else f"{row['cols'][c]['build_s']:.1f}" for c in columns)]
+        failed = [k for k, c in [("app", a), *row["cols"].items()] if not c.get("ok")]
         cells.append("pass" if not failed else "FAIL: " + ", ".join(failed))
         lines.append(cells)
     print(f"target {target}; torch {torch.__version__} ({torch.get_num_threads()} threads), "
           f"onnxruntime {ort.__version__}, numpy {np.__version__}")
-    print(f"tuning: {'off' if opts.no_tuned else f'{tuning_trials} trials per PrimFunc'}; "
+    print(f"tuning: {'off (the tuned column takes minutes per model; --tuned adds it)' if not opts.tuned else f'{tuning_trials} trials per PrimFunc'}; "
           f"TVM phase {t_tvm:.0f} s, total {time.perf_counter() - t_start:.0f} s; "
           f"load average before {load_before}, after {_loadavg()}")
+    print("app build = the pipeline's passes + tvm.compile of its module; TVM build = tvm.compile's default build")
     for v in variants:
         print(f"  {v}: {VARIANT_DOCS[v]}")
     if opts.markdown:

@@ -1,5 +1,5 @@
 """Client-side, TVM-free wrappers over the engine's build commands (``build_run``, ``compare``,
-``export_library``) returning typed results.
+``profile``, ``export_library``) returning typed results, and profile comparison (:func:`diff_profiles`).
 
 The engine does the work (see :mod:`pipeline_model.engine.handlers_build`); these functions only
 shape the requests from a :class:`~pipeline_model.document.PipelineDocument` and turn the replies into
@@ -8,7 +8,7 @@ dataclasses. Errors from the engine arrive as ``EngineError`` with a plain messa
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable, Optional
 
 from pipeline_model.document import PipelineDocument
@@ -76,9 +76,20 @@ class LatencyStats:
         return self.max_us - self.min_us
 
 
+def _known(cls: Any, data: dict[str, Any]) -> dict[str, Any]:
+    """The keys of ``data`` that are fields of the dataclass ``cls`` (newer engines may send more)."""
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
+
+
 @dataclass
 class CheckResult:
-    """Numerical check against the reference build (model as loaded, default pipeline, CPU)."""
+    """Numerical check against a reference (the model as loaded built by ``tvm.compile``, or the framework).
+
+    The tolerance is scaled to the output (``scale="output"``: ``atol * max|ref| + rtol * |ref|``);
+    ``max_abs_over_ref`` (max |diff| / max |ref|) is the figure to read; ``warnings`` says when the
+    outputs are too small or all zeros for the check to mean anything.
+    """
 
     passed: bool
     rtol: float
@@ -88,6 +99,93 @@ class CheckResult:
     outputs: list[dict[str, Any]] = field(default_factory=list)
     reference: str = ""
     error: Optional[str] = None
+    max_ref: Optional[float] = None
+    max_abs_over_ref: Optional[float] = None
+    scale: str = "output"
+    warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_json(cls, data: Optional[dict[str, Any]]) -> Optional["CheckResult"]:
+        """From the engine's reply (``None`` stays ``None``)."""
+        return cls(**_known(cls, data)) if data else None
+
+
+@dataclass
+class ProfileEntry:
+    """One callee of a profile: ``calls`` per run, ``total_us`` per run (median over the runs), ``share``."""
+
+    name: str
+    kind: str
+    calls: int
+    total_us: float
+    mean_us: float
+    share: float
+    min_total_us: float = 0.0
+    max_total_us: float = 0.0
+
+
+@dataclass
+class Profile:
+    """Where the time of one run goes, per callee (PrimFunc, packed/builtin function), largest first.
+
+    ``key`` is the snapshot key of the profiled module (profiles of two steps compare by key);
+    ``nodes`` maps a callee to the graph node ids (of the entry function) that call it.
+    """
+
+    entries: list[ProfileEntry]
+    total_us: float
+    run_us: float
+    repeat: int
+    warmup: int
+    key: str = ""
+    label: str = ""
+    function: str = ""
+    target: dict[str, Any] = field(default_factory=dict)
+    nodes: dict[str, list[str]] = field(default_factory=dict)
+
+    def top(self, n: int, kinds: Optional[set[str]] = None) -> list[ProfileEntry]:
+        """The ``n`` entries holding the most time (optionally of the given ``kinds`` only)."""
+        chosen = [e for e in self.entries if kinds is None or e.kind in kinds]
+        return chosen[:max(0, n)]
+
+    def node_shares(self) -> dict[str, float]:
+        """Share of total time per graph node id (a node calling a callee gets the callee's share,
+        split evenly between the nodes calling it) — the heat overlay of the graph view."""
+        out: dict[str, float] = {}
+        for e in self.entries:
+            ids = self.nodes.get(e.name) or []
+            for node_id in ids:
+                out[node_id] = out.get(node_id, 0.0) + e.share / len(ids)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Optional[dict[str, Any]]) -> Optional["Profile"]:
+        """From the engine's reply (``None`` stays ``None``)."""
+        if not data:
+            return None
+        d = _known(cls, data)
+        d["entries"] = [ProfileEntry(**_known(ProfileEntry, e)) for e in data.get("entries") or []]
+        return cls(**d)
+
+
+def diff_profiles(before: Profile, after: Profile) -> list[dict[str, Any]]:
+    """Per callee: total time before and after (``None`` where absent) and the change, largest change first.
+
+    Used to compare the profiles of two steps (keyed by their snapshot keys).
+    """
+    a = {e.name: e for e in before.entries}
+    b = {e.name: e for e in after.entries}
+    rows = []
+    for name in sorted(set(a) | set(b)):
+        ta = a[name].total_us if name in a else None
+        tb = b[name].total_us if name in b else None
+        rows.append({"name": name, "before_us": ta, "after_us": tb, "delta_us": (tb or 0.0) - (ta or 0.0)})
+    rows.sort(key=lambda r: (-abs(r["delta_us"]), r["name"]))
+    return rows
 
 
 @dataclass
@@ -104,11 +202,14 @@ class BuildRunResult:
     outputs: list[OutputStats]
     latency: Optional[LatencyStats]
     check: Optional[CheckResult]
+    framework_check: Optional[CheckResult] = None
+    profile: Optional[Profile] = None
+    key: str = ""
 
     @property
     def ok(self) -> bool:
-        """True unless the numerical check ran and failed."""
-        return self.check is None or self.check.passed
+        """True unless a numerical check ran and failed."""
+        return all(c is None or c.passed for c in (self.check, self.framework_check))
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict (the CLI's ``--json`` output)."""
@@ -123,7 +224,9 @@ class BuildRunResult:
             arguments=list(data.get("arguments") or []), weights=str(data.get("weights", "")),
             outputs=[OutputStats(**o) for o in data.get("outputs") or []],
             latency=LatencyStats(**data["latency"]) if data.get("latency") else None,
-            check=CheckResult(**data["check"]) if data.get("check") else None,
+            check=CheckResult.from_json(data.get("check")),
+            framework_check=CheckResult.from_json(data.get("framework_check")),
+            profile=Profile.from_json(data.get("profile")), key=str(data.get("key") or ""),
         )
 
 
@@ -163,7 +266,51 @@ class CompareResult:
 
         return cls(function=str(data["function"]), a=side(data["a"]), b=side(data["b"]),
                    speedup=float(data["speedup"]),
-                   check=CheckResult(**data["check"]) if data.get("check") else None)
+                   check=CheckResult.from_json(data.get("check")))
+
+
+@dataclass
+class CompareRow:
+    """One module of a many-module comparison (``error`` set when it failed to build or run)."""
+
+    label: str
+    key: str
+    target: dict[str, Any]
+    build_ms: Optional[float]
+    latency: Optional[LatencyStats]
+    outputs: list[OutputStats]
+    check: Optional[CheckResult]
+    error: Optional[str] = None
+    device: str = ""
+
+
+@dataclass
+class MultiCompareResult:
+    """Two or more modules on the same model and inputs: one row each, the final-IR diff of every pair
+    (``diffs``: ``{a, b, identical, stats, functions}`` with row indices) and ``best`` (the fastest row)."""
+
+    function: str
+    rows: list[CompareRow]
+    diffs: list[dict[str, Any]]
+    best: Optional[int]
+    arguments: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "MultiCompareResult":
+        """From the engine's reply."""
+        rows = []
+        for r in data.get("rows") or []:
+            rows.append(CompareRow(
+                label=str(r.get("label", "")), key=str(r.get("key") or ""), target=dict(r.get("target") or {}),
+                build_ms=r.get("build_ms"), latency=LatencyStats(**r["latency"]) if r.get("latency") else None,
+                outputs=[OutputStats(**o) for o in r.get("outputs") or []],
+                check=CheckResult.from_json(r.get("check")), error=r.get("error"), device=str(r.get("device") or "")))
+        return cls(function=str(data.get("function") or ""), rows=rows, diffs=list(data.get("diffs") or []),
+                   best=data.get("best"), arguments=list(data.get("arguments") or []))
 
 
 @dataclass
@@ -193,21 +340,68 @@ def module_request(doc: PipelineDocument, *, key: Optional[str] = None, baseline
     return req
 
 
+@dataclass
+class ProfileSettings:
+    """Profile of a built module: ``warmup`` runs, then ``repeat`` instrumented runs (median per callee)."""
+
+    warmup: int = 1
+    repeat: int = 5
+
+
+CHECK_AGAINST = ("tvm", "framework", "both")
+
+
 def build_run(client: Any, doc: PipelineDocument, *, key: Optional[str] = None,
               target: Optional[dict[str, Any]] = None, inputs: Optional[InputSpec] = None,
               bench: Optional[BenchSettings] = None, check: Optional[tuple[float, float]] = (1e-4, 1e-4),
               function: Optional[str] = None, trust_custom_code: bool = False,
-              on_event: Optional[EventCallback] = None) -> BuildRunResult:
+              on_event: Optional[EventCallback] = None, profile: Optional[ProfileSettings] = None,
+              check_against: str = "tvm", check_scale: str = "output") -> BuildRunResult:
     """Build the document's module (snapshot ``key`` or the final one), run it, optionally time it
-    (``bench``) and check it (``check`` = ``(rtol, atol)``, ``None`` to skip)."""
+    (``bench``), profile it (``profile``) and check it (``check`` = ``(rtol, atol)``, ``None`` to skip;
+    ``check_against``: ``"tvm"`` (model as loaded, default build), ``"framework"`` (ONNX Runtime /
+    PyTorch on the original file) or ``"both"``; ``check_scale``: ``"output"`` or ``"absolute"``)."""
+    if check_against not in CHECK_AGAINST:
+        raise ValueError(f"check_against must be one of {', '.join(CHECK_AGAINST)}")
     args = module_request(doc, key=key, target=target, trust_custom_code=trust_custom_code)
     args.update({
         "inputs": (inputs or InputSpec()).to_json(),
         "bench": asdict(bench) if bench is not None else None,
-        "check": {"rtol": check[0], "atol": check[1]} if check is not None else None,
+        "check": {"rtol": check[0], "atol": check[1], "scale": check_scale} if check is not None else None,
+        "check_against": check_against,
         "function": function,
+        "profile": asdict(profile) if profile is not None else None,
     })
     return BuildRunResult.from_json(client.request("build_run", args, on_event))
+
+
+def profile(client: Any, doc: PipelineDocument, *, key: Optional[str] = None,
+            target: Optional[dict[str, Any]] = None, inputs: Optional[InputSpec] = None,
+            settings: Optional[ProfileSettings] = None, trust_custom_code: bool = False,
+            on_event: Optional[EventCallback] = None) -> Profile:
+    """Build the module (snapshot ``key`` or the final one) and profile it: time per callee."""
+    args = module_request(doc, key=key, target=target, trust_custom_code=trust_custom_code)
+    args.update({"inputs": (inputs or InputSpec()).to_json(), "profile": asdict(settings or ProfileSettings())})
+    result = Profile.from_json(client.request("profile", args, on_event))
+    if result is None:
+        raise RuntimeError("the engine returned no profile")
+    return result
+
+
+def stored_profile(client: Any, key: str) -> Optional[Profile]:
+    """The profile the engine keeps for snapshot ``key`` (``None`` if that module was not profiled)."""
+    return Profile.from_json(client.request("profile_get", {"key": key}).get("profile"))
+
+
+def compare_many(client: Any, modules: list[dict[str, Any]], *, inputs: Optional[InputSpec] = None,
+                 bench: Optional[BenchSettings] = None, check: Optional[tuple[float, float]] = (1e-4, 1e-4),
+                 on_event: Optional[EventCallback] = None) -> MultiCompareResult:
+    """Build and run two or more modules (:func:`module_request` dicts, each may carry a ``label``) on the
+    same inputs: latency, build time, check against the model as loaded, final-IR diffs, fastest."""
+    args = {"modules": list(modules), "inputs": (inputs or InputSpec()).to_json(),
+            "bench": asdict(bench or BenchSettings()),
+            "check": {"rtol": check[0], "atol": check[1]} if check is not None else None}
+    return MultiCompareResult.from_json(client.request("compare", args, on_event))
 
 
 def compare(client: Any, a: dict[str, Any], b: dict[str, Any], *, inputs: Optional[InputSpec] = None,

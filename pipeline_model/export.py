@@ -32,7 +32,8 @@ _HEADER = '''#!/usr/bin/env python3
 
 It loads the model, applies the pipeline's enabled steps one by one and prints the final module.
 Options: --save-script FILE (TVMScript), --save-json FILE (tvm.ir.save_json), --build (compile with
-tvm.compile and run "main" once on random inputs), --quiet (do not print the module).
+tvm.compile, run the entry function on seeded inputs, print its latency and check it against the model
+built by tvm.compile's default pipeline), --quiet (do not print the module).
 """
 
 import argparse
@@ -52,32 +53,106 @@ def entry_function(module):
     return "main" if "main" in names else sorted(names)[0]
 
 
-def build_and_run(final, original):
-    """Compile ``final`` for TARGET and run its entry once on random inputs (weights from ``params``)."""
-    entry = entry_function(original)
-    ex = tvm.compile(final, target=TARGET)
-    dev = tvm.cpu(0) if TARGET.kind.name in ("llvm", "c") else tvm.device(TARGET.kind.name, 0)
-    vm = relax.VirtualMachine(ex, dev)
+def integer_bounds(module, entry):
+    """Exclusive upper bounds of integer inputs that index a table (``R.take``, e.g. embeddings)."""
+    func = module[entry]
+    origin = {var: var.name for var in func.params if str(getattr(var.ty, "dtype", "")).startswith(("int", "uint"))}
+    keep = {"relax.astype", "relax.reshape", "relax.expand_dims", "relax.squeeze", "relax.permute_dims",
+            "relax.flatten", "relax.broadcast_to", "relax.add"}
+    bounds = {}
+    for block in getattr(func.body, "blocks", []):
+        for binding in block.bindings:
+            value = binding.value
+            if not isinstance(value, relax.Call) or not hasattr(value.op, "name"):
+                continue
+            args = list(value.args)
+            if value.op.name in keep and args and args[0] in origin:
+                origin[binding.var] = origin[args[0]]
+            elif value.op.name == "relax.where" and len(args) == 3 and args[2] in origin:
+                origin[binding.var] = origin[args[2]]
+            elif value.op.name == "relax.take" and len(args) == 2 and args[1] in origin:
+                dims = list(getattr(args[0].ty, "shape", None) or [])
+                axis = int(value.attrs.axis) if value.attrs is not None and value.attrs.axis is not None else 0
+                if dims and isinstance(dims[axis], tvm.tirx.IntImm):
+                    bounds[origin[args[1]]] = int(dims[axis])
+    return bounds
+
+
+def make_arguments(original, entry, dev):
+    """Inputs (seeded random, integer ids within their table) then weights (``params`` or random)."""
     rng = np.random.default_rng(0)
-    inputs = []
+    bounds = integer_bounds(original, entry)
+    values = []
     for var in original[entry].params:
         info = var.ty
         if params and var.name in params:
             value = np.asarray(params[var.name])
         else:
             shape = [int(d) for d in info.shape]
-            value = rng.standard_normal(shape).astype(str(info.dtype))
-        inputs.append(tvm.runtime.tensor(value, dev))
-    out = vm[entry](*inputs)
-    print(f"ran {entry}:", out.numpy().shape if hasattr(out, "numpy") else out, file=sys.stderr)
-    return out
+            dtype = np.dtype(str(info.dtype))
+            if dtype.kind in "iu":
+                high = bounds.get(var.name, 2)
+                value = np.asarray(rng.integers(0, high, shape)).astype(dtype)
+                print(f"input {var.name}: {dtype}{shape} drawn from [0, {high})")
+            elif dtype.kind == "b":
+                value = np.asarray(rng.integers(0, 2, shape)).astype(bool)
+            else:
+                value = np.asarray(rng.standard_normal(shape)).astype(dtype)
+        values.append(value)
+    return [tvm.runtime.tensor(v, dev) for v in values], values
+
+
+def flatten(value):
+    """Outputs of a VM call as a list of numpy arrays."""
+    if hasattr(value, "numpy"):
+        return [value.numpy()]
+    return [a for item in value for a in flatten(item)]
+
+
+def check_outputs(got, ref, rtol=1e-4, atol=1e-4):
+    """Scaled check like the app's: |diff| <= atol * max|ref| + rtol * |ref|; prints and returns pass/fail."""
+    ok = len(got) == len(ref)
+    for i, (a, b) in enumerate(zip(got, ref)):
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        diff = np.abs(a64 - b64)
+        max_ref = float(np.max(np.abs(b64))) if b64.size else 0.0
+        passed = bool(np.all(diff <= atol * (max_ref or 1.0) + rtol * np.abs(b64)))
+        max_abs = float(np.max(diff)) if diff.size else 0.0
+        ratio = max_abs / max_ref if max_ref else float(max_abs != 0)
+        print(f"check output {i}: {'PASS' if passed else 'FAIL'}  max |diff| {max_abs:.3g}, "
+              f"max |diff|/max |ref| {ratio:.3g} (max |ref| {max_ref:.3g}) vs tvm.compile default, llvm")
+        if max_ref < 1e-6:
+            print(f"  warning: output {i} is {'all zeros' if max_ref == 0 else 'tiny'}: the check cannot tell "
+                  "a right result from a wrong one")
+        ok &= passed
+    return ok
+
+
+def build_and_run(final, original, number=10, repeat=5):
+    """Compile ``final`` for TARGET, run its entry on seeded inputs, print latency and the numerical check
+    against ``original`` built by ``tvm.compile``'s default pipeline on the CPU. Returns True when it passes."""
+    entry = entry_function(original)
+    ex = tvm.compile(final, target=TARGET)
+    dev = tvm.cpu(0) if TARGET.kind.name in ("llvm", "c") else tvm.device(TARGET.kind.name, 0)
+    vm = relax.VirtualMachine(ex, dev)
+    args, values = make_arguments(original, entry, dev)
+    got = flatten(vm[entry](*args))
+    for i, arr in enumerate(got):
+        print(f"output {i}: shape={list(arr.shape)} dtype={arr.dtype}")
+    timer = vm.time_evaluator(entry, dev, number=number, repeat=repeat)
+    runs = [r * 1e6 for r in timer(*args).results]
+    print(f"latency: median {float(np.median(runs)):.1f} us per run (min {min(runs):.1f}, max {max(runs):.1f}; "
+          f"{repeat} x {number} runs)")
+    ref_vm = relax.VirtualMachine(tvm.compile(original, target="llvm"), tvm.cpu(0))
+    ref = flatten(ref_vm[entry](*[tvm.runtime.tensor(v, tvm.cpu(0)) for v in values]))
+    return check_outputs(got, ref)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=PIPELINE_NAME)
     parser.add_argument("--save-script", metavar="FILE", help="write the final module as TVMScript")
     parser.add_argument("--save-json", metavar="FILE", help="write the final module with tvm.ir.save_json")
-    parser.add_argument("--build", action="store_true", default=BUILD, help="compile and run main once")
+    parser.add_argument("--build", action="store_true", default=BUILD, help="compile, run, time and check the model")
     parser.add_argument("--quiet", action="store_true", help="do not print the final module")
     args = parser.parse_args(argv)
     final = apply_steps(mod)
@@ -90,7 +165,7 @@ def main(argv=None):
     if not args.quiet:
         print(final.script())
     if args.build:
-        build_and_run(final, mod)
+        return 0 if build_and_run(final, mod) else 1
     return 0
 
 

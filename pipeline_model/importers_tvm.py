@@ -137,14 +137,54 @@ def _from_exported(path: str, exported: Any, key: str) -> Any:
     return _loaded_model(mod, params, key, path)
 
 
-def _load_pt2(path: str, key: str) -> Any:
+def _load_pt2(path: str, key: str, allow_imports: bool = False) -> Any:
+    """Load a ``torch.export`` archive. An output type that pytree does not know (``Deserializing
+    transformers.modeling_outputs.X in pytree is not registered``: the package that registers it was not
+    imported) is reported with its cause and fix; with ``allow_imports`` (the user consented to running
+    the model's code) and the package installed, the package is imported and the archive loaded again."""
+    import importlib
+    import importlib.util
+    import logging
+    import re as _re
+
     torch = _import_torch(path)
-    try:
-        exported = torch.export.load(path)
-    except Exception as exc:
-        raise ModelLoadError(
-            f"{path}: not a readable torch.export archive ({_short_cause(exc)})"
-        ) from None
+    seen: list[str] = []  # torch logs the real cause as a warning ("Please check the warnings above")
+
+    class _Capture(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage() + "\n" + "".join(traceback.format_exception(*record.exc_info))
+                        if record.exc_info else record.getMessage())
+
+    logger, capture = logging.getLogger("torch.export"), _Capture(logging.WARNING)
+    for attempt in range(2):
+        seen.clear()
+        logger.addHandler(capture)
+        try:
+            exported = torch.export.load(path)
+            break
+        except Exception as exc:
+            text = "\n".join([str(e) for e in (exc, exc.__cause__, exc.__context__) if e is not None] + seen)
+            found = _re.search(r"Deserializing ([\w.]+) in pytree is not registered", text)
+            if found is None:
+                raise ModelLoadError(f"{path}: not a readable torch.export archive ({_short_cause(exc)})") from None
+            type_name = found.group(1)
+            package = type_name.split(".")[0]
+            installed = importlib.util.find_spec(package) is not None
+            if attempt == 0 and installed and allow_imports and package not in sys.modules:
+                importlib.import_module(package)  # registers its output types with pytree
+                continue
+            cause = (f"{path}: the archive's output type {type_name} is not registered in torch's pytree "
+                     f"(it is registered by the package {package!r} when imported)")
+            if not installed:
+                fix = f"install {package} (pip install {package}), or re-export the model with tuple outputs"
+            elif not allow_imports:
+                fix = (f"allow the model's code to run (the app then imports {package} before loading), or "
+                       "re-export the model with tuple outputs (wrap it so forward returns a tuple)")
+            else:
+                fix = "re-export the model with tuple outputs (wrap it so forward returns a tuple)"
+            raise ModelLoadError(f"{cause}. Fix: {fix}") from None
+        finally:
+            logger.removeHandler(capture)
     return _from_exported(path, exported, key)
 
 

@@ -52,7 +52,7 @@ def test_set_tuning_points_both_steps_at_the_work_dir(tmp_path) -> None:
                                   "no_transpose_matmul_no_dlight", "tuned_no_transpose_matmul"])
 def test_variant_documents(name: str) -> None:
     bench = _bench()
-    cpu = load_pipeline(os.path.join(PIPES, "cpu_build.json"))
+    cpu = load_pipeline(os.path.join(PIPES, "cpu_build_dlight.json"))  # the variants' base (with DLight)
     tuned = load_pipeline(os.path.join(PIPES, "cpu_tuned.json"))
     doc = bench._variant_doc(name, cpu, tuned)
     ids = [s.pass_id for s in doc.steps]
@@ -62,7 +62,7 @@ def test_variant_documents(name: str) -> None:
     assert ids.count("relax.FuseTransposeMatmul") <= 1
     assert (TUNE in ids) == name.startswith("tuned")
     # The bundled documents are left as they were.
-    assert [s.pass_id for s in cpu.steps] == [s.pass_id for s in load_pipeline(os.path.join(PIPES, "cpu_build.json")).steps]
+    assert [s.pass_id for s in cpu.steps] == [s.pass_id for s in load_pipeline(os.path.join(PIPES, "cpu_build_dlight.json")).steps]
 
 
 def test_unknown_variant_is_refused() -> None:

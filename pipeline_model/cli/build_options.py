@@ -1,5 +1,5 @@
-"""Build options of ``main.py run``: ``--build``, ``--bench``, ``--inputs``, ``--rtol``, ``--atol``,
-``--export-lib``, and what to do with them after the pipeline ran.
+"""Build options of ``main.py run``: ``--build``, ``--bench``, ``--profile``, ``--top``, ``--inputs``,
+``--rtol``, ``--atol``, ``--check-against``, ``--export-lib``, and what to do with them after the pipeline ran.
 
 ``add_arguments(parser)`` adds the options; ``run_build(args, client, doc, run_result)`` builds the
 final module of the run in the engine, prints the outputs, the latency and the numerical check (or one
@@ -34,13 +34,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "default: seeded random inputs")
     group.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance of the check (default 1e-4)")
     group.add_argument("--atol", type=float, default=1e-4, help="absolute tolerance of the check (default 1e-4)")
+    group.add_argument("--check-against", choices=build_api.CHECK_AGAINST, default="tvm",
+                       help="reference of the check: tvm (the model as loaded, tvm.compile's default build; "
+                            "default), framework (the original ONNX/PyTorch file in ONNX Runtime/PyTorch) or both")
+    group.add_argument("--profile", action="store_true",
+                       help="time every PrimFunc/packed call of one run (VM instrumentation, median of 5 runs) "
+                            "and print where the time goes; implies --build")
+    group.add_argument("--top", metavar="N", type=int, default=10,
+                       help="with --profile: how many functions to print (default 10)")
     group.add_argument("--export-lib", metavar="DIR",
                        help="write the built library (model.so), its weights and a deploy.py into DIR; implies --build")
 
 
 def wants_build(args: argparse.Namespace) -> bool:
     """True when any build option was given."""
-    return bool(getattr(args, "build", False) or getattr(args, "bench", False) or getattr(args, "export_lib", None))
+    return bool(getattr(args, "build", False) or getattr(args, "bench", False) or getattr(args, "export_lib", None)
+                or getattr(args, "profile", False))
 
 
 def _final_key(run_result: Any) -> Optional[str]:
@@ -54,8 +63,8 @@ def _fmt(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:.6g}"
 
 
-def print_build_result(result: build_api.BuildRunResult, stream: TextIO) -> None:
-    """Human-readable report of a build run."""
+def print_build_result(result: build_api.BuildRunResult, stream: TextIO, top: int = 10) -> None:
+    """Human-readable report of a build run (``top``: profile entries shown)."""
     print(f"build: {result.label} -> {target_label(result.target)} on {result.device}, "
           f"function {result.function}, built in {result.build_ms:.0f} ms, weights: {result.weights}", file=stream)
     for out in result.outputs:
@@ -66,12 +75,37 @@ def print_build_result(result: build_api.BuildRunResult, stream: TextIO) -> None
         lat = result.latency
         print(f"latency: median {lat.median_us:.1f} us per run (min {lat.min_us:.1f}, max {lat.max_us:.1f}, "
               f"std {lat.std_us:.1f}; {lat.repeat} x {lat.number} runs after {lat.warmup} warm-up)", file=stream)
-    if result.check is not None:
-        chk = result.check
-        verdict = "PASS" if chk.passed else "FAIL"
-        detail = f" ({chk.error})" if chk.error else ""
-        print(f"check: {verdict}  max abs err {_fmt(chk.max_abs)}, max rel err {_fmt(chk.max_rel)} "
-              f"(rtol {chk.rtol:g}, atol {chk.atol:g}) vs {chk.reference}{detail}", file=stream)
+    for name, chk in (("check", result.check), ("framework check", result.framework_check)):
+        if chk is not None:
+            print_check(name, chk, stream)
+    if result.profile is not None:
+        print_profile(result.profile, stream, top)
+
+
+def print_check(name: str, chk: build_api.CheckResult, stream: TextIO) -> None:
+    """One check: verdict, max |diff|, max |diff| / max |ref|, tolerance, reference, warnings."""
+    verdict = "PASS" if chk.passed else "FAIL"
+    detail = f" ({chk.error})" if chk.error else ""
+    tol = (f"atol {chk.atol:g} x max|ref| + rtol {chk.rtol:g}" if chk.scale == "output"
+           else f"rtol {chk.rtol:g}, atol {chk.atol:g}")
+    print(f"{name}: {verdict}  max |diff| {_fmt(chk.max_abs)}, max |diff|/max |ref| {_fmt(chk.max_abs_over_ref)} "
+          f"(max |ref| {_fmt(chk.max_ref)}), max rel err {_fmt(chk.max_rel)} ({tol}) vs {chk.reference}{detail}",
+          file=stream)
+    for warning in chk.warnings:
+        print(f"  warning: {warning}", file=stream)
+
+
+def print_profile(prof: build_api.Profile, stream: TextIO, top: int = 10) -> None:
+    """The ``top`` entries of a profile as a table (function, kind, calls, total, mean, share)."""
+    entries = prof.top(top)
+    print(f"profile: {len(prof.entries)} callees, {prof.total_us:.1f} us of calls per run "
+          f"(instrumented run {prof.run_us:.1f} us; median of {prof.repeat} runs); top {len(entries)}:", file=stream)
+    width = max([len("function")] + [len(e.name) for e in entries])
+    print(f"  {'function'.ljust(width)}  {'kind':<14} {'calls':>5} {'total us':>10} {'mean us':>10} {'share':>6}",
+          file=stream)
+    for e in entries:
+        print(f"  {e.name.ljust(width)}  {e.kind:<14} {e.calls:>5} {e.total_us:>10.1f} {e.mean_us:>10.1f} "
+              f"{e.share * 100:>5.1f}%", file=stream)
 
 
 def run_build(args: argparse.Namespace, client: Any, doc: PipelineDocument, run_result: Any,
@@ -102,6 +136,10 @@ def run_build(args: argparse.Namespace, client: Any, doc: PipelineDocument, run_
 
     if args.rtol is not None and args.rtol < 0 or args.atol is not None and args.atol < 0:
         return fail(EXIT_BAD_INPUT, "--rtol and --atol must be >= 0")
+    top = getattr(args, "top", None)
+    top = 10 if top is None else int(top)
+    if top < 1:
+        return fail(EXIT_BAD_INPUT, "--top must be >= 1")
     inputs_path = os.path.abspath(args.inputs) if getattr(args, "inputs", None) else None
     if inputs_path and not os.path.isfile(inputs_path):
         return fail(EXIT_BAD_INPUT, f"--inputs {args.inputs}: no such file")
@@ -117,14 +155,16 @@ def run_build(args: argparse.Namespace, client: Any, doc: PipelineDocument, run_
         result = build_api.build_run(
             client, doc, key=key, inputs=build_api.InputSpec(path=inputs_path),
             bench=build_api.BenchSettings() if args.bench else None,
-            check=(args.rtol, args.atol), on_event=progress)
+            check=(args.rtol, args.atol), on_event=progress,
+            profile=build_api.ProfileSettings() if getattr(args, "profile", False) else None,
+            check_against=str(getattr(args, "check_against", None) or "tvm"))
     except EngineError as exc:
         message = exc.message.split(": ", 1)[1] if exc.message.startswith("BuildError: ") else exc.message
         code = EXIT_BAD_INPUT if message.startswith(("inputs file", "input ")) else EXIT_FAILED
         return fail(code, f"build failed: {message}")
     report["build"] = result.to_json()
     if not as_json:
-        print_build_result(result, sys.stdout)
+        print_build_result(result, sys.stdout, top=top)
     code = EXIT_OK if result.ok else EXIT_FAILED
 
     if getattr(args, "export_lib", None):

@@ -1,4 +1,5 @@
-"""``python main.py export PIPELINE [-o FILE] [--build]``: write a standalone TVM script.
+"""``python main.py export PIPELINE [-o FILE] [--build] [--model SPEC] [--target T]``: write a standalone
+TVM script (``--model``/``--target`` override the pipeline file's, as for ``main.py run``).
 
 An enabled step whose pass id the engine's catalogue does not know (a typo such as ``relax.FuseOp``) is
 an error naming the step (exit 2); a disabled one is left out of the script."""
@@ -15,7 +16,10 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     p = subparsers.add_parser("export", help="export a pipeline as a standalone Python script")
     p.add_argument("pipeline", help="pipeline file (.json)")
     p.add_argument("-o", "--output", metavar="FILE", help="output file ('-' for stdout; default: next to the pipeline)")
-    p.add_argument("--build", action="store_true", help="the script also compiles and runs the model")
+    p.add_argument("--build", action="store_true",
+                   help="the script also compiles, runs, times and checks the model")
+    p.add_argument("--model", metavar="SPEC", help="model instead of the file's: builtin:mlp, builtin:transformer or a path")
+    p.add_argument("--target", metavar="T", help="target instead of the file's: cpu, cuda or a JSON object")
     p.add_argument("--no-engine", action="store_true",
                    help="do not ask the engine for the catalogue (parameters are used as written)")
 
@@ -46,6 +50,24 @@ def main(args: argparse.Namespace) -> int:
         for line in unknown:
             print(f"error: {line}", file=sys.stderr)
         return 2
+    if getattr(args, "model", None):
+        from pipeline_model import models
+
+        spec = args.model if args.model.startswith("builtin:") else os.path.abspath(args.model)
+        try:
+            models.resolve_model(spec, None)
+        except models.ModelLoadError as exc:
+            print(f"error: --model: {exc}", file=sys.stderr)
+            return 2
+        doc.model = spec
+    if getattr(args, "target", None):
+        from pipeline_model.document import resolve_target
+
+        try:
+            doc.target = resolve_target(args.target)
+        except ValueError as exc:
+            print(f"error: --target: {exc}", file=sys.stderr)
+            return 2
     try:
         source = export_script(doc, build=args.build, catalogue=catalogue)
     except ExportError as exc:

@@ -131,6 +131,23 @@ def _first_line(exc: BaseException) -> str:
     return lines[0] if lines else text
 
 
+_TRACE_LINE = re.compile(r"^\s*(File \"|Traceback \(|\d+: |at |\[bt\]|Stack trace)")
+
+
+def error_text(exc: BaseException, limit: int = 4000) -> str:
+    """The whole message of ``exc`` (every line), without Python/C++ backtrace lines.
+
+    TVM's runtime errors span several lines ("Mismatched x.ndim on argument #1 when calling:" then the
+    callee's signature and what was expected); the first or last line alone does not say what failed.
+    """
+    text = str(exc).strip() or type(exc).__name__
+    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip() and not _TRACE_LINE.match(ln)]
+    joined = "\n".join(lines) if lines else text
+    if len(joined) > limit:
+        joined = joined[:limit] + " ..."
+    return joined
+
+
 def relax_function_names(mod: Any) -> list[str]:
     """Names of the Relax functions in ``mod``."""
     import tvm
@@ -201,8 +218,13 @@ def _concrete_shape(param: dict[str, Any], dims: dict[str, int]) -> tuple[int, .
     return tuple(shape)
 
 
-def _random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: str, weight: bool) -> np.ndarray:
-    """Seeded random data that keeps activations bounded (weights scaled by 1/sqrt(fan-in))."""
+def _random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: str, weight: bool,
+                  high: Optional[int] = None) -> np.ndarray:
+    """Seeded random data that keeps activations bounded (weights scaled by 1/sqrt(fan-in)).
+
+    Integer data is drawn from ``[0, high)`` (default ``[0, 2)``): ``high`` is the table size of the
+    embedding lookup the input feeds (see :func:`integer_input_bounds`).
+    """
     np_dtype = np.dtype(dtype) if dtype != "bfloat16" else np.dtype("float32")
     if np_dtype.kind == "f":
         if weight and len(shape) >= 2:
@@ -211,12 +233,70 @@ def _random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: str, 
             data = rng.uniform(0.5, 1.0, shape)  # biases, norm scales, variances: positive is safe
         else:
             data = rng.standard_normal(shape)
-        return data.astype(np_dtype)
+        return np.asarray(data).astype(np_dtype)
     if np_dtype.kind == "b":
-        return rng.integers(0, 2, shape).astype(bool)
+        return np.asarray(rng.integers(0, 2, shape)).astype(bool)
     if np_dtype.kind in "iu":
-        return rng.integers(0, 2, shape).astype(np_dtype)
+        return np.asarray(rng.integers(0, max(1, int(high or 2)), shape)).astype(np_dtype)
     raise BuildError(f"cannot make random data of dtype {dtype}")
+
+
+#: Ops through which an integer input keeps its values (its ids reach the lookup unchanged).
+_VALUE_PRESERVING_OPS = {"relax.astype", "relax.reshape", "relax.expand_dims", "relax.squeeze",
+                         "relax.permute_dims", "relax.flatten", "relax.broadcast_to", "relax.strided_slice",
+                         "relax.take_along_axis", "relax.add"}
+#: Lookup ops: (op name, index of the table argument, index of the indices argument).
+_LOOKUP_OPS = {"relax.take": (0, 1), "relax.gather_elements": (0, 1), "relax.gather_nd": (0, 1)}
+
+
+def integer_input_bounds(mod: Any, func_name: str) -> dict[str, int]:
+    """Upper bounds (exclusive) for integer inputs of ``func_name`` that index a table.
+
+    An input feeding ``R.take(table, ids, axis)`` (embeddings, ONNX ``Gather``), directly or through
+    value-preserving ops (``astype``, ``reshape``, ...), must stay below ``table.shape[axis]``; random
+    inputs for it are drawn from ``[0, bound)``. Inputs whose bound cannot be derived are left out.
+    """
+    import tvm
+
+    if func_name not in relax_function_names(mod):
+        return {}
+    func = mod[func_name]
+    origin: dict[Any, str] = {}
+    for var in func.params:
+        ty = var.ty
+        if isinstance(ty, tvm.relax.TensorType) and str(ty.dtype).startswith(("int", "uint")):
+            origin[var] = str(var.name)
+    bounds: dict[str, int] = {}
+    body = func.body
+    for block in getattr(body, "blocks", []):
+        for binding in block.bindings:
+            value = binding.value
+            if not isinstance(value, tvm.relax.Call) or not hasattr(value.op, "name"):
+                continue
+            op = str(value.op.name)
+            args = list(value.args)
+            if op in _VALUE_PRESERVING_OPS and args and args[0] in origin:
+                origin[binding.var] = origin[args[0]]
+            elif op == "relax.where" and len(args) == 3 and (args[1] in origin or args[2] in origin):
+                # ONNX Gather wraps negative ids: where(ids < 0, ids + n, ids)
+                origin[binding.var] = origin[args[2] if args[2] in origin else args[1]]
+            elif op in _LOOKUP_OPS:
+                t_i, i_i = _LOOKUP_OPS[op]
+                if len(args) <= max(t_i, i_i) or args[i_i] not in origin:
+                    continue
+                table_ty = args[t_i].ty
+                axis = int(getattr(value.attrs, "axis", 0) or 0) if value.attrs is not None else 0
+                shape = getattr(table_ty, "shape", None)
+                if shape is None or not hasattr(shape, "values"):
+                    continue
+                dims = list(shape.values)
+                if not dims:
+                    continue
+                dim = dims[axis if axis >= 0 else len(dims) + axis] if -len(dims) <= axis < len(dims) else None
+                if isinstance(dim, tvm.tirx.IntImm):
+                    name = origin[args[i_i]]
+                    bounds[name] = min(bounds.get(name, int(dim)), int(dim))
+    return bounds
 
 
 def _load_user_inputs(path: str, names: list[str]) -> list[np.ndarray]:
@@ -247,11 +327,16 @@ def make_arguments(
     func_name: str,
     params: Optional[dict[str, np.ndarray]],
     inputs: Optional[dict[str, Any]] = None,
+    bounds: Optional[dict[str, int]] = None,
 ) -> tuple[list[np.ndarray], list[dict[str, Any]]]:
     """The arguments for ``func_name``: inputs then weights, as numpy arrays, and a description of each.
 
-    ``inputs`` is ``{"seed": int, "dims": {name: int}}`` or ``{"path": ".npy/.npz file"}``.
+    ``inputs`` is ``{"seed": int, "dims": {name: int}}`` or ``{"path": ".npy/.npz file"}``;
+    ``bounds``: exclusive upper bounds of integer inputs (:func:`integer_input_bounds`; default: derived
+    from ``mod`` itself).
     """
+    if bounds is None:
+        bounds = integer_input_bounds(mod, func_name)
     inputs = dict(inputs or {})
     func = mod[func_name]
     ptypes = _param_types(func)
@@ -279,14 +364,18 @@ def make_arguments(
                         raise BuildError(f"input {p['name']!r}: dimension {d} is {n} here but {dims[d]} elsewhere")
             if str(arr.dtype) != p["dtype"]:
                 arr = arr.astype(p["dtype"])
-            arrays.append(np.ascontiguousarray(arr))
+            arrays.append(contiguous(arr))
             described.append({"name": p["name"], "shape": list(arr.shape), "dtype": p["dtype"], "source": "file"})
     else:
         for p in input_params:
-            arr = _random_array(rng, _concrete_shape(p, dims), p["dtype"], weight=False)
+            high = bounds.get(p["name"])
+            arr = _random_array(rng, _concrete_shape(p, dims), p["dtype"], weight=False, high=high)
             arrays.append(arr)
-            described.append({"name": p["name"], "shape": list(arr.shape), "dtype": p["dtype"],
-                              "source": f"random(seed={seed})"})
+            entry = {"name": p["name"], "shape": list(arr.shape), "dtype": p["dtype"],
+                     "source": f"random(seed={seed})"}
+            if high is not None and np.dtype(p["dtype"]).kind in "iu":
+                entry["range"] = [0, int(high)]
+            described.append(entry)
     wrng = np.random.default_rng(seed + 1)
     for p in ptypes[n_in:]:
         shape = _concrete_shape(p, dims)
@@ -295,13 +384,24 @@ def make_arguments(
             if tuple(value.shape) != shape:
                 raise BuildError(f"weight {p['name']!r}: the model's value has shape {list(value.shape)}, "
                                  f"the function expects {list(shape)}")
-            arr, source = np.ascontiguousarray(value.astype(p["dtype"], copy=False)), "model"
+            arr, source = contiguous(value.astype(p["dtype"], copy=False)), "model"
         else:
             arr, source = _random_array(wrng, shape, p["dtype"], weight=True), f"random(seed={seed + 1})"
         arrays.append(arr)
         described.append({"name": p["name"], "shape": list(shape), "dtype": p["dtype"], "source": source,
                           "weight": True})
     return arrays, described
+
+
+def contiguous(arr: np.ndarray) -> np.ndarray:
+    """``arr`` as a C-contiguous array of the same shape.
+
+    Unlike ``np.ascontiguousarray`` (which returns at least 1-d arrays), a 0-d (scalar) array keeps its
+    shape ``()``: ONNX models exported by torch's dynamo exporter have 0-d initializers, and the VM
+    refuses a ``(1,)`` tensor for a ``R.Tensor((), ...)`` parameter ("Mismatched ... ndim").
+    """
+    arr = np.asarray(arr)
+    return arr if arr.flags.c_contiguous else np.array(arr, order="C", copy=True)
 
 
 def _lookup_param(params: dict[str, np.ndarray], name: str) -> Optional[np.ndarray]:
@@ -378,7 +478,7 @@ def build_module(mod: Any, target: dict[str, Any], *, baseline: bool = False) ->
     try:
         return tvm.compile(mod, target=tgt, relax_pipeline=pipeline)
     except Exception as exc:  # noqa: BLE001
-        raise BuildError(f"tvm.compile for {target.get('kind')} failed: {_first_line(exc)}") from None
+        raise BuildError(f"tvm.compile for {target.get('kind')} failed: {error_text(exc)}") from None
 
 
 def _flatten_outputs(value: Any) -> list[np.ndarray]:
@@ -406,7 +506,7 @@ def run_function(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray]) ->
     try:
         result = vm[func_name](*args)
     except Exception as exc:  # noqa: BLE001
-        raise BuildError(f"running {func_name} failed: {_first_line(exc)}") from None
+        raise BuildError(f"running {func_name} failed: {error_text(exc)}") from None
     return _flatten_outputs(result)
 
 
@@ -450,32 +550,61 @@ def benchmark(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray], setti
     }
 
 
-def compare_outputs(got: list[np.ndarray], ref: list[np.ndarray], rtol: float, atol: float) -> dict[str, Any]:
-    """Max abs/rel error per output and pass/fail with ``|got - ref| <= atol + rtol * |ref|``.
+#: Below this largest reference magnitude the check compares rounding noise and says nothing.
+TINY_OUTPUT = 1e-6
 
-    The relative error is taken over elements where ``|ref| > atol`` (elsewhere it is meaningless).
+
+def compare_outputs(got: list[np.ndarray], ref: list[np.ndarray], rtol: float, atol: float,
+                    scale: str = "output") -> dict[str, Any]:
+    """Compare outputs with a tolerance scaled to each output; pass/fail, errors and warnings.
+
+    ``scale="output"`` (default): an element passes when ``|got - ref| <= atol * max|ref| + rtol * |ref|``,
+    so the absolute tolerance follows the output's magnitude (a fixed ``atol=1e-4`` passes anything when
+    outputs are ~1e-12). ``scale="absolute"``: ``|got - ref| <= atol + rtol * |ref|``.
+    Reported per output and overall: ``max_abs`` (max |diff|), ``max_ref`` (max |ref|), ``max_abs_over_ref``
+    (max |diff| / max |ref|, the figure to read) and ``max_rel`` (elementwise, where |ref| is above the
+    absolute tolerance). ``warnings`` says when an output is all zeros or so small (max |ref| <
+    :data:`TINY_OUTPUT`) that the check cannot tell a right result from a wrong one.
     """
+    base = {"rtol": rtol, "atol": atol, "scale": scale}
     if len(got) != len(ref):
-        return {"passed": False, "rtol": rtol, "atol": atol, "max_abs": None, "max_rel": None,
+        return {"passed": False, **base, "max_abs": None, "max_rel": None, "max_ref": None,
+                "max_abs_over_ref": None, "warnings": [],
                 "error": f"the optimized module returns {len(got)} outputs, the reference {len(ref)}", "outputs": []}
-    per, passed, max_abs, max_rel = [], True, 0.0, 0.0
+    per: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    passed, max_abs, max_rel, max_ref, max_ratio = True, 0.0, 0.0, 0.0, 0.0
     for i, (a, b) in enumerate(zip(got, ref)):
         if a.shape != b.shape:
             per.append({"index": i, "passed": False, "error": f"shape {list(a.shape)} vs reference {list(b.shape)}"})
             passed = False
             continue
-        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        a64, b64 = np.asarray(a).astype(np.float64), np.asarray(b).astype(np.float64)
         diff = np.abs(a64 - b64)
         both_nan = np.isnan(a64) & np.isnan(b64)
         diff = np.where(both_nan, 0.0, diff)
-        ok = bool(np.all(diff <= atol + rtol * np.abs(b64)) and not np.isnan(diff).any())
+        finite_ref = np.abs(b64[np.isfinite(b64)])
+        m_ref = float(finite_ref.max()) if finite_ref.size else 0.0
+        abs_tol = atol * m_ref if scale == "output" and m_ref > 0 else atol
+        ok = bool(np.all(diff <= abs_tol + rtol * np.abs(b64)) and not np.isnan(diff).any())
         m_abs = float(np.nanmax(diff)) if diff.size else 0.0
-        mask = np.abs(b64) > atol
+        mask = np.abs(b64) > abs_tol
         m_rel = float(np.max(diff[mask] / np.abs(b64[mask]))) if mask.any() else 0.0
-        per.append({"index": i, "passed": ok, "max_abs": m_abs, "max_rel": m_rel})
+        ratio = m_abs / m_ref if m_ref > 0 else (0.0 if m_abs == 0 else float("inf"))
+        entry: dict[str, Any] = {"index": i, "passed": ok, "max_abs": m_abs, "max_rel": m_rel, "max_ref": m_ref,
+                                 "max_abs_over_ref": ratio, "abs_tolerance": abs_tol}
+        if b64.size and m_ref == 0.0:
+            warnings.append(f"output {i}: the reference is all zeros: the check cannot tell a right result "
+                            "from a wrong one (use real inputs/weights)")
+        elif b64.size and m_ref < TINY_OUTPUT:
+            warnings.append(f"output {i}: the reference is tiny (max |ref| = {m_ref:.3g} < {TINY_OUTPUT:g}): "
+                            "the check compares rounding noise (use real inputs/weights)")
+        per.append(entry)
         passed &= ok
         max_abs, max_rel = max(max_abs, m_abs), max(max_rel, m_rel)
-    return {"passed": passed, "rtol": rtol, "atol": atol, "max_abs": max_abs, "max_rel": max_rel, "outputs": per}
+        max_ref, max_ratio = max(max_ref, m_ref), max(max_ratio, ratio)
+    return {"passed": passed, **base, "max_abs": max_abs, "max_rel": max_rel, "max_ref": max_ref,
+            "max_abs_over_ref": max_ratio, "warnings": warnings, "outputs": per}
 
 
 # ------------------------------------------------------------------------------------ module lookup
@@ -518,7 +647,13 @@ def _final_key(run_reply: dict[str, Any]) -> str:
 
 
 def resolve_module(args: dict[str, Any], ctx: WorkerContext) -> tuple[Any, Any, dict[str, Any], str]:
-    """``(module to build, LoadedModel, target dict, label)`` for a build request.
+    """``(module to build, LoadedModel, target dict, label)`` for a build request (see :func:`resolve_module_key`)."""
+    mod, loaded, target, label, _key = resolve_module_key(args, ctx)
+    return mod, loaded, target, label
+
+
+def resolve_module_key(args: dict[str, Any], ctx: WorkerContext) -> tuple[Any, Any, dict[str, Any], str, str]:
+    """``(module to build, LoadedModel, target dict, label, snapshot key)`` for a build request.
 
     ``args``: ``document`` (pipeline document dict) with ``base_dir`` and ``trust_custom_code``, or
     ``run`` (the ``run`` request arguments, ``EngineClient.run_args(doc)``); optional ``key`` (a snapshot
@@ -543,7 +678,7 @@ def resolve_module(args: dict[str, Any], ctx: WorkerContext) -> tuple[Any, Any, 
     _progress(ctx, "loading", f"loading model {model}")
     loaded = ctx.load_model(model, run_args.get("base_dir"))
     if args.get("baseline"):
-        return loaded.mod, loaded, target, "baseline (model as loaded)"
+        return loaded.mod, loaded, target, "baseline (model as loaded)", f"baseline:{loaded.key}"
     key = args.get("key")
     if not key:
         run = HANDLERS.get("run")
@@ -555,7 +690,196 @@ def resolve_module(args: dict[str, Any], ctx: WorkerContext) -> tuple[Any, Any, 
     mod = ctx.cache.get(str(key))
     if mod is None:
         raise BuildError(f"module {key!r} is not in the engine's cache (evicted or from an earlier engine); run again")
-    return mod, loaded, target, f"pipeline {name!r}" if name != "pipeline" else "pipeline"
+    return mod, loaded, target, f"pipeline {name!r}" if name != "pipeline" else "pipeline", str(key)
+
+
+# ------------------------------------------------------------------------------- framework reference
+
+
+def framework_kind(loaded: Any) -> Optional[str]:
+    """``"onnx"``, ``"pt2"`` or ``"torch_py"`` when the model was imported from such a file, else None."""
+    source = str(getattr(loaded, "source", "") or "")
+    lower = source.lower()
+    if not os.path.isfile(source):
+        return None
+    if lower.endswith(".onnx"):
+        return "onnx"
+    if lower.endswith(".pt2"):
+        return "pt2"
+    if lower.endswith(".py"):
+        with open(source, encoding="utf-8", errors="replace") as fh:
+            return "torch_py" if "torch" in fh.read() else None
+    return None
+
+
+def _torch_outputs(value: Any) -> list[np.ndarray]:
+    import torch
+
+    leaves = torch.utils._pytree.tree_leaves(value)
+    return [np.asarray(t.detach().cpu().numpy()) if isinstance(t, torch.Tensor) else np.asarray(t) for t in leaves]
+
+
+def framework_outputs(loaded: Any, inputs: list[np.ndarray]) -> tuple[list[np.ndarray], str]:
+    """Run the original model file in its own framework on ``inputs``; ``(outputs, reference label)``.
+
+    ONNX files run in ONNX Runtime (CPU provider), ``.pt2`` archives through ``torch.export.load(...).module()``,
+    torch ``.py`` files (already run once to import them) through their ``model``. ``BuildError`` says what is
+    missing (the runtime, the model's own weights) when it cannot be done.
+    """
+    kind = framework_kind(loaded)
+    path = str(getattr(loaded, "source", ""))
+    if kind is None:
+        raise BuildError("the model did not come from an ONNX or PyTorch file: there is no framework to check against")
+    if not loaded.params:
+        raise BuildError(f"{path}: the model carries no weights of its own, so its framework output would use "
+                         "other weights than the build")
+    if kind == "onnx":
+        try:
+            import onnxruntime as ort
+        except ImportError:
+            raise BuildError("checking against ONNX needs onnxruntime (pip install onnxruntime)") from None
+        try:
+            options = ort.SessionOptions()
+            options.log_severity_level = 3
+            sess = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+            names = [i.name for i in sess.get_inputs()]
+            if len(names) != len(inputs):
+                raise BuildError(f"{path}: ONNX Runtime sees {len(names)} inputs, the build feeds {len(inputs)}")
+            outs = sess.run(None, dict(zip(names, inputs)))
+        except BuildError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own exception types
+            raise BuildError(f"{path}: ONNX Runtime failed: {error_text(exc)}") from None
+        return [np.asarray(o) for o in outs], f"onnxruntime {ort.__version__} on {os.path.basename(path)}"
+    try:
+        import torch
+    except ImportError:
+        raise BuildError("checking against PyTorch needs torch (pip install -r requirements-torch.txt)") from None
+    try:
+        if kind == "pt2":
+            module = torch.export.load(path).module()
+        else:
+            import runpy
+
+            module = runpy.run_path(path, run_name="__rps_model__")["model"]
+        tensors = [torch.from_numpy(np.array(x)) for x in inputs]
+        with torch.no_grad():
+            value = module(*tensors)
+    except Exception as exc:  # noqa: BLE001 - anything the user's model raises
+        raise BuildError(f"{path}: running the model in PyTorch failed: {error_text(exc)}") from None
+    return _torch_outputs(value), f"PyTorch {torch.__version__} eager on {os.path.basename(path)}"
+
+
+# ------------------------------------------------------------------------------------------ profile
+
+#: Profiles of built modules by snapshot key (the module that was built), newest last.
+PROFILES: "dict[str, dict[str, Any]]" = {}
+_PROFILES_KEPT = 32
+DEFAULT_PROFILE = {"warmup": 1, "repeat": 5}
+
+
+def _callee_kind(name: str, prim_funcs: set[str], relax_funcs: set[str]) -> str:
+    if name in prim_funcs:
+        return "prim_func"
+    if name in relax_funcs:
+        return "relax_function"
+    if name.startswith("vm.builtin."):
+        return "builtin"
+    return "packed"
+
+
+def profile_vm(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray], settings: Optional[dict[str, Any]],
+               mod: Any = None) -> dict[str, Any]:
+    """Time every call the VM makes while running ``func_name``, aggregated per callee.
+
+    Uses ``relax.VirtualMachine.set_instrument``: the instrument is called before and after each
+    ``call_tir``/packed call; the device is synchronised at both points and the time between them is
+    the call's time. ``warmup`` runs, then ``repeat`` instrumented runs; per callee the reported total is
+    the median over the runs of that callee's time in one run. Returns ``{"entries": [...] (sorted by
+    total, largest first: name, kind, calls, total_us, mean_us, share, min_total_us, max_total_us),
+    "total_us" (sum of the entries' totals), "run_us" (median wall time of one instrumented run),
+    "repeat", "warmup"}``. Nested calls (a Relax function calling PrimFuncs) count inclusively.
+    """
+    import tvm
+
+    s = {**DEFAULT_PROFILE, **{k: v for k, v in (settings or {}).items() if v is not None}}
+    repeat, warmup = max(1, int(s["repeat"])), max(0, int(s["warmup"]))
+    prim_funcs: set[str] = set()
+    relax_funcs: set[str] = set()
+    if mod is not None:
+        for gv, func in mod.functions_items():
+            (prim_funcs if isinstance(func, tvm.tirx.PrimFunc) else relax_funcs).add(gv.name_hint)
+    args = [tvm.runtime.tensor(a, dev) for a in arrays]
+    for _ in range(warmup):
+        vm[func_name](*args)
+    dev.sync()
+    runs: list[dict[str, list[float]]] = []
+    stack: list[tuple[str, float]] = []
+    current: dict[str, list[float]] = {}
+
+    def instrument(func: Any, symbol: Any, before: bool, ret: Any, *call_args: Any) -> int:
+        if before:
+            dev.sync()
+            stack.append((str(symbol), time.perf_counter()))
+        else:
+            dev.sync()
+            t1 = time.perf_counter()
+            name, t0 = stack.pop() if stack else (str(symbol), t1)
+            current.setdefault(name, []).append((t1 - t0) * 1e6)
+        return 0
+
+    wall: list[float] = []
+    vm.set_instrument(instrument)
+    try:
+        for _ in range(repeat):
+            current = {}
+            stack.clear()
+            t0 = time.perf_counter()
+            vm[func_name](*args)
+            dev.sync()
+            wall.append((time.perf_counter() - t0) * 1e6)
+            runs.append(current)
+    finally:
+        vm.set_instrument(None)
+    names = sorted({n for run in runs for n in run})
+    entries = []
+    for name in names:
+        totals = [sum(run.get(name, [])) for run in runs]
+        calls = max(len(run.get(name, [])) for run in runs)
+        total = float(np.median(totals))
+        entries.append({"name": name, "kind": _callee_kind(name, prim_funcs, relax_funcs), "calls": int(calls),
+                        "total_us": total, "mean_us": total / calls if calls else 0.0,
+                        "min_total_us": float(min(totals)), "max_total_us": float(max(totals))})
+    grand = sum(e["total_us"] for e in entries if e["kind"] != "relax_function") or 1.0
+    for e in entries:
+        e["share"] = e["total_us"] / grand
+    entries.sort(key=lambda e: (-e["total_us"], e["name"]))
+    return {"entries": entries, "total_us": grand, "run_us": float(np.median(wall)), "repeat": repeat,
+            "warmup": warmup}
+
+
+def callee_nodes(mod: Any, func_name: str, names: list[str]) -> dict[str, list[str]]:
+    """Graph node ids (of :func:`pipeline_model.ir_graph.extract_graph` for ``func_name``) calling each name."""
+    from pipeline_model import ir_graph
+
+    try:
+        graph = ir_graph.extract_graph(mod, func_name)
+    except Exception:  # noqa: BLE001 - a module the graph extractor cannot walk: no mapping, the table stays
+        return {}
+    wanted = set(names)
+    out: dict[str, list[str]] = {}
+    for node_id, attrs in graph.nodes(data=True):
+        callee = attrs.get("callee")
+        if callee in wanted:
+            out.setdefault(str(callee), []).append(str(node_id))
+    return out
+
+
+def _keep_profile(key: str, profile: dict[str, Any]) -> None:
+    PROFILES.pop(key, None)
+    PROFILES[key] = profile
+    while len(PROFILES) > _PROFILES_KEPT:
+        PROFILES.pop(next(iter(PROFILES)))
 
 
 # ------------------------------------------------------------------------------------------ handlers
@@ -563,7 +887,7 @@ def resolve_module(args: dict[str, Any], ctx: WorkerContext) -> tuple[Any, Any, 
 
 def _build_and_measure(mod: Any, target: dict[str, Any], func_name: str, arrays: list[np.ndarray],
                        bench: Optional[dict[str, Any]], ctx: WorkerContext, what: str,
-                       baseline: bool = False) -> dict[str, Any]:
+                       baseline: bool = False, profile: Optional[dict[str, Any]] = None) -> dict[str, Any]:
     _check_cancel(ctx)
     _progress(ctx, "building", f"building {what} for {targets_mod_label(target)}")
     t0 = time.perf_counter()
@@ -579,7 +903,13 @@ def _build_and_measure(mod: Any, target: dict[str, Any], func_name: str, arrays:
         _check_cancel(ctx)
         _progress(ctx, "benchmarking", f"timing {what}")
         latency = benchmark(vm, func_name, dev, arrays, bench)
-    return {"build_ms": build_ms, "outputs": outputs, "latency": latency, "device": str(dev), "executable": ex}
+    prof = None
+    if profile is not None:
+        _check_cancel(ctx)
+        _progress(ctx, "profiling", f"profiling {what} (time of every call)")
+        prof = profile_vm(vm, func_name, dev, arrays, profile, mod)
+    return {"build_ms": build_ms, "outputs": outputs, "latency": latency, "device": str(dev), "executable": ex,
+            "profile": prof}
 
 
 def targets_mod_label(target: dict[str, Any]) -> str:
@@ -589,47 +919,189 @@ def targets_mod_label(target: dict[str, Any]) -> str:
     return target_label(target)
 
 
+def _check_settings(args: dict[str, Any]) -> Optional[dict[str, Any]]:
+    check = args.get("check", {})
+    if check is None:
+        return None
+    return {"rtol": float(check.get("rtol", DEFAULT_CHECK["rtol"])),
+            "atol": float(check.get("atol", DEFAULT_CHECK["atol"])),
+            "scale": str(check.get("scale", "output")),
+            "against": str(args.get("check_against") or check.get("against") or "tvm")}
+
+
+def _reference_check(loaded: Any, func_name: str, arrays: list[np.ndarray], outputs: list[np.ndarray],
+                     chk: dict[str, Any], ctx: WorkerContext) -> dict[str, Any]:
+    ref_func = entry_function(loaded.mod, func_name if func_name in relax_function_names(loaded.mod) else None)
+    ref = _build_and_measure(loaded.mod, {"kind": "llvm"}, ref_func, arrays, None, ctx,
+                             "the reference (model as loaded, default pipeline, CPU)", baseline=True)
+    _progress(ctx, "checking", "comparing outputs")
+    return {**compare_outputs(outputs, ref["outputs"], chk["rtol"], chk["atol"], chk["scale"]),
+            "reference": "model as loaded, tvm.compile default pipeline, llvm"}
+
+
+def _framework_check(loaded: Any, arrays: list[np.ndarray], described: list[dict[str, Any]],
+                     outputs: list[np.ndarray], chk: dict[str, Any], ctx: WorkerContext) -> dict[str, Any]:
+    n_in = len([d for d in described if not d.get("weight")])
+    _progress(ctx, "checking", "running the original model in its framework")
+    try:
+        ref, label = framework_outputs(loaded, arrays[:n_in])
+    except BuildError as exc:
+        return {"passed": False, "rtol": chk["rtol"], "atol": chk["atol"], "scale": chk["scale"], "max_abs": None,
+                "max_rel": None, "max_ref": None, "max_abs_over_ref": None, "warnings": [], "outputs": [],
+                "error": str(exc), "reference": "framework"}
+    return {**compare_outputs(outputs, ref, chk["rtol"], chk["atol"], chk["scale"]), "reference": label}
+
+
 @handler("build_run")
 def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
-    """Build the pipeline's module, run it, time it and check it against the unoptimized model.
+    """Build the pipeline's module, run it, time it, profile it and check it.
 
     args: ``document``, ``base_dir``, ``key`` (default: final module of a run), ``target``,
     ``function``, ``inputs`` (``{"seed", "dims"}`` or ``{"path"}``), ``bench`` (``{"warmup", "number",
-    "repeat"}`` or null for no timing), ``check`` (``{"rtol", "atol"}`` or null for no check).
+    "repeat"}`` or null for no timing), ``check`` (``{"rtol", "atol", "scale": "output"|"absolute"}`` or null
+    for no check), ``check_against`` (``"tvm"``: the model as loaded built by ``tvm.compile``'s default
+    pipeline; ``"framework"``: the original ONNX/PyTorch file in its runtime; ``"both"``), ``profile``
+    (``{"warmup", "repeat"}`` or null: time of every call, see :func:`profile_vm`; kept per snapshot key,
+    command ``profile_get``).
+    Reply: ``function``, ``target``, ``device``, ``label``, ``key``, ``build_ms``, ``arguments``, ``weights``,
+    ``outputs``, ``latency``, ``check`` (vs TVM), ``framework_check``, ``profile`` (with ``nodes``: callee ->
+    graph node ids of the entry function).
     """
-    mod, loaded, target, label = resolve_module(args, ctx)
+    mod, loaded, target, label, key = resolve_module_key(args, ctx)
     func_name = entry_function(mod, args.get("function"))
-    arrays, described = make_arguments(mod, func_name, loaded.params, args.get("inputs"))
+    bounds = integer_input_bounds(loaded.mod, func_name) if func_name in relax_function_names(loaded.mod) else None
+    arrays, described = make_arguments(mod, func_name, loaded.params, args.get("inputs"), bounds)
     bench = args.get("bench", {})
-    opt = _build_and_measure(mod, target, func_name, arrays, bench, ctx, label)
+    profile = args.get("profile")
+    opt = _build_and_measure(mod, target, func_name, arrays, bench, ctx, label, profile=profile)
     result: dict[str, Any] = {
-        "function": func_name, "target": target, "device": opt["device"], "label": label,
+        "function": func_name, "target": target, "device": opt["device"], "label": label, "key": key,
         "build_ms": opt["build_ms"], "arguments": described,
         "weights": "model" if loaded.params else "random",
         "outputs": output_stats(opt["outputs"]), "latency": opt["latency"], "check": None,
+        "framework_check": None, "profile": None,
     }
-    check = args.get("check", {})
-    if check is not None:
-        rtol = float(check.get("rtol", DEFAULT_CHECK["rtol"]))
-        atol = float(check.get("atol", DEFAULT_CHECK["atol"]))
-        ref_target = {"kind": "llvm"}
-        ref_func = entry_function(loaded.mod, func_name if func_name in relax_function_names(loaded.mod) else None)
-        ref = _build_and_measure(loaded.mod, ref_target, ref_func, arrays, None, ctx,
-                                 "the reference (model as loaded, default pipeline, CPU)", baseline=True)
-        _progress(ctx, "checking", "comparing outputs")
-        result["check"] = {**compare_outputs(opt["outputs"], ref["outputs"], rtol, atol),
-                           "reference": "model as loaded, tvm.compile default pipeline, llvm"}
+    if opt["profile"] is not None:
+        prof = dict(opt["profile"])
+        prof["nodes"] = callee_nodes(mod, func_name, [e["name"] for e in prof["entries"]])
+        prof.update({"key": key, "label": label, "function": func_name, "target": target})
+        _keep_profile(key, prof)
+        result["profile"] = prof
+    chk = _check_settings(args)
+    if chk is not None:
+        if chk["against"] not in ("tvm", "framework", "both"):
+            raise BuildError(f"check_against must be tvm, framework or both, not {chk['against']!r}")
+        if chk["against"] in ("tvm", "both"):
+            result["check"] = _reference_check(loaded, func_name, arrays, opt["outputs"], chk, ctx)
+        if chk["against"] in ("framework", "both"):
+            result["framework_check"] = _framework_check(loaded, arrays, described, opt["outputs"], chk, ctx)
     return result
+
+
+@handler("profile")
+def handle_profile(args: dict, ctx: WorkerContext) -> dict:
+    """Build and profile a module without timing or checking it: ``build_run`` with ``profile`` on.
+
+    args: like ``build_run`` (``profile`` defaults to :data:`DEFAULT_PROFILE`). Reply: the profile
+    (``entries``, ``total_us``, ``run_us``, ``nodes``, ``key``, ...).
+    """
+    req = dict(args)
+    req.setdefault("profile", dict(DEFAULT_PROFILE))
+    if req["profile"] is None:
+        req["profile"] = dict(DEFAULT_PROFILE)
+    req["bench"], req["check"] = None, None
+    return handle_build_run(req, ctx)["profile"]
+
+
+@handler("profile_get")
+def handle_profile_get(args: dict, ctx: WorkerContext) -> dict:
+    """The profiles kept by this engine: ``{"keys": [...]}``, or ``{"profile": ...}`` for ``key`` (null if none)."""
+    key = args.get("key")
+    if key:
+        return {"profile": PROFILES.get(str(key))}
+    return {"keys": list(PROFILES)}
+
+
+def _ir_summary(mod: Any) -> str:
+    try:
+        return str(mod.script())
+    except Exception:  # noqa: BLE001 - a module that cannot be printed: no diff for it
+        return ""
+
+
+def _compare_many(args: dict, ctx: WorkerContext) -> dict:
+    """``compare`` with ``modules``: build each, run on the same inputs, time, check, diff the final IRs."""
+    from pipeline_model import diff as diff_mod
+
+    specs = list(args.get("modules") or [])
+    if len(specs) < 2:
+        raise BuildError("compare: give at least two modules")
+    func_name = args.get("function")
+    arrays = described = None
+    chk = _check_settings(args)
+    ref_outputs: Optional[list[np.ndarray]] = None
+    rows: list[dict[str, Any]] = []
+    scripts: list[str] = []
+    for i, spec in enumerate(specs):
+        spec = dict(spec or {})
+        mod, loaded, target, label, key = resolve_module_key(spec, ctx)
+        label = str(spec.get("label") or label)
+        fname = entry_function(mod, func_name)
+        if arrays is None:
+            bounds = integer_input_bounds(loaded.mod, fname) if fname in relax_function_names(loaded.mod) else None
+            arrays, described = make_arguments(mod, fname, loaded.params, args.get("inputs"), bounds)
+            func_name = fname
+            if chk is not None:
+                ref = _build_and_measure(loaded.mod, {"kind": "llvm"}, entry_function(loaded.mod, fname), arrays,
+                                         None, ctx, "the reference (model as loaded, default pipeline, CPU)",
+                                         baseline=True)
+                ref_outputs = ref["outputs"]
+        try:
+            res = _build_and_measure(mod, target, fname, arrays, args.get("bench", {}), ctx,
+                                     f"{i + 1}/{len(specs)}: {label}", baseline=bool(spec.get("baseline")))
+        except BuildError as exc:
+            rows.append({"label": label, "key": key, "target": target, "error": str(exc), "build_ms": None,
+                         "latency": None, "outputs": [], "check": None})
+            scripts.append("")
+            continue
+        row = {"label": label, "key": key, "target": target, "device": res["device"], "build_ms": res["build_ms"],
+               "latency": res["latency"], "outputs": output_stats(res["outputs"]), "check": None, "error": None}
+        if chk is not None and ref_outputs is not None:
+            row["check"] = {**compare_outputs(res["outputs"], ref_outputs, chk["rtol"], chk["atol"], chk["scale"]),
+                            "reference": "model as loaded, tvm.compile default pipeline, llvm"}
+        rows.append(row)
+        scripts.append(_ir_summary(mod))
+    diffs = []
+    for i in range(len(rows)):
+        for j in range(i + 1, len(rows)):
+            if not scripts[i] or not scripts[j]:
+                continue
+            d = diff_mod.diff_snapshots(scripts[i], scripts[j])
+            diffs.append({"a": i, "b": j, "identical": not d.changed, "stats": d.stats(),
+                          "functions": [{"name": f.name, "status": f.status, "added": f.added_lines,
+                                         "removed": f.removed_lines}
+                                        for f in d.functions if f.status != "unchanged" and f.is_function]})
+    timed = [r for r in rows if r.get("latency")]
+    best = min(timed, key=lambda r: r["latency"]["median_us"]) if timed else None
+    return {"function": func_name, "arguments": described, "rows": rows, "diffs": diffs,
+            "best": rows.index(best) if best is not None else None}
 
 
 @handler("compare")
 def handle_compare(args: dict, ctx: WorkerContext) -> dict:
-    """Build two modules, run both on the same inputs and report both latencies and the speed-up.
+    """Build modules, run them on the same inputs and compare latencies (and, with ``modules``, more).
 
-    args: ``a`` and ``b`` (each a module request like ``build_run``'s: ``document``, ``base_dir``,
-    ``key``, ``baseline``, ``target``), ``inputs``, ``bench``, ``check`` (compare ``b`` against ``a``).
+    Two-module form: ``a`` and ``b`` (each a module request like ``build_run``'s: ``document``, ``base_dir``,
+    ``key``, ``baseline``, ``target``), ``inputs``, ``bench``, ``check`` (compare ``b`` against ``a``);
     ``speedup`` = latency(a) / latency(b).
+    Many-module form: ``modules`` (a list of such requests, each with an optional ``label``), ``inputs``,
+    ``bench``, ``check``: reply ``{"function", "arguments", "rows": [{label, key, target, device, build_ms,
+    latency, outputs, check (vs the model as loaded), error}], "diffs": [{a, b, added, removed, identical,
+    functions}] (final IR of every pair, :func:`pipeline_model.diff.diff_scripts`), "best": index of the
+    fastest}``. A module that fails to build gets its ``error``; the others still run.
     """
+    if args.get("modules") is not None:
+        return _compare_many(args, ctx)
     sides = []
     arrays = described = None
     func_name = None
@@ -640,7 +1112,9 @@ def handle_compare(args: dict, ctx: WorkerContext) -> dict:
         mod, loaded, target, label = resolve_module(spec, ctx)
         func_name = entry_function(mod, args.get("function") or func_name)
         if arrays is None:
-            arrays, described = make_arguments(mod, func_name, loaded.params, args.get("inputs"))
+            bounds = integer_input_bounds(loaded.mod, func_name) \
+                if func_name in relax_function_names(loaded.mod) else None
+            arrays, described = make_arguments(mod, func_name, loaded.params, args.get("inputs"), bounds)
         res = _build_and_measure(mod, target, func_name, arrays, args.get("bench", {}), ctx,
                                  f"{side}: {label}", baseline=bool(spec.get("baseline")))
         sides.append((label, target, res))
@@ -650,10 +1124,9 @@ def handle_compare(args: dict, ctx: WorkerContext) -> dict:
         out[name] = {"label": label, "target": target, "device": res["device"], "build_ms": res["build_ms"],
                      "latency": res["latency"], "outputs": output_stats(res["outputs"])}
     out["speedup"] = ra["latency"]["median_us"] / rb["latency"]["median_us"]
-    check = args.get("check", {})
-    if check is not None:
-        out["check"] = compare_outputs(rb["outputs"], ra["outputs"], float(check.get("rtol", DEFAULT_CHECK["rtol"])),
-                                       float(check.get("atol", DEFAULT_CHECK["atol"])))
+    chk = _check_settings(args)
+    if chk is not None:
+        out["check"] = compare_outputs(rb["outputs"], ra["outputs"], chk["rtol"], chk["atol"], chk["scale"])
     return out
 
 
@@ -725,7 +1198,7 @@ def handle_export_library(args: dict, ctx: WorkerContext) -> dict:
     try:
         ex.export_library(lib_path)
     except Exception as exc:  # noqa: BLE001
-        raise BuildError(f"export_library to {lib_path} failed: {_first_line(exc)}") from None
+        raise BuildError(f"export_library to {lib_path} failed: {error_text(exc)}") from None
     inputs = [d for d in described if not d.get("weight")]
     weights = [d for d in described if d.get("weight")]
     n_in = len(inputs)

@@ -1,0 +1,180 @@
+"""``python main.py compare A.json B.json [...] --model SPEC [--target T] [--json]``: compare pipelines.
+
+Runs every pipeline file on the same model (``--model``, default: the first file's model) and target
+(``--target``, default: the first file's) in one engine, builds each final module, runs it on the same
+seeded inputs (or ``--inputs``), and prints one row per pipeline: build time, latency median and spread
+(min..max of the repeats), the numerical check against the model as loaded, and which one is fastest;
+then a summary of the final-IR diff of every pair (functions added/removed/changed, lines).
+Exit codes: 0 every pipeline built and passed its check, 1 a build or check failed, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Optional
+
+from pipeline_model import build_api
+from pipeline_model.document import PipelineDocument, resolve_target, target_label
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def add_parser(subparsers: "argparse._SubParsersAction") -> None:
+    """Register the ``compare`` sub-command."""
+    p = subparsers.add_parser(
+        "compare", help="compare two or more pipelines on the same model and inputs (latency, check, IR diff)",
+        description="Build every pipeline's final module on the same model, target and inputs; report latency "
+                    "(median, spread), build time, the numerical check and the final-IR diff between them.")
+    p.add_argument("pipelines", metavar="PIPELINE", nargs="+", help="pipeline files (.json), two or more")
+    p.add_argument("--model", metavar="SPEC", help="model for all pipelines (default: the first file's)")
+    p.add_argument("--target", metavar="T", help="target for all pipelines: cpu, cuda or a JSON object "
+                                                 "(default: the first file's)")
+    p.add_argument("--inputs", metavar="FILE", help=".npy/.npz inputs (default: seeded random inputs)")
+    p.add_argument("--number", type=int, default=10, help="runs per measurement (default 10)")
+    p.add_argument("--repeat", type=int, default=5, help="measurements (default 5)")
+    p.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance of the check (default 1e-4)")
+    p.add_argument("--atol", type=float, default=1e-4,
+                   help="absolute tolerance of the check, times max |ref| (default 1e-4)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("--trust", "--trust-custom-code", dest="trust", action="store_true",
+                   help="allow custom Python code in the pipelines to run")
+    p.add_argument("--timeout", metavar="S", type=float, default=600.0,
+                   help="kill a step that runs longer than S seconds (default 600)")
+
+
+def _load(args: argparse.Namespace) -> tuple[list[PipelineDocument], Optional[str]]:
+    """The documents with the shared model and target applied, or an error message."""
+    from pipeline_model import models
+    from pipeline_model.fileformat import PipelineFileError, load_pipeline
+
+    if len(args.pipelines) < 2:
+        return [], "give at least two pipeline files"
+    if args.number < 1 or args.repeat < 1:
+        return [], "--number and --repeat must be >= 1"
+    if args.inputs and not os.path.isfile(args.inputs):
+        return [], f"--inputs {args.inputs}: no such file"
+    docs = []
+    for path in args.pipelines:
+        try:
+            docs.append(load_pipeline(path))
+        except (PipelineFileError, OSError) as exc:
+            return [], str(exc)
+    model = docs[0].model
+    base = docs[0].model_path_base()
+    if args.model:
+        model = args.model if args.model.startswith("builtin:") else os.path.abspath(args.model)
+        base = None
+    elif not model.startswith("builtin:") and not os.path.isabs(model):
+        model = os.path.abspath(os.path.join(base or "", model))
+    try:
+        models.resolve_model(model, base)
+    except models.ModelLoadError as exc:
+        return [], f"--model: {exc}" if args.model else f"{args.pipelines[0]}: model: {exc}"
+    target = docs[0].target
+    if args.target:
+        try:
+            target = resolve_target(args.target)
+        except ValueError as exc:
+            return [], f"--target: {exc}"
+    for doc in docs:
+        doc.model = model
+        doc.target = dict(target)
+    return docs, None
+
+
+def _labels(paths: list[str]) -> list[str]:
+    names = [os.path.splitext(os.path.basename(p))[0] for p in paths]
+    return [n if names.count(n) == 1 else p for n, p in zip(names, paths)]
+
+
+def format_table(result: build_api.MultiCompareResult) -> list[str]:
+    """Text lines: one row per module (best marked with ``*``), then one line per pair's IR diff."""
+    header = ["", "pipeline", "build ms", "median us", "spread us", "vs best", "check"]
+    best = result.rows[result.best] if result.best is not None else None
+    rows = []
+    for i, r in enumerate(result.rows):
+        if r.error:
+            rows.append([" ", r.label, "-", "-", "-", "-", f"ERROR: {r.error.splitlines()[0]}"])
+            continue
+        lat = r.latency
+        ratio = f"{lat.median_us / best.latency.median_us:.2f}x" if lat and best and best.latency else "-"
+        chk = "-" if r.check is None else ("pass" if r.check.passed else "FAIL") + (
+            f" ({r.check.max_abs_over_ref:.2g} of max|ref|)" if r.check.max_abs_over_ref is not None else "")
+        if r.check is not None and r.check.warnings:
+            chk += " [warning: outputs too small to check]"
+        rows.append(["*" if i == result.best else " ", r.label, f"{r.build_ms:.0f}" if r.build_ms else "-",
+                     f"{lat.median_us:.1f}" if lat else "-",
+                     f"{lat.min_us:.1f}..{lat.max_us:.1f}" if lat else "-", ratio, chk])
+    widths = [max(len(h), *(len(row[k]) for row in rows)) for k, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    for d in result.diffs:
+        a, b = result.rows[d["a"]].label, result.rows[d["b"]].label
+        if d.get("identical"):
+            lines.append(f"IR {a} vs {b}: identical")
+            continue
+        st = d.get("stats") or {}
+        funcs = ", ".join(f"{f['name']} ({f['status']})" for f in d.get("functions", [])[:6])
+        more = len(d.get("functions", [])) - 6
+        lines.append(f"IR {a} vs {b}: {st.get('changed', 0)} changed, {st.get('added', 0)} added, "
+                     f"{st.get('removed', 0)} removed function(s), +{st.get('added_lines', 0)}/"
+                     f"-{st.get('removed_lines', 0)} lines: {funcs}" + (f" and {more} more" if more > 0 else ""))
+    return lines
+
+
+def main(args: argparse.Namespace, client: Any = None) -> int:
+    """Compare the pipelines; returns the exit code (0 ok, 1 a build/check failed, 2 bad input)."""
+    from pipeline_model.engine.client import EngineClient, EngineError
+
+    docs, problem = _load(args)
+    if problem:
+        if args.json:
+            print(json.dumps({"ok": False, "error": problem, "exit_code": EXIT_BAD_INPUT}, indent=2))
+        else:
+            print(f"error: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    labels = _labels(list(args.pipelines))
+    requests = []
+    for doc, label in zip(docs, labels):
+        req = build_api.module_request(doc, trust_custom_code=args.trust)
+        req["label"] = label
+        requests.append(req)
+    own = client is None
+    if client is None:
+        client = EngineClient(step_timeout_s=args.timeout)
+    progress = None if args.json else (
+        lambda name, data: print(f"  {data.get('message', '')}", file=sys.stderr) if name == "build_progress" else None)
+    try:
+        try:
+            result = build_api.compare_many(
+                client, requests, bench=build_api.BenchSettings(number=args.number, repeat=args.repeat),
+                check=(args.rtol, args.atol), on_event=progress,
+                inputs=build_api.InputSpec(path=os.path.abspath(args.inputs) if args.inputs else None))
+        except EngineError as exc:
+            message = exc.message.split(": ", 1)[1] if exc.message.startswith("BuildError: ") else exc.message
+            code = EXIT_BAD_INPUT if message.startswith(("inputs file", "input ")) else EXIT_FAILED
+            if args.json:
+                print(json.dumps({"ok": False, "error": message, "exit_code": code}, indent=2))
+            else:
+                print(f"error: compare failed: {message}", file=sys.stderr)
+            return code
+    finally:
+        if own:
+            client.close()
+    failed = any(r.error or (r.check is not None and not r.check.passed) for r in result.rows)
+    code = EXIT_FAILED if failed else EXIT_OK
+    if args.json:
+        out = result.to_json()
+        out.update({"ok": not failed, "exit_code": code, "model": docs[0].model, "target": docs[0].target,
+                    "pipelines": [os.path.abspath(p) for p in args.pipelines]})
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"compare: model {docs[0].model}, target {target_label(docs[0].target)}, function {result.function}")
+        for line in format_table(result):
+            print(line)
+        if result.best is not None:
+            print(f"fastest: {result.rows[result.best].label} (use this one)")
+    return code
