@@ -15,10 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Optional
 
-from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QSettings, Qt
+from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QStyle, QToolBar, QWidget
 
+from app.i18n import tr
 from app import settings as app_settings_mod
 from app.context import AppContext
 from app.document_controller import DocumentController
@@ -38,10 +39,6 @@ from widgets.tuning_panel import TuningPanel
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def tr(text: str) -> str:
-    """Translate ``text`` in the main window's context."""
-    return QCoreApplication.translate("MainWindow", text)
-
 
 class MainWindow(QMainWindow):
     """Relax Pipeline Studio's main window."""
@@ -49,7 +46,7 @@ class MainWindow(QMainWindow):
     def __init__(self, start_engine: bool = True, settings: Optional[QSettings] = None,
                  client_factory: Any = None, close_client: bool = True) -> None:
         super().__init__()
-        self.setWindowTitle("Relax Pipeline Studio")
+        self.setWindowTitle(tr("Relax Pipeline Studio"))
         self.setDockNestingEnabled(True)
         self.ctrl = DocumentController(self)
         cache = app_settings_mod.cache_dir()

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextOption
 from PySide6.QtWidgets import (
     QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QMenu, QScrollArea, QSizePolicy, QSplitter, QTextBrowser,
     QToolButton, QVBoxLayout, QWidget,
 )
 
+from app.i18n import tr
 from widgets.param_editor import ParamEditor
 from widgets.pipeline_view import PipelineView
 from widgets.step_model import QtPipelineModel
@@ -22,10 +23,6 @@ from widgets.step_model import QtPipelineModel
 #: Narrowest the node details panel gets (its placeholder and type texts wrap inside it).
 DETAILS_MIN_WIDTH = 220
 
-
-def tr(text: str) -> str:
-    """Translate ``text`` in the main window's context."""
-    return QCoreApplication.translate("MainWindow", text)
 
 
 class Banner(QFrame):

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMenu
 
+from app.i18n import tr
 from app.context import AppContext
 from app.engine_worker import EngineRequest
 from app.undo_commands import SetTargetCommand
@@ -24,10 +25,6 @@ from widgets.run_panel import MODULE_SELECTED, RunPanel
 from widgets.target_editor import TargetEditorDialog
 
 
-
-def tr(text: str) -> str:
-    """Translate ``text`` in the run panel's context."""
-    return QCoreApplication.translate("RunController", text)
 
 
 class RunController(QObject):

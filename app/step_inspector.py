@@ -11,9 +11,10 @@ from __future__ import annotations
 import html
 from typing import Any, Optional
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from app.i18n import tr
 from app.code_dialogs import show_code_dialog
 from app.context import AppContext
 from app.panels import GraphArea, PipelinePanel
@@ -31,10 +32,6 @@ from widgets.theme import muted_colour
 #: Most graphs kept in the cache (oldest dropped first).
 GRAPH_CACHE_SIZE = 64
 
-
-def tr(text: str) -> str:
-    """Translate ``text`` in the step inspector's context."""
-    return QCoreApplication.translate("StepInspector", text)
 
 
 class StepInspector(QObject):

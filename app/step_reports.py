@@ -9,14 +9,10 @@ import html
 import json
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication
 
+from app.i18n import tr
 from widgets.theme import status_css
 
-
-def tr(text: str) -> str:
-    """Translate ``text`` in the step inspector's context."""
-    return QCoreApplication.translate("StepInspector", text)
 
 
 def fused_node_ids(graph: dict) -> set[str]:

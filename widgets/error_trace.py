@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from PySide6.QtCore import QCoreApplication
+
 #: Pseudo file names of custom steps' sources (``emit.custom_label``).
 CUSTOM_LABEL_RE = re.compile(r"<custom step(?: \d+)?>")
 _SYNTAX_RE = re.compile(r"(<custom step(?: \d+)?>): syntax error at line (\d+)(?:, column (\d+))?: (.*)", re.S)
@@ -130,7 +132,7 @@ def user_frames_first(traceback_text: str, user_files: Sequence[str] = ()) -> st
     frames = [f for f in _frames(text) if _is_user_file(f[0], user_files)]
     if not frames:
         return text
-    lines = ["In your code (innermost last):"]
+    lines = [QCoreApplication.translate("error_trace", "In your code (innermost last):")]
     for file, line, func, source in frames:
         lines.append(f'  File "{file}", line {line}' + (f", in {func}" if func else ""))
         if source:
@@ -139,6 +141,6 @@ def user_frames_first(traceback_text: str, user_files: Sequence[str] = ()) -> st
     if exception:
         lines.append(exception)
     lines.append("")
-    lines.append("Full traceback:")
+    lines.append(QCoreApplication.translate("error_trace", "Full traceback:"))
     lines.append(text)
     return "\n".join(lines)

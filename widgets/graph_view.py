@@ -851,7 +851,7 @@ class GraphView(QGraphicsView):
         self._overview_widget = _Overview(self)
         self._colors: dict[str, Any] = {}
         self._update_colors()
-        self.clear_graph("No graph")
+        self.clear_graph(self.tr("No graph"))
 
     # ------------------------------------------------------------------------------------------ API
     def set_graph(self, graph_json: Any, highlight: Iterable[str] = frozenset(), *, key: Any = None,
@@ -1210,7 +1210,7 @@ class GraphView(QGraphicsView):
         if generation != self._generation:
             return
         self._busy = False
-        self.clear_graph(f"Cannot lay out the graph: {message}")
+        self.clear_graph(self.tr("Cannot lay out the graph: {message}").format(message=message))
         self.layout_failed.emit(message)
 
     def _on_prepared(self, prepared: _Prepared) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -27,7 +27,11 @@ from PySide6.QtWidgets import (
 
 from widgets.latency_chart import format_us
 
-COLUMNS = ("Task", "Trials", "Best latency", "Errors", "Status")
+COLUMNS = (  # header texts, translated where shown
+    QT_TRANSLATE_NOOP("TuningPanel", "Task"), QT_TRANSLATE_NOOP("TuningPanel", "Trials"),
+    QT_TRANSLATE_NOOP("TuningPanel", "Best latency"), QT_TRANSLATE_NOOP("TuningPanel", "Errors"),
+    QT_TRANSLATE_NOOP("TuningPanel", "Status"),
+)
 
 
 class TuningPanel(QWidget):
@@ -41,17 +45,17 @@ class TuningPanel(QWidget):
         self.last: Optional[dict[str, Any]] = None
         self.active = False
         self.stop_sent = False  # Stop was clicked for the tuning in flight
-        self.title = QLabel("No tuning step has run yet. Add a MetaSchedule step (relax.MetaScheduleTuneTIR / TuneIRMod) and run.", self)
+        self.title = QLabel(self.tr("No tuning step has run yet. Add a MetaSchedule step (relax.MetaScheduleTuneTIR / TuneIRMod) and run."), self)
         self.title.setObjectName("tuningTitle")
         self.title.setWordWrap(True)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.bar = QProgressBar(self)
         self.bar.setRange(0, 1)
         self.bar.setValue(0)
-        self.bar.setFormat("%v / %m trials")
-        self.stop_button = QPushButton("Stop Tuning", self)
-        self.stop_button.setToolTip("End tuning within a few seconds; what was measured is kept in the database "
-                                    "and the pipeline goes on (the apply step uses it)")
+        self.bar.setFormat(self.tr("%v / %m trials"))
+        self.stop_button = QPushButton(self.tr("Stop Tuning"), self)
+        self.stop_button.setToolTip(self.tr("End tuning within a few seconds; what was measured is kept in the database "
+                                            "and the pipeline goes on (the apply step uses it)"))
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self._on_stop_clicked)
         top = QHBoxLayout()
@@ -59,7 +63,7 @@ class TuningPanel(QWidget):
         top.addWidget(self.stop_button)
         self.table = QTableWidget(0, len(COLUMNS), self)
         self.table.setObjectName("tuningTasks")
-        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.setHorizontalHeaderLabels([self.tr(c) for c in COLUMNS])
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -81,7 +85,7 @@ class TuningPanel(QWidget):
     def _on_stop_clicked(self) -> None:
         self.stop_sent = True
         self.stop_button.setEnabled(False)
-        self.footer.setText("Stopping tuning after this round; measured trials are kept…")
+        self.footer.setText(self.tr("Stopping tuning after this round; measured trials are kept…"))
         self.stop_requested.emit()
 
     def start(self, step_title: str) -> None:
@@ -89,7 +93,7 @@ class TuningPanel(QWidget):
         self.active = True
         self.stop_sent = False
         self.stop_button.setEnabled(True)
-        self.title.setText(f"Tuning: {step_title}…")
+        self.title.setText(self.tr("Tuning: {step}…").format(step=step_title))
         self.bar.setRange(0, 0)  # busy until the first event says how many trials
 
     def update_progress(self, data: dict[str, Any]) -> None:
@@ -101,10 +105,11 @@ class TuningPanel(QWidget):
         self.stop_button.setEnabled(self.active and not self.stop_sent)
         self.bar.setRange(0, max(total, 1))
         self.bar.setValue(min(done, max(total, 1)))
-        state = " — stopped; measured trials are kept" if stopped else (" — done" if finished else "")
+        state = self.tr(" — stopped; measured trials are kept") if stopped else (self.tr(" — done") if finished else "")
         pass_id = str(data.get("pass_id") or "MetaSchedule")
         elapsed = float(data.get("elapsed_s") or 0.0)
-        self.title.setText(f"<b>{pass_id}</b>: {done} / {total} trials, {elapsed:.0f} s, runner {data.get('runner', 'local')}{state}")
+        self.title.setText(self.tr("<b>{pass_id}</b>: {done} / {total} trials, {elapsed} s, runner {runner}").format(
+            pass_id=pass_id, done=done, total=total, elapsed=f"{elapsed:.0f}", runner=data.get("runner", "local")) + state)
         tasks = list(data.get("tasks") or [])
         self.table.setRowCount(len(tasks))
         for row, task in enumerate(tasks):
@@ -114,7 +119,7 @@ class TuningPanel(QWidget):
                 str(task.get("trials", 0)),
                 format_us(float(best)) if best is not None else "–",
                 str(task.get("errors", 0)),
-                str(task.get("status", "")) + (" (reused)" if task.get("reused") else ""),
+                str(task.get("status", "")) + (self.tr(" (reused)") if task.get("reused") else ""),
             )
             for col, text in enumerate(cells):
                 item = self.table.item(row, col)
@@ -125,7 +130,7 @@ class TuningPanel(QWidget):
                     self.table.setItem(row, col, item)
                 item.setText(text)
         work_dir = data.get("work_dir")
-        self.footer.setText(f"Database: {work_dir}" if work_dir else "")
+        self.footer.setText(self.tr("Database: {path}").format(path=work_dir) if work_dir else "")
 
     def end(self, message: str = "") -> None:
         """The run that tuned ended (finished, failed or stopped)."""
