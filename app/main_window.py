@@ -19,12 +19,14 @@ from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QStyle, QToolBar, QWidget
 
-from app.i18n import tr
 from app import settings as app_settings_mod
+from app.appearance import AppearanceController
 from app.context import AppContext
 from app.document_controller import DocumentController
 from app.engine_worker import QtEngineWorker, load_cached_catalogue
 from app.file_controller import FileController
+from app.help_controller import HelpController
+from app.i18n import tr
 from app.panels import GraphArea, PipelinePanel
 from app.pipeline_editor import PipelineEditor
 from app.run_controller import RunController
@@ -111,6 +113,8 @@ class MainWindow(QMainWindow):
         self.session = RunSession(ctx, self.step_model, self.tuning_panel, self.progress, self.run_label, current)
         self.run_controller = RunController(ctx, self.run_panel, current)
         self.files = FileController(ctx, self.editor.set_model)
+        self.appearance = AppearanceController(ctx.settings, self, self)
+        self.help = HelpController(ctx, self)
 
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -213,6 +217,9 @@ class MainWindow(QMainWindow):
         view.addSeparator()
         for dock in (self.palette_dock, self.pipeline_dock, self.diff_dock, self.run_dock, self.tuning_dock):
             view.addAction(dock.toggleViewAction())
+        view.addSeparator()
+        self.appearance.build_menus(view)
+        self.help.build_menu(menu)
         bar = QToolBar(tr("Main"), self)
         bar.setObjectName("mainToolbar")
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)

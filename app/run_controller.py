@@ -51,6 +51,15 @@ class RunController(QObject):
         panel.advanced_target_requested.connect(self.edit_target)
         panel.refresh_devices_requested.connect(self.refresh_devices)
         panel.show_target(ctx.doc.target)
+        ctx.document_replaced.connect(lambda: self.clear_results(tr("New document: Build & Run to see its results.")))
+        ctx.model_changed.connect(lambda: self.clear_results(tr("The model or target changed: Build & Run again to see its results.")))
+
+    def clear_results(self, message: str = "") -> None:
+        """Results of another document/model/target: stop the request, clear the panel and its chart."""
+        if self.request is not None:
+            request, self.request = self.request, None  # its answer is dropped (see _on_finished)
+            request.cancel()
+        self.panel.clear_results(message)
 
     @property
     def busy(self) -> bool:

@@ -80,6 +80,7 @@ class StepInspector(QObject):
         self.input_script = self.input_key = None
         self.last_good_script = None
         self.graph_cache.clear()
+        self.show_details_placeholder()  # a report (DLight rules, fusion) of the old document
         if not self.ctx.doc.steps:
             self.show_step("")
 
@@ -180,7 +181,8 @@ class StepInspector(QObject):
         if self.input_script:
             self.diff_view.set_snapshots(self.input_script, self.input_script, before_title=tr("Model input"), after_title=tr("Model input"))
         else:
-            self._diff_message(tr("Run the pipeline (F5) to see what each step does."))
+            self._diff_message(tr("Run the pipeline (F5) to see what each step does.") if self.ctx.doc.steps else
+                               tr("The pipeline is empty: drag passes from the Passes panel into the Pipeline list."))
         self._show_graph(self.input_key, None, tr("Model input"))
 
     def _on_nested_selected(self, uid: str, nested_index: int) -> None:

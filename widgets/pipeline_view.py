@@ -192,6 +192,7 @@ class PipelineView(QWidget):
         layout.addWidget(splitter)
 
         model.modelReset.connect(self._update_hint)
+        model.modelReset.connect(lambda: self._show_nested(self.current_uid()))  # another document
         model.dataChanged.connect(self._on_data_changed)
         self._update_hint()
 

@@ -340,6 +340,16 @@ class RunPanel(QWidget):
         if message:
             self.status.setText(message)
 
+    def clear_results(self, message: str = "") -> None:
+        """Forget the shown results (they describe another document, model or target); ``message`` says why."""
+        self.last_build = self.last_compare = self.last_export = None
+        self.last_error = None
+        self._results_render = None
+        self.set_busy(False)
+        self.results.clear()
+        self.chart.clear()
+        self.status.setText(message)
+
     def show_progress(self, message: str) -> None:
         """A ``build_progress`` line."""
         self.status.setText(message[:300])

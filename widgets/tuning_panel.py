@@ -82,6 +82,17 @@ class TuningPanel(QWidget):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.footer)
 
+    def reset(self) -> None:
+        """Back to the empty state (another document or model: the old figures describe nothing shown)."""
+        self.last = None
+        self.active = self.stop_sent = False
+        self.stop_button.setEnabled(False)
+        self.title.setText(self.tr("No tuning step has run yet. Add a MetaSchedule step (relax.MetaScheduleTuneTIR / TuneIRMod) and run."))
+        self.bar.setRange(0, 1)
+        self.bar.setValue(0)
+        self.table.setRowCount(0)
+        self.footer.setText("")
+
     def _on_stop_clicked(self) -> None:
         self.stop_sent = True
         self.stop_button.setEnabled(False)
