@@ -95,6 +95,9 @@ def scan_source(source: str) -> list[tuple[int, str]]:
         elif isinstance(f, ast.Attribute) and f.attr == "emit" and isinstance(f.value, ast.Attribute) \
                 and f.value.attr in ("status_message", "banner_message"):
             args = node.args[:1]
+        elif isinstance(f, ast.Attribute) and f.attr == "emit" and isinstance(f.value, ast.Attribute) \
+                and f.value.attr == "state_changed":
+            args = node.args[1:2]  # (state key, shown message)
         for arg in args:
             if _untranslated(arg):
                 problems.append((node.lineno, ast.unparse(node)[:120]))

@@ -1042,6 +1042,55 @@
     </message>
 </context>
 <context>
+    <name>QtEngineWorker</name>
+    <message>
+        <location filename="../../app/engine_worker.py" line="+334"/>
+        <source>Starting engine…</source>
+        <translation>正在启动引擎…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Engine failed to start: {error}</source>
+        <translation>引擎启动失败：{error}</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <location line="+16"/>
+        <source>Engine ready (TVM {version})</source>
+        <translation>引擎就绪（TVM {version}）</translation>
+    </message>
+    <message>
+        <location line="-15"/>
+        <source>Engine ready</source>
+        <translation>引擎就绪</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Engine stopped</source>
+        <translation>引擎已停止</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>Engine: {job}…</source>
+        <translation>引擎：{job}…</translation>
+    </message>
+    <message>
+        <location line="+37"/>
+        <source>Running pipeline…</source>
+        <translation>正在运行流水线…</translation>
+    </message>
+    <message>
+        <location line="+54"/>
+        <source>Engine crashed; restarted…</source>
+        <translation>引擎崩溃；已重启…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Engine restart failed: {error}</source>
+        <translation>引擎重启失败：{error}</translation>
+    </message>
+</context>
+<context>
     <name>QtPassPaletteModel</name>
     <message>
         <location filename="../../widgets/pass_palette.py" line="-222"/>
