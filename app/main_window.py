@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QStyle, QToolBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QScrollArea, QStyle, QToolBar, QWidget
 
 from app import settings as app_settings_mod
 from app.appearance import AppearanceController
@@ -40,6 +40,19 @@ from widgets.tuning_panel import TuningPanel
 
 ROOT = Path(__file__).resolve().parent.parent
 
+
+
+#: Narrowest the Passes dock gets (the window fits 1024×700 with it).
+PALETTE_MIN_WIDTH = 190
+
+
+def _scrolled(widget: QWidget) -> QScrollArea:
+    """``widget`` in a frameless, resizable scroll area: a tall panel does not set the window's minimum height."""
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    area.setWidget(widget)
+    return area
 
 
 class MainWindow(QMainWindow):
@@ -77,6 +90,7 @@ class MainWindow(QMainWindow):
         self.graph_split, self.function_picker, self.graph_caption = area.graph_split, area.function_picker, area.graph_caption
         self.setCentralWidget(area)
         self.palette = PassPalette(self)
+        self.palette.setMinimumWidth(PALETTE_MIN_WIDTH)  # long captions elsewhere must not squeeze it
         self.palette_dock = self._dock(tr("Passes"), "paletteDock", self.palette, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.step_model = QtPipelineModel(self.ctrl.doc, self)
         self.pipeline_panel = panel = PipelinePanel(self.step_model, self)
@@ -87,7 +101,7 @@ class MainWindow(QMainWindow):
         self.diff_view = DiffView(self)
         self.diff_dock = self._dock(tr("Diff"), "diffDock", self.diff_view, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.run_panel = RunPanel(self)
-        self.run_dock = self._dock(tr("Build && Run"), "runDock", self.run_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.run_dock = self._dock(tr("Build && Run"), "runDock", _scrolled(self.run_panel), Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tuning_panel = TuningPanel(self)
         self.tuning_dock = self._dock(tr("Tuning"), "tuningDock", self.tuning_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.diff_dock, self.run_dock)

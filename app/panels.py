@@ -186,7 +186,7 @@ class PipelinePanel(QWidget):
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         split.setChildrenCollapsible(False)
-        self.pipeline_view.setMinimumHeight(220)
+        self.pipeline_view.setMinimumHeight(150)
         split.setSizes([480, 380])
         self.right_split = split
         layout = QVBoxLayout(self)

@@ -155,7 +155,7 @@ def test_window_fits_1024x700_with_a_long_caption(fake_studio, qapp):
     win.graph_caption.setText(long_caption)
     win.inspector._show_graph(None, None, long_caption)
     qt_wait(lambda: False, 300)
-    assert win.width() <= 1024, win.width()
+    assert win.width() <= 1024 and win.height() <= 700, win.size()
     assert win.graph_caption.toolTip() == long_caption
     assert win.palette_dock.width() >= 180, win.palette_dock.width()
     assert win.pipeline_dock.width() >= 240, win.pipeline_dock.width()

@@ -1262,6 +1262,9 @@ class GraphView(QGraphicsView):
         ov = self._overview_widget
         vp = self.viewport().geometry()
         ov.move(vp.right() - ov.width() - 8, vp.bottom() - ov.height() - 8)
+        # In a small view (a 1024×700 window) the minimap would cover most of the graph: hidden there.
+        roomy = vp.width() >= 2.5 * ov.width() and vp.height() >= 1.6 * ov.height()
+        ov.setVisible(bool(ov.wanted) and self._prepared is not None and roomy)
         ov.raise_()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt API
