@@ -172,7 +172,7 @@ class StepInspector(QObject):
         self._show_step_report(index, step, result)
         label = tr("changed the module") if result.state == CHANGED else (tr("changed nothing") if result.state == UNCHANGED else result.state)
         self.diff_view.set_snapshots(before, result.script, before_title=tr("Before {0}").format(title),
-                                     after_title=f"{tr('After {0}').format(title)} — {label} ({format_ms(result.elapsed_ms)})")
+                                     after_title=tr("After {0}").format(title) + f" — {label} ({format_ms(result.elapsed_ms)})")
         self._show_graph(result.snapshot_key or before_key, before_key if result.state == CHANGED else None, f"{title} — {label}")
         self.step_shown.emit(uid)
 
@@ -197,7 +197,7 @@ class StepInspector(QObject):
         target = result.nested[nested_index]
         after = target.script if target.script is not None else before
         self.diff_view.set_snapshots(before, after, before_title=tr("Before {0}").format(target.name),
-                                     after_title=f"{tr('Step {0}').format(index + 1)} › {target.name} ({format_ms(target.elapsed_ms)})")
+                                     after_title=tr("Step {0}").format(index + 1) + f" › {target.name} ({format_ms(target.elapsed_ms)})")
 
     def _diff_message(self, text: str) -> None:
         self.diff_view.clear()

@@ -148,7 +148,7 @@ def node_details_html(node: dict, graph: dict) -> str:
     if node.get("callee"):
         link = ""
         if node.get("callee_kind") == "prim_func":
-            link = f" — <a href='primfunc:{_esc(node['callee'])}'>{tr('show TensorIR')}</a>"
+            link = f" — <a href='primfunc:{_esc(node['callee'])}'>" + tr("show TensorIR") + "</a>"
         rows.append(f"<p>callee: <code>{_esc(node['callee'])}</code>{link}</p>")
     if node.get("composite"):
         rows.append(f"<p>composite: <code>{_esc(node['composite'])}</code></p>")

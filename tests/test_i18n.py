@@ -79,7 +79,14 @@ def scan_source(source: str) -> list[tuple[int, str]]:
     """``(line, call)`` of every user-visible Qt call given a literal text that bypasses translation,
     and of every ``tr``/``translate`` whose text is not a literal (lupdate could not see it)."""
     problems = []
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):  # lupdate does not look inside f-strings
+            for inner in ast.walk(node):
+                if inner is not node and _is_tr(inner):
+                    problems.append((node.lineno, "tr() inside an f-string (lupdate cannot see it): " + ast.unparse(node)[:90]))
+                    break
+    for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         f, args = node.func, []
@@ -130,6 +137,7 @@ def f(self, n):
     QMessageBox.warning(self, "Title", self.tr("ok text"))
     self.ctx.status("Saved {0}".format(n))
     tr(VARIABLE)
+    x = f"{tr('hidden')} text"
 '''
     good = '''
 def f(self, n):
@@ -141,7 +149,7 @@ def f(self, n):
     self.label.setText(f"<b>{title}</b>")
     QLabel("rtol", self)
 '''
-    assert [line for line, _ in scan_source(bad)] == [4, 5, 6, 7, 8, 9]
+    assert sorted(line for line, _ in scan_source(bad)) == [4, 5, 6, 7, 8, 9, 10]
     assert scan_source(good) == []
 
 

@@ -173,12 +173,13 @@
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+51"/>
+        <location filename="../../app/main_window.py" line="+64"/>
         <source>Relax Pipeline Studio</source>
+        <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
         <translation>Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+30"/>
         <source>Passes</source>
         <translation>Pass 列表</translation>
     </message>
@@ -607,7 +608,12 @@
         <translation>{0} 之前</translation>
     </message>
     <message>
-        <location line="-17"/>
+        <location line="-24"/>
+        <source>After {0}</source>
+        <translation>{0} 之后</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <location line="+4"/>
         <source>Model input</source>
         <translation>模型输入</translation>
@@ -623,7 +629,12 @@
         <translation>流水线为空：请从“Pass 列表”面板将 Pass 拖入流水线列表。</translation>
     </message>
     <message>
-        <location line="+91"/>
+        <location line="+15"/>
+        <source>Step {0}</source>
+        <translation>步骤 {0}</translation>
+    </message>
+    <message>
+        <location line="+76"/>
         <source>Cannot show the file</source>
         <translation>无法显示该文件</translation>
     </message>
@@ -676,6 +687,11 @@
         <location line="+1"/>
         <source>Double-click a &lt;code&gt;call_tir&lt;/code&gt; node (or use its “show TensorIR” link) for the callee&apos;s TensorIR.</source>
         <translation>双击 &lt;code&gt;call_tir&lt;/code&gt; 节点（或使用其“显示 TensorIR”链接）可查看被调用函数的 TensorIR。</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>show TensorIR</source>
+        <translation>显示 TensorIR</translation>
     </message>
     <message>
         <location filename="../../app/trust.py" line="+81"/>
@@ -1598,7 +1614,7 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+242"/>
+        <location filename="../../widgets/graph_view.py" line="+245"/>
         <source>Overview: click or drag to move the view</source>
         <translation>概览：点击或拖动以移动视图</translation>
     </message>
