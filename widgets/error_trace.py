@@ -46,9 +46,10 @@ class ErrorLocation:
 
     def describe(self) -> str:
         """``line 5 of <custom step 3>`` / ``patterns.py line 4``."""
+        column = QCoreApplication.translate("error_trace", ", column {0}").format(self.column) if self.column else ""
         if self.is_custom_source:
-            return f"line {self.line} of {self.file}" + (f", column {self.column}" if self.column else "")
-        return f"{os.path.basename(self.file)} line {self.line}" + (f", column {self.column}" if self.column else "")
+            return QCoreApplication.translate("error_trace", "line {0} of {1}").format(self.line, self.file) + column
+        return QCoreApplication.translate("error_trace", "{0} line {1}").format(os.path.basename(self.file), self.line) + column
 
 
 def _is_user_file(name: str, user_files: Sequence[str]) -> bool:

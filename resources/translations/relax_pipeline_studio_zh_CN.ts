@@ -714,6 +714,56 @@
         <source>Don&apos;t Run</source>
         <translation>不运行</translation>
     </message>
+    <message>
+        <location filename="../../app/undo_commands.py" line="+28"/>
+        <source>Add {0}</source>
+        <translation>添加 {0}</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Delete {0} step(s)</source>
+        <translation>删除 {0} 个步骤</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Move {0} step(s)</source>
+        <translation>移动 {0} 个步骤</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>Enable {0}</source>
+        <translation>启用 {0}</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Disable {0}</source>
+        <translation>禁用 {0}</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Duplicate {0} step(s)</source>
+        <translation>复制 {0} 个步骤</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Set {0}</source>
+        <translation>设置 {0}</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>Set parameters</source>
+        <translation>设置参数</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Set model {0}</source>
+        <translation>设置模型 {0}</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Set target {0}</source>
+        <translation>设置目标 {0}</translation>
+    </message>
 </context>
 <context>
     <name>CodeEditor</name>
@@ -1622,9 +1672,24 @@
 <context>
     <name>error_trace</name>
     <message>
-        <location filename="../../widgets/error_trace.py" line="+135"/>
-        <source>In your code (innermost last):</source>
+        <location filename="../../widgets/error_trace.py" line="+49"/>
+        <source>, column {0}</source>
         <extracomment>Pseudo file names of custom steps&apos; sources (``emit.custom_label``).</extracomment>
+        <translation>，第 {0} 列</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>line {0} of {1}</source>
+        <translation>{1} 第 {0} 行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} line {1}</source>
+        <translation>{0} 第 {1} 行</translation>
+    </message>
+    <message>
+        <location line="+84"/>
+        <source>In your code (innermost last):</source>
         <translation>在您的代码中（最内层在最后）：</translation>
     </message>
     <message>
