@@ -102,6 +102,25 @@ def apply_dark(app: QApplication) -> None:
     app.setPalette(dark_palette())
 
 
+def setup_look_and_language(app: QApplication, dark: bool = False, language: Optional[str] = None) -> str:
+    """Install the translator (View ▸ Language, else the system locale; ``language`` overrides both)
+    and apply the remembered theme (``dark``: the ``--dark`` option, not remembered). Returns the
+    language loaded (``en`` when no translation applies)."""
+    from app.appearance import apply_theme, remember_system_look, theme_setting
+    from app.i18n import install_translator, language_setting, resolve_language
+    from app.settings import app_settings
+
+    settings = app_settings()
+    remember_system_look(app)
+    chosen = resolve_language(language or language_setting(settings))
+    if install_translator(app, chosen) is None:
+        chosen = "en"
+    theme = "dark" if dark else theme_setting(settings)
+    if theme != "system":
+        apply_theme(app, theme)
+    return chosen
+
+
 def run_app(argv: list[str]) -> int:
     """Open the main window (``argv``: optional pipeline file) and run the event loop."""
     import argparse
@@ -113,8 +132,7 @@ def run_app(argv: list[str]) -> int:
     parser.add_argument("--screenshot", help=argparse.SUPPRESS)
     args, qt_args = parser.parse_known_args(argv)
     app = make_application(qt_args)
-    if args.dark:
-        apply_dark(app)
+    setup_look_and_language(app, dark=args.dark)
 
     from app.main_window import MainWindow
 

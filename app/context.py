@@ -66,6 +66,11 @@ class AppContext(QObject):
     status_message = Signal(str, int)
     #: ``(message, kind)`` for the dismissable banner (``warning``, ``error``).
     banner_message = Signal(str, str)
+    #: A new document (New / Open): every panel describing the old one clears.
+    document_replaced = Signal()
+    #: Same document, another model or target: results describing the old one (builds, comparisons,
+    #: tuning) clear; step results re-run through ``edited``.
+    model_changed = Signal()
 
     def __init__(self, document: DocumentController, engine: QtEngineWorker, settings: QSettings,
                  dialog_parent: Optional[QWidget] = None, parent: Optional[QObject] = None) -> None:
@@ -77,6 +82,25 @@ class AppContext(QObject):
         self.catalogue = CatalogueService(self)
         self.trust = TrustService(settings, lambda: self.document.doc, lambda: self.catalogue.catalogue,
                                   lambda: self.dialog_parent)
+        self._subject = self._subject_of_doc()
+        document.document_replaced.connect(self._on_document_replaced)
+        document.edited.connect(self._on_edited)
+
+    def _subject_of_doc(self) -> tuple[str, str]:
+        import json
+
+        doc = self.document.doc
+        return str(doc.model), json.dumps(doc.target, sort_keys=True, default=str)
+
+    def _on_document_replaced(self) -> None:
+        self._subject = self._subject_of_doc()
+        self.document_replaced.emit()
+
+    def _on_edited(self, _first_index: int) -> None:
+        subject = self._subject_of_doc()
+        if subject != self._subject:
+            self._subject = subject
+            self.model_changed.emit()
 
     @property
     def doc(self) -> Any:

@@ -332,12 +332,12 @@ class QtEngineWorker(QThread):
 
     def run(self) -> None:  # noqa: D401 - QThread API
         """Thread body: start the engine, fetch versions and the catalogue, then serve requests."""
-        self.state_changed.emit("starting", "Starting engine…")
+        self.state_changed.emit("starting", self.tr("Starting engine…"))
         try:
             self._client = self._make_client()
             self._startup()
         except Exception as exc:  # noqa: BLE001 - report, keep serving (requests will retry)
-            self.state_changed.emit("crashed", f"Engine failed to start: {exc}")
+            self.state_changed.emit("crashed", self.tr("Engine failed to start: {error}").format(error=exc))
         while True:
             job = self._next_job()
             if job is None:
@@ -356,7 +356,8 @@ class QtEngineWorker(QThread):
                     idle = not self._jobs and self._pending_run is None
                 self.busy = False
                 if idle and not self._stopping:
-                    self.state_changed.emit("ready", "Engine ready" + (f" (TVM {self.tvm_version})" if self.tvm_version else ""))
+                    self.state_changed.emit("ready", self.tr("Engine ready (TVM {version})").format(version=self.tvm_version)
+                                            if self.tvm_version else self.tr("Engine ready"))
         client = self._client
         self._client = None
         if client is not None and self._close_client:
@@ -364,14 +365,14 @@ class QtEngineWorker(QThread):
                 client.close()
             except Exception:  # noqa: BLE001
                 pass
-        self.state_changed.emit("stopped", "Engine stopped")
+        self.state_changed.emit("stopped", self.tr("Engine stopped"))
 
     def _startup(self) -> None:
         info = self._client.ping()
         self.tvm_version = str(info.get("tvm", "?"))
         self.ping_ready.emit(dict(info))
         self._fetch_catalogue(force=False, info=info)
-        self.state_changed.emit("ready", f"Engine ready (TVM {self.tvm_version})")
+        self.state_changed.emit("ready", self.tr("Engine ready (TVM {version})").format(version=self.tvm_version))
 
     def _fetch_catalogue(self, force: bool, info: Optional[dict] = None) -> Optional[dict]:
         info = info or self._client.ping()
@@ -397,7 +398,7 @@ class QtEngineWorker(QThread):
         def on_event(name: str, data: Any) -> None:
             job.event.emit(str(name), data)
 
-        self.state_changed.emit("busy", f"Engine: {job.name}…")
+        self.state_changed.emit("busy", self.tr("Engine: {job}…").format(job=job.name))
         client = self._client
         try:
             if job.kind == "graph":
@@ -434,7 +435,7 @@ class QtEngineWorker(QThread):
             return  # superseded before it started
         doc: PipelineDocument = job.args["doc"]
         until = job.args.get("until")
-        self.state_changed.emit("busy", "Running pipeline…")
+        self.state_changed.emit("busy", self.tr("Running pipeline…"))
         job.started.emit(until)
         running: dict[str, Any] = {"index": None, "uid": None}
 
@@ -488,12 +489,12 @@ class QtEngineWorker(QThread):
 
     def _confirm_engine_up(self) -> None:
         """After the client restarted a crashed engine: wait until the fresh one answers."""
-        self.state_changed.emit("crashed", "Engine crashed; restarted…")
+        self.state_changed.emit("crashed", self.tr("Engine crashed; restarted…"))
         try:
             info = self._client.ping()
             self.tvm_version = str(info.get("tvm", self.tvm_version))
         except Exception as exc:  # noqa: BLE001
-            self.state_changed.emit("crashed", f"Engine restart failed: {exc}")
+            self.state_changed.emit("crashed", self.tr("Engine restart failed: {error}").format(error=exc))
 
 
 def _failed_step_error(result: RunResult) -> Optional[str]:

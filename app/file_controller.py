@@ -8,21 +8,17 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QDialog, QFileDialog, QMenu, QMessageBox
 
+from app.i18n import tr
 from app import settings as app_settings_mod
 from app.context import AppContext
 from pipeline_model.document import PipelineDocument, target_label
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL_PIPELINE = ROOT / "resources" / "pipelines" / "fusion_walkthrough.json"
-FILE_FILTER = "Pipeline files (*.json *.rps.json);;All files (*)"
 
-
-def tr(text: str) -> str:
-    """Translate ``text`` in the file controller's context."""
-    return QCoreApplication.translate("FileController", text)
 
 
 class FileController(QObject):
@@ -65,7 +61,7 @@ class FileController(QObject):
         if not self.maybe_save():
             return
         start = os.path.dirname(self.ctx.doc.path) if self.ctx.doc.path else str(ROOT / "resources" / "pipelines")
-        path, _ = QFileDialog.getOpenFileName(self._parent(), tr("Open pipeline"), start, tr(FILE_FILTER))
+        path, _ = QFileDialog.getOpenFileName(self._parent(), tr("Open pipeline"), start, tr("Pipeline files (*.json *.rps.json);;All files (*)"))
         if path:
             self.open_pipeline(path)
 
@@ -98,7 +94,7 @@ class FileController(QObject):
     def save_as(self) -> bool:
         """File > Save As."""
         start = self.ctx.doc.path or os.path.join(os.path.expanduser("~"), _slug(self.ctx.doc.name) + ".json")
-        path, _ = QFileDialog.getSaveFileName(self._parent(), tr("Save pipeline"), start, tr(FILE_FILTER))
+        path, _ = QFileDialog.getSaveFileName(self._parent(), tr("Save pipeline"), start, tr("Pipeline files (*.json *.rps.json);;All files (*)"))
         if not path:
             return False
         if not os.path.splitext(path)[1]:

@@ -15,15 +15,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Optional
 
-from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QSettings, Qt
+from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QStyle, QToolBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QScrollArea, QStyle, QToolBar, QWidget
 
 from app import settings as app_settings_mod
+from app.appearance import AppearanceController
 from app.context import AppContext
 from app.document_controller import DocumentController
 from app.engine_worker import QtEngineWorker, load_cached_catalogue
 from app.file_controller import FileController
+from app.help_controller import HelpController
+from app.i18n import tr
 from app.panels import GraphArea, PipelinePanel
 from app.pipeline_editor import PipelineEditor
 from app.run_controller import RunController
@@ -38,9 +41,18 @@ from widgets.tuning_panel import TuningPanel
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def tr(text: str) -> str:
-    """Translate ``text`` in the main window's context."""
-    return QCoreApplication.translate("MainWindow", text)
+
+#: Narrowest the Passes dock gets (the window fits 1024×700 with it).
+PALETTE_MIN_WIDTH = 190
+
+
+def _scrolled(widget: QWidget) -> QScrollArea:
+    """``widget`` in a frameless, resizable scroll area: a tall panel does not set the window's minimum height."""
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    area.setWidget(widget)
+    return area
 
 
 class MainWindow(QMainWindow):
@@ -49,7 +61,7 @@ class MainWindow(QMainWindow):
     def __init__(self, start_engine: bool = True, settings: Optional[QSettings] = None,
                  client_factory: Any = None, close_client: bool = True) -> None:
         super().__init__()
-        self.setWindowTitle("Relax Pipeline Studio")
+        self.setWindowTitle(tr("Relax Pipeline Studio"))
         self.setDockNestingEnabled(True)
         self.ctrl = DocumentController(self)
         cache = app_settings_mod.cache_dir()
@@ -78,6 +90,7 @@ class MainWindow(QMainWindow):
         self.graph_split, self.function_picker, self.graph_caption = area.graph_split, area.function_picker, area.graph_caption
         self.setCentralWidget(area)
         self.palette = PassPalette(self)
+        self.palette.setMinimumWidth(PALETTE_MIN_WIDTH)  # long captions elsewhere must not squeeze it
         self.palette_dock = self._dock(tr("Passes"), "paletteDock", self.palette, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.step_model = QtPipelineModel(self.ctrl.doc, self)
         self.pipeline_panel = panel = PipelinePanel(self.step_model, self)
@@ -88,7 +101,7 @@ class MainWindow(QMainWindow):
         self.diff_view = DiffView(self)
         self.diff_dock = self._dock(tr("Diff"), "diffDock", self.diff_view, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.run_panel = RunPanel(self)
-        self.run_dock = self._dock(tr("Build && Run"), "runDock", self.run_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.run_dock = self._dock(tr("Build && Run"), "runDock", _scrolled(self.run_panel), Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tuning_panel = TuningPanel(self)
         self.tuning_dock = self._dock(tr("Tuning"), "tuningDock", self.tuning_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.diff_dock, self.run_dock)
@@ -114,6 +127,8 @@ class MainWindow(QMainWindow):
         self.session = RunSession(ctx, self.step_model, self.tuning_panel, self.progress, self.run_label, current)
         self.run_controller = RunController(ctx, self.run_panel, current)
         self.files = FileController(ctx, self.editor.set_model)
+        self.appearance = AppearanceController(ctx.settings, self, self)
+        self.help = HelpController(ctx, self)
 
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -216,6 +231,9 @@ class MainWindow(QMainWindow):
         view.addSeparator()
         for dock in (self.palette_dock, self.pipeline_dock, self.diff_dock, self.run_dock, self.tuning_dock):
             view.addAction(dock.toggleViewAction())
+        view.addSeparator()
+        self.appearance.build_menus(view)
+        self.help.build_menu(menu)
         bar = QToolBar(tr("Main"), self)
         bar.setObjectName("mainToolbar")
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)

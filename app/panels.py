@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextOption
 from PySide6.QtWidgets import (
     QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QMenu, QScrollArea, QSizePolicy, QSplitter, QTextBrowser,
     QToolButton, QVBoxLayout, QWidget,
 )
 
+from app.i18n import tr
 from widgets.param_editor import ParamEditor
 from widgets.pipeline_view import PipelineView
 from widgets.step_model import QtPipelineModel
@@ -22,10 +23,6 @@ from widgets.step_model import QtPipelineModel
 #: Narrowest the node details panel gets (its placeholder and type texts wrap inside it).
 DETAILS_MIN_WIDTH = 220
 
-
-def tr(text: str) -> str:
-    """Translate ``text`` in the main window's context."""
-    return QCoreApplication.translate("MainWindow", text)
 
 
 class Banner(QFrame):
@@ -57,6 +54,36 @@ class Banner(QFrame):
         self.show()
 
 
+class CaptionLabel(QLabel):
+    """A one-line plain-text caption that never widens its window: elided to the width it gets, the
+    whole text in the tooltip."""
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self._full = ""
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(0)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt API
+        """Show ``text`` (elided when too long; in full in the tooltip)."""
+        self._full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def text(self) -> str:
+        """The full text (not the elided one)."""
+        return self._full
+
+    def resizeEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle, max(0, self.width() - 2))
+        super().setText(shown)
+
+
 class GraphArea(QWidget):
     """Banner, function picker + caption, graph view and node details side by side."""
 
@@ -67,8 +94,9 @@ class GraphArea(QWidget):
         self.banner = Banner(self)
         self.function_picker = QComboBox(self)
         self.function_picker.setToolTip(tr("Relax function shown in the graph"))
-        self.function_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.graph_caption = QLabel("", self)
+        self.function_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.function_picker.setMinimumContentsLength(16)
+        self.graph_caption = CaptionLabel(self)
         self.graph_caption.setObjectName("graphCaption")
         self.graph_view = GraphView(self)
         self.details = QTextBrowser(self)
@@ -158,7 +186,7 @@ class PipelinePanel(QWidget):
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         split.setChildrenCollapsible(False)
-        self.pipeline_view.setMinimumHeight(220)
+        self.pipeline_view.setMinimumHeight(150)
         split.setSizes([480, 380])
         self.right_split = split
         layout = QVBoxLayout(self)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from PySide6.QtCore import QCoreApplication, QObject
+from PySide6.QtCore import QObject
 
+from app.i18n import tr
 from app.context import AppContext
 from app.panels import PipelinePanel
 from app.undo_commands import (
@@ -22,10 +23,6 @@ from widgets.step_model import QtPipelineModel
 
 _MISSING = object()
 
-
-def tr(text: str) -> str:
-    """Translate ``text`` in the pipeline editor's context."""
-    return QCoreApplication.translate("PipelineEditor", text)
 
 
 class PipelineEditor(QObject):

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMenu
 
+from app.i18n import tr
 from app.context import AppContext
 from app.engine_worker import EngineRequest
 from app.undo_commands import SetTargetCommand
@@ -24,10 +25,6 @@ from widgets.run_panel import MODULE_SELECTED, RunPanel
 from widgets.target_editor import TargetEditorDialog
 
 
-
-def tr(text: str) -> str:
-    """Translate ``text`` in the run panel's context."""
-    return QCoreApplication.translate("RunController", text)
 
 
 class RunController(QObject):
@@ -54,6 +51,15 @@ class RunController(QObject):
         panel.advanced_target_requested.connect(self.edit_target)
         panel.refresh_devices_requested.connect(self.refresh_devices)
         panel.show_target(ctx.doc.target)
+        ctx.document_replaced.connect(lambda: self.clear_results(tr("New document: Build & Run to see its results.")))
+        ctx.model_changed.connect(lambda: self.clear_results(tr("The model or target changed: Build & Run again to see its results.")))
+
+    def clear_results(self, message: str = "") -> None:
+        """Results of another document/model/target: stop the request, clear the panel and its chart."""
+        if self.request is not None:
+            request, self.request = self.request, None  # its answer is dropped (see _on_finished)
+            request.cancel()
+        self.panel.clear_results(message)
 
     @property
     def busy(self) -> bool:

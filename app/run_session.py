@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar
 
+from app.i18n import tr
 from app.context import AppContext
 from app.engine_worker import RunRequest
 from app.pass_kinds import runs_tuning
@@ -22,10 +23,6 @@ from widgets.tuning_panel import TuningPanel
 
 PARAM_DEBOUNCE_MS = 300
 
-
-def tr(text: str) -> str:
-    """Translate ``text`` in the run session's context."""
-    return QCoreApplication.translate("RunSession", text)
 
 
 class RunSession(QObject):
@@ -57,6 +54,8 @@ class RunSession(QObject):
         self.run_timer.setSingleShot(True)
         self.run_timer.timeout.connect(self.run_pipeline_auto)
         tuning_panel.stop_requested.connect(self.stop_tuning)
+        ctx.document_replaced.connect(tuning_panel.reset)
+        ctx.model_changed.connect(tuning_panel.reset)
 
     # ---- actions ------------------------------------------------------------------------------
     def run_pipeline_auto(self) -> None:

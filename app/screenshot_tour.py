@@ -5,7 +5,9 @@ app.screenshot_tour docs/screenshots``. It opens the tutorial pipeline, waits fo
 saves ``main.png`` (graph + diff of FuseOps), ``graph.png`` (a node selected, details shown),
 ``diff.png`` (LegalizeOps diff), ``failed.png`` (a failing custom step: the error at its line in the
 step's source, the traceback, the last good IR). With ``--dark`` it uses a dark Fusion palette and
-saves ``dark.png`` (the FuseOps state with a node selected) and ``dark_failed.png`` instead.
+saves ``dark.png`` (the FuseOps state with a node selected) and ``dark_failed.png`` instead. With
+``--lang=zh_CN`` the shots are taken in that language and prefixed (``zh_main.png`` …); with
+``--small`` the window is 1024×700 and only ``main_1024x700.png`` is saved.
 """
 
 from __future__ import annotations
@@ -37,7 +39,10 @@ def broken(mod):
 def main(argv: list[str]) -> int:
     """Entry point: ``argv[0]`` is the output folder; ``--dark`` for the dark-palette shots."""
     dark = "--dark" in argv
-    argv = [a for a in argv if a != "--dark"]
+    lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
+    small = "--small" in argv
+    argv = [a for a in argv if a not in ("--dark", "--small") and not a.startswith("--lang=")]
+    prefix = f"{lang.split('_')[0]}_" if lang else ""
     out = argv[0] if argv else "docs/screenshots"
     os.makedirs(out, exist_ok=True)
     from PySide6.QtCore import QDeadlineTimer, QThread
@@ -48,6 +53,10 @@ def main(argv: list[str]) -> int:
     app = make_application([])
     if dark:
         apply_dark(app)
+    if lang:
+        from app.i18n import install_translator
+
+        install_translator(app, lang)
 
     def wait(cond, ms: int = 120_000) -> bool:
         deadline = QDeadlineTimer(ms)
@@ -66,13 +75,13 @@ def main(argv: list[str]) -> int:
 
     def shot(name: str) -> None:
         settle()
-        path = os.path.join(out, name)
+        path = os.path.join(out, name.replace(".png", "_1024x700.png") if small else prefix + name)
         win.grab().save(path)
         print("saved", path)
 
     win = MainWindow()
     win.ctx.trust.override = True
-    win.resize(1560, 960)
+    win.resize(*((1024, 700) if small else (1560, 960)))
     win.show()
     win.open_initial(None)
     assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
@@ -86,6 +95,10 @@ def main(argv: list[str]) -> int:
     win.graph_view.fit_to_view()
     if not dark:
         shot("main.png")
+        if small:
+            win.ctrl.undo_stack.setClean()
+            win.close()
+            return 0
     # A node selected: details panel.
     calls = [n for n in (win.graph_view.graph_json() or {}).get("nodes", []) if n.get("callee")]
     if calls:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import html
 from typing import Any, Optional
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from app.i18n import tr
 from app.code_dialogs import show_code_dialog
 from app.context import AppContext
 from app.panels import GraphArea, PipelinePanel
@@ -29,10 +30,6 @@ from widgets.theme import muted_colour
 #: Most graphs kept in the cache (oldest dropped first).
 GRAPH_CACHE_SIZE = 64
 
-
-def tr(text: str) -> str:
-    """Translate ``text`` in the step inspector's context."""
-    return QCoreApplication.translate("StepInspector", text)
 
 
 class StepInspector(QObject):
@@ -81,6 +78,7 @@ class StepInspector(QObject):
         self.input_script = self.input_key = None
         self.last_good_script = None
         self.graph_cache.clear()
+        self.show_details_placeholder()  # a report (DLight rules, fusion) of the old document
         if not self.ctx.doc.steps:
             self.show_step("")
 
@@ -172,7 +170,7 @@ class StepInspector(QObject):
         self._show_step_report(index, step, result)
         label = tr("changed the module") if result.state == CHANGED else (tr("changed nothing") if result.state == UNCHANGED else result.state)
         self.diff_view.set_snapshots(before, result.script, before_title=tr("Before {0}").format(title),
-                                     after_title=f"{tr('After {0}').format(title)} — {label} ({format_ms(result.elapsed_ms)})")
+                                     after_title=tr("After {0}").format(title) + f" — {label} ({format_ms(result.elapsed_ms)})")
         self._show_graph(result.snapshot_key or before_key, before_key if result.state == CHANGED else None, f"{title} — {label}")
         self.step_shown.emit(uid)
 
@@ -181,7 +179,8 @@ class StepInspector(QObject):
         if self.input_script:
             self.diff_view.set_snapshots(self.input_script, self.input_script, before_title=tr("Model input"), after_title=tr("Model input"))
         else:
-            self._diff_message(tr("Run the pipeline (F5) to see what each step does."))
+            self._diff_message(tr("Run the pipeline (F5) to see what each step does.") if self.ctx.doc.steps else
+                               tr("The pipeline is empty: drag passes from the Passes panel into the Pipeline list."))
         self._show_graph(self.input_key, None, tr("Model input"))
 
     def _on_nested_selected(self, uid: str, nested_index: int) -> None:
@@ -196,7 +195,7 @@ class StepInspector(QObject):
         target = result.nested[nested_index]
         after = target.script if target.script is not None else before
         self.diff_view.set_snapshots(before, after, before_title=tr("Before {0}").format(target.name),
-                                     after_title=f"{tr('Step {0}').format(index + 1)} › {target.name} ({format_ms(target.elapsed_ms)})")
+                                     after_title=tr("Step {0}").format(index + 1) + f" › {target.name} ({format_ms(target.elapsed_ms)})")
 
     def _diff_message(self, text: str) -> None:
         self.diff_view.clear()

@@ -9,13 +9,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication
-
-
-
-def tr(text: str) -> str:
-    """Translate ``text`` in the step inspector's context."""
-    return QCoreApplication.translate("StepInspector", text)
+from app.i18n import tr
 
 
 def fused_node_ids(graph: dict) -> set[str]:
@@ -47,7 +41,7 @@ def node_details_html(node: dict, graph: dict) -> str:
     if node.get("callee"):
         link = ""
         if node.get("callee_kind") == "prim_func":
-            link = f" — <a href='primfunc:{_esc(node['callee'])}'>{tr('show TensorIR')}</a>"
+            link = f" — <a href='primfunc:{_esc(node['callee'])}'>" + tr("show TensorIR") + "</a>"
         rows.append(f"<p>callee: <code>{_esc(node['callee'])}</code>{link}</p>")
     if node.get("composite"):
         rows.append(f"<p>composite: <code>{_esc(node['composite'])}</code></p>")

@@ -12,17 +12,14 @@ import html
 import json
 from typing import Any, Callable, Optional
 
-from PySide6.QtCore import QCoreApplication, QSettings
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QDialog, QLabel, QVBoxLayout, QWidget
 
+from app.i18n import tr
 from app import settings as app_settings_mod
 from app.pass_kinds import trust_listing
 from pipeline_model.document import PipelineDocument
 
-
-def tr(text: str) -> str:
-    """Translate ``text`` in the trust dialog's context."""
-    return QCoreApplication.translate("TrustDialog", text)
 
 
 class TrustService:

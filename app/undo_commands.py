@@ -13,6 +13,7 @@ from typing import Any
 from PySide6.QtGui import QUndoCommand
 
 from app.document_controller import UNSET, DocumentController
+from app.i18n import tr
 from pipeline_model.document import Step
 
 # Command ids for mergeWith.
@@ -24,7 +25,7 @@ class AddStepCommand(QUndoCommand):
 
     def __init__(self, ctrl: DocumentController, row: int, steps: list[Step] | Step, text: str = "") -> None:
         steps = [steps] if isinstance(steps, Step) else list(steps)
-        super().__init__(text or f"Add {steps[0].pass_id}" + (f" (+{len(steps) - 1})" if len(steps) > 1 else ""))
+        super().__init__(text or tr("Add {0}").format(steps[0].pass_id) + (f" (+{len(steps) - 1})" if len(steps) > 1 else ""))
         self.ctrl = ctrl
         self.row = max(0, min(row, len(ctrl.doc.steps))) if row >= 0 else len(ctrl.doc.steps)
         self.steps = steps
@@ -40,7 +41,7 @@ class RemoveStepsCommand(QUndoCommand):
     """Remove the steps ``uids``."""
 
     def __init__(self, ctrl: DocumentController, uids: list[str]) -> None:
-        super().__init__(f"Delete {len(uids)} step" + ("s" if len(uids) != 1 else ""))
+        super().__init__(tr("Delete {0} step(s)").format(len(uids)))
         self.ctrl = ctrl
         self.uids = list(uids)
         self.removed: list[tuple[int, Step]] = []
@@ -68,7 +69,7 @@ class MoveStepsCommand(QUndoCommand):
     """Move steps to insertion ``row`` (drag to reorder)."""
 
     def __init__(self, ctrl: DocumentController, uids: list[str], row: int) -> None:
-        super().__init__(f"Move {len(uids)} step" + ("s" if len(uids) != 1 else ""))
+        super().__init__(tr("Move {0} step(s)").format(len(uids)))
         self.ctrl = ctrl
         self.before = [s.uid for s in ctrl.doc.steps]
         self.after = moved_order(self.before, uids, row)
@@ -89,7 +90,7 @@ class ToggleEnabledCommand(QUndoCommand):
     """Enable or disable one step."""
 
     def __init__(self, ctrl: DocumentController, uid: str, enabled: bool) -> None:
-        super().__init__(("Enable " if enabled else "Disable ") + ctrl.doc.step(uid).pass_id)
+        super().__init__((tr("Enable {0}") if enabled else tr("Disable {0}")).format(ctrl.doc.step(uid).pass_id))
         self.ctrl = ctrl
         self.uid = uid
         self.enabled = enabled
@@ -106,7 +107,7 @@ class DuplicateStepsCommand(QUndoCommand):
     """Duplicate steps: each copy (new uid) goes right after the last selected step."""
 
     def __init__(self, ctrl: DocumentController, uids: list[str]) -> None:
-        super().__init__(f"Duplicate {len(uids)} step" + ("s" if len(uids) != 1 else ""))
+        super().__init__(tr("Duplicate {0} step(s)").format(len(uids)))
         self.ctrl = ctrl
         order = [s.uid for s in ctrl.doc.steps]
         chosen = [u for u in order if u in set(uids)]
@@ -124,7 +125,7 @@ class SetParamCommand(QUndoCommand):
     """Set one parameter; consecutive edits of the same parameter merge."""
 
     def __init__(self, ctrl: DocumentController, uid: str, name: str, value: Any) -> None:
-        super().__init__(f"Set {name}")
+        super().__init__(tr("Set {0}").format(name))
         self.ctrl = ctrl
         self.uid = uid
         self.name = name
@@ -153,8 +154,8 @@ class SetParamCommand(QUndoCommand):
 class SetParamsCommand(QUndoCommand):
     """Replace all parameters of a step (e.g. "reset to defaults")."""
 
-    def __init__(self, ctrl: DocumentController, uid: str, params: dict[str, Any], text: str = "Set parameters") -> None:
-        super().__init__(text)
+    def __init__(self, ctrl: DocumentController, uid: str, params: dict[str, Any], text: str = "") -> None:
+        super().__init__(text or tr("Set parameters"))
         self.ctrl = ctrl
         self.uid = uid
         self.old = copy.deepcopy(ctrl.doc.step(uid).params)
@@ -171,7 +172,7 @@ class SetModelCommand(QUndoCommand):
     """Change the model spec of the pipeline."""
 
     def __init__(self, ctrl: DocumentController, model: str) -> None:
-        super().__init__(f"Set model {model}")
+        super().__init__(tr("Set model {0}").format(model))
         self.ctrl = ctrl
         self.old = ctrl.doc.model
         self.new = model
@@ -187,7 +188,7 @@ class SetTargetCommand(QUndoCommand):
     """Change the compilation target."""
 
     def __init__(self, ctrl: DocumentController, target: dict[str, Any]) -> None:
-        super().__init__(f"Set target {target.get('kind', '?')}")
+        super().__init__(tr("Set target {0}").format(target.get("kind", "?")))
         self.ctrl = ctrl
         self.old = copy.deepcopy(ctrl.doc.target)
         self.new = copy.deepcopy(target)

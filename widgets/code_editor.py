@@ -125,7 +125,7 @@ class CodeEditor(QPlainTextEdit):
             self.centerCursor()
         self._area.update()
         if message:
-            self.setToolTip(f"line {line}: {message}")
+            self.setToolTip(self.tr("line {line}: {message}").format(line=line, message=message))
         self.error_marked.emit(line, message)
 
     def clear_error(self) -> None:

@@ -81,14 +81,14 @@ class DiffView(QWidget):
 
         self.function_combo = QComboBox()
         self.function_combo.setMinimumContentsLength(24)
-        self.function_combo.setToolTip("Show one function (+ added, − removed, ~ changed)")
+        self.function_combo.setToolTip(self.tr("Show one function (+ added, − removed, ~ changed)"))
         self.function_combo.activated.connect(self._on_combo_activated)
-        self.hide_unchanged_box = QCheckBox("Hide unchanged functions")
+        self.hide_unchanged_box = QCheckBox(self.tr("Hide unchanged functions"))
         self.hide_unchanged_box.toggled.connect(lambda _=False: self._render())
         self.summary_label = QLabel()
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
-        bar.addWidget(QLabel("Function:"))
+        bar.addWidget(QLabel(self.tr("Function:")))
         bar.addWidget(self.function_combo)
         bar.addWidget(self.hide_unchanged_box)
         bar.addStretch(1)
@@ -118,7 +118,7 @@ class DiffView(QWidget):
         self.details_button.setCheckable(True)
         self.details_button.setAutoRaise(True)
         self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.details_button.setToolTip("Show the traceback (your code's frames first)")
+        self.details_button.setToolTip(self.tr("Show the traceback (your code's frames first)"))
         self.details_button.toggled.connect(self._on_details_toggled)
         self.traceback_view = CodeEditor(read_only=True, highlight=False)
         self.traceback_view.setObjectName("errorTraceback")
@@ -201,8 +201,8 @@ class DiffView(QWidget):
         self.right_stack.setCurrentWidget(self.right)
         self.left.set_text("")
         self.right.set_text("")
-        self.left_title.setText("Before")
-        self.right_title.setText("After")
+        self.left_title.setText(self.tr("Before"))
+        self.right_title.setText(self.tr("After"))
         self.summary_label.setText("")
         self.function_combo.clear()
         self.function_combo.setEnabled(False)
@@ -217,8 +217,8 @@ class DiffView(QWidget):
         self.error_location = None
         self.right_stack.setCurrentWidget(self.right)
         self._diff = D.diff_snapshots(before, after)
-        self.left_title.setText(before_title or "Before")
-        self.right_title.setText(after_title or "After")
+        self.left_title.setText(before_title or self.tr("Before"))
+        self.right_title.setText(after_title or self.tr("After"))
         names = self._diff.names()
         if self._function and self._function not in names:
             self._function = ALL_FUNCTIONS
@@ -226,11 +226,12 @@ class DiffView(QWidget):
         stats = self._diff.stats()
         if self._diff.changed:
             self.summary_label.setText(
-                f"{stats[D.CHANGED]} changed, {stats[D.ADDED]} added, {stats[D.REMOVED]} removed functions · "
-                f"+{stats['added_lines']} −{stats['removed_lines']} lines"
+                self.tr("{changed} changed, {added} added, {removed} removed functions · +{plus} −{minus} lines").format(
+                    changed=stats[D.CHANGED], added=stats[D.ADDED], removed=stats[D.REMOVED],
+                    plus=stats["added_lines"], minus=stats["removed_lines"])
             )
         else:
-            self.summary_label.setText("no change")
+            self.summary_label.setText(self.tr("no change"))
         self.function_combo.setEnabled(True)
         self.hide_unchanged_box.setEnabled(True)
         self._render()
@@ -264,16 +265,18 @@ class DiffView(QWidget):
         self.function_combo.clear()
         self.function_combo.setEnabled(False)
         self.hide_unchanged_box.setEnabled(False)
-        self.left_title.setText(f"Last good IR (input of {step_title})" if step_title else "Last good IR")
-        self.right_title.setText(f"{step_title} failed" if step_title else "Step failed")
+        self.left_title.setText(self.tr("Last good IR (input of {step})").format(step=step_title) if step_title
+                                else self.tr("Last good IR"))
+        self.right_title.setText(self.tr("{step} failed").format(step=step_title) if step_title else self.tr("Step failed"))
         self.left.set_text(last_good_script or "")
         self.error_text.setPlainText(error_text)
         self.error_location = location
         if location is not None:
             where = html.escape(location.describe())
-            link = "show the line in the editor" if location.is_custom_source else "show the file"
+            link = self.tr("show the line in the editor") if location.is_custom_source else self.tr("show the file")
             self.location_label.setText(
-                f"<b>Error at {where}</b>: {html.escape(location.message)} — <a href='location'>{link}</a>"
+                self.tr("<b>Error at {where}</b>: {message} — <a href='location'>{link}</a>").format(
+                    where=where, message=html.escape(location.message), link=link)
             )
             self.location_label.show()
         else:
@@ -286,7 +289,8 @@ class DiffView(QWidget):
         self._update_details_button()
         self._balance_error_split()
         self.right_stack.setCurrentWidget(self.error_page)
-        self.summary_label.setText("step failed" + (f" at {location.describe()}" if location is not None else ""))
+        self.summary_label.setText(self.tr("step failed at {where}").format(where=location.describe())
+                                   if location is not None else self.tr("step failed"))
 
     def set_details_shown(self, shown: bool) -> None:
         """Expand or collapse the traceback of a failed step (kept for the next failed step)."""
@@ -307,7 +311,7 @@ class DiffView(QWidget):
     def _update_details_button(self) -> None:
         checked = self.details_button.isChecked()
         self.details_button.setArrowType(Qt.ArrowType.DownArrow if checked else Qt.ArrowType.RightArrow)
-        self.details_button.setText("Hide traceback" if checked else "Details: traceback")
+        self.details_button.setText(self.tr("Hide traceback") if checked else self.tr("Details: traceback"))
 
     def _on_location_link(self, _href: str) -> None:
         if self.error_location is not None:
@@ -350,7 +354,7 @@ class DiffView(QWidget):
         assert self._diff is not None
         self.function_combo.blockSignals(True)
         self.function_combo.clear()
-        self.function_combo.addItem("All functions", ALL_FUNCTIONS)
+        self.function_combo.addItem(self.tr("All functions"), ALL_FUNCTIONS)
         for f in self._diff.functions:
             if not f.is_function:
                 continue

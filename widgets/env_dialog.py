@@ -70,16 +70,16 @@ class EnvDialog(QDialog):
         self.copy_button.setEnabled(True)
         if not report.problems:
             colour = status_css("ok", self.palette())
-            self.problems_label.setText(
-                f'<span style="color:{colour}">{html.escape(self.tr("No problems found."))}</span>')
+            none_found = html.escape(self.tr("No problems found."))
+            self.problems_label.setText(f'<span style="color:{colour}">{none_found}</span>')
             return
         rows = []
         for problem in report.problems:
             kind = "error" if problem.severity == ERROR else "warning"
             colour = status_css(kind, self.palette())
             word = self.tr("Error") if kind == "error" else self.tr("Warning")
-            fix = (f"<br/>&nbsp;&nbsp;{html.escape(self.tr('Fix:'))} <code>{html.escape(problem.fix)}</code>"
-                   if problem.fix else "")
+            fix_word = html.escape(self.tr("Fix:"))
+            fix = f"<br/>&nbsp;&nbsp;{fix_word} <code>{html.escape(problem.fix)}</code>" if problem.fix else ""
             rows.append(f'<p style="margin:2px"><b style="color:{colour}">{html.escape(word)}:</b> '
                         f"{html.escape(problem.message)}{fix}</p>")
         self.problems_label.setText("".join(rows))

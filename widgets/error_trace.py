@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from PySide6.QtCore import QCoreApplication
+
 #: Pseudo file names of custom steps' sources (``emit.custom_label``).
 CUSTOM_LABEL_RE = re.compile(r"<custom step(?: \d+)?>")
 _SYNTAX_RE = re.compile(r"(<custom step(?: \d+)?>): syntax error at line (\d+)(?:, column (\d+))?: (.*)", re.S)
@@ -44,9 +46,10 @@ class ErrorLocation:
 
     def describe(self) -> str:
         """``line 5 of <custom step 3>`` / ``patterns.py line 4``."""
+        column = QCoreApplication.translate("error_trace", ", column {0}").format(self.column) if self.column else ""
         if self.is_custom_source:
-            return f"line {self.line} of {self.file}" + (f", column {self.column}" if self.column else "")
-        return f"{os.path.basename(self.file)} line {self.line}" + (f", column {self.column}" if self.column else "")
+            return QCoreApplication.translate("error_trace", "line {0} of {1}").format(self.line, self.file) + column
+        return QCoreApplication.translate("error_trace", "{0} line {1}").format(os.path.basename(self.file), self.line) + column
 
 
 def _is_user_file(name: str, user_files: Sequence[str]) -> bool:
@@ -130,7 +133,7 @@ def user_frames_first(traceback_text: str, user_files: Sequence[str] = ()) -> st
     frames = [f for f in _frames(text) if _is_user_file(f[0], user_files)]
     if not frames:
         return text
-    lines = ["In your code (innermost last):"]
+    lines = [QCoreApplication.translate("error_trace", "In your code (innermost last):")]
     for file, line, func, source in frames:
         lines.append(f'  File "{file}", line {line}' + (f", in {func}" if func else ""))
         if source:
@@ -139,6 +142,6 @@ def user_frames_first(traceback_text: str, user_files: Sequence[str] = ()) -> st
     if exception:
         lines.append(exception)
     lines.append("")
-    lines.append("Full traceback:")
+    lines.append(QCoreApplication.translate("error_trace", "Full traceback:"))
     lines.append(text)
     return "\n".join(lines)

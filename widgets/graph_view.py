@@ -851,7 +851,7 @@ class GraphView(QGraphicsView):
         self._overview_widget = _Overview(self)
         self._colors: dict[str, Any] = {}
         self._update_colors()
-        self.clear_graph("No graph")
+        self.clear_graph(self.tr("No graph"))
 
     # ------------------------------------------------------------------------------------------ API
     def set_graph(self, graph_json: Any, highlight: Iterable[str] = frozenset(), *, key: Any = None,
@@ -1210,7 +1210,7 @@ class GraphView(QGraphicsView):
         if generation != self._generation:
             return
         self._busy = False
-        self.clear_graph(f"Cannot lay out the graph: {message}")
+        self.clear_graph(self.tr("Cannot lay out the graph: {message}").format(message=message))
         self.layout_failed.emit(message)
 
     def _on_prepared(self, prepared: _Prepared) -> None:
@@ -1262,6 +1262,9 @@ class GraphView(QGraphicsView):
         ov = self._overview_widget
         vp = self.viewport().geometry()
         ov.move(vp.right() - ov.width() - 8, vp.bottom() - ov.height() - 8)
+        # In a small view (a 1024×700 window) the minimap would cover most of the graph: hidden there.
+        roomy = vp.width() >= 2.5 * ov.width() and vp.height() >= 1.6 * ov.height()
+        ov.setVisible(bool(ov.wanted) and self._prepared is not None and roomy)
         ov.raise_()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt API

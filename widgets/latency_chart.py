@@ -70,7 +70,7 @@ class LatencyChart(QWidget):
         text = pal.color(QPalette.ColorRole.Text)
         if not self.bars:
             painter.setPen(pal.color(QPalette.ColorRole.PlaceholderText))
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "Compare with the baseline to see latencies here")
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.tr("Compare with the baseline to see latencies here"))
             painter.end()
             return
         label_w = min(max(fm.horizontalAdvance(b.label) for b in self.bars) + 12, self.width() // 3)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -29,11 +29,11 @@ from PySide6.QtWidgets import (
 from pipeline_model.importers import file_filter as model_file_filter
 
 
-FILE_KINDS = (
-    "TVMScript .py — a class decorated with @I.ir_module (or the text of mod.script())",
-    "nn.Module .py — defines `model` (tvm.relax.frontend.nn.Module) and `spec` (its export spec)",
-    "ONNX .onnx — imported with relax.frontend.onnx.from_onnx, weights kept",
-    "PyTorch .pt2 (torch.export archive) or a torch .py with a torch.nn.Module and example inputs",
+FILE_KINDS = (  # translated where shown (QT_TRANSLATE_NOOP marks them for lupdate)
+    QT_TRANSLATE_NOOP("ModelDialog", "TVMScript .py — a class decorated with @I.ir_module (or the text of mod.script())"),
+    QT_TRANSLATE_NOOP("ModelDialog", "nn.Module .py — defines `model` (tvm.relax.frontend.nn.Module) and `spec` (its export spec)"),
+    QT_TRANSLATE_NOOP("ModelDialog", "ONNX .onnx — imported with relax.frontend.onnx.from_onnx, weights kept"),
+    QT_TRANSLATE_NOOP("ModelDialog", "PyTorch .pt2 (torch.export archive) or a torch .py with a torch.nn.Module and example inputs"),
 )
 
 
@@ -51,7 +51,7 @@ class ModelDialog(QDialog):
 
     def __init__(self, current: str = "", start_dir: str = "", parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Open Model")
+        self.setWindowTitle(self.tr("Open Model"))
         self.start_dir = start_dir or os.path.expanduser("~")
         self.list = QListWidget(self)
         self.list.setObjectName("builtinModels")
@@ -66,24 +66,24 @@ class ModelDialog(QDialog):
         self.list.currentItemChanged.connect(self._on_builtin_selected)
         self.path = QLineEdit(self)
         self.path.setObjectName("modelPath")
-        self.path.setPlaceholderText("a .py, .onnx or .pt2 file")
+        self.path.setPlaceholderText(self.tr("a .py, .onnx or .pt2 file"))
         if current and not current.startswith("builtin:"):
             self.path.setText(current)
         self.path.textEdited.connect(lambda _t: self.list.setCurrentItem(None))
-        browse = QPushButton("Browse…", self)
+        browse = QPushButton(self.tr("Browse…"), self)
         browse.clicked.connect(self.browse)
         file_row = QHBoxLayout()
         file_row.addWidget(self.path, 1)
         file_row.addWidget(browse)
-        kinds = QLabel("<br>".join("• " + k for k in FILE_KINDS), self)
+        kinds = QLabel("<br>".join("• " + self.tr(k) for k in FILE_KINDS), self)
         kinds.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Cancel, self)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("<b>Built-in models</b>", self))
+        layout.addWidget(QLabel(self.tr("<b>Built-in models</b>"), self))
         layout.addWidget(self.list, 1)
-        layout.addWidget(QLabel("<b>Or a model file</b>", self))
+        layout.addWidget(QLabel(self.tr("<b>Or a model file</b>"), self))
         layout.addLayout(file_row)
         layout.addWidget(kinds)
         layout.addWidget(buttons)
@@ -95,7 +95,8 @@ class ModelDialog(QDialog):
 
     def browse(self) -> None:
         """Pick a file with the file dialog."""
-        path, _ = QFileDialog.getOpenFileName(self, "Open model file", self.path.text() or self.start_dir, model_file_filter())
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open model file"), self.path.text() or self.start_dir,
+                                              model_file_filter())
         if path:
             self.path.setText(path)
             self.list.setCurrentItem(None)

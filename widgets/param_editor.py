@@ -230,7 +230,7 @@ class _ChoiceField(_Field):
                 self.editor.setCurrentIndex(i)
                 return
         if value is not None:  # a value outside the choices (from a file): show it, keep it
-            self.editor.addItem(f"{value} (not a known choice)", value)
+            self.editor.addItem(self.tr("{value} (not a known choice)").format(value=value), value)
             self.editor.setCurrentIndex(self.editor.count() - 1)
 
     def value(self) -> Any:
@@ -249,10 +249,10 @@ class _ListField(_Field):
             QListWidget.EditTrigger.NoEditTriggers if self.choices else QListWidget.EditTrigger.DoubleClicked
         )
         self.add_combo: Optional[QComboBox] = None
-        self.add_button = QPushButton("Add")
-        self.remove_button = QPushButton("Remove")
-        self.up_button = QPushButton("Up")
-        self.down_button = QPushButton("Down")
+        self.add_button = QPushButton(self.tr("Add"))
+        self.remove_button = QPushButton(self.tr("Remove"))
+        self.up_button = QPushButton(self.tr("Up"))
+        self.down_button = QPushButton(self.tr("Down"))
         buttons = QVBoxLayout()
         if self.choices:
             self.add_combo = QComboBox()
@@ -274,7 +274,7 @@ class _ListField(_Field):
         self.ask_text: Callable[[], Optional[str]] = self._ask_text
 
     def _ask_text(self) -> Optional[str]:
-        text, ok = QInputDialog.getText(self, "Add item", f"{self.spec.get('name', 'value')}:")
+        text, ok = QInputDialog.getText(self, self.tr("Add item"), f"{self.spec.get('name', 'value')}:")
         return text if ok and text else None
 
     def _item(self, text: str) -> QListWidgetItem:
@@ -334,12 +334,12 @@ class _ListField(_Field):
 class _FileField(_StrField):
     def __init__(self, spec: dict[str, Any]) -> None:
         super().__init__(spec)
-        self.browse_button = QPushButton("Browse…")
+        self.browse_button = QPushButton(self.tr("Browse…"))
         self.layout().addWidget(self.browse_button)
         self.browse_button.clicked.connect(self._browse)
         #: hook for tests: returns a chosen path or "" (defaults to a QFileDialog)
         self.choose_file: Callable[[], str] = lambda: QFileDialog.getOpenFileName(
-            self, f"Choose {spec.get('name', 'file')}", self.editor.text()
+            self, self.tr("Choose {name}").format(name=spec.get("name", "file")), self.editor.text()
         )[0]
 
     def _browse(self) -> None:
@@ -397,7 +397,8 @@ class _JsonField(_Field):
         try:
             value = json.loads(text) if text.strip() else None
         except json.JSONDecodeError as exc:
-            self.error_label.setText(f"not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}")
+            self.error_label.setText(self.tr("not valid JSON (line {line}, column {column}): {message}").format(
+                line=exc.lineno, column=exc.colno, message=exc.msg))
             return _INVALID
         self.error_label.setText("")
         return value
@@ -431,7 +432,7 @@ class _NullableField(_Field):
     def __init__(self, spec: dict[str, Any], inner: _Field) -> None:
         super().__init__(spec)
         self.inner = inner
-        self.none_box = QCheckBox("None")
+        self.none_box = QCheckBox(self.tr("None"))
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(inner, 1)
@@ -484,7 +485,7 @@ class ParamEditor(QWidget):
         self.omitted_label.hide()
         self.form = QFormLayout()
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        self.empty_label = QLabel("No step selected.")
+        self.empty_label = QLabel(self.tr("No step selected."))
         layout = QVBoxLayout(self)
         layout.addWidget(self.title_label)
         layout.addWidget(self.doc_label)
@@ -502,7 +503,7 @@ class ParamEditor(QWidget):
         self._spec = None
         self.title_label.setText("")
         self.doc_label.setText("")
-        self.empty_label.setText("No step selected.")
+        self.empty_label.setText(self.tr("No step selected."))
         self.empty_label.show()
         self.omitted_label.clear()
         self.omitted_label.hide()
@@ -520,7 +521,7 @@ class ParamEditor(QWidget):
         if specs:
             self.empty_label.hide()
         else:
-            self.empty_label.setText("This pass has no parameters.")
+            self.empty_label.setText(self.tr("This pass has no parameters."))
         for p in specs:
             name = str(p["name"])
             field_type = FIELD_TYPES.get(str(p.get("kind")), _JsonField)
@@ -541,7 +542,8 @@ class ParamEditor(QWidget):
         omitted = dict(spec_json.get("omitted_params") or {})
         if omitted:
             lines = [self.tr("Not settable here (TVM's default is used):")]
-            lines += [f"• {name}: {reason or self.tr('no reason given')}" for name, reason in sorted(omitted.items())]
+            no_reason = self.tr("no reason given")
+            lines += [f"• {name}: {reason or no_reason}" for name, reason in sorted(omitted.items())]
             self.omitted_label.setText("\n".join(lines))
             self.omitted_label.show()
         self.set_read_only(self._read_only)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import Any, Optional
 
-from PySide6.QtCore import QMimeData, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QMimeData, QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -37,7 +37,7 @@ class QtPassPaletteModel(QStandardItemModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._catalogue: Any = None
-        self.setHorizontalHeaderLabels(["Pass"])
+        self.setHorizontalHeaderLabels([self.tr("Pass")])
 
     @property
     def catalogue(self) -> Any:
@@ -50,7 +50,7 @@ class QtPassPaletteModel(QStandardItemModel):
         self.blockSignals(True)
         try:
             self.clear()
-            self.setHorizontalHeaderLabels(["Pass"])
+            self.setHorizontalHeaderLabels([self.tr("Pass")])
             if catalogue is not None:
                 for category in catalogue.categories():
                     specs = list(catalogue.specs_in(category))
@@ -84,8 +84,9 @@ class QtPassPaletteModel(QStandardItemModel):
         else:
             # Selectable (so the doc pane can explain) but greyed and not draggable.
             item.setFlags(Qt.ItemFlag.ItemIsSelectable)
-            reason = spec.unavailable_reason or "not available in this TVM build"
-            item.setToolTip(f"<b>{html.escape(spec.title)}</b> — unavailable: {html.escape(reason)}")
+            reason = spec.unavailable_reason or QCoreApplication.translate("QtPassPaletteModel", "not available in this TVM build")
+            item.setToolTip(QCoreApplication.translate("QtPassPaletteModel", "<b>{title}</b> — unavailable: {reason}").format(
+                title=html.escape(spec.title), reason=html.escape(reason)))
         return item
 
     def mimeTypes(self) -> list[str]:  # noqa: N802
@@ -152,7 +153,7 @@ class PassPalette(QWidget):
         self.proxy.setSourceModel(self.model)
 
         self.search = QLineEdit(self)
-        self.search.setPlaceholderText("Search passes (id, title, doc)…")
+        self.search.setPlaceholderText(self.tr("Search passes (id, title, doc)…"))
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._on_search)
 
@@ -173,7 +174,7 @@ class PassPalette(QWidget):
         self.doc = QTextBrowser(self)
         self.doc.setObjectName("passDoc")
         self.doc.setOpenExternalLinks(True)
-        self.doc.setPlaceholderText("Select or hover a pass to read its documentation. Drag it into the pipeline.")
+        self.doc.setPlaceholderText(self.tr("Select or hover a pass to read its documentation. Drag it into the pipeline."))
 
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.tree)
@@ -239,12 +240,13 @@ class PassPalette(QWidget):
             except (KeyError, LookupError):
                 spec = None
         if spec is None:
-            return f"<p><code>{html.escape(pass_id)}</code> is not in the catalogue.</p>"
+            return self.tr("<p><code>{id}</code> is not in the catalogue.</p>").format(id=html.escape(pass_id))
         parts = [f"<h3 style='margin:0'>{html.escape(spec.title)}</h3>", f"<p><code>{html.escape(spec.id)}</code> · {html.escape(spec.category)}</p>"]
         if not spec.available:
-            parts.append(f"<p><b>Unavailable:</b> {html.escape(spec.unavailable_reason or 'not in this TVM build')}</p>")
+            parts.append(self.tr("<p><b>Unavailable:</b> {reason}</p>").format(
+                reason=html.escape(spec.unavailable_reason or self.tr("not in this TVM build"))))
         if getattr(spec, "needs_trust", False):
-            parts.append("<p><i>Runs your own Python code: the app asks before running it.</i></p>")
+            parts.append(self.tr("<p><i>Runs your own Python code: the app asks before running it.</i></p>"))
         doc = (spec.doc or "").strip()
         if doc:
             paras = [p.strip() for p in doc.split("\n\n") if p.strip()]
@@ -257,7 +259,7 @@ class PassPalette(QWidget):
                     f"<tr><td><code>{html.escape(p.name)}</code></td><td>{html.escape(p.kind)}</td>"
                     f"<td>{html.escape(repr(default))}</td><td>{html.escape((p.doc or '')[:200])}</td></tr>"
                 )
-            parts.append("<p><b>Parameters</b></p><table cellspacing='4'>" + "".join(rows) + "</table>")
+            parts.append(self.tr("<p><b>Parameters</b></p>") + "<table cellspacing='4'>" + "".join(rows) + "</table>")
         return "".join(parts)
 
     def _show_doc(self, index: QModelIndex) -> None:

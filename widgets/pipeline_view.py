@@ -133,15 +133,15 @@ class PipelineView(QWidget):
         self.list.delete_pressed.connect(self._request_delete)
         self.list.selectionModel().currentChanged.connect(self._on_current_changed)
 
-        self.hide_unchanged = QCheckBox("Hide unchanged steps", self)
-        self.hide_unchanged.setToolTip("Hide the steps that did not change the module")
+        self.hide_unchanged = QCheckBox(self.tr("Hide unchanged steps"), self)
+        self.hide_unchanged.setToolTip(self.tr("Hide the steps that did not change the module"))
         self.hide_unchanged.toggled.connect(self.proxy.set_hide_unchanged)
 
-        self.duplicate_action = QAction("Duplicate", self)
+        self.duplicate_action = QAction(self.tr("Duplicate"), self)
         self.duplicate_action.setShortcut(QKeySequence("Ctrl+D"))
         self.duplicate_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.duplicate_action.triggered.connect(self._request_duplicate)
-        self.delete_action = QAction("Delete", self)
+        self.delete_action = QAction(self.tr("Delete"), self)
         self.delete_action.triggered.connect(self._request_delete)
         self.addAction(self.duplicate_action)
 
@@ -150,13 +150,13 @@ class PipelineView(QWidget):
         del_button = QToolButton(self)
         del_button.setDefaultAction(self.delete_action)
 
-        self.empty_hint = QLabel("Drag passes here from the palette.", self)
+        self.empty_hint = QLabel(self.tr("Drag passes here from the Passes panel\n(or double-click a pass there)."), self)
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_hint.setEnabled(False)
 
         self.nested = QTreeWidget(self)
         self.nested.setObjectName("nestedPasses")
-        self.nested.setHeaderLabels(["Nested pass", "Time", "Changed"])
+        self.nested.setHeaderLabels([self.tr("Nested pass"), self.tr("Time"), self.tr("Changed")])
         self.nested.setRootIsDecorated(True)
         self.nested.setUniformRowHeights(True)
         self.nested.itemSelectionChanged.connect(self._on_nested_selected)
@@ -196,6 +196,7 @@ class PipelineView(QWidget):
         layout.addWidget(splitter)
 
         model.modelReset.connect(self._update_hint)
+        model.modelReset.connect(lambda: self._show_nested(self.current_uid()))  # another document
         model.dataChanged.connect(self._on_data_changed)
         self._update_hint()
 
@@ -263,7 +264,7 @@ class PipelineView(QWidget):
         self.nested.clear()
         parents: list[QTreeWidgetItem] = []
         for i, n in enumerate(nested):
-            item = QTreeWidgetItem([n.name, format_ms(n.elapsed_ms), "yes" if n.changed else ""])
+            item = QTreeWidgetItem([n.name, format_ms(n.elapsed_ms), self.tr("yes") if n.changed else ""])
             item.setData(0, Qt.ItemDataRole.UserRole, i)
             item.setIcon(0, state_icon("changed" if n.changed else "unchanged", 12))
             depth = max(0, int(n.depth))
@@ -278,7 +279,9 @@ class PipelineView(QWidget):
         self.nested.resizeColumnToContents(0)
         self.nested.blockSignals(False)
         changed = sum(1 for n in nested if n.changed)
-        self.nested_label.setText(f"Nested passes: {len(nested)} ran, {changed} changed the module" if nested else "Nested passes: run the step to see them")
+        self.nested_label.setText(
+            self.tr("Nested passes: {ran} ran, {changed} changed the module").format(ran=len(nested), changed=changed)
+            if nested else self.tr("Nested passes: run the step to see them"))
         self.nested_box.setVisible(bool(nested) or composite)
 
     def _on_nested_selected(self) -> None:
@@ -301,7 +304,7 @@ class PipelineView(QWidget):
     def _context_menu(self, pos) -> None:
         menu = QMenu(self)
         uids = self.selected_uids()
-        run_to = menu.addAction("Run to this step")
+        run_to = menu.addAction(self.tr("Run to this step"))
         run_to.setEnabled(bool(uids))
         menu.addSeparator()
         menu.addAction(self.duplicate_action)

@@ -41,6 +41,8 @@ MODULE_FINAL = "final"
 MODULE_SELECTED = "selected"
 
 INPUT_FILTER = "NumPy arrays (*.npy *.npz);;All files (*)"
+#: Item-data role marking the target list's custom entry (its text is translated).
+CUSTOM_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 def _fmt(value: Optional[float], digits: int = 4) -> str:
@@ -133,15 +135,15 @@ class RunPanel(QWidget):
         self.target_combo = QComboBox(self)
         self.target_combo.setObjectName("runTarget")
         self.target_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.target_combo.setToolTip("Device and target to build for (devices detected by the engine)")
+        self.target_combo.setToolTip(self.tr("Device and target to build for (devices detected by the engine)"))
         self.target_combo.activated.connect(self._on_target_activated)
         self.advanced_button = QToolButton(self)
-        self.advanced_button.setText("Advanced…")
-        self.advanced_button.setToolTip("Edit the target as JSON (checked by the engine)")
+        self.advanced_button.setText(self.tr("Advanced…"))
+        self.advanced_button.setToolTip(self.tr("Edit the target as JSON (checked by the engine)"))
         self.advanced_button.clicked.connect(self.advanced_target_requested)
         self.refresh_button = QToolButton(self)
         self.refresh_button.setText("⟳")
-        self.refresh_button.setToolTip("Detect devices again")
+        self.refresh_button.setToolTip(self.tr("Detect devices again"))
         self.refresh_button.clicked.connect(self.refresh_devices_requested)
         target_row = QHBoxLayout()
         target_row.addWidget(self.target_combo, 1)
@@ -150,20 +152,20 @@ class RunPanel(QWidget):
 
         # -- module
         self.module_combo = QComboBox(self)
-        self.module_combo.addItem("Final module (all steps)", MODULE_FINAL)
-        self.module_combo.addItem("Module after the selected step", MODULE_SELECTED)
+        self.module_combo.addItem(self.tr("Final module (all steps)"), MODULE_FINAL)
+        self.module_combo.addItem(self.tr("Module after the selected step"), MODULE_SELECTED)
 
         # -- inputs
-        self.random_radio = QRadioButton("Random, seed", self)
+        self.random_radio = QRadioButton(self.tr("Random, seed"), self)
         self.random_radio.setChecked(True)
-        self.file_radio = QRadioButton("File", self)
+        self.file_radio = QRadioButton(self.tr("File"), self)
         group = QButtonGroup(self)
         group.addButton(self.random_radio)
         group.addButton(self.file_radio)
         self.seed_spin = QSpinBox(self)
         self.seed_spin.setRange(0, 2**31 - 1)
         self.input_path = QLineEdit(self)
-        self.input_path.setPlaceholderText(".npy / .npz (arrays named like the inputs)")
+        self.input_path.setPlaceholderText(self.tr(".npy / .npz (arrays named like the inputs)"))
         self.browse_button = QToolButton(self)
         self.browse_button.setText("…")
         self.browse_button.clicked.connect(self._browse_inputs)
@@ -191,31 +193,31 @@ class RunPanel(QWidget):
         check_row.addWidget(QLabel("atol", self))
         check_row.addWidget(self.atol_spin)
         check_row.addSpacing(12)
-        check_row.addWidget(QLabel("repeats", self))
+        check_row.addWidget(QLabel(self.tr("repeats"), self))
         check_row.addWidget(self.repeat_spin)
-        check_row.addWidget(QLabel("× runs", self))
+        check_row.addWidget(QLabel(self.tr("× runs"), self))
         check_row.addWidget(self.number_spin)
         check_row.addStretch(1)
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        form.addRow("Target", target_row)
-        form.addRow("Module", self.module_combo)
-        form.addRow("Inputs", inputs_row)
-        form.addRow("Check", check_row)
+        form.addRow(self.tr("Target"), target_row)
+        form.addRow(self.tr("Module"), self.module_combo)
+        form.addRow(self.tr("Inputs"), inputs_row)
+        form.addRow(self.tr("Check"), check_row)
 
         # -- actions
-        self.build_button = QPushButton("Build && Run", self)
+        self.build_button = QPushButton(self.tr("Build && Run"), self)
         self.build_button.setObjectName("buildRunButton")
-        self.build_button.setToolTip("Build the module, run it, time it and check it against the unoptimized model (Ctrl+B)")
+        self.build_button.setToolTip(self.tr("Build the module, run it, time it and check it against the unoptimized model (Ctrl+B)"))
         self.build_button.clicked.connect(self.build_requested)
-        self.compare_button = QPushButton("Compare with Baseline", self)
-        self.compare_button.setToolTip("Build the model as loaded (default pipeline) and this pipeline; run both on the same inputs")
+        self.compare_button = QPushButton(self.tr("Compare with Baseline"), self)
+        self.compare_button.setToolTip(self.tr("Build the model as loaded (default pipeline) and this pipeline; run both on the same inputs"))
         self.compare_button.clicked.connect(self.compare_requested)
-        self.export_button = QPushButton("Export Library…", self)
-        self.export_button.setToolTip("Build and write model.so, weights.npz, model.json and deploy.py into a folder")
+        self.export_button = QPushButton(self.tr("Export Library…"), self)
+        self.export_button.setToolTip(self.tr("Build and write model.so, weights.npz, model.json and deploy.py into a folder"))
         self.export_button.clicked.connect(self._choose_export_folder)
-        self.stop_button = QPushButton("Stop", self)
+        self.stop_button = QPushButton(self.tr("Stop"), self)
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop_requested)
         actions = QHBoxLayout()
@@ -230,7 +232,7 @@ class RunPanel(QWidget):
         self.results = QTextBrowser(self)
         self.results.setObjectName("runResults")
         self.results.setOpenLinks(False)
-        self.results.setPlaceholderText("Build & Run (Ctrl+B) to see outputs, latency and the numerical check.")
+        self.results.setPlaceholderText(self.tr("Build & Run (Ctrl+B) to see outputs, latency and the numerical check."))
         self.results.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.chart = LatencyChart(self)
 
@@ -258,7 +260,7 @@ class RunPanel(QWidget):
             self.target_combo.setItemData(self.target_combo.count() - 1, _details_tip(dev), Qt.ItemDataRole.ToolTipRole)
             seen.append(target)
         if {"kind": "llvm"} not in seen:
-            self.target_combo.addItem("CPU: generic llvm", {"kind": "llvm"})
+            self.target_combo.addItem(self.tr("CPU: generic llvm"), {"kind": "llvm"})
         self._syncing = False
         self.show_target(current)
 
@@ -271,10 +273,11 @@ class RunPanel(QWidget):
                     self.target_combo.setCurrentIndex(i)
                     return
             for i in range(self.target_combo.count()):
-                if str(self.target_combo.itemText(i)).startswith("Custom: "):
+                if self.target_combo.itemData(i, CUSTOM_ROLE):
                     self.target_combo.removeItem(i)
                     break
-            self.target_combo.addItem(f"Custom: {target_label(target)}", dict(target))
+            self.target_combo.addItem(self.tr("Custom: {target}").format(target=target_label(target)), dict(target))
+            self.target_combo.setItemData(self.target_combo.count() - 1, True, CUSTOM_ROLE)
             self.target_combo.setCurrentIndex(self.target_combo.count() - 1)
         finally:
             self._syncing = False
@@ -318,13 +321,14 @@ class RunPanel(QWidget):
         return {"warmup": 1, "number": int(self.number_spin.value()), "repeat": int(self.repeat_spin.value())}
 
     def _browse_inputs(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Inputs", self.input_path.text(), INPUT_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Inputs"), self.input_path.text(),
+                                              self.tr("NumPy arrays (*.npy *.npz);;All files (*)"))
         if path:
             self.input_path.setText(path)
             self.file_radio.setChecked(True)
 
     def _choose_export_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Export the built library into")
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Export the built library into"))
         if folder:
             self.export_requested.emit(folder)
 
@@ -337,6 +341,16 @@ class RunPanel(QWidget):
         if message:
             self.status.setText(message)
 
+    def clear_results(self, message: str = "") -> None:
+        """Forget the shown results (they describe another document, model or target); ``message`` says why."""
+        self.last_build = self.last_compare = self.last_export = None
+        self.last_error = None
+        self._results_render = None
+        self.set_busy(False)
+        self.results.clear()
+        self.chart.clear()
+        self.status.setText(message)
+
     def show_progress(self, message: str) -> None:
         """A ``build_progress`` line."""
         self.status.setText(message[:300])
@@ -347,11 +361,11 @@ class RunPanel(QWidget):
         self.set_busy(False)
         check = result.get("check") or {}
         lat = result.get("latency") or {}
-        parts = ["Built and ran"]
+        parts = [self.tr("Built and ran")]
         if lat:
-            parts.append(f"median {format_us(float(lat['median_us']))}")
+            parts.append(self.tr("median {time}").format(time=format_us(float(lat["median_us"]))))
         if check:
-            parts.append("check passed" if check.get("passed") else "check FAILED")
+            parts.append(self.tr("check passed") if check.get("passed") else self.tr("check FAILED"))
         self.status.setText(" · ".join(parts))
         self._set_results(lambda: build_run_html(result))
 
@@ -365,13 +379,13 @@ class RunPanel(QWidget):
             lat = side.get("latency") or {}
             bars.append(LatencyBar(name, float(lat.get("median_us", 0.0)), lat.get("min_us"), lat.get("max_us")))
         speedup = float(result.get("speedup") or 0.0)
-        self.chart.set_bars(bars, f"speed-up {speedup:.2f}×")
-        self.status.setText(f"Compared: speed-up {speedup:.2f}× over the baseline")
+        self.chart.set_bars(bars, self.tr("speed-up {value}×").format(value=f"{speedup:.2f}"))
+        self.status.setText(self.tr("Compared: speed-up {value}× over the baseline").format(value=f"{speedup:.2f}"))
         last_build = self.last_build
 
         def render() -> str:
             previous = build_run_html(last_build) if last_build else ""
-            return compare_html(result) + ("<hr><p><i>Last Build &amp; Run</i></p>" + previous if previous else "")
+            return compare_html(result) + ("<hr><p><i>" + self.tr("Last Build &amp; Run") + "</i></p>" + previous if previous else "")
 
         self._set_results(render)
 
@@ -393,11 +407,13 @@ class RunPanel(QWidget):
         self.last_export, self.last_error = result, None
         self._results_render = None
         self.set_busy(False)
-        self.status.setText(f"Exported {result.get('library')}; run it with: python {result.get('deploy_script')}")
+        self.status.setText(self.tr("Exported {library}; run it with: python {script}").format(
+            library=result.get("library"), script=result.get("deploy_script")))
         self.results.setHtml(
-            "<p><b>Exported</b></p><ul>"
+            "<p><b>" + self.tr("Exported") + "</b></p><ul>"
             + "".join(f"<li>{k}: <code>{html.escape(str(result.get(k)))}</code></li>" for k in ("library", "weights", "metadata", "deploy_script"))
-            + f"</ul><p>Run it: <code>python {html.escape(str(result.get('deploy_script')))} [inputs.npz]</code></p>"
+            + "</ul><p>" + self.tr("Run it: {command}").format(
+                command=f"<code>python {html.escape(str(result.get('deploy_script')))} [inputs.npz]</code>") + "</p>"
         )
 
     def show_error(self, message: str) -> None:
@@ -405,7 +421,7 @@ class RunPanel(QWidget):
         self.last_error = message
         self._results_render = None
         self.set_busy(False)
-        first = message.strip().splitlines()[0] if message.strip() else "failed"
+        first = message.strip().splitlines()[0] if message.strip() else self.tr("failed")
         self.status.setText(f"✗ {first[:400]}")
         self.results.setPlainText(message)
 

@@ -12,6 +12,7 @@ import json
 from typing import Any, Callable, Optional
 
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
     QAbstractListModel,
     QByteArray,
     QCoreApplication,
@@ -57,15 +58,15 @@ ResultRole = Qt.ItemDataRole.UserRole + 10
 StepRole = Qt.ItemDataRole.UserRole + 11
 CompositeRole = Qt.ItemDataRole.UserRole + 12
 
-#: Human labels for step states.
+#: Human labels for step states (English; shown through ``QtPipelineModel.tr``).
 STATE_LABELS = {
-    NOT_RUN: "not run",
-    RUNNING: "running…",
-    CHANGED: "changed",
-    UNCHANGED: "unchanged",
-    FAILED: "failed",
-    SKIPPED: "skipped",
-    CANCELLED: "cancelled",
+    NOT_RUN: QT_TRANSLATE_NOOP("QtPipelineModel", "not run"),
+    RUNNING: QT_TRANSLATE_NOOP("QtPipelineModel", "running…"),
+    CHANGED: QT_TRANSLATE_NOOP("QtPipelineModel", "changed"),
+    UNCHANGED: QT_TRANSLATE_NOOP("QtPipelineModel", "unchanged"),
+    FAILED: QT_TRANSLATE_NOOP("QtPipelineModel", "failed"),
+    SKIPPED: QT_TRANSLATE_NOOP("QtPipelineModel", "skipped"),
+    CANCELLED: QT_TRANSLATE_NOOP("QtPipelineModel", "cancelled"),
 }
 
 # State colours: chosen to read on light and dark backgrounds alike (mid saturation, mid value;
@@ -341,15 +342,15 @@ class QtPipelineModel(QAbstractListModel):
         state = self.state_of(row)
         title = self._title_for(step.pass_id) or step.pass_id
         if role == Qt.ItemDataRole.DisplayRole:
-            extra = STATE_LABELS.get(state, state)
+            extra = self.tr(STATE_LABELS.get(state, state))
             if state == NOT_RUN and result is not None and self.after_failure(row):
                 extra = not_run_after_failure_label()
             if result is not None and state in (CHANGED, UNCHANGED, FAILED, CANCELLED):
                 extra += f" · {format_ms(result.elapsed_ms)}"
                 if result.cached:
-                    extra += " · cached"
+                    extra += " · " + self.tr("cached")
             if step.placeholder:
-                extra = "unknown pass"
+                extra = self.tr("unknown pass")
             return f"{row + 1}. {title}\n{step.pass_id} — {extra}"
         if role == TitleRole:
             return title
@@ -381,16 +382,19 @@ class QtPipelineModel(QAbstractListModel):
             return state_icon(state)
         if role == Qt.ItemDataRole.ToolTipRole:
             label = (not_run_after_failure_label() if state == NOT_RUN and result is not None and self.after_failure(row)
-                     else STATE_LABELS.get(state, state))
-            lines = [f"<b>{title}</b> <code>{step.pass_id}</code>", f"state: {label}"]
+                     else self.tr(STATE_LABELS.get(state, state)))
+            lines = [f"<b>{title}</b> <code>{step.pass_id}</code>", self.tr("state: {state}").format(state=label)]
             if result is not None and result.elapsed_ms:
-                lines.append(f"time: {format_ms(result.elapsed_ms)}" + (" (cached)" if result.cached else ""))
+                lines.append(self.tr("time: {time}").format(time=format_ms(result.elapsed_ms))
+                             + (self.tr(" (cached)") if result.cached else ""))
             if step.params:
-                lines.append("params: " + ", ".join(f"{k}={v!r}" for k, v in step.params.items())[:300])
+                lines.append(self.tr("params: {params}").format(
+                    params=", ".join(f"{k}={v!r}" for k, v in step.params.items())[:300]))
             if step.placeholder:
                 lines.append(f"<i>{step.placeholder}</i>")
             if result is not None and result.error:
-                lines.append(f"<span style='white-space:pre'>error: {_html_escape(result.error[:600])}</span>")
+                lines.append("<span style='white-space:pre'>" + self.tr("error: {message}").format(
+                    message=_html_escape(result.error[:600])) + "</span>")
             return "<br>".join(lines)
         if role == Qt.ItemDataRole.ForegroundRole:
             if not step.runnable:

@@ -30,14 +30,14 @@ class TargetEditorDialog(QDialog):
 
     def __init__(self, target: dict[str, Any], parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Compilation target (JSON)")
+        self.setWindowTitle(self.tr("Compilation target (JSON)"))
         self.target: dict[str, Any] = dict(target)
         self._accept_after_check = False
         self._pending: Optional[dict[str, Any]] = None
         intro = QLabel(
-            "A TVM target as a JSON object with a <code>kind</code>, e.g. <code>"
-            + "</code> or <code>".join(EXAMPLES)
-            + "</code>. The engine checks it with <code>tvm.target.Target</code>.",
+            self.tr("A TVM target as a JSON object with a <code>kind</code>, e.g. {examples}. "
+                    "The engine checks it with <code>tvm.target.Target</code>.").format(
+                examples=self.tr(" or ").join(f"<code>{e}</code>" for e in EXAMPLES)),
             self,
         )
         intro.setWordWrap(True)
@@ -47,7 +47,7 @@ class TargetEditorDialog(QDialog):
         self.status.setObjectName("targetStatus")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.check_button = QPushButton("Check", self)
+        self.check_button = QPushButton(self.tr("Check"), self)
         self.check_button.clicked.connect(lambda: self._check(accept=False))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
         buttons.addButton(self.check_button, QDialogButtonBox.ButtonRole.ActionRole)
@@ -78,7 +78,7 @@ class TargetEditorDialog(QDialog):
             return
         self._accept_after_check = accept
         self._pending = value
-        self.status.setText("Checking with the engine…")
+        self.status.setText(self.tr("Checking with the engine…"))
         self.buttons.setEnabled(False)
         self.validate_requested.emit(value)
 
@@ -87,12 +87,14 @@ class TargetEditorDialog(QDialog):
         self.buttons.setEnabled(True)
         if not reply.get("ok"):
             self._accept_after_check = False
-            self.status.setText(f"✗ {reply.get('error') or 'the engine refused this target'}")
+            self.status.setText("✗ " + str(reply.get("error") or self.tr("the engine refused this target")))
             self.status.setProperty("kind", "error")
             return
         canonical = reply.get("target") or {}
         keys = ", ".join(str(k) for k in reply.get("keys") or [])
-        self.status.setText(f"✓ valid: {canonical.get('kind', self._pending and self._pending.get('kind'))}" + (f" (keys: {keys})" if keys else ""))
+        kind = canonical.get("kind", self._pending and self._pending.get("kind"))
+        self.status.setText(self.tr("✓ valid: {kind} (keys: {keys})").format(kind=kind, keys=keys) if keys
+                            else self.tr("✓ valid: {kind}").format(kind=kind))
         self.status.setProperty("kind", "ok")
         if self._pending is not None:
             self.target = dict(self._pending)

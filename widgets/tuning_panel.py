@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -28,7 +28,11 @@ from PySide6.QtWidgets import (
 from widgets.latency_chart import format_us
 from widgets.units import format_duration_s
 
-COLUMNS = ("Task", "Trials", "Best latency", "Errors", "Status")
+COLUMNS = (  # header texts, translated where shown
+    QT_TRANSLATE_NOOP("TuningPanel", "Task"), QT_TRANSLATE_NOOP("TuningPanel", "Trials"),
+    QT_TRANSLATE_NOOP("TuningPanel", "Best latency"), QT_TRANSLATE_NOOP("TuningPanel", "Errors"),
+    QT_TRANSLATE_NOOP("TuningPanel", "Status"),
+)
 
 
 
@@ -75,17 +79,17 @@ class TuningPanel(QWidget):
         self.last: Optional[dict[str, Any]] = None
         self.active = False
         self.stop_sent = False  # Stop was clicked for the tuning in flight
-        self.title = QLabel("No tuning step has run yet. Add a MetaSchedule step (relax.MetaScheduleTuneTIR / TuneIRMod) and run.", self)
+        self.title = QLabel(self.tr("No tuning step has run yet. Add a MetaSchedule step (relax.MetaScheduleTuneTIR / TuneIRMod) and run."), self)
         self.title.setObjectName("tuningTitle")
         self.title.setWordWrap(True)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.bar = QProgressBar(self)
         self.bar.setRange(0, 1)
         self.bar.setValue(0)
-        self.bar.setFormat("%v / %m trials")
-        self.stop_button = QPushButton("Stop Tuning", self)
-        self.stop_button.setToolTip("End tuning within a few seconds; what was measured is kept in the database "
-                                    "and the pipeline goes on (the apply step uses it)")
+        self.bar.setFormat(self.tr("%v / %m trials"))
+        self.stop_button = QPushButton(self.tr("Stop Tuning"), self)
+        self.stop_button.setToolTip(self.tr("End tuning within a few seconds; what was measured is kept in the database "
+                                            "and the pipeline goes on (the apply step uses it)"))
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self._on_stop_clicked)
         top = QHBoxLayout()
@@ -93,7 +97,7 @@ class TuningPanel(QWidget):
         top.addWidget(self.stop_button)
         self.table = QTableWidget(0, len(COLUMNS), self)
         self.table.setObjectName("tuningTasks")
-        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.setHorizontalHeaderLabels([self.tr(c) for c in COLUMNS])
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -112,10 +116,21 @@ class TuningPanel(QWidget):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.footer)
 
+    def reset(self) -> None:
+        """Back to the empty state (another document or model: the old figures describe nothing shown)."""
+        self.last = None
+        self.active = self.stop_sent = False
+        self.stop_button.setEnabled(False)
+        self.title.setText(self.tr("No tuning step has run yet. Add a MetaSchedule step (relax.MetaScheduleTuneTIR / TuneIRMod) and run."))
+        self.bar.setRange(0, 1)
+        self.bar.setValue(0)
+        self.table.setRowCount(0)
+        self.footer.setText("")
+
     def _on_stop_clicked(self) -> None:
         self.stop_sent = True
         self.stop_button.setEnabled(False)
-        self.footer.setText("Stopping tuning after this round; measured trials are kept…")
+        self.footer.setText(self.tr("Stopping tuning after this round; measured trials are kept…"))
         self.stop_requested.emit()
 
     def start(self, step_title: str) -> None:
@@ -123,7 +138,7 @@ class TuningPanel(QWidget):
         self.active = True
         self.stop_sent = False
         self.stop_button.setEnabled(True)
-        self.title.setText(f"Tuning: {step_title}…")
+        self.title.setText(self.tr("Tuning: {step}…").format(step=step_title))
         self.bar.setRange(0, 0)  # busy until the first event says how many trials
 
     def update_progress(self, data: dict[str, Any]) -> None:
@@ -141,7 +156,8 @@ class TuningPanel(QWidget):
         self.bar.setToolTip(reason)
         pass_id = str(data.get("pass_id") or "MetaSchedule")
         elapsed = format_duration_s(float(data.get("elapsed_s") or 0.0))
-        self.title.setText(f"<b>{pass_id}</b>: {done} / {total} trials, {elapsed}, runner {data.get('runner', 'local')}{state}")
+        self.title.setText(self.tr("<b>{pass_id}</b>: {done} / {total} trials, {elapsed}, runner {runner}").format(
+            pass_id=pass_id, done=done, total=total, elapsed=elapsed, runner=data.get("runner", "local")) + state)
         tasks = list(data.get("tasks") or [])
         self.table.setRowCount(len(tasks))
         for row, task in enumerate(tasks):
@@ -151,7 +167,7 @@ class TuningPanel(QWidget):
                 str(task.get("trials", 0)),
                 format_us(float(best)) if best is not None else "–",
                 str(task.get("errors", 0)),
-                str(task.get("status", "")) + (" (reused)" if task.get("reused") else ""),
+                str(task.get("status", "")) + (self.tr(" (reused)") if task.get("reused") else ""),
             )
             for col, text in enumerate(cells):
                 item = self.table.item(row, col)
@@ -162,7 +178,7 @@ class TuningPanel(QWidget):
                     self.table.setItem(row, col, item)
                 item.setText(text)
         work_dir = data.get("work_dir")
-        self.footer.setText(f"Database: {work_dir}" if work_dir else "")
+        self.footer.setText(self.tr("Database: {path}").format(path=work_dir) if work_dir else "")
 
     def end(self, message: str = "") -> None:
         """The run that tuned ended (finished, failed or stopped)."""

@@ -1,0 +1,1701 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name></name>
+    <message>
+        <location filename="../../app/appearance.py" line="+70"/>
+        <source>&amp;Theme</source>
+        <extracomment>The theme was applied (``system``, ``light``, ``dark``). hook for tests: shows the &quot;applies at the next start&quot; note</extracomment>
+        <translation>主题(&amp;T)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;System</source>
+        <translation>跟随系统(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>&amp;Light</source>
+        <translation>浅色(&amp;L)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>&amp;Dark</source>
+        <translation>深色(&amp;D)</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>&amp;Language (applies at the next start)</source>
+        <translation>语言（下次启动时生效）(&amp;L)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>System</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The new language is used the next time Relax Pipeline Studio starts.</source>
+        <translation>新语言将在下次启动 Relax Pipeline Studio 时生效。</translation>
+    </message>
+    <message>
+        <location filename="../../app/file_controller.py" line="+64"/>
+        <source>Open pipeline</source>
+        <extracomment>The title/model/target texts may have changed (saved under a new name ...).</extracomment>
+        <translation>打开流水线</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <location line="+33"/>
+        <source>Pipeline files (*.json *.rps.json);;All files (*)</source>
+        <translation>流水线文件 (*.json *.rps.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="-22"/>
+        <location line="+3"/>
+        <source>Cannot open pipeline</source>
+        <translation>无法打开流水线</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Opened {0}</source>
+        <translation>已打开 {0}</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Save pipeline</source>
+        <translation>保存流水线</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Cannot save pipeline</source>
+        <translation>无法保存流水线</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Saved {0}</source>
+        <translation>已保存 {0}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Unsaved changes</source>
+        <translation>未保存的更改</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The pipeline “{0}” has unsaved changes. Save them?</source>
+        <translation>流水线“{0}”有未保存的更改。是否保存？</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <location line="+39"/>
+        <source>Loading model {0}…</source>
+        <translation>正在加载模型 {0}…</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Could not load {0}</source>
+        <translation>无法加载 {0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Cannot open model</source>
+        <translation>无法打开模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Model {0}</source>
+        <translation>模型 {0}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Export Python script</source>
+        <translation>导出 Python 脚本</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Python (*.py)</source>
+        <translation>Python (*.py)</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Cannot export script</source>
+        <translation>无法导出脚本</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Exported {0}</source>
+        <translation>已导出 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/help_controller.py" line="+152"/>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Documentation</source>
+        <translation>文档(&amp;D)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&amp;Keyboard Shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;About Relax Pipeline Studio</source>
+        <translation>关于 Relax Pipeline Studio(&amp;A)</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>unknown (the engine has not answered yet)</source>
+        <translation>未知（引擎尚未响应）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;h3&gt;Relax Pipeline Studio {version}&lt;/h3&gt;&lt;p&gt;Build, preview and run Apache TVM Relax pass pipelines.&lt;/p&gt;&lt;p&gt;TVM {tvm} (tvm-ffi {ffi}), in the engine process.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Relax Pipeline Studio {version}&lt;/h3&gt;&lt;p&gt;构建、预览并运行 Apache TVM Relax Pass 流水线。&lt;/p&gt;&lt;p&gt;TVM {tvm}（tvm-ffi {ffi}），运行于引擎进程中。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>About Relax Pipeline Studio</source>
+        <translation>关于 Relax Pipeline Studio</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="+64"/>
+        <source>Relax Pipeline Studio</source>
+        <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
+        <translation>Relax Pipeline Studio</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>Passes</source>
+        <translation>Pass 列表</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Pipeline</source>
+        <translation>流水线</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Diff</source>
+        <translation>差异</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Build &amp;&amp; Run</source>
+        <translation>构建并运行</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Tuning</source>
+        <translation>调优</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Engine: stopped</source>
+        <translation>引擎：已停止</translation>
+    </message>
+    <message>
+        <location line="+55"/>
+        <source>&amp;New Pipeline</source>
+        <translation>新建流水线(&amp;N)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Open Pipeline…</source>
+        <translation>打开流水线(&amp;O)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Save</source>
+        <translation>保存(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Save &amp;As…</source>
+        <translation>另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open &amp;Model…</source>
+        <translation>打开模型(&amp;M)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Use a model file (TVMScript, nn.Module, ONNX, torch)</source>
+        <translation>使用模型文件（TVMScript、nn.Module、ONNX、torch）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Export Python Script…</source>
+        <translation>导出 Python 脚本(&amp;E)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Write a standalone Python script that applies this pipeline</source>
+        <translation>生成一个应用此流水线的独立 Python 脚本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>&amp;Delete Step</source>
+        <translation>删除步骤(&amp;D)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&amp;Run Pipeline</source>
+        <translation>运行流水线(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Run every step (F5)</source>
+        <translation>运行所有步骤 (F5)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Run &amp;to Selected Step</source>
+        <translation>运行到所选步骤(&amp;T)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Run the steps up to the selected one</source>
+        <translation>运行到所选步骤为止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Stop</source>
+        <translation>停止(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Stop the running step</source>
+        <translation>停止正在运行的步骤</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Re-run &amp;Automatically After Edits</source>
+        <translation>编辑后自动重新运行(&amp;A)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Fit Graph</source>
+        <translation>适应图形(&amp;F)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Build &amp;&amp; Run</source>
+        <translation>构建并运行(&amp;B)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Build the module, run it, time it and check it (Ctrl+B)</source>
+        <translation>构建模块、运行、计时并检查结果 (Ctrl+B)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Compare with Baseline</source>
+        <translation>与基线比较(&amp;C)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Latency of this pipeline vs the unoptimized model</source>
+        <translation>此流水线与未优化模型的延迟对比</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Open &amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Built-in &amp;Models</source>
+        <translation>内置模型(&amp;M)</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&amp;Run</source>
+        <translation>运行(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Main</source>
+        <translation>主工具栏</translation>
+    </message>
+    <message>
+        <location line="+52"/>
+        <source>The engine was restarted; your pipeline is unchanged.</source>
+        <translation>引擎已重启；您的流水线未受影响。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Engine crashed and was restarted</source>
+        <translation>引擎崩溃并已重启</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels.py" line="+96"/>
+        <source>Relax function shown in the graph</source>
+        <extracomment>Narrowest the node details panel gets (its placeholder and type texts wrap inside it).</extracomment>
+        <translation>图中显示的 Relax 函数</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Function:</source>
+        <translation>函数：</translation>
+    </message>
+    <message>
+        <location line="+34"/>
+        <source>Model…</source>
+        <translation>模型…</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Use a built-in model, or open a model file (Ctrl+M)</source>
+        <translation>使用内置模型，或打开模型文件 (Ctrl+M)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Change…</source>
+        <translation>更改…</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Change the compilation target (devices found by the engine, or a JSON target)</source>
+        <translation>更改编译目标（引擎检测到的设备，或 JSON 格式的目标）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Target</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <location filename="../../app/pipeline_editor.py" line="+142"/>
+        <source>Step parameters</source>
+        <translation>步骤参数</translation>
+    </message>
+    <message>
+        <location filename="../../app/pipeline_editor.py" line="-83"/>
+        <location line="+93"/>
+        <source>Unknown pass {0}</source>
+        <translation>未知 Pass {0}</translation>
+    </message>
+    <message>
+        <location line="-90"/>
+        <source>{0} is unavailable: {1}</source>
+        <translation>{0} 不可用：{1}</translation>
+    </message>
+    <message>
+        <location line="+85"/>
+        <source>Step {0} parameters</source>
+        <translation>步骤 {0} 的参数</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Loading the pass catalogue…</source>
+        <translation>正在加载 Pass 目录…</translation>
+    </message>
+    <message>
+        <location filename="../../app/run_controller.py" line="+54"/>
+        <source>New document: Build &amp; Run to see its results.</source>
+        <extracomment>``(kind, reply dict)`` after a build_run / compare / export_library answer (tests, screenshots). ``(kind, message)`` when a request failed.</extracomment>
+        <translation>新文档：请“构建并运行”以查看结果。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The model or target changed: Build &amp; Run again to see its results.</source>
+        <translation>模型或目标已更改：请重新“构建并运行”以查看结果。</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Device detection failed: {0}</source>
+        <translation>设备检测失败：{0}</translation>
+    </message>
+    <message>
+        <location line="+41"/>
+        <source>CPU: generic llvm</source>
+        <translation>CPU：通用 llvm</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Edit as JSON…</source>
+        <translation>以 JSON 编辑…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Show in Build &amp;&amp; Run Panel</source>
+        <translation>在“构建并运行”面板中显示</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>The engine is still busy with the previous request (Stop to end it).</source>
+        <translation>引擎仍在处理上一个请求（点击“停止”可结束）。</translation>
+    </message>
+    <message>
+        <location line="+47"/>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Building {0} step(s) for {1}…</source>
+        <translation>正在为 {1} 构建 {0} 个步骤…</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Building and timing the baseline and the pipeline…</source>
+        <translation>正在构建基线和流水线并计时…</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Building and exporting into {0}…</source>
+        <translation>正在构建并导出到 {0}…</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <location filename="../../app/run_session.py" line="+95"/>
+        <source>Stopping…</source>
+        <extracomment>True while a run is in flight (the Stop action follows it). ``(input_script, input_key)``: the model loaded for the current run. A step&apos;s result of the current run. ``(revision, RunResult)`` of a run of the current revision.</extracomment>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <location filename="../../app/run_session.py" line="+7"/>
+        <source>Stopping tuning; measured trials are kept and the run goes on…</source>
+        <translation>正在停止调优；已测量的试验会保留，运行继续…</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>%v / %m steps</source>
+        <translation>%v / %m 步</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>step {0}: {1}</source>
+        <translation>步骤 {0}：{1}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Running step {0}: {1}…</source>
+        <translation>正在运行步骤 {0}：{1}…</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Tuning: {0}/{1} trials</source>
+        <translation>调优：{0}/{1} 次试验</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Run stopped; measured trials are kept in the database</source>
+        <translation>运行已停止；已测量的试验保存在数据库中</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Run: {0} step(s), {1} (passes {2})</source>
+        <translation>运行：{0} 个步骤，{1}（Pass 用时 {2}）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} from cache</source>
+        <translation>{0} 来自缓存</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>step {0} failed</source>
+        <translation>步骤 {0} 失败</translation>
+    </message>
+    <message>
+        <location filename="../../app/step_inspector.py" line="+152"/>
+        <location line="+59"/>
+        <source>Step {0}: {1}</source>
+        <extracomment>Most graphs kept in the cache (oldest dropped first). The diff/graph for the selected step is on screen (used by the benchmark).</extracomment>
+        <translation>步骤 {0}：{1}</translation>
+    </message>
+    <message>
+        <location line="-53"/>
+        <source>{0} has not run yet.</source>
+        <translation>{0} 尚未运行。</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>{0} is disabled (skipped).</source>
+        <translation>{0} 已禁用（跳过）。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} — not run yet; showing its input</source>
+        <translation>{0} — 尚未运行；显示其输入</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>{0} failed — showing the last good module</source>
+        <translation>{0} 失败 — 显示最后一个正确的模块</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>changed the module</source>
+        <translation>改变了模块</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>changed nothing</source>
+        <translation>未做任何改变</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+25"/>
+        <source>Before {0}</source>
+        <translation>{0} 之前</translation>
+    </message>
+    <message>
+        <location line="-24"/>
+        <source>After {0}</source>
+        <translation>{0} 之后</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <location line="+4"/>
+        <source>Model input</source>
+        <translation>模型输入</translation>
+    </message>
+    <message>
+        <location line="-2"/>
+        <source>Run the pipeline (F5) to see what each step does.</source>
+        <translation>运行流水线 (F5) 以查看每个步骤的作用。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The pipeline is empty: drag passes from the Passes panel into the Pipeline list.</source>
+        <translation>流水线为空：请从“Pass 列表”面板将 Pass 拖入流水线列表。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Step {0}</source>
+        <translation>步骤 {0}</translation>
+    </message>
+    <message>
+        <location line="+76"/>
+        <source>Cannot show the file</source>
+        <translation>无法显示该文件</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{0} — line {1}</source>
+        <translation>{0} — 第 {1} 行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>line {0}: {1}</source>
+        <translation>第 {0} 行：{1}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Run the pipeline (F5) to see the model as a graph</source>
+        <translation>运行流水线 (F5) 以图形方式查看模型</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Graph unavailable: {0}</source>
+        <translation>图不可用：{0}</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>This module has no Relax function</source>
+        <translation>此模块没有 Relax 函数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> (no Relax function)</source>
+        <translation>（无 Relax 函数）</translation>
+    </message>
+    <message>
+        <location line="+83"/>
+        <source>TensorIR</source>
+        <translation>TensorIR</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>TensorIR — {0}</source>
+        <translation>TensorIR — {0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/step_reports.py" line="+133"/>
+        <source>Click a node to see its op, attributes and input/output types.</source>
+        <translation>点击节点可查看其算子、属性以及输入/输出类型。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Double-click a &lt;code&gt;call_tir&lt;/code&gt; node (or use its “show TensorIR” link) for the callee&apos;s TensorIR.</source>
+        <translation>双击 &lt;code&gt;call_tir&lt;/code&gt; 节点（或使用其“显示 TensorIR”链接）可查看被调用函数的 TensorIR。</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>show TensorIR</source>
+        <translation>显示 TensorIR</translation>
+    </message>
+    <message>
+        <location filename="../../app/trust.py" line="+81"/>
+        <source>Run custom Python code?</source>
+        <extracomment>Tests/CLI: skip the question and answer this.</extracomment>
+        <translation>运行自定义 Python 代码？</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;b&gt;{where}&lt;/b&gt; has {count} step(s) with your own Python code. Running them executes the code below in the engine process, with your permissions (it can read and write your files). Run it only if you trust where this pipeline comes from. You are asked again when the code changes.</source>
+        <translation>&lt;b&gt;{where}&lt;/b&gt; 含有 {count} 个带自定义 Python 代码的步骤。运行它们会以您的权限在引擎进程中执行下面的代码（它可以读写您的文件）。请仅在信任此流水线来源时运行。代码变化后会再次询问。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Trust and Run</source>
+        <translation>信任并运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Don&apos;t Run</source>
+        <translation>不运行</translation>
+    </message>
+    <message>
+        <location filename="../../app/undo_commands.py" line="+28"/>
+        <source>Add {0}</source>
+        <translation>添加 {0}</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Delete {0} step(s)</source>
+        <translation>删除 {0} 个步骤</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Move {0} step(s)</source>
+        <translation>移动 {0} 个步骤</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>Enable {0}</source>
+        <translation>启用 {0}</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Disable {0}</source>
+        <translation>禁用 {0}</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Duplicate {0} step(s)</source>
+        <translation>复制 {0} 个步骤</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Set {0}</source>
+        <translation>设置 {0}</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>Set parameters</source>
+        <translation>设置参数</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Set model {0}</source>
+        <translation>设置模型 {0}</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Set target {0}</source>
+        <translation>设置目标 {0}</translation>
+    </message>
+</context>
+<context>
+    <name>CodeEditor</name>
+    <message>
+        <location filename="../../widgets/code_editor.py" line="+128"/>
+        <source>line {line}: {message}</source>
+        <translation>第 {line} 行：{message}</translation>
+    </message>
+</context>
+<context>
+    <name>DiffView</name>
+    <message>
+        <location filename="../../widgets/diff_view.py" line="+84"/>
+        <source>Show one function (+ added, − removed, ~ changed)</source>
+        <translation>只显示一个函数（+ 新增，− 删除，~ 修改）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Hide unchanged functions</source>
+        <translation>隐藏未改变的函数</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Function:</source>
+        <translation>函数：</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>Show the traceback (your code&apos;s frames first)</source>
+        <translation>显示回溯（优先显示您代码中的帧）</translation>
+    </message>
+    <message>
+        <location line="+83"/>
+        <location line="+16"/>
+        <source>Before</source>
+        <translation>之前</translation>
+    </message>
+    <message>
+        <location line="-15"/>
+        <location line="+16"/>
+        <source>After</source>
+        <translation>之后</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>{changed} changed, {added} added, {removed} removed functions · +{plus} −{minus} lines</source>
+        <translation>函数：{changed} 个修改，{added} 个新增，{removed} 个删除 · +{plus} −{minus} 行</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>no change</source>
+        <translation>无变化</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Last good IR (input of {step})</source>
+        <translation>最后一个正确的 IR（{step} 的输入）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Last good IR</source>
+        <translation>最后一个正确的 IR</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{step} failed</source>
+        <translation>{step} 失败</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Step failed</source>
+        <translation>步骤失败</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>show the line in the editor</source>
+        <translation>在编辑器中显示该行</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>show the file</source>
+        <translation>显示该文件</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;b&gt;Error at {where}&lt;/b&gt;: {message} — &lt;a href=&apos;location&apos;&gt;{link}&lt;/a&gt;</source>
+        <translation>&lt;b&gt;错误位于 {where}&lt;/b&gt;：{message} — &lt;a href=&apos;location&apos;&gt;{link}&lt;/a&gt;</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>step failed at {where}</source>
+        <translation>步骤在 {where} 失败</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>step failed</source>
+        <translation>步骤失败</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>Hide traceback</source>
+        <translation>隐藏回溯</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Details: traceback</source>
+        <translation>详情：回溯</translation>
+    </message>
+    <message>
+        <location line="+43"/>
+        <source>All functions</source>
+        <translation>所有函数</translation>
+    </message>
+</context>
+<context>
+    <name>DocumentationDialog</name>
+    <message>
+        <location filename="../../app/help_controller.py" line="-127"/>
+        <source>Documentation</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Open in Browser</source>
+        <translation>在浏览器中打开</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>Cannot read {path}: {error}</source>
+        <translation>无法读取 {path}：{error}</translation>
+    </message>
+</context>
+<context>
+    <name>GraphView</name>
+    <message>
+        <location filename="../../widgets/graph_view.py" line="+854"/>
+        <location line="+26"/>
+        <source>No graph</source>
+        <extracomment>Below this view scale the overview (coarse bands of plain rectangles) replaces boxes, texts and arrows. Below this view scale the second text line (shape·dtype) of a node is not drawn. Tile size: layers per band, scene units per column; coarse overview bands. Layouts kept (per key and expansion).</extracomment>
+        <translation>无图</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Empty function</source>
+        <translation>空函数</translation>
+    </message>
+    <message>
+        <location line="+333"/>
+        <source>Cannot lay out the graph: {message}</source>
+        <translation>无法布局该图：{message}</translation>
+    </message>
+</context>
+<context>
+    <name>LatencyChart</name>
+    <message>
+        <location filename="../../widgets/latency_chart.py" line="+73"/>
+        <source>Compare with the baseline to see latencies here</source>
+        <translation>与基线比较后在此查看延迟</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../../app/code_dialogs.py" line="+30"/>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>ModelDialog</name>
+    <message>
+        <location filename="../../widgets/model_dialog.py" line="+32"/>
+        <source>TVMScript .py — a class decorated with @I.ir_module (or the text of mod.script())</source>
+        <translation>TVMScript .py — 用 @I.ir_module 装饰的类（或 mod.script() 的文本）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>nn.Module .py — defines `model` (tvm.relax.frontend.nn.Module) and `spec` (its export spec)</source>
+        <translation>nn.Module .py — 定义 `model`（tvm.relax.frontend.nn.Module）和 `spec`（其导出规格）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ONNX .onnx — imported with relax.frontend.onnx.from_onnx, weights kept</source>
+        <translation>ONNX .onnx — 用 relax.frontend.onnx.from_onnx 导入，保留权重</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PyTorch .pt2 (torch.export archive) or a torch .py with a torch.nn.Module and example inputs</source>
+        <translation>PyTorch .pt2（torch.export 归档）或包含 torch.nn.Module 与示例输入的 torch .py 文件</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Open Model</source>
+        <translation>打开模型</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>a .py, .onnx or .pt2 file</source>
+        <translation>.py、.onnx 或 .pt2 文件</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>&lt;b&gt;Built-in models&lt;/b&gt;</source>
+        <translation>&lt;b&gt;内置模型&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;b&gt;Or a model file&lt;/b&gt;</source>
+        <translation>&lt;b&gt;或选择模型文件&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Open model file</source>
+        <translation>打开模型文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Models (*.py *.onnx *.pt2);;TVMScript / nn.Module / torch (*.py);;ONNX (*.onnx);;torch.export (*.pt2);;All files (*)</source>
+        <translation>模型 (*.py *.onnx *.pt2);;TVMScript / nn.Module / torch (*.py);;ONNX (*.onnx);;torch.export (*.pt2);;所有文件 (*)</translation>
+    </message>
+</context>
+<context>
+    <name>ParamEditor</name>
+    <message>
+        <location filename="../../widgets/param_editor.py" line="+429"/>
+        <location line="+17"/>
+        <source>No step selected.</source>
+        <translation>未选择步骤。</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>This pass has no parameters.</source>
+        <translation>此 Pass 没有参数。</translation>
+    </message>
+</context>
+<context>
+    <name>PassPalette</name>
+    <message>
+        <location filename="../../widgets/pass_palette.py" line="+156"/>
+        <source>Search passes (id, title, doc)…</source>
+        <translation>搜索 Pass（ID、标题、文档）…</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>Select or hover a pass to read its documentation. Drag it into the pipeline.</source>
+        <translation>选中或悬停在 Pass 上以阅读其文档。将其拖入流水线即可添加。</translation>
+    </message>
+    <message>
+        <location line="+66"/>
+        <source>&lt;p&gt;&lt;code&gt;{id}&lt;/code&gt; is not in the catalogue.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;code&gt;{id}&lt;/code&gt; 不在目录中。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&lt;p&gt;&lt;b&gt;Unavailable:&lt;/b&gt; {reason}&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;不可用：&lt;/b&gt;{reason}&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not in this TVM build</source>
+        <translation>当前 TVM 构建中没有</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&lt;p&gt;&lt;i&gt;Runs your own Python code: the app asks before running it.&lt;/i&gt;&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;i&gt;运行您自己的 Python 代码：运行前应用会先征求您的同意。&lt;/i&gt;&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>&lt;p&gt;&lt;b&gt;Parameters&lt;/b&gt;&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;参数&lt;/b&gt;&lt;/p&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>PipelineView</name>
+    <message>
+        <location filename="../../widgets/pipeline_view.py" line="+136"/>
+        <source>Hide unchanged steps</source>
+        <translation>隐藏未改变的步骤</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Hide the steps that did not change the module</source>
+        <translation>隐藏未改变模块的步骤</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Duplicate</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Drag passes here from the Passes panel
+(or double-click a pass there).</source>
+        <translation>从“Pass 列表”面板将 Pass 拖到这里
+（或在那里双击某个 Pass）。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Nested pass</source>
+        <translation>嵌套 Pass</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Changed</source>
+        <translation>有改变</translation>
+    </message>
+    <message>
+        <location line="+96"/>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Nested passes: {ran} ran, {changed} changed the module</source>
+        <translation>嵌套 Pass：运行 {ran} 个，其中 {changed} 个改变了模块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Nested passes: run the step to see them</source>
+        <translation>嵌套 Pass：运行该步骤后查看</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Run to this step</source>
+        <translation>运行到此步骤</translation>
+    </message>
+</context>
+<context>
+    <name>QtEngineWorker</name>
+    <message>
+        <location filename="../../app/engine_worker.py" line="+334"/>
+        <source>Starting engine…</source>
+        <translation>正在启动引擎…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Engine failed to start: {error}</source>
+        <translation>引擎启动失败：{error}</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <location line="+16"/>
+        <source>Engine ready (TVM {version})</source>
+        <translation>引擎就绪（TVM {version}）</translation>
+    </message>
+    <message>
+        <location line="-15"/>
+        <source>Engine ready</source>
+        <translation>引擎就绪</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Engine stopped</source>
+        <translation>引擎已停止</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>Engine: {job}…</source>
+        <translation>引擎：{job}…</translation>
+    </message>
+    <message>
+        <location line="+37"/>
+        <source>Running pipeline…</source>
+        <translation>正在运行流水线…</translation>
+    </message>
+    <message>
+        <location line="+54"/>
+        <source>Engine crashed; restarted…</source>
+        <translation>引擎崩溃；已重启…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Engine restart failed: {error}</source>
+        <translation>引擎重启失败：{error}</translation>
+    </message>
+</context>
+<context>
+    <name>QtPassPaletteModel</name>
+    <message>
+        <location filename="../../widgets/pass_palette.py" line="-222"/>
+        <location line="+13"/>
+        <source>Pass</source>
+        <translation>Pass</translation>
+    </message>
+    <message>
+        <location line="+34"/>
+        <source>not available in this TVM build</source>
+        <translation>当前 TVM 构建中不可用</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&lt;b&gt;{title}&lt;/b&gt; — unavailable: {reason}</source>
+        <translation>&lt;b&gt;{title}&lt;/b&gt; — 不可用：{reason}</translation>
+    </message>
+</context>
+<context>
+    <name>QtPipelineModel</name>
+    <message>
+        <location filename="../../widgets/step_model.py" line="+61"/>
+        <source>not run</source>
+        <extracomment>MIME type of a pass dragged out of the palette: UTF-8 JSON ``{&quot;pass_id&quot;: ...}``. MIME type of steps dragged inside the pipeline list: UTF-8 JSON ``{&quot;uids&quot;: [...]}``. Human labels for step states (English; shown through ``QtPipelineModel.tr``).</extracomment>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>changed</source>
+        <translation>有改变</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unchanged</source>
+        <translation>无改变</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location line="+266"/>
+        <source>cached</source>
+        <translation>已缓存</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>unknown pass</source>
+        <translation>未知 Pass</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>state: {state}</source>
+        <translation>状态：{state}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>time: {time}</source>
+        <translation>用时：{time}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> (cached)</source>
+        <translation>（已缓存）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>params: {params}</source>
+        <translation>参数：{params}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>error: {message}</source>
+        <translation>错误：{message}</translation>
+    </message>
+</context>
+<context>
+    <name>RunPanel</name>
+    <message>
+        <location filename="../../widgets/run_panel.py" line="+137"/>
+        <source>Device and target to build for (devices detected by the engine)</source>
+        <extracomment>Module choices of the &quot;Module&quot; combo (data values). Item-data role marking the target list&apos;s custom entry (its text is translated).</extracomment>
+        <translation>构建所用的设备和目标（引擎检测到的设备）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Advanced…</source>
+        <translation>高级…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Edit the target as JSON (checked by the engine)</source>
+        <translation>以 JSON 编辑目标（由引擎检查）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Detect devices again</source>
+        <translation>重新检测设备</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Final module (all steps)</source>
+        <translation>最终模块（所有步骤）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Module after the selected step</source>
+        <translation>所选步骤之后的模块</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Random, seed</source>
+        <translation>随机，种子</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>.npy / .npz (arrays named like the inputs)</source>
+        <translation>.npy / .npz（数组与输入同名）</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>repeats</source>
+        <translation>重复</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>× runs</source>
+        <translation>× 次运行</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Target</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Module</source>
+        <translation>模块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+118"/>
+        <source>Inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <location line="-117"/>
+        <source>Check</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Build &amp;&amp; Run</source>
+        <translation>构建并运行</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Build the module, run it, time it and check it against the unoptimized model (Ctrl+B)</source>
+        <translation>构建模块、运行、计时，并与未优化的模型对比检查 (Ctrl+B)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Compare with Baseline</source>
+        <translation>与基线比较</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Build the model as loaded (default pipeline) and this pipeline; run both on the same inputs</source>
+        <translation>分别构建原始模型（默认流水线）和此流水线，并用相同输入运行两者</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Export Library…</source>
+        <translation>导出库…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Build and write model.so, weights.npz, model.json and deploy.py into a folder</source>
+        <translation>构建并将 model.so、weights.npz、model.json 和 deploy.py 写入一个文件夹</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Build &amp; Run (Ctrl+B) to see outputs, latency and the numerical check.</source>
+        <translation>“构建并运行” (Ctrl+B) 后在此查看输出、延迟和数值检查。</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>CPU: generic llvm</source>
+        <translation>CPU：通用 llvm</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Custom: {target}</source>
+        <translation>自定义：{target}</translation>
+    </message>
+    <message>
+        <location line="+46"/>
+        <source>NumPy arrays (*.npy *.npz);;All files (*)</source>
+        <translation>NumPy 数组 (*.npy *.npz);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Export the built library into</source>
+        <translation>将构建的库导出到</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>Built and ran</source>
+        <translation>已构建并运行</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>median {time}</source>
+        <translation>中位数 {time}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>check passed</source>
+        <translation>检查通过</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>check FAILED</source>
+        <translation>检查失败</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>speed-up {value}×</source>
+        <translation>加速 {value}×</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Compared: speed-up {value}× over the baseline</source>
+        <translation>比较完成：相对基线加速 {value}×</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Last Build &amp;amp; Run</source>
+        <translation>上一次构建并运行</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Exported {library}; run it with: python {script}</source>
+        <translation>已导出 {library}；运行方式：python {script}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Exported</source>
+        <translation>已导出</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Run it: {command}</source>
+        <translation>运行：{command}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <location filename="../../app/help_controller.py" line="+13"/>
+        <source>Keyboard Shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Menu</source>
+        <translation>菜单</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Shortcut</source>
+        <translation>快捷键</translation>
+    </message>
+</context>
+<context>
+    <name>TargetEditorDialog</name>
+    <message>
+        <location filename="../../widgets/target_editor.py" line="+33"/>
+        <source>Compilation target (JSON)</source>
+        <translation>编译目标（JSON）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>A TVM target as a JSON object with a &lt;code&gt;kind&lt;/code&gt;, e.g. {examples}. The engine checks it with &lt;code&gt;tvm.target.Target&lt;/code&gt;.</source>
+        <translation>以 JSON 对象表示的 TVM 目标，需包含 &lt;code&gt;kind&lt;/code&gt;，例如 {examples}。引擎会用 &lt;code&gt;tvm.target.Target&lt;/code&gt; 检查它。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source> or </source>
+        <translation> 或 </translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Check</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>Checking with the engine…</source>
+        <translation>正在由引擎检查…</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>the engine refused this target</source>
+        <translation>引擎拒绝了此目标</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>✓ valid: {kind} (keys: {keys})</source>
+        <translation>✓ 有效：{kind}（keys：{keys}）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>✓ valid: {kind}</source>
+        <translation>✓ 有效：{kind}</translation>
+    </message>
+</context>
+<context>
+    <name>TuningPanel</name>
+    <message>
+        <location filename="../../widgets/tuning_panel.py" line="+31"/>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Trials</source>
+        <translation>试验次数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Best latency</source>
+        <translation>最佳延迟</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Errors</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <location line="+42"/>
+        <source>No tuning step has run yet. Add a MetaSchedule step (relax.MetaScheduleTuneTIR / TuneIRMod) and run.</source>
+        <translation>尚未运行任何调优步骤。请添加一个 MetaSchedule 步骤（relax.MetaScheduleTuneTIR / TuneIRMod）并运行。</translation>
+    </message>
+    <message>
+        <location line="-35"/>
+        <source>%v / %m trials</source>
+        <translation>%v / %m 次试验</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop Tuning</source>
+        <translation>停止调优</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>End tuning within a few seconds; what was measured is kept in the database and the pipeline goes on (the apply step uses it)</source>
+        <translation>在几秒内结束调优；已测量的结果保存在数据库中，流水线继续运行（应用步骤会使用它）</translation>
+    </message>
+    <message>
+        <location line="+42"/>
+        <source>Stopping tuning after this round; measured trials are kept…</source>
+        <translation>本轮结束后停止调优；已测量的试验会保留…</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Tuning: {step}…</source>
+        <translation>调优：{step}…</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source> — stopped; measured trials are kept</source>
+        <translation> — 已停止；已测量的试验已保留</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source> — done</source>
+        <translation> — 完成</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&lt;b&gt;{pass_id}&lt;/b&gt;: {done} / {total} trials, {elapsed} s, runner {runner}</source>
+        <translation>&lt;b&gt;{pass_id}&lt;/b&gt;：{done} / {total} 次试验，{elapsed} 秒，运行器 {runner}</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source> (reused)</source>
+        <translation>（复用）</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Database: {path}</source>
+        <translation>数据库：{path}</translation>
+    </message>
+</context>
+<context>
+    <name>_ChoiceField</name>
+    <message>
+        <location filename="../../widgets/param_editor.py" line="-284"/>
+        <source>{value} (not a known choice)</source>
+        <translation>{value}（不是已知选项）</translation>
+    </message>
+</context>
+<context>
+    <name>_FileField</name>
+    <message>
+        <location line="+104"/>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Choose {name}</source>
+        <extracomment>hook for tests: returns a chosen path or &quot;&quot; (defaults to a QFileDialog)</extracomment>
+        <translation>选择 {name}</translation>
+    </message>
+</context>
+<context>
+    <name>_JsonField</name>
+    <message>
+        <location line="+58"/>
+        <source>not valid JSON (line {line}, column {column}): {message}</source>
+        <translation>不是有效的 JSON（第 {line} 行，第 {column} 列）：{message}</translation>
+    </message>
+</context>
+<context>
+    <name>_ListField</name>
+    <message>
+        <location line="-148"/>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Up</source>
+        <translation>上移</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Down</source>
+        <translation>下移</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Add item</source>
+        <extracomment>hook for tests and scripted use: returns the text of a new free-form item, or None</extracomment>
+        <translation>添加项</translation>
+    </message>
+</context>
+<context>
+    <name>_NullableField</name>
+    <message>
+        <location line="+158"/>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+</context>
+<context>
+    <name>_Overview</name>
+    <message>
+        <location filename="../../widgets/graph_view.py" line="+245"/>
+        <source>Overview: click or drag to move the view</source>
+        <translation>概览：点击或拖动以移动视图</translation>
+    </message>
+</context>
+<context>
+    <name>error_trace</name>
+    <message>
+        <location filename="../../widgets/error_trace.py" line="+49"/>
+        <source>, column {0}</source>
+        <extracomment>Pseudo file names of custom steps&apos; sources (``emit.custom_label``).</extracomment>
+        <translation>，第 {0} 列</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>line {0} of {1}</source>
+        <translation>{1} 第 {0} 行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} line {1}</source>
+        <translation>{0} 第 {1} 行</translation>
+    </message>
+    <message>
+        <location line="+84"/>
+        <source>In your code (innermost last):</source>
+        <translation>在您的代码中（最内层在最后）：</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Full traceback:</source>
+        <translation>完整回溯：</translation>
+    </message>
+</context>
+</TS>

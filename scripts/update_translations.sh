@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Regenerate the translation sources from app/ and widgets/ and compile them.
+#   scripts/update_translations.sh          lupdate (new texts are added as unfinished, vanished ones kept
+#                                           as obsolete so a returning text keeps its translation), then lrelease
+# Translate the new entries in resources/translations/*.ts (Qt Linguist: .venv/bin/pyside6-linguist), then
+# run this again so the shipped .qm matches (tests/test_i18n.py checks both).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=.venv/bin
+SOURCES=$(ls app/*.py widgets/*.py | grep -v 'app/screenshot_tour.py')
+for ts in resources/translations/relax_pipeline_studio_*.ts; do
+    "$BIN/pyside6-lupdate" -locations relative $SOURCES -ts "$ts"
+    "$BIN/pyside6-lrelease" "$ts" -qm "${ts%.ts}.qm"
+done
