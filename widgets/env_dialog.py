@@ -71,7 +71,7 @@ class EnvDialog(QDialog):
         if not report.problems:
             colour = status_css("ok", self.palette())
             none_found = html.escape(self.tr("No problems found."))
-            self.problems_label.setText(f'<span style="color:{colour}">{none_found}</span>')
+            self.problems_label.setText("<span style='color:%s'>%s</span>" % (colour, none_found))
             return
         rows = []
         for problem in report.problems:
