@@ -16,7 +16,7 @@ TorchScript ONNX export), on the same inputs. Prints one table with the ratios (
 faster) and the load average before and after.
 
 Needs ``requirements-torch.txt`` and ``onnxruntime`` (benchmark only, see docs/PERFORMANCE.md).
-Usage: ``.venv/bin/python bench/bench_latency.py [--trials N] [--work-dir DIR] [--no-tuned]
+Usage: ``.venv/bin/python -m bench.bench_latency [--trials N] [--work-dir DIR] [--no-tuned]
 [--variants all|NAME,...] [--models mlp,cnn] [--repeat N] [--markdown]``
 """
 
@@ -32,7 +32,6 @@ import time
 from typing import Any, Callable, Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 MODELS_SOURCE = {
     "mlp": '''
@@ -245,7 +244,7 @@ def main() -> int:
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(MODELS_SOURCE[name])
 
-            def prepared(doc: Any, label: str) -> Any:
+            def prepared(doc: Any, label: str, path: str = path, name: str = name) -> Any:
                 doc = doc.clone()
                 # The host target (mcpu, num-cores) for every column; no_mcpu drops 'mcpu'.
                 drop = {"mcpu"} if label == "no_mcpu" else set()
@@ -284,14 +283,14 @@ def main() -> int:
             exec(compile(MODELS_SOURCE[name], name, "exec"), ns)  # noqa: S102 - our own model definitions
             model, inputs = ns["model"], ns["example_inputs"]
             with torch.inference_mode():
-                t_torch = _time_callable(lambda: model(*inputs), 5, opts.number, opts.repeat)
+                t_torch = _time_callable(lambda model=model, inputs=inputs: model(*inputs), 5, opts.number, opts.repeat)
             onnx_path = os.path.join(tmp, f"{name}.onnx")
             torch.onnx.export(model, inputs, onnx_path, dynamo=False)
             options = ort.SessionOptions()
             options.intra_op_num_threads = torch.get_num_threads()
             sess = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
             feed = {i.name: t.numpy() for i, t in zip(sess.get_inputs(), inputs)}
-            t_ort = _time_callable(lambda: sess.run(None, feed), 5, opts.number, opts.repeat)
+            t_ort = _time_callable(lambda sess=sess, feed=feed: sess.run(None, feed), 5, opts.number, opts.repeat)
             tvm_rows[name]["torch"], tvm_rows[name]["ort"] = t_torch, t_ort
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

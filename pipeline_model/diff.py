@@ -275,11 +275,11 @@ def _rows_for(a: Optional[FunctionBlock], b: Optional[FunctionBlock]) -> tuple[l
     a0 = a.start if a else 1
     b0 = b.start if b else 1
     if a_lines == b_lines:
-        rows = [DiffRow(a0 + i, t, b0 + i, t, EQUAL) for i, t in enumerate(a_lines)]
-        return rows, [], 0, 0
+        return [DiffRow(a0 + i, t, b0 + i, t, EQUAL) for i, t in enumerate(a_lines)], [], 0, 0
     matcher = difflib.SequenceMatcher(None, a_lines, b_lines, autojunk=False)
     rows: list[DiffRow] = []
     added = removed = 0
+    tag: str
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == EQUAL:
             rows.extend(DiffRow(a0 + i1 + k, a_lines[i1 + k], b0 + j1 + k, b_lines[j1 + k], EQUAL) for k in range(i2 - i1))

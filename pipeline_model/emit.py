@@ -212,8 +212,8 @@ def recipe_for(pass_id: str, params: dict[str, Any], *, step_number: Optional[in
                 (Lit(prefix),),
                 imports=(PATTERN_TABLE_MODULES[prefix],),
             )
-        kwargs = _kw(params, ["bind_constants", "annotate_codegen", "entry_functions"])
-        return Call("tvm.relax.transform", "FuseOpsByPattern", (patterns,), kwargs)
+        return Call("tvm.relax.transform", "FuseOpsByPattern", (patterns,),
+                    _kw(params, ["bind_constants", "annotate_codegen", "entry_functions"]))
     if pass_id.startswith("relax."):
         name = pass_id[len("relax."):]
         if not _IDENT.match(name):

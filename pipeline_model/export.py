@@ -182,9 +182,9 @@ def export_script(
                     raise ExportError(str(exc)) from None
                 for key in ("max_trials_global", "max_trials_per_task", "op_names", "work_dir"):
                     options.pop(key, None)  # the pass's own arguments
-                for func in emit.META_SCHEDULE_HELPERS:
-                    if emit.helper_source(func) not in helpers:
-                        helpers.append(emit.helper_source(func))
+                for helper in emit.META_SCHEDULE_HELPERS:
+                    if emit.helper_source(helper) not in helpers:
+                        helpers.append(emit.helper_source(helper))
                 wd = params.get("work_dir")
                 wd_src = emit.render(emit.Lit(emit.check_literal(wd)) if wd else emit.Ref("work_dir"))
                 body.append(f"        install_meta_schedule_cpu({wd_src}, {emit.check_literal(options, 'options')!r})")

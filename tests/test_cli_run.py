@@ -9,7 +9,6 @@ import shutil
 import subprocess
 import sys
 
-import pytest
 
 from pipeline_model.cli import run_cmd
 from pipeline_model.document import PipelineDocument, Step

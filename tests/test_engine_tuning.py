@@ -5,10 +5,7 @@ pre-run message for a codegen this TVM build lacks."""
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import threading
 import time
 
 import pytest

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt
 
 from pipeline_model import ir_graph as ig
 from widgets.graph_view import GraphView, wait_shown
@@ -103,7 +103,7 @@ def test_stale_layout_never_replaces_newer_graph(qtbot, view):
 
 
 def test_real_mlp_graph_and_palette(qtbot, view):
-    tvm = pytest.importorskip("tvm")
+    pytest.importorskip("tvm")
     from tvm import relax
     from tvm.relax.frontend import nn
 

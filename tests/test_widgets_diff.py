@@ -6,12 +6,11 @@ import time
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
 
 from pipeline_model import diff as D
 from widgets.code_editor import CodeEditor
 from widgets.diff_view import DiffView, diff_colors
-from widgets.highlight import LAZY_CHARS, QtPygmentsHighlighter
+from widgets.highlight import LAZY_CHARS
 
 tvm = pytest.importorskip("tvm")
 from tvm import relax  # noqa: E402
