@@ -24,7 +24,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, NamedTuple, Optional
+from typing import Any, NamedTuple, Optional
 
 ADDED = "added"
 REMOVED = "removed"
@@ -252,8 +252,9 @@ class ModuleDiff:
             out.extend(f.rows)
         return out
 
-    def unified(self, context: int = 3) -> str:
-        """A unified diff text of the changed blocks (one ``@@`` section per hunk, named by function)."""
+    def unified(self) -> str:
+        """A unified diff text of the changed blocks (one ``@@`` section per hunk with 3 lines of
+        context, named by function)."""
         parts = []
         for f in self.functions:
             for h in f.hunks:
@@ -395,11 +396,3 @@ def text_equal_steps(run_result: Any) -> list[int]:
         if before is not None and before == after:
             out.append(step.index)
     return out
-
-
-def iter_changed_lines(diff: ModuleDiff) -> Iterable[tuple[str, DiffRow]]:
-    """Yield ``(function, row)`` for every non-equal row (used for summaries and tests)."""
-    for f in diff.functions:
-        for row in f.rows:
-            if row.tag != EQUAL:
-                yield f.name, row

@@ -11,6 +11,9 @@ import os
 
 import pytest
 
+#: Session-wide tuning fixtures (``tuned_mlp``: the suite's one real MetaSchedule run).
+pytest_plugins = ["tests.tuning_fixtures"]
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 #: Folder of the bundled example pipelines.

@@ -62,4 +62,4 @@ def test_graph_and_prim_func_requests(worker, qtbot):
     worker.request_failed.connect(lambda kind, tag, msg: failures.append(msg))
     worker.request_graph("no-such-key", None, tag="bad")
     qtbot.waitUntil(lambda: bool(failures), timeout=60_000)
-    assert "no-such-key" in failures[0] or "not" in failures[0].lower()
+    assert "no-such-key" in failures[0] and "not in the engine's cache" in failures[0], failures[0]
