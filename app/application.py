@@ -10,12 +10,15 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.settings import APPLICATION, ORGANIZATION
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QPalette
 
 ROOT = Path(__file__).resolve().parent.parent
 STYLE_FILE = ROOT / "resources" / "styles" / "app.qss"

@@ -6,7 +6,7 @@ diffs the module before/after LegalizeOps and measures: ``diff_snapshots`` alone
 highlighting of the newly visible lines) and a repaint. Targets (ratios printed, <= 1.0 meets them):
 show <= 250 ms, scroll <= 100 ms, repaint <= 16 ms.
 
-Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_diff_view.py [--layers 20]``.
+Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.bench_diff_view [--layers 20]``.
 """
 
 from __future__ import annotations
@@ -14,17 +14,15 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
 
+from PySide6.QtWidgets import QApplication
+
+from pipeline_model.diff import diff_snapshots
+from widgets.diff_view import DiffView
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-from PySide6.QtWidgets import QApplication  # noqa: E402
-
-from pipeline_model.diff import diff_snapshots  # noqa: E402
-from widgets.diff_view import DiffView  # noqa: E402
 
 SHOW_TARGET_MS = 250.0
 SCROLL_TARGET_MS = 100.0

@@ -16,7 +16,6 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 BUDGET_MS = 100.0
 DROPS = ["relax.FuseOps", "relax.FuseTIR", "relax.FoldConstant", "relax.DeadCodeElimination", "relax.ToNonDataflow"]
 
@@ -60,7 +59,7 @@ def main() -> int:
         t0 = time.perf_counter()
         win.pipeline_view.proxy.dropMimeData(mime, Qt.DropAction.CopyAction, n, 0, QModelIndex())
         uid = win.ctrl.doc.steps[n].uid
-        ok = wait(lambda: uid in shown and win.step_model.result(uid) is not None)
+        ok = wait(lambda uid=uid: uid in shown and win.step_model.result(uid) is not None)
         assert ok, f"no diff for {pass_id}"
         win.diff_view.repaint()  # the diff is on screen after this paint
         t1 = time.perf_counter()

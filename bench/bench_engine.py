@@ -9,7 +9,7 @@
 (b) Re-running the pipeline after an edit of its last step (the 19 earlier steps come from the cache)
     vs TVM's cost of that one step (pass + script). Target: <= 1.2x.
 
-Usage: ``.venv/bin/python bench/bench_engine.py [--repeat N]``
+Usage: ``.venv/bin/python -m bench.bench_engine [--repeat N]``
 """
 
 from __future__ import annotations
@@ -20,11 +20,10 @@ import statistics
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from pipeline_model.document import PipelineDocument, Step
+from pipeline_model.engine.client import EngineClient
 
-from pipeline_model.document import PipelineDocument, Step  # noqa: E402
-from pipeline_model.engine.client import EngineClient  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 MODEL = "builtin:transformer"
 TARGET = {"kind": "llvm"}

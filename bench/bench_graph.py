@@ -1,7 +1,7 @@
 """Benchmark of the graph view: a 5,000-node Relax function laid out and shown (target <= 1 s, layout off
 the GUI thread) and pan/zoom repaints (target <= 16 ms).
 
-Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_graph.py [--nodes 5000] [--real-layers N]
+Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.bench_graph [--nodes 5000] [--real-layers N]
 [--repeat 5]``. Prints figures and ratios (measured / target; <= 1.0 meets the target), medians over
 ``--repeat`` shows, and the load average (other processes on a 2-core machine move every figure).
 
@@ -26,17 +26,16 @@ import sys
 import time
 from typing import Any
 
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QImage, QPainter
+from PySide6.QtWidgets import QApplication
+
+from pipeline_model import ir_graph
+from pipeline_model.layout import compute_layout
+from widgets.graph_view import GraphView
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-from PySide6.QtCore import QPoint  # noqa: E402
-from PySide6.QtGui import QImage, QPainter  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
-
-from pipeline_model import ir_graph  # noqa: E402
-from pipeline_model.layout import compute_layout  # noqa: E402
-from widgets.graph_view import GraphView  # noqa: E402
 
 SHOW_TARGET_S = 1.0
 REPAINT_TARGET_MS = 16.0
@@ -217,9 +216,9 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: GraphView) ->
                 continue
             box: dict[str, Any] = {}
             t0 = time.perf_counter()
-            th = threading.Thread(target=lambda k=key: box.update(reply=client.graph(k, args.function)))
+            th = threading.Thread(target=lambda k=key, box=box: box.update(reply=client.graph(k, args.function)))
             th.start()
-            stall = _pump_until(app, view, lambda: not th.is_alive())
+            stall = _pump_until(app, view, lambda th=th: not th.is_alive())
             th.join()
             reply = box["reply"]
             data = reply.get("graph")

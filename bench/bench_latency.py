@@ -21,7 +21,7 @@ repeats (each the mean of ``--number`` runs). Prints one table with the ratios (
 faster) and the load average before and after.
 
 Needs ``requirements-torch.txt`` and ``onnxruntime`` (benchmark only, see docs/PERFORMANCE.md).
-Usage: ``.venv/bin/python bench/bench_latency.py [--models mlp,cnn,...] [--pipelines NAME,...]
+Usage: ``.venv/bin/python -m bench.bench_latency [--models mlp,cnn,...] [--pipelines NAME,...]
 [--variants all|NAME,...] [--tuned [--trials N] [--work-dir DIR]] [--number N] [--repeat N] [--markdown]``
 """
 
@@ -37,7 +37,6 @@ import time
 from typing import Any, Callable, Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 MODELS_SOURCE = {
     "mlp": '''
@@ -357,7 +356,7 @@ def main() -> int:
                 fh.write(MODELS_SOURCE[name])
             bench = build_api.BenchSettings(warmup=2, number=_number_for(name, opts.number), repeat=opts.repeat)
 
-            def prepared(doc: Any, label: str) -> Any:
+            def prepared(doc: Any, label: str, path: str = path, name: str = name) -> Any:
                 doc = doc.clone()
                 drop = {"mcpu"} if label == "no_mcpu" else set()
                 doc.model, doc.path = path, None
@@ -366,7 +365,7 @@ def main() -> int:
                 _set_tuning(doc, tuning_trials, os.path.join(work_root, f"{name}.{label}"))
                 return doc
 
-            def app_column(doc: Any, label: str) -> dict[str, Any]:
+            def app_column(doc: Any, label: str, name: str = name, bench: Any = bench) -> dict[str, Any]:
                 """Run the pipeline (timed: part of the app's build), then build, time and check its module."""
                 t0 = time.perf_counter()
                 run = client.run(doc, on_event=_progress_printer(f"{name} {label}"))
@@ -413,14 +412,14 @@ def main() -> int:
             model, inputs = ns["model"], ns["example_inputs"]
             number = _number_for(name, opts.number)
             with torch.inference_mode():
-                rows[name]["torch"] = _time_callable(lambda: model(*inputs), 2, number, opts.repeat)
+                rows[name]["torch"] = _time_callable(lambda model=model, inputs=inputs: model(*inputs), 2, number, opts.repeat)
             onnx_path = os.path.join(tmp, f"{name}.onnx")
             torch.onnx.export(model, inputs, onnx_path, dynamo=False)
             options = ort.SessionOptions()
             options.intra_op_num_threads = torch.get_num_threads()
             sess = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
             feed = {i.name: t.numpy() for i, t in zip(sess.get_inputs(), inputs)}
-            rows[name]["ort"] = _time_callable(lambda: sess.run(None, feed), 2, number, opts.repeat)
+            rows[name]["ort"] = _time_callable(lambda sess=sess, feed=feed: sess.run(None, feed), 2, number, opts.repeat)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -2,7 +2,7 @@
 ``tune_relax`` with the same builder function and runner, called directly; and the tuned MLP's
 latency vs the untuned build.
 
-Usage: ``.venv/bin/python bench/bench_tuning.py [--trials 32] [--per-iter 8]``. Prints trials/minute for
+Usage: ``.venv/bin/python -m bench.bench_tuning [--trials 32] [--per-iter 8]``. Prints trials/minute for
 both and their ratio (target: ours within 5 %), and the latencies. Each side tunes in a fresh work
 directory; the one-time intrinsics import is done before timing either side.
 """
@@ -11,19 +11,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import numpy as np
+import tvm
+from tvm import relax
+from tvm.s_tir import meta_schedule as ms
 
-import numpy as np  # noqa: E402
-import tvm  # noqa: E402
-from tvm import relax  # noqa: E402
-from tvm.s_tir import meta_schedule as ms  # noqa: E402
-
-from pipeline_model import models_tvm, tuning_tvm  # noqa: E402
-from pipeline_model.tuning import TuningConfig  # noqa: E402
+from pipeline_model import models_tvm, tuning_tvm
+from pipeline_model.tuning import TuningConfig
 
 TARGET = {"kind": "llvm", "num-cores": 2}
 

@@ -70,11 +70,6 @@ class LatencyStats:
     repeat: int
     warmup: int
 
-    @property
-    def spread_us(self) -> float:
-        """Max minus min of the measurements."""
-        return self.max_us - self.min_us
-
 
 def _known(cls: Any, data: dict[str, Any]) -> dict[str, Any]:
     """The keys of ``data`` that are fields of the dataclass ``cls`` (newer engines may send more)."""

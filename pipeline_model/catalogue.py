@@ -245,7 +245,8 @@ class Catalogue:
         words = [w for w in text.lower().split() if w]
         if not words:
             return self.specs()
-        head, tail = [], []
+        head: list[PassSpec] = []
+        tail: list[PassSpec] = []
         for spec in self.specs():
             label = f"{spec.id} {spec.title} {spec.category}".lower()
             body = f"{label} {spec.doc}".lower()

@@ -125,7 +125,7 @@ def _annotation_text(annotation: Any) -> str:
         return ""
     if isinstance(annotation, str):
         return annotation
-    return getattr(annotation, "__name__", None) if isinstance(annotation, type) else str(annotation)
+    return str(getattr(annotation, "__name__", annotation)) if isinstance(annotation, type) else str(annotation)
 
 
 def _param_kind(annotation: str, doc_type: str, default: Any) -> Optional[tuple[str, bool]]:

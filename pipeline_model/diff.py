@@ -24,7 +24,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, NamedTuple, Optional
+from typing import Any, NamedTuple, Optional
 
 ADDED = "added"
 REMOVED = "removed"
@@ -252,8 +252,9 @@ class ModuleDiff:
             out.extend(f.rows)
         return out
 
-    def unified(self, context: int = 3) -> str:
-        """A unified diff text of the changed blocks (one ``@@`` section per hunk, named by function)."""
+    def unified(self) -> str:
+        """A unified diff text of the changed blocks (one ``@@`` section per hunk with 3 lines of
+        context, named by function)."""
         parts = []
         for f in self.functions:
             for h in f.hunks:
@@ -275,11 +276,11 @@ def _rows_for(a: Optional[FunctionBlock], b: Optional[FunctionBlock]) -> tuple[l
     a0 = a.start if a else 1
     b0 = b.start if b else 1
     if a_lines == b_lines:
-        rows = [DiffRow(a0 + i, t, b0 + i, t, EQUAL) for i, t in enumerate(a_lines)]
-        return rows, [], 0, 0
+        return [DiffRow(a0 + i, t, b0 + i, t, EQUAL) for i, t in enumerate(a_lines)], [], 0, 0
     matcher = difflib.SequenceMatcher(None, a_lines, b_lines, autojunk=False)
     rows: list[DiffRow] = []
     added = removed = 0
+    tag: str
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == EQUAL:
             rows.extend(DiffRow(a0 + i1 + k, a_lines[i1 + k], b0 + j1 + k, b_lines[j1 + k], EQUAL) for k in range(i2 - i1))
@@ -395,11 +396,3 @@ def text_equal_steps(run_result: Any) -> list[int]:
         if before is not None and before == after:
             out.append(step.index)
     return out
-
-
-def iter_changed_lines(diff: ModuleDiff) -> Iterable[tuple[str, DiffRow]]:
-    """Yield ``(function, row)`` for every non-equal row (used for summaries and tests)."""
-    for f in diff.functions:
-        for row in f.rows:
-            if row.tag != EQUAL:
-                yield f.name, row

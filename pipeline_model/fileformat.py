@@ -127,7 +127,7 @@ def json_path_positions(text: str) -> dict[JsonPath, int]:
     For an object member that is the offset of its key, for an array element the start of the
     value; the root is at its first character. Used to turn a JSON path into a line number.
     """
-    from json.decoder import scanstring
+    from json.decoder import scanstring  # type: ignore[attr-defined]  # public in CPython, absent from typeshed
 
     decoder = json.JSONDecoder()
     positions: dict[JsonPath, int] = {}

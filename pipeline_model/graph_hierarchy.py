@@ -351,7 +351,6 @@ def build_view(data: dict[str, Any], expanded: Collection[str] = (), *, stub_min
     expanded = frozenset(expanded)
     nodes, edges = _inline_calls(data, expanded)
     rep: dict[str, str] = {}
-    frames_of: dict[str, list[str]] = {}
     group_nodes: dict[str, dict[str, Any]] = {}
     order: list[str] = []
     view_nodes: dict[str, dict[str, Any]] = {}

@@ -187,7 +187,7 @@ class _Extractor:
 
     def _add_node(self, node_id: str, kind: str, name: str, ty: Any, **extra: Any) -> None:
         shape, dtype, type_text = _type_info(ty)
-        attrs = {
+        attrs: dict[str, Any] = {
             "kind": kind,
             "name": name,
             "op": None,

@@ -624,8 +624,8 @@ def compute_layout(
     for lv in range(n_layers):
         if lv > 0:
             y_acc += row_h + LAYER_GAP
-            prev, cur = groups_in_layer[lv - 1], groups_in_layer[lv]
-            if prev and cur and prev != cur:
+            prev_groups, cur_groups = groups_in_layer[lv - 1], groups_in_layer[lv]
+            if prev_groups and cur_groups and prev_groups != cur_groups:
                 y_acc += 2 * FRAME_PAD + FRAME_LABEL  # room between the frames of two dataflow blocks
         layer_y[lv] = y_acc
     xs = [v + shift for v in x]

@@ -141,7 +141,7 @@ def fusion_report(before: tvm.IRModule, after: tvm.IRModule) -> dict[str, Any]:
         for var_name, value in _bindings(caller):
             callee = getattr(value, "op", None)
             callee_name = getattr(callee, "name_hint", None)
-            if callee_name not in new_funcs:
+            if not isinstance(callee_name, str) or callee_name not in new_funcs:
                 continue
             func = new_funcs[callee_name]
             ops = _op_sequence(func, after)

@@ -568,7 +568,8 @@ def apply_database(mod: tvm.IRModule, target: Any, work_dir: str) -> tuple[tvm.I
 
 def applied_report(before: tvm.IRModule, after: tvm.IRModule) -> dict[str, Any]:
     """Which PrimFuncs got a tuned schedule (``tirx.is_scheduled`` newly set) and which did not."""
-    applied, missing = [], []
+    applied: list[str] = []
+    missing: list[str] = []
     for gv, func in after.functions_items():
         if not isinstance(func, tvm.tirx.PrimFunc):
             continue

@@ -8,13 +8,13 @@ this one. Tests that crash or kill the engine on purpose create their own client
 from __future__ import annotations
 
 import os
-import sys
 
 import pytest
 
+#: Session-wide tuning fixtures (``tuned_mlp``: the suite's one real MetaSchedule run).
+pytest_plugins = ["tests.tuning_fixtures"]
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
 #: Folder of the bundled example pipelines.
 PIPELINES_DIR = os.path.join(ROOT, "resources", "pipelines")

@@ -3,7 +3,6 @@ pipeline is well formed, and the benchmark's column documents are what their nam
 
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import pytest
@@ -16,10 +15,9 @@ TUNE, APPLY = "relax.MetaScheduleTuneTIR", "relax.MetaScheduleApplyDatabase"
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_latency", os.path.join(ROOT, "bench", "bench_latency.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from bench import bench_latency
+
+    return bench_latency
 
 
 def test_cpu_tuned_pipeline_is_well_formed() -> None:

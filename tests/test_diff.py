@@ -67,7 +67,7 @@ def test_split_a_bare_prim_func() -> None:
 
     text = add_one.script()
     assert "class" not in text
-    assert D.function_names(text) == ["add_one"] or D.function_names(text) == ["main"]
+    assert D.function_names(text) == ["add_one"]
 
 
 def test_legalize_adds_prim_funcs_and_changes_forward(mods: dict) -> None:
@@ -191,9 +191,9 @@ def test_unchanged_steps_and_step_snapshots(mods: dict) -> None:
     assert D.unchanged_steps(RunResult.from_json(run.to_json())) == [1, 4]
 
 
-def test_large_module_diff_is_fast_enough() -> None:
-    import time
-
+def test_large_module_diff_is_complete() -> None:
+    """A 40-layer module before/after LegalizeOps (85k characters): every line of both sides is in the rows.
+    Its speed is measured by ``python -m bench.bench_diff_view``, not here."""
     from tvm.relax.frontend.nn import op
 
     class Deep(nn.Module):
@@ -210,8 +210,12 @@ def test_large_module_diff_is_fast_enough() -> None:
     before = mod.script()
     after = relax.transform.LegalizeOps()(mod).script()
     assert len(after) > 85_000
-    t0 = time.perf_counter()
     d = D.diff_snapshots(before, after)
-    elapsed = time.perf_counter() - t0
-    assert d.changed and len(d.rows()) >= len(after.splitlines()) - 50
-    assert elapsed < 10.0  # generous bound: typical is well under 0.5 s
+    rows = d.rows()
+    assert d.changed and len(rows) >= max(len(before.splitlines()), len(after.splitlines()))
+    # every non-blank line of each side is in the rows (functions may be regrouped, so compare as multisets)
+    def lines(text: str) -> list[str]:
+        return sorted(t for t in text.splitlines() if t.strip())
+
+    assert lines("\n".join(r.right_text for r in rows if r.right_no is not None)) == lines(after)
+    assert lines("\n".join(r.left_text for r in rows if r.left_no is not None)) == lines(before)

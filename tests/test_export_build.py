@@ -32,8 +32,7 @@ def test_exported_build_prints_latency_and_check(tmp_path):
 
 def test_export_model_override_and_embedding_bounds(tmp_path):
     onnx = pytest.importorskip("onnx")
-    sys.path.insert(0, os.path.join(ROOT, "tests"))
-    from test_build_models import embedding_model
+    from tests.test_build_models import embedding_model
 
     model = embedding_model(tmp_path / "embed.onnx", vocab=7)
     script = _export(tmp_path, "--model", model, "--target", "cpu")

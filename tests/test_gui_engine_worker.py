@@ -3,7 +3,6 @@ PrimFunc requests end to end with the session engine (real TVM output)."""
 
 from __future__ import annotations
 
-import os
 
 import pytest
 
@@ -80,4 +79,4 @@ def test_graph_and_prim_func_requests(worker, qtbot):
     bad = worker.submit_graph("no-such-key", None)
     with qtbot.waitSignal(bad.failed, timeout=60_000) as failure:
         pass
-    assert "no-such-key" in failure.args[0]
+    assert "no-such-key" in failure.args[0] and "not in the engine's cache" in failure.args[0], failure.args[0]

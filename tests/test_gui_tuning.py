@@ -4,8 +4,6 @@ run goes on to the apply step; step report rendering (DLight, fusion)."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 pytest.importorskip("pytestqt")
@@ -40,11 +38,8 @@ def test_tuning_progress_and_stop(studio, tmp_path):
         names = panel.task_names()
         assert "fused_matmul_add_relu" in names
         assert "Tuning" in win.run_label.text()
-        t0 = time.monotonic()
         panel.stop_button.click()
         assert qt_wait(lambda: bool(finished), 60_000), "tuning did not stop"
-        stop_s = time.monotonic() - t0
-        assert stop_s < 30, stop_s
         assert not panel.stop_button.isEnabled()
         result = finished[0]
         # Stop Tuning is not a cancel: the tuning step succeeds with what was measured, and the run

@@ -4,7 +4,6 @@ the zh_CN translation is complete and compiled, and the window shows Chinese wit
 from __future__ import annotations
 
 import ast
-import os
 import re
 import shutil
 import subprocess

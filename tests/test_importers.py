@@ -68,7 +68,7 @@ def test_onnx_import_keeps_weights_and_symbolic_dim(onnx_mlp):
     path, w, b = onnx_mlp
     loaded = load_file(path)
     script = loaded.mod.script()
-    assert 'N = T.int64()' in script or 'N = TypeVar("N")' in script
+    assert 'N = TypeVar("N")' in script  # the symbolic batch dimension stays symbolic
     assert "R.Tensor((N, 8)" in script and "R.Tensor((N, 2, 2)" in script
     assert sorted(loaded.params) == ["fc_bias", "fc_weight"]  # weights are parameters, names sanitized
     assert "fc_weight: R.Tensor((8, 4)" in script  # not folded into constants

@@ -4,7 +4,6 @@ config-key validation naming the key, exported scripts."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest

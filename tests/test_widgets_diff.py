@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import time
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
 
 from pipeline_model import diff as D
 from widgets.code_editor import CodeEditor
 from widgets.diff_view import DiffView, diff_colors
-from widgets.highlight import LAZY_CHARS, QtPygmentsHighlighter
+from widgets.highlight import LAZY_CHARS
 
 tvm = pytest.importorskip("tvm")
 from tvm import relax  # noqa: E402
@@ -276,15 +274,11 @@ def test_code_editor_error_line_and_read_only(qtbot) -> None:
     assert ed.line_number_of_block(0) is None and ed.line_number_of_block(1) == 7
 
 
-def test_big_module_stays_responsive(view, scripts, qtbot) -> None:
-    """Not a timed assertion of a target: a generous bound that catches a pathological slowdown.
-    bench/bench_diff_view.py prints the real figures."""
+def test_big_module_shows_every_line(view, scripts, qtbot) -> None:
+    """A big module's diff is shown whole; its speed is measured by ``python -m bench.bench_diff_view``."""
     before, after = scripts["deep_in"], scripts["deep_legal"]
-    t0 = time.perf_counter()
     view.set_snapshots(before, after, "in", "LegalizeOps")
     qtbot.wait(1)
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 10.0
     assert len(view.rows) >= len(after.splitlines())
 
 

@@ -457,7 +457,7 @@ def _prepare(generation: int, data: dict[str, Any], highlight: frozenset[str], c
             tile = tile_of(band_list, starts, x, y, is_coarse)
             tile.nodes.append(i)
             grow(tile, x0 - 2.0, y0 - 2.0, x0 + w + 2.0, y0 + h + 2.0)
-    for (u, v), pts in lay.edges.items():
+    for pts in lay.edges.values():
         last = len(pts) - 2
         for k in range(len(pts) - 1):
             (xa, ya), (xb, yb) = pts[k], pts[k + 1]
@@ -585,7 +585,7 @@ class _DiagramItem(QGraphicsItem):
             return
         painter.setBrush(v._frame_brush)  # noqa: SLF001 - the view's palette
         painter.setPen(Qt.PenStyle.NoPen)
-        for path, rect, *_ in frames:
+        for _path, rect, *_ in frames:
             if rect.intersects(exposed):
                 painter.drawRect(rect.intersected(exposed))
         # the dashed outline: only the visible pieces, dash phase anchored to the frame (so it does not

@@ -289,10 +289,10 @@ class EngineClient:
                     code = engine.kill()
                     self._discard_engine(restart=True)
                     raise EngineCrashed(
-                        f"step {int(step.get('index', 0)) + 1} ({step.get('pass_id')}) did not finish within "
+                        f"step {int((step or {}).get('index', 0)) + 1} ({(step or {}).get('pass_id')}) did not finish within "
                         f"{step_timeout_s:g} s; the engine was restarted",
                         exit_code=code, last_step=step, stderr_tail=tail, timed_out=True,
-                    )
+                    ) from None
                 continue
             if message is _EOF:
                 code = engine.wait(5.0)
@@ -501,7 +501,7 @@ class EngineClient:
         failed_index = None
         if exc.last_step is not None:
             try:
-                failed_index = int(exc.last_step.get("index"))
+                failed_index = int(exc.last_step.get("index"))  # type: ignore[arg-type]  # None: TypeError below
             except (TypeError, ValueError):
                 failed_index = None
         last_good = seen["input_script"]

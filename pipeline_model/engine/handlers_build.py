@@ -1202,7 +1202,8 @@ def handle_export_library(args: dict, ctx: WorkerContext) -> dict:
     inputs = [d for d in described if not d.get("weight")]
     weights = [d for d in described if d.get("weight")]
     n_in = len(inputs)
-    np.savez(os.path.join(out_dir, "weights.npz"), **{f"w{i}": a for i, a in enumerate(arrays[n_in:])})
+    weight_arrays: dict[str, Any] = {f"w{i}": a for i, a in enumerate(arrays[n_in:])}
+    np.savez(os.path.join(out_dir, "weights.npz"), **weight_arrays)
     meta = {"library": "model.so", "function": func_name, "target": target,
             "device": targets_mod.device_kind_for(target), "inputs": inputs, "weights": weights}
     with open(os.path.join(out_dir, "model.json"), "w", encoding="utf-8") as fh:

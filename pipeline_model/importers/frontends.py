@@ -93,7 +93,7 @@ def prepare_onnx_model(model) -> None:  # noqa: ANN001 - an onnx.ModelProto (onn
 
     taken = {t.name for t in graph.initializer} | {i.name for i in graph.input}
     taken |= {o for n in graph.node for o in n.output}
-    renames = {}
+    renames: dict[str, str] = {}
     for tensor in graph.initializer:
         name = tensor.name.removeprefix("onnx::")
         if name.isidentifier() and name == tensor.name:
