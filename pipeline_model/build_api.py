@@ -179,7 +179,7 @@ def diff_profiles(before: Profile, after: Profile) -> list[dict[str, Any]]:
         ta = a[name].total_us if name in a else None
         tb = b[name].total_us if name in b else None
         rows.append({"name": name, "before_us": ta, "after_us": tb, "delta_us": (tb or 0.0) - (ta or 0.0)})
-    rows.sort(key=lambda r: (-abs(r["delta_us"]), r["name"]))
+    rows.sort(key=lambda r: (-abs(float(r["delta_us"] or 0.0)), str(r["name"])))
     return rows
 
 

@@ -122,7 +122,7 @@ def annotate_modules(data: dict[str, Any]) -> dict[str, Any]:
     preds: dict[str, list[str]] = {i: [] for i in ids}
     succs: dict[str, list[str]] = {i: [] for i in ids}
     for e in _edges(data):
-        s, t = e.get("source"), e.get("target")
+        s, t = str(e.get("source")), str(e.get("target"))
         if s in by_id and t in by_id:
             preds[t].append(s)
             succs[s].append(t)
@@ -165,7 +165,7 @@ def annotate_modules(data: dict[str, Any]) -> dict[str, Any]:
         if n.get("kind") != "binding":
             final[nid] = None
             continue
-        members = [final[p] for p in preds[nid] if final.get(p)]
+        members = [str(final[p]) for p in preds[nid] if final.get(p)]
         if down.get(nid):
             members.append(down[nid])  # type: ignore[arg-type]
         final[nid] = pre.best(members)
@@ -174,9 +174,9 @@ def annotate_modules(data: dict[str, Any]) -> dict[str, Any]:
         nid = n["id"]
         if nid in anchor or n.get("kind") != "binding" or any(final.get(p) for p in preds[nid]):
             continue
-        labels = [final[s] for s in succs[nid] if final.get(s)]
-        if labels:
-            final[nid] = pre.best(labels)
+        up_labels = [str(final[s]) for s in succs[nid] if final.get(s)]
+        if up_labels:
+            final[nid] = pre.best(up_labels)
     # constants (one node per use) sit with their consumer
     for n in nodes:
         nid = n["id"]
@@ -293,7 +293,7 @@ def _inline_calls(data: dict[str, Any], expanded: Collection[str]) -> tuple[list
         s, t = e.get("source"), e.get("target")
         if t in todo:
             for idx in e.get("indices") or [e.get("index", 0) or 0]:
-                arg_src[t].setdefault(int(idx), s)
+                arg_src[t].setdefault(int(idx), str(s))
             continue
         if s in todo:
             consumers[s].append(e)
@@ -325,7 +325,8 @@ def _inline_calls(data: dict[str, Any], expanded: Collection[str]) -> tuple[list
         for e in _edges(sub):
             s, t = e["source"], e["target"]
             if t in outputs:
-                results.append(f"{cid}/{s}" if s not in param_src or param_src[s] is None else param_src[s])
+                known = param_src.get(s)
+                results.append(known if known is not None else f"{cid}/{s}")
                 continue
             src = param_src.get(s) or f"{cid}/{s}"
             kept_edges.append({**e, "source": src, "target": f"{cid}/{t}"})
@@ -395,7 +396,7 @@ def build_view(data: dict[str, Any], expanded: Collection[str] = (), *, stub_min
     by_full = {n["id"]: n for n in nodes}
     out_of_group: dict[str, set[str]] = {}
     for e in edges:
-        s, t = e.get("source"), e.get("target")
+        s, t = str(e.get("source")), str(e.get("target"))
         rs, rt = rep.get(s), rep.get(t)
         if rs is None or rt is None or rs == rt:
             continue

@@ -842,7 +842,7 @@ def profile_vm(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray], sett
     finally:
         vm.set_instrument(None)
     names = sorted({n for run in runs for n in run})
-    entries = []
+    entries: list[dict[str, Any]] = []
     for name in names:
         totals = [sum(run.get(name, [])) for run in runs]
         calls = max(len(run.get(name, [])) for run in runs)
