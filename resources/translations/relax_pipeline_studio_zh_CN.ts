@@ -565,7 +565,7 @@
         <translation>步骤 {0} 失败</translation>
     </message>
     <message>
-        <location filename="../../app/step_inspector.py" line="+152"/>
+        <location filename="../../app/step_inspector.py" line="+150"/>
         <location line="+59"/>
         <source>Step {0}: {1}</source>
         <extracomment>Most graphs kept in the cache (oldest dropped first). The diff/graph for the selected step is on screen (used by the benchmark).</extracomment>
@@ -679,7 +679,7 @@
         <translation>TensorIR — {0}</translation>
     </message>
     <message>
-        <location filename="../../app/step_reports.py" line="+133"/>
+        <location filename="../../app/step_reports.py" line="+26"/>
         <source>Click a node to see its op, attributes and input/output types.</source>
         <translation>点击节点可查看其算子、属性以及输入/输出类型。</translation>
     </message>
@@ -774,6 +774,94 @@
     </message>
 </context>
 <context>
+    <name>CompareView</name>
+    <message>
+        <location filename="../../widgets/compare_view.py" line="+41"/>
+        <source>Pipeline</source>
+        <translation>流水线</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Build</source>
+        <translation>构建</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Median</source>
+        <translation>中位数</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Spread</source>
+        <translation>离散度</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>vs fastest</source>
+        <translation>相对最快</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Check</source>
+        <translation>校验</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Problem</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Use this one</source>
+        <translation>使用此流水线</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Compare two or more pipelines to see them side by side.</source>
+        <translation>比较两条或更多流水线，并排查看结果。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>pass</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>FAIL</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>[outputs too small to check]</source>
+        <translation>[输出过小，无法校验]</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>fastest is %1× faster than the slowest</source>
+        <translation>最快的比最慢的快 %1×</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>%1 vs %2: identical final IR</source>
+        <translation>%1 对比 %2：最终 IR 相同</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 vs %2: %3 changed, %4 added, %5 removed functions</source>
+        <translation>%1 对比 %2：%3 个函数改变，%4 个新增，%5 个删除</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Fastest: %1</source>
+        <translation>最快：%1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No pipeline ran</source>
+        <translation>没有流水线运行</translation>
+    </message>
+</context>
+<context>
     <name>DiffView</name>
     <message>
         <location filename="../../widgets/diff_view.py" line="+84"/>
@@ -818,7 +906,22 @@
         <translation>无变化</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+10"/>
+        <source>{0}: not run (an earlier step failed: {1})</source>
+        <translation>{0}：未运行（之前的步骤失败：{1}）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0}: not run (an earlier step failed)</source>
+        <translation>{0}：未运行（之前的步骤失败）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>not run (an earlier step failed)</source>
+        <translation>未运行（之前的步骤失败）</translation>
+    </message>
+    <message>
+        <location line="+19"/>
         <source>Last good IR (input of {step})</source>
         <translation>最后一个正确的 IR（{step} 的输入）</translation>
     </message>
@@ -897,6 +1000,54 @@
     </message>
 </context>
 <context>
+    <name>EnvDialog</name>
+    <message>
+        <location filename="../../widgets/env_dialog.py" line="+33"/>
+        <source>Environment</source>
+        <translation>运行环境</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Copy the whole report as plain text</source>
+        <translation>以纯文本复制整份报告</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Asking the engine…</source>
+        <translation>正在询问引擎…</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>No problems found.</source>
+        <translation>未发现问题。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fix:</source>
+        <translation>修复方法：</translation>
+    </message>
+</context>
+<context>
     <name>GraphView</name>
     <message>
         <location filename="../../widgets/graph_view.py" line="+854"/>
@@ -935,7 +1086,7 @@
 <context>
     <name>ModelDialog</name>
     <message>
-        <location filename="../../widgets/model_dialog.py" line="+32"/>
+        <location filename="../../widgets/model_dialog.py" line="+33"/>
         <source>TVMScript .py — a class decorated with @I.ir_module (or the text of mod.script())</source>
         <translation>TVMScript .py — 用 @I.ir_module 装饰的类（或 mod.script() 的文本）</translation>
     </message>
@@ -985,23 +1136,130 @@
         <translation>打开模型文件</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>Models (*.py *.onnx *.pt2);;TVMScript / nn.Module / torch (*.py);;ONNX (*.onnx);;torch.export (*.pt2);;All files (*)</source>
-        <translation>模型 (*.py *.onnx *.pt2);;TVMScript / nn.Module / torch (*.py);;ONNX (*.onnx);;torch.export (*.pt2);;所有文件 (*)</translation>
+        <translation type="vanished">模型 (*.py *.onnx *.pt2);;TVMScript / nn.Module / torch (*.py);;ONNX (*.onnx);;torch.export (*.pt2);;所有文件 (*)</translation>
     </message>
 </context>
 <context>
     <name>ParamEditor</name>
     <message>
-        <location filename="../../widgets/param_editor.py" line="+429"/>
-        <location line="+17"/>
+        <location filename="../../widgets/param_editor.py" line="+488"/>
+        <location line="+18"/>
         <source>No step selected.</source>
         <translation>未选择步骤。</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+18"/>
         <source>This pass has no parameters.</source>
         <translation>此 Pass 没有参数。</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Not settable here (TVM&apos;s default is used):</source>
+        <translation>此处无法设置（使用 TVM 的默认值）：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no reason given</source>
+        <translation>未说明原因</translation>
+    </message>
+</context>
+<context>
+    <name>PassContextEditor</name>
+    <message>
+        <location filename="../../widgets/pass_context_editor.py" line="+49"/>
+        <source>tvm.transform.PassContext(opt_level=...): passes above it are skipped</source>
+        <translation>tvm.transform.PassContext(opt_level=...)：高于该级别的 pass 会被跳过</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>config key, e.g. relax.FuseOps.max_depth</source>
+        <translation>配置键，例如 relax.FuseOps.max_depth</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>value (JSON: 1, true, &quot;text&quot;)</source>
+        <translation>值（JSON：1、true、&quot;text&quot;）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Set</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Config key</source>
+        <translation>配置键</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>pass name, e.g. FoldConstant</source>
+        <translation>pass 名称，例如 FoldConstant</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Disable</source>
+        <translation>禁用</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Enable again</source>
+        <translation>重新启用</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Opt level</source>
+        <translation>优化级别</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Config entries</source>
+        <translation>配置项</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Disabled passes</source>
+        <translation>禁用的 pass</translation>
+    </message>
+    <message>
+        <location line="+69"/>
+        <source>Enter a config key.</source>
+        <translation>请输入配置键。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{0}: the value is not JSON (numbers, true/false, &quot;text&quot;)</source>
+        <translation>{0}：该值不是 JSON（数字、true/false、&quot;text&quot;）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0}: the value must not be null</source>
+        <translation>{0}：该值不能为 null</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{0} is not a config key this TVM knows; the run will refuse it</source>
+        <translation>{0} 不是此 TVM 已知的配置键；运行时会被拒绝</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} takes true or false</source>
+        <translation>{0} 只接受 true 或 false</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} takes an integer</source>
+        <translation>{0} 只接受整数</translation>
     </message>
 </context>
 <context>
@@ -1087,8 +1345,9 @@
         <translation>有改变</translation>
     </message>
     <message>
-        <location line="+96"/>
+        <location line="+108"/>
         <source>yes</source>
+        <extracomment>Rows of the nested-pass table that are always visible (plus its header).</extracomment>
         <translation>是</translation>
     </message>
     <message>
@@ -1108,9 +1367,22 @@
     </message>
 </context>
 <context>
+    <name>ProfileView</name>
+    <message>
+        <location filename="../../widgets/profile_view.py" line="+146"/>
+        <source>No profile yet: build with profiling on to see where the time goes.</source>
+        <translation>尚无性能剖析：开启剖析后构建，即可查看时间花在哪里。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 functions, %2 of calls per run (instrumented run %3, median of %4 runs)</source>
+        <translation>%1 个函数，每次运行调用耗时 %2（插桩运行 %3，%4 次运行的中位数）</translation>
+    </message>
+</context>
+<context>
     <name>QtEngineWorker</name>
     <message>
-        <location filename="../../app/engine_worker.py" line="+334"/>
+        <location filename="../../app/engine_worker.py" line="+335"/>
         <source>Starting engine…</source>
         <translation>正在启动引擎…</translation>
     </message>
@@ -1178,7 +1450,7 @@
 <context>
     <name>QtPipelineModel</name>
     <message>
-        <location filename="../../widgets/step_model.py" line="+61"/>
+        <location filename="../../widgets/step_model.py" line="+63"/>
         <source>not run</source>
         <extracomment>MIME type of a pass dragged out of the palette: UTF-8 JSON ``{&quot;pass_id&quot;: ...}``. MIME type of steps dragged inside the pipeline list: UTF-8 JSON ``{&quot;uids&quot;: [...]}``. Human labels for step states (English; shown through ``QtPipelineModel.tr``).</extracomment>
         <translation>未运行</translation>
@@ -1214,7 +1486,12 @@
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="+266"/>
+        <location line="+130"/>
+        <source>not run (an earlier step failed)</source>
+        <translation>未运行（之前的步骤失败）</translation>
+    </message>
+    <message>
+        <location line="+152"/>
         <source>cached</source>
         <translation>已缓存</translation>
     </message>
@@ -1224,7 +1501,7 @@
         <translation>未知 Pass</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+33"/>
         <source>state: {state}</source>
         <translation>状态：{state}</translation>
     </message>
@@ -1250,9 +1527,43 @@
     </message>
 </context>
 <context>
+    <name>QtProfileModel</name>
+    <message>
+        <location filename="../../widgets/profile_view.py" line="-86"/>
+        <source>Function</source>
+        <extracomment>Role carrying the raw sort value of a cell. Role carrying the share (0..1) for the bar delegate.</extracomment>
+        <translation>函数</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Calls</source>
+        <translation>调用次数</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Total / run</source>
+        <translation>每次运行总计</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Mean / call</source>
+        <translation>每次调用平均</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Share</source>
+        <translation>占比</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>%1 (%2): %3 calls, %4 per run (min %5, max %6 over the runs)</source>
+        <translation>%1（%2）：%3 次调用，每次运行 %4（各次运行最小 %5，最大 %6）</translation>
+    </message>
+</context>
+<context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+137"/>
+        <location filename="../../widgets/run_panel.py" line="+138"/>
         <source>Device and target to build for (devices detected by the engine)</source>
         <extracomment>Module choices of the &quot;Module&quot; combo (data values). Item-data role marking the target list&apos;s custom entry (its text is translated).</extracomment>
         <translation>构建所用的设备和目标（引擎检测到的设备）</translation>
@@ -1513,7 +1824,7 @@
 <context>
     <name>TuningPanel</name>
     <message>
-        <location filename="../../widgets/tuning_panel.py" line="+31"/>
+        <location filename="../../widgets/tuning_panel.py" line="+32"/>
         <source>Task</source>
         <translation>任务</translation>
     </message>
@@ -1538,7 +1849,7 @@
         <translation>状态</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+48"/>
         <location line="+42"/>
         <source>No tuning step has run yet. Add a MetaSchedule step (relax.MetaScheduleTuneTIR / TuneIRMod) and run.</source>
         <translation>尚未运行任何调优步骤。请添加一个 MetaSchedule 步骤（relax.MetaScheduleTuneTIR / TuneIRMod）并运行。</translation>
@@ -1569,19 +1880,21 @@
         <translation>调优：{step}…</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+18"/>
+        <source>&lt;b&gt;{pass_id}&lt;/b&gt;: {done} / {total} trials, {elapsed}, runner {runner}</source>
+        <translation>&lt;b&gt;{pass_id}&lt;/b&gt;：{done} / {total} 次试验，{elapsed}，运行器 {runner}</translation>
+    </message>
+    <message>
         <source> — stopped; measured trials are kept</source>
-        <translation> — 已停止；已测量的试验已保留</translation>
+        <translation type="vanished"> — 已停止；已测量的试验已保留</translation>
     </message>
     <message>
-        <location line="+0"/>
         <source> — done</source>
-        <translation> — 完成</translation>
+        <translation type="vanished"> — 完成</translation>
     </message>
     <message>
-        <location line="+3"/>
         <source>&lt;b&gt;{pass_id}&lt;/b&gt;: {done} / {total} trials, {elapsed} s, runner {runner}</source>
-        <translation>&lt;b&gt;{pass_id}&lt;/b&gt;：{done} / {total} 次试验，{elapsed} 秒，运行器 {runner}</translation>
+        <translation type="vanished">&lt;b&gt;{pass_id}&lt;/b&gt;：{done} / {total} 次试验，{elapsed} 秒，运行器 {runner}</translation>
     </message>
     <message>
         <location line="+11"/>
@@ -1597,7 +1910,7 @@
 <context>
     <name>_ChoiceField</name>
     <message>
-        <location filename="../../widgets/param_editor.py" line="-284"/>
+        <location filename="../../widgets/param_editor.py" line="-312"/>
         <source>{value} (not a known choice)</source>
         <translation>{value}（不是已知选项）</translation>
     </message>
