@@ -6,6 +6,8 @@
   :func:`pipeline_model.ir_graph.graph_to_json`) with ``module`` on every node (see
   :func:`pipeline_model.graph_hierarchy.annotate_modules`) and ``graph["callees"]``: the graph JSON of each
   Relax function it calls (fused/composite functions), so a view can expand a call in place}``.
+  With ``"parts": true`` the nodes, edges and callee graphs come first as ``graph_part`` events and
+  ``graph`` is a skeleton (:mod:`pipeline_model.engine.graph_parts`; the client reassembles it).
 * ``prim_func`` ``{"key": str, "name": str}`` -> ``{"key", "name", "text": TVMScript of that PrimFunc}``.
 
 ``key`` is a ``snapshot_key``/``input_key`` of a run (a module in the worker's cache). Graphs are memoised
@@ -18,6 +20,7 @@ import collections
 from typing import Any
 
 from pipeline_model import graph_hierarchy, ir_graph
+from pipeline_model.engine import graph_parts
 from pipeline_model.engine.worker import WorkerContext, handler
 
 _GRAPH_MEMO: "collections.OrderedDict[tuple[str, str], dict[str, Any]]" = collections.OrderedDict()
@@ -58,6 +61,11 @@ def handle_graph(args: dict, ctx: WorkerContext) -> dict:
             _GRAPH_MEMO.popitem(last=False)
     else:
         _GRAPH_MEMO.move_to_end(memo_key)
+    if args.get("parts"):
+        # Large graphs go as bounded graph_part events (see graph_parts): the client decodes short lines.
+        graph, parts = graph_parts.split_graph(graph)
+        for part in parts:
+            ctx.emit(graph_parts.EV_GRAPH_PART, part)
     return {"key": key, "functions": functions, "function": function, "requested": requested,
             "missing": missing, "graph": graph}
 
