@@ -78,6 +78,7 @@ class CodeEditor(QPlainTextEdit):
         self._numbers = None
         self._backgrounds = {}
         if self.highlighter is not None:
+            self.highlighter.prepare_for_text(self.document(), len(text), detach=self.isReadOnly())
             self.highlighter.set_window(0, self._visible_block_count() + 40)
         self.setPlainText(text)
         self._apply_selections()
