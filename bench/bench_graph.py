@@ -278,15 +278,22 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
 
         rows = []
         profiler = None
-        if args.profile:
-            import cProfile  # noqa: PLC0415
-
-            profiler = cProfile.Profile()  # the GUI thread only: what stalls it
-            profiler.enable()
         for name, uid, key in steps:
             if not key:
                 continue
+            if args.profile:
+                import cProfile  # noqa: PLC0415
+
+                profiler = cProfile.Profile()  # the GUI thread only: what stalls it
+                profiler.enable()
             first, stall = show(uid, key)
+            if profiler is not None:
+                import pstats  # noqa: PLC0415
+
+                profiler.disable()
+                print(f"--- {name}: first show, GUI thread", file=sys.stderr)
+                pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(8)
+                profiler = None
             gv.fit_to_view()
             t1 = time.perf_counter()
             gv.viewport().repaint()

@@ -28,6 +28,8 @@ _STATE_TRIPLE_DQ = 1
 _STATE_TRIPLE_SQ = 2
 _DELIMS = {_STATE_TRIPLE_DQ: '"""', _STATE_TRIPLE_SQ: "'''"}
 _CACHE_LIMIT = 20000
+#: Characters of one line that are lexed (the rest of a longer line stays plain).
+MAX_LEX_CHARS = 1000
 
 
 def palette_is_dark(palette: Optional[QPalette] = None) -> bool:
@@ -216,7 +218,10 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
             spans.append((0, end + 3, String.Doc))
             offset = end + 3
         rest = text[offset:]
-        for pos, ttype, value in self._lexer.get_tokens_unprocessed(rest):
+        # A function signature with hundreds of weights is one line of 10k+ characters: lex its start
+        # (what a view shows) and leave the rest plain, or one such line costs tens of milliseconds.
+        lexed = rest if len(rest) <= MAX_LEX_CHARS else rest[:MAX_LEX_CHARS]
+        for pos, ttype, value in self._lexer.get_tokens_unprocessed(lexed):
             if value:
                 spans.append((offset + pos, len(value), ttype))
         # an unclosed triple-quoted string continues on the next line
