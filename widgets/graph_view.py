@@ -193,6 +193,9 @@ class _Prepared:
     overview: Any = None  # QImage of the whole layout (the minimap)
     overview_scale: float = 1.0
     cache_key: Any = None
+    # what ``full_highlight`` was computed from: the ``before`` graph (by identity) and the extra ids
+    hl_before: Any = None
+    hl_extra: frozenset[str] = frozenset()
 
 
 class _LayoutSignals(QObject):
@@ -248,6 +251,7 @@ class _LayoutTask(QRunnable):
                 prepared = _prepare_full(self.generation, full, frozenset(highlight), self.expanded,
                                          self.char_width, self.node_height, self.stale)
                 prepared.cache_key = self.cache_key
+            prepared.hl_before, prepared.hl_extra = self.before, self.highlight
         except LayoutCancelled:
             return
         except Exception as exc:  # noqa: BLE001 - reported to the view, which shows it
@@ -887,7 +891,8 @@ class GraphView(QGraphicsView):
         self.last_from_cache = cached is not None
         if cached is not None:
             self._cache.move_to_end((key, exp))
-            if before is None and cached.full_highlight == highlight:
+            same_change_set = before is not None and cached.hl_before is before and cached.hl_extra == highlight
+            if same_change_set or (before is None and cached.full_highlight == highlight):
                 cached.generation = self._generation
                 self._on_prepared(cached)  # instant: the scene is one item
                 return
