@@ -1071,7 +1071,18 @@ class GraphView(QGraphicsView):
     def set_overview_visible(self, visible: bool) -> None:
         """Show or hide the minimap."""
         self._overview_widget.wanted = visible
-        self._overview_widget.setVisible(visible and self._prepared is not None)
+        self._sync_overview()
+
+    def _sync_overview(self) -> None:
+        """The minimap is shown when wanted and the graph does not fit in the viewport (it would only hide
+        part of a graph that is wholly visible)."""
+        ov = self._overview_widget
+        show = ov.wanted and self._prepared is not None
+        if show:
+            visible = self.mapToScene(self.viewport().rect()).boundingRect().adjusted(-1, -1, 1, 1)
+            show = not visible.contains(self._scene.sceneRect())
+        if ov.isVisible() != show:
+            ov.setVisible(show)
 
     def clear_cache(self) -> None:
         """Forget the cached layouts (e.g. when the engine restarted and keys are reused)."""
@@ -1260,7 +1271,7 @@ class GraphView(QGraphicsView):
         self._apply_colors()
         self._detail_mode = None
         self._apply_lod()
-        self._overview_widget.setVisible(self._overview_widget.wanted)
+        self._sync_overview()
         self._place_overview()
 
     def _place_overview(self) -> None:
@@ -1271,6 +1282,7 @@ class GraphView(QGraphicsView):
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt API
         super().scrollContentsBy(dx, dy)
+        self._sync_overview()
         self._overview_widget.update()
 
     # ------------------------------------------------------------------------------------------ look
@@ -1335,6 +1347,8 @@ class GraphView(QGraphicsView):
     def _apply_lod(self) -> None:
         """Record whether the detail or the overview is drawn (the item decides per paint from the scale)."""
         self._detail_mode = self.transform().m11() >= LOD_SCALE
+        if hasattr(self, "_overview_widget"):
+            self._sync_overview()
 
     # ------------------------------------------------------------------------------------------ events
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
