@@ -269,6 +269,9 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
             monitor.reset()
             t0 = time.perf_counter()
             select(uid)
+            fn = insp._current_function  # noqa: SLF001
+            _wait(lambda: (key, fn) in insp.graph_cache, 120)
+            replies.append(time.perf_counter() - t0)
             if not _wait(lambda: shown(key), 120):
                 raise SystemExit(f"bench_graph: the graph of {key} was not shown: {win.graph_caption.text()}")
             gv.viewport().repaint()
@@ -277,6 +280,7 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
             return elapsed, monitor.stop()
 
         rows = []
+        replies: list[float] = []
         profiler = None
         for name, uid, key in steps:
             if not key:
@@ -299,6 +303,7 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
             gv.viewport().repaint()
             fit_ms = (time.perf_counter() - t1) * 1000
             rows.append({"name": name, "nodes": len((gv.graph_json() or {}).get("nodes", [])),
+                         "graph_reply_ms": round(replies[-1] * 1000, 1),
                          "shown_nodes": len(gv.node_ids()), "first_show_ms": round(first * 1000, 1),
                          "max_stall_ms": round(stall * 1000, 1), "fit_repaint_ms": round(fit_ms, 1)})
         # selected again, each after another step: graph cache + layout cache

@@ -17,6 +17,7 @@ per (key, function) in a small LRU, since a user flicks between steps.
 from __future__ import annotations
 
 import collections
+import gc
 from typing import Any
 
 from pipeline_model import graph_hierarchy, ir_graph
@@ -55,7 +56,7 @@ def handle_graph(args: dict, ctx: WorkerContext) -> dict:
     memo_key = (key, str(function))
     graph = _GRAPH_MEMO.get(memo_key)
     if graph is None:
-        graph = _function_graph(mod, str(function))
+        graph = _without_gc(_function_graph, mod, str(function))
         _GRAPH_MEMO[memo_key] = graph
         while len(_GRAPH_MEMO) > _GRAPH_MEMO_SIZE:
             _GRAPH_MEMO.popitem(last=False)
@@ -68,6 +69,19 @@ def handle_graph(args: dict, ctx: WorkerContext) -> dict:
             ctx.emit(graph_parts.EV_GRAPH_PART, part)
     return {"key": key, "functions": functions, "function": function, "requested": requested,
             "missing": missing, "graph": graph}
+
+
+def _without_gc(fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` with the cyclic garbage collector paused: building an 8k-node graph allocates ~1M
+    short-lived objects, and the full collections they trigger walk the engine's whole heap (TVM
+    objects included): 1.6-2.4 s instead of 0.65-0.8 s for the 128-layer decoder."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return fn(*args)
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _function_graph(mod: Any, function: str) -> dict[str, Any]:
