@@ -192,6 +192,17 @@ class MainWindow(QMainWindow):
         self.act_auto = QAction(tr("Re-run &Automatically After Edits"), self, checkable=True, checked=True)
         self.act_auto.toggled.connect(lambda on: setattr(session, "auto_run", on))
         self.act_fit = action(tr("&Fit Graph"), self.inspector.fit_graph, "Ctrl+0")
+        gv, insp = self.graph_view, self.inspector
+        self.act_find = action(tr("&Find in Graph…"), insp.open_find, key.Find, tip=tr("Find a node by name, op, callee or shape (Ctrl+F)"))
+        self.act_find_next = action(tr("Find &Next"), lambda: insp.find_next(), "F3")
+        self.act_find_prev = action(tr("Find Pre&vious"), lambda: insp.find_next(backwards=True), "Shift+F3")
+        self.act_expand_all = action(tr("E&xpand All Groups"), gv.expand_all, tip=tr("Show every layer and module of the graph"))
+        self.act_collapse_all = action(tr("&Collapse All Groups"), gv.collapse_all, tip=tr("Show each module group as one node"))
+        self.act_overview = QAction(tr("Show &Overview"), self, checkable=True)
+        self.act_overview.setToolTip(tr("A minimap of the whole graph with the visible part framed"))
+        self.act_overview.setChecked(_bool_setting(self.settings.value("graph/overview", True)))
+        gv.set_overview_visible(self.act_overview.isChecked())
+        self.act_overview.toggled.connect(self._set_overview)
         self.act_build = action(tr("&Build && Run"), lambda: self._raise_run_panel(self.run_controller.build_and_run), "Ctrl+B",
                                 tip=tr("Build the module, run it, time it and check it (Ctrl+B)"))
         self.act_compare = action(tr("&Compare with Baseline"), lambda: self._raise_run_panel(self.run_controller.compare),
@@ -227,7 +238,9 @@ class MainWindow(QMainWindow):
         for act in (self.act_run, self.act_run_to, self.act_stop, None, self.act_build, self.act_compare, None, self.act_auto):
             run.addSeparator() if act is None else run.addAction(act)
         view = menu.addMenu(tr("&View"))
-        view.addAction(self.act_fit)
+        for act in (self.act_fit, None, self.act_find, self.act_find_next, self.act_find_prev, None,
+                    self.act_expand_all, self.act_collapse_all, self.act_overview):
+            view.addSeparator() if act is None else view.addAction(act)
         view.addSeparator()
         for dock in (self.palette_dock, self.pipeline_dock, self.diff_dock, self.run_dock, self.tuning_dock):
             view.addAction(dock.toggleViewAction())
@@ -285,7 +298,12 @@ class MainWindow(QMainWindow):
         self.engine_label.style().unpolish(self.engine_label)
         self.engine_label.style().polish(self.engine_label)
 
+    def _set_overview(self, on: bool) -> None:
+        self.graph_view.set_overview_visible(on)
+        self.settings.setValue("graph/overview", on)
+
     def _on_engine_crashed(self, message: str) -> None:
+        self.inspector.on_engine_restarted()
         self.banner.show_message(message + "\n" + tr("The engine was restarted; your pipeline is unchanged."), "error")
         self.statusBar().showMessage(tr("Engine crashed and was restarted"), 8000)
 
@@ -341,3 +359,8 @@ class MainWindow(QMainWindow):
         self.session.run_timer.stop()
         self.worker.shutdown()
         event.accept()
+
+
+def _bool_setting(value: Any) -> bool:
+    """A boolean read back from QSettings (INI files give strings)."""
+    return value.lower() in ("true", "1", "yes") if isinstance(value, str) else bool(value)

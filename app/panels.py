@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QTextOption
 from PySide6.QtWidgets import (
-    QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QMenu, QScrollArea, QSizePolicy, QSplitter, QTextBrowser,
-    QToolButton, QVBoxLayout, QWidget,
+    QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QMenu, QScrollArea, QSizePolicy, QSplitter,
+    QTextBrowser, QToolButton, QVBoxLayout, QWidget,
 )
 
 from app.i18n import tr
@@ -84,8 +84,113 @@ class CaptionLabel(QLabel):
         super().setText(shown)
 
 
+class FindBar(QFrame):
+    """Find in the graph: a text field, "3 of 17", previous/next and close (hidden until Ctrl+F).
+
+    Emits ``search(text)`` on Enter with a new text, ``next_requested`` on Enter with the same text (and from
+    F3 / the buttons), ``previous_requested`` (Shift+Enter, Shift+F3, the button) and ``closed`` (Esc, ✕).
+    """
+
+    search = Signal(str)
+    next_requested = Signal()
+    previous_requested = Signal()
+    closed = Signal()
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("graphFindBar")
+        self.edit = QLineEdit(self)
+        self.edit.setObjectName("graphFindText")
+        self.edit.setPlaceholderText(tr("Find a node by name, op, callee or shape"))
+        self.edit.setClearButtonEnabled(True)
+        self.edit.installEventFilter(self)
+        self.count_label = QLabel("", self)
+        self.count_label.setObjectName("graphFindCount")
+        self.count_label.setMinimumWidth(80)
+        self.prev_button = QToolButton(self)
+        self.prev_button.setText("▲")
+        self.prev_button.setToolTip(tr("Previous match (Shift+F3)"))
+        self.next_button = QToolButton(self)
+        self.next_button.setText("▼")
+        self.next_button.setToolTip(tr("Next match (F3)"))
+        close = QToolButton(self)
+        close.setText("✕")
+        close.setAutoRaise(True)
+        close.setToolTip(tr("Close (Esc)"))
+        self.searched: Optional[str] = None  # the text the matches were found for
+        self.edit.returnPressed.connect(self._on_return)
+        self.prev_button.clicked.connect(self.previous_requested)
+        self.next_button.clicked.connect(self._on_next)
+        close.clicked.connect(self.close_bar)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel(tr("Find:"), self))
+        layout.addWidget(self.edit, 1)
+        layout.addWidget(self.count_label)
+        layout.addWidget(self.prev_button)
+        layout.addWidget(self.next_button)
+        layout.addWidget(close)
+        self.hide()
+
+    def open_bar(self) -> None:
+        """Show the bar with the text selected and focused."""
+        self.show()
+        self.edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.edit.selectAll()
+
+    def close_bar(self) -> None:
+        """Hide the bar."""
+        self.hide()
+        self.closed.emit()
+
+    def set_count(self, index: int, total: int) -> None:
+        """Show "index of total" (or that nothing matched)."""
+        if total <= 0:
+            self.count_label.setText(tr("No matches") if self.edit.text().strip() else "")
+        else:
+            self.count_label.setText(tr("{0} of {1}").format(index, total))
+
+    def forget_matches(self) -> None:
+        """Another graph is shown: the next Enter searches again."""
+        self.searched = None
+        self.count_label.setText("")
+
+    def _on_return(self) -> None:
+        text = self.edit.text().strip()
+        if not text:
+            return
+        shift = bool(self.edit.property("_shift"))
+        self.edit.setProperty("_shift", False)
+        if text != self.searched:
+            self.searched = text
+            self.search.emit(text)
+        elif shift:
+            self.previous_requested.emit()
+        else:
+            self.next_requested.emit()
+
+    def _on_next(self) -> None:
+        if self.edit.text().strip() != self.searched:
+            self._on_return()
+        else:
+            self.next_requested.emit()
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        """Esc closes the bar even while a window shortcut uses Esc (Stop); Shift+Enter goes back."""
+        if obj is self.edit and event.type() in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
+            key = event.key()  # type: ignore[attr-defined]
+            if key == Qt.Key.Key_Escape:
+                event.accept()
+                if event.type() == QEvent.Type.KeyPress:
+                    self.close_bar()
+                return event.type() == QEvent.Type.KeyPress
+            if event.type() == QEvent.Type.KeyPress and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self.edit.setProperty("_shift", bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))  # type: ignore[attr-defined]
+        return super().eventFilter(obj, event)
+
+
 class GraphArea(QWidget):
-    """Banner, function picker + caption, graph view and node details side by side."""
+    """Banner, function picker + caption, find bar, graph view and node details side by side."""
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         from widgets.graph_view import GraphView
@@ -99,6 +204,7 @@ class GraphArea(QWidget):
         self.graph_caption = CaptionLabel(self)
         self.graph_caption.setObjectName("graphCaption")
         self.graph_view = GraphView(self)
+        self.find_bar = FindBar(self)
         self.details = QTextBrowser(self)
         self.details.setObjectName("nodeDetails")
         # Long type texts (tuples, shapes with many dims) break anywhere rather than overflow.
@@ -107,7 +213,13 @@ class GraphArea(QWidget):
         self.details.setMinimumWidth(DETAILS_MIN_WIDTH)
         self.details.setOpenLinks(False)
         split = QSplitter(Qt.Orientation.Horizontal, self)
-        split.addWidget(self.graph_view)
+        graph_box = QWidget(self)
+        graph_layout = QVBoxLayout(graph_box)
+        graph_layout.setContentsMargins(0, 0, 0, 0)
+        graph_layout.setSpacing(2)
+        graph_layout.addWidget(self.find_bar)
+        graph_layout.addWidget(self.graph_view, 1)
+        split.addWidget(graph_box)
         split.addWidget(self.details)
         split.setStretchFactor(0, 4)
         split.setStretchFactor(1, 1)

@@ -8,6 +8,7 @@ Graph and TensorIR come from the engine through one request handle each
 
 from __future__ import annotations
 
+import gc
 import html
 from typing import Any, Optional
 
@@ -19,7 +20,7 @@ from app.code_dialogs import show_code_dialog
 from app.context import AppContext
 from app.panels import GraphArea, PipelinePanel
 from app.pass_kinds import fusion_call_node_ids, highlights_fusion, step_report_html, user_code_files
-from app.step_reports import details_placeholder_html, fused_node_ids, node_details_html
+from app.step_reports import details_placeholder_html, fused_node_ids, group_details_html, node_details_html
 from pipeline_model.document import Step
 from pipeline_model.engine.results import CHANGED, FAILED, SKIPPED, UNCHANGED, RunResult, StepResult
 from widgets.diff_view import DiffView
@@ -55,6 +56,9 @@ class StepInspector(QObject):
         self._shown_graph: Optional[tuple[str, Optional[str]]] = None
         self._shown_before_key: Optional[str] = None
         self._current_function: Optional[str] = None
+        self._fitted_for: Optional[tuple[Any, Any]] = None  # (model, function) last fitted to the view
+        self._refit_pending = False
+        self._caption = ""
         self._shown_pass_id: Optional[str] = None
         self._shown_report: dict = {}
         self.details_kind = "placeholder"  # or "node" (a node's details) or "report" (a step's report)
@@ -68,6 +72,13 @@ class StepInspector(QObject):
         gv.node_selected.connect(self._on_node_selected)
         gv.node_activated.connect(self._on_node_activated)
         gv.graph_shown.connect(self._on_graph_shown)
+        gv.function_requested.connect(self.show_function)
+        find = area.find_bar
+        find.search.connect(gv.find)
+        find.next_requested.connect(gv.find_next)
+        find.previous_requested.connect(gv.find_previous)
+        find.closed.connect(gv.setFocus)
+        gv.find_changed.connect(find.set_count)
         diff_view.location_activated.connect(self.show_error_location)
         self.view.current_step_changed.connect(lambda uid: self.show_step(uid))
         self.view.nested_selected.connect(self._on_nested_selected)
@@ -79,6 +90,7 @@ class StepInspector(QObject):
         self.last_good_script = None
         self.graph_cache.clear()
         self.show_details_placeholder()  # a report (DLight rules, fusion) of the old document
+        self._fitted_for = None
         if not self.ctx.doc.steps:
             self.show_step("")
 
@@ -281,8 +293,15 @@ class StepInspector(QObject):
             mark=(location.line, location.message), size=(760, 520))
 
     # ---- graph -----------------------------------------------------------------------------
+    def on_engine_restarted(self) -> None:
+        """The engine crashed and restarted: graphs asked of the old engine are forgotten."""
+        self.graph_cache.clear()
+        self._graph_requests.clear()
+        self.area.graph_view.clear_cache()
+
     def _show_graph(self, key: Optional[str], before_key: Optional[str], caption: str) -> None:
         self.area.graph_caption.setText(caption)
+        self._caption = caption
         self._shown_graph = (key, self._current_function) if key else None
         self._shown_before_key = before_key
         if not key:
@@ -307,6 +326,10 @@ class StepInspector(QObject):
         self.graph_cache[wanted] = value if isinstance(value, dict) else {"graph": None}
         if len(self.graph_cache) > GRAPH_CACHE_SIZE:
             self.graph_cache.pop(next(iter(self.graph_cache)))
+        # A graph reply is ~10^5 long-lived objects. Left to the cyclic GC, each full collection walks
+        # them all again on whichever thread allocates next, holding the GIL (100-200 ms GUI stalls at
+        # 128 layers). Frozen, they are skipped by collections and still freed by reference counting.
+        gc.freeze()
         self._render_graph()
 
     def _on_graph_failed(self, wanted: tuple[str, Optional[str]], message: str) -> None:
@@ -325,26 +348,38 @@ class StepInspector(QObject):
             return  # wait for the "before" graph to highlight changes
         data = reply.get("graph")
         self._update_function_picker(reply)
+        caption = self._caption
+        if reply.get("missing") and reply.get("function"):
+            caption += "  " + tr("('{0}' is not in this module; showing {1})").format(reply.get("requested"), reply["function"])
+        self.area.graph_caption.setText(caption)
         if not data:
             self.area.graph_view.clear_graph(tr("This module has no Relax function"))
-            self.area.graph_caption.setText(self.area.graph_caption.text() + tr(" (no Relax function)"))
+            self.area.graph_caption.setText(caption + tr(" (no Relax function)"))
             return
-        changed: set[str] = set()
-        before = before_reply.get("graph") if before_reply else None
+        # Change detection against the step's input runs in the graph view's worker (before=...).
+        before = None
         if before_reply is not None and before_reply.get("function") == reply.get("function"):
-            from pipeline_model.ir_graph import changed_nodes
-
-            changed = changed_nodes(before, data)
+            before = before_reply.get("graph")
+        extra: set[str] = set()
         if self._shown_pass_id is not None and highlights_fusion(self._shown_report):
             # The bindings fused into composite/offloaded functions by this step: the calls the
             # step's fusion report names (by var name), and any call of a composite function.
-            changed |= fused_node_ids(data) | fusion_call_node_ids(data, self._shown_report)
-        self.area.graph_view.set_graph(data, changed)
+            extra = fused_node_ids(data) | fusion_call_node_ids(data, self._shown_report)
+        identity = (self.ctx.doc.model, reply.get("function"))
+        if identity != self._fitted_for:
+            self._fitted_for = identity
+            self._refit_pending = True  # a new model or function: fit it when it is on screen
+        self.area.find_bar.forget_matches()
+        self.area.graph_view.set_graph(data, extra, key=(key, reply.get("function")), before=before)
 
     def _update_function_picker(self, reply: dict) -> None:
         picker = self.area.function_picker
         names = [str(n) for n in reply.get("functions") or []]
         current = reply.get("function")
+        if reply.get("missing") and current:
+            # The function asked for is not in this module (another model, a fused function of a
+            # later step): follow the one shown, so the next steps ask for it.
+            self._current_function = str(current)
         picker.blockSignals(True)
         picker.clear()
         for name in names or ([str(current)] if current else []):
@@ -355,8 +390,30 @@ class StepInspector(QObject):
         picker.blockSignals(False)
 
     def _on_function_picked(self, index: int) -> None:
-        self._current_function = self.area.function_picker.itemText(index) or None
+        self.show_function(self.area.function_picker.itemText(index))
+
+    def show_function(self, name: str) -> None:
+        """Show Relax function ``name`` of the selected step's module (picker, or opening a fused call)."""
+        self._current_function = name or None
         self.show_step(self.view.current_uid())
+
+    def open_find(self) -> None:
+        """Edit > Find in Graph (Ctrl+F)."""
+        self.area.find_bar.open_bar()
+
+    def find_next(self, backwards: bool = False) -> None:
+        """F3 / Shift+F3: the next (previous) match; opens the find bar when nothing was searched yet."""
+        bar = self.area.find_bar
+        if not bar.isVisible() or bar.searched is None:
+            bar.open_bar()
+            if bar.edit.text().strip():
+                bar.searched = bar.edit.text().strip()
+                self.area.graph_view.find(bar.searched)
+            return
+        if backwards:
+            self.area.graph_view.find_previous()
+        else:
+            self.area.graph_view.find_next()
 
     def fit_graph(self) -> None:
         """View > Fit Graph."""
@@ -364,18 +421,48 @@ class StepInspector(QObject):
 
     # ---- node details, TensorIR ---------------------------------------------------------------
     def _shown_graph_data(self) -> dict:
-        return (self.graph_cache.get(self._shown_graph) or {}).get("graph") or {} if self._shown_graph else {}
+        return self.area.graph_view.graph_json() or {}
 
     def _graph_node(self, node_id: str) -> Optional[dict]:
-        return next((n for n in self._shown_graph_data().get("nodes", []) if n.get("id") == node_id), None)
+        """The node of the graph shown with this id: a node of the function, of an inlined callee
+        (``<call id>/<node id>``), or of the view (a collapsed group, a stub)."""
+        return self._node_and_graph(node_id)[0]
+
+    def _node_and_graph(self, node_id: str) -> tuple[Optional[dict], dict]:
+        gv = self.area.graph_view
+        full = gv.graph_json() or {}
+        view = gv.view_json() or {}
+        view_node = next((n for n in view.get("nodes", []) if n.get("id") == node_id), None)
+        if view_node is not None and view_node.get("kind") == "group":
+            return view_node, view
+        if view_node is not None and view_node.get("stub_of") is not None:
+            node_id = str(view_node["stub_of"])
+        node = next((n for n in full.get("nodes", []) if n.get("id") == node_id), None)
+        if node is not None:
+            return node, full
+        call_id, _sep, inner = node_id.partition("/")
+        call = next((n for n in full.get("nodes", []) if n.get("id") == call_id), None) if inner else None
+        callee = ((full.get("graph") or {}).get("callees") or {}).get(call.get("callee")) if call else None
+        if callee:
+            node = next((n for n in callee.get("nodes", []) if n.get("id") == inner), None)
+            if node is not None:
+                return node, callee
+        return (view_node, view) if view_node is not None else (None, {})
 
     def _on_node_selected(self, info: Any) -> None:
         node_id = str(info.get("id", "")) if isinstance(info, dict) else str(info or "")
-        node = self._graph_node(node_id) if node_id else None
+        node, graph = self._node_and_graph(node_id) if node_id else (None, {})
         if node is None:
             self.show_details_placeholder()
             return
-        self.area.details.setHtml(node_details_html(node, self._shown_graph_data()))
+        if node.get("kind") == "group":
+            self.area.details.setHtml(group_details_html(node, graph, self.area.graph_view.groups()))
+        else:
+            text = node_details_html(node, graph)
+            view_node = next((n for n in (self.area.graph_view.view_json() or {}).get("nodes", []) if n.get("id") == node_id), None)
+            if view_node is not None and view_node.get("stub_of") is not None:
+                text += "<p><i>" + html.escape(tr("Shown again next to this use (a stub): the value is defined once.")) + "</i></p>"
+            self.area.details.setHtml(text)
         self.details_kind = "node"
 
     def show_details_placeholder(self) -> None:
@@ -385,7 +472,12 @@ class StepInspector(QObject):
         self.details_kind = "placeholder"
 
     def _on_graph_shown(self) -> None:
-        """A new graph is on screen: node details must describe a node of this graph."""
+        """A new graph is on screen: node details must describe a node of this graph; a new model or
+        function is fitted to the view."""
+        gv = self.area.graph_view
+        if self._refit_pending and gv.graph_json() is not None:
+            self._refit_pending = False
+            gv.fit_to_view()
         if self.details_kind == "report":
             return
         selected = self.area.graph_view.selected_node()

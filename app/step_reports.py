@@ -28,6 +28,34 @@ def details_placeholder_html(color: str) -> str:
                                               "for the callee's TensorIR.") + "</p>")
 
 
+def group_details_html(node: dict, view: dict, groups: dict) -> str:
+    """HTML of a collapsed group node of the graph view (a module path or a fused call): what it is, its size,
+    its inputs and outputs in the view, and how to open it."""
+    node_id = node.get("id")
+    info = groups.get(node.get("group_id") or node_id) or {}
+    kind = node.get("group_kind") or info.get("kind") or ""
+    names = {n["id"]: n.get("label") or n.get("name") or n["id"] for n in view.get("nodes", [])}
+    edges = view.get("edges", [])
+    ins = sorted({str(names.get(e["source"], e["source"])) for e in edges if e.get("target") == node_id})
+    outs = sorted({str(names.get(e["target"], e["target"])) for e in edges if e.get("source") == node_id})
+    what = tr("module group") if kind == "module" else tr("call of a Relax function")
+    size = tr("{0} nodes inside").format(node.get("size", info.get("size", "?")))
+    rows = [f"<h3 style='margin:0'>{_esc(node.get('label') or node.get('name') or node_id)}</h3>",
+            f"<p><b>{_esc(what)}</b> — {_esc(size)}</p>"]
+    if node.get("module"):
+        module_word = tr("module")
+        rows.append(f"<p>{_esc(module_word)}: <code>{_esc(node['module'])}</code></p>")
+    for title, items in ((tr("inputs"), ins), (tr("outputs"), outs)):
+        if items:
+            shown = "".join(f"<li><code>{_esc(i)}</code></li>" for i in items[:20])
+            more_text = tr("… {0} more").format(len(items) - 20)
+            more = f"<li>{_esc(more_text)}</li>" if len(items) > 20 else ""
+            rows.append(f"<p>{_esc(title)}:</p><ul style='margin-top:0'>{shown}{more}</ul>")
+    hint = tr("Click the group to expand it; click its frame title to collapse it again.")
+    rows.append(f"<p><i>{_esc(hint)}</i></p>")
+    return "".join(rows)
+
+
 def node_details_html(node: dict, graph: dict) -> str:
     """HTML of one graph node: op, callee (a link to its TensorIR), composite, types, inputs, attributes."""
     node_id = node.get("id")

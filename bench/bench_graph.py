@@ -7,12 +7,11 @@ Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python -m bench.bench_graph [--nodes 
 
 Real models: ``bench/bench_graph.py --model SPEC_OR_FILE [--pipeline FILE] [--json] [--expand-all]`` runs the
 pipeline (default: LegalizeOps, AnnotateTIROpPattern, FuseOps, FuseTIR, DeadCodeElimination) in the engine
-process, then selects the input and each step in turn the way the main window does -- the engine's ``graph``
-request on a background thread, then ``GraphView.set_graph(graph, key=(module key, function), before=graph
-of the step's input)`` -- and reports per step: nodes, ``first_show_ms`` (selection -> graph painted, cold),
-``reshow_ms`` (selected again: the view's layout cache), ``max_stall_ms`` (longest GUI-thread event-loop gap),
-``fit_repaint_ms``, plus the process's RSS (this process is the GUI side: it never imports TVM). It drives
-the engine and the GraphView directly instead of the main window (app/ is being split into controllers).
+process from the real main window (offscreen), then selects the input and each step in turn in its pipeline
+list and reports per step: nodes, ``first_show_ms`` (selection -> graph painted, cold: the engine's graph
+request, change detection and layout included), ``reshow_ms`` (selected again after another step: the
+caches), ``max_stall_ms`` (longest GUI-thread event-loop gap, the diff of the step included),
+``fit_repaint_ms``, plus the process's RSS (this process is the GUI side: it never imports TVM).
 With ``--json`` the last line is ``{"steps": [{"name", "nodes", "first_show_ms", "reshow_ms",
 "max_stall_ms", ...}], "rss_mb": N}``.
 """
@@ -173,96 +172,167 @@ def _rss_mb() -> float:
     return 0.0
 
 
-def _pump_until(app: QApplication, view: GraphView, done: Any, limit_s: float = 120.0) -> float:
-    """Turn the event loop until ``done()``; return the longest gap between two turns (seconds)."""
-    stall = 0.0
-    start = last = time.perf_counter()
-    while not done() and last - start < limit_s:
-        app.processEvents()
-        view._pool.waitForDone(2)  # noqa: SLF001 - lets the worker run, as an idle event loop would
-        time.sleep(0.001)
+class _StallMonitor:
+    """The GUI thread's longest event-loop gap: a 2 ms timer on the GUI thread notes how late each tick is."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import QTimer  # noqa: PLC0415
+
+        self.timer = QTimer()
+        self.timer.setInterval(2)
+        self.timer.timeout.connect(self._tick)
+        self.last = time.perf_counter()
+        self.worst = 0.0
+
+    def _tick(self) -> None:
         now = time.perf_counter()
-        stall = max(stall, now - last)
-        last = now
-    return stall
+        self.worst = max(self.worst, now - self.last)
+        self.last = now
+
+    def reset(self) -> None:
+        self.last = time.perf_counter()
+        self.worst = 0.0
+        self.timer.start()
+
+    def stop(self) -> float:
+        self.timer.stop()
+        return self.worst
 
 
-def bench_model(args: argparse.Namespace, app: QApplication, view: GraphView) -> dict:
-    """Per-step figures for a real model run through the engine (see the module docstring)."""
-    import threading  # noqa: PLC0415
+def _wait(cond: Any, limit_s: float = 300.0) -> bool:
+    """Run the Qt event loop (as the app does) until ``cond()`` holds; False on time-out."""
+    from PySide6.QtCore import QEventLoop, QTimer  # noqa: PLC0415
+
+    if cond():
+        return True
+    loop = QEventLoop()
+    check = QTimer()
+    check.setInterval(1)
+    check.timeout.connect(lambda: loop.quit() if cond() else None)
+    check.start()
+    QTimer.singleShot(int(limit_s * 1000), loop.quit)
+    loop.exec()
+    check.stop()
+    return bool(cond())
+
+
+def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -> dict:
+    """Per-step figures for a real model in the real main window (see the module docstring)."""
+    import tempfile  # noqa: PLC0415
+
+    from PySide6.QtCore import QSettings  # noqa: PLC0415
 
     from pipeline_model.document import PipelineDocument, Step  # noqa: PLC0415
-    from pipeline_model.engine.client import EngineClient  # noqa: PLC0415
+    from pipeline_model.fileformat import load_pipeline, save_pipeline  # noqa: PLC0415
+
+    tmp = tempfile.mkdtemp(prefix="bench_graph_")
+    os.environ.setdefault("RPS_CACHE_DIR", os.path.join(tmp, "cache"))
+    from app.main_window import MainWindow  # noqa: PLC0415
 
     if args.pipeline:
-        from pipeline_model.fileformat import load_pipeline  # noqa: PLC0415
-
         doc = load_pipeline(args.pipeline)
         doc.model = args.model
     else:
         doc = PipelineDocument(model=args.model, target={"kind": "llvm"}, steps=[Step(s) for s in DEFAULT_STEPS])
-    client = EngineClient()
+    path = os.path.join(tmp, "bench.rps.json")
+    save_pipeline(doc, path)
+    win = MainWindow(settings=QSettings(os.path.join(tmp, "studio.ini"), QSettings.Format.IniFormat))
+    win.resize(args.width + 500, args.height + 300)
+    win.show()
+    gv, insp = win.graph_view, win.inspector
+    monitor = _StallMonitor()
     try:
+        if not _wait(lambda: win.ctx.catalogue.catalogue is not None, 120):
+            raise SystemExit("bench_graph: no pass catalogue from the engine")
+        finished: list = []
+        win.session.run_finished.connect(lambda _rev, result: finished.append(result))
         t = time.perf_counter()
-        result = client.run(doc)
+        win.files.open_pipeline(path, remember=False)
+        win.session.run_pipeline()
+        if not _wait(lambda: bool(finished), 900):
+            raise SystemExit("bench_graph: the pipeline did not finish")
         run_s = time.perf_counter() - t
+        result = finished[-1]
         if not args.json:
-            print(f"engine: pipeline of {len(doc.steps)} steps on {args.model} in {run_s:.1f} s")
-        selections = [("input", result.input_key)] + [(s.pass_id, s.snapshot_key) for s in result.steps]
-        out = []
-        prev_graph = None
-        for name, key in selections:
+            print(f"engine: pipeline of {len(doc.steps)} steps on {args.model} in {run_s:.1f} s (main window)")
+        steps = [("input", "", result.input_key)] + [(s.pass_id, s.uid, s.snapshot_key) for s in result.steps]
+
+        def shown(key: str) -> bool:
+            return (not gv.is_busy() and gv._key is not None and gv._key[0] == key  # noqa: SLF001
+                    and insp._shown_graph is not None and insp._shown_graph[0] == key)  # noqa: SLF001
+
+        def select(uid: str) -> None:
+            win.pipeline_view.select_uids([uid] if uid else [])
+
+        def show(uid: str, key: str) -> tuple[float, float]:
+            monitor.reset()
+            t0 = time.perf_counter()
+            select(uid)
+            fn = insp._current_function  # noqa: SLF001
+            _wait(lambda: (key, fn) in insp.graph_cache, 120)
+            replies.append(time.perf_counter() - t0)
+            if not _wait(lambda: shown(key), 120):
+                raise SystemExit(f"bench_graph: the graph of {key} was not shown: {win.graph_caption.text()}")
+            gv.viewport().repaint()
+            elapsed = time.perf_counter() - t0
+            app.processEvents()
+            return elapsed, monitor.stop()
+
+        rows = []
+        replies: list[float] = []
+        profiler = None
+        for name, uid, key in steps:
             if not key:
                 continue
-            box: dict[str, Any] = {}
-            t0 = time.perf_counter()
-            th = threading.Thread(target=lambda k=key, box=box: box.update(reply=client.graph(k, args.function)))
-            th.start()
-            stall = _pump_until(app, view, lambda th=th: not th.is_alive())
-            th.join()
-            reply = box["reply"]
-            data = reply.get("graph")
-            fn = reply.get("function")
-            view.set_graph(data, key=(key, fn), before=prev_graph)
-            stall = max(stall, _pump_until(app, view, lambda: not view.is_busy()))
-            view.fit_to_view()
-            view.viewport().repaint()
-            app.processEvents()
-            first = time.perf_counter() - t0
+            if args.profile:
+                import cProfile  # noqa: PLC0415
+
+                profiler = cProfile.Profile()  # the GUI thread only: what stalls it
+                profiler.enable()
+            first, stall = show(uid, key)
+            if profiler is not None:
+                import pstats  # noqa: PLC0415
+
+                profiler.disable()
+                print(f"--- {name}: first show, GUI thread", file=sys.stderr)
+                pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(8)
+                profiler = None
+            gv.fit_to_view()
             t1 = time.perf_counter()
-            view.viewport().repaint()
+            gv.viewport().repaint()
             fit_ms = (time.perf_counter() - t1) * 1000
-            # another step, then this one again: the view's cache
-            view.set_graph(None)
-            t2 = time.perf_counter()
-            view.set_graph(data, key=(key, fn), before=None)
-            _pump_until(app, view, lambda: not view.is_busy())
-            view.viewport().repaint()
-            app.processEvents()
-            reshow = time.perf_counter() - t2
-            row = {"name": name, "nodes": len(data["nodes"]) if data else 0, "shown_nodes": len(view.node_ids()),
-                   "first_show_ms": round(first * 1000, 1), "reshow_ms": round(reshow * 1000, 1),
-                   "max_stall_ms": round(stall * 1000, 1), "fit_repaint_ms": round(fit_ms, 1),
-                   "from_cache": view.last_from_cache}
+            rows.append({"name": name, "nodes": len((gv.graph_json() or {}).get("nodes", [])),
+                         "graph_reply_ms": round(replies[-1] * 1000, 1),
+                         "shown_nodes": len(gv.node_ids()), "first_show_ms": round(first * 1000, 1),
+                         "max_stall_ms": round(stall * 1000, 1), "fit_repaint_ms": round(fit_ms, 1)})
+        # selected again, each after another step: graph cache + layout cache
+        for row, (_name, uid, key) in zip(rows, [s for s in steps if s[2]]):
+            reshow, stall = show(uid, key)
+            row["reshow_ms"] = round(reshow * 1000, 1)
+            row["max_stall_ms"] = max(row["max_stall_ms"], round(stall * 1000, 1))
             if args.expand_all:
+                monitor.reset()
                 t3 = time.perf_counter()
-                view.expand_all()
-                st = _pump_until(app, view, lambda: not view.is_busy())
-                view.fit_to_view()
-                view.viewport().repaint()
-                row.update(expanded_nodes=len(view.node_ids()),
-                           expand_all_ms=round((time.perf_counter() - t3) * 1000, 1),
-                           expand_all_stall_ms=round(st * 1000, 1))
-                view.collapse_all()
-                _pump_until(app, view, lambda: not view.is_busy())
-            out.append(row)
-            if not args.json:
+                gv.expand_all()
+                _wait(lambda: not gv.is_busy(), 120)
+                gv.fit_to_view()
+                gv.viewport().repaint()
+                row.update(expanded_nodes=len(gv.node_ids()), expand_all_ms=round((time.perf_counter() - t3) * 1000, 1),
+                           expand_all_stall_ms=round(monitor.stop() * 1000, 1))
+                gv.collapse_all()
+                _wait(lambda: not gv.is_busy(), 120)
+        if profiler is not None:
+            import pstats  # noqa: PLC0415
+
+            profiler.disable()
+            pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(25)
+        if not args.json:
+            for row in rows:
                 print("  " + "  ".join(f"{k}={v}" for k, v in row.items()))
-            prev_graph = data
-        return {"steps": out, "rss_mb": round(_rss_mb(), 1), "engine_run_s": round(run_s, 2),
-                "loadavg": _loadavg()}
+        return {"steps": rows, "rss_mb": round(_rss_mb(), 1), "engine_run_s": round(run_s, 2), "loadavg": _loadavg()}
     finally:
-        client.close() if hasattr(client, "close") else None
+        win.ctrl.undo_stack.setClean()
+        win.close()
 
 
 def main() -> None:
@@ -271,6 +341,7 @@ def main() -> None:
     ap.add_argument("--pipeline", help="pipeline file (default: the five fusion steps)")
     ap.add_argument("--function", default=None, help="Relax function to show (default: the module's)")
     ap.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    ap.add_argument("--profile", action="store_true", help="cProfile the GUI thread while steps are shown (stderr)")
     ap.add_argument("--expand-all", action="store_true", help="also time expanding every group")
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--real-layers", type=int, default=0,
@@ -280,14 +351,10 @@ def main() -> None:
     ap.add_argument("--height", type=int, default=800)
     args = ap.parse_args()
     app = QApplication.instance() or QApplication(sys.argv)
-    view = GraphView()
-    view.resize(args.width, args.height)
-    view.show()
-    app.processEvents()
     if args.model:
         if not args.json:
             print(f"platform={app.platformName()} cores={os.cpu_count()} loadavg at start: {_loadavg()}")
-        res = bench_model(args, app, view)
+        res = bench_model(args, app)
         if args.json:
             import json  # noqa: PLC0415
 
@@ -295,6 +362,10 @@ def main() -> None:
         else:
             print(f"GUI-side RSS {res['rss_mb']} MB; loadavg at end: {_loadavg()}")
         return
+    view = GraphView()
+    view.resize(args.width, args.height)
+    view.show()
+    app.processEvents()
     print(f"platform={app.platformName()} viewport={args.width}x{args.height} cores={os.cpu_count()} "
           f"loadavg at start: {_loadavg()}")
     report("synthetic transformer-like Relax graph", ir_graph.synthetic_graph_json(args.nodes), app, view,

@@ -270,6 +270,118 @@ class ModuleDiff:
         return out
 
 
+#: Above this many line pairs (len(a) * len(b)) a block is diffed by unique-line anchors (patience diff)
+#: instead of ``difflib`` alone, whose matching grows faster than linearly on large functions.
+DIFFLIB_MAX_PAIRS = 250_000
+
+Opcode = tuple[str, int, int, int, int]
+
+
+def _lis(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Longest chain of ``pairs`` (sorted by first item) increasing in the second item (patience sorting)."""
+    import bisect
+
+    tails: list[int] = []  # second items of the chain ends, by chain length
+    tail_idx: list[int] = []
+    back: list[int] = [-1] * len(pairs)
+    for k, (_i, j) in enumerate(pairs):
+        pos = bisect.bisect_left(tails, j)
+        if pos == len(tails):
+            tails.append(j)
+            tail_idx.append(k)
+        else:
+            tails[pos] = j
+            tail_idx[pos] = k
+        back[k] = tail_idx[pos - 1] if pos > 0 else -1
+    out: list[tuple[int, int]] = []
+    k = tail_idx[-1] if tail_idx else -1
+    while k >= 0:
+        out.append(pairs[k])
+        k = back[k]
+    return out[::-1]
+
+
+def _match_blocks(a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int,
+                  out: list[tuple[int, int, int]]) -> None:
+    """Matching blocks ``(i, j, size)`` of ``a[alo:ahi]`` and ``b[blo:bhi]``, appended in order: common
+    prefix/suffix, then lines unique on both sides as anchors (their longest increasing chain), recursing
+    between anchors; small regions go to ``difflib``."""
+    start_a, start_b = alo, blo
+    while alo < ahi and blo < bhi and a[alo] == b[blo]:
+        alo += 1
+        blo += 1
+    if alo > start_a:
+        out.append((start_a, start_b, alo - start_a))
+    suffix = 0
+    while ahi - suffix > alo and bhi - suffix > blo and a[ahi - suffix - 1] == b[bhi - suffix - 1]:
+        suffix += 1
+    ahi_in, bhi_in = ahi - suffix, bhi - suffix
+    if alo < ahi_in and blo < bhi_in:
+        if (ahi_in - alo) * (bhi_in - blo) <= DIFFLIB_MAX_PAIRS:
+            matcher = difflib.SequenceMatcher(None, a[alo:ahi_in], b[blo:bhi_in], autojunk=False)
+            out.extend((alo + i, blo + j, n) for i, j, n in matcher.get_matching_blocks() if n)
+        else:
+            count_a: dict[str, int] = {}
+            for i in range(alo, ahi_in):
+                count_a[a[i]] = count_a.get(a[i], 0) + 1
+            count_b: dict[str, int] = {}
+            pos_b: dict[str, int] = {}
+            for j in range(blo, bhi_in):
+                count_b[b[j]] = count_b.get(b[j], 0) + 1
+                pos_b[b[j]] = j
+            pairs = [(i, pos_b[a[i]]) for i in range(alo, ahi_in)
+                     if count_a[a[i]] == 1 and count_b.get(a[i]) == 1]
+            anchors = _lis(pairs)
+            if not anchors:
+                # nothing unique in common: no anchor to split on; leave the region as one replacement
+                pass
+            else:
+                i0, j0 = alo, blo
+                for i, j in anchors:
+                    _match_blocks(a, b, i0, i, j0, j, out)
+                    out.append((i, j, 1))
+                    i0, j0 = i + 1, j + 1
+                _match_blocks(a, b, i0, ahi_in, j0, bhi_in, out)
+    if suffix:
+        out.append((ahi_in, bhi_in, suffix))
+
+
+def diff_opcodes(a: list[str], b: list[str]) -> list[Opcode]:
+    """``difflib``-style opcodes turning line list ``a`` into ``b``: ``difflib`` on small inputs, a
+    patience diff (unique-line anchors, near-linear) on large ones."""
+    if len(a) * len(b) <= DIFFLIB_MAX_PAIRS:
+        return list(difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes())
+    blocks: list[tuple[int, int, int]] = []
+    _match_blocks(a, b, 0, len(a), 0, len(b), blocks)
+    merged: list[list[int]] = []
+    for i, j, n in blocks:
+        if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
+            merged[-1][2] += n
+        else:
+            merged.append([i, j, n])
+    codes: list[Opcode] = []
+    i = j = 0
+    for bi, bj, n in merged + [[len(a), len(b), 0]]:
+        tag = REPLACE if i < bi and j < bj else (DELETE if i < bi else (INSERT if j < bj else ""))
+        if tag:
+            codes.append((tag, i, bi, j, bj))
+        if n:
+            codes.append((EQUAL, bi, bi + n, bj, bj + n))
+        i, j = bi + n, bj + n
+    return codes or [(EQUAL, 0, 0, 0, 0)]
+
+
+class _Opcodes(difflib.SequenceMatcher):
+    """A ``SequenceMatcher`` whose opcodes are given (for ``get_grouped_opcodes``)."""
+
+    def __init__(self, codes: list[Opcode]) -> None:
+        super().__init__(None, [], [], autojunk=False)
+        self._codes = codes
+
+    def get_opcodes(self) -> list[Opcode]:  # type: ignore[override]  # noqa: D102 - difflib API (its tag is a str here)
+        return list(self._codes)
+
+
 def _rows_for(a: Optional[FunctionBlock], b: Optional[FunctionBlock]) -> tuple[list[DiffRow], list[Hunk], int, int]:
     a_lines = a.lines if a else []
     b_lines = b.lines if b else []
@@ -277,7 +389,7 @@ def _rows_for(a: Optional[FunctionBlock], b: Optional[FunctionBlock]) -> tuple[l
     b0 = b.start if b else 1
     if a_lines == b_lines:
         return [DiffRow(a0 + i, t, b0 + i, t, EQUAL) for i, t in enumerate(a_lines)], [], 0, 0
-    matcher = difflib.SequenceMatcher(None, a_lines, b_lines, autojunk=False)
+    matcher = _Opcodes(diff_opcodes(a_lines, b_lines))
     rows: list[DiffRow] = []
     added = removed = 0
     tag: str

@@ -444,15 +444,15 @@ def build_view(data: dict[str, Any], expanded: Collection[str] = (), *, stub_min
     graph_attrs["frame_labels"] = {g: _short_label(g, tree) for g in expanded if g in tree}
     graph_attrs["rep"] = rep
     graph_attrs["expanded"] = sorted(expanded)
-    return {
-        "format": data.get("format"),
-        "version": data.get("version"),
+    view: dict[str, Any] = {k: data[k] for k in ("format", "version") if k in data}  # absent stays absent
+    view.update({
         "directed": True,
         "multigraph": False,
         "graph": graph_attrs,
         "nodes": out_nodes,
         "edges": out_edges,
-    }
+    })
+    return view
 
 
 def _short_label(gid: str, tree: dict[str, dict[str, Any]]) -> str:

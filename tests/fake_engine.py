@@ -7,7 +7,7 @@ recorded catalogue, ``tests/data/fake_catalogue.json``), ``run`` with ``model_lo
 (``cached``), the trust refusal of custom code, a syntax error in custom code at its line,
 disabled steps skipped, ``cancel`` between steps, ``custom_sources_run`` (the custom sources the fake
 was allowed to run: trusted and compiling; it records them, it does not execute them), ``graph`` / ``prim_func`` / ``snapshot`` of a key
-(an unknown key fails naming it), and the ``devices`` / ``validate_target`` commands. Building
+(an unknown key fails naming it; an unknown function falls back to ``main`` with ``missing``), and the ``devices`` / ``validate_target`` commands. Building
 (``build_run``, ``compare``, ``export_library``) is refused with a clear message: those tests use
 the real engine. Rules the fake follows: every enabled step changes the module, except the pass
 ids in :data:`UNCHANGING`.
@@ -114,12 +114,22 @@ class FakeEngineClient:
         lines = [line for line in script.splitlines() if line.startswith("# after")]
         nodes = [{"id": "x", "kind": "param", "name": "x", "type_text": "R.Tensor((1, 784), \"float32\")"}]
         edges = []
+        prev = "x"
         for i, line in enumerate(lines):
+            # A weight per step, named like a model's layer (layers.<i>.proj.weight): the graph view groups
+            # the binding that uses it into module group "layers.<i>.proj".
+            weight = f"layers.{i}.proj.weight"
+            nodes.append({"id": weight, "kind": "param", "name": weight, "type_text": "R.Tensor((10, 10), \"float32\")"})
             nodes.append({"id": f"n{i}", "kind": "binding", "name": f"lv{i}", "op": "relax.call_tir",
                           "callee": f"fake_prim_{i}", "callee_kind": "prim_func", "type_text": "R.Tensor((1, 10), \"float32\")",
                           "attrs": {"step": line[len("# after "):]}})
-            edges.append({"source": nodes[-2]["id"], "target": f"n{i}", "index": 0})
-        return {"graph": {"nodes": nodes, "edges": edges}, "functions": ["main"], "function": function or "main"}
+            edges.append({"source": prev, "target": f"n{i}", "index": 0})
+            edges.append({"source": weight, "target": f"n{i}", "index": 1})
+            prev = f"n{i}"
+        functions = ["main"]
+        missing = bool(function) and function not in functions
+        return {"graph": {"nodes": nodes, "edges": edges}, "functions": functions,
+                "function": "main" if missing or not function else function, "requested": function, "missing": missing}
 
     def prim_func(self, key: str, name: str) -> str:
         self.calls.append(("prim_func", name))

@@ -219,3 +219,62 @@ def test_large_module_diff_is_complete() -> None:
 
     assert lines("\n".join(r.right_text for r in rows if r.right_no is not None)) == lines(after)
     assert lines("\n".join(r.left_text for r in rows if r.left_no is not None)) == lines(before)
+
+
+# ---- large inputs: the patience diff (unique-line anchors) and the diff view's worker ------------------
+def _apply(a: list[str], b: list[str], codes) -> list[str]:
+    out: list[str] = []
+    ai = bj = 0
+    for tag, i1, i2, j1, j2 in codes:
+        assert (i1, j1) == (ai, bj), "opcodes must be contiguous"
+        if tag == "equal":
+            assert a[i1:i2] == b[j1:j2]
+        out.extend(b[j1:j2])
+        ai, bj = i2, j2
+    assert (ai, bj) == (len(a), len(b))
+    return out
+
+
+def test_diff_opcodes_rebuild_the_after_side_small_and_large():
+    import random
+
+    from pipeline_model.diff import DIFFLIB_MAX_PAIRS, diff_opcodes
+
+    rng = random.Random(7)
+    for size in (0, 5, 60, 700, 3000):
+        a = [f"  lv{rng.randint(0, size)} = R.add(x, y)" for _ in range(size)]
+        b = list(a)
+        for _ in range(size // 20 + 3):
+            k = rng.randint(0, len(b))
+            roll = rng.random()
+            if roll < 0.4:
+                b.insert(k, f"  new{rng.randint(0, 10**6)} = R.call_tir(f, (x,))")
+            elif roll < 0.8 and b:
+                del b[min(k, len(b) - 1)]
+            elif b:
+                b[min(k, len(b) - 1)] = "  changed"
+        assert _apply(a, b, diff_opcodes(a, b)) == b
+    big = 2 * int(DIFFLIB_MAX_PAIRS ** 0.5)  # above the difflib limit: the anchored path
+    a = [f"line {i}" for i in range(big)]
+    b = a[:10] + ["inserted"] + a[10:big // 2] + a[big // 2 + 5:] + ["tail"]
+    codes = diff_opcodes(a, b)
+    assert _apply(a, b, codes) == b
+    changed = [c for c in codes if c[0] != "equal"]
+    assert [c[0] for c in changed] == ["insert", "delete", "insert"]  # minimal: nothing else marked
+
+
+def test_large_function_diff_rows_and_counts():
+    from pipeline_model.diff import DIFFLIB_MAX_PAIRS
+
+    n = 3 * int(DIFFLIB_MAX_PAIRS ** 0.5)
+    body = [f"        lv{i} = R.add(lv{i - 1}, lv{i - 1})" for i in range(1, n)]
+    before = "@I.ir_module\nclass Module:\n    @R.function\n    def main(x):\n" + "\n".join(body) + "\n        return x\n"
+    after_body = body[:100] + ["        extra = R.multiply(lv99, lv99)"] + body[100:200] + body[210:]
+    after = "@I.ir_module\nclass Module:\n    @R.function\n    def main(x):\n" + "\n".join(after_body) + "\n        return x\n"
+    d = D.diff_snapshots(before, after)
+    main = d.function("main")
+    assert main.status == D.CHANGED and main.added_lines == 1 and main.removed_lines == 10
+    rows = main.rows
+    assert [r.right_text for r in rows if r.right_no is not None] == main.after.lines
+    assert [r.left_text for r in rows if r.left_no is not None] == main.before.lines
+    assert "        extra = R.multiply(lv99, lv99)" in main.after.lines

@@ -296,3 +296,31 @@ def test_mark_error_line_without_scrolling_keeps_the_cursor(qtbot) -> None:
     assert ed.textCursor().blockNumber() == 29
     ed.clear_error()
     assert ed.error_line is None and ed.extraSelections() == []
+
+
+def test_large_diff_is_computed_off_the_gui_thread_with_the_same_rows(qtbot, scripts) -> None:
+    sync_view = DiffView()
+    qtbot.addWidget(sync_view)
+    sync_view.set_snapshots(scripts["deep_in"], scripts["deep_legal"], "a", "b")
+    assert not sync_view.is_busy()
+    view = DiffView()
+    qtbot.addWidget(view)
+    view.async_lines = 10  # these texts count as large
+    with qtbot.waitSignal(view.diff_shown, timeout=30_000):
+        view.set_snapshots(scripts["deep_in"], scripts["deep_legal"], "a", "b")
+        assert view.is_busy() and view.rows == []
+    assert not view.is_busy()
+    assert view.rows == sync_view.rows
+    assert view.right.toPlainText() == sync_view.right.toPlainText()
+    # a newer request wins: the older result is dropped
+    view.set_snapshots(scripts["deep_in"], scripts["deep_legal"], "old", "old")
+    with qtbot.waitSignal(view.diff_shown, timeout=30_000):
+        view.set_snapshots(scripts["input"], scripts["legal"], "new", "new")
+    qtbot.wait(50)
+    assert view.right.toPlainText() == DiffView_rows_text(scripts["input"], scripts["legal"])
+
+
+def DiffView_rows_text(before: str, after: str) -> str:  # noqa: N802 - helper named after what it mirrors
+    from pipeline_model.diff import diff_snapshots
+
+    return "\n".join(r.right_text for r in diff_snapshots(before, after).rows())

@@ -78,6 +78,7 @@ class CodeEditor(QPlainTextEdit):
         self._numbers = None
         self._backgrounds = {}
         if self.highlighter is not None:
+            self.highlighter.prepare_for_text(self.document(), len(text), detach=self.isReadOnly())
             self.highlighter.set_window(0, self._visible_block_count() + 40)
         self.setPlainText(text)
         self._apply_selections()
@@ -173,7 +174,9 @@ class CodeEditor(QPlainTextEdit):
         if self.highlighter is None or not self.highlighter.is_lazy():
             return
         first, last = self.visible_block_range()
-        self.highlighter.ensure_highlighted(max(0, first - 20), last + 40)
+        # The visible blocks only: lexing a long TVMScript line costs up to ~1 ms, so margins around
+        # the viewport would make every show of a big diff stall the GUI; scrolling lexes what comes in.
+        self.highlighter.ensure_highlighted(first, last + 1)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
         """Paint the line tints of the visible blocks under the text, then the text."""

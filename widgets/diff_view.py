@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 from typing import Optional
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -35,6 +35,27 @@ from widgets.error_trace import ErrorLocation, user_frames_first
 from widgets.highlight import palette_is_dark
 
 ALL_FUNCTIONS = ""
+#: Module texts with more lines than this (both sides together) are diffed on a worker thread.
+ASYNC_LINES = 4000
+
+
+class _DiffSignals(QObject):
+    done = Signal(int, object)
+
+
+class _DiffTask(QRunnable):
+    """``diff_snapshots`` off the GUI thread (the view keeps only the latest generation's result)."""
+
+    def __init__(self, generation: int, before: Optional[str], after: Optional[str], signals: _DiffSignals) -> None:
+        super().__init__()
+        self.generation, self.before, self.after, self.signals = generation, before, after, signals
+
+    def run(self) -> None:  # noqa: D102 - QRunnable API
+        try:
+            result: object = D.diff_snapshots(self.before, self.after)
+        except Exception as exc:  # noqa: BLE001 - shown by the view
+            result = exc
+        self.signals.done.emit(self.generation, result)
 
 _STATUS_MARK = {D.ADDED: "+", D.REMOVED: "−", D.CHANGED: "~", D.UNCHANGED: " "}
 
@@ -67,9 +88,18 @@ class DiffView(QWidget):
 
     function_selected = Signal(str)
     location_activated = Signal(object)
+    #: The diff asked for last is on screen (large diffs are computed on a worker thread).
+    diff_shown = Signal()
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
+        self.async_lines = ASYNC_LINES
+        self._generation = 0
+        self._busy = False
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._diff_signals = _DiffSignals(self)
+        self._diff_signals.done.connect(self._on_diff_done)
         self._diff: Optional[D.ModuleDiff] = None
         self._before: Optional[str] = None
         self._after: Optional[str] = None
@@ -191,8 +221,14 @@ class DiffView(QWidget):
         """True while the traceback of a failed step is expanded."""
         return self.details_button.isChecked()
 
+    def is_busy(self) -> bool:
+        """True while a large diff is computed for the latest :meth:`set_snapshots`."""
+        return self._busy
+
     def clear(self) -> None:
         """Show nothing."""
+        self._generation += 1
+        self._busy = False
         self._diff = None
         self._before = self._after = None
         self._rows = []
@@ -211,14 +247,39 @@ class DiffView(QWidget):
     def set_snapshots(
         self, before: Optional[str], after: Optional[str], before_title: str = "", after_title: str = ""
     ) -> None:
-        """Show the diff of two module texts (``None``: no module on that side)."""
+        """Show the diff of two module texts (``None``: no module on that side). Large texts are diffed on
+        a worker thread (``diff_shown`` when on screen); small ones at once."""
         self._before, self._after = before, after
         self._titles = (before_title, after_title)
         self.error_location = None
         self.right_stack.setCurrentWidget(self.right)
-        self._diff = D.diff_snapshots(before, after)
         self.left_title.setText(before_title or self.tr("Before"))
         self.right_title.setText(after_title or self.tr("After"))
+        self._generation += 1
+        lines = (before or "").count("\n") + (after or "").count("\n")
+        if lines > self.async_lines:
+            self._busy = True
+            self.summary_label.setText(self.tr("Comparing {0} lines…").format(lines))
+            self._diff, self._rows = None, []
+            self.left.set_text("")
+            self.right.set_text("")
+            self._pool.clear()
+            self._pool.start(_DiffTask(self._generation, before, after, self._diff_signals))
+            return
+        self._busy = False
+        self._show_diff(D.diff_snapshots(before, after))
+
+    def _on_diff_done(self, generation: int, result: object) -> None:
+        if generation != self._generation:
+            return  # superseded by a newer set_snapshots/clear/set_error
+        self._busy = False
+        if isinstance(result, Exception):
+            self.summary_label.setText(self.tr("Cannot compare: {0}").format(result))
+            return
+        self._show_diff(result)  # type: ignore[arg-type]
+
+    def _show_diff(self, diff: D.ModuleDiff) -> None:
+        self._diff = diff
         names = self._diff.names()
         if self._function and self._function not in names:
             self._function = ALL_FUNCTIONS
@@ -235,6 +296,7 @@ class DiffView(QWidget):
         self.function_combo.setEnabled(True)
         self.hide_unchanged_box.setEnabled(True)
         self._render()
+        self.diff_shown.emit()
 
     def set_not_run(self, step_title: str, failed_step: Optional[str] = None) -> None:
         """A step that did not run because an earlier step failed (or the run stopped): a plain message,
@@ -260,6 +322,8 @@ class DiffView(QWidget):
 
         ``location``: the line of the user's code the error points at (shown as a link above the
         message); ``traceback``: shown under "Details", the user's frames first."""
+        self._generation += 1  # a large diff still computing is dropped
+        self._busy = False
         self._diff = None
         self._rows = []
         self.function_combo.clear()

@@ -193,6 +193,9 @@ class _Prepared:
     overview: Any = None  # QImage of the whole layout (the minimap)
     overview_scale: float = 1.0
     cache_key: Any = None
+    # what ``full_highlight`` was computed from: the ``before`` graph (by identity) and the extra ids
+    hl_before: Any = None
+    hl_extra: frozenset[str] = frozenset()
 
 
 class _LayoutSignals(QObject):
@@ -248,6 +251,7 @@ class _LayoutTask(QRunnable):
                 prepared = _prepare_full(self.generation, full, frozenset(highlight), self.expanded,
                                          self.char_width, self.node_height, self.stale)
                 prepared.cache_key = self.cache_key
+            prepared.hl_before, prepared.hl_extra = self.before, self.highlight
         except LayoutCancelled:
             return
         except Exception as exc:  # noqa: BLE001 - reported to the view, which shows it
@@ -887,7 +891,8 @@ class GraphView(QGraphicsView):
         self.last_from_cache = cached is not None
         if cached is not None:
             self._cache.move_to_end((key, exp))
-            if before is None and cached.full_highlight == highlight:
+            same_change_set = before is not None and cached.hl_before is before and cached.hl_extra == highlight
+            if same_change_set or (before is None and cached.full_highlight == highlight):
                 cached.generation = self._generation
                 self._on_prepared(cached)  # instant: the scene is one item
                 return
@@ -1066,7 +1071,18 @@ class GraphView(QGraphicsView):
     def set_overview_visible(self, visible: bool) -> None:
         """Show or hide the minimap."""
         self._overview_widget.wanted = visible
-        self._overview_widget.setVisible(visible and self._prepared is not None)
+        self._sync_overview()
+
+    def _sync_overview(self) -> None:
+        """The minimap is shown when wanted and the graph does not fit in the viewport (it would only hide
+        part of a graph that is wholly visible)."""
+        ov = self._overview_widget
+        show = ov.wanted and self._prepared is not None
+        if show:
+            visible = self.mapToScene(self.viewport().rect()).boundingRect().adjusted(-1, -1, 1, 1)
+            show = not visible.contains(self._scene.sceneRect())
+        if ov.isVisible() != show:
+            ov.setVisible(show)
 
     def clear_cache(self) -> None:
         """Forget the cached layouts (e.g. when the engine restarted and keys are reused)."""
@@ -1255,7 +1271,7 @@ class GraphView(QGraphicsView):
         self._apply_colors()
         self._detail_mode = None
         self._apply_lod()
-        self._overview_widget.setVisible(self._overview_widget.wanted)
+        self._sync_overview()
         self._place_overview()
 
     def _place_overview(self) -> None:
@@ -1269,6 +1285,7 @@ class GraphView(QGraphicsView):
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt API
         super().scrollContentsBy(dx, dy)
+        self._sync_overview()
         self._overview_widget.update()
 
     # ------------------------------------------------------------------------------------------ look
@@ -1333,6 +1350,8 @@ class GraphView(QGraphicsView):
     def _apply_lod(self) -> None:
         """Record whether the detail or the overview is drawn (the item decides per paint from the scale)."""
         self._detail_mode = self.transform().m11() >= LOD_SCALE
+        if hasattr(self, "_overview_widget"):
+            self._sync_overview()
 
     # ------------------------------------------------------------------------------------------ events
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API

@@ -13,7 +13,9 @@ from typing import Optional
 from pygments.lexers import get_lexer_by_name
 from pygments.styles import get_style_by_name
 from pygments.token import String, Token, _TokenType
-from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette, QSyntaxHighlighter, QTextCharFormat, QTextDocument
+from PySide6.QtGui import (
+    QColor, QFont, QGuiApplication, QPalette, QSyntaxHighlighter, QTextCharFormat, QTextDocument, QTextLayout,
+)
 
 LIGHT_STYLE = "default"
 DARK_STYLE = "monokai"
@@ -26,6 +28,8 @@ _STATE_TRIPLE_DQ = 1
 _STATE_TRIPLE_SQ = 2
 _DELIMS = {_STATE_TRIPLE_DQ: '"""', _STATE_TRIPLE_SQ: "'''"}
 _CACHE_LIMIT = 20000
+#: Characters of one line that are lexed (the rest of a longer line stays plain).
+MAX_LEX_CHARS = 1000
 
 
 def palette_is_dark(palette: Optional[QPalette] = None) -> bool:
@@ -53,11 +57,60 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
         self.enabled = True
         self._window = (0, 200)
         self._ensuring = False
+        # Detached lazy mode (big read-only texts): Qt would call highlightBlock for every block of the
+        # document on each setPlainText (~60 us each even when skipped); detached, only the blocks asked
+        # for are formatted, directly in their layouts.
+        self._detached: Optional[QTextDocument] = None
+        self._formatted: set[int] = set()
 
     # -- lazy highlighting ---------------------------------------------------------------------------
     def is_lazy(self) -> bool:
         """True when the document is big enough to be highlighted on demand (visible blocks only)."""
+        if self._detached is not None:
+            return True
         return self.document() is not None and self.document().characterCount() > LAZY_CHARS
+
+    def prepare_for_text(self, document: QTextDocument, chars: int, detach: bool) -> None:
+        """Before ``document`` gets a text of ``chars`` characters: with ``detach`` (a read-only view) and a
+        big text, stop following the document (no per-block callbacks) and format visible blocks on demand
+        (:meth:`ensure_highlighted`); otherwise follow it as usual."""
+        if detach and chars > LAZY_CHARS:
+            if self.document() is not None:
+                self.setDocument(None)
+            self._detached = document
+            self._formatted = set()
+        elif self._detached is not None:
+            self._detached = None
+            self._formatted = set()
+            self.setDocument(document)
+
+    def _ensure_detached(self, first: int, last: int) -> int:
+        doc = self._detached
+        assert doc is not None
+        done = 0
+        block = doc.findBlockByNumber(max(0, first))
+        state = _STATE_NONE
+        while block.isValid() and block.blockNumber() <= last:
+            number = block.blockNumber()
+            if number not in self._formatted:
+                text = block.text()
+                ranges = []
+                if self.enabled and text:
+                    spans, state = self.lex_line(text, state)
+                    for start, length, ttype in spans:
+                        fmt = self.format_for(ttype)
+                        if fmt is not None:
+                            r = QTextLayout.FormatRange()
+                            r.start, r.length, r.format = start, length, fmt
+                            ranges.append(r)
+                else:
+                    state = state if state in _DELIMS else _STATE_NONE
+                block.layout().setFormats(ranges)
+                doc.markContentsDirty(block.position(), block.length())
+                self._formatted.add(number)
+                done += 1
+            block = block.next()
+        return done
 
     def set_window(self, first: int, last: int) -> None:
         """Block numbers to highlight eagerly in lazy mode (the next full pass uses this window)."""
@@ -66,11 +119,13 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
     def ensure_highlighted(self, first: int, last: int) -> int:
         """Highlight blocks ``first..last`` that lazy mode skipped; returns how many were done."""
         doc = self.document()
-        if doc is None or self._ensuring:
+        if (doc is None and self._detached is None) or self._ensuring:
             return 0
         self._ensuring = True
         try:
             self._window = (first, last)
+            if self._detached is not None:
+                return self._ensure_detached(first, last)
             done = 0
             block = doc.findBlockByNumber(max(0, first))
             while block.isValid() and block.blockNumber() <= last:
@@ -84,6 +139,8 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
 
     def is_block_highlighted(self, number: int) -> bool:
         """False while lazy mode has not highlighted block ``number`` yet."""
+        if self._detached is not None:
+            return number in self._formatted
         doc = self.document()
         block = doc.findBlockByNumber(number) if doc is not None else None
         return block is not None and block.isValid() and block.userState() != _STATE_PENDING
@@ -108,6 +165,7 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
         """Re-read the palette / style setting, drop cached formats and rehighlight."""
         self._style = get_style_by_name(self.style_name)
         self._formats.clear()
+        self._formatted = set()  # detached: the visible blocks are formatted again on demand
         self.rehighlight()
 
     def background_color(self) -> QColor:
@@ -160,7 +218,10 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
             spans.append((0, end + 3, String.Doc))
             offset = end + 3
         rest = text[offset:]
-        for pos, ttype, value in self._lexer.get_tokens_unprocessed(rest):
+        # A function signature with hundreds of weights is one line of 10k+ characters: lex its start
+        # (what a view shows) and leave the rest plain, or one such line costs tens of milliseconds.
+        lexed = rest if len(rest) <= MAX_LEX_CHARS else rest[:MAX_LEX_CHARS]
+        for pos, ttype, value in self._lexer.get_tokens_unprocessed(lexed):
             if value:
                 spans.append((offset + pos, len(value), ttype))
         # an unclosed triple-quoted string continues on the next line

@@ -384,7 +384,12 @@ class EngineClient:
 
     def graph(self, key: str, function: Optional[str] = None) -> dict:
         """Graph JSON of a Relax function of a cached module (handler in ``handlers_graph``)."""
-        return self.request("graph", {"key": key, "function": function})
+        from pipeline_model.engine import graph_parts
+
+        parts, on_event = graph_parts.collector()  # bounded lines: no long GIL hold in the reader thread
+        reply = self.request("graph", {"key": key, "function": function, "parts": True}, on_event=on_event)
+        reply["graph"] = graph_parts.assemble(reply.get("graph"), parts)
+        return reply
 
     def prim_func(self, key: str, name: str) -> str:
         """TensorIR text of PrimFunc ``name`` of a cached module (handler in ``handlers_graph``)."""

@@ -309,7 +309,57 @@
         <translation>适应图形(&amp;F)</translation>
     </message>
     <message>
+        <location line="+2"/>
+        <source>&amp;Find in Graph…</source>
+        <translation>在图中查找(&amp;F)…</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Find a node by name, op, callee or shape (Ctrl+F)</source>
+        <translation>按名称、算子、被调函数或形状查找节点 (Ctrl+F)</translation>
+    </message>
+    <message>
         <location line="+1"/>
+        <source>Find &amp;Next</source>
+        <translation>查找下一个(&amp;N)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Find Pre&amp;vious</source>
+        <translation>查找上一个(&amp;V)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>E&amp;xpand All Groups</source>
+        <translation>展开所有分组(&amp;X)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Show every layer and module of the graph</source>
+        <translation>显示图中的每一层和每个模块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Collapse All Groups</source>
+        <translation>折叠所有分组(&amp;C)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Show each module group as one node</source>
+        <translation>将每个模块分组显示为一个节点</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Show &amp;Overview</source>
+        <translation>显示概览(&amp;O)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A minimap of the whole graph with the visible part framed</source>
+        <translation>整张图的缩略图，框出当前可见部分</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>&amp;Build &amp;&amp; Run</source>
         <translation>构建并运行(&amp;B)</translation>
     </message>
@@ -359,12 +409,12 @@
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+10"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location line="+52"/>
+        <location line="+57"/>
         <source>The engine was restarted; your pipeline is unchanged.</source>
         <translation>引擎已重启；您的流水线未受影响。</translation>
     </message>
@@ -374,13 +424,48 @@
         <translation>引擎崩溃并已重启</translation>
     </message>
     <message>
-        <location filename="../../app/panels.py" line="+96"/>
-        <source>Relax function shown in the graph</source>
+        <location filename="../../app/panels.py" line="+104"/>
+        <source>Find a node by name, op, callee or shape</source>
         <extracomment>Narrowest the node details panel gets (its placeholder and type texts wrap inside it).</extracomment>
+        <translation>按名称、算子、被调函数或形状查找节点</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Previous match (Shift+F3)</source>
+        <translation>上一个匹配 (Shift+F3)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Next match (F3)</source>
+        <translation>下一个匹配 (F3)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Close (Esc)</source>
+        <translation>关闭 (Esc)</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Find:</source>
+        <translation>查找：</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>No matches</source>
+        <translation>无匹配</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} of {1}</source>
+        <translation>第 {0} 个，共 {1} 个</translation>
+    </message>
+    <message>
+        <location line="+50"/>
+        <source>Relax function shown in the graph</source>
         <translation>图中显示的 Relax 函数</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+30"/>
         <source>Function:</source>
         <translation>函数：</translation>
     </message>
@@ -565,7 +650,7 @@
         <translation>步骤 {0} 失败</translation>
     </message>
     <message>
-        <location filename="../../app/step_inspector.py" line="+150"/>
+        <location filename="../../app/step_inspector.py" line="+162"/>
         <location line="+59"/>
         <source>Step {0}: {1}</source>
         <extracomment>Most graphs kept in the cache (oldest dropped first). The diff/graph for the selected step is on screen (used by the benchmark).</extracomment>
@@ -649,17 +734,22 @@
         <translation>第 {0} 行：{1}</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+16"/>
         <source>Run the pipeline (F5) to see the model as a graph</source>
         <translation>运行流水线 (F5) 以图形方式查看模型</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+29"/>
         <source>Graph unavailable: {0}</source>
         <translation>图不可用：{0}</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
+        <source>(&apos;{0}&apos; is not in this module; showing {1})</source>
+        <translation>（此模块中没有“{0}”；改为显示 {1}）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>This module has no Relax function</source>
         <translation>此模块没有 Relax 函数</translation>
     </message>
@@ -669,7 +759,12 @@
         <translation>（无 Relax 函数）</translation>
     </message>
     <message>
-        <location line="+83"/>
+        <location line="+107"/>
+        <source>Shown again next to this use (a stub): the value is defined once.</source>
+        <translation>在此使用处再次显示（桩节点）：该值只定义一次。</translation>
+    </message>
+    <message>
+        <location line="+41"/>
         <source>TensorIR</source>
         <translation>TensorIR</translation>
     </message>
@@ -689,7 +784,47 @@
         <translation>双击 &lt;code&gt;call_tir&lt;/code&gt; 节点（或使用其“显示 TensorIR”链接）可查看被调用函数的 TensorIR。</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+14"/>
+        <source>module group</source>
+        <translation>模块分组</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>call of a Relax function</source>
+        <translation>Relax 函数调用</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} nodes inside</source>
+        <translation>内含 {0} 个节点</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>module</source>
+        <translation>模块</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>outputs</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>… {0} more</source>
+        <translation>… 另有 {0} 个</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Click the group to expand it; click its frame title to collapse it again.</source>
+        <translation>单击分组可展开；单击其边框标题可再次折叠。</translation>
+    </message>
+    <message>
+        <location line="+18"/>
         <source>show TensorIR</source>
         <translation>显示 TensorIR</translation>
     </message>
@@ -768,7 +903,7 @@
 <context>
     <name>CodeEditor</name>
     <message>
-        <location filename="../../widgets/code_editor.py" line="+128"/>
+        <location filename="../../widgets/code_editor.py" line="+129"/>
         <source>line {line}: {message}</source>
         <translation>第 {line} 行：{message}</translation>
     </message>
@@ -864,8 +999,9 @@
 <context>
     <name>DiffView</name>
     <message>
-        <location filename="../../widgets/diff_view.py" line="+84"/>
+        <location filename="../../widgets/diff_view.py" line="+114"/>
         <source>Show one function (+ added, − removed, ~ changed)</source>
+        <extracomment>Module texts with more lines than this (both sides together) are diffed on a worker thread. The diff asked for last is on screen (large diffs are computed on a worker thread).</extracomment>
         <translation>只显示一个函数（+ 新增，− 删除，~ 修改）</translation>
     </message>
     <message>
@@ -884,7 +1020,7 @@
         <translation>显示回溯（优先显示您代码中的帧）</translation>
     </message>
     <message>
-        <location line="+83"/>
+        <location line="+89"/>
         <location line="+16"/>
         <source>Before</source>
         <translation>之前</translation>
@@ -896,7 +1032,17 @@
         <translation>之后</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+5"/>
+        <source>Comparing {0} lines…</source>
+        <translation>正在比较 {0} 行…</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Cannot compare: {0}</source>
+        <translation>无法比较：{0}</translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source>{changed} changed, {added} added, {removed} removed functions · +{plus} −{minus} lines</source>
         <translation>函数：{changed} 个修改，{added} 个新增，{removed} 个删除 · +{plus} −{minus} 行</translation>
     </message>
@@ -906,7 +1052,7 @@
         <translation>无变化</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>{0}: not run (an earlier step failed: {1})</source>
         <translation>{0}：未运行（之前的步骤失败：{1}）</translation>
     </message>
@@ -921,7 +1067,7 @@
         <translation>未运行（之前的步骤失败）</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+21"/>
         <source>Last good IR (input of {step})</source>
         <translation>最后一个正确的 IR（{step} 的输入）</translation>
     </message>
@@ -1050,7 +1196,7 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+854"/>
+        <location filename="../../widgets/graph_view.py" line="+858"/>
         <location line="+26"/>
         <source>No graph</source>
         <extracomment>Below this view scale the overview (coarse bands of plain rectangles) replaces boxes, texts and arrows. Below this view scale the second text line (shape·dtype) of a node is not drawn. Tile size: layers per band, scene units per column; coarse overview bands. Layouts kept (per key and expansion).</extracomment>
@@ -1062,7 +1208,7 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+333"/>
+        <location line="+345"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
     </message>
@@ -1977,7 +2123,7 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+245"/>
+        <location filename="../../widgets/graph_view.py" line="+248"/>
         <source>Overview: click or drag to move the view</source>
         <translation>概览：点击或拖动以移动视图</translation>
     </message>

@@ -1,0 +1,121 @@
+"""The graph view wired into the main window, on the TVM-free fake engine: find bar (Ctrl+F, Enter/F3,
+Shift+F3, Esc), expand/collapse all, overview setting, group and stub details, the fallback caption when
+the function asked for is not in the module, and re-fitting when a new model/function is shown."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QRectF, Qt  # noqa: E402
+
+from tests.conftest import qt_wait  # noqa: E402
+
+
+def _run_three(win) -> list[str]:
+    win.files.new_pipeline(force=True)
+    for pid in ("relax.LegalizeOps", "relax.FuseOps", "relax.FuseTIR"):
+        win.editor.add_pass(pid)
+    assert qt_wait(lambda: all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps), 10_000)
+    return [s.uid for s in win.ctrl.doc.steps]
+
+
+def _show(win, uid: str) -> None:
+    win.pipeline_view.select_uids([uid])
+    key = win.step_model.result(uid).snapshot_key
+    gv = win.graph_view
+    assert qt_wait(lambda: gv.graph_json() is not None and not gv.is_busy()
+                   and any(n["id"] == "n0" for n in gv.graph_json()["nodes"])
+                   and win.inspector._shown_graph and win.inspector._shown_graph[0] == key, 10_000)
+    nodes = {n["id"] for n in gv.graph_json()["nodes"]}
+    expected = {f"n{i}" for i in range(win.ctrl.doc.index_of(uid) + 1)}
+    assert qt_wait(lambda: expected <= {n["id"] for n in (gv.graph_json() or {}).get("nodes", [])}, 10_000), nodes
+
+
+def _fitted(gv) -> bool:
+    visible = gv.mapToScene(gv.viewport().rect()).boundingRect().adjusted(-2, -2, 2, 2)
+    return visible.contains(gv.scene().sceneRect())
+
+
+def test_find_bar_next_previous_and_escape(fake_studio, qtbot):
+    win = fake_studio
+    uids = _run_three(win)
+    _show(win, uids[2])
+    bar = win.graph_area.find_bar
+    assert not bar.isVisible()
+    win.act_find.trigger()
+    assert bar.isVisible() and bar.edit.hasFocus()
+    qtbot.keyClicks(bar.edit, "lv")
+    qtbot.keyClick(bar.edit, Qt.Key.Key_Return)
+    assert bar.count_label.text() == "1 of 3"
+    assert win.graph_view.current_match() == "n0"
+    assert win.graph_view.selected_node() == "n0"
+    qtbot.keyClick(bar.edit, Qt.Key.Key_Return)  # same text: next
+    assert bar.count_label.text() == "2 of 3" and win.graph_view.current_match() == "n1"
+    win.act_find_next.trigger()  # F3
+    assert bar.count_label.text() == "3 of 3"
+    win.act_find_prev.trigger()  # Shift+F3
+    assert bar.count_label.text() == "2 of 3" and win.graph_view.current_match() == "n1"
+    bar.edit.selectAll()
+    qtbot.keyClicks(bar.edit, "no such node")
+    qtbot.keyClick(bar.edit, Qt.Key.Key_Return)
+    assert bar.count_label.text() == "No matches"
+    qtbot.keyClick(bar.edit, Qt.Key.Key_Escape)
+    assert not bar.isVisible()
+
+
+def test_expand_collapse_actions_group_details_and_overview_setting(fake_studio):
+    win = fake_studio
+    uids = _run_three(win)
+    _show(win, uids[2])
+    gv = win.graph_view
+    assert "m:layers.1.proj" in gv.groups() or any(g.startswith("m:layers") for g in gv.groups()), gv.groups()
+    win.act_collapse_all.trigger()
+    assert qt_wait(lambda: not gv.is_busy() and not gv.expanded_groups(), 10_000)
+    groups = [n for n in gv.view_json()["nodes"] if n.get("kind") == "group"]
+    assert groups and "n0" not in gv.node_ids()
+    gv.select_node(groups[0]["id"])
+    details = win.details.toPlainText()
+    assert "module group" in details and "nodes inside" in details
+    win.act_expand_all.trigger()
+    assert qt_wait(lambda: not gv.is_busy() and "n0" in gv.node_ids(), 10_000)
+    assert not [n for n in gv.view_json()["nodes"] if n.get("kind") == "group"]
+    gv.select_node("n1")
+    assert "fake_prim_1" in win.details.toPlainText()
+    was = win.act_overview.isChecked()
+    win.act_overview.trigger()
+    assert str(win.settings.value("graph/overview")).lower() == str(not was).lower()
+    assert gv.overview().isVisible() == (not was)
+
+
+def test_missing_function_falls_back_with_a_caption_once(fake_studio):
+    win = fake_studio
+    uids = _run_three(win)
+    win.inspector._current_function = "forward"  # kept from a model whose function was 'forward'
+    _show(win, uids[0])
+    assert qt_wait(lambda: "not in this module" in win.graph_caption.text(), 10_000)
+    assert "'forward' is not in this module; showing main" in win.graph_caption.text()
+    assert win.function_picker.currentText() == "main"
+    _show(win, uids[1])  # the next step asks for 'main': no complaint any more
+    assert qt_wait(lambda: "Step 2" in win.graph_caption.text(), 10_000)
+    assert "not in this module" not in win.graph_caption.text()
+
+
+def test_graph_is_refitted_for_a_new_model_not_for_another_step(fake_studio):
+    win = fake_studio
+    uids = _run_three(win)
+    _show(win, uids[2])
+    gv = win.graph_view
+    assert qt_wait(lambda: _fitted(gv), 5_000)
+    gv.resetTransform()
+    gv.scale(3.0, 3.0)
+    assert not _fitted(gv)
+    _show(win, uids[1])  # same model and function: the user's zoom stays
+    assert not _fitted(gv)
+    win.editor.set_model("builtin:cnn")
+    assert qt_wait(lambda: all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps), 10_000)
+    uid = win.ctrl.doc.steps[2].uid
+    _show(win, uid)
+    assert qt_wait(lambda: _fitted(gv), 5_000)
+    assert isinstance(gv.scene().sceneRect(), QRectF)
