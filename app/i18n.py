@@ -61,6 +61,10 @@ def qm_path(language: str) -> Path:
 def install_translator(app: QCoreApplication, language: str) -> Optional[QTranslator]:
     """Install the translator of ``language`` (a locale name, see :func:`resolve_language`) on ``app``,
     replacing one installed before; returns it, or ``None`` for English / a missing file."""
+    # The Qt-free core's texts (step reports, environment problems) follow the same translator.
+    from pipeline_model.i18n import set_translator
+
+    set_translator(QCoreApplication.translate)
     old = getattr(app, "_rps_translators", [])
     for translator in old:
         app.removeTranslator(translator)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerate the translation sources from app/ and widgets/ and compile them.
+# Regenerate the translation sources from app/, widgets/ and the core's shown texts (pipeline_model/passkinds:
+# translate("StepReport", ...), see pipeline_model/i18n.py) and compile them.
 #   scripts/update_translations.sh          lupdate (new texts are added as unfinished, vanished ones kept
 #                                           as obsolete so a returning text keeps its translation), then lrelease
 # Translate the new entries in resources/translations/*.ts (Qt Linguist: .venv/bin/pyside6-linguist), then
@@ -7,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
-SOURCES=$(ls app/*.py widgets/*.py | grep -v -e 'app/screenshot_tour.py' -e 'app/screenshot_graph.py')
+SOURCES=$(ls app/*.py widgets/*.py pipeline_model/passkinds/*.py | grep -v -e 'app/screenshot_tour.py' -e 'app/screenshot_graph.py')
 for ts in resources/translations/relax_pipeline_studio_*.ts; do
     "$BIN/pyside6-lupdate" -locations relative $SOURCES -ts "$ts"
     "$BIN/pyside6-lrelease" "$ts" -qm "${ts%.ts}.qm"

@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 TS = ROOT / "resources" / "translations" / "relax_pipeline_studio_zh_CN.ts"
 QM = TS.with_suffix(".qm")
-SOURCE_DIRS = ("app", "widgets")
+SOURCE_DIRS = ("app", "widgets", "pipeline_model/passkinds")
 #: Files that are tools, not user interface.
 SKIP_FILES = {"app/screenshot_tour.py", "app/screenshot_graph.py"}  # developer tools that drive the UI
 #: Technical words shown as they are (numpy / TVM names, not prose).
@@ -246,3 +246,23 @@ def test_main_window_menus_in_chinese(gui_env, qapp):
     win = MainWindow(start_engine=False)
     assert [a.text() for a in win.menuBar().actions()][0] == "&File"
     win.close()
+
+
+def test_core_report_texts_follow_the_installed_translator(qapp):
+    """Step reports rendered by the pass kinds (Qt-free core) come out in Chinese once the GUI installed
+    its translator, and in English without one (CLI, engine)."""
+    from app.i18n import install_translator
+    from pipeline_model import i18n as core_i18n
+    from pipeline_model.passkinds import step_report_html
+
+    report = {"dlight": {"scheduled": {"fused_matmul": "gpu.Matmul"}, "unscheduled": ["add"], "rules": ["gpu.Matmul"]}}
+    core_i18n.set_translator(None)
+    english = step_report_html("dlight.ApplyDefaultSchedule", report, {"kind": "llvm"})
+    assert "1 PrimFunc(s) scheduled, 1 not" in english and "no rule applied" in english
+    try:
+        assert install_translator(qapp, "zh_CN") is not None
+        chinese = step_report_html("dlight.ApplyDefaultSchedule", report, {"kind": "llvm"})
+        assert "已调度 1 个 PrimFunc，1 个未调度" in chinese and "未应用规则" in chinese
+    finally:
+        install_translator(qapp, "en")
+        core_i18n.set_translator(None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from pipeline_model import emit
+from pipeline_model.i18n import translate
 from pipeline_model.passkinds.base import PassKind
 from pipeline_model.passkinds.context import PassBuildContext
 from pipeline_model.passkinds.registry import register
@@ -73,21 +74,25 @@ def dlight_html(value: Any, target: dict, error_css: str) -> str:
     if isinstance(scheduled, list):
         scheduled = {str(e.get("name", e.get("func", "?"))): e.get("rule") for e in scheduled if isinstance(e, dict)}
     unscheduled = [str(n) for n in dl.get("unscheduled") or dl.get("none") or []]
+    no_rule = esc(translate("StepReport", "no rule applied"))
+    already_text = esc(translate("StepReport", "already scheduled"))
     rows = "".join(f"<tr><td><code>{esc(f)}</code></td><td>{esc(r or '–')}</td></tr>" for f, r in scheduled.items())
-    rows += "".join(f"<tr><td><code>{esc(f)}</code></td><td><i>no rule applied</i></td></tr>" for f in unscheduled)
+    rows += "".join(f"<tr><td><code>{esc(f)}</code></td><td><i>{no_rule}</i></td></tr>" for f in unscheduled)
     already = [str(n) for n in dl.get("already_scheduled") or []]
-    rows += "".join(f"<tr><td><code>{esc(f)}</code></td><td><i>already scheduled</i></td></tr>" for f in already)
+    rows += "".join(f"<tr><td><code>{esc(f)}</code></td><td><i>{already_text}</i></td></tr>" for f in already)
     rules = ", ".join(str(r) for r in dl.get("rules") or []) if isinstance(dl.get("rules"), list) else ""
-    parts.append(f"<p><b>DLight</b>{' (' + esc(rules) + ')' if rules else ''}: {len(scheduled)} PrimFunc(s) scheduled, "
-                 f"{len(unscheduled)} not</p><table>{rows}</table>")
+    summary = translate("StepReport", "{0} PrimFunc(s) scheduled, {1} not").format(len(scheduled), len(unscheduled))
+    parts.append(f"<p><b>DLight</b>{' (' + esc(rules) + ')' if rules else ''}: {esc(summary)}</p><table>{rows}</table>")
     gpu = bool(dl["gpu"]) if "gpu" in dl else is_gpu_target(target)
     warnings = [str(w) for w in dl.get("warnings") or []]
     if gpu and (warnings or unscheduled):
-        items = "".join(f"<li>{esc(w)}</li>" for w in warnings) or (
-            f"<li>{esc(', '.join(unscheduled[:8]))}: no GPU schedule; building for {esc(target.get('kind'))} will fail</li>"
-        )
-        parts.append(f"<p style='color:{error_css}'><b>Warning</b>: {len(unscheduled)} PrimFunc(s) have no GPU schedule "
-                     f"— add rules (e.g. gpu.Fallback) or a MetaSchedule step.</p><ul>{items}</ul>")
+        fallback = translate("StepReport", "{0}: no GPU schedule; building for {1} will fail").format(
+            ", ".join(unscheduled[:8]), target.get("kind"))
+        items = "".join(f"<li>{esc(w)}</li>" for w in warnings) or f"<li>{esc(fallback)}</li>"
+        word = esc(translate("StepReport", "Warning"))
+        advice = translate("StepReport", "{0} PrimFunc(s) have no GPU schedule — add rules (e.g. gpu.Fallback) or a "
+                                         "MetaSchedule step.").format(len(unscheduled))
+        parts.append(f"<p style='color:{error_css}'><b>{word}</b>: {esc(advice)}</p><ul>{items}</ul>")
     return "".join(parts)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from pipeline_model import emit
+from pipeline_model.i18n import translate
 from pipeline_model.passkinds.base import (
     PassKind,
     UserCodeRef,
@@ -146,13 +147,18 @@ def fusion_html(value: Any, _target: dict, _error_css: str) -> str:
     groups = [g for g in value.get("groups") or [] if isinstance(g, dict)]
     items = []
     for g in groups:
-        what = g.get("composite") or (f"offloaded to {g.get('codegen')}" if g.get("codegen") else "")
+        what = g.get("composite") or (translate("StepReport", "offloaded to {0}").format(g.get("codegen"))
+                                      if g.get("codegen") else "")
         nodes = ", ".join(str(n) for n in g.get("nodes") or [])
+        where = esc(translate("StepReport", "in"))
         items.append(f"<li><code>{esc(g.get('function', '?'))}</code>{' (' + esc(what) + ')' if what else ''}: "
-                     f"{esc(nodes) or '–'} → <code>{esc(g.get('call', ''))}</code> in {esc(g.get('caller', ''))}</li>")
+                     f"{esc(nodes) or '–'} → <code>{esc(g.get('call', ''))}</code> {where} {esc(g.get('caller', ''))}</li>")
+    title = esc(translate("StepReport", "Fused by pattern"))
     if groups:
-        return f"<p><b>Fused by pattern</b>: {len(groups)} group(s), highlighted in the graph:</p><ul>{''.join(items)}</ul>"
-    return "<p><b>Fused by pattern</b>: no binding matched the patterns.</p>"
+        summary = translate("StepReport", "{0} group(s), highlighted in the graph:").format(len(groups))
+        return f"<p><b>{title}</b>: {esc(summary)}</p><ul>{''.join(items)}</ul>"
+    nothing = esc(translate("StepReport", "no binding matched the patterns."))
+    return f"<p><b>{title}</b>: {nothing}</p>"
 
 
 def fused_list_html(value: Any, _target: dict, _error_css: str) -> str:
@@ -168,7 +174,8 @@ def fused_list_html(value: Any, _target: dict, _error_css: str) -> str:
             items.append(f"<li><code>{esc(name)}</code> {esc(pattern)}: {esc(', '.join(map(str, bindings)))}</li>")
         else:
             items.append(f"<li>{esc(entry)}</li>")
-    return f"<p><b>Fused by pattern</b> (highlighted in the graph):</p><ul>{''.join(items)}</ul>"
+    title = esc(translate("StepReport", "Fused by pattern (highlighted in the graph):"))
+    return f"<p><b>{title}</b></p><ul>{''.join(items)}</ul>"
 
 
 def fusion_call_node_ids(graph: dict, report: dict) -> set[str]:

@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from pipeline_model.i18n import translate
+
 #: Colour of warnings when the caller does not give its palette's (``widgets.theme.status_css("error")``).
 DEFAULT_ERROR_CSS = "#c62828"
 
@@ -39,7 +41,8 @@ def warnings_html(value: Any, _target: dict, error_css: str) -> str:
     """The ``warnings`` section: plain sentences in a list."""
     if isinstance(value, list) and value:
         items = "".join(f"<li>{esc(w)}</li>" for w in value)
-        return f"<p style='color:{error_css}'><b>Warning</b>:</p><ul>{items}</ul>"
+        word = esc(translate("StepReport", "Warning"))
+        return f"<p style='color:{error_css}'><b>{word}</b>:</p><ul>{items}</ul>"
     return ""
 
 

@@ -1925,6 +1925,72 @@
     </message>
 </context>
 <context>
+    <name>StepReport</name>
+    <message>
+        <location filename="../../pipeline_model/passkinds/dlight.py" line="+77"/>
+        <source>no rule applied</source>
+        <extracomment>DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes. Rules of a new step (those present in this TVM build).</extracomment>
+        <translation>未应用规则</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>already scheduled</source>
+        <translation>已调度</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>{0} PrimFunc(s) scheduled, {1} not</source>
+        <translation>已调度 {0} 个 PrimFunc，{1} 个未调度</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{0}: no GPU schedule; building for {1} will fail</source>
+        <translation>{0}：没有 GPU 调度；为 {1} 构建将失败</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location filename="../../pipeline_model/passkinds/report_html.py" line="+44"/>
+        <source>Warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} PrimFunc(s) have no GPU schedule — add rules (e.g. gpu.Fallback) or a MetaSchedule step.</source>
+        <translation>{0} 个 PrimFunc 没有 GPU 调度 — 请添加规则（例如 gpu.Fallback）或 MetaSchedule 步骤。</translation>
+    </message>
+    <message>
+        <location filename="../../pipeline_model/passkinds/fuse_by_pattern.py" line="+150"/>
+        <source>offloaded to {0}</source>
+        <extracomment>Pattern-table prefix -&gt; module whose import registers the table. Warning for a user pattern file fused with ``annotate_codegen=true`` (issue 12: the build then fails).</extracomment>
+        <translation>卸载到 {0}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>in</source>
+        <translation>位于</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Fused by pattern</source>
+        <translation>按模式融合</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} group(s), highlighted in the graph:</source>
+        <translation>{0} 个分组，已在图中高亮：</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no binding matched the patterns.</source>
+        <translation>没有绑定匹配这些模式。</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Fused by pattern (highlighted in the graph):</source>
+        <translation>按模式融合（已在图中高亮）：</translation>
+    </message>
+</context>
+<context>
     <name>TargetEditorDialog</name>
     <message>
         <location filename="../../widgets/target_editor.py" line="+33"/>
