@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from pipeline_model import importers
+from pipeline_model import emit, importers
 from pipeline_model.importers import ModelLoadError
 
 #: Folder of the built-in model files.
@@ -175,7 +175,8 @@ def emit_model_loader(spec: str, base_dir: Optional[str] = None) -> str:
         with open(source.path, encoding="utf-8") as fh:
             body = fh.read().rstrip() + "\n"
         return (
-            f"# ---- model {source.spec} (inlined from resources/models/{source.name}.py) ----\n"
+            f"# ---- model {emit.comment_safe(source.spec)} (inlined from resources/models/"
+            f"{emit.comment_safe(source.name)}.py) ----\n"
             + body
             + "\nmod, _param_spec = model.export_tvm(spec=spec)\n"
             + "params = None  # nn.Module parameters are function inputs without data\n"
@@ -183,7 +184,7 @@ def emit_model_loader(spec: str, base_dir: Optional[str] = None) -> str:
         )
     if source.kind == KIND_TVMSCRIPT:
         return (
-            f"# ---- model: TVMScript file {source.path} ----\n"
+            f"# ---- model: TVMScript file {emit.comment_safe(source.path)} ----\n"
             "import runpy as _runpy\n"
             "import tvm as _tvm\n"
             f"_model_path = {source.path!r}\n"
@@ -199,7 +200,7 @@ def emit_model_loader(spec: str, base_dir: Optional[str] = None) -> str:
         )
     if source.kind == KIND_NN_MODULE:
         return (
-            f"# ---- model: nn.Module file {source.path} ----\n"
+            f"# ---- model: nn.Module file {emit.comment_safe(source.path)} ----\n"
             "import runpy as _runpy\n"
             f"_ns = _runpy.run_path({source.path!r})\n"
             "mod, _param_spec = _ns['model'].export_tvm(spec=_ns['spec'])\n"
