@@ -65,7 +65,7 @@ def check_regular(path: str, what: str = "file", max_bytes: Optional[int] = None
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise UnsafeFileError(f"{what} {path} does not exist") from None
+        raise UnsafeFileError(f"cannot read {what} {path}: it does not exist") from None
     except OSError as exc:
         raise UnsafeFileError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(st.st_mode):
