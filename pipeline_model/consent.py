@@ -101,7 +101,7 @@ def model_item(spec: str, base_dir: Optional[str]) -> Optional[CodeItem]:
     path = _resolve(spec, base_dir)
     if not path.lower().endswith(".py") or is_app_file(path):
         return None
-    label = f"model file {os.path.basename(path)}"
+    label = f"model file {path}"
     return _file_item(KIND_MODEL, label, path, None,
                       "is Python code (TVMScript, an nn.Module or a PyTorch model file runs when loaded)")
 
@@ -125,7 +125,7 @@ def step_items(steps: Iterable[dict[str, Any]], base_dir: Optional[str]) -> list
             if isinstance(path, str) and path.strip():
                 full = _resolve(path.strip(), base_dir)
                 if not is_app_file(full):
-                    items.append(_file_item(KIND_PATTERN, f"pattern file {os.path.basename(full)} of step {i + 1}",
+                    items.append(_file_item(KIND_PATTERN, f"pattern file {full} of step {i + 1}",
                                             full, i, "is Python code (a pattern file runs when the step is built)"))
     return items
 

@@ -222,7 +222,9 @@ def test_model_errors_are_run_errors(engine, tmp_path):
     assert not result.ok and "builtin:nope" in result.error and result.failed_index is None
     bad = tmp_path / "bad_script.py"
     bad.write_text("# from tvm.script import ir as I\n\n@I.ir_module\nclass Module:\n    def main(x:\n")
-    result = engine.run(_doc(FUSION, model=str(bad)))
+    result = engine.run(_doc(FUSION, model=str(bad)))  # without consent: refused, nothing ran
+    assert str(bad) in result.error and "not trusted" in result.error
+    result = engine.run(_doc(FUSION, model=str(bad)), trust_custom_code=True)
     assert str(bad) in result.error and ":5" in result.error
 
 

@@ -280,6 +280,7 @@ class EngineClient:
         self._closed = False
         self._next_id = 1
         self._current_id: Optional[int] = None
+        self._last_message_at = 0.0  # monotonic time of the last message of the request in flight
         self._catalogue: Optional[dict] = None
         self.restarts = 0
         # Scripts received, by snapshot key (keys are content hashes, valid across engine restarts):
@@ -415,6 +416,7 @@ class EngineClient:
                 continue
             if message.id != req_id:
                 continue  # a late message of an earlier, abandoned request
+            self._last_message_at = time.monotonic()
             if isinstance(message, messages.Notification):
                 event = message.event
                 data = event.to_data()
@@ -487,14 +489,24 @@ class EngineClient:
         if req_id is None:
             return
         engine = self._engine
+        sent = time.monotonic()
 
-        def enforce() -> None:
-            if self._current_id == req_id and self._engine is engine and engine is not None and engine.alive():
-                engine.kill(reason="cancel", wait_s=1.0)
+        def enforce(since: float, tries: int) -> None:
+            if not (self._current_id == req_id and self._engine is engine and engine is not None and engine.alive()):
+                return
+            if self._last_message_at > since and tries < 20:
+                # The engine is still talking (a step finished on its way to the next pass boundary):
+                # give it another grace period before killing it.
+                arm(time.monotonic(), tries + 1)
+                return
+            engine.kill(reason="cancel", wait_s=1.0)
 
-        timer = threading.Timer(self.cancel_grace_s, enforce)
-        timer.daemon = True
-        timer.start()
+        def arm(since: float, tries: int) -> None:
+            timer = threading.Timer(self.cancel_grace_s, enforce, (since, tries))
+            timer.daemon = True
+            timer.start()
+
+        arm(sent, 0)
 
     def stop_tuning(self) -> None:
         """End the MetaSchedule tuning in flight early (thread-safe; no-op when idle).

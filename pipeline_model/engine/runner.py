@@ -70,12 +70,14 @@ def _referenced_files(params: dict[str, Any], base_dir: Optional[str]) -> list[s
         path = os.path.expanduser(value)
         if not os.path.isabs(path) and base_dir:
             path = os.path.join(base_dir, path)
-        try:
-            if os.path.isfile(path):
-                with open(path, "rb") as fh:
-                    hashes.append(f"{name}={hashlib.sha256(fh.read()).hexdigest()}")
-        except OSError:
+        if not os.path.lexists(path):
             continue
+        from pipeline_model import safe_files
+
+        try:  # streamed, size-capped; FIFOs, devices and /proc are refused, never read
+            hashes.append(f"{name}={safe_files.sha256_file(path, what=f'parameter {name!r}')}")
+        except OSError as exc:
+            hashes.append(f"{name}=unreadable:{exc}")
     return hashes
 
 

@@ -370,7 +370,8 @@ def handle_run(args: dict, ctx: WorkerContext) -> dict:
     until = args.get("until")
     considered = [s for i, s in enumerate(steps) if until is None or not isinstance(until, int) or i <= until]
     items = consent.code_items(str(args.get("model") or ""), args.get("base_dir"), considered)
-    missing = ctx.missing_consent(items)
+    # A file that cannot be read safely (FIFO, device, too big) is refused even with trust_all.
+    missing = [i for i in items if not i.sha256 and i.kind != consent.KIND_CUSTOM] or ctx.missing_consent(items)
     if missing:
         return _refused_run(steps, missing, ctx)
     if items:
