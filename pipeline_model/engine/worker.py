@@ -81,12 +81,16 @@ class CacheEntry:
 
 
 class ModuleCache:
-    """LRU cache of IRModules (and their TVMScript) by key, bounded by entry count and script bytes."""
+    """LRU cache of IRModules (and their TVMScript) by key, bounded by bytes (optionally by entries).
+
+    An entry is charged its script's length twice (the text, and roughly as much again for the
+    IRModule's objects, which print to about that size) plus :attr:`MODULE_COST`; entries without a
+    script yet are charged :attr:`MODULE_COST` until their script is known."""
 
     #: Nominal size charged per module besides its script text.
     MODULE_COST = 64 * 1024
 
-    def __init__(self, max_entries: int = 400, max_bytes: int = 512 * 1024 * 1024) -> None:
+    def __init__(self, max_entries: Optional[int] = None, max_bytes: int = 384 * 1024 * 1024) -> None:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self._entries: "collections.OrderedDict[str, CacheEntry]" = collections.OrderedDict()
@@ -121,7 +125,7 @@ class ModuleCache:
         if old is not None:
             self._bytes -= old.size
         item = CacheEntry(mod=mod, script=script, info=dict(info or {}))
-        item.size = self.MODULE_COST + (len(script) if script else 0)
+        item.size = self.MODULE_COST + (2 * len(script) if script else 0)
         self._entries[key] = item
         self._bytes += item.size
         self._evict()
@@ -134,7 +138,7 @@ class ModuleCache:
             return
         self._bytes -= item.size
         item.script = script
-        item.size = self.MODULE_COST + len(script)
+        item.size = self.MODULE_COST + 2 * len(script)
         self._bytes += item.size
         self._evict()
 
@@ -161,7 +165,8 @@ class ModuleCache:
         self._bytes = 0
 
     def _evict(self) -> None:
-        while self._entries and (len(self._entries) > self.max_entries or self._bytes > self.max_bytes):
+        while self._entries and ((self.max_entries is not None and len(self._entries) > self.max_entries)
+                                 or self._bytes > self.max_bytes):
             if len(self._entries) == 1:
                 break  # always keep the newest entry
             _key, item = self._entries.popitem(last=False)
