@@ -185,6 +185,8 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
         if not as_json:
             print(f"pipeline {doc.name!r}: model {doc.model}, target {target_label(doc.target)}, "
                   f"{len(doc.steps)} step(s)")
+            for line in resolved_paths(doc):
+                print(f"     {line}")
 
         def on_event(name: str, data: dict) -> None:
             if as_json:
@@ -243,6 +245,33 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
     finally:
         if own_client:
             client.close()
+
+
+def resolved_paths(doc: PipelineDocument) -> list[str]:
+    """Lines naming the absolute paths a run of ``doc`` reads or writes (model file, tuning work dir,
+    pattern files), so a pipeline file from someone else cannot point somewhere unseen."""
+    from pipeline_model import consent, models
+    from pipeline_model.tuning import TUNING_PASS_IDS, document_work_dir, resolve_work_dir
+
+    lines = []
+    base = doc.model_path_base()
+    if not str(doc.model).startswith("builtin:"):
+        try:
+            lines.append(f"model file: {models.resolve_model(doc.model, base).path}")
+        except models.ModelLoadError:
+            pass
+    default = document_work_dir(doc)
+    for i, step in enumerate(doc.steps):
+        if step.runnable and step.pass_id in TUNING_PASS_IDS:
+            try:
+                where = resolve_work_dir(str(step.params.get("work_dir") or ""), default, base)
+            except ValueError:
+                continue
+            lines.append(f"step {i + 1} ({step.pass_id}) tunes in: {where}")
+    for item in consent.step_items([dict(s.to_dict(), placeholder=s.placeholder) for s in doc.steps], base):
+        if item.path:
+            lines.append(f"{item.label}: {item.path}")
+    return lines
 
 
 def _catalogue_ids(data: dict) -> list[str]:
