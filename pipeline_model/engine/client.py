@@ -12,6 +12,15 @@ was restarted"). A process that dies during a step (segfault) gives that step FA
 (signal SIGSEGV) while running step N (pass)"). Either way a fresh engine is started at once, and the
 next request uses it. A crash outside a run raises :class:`EngineCrashed`. The engine's stderr is kept
 in a bounded ring buffer whose tail goes into crash messages.
+
+Every request is bounded (issue 9): loading a run's model is watched (``model_timeout_s``), other
+requests may not stay silent longer than ``request_timeout_s``; :meth:`EngineClient.cancel` kills and
+restarts an engine that has not stopped ``cancel_grace_s`` after the cancel (the run keeps its finished
+steps; the running one is cancelled); a memory monitor kills an engine whose process tree passes
+``memory_limit``; :meth:`EngineClient.close` never waits for a request in flight. The engine leads its own
+process group and is killed as a group; its guardian process (see :func:`pipeline_model.engine.worker.
+start_guardian`) ends the group when this process goes away, however it ends. Messages are the typed
+dataclasses of :mod:`pipeline_model.engine.messages`.
 """
 
 from __future__ import annotations

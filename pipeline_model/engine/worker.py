@@ -511,12 +511,18 @@ def _end_process_group(code: int) -> None:
         sys.stderr.flush()
     except Exception:  # noqa: BLE001
         pass
-    if os.environ.get("RPS_ENGINE_OWN_GROUP") and hasattr(os, "killpg"):
+    if _leads_own_group() and hasattr(os, "killpg"):
         try:
             os.killpg(os.getpgrp(), 9)
         except OSError:
             pass
     os._exit(code)
+
+
+def _leads_own_group() -> bool:
+    """True when the client started this engine as the leader of its own process group (never
+    kill a group the engine does not own, e.g. when started by hand)."""
+    return bool(os.environ.get("RPS_ENGINE_OWN_GROUP")) and hasattr(os, "getpgrp") and os.getpgrp() == os.getpid()
 
 
 def _set_parent_death_signal(sig: int) -> bool:
@@ -539,7 +545,7 @@ def start_guardian(stdin_fd: int = 0) -> Optional[int]:
     engine itself dies (``PR_SET_PDEATHSIG``, so even a SIGKILLed engine leaves no children). Called
     before any thread exists. Returns the guardian's pid (``None`` when not started: not POSIX, or
     the engine is not the leader of its own process group)."""
-    if not hasattr(os, "fork") or not os.environ.get("RPS_ENGINE_OWN_GROUP"):
+    if not hasattr(os, "fork") or not _leads_own_group():
         return None
     engine_pid = os.getpid()
     pid = os.fork()
