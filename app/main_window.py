@@ -696,10 +696,13 @@ class MainWindow(QMainWindow):
             return
         probe = PipelineDocument(model=spec, target=dict(self.ctrl.doc.target), name=self.ctrl.doc.name)
         probe.path = self.ctrl.doc.path
+        trust = self._trust_for_run(explicit=True, doc=probe)  # a model .py file is code (issue 9)
+        if trust is None:
+            return
         self.statusBar().showMessage(f"Loading model {spec}…")
 
         def load(client: Any, on_event: Any) -> dict:
-            result = client.run(probe, trust_custom_code=False, on_event=on_event)
+            result = client.run(probe, trust_custom_code=bool(trust), on_event=on_event)
             return {"error": result.error, "input_key": result.input_key}
 
         self.worker.request_fn("load_model", load, tag=("model", spec))
@@ -929,11 +932,22 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------------------------------
     # running
-    def _trust_listing(self) -> list[tuple[int, str, str]]:
+    def _trust_listing(self, doc: Optional[PipelineDocument] = None) -> list[tuple[int, str, str]]:
         """``(step number, what, code)`` for each enabled step that would run user Python code:
-        ``custom.python`` sources and pattern files of FuseOpsByPattern (read from disk)."""
+        ``custom.python`` sources and pattern files of FuseOpsByPattern (read from disk); step number
+        0 for a model ``.py`` file (interim until the consent dialog of issue 9)."""
+        from pipeline_model import consent, safe_files
+
+        doc = doc if doc is not None else self.ctrl.doc
         out: list[tuple[int, str, str]] = []
-        for index, step in enumerate(self.ctrl.doc.steps):
+        model = consent.model_item(doc.model, doc.model_path_base())
+        if model is not None and model.path:
+            try:
+                code = safe_files.read_text(model.path, "model file", 4 * 1024 * 1024)
+            except OSError as exc:
+                code = f"# {exc}"
+            out.append((0, model.label, code))
+        for index, step in enumerate(doc.steps):
             if not step.runnable:
                 continue
             if step.pass_id == "custom.python":
@@ -942,9 +956,9 @@ class MainWindow(QMainWindow):
             spec = self.catalogue.get(step.pass_id) if self.catalogue is not None else None
             path = step.params.get("pattern_file")
             if step.params.get("pattern_source") == "file" and path:
-                full = path if os.path.isabs(str(path)) else os.path.join(self.ctrl.doc.model_path_base() or os.getcwd(), str(path))
+                full = path if os.path.isabs(str(path)) else os.path.join(doc.model_path_base() or os.getcwd(), str(path))
                 try:
-                    code = Path(full).read_text(encoding="utf-8")
+                    code = safe_files.read_text(full, "pattern file", 4 * 1024 * 1024)  # never /dev/zero
                 except OSError as exc:
                     code = f"# cannot read {full}: {exc.strerror or exc}"
                 out.append((index + 1, f"{step.pass_id} pattern file {full}", code))
@@ -952,9 +966,9 @@ class MainWindow(QMainWindow):
                 out.append((index + 1, step.pass_id, json.dumps(step.params, indent=2, default=str)))
         return out
 
-    def _trust_for_run(self, explicit: bool = True) -> Optional[bool]:
+    def _trust_for_run(self, explicit: bool = True, doc: Optional[PipelineDocument] = None) -> Optional[bool]:
         """Whether custom code may run; asks once per pipeline content (remembered). None = cancel."""
-        listing = self._trust_listing()
+        listing = self._trust_listing(doc)
         if not listing:
             return False
         if self.trust_override is not None:
@@ -964,7 +978,8 @@ class MainWindow(QMainWindow):
             return True
         if digest in self._refused_hashes and not explicit:
             return False  # refused in this session: automatic re-runs do not ask again
-        dialog = TrustDialog(listing, self.ctrl.doc.path or self.ctrl.doc.name, self)
+        shown = doc if doc is not None else self.ctrl.doc
+        dialog = TrustDialog(listing, shown.path or shown.name, self)
         self.trust_dialog = dialog
         if dialog.exec() == QDialog.DialogCode.Accepted:
             app_settings_mod.add_trusted_hash(self.settings, digest)
@@ -1525,7 +1540,8 @@ class TrustDialog(QDialog):
             self,
         )
         intro.setWordWrap(True)
-        text = "\n\n".join(f"# ---- step {index}: {what} ----\n{source.rstrip()}" for index, what, source in listing)
+        text = "\n\n".join(f"# ---- {f'step {index}: ' if index else ''}{what} ----\n{source.rstrip()}"
+                             for index, what, source in listing)
         self.code = CodeEditor(self, read_only=True)
         self.code.set_text(text)
         buttons = QDialogButtonBox(self)

@@ -130,6 +130,19 @@ class StepInstrument:
         """Drop the step's records (and the modules they hold) once they were reported."""
         self.reset(_never)
 
+    def run_before_pass(self, mod: Any, info: Any) -> None:
+        if self._cancelled():
+            self.cancel_hit = True
+            raise RunCancelled(f"cancelled before pass {info.name}")
+        self.stack.append((str(info.name), time.perf_counter(), mod, len(self.records)))
+        self.records.append(None)
+
+    def run_after_pass(self, mod: Any, info: Any) -> None:
+        if not self.stack:
+            return
+        name, start, before, slot = self.stack.pop()
+        self.records[slot] = _Record(name, (time.perf_counter() - start) * 1000.0, len(self.stack), before, mod)
+
 
 def _never() -> bool:
     return False
@@ -150,19 +163,6 @@ def step_instrument(cancelled: Callable[[], bool]) -> StepInstrument:
         _SHARED_INSTRUMENT = StepInstrument(cancelled)
     _SHARED_INSTRUMENT.reset(cancelled)
     return _SHARED_INSTRUMENT
-
-    def run_before_pass(self, mod: Any, info: Any) -> None:
-        if self._cancelled():
-            self.cancel_hit = True
-            raise RunCancelled(f"cancelled before pass {info.name}")
-        self.stack.append((str(info.name), time.perf_counter(), mod, len(self.records)))
-        self.records.append(None)
-
-    def run_after_pass(self, mod: Any, info: Any) -> None:
-        if not self.stack:
-            return
-        name, start, before, slot = self.stack.pop()
-        self.records[slot] = _Record(name, (time.perf_counter() - start) * 1000.0, len(self.stack), before, mod)
 
 
 class _ScriptMemo:
