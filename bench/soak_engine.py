@@ -52,7 +52,8 @@ def main() -> int:
                 return 1
             rss.append(client.engine_rss())
             if (i + 1) % 100 == 0:
-                print(f"  run {i + 1}: RSS {rss[-1] / 2**20:.0f} MiB, last run {times[-1]:.0f} ms", flush=True)
+                print(f"  runs {i - 98}..{i + 1}: RSS {rss[-1] / 2**20:.1f} MiB, median run "
+                      f"{statistics.median(times[-100:]):.1f} ms, load {os.getloadavg()[0]:.2f}", flush=True)
         warm = min(args.warmup, len(rss) - 1)
         start, end = rss[warm], rss[-1]
         k = min(50, max(1, len(times) // 4))

@@ -5,7 +5,9 @@ one line per MetaSchedule tuning round (``tuning 12/64 trials; <task> <trials> (
 the engine's ``tuning_progress`` events) and the engine's warnings,
 optionally writes the IR after every step (``--emit-ir DIR``: ``00_input.py``, ``01_<pass>.py``, ...,
 ``final.py``) or one JSON document (``--json``). Exit codes: 0 ok, 1 a step failed (the message names
-it), 2 bad input (missing or bad pipeline/model file, bad target, unknown model, bad option).
+it; also a custom step or pattern file without ``--trust``), 2 bad input (missing or bad pipeline/model
+file, a model ``.py`` file without ``--trust``, bad target, unknown model, bad option). Before the run it
+prints the absolute paths the run reads and writes (:func:`resolved_paths`).
 Build options (``--build``, ``--bench`` ...) come from :mod:`pipeline_model.cli.build_options`.
 """
 
@@ -49,7 +51,8 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     p.add_argument("--emit-ir", metavar="DIR", help="write the TVMScript before/after every step into DIR")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of lines")
     p.add_argument("--trust", "--trust-custom-code", dest="trust", action="store_true",
-                   help="allow custom Python code in the pipeline (custom.python steps, pattern files) to run")
+                   help="consent to the code the pipeline brings: model .py files, custom.python steps and "
+                        "pattern files (without it they do not run and nothing runs)")
     p.add_argument("--timeout", metavar="S", type=float, default=600.0,
                    help="kill a step that runs longer than S seconds (default 600)")
     options = _build_options()
