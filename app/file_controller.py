@@ -173,10 +173,13 @@ class FileController(QObject):
             return
         probe = PipelineDocument(model=spec, target=dict(doc.target), name=doc.name)
         probe.path = doc.path
+        trust = self.ctx.trust.for_run(explicit=True, doc=probe)  # a model .py file is code (issue 9)
+        if trust is None:
+            return
         self.ctx.status(tr("Loading model {0}…").format(spec))
 
         def load(client: Any, on_event: Any) -> dict:
-            result = client.run(probe, trust_custom_code=False, on_event=on_event)
+            result = client.run(probe, trust_custom_code=bool(trust), on_event=on_event)
             return {"error": result.error, "input_key": result.input_key}
 
         request = self.ctx.engine.submit_fn("load_model", load)

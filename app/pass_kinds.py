@@ -42,10 +42,20 @@ def step_report_html(pass_id: str, report: dict, target: dict) -> str:
 
 
 def trust_listing(doc: PipelineDocument, catalogue: Any) -> list[tuple[int, str, str]]:
-    """``(step number, what, code)`` for each enabled step that would run user Python code
-    (whatever its kind declares through ``user_code``; a spec marked ``needs_trust`` lists its params)."""
+    """``(step number, what, code)`` for the model ``.py`` file (step number 0) and each enabled step that
+    would run user Python code (whatever its kind declares through ``user_code``; a spec marked
+    ``needs_trust`` lists its params)."""
+    from pipeline_model import consent, safe_files
+
     out: list[tuple[int, str, str]] = []
     base = doc.model_path_base()
+    model = consent.model_item(doc.model, base)  # a model .py file runs when loaded (step number 0)
+    if model is not None and model.path:
+        try:
+            code = safe_files.read_text(model.path, "model file", 4 * 1024 * 1024)
+        except OSError as exc:
+            code = f"# {exc}"
+        out.append((0, model.label, code))
     for index, step in enumerate(doc.steps):
         if not step.runnable:
             continue

@@ -36,15 +36,17 @@ class TrustService:
         self.dialog: Optional[TrustDialog] = None
         self._refused_hashes: set[str] = set()
 
-    def listing(self) -> list[tuple[int, str, str]]:
-        """The user code the current document would run (see :func:`app.pass_kinds.trust_listing`)."""
-        return trust_listing(self._document(), self._catalogue())
+    def listing(self, doc: Optional[PipelineDocument] = None) -> list[tuple[int, str, str]]:
+        """The user code ``doc`` (default: the current document) would run (see
+        :func:`app.pass_kinds.trust_listing`)."""
+        return trust_listing(doc if doc is not None else self._document(), self._catalogue())
 
-    def for_run(self, explicit: bool = True) -> Optional[bool]:
-        """Whether custom code may run; asks once per pipeline content (remembered). None = cancel.
+    def for_run(self, explicit: bool = True, doc: Optional[PipelineDocument] = None) -> Optional[bool]:
+        """Whether the code a run of ``doc`` (default: the current document) executes may run; asks once
+        per content (remembered). None = cancel.
 
         ``explicit`` is false for automatic re-runs: code refused in this session is not asked again."""
-        listing = self.listing()
+        listing = self.listing(doc)
         if not listing:
             return False
         if self.override is not None:
@@ -54,8 +56,8 @@ class TrustService:
             return True
         if digest in self._refused_hashes and not explicit:
             return False
-        doc = self._document()
-        dialog = TrustDialog(listing, doc.path or doc.name, self._dialog_parent())
+        shown = doc if doc is not None else self._document()
+        dialog = TrustDialog(listing, shown.path or shown.name, self._dialog_parent())
         self.dialog = dialog
         if dialog.exec() == QDialog.DialogCode.Accepted:
             app_settings_mod.add_trusted_hash(self.settings, digest)
@@ -87,7 +89,8 @@ class TrustDialog(QDialog):
             self,
         )
         intro.setWordWrap(True)
-        text = "\n\n".join(f"# ---- step {index}: {what} ----\n{source.rstrip()}" for index, what, source in listing)
+        text = "\n\n".join(f"# ---- {f'step {index}: ' if index else ''}{what} ----\n{source.rstrip()}"
+                             for index, what, source in listing)
         self.code = CodeEditor(self, read_only=True)
         self.code.set_text(text)
         buttons = QDialogButtonBox(self)

@@ -129,6 +129,13 @@ def is_identifier(name: str) -> bool:
     return bool(_IDENT.match(name or ""))
 
 
+def comment_safe(text: Any) -> str:
+    """``text`` made safe for a ``#`` comment line of generated code: newlines, other control
+    characters, backslashes and every non-ASCII character are written as Python escapes, so the
+    value stays on its one line whatever it holds (a file name with a newline cannot start code)."""
+    return str(text).encode("unicode_escape").decode("ascii")
+
+
 def custom_label(step_number: Optional[int]) -> str:
     """The pseudo file name a custom step's source is compiled under, e.g. ``<custom step 3>``."""
     return f"<custom step {step_number}>" if step_number is not None else "<custom step>"

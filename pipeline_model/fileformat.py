@@ -38,7 +38,10 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
+import shutil
 import tempfile
+import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Union
@@ -359,7 +362,139 @@ def _schema_error(data: dict[str, Any]) -> Optional[tuple[JsonPath, str]]:
 
 
 # ----------------------------------------------------------------------------------------------
-# Loading
+# Loading: limits and values that cannot be saved again
+
+#: Largest pipeline file read (bytes).
+MAX_FILE_BYTES = 16 * 1024 * 1024
+#: Deepest nesting of arrays/objects accepted.
+MAX_DEPTH = 64
+#: Most digits of an integer literal.
+MAX_INT_DIGITS = 100
+#: Integers must fit a signed 64-bit value (TVM and the GUI's spin boxes take no more).
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+
+_STRING_RE = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+
+
+class _BadValue(ValueError):
+    def __init__(self, reason: str, needle: Optional[re.Pattern[str]] = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.needle = needle
+
+
+def _line_of(text: str, needle: Optional[re.Pattern[str]], nth: int = 1) -> Optional[int]:
+    """Line of the ``nth`` match of ``needle`` outside strings (approximate place of a bad literal)."""
+    if needle is None:
+        return None
+    count = 0
+    for match in needle.finditer(text):
+        count += 1
+        if count >= nth:
+            return text.count("\n", 0, match.start()) + 1
+    return None
+
+
+def _nesting_problem(text: str) -> Optional[int]:
+    """The line where nesting first goes deeper than :data:`MAX_DEPTH` (strings ignored), or ``None``."""
+    depth = 0
+    blanked = _STRING_RE.sub(lambda m: " " * len(m.group(0)), text)
+    for match in re.finditer(r"[\[\]{}]", blanked):
+        if match.group(0) in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return blanked.count("\n", 0, match.start()) + 1
+        else:
+            depth -= 1
+    return None
+
+
+def _parse_int(literal: str) -> int:
+    digits = len(literal.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise _BadValue(f"an integer with {digits} digits (at most {MAX_INT_DIGITS})",
+                        re.compile(r"-?\d{%d,}" % (MAX_INT_DIGITS + 1)))
+    return int(literal)
+
+
+def _parse_constant(name: str) -> Any:
+    raise _BadValue(f"{name} is not a number JSON allows (NaN and Infinity cannot be saved)",
+                    re.compile(r"(?<![\w\"])" + re.escape(name) + r"(?![\w\"])"))
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            needle = re.compile(re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:")
+            raise _BadValue(f"duplicate key {key!r} in one object", needle)
+        out[key] = value
+    return out
+
+
+def _value_problem(value: Any, path: JsonPath = ()) -> Optional[tuple[JsonPath, str]]:
+    """The first value that could not be saved again (lone surrogate, non-finite float, integer
+    outside int64), as (JSON path, reason); ``None`` when all are fine."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path, "text with a lone surrogate (\\ud800-\\udfff escape); it cannot be saved as UTF-8"
+        return None
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        if not INT_MIN <= value <= INT_MAX:
+            return path, f"integer {value} does not fit 64 bits"
+        return None
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return path, "a number too large for a 64-bit float (it would be Infinity)"
+        return None
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            problem = _value_problem(item, (*path, i))
+            if problem:
+                return problem
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            problem = _value_problem(key, path) if isinstance(key, str) else None
+            if problem:
+                return path, "a key " + problem[1].removeprefix("text ")
+            problem = _value_problem(item, (*path, key))
+            if problem:
+                return problem
+    return None
+
+
+def _parse_json(text: str, source: str) -> Any:
+    """``json.loads`` with the app's limits; :class:`PipelineFileError` naming the place otherwise."""
+    if len(text) > MAX_FILE_BYTES:
+        raise PipelineFileError(source, f"the file is larger than {MAX_FILE_BYTES:,} bytes; refused")
+    deep = _nesting_problem(text)
+    if deep is not None:
+        raise PipelineFileError(source, f"nested more than {MAX_DEPTH} levels deep", "", deep)
+    try:
+        data = json.loads(text, parse_int=_parse_int, parse_constant=_parse_constant,
+                          object_pairs_hook=_unique_object)
+    except json.JSONDecodeError as exc:
+        raise PipelineFileError(source, f"not valid JSON: {exc.msg}", "", exc.lineno, exc.colno) from None
+    except _BadValue as exc:
+        nth = 2 if exc.reason.startswith("duplicate key") else 1
+        raise PipelineFileError(source, exc.reason, "", _line_of(text, exc.needle, nth)) from None
+    except (RecursionError, ValueError) as exc:
+        raise PipelineFileError(source, f"not valid JSON: {exc}") from None
+    problem = _value_problem(data)
+    if problem is not None:
+        path, reason = problem
+        line = None
+        try:
+            line = line_of_path(text, path)
+        except Exception:  # noqa: BLE001 - the place is a help, the message stands without it
+            line = None
+        raise PipelineFileError(source, reason, format_json_path(path), line)
+    return data
 
 
 def loads_pipeline(
@@ -373,12 +508,7 @@ def loads_pipeline(
     """
     if text.startswith("\ufeff"):
         text = text[1:]
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PipelineFileError(source, f"not valid JSON: {exc.msg}", "", exc.lineno, exc.colno) from None
-    except RecursionError:
-        raise PipelineFileError(source, "not valid JSON: nested too deeply") from None
+    data = _parse_json(text, source)
 
     positions: Optional[dict[JsonPath, int]] = None
 
@@ -466,16 +596,21 @@ def load_pipeline(path: PathLike, known_pass_ids: Optional[set[str]] = None) -> 
 
     Raises :class:`PipelineFileError` naming the file, the JSON path and the line of the problem.
     """
+    from pipeline_model import safe_files
+
     source = os.fspath(path)
     try:
-        raw = Path(source).read_bytes()
+        raw = safe_files.read_bytes(source, "pipeline file", MAX_FILE_BYTES)
+    except safe_files.UnsafeFileError as exc:
+        reason = str(exc)
+        prefix = f"pipeline file {source} "
+        raise PipelineFileError(source, reason[len(prefix):] if reason.startswith(prefix) else reason) from None
     except OSError as exc:
         raise PipelineFileError(source, f"cannot read the file: {exc.strerror or exc}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        prefix = raw[: exc.start]
-        line = prefix.count(b"\n") + 1
+        line = raw[: exc.start].count(b"\n") + 1
         raise PipelineFileError(
             source, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})", "", line
         ) from None
@@ -508,23 +643,93 @@ def dumps_pipeline(doc: PipelineDocument) -> str:
 
     Raises ``ValueError`` when a parameter value is not JSON (NaN, a set, an object ...).
     """
+    data = pipeline_to_json(doc)
+    problem = _value_problem(data)
+    if problem is not None:
+        raise ValueError(f"pipeline {doc.name!r} cannot be written: {format_json_path(problem[0]) or 'document'}: "
+                         f"{problem[1]}")
     try:
-        return _encoder().encode(pipeline_to_json(doc)) + "\n"
-    except (TypeError, ValueError) as exc:
+        return _encoder().encode(data) + "\n"
+    except (TypeError, ValueError, RecursionError) as exc:
         raise ValueError(f"pipeline {doc.name!r} cannot be written as JSON: {exc}") from None
 
 
-def save_pipeline(doc: PipelineDocument, path: PathLike) -> None:
+#: Suffix of the backup of the previous version kept by :func:`save_pipeline` (``p.json`` -> ``p.json.bak``).
+BACKUP_SUFFIX = ".bak"
+#: Suffix of the app's temporary files (``.<name>.<random>.rps-tmp`` next to the file).
+TEMP_SUFFIX = ".rps-tmp"
+#: Temp files of the app's naming scheme older than this are removed by the next save (seconds).
+STALE_TEMP_S = 60.0
+
+
+def _temp_pattern(base: str) -> re.Pattern[str]:
+    """The app's own temp-file names for ``base``: ``.<base>.<8 random>.rps-tmp`` (and the older
+    ``.<base>.<8 random>.tmp``), nothing else."""
+    return re.compile(r"^\." + re.escape(base) + r"\.[A-Za-z0-9_]{8}(\.rps-tmp|\.tmp)$")
+
+
+def clean_stale_temp_files(path: PathLike, older_than_s: float = STALE_TEMP_S) -> list[str]:
+    """Remove temp files the app's own saves of ``path`` left behind (a save killed with SIGKILL),
+    only those of its naming scheme and older than ``older_than_s``; returns the removed paths."""
+    target = os.path.realpath(os.fspath(path))
+    folder = os.path.dirname(target) or "."
+    pattern = _temp_pattern(os.path.basename(target))
+    removed: list[str] = []
+    now = time.time()
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        if not pattern.match(name):
+            continue
+        full = os.path.join(folder, name)
+        try:
+            st = os.lstat(full)
+            if os.path.isfile(full) and not os.path.islink(full) and now - st.st_mtime >= older_than_s:
+                os.unlink(full)
+                removed.append(full)
+        except OSError:
+            continue
+    return removed
+
+
+def _keep_backup(target: str) -> None:
+    """Copy the current ``target`` to ``target + BACKUP_SUFFIX`` (atomically; best effort)."""
+    if not os.path.isfile(target):
+        return
+    folder = os.path.dirname(target) or "."
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=TEMP_SUFFIX, dir=folder)
+    os.close(fd)
+    try:
+        shutil.copy2(target, tmp)
+        os.replace(tmp, target + BACKUP_SUFFIX)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def save_pipeline(doc: PipelineDocument, path: PathLike, backup: bool = True) -> None:
     """Write ``doc`` to ``path`` atomically and set ``doc.path``.
 
-    The text is streamed into a temporary file in the same folder, flushed and fsynced, then
-    renamed over ``path`` with ``os.replace``; on any error the temporary file is removed and the
-    previous file (if any) is left untouched. An existing file's permission bits are kept.
+    The text is streamed into a temporary file in the same folder (``.<name>.<random>.rps-tmp``),
+    flushed and fsynced, then renamed over ``path`` with ``os.replace``; on any error (also Ctrl+C)
+    the temporary file is removed and the previous file (if any) is left untouched. An existing
+    file's permission bits are kept. With ``backup`` the previous version is kept as
+    ``<path>.bak``. Temp files of earlier saves that were killed outright are removed
+    (:func:`clean_stale_temp_files`).
     """
     target = os.path.realpath(os.fspath(path))
     folder = os.path.dirname(target) or "."
     data = pipeline_to_json(doc)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=folder)
+    problem = _value_problem(data)
+    if problem is not None:  # a ValueError before any file is touched
+        raise ValueError(f"pipeline {doc.name!r} cannot be written: {format_json_path(problem[0]) or 'document'}: "
+                         f"{problem[1]}")
+    clean_stale_temp_files(target)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=TEMP_SUFFIX, dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             for chunk in _encoder().iterencode(data):
@@ -539,6 +744,8 @@ def save_pipeline(doc: PipelineDocument, path: PathLike) -> None:
             os.umask(umask)
             mode = 0o666 & ~umask
         os.chmod(tmp, mode)
+        if backup:
+            _keep_backup(target)
         os.replace(tmp, target)
     except BaseException:
         try:

@@ -100,9 +100,10 @@ def resolve_model(spec: str, base_dir: Optional[str] = None) -> ModelSource:
     if fmt is not None:
         return ModelSource(spec, fmt.source_kind, path, label, format=fmt.name)
     if path.lower().endswith(".py"):
+        from pipeline_model import safe_files
+
         try:
-            with open(path, encoding="utf-8") as fh:
-                fh.read()
+            safe_files.read_text(path, "model file")
         except (OSError, UnicodeDecodeError) as exc:
             raise ModelSpecError(f"cannot read model file {path}: {exc}") from None
         raise ModelSpecError(
@@ -117,12 +118,11 @@ def resolve_model(spec: str, base_dir: Optional[str] = None) -> ModelSource:
 
 
 def file_sha256(path: str) -> str:
-    """Hex SHA-256 of a file's content."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+    """Hex SHA-256 of a file's content (streamed; special files and files over the cap refused with
+    an ``OSError`` naming the file, see :mod:`pipeline_model.safe_files`)."""
+    from pipeline_model import safe_files
+
+    return safe_files.sha256_file(path, "model file")
 
 
 def model_key(spec: str, base_dir: Optional[str] = None) -> str:
@@ -134,7 +134,7 @@ def model_key(spec: str, base_dir: Optional[str] = None) -> str:
     try:
         content = file_sha256(source.path)
     except OSError as exc:
-        raise ModelSpecError(f"cannot read model file {source.path}: {exc}") from None
+        raise ModelSpecError(str(exc)) from None
     return hashlib.sha256(f"{source.kind}\0{source.path}\0{content}".encode()).hexdigest()
 
 

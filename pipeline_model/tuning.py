@@ -26,10 +26,6 @@ from typing import Any, Optional
 COST_MODELS = ("xgb", "random", "mlp")
 #: Runner choices.
 RUNNERS = ("local", "rpc")
-#: Pass ids whose steps tune (they emit ``tuning_progress`` events).
-TUNING_PASS_IDS = ("relax.MetaScheduleTuneTIR", "relax.MetaScheduleTuneIRMod")
-#: Pass id of the step that applies a tuning database.
-APPLY_PASS_ID = "relax.MetaScheduleApplyDatabase"
 #: Name of the small state file kept in a work directory (which tasks finished tuning).
 STATE_FILE = "rps_tuning_state.json"
 
@@ -298,13 +294,122 @@ def has_database(work_dir: str) -> bool:
     return os.path.isfile(records) and os.path.getsize(records) > 0
 
 
-def wipe_work_dir(work_dir: str) -> None:
-    """Delete the database, logs and state of ``work_dir`` (used by "re-tune"); other files stay."""
-    import shutil
+#: The manifest of files the app wrote into a tuning work directory (relative paths).
+MANIFEST_FILE = "rps_manifest.json"
+MANIFEST_FORMAT = "relax-pipeline-studio.tuning-manifest"
+#: Folders of a work directory the tracker looks into (MetaSchedule writes its task logs to ``logs/``).
+_TRACKED_DIRS = ("", "logs")
 
-    for path in (*database_files(work_dir), os.path.join(work_dir, STATE_FILE)):
-        if os.path.exists(path):
-            os.remove(path)
+
+def _inside(work_dir: str, rel: str) -> Optional[str]:
+    """The absolute path of ``rel`` when it stays inside ``work_dir`` (no ``..``, no absolute path,
+    no symlink leading out), else ``None``."""
+    if not rel or os.path.isabs(rel) or any(part == ".." for part in rel.replace("\\", "/").split("/")):
+        return None
+    root = os.path.realpath(work_dir)
+    full = os.path.join(root, rel)
+    real = os.path.realpath(full)
+    if not real.startswith(root + os.sep):
+        return None
+    return full
+
+
+def read_manifest(work_dir: str) -> list[str]:
+    """Relative paths of the files the app wrote into ``work_dir`` ([] when there is no manifest)."""
+    path = os.path.join(work_dir, MANIFEST_FILE)
+    try:
+        from pipeline_model import safe_files
+
+        data = json.loads(safe_files.read_text(path, "tuning manifest", 16 * 1024 * 1024))
+    except (OSError, ValueError, RecursionError):
+        return []
+    files = data.get("files") if isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT else None
+    return sorted({str(f) for f in files if isinstance(f, str)}) if isinstance(files, list) else []
+
+
+def write_manifest(work_dir: str, files: list[str]) -> None:
+    """Write the manifest atomically (a temp file of the app's own naming, then rename)."""
+    import tempfile
+
+    os.makedirs(work_dir, exist_ok=True)
+    data = {"format": MANIFEST_FORMAT, "version": 1, "files": sorted(set(files))}
+    fd, tmp = tempfile.mkstemp(prefix=".rps_manifest.", suffix=".rps-tmp", dir=work_dir)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1)
+        os.replace(tmp, os.path.join(work_dir, MANIFEST_FILE))
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def work_dir_files(work_dir: str) -> set[str]:
+    """Relative paths of the regular files in ``work_dir`` and its ``logs/`` folder."""
+    found = set()
+    for sub in _TRACKED_DIRS:
+        folder = os.path.join(work_dir, sub) if sub else work_dir
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            rel = f"{sub}/{name}" if sub else name
+            if os.path.isfile(os.path.join(folder, name)) and not os.path.islink(os.path.join(folder, name)):
+                found.add(rel)
+    return found
+
+
+class track_work_dir:  # noqa: N801 - used as a context manager, like a function
+    """Context manager around tuning in ``work_dir``: files that appear there (and in ``logs/``)
+    while it is open are added to the manifest, so re-tune can remove exactly those."""
+
+    def __init__(self, work_dir: str) -> None:
+        self.work_dir = work_dir
+        self.foreign: set[str] = set()
+
+    def __enter__(self) -> "track_work_dir":
+        os.makedirs(self.work_dir, exist_ok=True)
+        # Files there now that the manifest does not list are the user's: never claimed.
+        self.foreign = work_dir_files(self.work_dir) - set(read_manifest(self.work_dir))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        owned = work_dir_files(self.work_dir) - self.foreign - {MANIFEST_FILE}
+        listed = set(read_manifest(self.work_dir))
+        if owned - listed:
+            write_manifest(self.work_dir, sorted(listed | owned))
+
+
+def wipe_work_dir(work_dir: str) -> None:
+    """Re-tune: delete the files the app wrote into ``work_dir`` (those its manifest lists), nothing else.
+
+    Files the app did not write stay, in ``logs/`` too. When a MetaSchedule database file that the app
+    did not write remains, :class:`TuningConfigError` says so (re-tuning would reuse its records)."""
+    listed = read_manifest(work_dir)
+    kept = []
+    for rel in listed:
+        full = _inside(work_dir, rel)
+        if full is None:
+            continue  # a manifest entry pointing outside the work dir is ignored, never followed
+        try:
+            if os.path.isfile(full) and not os.path.islink(full):
+                os.remove(full)
+        except OSError:
+            kept.append(rel)
     logs = os.path.join(work_dir, "logs")
-    if os.path.isdir(logs):
-        shutil.rmtree(logs, ignore_errors=True)
+    try:
+        if os.path.isdir(logs) and not os.listdir(logs) and "logs" not in kept:
+            os.rmdir(logs)
+    except OSError:
+        pass
+    if listed:
+        write_manifest(work_dir, kept)
+    foreign = [p for p in (*database_files(work_dir), os.path.join(work_dir, STATE_FILE)) if os.path.exists(p)]
+    if foreign:
+        raise TuningConfigError(
+            f"re-tune: {', '.join(os.path.basename(p) for p in foreign)} in {work_dir} was not written by this app "
+            "(it is not in the work directory's manifest), so it is not deleted; remove it yourself or choose "
+            "another work_dir")

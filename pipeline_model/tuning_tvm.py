@@ -49,6 +49,7 @@ from pipeline_model.tuning import (
     TuningConfigError,
     TuningProgress,
     has_database,
+    track_work_dir,
     wipe_work_dir,
 )
 
@@ -412,7 +413,13 @@ def _open_database(work_dir: str, retune: bool):
     return ms.database.JSONDatabase(work_dir=work_dir, module_equality="structural")
 
 
-def _run_tasks(
+def _run_tasks(session: "TuningSession", named: list, target: Target, work_dir: str, *rest: Any) -> None:
+    """:func:`_run_tasks_untracked` with the files it writes recorded in the work dir's manifest."""
+    with track_work_dir(work_dir):
+        _run_tasks_untracked(session, named, target, work_dir, *rest)
+
+
+def _run_tasks_untracked(
     session: TuningSession,
     named: list[tuple[str, tvm.IRModule, float]],
     target: Target,
@@ -746,7 +753,7 @@ def make_tuning_pass(
             session.config.retune = False
         # A fresh PassContext: the step's instruments must not see the thousands of passes
         # MetaSchedule runs internally (the stop flag is polled by the session instead).
-        with tuning_session(session), tgt, tvm.transform.PassContext(opt_level=3):
+        with track_work_dir(work_dir), tuning_session(session), tgt, tvm.transform.PassContext(opt_level=3):
             out = inner(mod)
         session.progress.finished = True
         session.emit()

@@ -78,7 +78,9 @@ def test_bad_input_exit_2(engine, tmp_path, capsys):
     assert _run([FUSION, "--until", "0"], engine) == 2
     bad_model = tmp_path / "bad_model.py"
     bad_model.write_text("# from tvm.script import ir as I\n\n@I.ir_module\nclass Module:\n    pass(\n")
-    assert _run([FUSION, "--model", str(bad_model)], engine) == 2
+    assert _run([FUSION, "--model", str(bad_model)], engine) == 2  # a model .py file needs --trust
+    assert "--trust" in capsys.readouterr().err
+    assert _run([FUSION, "--model", str(bad_model), "--trust"], engine) == 2
     assert "bad_model.py:5" in capsys.readouterr().err
 
 

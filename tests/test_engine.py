@@ -27,13 +27,14 @@ def _doc(steps, model="builtin:mlp", target=None) -> PipelineDocument:
 
 
 def test_protocol_round_trip_is_one_line():
-    msg = protocol.event(3, "step_finished", {"step": {"script": "line1\nline2\n\"quoted\" é"}})
+    from pipeline_model.engine import messages
+
+    msg = messages.Notification(3, messages.StepFinished(step={"script": "line1\nline2\n\"quoted\" é"}))
     data = protocol.encode(msg)
     assert data.endswith(b"\n") and data.count(b"\n") == 1
-    assert protocol.decode(data) == msg
-    assert protocol.is_final(protocol.reply(3, {})) and protocol.is_final(protocol.error(3, "x"))
-    assert not protocol.is_final(msg)
-    assert protocol.request(1, "run", {"a": 1}) == {"id": 1, "cmd": "run", "args": {"a": 1}}
+    assert protocol.decode_engine(data) == msg
+    assert protocol.decode(data) == {"id": 3, "event": "step_finished", "data": {"step": msg.event.step}}
+    assert protocol.encode(messages.Request(1, "run", {"a": 1})) == b'{"id":1,"method":"run","params":{"a":1}}\n'
 
 
 @pytest.mark.parametrize("line", [b"", b"not json", b"[1, 2]", b"\xff\xfe"])
@@ -221,7 +222,9 @@ def test_model_errors_are_run_errors(engine, tmp_path):
     assert not result.ok and "builtin:nope" in result.error and result.failed_index is None
     bad = tmp_path / "bad_script.py"
     bad.write_text("# from tvm.script import ir as I\n\n@I.ir_module\nclass Module:\n    def main(x:\n")
-    result = engine.run(_doc(FUSION, model=str(bad)))
+    result = engine.run(_doc(FUSION, model=str(bad)))  # without consent: refused, nothing ran
+    assert str(bad) in result.error and "not trusted" in result.error
+    result = engine.run(_doc(FUSION, model=str(bad)), trust_custom_code=True)
     assert str(bad) in result.error and ":5" in result.error
 
 

@@ -30,9 +30,11 @@ def _tuning_pipeline(tmp_path, name: str, **tune_params) -> PipelineDocument:
 
 
 def test_protocol_stop_tuning_message():
-    msg = protocol.stop_tuning(7)
-    assert msg == {"id": 7, "cmd": "stop_tuning"}
-    assert protocol.decode(protocol.encode(msg)) == msg
+    from pipeline_model.engine import messages
+
+    msg = messages.Control(7, protocol.CMD_STOP_TUNING)
+    assert msg.to_json() == {"id": 7, "method": "stop_tuning"}
+    assert protocol.decode_client(protocol.encode(msg)) == msg
 
 
 def test_run_args_default_work_dir_next_to_pipeline(tmp_path):

@@ -5,8 +5,10 @@ one line per MetaSchedule tuning round (``tuning 12/64 trials; <task> <trials> (
 the engine's ``tuning_progress`` events) and the engine's warnings,
 optionally writes the IR after every step (``--emit-ir DIR``: ``00_input.py``, ``01_<pass>.py``, ...,
 ``final.py``) or one JSON document (``--json``). Exit codes: 0 ok, 1 a step failed (the message names
-it), 2 bad input (missing or bad pipeline/model file, bad target, unknown model, bad option, an enabled
-step whose pass id is unknown — disable it to run the others).
+it; also a custom step or pattern file without ``--trust``), 2 bad input (missing or bad pipeline/model
+file, a model ``.py`` file without ``--trust``, bad target, unknown model, bad option, an enabled step whose
+pass id is unknown — disable it to run the others). Before the run it prints the absolute paths the run
+reads and writes (:func:`resolved_paths`).
 Build options (``--build``, ``--bench`` ...) come from :mod:`pipeline_model.cli.build_options`.
 """
 
@@ -50,7 +52,8 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     p.add_argument("--emit-ir", metavar="DIR", help="write the TVMScript before/after every step into DIR")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of lines")
     p.add_argument("--trust", "--trust-custom-code", dest="trust", action="store_true",
-                   help="allow custom Python code in the pipeline (custom.python steps, pattern files) to run")
+                   help="consent to the code the pipeline brings: model .py files, custom.python steps and "
+                        "pattern files (without it they do not run and nothing runs)")
     p.add_argument("--timeout", metavar="S", type=float, default=600.0,
                    help="kill a step that runs longer than S seconds (default 600)")
     options = _build_options()
@@ -189,6 +192,8 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
         if not as_json:
             print(f"pipeline {doc.name!r}: model {doc.model}, target {target_label(doc.target)}, "
                   f"{len(doc.steps)} step(s)")
+            for line in resolved_paths(doc):
+                print(f"     {line}")
 
         def on_event(name: str, data: dict) -> None:
             if as_json:
@@ -260,6 +265,35 @@ def unknown_step_errors(doc: PipelineDocument, until: Optional[int] = None) -> l
             out.append(f"{doc.path or doc.name}: step {i + 1}: unknown pass id {step.pass_id!r} "
                        "(misspelt, or from another TVM build; disable the step to run the others)")
     return out
+
+
+def resolved_paths(doc: PipelineDocument) -> list[str]:
+    """Lines naming the absolute paths a run of ``doc`` reads or writes (model file, tuning work dir,
+    pattern files), so a pipeline file from someone else cannot point somewhere unseen."""
+    from pipeline_model import consent, models
+    from pipeline_model.passkinds import kind_for
+    from pipeline_model.tuning import document_work_dir, resolve_work_dir
+
+    lines = []
+    base = doc.model_path_base()
+    if not str(doc.model).startswith("builtin:"):
+        try:
+            lines.append(f"model file: {models.resolve_model(doc.model, base).path}")
+        except models.ModelLoadError:
+            pass
+    default = document_work_dir(doc)
+    for i, step in enumerate(doc.steps):
+        kind = kind_for(step.pass_id) if step.runnable else None
+        if kind is not None and kind.runs_tuning(step.pass_id):
+            try:
+                where = resolve_work_dir(str(step.params.get("work_dir") or ""), default, base)
+            except ValueError:
+                continue
+            lines.append(f"step {i + 1} ({step.pass_id}) tunes in: {where}")
+    for item in consent.step_items([dict(s.to_dict(), placeholder=s.placeholder) for s in doc.steps], base):
+        if item.path:
+            lines.append(f"{item.label}: {item.path}")
+    return lines
 
 
 def _catalogue_ids(data: dict) -> list[str]:

@@ -12,6 +12,15 @@ was restarted"). A process that dies during a step (segfault) gives that step FA
 (signal SIGSEGV) while running step N (pass)"). Either way a fresh engine is started at once, and the
 next request uses it. A crash outside a run raises :class:`EngineCrashed`. The engine's stderr is kept
 in a bounded ring buffer whose tail goes into crash messages.
+
+Every request is bounded (issue 9): loading a run's model is watched (``model_timeout_s``), other
+requests may not stay silent longer than ``request_timeout_s``; :meth:`EngineClient.cancel` kills and
+restarts an engine that has not stopped ``cancel_grace_s`` after the cancel (the run keeps its finished
+steps; the running one is cancelled); a memory monitor kills an engine whose process tree passes
+``memory_limit``; :meth:`EngineClient.close` never waits for a request in flight. The engine leads its own
+process group and is killed as a group; its guardian process (see :func:`pipeline_model.engine.worker.
+start_guardian`) ends the group when this process goes away, however it ends. Messages are the typed
+dataclasses of :mod:`pipeline_model.engine.messages`.
 """
 
 from __future__ import annotations
@@ -28,8 +37,8 @@ import time
 from typing import Any, Callable, Optional
 
 from pipeline_model.document import PipelineDocument
-from pipeline_model.engine import protocol
-from pipeline_model.engine.results import FAILED, NOT_RUN, RunResult, StepResult
+from pipeline_model.engine import messages, protocol
+from pipeline_model.engine.results import CANCELLED, FAILED, NOT_RUN, RunResult, StepResult
 
 EventCallback = Callable[[str, dict], None]
 
@@ -67,16 +76,29 @@ class EngineCrashed(EngineError):
     """
 
     def __init__(self, message: str, exit_code: Optional[int] = None, last_step: Optional[dict] = None,
-                 stderr_tail: str = "", timed_out: bool = False) -> None:
+                 stderr_tail: str = "", timed_out: bool = False, cancelled: bool = False,
+                 out_of_memory: bool = False) -> None:
         super().__init__(message, stderr_tail)
         self.exit_code = exit_code
         self.last_step = last_step
         self.stderr_tail = stderr_tail
         self.timed_out = timed_out
+        self.cancelled = cancelled
+        self.out_of_memory = out_of_memory
 
 
 class EngineUnavailable(EngineError):
-    """The engine refused to start (e.g. a tvm_ffi version known to crash) or could not be started."""
+    """The engine refused to start (e.g. a tvm_ffi version known to crash), could not be started, or
+    the client was closed while a request was waiting."""
+
+
+class ConsentRequired(EngineError):
+    """The request would execute code the user has not consented to (nothing ran); ``files`` lists
+    ``{"path", "sha256", "kind", "reason"}`` of each such file (see :mod:`pipeline_model.consent`)."""
+
+    def __init__(self, message: str, files: Optional[list] = None) -> None:
+        super().__init__(message)
+        self.files = list(files or [])
 
 
 def signal_name(exit_code: Optional[int]) -> str:
@@ -92,21 +114,33 @@ def signal_name(exit_code: Optional[int]) -> str:
 
 
 class _Engine:
-    """One engine process with its reader threads."""
+    """One engine process (leader of its own process group) with its reader and monitor threads."""
 
-    def __init__(self, cmd: list[str], env: dict[str, str], stderr_lines: int, echo_stderr: bool) -> None:
+    def __init__(self, cmd: list[str], env: dict[str, str], stderr_lines: int, echo_stderr: bool,
+                 memory_limit: Optional[int] = None) -> None:
         self.inbox: "queue.Queue[Any]" = queue.Queue()
         self.stderr: "collections.deque[str]" = collections.deque(maxlen=stderr_lines)
         self.ready: Optional[dict] = None
+        #: Why the client killed this engine: "timeout", "cancel", "memory", "close", "restart" or None.
+        self.kill_reason: Optional[str] = None
+        self.memory_limit = memory_limit
+        self.peak_rss = 0
+        own_group = os.name == "posix"
+        if own_group:
+            env = dict(env, RPS_ENGINE_OWN_GROUP="1")
         self.proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, bufsize=-1
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, bufsize=-1,
+            start_new_session=own_group,
         )
+        self.own_group = own_group
         _LIVE.add(self.proc)
         self._echo = echo_stderr
         self._out_thread = threading.Thread(target=self._read_stdout, name="engine-stdout", daemon=True)
         self._err_thread = threading.Thread(target=self._read_stderr, name="engine-stderr", daemon=True)
         self._out_thread.start()
         self._err_thread.start()
+        if memory_limit:
+            threading.Thread(target=self._watch_memory, name="engine-memory", daemon=True).start()
 
     def _read_stdout(self) -> None:
         stream = self.proc.stdout
@@ -114,7 +148,7 @@ class _Engine:
         try:
             for raw in iter(stream.readline, b""):
                 try:
-                    self.inbox.put(protocol.decode(raw))
+                    self.inbox.put(protocol.decode_engine(raw))
                 except protocol.ProtocolError as exc:
                     self.stderr.append(f"[client] {exc}")
         except (OSError, ValueError):
@@ -133,10 +167,43 @@ class _Engine:
         except (OSError, ValueError):
             pass
 
+    def tree_rss(self) -> int:
+        """Resident memory of the engine and all its descendants, in bytes (0 when unknown)."""
+        try:
+            import psutil
+        except ImportError:
+            return 0
+        try:
+            root = psutil.Process(self.proc.pid)
+            procs = [root, *root.children(recursive=True)]
+        except (psutil.Error, OSError):
+            return 0
+        total = 0
+        for proc in procs:
+            try:
+                total += int(proc.memory_info().rss)
+            except (psutil.Error, OSError):
+                continue
+        return total
+
+    def _watch_memory(self) -> None:
+        """Kill the engine's process group when its tree's RSS passes the limit."""
+        try:
+            import psutil  # noqa: F401
+        except ImportError:
+            return
+        while self.alive():
+            rss = self.tree_rss()
+            self.peak_rss = max(self.peak_rss, rss)
+            if self.memory_limit and rss > self.memory_limit:
+                self.kill(reason="memory")
+                return
+            time.sleep(0.1)
+
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def write(self, message: dict) -> None:
+    def write(self, message: Any) -> None:
         stdin = self.proc.stdin
         assert stdin is not None
         stdin.write(protocol.encode(message))
@@ -152,12 +219,20 @@ class _Engine:
         except subprocess.TimeoutExpired:
             return None
 
-    def kill(self) -> Optional[int]:
+    def kill(self, reason: Optional[str] = None, wait_s: float = 3.0) -> Optional[int]:
+        """SIGKILL the engine's whole process group (the engine and every child of user code)."""
+        if reason and self.kill_reason is None:
+            self.kill_reason = reason
+        if self.own_group and hasattr(os, "killpg"):
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
         try:
             self.proc.kill()
         except OSError:
             pass
-        code = self.wait(5.0)
+        code = self.wait(wait_s)
         self.close_pipes()
         return code
 
@@ -171,16 +246,39 @@ class _Engine:
                 pass
 
 
+def default_memory_limit(share: float = 0.6) -> Optional[int]:
+    """``share`` of this machine's RAM in bytes (``None`` when psutil is missing)."""
+    try:
+        import psutil
+    except ImportError:
+        return None
+    return int(psutil.virtual_memory().total * share)
+
+
+def _mib(value: int) -> str:
+    return f"{value / (1024 * 1024):.0f} MiB"
+
+
 class EngineClient:
     """Starts and talks to the engine process; see the module docstring.
 
     ``env`` entries are added to the engine's environment. ``step_timeout_s`` is the watchdog limit of
-    one step (overridable per run).
+    one step (overridable per run); ``model_timeout_s`` the limit of loading a run's model;
+    ``request_timeout_s`` (default: ``step_timeout_s``) the longest silence of any other request.
+    ``memory_limit`` (bytes; default 60 % of RAM, ``0`` for none) caps the RSS of the engine's process
+    tree. ``cancel_grace_s``: after :meth:`cancel`, a request still running this long later gets the
+    engine killed (and restarted).
     """
 
     def __init__(self, step_timeout_s: float = 600.0, env: Optional[dict] = None, python: Optional[str] = None,
-                 stderr_lines: int = 400, echo_stderr: bool = False) -> None:
+                 stderr_lines: int = 400, echo_stderr: bool = False, *, model_timeout_s: float = 300.0,
+                 request_timeout_s: Optional[float] = None, memory_limit: Optional[int] = None,
+                 cancel_grace_s: float = 1.0) -> None:
         self.step_timeout_s = float(step_timeout_s)
+        self.model_timeout_s = float(model_timeout_s)
+        self.request_timeout_s = float(request_timeout_s) if request_timeout_s is not None else None
+        self.memory_limit = default_memory_limit() if memory_limit is None else (int(memory_limit) or None)
+        self.cancel_grace_s = float(cancel_grace_s)
         self._env = dict(env or {})
         self._python = python or sys.executable
         self._stderr_lines = stderr_lines
@@ -188,8 +286,10 @@ class EngineClient:
         self._lock = threading.RLock()  # one request at a time
         self._write_lock = threading.Lock()
         self._engine: Optional[_Engine] = None
+        self._closed = False
         self._next_id = 1
         self._current_id: Optional[int] = None
+        self._last_message_at = 0.0  # monotonic time of the last message of the request in flight
         self._catalogue: Optional[dict] = None
         self.restarts = 0
         # Scripts received, by snapshot key (keys are content hashes, valid across engine restarts):
@@ -206,11 +306,12 @@ class EngineClient:
         env.setdefault("PYTHONUNBUFFERED", "1")
         cmd = [self._python, "-m", "pipeline_model.engine.worker"]
         try:
-            return _Engine(cmd, env, self._stderr_lines, self._echo_stderr)
+            return _Engine(cmd, env, self._stderr_lines, self._echo_stderr, self.memory_limit)
         except OSError as exc:
             raise EngineUnavailable(f"could not start the engine ({' '.join(cmd)}): {exc}") from None
 
     def _ensure_engine(self) -> _Engine:
+        self._closed = False
         engine = self._engine
         if engine is not None and not engine.alive():
             # Died while idle (nothing was running): start a fresh one silently.
@@ -221,11 +322,13 @@ class EngineClient:
             engine = self._engine = self._spawn()
         return engine
 
-    def _discard_engine(self, restart: bool) -> None:
-        engine, self._engine = self._engine, None
+    def _discard_engine(self, restart: bool, engine: Optional[_Engine] = None) -> None:
+        """Kill ``engine`` (default: the current one); start a fresh one unless the client was closed."""
+        if engine is None or engine is self._engine:
+            engine, self._engine = self._engine, None
         if engine is not None:
             engine.kill()
-        if restart:
+        if restart and not self._closed and self._engine is None:
             self.restarts += 1
             try:
                 self._engine = self._spawn()  # boots while the caller reads the message
@@ -238,6 +341,11 @@ class EngineClient:
         engine = self._engine
         return engine.proc.pid if engine is not None and engine.alive() else None
 
+    def engine_rss(self) -> int:
+        """Resident memory of the engine's process tree in bytes (0 when none or unknown)."""
+        engine = self._engine
+        return engine.tree_rss() if engine is not None and engine.alive() else 0
+
     def stderr_tail(self, lines: int = 30) -> str:
         """Last lines the engine wrote to stderr."""
         engine = self._engine
@@ -247,9 +355,9 @@ class EngineClient:
     def request(self, cmd: str, args: Optional[dict] = None, on_event: Optional[EventCallback] = None) -> dict:
         """Send one request and wait for its reply; events go to ``on_event(name, data)``.
 
-        Raises :class:`EngineError` when the handler failed, :class:`EngineCrashed` when the engine died
-        or the watchdog killed it (a fresh engine is then started), :class:`EngineUnavailable` when the
-        engine refuses to start.
+        Raises :class:`EngineError` when the handler failed, :class:`EngineCrashed` when the engine died,
+        the watchdog or the memory monitor killed it or a cancel had to kill it (a fresh engine is then
+        started), :class:`EngineUnavailable` when the engine refuses to start or the client was closed.
         """
         return self._request(cmd, args or {}, on_event, self.step_timeout_s)
 
@@ -258,95 +366,156 @@ class EngineClient:
             engine = self._ensure_engine()
             req_id = self._next_id
             self._next_id += 1
+            message = messages.Request(req_id, cmd, dict(args))
             try:
                 with self._write_lock:
-                    engine.write(protocol.request(req_id, cmd, args))
+                    engine.write(message)
                     self._current_id = req_id
-            except (BrokenPipeError, OSError):
+            except (BrokenPipeError, OSError, ValueError):
                 # The process died before we could talk to it; one fresh try.
-                self._discard_engine(restart=False)
+                self._discard_engine(restart=False, engine=engine)
                 engine = self._ensure_engine()
                 with self._write_lock:
-                    engine.write(protocol.request(req_id, cmd, args))
+                    engine.write(message)
                     self._current_id = req_id
             try:
-                return self._wait_reply(engine, req_id, cmd, on_event, step_timeout_s)
+                return self._wait_reply(engine, req_id, cmd, args, on_event, step_timeout_s)
             finally:
                 with self._write_lock:
                     self._current_id = None
 
-    def _wait_reply(self, engine: _Engine, req_id: int, cmd: str, on_event: Optional[EventCallback],
+    def _wait_reply(self, engine: _Engine, req_id: int, cmd: str, args: dict, on_event: Optional[EventCallback],
                     step_timeout_s: float) -> dict:
-        deadline: Optional[float] = None
         step: Optional[dict] = None
+        idle_limit = self.request_timeout_s if self.request_timeout_s is not None else step_timeout_s
+        loading = cmd == messages.CMD_RUN
+        limit = self.model_timeout_s if loading else idle_limit
+        deadline: float = time.monotonic() + limit
         while True:
-            wait = 0.5 if deadline is None else max(0.0, min(0.5, deadline - time.monotonic()))
+            wait = max(0.0, min(0.25, deadline - time.monotonic()))
             try:
                 message = engine.inbox.get(timeout=wait)
             except queue.Empty:
-                if deadline is not None and time.monotonic() >= deadline:
+                if self._closed and self._engine is not engine:
+                    raise EngineUnavailable("the engine was closed while the request was running") from None
+                if time.monotonic() >= deadline:
                     tail = engine.stderr_tail()
-                    code = engine.kill()
-                    self._discard_engine(restart=True)
-                    raise EngineCrashed(
-                        f"step {int((step or {}).get('index', 0)) + 1} ({(step or {}).get('pass_id')}) did not finish within "
-                        f"{step_timeout_s:g} s; the engine was restarted",
-                        exit_code=code, last_step=step, stderr_tail=tail, timed_out=True,
-                    ) from None
+                    code = engine.kill(reason="timeout")
+                    self._discard_engine(restart=True, engine=engine)
+                    if step is not None:
+                        what = (f"step {int(step.get('index', 0)) + 1} ({step.get('pass_id')}) did not finish "
+                                f"within {limit:g} s")
+                    elif loading:
+                        what = f"model {args.get('model')!r} did not finish loading within {limit:g} s"
+                    else:
+                        what = f"the {cmd!r} request did not answer within {limit:g} s"
+                    raise EngineCrashed(f"{what}; the engine was restarted", exit_code=code, last_step=step,
+                                        stderr_tail=tail, timed_out=True) from None
                 continue
             if message is _EOF:
-                code = engine.wait(5.0)
-                tail = engine.stderr_tail()
-                self._discard_engine(restart=True)
-                if step is not None:
-                    what = f"while running step {int(step.get('index', 0)) + 1} ({step.get('pass_id')})"
-                else:
-                    what = f"during the {cmd!r} request"
-                how = f"signal {signal_name(code)}" if code is not None and code < 0 else signal_name(code)
-                msg = f"the engine crashed ({how}) {what}; it was restarted"
-                raise EngineCrashed(msg + (f"\nengine stderr (last lines):\n{tail}" if tail else ""),
-                                    exit_code=code, last_step=step, stderr_tail=tail)
-            mid = message.get("id")
-            if mid is None:
-                name = message.get(protocol.KEY_EVENT)
-                data = message.get("data") or {}
-                if name == protocol.EV_READY:
-                    engine.ready = data
-                elif name == protocol.EV_FATAL:
+                raise self._engine_ended(engine, cmd, args, step, loading)
+            if isinstance(message, messages.Notification) and message.id is None:
+                event = message.event
+                if isinstance(event, messages.Ready):
+                    engine.ready = event.to_data()
+                elif isinstance(event, messages.Fatal):
                     engine.wait(5.0)
-                    self._discard_engine(restart=False)
-                    raise EngineUnavailable(str(data.get("message") or "the engine refused to start"))
+                    self._discard_engine(restart=False, engine=engine)
+                    raise EngineUnavailable(event.message or "the engine refused to start")
                 continue
-            if mid != req_id:
+            if message.id != req_id:
                 continue  # a late message of an earlier, abandoned request
-            if protocol.KEY_EVENT in message:
-                name = str(message[protocol.KEY_EVENT])
-                data = message.get("data") or {}
-                if name == protocol.EV_STEP_STARTED:
+            self._last_message_at = time.monotonic()
+            if isinstance(message, messages.Notification):
+                event = message.event
+                data = event.to_data()
+                if isinstance(event, messages.StepStarted):
                     step = data
-                    limit = data.get("timeout_s") or step_timeout_s
-                    deadline = time.monotonic() + float(limit)
-                elif name == protocol.EV_STEP_FINISHED:
-                    step, deadline = None, None
-                elif name == protocol.EV_TUNING_PROGRESS and step is not None:
+                    limit = float(event.timeout_s or step_timeout_s)
+                    deadline = time.monotonic() + limit
+                    loading = False
+                elif isinstance(event, messages.ModelLoaded):
+                    loading = False
+                    limit, deadline = idle_limit, time.monotonic() + idle_limit
+                elif isinstance(event, messages.StepFinished):
+                    step = None
+                    limit, deadline = idle_limit, time.monotonic() + idle_limit
+                elif step is not None and isinstance(event, messages.TuningProgressEvent):
                     # A tuning step that reports progress is alive: each round restarts its limit.
-                    limit = step.get("timeout_s") or step_timeout_s
-                    deadline = time.monotonic() + float(limit)
+                    deadline = time.monotonic() + limit
+                elif step is None and not loading:
+                    deadline = time.monotonic() + limit  # any sign of life restarts a request's limit
                 if on_event is not None:
                     try:
-                        on_event(name, data)
+                        on_event(event.name, data)
                     except Exception as exc:  # noqa: BLE001 - a listener must not break the request
-                        print(f"engine client: event listener failed on {name!r}: {exc}", file=sys.stderr)
+                        print(f"engine client: event listener failed on {event.name!r}: {exc}", file=sys.stderr)
                 continue
-            if protocol.KEY_REPLY in message:
-                return dict(message[protocol.KEY_REPLY] or {})
-            if protocol.KEY_ERROR in message:
-                err = message[protocol.KEY_ERROR] or {}
-                raise EngineError(str(err.get("message") or "engine error"), str(err.get("traceback") or ""))
+            if isinstance(message, messages.Reply):
+                return dict(message.result)
+            if isinstance(message, messages.ErrorReply):
+                err = message.error
+                if err.code == messages.CONSENT_REQUIRED:
+                    raise ConsentRequired(err.message, list(err.data.get("files") or []))
+                raise EngineError(err.message or "engine error", err.traceback)
+
+    def _engine_ended(self, engine: _Engine, cmd: str, args: dict, step: Optional[dict], loading: bool) -> EngineError:
+        """The error for an engine that ended during a request (and a fresh engine unless closed)."""
+        code = engine.wait(5.0)
+        tail = engine.stderr_tail()
+        reason = engine.kill_reason
+        if reason == "close" or (self._closed and self._engine is not engine):
+            return EngineUnavailable("the engine was closed while the request was running")
+        self._discard_engine(restart=True, engine=engine)
+        if step is not None:
+            what = f"step {int(step.get('index', 0)) + 1} ({step.get('pass_id')})"
+        elif loading:
+            what = f"loading model {args.get('model')!r} in the {cmd!r} request"
+        else:
+            what = f"the {cmd!r} request"
+        if reason == "cancel":
+            return EngineCrashed(f"{what} was stopped (the engine did not stop in time and was restarted)",
+                                 exit_code=code, last_step=step, stderr_tail=tail, cancelled=True)
+        if reason == "memory":
+            return EngineCrashed(
+                f"{what} used more memory than the engine's limit of {_mib(engine.memory_limit or 0)}; "
+                f"the engine was stopped and restarted", exit_code=code, last_step=step, stderr_tail=tail,
+                out_of_memory=True)
+        if reason == "restart":
+            return EngineCrashed(f"the engine was restarted during {what}", exit_code=code, last_step=step,
+                                 stderr_tail=tail)
+        how = f"signal {signal_name(code)}" if code is not None and code < 0 else signal_name(code)
+        where = f"while running {what}" if step is not None else f"during {what}"
+        msg = f"the engine crashed ({how}) {where}; it was restarted"
+        return EngineCrashed(msg + (f"\nengine stderr (last lines):\n{tail}" if tail else ""),
+                             exit_code=code, last_step=step, stderr_tail=tail)
 
     def cancel(self) -> None:
-        """Ask the engine to stop the request in flight between passes (thread-safe; no-op when idle)."""
-        self._send_control(protocol.cancel)
+        """Stop the request in flight (thread-safe; no-op when idle): the engine stops between passes;
+        a request still running ``cancel_grace_s`` later gets the engine killed and restarted (the run
+        keeps every step that finished; the step that was running becomes cancelled)."""
+        req_id = self._send_control(messages.CMD_CANCEL)
+        if req_id is None:
+            return
+        engine = self._engine
+        sent = time.monotonic()
+
+        def enforce(since: float, tries: int) -> None:
+            if not (self._current_id == req_id and self._engine is engine and engine is not None and engine.alive()):
+                return
+            if self._last_message_at > since and tries < 20:
+                # The engine is still talking (a step finished on its way to the next pass boundary):
+                # give it another grace period before killing it.
+                arm(time.monotonic(), tries + 1)
+                return
+            engine.kill(reason="cancel", wait_s=1.0)
+
+        def arm(since: float, tries: int) -> None:
+            timer = threading.Timer(self.cancel_grace_s, enforce, (since, tries))
+            timer.daemon = True
+            timer.start()
+
+        arm(sent, 0)
 
     def stop_tuning(self) -> None:
         """End the MetaSchedule tuning in flight early (thread-safe; no-op when idle).
@@ -355,17 +524,22 @@ class EngineClient:
         successful step with what was measured (its report says it stopped early), and later steps
         (``MetaScheduleApplyDatabase``) run and use those records.
         """
-        self._send_control(protocol.stop_tuning)
+        self._send_control(messages.CMD_STOP_TUNING)
 
-    def _send_control(self, make: Callable[[int], dict]) -> None:
-        with self._write_lock:
+    def _send_control(self, method: str) -> Optional[int]:
+        if not self._write_lock.acquire(timeout=1.0):
+            return None
+        try:
             engine, req_id = self._engine, self._current_id
             if engine is None or req_id is None:
-                return
+                return None
             try:
-                engine.write(make(req_id))
-            except (BrokenPipeError, OSError):
+                engine.write(messages.Control(req_id, method))
+            except (BrokenPipeError, OSError, ValueError):
                 pass
+            return req_id
+        finally:
+            self._write_lock.release()
 
     # ------------------------------------------------------------------ typed wrappers
     def ping(self) -> dict:
@@ -400,9 +574,15 @@ class EngineClient:
         raise EngineError(f"prim_func reply without text: {sorted(reply)}")
 
     def run(self, doc: PipelineDocument, until: Optional[int] = None, trust_custom_code: bool = False,
-            on_event: Optional[EventCallback] = None, step_timeout_s: Optional[float] = None) -> RunResult:
-        """Run ``doc`` (steps up to index ``until`` inclusive); a crash or hang in a step fails that step."""
+            on_event: Optional[EventCallback] = None, step_timeout_s: Optional[float] = None,
+            trusted_hashes: Optional[list[str]] = None) -> RunResult:
+        """Run ``doc`` (steps up to index ``until`` inclusive); a crash or hang in a step fails that step.
+
+        Consent (:mod:`pipeline_model.consent`): ``trust_custom_code`` consents to all code the run
+        executes; ``trusted_hashes`` to the code with those content hashes only."""
         args = self.run_args(doc, until=until, trust_custom_code=trust_custom_code)
+        if trusted_hashes:
+            args["trusted_hashes"] = list(trusted_hashes)
         args["known_keys"] = list(self._scripts)[-4000:]
         seen: dict[str, Any] = {"finished": {}, "input_script": None, "input_key": None}
 
@@ -425,7 +605,10 @@ class EngineClient:
             result = self._crashed_run(doc, exc, seen)
             result.total_ms = (time.perf_counter() - started) * 1000.0
             if on_event is not None and exc.last_step is not None:
-                failed = result.steps[result.failed_index] if result.failed_index is not None else None
+                index = result.failed_index
+                if index is None and exc.cancelled and exc.last_step is not None:
+                    index = int(exc.last_step.get("index", -1))
+                failed = result.steps[index] if index is not None and 0 <= index < len(result.steps) else None
                 if failed is not None:
                     try:
                         on_event(protocol.EV_STEP_FINISHED, {"step": failed.to_json()})
@@ -486,6 +669,7 @@ class EngineClient:
             "steps": steps,
             "until": until,
             "trust_custom_code": bool(trust_custom_code),
+            "trust_all": bool(trust_custom_code),
             "pipeline_path": os.path.abspath(doc.path) if doc.path else None,
             "work_dir": EngineClient.tuning_work_dir(doc),
             "pass_context": dict(doc.pass_context or {}),
@@ -519,7 +703,10 @@ class EngineClient:
             else:
                 res = StepResult(index=i, uid=step.uid, pass_id=step.pass_id,
                                  title=titles.get(step.pass_id, step.pass_id), state=NOT_RUN)
-            if i == failed_index:
+            if i == failed_index and exc.cancelled:
+                res.state = CANCELLED
+                result.cancelled = True
+            elif i == failed_index:
                 res.state = FAILED
                 res.error = str(exc.message).split("\nengine stderr", 1)[0]
                 res.traceback = f"engine stderr (last lines):\n{exc.stderr_tail}" if exc.stderr_tail else None
@@ -527,7 +714,10 @@ class EngineClient:
                 result.last_good_script = last_good
             result.steps.append(res)
         if failed_index is None:
-            result.error = exc.message
+            if exc.cancelled:
+                result.cancelled = True
+            else:
+                result.error = exc.message
         return result
 
     def _titles(self) -> dict[str, str]:
@@ -544,26 +734,32 @@ class EngineClient:
         """Kill the engine (if any) and start a fresh one (a request in flight ends as a crash)."""
         engine = self._engine
         if self._current_id is not None and engine is not None:
-            engine.kill()  # the waiting request sees the process end and restarts it
+            engine.kill(reason="restart")  # the waiting request sees the process end and restarts it
             return
         with self._lock:
             self._discard_engine(restart=True)
 
     def close(self) -> None:
-        """Stop the engine process."""
-        with self._lock:
-            engine, self._engine = self._engine, None
-            if engine is None:
-                return
+        """Stop the engine process and its process group; never blocks more than ~3 s, also while
+        another thread is waiting in a request (that request then raises :class:`EngineUnavailable`)."""
+        self._closed = True
+        engine, self._engine = self._engine, None
+        if engine is None:
+            return
+        if self._write_lock.acquire(timeout=0.5):
             try:
-                with self._write_lock:
-                    engine.write({"cmd": protocol.CMD_SHUTDOWN})
-                    engine.proc.stdin.close()  # type: ignore[union-attr]
+                if self._current_id is None:
+                    engine.write(messages.Control(None, messages.CMD_SHUTDOWN))
+                engine.proc.stdin.close()  # type: ignore[union-attr]  # EOF: the engine's guardian ends it
             except (BrokenPipeError, OSError, ValueError):
                 pass
-            if engine.wait(1.0) is None:  # an engine still importing TVM reads stdin only later
-                engine.kill()
-            engine.close_pipes()
+            finally:
+                self._write_lock.release()
+        if engine.wait(1.0) is None:  # an engine still importing TVM reads stdin only later
+            engine.kill(reason="close", wait_s=1.0)
+        elif engine.own_group:
+            engine.kill(reason="close", wait_s=0.5)  # children of user code, if any
+        engine.close_pipes()
 
     def __enter__(self) -> "EngineClient":
         return self

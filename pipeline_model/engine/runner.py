@@ -71,12 +71,14 @@ def _referenced_files(params: dict[str, Any], base_dir: Optional[str]) -> list[s
         path = os.path.expanduser(value)
         if not os.path.isabs(path) and base_dir:
             path = os.path.join(base_dir, path)
-        try:
-            if os.path.isfile(path):
-                with open(path, "rb") as fh:
-                    hashes.append(f"{name}={hashlib.sha256(fh.read()).hexdigest()}")
-        except OSError:
+        if not os.path.lexists(path):
             continue
+        from pipeline_model import safe_files
+
+        try:  # streamed, size-capped; FIFOs, devices and /proc are refused, never read
+            hashes.append(f"{name}={safe_files.sha256_file(path, what=f'parameter {name!r}')}")
+        except OSError as exc:
+            hashes.append(f"{name}=unreadable:{exc}")
     return hashes
 
 
@@ -116,10 +118,18 @@ class StepInstrument:
     """Records every pass run inside a step (pre-order) and stops before a pass when cancelled."""
 
     def __init__(self, cancelled: Callable[[], bool]) -> None:
+        self.reset(cancelled)
+
+    def reset(self, cancelled: Callable[[], bool]) -> None:
+        """Start a step: no records, this cancel flag."""
         self._cancelled = cancelled
         self.stack: list[tuple[str, float, Any, int]] = []
         self.records: list[Optional[_Record]] = []
         self.cancel_hit = False
+
+    def release(self) -> None:
+        """Drop the step's records (and the modules they hold) once they were reported."""
+        self.reset(_never)
 
     def run_before_pass(self, mod: Any, info: Any) -> None:
         if self._cancelled():
@@ -133,6 +143,27 @@ class StepInstrument:
             return
         name, start, before, slot = self.stack.pop()
         self.records[slot] = _Record(name, (time.perf_counter() - start) * 1000.0, len(self.stack), before, mod)
+
+
+def _never() -> bool:
+    return False
+
+
+_SHARED_INSTRUMENT: Optional[StepInstrument] = None
+
+
+def step_instrument(cancelled: Callable[[], bool]) -> StepInstrument:
+    """The engine's one :class:`StepInstrument`, reset for a new step.
+
+    A pass instrument's FFI object holds its Python methods, which hold the instrument: a cycle
+    through C++ that Python's collector cannot see, so an instrument per step (with the modules its
+    records hold) was never freed. One shared instrument, released after each step, keeps the
+    engine's memory flat; steps run one at a time, so sharing is safe."""
+    global _SHARED_INSTRUMENT
+    if _SHARED_INSTRUMENT is None:
+        _SHARED_INSTRUMENT = StepInstrument(cancelled)
+    _SHARED_INSTRUMENT.reset(cancelled)
+    return _SHARED_INSTRUMENT
 
 
 class _ScriptMemo:
@@ -314,7 +345,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         if hasattr(ctx, "clear_stop_tuning"):
             ctx.clear_stop_tuning()  # a stop_tuning ends the tuning of the step it was sent for only
         ctx.emit(protocol.EV_STEP_STARTED, {"index": i, "uid": res.uid, "pass_id": pass_id})
-        instrument = StepInstrument(ctx.cancelled)
+        instrument = step_instrument(ctx.cancelled)
         report: dict[str, Any] = {}
         new_mod = None
         error: Optional[BaseException] = None
@@ -350,9 +381,12 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
             new_script = memo.script(new_mod) if changed else script
             memo.add(new_mod, new_script)
         res.nested = _nested_results(instrument, memo, new_key, ctx, i)
+        cancel_hit = instrument.cancel_hit
+        instrument.release()
+        del memo
 
         if error is not None:
-            if instrument.cancel_hit or isinstance(error, RunCancelled):
+            if cancel_hit or isinstance(error, RunCancelled):
                 res.state = CANCELLED
                 result.cancelled = True
             else:

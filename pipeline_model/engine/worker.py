@@ -27,7 +27,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from pipeline_model.engine import protocol
+from pipeline_model.engine import messages, protocol
 from pipeline_model.engine.handler_registry import HANDLERS, HandlerFn, handler  # noqa: F401 - re-exported
 
 #: Extra handler modules imported at start (skipped when they do not exist).
@@ -71,12 +71,16 @@ class CacheEntry:
 
 
 class ModuleCache:
-    """LRU cache of IRModules (and their TVMScript) by key, bounded by entry count and script bytes."""
+    """LRU cache of IRModules (and their TVMScript) by key, bounded by bytes (optionally by entries).
+
+    An entry is charged its script's length twice (the text, and roughly as much again for the
+    IRModule's objects, which print to about that size) plus :attr:`MODULE_COST`; entries without a
+    script yet are charged :attr:`MODULE_COST` until their script is known."""
 
     #: Nominal size charged per module besides its script text.
     MODULE_COST = 64 * 1024
 
-    def __init__(self, max_entries: int = 400, max_bytes: int = 512 * 1024 * 1024) -> None:
+    def __init__(self, max_entries: Optional[int] = None, max_bytes: int = 384 * 1024 * 1024) -> None:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self._entries: "collections.OrderedDict[str, CacheEntry]" = collections.OrderedDict()
@@ -111,7 +115,7 @@ class ModuleCache:
         if old is not None:
             self._bytes -= old.size
         item = CacheEntry(mod=mod, script=script, info=dict(info or {}))
-        item.size = self.MODULE_COST + (len(script) if script else 0)
+        item.size = self.MODULE_COST + (2 * len(script) if script else 0)
         self._entries[key] = item
         self._bytes += item.size
         self._evict()
@@ -124,7 +128,7 @@ class ModuleCache:
             return
         self._bytes -= item.size
         item.script = script
-        item.size = self.MODULE_COST + len(script)
+        item.size = self.MODULE_COST + 2 * len(script)
         self._bytes += item.size
         self._evict()
 
@@ -151,7 +155,8 @@ class ModuleCache:
         self._bytes = 0
 
     def _evict(self) -> None:
-        while self._entries and (len(self._entries) > self.max_entries or self._bytes > self.max_bytes):
+        while self._entries and ((self.max_entries is not None and len(self._entries) > self.max_entries)
+                                 or self._bytes > self.max_bytes):
             if len(self._entries) == 1:
                 break  # always keep the newest entry
             _key, item = self._entries.popitem(last=False)
@@ -161,6 +166,16 @@ class ModuleCache:
 # --------------------------------------------------------------------------------------------- context
 
 
+class ConsentError(PermissionError):
+    """The request would execute code without consent; answered with ``CONSENT_REQUIRED``."""
+
+    rpc_code = messages.CONSENT_REQUIRED
+
+    def __init__(self, message: str, items: Optional[list[Any]] = None) -> None:
+        super().__init__(message)
+        self.items = list(items or [])
+
+
 class _Output:
     """Thread-safe writer of protocol lines to the duplicated stdout descriptor."""
 
@@ -168,7 +183,7 @@ class _Output:
         self._file = os.fdopen(fd, "wb", buffering=0)
         self._lock = threading.Lock()
 
-    def write(self, message: dict[str, Any]) -> None:
+    def write(self, message: Any) -> None:
         data = protocol.encode(message)
         with self._lock:
             view = memoryview(data)
@@ -190,6 +205,8 @@ class WorkerContext:
         self._models: "collections.OrderedDict[str, Any]" = collections.OrderedDict()
         self._catalogue: Any = None
         self.events: list[tuple[str, dict]] = []  # kept only when there is no output (in-process use)
+        #: Consent fields of the request in flight (``trust_all``, ``trust_custom_code``, ``trusted_hashes``).
+        self.consent: dict[str, Any] = {}
 
     # events and cancellation
     def emit(self, event: str, data: dict[str, Any]) -> None:
@@ -197,7 +214,7 @@ class WorkerContext:
         if self._output is None:
             self.events.append((event, data))
             return
-        self._output.write(protocol.event(self.request_id, event, data))
+        self._output.write(messages.Notification(self.request_id, messages.make_event(event, data)))
 
     def cancelled(self) -> bool:
         """True when the client asked to cancel the current request."""
@@ -229,11 +246,28 @@ class WorkerContext:
         with self._lock:
             self._stop_tuning.discard(self.request_id)
 
+    # consent
+    def missing_consent(self, items: list[Any]) -> list[Any]:
+        """The code items (:class:`pipeline_model.consent.CodeItem`) the current request has no consent for."""
+        from pipeline_model import consent
+
+        hashes = self.consent.get("trusted_hashes") or []
+        return consent.missing_consent(items, hashes if isinstance(hashes, list) else [],
+                                       consent.request_trusts_all(self.consent))
+
     # models
     def load_model(self, spec: str, base_dir: Optional[str]) -> Any:
-        """Load a model (``LoadedModel``), memoised by its key (which includes the file's content hash)."""
-        from pipeline_model import models, models_tvm
+        """Load a model (``LoadedModel``), memoised by its key (which includes the file's content hash).
 
+        A model ``.py`` file is code: without consent in the current request :class:`ConsentError`
+        is raised before anything of it runs."""
+        from pipeline_model import consent, models, models_tvm
+
+        item = consent.model_item(spec, base_dir)
+        if item is not None:
+            missing = self.missing_consent([item])
+            if missing:
+                raise ConsentError(consent.refusal_message(missing), missing)
         key = models.model_key(spec, base_dir)
         loaded = self._models.get(key)
         if loaded is None:
@@ -318,10 +352,51 @@ def handle_cache_clear(args: dict, ctx: WorkerContext) -> dict:
 
 @handler(protocol.CMD_RUN)
 def handle_run(args: dict, ctx: WorkerContext) -> dict:
-    """Run a pipeline (see :func:`pipeline_model.engine.runner.run_pipeline`)."""
+    """Run a pipeline (see :func:`pipeline_model.engine.runner.run_pipeline`).
+
+    Before anything is loaded or run, the code the run would execute (model ``.py`` file, custom
+    steps, pattern files; :mod:`pipeline_model.consent`) must be consented to by the request; else
+    nothing runs: a model without consent is a run error, a step without consent is that step failed
+    (every step not run), each message naming the file and why."""
+    from pipeline_model import consent
     from pipeline_model.engine import runner
 
+    steps = list(args.get("steps") or [])
+    until = args.get("until")
+    considered = [s for i, s in enumerate(steps) if until is None or not isinstance(until, int) or i <= until]
+    items = consent.code_items(str(args.get("model") or ""), args.get("base_dir"), considered)
+    # A file that cannot be read safely (FIFO, device, too big) is refused even with trust_all.
+    missing = [i for i in items if not i.sha256 and i.kind != consent.KIND_CUSTOM] or ctx.missing_consent(items)
+    if missing:
+        return _refused_run(steps, missing, ctx)
+    if items:
+        # Everything this run executes was consented to (by hash or trust_all): the pass builders may run it.
+        args = dict(args, trust_custom_code=True)
     return runner.run_pipeline(args, ctx)
+
+
+def _refused_run(steps: list[dict], missing: list[Any], ctx: WorkerContext) -> dict:
+    """``RunResult`` JSON of a run refused for lack of consent: no step ran."""
+    from pipeline_model import consent
+    from pipeline_model.engine.results import FAILED, NOT_RUN, RunResult, StepResult
+
+    result = RunResult()
+    model_missing = [m for m in missing if m.index is None]
+    first_step = min((m.index for m in missing if m.index is not None), default=None)
+    for i, step in enumerate(steps):
+        pass_id = str(step.get("pass", "")) if isinstance(step, dict) else ""
+        res = StepResult(index=i, uid=str(step.get("uid", "")) if isinstance(step, dict) else "", pass_id=pass_id,
+                         title=ctx.pass_title(pass_id) if pass_id else "", state=NOT_RUN)
+        if not model_missing and i == first_step:
+            res.state = FAILED
+            res.error = "nothing ran: " + consent.refusal_message([m for m in missing if m.index == i])
+            if len(missing) > 1:
+                res.error += "\n" + consent.refusal_message([m for m in missing if m.index != i])
+            result.failed_index = i
+        result.steps.append(res)
+    if model_missing:
+        result.error = "nothing ran: " + consent.refusal_message(missing)
+    return result.to_json()
 
 
 def import_handler_modules(names: list[str]) -> list[str]:
@@ -338,45 +413,161 @@ def import_handler_modules(names: list[str]) -> list[str]:
     return imported
 
 
-def dispatch(message: dict[str, Any], ctx: WorkerContext) -> dict[str, Any]:
-    """Run one request message and return the final reply/error message."""
-    req_id = message.get("id")
-    cmd = message.get("cmd")
-    fn = HANDLERS.get(str(cmd))
+def dispatch(message: Any, ctx: WorkerContext) -> Any:
+    """Run one request (a :class:`messages.Request`, or its JSON dict) and return the final
+    :class:`messages.Reply` / :class:`messages.ErrorReply`."""
+    if isinstance(message, dict):
+        try:
+            message = messages.Request.from_json(message)
+        except messages.MessageError as exc:
+            req_id = message.get("id") if isinstance(message.get("id"), int) else None
+            return messages.ErrorReply.make(req_id, f"bad request: {exc}", code=messages.INVALID_REQUEST)
+    req_id = message.id
+    fn = HANDLERS.get(message.method)
     if fn is None:
-        return protocol.error(req_id, f"unknown engine command {cmd!r} (known: {', '.join(sorted(HANDLERS))})")
+        return messages.ErrorReply.make(
+            req_id, f"unknown engine command {message.method!r} (known: {', '.join(sorted(HANDLERS))})",
+            code=messages.METHOD_NOT_FOUND)
     ctx.request_id = req_id
+    ctx.consent = request_consent(message.params)
     try:
-        value = fn(dict(message.get("args") or {}), ctx)
-        return protocol.reply(req_id, value if isinstance(value, dict) else {"value": value})
+        value = fn(dict(message.params), ctx)
+        return messages.Reply(req_id, value if isinstance(value, dict) else {"value": value})
     except Exception as exc:  # noqa: BLE001 - every handler failure goes back to the client
         text = str(exc).strip()
         msg = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
         if isinstance(exc, KeyError) and exc.args:
             msg = str(exc.args[0])
-        return protocol.error(req_id, msg, traceback.format_exc())
+        code = int(getattr(exc, "rpc_code", messages.HANDLER_ERROR))
+        reply = messages.ErrorReply.make(req_id, msg, traceback.format_exc(), code=code)
+        if isinstance(exc, ConsentError):
+            reply.error.data["files"] = [item.to_json() for item in exc.items]
+        return reply
     finally:
         ctx.request_id = None
+        ctx.consent = {}
 
 
-def _reader(stream: Any, inbox: "queue.Queue[Optional[dict]]", ctx: WorkerContext) -> None:
-    """Read requests; cancels take effect at once, everything else queues for the main loop."""
+def request_consent(params: dict[str, Any]) -> dict[str, Any]:
+    """The consent fields of a request's params (a build request's nested ``run`` args count too)."""
+    keys = ("trust_all", "trust_custom_code", "trusted_hashes")
+    out = {k: params.get(k) for k in keys if params.get(k) is not None}
+    nested = params.get("run")
+    if isinstance(nested, dict):
+        for k in keys:
+            if nested.get(k) is not None and out.get(k) is None:
+                out[k] = nested.get(k)
+    return out
+
+
+def _reader(stream: Any, inbox: "queue.Queue[Optional[messages.Request]]", ctx: WorkerContext,
+            output: Optional[_Output] = None) -> None:
+    """Read requests; controls take effect at once, requests queue for the main loop.
+
+    End of input (the client closed the pipe or died) ends the engine at once, also when a request
+    is running: the process group is killed (see :func:`_end_process_group`).
+    """
     for raw in stream:
         try:
-            message = protocol.decode(raw)
+            message = protocol.decode_client(raw)
         except protocol.ProtocolError as exc:
             print(f"engine: ignoring bad protocol line: {exc}", file=sys.stderr)
+            try:
+                data = protocol.decode(raw)
+                if output is not None and isinstance(data.get("id"), int) and not isinstance(data.get("id"), bool):
+                    output.write(messages.ErrorReply.make(data["id"], str(exc), code=messages.INVALID_REQUEST))
+            except (protocol.ProtocolError, OSError):
+                pass
             continue
-        cmd = message.get("cmd")
-        if cmd == protocol.CMD_CANCEL:
-            ctx.mark_cancelled(message.get("id"))
-        elif cmd == protocol.CMD_STOP_TUNING:
-            ctx.mark_stop_tuning(message.get("id"))
-        elif cmd == protocol.CMD_SHUTDOWN:
-            break
+        if isinstance(message, messages.Control):
+            if message.method == messages.CMD_CANCEL:
+                ctx.mark_cancelled(message.id)
+            elif message.method == messages.CMD_STOP_TUNING:
+                ctx.mark_stop_tuning(message.id)
+            else:  # shutdown: after the request in flight
+                inbox.put(None)
+                return
         else:
             inbox.put(message)
+    # EOF: nobody is listening any more.
+    if ctx.request_id is not None:
+        _end_process_group(0)
     inbox.put(None)
+
+
+def _end_process_group(code: int) -> None:
+    """Exit now and take the engine's own process group (children of user code) along."""
+    try:
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001
+        pass
+    if _leads_own_group() and hasattr(os, "killpg"):
+        try:
+            os.killpg(os.getpgrp(), 9)
+        except OSError:
+            pass
+    os._exit(code)
+
+
+def _leads_own_group() -> bool:
+    """True when the client started this engine as the leader of its own process group (never
+    kill a group the engine does not own, e.g. when started by hand)."""
+    return bool(os.environ.get("RPS_ENGINE_OWN_GROUP")) and hasattr(os, "getpgrp") and os.getpgrp() == os.getpid()
+
+
+def _set_parent_death_signal(sig: int) -> bool:
+    """Linux ``prctl(PR_SET_PDEATHSIG, sig)`` through ctypes; False where unavailable."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(1, int(sig), 0, 0, 0) == 0  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        return False
+
+
+def start_guardian(stdin_fd: int = 0) -> Optional[int]:
+    """Fork the engine's guardian: a tiny process in the engine's process group that kills the whole
+    group (engine and every child of user code) when the client goes away — the read end of the
+    engine's stdin pipe hangs up (client closed it, exited or was killed with SIGKILL) — or when the
+    engine itself dies (``PR_SET_PDEATHSIG``, so even a SIGKILLed engine leaves no children). Called
+    before any thread exists. Returns the guardian's pid (``None`` when not started: not POSIX, or
+    the engine is not the leader of its own process group)."""
+    if not hasattr(os, "fork") or not _leads_own_group():
+        return None
+    engine_pid = os.getpid()
+    pid = os.fork()
+    if pid:
+        return pid
+    # Guardian: no Python state of the engine is used beyond this function.
+    import select
+    import signal
+
+    group = os.getpgrp()
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (1, 2):
+        if fd != stdin_fd:
+            os.dup2(devnull, fd)
+    os.closerange(3, 65536)  # the protocol pipes: the client must see EOF when the engine dies
+
+    def kill_group(*_args: Any) -> None:
+        try:
+            os.killpg(group, signal.SIGKILL)
+        finally:
+            os._exit(0)
+
+    signal.signal(signal.SIGUSR1, kill_group)
+    _set_parent_death_signal(signal.SIGUSR1)
+    if os.getppid() != engine_pid:
+        kill_group()
+    poller = select.poll()
+    poller.register(stdin_fd, 0)  # only POLLHUP / POLLERR / POLLNVAL
+    while True:
+        events = poller.poll(1000)
+        if events or os.getppid() != engine_pid:
+            kill_group()
 
 
 def _import_without_torch(module_name: str) -> None:
@@ -401,6 +592,7 @@ def _import_without_torch(module_name: str) -> None:
 
 def main() -> int:
     """Engine entry point."""
+    start_guardian(0)
     proto_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -414,7 +606,7 @@ def main() -> int:
         # Lets tests check the refusal path without installing a bad version.
         problem = ffi_version_problem(os.environ["RPS_ENGINE_FAKE_FFI_VERSION"])
     if problem:
-        output.write(protocol.event(None, protocol.EV_FATAL, {"message": problem}))
+        output.write(messages.Notification(None, messages.Fatal(message=problem)))
         print(f"engine: {problem}", file=sys.stderr)
         return EXIT_REFUSED
 
@@ -426,21 +618,11 @@ def main() -> int:
 
     imported = import_handler_modules(HANDLER_MODULES)
     ctx = WorkerContext(output)
-    output.write(
-        protocol.event(
-            None,
-            protocol.EV_READY,
-            {
-                "pid": os.getpid(),
-                "tvm": str(tvm.__version__),
-                "tvm_ffi": str(tvm_ffi.__version__),
-                "handler_modules": imported,
-                "startup_ms": (time.perf_counter() - start) * 1000.0,
-            },
-        )
-    )
-    inbox: "queue.Queue[Optional[dict]]" = queue.Queue()
-    reader = threading.Thread(target=_reader, args=(sys.stdin.buffer, inbox, ctx), daemon=True)
+    output.write(messages.Notification(None, messages.Ready(
+        pid=os.getpid(), tvm=str(tvm.__version__), tvm_ffi=str(tvm_ffi.__version__),
+        handler_modules=imported, startup_ms=(time.perf_counter() - start) * 1000.0)))
+    inbox: "queue.Queue[Optional[messages.Request]]" = queue.Queue()
+    reader = threading.Thread(target=_reader, args=(sys.stdin.buffer, inbox, ctx, output), daemon=True)
     reader.start()
     while True:
         message = inbox.get()

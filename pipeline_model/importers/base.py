@@ -56,10 +56,13 @@ def classify_python_file(text: str) -> str:
 
 
 def read_text(path: str) -> Optional[str]:
-    """The text of ``path``, or ``None`` when it cannot be read as UTF-8."""
+    """The text of ``path``, or ``None`` when it cannot be read as UTF-8 text (special files such as
+    FIFOs and devices, and files over the size cap, are refused without being read; see
+    :mod:`pipeline_model.safe_files`)."""
+    from pipeline_model import safe_files
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        return safe_files.read_text(path, "model file")
     except (OSError, UnicodeDecodeError):
         return None
 

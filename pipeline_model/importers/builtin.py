@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from pipeline_model import emit
 from pipeline_model.importers.base import KIND_BUILTIN, ModelFormat
 from pipeline_model.importers.registry import register_format
 
@@ -31,7 +32,8 @@ class BuiltinFormat(ModelFormat):
         with open(source.path, encoding="utf-8") as fh:
             body = fh.read().rstrip() + "\n"
         return (
-            f"# ---- model {source.spec} (inlined from resources/models/{source.name}.py) ----\n"
+            f"# ---- model {emit.comment_safe(source.spec)} (inlined from resources/models/"
+            f"{emit.comment_safe(source.name)}.py) ----\n"
             + body
             + "\nmod, _param_spec = model.export_tvm(spec=spec)\n"
             + "params = None  # nn.Module parameters are function inputs without data\n"

@@ -44,10 +44,11 @@ def is_torch_python_file(path: str) -> bool:
     """
     if not path.endswith(".py") or not os.path.isfile(path):
         return False
+    from pipeline_model import safe_files
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except (OSError, UnicodeDecodeError):
+        text = safe_files.read_text(path, "model file")
+    except OSError:
         return False
     return bool(_TORCH_IMPORT.search(text) and _EXAMPLE_INPUTS.search(text)
                 and not _TVM_IMPORT.search(text))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from pipeline_model import emit
 from pipeline_model.importers.base import KIND_NN_MODULE, ModelFormat, classify_python_file, read_text
 from pipeline_model.importers.registry import register_format
 
@@ -29,7 +30,7 @@ class NNModuleFormat(ModelFormat):
 
     def loader_source(self, source: Any) -> str:
         return (
-            f"# ---- model: nn.Module file {source.path} ----\n"
+            f"# ---- model: nn.Module file {emit.comment_safe(source.path)} ----\n"
             "import runpy as _runpy\n"
             f"_ns = _runpy.run_path({source.path!r})\n"
             "mod, _param_spec = _ns['model'].export_tvm(spec=_ns['spec'])\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from pipeline_model import emit
 from pipeline_model.importers.base import KIND_TVMSCRIPT, ModelFormat, classify_python_file, read_text
 from pipeline_model.importers.registry import register_format
 
@@ -28,7 +29,7 @@ class TVMScriptFormat(ModelFormat):
 
     def loader_source(self, source: Any) -> str:
         return (
-            f"# ---- model: TVMScript file {source.path} ----\n"
+            f"# ---- model: TVMScript file {emit.comment_safe(source.path)} ----\n"
             "import runpy as _runpy\n"
             "import tvm as _tvm\n"
             f"_model_path = {source.path!r}\n"

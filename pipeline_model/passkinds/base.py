@@ -59,12 +59,15 @@ def resolve_user_path(path: str, base_dir: Optional[str]) -> str:
 
 
 def read_text_or_comment(path: str) -> Callable[[], str]:
-    """A reader of ``path``'s text that returns a ``# cannot read`` comment instead of raising."""
+    """A reader of ``path``'s text that returns a ``# cannot read`` comment instead of raising; special
+    files (FIFOs, devices, ``/proc``) and files over 4 MiB are refused unread (:mod:`pipeline_model.safe_files`),
+    so showing a hostile pipeline's code never blocks."""
 
     def read() -> str:
+        from pipeline_model import safe_files
+
         try:
-            with open(path, encoding="utf-8") as fh:
-                return fh.read()
+            return safe_files.read_text(path, "user code file", 4 * 1024 * 1024)
         except OSError as exc:
             return f"# cannot read {path}: {exc.strerror or exc}"
 

@@ -1,0 +1,244 @@
+"""Consent for code that files bring (TVM-free).
+
+A run may execute code that came with a file: the source of a ``custom.python`` step, a pattern file
+of ``relax.FuseOpsByPattern`` (``pattern_source: "file"``), and a model ``.py`` file of any kind
+(TVMScript, Relax nn.Module, PyTorch). Built-in models shipped in ``resources/`` are the app's own
+code and are trusted. :func:`code_items` lists what a run would execute, each with the SHA-256 of
+its content; consent is given per content hash, so a changed file is asked about again.
+
+Requests that may execute such code carry (see ``docs/ARCHITECTURE.md``, "Engine protocol")::
+
+    "trusted_hashes": ["<sha256>", ...]   # content the user consented to
+    "trust_all": true                     # consent to everything (CLI --trust)
+    "trust_custom_code": true             # older name of trust_all (still sent by the GUI)
+
+The engine checks the request with :func:`missing_consent` before it loads the model or runs any
+step; without consent nothing runs and the message (:func:`refusal_message`) names each file and why,
+e.g. "model file x.py is Python code (an nn.Module file); it runs only with consent: run with --trust
+or consent in the app".
+
+:class:`ConsentStore` remembers consents per content hash in a JSON file under the user's config
+directory (``$XDG_CONFIG_HOME/relax-pipeline-studio/consent.json``), for the GUI.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable, Optional
+
+from pipeline_model import safe_files
+
+KIND_CUSTOM = "custom_pass"
+KIND_PATTERN = "pattern_file"
+KIND_MODEL = "model_file"
+
+#: The app's own folder: code under ``resources/`` ships with the app and is trusted.
+RESOURCES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "resources")
+
+HOW_TO_CONSENT = "it runs only with consent: run with --trust or consent in the app"
+
+
+@dataclass(frozen=True)
+class CodeItem:
+    """One piece of code a run would execute: ``kind`` (:data:`KIND_CUSTOM`, :data:`KIND_PATTERN`,
+    :data:`KIND_MODEL`), a ``label`` for messages, the ``path`` (``None`` for inline code), the
+    ``sha256`` of the content ("" when unreadable), the step ``index`` (``None`` for the model) and
+    ``reason`` (why it is code, or why it cannot be checked)."""
+
+    kind: str
+    label: str
+    path: Optional[str]
+    sha256: str
+    index: Optional[int] = None
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain dict (for the engine's refusal reply and the GUI's consent dialog)."""
+        return asdict(self)
+
+
+def sha256_text(text: str) -> str:
+    """Hex SHA-256 of a text's UTF-8 bytes (how inline custom code is hashed)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _resolve(path: str, base_dir: Optional[str]) -> str:
+    full = os.path.expanduser(path)
+    if not os.path.isabs(full):
+        full = os.path.join(base_dir or os.getcwd(), full)
+    return os.path.normpath(full)
+
+
+def is_app_file(path: str) -> bool:
+    """True for files shipped with the app (under ``resources/``)."""
+    real = os.path.realpath(path)
+    root = os.path.realpath(RESOURCES_DIR)
+    return real == root or real.startswith(root + os.sep)
+
+
+def _file_item(kind: str, label: str, path: str, index: Optional[int], reason: str) -> CodeItem:
+    try:
+        digest = safe_files.sha256_file(path, what=label)
+    except OSError as exc:
+        return CodeItem(kind, label, path, "", index, str(exc))
+    return CodeItem(kind, label, path, digest, index, reason)
+
+
+def model_item(spec: str, base_dir: Optional[str]) -> Optional[CodeItem]:
+    """The model as code to consent to: a ``.py`` model file outside ``resources/``; else ``None``
+    (built-ins, ONNX, ``.pt2``)."""
+    spec = str(spec or "").strip()
+    if not spec or spec.startswith("builtin:"):
+        return None
+    path = _resolve(spec, base_dir)
+    if not path.lower().endswith(".py") or is_app_file(path):
+        return None
+    label = f"model file {path}"
+    return _file_item(KIND_MODEL, label, path, None,
+                      "is Python code (TVMScript, an nn.Module or a PyTorch model file runs when loaded)")
+
+
+def step_items(steps: Iterable[dict[str, Any]], base_dir: Optional[str]) -> list[CodeItem]:
+    """The code the enabled steps would execute (``steps``: run-request step dicts with ``pass``,
+    ``params``, ``enabled``, ``placeholder``), as each step's pass kind declares it (``user_code``):
+    code held in the step is hashed as text, a referenced file by its content (files shipped in
+    ``resources/`` are the app's own and need no consent)."""
+    from pipeline_model.document import Step
+    from pipeline_model.passkinds import kind_for
+
+    items = []
+    for i, raw in enumerate(steps):
+        if not isinstance(raw, dict) or not raw.get("enabled", True) or raw.get("placeholder"):
+            continue
+        pass_id = str(raw.get("pass") or "")
+        params = raw.get("params") if isinstance(raw.get("params"), dict) else {}
+        kind = kind_for(pass_id)
+        if kind is None:
+            continue
+        for ref in kind.user_code(Step(pass_id, dict(params or {})), base_dir, i + 1):
+            if ref.path is None:
+                items.append(CodeItem(KIND_CUSTOM, f"step {i + 1} ({pass_id})", None, sha256_text(ref.read()), i,
+                                      "is custom Python code"))
+            elif not is_app_file(ref.path):
+                items.append(_file_item(KIND_PATTERN, f"{ref.label} of step {i + 1}", ref.path, i,
+                                        "is Python code (it runs when the step is built)"))
+    return items
+
+
+def code_items(model: str, base_dir: Optional[str], steps: Iterable[dict[str, Any]]) -> list[CodeItem]:
+    """Everything a run of ``model`` with ``steps`` would execute that did not ship with the app."""
+    item = model_item(model, base_dir)
+    return ([item] if item is not None else []) + step_items(steps, base_dir)
+
+
+def request_trusts_all(args: dict[str, Any]) -> bool:
+    """True when a request consents to everything (``trust_all`` or the older ``trust_custom_code``)."""
+    return bool(args.get("trust_all")) or bool(args.get("trust_custom_code"))
+
+
+def missing_consent(items: Iterable[CodeItem], trusted_hashes: Iterable[str] = (), trust_all: bool = False) -> list[CodeItem]:
+    """The items not covered by the consent given (an unreadable file is never covered)."""
+    if trust_all:
+        return []
+    trusted = {str(h) for h in trusted_hashes}
+    return [item for item in items if not item.sha256 or item.sha256 not in trusted]
+
+
+def describe(item: CodeItem) -> str:
+    """One line: what the item is and why it needs consent."""
+    if not item.sha256 and item.reason and item.kind != KIND_CUSTOM:
+        return f"{item.label} cannot be checked: {item.reason}"
+    return f"{item.label} {item.reason} and is not trusted"
+
+
+def refusal_message(missing: list[CodeItem]) -> str:
+    """The message of a refused run: each item and how to consent."""
+    lines = [describe(item) for item in missing]
+    if len(lines) == 1:
+        return f"{lines[0]}; {HOW_TO_CONSENT}"
+    return "this run would execute code without consent (" + HOW_TO_CONSENT + "):\n" + "\n".join(
+        f"  - {line}" for line in lines)
+
+
+# --------------------------------------------------------------------------------------------- store
+
+
+def user_config_dir() -> str:
+    """Per-user config folder of the app (``$XDG_CONFIG_HOME/relax-pipeline-studio``)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "relax-pipeline-studio")
+
+
+class ConsentStore:
+    """Consents remembered per content hash in a JSON file (default ``user_config_dir()/consent.json``).
+
+    File format: ``{"format": "relax-pipeline-studio.consent", "version": 1, "hashes": {sha256:
+    {"kind", "label", "path", "granted"}}}``; written atomically. A damaged file counts as empty (and
+    is replaced on the next grant).
+    """
+
+    FORMAT = "relax-pipeline-studio.consent"
+    VERSION = 1
+
+    def __init__(self, path: Optional[str] = None) -> None:
+        self.path = path or os.path.join(user_config_dir(), "consent.json")
+        self._hashes: dict[str, dict[str, Any]] = self._load()
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        try:
+            data = json.loads(safe_files.read_text(self.path, "consent file", 16 * 1024 * 1024))
+        except (OSError, ValueError, RecursionError):
+            return {}
+        hashes = data.get("hashes") if isinstance(data, dict) and data.get("format") == self.FORMAT else None
+        if not isinstance(hashes, dict):
+            return {}
+        return {str(k): dict(v) if isinstance(v, dict) else {} for k, v in hashes.items()}
+
+    def is_trusted(self, sha256: str) -> bool:
+        """True when the content ``sha256`` was consented to."""
+        return bool(sha256) and sha256 in self._hashes
+
+    def trusted_hashes(self) -> list[str]:
+        """All consented content hashes (for a request's ``trusted_hashes``)."""
+        return sorted(self._hashes)
+
+    def missing(self, items: Iterable[CodeItem]) -> list[CodeItem]:
+        """The items not consented to yet (what the GUI asks about)."""
+        return missing_consent(items, self._hashes)
+
+    def grant(self, items: Iterable[CodeItem]) -> None:
+        """Remember consent for ``items`` (readable ones) and save."""
+        now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        for item in items:
+            if item.sha256:
+                self._hashes[item.sha256] = {"kind": item.kind, "label": item.label, "path": item.path, "granted": now}
+        self.save()
+
+    def revoke(self, sha256: str) -> None:
+        """Forget one consent and save."""
+        if self._hashes.pop(sha256, None) is not None:
+            self.save()
+
+    def save(self) -> None:
+        """Write the file atomically (temp file in the same folder, then rename)."""
+        folder = os.path.dirname(os.path.abspath(self.path))
+        os.makedirs(folder, exist_ok=True)
+        data = {"format": self.FORMAT, "version": self.VERSION, "hashes": self._hashes}
+        fd, tmp = tempfile.mkstemp(prefix=".consent.", suffix=".rps-tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh, indent=1, sort_keys=True)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise

@@ -1,0 +1,146 @@
+"""Reading files named by documents safely (TVM-free): no special files, bounded sizes, streaming hashes.
+
+Every reader of a file that a pipeline file, a model spec or a step parameter names goes through here:
+
+* :func:`check_regular` refuses anything that is not a regular file — FIFOs (reading would block),
+  character/block devices (``/dev/zero`` never ends), sockets, directories — and anything under
+  ``/proc``, ``/sys`` or ``/dev``, with a message naming the file and what it is;
+* :func:`sha256_file` hashes in 1 MiB chunks (never the whole file in memory) and refuses files over
+  a size cap (:data:`MAX_HASH_BYTES` by default);
+* :func:`read_bytes` / :func:`read_text` read with a cap (:data:`MAX_TEXT_BYTES` by default).
+
+Files are opened with ``O_NONBLOCK`` and checked again with ``fstat`` after opening, so a file swapped
+for a FIFO between the check and the open still cannot block the caller.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from typing import Optional
+
+#: Largest file :func:`sha256_file` hashes by default (model weights may be big).
+MAX_HASH_BYTES = 4 * 1024 * 1024 * 1024
+#: Largest file :func:`read_bytes` / :func:`read_text` read by default.
+MAX_TEXT_BYTES = 64 * 1024 * 1024
+#: Folders whose files are never read (kernel interfaces and devices).
+SPECIAL_ROOTS = ("/proc", "/sys", "/dev")
+
+_CHUNK = 1 << 20
+
+
+class UnsafeFileError(OSError):
+    """A named file is not a regular file, is too big, or cannot be read; the text names it."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "not a regular file"
+
+
+def _special_root(path: str) -> Optional[str]:
+    real = os.path.realpath(path)
+    for root in SPECIAL_ROOTS:
+        if real == root or real.startswith(root + os.sep):
+            return root
+    return None
+
+
+def check_regular(path: str, what: str = "file", max_bytes: Optional[int] = None) -> os.stat_result:
+    """``os.stat`` of ``path`` when it is a regular file (at most ``max_bytes``) outside ``/proc``,
+    ``/sys`` and ``/dev``; :class:`UnsafeFileError` naming ``what`` and the path otherwise."""
+    root = _special_root(path)
+    if root is not None:
+        raise UnsafeFileError(f"{what} {path} is under {root} (a system folder), not a regular file; refused")
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise UnsafeFileError(f"cannot read {what} {path}: it does not exist") from None
+    except OSError as exc:
+        raise UnsafeFileError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise UnsafeFileError(f"{what} {path} is {_kind(st.st_mode)}, not a regular file; refused")
+    if max_bytes is not None and st.st_size > max_bytes:
+        raise UnsafeFileError(
+            f"{what} {path} is {st.st_size:,} bytes, more than the limit of {max_bytes:,} bytes; refused")
+    return st
+
+
+def _open(path: str, what: str, max_bytes: Optional[int]) -> int:
+    check_regular(path, what, max_bytes)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise UnsafeFileError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise UnsafeFileError(f"{what} {path} is {_kind(st.st_mode)}, not a regular file; refused")
+    return fd
+
+
+def sha256_file(path: str, what: str = "file", max_bytes: int = MAX_HASH_BYTES) -> str:
+    """Hex SHA-256 of a regular file, read in chunks; :class:`UnsafeFileError` when refused."""
+    fd = _open(path, what, max_bytes)
+    digest = hashlib.sha256()
+    total = 0
+    try:
+        while True:
+            chunk = os.read(fd, _CHUNK)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > max_bytes:
+                raise UnsafeFileError(f"{what} {path} grew past the limit of {max_bytes:,} bytes while being read")
+            digest.update(chunk)
+    except OSError as exc:
+        if isinstance(exc, UnsafeFileError):
+            raise
+        raise UnsafeFileError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    return digest.hexdigest()
+
+
+def read_bytes(path: str, what: str = "file", max_bytes: int = MAX_TEXT_BYTES) -> bytes:
+    """The content of a regular file of at most ``max_bytes``; :class:`UnsafeFileError` when refused."""
+    fd = _open(path, what, max_bytes)
+    parts = []
+    total = 0
+    try:
+        while True:
+            chunk = os.read(fd, _CHUNK)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > max_bytes:
+                raise UnsafeFileError(f"{what} {path} grew past the limit of {max_bytes:,} bytes while being read")
+            parts.append(chunk)
+    except OSError as exc:
+        if isinstance(exc, UnsafeFileError):
+            raise
+        raise UnsafeFileError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    return b"".join(parts)
+
+
+def read_text(path: str, what: str = "file", max_bytes: int = MAX_TEXT_BYTES) -> str:
+    """UTF-8 text of a regular file of at most ``max_bytes``; :class:`UnsafeFileError` when refused or
+    not UTF-8 (the message names the byte offset)."""
+    data = read_bytes(path, what, max_bytes)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnsafeFileError(f"{what} {path} is not UTF-8 text (byte {exc.start})") from None

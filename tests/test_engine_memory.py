@@ -1,0 +1,57 @@
+"""Engine memory stays flat (issue 9): the module cache is bounded by bytes, and a run releases its
+pass instrument's records (the modules they hold) after every step."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+from pipeline_model.engine.worker import ModuleCache
+
+
+class _Mod:
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def script(self) -> str:
+        return "m" * 1000
+
+
+def test_cache_is_bounded_by_bytes_not_entries():
+    cache = ModuleCache(max_bytes=10 * 1024 * 1024)
+    assert cache.max_entries is None
+    for i in range(2000):  # many small modules: more entries than any count bound would allow
+        cache.put(f"k{i}", _Mod(i), "x" * 100)
+    assert cache.nbytes <= cache.max_bytes
+    assert len(cache) == cache.max_bytes // (ModuleCache.MODULE_COST + 200)
+    big = ModuleCache(max_bytes=ModuleCache.MODULE_COST * 10)
+    big.put("a", _Mod(0), "x" * ModuleCache.MODULE_COST)
+    big.put("b", _Mod(1), "y" * ModuleCache.MODULE_COST * 2)
+    big.put("c", _Mod(2), "z" * ModuleCache.MODULE_COST * 2)
+    assert "a" not in big and "b" in big and "c" in big  # charged by script size: 3 + 5 + 5 > 10
+
+
+def test_run_releases_the_modules_its_instrument_recorded():
+    from pipeline_model.document import PipelineDocument, Step
+    from pipeline_model.engine import runner, worker
+    from pipeline_model.engine.client import EngineClient
+
+    class _Out:
+        def write(self, message) -> None:
+            pass
+
+    ctx = worker.WorkerContext(_Out())
+    doc = PipelineDocument(model="builtin:mlp", steps=[Step("pipeline.zero")])
+    ctx.request_id = 1
+    reply = runner.run_pipeline(EngineClient.run_args(doc), ctx)
+    assert reply["failed_index"] is None and len(reply["steps"][0]["nested"]) > 1
+    shared = runner._SHARED_INSTRUMENT
+    assert shared is not None and shared.records == [] and shared.stack == []
+    # A second run reuses the same instrument (no new FFI object per step, which was never freed).
+    ctx.cache.clear()
+    ref = weakref.ref(ctx.cache.put("probe", _Mod(0)))
+    runner.run_pipeline(EngineClient.run_args(doc), ctx)
+    assert runner._SHARED_INSTRUMENT is shared and shared.records == []
+    ctx.cache.clear()
+    gc.collect()
+    assert ref() is None
