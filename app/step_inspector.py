@@ -176,7 +176,7 @@ class StepInspector(QObject):
         label = tr("changed the module") if result.state == CHANGED else (tr("changed nothing") if result.state == UNCHANGED else result.state)
         self.diff_view.set_snapshots(before, result.script, before_title=tr("Before {0}").format(title),
                                      after_title=tr("After {0}").format(title) + f" — {label} ({format_ms(result.elapsed_ms)})")
-        self._changed_functions = changed_function_names(self.diff_view.module_diff()) if result.state == CHANGED else set()
+        self._changed_functions = changed_function_names(self.diff_view.module_diff) if result.state == CHANGED else set()
         self._show_graph(result.snapshot_key or before_key, before_key if result.state == CHANGED else None, f"{title} — {label}")
         self.step_shown.emit(uid)
 

@@ -71,9 +71,11 @@ class FakeEngineClient:
     def run(self, doc: PipelineDocument, until: Optional[int] = None, trust_custom_code: bool = False,
             on_event: Optional[Callable[[str, dict], None]] = None, step_timeout_s: Optional[float] = None) -> RunResult:
         self._cancel.clear()
-        self.calls.append(("run", {"steps": [s.pass_id for s in doc.steps], "until": until, "trust": trust_custom_code}))
+        self.calls.append(("run", {"steps": [s.pass_id for s in doc.steps], "until": until, "trust": trust_custom_code,
+                                   "pass_context": dict(doc.pass_context or {})}))
         emit = on_event or (lambda _n, _d: None)
-        key = self._key(doc.model, doc.target)
+        # Like the engine's cache key, the fake's keys include the PassContext settings (when not default).
+        key = self._key(doc.model, doc.target) if not doc.pass_context else self._key(doc.model, doc.target, doc.pass_context)
         script = f"# fake module: {doc.model}\n"
         self.scripts.setdefault(key, script)
         emit("model_loaded", {"input_script": script, "input_key": key})
@@ -127,7 +129,10 @@ class FakeEngineClient:
                           "callee": f"fake_prim_{i}", "callee_kind": "prim_func", "type_text": "R.Tensor((1, 10), \"float32\")",
                           "attrs": {"step": line[len("# after "):]}})
             edges.append({"source": nodes[-2]["id"], "target": f"n{i}", "index": 0})
-        return {"graph": {"nodes": nodes, "edges": edges}, "functions": ["main"], "function": function or "main"}
+        from pipeline_model.ir_graph import GRAPH_FORMAT, GRAPH_VERSION
+
+        graph = {"format": GRAPH_FORMAT, "version": GRAPH_VERSION, "nodes": nodes, "edges": edges}
+        return {"graph": graph, "functions": ["main"], "function": function or "main"}
 
     def prim_func(self, key: str, name: str) -> str:
         self.calls.append(("prim_func", name))
