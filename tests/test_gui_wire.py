@@ -6,6 +6,7 @@ are checked for what the GUI sends and how it shows a refusal, and the views are
 from __future__ import annotations
 
 import json
+from typing import Optional
 
 import pytest
 
@@ -123,8 +124,7 @@ def test_steps_after_a_failure_say_not_run_and_show_no_diff(fake_studio):
     assert "showing the last good module" in win.graph_caption.text()
     # the graph shown is the last good module (after LegalizeOps), without highlights (there is no diff)
     first_key = win.step_model.result(win.ctrl.doc.steps[0].uid).snapshot_key
-    assert _graph_of(win, first_key, "n0")
-    assert not win.graph_view.highlighted()
+    assert _graph_of(win, first_key, {"x", "n0"}, highlighted=set())
 
 
 BEFORE = '''# from tvm.script import ir as I
@@ -177,14 +177,18 @@ def test_build_with_profile_sends_profile_settings(fake_studio):
         win.run_panel.profile_check.setChecked(False)
 
 
-def _graph_of(win, key: str, node: str) -> bool:
-    """Wait until the graph view shows the graph of module ``key`` (laid out, holding ``node``)."""
+def _graph_of(win, key: str, nodes: set[str], highlighted: Optional[set[str]] = None) -> bool:
+    """Wait until the graph view shows the graph of module ``key``: laid out, exactly ``nodes``, and (when
+    given) exactly ``highlighted`` highlighted; then let queued layouts finish and check again."""
     def shown() -> bool:
         data = win.graph_view.graph_json() or {}
         return (not win.graph_view.is_busy() and (win.inspector.shown_graph() or ("",))[0] == key
-                and any(n.get("id") == node for n in data.get("nodes", [])))
-    ok = qt_wait(shown, 10_000)
-    return ok
+                and {n.get("id") for n in data.get("nodes", [])} == nodes
+                and (highlighted is None or set(win.graph_view.highlighted()) == highlighted))
+    if not qt_wait(shown, 10_000):
+        return False
+    qt_wait(lambda: False, 200)
+    return shown()
 
 
 def _profile_for(key: str) -> Profile:
@@ -202,7 +206,7 @@ def test_profiles_follow_the_step_and_paint_heat(fake_studio):
     key = win.step_model.result(second).snapshot_key
     assert qt_wait(lambda: ("profile_get", {"key": key}) in win.fake_client.calls, 10_000)  # asked the engine once
     assert win.profile_view.profile() is None
-    assert _graph_of(win, key, "n1")
+    assert _graph_of(win, key, {"x", "n0", "n1"})
     win.profiles.add_profile(_profile_for(key))
     assert win.profile_view.profile().key == key
     assert win.profile_view.table_model().rowCount() == 2
@@ -221,11 +225,11 @@ def test_profiles_follow_the_step_and_paint_heat(fake_studio):
     # another step: its own (no) profile, no heat; back: the kept one
     win.pipeline_view.select_uids([first])
     assert win.profile_view.profile() is None
-    assert _graph_of(win, win.step_model.result(first).snapshot_key, "n0")
+    assert _graph_of(win, win.step_model.result(first).snapshot_key, {"x", "n0"})
     assert win.graph_view.heat() == {}
     win.pipeline_view.select_uids([second])
     assert win.profile_view.profile().key == key
-    assert _graph_of(win, key, "n1") and win.graph_view.heat() == {"n0": 0.75, "n1": 0.25}
+    assert _graph_of(win, key, {"x", "n0", "n1"}) and win.graph_view.heat() == {"n0": 0.75, "n1": 0.25}
     # a new document: profiles are gone
     win.files.new_pipeline(force=True)
     assert win.profile_view.profile() is None and not win.profiles.profiles
