@@ -243,8 +243,6 @@ class MainWindow(QMainWindow):
         for act in (self.act_undo, self.act_redo, None, self.act_duplicate, self.act_delete):
             edit.addSeparator() if act is None else edit.addAction(act)
         run = menu.addMenu(tr("&Run"))
-        pipeline_menu = menu.addMenu(tr("&Pipeline"))
-        pipeline_menu.addAction(self.act_pass_context)
         for act in (self.act_run, self.act_run_to, self.act_stop, None, self.act_build, self.act_compare,
                     self.act_compare_many, None, self.act_auto):
             run.addSeparator() if act is None else run.addAction(act)
@@ -257,6 +255,8 @@ class MainWindow(QMainWindow):
             view.addAction(dock.toggleViewAction())
         view.addSeparator()
         self.appearance.build_menus(view)
+        self.pipeline_menu = menu.addMenu(tr("&Pipeline"))
+        self.pipeline_menu.addAction(self.act_pass_context)
         self.help.build_menu(menu)
         bar = QToolBar(tr("Main"), self)
         bar.setObjectName("mainToolbar")
