@@ -26,6 +26,7 @@ class DocumentController(QObject):
       - ``step_changed(uid)``: one step's data changed (params, enabled).
       - ``document_replaced()``: a new document was loaded/created.
       - ``modified_changed(bool)``.
+      - ``pass_context_changed()``: the PassContext settings changed (edit, undo, redo).
     """
 
     edited = Signal(int)
@@ -34,6 +35,7 @@ class DocumentController(QObject):
     document_replaced = Signal()
     modified_changed = Signal(bool)
     select_request = Signal(list)
+    pass_context_changed = Signal()
 
     def __init__(self, parent: Optional[QObject] = None) -> None:
         super().__init__(parent)
@@ -142,6 +144,13 @@ class DocumentController(QObject):
     def set_target(self, target: dict[str, Any]) -> None:
         """Change the target (everything re-runs)."""
         self.doc.target = copy.deepcopy(target)
+        self._bump(0)
+
+    def set_pass_context(self, settings: dict[str, Any]) -> None:
+        """Replace the PassContext settings (``pass_context`` JSON; empty: defaults). Every step runs inside
+        that context, so everything re-runs."""
+        self.doc.pass_context = copy.deepcopy(settings)
+        self.pass_context_changed.emit()
         self._bump(0)
 
 

@@ -1,5 +1,7 @@
 """The Help menu: Documentation (the repository's Markdown files in a read-only viewer, or the system
-browser), Keyboard Shortcuts (generated from the window's actions) and About (app and TVM versions)."""
+browser), Keyboard Shortcuts (generated from the window's actions), Environment (the environment report:
+local facts plus the engine's ``env`` reply, in :class:`widgets.env_dialog.EnvDialog`) and About (app and
+TVM versions)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from app import __version__
 from app.i18n import tr
+from widgets.env_dialog import EnvDialog
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -142,6 +145,8 @@ class HelpController(QObject):
         self.window = window
         self.engine_info: dict = {}
         self.dialog: Optional[QDialog] = None
+        self.env_dialog: Optional[EnvDialog] = None
+        self.env_request: Any = None
         ctx.engine.ping_ready.connect(self._on_ping)
 
     def _on_ping(self, info: dict) -> None:
@@ -155,10 +160,13 @@ class HelpController(QObject):
         self.act_docs.triggered.connect(self.show_documentation)
         self.act_shortcuts = QAction(tr("&Keyboard Shortcuts"), self.window)
         self.act_shortcuts.triggered.connect(self.show_shortcuts)
+        self.act_env = QAction(tr("&Environment…"), self.window)
+        self.act_env.setStatusTip(tr("TVM and tvm-ffi versions, build flags, devices, codegens and known problems"))
+        self.act_env.triggered.connect(self.show_environment)
         self.act_about = QAction(tr("&About Relax Pipeline Studio"), self.window)
         self.act_about.setMenuRole(QAction.MenuRole.AboutRole)
         self.act_about.triggered.connect(self.show_about)
-        for act in (self.act_docs, self.act_shortcuts, None, self.act_about):
+        for act in (self.act_docs, self.act_shortcuts, self.act_env, None, self.act_about):
             menu.addSeparator() if act is None else menu.addAction(act)
         self.menu = menu
         return menu
@@ -174,6 +182,38 @@ class HelpController(QObject):
         self.dialog = ShortcutsDialog(menu_shortcuts(self.window.menuBar()), self.ctx.dialog_parent)
         self.dialog.show()
         return self.dialog
+
+    def show_environment(self) -> EnvDialog:
+        """Help ▸ Environment: the dialog opens at once ("asking the engine…") and fills in when the
+        engine's ``env`` reply (or its failure) arrives; *Refresh* asks again."""
+        if self.env_dialog is None:
+            self.env_dialog = EnvDialog(self.ctx.dialog_parent)
+            self.env_dialog.refresh_requested.connect(self.refresh_environment)
+        self.env_dialog.show()
+        self.env_dialog.raise_()
+        self.refresh_environment()
+        return self.env_dialog
+
+    def refresh_environment(self) -> None:
+        """Gather the environment report again (local facts now, the engine's part through a request)."""
+        dialog = self.env_dialog
+        if dialog is None:
+            return
+        if self.env_request is not None:
+            self.env_request.cancel()
+        dialog.set_loading()
+        request = self.ctx.engine.submit_call("env", {})
+        self.env_request = request
+        request.finished.connect(lambda value: self._on_env(request, value if isinstance(value, dict) else None, ""))
+        request.failed.connect(lambda message: self._on_env(request, None, message or tr("the engine did not answer")))
+
+    def _on_env(self, request: Any, reply: Optional[dict], error: str) -> None:
+        if request is not self.env_request or self.env_dialog is None:
+            return  # an older request (Refresh was pressed again)
+        self.env_request = None
+        from pipeline_model.env_report import local_facts, make_report
+
+        self.env_dialog.set_report(make_report(local_facts(), reply, error))
 
     def about_text(self) -> str:
         """The About box's HTML: app version, TVM / tvm-ffi versions from the engine's ping."""

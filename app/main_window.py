@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QS
 
 from app import settings as app_settings_mod
 from app.appearance import AppearanceController
+from app.compare_controller import CompareController
 from app.context import AppContext
 from app.document_controller import DocumentController
 from app.engine_worker import QtEngineWorker, load_cached_catalogue
@@ -28,12 +29,15 @@ from app.file_controller import FileController
 from app.help_controller import HelpController
 from app.i18n import tr
 from app.panels import GraphArea, PipelinePanel
+from app.pass_context_controller import PassContextController
 from app.pipeline_editor import PipelineEditor
+from app.profile_controller import ProfileController
 from app.run_controller import RunController
 from app.run_session import RunSession
 from app.step_inspector import StepInspector
 from widgets.diff_view import DiffView
 from widgets.pass_palette import PassPalette
+from widgets.profile_view import ProfileView
 from widgets.run_panel import RunPanel
 from widgets.step_model import QtPipelineModel
 from widgets.tuning_panel import TuningPanel
@@ -104,8 +108,11 @@ class MainWindow(QMainWindow):
         self.run_dock = self._dock(tr("Build && Run"), "runDock", _scrolled(self.run_panel), Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tuning_panel = TuningPanel(self)
         self.tuning_dock = self._dock(tr("Tuning"), "tuningDock", self.tuning_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.profile_view = ProfileView(self)
+        self.profile_dock = self._dock(tr("Profile"), "profileDock", self.profile_view, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.diff_dock, self.run_dock)
-        self.tabifyDockWidget(self.run_dock, self.tuning_dock)
+        self.tabifyDockWidget(self.run_dock, self.profile_dock)
+        self.tabifyDockWidget(self.profile_dock, self.tuning_dock)
         self.diff_dock.raise_()
         self.engine_label = QLabel(tr("Engine: stopped"), self)
         self.engine_label.setObjectName("engineState")
@@ -127,6 +134,11 @@ class MainWindow(QMainWindow):
         self.session = RunSession(ctx, self.step_model, self.tuning_panel, self.progress, self.run_label, current)
         self.run_controller = RunController(ctx, self.run_panel, current)
         self.files = FileController(ctx, self.editor.set_model)
+        self.pass_context = PassContextController(ctx)
+        self.profiles = ProfileController(ctx, self.profile_view, self.graph_view, self.inspector.shown_graph,
+                                          self._step_key, current)
+        self.comparer = CompareController(ctx, self.run_controller.run_settings, self.files.open_pipeline,
+                                          self.files.maybe_save)
         self.appearance = AppearanceController(ctx.settings, self, self)
         self.help = HelpController(ctx, self)
 
@@ -207,6 +219,13 @@ class MainWindow(QMainWindow):
                                 tip=tr("Build the module, run it, time it and check it (Ctrl+B)"))
         self.act_compare = action(tr("&Compare with Baseline"), lambda: self._raise_run_panel(self.run_controller.compare),
                                   "Ctrl+Shift+B", tip=tr("Latency of this pipeline vs the unoptimized model"))
+        self.act_compare_many = action(tr("Compare &Pipelines…"), self.comparer.show_dialog,
+                                       tip=tr("Build and time two or more pipeline files on this model, inputs and target"))
+        self.act_pass_context = action(tr("&PassContext…"), self.pass_context.show_dialog,
+                                       tip=tr("opt_level, config entries and disabled passes every step runs with"))
+        self.act_heat = QAction(tr("Profile &Heat Overlay"), self, checkable=True, checked=True)
+        self.act_heat.setStatusTip(tr("Tint the graph's nodes by their share of the profiled run time"))
+        self.act_heat.toggled.connect(self.profiles.set_heat_visible)
 
     def _build_menus(self) -> None:
         menu = self.menuBar()
@@ -235,17 +254,21 @@ class MainWindow(QMainWindow):
         for act in (self.act_undo, self.act_redo, None, self.act_duplicate, self.act_delete):
             edit.addSeparator() if act is None else edit.addAction(act)
         run = menu.addMenu(tr("&Run"))
-        for act in (self.act_run, self.act_run_to, self.act_stop, None, self.act_build, self.act_compare, None, self.act_auto):
+        for act in (self.act_run, self.act_run_to, self.act_stop, None, self.act_build, self.act_compare,
+                    self.act_compare_many, None, self.act_auto):
             run.addSeparator() if act is None else run.addAction(act)
         view = menu.addMenu(tr("&View"))
         for act in (self.act_fit, None, self.act_find, self.act_find_next, self.act_find_prev, None,
-                    self.act_expand_all, self.act_collapse_all, self.act_overview):
+                    self.act_expand_all, self.act_collapse_all, self.act_overview, self.act_heat):
             view.addSeparator() if act is None else view.addAction(act)
         view.addSeparator()
-        for dock in (self.palette_dock, self.pipeline_dock, self.diff_dock, self.run_dock, self.tuning_dock):
+        for dock in (self.palette_dock, self.pipeline_dock, self.diff_dock, self.run_dock, self.profile_dock,
+                     self.tuning_dock):
             view.addAction(dock.toggleViewAction())
         view.addSeparator()
         self.appearance.build_menus(view)
+        self.pipeline_menu = menu.addMenu(tr("&Pipeline"))
+        self.pipeline_menu.addAction(self.act_pass_context)
         self.help.build_menu(menu)
         bar = QToolBar(tr("Main"), self)
         bar.setObjectName("mainToolbar")
@@ -278,6 +301,13 @@ class MainWindow(QMainWindow):
         s.input_loaded.connect(self.inspector.on_input_loaded)
         s.step_result.connect(self.inspector.on_step_result)
         s.run_finished.connect(lambda _rev, result: self.inspector.on_run_finished(result))
+        # Profiles follow the selected step (after the inspector showed its graph, so the heat lands on it).
+        self.pipeline_view.current_step_changed.connect(self.profiles.show_step)
+        s.step_result.connect(lambda result: self.profiles.show_step(result.uid)
+                              if result.uid == self.pipeline_view.current_uid() else None)
+        self.run_controller.finished.connect(self.profiles.on_build_finished)
+        self.run_controller.finished.connect(lambda kind, value: self._raise_profile_dock()
+                                             if kind == "build_run" and isinstance(value, dict) and value.get("profile") else None)
         w = self.worker
         w.state_changed.connect(self._on_engine_state)
         w.catalogue_ready.connect(lambda data, _cached: self._set_catalogue(data))
@@ -312,6 +342,15 @@ class MainWindow(QMainWindow):
         self.run_dock.raise_()
         if then is not None:
             then()
+
+    def _step_key(self, uid: str) -> Optional[str]:
+        """Snapshot key of step ``uid``'s module in the latest results (``None`` when it has none)."""
+        result = self.step_model.result(uid) if uid else None
+        return result.snapshot_key if result is not None else None
+
+    def _raise_profile_dock(self) -> None:
+        self.profile_dock.show()
+        self.profile_dock.raise_()
 
     def _fill_target_menu(self) -> None:
         def show_in_panel() -> None:

@@ -161,6 +161,10 @@ class RunController(QObject):
         bench = build_api.BenchSettings(**self.panel.bench())
         return spec, bench, (rtol, atol)
 
+    def run_settings(self) -> Optional[tuple[build_api.InputSpec, build_api.BenchSettings, tuple[float, float]]]:
+        """The panel's inputs, timing and tolerances (``None`` when not valid; the panel says why)."""
+        return self._settings()
+
     def _prepare(self) -> Optional[tuple[Any, Any, Any, tuple[float, float]]]:
         """(module document, inputs, bench settings, tolerances), or None when the panel's settings
         or the module are not usable (the panel already says why)."""
@@ -177,8 +181,11 @@ class RunController(QObject):
             return False
         doc, spec, bench, tol = prepared
 
+        profile = build_api.ProfileSettings() if self.panel.profile_wanted() else None
+
         def fn(client: Any, on_event: Callable, trust: bool) -> dict:
-            return build_api.build_run(client, doc, inputs=spec, bench=bench, check=tol, trust_custom_code=trust, on_event=on_event).to_json()
+            return build_api.build_run(client, doc, inputs=spec, bench=bench, check=tol, trust_custom_code=trust,
+                                       on_event=on_event, profile=profile).to_json()
 
         device = tr("GPU") if targets_mod.is_gpu_target(doc.target) else tr("CPU")
         return self._start("build_run", tr("Building {0} step(s) for {1}…").format(len(doc.steps), device), fn)

@@ -7,7 +7,10 @@ saves ``main.png`` (graph + diff of FuseOps), ``graph.png`` (a node selected, de
 step's source, the traceback, the last good IR). With ``--dark`` it uses a dark Fusion palette and
 saves ``dark.png`` (the FuseOps state with a node selected) and ``dark_failed.png`` instead. With
 ``--lang=zh_CN`` the shots are taken in that language and prefixed (``zh_main.png`` …); with
-``--small`` the window is 1024×700 and only ``main_1024x700.png`` is saved.
+``--small`` the window is 1024×700 and only ``main_1024x700.png`` is saved. With ``--wire`` it saves
+``env.png`` (Help ▸ Environment), ``pass_context.png`` (the FuseOps diff with ``relax.FuseOps.max_depth``
+set, the PassContext dialog on top), ``profile.png`` (a profiled build: the Profile panel and the heat
+overlay) and ``compare.png`` (Run ▸ Compare Pipelines… with two pipelines compared).
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ def main(argv: list[str]) -> int:
     dark = "--dark" in argv
     lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
     small = "--small" in argv
-    argv = [a for a in argv if a not in ("--dark", "--small") and not a.startswith("--lang=")]
+    wire = "--wire" in argv
+    argv = [a for a in argv if a not in ("--dark", "--small", "--wire") and not a.startswith("--lang=")]
     prefix = f"{lang.split('_')[0]}_" if lang else ""
     out = argv[0] if argv else "docs/screenshots"
     os.makedirs(out, exist_ok=True)
@@ -88,6 +92,11 @@ def main(argv: list[str]) -> int:
     done = lambda: all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps)  # noqa: E731
     assert wait(done), "run did not finish"
     steps = win.ctrl.doc.steps
+    if wire:
+        _wire_shots(win, out, wait, settle, done)
+        win.ctrl.undo_stack.setClean()
+        win.close()
+        return 0
     # FuseOps: graph with fused calls highlighted, diff below.
     win.pipeline_view.select_uids([steps[2].uid])
     wait(lambda: not win.graph_view.is_busy(), 10_000)
@@ -120,6 +129,86 @@ def main(argv: list[str]) -> int:
     win.ctrl.undo_stack.setClean()
     win.close()
     return 0
+
+
+def _compose(window, dialog, path: str) -> None:
+    """The window with ``dialog`` drawn over its top-right part (dialogs are separate top-level windows)."""
+    from PySide6.QtGui import QColor, QPainter, QPen
+
+    image = window.grab()
+    over = dialog.grab()
+    painter = QPainter(image)
+    x = max(0, image.width() - over.width() - 24)
+    painter.drawPixmap(x, 60, over)
+    painter.setPen(QPen(QColor("#808080"), 2))
+    painter.drawRect(x, 60, over.width(), over.height())
+    painter.end()
+    image.save(path)
+    print("saved", path)
+
+
+def _wire_shots(win, out: str, wait, settle, done) -> None:
+    """env.png, pass_context.png, profile.png, compare.png (see the module docstring)."""
+    steps = win.ctrl.doc.steps
+    fuse = next(s for s in steps if s.pass_id == "relax.FuseOps")
+    # Help ▸ Environment
+    env = win.help.show_environment()
+    wait(lambda: env.report() is not None, 60_000)
+    env.resize(900, 640)
+    settle(800)
+    env.grab().save(os.path.join(out, "env.png"))
+    print("saved", os.path.join(out, "env.png"))
+    env.close()
+    # PassContext: relax.FuseOps.max_depth = 2, the FuseOps diff
+    dialog = win.pass_context.show_dialog()
+    wait(lambda: dialog.editor.key_combo.findText("relax.FuseOps.max_depth") >= 0, 60_000)
+    dialog.editor.key_combo.setEditText("relax.FuseOps.max_depth")
+    dialog.editor.value_edit.setText("2")
+    dialog.editor.add_config_button.click()
+    settle(300)
+    assert wait(lambda: done() and not win.act_stop.isEnabled()), "PassContext run did not finish"
+    win.pipeline_view.select_uids([fuse.uid])
+    wait(lambda: not win.graph_view.is_busy(), 10_000)
+    settle(1500)
+    win.graph_view.fit_to_view()
+    settle(500)
+    dialog.resize(470, 420)
+    settle(300)
+    _compose(win, dialog, os.path.join(out, "pass_context.png"))
+    dialog.close()
+    win.ctrl.undo_stack.undo()
+    assert wait(lambda: done() and not win.act_stop.isEnabled()), "run after undo did not finish"
+    # Profile: a profiled Build & Run of the final module, heat overlay on its graph
+    win.pipeline_view.select_uids([steps[-1].uid])
+    win.run_panel.profile_check.setChecked(True)
+    finished: list = []
+    win.run_controller.finished.connect(lambda kind, value: finished.append(kind))
+    win.run_controller.failed.connect(lambda kind, message: finished.append(message))
+    win.run_controller.build_and_run()
+    assert wait(lambda: bool(finished), 300_000), "profiled build did not finish"
+    wait(lambda: bool(win.graph_view.heat()) and not win.graph_view.is_busy(), 30_000)
+    win.graph_view.fit_to_view()
+    win.profile_dock.raise_()
+    settle(1500)
+    win.grab().save(os.path.join(out, "profile.png"))
+    print("saved", os.path.join(out, "profile.png"))
+    # Compare Pipelines
+    compare = win.comparer.show_dialog()
+    from pipeline_model.build_api import BenchSettings  # noqa: F401 - the panel's settings are used
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    win.comparer.add_files([os.path.join(root, "resources", "pipelines", n)
+                            for n in ("cpu_build.json", "cpu_build_no_transpose.json")])
+    results: list = []
+    win.comparer.finished.connect(results.append)
+    win.comparer.failed.connect(results.append)
+    win.comparer.compare()
+    assert wait(lambda: bool(results), 400_000), "comparison did not finish"
+    compare.resize(980, 720)
+    settle(1000)
+    compare.grab().save(os.path.join(out, "compare.png"))
+    print("saved", os.path.join(out, "compare.png"))
+    compare.close()
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from app.panels import GraphArea, PipelinePanel
 from app.pass_kinds import fusion_call_node_ids, highlights_fusion, step_report_html, user_code_files
 from app.step_reports import details_placeholder_html, fused_node_ids, group_details_html, node_details_html
 from pipeline_model.document import Step
-from pipeline_model.engine.results import CHANGED, FAILED, SKIPPED, UNCHANGED, RunResult, StepResult
+from pipeline_model.engine.results import CANCELLED, CHANGED, FAILED, NOT_RUN, SKIPPED, UNCHANGED, RunResult, StepResult
 from widgets.diff_view import DiffView
 from widgets.error_trace import ErrorLocation, locate_user_error
 from widgets.step_model import QtPipelineModel, format_ms
@@ -61,6 +61,7 @@ class StepInspector(QObject):
         self._caption = ""
         self._shown_pass_id: Optional[str] = None
         self._shown_report: dict = {}
+        self._changed_functions: set[str] = set()  # functions whose text the shown step changed
         self.details_kind = "placeholder"  # or "node" (a node's details) or "report" (a step's report)
         self.prim_func_dialog: Any = None
         self.user_file_dialog: Any = None
@@ -162,6 +163,7 @@ class StepInspector(QObject):
         title = tr("Step {0}: {1}").format(index + 1, self.ctx.catalogue.title_for(step.pass_id))
         self._shown_pass_id = None
         self._shown_report = {}
+        self._changed_functions = set()
         if result is None or result.state != FAILED:
             self._mark_source_error(uid, None)
         if result is None:
@@ -177,14 +179,42 @@ class StepInspector(QObject):
             self._show_graph(before_key, None, tr("{0} failed — showing the last good module").format(title))
             self.step_shown.emit(uid)
             return
+        if result.state in (NOT_RUN, CANCELLED):
+            self._show_not_run(index, title, result, before_key)
+            return
         self._shown_pass_id = step.pass_id
         self._shown_report = dict(result.report or {})
         self._show_step_report(index, step, result)
         label = tr("changed the module") if result.state == CHANGED else (tr("changed nothing") if result.state == UNCHANGED else result.state)
         self.diff_view.set_snapshots(before, result.script, before_title=tr("Before {0}").format(title),
                                      after_title=tr("After {0}").format(title) + f" — {label} ({format_ms(result.elapsed_ms)})")
+        self._changed_functions = changed_function_names(self.diff_view.module_diff) if result.state == CHANGED else set()
         self._show_graph(result.snapshot_key or before_key, before_key if result.state == CHANGED else None, f"{title} — {label}")
         self.step_shown.emit(uid)
+
+    def _show_not_run(self, index: int, title: str, result: StepResult, before_key: Optional[str]) -> None:
+        """A step the engine did not run: after a failure, say which step failed; no diff, and the graph
+        of the last good module without highlights (there is no "after" module to compare)."""
+        failed = self._failed_before(index)
+        if failed is not None:
+            self.diff_view.set_not_run(title, failed)
+            caption = tr("{0} — not run (an earlier step failed); showing the last good module").format(title)
+        elif result.state == CANCELLED:
+            self._diff_message(tr("{0} did not finish: the run was stopped.").format(title))
+            caption = tr("{0} — stopped; showing its input").format(title)
+        else:
+            self._diff_message(tr("{0} has not run yet.").format(title))
+            caption = tr("{0} — not run yet; showing its input").format(title)
+        self._show_graph(before_key, None, caption)
+        self.step_shown.emit(result.uid)
+
+    def _failed_before(self, index: int) -> Optional[str]:
+        """``step N (pass id)`` of the failed step before ``index`` in the latest results, if any."""
+        for i, step in enumerate(self.ctx.doc.steps[:index]):
+            res = self.step_model.result(step.uid)
+            if res is not None and res.state == FAILED:
+                return tr("step {0} ({1})").format(i + 1, step.pass_id)
+        return None
 
     def show_input(self) -> None:
         """The model as loaded (before any step)."""
@@ -361,10 +391,13 @@ class StepInspector(QObject):
         if before_reply is not None and before_reply.get("function") == reply.get("function"):
             before = before_reply.get("graph")
         extra: set[str] = set()
+        if before is not None:
+            # A step that changed only a PrimFunc leaves the Relax binding as it was: its callers light up.
+            extra |= callee_changed_node_ids(data, self._changed_functions)
         if self._shown_pass_id is not None and highlights_fusion(self._shown_report):
             # The bindings fused into composite/offloaded functions by this step: the calls the
             # step's fusion report names (by var name), and any call of a composite function.
-            extra = fused_node_ids(data) | fusion_call_node_ids(data, self._shown_report)
+            extra |= fused_node_ids(data) | fusion_call_node_ids(data, self._shown_report)
         identity = (self.ctx.doc.model, reply.get("function"))
         if identity != self._fitted_for:
             self._fitted_for = identity
@@ -414,6 +447,15 @@ class StepInspector(QObject):
             self.area.graph_view.find_previous()
         else:
             self.area.graph_view.find_next()
+
+    def shown_graph(self) -> Optional[tuple[str, Optional[str]]]:
+        """``(snapshot key, function)`` of the graph shown (``None`` when none; function ``None`` = the
+        engine's default, the entry function)."""
+        if not self._shown_graph:
+            return None
+        key, function = self._shown_graph
+        reply = self.graph_cache.get(self._shown_graph) or {}
+        return key, (reply.get("function") or function)
 
     def fit_graph(self) -> None:
         """View > Fit Graph."""
@@ -507,6 +549,24 @@ class StepInspector(QObject):
     def _show_prim_func(self, name: str, value: Any) -> None:
         text = str(value if not isinstance(value, dict) else value.get("text", ""))
         self.prim_func_dialog, _editor = show_code_dialog(self.ctx.dialog_parent, tr("TensorIR — {0}").format(name), text)
+
+
+def changed_function_names(diff: Any) -> set[str]:
+    """Names of the functions whose text differs in ``diff`` (a :class:`pipeline_model.diff.ModuleDiff`;
+    ``None``: none)."""
+    if diff is None:
+        return set()
+    from pipeline_model.diff import CHANGED as TEXT_CHANGED
+
+    return set(diff.by_status(TEXT_CHANGED))
+
+
+def callee_changed_node_ids(graph: dict, functions: set[str]) -> set[str]:
+    """Ids of the call nodes of ``graph`` (call_tir, calls of Relax functions) whose callee is one of
+    ``functions``."""
+    if not functions:
+        return set()
+    return {str(n["id"]) for n in graph.get("nodes", []) if n.get("callee") and str(n["callee"]) in functions}
 
 
 def _has_focus_within(widget: Any) -> bool:

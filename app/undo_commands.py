@@ -198,3 +198,31 @@ class SetTargetCommand(QUndoCommand):
 
     def undo(self) -> None:
         self.ctrl.set_target(self.old)
+
+
+class SetPassContextCommand(QUndoCommand):
+    """Replace the pipeline's PassContext settings (``pass_context`` JSON; the defaults are stored as ``{}``)."""
+
+    def __init__(self, ctrl: DocumentController, settings: dict[str, Any]) -> None:
+        super().__init__(tr("Set PassContext"))
+        self.ctrl = ctrl
+        self.old = copy.deepcopy(ctrl.doc.pass_context or {})
+        self.new = normalized_pass_context(settings)
+
+    def redo(self) -> None:
+        self.ctrl.set_pass_context(self.new)
+
+    def undo(self) -> None:
+        self.ctrl.set_pass_context(self.old)
+
+
+def normalized_pass_context(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` as the document keeps them: ``{}`` for the defaults, else the full JSON (bad settings
+    are kept as they are; the run names the problem)."""
+    from pipeline_model.pass_context import PassContextError, PassContextSettings
+
+    try:
+        parsed = PassContextSettings.from_json(settings or None)
+    except PassContextError:
+        return copy.deepcopy(settings)
+    return {} if parsed.is_default else parsed.to_json()

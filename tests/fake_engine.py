@@ -9,7 +9,8 @@ disabled steps skipped, ``cancel`` between steps, ``custom_sources_run`` (the cu
 was allowed to run: trusted and compiling; it records them, it does not execute them), ``graph`` / ``prim_func`` / ``snapshot`` of a key
 (an unknown key fails naming it; an unknown function falls back to ``main`` with ``missing``), and the ``devices`` / ``validate_target`` commands. Building
 (``build_run``, ``compare``, ``export_library``) is refused with a clear message: those tests use
-the real engine. Rules the fake follows: every enabled step changes the module, except the pass
+the real engine; so ``profile_get`` never has a profile, and ``env`` answers the real reply's shape with
+values marked fake. Steps after a failed one come back as ``not_run`` (as from the real engine). Rules the fake follows: every enabled step changes the module, except the pass
 ids in :data:`UNCHANGING`.
 """
 
@@ -23,12 +24,14 @@ from typing import Any, Callable, Optional
 
 from pipeline_model.document import PipelineDocument
 from pipeline_model.engine.client import EngineError
-from pipeline_model.engine.results import CHANGED, FAILED, SKIPPED, UNCHANGED, RunResult, StepResult
+from pipeline_model.engine.results import CHANGED, FAILED, NOT_RUN, SKIPPED, UNCHANGED, RunResult, StepResult
 
 CATALOGUE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "fake_catalogue.json")
 #: Pass ids that leave the fake module unchanged.
 UNCHANGING = frozenset({"relax.FoldConstant"})
 CPU = {"kind": "cpu", "index": 0, "name": "fake CPU", "target": {"kind": "llvm", "num-cores": 2}, "details": {}}
+#: Config keys the fake ``env`` reply lists (a few real TVM names with their types; nothing else is modelled).
+FAKE_PASS_CONFIGS = {"relax.FuseOps.max_depth": "int", "tir.disable_vectorize": "bool"}
 KNOWN_TARGET_KINDS = ("llvm", "cuda", "vulkan", "opencl", "rocm", "metal")
 
 
@@ -68,9 +71,11 @@ class FakeEngineClient:
     def run(self, doc: PipelineDocument, until: Optional[int] = None, trust_custom_code: bool = False,
             on_event: Optional[Callable[[str, dict], None]] = None, step_timeout_s: Optional[float] = None) -> RunResult:
         self._cancel.clear()
-        self.calls.append(("run", {"steps": [s.pass_id for s in doc.steps], "until": until, "trust": trust_custom_code}))
+        self.calls.append(("run", {"steps": [s.pass_id for s in doc.steps], "until": until, "trust": trust_custom_code,
+                                   "pass_context": dict(doc.pass_context or {})}))
         emit = on_event or (lambda _n, _d: None)
-        key = self._key(doc.model, doc.target)
+        # Like the engine's cache key, the fake's keys include the PassContext settings (when not default).
+        key = self._key(doc.model, doc.target) if not doc.pass_context else self._key(doc.model, doc.target, doc.pass_context)
         script = f"# fake module: {doc.model}\n"
         self.scripts.setdefault(key, script)
         emit("model_loaded", {"input_script": script, "input_key": key})
@@ -106,6 +111,11 @@ class FakeEngineClient:
             emit("step_finished", {"step": res.to_json()})
             if res.state == FAILED:
                 break
+        # Like the real engine: every step the run did not reach is in the reply, state not_run.
+        for index in range(len(result.steps), len(doc.steps)):
+            step = doc.steps[index]
+            result.steps.append(StepResult(index=index, uid=step.uid, pass_id=step.pass_id, title=step.pass_id,
+                                           state=NOT_RUN))
         return result
 
     def graph(self, key: str, function: Optional[str] = None) -> dict:
@@ -128,7 +138,10 @@ class FakeEngineClient:
             prev = f"n{i}"
         functions = ["main"]
         missing = bool(function) and function not in functions
-        return {"graph": {"nodes": nodes, "edges": edges}, "functions": functions,
+        from pipeline_model.ir_graph import GRAPH_FORMAT, GRAPH_VERSION
+
+        graph = {"format": GRAPH_FORMAT, "version": GRAPH_VERSION, "nodes": nodes, "edges": edges}
+        return {"graph": graph, "functions": functions,
                 "function": "main" if missing or not function else function, "requested": function, "missing": missing}
 
     def prim_func(self, key: str, name: str) -> str:
@@ -149,6 +162,15 @@ class FakeEngineClient:
             if kind in KNOWN_TARGET_KINDS:
                 return {"ok": True, "target": dict(args["target"]), "keys": [kind]}
             return {"ok": False, "error": f"fake engine: unknown target kind {kind!r}"}
+        if cmd == "env":
+            # The shape of the real ``env`` reply; every value says it is fake.
+            return {"tvm": {"version": "fake", "path": "(fake engine)"},
+                    "tvm_ffi": {"version": "fake", "path": "(fake engine)"},
+                    "llvm_version": None, "libinfo": {}, "devices": [dict(CPU)], "codegens": {},
+                    "pattern_tables": {}, "pass_configs": dict(FAKE_PASS_CONFIGS)}
+        if cmd == "profile_get":
+            # The fake never builds, so it never has a profile of any module.
+            return {"profile": None}
         raise EngineError(f"the fake engine does not run {cmd!r} (use the real engine for builds)")
 
     # ---- helpers --------------------------------------------------------------------------------

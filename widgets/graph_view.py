@@ -541,6 +541,12 @@ def _visible(band_list: list[_Band], starts: list[float], margin: float, rect: Q
     return out
 
 
+def heat_label(share: float) -> str:
+    """A share of the run time as the heat overlay writes it: ``12.3 %`` (``<0.1 %`` for crumbs)."""
+    pct = 100.0 * share
+    return "<0.1 %" if 0.0 < pct < 0.05 else f"{pct:.1f} %"
+
+
 class _DiagramItem(QGraphicsItem):
     """The whole diagram: paints the tiles that meet the exposed rectangle (see the module docstring)."""
 
@@ -680,6 +686,9 @@ class _DiagramItem(QGraphicsItem):
                     shown.append(i)
         if not shown:
             return
+        heat = v._heat_view if v._heat_shown else {}  # noqa: SLF001
+        if heat:
+            self._paint_heat(painter, [i for i in shown if i in heat], heat, v, p)
         half_h = v._node_height / 2.0  # noqa: SLF001
         painter.setPen(v._text_pen)  # noqa: SLF001
         font = v._title_font  # noqa: SLF001
@@ -709,6 +718,34 @@ class _DiagramItem(QGraphicsItem):
                 x0, y0, w, h = rects[i]
                 st, tw = static(1, text, font)
                 draw(QPointF(x0 + (w - tw) / 2.0, y0 + h / 2.0 + half_h - sub_h - 5.0), st)
+
+    def _paint_heat(self, painter: QPainter, ids: list[int], heat: dict[int, float], v: "GraphView", p: _Prepared) -> None:
+        """The profile's heat overlay: a red tint whose strength follows the node's share of the run time,
+        and the share as ``12.3 %`` in a pill above the box's top-right corner."""
+        if not ids:
+            return
+        top = max(heat.values()) or 1.0
+        painter.save()
+        font = v._sub_font  # noqa: SLF001
+        painter.setFont(font)
+        metrics = QFontMetricsF(font)
+        for i in ids:
+            share = heat[i]
+            x0, y0, w, h = p.rects[i]
+            colour = QColor(v._colors["heat"])  # noqa: SLF001
+            colour.setAlphaF(0.12 + 0.5 * min(1.0, share / top))
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(colour)
+            painter.drawRoundedRect(QRectF(x0, y0, w, h), 6.0, 6.0)
+            label = heat_label(share)
+            tw = metrics.horizontalAdvance(label) + 8.0
+            th = metrics.height() + 2.0
+            pill = QRectF(x0 + w - tw - 2.0, y0 - th * 0.6, tw, th)
+            painter.setBrush(v._colors["heat"])  # noqa: SLF001
+            painter.drawRoundedRect(pill, th / 2.0, th / 2.0)
+            painter.setPen(QPen(v._colors["heat_text"]))  # noqa: SLF001
+            painter.drawText(pill, int(Qt.AlignmentFlag.AlignCenter), label)
+        painter.restore()
 
     def _paint_overview(self, painter: QPainter, exposed: QRectF, v: "GraphView", p: _Prepared) -> None:
         tiles = _visible(p.coarse, p.coarse_starts, p.band_margin, exposed)
@@ -822,6 +859,9 @@ class GraphView(QGraphicsView):
         self._last_expansion: dict[Any, frozenset[str]] = {}
         self._key: Any = None
         self._extra_highlight: frozenset[str] = frozenset()
+        self._heat: dict[str, float] = {}  # full-graph node id -> share of the run time (0..1)
+        self._heat_view: dict[int, float] = {}  # view node index -> share (collapsed groups sum)
+        self._heat_shown = True
         self._matches: list[str] = []
         self._match_index = -1
         self._pending_reveal: Optional[str] = None
@@ -1039,6 +1079,46 @@ class GraphView(QGraphicsView):
     def highlighted(self) -> frozenset[str]:
         """Ids of the highlighted nodes."""
         return self._highlight
+
+    def set_heat(self, shares: dict[str, float]) -> None:
+        """The profile's heat overlay: ``{node id of the full graph: share of the run time (0..1)}`` (empty:
+        none). Each node is tinted by its share and labelled ``12.3 %``; a collapsed group shows the sum
+        of its members. Kept across :meth:`set_graph` (ids that are not in the shown graph are ignored)."""
+        self._heat = {str(k): float(v) for k, v in (shares or {}).items() if float(v) > 0.0}
+        self._update_heat_view()
+
+    def heat(self) -> dict[str, float]:
+        """The heat overlay's shares (full-graph ids)."""
+        return dict(self._heat)
+
+    def set_heat_visible(self, visible: bool) -> None:
+        """Show or hide the heat overlay (View ▸ Profile Heat Overlay)."""
+        self._heat_shown = bool(visible)
+        if self._item is not None:
+            self._item.update()
+
+    def heat_visible(self) -> bool:
+        """True when the heat overlay is painted (shown and there is one for the nodes on screen)."""
+        return self._heat_shown and bool(self._heat_view)
+
+    def node_heat(self, node_id: str) -> Optional[float]:
+        """The share painted on a shown node (view id), or None."""
+        p = self._prepared
+        if p is None or node_id not in p.index:
+            return None
+        return self._heat_view.get(p.index[node_id])
+
+    def _update_heat_view(self) -> None:
+        p = self._prepared
+        self._heat_view = {}
+        if p is not None and self._heat:
+            for full_id, share in self._heat.items():
+                vid = p.rep.get(full_id, full_id)
+                if vid in p.index:
+                    i = p.index[vid]
+                    self._heat_view[i] = self._heat_view.get(i, 0.0) + share
+        if self._item is not None:
+            self._item.update()
 
     def is_busy(self) -> bool:
         """True while a layout is running for the latest :meth:`set_graph`."""
@@ -1260,6 +1340,8 @@ class GraphView(QGraphicsView):
         self._highlight = p.highlight
         self._cats = _categories(p.base_cats, p.ids, p.highlight)
         item = _DiagramItem(self, p)
+        self._item = None
+        self._update_heat_view()
         self._scene.setSceneRect(item.boundingRect())
         self._scene.addItem(item)
         self._item = item
@@ -1318,6 +1400,8 @@ class GraphView(QGraphicsView):
             "changed_pen": changed.darker(130) if not dark else changed.lighter(130),
             "border": _blend(text, base, 0.5),
             "selection": accent,
+            "heat": QColor("#d7301f") if not dark else QColor("#ef6548"),
+            "heat_text": QColor("#ffffff"),
         }
         # what the diagram item paints with (built once per palette, not per paint)
         self._brushes = [QBrush(c[cat]) for cat in _CATEGORIES]

@@ -11,10 +11,11 @@ from __future__ import annotations
 import html
 from typing import Any, Callable, Optional
 
-from PySide6.QtCore import QEvent, QLocale, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QLocale, Qt, Signal
 from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QCheckBox,
     QComboBox,
     QFileDialog,
     QFormLayout,
@@ -66,6 +67,7 @@ def build_run_html(result: dict[str, Any]) -> str:
             f"<p>{verdict} — max abs error {_fmt(check.get('max_abs'))}, max rel error {_fmt(check.get('max_rel'))} "
             f"(rtol {check.get('rtol')}, atol {check.get('atol')}) vs {html.escape(str(check.get('reference', 'the unoptimized model')))}</p>"
         )
+        rows.append(check_scale_html(check))
     latency = result.get("latency")
     if latency:
         spread = float(latency["max_us"]) - float(latency["min_us"])
@@ -91,6 +93,24 @@ def build_run_html(result: dict[str, Any]) -> str:
             f"<code>{html.escape(str(a.get('name')))}</code> {list(a.get('shape') or [])} ({html.escape(str(a.get('source')))})" for a in inputs
         ) + "</p>")
     return "".join(rows)
+
+
+def check_scale_html(check: dict[str, Any]) -> str:
+    """The part of a check that says whether it means something: max |diff| / max |ref| (the figure to
+    read when the tolerance is scaled to the output) and the check's warnings (outputs too small, all
+    zeros …), in the warning colour."""
+    parts = []
+    if check.get("max_abs_over_ref") is not None:
+        ratio = QCoreApplication.translate("RunPanel", "max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})")
+        scale = str(check.get("scale") or "output")
+        parts.append("<p>" + html.escape(ratio.format(ratio=_fmt(check.get("max_abs_over_ref"), 3),
+                                                      ref=_fmt(check.get("max_ref"), 3), scale=scale)) + "</p>")
+    warnings = [str(w) for w in check.get("warnings") or [] if w]
+    if warnings:
+        colour = status_css("warning")
+        word = html.escape(QCoreApplication.translate("RunPanel", "Warning"))
+        parts.append("".join(f"<p style='color:{colour}'><b>⚠ {word}:</b> {html.escape(w)}</p>" for w in warnings))
+    return "".join(parts)
 
 
 def compare_html(result: dict[str, Any]) -> str:
@@ -197,6 +217,12 @@ class RunPanel(QWidget):
         check_row.addWidget(self.repeat_spin)
         check_row.addWidget(QLabel(self.tr("× runs"), self))
         check_row.addWidget(self.number_spin)
+        check_row.addSpacing(12)
+        self.profile_check = QCheckBox(self.tr("Profile"), self)
+        self.profile_check.setObjectName("runProfile")
+        self.profile_check.setToolTip(self.tr("Also time every PrimFunc / packed function call with the VM's "
+                                              "instrumentation (Profile panel, heat overlay on the graph)"))
+        check_row.addWidget(self.profile_check)
         check_row.addStretch(1)
 
         form = QFormLayout()
@@ -320,6 +346,10 @@ class RunPanel(QWidget):
         """Timing settings for ``time_evaluator``."""
         return {"warmup": 1, "number": int(self.number_spin.value()), "repeat": int(self.repeat_spin.value())}
 
+    def profile_wanted(self) -> bool:
+        """True when Build & Run should also profile the module (the Profile check box)."""
+        return self.profile_check.isChecked()
+
     def _browse_inputs(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Inputs"), self.input_path.text(),
                                               self.tr("NumPy arrays (*.npy *.npz);;All files (*)"))
@@ -366,6 +396,10 @@ class RunPanel(QWidget):
             parts.append(self.tr("median {time}").format(time=format_us(float(lat["median_us"]))))
         if check:
             parts.append(self.tr("check passed") if check.get("passed") else self.tr("check FAILED"))
+            if check.get("warnings"):
+                parts.append(self.tr("{count} check warning(s)").format(count=len(check["warnings"])))
+        if result.get("profile"):
+            parts.append(self.tr("profiled"))
         self.status.setText(" · ".join(parts))
         self._set_results(lambda: build_run_html(result))
 

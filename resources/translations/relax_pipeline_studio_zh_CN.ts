@@ -51,13 +51,60 @@
         <translation>打开流水线</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location filename="../../app/compare_controller.py" line="+158"/>
+        <source>Current document</source>
+        <extracomment>``MultiCompareResult`` when a comparison finished (tests, screenshots). The message when it failed.</extracomment>
+        <translation>当前文档</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Each pipeline is built for the current model {model} and target {target}, with the Build &amp; Run panel&apos;s inputs, timing and tolerances.</source>
+        <translation>每条流水线都针对当前模型 {model} 和目标 {target} 构建，并使用“构建并运行”面板中的输入、计时和容差设置。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Pipelines to compare</source>
+        <translation>要比较的流水线</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location filename="../../app/file_controller.py" line="+0"/>
         <location line="+33"/>
         <source>Pipeline files (*.json *.rps.json);;All files (*)</source>
         <translation>流水线文件 (*.json *.rps.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location line="-22"/>
+        <location line="+45"/>
+        <source>Check two or more pipelines to compare.</source>
+        <translation>请勾选两条或更多流水线进行比较。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The Build &amp; Run panel&apos;s settings are not valid (see the panel).</source>
+        <translation>“构建并运行”面板的设置无效（请查看该面板）。</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Building and timing {0} pipelines…</source>
+        <translation>正在构建并计时 {0} 条流水线…</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Compared {0} pipelines.</source>
+        <translation>已比较 {0} 条流水线。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Comparison failed: {0}</source>
+        <translation>比较失败：{0}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>That is the current document.</source>
+        <translation>这就是当前文档。</translation>
+    </message>
+    <message>
+        <location filename="../../app/file_controller.py" line="-22"/>
         <location line="+3"/>
         <source>Cannot open pipeline</source>
         <translation>无法打开流水线</translation>
@@ -98,7 +145,7 @@
         <translation>（无）</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+42"/>
         <source>Loading model {0}…</source>
         <translation>正在加载模型 {0}…</translation>
     </message>
@@ -138,7 +185,7 @@
         <translation>已导出 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/help_controller.py" line="+152"/>
+        <location filename="../../app/help_controller.py" line="+157"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
@@ -154,11 +201,26 @@
     </message>
     <message>
         <location line="+2"/>
+        <source>&amp;Environment…</source>
+        <translation>运行环境(&amp;E)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>TVM and tvm-ffi versions, build flags, devices, codegens and known problems</source>
+        <translation>TVM 与 tvm-ffi 版本、构建选项、设备、代码生成器以及已知问题</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>&amp;About Relax Pipeline Studio</source>
         <translation>关于 Relax Pipeline Studio(&amp;A)</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+42"/>
+        <source>the engine did not answer</source>
+        <translation>引擎没有应答</translation>
+    </message>
+    <message>
+        <location line="+12"/>
         <source>unknown (the engine has not answered yet)</source>
         <translation>未知（引擎尚未响应）</translation>
     </message>
@@ -173,7 +235,7 @@
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+64"/>
+        <location filename="../../app/main_window.py" line="+68"/>
         <source>Relax Pipeline Studio</source>
         <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
         <translation>Relax Pipeline Studio</translation>
@@ -204,12 +266,17 @@
         <translation>调优</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+2"/>
+        <source>Profile</source>
+        <translation>性能剖析</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>Engine: stopped</source>
         <translation>引擎：已停止</translation>
     </message>
     <message>
-        <location line="+55"/>
+        <location line="+60"/>
         <source>&amp;New Pipeline</source>
         <translation>新建流水线(&amp;N)</translation>
     </message>
@@ -379,7 +446,37 @@
         <translation>此流水线与未优化模型的延迟对比</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+1"/>
+        <source>Compare &amp;Pipelines…</source>
+        <translation>比较流水线(&amp;P)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Build and time two or more pipeline files on this model, inputs and target</source>
+        <translation>在此模型、输入和目标上构建并计时两个或更多流水线文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;PassContext…</source>
+        <translation>PassContext(&amp;P)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>opt_level, config entries and disabled passes every step runs with</source>
+        <translation>每个步骤运行时使用的 opt_level、配置项和禁用的 pass</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Profile &amp;Heat Overlay</source>
+        <translation>性能热度叠加(&amp;H)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tint the graph&apos;s nodes by their share of the profiled run time</source>
+        <translation>按各节点在剖析运行时间中的占比为图中节点着色</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -404,17 +501,22 @@
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
         <location line="+10"/>
+        <source>&amp;Pipeline</source>
+        <translation>流水线(&amp;P)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location line="+57"/>
+        <location line="+64"/>
         <source>The engine was restarted; your pipeline is unchanged.</source>
         <translation>引擎已重启；您的流水线未受影响。</translation>
     </message>
@@ -563,7 +665,7 @@
         <translation>引擎仍在处理上一个请求（点击“停止”可结束）。</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+54"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -588,7 +690,8 @@
         <translation>正在构建并导出到 {0}…</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location filename="../../app/compare_controller.py" line="-28"/>
+        <location filename="../../app/run_controller.py" line="+6"/>
         <location filename="../../app/run_session.py" line="+95"/>
         <source>Stopping…</source>
         <extracomment>True while a run is in flight (the Stop action follows it). ``(input_script, input_key)``: the model loaded for the current run. A step&apos;s result of the current run. ``(revision, RunResult)`` of a run of the current revision.</extracomment>
@@ -650,34 +753,36 @@
         <translation>步骤 {0} 失败</translation>
     </message>
     <message>
-        <location filename="../../app/step_inspector.py" line="+162"/>
-        <location line="+59"/>
+        <location filename="../../app/step_inspector.py" line="+163"/>
+        <location line="+88"/>
         <source>Step {0}: {1}</source>
         <extracomment>Most graphs kept in the cache (oldest dropped first). The diff/graph for the selected step is on screen (used by the benchmark).</extracomment>
         <translation>步骤 {0}：{1}</translation>
     </message>
     <message>
-        <location line="-53"/>
+        <location line="-81"/>
+        <location line="+36"/>
         <source>{0} has not run yet.</source>
         <translation>{0} 尚未运行。</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-36"/>
         <source>{0} is disabled (skipped).</source>
         <translation>{0} 已禁用（跳过）。</translation>
     </message>
     <message>
         <location line="+1"/>
+        <location line="+36"/>
         <source>{0} — not run yet; showing its input</source>
         <translation>{0} — 尚未运行；显示其输入</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="-28"/>
         <source>{0} failed — showing the last good module</source>
         <translation>{0} 失败 — 显示最后一个正确的模块</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+9"/>
         <source>changed the module</source>
         <translation>改变了模块</translation>
     </message>
@@ -688,17 +793,37 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+25"/>
+        <location line="+50"/>
         <source>Before {0}</source>
         <translation>{0} 之前</translation>
     </message>
     <message>
-        <location line="-24"/>
+        <location line="-49"/>
         <source>After {0}</source>
         <translation>{0} 之后</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+11"/>
+        <source>{0} — not run (an earlier step failed); showing the last good module</source>
+        <translation>{0} — 未运行（之前的步骤失败）；显示最后一个正确的模块</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} did not finish: the run was stopped.</source>
+        <translation>{0} 未完成：运行已被停止。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} — stopped; showing its input</source>
+        <translation>{0} — 已停止；显示其输入</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>step {0} ({1})</source>
+        <translation>步骤 {0}（{1}）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <location line="+4"/>
         <source>Model input</source>
         <translation>模型输入</translation>
@@ -759,7 +884,7 @@
         <translation>（无 Relax 函数）</translation>
     </message>
     <message>
-        <location line="+107"/>
+        <location line="+119"/>
         <source>Shown again next to this use (a stub): the value is defined once.</source>
         <translation>在此使用处再次显示（桩节点）：该值只定义一次。</translation>
     </message>
@@ -829,7 +954,7 @@
         <translation>显示 TensorIR</translation>
     </message>
     <message>
-        <location filename="../../app/trust.py" line="+81"/>
+        <location filename="../../app/trust.py" line="+83"/>
         <source>Run custom Python code?</source>
         <extracomment>Tests/CLI: skip the question and answer this.</extracomment>
         <translation>运行自定义 Python 代码？</translation>
@@ -840,7 +965,7 @@
         <translation>&lt;b&gt;{where}&lt;/b&gt; 含有 {count} 个带自定义 Python 代码的步骤。运行它们会以您的权限在引擎进程中执行下面的代码（它可以读写您的文件）。请仅在信任此流水线来源时运行。代码变化后会再次询问。</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>Trust and Run</source>
         <translation>信任并运行</translation>
     </message>
@@ -899,6 +1024,22 @@
         <source>Set target {0}</source>
         <translation>设置目标 {0}</translation>
     </message>
+    <message>
+        <location line="+16"/>
+        <source>Set PassContext</source>
+        <translation>设置 PassContext</translation>
+    </message>
+    <message>
+        <location filename="../../app/profile_controller.py" line="+136"/>
+        <source>{0} is not called from the graph shown (select the profiled step, function {1}).</source>
+        <extracomment>The profile shown changed (``None`` or a Profile).</extracomment>
+        <translation>当前显示的图中没有调用 {0}（请选择被剖析的步骤，函数 {1}）。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>{0}: call {1} of {2} (activate again for the next)</source>
+        <translation>{0}：第 {1} 次调用，共 {2} 次（再次激活可跳到下一个）</translation>
+    </message>
 </context>
 <context>
     <name>CodeEditor</name>
@@ -906,6 +1047,40 @@
         <location filename="../../widgets/code_editor.py" line="+129"/>
         <source>line {line}: {message}</source>
         <translation>第 {line} 行：{message}</translation>
+    </message>
+</context>
+<context>
+    <name>CompareDialog</name>
+    <message>
+        <location filename="../../app/compare_controller.py" line="-222"/>
+        <source>Compare Pipelines</source>
+        <extracomment>Item data: the pipeline file of a candidate (&quot;&quot; for the current document).</extracomment>
+        <translation>比较流水线</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Add Files…</source>
+        <translation>添加文件…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Pipelines to compare (checked):</source>
+        <translation>要比较的流水线（已勾选）：</translation>
     </message>
 </context>
 <context>
@@ -1130,7 +1305,7 @@
 <context>
     <name>DocumentationDialog</name>
     <message>
-        <location filename="../../app/help_controller.py" line="-127"/>
+        <location filename="../../app/help_controller.py" line="-164"/>
         <source>Documentation</source>
         <translation>文档</translation>
     </message>
@@ -1196,7 +1371,7 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+858"/>
+        <location filename="../../widgets/graph_view.py" line="+898"/>
         <location line="+26"/>
         <source>No graph</source>
         <extracomment>Below this view scale the overview (coarse bands of plain rectangles) replaces boxes, texts and arrows. Below this view scale the second text line (shape·dtype) of a node is not drawn. Tile size: layers per band, scene units per column; coarse overview bands. Layouts kept (per key and expansion).</extracomment>
@@ -1208,7 +1383,7 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+345"/>
+        <location line="+385"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
     </message>
@@ -1308,6 +1483,19 @@
         <location line="+1"/>
         <source>no reason given</source>
         <translation>未说明原因</translation>
+    </message>
+</context>
+<context>
+    <name>PassContextDialog</name>
+    <message>
+        <location filename="../../app/pass_context_controller.py" line="+27"/>
+        <source>Pipeline PassContext</source>
+        <translation>流水线 PassContext</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Every step runs inside tvm.transform.PassContext(opt_level, config, disabled_pass). The settings are saved in the pipeline file and written into exported scripts; changing them re-runs the pipeline.</source>
+        <translation>每个步骤都在 tvm.transform.PassContext(opt_level, config, disabled_pass) 中运行。这些设置保存在流水线文件中，并写入导出的脚本；修改它们会重新运行流水线。</translation>
     </message>
 </context>
 <context>
@@ -1709,9 +1897,19 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+138"/>
-        <source>Device and target to build for (devices detected by the engine)</source>
+        <location filename="../../widgets/run_panel.py" line="+104"/>
+        <source>max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})</source>
         <extracomment>Module choices of the &quot;Module&quot; combo (data values). Item-data role marking the target list&apos;s custom entry (its text is translated).</extracomment>
+        <translation>max |diff| / max |ref| = {ratio}（max |ref| {ref}；容差按 {scale} 缩放）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <location line="+47"/>
+        <source>Device and target to build for (devices detected by the engine)</source>
         <translation>构建所用的设备和目标（引擎检测到的设备）</translation>
     </message>
     <message>
@@ -1765,7 +1963,17 @@
         <translation>× 次运行</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+3"/>
+        <source>Profile</source>
+        <translation>性能剖析</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Also time every PrimFunc / packed function call with the VM&apos;s instrumentation (Profile panel, heat overlay on the graph)</source>
+        <translation>同时用 VM 的插桩为每次 PrimFunc / packed 函数调用计时（性能剖析面板、图上的热度叠加）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>Target</source>
         <translation>目标</translation>
     </message>
@@ -1776,12 +1984,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+118"/>
+        <location line="+122"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-117"/>
+        <location line="-121"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
@@ -1836,7 +2044,7 @@
         <translation>自定义：{target}</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+50"/>
         <source>NumPy arrays (*.npy *.npz);;All files (*)</source>
         <translation>NumPy 数组 (*.npy *.npz);;所有文件 (*)</translation>
     </message>
@@ -1864,6 +2072,16 @@
         <location line="+0"/>
         <source>check FAILED</source>
         <translation>检查失败</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{count} check warning(s)</source>
+        <translation>{count} 条校验警告</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>profiled</source>
+        <translation>已剖析</translation>
     </message>
     <message>
         <location line="+14"/>
@@ -2189,7 +2407,7 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+248"/>
+        <location filename="../../widgets/graph_view.py" line="+252"/>
         <source>Overview: click or drag to move the view</source>
         <translation>概览：点击或拖动以移动视图</translation>
     </message>

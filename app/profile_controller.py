@@ -1,0 +1,145 @@
+"""``ProfileController``: the Profile panel and the graph's heat overlay (issue 11).
+
+A Build & Run with *Profile* checked returns a :class:`pipeline_model.build_api.Profile` (time per
+PrimFunc / packed function call, measured with the VM's instrumentation). Profiles are kept per module
+snapshot key, so each step shows its own: selecting a step shows the profile of that step's module — from
+this session, or the one the engine keeps (``build_api.stored_profile``), or none. The graph gets a heat
+overlay (:meth:`widgets.graph_view.GraphView.set_heat`, shares from ``Profile.node_shares()``) whenever the
+graph shown is of the profiled module and function; View ▸ Profile Heat Overlay toggles it. Activating a
+callee in the table selects the graph nodes calling it (one after the other on repeated activation).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from PySide6.QtCore import QObject, Signal
+
+from app.context import AppContext
+from app.i18n import tr
+from pipeline_model import build_api
+from pipeline_model.build_api import Profile
+from widgets.graph_view import GraphView
+from widgets.profile_view import ProfileView
+
+
+class ProfileController(QObject):
+    """Keeps the profiles per snapshot key; shows the selected step's in ``view`` and on ``graph``."""
+
+    #: The profile shown changed (``None`` or a Profile).
+    profile_shown = Signal(object)
+
+    def __init__(self, ctx: AppContext, view: ProfileView, graph: GraphView,
+                 shown_graph: Callable[[], Optional[tuple[str, Optional[str]]]],
+                 step_key: Callable[[str], Optional[str]], current_uid: Callable[[], str]) -> None:
+        super().__init__(ctx)
+        self.ctx = ctx
+        self.view = view
+        self.graph = graph
+        self._shown_graph = shown_graph
+        self._step_key = step_key
+        self._current_uid = current_uid
+        self.profiles: dict[str, Profile] = {}
+        self._asked: set[str] = set()  # keys asked from the engine (answer: a profile or none)
+        self._cycle: dict[str, int] = {}
+        view.callee_activated.connect(self.select_callers)
+        graph.graph_shown.connect(self.update_heat)
+        ctx.document_replaced.connect(self.clear)
+        ctx.model_changed.connect(self.clear)
+
+    # ---- profiles in --------------------------------------------------------------------------
+    def on_build_finished(self, kind: str, value: Any) -> None:
+        """A Build & Run answer: keep and show its profile, if it has one."""
+        if kind != "build_run" or not isinstance(value, dict) or not value.get("profile"):
+            return
+        profile = Profile.from_json(value["profile"])
+        if profile is None:
+            return
+        if not profile.key:
+            profile.key = str(value.get("key") or "")
+        self.add_profile(profile)
+
+    def add_profile(self, profile: Profile) -> None:
+        """Keep ``profile`` (under its snapshot key) and show it."""
+        if profile.key:
+            self.profiles[profile.key] = profile
+        self._show(profile)
+
+    def clear(self) -> None:
+        """Another document, model or target: the profiles describe modules that are gone."""
+        self.profiles.clear()
+        self._asked.clear()
+        self._show(None)
+
+    # ---- following the selection ------------------------------------------------------------
+    def show_step(self, uid: str) -> None:
+        """Show the profile of step ``uid``'s module (kept here, else asked from the engine once)."""
+        key = self._step_key(uid) if uid else None
+        if not key:
+            self._show(None)
+            return
+        if key in self.profiles:
+            self._show(self.profiles[key])
+            return
+        self._show(None)
+        if key in self._asked:
+            return
+        self._asked.add(key)
+        request = self.ctx.engine.submit_fn("profile_get", lambda client, _ev: build_api.stored_profile(client, key))
+        request.finished.connect(lambda value: self._on_stored(key, value))
+
+    def _on_stored(self, key: str, value: Any) -> None:
+        if not isinstance(value, Profile):
+            return
+        self.profiles[key] = value
+        if self._step_key(self._current_uid()) == key:
+            self._show(value)
+
+    def _show(self, profile: Optional[Profile]) -> None:
+        self.view.set_profile(profile)
+        self._cycle.clear()
+        self.update_heat()
+        self.profile_shown.emit(profile)
+
+    # ---- graph --------------------------------------------------------------------------------
+    def profile_for_graph(self) -> Optional[Profile]:
+        """The profile of the module and function the graph shows, if one is kept."""
+        shown = self._shown_graph()
+        if not shown:
+            return None
+        key, function = shown
+        profile = self.profiles.get(key or "")
+        if profile is None:
+            return None
+        if function and profile.function and function != profile.function:
+            return None
+        return profile
+
+    def update_heat(self) -> None:
+        """Put the heat overlay of the shown graph's profile on the graph (none when there is none)."""
+        profile = self.profile_for_graph()
+        shares = profile.node_shares() if profile is not None else {}
+        if shares != self.graph.heat():
+            self.graph.set_heat(shares)
+
+    def set_heat_visible(self, visible: bool) -> None:
+        """View ▸ Profile Heat Overlay."""
+        self.graph.set_heat_visible(visible)
+
+    def select_callers(self, callee: str) -> Optional[str]:
+        """Select (and centre) a graph node calling ``callee``; the next one on the next call."""
+        profile = self.view.profile()
+        ids = list((profile.nodes.get(callee) or []) if profile is not None else [])
+        present = {str(n.get("id")) for n in (self.graph.graph_json() or {}).get("nodes", [])}
+        shown = [i for i in ids if i in present] if self.profile_for_graph() is profile else []
+        if not shown:
+            self.ctx.status(tr("{0} is not called from the graph shown (select the profiled step, "
+                               "function {1}).").format(callee, profile.function if profile else "?"), 6000)
+            return None
+        n = self._cycle.get(callee, 0) % len(shown)
+        self._cycle[callee] = n + 1
+        node = shown[n]
+        self.graph.reveal(node)  # expands a collapsed group holding it, centres and selects it
+        if len(shown) > 1:
+            self.ctx.status(tr("{0}: call {1} of {2} (activate again for the next)").format(callee, n + 1, len(shown)), 6000)
+        return node
