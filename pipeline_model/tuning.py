@@ -196,6 +196,9 @@ class TuningProgress:
     stopped: bool = False
     pass_id: str = ""
     runner: str = "local"
+    eta_s: Optional[float] = None  # estimated seconds left (from trials done / elapsed); None: unknown
+    focus: Optional[dict] = None  # targeted tuning plan (pipeline_model.tuning_focus.plan_targeted_tuning)
+    best: dict = field(default_factory=dict)  # task -> {trace, tir, ...} (best schedule, shortened), at the end
 
     def task(self, name: str) -> TaskProgress:
         """The task record named ``name`` (created when missing)."""
@@ -232,7 +235,28 @@ def format_progress_line(progress: dict[str, Any] | TuningProgress) -> str:
         head += " [stopped]"
     elif progress.finished:
         head += " [done]"
+    elif progress.eta_s is not None:
+        head += f", ETA {format_eta(progress.eta_s)}"
     return head + ("; " + ", ".join(parts) if parts else "")
+
+
+def estimate_eta(done: int, total: int, elapsed_s: float) -> Optional[float]:
+    """Seconds left at the pace so far (``elapsed_s / done`` per trial); ``None`` before the first trial."""
+    if done <= 0 or total <= done or elapsed_s <= 0:
+        return None if done <= 0 or elapsed_s <= 0 else 0.0
+    return round(elapsed_s / done * (total - done), 1)
+
+
+def format_eta(seconds: Optional[float]) -> str:
+    """``1h02m``, ``3m05s``, ``42s`` or ``?``."""
+    if seconds is None:
+        return "?"
+    s = int(round(seconds))
+    if s >= 3600:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    if s >= 60:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s}s"
 
 
 def user_cache_dir() -> str:

@@ -16,7 +16,7 @@ import os
 from typing import Any, Optional
 
 from pipeline_model import emit
-from pipeline_model.passkinds.base import ExportPiece, PassKind
+from pipeline_model.passkinds.base import ExportPiece, PassKind, UserCodeRef
 from pipeline_model.passkinds.context import PassBuildContext
 from pipeline_model.passkinds.registry import register
 from pipeline_model.passkinds.report_html import ReportSection, esc
@@ -38,6 +38,19 @@ TVM_TUNING_KWARGS: dict[str, tuple[str, ...]] = {
 
 #: ``make_tuning_pass`` modes by pass id.
 _MODES = {TUNE_TIR: "tir", TUNE_IRMOD: "irmod", APPLY_DATABASE: "apply"}
+
+
+def target_dict(target: Any) -> dict[str, Any]:
+    """A target dict of a dict or ``tvm.target.Target`` (whose ``str`` is its JSON)."""
+    import json
+
+    if isinstance(target, dict):
+        return dict(target)
+    try:
+        data = json.loads(str(target))
+        return data if isinstance(data, dict) else {"kind": str(target)}
+    except ValueError:
+        return {"kind": getattr(getattr(target, "kind", None), "name", str(target))}
 
 
 def tuning_mode(pass_id: str) -> Optional[str]:
@@ -64,8 +77,10 @@ def tuning_spec(base: Any, pass_id: str) -> Any:
     from pipeline_model.catalogue import ParamSpec, PassSpec, title_from_name
     from pipeline_model.catalogue_tvm import first_paragraph
     from pipeline_model.tuning import TUNING_PARAMS
+    from pipeline_model.tuning_focus import FOCUS_PARAMS
 
-    params = [ParamSpec.from_json(d) for d in TUNING_PARAMS[pass_id]]
+    extra = FOCUS_PARAMS if pass_id == TUNE_TIR else []
+    params = [ParamSpec.from_json(d) for d in [*TUNING_PARAMS[pass_id][:1], *extra, *TUNING_PARAMS[pass_id][1:]]]
     for p in params:
         if p.name == "max_trials_per_task" and p.default == 0:
             p.doc = p.doc or "0: no limit"
@@ -129,7 +144,42 @@ def tuning_html(value: Any, _target: dict, _error_css: str) -> str:
     )
     state = "stopped" if value.get("stopped") else ("done" if value.get("finished") else "")
     return (f"<p><b>MetaSchedule</b>: {esc(value.get('done'))}/{esc(value.get('total'))} trials {state}; "
-            f"database <code>{esc(value.get('work_dir', ''))}</code></p><table>{rows}</table>")
+            f"database <code>{esc(value.get('work_dir', ''))}</code></p><table>{rows}</table>"
+            + focus_html(value.get("focus")) + best_html(value.get("best")))
+
+
+def focus_html(plan: Any) -> str:
+    """The targeted tuning plan: chosen PrimFuncs with their time share and trials, the others."""
+    if not isinstance(plan, dict):
+        return ""
+    rows = "".join(
+        f"<tr><td><code>{esc(c.get('name'))}</code></td><td align='right'>{float(c.get('share') or 0) * 100:.1f} %</td>"
+        f"<td align='right'>{esc(c.get('trials'))}</td></tr>"
+        for c in plan.get("chosen") or [] if isinstance(c, dict)
+    )
+    prof = plan.get("profile") or {}
+    skipped = plan.get("skipped") or []
+    source = {"stored": "the stored profile", "measured": "a profile measured for this step"}.get(
+        str(prof.get("source")), "no profile")
+    return (f"<p><b>Targeted</b> (focus {esc(plan.get('focus'))}, budget {esc(plan.get('budget'))} trials, "
+            f"from {esc(source)}{', own schedule function' if plan.get('schedule_fn') else ''}):</p>"
+            f"<table><tr><th>PrimFunc</th><th>time share</th><th>trials</th></tr>{rows}</table>"
+            + (f"<p>Not tuned: {esc(', '.join(map(str, skipped[:20])))}"
+               f"{' …' if len(skipped) > 20 else ''}</p>" if skipped else ""))
+
+
+def best_html(best: Any) -> str:
+    """Each task's best schedule: its trace and tuned TensorIR (shortened; the full texts' files named)."""
+    if not isinstance(best, dict) or not best:
+        return ""
+    parts = []
+    for name, entry in best.items():
+        if not isinstance(entry, dict):
+            continue
+        files = " · ".join(f"<code>{esc(entry.get(k))}</code>" for k in ("trace_file", "tir_file") if entry.get(k))
+        parts.append(f"<p><b>Best schedule of <code>{esc(name)}</code></b>{' — full text: ' + files if files else ''}</p>"
+                     f"<pre>{esc(entry.get('trace', ''))}</pre><pre>{esc(entry.get('tir', ''))}</pre>")
+    return "".join(parts)
 
 
 def apply_database_html(value: Any, _target: dict, _error_css: str) -> str:
@@ -180,8 +230,28 @@ class MetaScheduleKind(PassKind):
         ctx.report = report
         target = ctx.target
         default = ctx.work_dir or default_work_dir(None, "", target if isinstance(target, dict) else str(target))
+        input_key = getattr(ctx, "input_key", None)
+
+        def profile_fn(mod: Any) -> tuple[dict, str]:
+            from pipeline_model.engine.handlers_build import profile_module
+
+            return profile_module(mod, target_dict(target), input_key)
+
         return tuning_tvm.make_tuning_pass(pass_id, params, target, default, ctx.base_dir, ctx.emit,
-                                           ctx.cancelled, report, stop_early=ctx.should_stop_tuning)
+                                           ctx.cancelled, report, stop_early=ctx.should_stop_tuning,
+                                           profile_fn=profile_fn, trusted=ctx.trust_custom_code,
+                                           step_number=ctx.step_number)
+
+    def user_code(self, step: Any, base_dir: Optional[str], number: Optional[int] = None) -> list[UserCodeRef]:
+        """A ``relax.MetaScheduleTuneTIR`` step's ``schedule_fn`` source (the user's search space)."""
+        from pipeline_model.tuning_focus import schedule_label
+
+        params = getattr(step, "params", None) or {}
+        source = str(params.get("schedule_fn") or "")
+        if getattr(step, "pass_id", TUNE_TIR) != TUNE_TIR or not source.strip():
+            return []
+        return [UserCodeRef(label=f"{TUNE_TIR} schedule_fn", path=None, filenames=(schedule_label(number),),
+                            read=lambda: source)]
 
     def cache_key_extra(self, pass_id: str, params: dict[str, Any], run_args: dict[str, Any]) -> str:
         return database_fingerprint(pass_id, params, run_args)
