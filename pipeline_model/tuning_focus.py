@@ -219,8 +219,92 @@ def shorten(text, limit=1200):
     return text[:limit].rstrip() + f"\n# ... {len(text) - limit} more characters"
 
 
+def profile_prim_funcs(mod, target):
+    """Exported scripts only: build ``mod`` for ``target``, run its entry on the script's seeded inputs
+    (``entry_function`` / ``make_arguments`` of the script) and time every call with the VM's
+    instrument (as the engine's profile does); returns ``[{name, total_us, share}]``, largest first."""
+    import time
+
+    import tvm
+    from tvm import relax
+
+    ex = tvm.compile(mod, target=target)
+    dev = tvm.cpu(0) if target.kind.name in ("llvm", "c") else tvm.device(target.kind.name, 0)
+    vm = relax.VirtualMachine(ex, dev)
+    entry = entry_function(mod)  # noqa: F821 - defined by the exported script
+    args, _values = make_arguments(mod, entry, dev)  # noqa: F821 - defined by the exported script
+    vm[entry](*args)
+    prims = {gv.name_hint for gv, f in mod.functions_items() if isinstance(f, tvm.tirx.PrimFunc)}
+    runs, stack = [], []
+
+    def instrument(func, symbol, before, ret, *call_args):
+        dev.sync()
+        if before:
+            stack.append((str(symbol), time.perf_counter()))
+        elif stack:
+            name, t0 = stack.pop()
+            runs[-1][name] = runs[-1].get(name, 0.0) + (time.perf_counter() - t0) * 1e6
+        return 0
+
+    vm.set_instrument(instrument)
+    try:
+        for _ in range(5):
+            runs.append({})
+            vm[entry](*args)
+    finally:
+        vm.set_instrument(None)
+    names = sorted({n for run in runs for n in run})
+    totals = {n: sorted(run.get(n, 0.0) for run in runs)[len(runs) // 2] for n in names}
+    grand = sum(totals.values()) or 1.0
+    return [{"name": n, "total_us": totals[n], "share": totals[n] / grand, "prim_func": n in prims}
+            for n in sorted(names, key=lambda n: -totals[n])]
+
+
+def targeted_tuning_pass(tune_tir, work_dir, settings, max_trials_global, schedule_source="", label="<schedule_fn>"):
+    """Exported scripts only: a module pass tuning the chosen PrimFuncs of its input, each with its
+    share of the budget (:func:`plan_targeted_tuning` on :func:`profile_prim_funcs`), through the stock
+    ``MetaScheduleTuneTIR`` with ``tune_tir`` (from ``install_meta_schedule_cpu``) and, with
+    ``schedule_source``, the user's ``ScheduleFn`` as the search space. Prints the plan."""
+    import tvm
+    import tvm_ffi
+    from tvm import relax
+    from tvm.s_tir import meta_schedule as ms
+
+    @tvm.transform.module_pass(opt_level=0, name="TargetedTuneTIR")
+    def targeted(mod, _ctx):
+        prims = {gv.name_hint: f for gv, f in mod.functions_items() if isinstance(f, tvm.tirx.PrimFunc)}
+        hand = list(settings.get("functions") or [])
+        profile_needed = settings.get("focus", "all") != "all" or len(hand) != 1
+        target = tvm.target.Target.current()
+        entries = profile_prim_funcs(mod, target) if profile_needed and len(prims) > 1 else []
+        plan = plan_targeted_tuning(entries, list(prims), settings, max_trials_global)
+        for c in plan["chosen"]:
+            print(f"tuning {c['name']}: {c['share'] * 100:.1f} % of the time, {c['trials']} trials")
+        if plan["skipped"]:
+            print("not tuned: " + ", ".join(plan["skipped"]))
+        trials = {c["name"]: c["trials"] for c in plan["chosen"]}
+        by_body = {tvm_ffi.structural_hash(f.body): n for n, f in prims.items()}
+        space = ms.space_generator.ScheduleFn(load_schedule_fn(schedule_source, label)) if schedule_source.strip() \
+            else "post-order-apply"
+
+        def choose(one):
+            func = list(one.functions.values())[0] if hasattr(one, "functions") else one
+            name = by_body.get(tvm_ffi.structural_hash(func.body))
+            return (trials[name], space) if trials.get(name) else None
+
+        tune_tir.choose = choose  # the registered tune_tir asks it for each PrimFunc
+        try:
+            relax.transform.MetaScheduleTuneTIR(work_dir=work_dir, max_trials_global=1)(mod)
+        finally:
+            tune_tir.choose = None
+        return mod
+
+    return targeted
+
+
 #: Helpers an exported targeted tuning step needs (in this order), besides ``install_meta_schedule_cpu``.
-SCRIPT_HELPERS = (choose_tuning_functions, allocate_trials, plan_targeted_tuning, load_schedule_fn)
+SCRIPT_HELPERS = (choose_tuning_functions, allocate_trials, plan_targeted_tuning, load_schedule_fn,
+                  profile_prim_funcs, targeted_tuning_pass)
 
 
 def schedule_label(step_number: Optional[int]) -> str:

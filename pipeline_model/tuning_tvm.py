@@ -269,6 +269,7 @@ class TuningSession:
         self.allocation: Optional[dict[str, int]] = None  # targeted tuning: trials per PrimFunc name
         self.space: Any = "post-order-apply"  # MetaSchedule space generator (a ScheduleFn for user spaces)
         self.current_task = ""  # name of the PrimFunc being tuned (tune_tir override)
+        self.space_tag = ""  # mixed into the reuse state's task keys (another search space tunes again)
 
     def should_stop(self) -> bool:
         """True once a stop was requested (sticky)."""
@@ -435,7 +436,7 @@ def _run_tasks(
     budget = max_trials_per_task or max_trials_global
     todo: list[tuple[str, tvm.IRModule, float, str]] = []
     for name, mod, weight in named:
-        key = _task_key(mod, target)
+        key = _task_key(mod, target) + session.space_tag
         count, best = _best_in_db(database, mod)
         prior = state.get(key) or {}
         task = session.progress.task(name)
@@ -938,6 +939,9 @@ def _plan_session(session: TuningSession, mod: tvm.IRModule, config: TuningConfi
             return user(sch)
 
         session.space = ms.space_generator.ScheduleFn(current_schedule)
+        import hashlib
+
+        session.space_tag = ":fn" + hashlib.sha256(settings["schedule_fn"].encode()).hexdigest()[:12]
     for name in prim:
         task = session.progress.task(name)
         if name not in session.allocation:

@@ -20,6 +20,7 @@ from pipeline_model.passkinds.base import ExportPiece, PassKind, UserCodeRef
 from pipeline_model.passkinds.context import PassBuildContext
 from pipeline_model.passkinds.registry import register
 from pipeline_model.passkinds.report_html import ReportSection, esc
+from pipeline_model.tuning_focus import is_targeted
 
 TUNE_TIR = "relax.MetaScheduleTuneTIR"
 TUNE_IRMOD = "relax.MetaScheduleTuneIRMod"
@@ -276,11 +277,39 @@ class MetaScheduleKind(PassKind):
         piece = ExportPiece(helpers=[emit.helper_source(f) for f in emit.META_SCHEDULE_HELPERS])
         wd = params.get("work_dir")
         wd_src = emit.render(emit.Lit(emit.check_literal(wd)) if wd else emit.Ref("work_dir"))
+        if pass_id == TUNE_TIR and is_targeted(params):
+            return self._export_targeted(params, piece, wd_src, options, index, label)
         piece.lines.append(f"install_meta_schedule_cpu({wd_src}, {emit.check_literal(options, 'options')!r})")
         rest = super().export_step(pass_id, params, expr, index=index, label=label)
         piece.helpers.extend(rest.helpers)
         piece.imports.extend(rest.imports)
         piece.lines.extend(rest.lines)
+        return piece
+
+
+    @staticmethod
+    def _export_targeted(params: dict[str, Any], piece: ExportPiece, wd_src: str, options: dict[str, Any],
+                         index: int, label: str) -> ExportPiece:
+        """A targeted ``MetaScheduleTuneTIR`` step: the script profiles the step's input, computes the
+        same choice and trial allocation as the engine (the helpers of
+        :data:`pipeline_model.tuning_focus.SCRIPT_HELPERS`, copied verbatim) and tunes those PrimFuncs."""
+        from pipeline_model.tuning_focus import SCRIPT_HELPERS, FocusError, focus_settings, schedule_label
+
+        try:
+            settings = focus_settings(params, label)
+        except FocusError as exc:
+            raise emit.EmitError(str(exc)) from None
+        source = settings.pop("schedule_fn")
+        if source.strip():
+            try:
+                compile(source, schedule_label(index + 1), "exec")
+            except SyntaxError as exc:
+                raise emit.EmitError(f"schedule_fn: syntax error at line {exc.lineno}: {exc.msg}") from None
+        piece.helpers.extend(emit.helper_source(f) for f in SCRIPT_HELPERS)
+        trials = int(params.get("max_trials_global", 64))
+        piece.lines.append(f"tune_tir = install_meta_schedule_cpu({wd_src}, {emit.check_literal(options, 'options')!r})")
+        piece.lines.append(f"pass_ = targeted_tuning_pass(tune_tir, {wd_src}, {emit.check_literal(settings, 'settings')!r}, "
+                           f"{trials!r}, {source!r}, {schedule_label(index + 1)!r})")
         return piece
 
 
