@@ -156,7 +156,8 @@ def choose_tuning_functions(entries, prim_funcs, focus="all", top_k=3, min_share
 def allocate_trials(chosen, total, minimum=1):
     """Split ``total`` trials over ``chosen`` = ``[(name, share, ...)]`` in proportion to the shares
     (equal split when no share is known), at least ``minimum`` each; the largest remainders get the
-    leftover trials, so the sum is ``total`` unless the minimums alone exceed it. Returns
+    leftover trials, and trials given to lift a function to the minimum come from the others, so the
+    sum is ``total`` unless the minimums alone exceed it. Returns
     ``{name: trials}``."""
     if not chosen:
         return {}
@@ -166,6 +167,11 @@ def allocate_trials(chosen, total, minimum=1):
         shares, weight = [1.0] * len(chosen), float(len(chosen))
     raw = [total * s / weight for s in shares]
     alloc = [max(int(minimum), int(r)) for r in raw]
+    while sum(alloc) > int(total):  # minimums raised some: take the excess from the largest above it
+        above = [i for i in range(len(alloc)) if alloc[i] > int(minimum)]
+        if not above:
+            break
+        alloc[max(above, key=lambda i: (alloc[i] - raw[i], alloc[i], -i))] -= 1
     left = int(total) - sum(alloc)
     order = sorted(range(len(chosen)), key=lambda i: (-(raw[i] - int(raw[i])), -shares[i], i))
     i = 0

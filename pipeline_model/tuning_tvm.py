@@ -889,7 +889,9 @@ def _user_error(exc: BaseException, label: str) -> str:
         if frame.filename == label:
             line = f"line {frame.lineno}: {(frame.line or '').strip()}: "
             break
-    return f"{line}{type(exc).__name__}: {exc}"
+    text = str(exc).strip().splitlines() or [""]
+    detail = [t.strip() for t in text[1:] if t.strip().lower().startswith("error message")]
+    return f"{line}{type(exc).__name__}: {' '.join([text[0].strip(), *detail])[:600]}"
 
 
 def _guarded_schedule(user_fn: Callable, label: str, settings: dict[str, Any]) -> Callable:
