@@ -233,7 +233,6 @@ def test_unknown_hand_picked_function_is_named(lowered_mlp, tmp_path):
         _tune(lowered_mlp, {"functions": ["nope"], "max_trials_global": 1}, tmp_path / "wd")
 
 
-@pytest.mark.slow
 def test_targeted_run_in_the_engine_tunes_only_the_top_function(engine, tmp_path):
     """A real run: the engine profiles the step's input, tunes only the top PrimFunc with the whole
     budget, reports the plan, the best schedule (trace + TIR, full texts in files) and an ETA while it
