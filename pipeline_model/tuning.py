@@ -226,7 +226,11 @@ def format_progress_line(progress: dict[str, Any] | TuningProgress) -> str:
     if isinstance(progress, dict):
         progress = TuningProgress.from_json(progress)
     parts = []
+    untargeted = 0
     for task in progress.tasks:
+        if task.status == "not targeted":
+            untargeted += 1
+            continue
         best = f"{task.best_us:.1f} us" if task.best_us is not None else "-"
         extra = " reused" if task.reused else ""
         parts.append(f"{task.name} {task.trials} ({best}{extra})")
@@ -237,6 +241,13 @@ def format_progress_line(progress: dict[str, Any] | TuningProgress) -> str:
         head += " [done]"
     elif progress.eta_s is not None:
         head += f", ETA {format_eta(progress.eta_s)}"
+    if untargeted:
+        parts.append(f"{untargeted} not targeted")
+    focus = progress.focus if isinstance(progress.focus, dict) else None
+    if focus and progress.done == 0 and not progress.finished:  # the plan, once, before the first trial
+        chosen = ", ".join(f"{c.get('name')} {float(c.get('share') or 0) * 100:.1f}% -> {c.get('trials')}"
+                           for c in focus.get("chosen") or [])
+        head += f" (targeted, focus {focus.get('focus')}: {chosen})"
     return head + ("; " + ", ".join(parts) if parts else "")
 
 

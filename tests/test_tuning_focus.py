@@ -111,6 +111,10 @@ def test_eta_from_trials_done_and_elapsed():
     assert format_progress_line(p.to_json()) == "tuning 4/10 trials, ETA 12s"
     p.finished = True
     assert "ETA" not in format_progress_line(p.to_json())
+    plan = TuningProgress(total=6, focus={"focus": "top_k", "chosen": [{"name": "f", "share": 0.7, "trials": 6}]})
+    plan.task("f")
+    plan.task("g").status = "not targeted"
+    assert format_progress_line(plan) == "tuning 0/6 trials (targeted, focus top_k: f 70.0% -> 6); f 0 (-), 1 not targeted"
 
 
 # ------------------------------------------------------------------------------ kind: report, trust, export
