@@ -392,7 +392,9 @@ def install_meta_schedule_cpu(work_dir, options):
     measuring with ``EvaluatorConfig(number, repeat, min_repeat_ms)``. ``options`` are the step's tuning
     options (``num_trials_per_iter``, ``cost_model``, ``runner``, ``rpc_host``, ``rpc_port``,
     ``rpc_key``, ``builder_workers``, ``builder_timeout_s``, ``retune`` ...). With ``retune`` the
-    database in ``work_dir`` is deleted first.
+    database in ``work_dir`` is deleted first. Returns the ``tune_tir`` function; a targeted step sets its
+    ``choose`` attribute to a function ``mod -> (trials, space) | None`` (None: leave that PrimFunc
+    untuned; ``space``: a MetaSchedule space generator such as ``ms.space_generator.ScheduleFn``).
     """
     import os
     import shutil
@@ -430,12 +432,19 @@ def install_meta_schedule_cpu(work_dir, options):
     cost_model = str(options.get("cost_model", "xgb"))
     seed = options.get("seed")
 
-    def tune_tir(mod, target, work_dir, max_trials_global, *_args, **_kwargs):
+    def tune_tir(mod, target, work_dir, max_trials_global, *_args, space="post-order-apply", **_kwargs):
+        choose = getattr(tune_tir, "choose", None)  # set by a targeted step: (trials, space) or None per PrimFunc
+        if choose is not None:
+            picked = choose(mod)
+            if picked is None:
+                return mod
+            max_trials_global, space = picked
         target = meta_schedule_target(target)
         load_tensor_intrinsics(target)
         tir_integration.tune_tir(
             mod, target, str(work_dir), int(max_trials_global), num_trials_per_iter=per_iter,
             builder=builder(), runner=runner(), cost_model=cost_model, task_scheduler="round-robin", seed=seed,
+            space=space,
         )
         return mod
 
@@ -452,6 +461,7 @@ def install_meta_schedule_cpu(work_dir, options):
 
     tvm_ffi.register_global_func("tvm.s_tir.meta_schedule.tune_tir", tune_tir, override=True)
     tvm_ffi.register_global_func("tvm.s_tir.meta_schedule.tune_relax", tune_relax, override=True)
+    return tune_tir
 
 
 #: Helpers an exported script with a MetaSchedule tuning step needs (in this order).

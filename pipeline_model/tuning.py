@@ -10,7 +10,8 @@ the CLI and the catalogue need without importing TVM:
   (``{done, total, tasks: [{name, trials, best_us}]}`` plus a few extras);
 * :func:`default_work_dir` — ``<pipeline stem>.tuning/`` next to the pipeline file (a per-user cache
   folder for unsaved pipelines), so a re-run reuses the database;
-* :data:`TUNING_PARAMS` — the parameter table the catalogue uses for the MetaSchedule steps;
+* :data:`COMMON_TUNING_PARAMS` / :func:`tuning_param` — the builder/runner parameters every tuning step has
+  (the per-pass tables live with the MetaSchedule pass kind, :mod:`pipeline_model.passkinds.metaschedule`);
 * :func:`format_progress_line` — one CLI line per progress event.
 """
 
@@ -34,47 +35,29 @@ class TuningConfigError(ValueError):
     """A tuning parameter has a bad value; the message names the parameter."""
 
 
-def _param(name: str, kind: str, default: Any, doc: str, choices: Optional[list] = None) -> dict:
+def tuning_param(name: str, kind: str, default: Any, doc: str, choices: Optional[list] = None) -> dict:
+    """One parameter of a tuning step as ``ParamSpec`` JSON (``choices`` for a ``choice`` parameter)."""
     data: dict[str, Any] = {"name": name, "kind": kind, "default": default, "doc": doc}
     if choices is not None:
         data["choices"] = list(choices)
     return data
 
 
-_COMMON_PARAMS: list[dict] = [
-    _param("work_dir", "str", "", "Tuning work directory (database + logs). Empty: "
+#: Builder/runner parameters of every MetaSchedule tuning step (``ParamSpec.from_json`` of each dict).
+COMMON_TUNING_PARAMS: list[dict] = [
+    tuning_param("work_dir", "str", "", "Tuning work directory (database + logs). Empty: "
            "'<pipeline name>.tuning' next to the pipeline file, so a re-run reuses it."),
-    _param("num_trials_per_iter", "int", 16, "Candidates measured per round (smaller rounds stop faster)."),
-    _param("cost_model", "choice", "xgb", "Cost model guiding the search.", list(COST_MODELS)),
-    _param("runner", "choice", "local", "Where candidates are measured: this machine or an RPC tracker.",
+    tuning_param("num_trials_per_iter", "int", 16, "Candidates measured per round (smaller rounds stop faster)."),
+    tuning_param("cost_model", "choice", "xgb", "Cost model guiding the search.", list(COST_MODELS)),
+    tuning_param("runner", "choice", "local", "Where candidates are measured: this machine or an RPC tracker.",
            list(RUNNERS)),
-    _param("rpc_host", "str", "127.0.0.1", "RPC tracker host (runner = rpc)."),
-    _param("rpc_port", "int", 9190, "RPC tracker port (runner = rpc)."),
-    _param("rpc_key", "str", "local", "RPC device key registered with the tracker (runner = rpc)."),
-    _param("builder_workers", "int", 0, "Parallel build processes (0: number of CPU cores)."),
-    _param("builder_timeout_s", "float", 60.0, "Build time limit per candidate, seconds."),
-    _param("retune", "bool", False, "Wipe the work directory's database and tune again from scratch."),
+    tuning_param("rpc_host", "str", "127.0.0.1", "RPC tracker host (runner = rpc)."),
+    tuning_param("rpc_port", "int", 9190, "RPC tracker port (runner = rpc)."),
+    tuning_param("rpc_key", "str", "local", "RPC device key registered with the tracker (runner = rpc)."),
+    tuning_param("builder_workers", "int", 0, "Parallel build processes (0: number of CPU cores)."),
+    tuning_param("builder_timeout_s", "float", 60.0, "Build time limit per candidate, seconds."),
+    tuning_param("retune", "bool", False, "Wipe the work directory's database and tune again from scratch."),
 ]
-
-#: Parameters of the MetaSchedule steps (``ParamSpec(**d)`` for each dict), keyed by pass id. The
-#: first parameters are TVM's own keyword arguments; the others configure the builder/runner.
-TUNING_PARAMS: dict[str, list[dict]] = {
-    "relax.MetaScheduleTuneTIR": [
-        _param("max_trials_global", "int", 64, "Trials per PrimFunc (TVM tunes each PrimFunc separately)."),
-        *_COMMON_PARAMS,
-    ],
-    "relax.MetaScheduleTuneIRMod": [
-        _param("max_trials_global", "int", 64, "Trials in total over all tasks."),
-        _param("max_trials_per_task", "int", 0, "Trials per task at most (0: no limit)."),
-        _param("op_names", "str_list", [], "Only tune tasks whose name contains one of these (empty: all)."),
-        *_COMMON_PARAMS,
-    ],
-    "relax.MetaScheduleApplyDatabase": [
-        _param("work_dir", "str", "", "Tuning work directory to read (empty: the default one, as for tuning)."),
-        _param("enable_warning", "bool", False, "Warn for PrimFuncs without a tuning record."),
-    ],
-}
-
 
 @dataclass
 class TuningConfig:
@@ -192,6 +175,9 @@ class TuningProgress:
     stopped: bool = False
     pass_id: str = ""
     runner: str = "local"
+    eta_s: Optional[float] = None  # estimated seconds left (from trials done / elapsed); None: unknown
+    focus: Optional[dict] = None  # targeted tuning plan (pipeline_model.tuning_focus.plan_targeted_tuning)
+    best: dict = field(default_factory=dict)  # task -> {trace, tir, ...} (best schedule, shortened), at the end
 
     def task(self, name: str) -> TaskProgress:
         """The task record named ``name`` (created when missing)."""
@@ -219,7 +205,11 @@ def format_progress_line(progress: dict[str, Any] | TuningProgress) -> str:
     if isinstance(progress, dict):
         progress = TuningProgress.from_json(progress)
     parts = []
+    untargeted = 0
     for task in progress.tasks:
+        if task.status == "not targeted":
+            untargeted += 1
+            continue
         best = f"{task.best_us:.1f} us" if task.best_us is not None else "-"
         extra = " reused" if task.reused else ""
         parts.append(f"{task.name} {task.trials} ({best}{extra})")
@@ -228,7 +218,35 @@ def format_progress_line(progress: dict[str, Any] | TuningProgress) -> str:
         head += " [stopped]"
     elif progress.finished:
         head += " [done]"
+    elif progress.eta_s is not None:
+        head += f", ETA {format_eta(progress.eta_s)}"
+    if untargeted:
+        parts.append(f"{untargeted} not targeted")
+    focus = progress.focus if isinstance(progress.focus, dict) else None
+    if focus and progress.done == 0 and not progress.finished:  # the plan, once, before the first trial
+        chosen = ", ".join(f"{c.get('name')} {float(c.get('share') or 0) * 100:.1f}% -> {c.get('trials')}"
+                           for c in focus.get("chosen") or [])
+        head += f" (targeted, focus {focus.get('focus')}: {chosen})"
     return head + ("; " + ", ".join(parts) if parts else "")
+
+
+def estimate_eta(done: int, total: int, elapsed_s: float) -> Optional[float]:
+    """Seconds left at the pace so far (``elapsed_s / done`` per trial); ``None`` before the first trial."""
+    if done <= 0 or total <= done or elapsed_s <= 0:
+        return None if done <= 0 or elapsed_s <= 0 else 0.0
+    return round(elapsed_s / done * (total - done), 1)
+
+
+def format_eta(seconds: Optional[float]) -> str:
+    """``1h02m``, ``3m05s``, ``42s`` or ``?``."""
+    if seconds is None:
+        return "?"
+    s = int(round(seconds))
+    if s >= 3600:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    if s >= 60:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s}s"
 
 
 def user_cache_dir() -> str:

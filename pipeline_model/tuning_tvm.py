@@ -48,6 +48,7 @@ from pipeline_model.tuning import (
     TuningConfig,
     TuningConfigError,
     TuningProgress,
+    estimate_eta,
     has_database,
     track_work_dir,
     wipe_work_dir,
@@ -266,6 +267,10 @@ class TuningSession:
         self.name_of_func: dict[int, str] = {}  # id(PrimFunc body) -> name (for the tune_tir override)
         self.measured_ok = 0
         self.preplanned = False  # progress.total was set up front (one budget per PrimFunc)
+        self.allocation: Optional[dict[str, int]] = None  # targeted tuning: trials per PrimFunc name
+        self.space: Any = "post-order-apply"  # MetaSchedule space generator (a ScheduleFn for user spaces)
+        self.current_task = ""  # name of the PrimFunc being tuned (tune_tir override)
+        self.space_tag = ""  # mixed into the reuse state's task keys (another search space tunes again)
 
     def should_stop(self) -> bool:
         """True once a stop was requested (sticky)."""
@@ -282,6 +287,8 @@ class TuningSession:
             self.progress.total = max(self.progress.total, self.progress.done)
         self.progress.elapsed_s = round(time.perf_counter() - self.started, 3)
         self.progress.stopped = self.stopped
+        self.progress.eta_s = (None if self.progress.finished or self.stopped
+                               else estimate_eta(self.progress.done, self.progress.total, self.progress.elapsed_s))
         if self.on_progress is not None:
             self.on_progress(self.progress)
 
@@ -436,7 +443,7 @@ def _run_tasks_untracked(
     budget = max_trials_per_task or max_trials_global
     todo: list[tuple[str, tvm.IRModule, float, str]] = []
     for name, mod, weight in named:
-        key = _task_key(mod, target)
+        key = _task_key(mod, target) + session.space_tag
         count, best = _best_in_db(database, mod)
         prior = state.get(key) or {}
         task = session.progress.task(name)
@@ -462,7 +469,7 @@ def _run_tasks_untracked(
     ):
         contexts.append(
             ms.TuneContext(
-                mod=mod, target=target, space_generator="post-order-apply", search_strategy="evolutionary",
+                mod=mod, target=target, space_generator=session.space, search_strategy="evolutionary",
                 task_name=name, logger=logger, rand_state=rand_state, num_threads=num_threads,
             ).clone()
         )
@@ -503,6 +510,59 @@ def _run_tasks_untracked(
         task.status = "stopped" if session.stopped else "done"
         state[key] = {"name": name, "budget": budget, "records": count, "complete": not session.stopped}
     _save_state(work_dir, state)
+    for name, mod, _w in named:
+        record_best_schedule(session, database, name, mod, target, work_dir)
+
+
+#: Characters of a best trace / tuned TensorIR kept in reports and events (the full text goes to a file).
+BEST_TEXT_LIMIT = 1500
+
+
+def _safe_file_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in name)[:120] or "task"
+
+
+def best_schedule(database, mod: tvm.IRModule, target: Target, name: str) -> Optional[dict[str, str]]:
+    """The best schedule of workload ``mod`` in ``database``: ``{"trace": Python text of its trace
+    (``query_tuning_record(...).trace``), "tir": tuned TensorIR (``query_schedule(...).mod.script()``)}``,
+    full length; ``None`` when the database has no valid record for it."""
+    try:
+        record = database.query_tuning_record(mod, target, name)
+        if record is None:
+            return None
+        sch = database.query_schedule(mod, target, name)
+    except Exception:  # noqa: BLE001 - a record that cannot be replayed has no schedule to show
+        return None
+    trace = "\n".join(str(line) for line in record.trace.as_python())
+    tir = sch.mod.script() if sch is not None else ""
+    return {"trace": trace, "tir": tir}
+
+
+def record_best_schedule(session: TuningSession, database, name: str, mod: tvm.IRModule, target: Target,
+                         work_dir: str) -> None:
+    """Put task ``name``'s best schedule into ``session.progress.best`` (texts shortened to
+    :data:`BEST_TEXT_LIMIT`; the full texts are written to ``<work_dir>/best/<name>.trace.py`` and
+    ``.tir.py``, whose paths the entry names)."""
+    from pipeline_model.tuning_focus import shorten
+
+    best = best_schedule(database, mod, target, name)
+    if best is None:
+        return
+    folder = os.path.join(work_dir, "best")
+    entry: dict[str, Any] = {}
+    for part, suffix in (("trace", ".trace.py"), ("tir", ".tir.py")):
+        text = best[part]
+        entry[part] = shorten(text, BEST_TEXT_LIMIT)
+        entry[f"{part}_chars"] = len(text)
+        path = os.path.join(folder, _safe_file_name(name) + suffix)
+        try:
+            os.makedirs(folder, exist_ok=True)
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            entry[f"{part}_file"] = path
+        except OSError:
+            entry[f"{part}_file"] = ""
+    session.progress.best[name] = entry
 
 
 def tune_module(
@@ -606,6 +666,11 @@ def _override_tune_tir(mod, target, work_dir, max_trials_global, *args, **kwargs
     func = mod["main"] if "main" in [g.name_hint for g in mod.get_global_vars()] else list(mod.functions.values())[0]
     name = session.name_of_func.get(_func_id(func)) or _func_name(func)
     trials = int(max_trials_global)
+    if session.allocation is not None:  # targeted tuning: only the chosen PrimFuncs, each its own budget
+        trials = int(session.allocation.get(name, 0))
+        if trials <= 0:
+            return mod
+    session.current_task = name
     _run_tasks(session, [(name, _normalize(mod), 1.0)], target, work_dir, trials, None, "round-robin")
     session.emit()
     return mod
@@ -676,6 +741,9 @@ def make_tuning_pass(
     cancelled: Optional[StopFn] = None,
     report: Optional[dict] = None,
     stop_early: Optional[StopFn] = None,
+    profile_fn: Optional[Callable[[tvm.IRModule], tuple[dict, str]]] = None,
+    trusted: bool = False,
+    step_number: Optional[int] = None,
 ) -> tvm.transform.Pass:
     """A module pass for a ``relax.MetaScheduleTuneTIR`` / ``relax.MetaScheduleTuneIRMod`` /
     ``relax.MetaScheduleApplyDatabase`` step.
@@ -686,6 +754,12 @@ def make_tuning_pass(
     succeeds and the run goes on) is true; either way what was measured stays in the database. When ``report`` (a dict, e.g. ``StepResult.report``) is given, the pass
     fills ``report["tuning"]`` (tuning summary) or ``report["apply_database"]`` (applied PrimFuncs).
     Bad parameters raise :class:`pipeline_model.tuning.TuningConfigError` now, not at run time.
+
+    Targeted tuning (``relax.MetaScheduleTuneTIR`` with ``focus``/``functions``/``schedule_fn``, see
+    :mod:`pipeline_model.tuning_focus`): ``profile_fn(mod)`` returns ``(profile, source)`` for the step's
+    input module (the engine's stored profile, or one measured now); only the chosen PrimFuncs are
+    tuned, each with its share of the budget, and ``report["tuning"]["focus"]`` holds the plan. A
+    ``schedule_fn`` is user code: without ``trusted`` the step refuses to build.
     """
     from pipeline_model.passkinds.metaschedule import tuning_mode
     from pipeline_model.tuning import resolve_work_dir
@@ -719,6 +793,7 @@ def make_tuning_pass(
     config = TuningConfig.from_params(params, where=f"step {pass_id}")
     work_dir = resolve_work_dir(config.work_dir, default_work_dir, base_dir)
     tgt = tuning_target(target)
+    targeted = _targeted_setup(pass_id, mode, params, trusted, step_number)
     with tgt:
         if mode == "tir":
             inner = relax.transform.MetaScheduleTuneTIR(work_dir=work_dir, max_trials_global=config.max_trials_global)
@@ -747,14 +822,22 @@ def make_tuning_pass(
                     session.progress.task(gv.name_hint)
             session.progress.total = len(session.name_of_func) * config.max_trials_global
             session.preplanned = True
+        if targeted is not None:
+            _plan_session(session, mod, config, targeted, profile_fn)
         os.makedirs(work_dir, exist_ok=True)
         if config.retune:
             wipe_work_dir(work_dir)
             session.config.retune = False
         # A fresh PassContext: the step's instruments must not see the thousands of passes
         # MetaSchedule runs internally (the stop flag is polled by the session instead).
-        with track_work_dir(work_dir), tuning_session(session), tgt, tvm.transform.PassContext(opt_level=3):
-            out = inner(mod)
+        try:
+            with track_work_dir(work_dir), tuning_session(session), tgt, tvm.transform.PassContext(opt_level=3):
+                out = inner(mod)
+        except Exception:  # noqa: BLE001 - name the user's schedule function when it failed
+            failure = targeted.get("failure") if targeted is not None else None
+            if failure:
+                raise TuningConfigError(failure[0]) from None
+            raise
         session.progress.finished = True
         session.emit()
         if report is not None:
@@ -768,3 +851,109 @@ def make_tuning_pass(
         return out
 
     return tune_step
+
+
+# ------------------------------------------------------------------------------ targeted tuning
+def _targeted_setup(pass_id: str, mode: str, params: dict[str, Any], trusted: bool,
+                    step_number: Optional[int]) -> Optional[dict[str, Any]]:
+    """Validated targeted-tuning settings of a step (``None`` when it tunes every PrimFunc as TVM does);
+    loads the user's ``schedule_fn`` (trusted code only) into ``settings["schedule"]``."""
+    from pipeline_model.tuning_focus import FocusError, focus_settings, is_targeted, load_schedule_fn, schedule_label
+
+    if not is_targeted(params):
+        return None
+    where = f"step {step_number} ({pass_id})" if step_number else f"step {pass_id}"
+    if mode != "tir":
+        raise TuningConfigError(f"{where}: focus, functions and schedule_fn need relax.MetaScheduleTuneTIR "
+                                "(use op_names to pick tasks of relax.MetaScheduleTuneIRMod)")
+    try:
+        settings = focus_settings(params, where)
+    except FocusError as exc:
+        raise TuningConfigError(str(exc)) from None
+    settings["schedule"] = None
+    settings["failure"] = None
+    source = settings["schedule_fn"]
+    if source.strip():
+        from pipeline_model.custom_pass_tvm import UNTRUSTED_MESSAGE
+
+        label = schedule_label(step_number)
+        if not trusted:
+            raise TuningConfigError(f"{label}: {UNTRUSTED_MESSAGE}")
+        try:
+            user_fn = load_schedule_fn(source, label)
+        except SyntaxError as exc:
+            raise TuningConfigError(f"{label}: syntax error at line {exc.lineno}: {exc.msg}") from None
+        except Exception as exc:  # noqa: BLE001 - the user's module-level code failed
+            raise TuningConfigError(f"{label}: {_user_error(exc, label)}") from None
+        settings["schedule"] = _guarded_schedule(user_fn, label, settings)
+    return settings
+
+
+def _user_error(exc: BaseException, label: str) -> str:
+    import traceback
+
+    line = ""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename == label:
+            line = f"line {frame.lineno}: {(frame.line or '').strip()}: "
+            break
+    text = str(exc).strip().splitlines() or [""]
+    detail = [t.strip() for t in text[1:] if t.strip().lower().startswith("error message")]
+    return f"{line}{type(exc).__name__}: {' '.join([text[0].strip(), *detail])[:600]}"
+
+
+def _guarded_schedule(user_fn: Callable, label: str, settings: dict[str, Any]) -> Callable:
+    """``user_fn`` recording its first failure (with the user's line) in ``settings["failure"]``."""
+
+    def schedule(sch):
+        try:
+            return user_fn(sch)
+        except Exception as exc:
+            if settings.get("failure") is None:
+                func = settings.get("current", "?")
+                settings["failure"] = (f"{label}: failed on PrimFunc {func}: {_user_error(exc, label)}",)
+            raise
+
+    return schedule
+
+
+def _plan_session(session: TuningSession, mod: tvm.IRModule, config: TuningConfig, settings: dict[str, Any],
+                  profile_fn: Optional[Callable[[tvm.IRModule], tuple[dict, str]]]) -> None:
+    """Choose the PrimFuncs and their trials (profile of ``mod`` when needed); set up ``session``."""
+    from pipeline_model.tuning_focus import needs_profile, plan_targeted_tuning
+
+    prim = [gv.name_hint for gv, f in mod.functions_items() if isinstance(f, tvm.tirx.PrimFunc)]
+    profile: dict[str, Any] = {}
+    source = ""
+    if needs_profile(settings) and len(prim) > 1:
+        if profile_fn is None:
+            raise TuningConfigError("targeted tuning needs a profile of the step's input, and none can be measured here")
+        try:
+            profile, source = profile_fn(mod)
+        except Exception as exc:  # noqa: BLE001 - say why the profile failed, plainly
+            raise TuningConfigError(f"targeted tuning: cannot profile the step's input module: {exc}") from None
+    try:
+        plan = plan_targeted_tuning(profile.get("entries") or [], prim, settings, config.max_trials_global)
+    except ValueError as exc:
+        raise TuningConfigError(f"targeted tuning: {exc}") from None
+    plan["profile"] = {"source": source or "none", "key": profile.get("key"),
+                       "total_us": profile.get("total_us")}
+    plan["schedule_fn"] = settings["schedule"] is not None
+    session.allocation = {c["name"]: c["trials"] for c in plan["chosen"]}
+    session.progress.focus = plan
+    if settings["schedule"] is not None:
+        user = settings["schedule"]
+
+        def current_schedule(sch):
+            settings["current"] = session.current_task or "?"
+            return user(sch)
+
+        session.space = ms.space_generator.ScheduleFn(current_schedule)
+        import hashlib
+
+        session.space_tag = ":fn" + hashlib.sha256(settings["schedule_fn"].encode()).hexdigest()[:12]
+    for name in prim:
+        task = session.progress.task(name)
+        if name not in session.allocation:
+            task.status = "not targeted"
+    session.progress.total = sum(session.allocation.values())

@@ -2,7 +2,9 @@
 
 Fed with the data of the engine's ``tuning_progress`` events (``pipeline_model.tuning.TuningProgress``
 as JSON: ``{done, total, tasks: [{name, trials, best_us, errors, reused, status}], work_dir,
-elapsed_s, finished, stopped, pass_id, runner}``). "Stop Tuning" asks the owner to end tuning early
+elapsed_s, finished, stopped, pass_id, runner, eta_s, focus, best}``): the title shows the estimated
+time left; a task row's tooltip its time share and trials (targeted tuning) and the start of its best
+schedule, and a double-click opens its full best trace and tuned TensorIR. "Stop Tuning" asks the owner to end tuning early
 (``stop_requested``): the tuning step ends as a successful step with what was measured, and the run
 goes on (a following apply step uses the records).
 """
@@ -102,6 +104,7 @@ class TuningPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setAlternatingRowColors(True)
+        self.table.cellDoubleClicked.connect(self._on_cell_double_clicked)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for col in range(1, len(COLUMNS)):
@@ -156,9 +159,14 @@ class TuningPanel(QWidget):
         self.bar.setToolTip(reason)
         pass_id = str(data.get("pass_id") or "MetaSchedule")
         elapsed = format_duration_s(float(data.get("elapsed_s") or 0.0))
+        eta = data.get("eta_s")
+        if self.active and eta is not None:
+            state += self.tr(" — about {eta} left").format(eta=format_duration_s(float(eta)))
         self.title.setText(self.tr("<b>{pass_id}</b>: {done} / {total} trials, {elapsed}, runner {runner}").format(
             pass_id=pass_id, done=done, total=total, elapsed=elapsed, runner=data.get("runner", "local")) + state)
         tasks = list(data.get("tasks") or [])
+        best_of = data.get("best") if isinstance(data.get("best"), dict) else {}
+        shares = {c.get("name"): c for c in ((data.get("focus") or {}).get("chosen") or []) if isinstance(c, dict)}
         self.table.setRowCount(len(tasks))
         for row, task in enumerate(tasks):
             best = task.get("best_us")
@@ -177,8 +185,71 @@ class TuningPanel(QWidget):
                         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                     self.table.setItem(row, col, item)
                 item.setText(text)
+                item.setToolTip(self._task_tooltip(task, best_of.get(task.get("name")), shares.get(task.get("name"))))
         work_dir = data.get("work_dir")
         self.footer.setText(self.tr("Database: {path}").format(path=work_dir) if work_dir else "")
+
+    def _task_tooltip(self, task: dict[str, Any], best: Optional[dict[str, Any]], chosen: Optional[dict[str, Any]]) -> str:
+        """Tooltip of a task row: its share of the measured time and trials (targeted tuning) and the
+        start of its best schedule's trace (double-click for the trace and tuned TensorIR)."""
+        lines = []
+        if chosen:
+            lines.append(self.tr("{share:.1f} % of the measured time; {trials} trials allocated").format(
+                share=float(chosen.get("share") or 0.0) * 100.0, trials=chosen.get("trials")))
+        if best:
+            trace = str(best.get("trace") or "")
+            lines.append(self.tr("Best schedule (double-click for the trace and tuned TensorIR):"))
+            lines.append("\n".join(trace.splitlines()[:12]))
+        return "\n".join(lines)
+
+    def best_schedule(self, name: str) -> Optional[dict[str, Any]]:
+        """The best-schedule entry of task ``name`` from the last event (``{trace, tir, *_file, *_chars}``)."""
+        best = (self.last or {}).get("best")
+        entry = best.get(name) if isinstance(best, dict) else None
+        return entry if isinstance(entry, dict) else None
+
+    def best_schedule_text(self, name: str) -> str:
+        """Full trace and tuned TensorIR of task ``name`` (read from the files the engine wrote; the
+        shortened texts of the event when the files are gone)."""
+        entry = self.best_schedule(name)
+        if entry is None:
+            return ""
+        parts = []
+        for part, title in (("trace", self.tr("# Best schedule trace")), ("tir", self.tr("# Tuned TensorIR"))):
+            text = str(entry.get(part) or "")
+            path = entry.get(f"{part}_file")
+            if path:
+                try:
+                    with open(str(path), encoding="utf-8") as fh:
+                        text = fh.read()
+                except OSError:
+                    pass
+            parts.append(f"{title}\n{text}")
+        return "\n\n".join(parts)
+
+    def _on_cell_double_clicked(self, row: int, _col: int) -> None:
+        item = self.table.item(row, 0)
+        name = item.text() if item is not None else ""
+        text = self.best_schedule_text(name)
+        if not text:
+            return
+        from PySide6.QtGui import QFontDatabase
+        from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit
+
+        dialog = QDialog(self)
+        dialog.setObjectName("bestScheduleDialog")
+        dialog.setWindowTitle(self.tr("Best schedule of {task}").format(task=name))
+        view = QPlainTextEdit(dialog)
+        view.setReadOnly(True)
+        view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        view.setPlainText(text)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
+        buttons.rejected.connect(dialog.reject)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(view, 1)
+        layout.addWidget(buttons)
+        dialog.resize(760, 560)
+        dialog.open()
 
     def end(self, message: str = "") -> None:
         """The run that tuned ended (finished, failed or stopped)."""

@@ -882,6 +882,27 @@ def _keep_profile(key: str, profile: dict[str, Any]) -> None:
         PROFILES.pop(next(iter(PROFILES)))
 
 
+def profile_module(mod: Any, target: dict[str, Any], key: Optional[str] = None,
+                   settings: Optional[dict[str, Any]] = None) -> tuple[dict[str, Any], str]:
+    """The profile of snapshot ``key`` kept by this engine, else ``mod`` built, run on seeded random
+    inputs (integer ids within their tables) and profiled now with :func:`profile_vm` (kept under
+    ``key``). Returns ``(profile, "stored" | "measured")``; raises :class:`BuildError` when it cannot
+    be built or run. Used by targeted tuning (:mod:`pipeline_model.tuning_focus`)."""
+    if key and PROFILES.get(str(key)):
+        return PROFILES[str(key)], "stored"
+    func_name = entry_function(mod)
+    arrays, _described = make_arguments(mod, func_name, None)
+    ex = build_module(mod, target)
+    dev = _device_for(target)
+    vm = _vm(ex, dev)
+    run_function(vm, func_name, dev, arrays)
+    prof = profile_vm(vm, func_name, dev, arrays, settings or DEFAULT_PROFILE, mod)
+    prof.update({"key": key, "label": "tuning step input", "function": func_name, "target": target})
+    if key:
+        _keep_profile(str(key), prof)
+    return prof, "measured"
+
+
 # ------------------------------------------------------------------------------------------ handlers
 
 

@@ -184,8 +184,9 @@ class _ScriptMemo:
         return text
 
 
-def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int) -> Any:
-    """The ``PassBuildContext`` for step ``index``."""
+def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int,
+                        input_key: Optional[str] = None) -> Any:
+    """The ``PassBuildContext`` for step ``index`` (whose input module is snapshot ``input_key``)."""
     from pipeline_model import catalogue_tvm
 
     def emit(event: str, data: dict[str, Any]) -> None:
@@ -202,6 +203,7 @@ def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int)
         cancelled=ctx.cancelled,
         step_number=index + 1,
         should_stop_tuning=getattr(ctx, "stop_tuning_requested", None),
+        input_key=input_key,
     )
 
 
@@ -355,7 +357,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
             from pipeline_model import catalogue_tvm
             from pipeline_model.passkinds.registry import kind_for
 
-            build_ctx = _pass_build_context(args, target, ctx, i)
+            build_ctx = _pass_build_context(args, target, ctx, i, key)
             the_pass = catalogue_tvm.make_pass(pass_id, params, build_ctx)
             kind = kind_for(pass_id)
             problem = kind.step_preflight(pass_id, params, mod) if kind is not None else None

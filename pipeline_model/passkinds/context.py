@@ -25,7 +25,8 @@ class PassBuildContext:
     (warnings, tuning progress); ``cancelled()`` says whether the run was cancelled;
     ``should_stop_tuning()`` says whether the client asked to end the tuning in flight early (a
     tuning step then ends as a successful step with what was measured, and the run goes on);
-    ``step_number`` (1-based) names custom code in tracebacks (``<custom step N>``). Building a pass
+    ``step_number`` (1-based) names custom code in tracebacks (``<custom step N>``); ``input_key`` is
+    the engine's snapshot key of the module the step gets (targeted tuning reads its stored profile). Building a pass
     may fill ``report`` (read back into ``StepResult.report`` after the step): ``"dlight"`` (rule per
     PrimFunc), ``"fusion"`` (what FuseOpsByPattern fused), ``"tuning"`` / ``"apply_database"``.
 
@@ -42,6 +43,7 @@ class PassBuildContext:
     step_number: Optional[int] = None
     should_stop_tuning: Optional[Callable[[], bool]] = None
     report: dict = field(default_factory=dict)
+    input_key: Optional[str] = None  # snapshot key of the step's input module (its stored profile, if any)
 
     def tvm_target(self) -> Any:
         """The target as a ``tvm.target.Target`` (imports TVM)."""

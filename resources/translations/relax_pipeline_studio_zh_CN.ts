@@ -2207,6 +2207,97 @@
         <source>Fused by pattern (highlighted in the graph):</source>
         <translation>按模式融合（已在图中高亮）：</translation>
     </message>
+    <message>
+        <location filename="../../pipeline_model/passkinds/metaschedule.py" line="+148"/>
+        <source>{done}/{total} trials, stopped</source>
+        <extracomment>The three pass ids of this kind. The ids whose steps tune (emit ``tuning_progress``). TVM keyword arguments of the MetaSchedule passes; their other params only configure tuning. ``make_tuning_pass`` modes by pass id.</extracomment>
+        <translation>{done}/{total} 次试验，已停止</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{done}/{total} trials, done</source>
+        <translation>{done}/{total} 次试验，已完成</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{done}/{total} trials</source>
+        <translation>{done}/{total} 次试验</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>database</source>
+        <translation>数据库</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>the stored profile</source>
+        <translation>已保存的性能剖析</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>a profile measured for this step</source>
+        <translation>为此步骤测量的性能剖析</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no profile</source>
+        <translation>无性能剖析</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Targeted</source>
+        <translation>定向调优</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>focus {focus}, budget {budget} trials, from {source}, own schedule function</source>
+        <translation>焦点 {focus}，预算 {budget} 次试验，依据 {source}，使用自定义调度函数</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>focus {focus}, budget {budget} trials, from {source}</source>
+        <translation>焦点 {focus}，预算 {budget} 次试验，依据 {source}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>PrimFunc</source>
+        <translation>PrimFunc</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>time share</source>
+        <translation>时间占比</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>trials</source>
+        <translation>试验次数</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Not tuned: {0}</source>
+        <translation>未调优：{0}</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Best schedule of {0}</source>
+        <translation>{0} 的最佳调度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>full text:</source>
+        <translation>完整文本：</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Tuned schedules applied</source>
+        <translation>已应用调优后的调度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>to {0} PrimFunc(s); none found for {1}</source>
+        <translation>应用于 {0} 个 PrimFunc；{1} 个没有找到调度</translation>
+    </message>
 </context>
 <context>
     <name>TargetEditorDialog</name>
@@ -2254,7 +2345,7 @@
 <context>
     <name>TuningPanel</name>
     <message>
-        <location filename="../../widgets/tuning_panel.py" line="+32"/>
+        <location filename="../../widgets/tuning_panel.py" line="+34"/>
         <source>Task</source>
         <translation>任务</translation>
     </message>
@@ -2280,12 +2371,12 @@
     </message>
     <message>
         <location line="+48"/>
-        <location line="+42"/>
+        <location line="+43"/>
         <source>No tuning step has run yet. Add a MetaSchedule step (relax.MetaScheduleTuneTIR / TuneIRMod) and run.</source>
         <translation>尚未运行任何调优步骤。请添加一个 MetaSchedule 步骤（relax.MetaScheduleTuneTIR / TuneIRMod）并运行。</translation>
     </message>
     <message>
-        <location line="-35"/>
+        <location line="-36"/>
         <source>%v / %m trials</source>
         <translation>%v / %m 次试验</translation>
     </message>
@@ -2300,7 +2391,7 @@
         <translation>在几秒内结束调优；已测量的结果保存在数据库中，流水线继续运行（应用步骤会使用它）</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+43"/>
         <source>Stopping tuning after this round; measured trials are kept…</source>
         <translation>本轮结束后停止调优；已测量的试验会保留…</translation>
     </message>
@@ -2310,9 +2401,39 @@
         <translation>调优：{step}…</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+20"/>
+        <source> — about {eta} left</source>
+        <translation> — 约剩 {eta}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>&lt;b&gt;{pass_id}&lt;/b&gt;: {done} / {total} trials, {elapsed}, runner {runner}</source>
         <translation>&lt;b&gt;{pass_id}&lt;/b&gt;：{done} / {total} 次试验，{elapsed}，运行器 {runner}</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>{share:.1f} % of the measured time; {trials} trials allocated</source>
+        <translation>占测得时间的 {share:.1f} %；分配了 {trials} 次试验</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Best schedule (double-click for the trace and tuned TensorIR):</source>
+        <translation>最佳调度（双击查看 trace 和调优后的 TensorIR）：</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source># Best schedule trace</source>
+        <translation># 最佳调度 trace</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source># Tuned TensorIR</source>
+        <translation># 调优后的 TensorIR</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Best schedule of {task}</source>
+        <translation>{task} 的最佳调度</translation>
     </message>
     <message>
         <source> — stopped; measured trials are kept</source>
@@ -2327,12 +2448,12 @@
         <translation type="vanished">&lt;b&gt;{pass_id}&lt;/b&gt;：{done} / {total} 次试验，{elapsed} 秒，运行器 {runner}</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="-63"/>
         <source> (reused)</source>
         <translation>（复用）</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>Database: {path}</source>
         <translation>数据库：{path}</translation>
     </message>
