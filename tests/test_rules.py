@@ -7,7 +7,7 @@
   engine-side ``pipeline_model`` module;
 - inside ``pipeline_model`` only engine-side modules import TVM, named by rule (:func:`tvm_policy`):
   ``*_tvm.py``, ``engine/handlers_*.py``, ``engine/worker.py`` and ``engine/runner.py`` anywhere;
-  ``passkinds/*``, ``importers/*``, ``emit.py`` and ``ir_graph.py`` only inside functions (they are imported
+  ``passkinds/*``, ``importers/*``, ``emit.py``, ``ir_graph.py`` and ``tuning_focus.py`` only inside functions (they are imported
   by the GUI process too, and run their TVM code in the engine); every other module not at all.
 
 Import cycles are checked by ``tests/test_import_cycles.py``.
@@ -112,7 +112,7 @@ def tvm_policy(rel: str) -> str:
         return ENGINE_SIDE
     if inside == ["engine"] and (stem.startswith("handlers_") or stem in ("worker", "runner")):
         return ENGINE_SIDE
-    if inside[:1] in (["passkinds"], ["importers"]) or (not inside and stem in ("emit", "ir_graph")):
+    if inside[:1] in (["passkinds"], ["importers"]) or (not inside and stem in ("emit", "ir_graph", "tuning_focus")):
         return LAZY
     return NO_TVM
 

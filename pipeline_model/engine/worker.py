@@ -8,8 +8,8 @@ the main thread through a handler registry::
     @handler("name")
     def fn(args: dict, ctx: WorkerContext) -> dict: ...
 
-Extra handler modules (:data:`HANDLER_MODULES`) are imported at start; one that does not exist is
-skipped. Built-in commands: ``ping``, ``catalogue``, ``run`` (see :mod:`pipeline_model.engine.runner`),
+Handler modules (:data:`HANDLER_MODULES`: every ``engine/handlers_*.py`` plus the modules named in
+``RPS_ENGINE_HANDLER_MODULES``) are imported at start; one that does not exist is skipped. Built-in commands: ``ping``, ``catalogue``, ``run`` (see :mod:`pipeline_model.engine.runner`),
 ``snapshot``. The engine refuses to start (``fatal`` message, exit code 3) with a tvm_ffi version that is
 known to crash.
 """
@@ -30,13 +30,22 @@ from typing import Any, Optional
 from pipeline_model.engine import messages, protocol
 from pipeline_model.engine.handler_registry import HANDLERS, HandlerFn, handler  # noqa: F401 - re-exported
 
-#: Extra handler modules imported at start (skipped when they do not exist).
-HANDLER_MODULES = [
-    "pipeline_model.engine.handlers_graph",
-    "pipeline_model.engine.handlers_build",
-    "pipeline_model.engine.handlers_tuning",
-    "pipeline_model.engine.handlers_env",
-]
+#: Environment variable naming extra handler modules (comma-separated dotted names) to import at start.
+ENV_HANDLER_MODULES = "RPS_ENGINE_HANDLER_MODULES"
+
+
+def discover_handler_modules() -> list[str]:
+    """The handler modules imported at start: every ``pipeline_model/engine/handlers_*.py`` (sorted), then
+    the modules named in ``RPS_ENGINE_HANDLER_MODULES``. A new engine command is one new file."""
+    folder = os.path.dirname(os.path.abspath(__file__))
+    names = sorted(f"pipeline_model.engine.{entry[:-3]}" for entry in os.listdir(folder)
+                   if entry.startswith("handlers_") and entry.endswith(".py"))
+    extra = [n.strip() for n in os.environ.get(ENV_HANDLER_MODULES, "").split(",") if n.strip()]
+    return names + [n for n in extra if n not in names]
+
+
+#: Handler modules imported at start (see :func:`discover_handler_modules`).
+HANDLER_MODULES = discover_handler_modules()
 
 #: tvm_ffi version prefixes known to crash (segfault in ToJSONGraph: save_json, pickle, MetaSchedule).
 BAD_FFI_PREFIXES = ("0.1.15",)
