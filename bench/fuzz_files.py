@@ -16,7 +16,7 @@ a run result or exit code with a message), traceback (any other exception — a 
 per-input alarm fired) or crash (the worker process died). Goal: 0 tracebacks, 0 hangs, 0 crashes.
 Inputs that failed are written to ``--keep DIR`` for reproduction.
 
-Usage: ``PYTHONPATH=. .venv/bin/python bench/fuzz_files.py [--pipelines 10000] [--models 200]
+Usage: ``.venv/bin/python -m bench.fuzz_files [--pipelines 10000] [--models 200]
 [--cli-sample 100] [--engine-sample 200] [--seed 0]``
 """
 

@@ -7,7 +7,7 @@ model kept), so every step really runs — the worst case for memory. Prints the
 whole process tree) after warm-up and at the end, its growth in % (goal: < 10 %), and the median run
 time of the first and the last 50 runs, with the load average.
 
-Usage: ``.venv/bin/python bench/soak_engine.py [--runs 1000] [--warmup 50]``
+Usage: ``.venv/bin/python -m bench.soak_engine [--runs 1000] [--warmup 50]``
 (run from the repository root, or with the repository on ``PYTHONPATH``).
 """
 
