@@ -48,7 +48,11 @@ class AutosaveController(QObject):
         ctx.document.document_replaced.connect(self._on_replaced)
 
     def _on_index_changed(self, _index: int) -> None:
-        if self.ctx.document.modified:
+        try:
+            modified = self.ctx.document.modified
+        except RuntimeError:  # the window is being destroyed
+            return
+        if modified:
             self.timer.start()
 
     def _on_clean_changed(self, clean: bool) -> None:
