@@ -77,12 +77,10 @@ class FileController(QObject):
             self.open_pipeline(path, ask=False)  # asked above, before the file dialog
 
     def open_pipeline(self, path: str, remember: bool = True, as_template: bool = False, ask: bool = True) -> bool:
-        """Load ``path`` (unsaved changes asked about first unless ``ask`` is false); a bad file shows
-        its error (file, JSON path, line) and changes nothing."""
+        """Load ``path`` and show it, asking about unsaved changes first (unless ``ask`` is false); a bad
+        file shows its error (file, JSON path, line) and changes nothing (no question then)."""
         from pipeline_model.fileformat import PipelineFileError, load_pipeline
 
-        if ask and not self.maybe_save():
-            return False
         try:
             doc = load_pipeline(path, known_pass_ids=self.ctx.catalogue.known_ids())
         except PipelineFileError as exc:
@@ -93,7 +91,8 @@ class FileController(QObject):
             return False
         if as_template:
             doc.path = None  # the bundled example is a template: "Save" asks where
-        self.replace_document(doc, ask=False)
+        if not self.replace_document(doc, ask=ask):
+            return False
         if remember:
             app_settings_mod.add_recent_file(self.ctx.settings, path)
         self.ctx.status(tr("Opened {0}").format(path), 4000)

@@ -143,7 +143,7 @@ class MainWindow(QMainWindow):
         self.profiles = ProfileController(ctx, self.profile_view, self.graph_view, self.inspector.shown_graph,
                                           self._step_key, current)
         self.comparer = CompareController(ctx, self.run_controller.run_settings, self.files.open_pipeline,
-                                          self.files.maybe_save)  # open_pipeline asks about unsaved changes
+                                          self.files.maybe_save)
         self.appearance = AppearanceController(ctx.settings, self, self)
         self.autosave = AutosaveController(ctx)
         self.help = HelpController(ctx, self)
