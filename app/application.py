@@ -144,8 +144,20 @@ def run_app(argv: list[str]) -> int:
     if probe:
         _install_first_paint_probe(window, probe)
     window.show()
-    # Load after the first paint so the window appears at once.
-    QTimer.singleShot(0, lambda: window.open_initial(args.file, model=args.model))
+    from app.autosave import env_answer, install_signal_handlers
+
+    window._signal_tick = install_signal_handlers(window)  # SIGTERM & co.: recovery copy, then exit
+
+    def start() -> None:
+        # Load after the first paint so the window appears at once; then offer a crashed session's edits.
+        window.open_initial(args.file, model=args.model, recovery_answer=env_answer())
+        hook = os.environ.get("RPS_TEST_HOOK")
+        if hook:
+            from app.test_hooks import run_hook
+
+            run_hook(window, hook)
+
+    QTimer.singleShot(0, start)
     code = app.exec()
     return int(code)
 

@@ -137,7 +137,7 @@ class CompareController(QObject):
     #: The message when it failed.
     failed = Signal(str)
 
-    def __init__(self, ctx: AppContext, run_settings: Callable[[], Any], open_pipeline: Callable[[str], bool],
+    def __init__(self, ctx: AppContext, run_settings: Callable[[], Any], open_pipeline: Callable[..., bool],
                  maybe_save: Callable[[], bool]) -> None:
         super().__init__(ctx)
         self.ctx = ctx
@@ -239,12 +239,9 @@ class CompareController(QObject):
         if errors:
             self.dialog.status.setText("\n".join(errors))
             return False
-        trust = self.ctx.trust.for_run()
-        if trust is None:
-            return False
         modules = []
         for label, doc in docs:
-            module = build_api.module_request(doc, trust_custom_code=bool(trust))
+            module = build_api.module_request(doc, trusted_hashes=self.ctx.consent.for_run(doc=doc))
             module["label"] = label
             modules.append(module)
 
@@ -297,7 +294,8 @@ class CompareController(QObject):
             self.ctx.status(tr("That is the current document."), 4000)
             return False
         model, target = self._subject
-        if not self._maybe_save() or not self._open_pipeline(path):
+        # The file controller's unsaved-changes question, asked once (then the file opens without asking again).
+        if not self._maybe_save() or not self._open_pipeline(path, ask=False):
             return False
         doc = self.ctx.doc
         if model and doc.model != model:

@@ -2,7 +2,8 @@
 
 :class:`AppContext` bundles what controllers share: the document controller (document, undo stack,
 revision), the engine worker (``submit_*`` returns one request handle per engine request), the
-settings, the pass catalogue (:class:`CatalogueService`), the trust service and a widget to parent
+settings, the pass catalogue (:class:`CatalogueService`), the consent service
+(:class:`app.consent_service.ConsentService`) and a widget to parent
 dialogs on. Controllers talk back to the window only through the context's signals
 (``status_message``, ``banner_message``) and their own.
 """
@@ -18,7 +19,7 @@ from PySide6.QtWidgets import QWidget
 from app.document_controller import DocumentController
 from app.engine_worker import QtEngineWorker
 from app.pass_kinds import is_composite
-from app.trust import TrustService
+from app.consent_service import ConsentService
 
 
 class CatalogueService(QObject):
@@ -80,8 +81,9 @@ class AppContext(QObject):
         self.settings = settings
         self.dialog_parent = dialog_parent
         self.catalogue = CatalogueService(self)
-        self.trust = TrustService(settings, lambda: self.document.doc, lambda: self.catalogue.catalogue,
-                                  lambda: self.dialog_parent)
+        self.consent = ConsentService(lambda: self.document.doc, lambda: self.dialog_parent)
+        #: Older name of :attr:`consent` (tests and helpers set ``trust.override``).
+        self.trust = self.consent
         self._subject = self._subject_of_doc()
         document.document_replaced.connect(self._on_document_replaced)
         document.edited.connect(self._on_edited)

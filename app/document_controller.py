@@ -53,11 +53,14 @@ class DocumentController(QObject):
         """True when there are edits since the last save/load."""
         return not self.undo_stack.isClean()
 
-    def replace_document(self, doc: PipelineDocument) -> None:
-        """Show ``doc``; clears the undo stack (a new file is clean)."""
+    def replace_document(self, doc: PipelineDocument, modified: bool = False) -> None:
+        """Show ``doc``; clears the undo stack (a new file is clean; ``modified``: it starts modified,
+        e.g. a restored recovery copy, until saved)."""
         self.doc = doc
         self.undo_stack.clear()
         self.undo_stack.setClean()
+        if modified:
+            self.undo_stack.resetClean()
         self.revision += 1
         self.document_replaced.emit()
         self.edited.emit(0)

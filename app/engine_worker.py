@@ -148,6 +148,9 @@ class QtEngineWorker(QThread):
     ping_ready = Signal(dict)
     catalogue_ready = Signal(dict, int)
     engine_crashed = Signal(str)
+    #: The engine process was replaced (crash, Stop of a step that did not return, Restart Engine):
+    #: modules of the old one are gone.
+    engine_restarted = Signal()
 
     def __init__(
         self,
@@ -156,8 +159,13 @@ class QtEngineWorker(QThread):
         cached_catalogue_key: Optional[str] = None,
         parent=None,
         close_client: bool = True,
+        client_options: Optional[Callable[[], dict]] = None,
     ) -> None:
         super().__init__(parent)
+        #: ``EngineClient`` keyword arguments (watchdog, memory limit), read when the client is made
+        #: and by :meth:`apply_client_options`.
+        self._client_options = client_options
+        self._restart_requested = False
         self._close_client = close_client
         self._cache_dir = cache_dir
         self._client_factory = client_factory
@@ -188,9 +196,11 @@ class QtEngineWorker(QThread):
             self._cancel_client()
 
     def submit_run(self, doc: PipelineDocument, revision: int, until: Optional[int] = None,
-                   trust_custom_code: bool = False) -> RunRequest:
-        """Run ``doc`` (a copy is taken now) up to step ``until`` (inclusive; ``None`` = all)."""
-        request = RunRequest(self, {"doc": doc.clone(), "until": until, "trust": trust_custom_code}, revision)
+                   trusted_hashes: Optional[list[str]] = None) -> RunRequest:
+        """Run ``doc`` (a copy is taken now) up to step ``until`` (inclusive; ``None`` = all); the code
+        with content hashes ``trusted_hashes`` may run (see :mod:`pipeline_model.consent`)."""
+        request = RunRequest(self, {"doc": doc.clone(), "until": until, "trusted_hashes": list(trusted_hashes or [])},
+                             revision)
         with self._lock:
             self._live.add(request)
             self._revision = max(self._revision, revision)
@@ -236,22 +246,52 @@ class QtEngineWorker(QThread):
         """Fetch the catalogue from the engine again (ignores the cache); also ``catalogue_ready``."""
         return self._submit(EngineRequest(self, "catalogue", "catalogue", {"force": True}))
 
-    def shutdown(self, timeout_ms: int = 5000) -> None:
-        """Stop the thread and close the engine process."""
+    def shutdown(self, timeout_ms: int = 300) -> bool:
+        """Stop the thread and close the engine process; bounded (about 3 s at most) also while a
+        request is stuck in the engine: the thread is not waited for longer than ``timeout_ms`` before
+        the client is closed (the engine killed), which ends the stuck request. True when the thread ended."""
         with self._lock:
             self._stopping = True
             self._pending_run = None
             self._jobs.clear()
             self._lock.notify_all()
+        if self._current is None and self.wait(2700):
+            return True  # idle: the thread closed the client itself (bounded)
         self._cancel_client()
-        if not self.wait(timeout_ms):
-            client = self._client
-            if client is not None and self._close_client:
-                try:
-                    client.close()
-                except Exception:  # noqa: BLE001 - best effort on exit
-                    pass
-            self.wait(2000)
+        if self.wait(timeout_ms):
+            return True
+        client = self._client
+        if client is not None and self._close_client:
+            try:
+                client.close()  # bounded (~2.5 s); a request waiting in the engine then fails at once
+            except Exception:  # noqa: BLE001 - best effort on exit
+                pass
+        return self.wait(300)
+
+    def restart_engine(self) -> None:
+        """Run ▸ Restart Engine: kill the engine process (a request in flight ends; a run keeps the
+        steps that finished) and start a fresh one."""
+        client = self._client
+        if client is None:
+            return
+        self._restart_requested = True
+        if self._current is not None:
+            try:
+                client.restart()  # the waiting request sees the process end; the client starts a new one
+            except Exception:  # noqa: BLE001
+                pass
+        else:
+            self._submit(EngineRequest(self, "restart", "restart", {}))
+
+    def apply_client_options(self) -> None:
+        """The watchdog / memory settings changed: set them on the client (the watchdog applies to the
+        next request, the memory limit from the next engine start)."""
+        client = self._client
+        options = self._client_options() if self._client_options is not None else {}
+        for name in ("step_timeout_s", "memory_limit"):
+            if client is not None and name in options and hasattr(client, name):
+                value = options[name]
+                setattr(client, name, (int(value) or None) if name == "memory_limit" else float(value))
 
     def _submit(self, request: EngineRequest) -> EngineRequest:
         self._live.add(request)
@@ -312,7 +352,7 @@ class QtEngineWorker(QThread):
             return self._client_factory()
         from pipeline_model.engine.client import EngineClient
 
-        return EngineClient()
+        return EngineClient(**(self._client_options() if self._client_options is not None else {}))
 
     def _next_job(self) -> Optional[EngineRequest]:
         with self._lock:
@@ -413,6 +453,12 @@ class QtEngineWorker(QThread):
                 value = client.request(job.args["cmd"], job.args["args"], on_event)
             elif job.kind == "fn":
                 value = job.args["fn"](client, on_event)
+            elif job.kind == "restart":
+                client.restart()
+                self._restart_requested = False
+                self.engine_restarted.emit()
+                value = client.ping()
+                self.ping_ready.emit(dict(value))
             else:
                 raise ValueError(f"unknown request kind {job.kind!r}")
         except EngineCrashed as exc:
@@ -460,7 +506,8 @@ class QtEngineWorker(QThread):
         started = time.perf_counter()
         restarts_before = int(getattr(self._client, "restarts", 0))
         try:
-            result: RunResult = self._client.run(doc, until=until, trust_custom_code=bool(job.args.get("trust")), on_event=on_event)
+            result: RunResult = self._client.run(doc, until=until, trusted_hashes=job.args.get("trusted_hashes") or [],
+                                                 on_event=on_event)
         except EngineCrashed as exc:
             message = self._crash_message(doc, running, _message(exc))
             result = RunResult(error=message, total_ms=(time.perf_counter() - started) * 1000)
@@ -470,10 +517,16 @@ class QtEngineWorker(QThread):
             result = RunResult(error=_message(exc), total_ms=(time.perf_counter() - started) * 1000)
         else:
             if int(getattr(self._client, "restarts", 0)) > restarts_before:
-                # The client restarted the engine during this run: a step crashed or hung.
-                crash = _failed_step_error(result) or result.error or "the engine process died"
-                self.engine_crashed.emit(crash)
-                self._confirm_engine_up()
+                if result.cancelled and job.cancelled or self._restart_requested:
+                    # Stop (or Restart Engine) had to kill a step that did not return: not a crash.
+                    self._restart_requested = False
+                    self.engine_restarted.emit()
+                    self._confirm_engine_up(crashed=False)
+                else:
+                    # The client restarted the engine during this run: a step crashed or hung.
+                    crash = _failed_step_error(result) or result.error or "the engine process died"
+                    self.engine_crashed.emit(crash)
+                    self._confirm_engine_up()
         if self._is_current(revision):
             job.finished.emit(result)
         else:
@@ -487,9 +540,13 @@ class QtEngineWorker(QThread):
             return f"The engine crashed while running step {int(index) + 1} ({step.pass_id}): {detail}"
         return f"The engine crashed: {detail}"
 
-    def _confirm_engine_up(self) -> None:
+    def _confirm_engine_up(self, crashed: bool = True) -> None:
         """After the client restarted a crashed engine: wait until the fresh one answers."""
-        self.state_changed.emit("crashed", self.tr("Engine crashed; restarted…"))
+        if crashed:
+            self.engine_restarted.emit()
+            self.state_changed.emit("crashed", self.tr("Engine crashed; restarted…"))
+        else:
+            self.state_changed.emit("starting", self.tr("Engine restarted…"))
         try:
             info = self._client.ping()
             self.tvm_version = str(info.get("tvm", self.tvm_version))

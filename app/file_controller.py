@@ -1,5 +1,9 @@
-"""``FileController``: the document's files — new, open, save, recent files, model files, script
-export, the unsaved-changes question and the window title text. (Autosave will live here.)"""
+"""``FileController``: the document's files — new, open, save, recent files, dropped files, model
+files, script export, the unsaved-changes question and the window title text.
+
+Every path that replaces the document (New, Open, Open Recent, a dropped file, Compare's "Use this
+one", restoring a recovery copy) goes through :meth:`FileController.replace_document`, which asks
+about unsaved changes first."""
 
 from __future__ import annotations
 
@@ -41,20 +45,27 @@ class FileController(QObject):
     def open_initial(self, path: Optional[str] = None, model: Optional[str] = None) -> None:
         """Start-up document: ``path`` if given, else the tutorial MLP with the example pipeline."""
         if path:
-            if not self.open_pipeline(path):
+            if not self.open_pipeline(path, ask=False):
                 self.new_pipeline(force=True)
         elif TUTORIAL_PIPELINE.exists():
-            self.open_pipeline(str(TUTORIAL_PIPELINE), remember=False, as_template=True)
+            self.open_pipeline(str(TUTORIAL_PIPELINE), remember=False, as_template=True, ask=False)
         else:
             self.new_pipeline(force=True)
         if model:
             self.set_model(model)
 
+    def replace_document(self, doc: PipelineDocument, ask: bool = True, modified: bool = False) -> bool:
+        """Show ``doc`` instead of the open document — the one way every path replaces it: asks about
+        unsaved changes first (unless ``ask`` is false); ``modified``: the new document starts modified
+        (a restored recovery copy). False when the user cancelled."""
+        if ask and not self.maybe_save():
+            return False
+        self.ctx.document.replace_document(doc, modified=modified)
+        return True
+
     def new_pipeline(self, force: bool = False) -> None:
         """Start an empty pipeline on the tutorial MLP."""
-        if not force and not self.maybe_save():
-            return
-        self.ctx.document.replace_document(PipelineDocument(model="builtin:mlp", name="Untitled pipeline"))
+        self.replace_document(PipelineDocument(model="builtin:mlp", name="Untitled pipeline"), ask=not force)
 
     def open_pipeline_dialog(self) -> None:
         """File > Open."""
@@ -63,10 +74,11 @@ class FileController(QObject):
         start = os.path.dirname(self.ctx.doc.path) if self.ctx.doc.path else str(ROOT / "resources" / "pipelines")
         path, _ = QFileDialog.getOpenFileName(self._parent(), tr("Open pipeline"), start, tr("Pipeline files (*.json *.rps.json);;All files (*)"))
         if path:
-            self.open_pipeline(path)
+            self.open_pipeline(path, ask=False)  # asked above, before the file dialog
 
-    def open_pipeline(self, path: str, remember: bool = True, as_template: bool = False) -> bool:
-        """Load ``path``; a bad file shows its error (file, JSON path, line) and changes nothing."""
+    def open_pipeline(self, path: str, remember: bool = True, as_template: bool = False, ask: bool = True) -> bool:
+        """Load ``path`` and show it, asking about unsaved changes first (unless ``ask`` is false); a bad
+        file shows its error (file, JSON path, line) and changes nothing (no question then)."""
         from pipeline_model.fileformat import PipelineFileError, load_pipeline
 
         try:
@@ -79,7 +91,8 @@ class FileController(QObject):
             return False
         if as_template:
             doc.path = None  # the bundled example is a template: "Save" asks where
-        self.ctx.document.replace_document(doc)
+        if not self.replace_document(doc, ask=ask):
+            return False
         if remember:
             app_settings_mod.add_recent_file(self.ctx.settings, path)
         self.ctx.status(tr("Opened {0}").format(path), 4000)
@@ -110,6 +123,7 @@ class FileController(QObject):
             QMessageBox.critical(self._parent(), tr("Cannot save pipeline"), f"{path}: {exc}")
             return False
         self.ctx.document.mark_saved(path)
+        self.ctx.consent.remember_own(self.ctx.doc)
         app_settings_mod.add_recent_file(self.ctx.settings, path)
         self.title_changed.emit()
         self.ctx.status(tr("Saved {0}").format(path), 4000)
@@ -135,8 +149,24 @@ class FileController(QObject):
         files = app_settings_mod.recent_files(self.ctx.settings)
         if not files:
             menu.addAction(tr("(none)")).setEnabled(False)
-        for path in files:
+        for path in files:  # open_pipeline asks about unsaved changes first
             menu.addAction(path).triggered.connect(lambda _=False, p=path: self.open_pipeline(p))
+
+    @staticmethod
+    def dropped_pipeline(mime: Any) -> Optional[str]:
+        """The local pipeline file (``.json``) a drag carries, or ``None``."""
+        if mime is None or not mime.hasUrls():
+            return None
+        for url in mime.urls():
+            path = url.toLocalFile()
+            if path and path.lower().endswith(".json") and os.path.isfile(path):
+                return path
+        return None
+
+    def open_dropped(self, mime: Any) -> bool:
+        """A file dropped on the window: opened like File ▸ Open (unsaved changes asked first)."""
+        path = self.dropped_pipeline(mime)
+        return bool(path) and self.open_pipeline(str(path))
 
     def title(self) -> str:
         """The window title: file name, ``*`` when modified."""
@@ -173,13 +203,22 @@ class FileController(QObject):
             return
         probe = PipelineDocument(model=spec, target=dict(doc.target), name=doc.name)
         probe.path = doc.path
-        trust = self.ctx.trust.for_run(explicit=True, doc=probe)  # a model .py file is code (issue 9)
-        if trust is None:
+        # A model .py file is code: asked about before anything of it runs (issue 9).
+        items = self.ctx.consent.items(probe)
+        missing = self.ctx.consent.missing(items)
+        if missing and not self.ctx.consent.ask(missing, probe):
+            from pipeline_model import consent
+
+            self.model_error = consent.refusal_message(missing)
+            self.ctx.status(tr("Model not opened: its code was not trusted"), 8000)
+            QMessageBox.warning(self._parent(), tr("Model not opened"),
+                                tr("Nothing ran: {0}").format(self.model_error))
             return
+        hashes = self.ctx.consent.hashes(items)
         self.ctx.status(tr("Loading model {0}…").format(spec))
 
         def load(client: Any, on_event: Any) -> dict:
-            result = client.run(probe, trust_custom_code=bool(trust), on_event=on_event)
+            result = client.run(probe, trusted_hashes=hashes, on_event=on_event)
             return {"error": result.error, "input_key": result.input_key}
 
         request = self.ctx.engine.submit_fn("load_model", load)

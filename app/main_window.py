@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QS
 
 from app import settings as app_settings_mod
 from app.appearance import AppearanceController
+from app.autosave import AutosaveController
 from app.compare_controller import CompareController
 from app.context import AppContext
 from app.document_controller import DocumentController
@@ -70,10 +71,14 @@ class MainWindow(QMainWindow):
         self.ctrl = DocumentController(self)
         cache = app_settings_mod.cache_dir()
         key, cached = load_cached_catalogue(cache)
+        settings = settings or app_settings_mod.app_settings()
         self.worker = QtEngineWorker(cache_dir=cache, cached_catalogue_key=key, parent=self,
-                                     client_factory=client_factory, close_client=close_client)
-        self.ctx = AppContext(self.ctrl, self.worker, settings or app_settings_mod.app_settings(), self, self)
+                                     client_factory=client_factory, close_client=close_client,
+                                     client_options=lambda: app_settings_mod.engine_options(settings))
+        self.ctx = AppContext(self.ctrl, self.worker, settings, self, self)
         self.settings = self.ctx.settings
+        #: Set by a termination signal: close without questions, keep the recovery copy.
+        self._exiting_on_signal = False
         self._build_widgets()
         self._build_controllers()
         self._build_actions()
@@ -140,6 +145,7 @@ class MainWindow(QMainWindow):
         self.comparer = CompareController(ctx, self.run_controller.run_settings, self.files.open_pipeline,
                                           self.files.maybe_save)
         self.appearance = AppearanceController(ctx.settings, self, self)
+        self.autosave = AutosaveController(ctx)
         self.help = HelpController(ctx, self)
 
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -201,6 +207,10 @@ class MainWindow(QMainWindow):
                                  self._icon(sp.SP_MediaSeekForward, "media-seek-forward"), tr("Run the steps up to the selected one"))
         self.act_stop = action(tr("&Stop"), session.stop, "Esc", self._icon(sp.SP_MediaStop, "media-playback-stop"), tr("Stop the running step"))
         self.act_stop.setEnabled(False)
+        self.act_restart_engine = action(tr("Restart &Engine"), self.restart_engine,
+                                         tip=tr("Stop the engine process (also a step that does not return) and start a fresh one"))
+        self.act_preferences = action(tr("&Preferences…"), self.show_preferences,
+                                      tip=tr("Engine watchdog limit and memory limit"))
         self.act_auto = QAction(tr("Re-run &Automatically After Edits"), self, checkable=True, checked=True)
         self.act_auto.toggled.connect(lambda on: setattr(session, "auto_run", on))
         self.act_fit = action(tr("&Fit Graph"), self.inspector.fit_graph, "Ctrl+0")
@@ -251,11 +261,11 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
         edit = menu.addMenu(tr("&Edit"))
-        for act in (self.act_undo, self.act_redo, None, self.act_duplicate, self.act_delete):
+        for act in (self.act_undo, self.act_redo, None, self.act_duplicate, self.act_delete, None, self.act_preferences):
             edit.addSeparator() if act is None else edit.addAction(act)
         run = menu.addMenu(tr("&Run"))
-        for act in (self.act_run, self.act_run_to, self.act_stop, None, self.act_build, self.act_compare,
-                    self.act_compare_many, None, self.act_auto):
+        for act in (self.act_run, self.act_run_to, self.act_stop, self.act_restart_engine, None, self.act_build,
+                    self.act_compare, self.act_compare_many, None, self.act_auto):
             run.addSeparator() if act is None else run.addAction(act)
         view = menu.addMenu(tr("&View"))
         for act in (self.act_fit, None, self.act_find, self.act_find_next, self.act_find_prev, None,
@@ -312,6 +322,8 @@ class MainWindow(QMainWindow):
         w.state_changed.connect(self._on_engine_state)
         w.catalogue_ready.connect(lambda data, _cached: self._set_catalogue(data))
         w.engine_crashed.connect(self._on_engine_crashed)
+        w.engine_restarted.connect(self.inspector.on_engine_restarted)
+        self.setAcceptDrops(True)
 
     # ---- window-level reactions --------------------------------------------------------------
     def _set_catalogue(self, data: dict) -> None:
@@ -333,8 +345,8 @@ class MainWindow(QMainWindow):
         self.settings.setValue("graph/overview", on)
 
     def _on_engine_crashed(self, message: str) -> None:
-        self.inspector.on_engine_restarted()
-        self.banner.show_message(message + "\n" + tr("The engine was restarted; your pipeline is unchanged."), "error")
+        self.banner.show_message(message + "\n" + tr("The engine was restarted; your pipeline is unchanged."), "error",
+                                 self.act_restart_engine)
         self.statusBar().showMessage(tr("Engine crashed and was restarted"), 8000)
 
     def _raise_run_panel(self, then: Any = None) -> None:
@@ -367,9 +379,53 @@ class MainWindow(QMainWindow):
         self.target_label.setText(target)
         self.target_label.setToolTip(target_json)
 
-    def open_initial(self, path: Optional[str] = None, model: Optional[str] = None) -> None:
-        """Start-up document (see :meth:`app.file_controller.FileController.open_initial`)."""
+    def open_initial(self, path: Optional[str] = None, model: Optional[str] = None,
+                     recovery_answer: Optional[bool] = None) -> None:
+        """Start-up document (see :meth:`app.file_controller.FileController.open_initial`), then the offer
+        to restore unsaved changes a previous session left (crash, kill, signal); ``recovery_answer``
+        answers it without the dialog."""
         self.files.open_initial(path, model)
+        self.offer_restore(recovery_answer)
+
+    def offer_restore(self, answer: Optional[bool] = None) -> bool:
+        """Offer the recovery copy of a previous session (see :meth:`AutosaveController.offer_restore`)."""
+        return self.autosave.offer_restore(lambda doc: self.files.replace_document(doc, modified=True), self, answer)
+
+    # ---- engine ----------------------------------------------------------------------------------
+    def restart_engine(self) -> None:
+        """Run ▸ Restart Engine."""
+        self.banner.hide()
+        self.worker.restart_engine()
+        self.statusBar().showMessage(tr("Restarting the engine…"), 5000)
+
+    def show_preferences(self) -> None:
+        """Edit ▸ Preferences…: engine limits (remembered; applied to the engine client)."""
+        from app.preferences import PreferencesDialog
+
+        dialog = PreferencesDialog(self.settings, self)
+        self.preferences_dialog = dialog
+        if dialog.exec() == PreferencesDialog.DialogCode.Accepted:
+            dialog.apply()
+            self.worker.apply_client_options()
+
+    # ---- drops -----------------------------------------------------------------------------------
+    def dragEnterEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        """Accept a pipeline file dragged onto the window."""
+        if self.files.dropped_pipeline(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        self.dragEnterEvent(event)
+
+    def dropEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        """Open a dropped pipeline file (unsaved changes asked about first)."""
+        if self.files.dropped_pipeline(event.mimeData()):
+            event.acceptProposedAction()
+            self.files.open_dropped(event.mimeData())
+        else:
+            event.ignore()
 
     # ---- layout, palette, close ------------------------------------------------------------------
     def _restore_layout(self) -> None:
@@ -388,15 +444,24 @@ class MainWindow(QMainWindow):
             self.inspector.refresh_colours()
         super().changeEvent(event)
 
+    def exit_on_signal(self, signum: int = 15) -> None:
+        """SIGTERM/SIGINT/SIGHUP: write a recovery copy (kept for the next start) and close without questions."""
+        self.autosave.save_now()
+        self._exiting_on_signal = True
+        self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
-        if not self.files.maybe_save():
+        if not self._exiting_on_signal and not self.files.maybe_save():
             event.ignore()
             return
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.settings.sync()
         self.session.run_timer.stop()
-        self.worker.shutdown()
+        self.autosave.timer.stop()
+        if not self._exiting_on_signal:
+            self.autosave.discard()  # a clean exit: the edits were saved or discarded by the user
+        self.worker.shutdown()  # bounded, also during a hung step
         event.accept()
 
 

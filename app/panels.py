@@ -6,7 +6,7 @@ controllers drive them (:mod:`app.step_inspector`, :mod:`app.pipeline_editor`).
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QTextOption
@@ -39,18 +39,24 @@ class Banner(QFrame):
         close.setText("✕")
         close.setAutoRaise(True)
         close.clicked.connect(self.hide)
+        #: A button for the message's action (e.g. Restart Engine), shown only with such a message.
+        self.action_button = QToolButton(self)
+        self.action_button.hide()
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)
         layout.addWidget(self.label, 1)
+        layout.addWidget(self.action_button)
         layout.addWidget(close)
         self.hide()
 
-    def show_message(self, text: str, kind: str = "warning") -> None:
-        """Show ``text`` (plain)."""
+    def show_message(self, text: str, kind: str = "warning", action: Any = None) -> None:
+        """Show ``text`` (plain), with a button for ``action`` (a ``QAction``) when given."""
         self.setProperty("kind", kind)
         self.style().unpolish(self)
         self.style().polish(self)
         self.label.setText(text)
+        self.action_button.setDefaultAction(action) if action is not None else None
+        self.action_button.setVisible(action is not None)
         self.show()
 
 

@@ -6,7 +6,6 @@ No pass id is compared here: each function asks the kind of the step's pass (TVM
 
 from __future__ import annotations
 
-import json
 from typing import Any, Optional
 
 from pipeline_model.document import PipelineDocument
@@ -39,35 +38,6 @@ def highlights_fusion(report: Optional[dict]) -> bool:
 def step_report_html(pass_id: str, report: dict, target: dict) -> str:
     """HTML for a step's report, rendered by its pass kind with the palette's error colour."""
     return _kind_report_html(pass_id, report or {}, target, error_css=status_css("error"))
-
-
-def trust_listing(doc: PipelineDocument, catalogue: Any) -> list[tuple[int, str, str]]:
-    """``(step number, what, code)`` for the model ``.py`` file (step number 0) and each enabled step that
-    would run user Python code (whatever its kind declares through ``user_code``; a spec marked
-    ``needs_trust`` lists its params)."""
-    from pipeline_model import consent, safe_files
-
-    out: list[tuple[int, str, str]] = []
-    base = doc.model_path_base()
-    model = consent.model_item(doc.model, base)  # a model .py file runs when loaded (step number 0)
-    if model is not None and model.path:
-        try:
-            code = safe_files.read_text(model.path, "model file", 4 * 1024 * 1024)
-        except OSError as exc:
-            code = f"# {exc}"
-        out.append((0, model.label, code))
-    for index, step in enumerate(doc.steps):
-        if not step.runnable:
-            continue
-        kind = kind_for(step.pass_id)
-        refs = kind.user_code(step, base, index + 1) if kind is not None else []
-        if refs:
-            out.extend((index + 1, ref.label, ref.read()) for ref in refs)
-            continue
-        spec = catalogue.get(step.pass_id) if catalogue is not None else None
-        if spec is not None and spec.needs_trust:
-            out.append((index + 1, step.pass_id, json.dumps(step.params, indent=2, default=str)))
-    return out
 
 
 def user_code_files(doc: PipelineDocument, index: int) -> list[str]:

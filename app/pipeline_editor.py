@@ -109,7 +109,21 @@ class PipelineEditor(QObject):
             return
         if self.ctx.doc.step(uid).params.get(name, _MISSING) == value:
             return
+        before = self._step_code(uid)
         self.ctx.undo_stack.push(SetParamCommand(self.ctx.document, uid, name, value))
+        if before or self._step_code(uid):
+            # Code typed in the app's editor is the user's own: no consent question for each keystroke.
+            self.ctx.consent.own_edit(uid, before, self._step_code(uid))
+
+    def _step_code(self, uid: str) -> list:
+        """The code items (:class:`pipeline_model.consent.CodeItem`) step ``uid`` would run."""
+        from pipeline_model import consent
+
+        doc = self.ctx.doc
+        step = doc.step(uid)
+        item = step.to_dict()
+        item["placeholder"] = step.placeholder
+        return consent.step_items([item], doc.model_path_base())
 
     # ---- catalogue, placeholders, parameters ---------------------------------------------------
     def _on_catalogue_changed(self) -> None:

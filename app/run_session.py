@@ -63,12 +63,12 @@ class RunSession(QObject):
         self.run_pipeline(until=self._run_until, explicit=False)
 
     def run_pipeline(self, checked: bool = False, until: Optional[int] = None, explicit: bool = True) -> None:  # noqa: ARG002
-        """Run (F5): every step, or up to ``until``. Custom code runs only when trusted."""
+        """Run (F5): every step, or up to ``until``. Code a file brings runs only with consent."""
         self.run_timer.stop()
-        trust = self.ctx.trust.for_run(explicit=explicit)
+        hashes = self.ctx.consent.for_run(explicit=explicit, until=until)
         self._run_until = until
         doc = self.ctx.document
-        request = self.ctx.engine.submit_run(doc.doc, doc.revision, until=until, trust_custom_code=bool(trust))
+        request = self.ctx.engine.submit_run(doc.doc, doc.revision, until=until, trusted_hashes=hashes)
         revision = request.revision
         request.started.connect(lambda until_: self._on_started(revision, until_))
         request.step_started.connect(lambda index, uid: self._on_step_started(revision, index, uid))

@@ -51,16 +51,39 @@ def add_recent_file(settings: QSettings, path: str) -> list[str]:
     return files
 
 
-def trusted_hashes(settings: QSettings) -> set[str]:
-    """Content hashes of pipelines whose custom code the user agreed to run."""
-    value: Any = settings.value("trusted_custom_code", [])
-    if isinstance(value, str):
-        value = [value] if value else []
-    return {str(v) for v in (value or [])}
+#: Default watchdog limit of one engine step, in seconds.
+DEFAULT_STEP_TIMEOUT_S = 600
+#: Default share of RAM the engine may use.
+DEFAULT_MEMORY_SHARE = 0.6
 
 
-def add_trusted_hash(settings: QSettings, digest: str) -> None:
-    """Remember that the user trusts custom code with this content hash."""
-    hashes = trusted_hashes(settings)
-    hashes.add(digest)
-    settings.setValue("trusted_custom_code", sorted(hashes)[-200:])
+def default_memory_limit_mib() -> int:
+    """The default engine memory limit: a safe share of this machine's RAM, in MiB (0: unknown = none)."""
+    try:
+        import psutil
+    except ImportError:
+        return 0
+    return int(psutil.virtual_memory().total * DEFAULT_MEMORY_SHARE / (1024 * 1024))
+
+
+def _int_setting(settings: QSettings, key: str, default: int, low: int, high: int) -> int:
+    try:
+        value = int(str(settings.value(key, default)))
+    except (TypeError, ValueError):
+        return default
+    return max(low, min(high, value))
+
+
+def step_timeout_s(settings: QSettings) -> int:
+    """Edit ▸ Preferences: the watchdog limit of one engine step (seconds)."""
+    return _int_setting(settings, "engine/step_timeout_s", DEFAULT_STEP_TIMEOUT_S, 1, 7 * 24 * 3600)
+
+
+def memory_limit_mib(settings: QSettings) -> int:
+    """Edit ▸ Preferences: the engine's memory limit in MiB (0: none)."""
+    return _int_setting(settings, "engine/memory_limit_mib", default_memory_limit_mib(), 0, 1 << 30)
+
+
+def engine_options(settings: QSettings) -> dict[str, Any]:
+    """``EngineClient`` keyword arguments from the settings (watchdog limit, memory limit)."""
+    return {"step_timeout_s": float(step_timeout_s(settings)), "memory_limit": memory_limit_mib(settings) * 1024 * 1024}

@@ -92,9 +92,11 @@ def qt_wait(cond, timeout_ms: int = 120_000) -> bool:
 def gui_env(tmp_path_factory):
     """Settings and cache folders of the app in a temporary folder (per test module)."""
     base = tmp_path_factory.mktemp("gui_env")
-    old = {k: os.environ.get(k) for k in ("RPS_CONFIG_DIR", "RPS_CACHE_DIR")}
+    old = {k: os.environ.get(k) for k in ("RPS_CONFIG_DIR", "RPS_CACHE_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME")}
     os.environ["RPS_CONFIG_DIR"] = str(base / "config")
     os.environ["RPS_CACHE_DIR"] = str(base / "cache")
+    os.environ["XDG_STATE_HOME"] = str(base / "state")  # recovery files (autosave)
+    os.environ["XDG_CONFIG_HOME"] = str(base / "xdg_config")
     yield base
     for k, v in old.items():
         if v is None:
@@ -109,7 +111,7 @@ def studio(gui_env, engine, qapp):
     from app.main_window import MainWindow
 
     win = MainWindow(client_factory=lambda: engine, close_client=False)
-    win.ctx.trust.override = True
+    win.ctx.consent.override = True
     win.show()
     assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None), "the catalogue never arrived from the engine"
     yield win
@@ -119,14 +121,15 @@ def studio(gui_env, engine, qapp):
 
 @pytest.fixture(scope="module")
 def fake_studio(gui_env, qapp):
-    """A shown main window on the TVM-free fake engine (``tests/fake_engine.py``), custom code trusted."""
+    """A shown main window on the TVM-free fake engine (``tests/fake_engine.py``), all code consented to
+    (``ctx.consent.override``)."""
     from app.main_window import MainWindow
     from tests.fake_engine import FakeEngineClient
 
     client = FakeEngineClient()
     win = MainWindow(client_factory=lambda: client, close_client=False)
     win.fake_client = client
-    win.ctx.trust.override = True
+    win.ctx.consent.override = True
     win.show()
     assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None, 20_000), "no catalogue from the fake engine"
     yield win

@@ -4,7 +4,9 @@ Honest by construction: every module it returns says it is fake (``# fake module
 pretends to optimise anything. What it models is the *protocol*: ``ping``, ``catalogue`` (a small
 recorded catalogue, ``tests/data/fake_catalogue.json``), ``run`` with ``model_loaded`` /
 ``step_started`` / ``step_finished`` events, snapshot keys per step prefix and a step cache
-(``cached``), the trust refusal of custom code, a syntax error in custom code at its line,
+(``cached``), consent like the engine's (:mod:`pipeline_model.consent`: a run whose code items — model
+``.py`` file, custom sources, pattern files — are not all in ``trusted_hashes`` (or ``trust_custom_code``)
+runs nothing and says which file and why, as the engine's ``run`` handler does), a syntax error in custom code at its line,
 disabled steps skipped, ``cancel`` between steps, ``custom_sources_run`` (the custom sources the fake
 was allowed to run: trusted and compiling; it records them, it does not execute them), ``graph`` / ``prim_func`` / ``snapshot`` of a key
 (an unknown key fails naming it; an unknown function falls back to ``main`` with ``missing``), and the ``devices`` / ``validate_target`` commands. Building
@@ -45,13 +47,16 @@ class FakeEngineClient:
         self.scripts: dict[str, str] = {}
         #: Sources of custom steps the fake accepted to run (trusted, compiling), in run order.
         self.custom_sources_run: list[str] = []
+        #: The code items (JSON) of each run refused for lack of consent.
+        self.refusals: list[list[dict]] = []
+        self.pid = 1000
         self._cancel = threading.Event()
         self.closed = False
 
     # ---- the EngineClient API the GUI uses ---------------------------------------------------
     def ping(self) -> dict:
         self.calls.append(("ping", None))
-        return {"tvm": "fake", "tvm_ffi": "fake", "pid": 0, "handlers": ["catalogue", "devices", "graph", "ping",
+        return {"tvm": "fake", "tvm_ffi": "fake", "pid": self.pid, "handlers": ["catalogue", "devices", "graph", "ping",
                                                                          "prim_func", "run", "snapshot", "validate_target"]}
 
     def catalogue(self) -> dict:
@@ -68,11 +73,21 @@ class FakeEngineClient:
     def close(self) -> None:
         self.closed = True
 
+    def restart(self) -> None:
+        self.calls.append(("restart", None))
+        self.restarts += 1
+        self.pid += 1
+
     def run(self, doc: PipelineDocument, until: Optional[int] = None, trust_custom_code: bool = False,
-            on_event: Optional[Callable[[str, dict], None]] = None, step_timeout_s: Optional[float] = None) -> RunResult:
+            on_event: Optional[Callable[[str, dict], None]] = None, step_timeout_s: Optional[float] = None,
+            trusted_hashes: Optional[list[str]] = None) -> RunResult:
         self._cancel.clear()
         self.calls.append(("run", {"steps": [s.pass_id for s in doc.steps], "until": until, "trust": trust_custom_code,
+                                   "trusted_hashes": list(trusted_hashes or []),
                                    "pass_context": dict(doc.pass_context or {})}))
+        refused = self._refused(doc, until, trust_custom_code, trusted_hashes or [])
+        if refused is not None:
+            return refused
         emit = on_event or (lambda _n, _d: None)
         # Like the engine's cache key, the fake's keys include the PassContext settings (when not default).
         key = self._key(doc.model, doc.target) if not doc.pass_context else self._key(doc.model, doc.target, doc.pass_context)
@@ -92,7 +107,7 @@ class FakeEngineClient:
             if not step.runnable:
                 res.state, res.script, res.snapshot_key = SKIPPED, script, key
             else:
-                error = self._step_error(index, step, trust_custom_code)
+                error = self._step_error(index, step)
                 if error:
                     res.state, res.error = FAILED, error
                     result.failed_index, result.last_good_script = index, script
@@ -183,12 +198,38 @@ class FakeEngineClient:
             raise EngineError(f"module {key!r} is not in the fake engine's cache")
         return self.scripts[key]
 
+    def _refused(self, doc: PipelineDocument, until: Optional[int], trust_all: bool,
+                 trusted_hashes: list[str]) -> Optional[RunResult]:
+        """The engine's consent check (``handle_run``): ``None`` when the run may go on, else the
+        refused run (nothing ran; the message names each file and why)."""
+        from pipeline_model import consent
+        from pipeline_model.engine.client import EngineClient
+
+        args = EngineClient.run_args(doc, until=until)
+        steps = [s for i, s in enumerate(args["steps"]) if until is None or i <= until]
+        items = consent.code_items(str(args["model"] or ""), args["base_dir"], steps)
+        missing = [i for i in items if not i.sha256 and i.kind != consent.KIND_CUSTOM] \
+            or consent.missing_consent(items, trusted_hashes, trust_all)
+        if not missing:
+            return None
+        self.refusals.append([item.to_json() for item in missing])
+        result = RunResult()
+        model_missing = [m for m in missing if m.index is None]
+        first = min((m.index for m in missing if m.index is not None), default=None)
+        for i, step in enumerate(doc.steps):
+            res = StepResult(index=i, uid=step.uid, pass_id=step.pass_id, title=step.pass_id, state=NOT_RUN)
+            if not model_missing and i == first:
+                res.state, res.error = FAILED, "nothing ran: " + consent.refusal_message(missing)
+                result.failed_index = i
+            result.steps.append(res)
+        if model_missing:
+            result.error = "nothing ran: " + consent.refusal_message(missing)
+        return result
+
     @staticmethod
-    def _step_error(index: int, step: Any, trust: bool) -> Optional[str]:
+    def _step_error(index: int, step: Any) -> Optional[str]:
         if step.pass_id != "custom.python":
             return None
-        if not trust:
-            return "custom Python code is not trusted: it was not run"
         try:
             compile(str(step.params.get("source") or ""), f"<custom step {index + 1}>", "exec")
         except SyntaxError as exc:

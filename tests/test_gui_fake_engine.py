@@ -11,7 +11,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtWidgets import QDialog  # noqa: E402
 
 from app.engine_worker import QtEngineWorker  # noqa: E402
-from app.trust import TrustDialog  # noqa: E402
+from app.consent_service import ConsentDialog  # noqa: E402
 from pipeline_model.document import PipelineDocument, Step  # noqa: E402
 from pipeline_model.engine.results import CHANGED, FAILED, UNCHANGED  # noqa: E402
 from tests.conftest import qt_wait  # noqa: E402
@@ -129,8 +129,8 @@ def test_param_typing_is_debounced_and_stale_results_dropped(fake_studio):
 def test_trust_refusal_and_syntax_error_line(fake_studio, monkeypatch):
     win = fake_studio
     questions: list = []
-    monkeypatch.setattr(TrustDialog, "exec", lambda d: questions.append(d.code.toPlainText()) or int(QDialog.DialogCode.Rejected))
-    win.ctx.trust.override = None
+    monkeypatch.setattr(ConsentDialog, "exec", lambda d: questions.append(d.code_text) or int(QDialog.DialogCode.Rejected))
+    win.ctx.consent.override = None
     win.session.auto_run = False
     try:
         custom = Step("custom.python", params={"source": "def f(mod):\n    return mod\nx = (\n"})
@@ -139,9 +139,10 @@ def test_trust_refusal_and_syntax_error_line(fake_studio, monkeypatch):
         assert questions and "def f(mod)" in questions[0]
         assert qt_wait(lambda: win.step_model.result(custom.uid) is not None, 10_000)
         assert win.step_model.result(custom.uid).state == FAILED
+        assert "nothing ran" in win.step_model.result(custom.uid).error
         assert "not trusted" in win.step_model.result(custom.uid).error
-        assert win.fake_client.calls[-1][1]["trust"] is False
-        win.ctx.trust.override = True
+        assert win.fake_client.calls[-1][1]["trusted_hashes"] == []
+        win.ctx.consent.override = True
         win.session.run_pipeline()
         assert qt_wait(lambda: "syntax error" in (getattr(win.step_model.result(custom.uid), "error", "") or ""), 10_000)
         win.pipeline_view.select_uids([custom.uid])
@@ -149,7 +150,7 @@ def test_trust_refusal_and_syntax_error_line(fake_studio, monkeypatch):
         assert editor is not None and editor.error_line == 3
         assert win.diff_view.in_error_mode
     finally:
-        win.ctx.trust.override = True
+        win.ctx.consent.override = True
         win.session.auto_run = True
         win.ctrl.undo_stack.setClean()
 
