@@ -45,7 +45,7 @@
         <translation>新语言将在下次启动 Relax Pipeline Studio 时生效。</translation>
     </message>
     <message>
-        <location filename="../../app/file_controller.py" line="+64"/>
+        <location filename="../../app/file_controller.py" line="+75"/>
         <source>Open pipeline</source>
         <extracomment>The title/model/target texts may have changed (saved under a new name ...).</extracomment>
         <translation>打开流水线</translation>
@@ -69,7 +69,7 @@
     <message>
         <location line="+1"/>
         <location filename="../../app/file_controller.py" line="+0"/>
-        <location line="+33"/>
+        <location line="+35"/>
         <source>Pipeline files (*.json *.rps.json);;All files (*)</source>
         <translation>流水线文件 (*.json *.rps.json);;所有文件 (*)</translation>
     </message>
@@ -84,7 +84,7 @@
         <translation>“构建并运行”面板的设置无效（请查看该面板）。</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+19"/>
         <source>Building and timing {0} pipelines…</source>
         <translation>正在构建并计时 {0} 条流水线…</translation>
     </message>
@@ -104,13 +104,13 @@
         <translation>这就是当前文档。</translation>
     </message>
     <message>
-        <location filename="../../app/file_controller.py" line="-22"/>
+        <location filename="../../app/file_controller.py" line="-23"/>
         <location line="+3"/>
         <source>Cannot open pipeline</source>
         <translation>无法打开流水线</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>Opened {0}</source>
         <translation>已打开 {0}</translation>
     </message>
@@ -125,7 +125,7 @@
         <translation>无法保存流水线</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
@@ -145,7 +145,22 @@
         <translation>（无）</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+62"/>
+        <source>Model not opened: its code was not trusted</source>
+        <translation>模型未打开：其代码未被信任</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Model not opened</source>
+        <translation>模型未打开</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Nothing ran: {0}</source>
+        <translation>没有运行任何内容：{0}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Loading model {0}…</source>
         <translation>正在加载模型 {0}…</translation>
     </message>
@@ -235,14 +250,15 @@
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+68"/>
+        <location filename="../../app/main_window.py" line="+69"/>
         <source>Relax Pipeline Studio</source>
         <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
         <translation>Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+34"/>
         <source>Passes</source>
+        <extracomment>Set by a termination signal: close without questions, keep the recovery copy.</extracomment>
         <translation>Pass 列表</translation>
     </message>
     <message>
@@ -276,7 +292,7 @@
         <translation>引擎：已停止</translation>
     </message>
     <message>
-        <location line="+60"/>
+        <location line="+61"/>
         <source>&amp;New Pipeline</source>
         <translation>新建流水线(&amp;N)</translation>
     </message>
@@ -367,6 +383,26 @@
     </message>
     <message>
         <location line="+2"/>
+        <source>Restart &amp;Engine</source>
+        <translation>重启引擎(&amp;E)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop the engine process (also a step that does not return) and start a fresh one</source>
+        <translation>停止引擎进程（包括不返回的步骤）并启动一个新的引擎</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Preferences…</source>
+        <translation>首选项(&amp;P)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Engine watchdog limit and memory limit</source>
+        <translation>引擎看门狗时限和内存上限</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Re-run &amp;Automatically After Edits</source>
         <translation>编辑后自动重新运行(&amp;A)</translation>
     </message>
@@ -516,19 +552,24 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location line="+64"/>
+        <location line="+65"/>
         <source>The engine was restarted; your pipeline is unchanged.</source>
         <translation>引擎已重启；您的流水线未受影响。</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Engine crashed and was restarted</source>
         <translation>引擎崩溃并已重启</translation>
     </message>
     <message>
-        <location filename="../../app/panels.py" line="+104"/>
+        <location line="+49"/>
+        <source>Restarting the engine…</source>
+        <translation>正在重启引擎…</translation>
+    </message>
+    <message>
+        <location filename="../../app/panels.py" line="+110"/>
         <source>Find a node by name, op, callee or shape</source>
-        <extracomment>Narrowest the node details panel gets (its placeholder and type texts wrap inside it).</extracomment>
+        <extracomment>Narrowest the node details panel gets (its placeholder and type texts wrap inside it). A button for the message&apos;s action (e.g. Restart Engine), shown only with such a message.</extracomment>
         <translation>按名称、算子、被调函数或形状查找节点</translation>
     </message>
     <message>
@@ -603,23 +644,23 @@
     </message>
     <message>
         <location line="+11"/>
-        <location filename="../../app/pipeline_editor.py" line="+142"/>
+        <location filename="../../app/pipeline_editor.py" line="+156"/>
         <source>Step parameters</source>
         <translation>步骤参数</translation>
     </message>
     <message>
-        <location filename="../../app/pipeline_editor.py" line="-83"/>
-        <location line="+93"/>
+        <location filename="../../app/pipeline_editor.py" line="-97"/>
+        <location line="+107"/>
         <source>Unknown pass {0}</source>
         <translation>未知 Pass {0}</translation>
     </message>
     <message>
-        <location line="-90"/>
+        <location line="-104"/>
         <source>{0} is unavailable: {1}</source>
         <translation>{0} 不可用：{1}</translation>
     </message>
     <message>
-        <location line="+85"/>
+        <location line="+99"/>
         <source>Step {0} parameters</source>
         <translation>步骤 {0} 的参数</translation>
     </message>
@@ -665,7 +706,7 @@
         <translation>引擎仍在处理上一个请求（点击“停止”可结束）。</translation>
     </message>
     <message>
-        <location line="+54"/>
+        <location line="+52"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -954,25 +995,65 @@
         <translation>显示 TensorIR</translation>
     </message>
     <message>
-        <location filename="../../app/trust.py" line="+83"/>
         <source>Run custom Python code?</source>
         <extracomment>Tests/CLI: skip the question and answer this.</extracomment>
-        <translation>运行自定义 Python 代码？</translation>
+        <translation type="vanished">运行自定义 Python 代码？</translation>
     </message>
     <message>
-        <location line="+2"/>
         <source>&lt;b&gt;{where}&lt;/b&gt; has {count} step(s) with your own Python code. Running them executes the code below in the engine process, with your permissions (it can read and write your files). Run it only if you trust where this pipeline comes from. You are asked again when the code changes.</source>
-        <translation>&lt;b&gt;{where}&lt;/b&gt; 含有 {count} 个带自定义 Python 代码的步骤。运行它们会以您的权限在引擎进程中执行下面的代码（它可以读写您的文件）。请仅在信任此流水线来源时运行。代码变化后会再次询问。</translation>
+        <translation type="vanished">&lt;b&gt;{where}&lt;/b&gt; 含有 {count} 个带自定义 Python 代码的步骤。运行它们会以您的权限在引擎进程中执行下面的代码（它可以读写您的文件）。请仅在信任此流水线来源时运行。代码变化后会再次询问。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location filename="../../app/consent_service.py" line="+178"/>
+        <source>Run code from this file?</source>
+        <extracomment>Largest file shown in the consent dialog (the rest is cut, and the dialog says so). Tests/screenshots: skip the question; True consents to every item, False to none (nothing is remembered). Hashes of code the user typed in the app this session (their own code). Hashes refused this session (automatic re-runs do not ask about them again). Step uids whose code the user edited although it was never consented to (not asked on auto re-runs).</extracomment>
+        <translation>运行来自此文件的代码？</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&lt;b&gt;{where}&lt;/b&gt; would run {count} piece(s) of Python code that did not ship with the app:&lt;ul&gt;{lines}&lt;/ul&gt;Running it executes the code below with your permissions (it can read and write your files). Run it only if you trust where it comes from. You are asked again when the code changes.</source>
+        <translation>&lt;b&gt;{where}&lt;/b&gt; 将运行 {count} 段并非随应用提供的 Python 代码：&lt;ul&gt;{lines}&lt;/ul&gt;运行它会以你的权限执行下面的代码（它可以读写你的文件）。只有在你信任其来源时才运行。代码改变时会再次询问你。</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>step {0}</source>
+        <translation>步骤 {0}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Trust and Run</source>
+        <extracomment>All the code shown, one block per item (tests read it).</extracomment>
         <translation>信任并运行</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Don&apos;t Run</source>
         <translation>不运行</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Model file {0}: Python code that runs when the model is loaded</source>
+        <translation>模型文件 {0}：加载模型时会运行的 Python 代码</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Pattern file {0}: Python code that runs when the step is built</source>
+        <translation>模式文件 {0}：构建该步骤时会运行的 Python 代码</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0}: your custom pass code, run as a pipeline step</source>
+        <translation>{0}：你的自定义 pass 代码，作为流水线步骤运行</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>cannot be checked: {0}</source>
+        <translation>无法检查：{0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>(step {0})</source>
+        <translation>（步骤 {0}）</translation>
     </message>
     <message>
         <location filename="../../app/undo_commands.py" line="+28"/>
@@ -1040,6 +1121,87 @@
         <source>{0}: call {1} of {2} (activate again for the next)</source>
         <translation>{0}：第 {1} 次调用，共 {2} 次（再次激活可跳到下一个）</translation>
     </message>
+    <message>
+        <location filename="../../app/autosave.py" line="+78"/>
+        <source>Could not write the recovery copy: {0}</source>
+        <extracomment>Quiet time after an edit before the recovery copy is written. A recovery copy was written (its path).</extracomment>
+        <translation>无法写入恢复副本：{0}</translation>
+    </message>
+    <message>
+        <location line="+56"/>
+        <source>Restore unsaved changes?</source>
+        <translation>恢复未保存的更改？</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>an unsaved pipeline ({0})</source>
+        <translation>一个未保存的流水线（{0}）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Relax Pipeline Studio did not exit normally. Unsaved changes to &lt;b&gt;{where}&lt;/b&gt; ({steps} steps) were saved at {when}.&lt;br&gt;&lt;br&gt;Restore them? The restored pipeline is marked modified; save it to keep it.</source>
+        <translation>Relax Pipeline Studio 上次没有正常退出。对 &lt;b&gt;{where}&lt;/b&gt;（{steps} 个步骤）的未保存更改已于 {when} 保存。&lt;br&gt;&lt;br&gt;要恢复吗？恢复的流水线会被标记为已修改；请保存以保留它。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{0} older recovery copies are discarded with this choice.</source>
+        <translation>此选择会丢弃 {0} 个较旧的恢复副本。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Restore</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Discard</source>
+        <translation>丢弃</translation>
+    </message>
+    <message>
+        <location filename="../../app/preferences.py" line="+21"/>
+        <source>Preferences</source>
+        <translation>首选项</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>A step (or model load) running longer is stopped and the engine restarted</source>
+        <translation>运行时间更长的步骤（或模型加载）会被停止，并重启引擎</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source> MiB</source>
+        <translation> MiB</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no limit</source>
+        <translation>无限制</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>An engine using more memory is stopped with a message naming the step, and restarted</source>
+        <translation>使用更多内存的引擎会被停止（消息中会指出是哪个步骤），然后重启</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The watchdog limit applies to the next request; the memory limit from the next engine start (Run ▸ Restart Engine).</source>
+        <translation>看门狗时限从下一个请求起生效；内存上限从下次引擎启动起生效（运行 ▸ 重启引擎）。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Step watchdog limit:</source>
+        <translation>步骤看门狗时限：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Engine memory limit:</source>
+        <translation>引擎内存上限：</translation>
+    </message>
 </context>
 <context>
     <name>CodeEditor</name>
@@ -1052,7 +1214,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../app/compare_controller.py" line="-222"/>
+        <location filename="../../app/compare_controller.py" line="-219"/>
         <source>Compare Pipelines</source>
         <extracomment>Item data: the pipeline file of a candidate (&quot;&quot; for the current document).</extracomment>
         <translation>比较流水线</translation>
@@ -1716,8 +1878,9 @@
 <context>
     <name>QtEngineWorker</name>
     <message>
-        <location filename="../../app/engine_worker.py" line="+335"/>
+        <location filename="../../app/engine_worker.py" line="+375"/>
         <source>Starting engine…</source>
+        <extracomment>The engine process was replaced (crash, Stop of a step that did not return, Restart Engine): modules of the old one are gone. ``EngineClient`` keyword arguments (watchdog, memory limit), read when the client is made and by :meth:`apply_client_options`.</extracomment>
         <translation>正在启动引擎…</translation>
     </message>
     <message>
@@ -1747,14 +1910,19 @@
         <translation>引擎：{job}…</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+43"/>
         <source>Running pipeline…</source>
         <translation>正在运行流水线…</translation>
     </message>
     <message>
-        <location line="+54"/>
+        <location line="+63"/>
         <source>Engine crashed; restarted…</source>
         <translation>引擎崩溃；已重启…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Engine restarted…</source>
+        <translation>引擎已重启…</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -2208,9 +2376,9 @@
         <translation>按模式融合（已在图中高亮）：</translation>
     </message>
     <message>
-        <location filename="../../pipeline_model/passkinds/metaschedule.py" line="+148"/>
+        <location filename="../../pipeline_model/passkinds/metaschedule.py" line="+168"/>
         <source>{done}/{total} trials, stopped</source>
-        <extracomment>The three pass ids of this kind. The ids whose steps tune (emit ``tuning_progress``). TVM keyword arguments of the MetaSchedule passes; their other params only configure tuning. ``make_tuning_pass`` modes by pass id.</extracomment>
+        <extracomment>The three pass ids of this kind. The ids whose steps tune (emit ``tuning_progress``). TVM keyword arguments of the MetaSchedule passes; their other params only configure tuning. ``make_tuning_pass`` modes by pass id. Parameters of the MetaSchedule steps (``ParamSpec(**d)`` for each dict), keyed by pass id. The first parameters are TVM&apos;s own keyword arguments; the others configure the builder/runner.</extracomment>
         <translation>{done}/{total} 次试验，已停止</translation>
     </message>
     <message>
