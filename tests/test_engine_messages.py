@@ -120,3 +120,14 @@ def test_worker_dispatch_answers_typed_errors():
     assert "no_such_command" in reply.error.message
     bad = dispatch({"id": 9, "cmd": "ping"}, ctx)
     assert isinstance(bad, messages.ErrorReply) and bad.error.code == messages.INVALID_REQUEST
+
+
+def test_request_consent_unions_the_nested_run_arguments_of_build_requests():
+    from pipeline_model.engine.worker import request_consent
+
+    assert request_consent({}) == {}
+    assert request_consent({"run": {"trusted_hashes": ["a"]}}) == {"trusted_hashes": ["a"]}
+    both = request_consent({"a": {"run": {"trusted_hashes": ["a", "b"]}}, "b": {"run": {"trusted_hashes": ["c"]}}})
+    assert both == {"trusted_hashes": ["a", "b", "c"]}
+    many = request_consent({"modules": [{"run": {"trust_custom_code": True}}, {"run": {}}]})
+    assert many == {"trust_all": True}

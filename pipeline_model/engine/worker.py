@@ -458,14 +458,23 @@ def dispatch(message: Any, ctx: WorkerContext) -> Any:
 
 
 def request_consent(params: dict[str, Any]) -> dict[str, Any]:
-    """The consent fields of a request's params (a build request's nested ``run`` args count too)."""
-    keys = ("trust_all", "trust_custom_code", "trusted_hashes")
-    out = {k: params.get(k) for k in keys if params.get(k) is not None}
-    nested = params.get("run")
-    if isinstance(nested, dict):
-        for k in keys:
-            if nested.get(k) is not None and out.get(k) is None:
-                out[k] = nested.get(k)
+    """The consent fields of a request's params, including those of the run arguments nested in build
+    requests (``run``; ``a``/``b``.``run`` of ``compare``; ``modules[].run`` of a multi-compare): the union
+    of the consented content hashes, and ``trust_all`` when any part consents to everything."""
+    runs: list[dict[str, Any]] = [params]
+    for part in [params, params.get("a"), params.get("b"), *(params.get("modules") or [])]:
+        if isinstance(part, dict) and isinstance(part.get("run"), dict):
+            runs.append(part["run"])
+    out: dict[str, Any] = {}
+    hashes: list[str] = []
+    for run in runs:
+        if run.get("trust_all") or run.get("trust_custom_code"):
+            out["trust_all"] = True
+        for sha in run.get("trusted_hashes") or []:
+            if isinstance(sha, str) and sha not in hashes:
+                hashes.append(sha)
+    if hashes:
+        out["trusted_hashes"] = hashes
     return out
 
 
