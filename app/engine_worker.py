@@ -460,7 +460,9 @@ class QtEngineWorker(QThread):
         started = time.perf_counter()
         restarts_before = int(getattr(self._client, "restarts", 0))
         try:
-            result: RunResult = self._client.run(doc, until=until, trust_custom_code=bool(job.args.get("trust")), on_event=on_event)
+            # Texts on demand: the step inspector asks ``submit_snapshot(key)`` for what it shows.
+            result: RunResult = self._client.run(doc, until=until, trust_custom_code=bool(job.args.get("trust")),
+                                                 on_event=on_event, scripts=False)
         except EngineCrashed as exc:
             message = self._crash_message(doc, running, _message(exc))
             result = RunResult(error=message, total_ms=(time.perf_counter() - started) * 1000)
