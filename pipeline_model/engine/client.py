@@ -616,6 +616,10 @@ class EngineClient:
             reply = self._request(protocol.CMD_RUN, args, listen, timeout)
         except EngineCrashed as exc:
             result = self._crashed_run(doc, exc, seen)
+            if (not scripts and result.failed_index is not None and result.last_good_script is None
+                    and not getattr(self, "_recovering", False)):
+                result.last_good_script = self._recover_last_good(doc, result.failed_index, trust_custom_code,
+                                                                  trusted_hashes, timeout)
             result.total_ms = (time.perf_counter() - started) * 1000.0
             if on_event is not None and exc.last_step is not None:
                 index = result.failed_index
@@ -632,6 +636,27 @@ class EngineClient:
         for step in reply.get("steps") or []:
             self._fill_step(step)
         return RunResult.from_json(reply)
+
+    def _recover_last_good(self, doc: PipelineDocument, failed_index: int, trust_custom_code: bool,
+                           trusted_hashes: Optional[list[str]], timeout: float) -> Optional[str]:
+        """After a step crashed the engine in a run without texts: run the steps before it again on the
+        restarted engine (its cache died with the old one), so the last good module is cached there
+        (graph, snapshot) and its text can be shown with the error. ``None`` when that fails too."""
+        self._recovering = True
+        try:
+            prefix = self.run(doc, until=failed_index - 1, trust_custom_code=trust_custom_code,
+                              trusted_hashes=trusted_hashes, step_timeout_s=timeout, scripts=False)
+            if prefix.failed_index is not None or prefix.error or prefix.cancelled:
+                return None
+            key = prefix.input_key
+            for step in prefix.steps[:failed_index]:
+                if step.snapshot_key and step.state in ("changed", "unchanged", "skipped"):
+                    key = step.snapshot_key
+            return self.snapshot(key) if key else None
+        except EngineError:
+            return None
+        finally:
+            self._recovering = False
 
     def _fill(self, key: Optional[str], script: Optional[str]) -> Optional[str]:
         """Remember a received script, or supply the one the engine left out because we have it."""
