@@ -200,6 +200,7 @@ class StepInspector(QObject):
             self.step_shown.emit(uid)
             if known is None and before_key:
                 self._pending_diff = ([(before_key, None)], show_error)
+                self._drop_text_requests(keep={before_key})
                 self._request_text(before_key)
             return
         if result.state in (NOT_RUN, CANCELLED):
@@ -253,6 +254,7 @@ class StepInspector(QObject):
 
     def show_input(self) -> None:
         """The model as loaded (before any step)."""
+        self._show_graph(self.input_key, None, tr("Model input"))  # asked first: the engine serves in order
         if self.input_script or self.input_key:
             def show(texts: list[Optional[str]]) -> None:
                 text = texts[0] or ""
@@ -263,7 +265,6 @@ class StepInspector(QObject):
             self._pending_diff = None
             self._diff_message(tr("Run the pipeline (F5) to see what each step does.") if self.ctx.doc.steps else
                                tr("The pipeline is empty: drag passes from the Passes panel into the Pipeline list."))
-        self._show_graph(self.input_key, None, tr("Model input"))
 
     def _on_nested_selected(self, uid: str, nested_index: int) -> None:
         result = self.step_model.result(uid)
@@ -314,12 +315,21 @@ class StepInspector(QObject):
         missing = [key for (key, _script), text in zip(wanted, texts) if text is None and key]
         if not missing:
             self._pending_diff = None
+            self._drop_text_requests(keep=set())
             show(texts)
             return
         self._pending_diff = (wanted, show)
         self._diff_message(tr("Loading the module text…"))
+        self._drop_text_requests(keep=set(missing))
         for key in missing:
             self._request_text(key)
+
+    def _drop_text_requests(self, keep: set[str]) -> None:
+        """Texts asked for an earlier selection and not started yet are dropped: they would delay this
+        selection's graph and texts (the engine serves one request at a time)."""
+        for key, request in list(self._text_requests.items()):
+            if key not in keep and getattr(request, "drop_if_queued", None) is not None and request.drop_if_queued():
+                self._text_requests.pop(key, None)
 
     def _request_text(self, key: str) -> None:
         if key in self._text_requests:
