@@ -347,11 +347,18 @@ def main() -> None:
     ap.add_argument("--real-layers", type=int, default=0,
                     help="also bench a real Relax module with this many transformer blocks (needs TVM)")
     ap.add_argument("--repeat", type=int, default=5, help="shows per graph (the median is reported)")
+    ap.add_argument("--switch-interval-ms", type=float, default=0.0,
+                    help="GIL switch interval of this (GUI) process; default: the app's (app.application)")
     ap.add_argument("--width", type=int, default=1280)
     ap.add_argument("--height", type=int, default=800)
     args = ap.parse_args()
     app = QApplication.instance() or QApplication(sys.argv)
     if args.model:
+        from app.application import make_application  # noqa: PLC0415 - as the app: style, GIL switch interval
+
+        make_application()
+        if args.switch_interval_ms:
+            sys.setswitchinterval(args.switch_interval_ms / 1000.0)
         if not args.json:
             print(f"platform={app.platformName()} cores={os.cpu_count()} loadavg at start: {_loadavg()}")
         res = bench_model(args, app)
