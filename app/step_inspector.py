@@ -116,7 +116,10 @@ class StepInspector(QObject):
 
     def on_input_loaded(self, script: Optional[str], key: Optional[str]) -> None:
         """The run session's ``model_loaded`` event: the model before any step."""
-        self.input_script = script or self.input_script
+        if key and key != self.input_key:
+            self.input_script = script  # another model: its text comes with the event or on demand
+        else:
+            self.input_script = script or self.input_script
         self.input_key = key or self.input_key
         if not self.view.current_uid():
             self.show_input()
@@ -128,8 +131,8 @@ class StepInspector(QObject):
 
     def on_run_finished(self, result: RunResult) -> None:
         """The run ended: keep its input and last good module, go to a failure in user code."""
-        if result.input_script is not None:
-            self.input_script = result.input_script
+        if result.input_key and (result.input_key != self.input_key or result.input_script is not None):
+            self.input_script = result.input_script  # None: fetched by key when shown
             self.input_key = result.input_key
         self.last_good_script = result.last_good_script
         self._select_failed_user_code(result)
