@@ -153,6 +153,15 @@ def _tensor_type_text(ty: Any, shape: list[int | str] | None, dtype: str | None,
     return text if len(text) <= _MAX_ATTR_TEXT else None
 
 
+def _dim_text(dim: Any, tirx: Any) -> str:
+    """A symbolic dimension as the printer writes it: a plain variable by its name (no printer call)."""
+    if isinstance(dim, tirx.Var):
+        name = dim.name
+        if isinstance(name, str) and name.isidentifier():
+            return name
+    return str(dim)
+
+
 def _type_info(ty: Any) -> tuple[list[int | str] | None, str | None, str]:
     """(shape, dtype, type_text) of a Relax type; symbolic dims appear as their names."""
     from tvm import relax, tirx  # noqa: PLC0415
@@ -167,7 +176,7 @@ def _type_info(ty: Any) -> tuple[list[int | str] | None, str | None, str]:
         sh = ty.shape
         if isinstance(sh, relax.ShapeExpr):
             dims = list(sh.values)
-            shape = [int(dim.value) if isinstance(dim, tirx.IntImm) else str(dim) for dim in dims]
+            shape = [int(dim.value) if isinstance(dim, tirx.IntImm) else _dim_text(dim, tirx) for dim in dims]
             fast = _tensor_type_text(ty, shape, dtype, dims)
             if fast is not None:
                 return shape, dtype, fast

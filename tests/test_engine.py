@@ -298,3 +298,21 @@ def test_cache_clear(engine):
     assert engine.ping()["cache_entries"] == 0
     result = engine.run(_doc(FUSION[:1]))
     assert result.ok and not result.steps[0].cached
+
+
+def test_module_cache_charges_modules_without_text_by_their_size():
+    """Runs print texts on demand: a cached module without text is still charged about what its text
+    would weigh (the byte bound keeps holding), and printing it replaces the estimate."""
+    from pipeline_model.engine.worker import estimated_text_size
+    from pipeline_model.models_tvm import load_model
+
+    mod = load_model("builtin:transformer").mod
+    text = mod.script()
+    estimate = estimated_text_size(mod)
+    assert 0.5 * len(text) <= estimate <= 2 * len(text)
+    cache = ModuleCache(max_entries=None, max_bytes=ModuleCache.MODULE_COST * 2 + 3 * estimate)
+    cache.put("a", mod)
+    assert cache.nbytes == ModuleCache.MODULE_COST + 2 * estimate
+    cache.put("b", mod)  # two modules' estimates exceed the bound: the oldest goes
+    assert "a" not in cache and "b" in cache
+    assert cache.script("b") == text and cache.nbytes == ModuleCache.MODULE_COST + 2 * len(text)
