@@ -35,7 +35,7 @@ from widgets.theme import muted_colour
 
 #: Most graphs kept in the cache (oldest dropped first).
 GRAPH_CACHE_SIZE = 64
-#: Bytes of module texts (TVMScript by snapshot key) kept for diffs (oldest dropped first).
+# Bytes of module texts (TVMScript by snapshot key) kept for diffs (oldest dropped first).
 TEXT_CACHE_BYTES = 128 * 1024 * 1024
 
 
