@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 STYLE_FILE = ROOT / "resources" / "styles" / "app.qss"
+#: GIL switch interval of the GUI process (Python's default is 5 ms). Worker threads run Python
+#: (graph layout and change detection, the engine reader decoding replies); each call from Qt into a
+#: Python slot or paint method then waits up to one interval for the GIL, and a repaint makes several.
+GUI_SWITCH_INTERVAL_S = 0.001
 
 
 def make_application(argv: Optional[list[str]] = None) -> QApplication:
@@ -29,6 +33,7 @@ def make_application(argv: Optional[list[str]] = None) -> QApplication:
     app = QApplication.instance()
     if app is None:
         app = QApplication([sys.argv[0] if sys.argv else "relax-pipeline-studio"] + list(argv or []))
+    sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)  # the GUI thread gets the GIL back sooner
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     app.setApplicationDisplayName(APPLICATION)

@@ -65,6 +65,11 @@ class EngineRequest(QObject):
         """Stop this request (queued: dropped and ``failed("cancelled")``; in flight: engine cancel)."""
         self._worker._cancel(self)
 
+    def drop_if_queued(self) -> bool:
+        """Drop this request if the engine has not started it (``failed("cancelled")``); one in flight
+        is left to finish (an engine cancel could cost a restart). True when dropped."""
+        return self._worker._drop_if_queued(self)
+
     def _release(self, *_args: Any) -> None:
         self.done = True
         self._worker._live.discard(self)
@@ -325,6 +330,16 @@ class QtEngineWorker(QThread):
         if current:
             self._cancel_client()
 
+    def _drop_if_queued(self, request: EngineRequest) -> bool:
+        with self._lock:
+            if request.cancelled or request.done or self._current is request or isinstance(request, RunRequest):
+                return False
+            request.cancelled = True
+            if request in self._jobs:
+                self._jobs.remove(request)
+        request.failed.emit("cancelled")
+        return True
+
     def _stop_tuning(self) -> None:
         client = self._client
         if client is None:
@@ -506,8 +521,9 @@ class QtEngineWorker(QThread):
         started = time.perf_counter()
         restarts_before = int(getattr(self._client, "restarts", 0))
         try:
+            # Texts on demand: the step inspector asks ``submit_snapshot(key)`` for what it shows.
             result: RunResult = self._client.run(doc, until=until, trusted_hashes=job.args.get("trusted_hashes") or [],
-                                                 on_event=on_event)
+                                                 on_event=on_event, scripts=False)
         except EngineCrashed as exc:
             message = self._crash_message(doc, running, _message(exc))
             result = RunResult(error=message, total_ms=(time.perf_counter() - started) * 1000)

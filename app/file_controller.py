@@ -218,7 +218,7 @@ class FileController(QObject):
         self.ctx.status(tr("Loading model {0}…").format(spec))
 
         def load(client: Any, on_event: Any) -> dict:
-            result = client.run(probe, trusted_hashes=hashes, on_event=on_event)
+            result = client.run(probe, trusted_hashes=hashes, on_event=on_event, scripts=False)
             return {"error": result.error, "input_key": result.input_key}
 
         request = self.ctx.engine.submit_fn("load_model", load)

@@ -4,13 +4,18 @@ the step's report, TensorIR of a callee, and errors in the user's own code.
 Graph and TensorIR come from the engine through one request handle each
 (``ctx.engine.submit_graph`` / ``submit_prim_func``); the graph cache is keyed by
 ``(snapshot key, function)``. Results come from the run session's signals.
+
+Module texts are printed by the engine on demand: runs carry snapshot keys, not TVMScript, and the
+diff of the selected step asks ``ctx.engine.submit_snapshot(key)`` for the texts it lacks (the diff
+view says "loading…" meanwhile); texts are kept by key (:data:`TEXT_CACHE_BYTES`).
 """
 
 from __future__ import annotations
 
+import collections
 import gc
 import html
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox
@@ -30,6 +35,8 @@ from widgets.theme import muted_colour
 
 #: Most graphs kept in the cache (oldest dropped first).
 GRAPH_CACHE_SIZE = 64
+# Bytes of module texts (TVMScript by snapshot key) kept for diffs (oldest dropped first).
+TEXT_CACHE_BYTES = 128 * 1024 * 1024
 
 
 
@@ -52,6 +59,12 @@ class StepInspector(QObject):
         self.input_key: Optional[str] = None
         self.last_good_script: Optional[str] = None
         self.graph_cache: dict[tuple[Optional[str], Optional[str]], dict] = {}
+        # Module texts by snapshot key (keys are content hashes), fetched when a diff needs them.
+        self._texts: "collections.OrderedDict[str, str]" = collections.OrderedDict()
+        self._texts_bytes = 0
+        self._text_requests: dict[str, Any] = {}
+        # The diff waiting for texts: (snapshot keys with the scripts already known, show(texts)).
+        self._pending_diff: Optional[tuple[list[tuple[Optional[str], Optional[str]]], Callable[[list[Optional[str]]], None]]] = None
         self._graph_requests: dict[tuple[str, Optional[str]], Any] = {}
         self._shown_graph: Optional[tuple[str, Optional[str]]] = None
         self._shown_before_key: Optional[str] = None
@@ -103,7 +116,10 @@ class StepInspector(QObject):
 
     def on_input_loaded(self, script: Optional[str], key: Optional[str]) -> None:
         """The run session's ``model_loaded`` event: the model before any step."""
-        self.input_script = script or self.input_script
+        if key and key != self.input_key:
+            self.input_script = script  # another model: its text comes with the event or on demand
+        else:
+            self.input_script = script or self.input_script
         self.input_key = key or self.input_key
         if not self.view.current_uid():
             self.show_input()
@@ -115,8 +131,8 @@ class StepInspector(QObject):
 
     def on_run_finished(self, result: RunResult) -> None:
         """The run ended: keep its input and last good module, go to a failure in user code."""
-        if result.input_script is not None:
-            self.input_script = result.input_script
+        if result.input_key and (result.input_key != self.input_key or result.input_script is not None):
+            self.input_script = result.input_script  # None: fetched by key when shown
             self.input_key = result.input_key
         self.last_good_script = result.last_good_script
         self._select_failed_user_code(result)
@@ -140,7 +156,7 @@ class StepInspector(QObject):
         """(script, snapshot key) of the module a step at ``index`` received."""
         for step in reversed(self.ctx.doc.steps[:index]):
             res = self.step_model.result(step.uid)
-            if res is not None and res.script is not None and res.state in (CHANGED, UNCHANGED, SKIPPED):
+            if res is not None and (res.script is not None or res.snapshot_key) and res.state in (CHANGED, UNCHANGED, SKIPPED):
                 return res.script, res.snapshot_key
             if res is None and step.runnable:
                 return None, None  # an earlier step has not run (yet)
@@ -148,6 +164,7 @@ class StepInspector(QObject):
 
     def show_step(self, uid: str) -> None:
         """Diff, graph and report of step ``uid`` (the model input when ``uid`` is empty)."""
+        self._pending_diff = None  # texts still on their way for an earlier selection are not shown
         if not uid:
             self.show_input()
             return
@@ -171,13 +188,23 @@ class StepInspector(QObject):
             self._show_graph(before_key, None, tr("{0} — not run yet; showing its input").format(title))
             return
         if result.state == FAILED:
-            last_good = before if before is not None else (self.last_good_script or self.input_script)
             location = self.error_location(index, result)
-            self.diff_view.set_error(title, result.error or "unknown error", last_good or "",
-                                     traceback=result.traceback or "", location=location)
             self._mark_source_error(uid, location)
+            fallback = self.last_good_script or self.input_script
+
+            def show_error(texts: list[Optional[str]]) -> None:
+                self.diff_view.set_error(title, result.error or "unknown error", texts[0] or "",
+                                         traceback=result.traceback or "", location=location)
+
             self._show_graph(before_key, None, tr("{0} failed — showing the last good module").format(title))
+            # The error shows at once; the last good module's text follows when the engine printed it.
+            known = self.module_text(before_key, before)
+            show_error([known if known is not None or before_key else fallback])
             self.step_shown.emit(uid)
+            if known is None and before_key:
+                self._pending_diff = ([(before_key, None)], show_error)
+                self._drop_text_requests(keep={before_key})
+                self._request_text(before_key)
             return
         if result.state in (NOT_RUN, CANCELLED):
             self._show_not_run(index, title, result, before_key)
@@ -186,11 +213,23 @@ class StepInspector(QObject):
         self._shown_report = dict(result.report or {})
         self._show_step_report(index, step, result)
         label = tr("changed the module") if result.state == CHANGED else (tr("changed nothing") if result.state == UNCHANGED else result.state)
-        self.diff_view.set_snapshots(before, result.script, before_title=tr("Before {0}").format(title),
-                                     after_title=tr("After {0}").format(title) + f" — {label} ({format_ms(result.elapsed_ms)})")
-        self._changed_functions = changed_function_names(self.diff_view.module_diff) if result.state == CHANGED else set()
-        self._show_graph(result.snapshot_key or before_key, before_key if result.state == CHANGED else None, f"{title} — {label}")
-        self.step_shown.emit(uid)
+        changed = result.state == CHANGED
+
+        def show_diff(texts: list[Optional[str]]) -> None:
+            before_text = texts[0]
+            after_text = texts[1] if changed else (result.script if result.script is not None else before_text)
+            self.diff_view.set_snapshots(before_text, after_text, before_title=tr("Before {0}").format(title),
+                                         after_title=tr("After {0}").format(title) + f" — {label} ({format_ms(result.elapsed_ms)})")
+            functions = changed_function_names(self.diff_view.module_diff) if changed else set()
+            if functions != self._changed_functions:
+                self._changed_functions = functions
+                self._render_graph()  # callers of changed PrimFuncs light up (a cached layout)
+            self.step_shown.emit(uid)
+
+        # An unchanged (or skipped) step's module prints as its input: only the "before" text is needed.
+        wanted = [(before_key, before)] + ([(result.snapshot_key, result.script)] if changed else [])
+        self._show_graph(result.snapshot_key or before_key, before_key if changed else None, f"{title} — {label}")
+        self._with_texts(wanted, show_diff)
 
     def _show_not_run(self, index: int, title: str, result: StepResult, before_key: Optional[str]) -> None:
         """A step the engine did not run: after a failure, say which step failed; no diff, and the graph
@@ -218,26 +257,110 @@ class StepInspector(QObject):
 
     def show_input(self) -> None:
         """The model as loaded (before any step)."""
-        if self.input_script:
-            self.diff_view.set_snapshots(self.input_script, self.input_script, before_title=tr("Model input"), after_title=tr("Model input"))
+        self._show_graph(self.input_key, None, tr("Model input"))  # asked first: the engine serves in order
+        if self.input_script or self.input_key:
+            def show(texts: list[Optional[str]]) -> None:
+                text = texts[0] or ""
+                self.diff_view.set_snapshots(text, text, before_title=tr("Model input"), after_title=tr("Model input"))
+
+            self._with_texts([(self.input_key, self.input_script)], show)
         else:
+            self._pending_diff = None
             self._diff_message(tr("Run the pipeline (F5) to see what each step does.") if self.ctx.doc.steps else
                                tr("The pipeline is empty: drag passes from the Passes panel into the Pipeline list."))
-        self._show_graph(self.input_key, None, tr("Model input"))
 
     def _on_nested_selected(self, uid: str, nested_index: int) -> None:
         result = self.step_model.result(uid)
         if result is None or not 0 <= nested_index < len(result.nested):
             return
+        self._pending_diff = None
         index = self.ctx.doc.index_of(uid)
-        before, _ = self._before_of(index)
+        before, before_key = self._before_of(index)
         for n in result.nested[:nested_index]:
-            if n.script is not None:
-                before = n.script
+            if n.changed and (n.script is not None or n.snapshot_key):
+                before, before_key = n.script, n.snapshot_key
         target = result.nested[nested_index]
-        after = target.script if target.script is not None else before
-        self.diff_view.set_snapshots(before, after, before_title=tr("Before {0}").format(target.name),
-                                     after_title=tr("Step {0}").format(index + 1) + f" › {target.name} ({format_ms(target.elapsed_ms)})")
+        wanted = [(before_key, before)]
+        if target.changed and (target.script is not None or target.snapshot_key):
+            wanted.append((target.snapshot_key, target.script))
+
+        def show(texts: list[Optional[str]]) -> None:
+            after = texts[1] if len(texts) > 1 and texts[1] is not None else texts[0]
+            self.diff_view.set_snapshots(texts[0], after, before_title=tr("Before {0}").format(target.name),
+                                         after_title=tr("Step {0}").format(index + 1) + f" › {target.name} ({format_ms(target.elapsed_ms)})")
+
+        self._with_texts(wanted, show)
+
+    # ---- module texts on demand -------------------------------------------------------------
+    def module_text(self, key: Optional[str], script: Optional[str] = None) -> Optional[str]:
+        """The text of snapshot ``key`` if known here (``script``, when given, is remembered)."""
+        if script is not None:
+            if key and key not in self._texts:
+                self._texts[key] = script
+                self._texts_bytes += len(script)
+                while self._texts_bytes > TEXT_CACHE_BYTES and len(self._texts) > 1:
+                    _old, text = self._texts.popitem(last=False)
+                    self._texts_bytes -= len(text)
+            return script
+        if not key:
+            return None
+        text = self._texts.get(key)
+        if text is not None:
+            self._texts.move_to_end(key)
+        return text
+
+    def _with_texts(self, wanted: list[tuple[Optional[str], Optional[str]]],
+                    show: Callable[[list[Optional[str]]], None]) -> None:
+        """Call ``show(texts)`` with the texts of ``wanted`` ``(snapshot key, script or None)``: now when
+        all are known, else once the engine has printed the missing ones (the diff says "loading…"
+        meanwhile; a newer selection replaces this one)."""
+        texts = [self.module_text(key, script) for key, script in wanted]
+        missing = [key for (key, _script), text in zip(wanted, texts) if text is None and key]
+        if not missing:
+            self._pending_diff = None
+            self._drop_text_requests(keep=set())
+            show(texts)
+            return
+        self._pending_diff = (wanted, show)
+        self._diff_message(tr("Loading the module text…"))
+        self._drop_text_requests(keep=set(missing))
+        for key in missing:
+            self._request_text(key)
+
+    def _drop_text_requests(self, keep: set[str]) -> None:
+        """Texts asked for an earlier selection and not started yet are dropped: they would delay this
+        selection's graph and texts (the engine serves one request at a time)."""
+        for key, request in list(self._text_requests.items()):
+            if key not in keep and getattr(request, "drop_if_queued", None) is not None and request.drop_if_queued():
+                self._text_requests.pop(key, None)
+
+    def _request_text(self, key: str) -> None:
+        if key in self._text_requests:
+            return
+        request = self.ctx.engine.submit_snapshot(key)
+        self._text_requests[key] = request
+        request.finished.connect(lambda value, k=key: self._on_text(k, value))
+        request.failed.connect(lambda message, k=key: self._on_text_failed(k, message))
+
+    def _on_text(self, key: str, value: Any) -> None:
+        self._text_requests.pop(key, None)
+        self.module_text(key, str(value.get("script", "")) if isinstance(value, dict) else str(value))
+        pending = self._pending_diff
+        if pending is None:
+            return
+        wanted, show = pending
+        texts = [self.module_text(k, s) for k, s in wanted]
+        if all(text is not None or not k for (k, _s), text in zip(wanted, texts)):
+            self._pending_diff = None
+            show(texts)
+
+    def _on_text_failed(self, key: str, message: str) -> None:
+        self._text_requests.pop(key, None)
+        pending = self._pending_diff
+        if pending is not None and any(k == key for k, _s in pending[0]):
+            self._pending_diff = None
+            first = message.splitlines()[0][:300] if message else ""
+            self._diff_message(tr("The module text could not be fetched: {0}").format(first))
 
     def _diff_message(self, text: str) -> None:
         self.diff_view.clear()

@@ -229,15 +229,27 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
     os.environ.setdefault("RPS_CACHE_DIR", os.path.join(tmp, "cache"))
     from app.main_window import MainWindow  # noqa: PLC0415
 
+    model = args.model
+    if args.layers:
+        # A deeper builtin:decoder, written next to the pipeline (a 50,000-node real-structured graph
+        # needs ~800 layers: 63 nodes per layer).
+        with open(os.path.join(ROOT, "resources", "models", "decoder.py"), encoding="utf-8") as handle:
+            source = handle.read()
+        model = os.path.join(tmp, f"decoder{args.layers}.py")
+        with open(model, "w", encoding="utf-8") as handle:
+            handle.write(source.replace("\nLAYERS = 32\n", f"\nLAYERS = {int(args.layers)}\n", 1))
+    steps = [s.strip() for s in args.steps.split(",") if s.strip()] if args.steps else list(DEFAULT_STEPS)
     if args.pipeline:
         doc = load_pipeline(args.pipeline)
-        doc.model = args.model
+        doc.model = model
     else:
-        doc = PipelineDocument(model=args.model, target={"kind": "llvm"}, steps=[Step(s) for s in DEFAULT_STEPS])
+        doc = PipelineDocument(model=model, target={"kind": "llvm"}, steps=[Step(s) for s in steps])
     path = os.path.join(tmp, "bench.rps.json")
     save_pipeline(doc, path)
     win = MainWindow(settings=QSettings(os.path.join(tmp, "studio.ini"), QSettings.Format.IniFormat))
     win.resize(args.width + 500, args.height + 300)
+    if args.layers:
+        win.ctx.trust.override = True  # the generated model file is code the bench wrote itself
     win.show()
     gv, insp = win.graph_view, win.inspector
     monitor = _StallMonitor()
@@ -249,10 +261,20 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
         t = time.perf_counter()
         win.files.open_pipeline(path, remember=False)
         win.session.run_pipeline()
-        if not _wait(lambda: bool(finished), 900):
+        def settled() -> bool:  # the last run of this document ended (opening may start more than one)
+            return (bool(finished) and not win.act_stop.isEnabled() and len(finished[-1].steps) == len(doc.steps)
+                    and all(win.step_model.result(st.uid) is not None for st in win.ctrl.doc.steps))
+
+        if not _wait(settled, 900):
+            raise SystemExit("bench_graph: the pipeline did not finish")
+        _wait(lambda: False, 0.5)  # a run started by the model probe would show now
+        if not _wait(settled, 900):
             raise SystemExit("bench_graph: the pipeline did not finish")
         run_s = time.perf_counter() - t
         result = finished[-1]
+        if result.error or result.failed_index is not None:
+            failed = result.steps[result.failed_index].error if result.failed_index is not None else ""
+            raise SystemExit(f"bench_graph: the pipeline failed: {result.error or failed}")
         if not args.json:
             print(f"engine: pipeline of {len(doc.steps)} steps on {args.model} in {run_s:.1f} s (main window)")
         steps = [("input", "", result.input_key)] + [(s.pass_id, s.uid, s.snapshot_key) for s in result.steps]
@@ -262,7 +284,13 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
                     and insp._shown_graph is not None and insp._shown_graph[0] == key)  # noqa: SLF001
 
         def select(uid: str) -> None:
+            moved: list = []
+            slot = moved.append
+            win.pipeline_view.current_step_changed.connect(slot)
             win.pipeline_view.select_uids([uid] if uid else [])
+            win.pipeline_view.current_step_changed.disconnect(slot)
+            if not moved:  # the current step did not change (e.g. a one-step pipeline): show it as a click does
+                insp.show_step(uid)
 
         def show(uid: str, key: str) -> tuple[float, float]:
             monitor.reset()
@@ -272,7 +300,8 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
             _wait(lambda: (key, fn) in insp.graph_cache, 120)
             replies.append(time.perf_counter() - t0)
             if not _wait(lambda: shown(key), 120):
-                raise SystemExit(f"bench_graph: the graph of {key} was not shown: {win.graph_caption.text()}")
+                raise SystemExit(f"bench_graph: the graph of {key} was not shown: {win.graph_caption.text()} "
+                                 f"(view: {gv._key}, busy {gv.is_busy()}; inspector: {insp._shown_graph})")  # noqa: SLF001
             gv.viewport().repaint()
             elapsed = time.perf_counter() - t0
             app.processEvents()
@@ -343,15 +372,25 @@ def main() -> None:
     ap.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     ap.add_argument("--profile", action="store_true", help="cProfile the GUI thread while steps are shown (stderr)")
     ap.add_argument("--expand-all", action="store_true", help="also time expanding every group")
+    ap.add_argument("--layers", type=int, default=0,
+                    help="with --model builtin:decoder: bench a generated decoder with this many layers instead")
+    ap.add_argument("--steps", default="", help="comma-separated pass ids instead of the default five steps")
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--real-layers", type=int, default=0,
                     help="also bench a real Relax module with this many transformer blocks (needs TVM)")
     ap.add_argument("--repeat", type=int, default=5, help="shows per graph (the median is reported)")
+    ap.add_argument("--switch-interval-ms", type=float, default=0.0,
+                    help="GIL switch interval of this (GUI) process; default: the app's (app.application)")
     ap.add_argument("--width", type=int, default=1280)
     ap.add_argument("--height", type=int, default=800)
     args = ap.parse_args()
     app = QApplication.instance() or QApplication(sys.argv)
     if args.model:
+        from app.application import make_application  # noqa: PLC0415 - as the app: style, GIL switch interval
+
+        make_application()
+        if args.switch_interval_ms:
+            sys.setswitchinterval(args.switch_interval_ms / 1000.0)
         if not args.json:
             print(f"platform={app.platformName()} cores={os.cpu_count()} loadavg at start: {_loadavg()}")
         res = bench_model(args, app)

@@ -231,7 +231,7 @@ def group_tree(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
         for n in data.get("nodes", []):
             callee = n.get("callee")
             if callee and callee in callees and n.get("callee_kind") == "relax_function":
-                chain = groups_of(data, n["id"], _tree=out)
+                chain = _chain(n.get("module"), out)  # = groups_of(data, n["id"]) without its O(n) index
                 out[CALL_PREFIX + n["id"]] = {"label": str(callee), "parent": chain[-1] if chain else None,
                                               "kind": "call", "size": len(callees[callee].get("nodes", []))}
     return out

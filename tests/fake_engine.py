@@ -80,11 +80,13 @@ class FakeEngineClient:
 
     def run(self, doc: PipelineDocument, until: Optional[int] = None, trust_custom_code: bool = False,
             on_event: Optional[Callable[[str, dict], None]] = None, step_timeout_s: Optional[float] = None,
-            trusted_hashes: Optional[list[str]] = None) -> RunResult:
+            trusted_hashes: Optional[list[str]] = None, scripts: bool = True) -> RunResult:
+        """Like ``EngineClient.run``; with ``scripts=False`` the texts are left out (``None``) as the engine
+        does, except a failed run's ``last_good_script``; ``snapshot(key)`` gives them."""
         self._cancel.clear()
         self.calls.append(("run", {"steps": [s.pass_id for s in doc.steps], "until": until, "trust": trust_custom_code,
                                    "trusted_hashes": list(trusted_hashes or []),
-                                   "pass_context": dict(doc.pass_context or {})}))
+                                   "pass_context": dict(doc.pass_context or {}), "scripts": scripts}))
         refused = self._refused(doc, until, trust_custom_code, trusted_hashes or [])
         if refused is not None:
             return refused
@@ -93,8 +95,9 @@ class FakeEngineClient:
         key = self._key(doc.model, doc.target) if not doc.pass_context else self._key(doc.model, doc.target, doc.pass_context)
         script = f"# fake module: {doc.model}\n"
         self.scripts.setdefault(key, script)
-        emit("model_loaded", {"input_script": script, "input_key": key})
-        result = RunResult(input_script=script, input_key=key)
+        sent = (lambda text: text) if scripts else (lambda text: None)
+        emit("model_loaded", {"input_script": sent(script), "input_key": key})
+        result = RunResult(input_script=sent(script), input_key=key)
         last = len(doc.steps) - 1 if until is None else min(int(until), len(doc.steps) - 1)
         for index, step in enumerate(doc.steps[: last + 1]):
             if self._cancel.is_set():
@@ -105,7 +108,7 @@ class FakeEngineClient:
                 self._cancel.wait(self.step_delay_s)
             res = StepResult(index=index, uid=step.uid, pass_id=step.pass_id, title=step.pass_id)
             if not step.runnable:
-                res.state, res.script, res.snapshot_key = SKIPPED, script, key
+                res.state, res.script, res.snapshot_key = SKIPPED, sent(script), key
             else:
                 error = self._step_error(index, step)
                 if error:
@@ -121,7 +124,7 @@ class FakeEngineClient:
                     res.state = CHANGED if step.pass_id not in UNCHANGING else UNCHANGED
                     key = new_key
                     self.scripts[key] = script
-                    res.script, res.snapshot_key = script, key
+                    res.script, res.snapshot_key = sent(script), key
             result.steps.append(res)
             emit("step_finished", {"step": res.to_json()})
             if res.state == FAILED:
@@ -165,6 +168,7 @@ class FakeEngineClient:
         return f"# fake TensorIR of {name}\n@T.prim_func\ndef {name}():\n    pass\n"
 
     def snapshot(self, key: str) -> str:
+        self.calls.append(("snapshot", key))
         return self._script(key)
 
     def request(self, cmd: str, args: Optional[dict] = None, on_event: Any = None) -> dict:

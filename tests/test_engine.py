@@ -262,9 +262,57 @@ def test_known_scripts_are_not_sent_again(engine):
     assert again.input_script == first.input_script
 
 
+def test_scripts_on_demand_keep_keys_states_and_texts(engine):
+    """``scripts=False``: nothing is printed or sent for the steps, change detection stays structural
+    (same states and keys as a run with texts), and ``snapshot`` prints a step's text on demand."""
+    doc = _doc(FUSION + [Step("relax.DeadCodeElimination")], model="builtin:transformer")
+    engine.request("cache_clear", {})
+    engine.forget_scripts()
+    events = []
+    lazy = engine.run(doc, scripts=False, on_event=lambda name, data: events.append((name, data)))
+    assert lazy.ok and lazy.input_script is None and lazy.input_key
+    assert all(s.script is None and s.snapshot_key for s in lazy.steps)
+    assert [d["input_script"] for n, d in events if n == "model_loaded"] == [None]
+    assert all(d["step"]["script"] is None for n, d in events if n == "step_finished")
+    texts = {key: engine.snapshot(key) for key in [lazy.input_key] + [s.snapshot_key for s in lazy.steps]}
+    full = engine.run(doc)  # every step from the cache, texts printed now
+    assert all(s.cached for s in full.steps)
+    assert [(s.state, s.snapshot_key) for s in full.steps] == [(s.state, s.snapshot_key) for s in lazy.steps]
+    assert [s.state for s in lazy.steps] == [CHANGED, CHANGED, CHANGED, CHANGED, UNCHANGED]
+    assert texts[lazy.input_key] == full.input_script and "R.matmul" in full.input_script
+    for step in full.steps:
+        assert texts[step.snapshot_key] == step.script
+    # A composite step: changed nested passes carry keys whose texts come on demand.
+    nested = engine.run(_doc([Step("pipeline.zero")], model="builtin:mlp"), scripts=False).steps[0].nested
+    legal = next(n for n in nested if n.name == "LegalizeOps")
+    assert legal.changed and legal.script is None and "T.prim_func" in engine.snapshot(legal.snapshot_key)
+    # A failed step still brings its last good IR (the error view shows it).
+    failing = _doc([FUSION[0], Step("custom.python", {"source": RAISING})])
+    result = engine.run(failing, trust_custom_code=True, scripts=False)
+    assert result.failed_index == 1 and "T.prim_func" in (result.last_good_script or "")
+
+
 def test_cache_clear(engine):
     engine.run(_doc(FUSION[:1]))
     assert engine.request("cache_clear", {})["dropped"] >= 1
     assert engine.ping()["cache_entries"] == 0
     result = engine.run(_doc(FUSION[:1]))
     assert result.ok and not result.steps[0].cached
+
+
+def test_module_cache_charges_modules_without_text_by_their_size():
+    """Runs print texts on demand: a cached module without text is still charged about what its text
+    would weigh (the byte bound keeps holding), and printing it replaces the estimate."""
+    from pipeline_model.engine.worker import estimated_text_size
+    from pipeline_model.models_tvm import load_model
+
+    mod = load_model("builtin:transformer").mod
+    text = mod.script()
+    estimate = estimated_text_size(mod)
+    assert 0.5 * len(text) <= estimate <= 2 * len(text)
+    cache = ModuleCache(max_entries=None, max_bytes=ModuleCache.MODULE_COST * 2 + 3 * estimate)
+    cache.put("a", mod)
+    assert cache.nbytes == ModuleCache.MODULE_COST + 2 * estimate
+    cache.put("b", mod)  # two modules' estimates exceed the bound: the oldest goes
+    assert "a" not in cache and "b" in cache
+    assert cache.script("b") == text and cache.nbytes == ModuleCache.MODULE_COST + 2 * len(text)

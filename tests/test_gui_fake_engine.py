@@ -94,7 +94,8 @@ def test_window_runs_edits_and_undoes_on_the_fake(fake_studio):
     assert [win.step_model.index(i).data(StateRole) for i in range(3)] == [CHANGED, UNCHANGED, CHANGED]
     first = win.ctrl.doc.steps[0].uid
     win.pipeline_view.select_uids([first])
-    assert "# after relax.LegalizeOps" in win.diff_view.right.toPlainText()
+    # The run carried keys, not texts: the diff asks the engine for both texts (loading…, then the diff).
+    assert qt_wait(lambda: "# after relax.LegalizeOps" in win.diff_view.right.toPlainText(), 10_000)
     assert "# after" not in win.diff_view.left.toPlainText()
     key = (win.step_model.result(first).snapshot_key, None)
     assert qt_wait(lambda: key in win.inspector.graph_cache, 10_000)
@@ -105,6 +106,40 @@ def test_window_runs_edits_and_undoes_on_the_fake(fake_studio):
     assert [s.pass_id for s in win.ctrl.doc.steps] == ["relax.LegalizeOps", "relax.FoldConstant"]
     assert qt_wait(lambda: win.ctrl.revision in finished, 10_000)
     assert win.step_model.result(first).cached  # the unchanged prefix came from the (fake) cache
+
+
+def test_step_texts_come_on_demand_for_the_diff(fake_studio):
+    """Runs carry snapshot keys, not TVMScript; selecting a step shows "loading…", asks the engine
+    for exactly the two texts its diff needs, then shows the diff; texts are not asked twice."""
+    win = fake_studio
+    fake = win.fake_client
+    win.files.new_pipeline(force=True)
+    for pid in ("relax.LegalizeOps", "relax.FuseOps"):
+        win.editor.add_pass(pid)
+    steps = win.ctrl.doc.steps
+    assert qt_wait(lambda: all(win.step_model.result(s.uid) is not None for s in steps), 10_000)
+    assert [c[1]["scripts"] for c in fake.calls if c[0] == "run"][-1] is False
+    first, second = (win.step_model.result(s.uid) for s in steps)
+    assert first.script is None and second.script is None and second.snapshot_key
+
+    def snapshot_calls() -> list:
+        return [c[1] for c in list(fake.calls) if c[0] == "snapshot"]
+
+    asked_before = len(snapshot_calls())
+    win.pipeline_view.select_uids([steps[1].uid])
+    assert "Loading" in win.diff_view.left_title.text() or "# after relax.FuseOps" in win.diff_view.right.toPlainText()
+    assert qt_wait(lambda: "# after relax.FuseOps" in win.diff_view.right.toPlainText(), 10_000)
+    assert "# after relax.FuseOps" not in win.diff_view.left.toPlainText()
+    assert "# after relax.LegalizeOps" in win.diff_view.left.toPlainText()
+    asked = snapshot_calls()[asked_before:]
+    # only the texts this diff needs (the first may be known already: keys are content hashes)
+    assert second.snapshot_key in asked and set(asked) <= {first.snapshot_key, second.snapshot_key}
+    # Both texts are known now: the first step needs only its input's text; the second none again.
+    win.pipeline_view.select_uids([steps[0].uid])
+    assert qt_wait(lambda: "# after relax.LegalizeOps" in win.diff_view.right.toPlainText(), 10_000)
+    win.pipeline_view.select_uids([steps[1].uid])
+    assert "# after relax.FuseOps" in win.diff_view.right.toPlainText()  # at once, from the text cache
+    assert second.snapshot_key not in snapshot_calls()[asked_before + len(asked):]
 
 
 def test_param_typing_is_debounced_and_stale_results_dropped(fake_studio):
@@ -123,7 +158,7 @@ def test_param_typing_is_debounced_and_stale_results_dropped(fake_studio):
     rev_b = win.ctrl.revision
     assert qt_wait(lambda: rev_b in finished, 10_000)
     assert rev_a not in finished
-    assert '"fuse_opt_level": 0' in win.step_model.result(uid).script
+    assert '"fuse_opt_level": 0' in win.fake_client.snapshot(win.step_model.result(uid).snapshot_key)
 
 
 def test_trust_refusal_and_syntax_error_line(fake_studio, monkeypatch):

@@ -45,10 +45,10 @@ def test_pass_context_changes_fuse_ops_and_is_saved_and_undone(studio, tmp_path)
     win = studio
     _open_tutorial(win)
     fuse = _step(win, "relax.FuseOps").uid
-    default_script = win.step_model.result(fuse).script
+    default_key = win.step_model.result(fuse).snapshot_key
     default_state = win.step_model.result(fuse).state
     win.pipeline_view.select_uids([fuse])
-    assert win.diff_view.module_diff is not None and win.diff_view.module_diff.changed
+    assert qt_wait(lambda: win.diff_view.module_diff is not None and win.diff_view.module_diff.changed, 60_000)
     dialog = win.pass_context.show_dialog()
     assert qt_wait(lambda: dialog.editor.key_combo.findText("relax.FuseOps.max_depth") >= 0, 60_000)
     dialog.editor.key_combo.setEditText("relax.FuseOps.max_depth")
@@ -60,14 +60,14 @@ def test_pass_context_changes_fuse_ops_and_is_saved_and_undone(studio, tmp_path)
     # by default FuseOps groups the MLP's ops; with groups of at most one op it leaves the module as it was
     assert default_state == "changed" and deep.state == "unchanged"
     win.pipeline_view.select_uids([fuse])
-    assert win.diff_view.module_diff is not None and not win.diff_view.module_diff.changed
+    assert qt_wait(lambda: win.diff_view.module_diff is not None and not win.diff_view.module_diff.changed, 60_000)
     path = tmp_path / "pc.json"
     assert win.files._save_to(str(path))
     assert json.loads(path.read_text(encoding="utf-8"))["pass_context"]["config"] == {"relax.FuseOps.max_depth": 1}
     win.act_undo.trigger()
     assert win.ctrl.doc.pass_context == {}
     assert qt_wait(lambda: _all_ran(win) and not win.act_stop.isEnabled(), 240_000)
-    assert win.step_model.result(fuse).script == default_script
+    assert win.step_model.result(fuse).snapshot_key == default_key  # the same module as before (content key)
     dialog.close()
     win.ctrl.undo_stack.setClean()
 

@@ -210,3 +210,63 @@ def test_engine_graph_and_prim_func_commands(engine, bundled_pipelines):
         engine.graph("no-such-key")
     with pytest.raises(EngineError, match="no PrimFunc"):
         engine.prim_func(legalize.snapshot_key, "nope")
+
+
+def test_fast_tensor_type_text_matches_the_printer():
+    """``type_text`` of plain tensor types is built without the script printer: it must be exactly what
+    the printer writes, on a real decoder (symbolic seq_len) before and after legalization and fusion,
+    and on 0-d/1-d/int32-dim/no-dtype types."""
+    import tvm
+    from tvm import tirx
+
+    from pipeline_model.models_tvm import load_model
+
+    mod = load_model("builtin:decoder").mod
+    with tvm.target.Target("llvm"), tvm.transform.PassContext(opt_level=3):
+        legal = relax.transform.LegalizeOps()(mod)
+        fused = relax.transform.FuseTIR()(relax.transform.FuseOps()(relax.transform.AnnotateTIROpPattern()(legal)))
+    checked = fast = 0
+    for m in (mod, legal, fused):
+        for gv, func in m.functions.items():
+            if not isinstance(func, relax.Function):
+                continue
+            types = [p.ty for p in func.params]
+            for block in func.body.blocks:
+                types += [b.var.ty for b in block.bindings]
+            for ty in types:
+                _shape, _dtype, text = ig._type_info(ty)
+                assert text == ig._text(ty), (gv.name_hint, text, str(ty))
+                checked += 1
+                fast += isinstance(ty, relax.TensorType) and isinstance(ty.shape, relax.ShapeExpr)
+    assert checked > 1000 and fast > 500
+    n = tirx.Var("n", "int64")
+    extra = [
+        relax.TensorType([], "float32"),
+        relax.TensorType([7], "float16"),
+        relax.TensorType([n, 3], "int8"),
+        relax.TensorType([tirx.IntImm("int32", 4), n], "float32"),
+        relax.TensorType([n * 2, 3], "float32"),
+        relax.TensorType(ndim=2, dtype="float32"),
+        relax.TensorType([2, 3], "void"),
+    ]
+    for ty in extra:
+        assert ig._type_info(ty)[2] == ig._text(ty), str(ty)
+
+
+def test_engine_reuses_a_graph_when_the_step_left_the_relax_functions_alone(mlp_mod):
+    """AnnotateTIROpPattern only annotates PrimFuncs: the graph of its module is the one of the module
+    before (same objects), while FuseOps (new Relax functions) gets its own."""
+    import tvm
+
+    from pipeline_model.engine import handlers_graph as hg
+
+    with tvm.target.Target("llvm"), tvm.transform.PassContext(opt_level=3):
+        legal = relax.transform.LegalizeOps()(mlp_mod)
+        annotated = relax.transform.AnnotateTIROpPattern()(legal)
+        fused = relax.transform.FuseOps()(annotated)
+    fn = ig.default_function(legal)
+    first = hg._graph_by_objects(legal, fn)
+    assert hg._graph_by_objects(annotated, fn) is first
+    assert first == hg._function_graph(annotated, fn)  # what a fresh extraction gives
+    other = hg._graph_by_objects(fused, fn)
+    assert other is not first and other == hg._function_graph(fused, fn)

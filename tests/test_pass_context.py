@@ -76,6 +76,7 @@ def _functions(script: str) -> int:
 
 
 def test_engine_uses_pass_context_and_cache_key(engine):
+    engine.request("cache_clear", {})  # the session engine may hold these steps from an earlier test (GUI e2e)
     plain = PipelineDocument(steps=[s.clone() for s in FUSE])
     deep = plain.clone()
     deep.pass_context = {"config": {"relax.FuseOps.max_depth": 1}}

@@ -212,8 +212,9 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
                 print(f"     warning: {data['message']}", flush=True)
 
         try:
+            # The engine prints each step's TVMScript only for --emit-ir (the summary needs no text).
             result = client.run(doc, until=None if args.until is None else args.until - 1, trust_custom_code=args.trust, on_event=on_event,
-                                step_timeout_s=args.timeout)
+                                step_timeout_s=args.timeout, scripts=bool(args.emit_ir))
         except EngineError as exc:
             return _error(f"the engine failed: {exc.message}", as_json, out, EXIT_STEP_FAILED)
 

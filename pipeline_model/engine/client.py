@@ -553,8 +553,15 @@ class EngineClient:
         return self._catalogue
 
     def snapshot(self, key: str) -> str:
-        """TVMScript of a cached module (a ``snapshot_key``/``input_key`` from a run)."""
-        return str(self.request(protocol.CMD_SNAPSHOT, {"key": key})["script"])
+        """TVMScript of a cached module (a ``snapshot_key``/``input_key`` from a run); the engine prints
+        it on demand. Texts already received (by key: keys are content hashes) come back without a
+        request, and a fetched text is remembered the same way."""
+        known = self._fill(key, None)
+        if known is not None:
+            return known
+        text = str(self.request(protocol.CMD_SNAPSHOT, {"key": key})["script"])
+        self._fill(key, text)
+        return text
 
     def graph(self, key: str, function: Optional[str] = None) -> dict:
         """Graph JSON of a Relax function of a cached module (handler in ``handlers_graph``)."""
@@ -575,12 +582,18 @@ class EngineClient:
 
     def run(self, doc: PipelineDocument, until: Optional[int] = None, trust_custom_code: bool = False,
             on_event: Optional[EventCallback] = None, step_timeout_s: Optional[float] = None,
-            trusted_hashes: Optional[list[str]] = None) -> RunResult:
+            trusted_hashes: Optional[list[str]] = None, scripts: bool = True) -> RunResult:
         """Run ``doc`` (steps up to index ``until`` inclusive); a crash or hang in a step fails that step.
+
+        ``scripts``: the engine prints and sends every step's TVMScript (``StepResult.script``,
+        ``RunResult.input_script``). With ``False`` it prints nothing for successful steps (change
+        detection is structural); the texts are ``None`` unless already received, and
+        :meth:`snapshot` fetches one by its key when it is needed (a failed run's
+        ``last_good_script`` is always sent).
 
         Consent (:mod:`pipeline_model.consent`): ``trust_custom_code`` consents to all code the run
         executes; ``trusted_hashes`` to the code with those content hashes only."""
-        args = self.run_args(doc, until=until, trust_custom_code=trust_custom_code)
+        args = self.run_args(doc, until=until, trust_custom_code=trust_custom_code, scripts=scripts)
         if trusted_hashes:
             args["trusted_hashes"] = list(trusted_hashes)
         args["known_keys"] = list(self._scripts)[-4000:]
@@ -603,6 +616,10 @@ class EngineClient:
             reply = self._request(protocol.CMD_RUN, args, listen, timeout)
         except EngineCrashed as exc:
             result = self._crashed_run(doc, exc, seen)
+            if (not scripts and result.failed_index is not None and result.last_good_script is None
+                    and not getattr(self, "_recovering", False)):
+                result.last_good_script = self._recover_last_good(doc, result.failed_index, trust_custom_code,
+                                                                  trusted_hashes, timeout)
             result.total_ms = (time.perf_counter() - started) * 1000.0
             if on_event is not None and exc.last_step is not None:
                 index = result.failed_index
@@ -619,6 +636,27 @@ class EngineClient:
         for step in reply.get("steps") or []:
             self._fill_step(step)
         return RunResult.from_json(reply)
+
+    def _recover_last_good(self, doc: PipelineDocument, failed_index: int, trust_custom_code: bool,
+                           trusted_hashes: Optional[list[str]], timeout: float) -> Optional[str]:
+        """After a step crashed the engine in a run without texts: run the steps before it again on the
+        restarted engine (its cache died with the old one), so the last good module is cached there
+        (graph, snapshot) and its text can be shown with the error. ``None`` when that fails too."""
+        self._recovering = True
+        try:
+            prefix = self.run(doc, until=failed_index - 1, trust_custom_code=trust_custom_code,
+                              trusted_hashes=trusted_hashes, step_timeout_s=timeout, scripts=False)
+            if prefix.failed_index is not None or prefix.error or prefix.cancelled:
+                return None
+            key = prefix.input_key
+            for step in prefix.steps[:failed_index]:
+                if step.snapshot_key and step.state in ("changed", "unchanged", "skipped"):
+                    key = step.snapshot_key
+            return self.snapshot(key) if key else None
+        except EngineError:
+            return None
+        finally:
+            self._recovering = False
 
     def _fill(self, key: Optional[str], script: Optional[str]) -> Optional[str]:
         """Remember a received script, or supply the one the engine left out because we have it."""
@@ -654,8 +692,10 @@ class EngineClient:
                 item["script"] = self._fill(item.get("snapshot_key"), item.get("script"))
 
     @staticmethod
-    def run_args(doc: PipelineDocument, until: Optional[int] = None, trust_custom_code: bool = False) -> dict:
-        """The ``run`` request arguments for a document."""
+    def run_args(doc: PipelineDocument, until: Optional[int] = None, trust_custom_code: bool = False,
+                 scripts: bool = True) -> dict:
+        """The ``run`` request arguments for a document (``scripts``: print and send every step's text;
+        the build requests turn it off for the runs they make, which need modules, not texts)."""
         base_dir = doc.model_path_base()
         steps = []
         for step in doc.steps:
@@ -673,6 +713,7 @@ class EngineClient:
             "pipeline_path": os.path.abspath(doc.path) if doc.path else None,
             "work_dir": EngineClient.tuning_work_dir(doc),
             "pass_context": dict(doc.pass_context or {}),
+            "scripts": bool(scripts),
         }
 
     @staticmethod

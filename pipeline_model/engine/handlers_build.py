@@ -685,6 +685,7 @@ def resolve_module_key(args: dict[str, Any], ctx: WorkerContext) -> tuple[Any, A
         if run is None:
             raise BuildError("this engine has no run command")
         run_args["until"] = None
+        run_args["scripts"] = False  # a build needs the final module, not every step's TVMScript
         _progress(ctx, "pipeline", f"running the pipeline ({len(run_args.get('steps') or [])} steps)")
         key = _final_key(run(run_args, ctx))
     mod = ctx.cache.get(str(key))

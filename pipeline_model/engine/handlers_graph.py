@@ -11,7 +11,9 @@
 * ``prim_func`` ``{"key": str, "name": str}`` -> ``{"key", "name", "text": TVMScript of that PrimFunc}``.
 
 ``key`` is a ``snapshot_key``/``input_key`` of a run (a module in the worker's cache). Graphs are memoised
-per (key, function) in a small LRU, since a user flicks between steps.
+per (key, function) in a small LRU, since a user flicks between steps, and by content: a step that left the
+Relax function (and the Relax functions of the module) as they were — the same objects, e.g.
+AnnotateTIROpPattern, which only annotates PrimFuncs — reuses the graph of the module before it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,44 @@ if TYPE_CHECKING:  # the worker imports this module; only type checkers import i
 
 _GRAPH_MEMO: "collections.OrderedDict[tuple[str, str], dict[str, Any]]" = collections.OrderedDict()
 _GRAPH_MEMO_SIZE = 16
+# (function object, module's function table, graph): graphs by the objects they were extracted from.
+_SAME_OBJECTS_MEMO: "collections.deque[tuple[Any, list[tuple[str, str, Any]], dict[str, Any]]]" = collections.deque(maxlen=8)
+
+
+def _function_table(mod: Any) -> list[tuple[str, str, Any]]:
+    """What a function's graph reads of the rest of the module: each global function's name and kind,
+    and the Relax functions themselves (callee graphs, composite names); PrimFunc bodies do not matter."""
+    from tvm import relax  # noqa: PLC0415
+
+    table = []
+    for gv, func in mod.functions.items():
+        is_relax = isinstance(func, relax.Function)
+        table.append((str(gv.name_hint), type(func).__name__, func if is_relax else None))
+    table.sort(key=lambda item: item[0])
+    return table
+
+
+def _same_table(a: list[tuple[str, str, Any]], b: list[tuple[str, str, Any]]) -> bool:
+    if len(a) != len(b):
+        return False
+    for (name_a, kind_a, fa), (name_b, kind_b, fb) in zip(a, b):
+        if name_a != name_b or kind_a != kind_b or (fa is None) != (fb is None):
+            return False
+        if fa is not None and not fa.same_as(fb):
+            return False
+    return True
+
+
+def _graph_by_objects(mod: Any, function: str) -> dict[str, Any]:
+    """The graph of ``function``, reused when an earlier module had the very same function objects."""
+    func = mod[function]
+    table = _function_table(mod)
+    for known_func, known_table, graph in _SAME_OBJECTS_MEMO:
+        if known_func.same_as(func) and _same_table(known_table, table):
+            return graph
+    graph = _without_gc(_function_graph, mod, function)
+    _SAME_OBJECTS_MEMO.append((func, table, graph))
+    return graph
 
 
 def _module(args: dict, ctx: WorkerContext) -> tuple[str, Any]:
@@ -59,7 +99,7 @@ def handle_graph(args: dict, ctx: WorkerContext) -> dict:
     memo_key = (key, str(function))
     graph = _GRAPH_MEMO.get(memo_key)
     if graph is None:
-        graph = _without_gc(_function_graph, mod, str(function))
+        graph = _graph_by_objects(mod, str(function))
         _GRAPH_MEMO[memo_key] = graph
         while len(_GRAPH_MEMO) > _GRAPH_MEMO_SIZE:
             _GRAPH_MEMO.popitem(last=False)

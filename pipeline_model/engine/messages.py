@@ -29,7 +29,7 @@ Events (``data`` of a notification; every one is a dataclass below, unknown fiel
 ============================  ===================================================================
 ``ready``                     ``pid, tvm, tvm_ffi, handler_modules, startup_ms``
 ``fatal``                     ``message``
-``model_loaded``              ``input_key, input_script (None: the client has it), source``
+``model_loaded``              ``input_key, input_script (None: the client has it or did not ask), source``
 ``step_started``              ``index, uid, pass_id, timeout_s?`` (starts the client's watchdog)
 ``nested``                    ``index, nested`` (a ``NestedPassResult`` JSON)
 ``step_finished``             ``step`` (a ``StepResult`` JSON)
@@ -37,6 +37,11 @@ Events (``data`` of a notification; every one is a dataclass below, unknown fiel
 ``warning``                   ``message, index?, pass_id?, preflight?``
 ``build_progress``            ``phase, message``
 ============================  ===================================================================
+
+Texts on demand: a ``run`` request with ``"scripts": false`` gets no TVMScript in ``model_loaded``,
+``nested`` or ``step_finished`` (``script``/``input_script`` are ``None``; change detection is
+structural); ``{"method": "snapshot", "params": {"key": K}}`` -> ``{"key": K, "script": ...}`` prints
+the module under a snapshot key when a view, diff or export needs it.
 
 Error codes: :data:`PARSE_ERROR`, :data:`INVALID_REQUEST`, :data:`METHOD_NOT_FOUND`,
 :data:`INVALID_PARAMS` (JSON-RPC's), :data:`HANDLER_ERROR` (a handler raised),
@@ -316,7 +321,8 @@ class Fatal(Event):
 
 @dataclass
 class ModelLoaded(Event):
-    """The run's model is loaded; ``input_script`` is ``None`` when the client already has it."""
+    """The run's model is loaded; ``input_script`` is ``None`` when the client already has it or ran
+    with ``"scripts": false`` (it asks ``snapshot`` with ``input_key`` when it needs the text)."""
 
     NAME: ClassVar[str] = EV_MODEL_LOADED
     REQUIRED: ClassVar[dict[str, Any]] = {"input_key": str}
@@ -327,7 +333,7 @@ class ModelLoaded(Event):
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_data(self) -> dict[str, Any]:
-        """``input_script`` is always present (``None`` means "you have it")."""
+        """``input_script`` is always present (``None`` means "you have it" or "ask ``snapshot``")."""
         data = super().to_data()
         data.setdefault("input_script", None)
         return data

@@ -2,9 +2,14 @@
 
 For each enabled step in order the runner builds the pass with
 :func:`pipeline_model.catalogue_tvm.make_pass`, applies it under a ``tvm.transform.PassContext`` (the pipeline's ``pass_context`` settings) whose
-pass instrument records the nested passes (name, time, depth, changed, script) and checks the cancel
-flag before every pass, and records the TVMScript after the step, whether it changed the module
-(structural equality), the wall time and on failure the error, traceback and last good IR.
+pass instrument records the nested passes (name, time, depth, changed) and checks the cancel
+flag before every pass, and records whether the step changed the module (structural equality, never a
+text comparison), the wall time and on failure the error, traceback and last good IR.
+
+TVMScript is printed only when asked for: with ``"scripts": false`` in the run arguments the runner
+prints nothing for the steps that succeed (the texts stay ``None`` and are printed on demand by the
+``snapshot`` command from the module cache); with ``"scripts": true`` (the default, for clients that
+do not say) every step's text is printed and sent. A failed step's last good IR is always sent.
 
 Modules are cached under ``sha256(model key, target, [(pass_id, params) of the enabled steps up to k])``
 (a hash chain), together with the step's outcome and script, so editing step k re-runs only k..n;
@@ -15,7 +20,8 @@ Run arguments (built by :meth:`pipeline_model.engine.client.EngineClient.run`)::
     {"model": spec, "base_dir": str | None, "target": {...}, "until": int | None,
      "trust_custom_code": bool, "pipeline_path": str | None, "work_dir": str | None,
      "steps": [{"uid", "pass", "params", "enabled", "placeholder"}],
-     "known_keys": [snapshot keys whose scripts the client already has; those scripts are not sent]}
+     "known_keys": [snapshot keys whose scripts the client already has; those scripts are not sent],
+     "scripts": bool (print and send every step's TVMScript; default true)}
 """
 
 from __future__ import annotations
@@ -254,6 +260,8 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
 
     # Scripts the client already holds (by snapshot key) are not sent again: keys are content hashes.
     known = set(args.get("known_keys") or [])
+    # Print and send each step's text only when the client asked for it (else on demand: ``snapshot``).
+    want_scripts = bool(args.get("scripts", True))
 
     def step_json(res: StepResult) -> dict[str, Any]:
         data = res.to_json()
@@ -299,10 +307,10 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
     key = input_key(loaded.key, target_dict)
     entry = ctx.cache.entry(key)
     if entry is None:
-        entry = ctx.cache.put(key, loaded.mod, loaded.mod.script())
-    elif entry.script is None:
+        entry = ctx.cache.put(key, loaded.mod, loaded.mod.script() if want_scripts else None)
+    elif entry.script is None and want_scripts:
         ctx.cache.set_script(key, entry.mod.script())
-    mod, script = entry.mod, entry.script
+    mod, script = entry.mod, (entry.script if want_scripts else None)
     result.input_key, result.input_script = key, script
     ctx.emit(protocol.EV_MODEL_LOADED, {"input_key": key, "input_script": None if key in known else script,
                                         "source": loaded.source})
@@ -333,14 +341,18 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         new_key = step_key(key, pass_id, params, base_dir, cache_key_extra(pass_id, params, args) + pc_fingerprint)
         hit = ctx.cache.entry(new_key)
         if hit is not None and hit.info.get("state") in (CHANGED, UNCHANGED):
-            if hit.script is None:
+            if hit.script is None and want_scripts:
                 ctx.cache.set_script(new_key, hit.mod.script())
+            hit_script = hit.script if want_scripts else None
             res.state = hit.info["state"]
             res.elapsed_ms = float(hit.info.get("elapsed_ms", 0.0))
             res.nested = [NestedPassResult(**n) for n in hit.info.get("nested", [])]
+            for item in res.nested:  # texts live under the nested keys, printed when wanted
+                item.script = (ctx.cache.script(item.snapshot_key)
+                               if want_scripts and item.changed and item.snapshot_key in ctx.cache else None)
             res.report = dict(hit.info.get("report") or {})
-            res.script, res.snapshot_key, res.cached = hit.script, new_key, True
-            mod, script, key = hit.mod, hit.script, new_key
+            res.script, res.snapshot_key, res.cached = hit_script, new_key, True
+            mod, script, key = hit.mod, hit_script, new_key
             ctx.emit(protocol.EV_STEP_FINISHED, {"step": step_json(res)})
             continue
 
@@ -374,14 +386,17 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
             error, tb = exc, traceback.format_exc()
         res.elapsed_ms = (time.perf_counter() - t0) * 1000.0
 
-        memo = _ScriptMemo()
-        memo.add(mod, script)
+        memo = _ScriptMemo() if want_scripts else None
+        if memo is not None and script is not None:
+            memo.add(mod, script)
         if error is None and not isinstance(new_mod, tvm.IRModule):
             error = TypeError(f"step {i + 1} ({pass_id}) returned {type(new_mod).__name__}, not an IRModule")
+        new_script: Optional[str] = None
         if error is None:
-            changed = not modules_equal(mod, new_mod)
-            new_script = memo.script(new_mod) if changed else script
-            memo.add(new_mod, new_script)
+            changed = not modules_equal(mod, new_mod)  # structural: no printing needed to know
+            if memo is not None:
+                new_script = memo.script(new_mod) if changed or script is None else script
+                memo.add(new_mod, new_script)
         res.nested = _nested_results(instrument, memo, new_key, ctx, i)
         cancel_hit = instrument.cancel_hit
         instrument.release()
@@ -396,7 +411,8 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
                 res.error = f"step {i + 1} ({pass_id}) failed: {_error_text(error)}"
                 res.traceback = tb
                 result.failed_index = i
-                result.last_good_script = script
+                # The error view shows the last good IR: printed now even when scripts are on demand.
+                result.last_good_script = script if script is not None else ctx.cache.script(key)
             stop = True
             ctx.emit(protocol.EV_STEP_FINISHED, {"step": step_json(res)})
             continue
@@ -411,7 +427,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
             {
                 "state": res.state,
                 "elapsed_ms": res.elapsed_ms,
-                "nested": [n.__dict__.copy() for n in res.nested],
+                "nested": [dict(n.__dict__, script=None) for n in res.nested],
                 "report": report,
             },
         )
@@ -446,8 +462,11 @@ def _preflight_warnings(steps: list[dict[str, Any]], ctx: Any) -> None:
                                  "message": f"step {i + 1} ({pass_id}): {message}"})
 
 
-def _nested_results(instrument: StepInstrument, memo: _ScriptMemo, base_key: str, ctx: Any, index: int) -> list[NestedPassResult]:
-    """The nested passes of a step (only when the step ran more than one pass)."""
+def _nested_results(instrument: StepInstrument, memo: Optional[_ScriptMemo], base_key: str, ctx: Any,
+                    index: int) -> list[NestedPassResult]:
+    """The nested passes of a step (only when the step ran more than one pass). A changed nested
+    module is cached under ``<step key>:n<j>``; its text is printed only with a ``memo`` (scripts wanted),
+    else on demand through the ``snapshot`` command."""
     records = [r for r in instrument.records if r is not None]
     if len(records) <= 1:
         return []
@@ -456,7 +475,7 @@ def _nested_results(instrument: StepInstrument, memo: _ScriptMemo, base_key: str
         changed = not modules_equal(rec.before, rec.after)
         item = NestedPassResult(name=rec.name, elapsed_ms=rec.elapsed_ms, changed=changed, depth=rec.depth)
         if changed:
-            item.script = memo.script(rec.after)
+            item.script = memo.script(rec.after) if memo is not None else None
             item.snapshot_key = f"{base_key}:n{j}"
             ctx.cache.put(item.snapshot_key, rec.after, item.script, {"nested_of": base_key})
         nested.append(item)

@@ -794,36 +794,36 @@
         <translation>步骤 {0} 失败</translation>
     </message>
     <message>
-        <location filename="../../app/step_inspector.py" line="+163"/>
-        <location line="+88"/>
+        <location filename="../../app/step_inspector.py" line="+180"/>
+        <location line="+194"/>
         <source>Step {0}: {1}</source>
         <extracomment>Most graphs kept in the cache (oldest dropped first). The diff/graph for the selected step is on screen (used by the benchmark).</extracomment>
         <translation>步骤 {0}：{1}</translation>
     </message>
     <message>
-        <location line="-81"/>
-        <location line="+36"/>
+        <location line="-187"/>
+        <location line="+58"/>
         <source>{0} has not run yet.</source>
         <translation>{0} 尚未运行。</translation>
     </message>
     <message>
-        <location line="-36"/>
+        <location line="-58"/>
         <source>{0} is disabled (skipped).</source>
         <translation>{0} 已禁用（跳过）。</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+36"/>
+        <location line="+58"/>
         <source>{0} — not run yet; showing its input</source>
         <translation>{0} — 尚未运行；显示其输入</translation>
     </message>
     <message>
-        <location line="-28"/>
+        <location line="-47"/>
         <source>{0} failed — showing the last good module</source>
         <translation>{0} 失败 — 显示最后一个正确的模块</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+16"/>
         <source>changed the module</source>
         <translation>改变了模块</translation>
     </message>
@@ -833,18 +833,18 @@
         <translation>未做任何改变</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <location line="+50"/>
+        <location line="+6"/>
+        <location line="+68"/>
         <source>Before {0}</source>
         <translation>{0} 之前</translation>
     </message>
     <message>
-        <location line="-49"/>
+        <location line="-67"/>
         <source>After {0}</source>
         <translation>{0} 之后</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+18"/>
         <source>{0} — not run (an earlier step failed); showing the last good module</source>
         <translation>{0} — 未运行（之前的步骤失败）；显示最后一个正确的模块</translation>
     </message>
@@ -864,13 +864,13 @@
         <translation>步骤 {0}（{1}）</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+5"/>
         <location line="+4"/>
         <source>Model input</source>
         <translation>模型输入</translation>
     </message>
     <message>
-        <location line="-2"/>
+        <location line="+5"/>
         <source>Run the pipeline (F5) to see what each step does.</source>
         <translation>运行流水线 (F5) 以查看每个步骤的作用。</translation>
     </message>
@@ -880,9 +880,19 @@
         <translation>流水线为空：请从“Pass 列表”面板将 Pass 拖入流水线列表。</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+20"/>
         <source>Step {0}</source>
         <translation>步骤 {0}</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>Loading the module text…</source>
+        <translation>正在加载模块文本…</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>The module text could not be fetched: {0}</source>
+        <translation>无法获取模块文本：{0}</translation>
     </message>
     <message>
         <location line="+76"/>
@@ -1878,7 +1888,7 @@
 <context>
     <name>QtEngineWorker</name>
     <message>
-        <location filename="../../app/engine_worker.py" line="+375"/>
+        <location filename="../../app/engine_worker.py" line="+390"/>
         <source>Starting engine…</source>
         <extracomment>The engine process was replaced (crash, Stop of a step that did not return, Restart Engine): modules of the old one are gone. ``EngineClient`` keyword arguments (watchdog, memory limit), read when the client is made and by :meth:`apply_client_options`.</extracomment>
         <translation>正在启动引擎…</translation>
@@ -1915,7 +1925,7 @@
         <translation>正在运行流水线…</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location line="+64"/>
         <source>Engine crashed; restarted…</source>
         <translation>引擎崩溃；已重启…</translation>
     </message>
