@@ -27,7 +27,6 @@ import datetime
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Optional
 
@@ -229,16 +228,4 @@ class ConsentStore:
         folder = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(folder, exist_ok=True)
         data = {"format": self.FORMAT, "version": self.VERSION, "hashes": self._hashes}
-        fd, tmp = tempfile.mkstemp(prefix=".consent.", suffix=".rps-tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, indent=1, sort_keys=True)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        safe_files.write_json_atomic(self.path, data, prefix=".consent.", indent=1, sort_keys=True)

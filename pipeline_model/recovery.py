@@ -19,7 +19,6 @@ import datetime
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from typing import Optional
 
@@ -76,19 +75,7 @@ def write_recovery(doc: PipelineDocument, instance: str = "", folder: Optional[s
     path = recovery_path(doc.path, instance, folder)
     target_dir = os.path.dirname(path)
     os.makedirs(target_dir, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".rps-tmp", dir=target_dir)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    safe_files.write_json_atomic(path, data, prefix="." + os.path.basename(path) + ".")
     return path
 
 

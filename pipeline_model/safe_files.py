@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from typing import Optional
+from typing import Any, Optional
 
 #: Largest file :func:`sha256_file` hashes by default (model weights may be big).
 MAX_HASH_BYTES = 4 * 1024 * 1024 * 1024
@@ -144,3 +144,28 @@ def read_text(path: str, what: str = "file", max_bytes: int = MAX_TEXT_BYTES) ->
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UnsafeFileError(f"{what} {path} is not UTF-8 text (byte {exc.start})") from None
+
+
+def write_json_atomic(path: str, data: Any, *, prefix: str, indent: Optional[int] = None,
+                      sort_keys: bool = False) -> None:
+    """Write ``data`` as JSON to ``path`` atomically: a temporary file of the app's own naming
+    (``<prefix>*.rps-tmp`` in the same folder, which is created), flushed and fsynced, then renamed over
+    ``path``; on any failure the temporary file is removed and ``path`` is untouched."""
+    import json
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".rps-tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=indent, sort_keys=sort_keys, ensure_ascii=False)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -347,21 +347,11 @@ def read_manifest(work_dir: str) -> list[str]:
 
 def write_manifest(work_dir: str, files: list[str]) -> None:
     """Write the manifest atomically (a temp file of the app's own naming, then rename)."""
-    import tempfile
+    from pipeline_model import safe_files
 
     os.makedirs(work_dir, exist_ok=True)
     data = {"format": MANIFEST_FORMAT, "version": 1, "files": sorted(set(files))}
-    fd, tmp = tempfile.mkstemp(prefix=".rps_manifest.", suffix=".rps-tmp", dir=work_dir)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-        os.replace(tmp, os.path.join(work_dir, MANIFEST_FILE))
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    safe_files.write_json_atomic(os.path.join(work_dir, MANIFEST_FILE), data, prefix=".rps_manifest.", indent=1)
 
 
 def work_dir_files(work_dir: str) -> set[str]:
