@@ -72,3 +72,22 @@ def test_bad_pattern_files(tmp_path):
         pt.load_user_patterns(str(bad))
     with pytest.raises(FileNotFoundError, match="pattern file not found"):
         pt.load_user_patterns("missing.py", str(tmp_path))
+
+
+def test_bundled_pattern_file_runs_without_consent_but_a_copy_does_not(engine, tmp_path):
+    """Files shipped in resources/ are the app's own code: no consent is asked for them. The same code
+    copied elsewhere is a user file and runs only with consent (issue 9)."""
+    import shutil
+
+    from pipeline_model.document import PipelineDocument, Step
+
+    bundled = os.path.join(ROOT, "resources", "patterns", "matmul_add_relu.py")
+    steps = [Step("relax.LegalizeOps"), Step("relax.FuseOpsByPattern",
+                                            {"pattern_source": "file", "pattern_file": bundled})]
+    result = engine.run(PipelineDocument(model="builtin:mlp", steps=[Step(s.pass_id, dict(s.params)) for s in steps]))
+    assert result.ok, result.error
+    copy = tmp_path / "patterns.py"
+    shutil.copy(bundled, copy)
+    steps[1].params["pattern_file"] = str(copy)
+    refused = engine.run(PipelineDocument(model="builtin:mlp", steps=steps))
+    assert not refused.ok and str(copy) in (refused.error or "") + "".join(s.error or "" for s in refused.steps)

@@ -400,9 +400,9 @@ def handle_run(args: dict, ctx: WorkerContext) -> dict:
     missing = [i for i in items if not i.sha256 and i.kind != consent.KIND_CUSTOM] or ctx.missing_consent(items)
     if missing:
         return _refused_run(steps, missing, ctx)
-    if items:
-        # Everything this run executes was consented to (by hash or trust_all): the pass builders may run it.
-        args = dict(args, trust_custom_code=True)
+    # Everything this run executes was consented to (by hash or trust_all) or ships with the app
+    # (files under resources/ are not consent items): the pass builders may run it.
+    args = dict(args, trust_custom_code=True)
     return runner.run_pipeline(args, ctx)
 
 
