@@ -4,22 +4,23 @@ Graph (centre, :class:`app.panels.GraphArea`), pass palette (left), pipeline + p
 :class:`app.panels.PipelinePanel`), diff / Build & Run / Tuning (bottom). The controllers share one
 :class:`app.context.AppContext` (document, undo stack, engine, settings, catalogue, trust):
 :class:`app.pipeline_editor.PipelineEditor` (edits, selection, parameters),
-:class:`app.step_inspector.StepInspector` (diff, graph, details, reports),
+:class:`app.step_inspector.StepInspector` (diff, texts, reports, errors in user code),
+:class:`app.graph_controller.GraphController` (graph, its cache, find, node details),
 :class:`app.run_session.RunSession` (run/stop/progress/tuning), :class:`app.run_controller.RunController`
-(Build & Run panel, targets) and :class:`app.file_controller.FileController` (files). Nothing here
-imports TVM.
+(Build & Run panel, targets) and :class:`app.file_controller.FileController` (files). Actions and
+menus come from the tables of :mod:`app.actions`. Nothing here imports TVM.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Optional
 
 from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtGui import QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QScrollArea, QStyle, QToolBar, QWidget
 
 from app import settings as app_settings_mod
+from app.actions import action_specs, create_actions, fill, make_icon, menu_table
 from app.appearance import AppearanceController
 from app.autosave import AutosaveController
 from app.compare_controller import CompareController
@@ -27,6 +28,7 @@ from app.context import AppContext
 from app.document_controller import DocumentController
 from app.engine_worker import QtEngineWorker, load_cached_catalogue
 from app.file_controller import FileController
+from app.graph_controller import GraphController
 from app.help_controller import HelpController
 from app.i18n import tr
 from app.panels import GraphArea, PipelinePanel
@@ -42,9 +44,6 @@ from widgets.profile_view import ProfileView
 from widgets.run_panel import RunPanel
 from widgets.step_model import QtPipelineModel
 from widgets.tuning_panel import TuningPanel
-
-ROOT = Path(__file__).resolve().parent.parent
-
 
 
 #: Narrowest the Passes dock gets (the window fits 1024×700 with it).
@@ -135,12 +134,13 @@ class MainWindow(QMainWindow):
         ctx, current = self.ctx, self.pipeline_view.current_uid
         # Order matters: the editor shows a step's form before the inspector marks errors in it.
         self.editor = PipelineEditor(ctx, self.pipeline_panel, self.step_model, self.palette)
-        self.inspector = StepInspector(ctx, self.graph_area, self.pipeline_panel, self.diff_view, self.step_model)
+        self.graphs = GraphController(ctx, self.graph_area)
+        self.inspector = StepInspector(ctx, self.graphs, self.pipeline_panel, self.diff_view, self.step_model)
         self.session = RunSession(ctx, self.step_model, self.tuning_panel, self.progress, self.run_label, current)
         self.run_controller = RunController(ctx, self.run_panel, current)
         self.files = FileController(ctx, self.editor.set_model)
         self.pass_context = PassContextController(ctx)
-        self.profiles = ProfileController(ctx, self.profile_view, self.graph_view, self.inspector.shown_graph,
+        self.profiles = ProfileController(ctx, self.profile_view, self.graph_view, self.graphs.shown_graph,
                                           self._step_key, current)
         self.comparer = CompareController(ctx, self.run_controller.run_settings, self.files.open_pipeline,
                                           self.files.maybe_save)
@@ -157,98 +157,31 @@ class MainWindow(QMainWindow):
         self.addDockWidget(area, dock)
         return dock
 
-    def _icon(self, standard: QStyle.StandardPixmap, theme: str = "") -> QIcon:
-        icon = QIcon.fromTheme(theme) if theme else QIcon()
-        path = ROOT / "resources" / "icons" / f"{theme}.svg"
-        if icon.isNull() and theme and path.exists():
-            icon = QIcon(str(path))
-        return self.style().standardIcon(standard) if icon.isNull() else icon
-
-    def _action(self, text: str, slot: Any, shortcut: Any = None, icon: Optional[QIcon] = None, tip: str = "") -> QAction:
-        act = QAction(text, self)
-        if shortcut is not None:
-            act.setShortcut(QKeySequence(shortcut))
-        if icon is not None:
-            act.setIcon(icon)
-        if tip:
-            act.setStatusTip(tip)
-            act.setToolTip(tip)
-        act.triggered.connect(slot)
-        self.addAction(act)
-        return act
-
     def _build_actions(self) -> None:
-        sp, key, action = QStyle.StandardPixmap, QKeySequence.StandardKey, self._action
-        files, session = self.files, self.session
-        self.act_new = action(tr("&New Pipeline"), files.new_pipeline, key.New, self._icon(sp.SP_FileIcon, "document-new"))
-        self.act_open = action(tr("&Open Pipeline…"), files.open_pipeline_dialog, key.Open, self._icon(sp.SP_DialogOpenButton, "document-open"))
-        self.act_save = action(tr("&Save"), files.save, key.Save, self._icon(sp.SP_DialogSaveButton, "document-save"))
-        self.act_save_as = action(tr("Save &As…"), files.save_as, key.SaveAs)
-        self.act_open_model = action(tr("Open &Model…"), files.open_model_dialog, "Ctrl+M",
-                                     tip=tr("Use a model file (TVMScript, nn.Module, ONNX, torch)"))
-        self.act_export = action(tr("&Export Python Script…"), files.export_script_dialog, "Ctrl+E",
-                                 tip=tr("Write a standalone Python script that applies this pipeline"))
-        self.act_quit = action(tr("&Quit"), self.close, key.Quit)
+        for name, act in create_actions(self, action_specs(self)).items():
+            setattr(self, name, act)
         self.act_undo = self.ctrl.undo_stack.createUndoAction(self, tr("&Undo"))
         self.act_undo.setShortcuts([QKeySequence("Ctrl+Z")])
         self.act_redo = self.ctrl.undo_stack.createRedoAction(self, tr("&Redo"))
         self.act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
-        self.act_undo.setIcon(self._icon(sp.SP_ArrowBack, "edit-undo"))
-        self.act_redo.setIcon(self._icon(sp.SP_ArrowForward, "edit-redo"))
+        sp = QStyle.StandardPixmap
+        self.act_undo.setIcon(make_icon(self, sp.SP_ArrowBack, "edit-undo"))
+        self.act_redo.setIcon(make_icon(self, sp.SP_ArrowForward, "edit-redo"))
         self.addAction(self.act_undo)
         self.addAction(self.act_redo)
-        self.act_delete = action(tr("&Delete Step"), self.editor.delete_selected, key.Delete)
         self.act_delete.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.pipeline_view.addAction(self.act_delete)
         self.act_duplicate = self.pipeline_view.duplicate_action
-        self.act_run = action(tr("&Run Pipeline"), session.run_pipeline, "F5", self._icon(sp.SP_MediaPlay, "media-playback-start"),
-                              tr("Run every step (F5)"))
-        self.act_run_to = action(tr("Run &to Selected Step"), session.run_to_selected, "Shift+F5",
-                                 self._icon(sp.SP_MediaSeekForward, "media-seek-forward"), tr("Run the steps up to the selected one"))
-        self.act_stop = action(tr("&Stop"), session.stop, "Esc", self._icon(sp.SP_MediaStop, "media-playback-stop"), tr("Stop the running step"))
         self.act_stop.setEnabled(False)
-        self.act_restart_engine = action(tr("Restart &Engine"), self.restart_engine,
-                                         tip=tr("Stop the engine process (also a step that does not return) and start a fresh one"))
-        self.act_preferences = action(tr("&Preferences…"), self.show_preferences,
-                                      tip=tr("Engine watchdog limit and memory limit"))
-        self.act_auto = QAction(tr("Re-run &Automatically After Edits"), self, checkable=True, checked=True)
-        self.act_auto.toggled.connect(lambda on: setattr(session, "auto_run", on))
-        self.act_fit = action(tr("&Fit Graph"), self.inspector.fit_graph, "Ctrl+0")
-        gv, insp = self.graph_view, self.inspector
-        self.act_find = action(tr("&Find in Graph…"), insp.open_find, key.Find, tip=tr("Find a node by name, op, callee or shape (Ctrl+F)"))
-        self.act_find_next = action(tr("Find &Next"), lambda: insp.find_next(), "F3")
-        self.act_find_prev = action(tr("Find Pre&vious"), lambda: insp.find_next(backwards=True), "Shift+F3")
-        self.act_expand_all = action(tr("E&xpand All Groups"), gv.expand_all, tip=tr("Show every layer and module of the graph"))
-        self.act_collapse_all = action(tr("&Collapse All Groups"), gv.collapse_all, tip=tr("Show each module group as one node"))
-        self.act_overview = QAction(tr("Show &Overview"), self, checkable=True)
-        self.act_overview.setToolTip(tr("A minimap of the whole graph with the visible part framed"))
-        self.act_overview.setChecked(_bool_setting(self.settings.value("graph/overview", True)))
-        gv.set_overview_visible(self.act_overview.isChecked())
-        self.act_overview.toggled.connect(self._set_overview)
-        self.act_build = action(tr("&Build && Run"), lambda: self._raise_run_panel(self.run_controller.build_and_run), "Ctrl+B",
-                                tip=tr("Build the module, run it, time it and check it (Ctrl+B)"))
-        self.act_compare = action(tr("&Compare with Baseline"), lambda: self._raise_run_panel(self.run_controller.compare),
-                                  "Ctrl+Shift+B", tip=tr("Latency of this pipeline vs the unoptimized model"))
-        self.act_compare_many = action(tr("Compare &Pipelines…"), self.comparer.show_dialog,
-                                       tip=tr("Build and time two or more pipeline files on this model, inputs and target"))
-        self.act_pass_context = action(tr("&PassContext…"), self.pass_context.show_dialog,
-                                       tip=tr("opt_level, config entries and disabled passes every step runs with"))
-        self.act_heat = QAction(tr("Profile &Heat Overlay"), self, checkable=True, checked=True)
-        self.act_heat.setStatusTip(tr("Tint the graph's nodes by their share of the profiled run time"))
-        self.act_heat.toggled.connect(self.profiles.set_heat_visible)
+        self.graph_view.set_overview_visible(self.act_overview.isChecked())
 
     def _build_menus(self) -> None:
-        menu = self.menuBar()
+        menu, table = self.menuBar(), menu_table(self)
         file_menu = menu.addMenu(tr("&File"))
-        for act in (self.act_new, self.act_open):
-            file_menu.addAction(act)
+        fill(file_menu, [self.act_new, self.act_open])
         self.recent_menu = file_menu.addMenu(tr("Open &Recent"))
         self.recent_menu.aboutToShow.connect(lambda: self.files.fill_recent_menu(self.recent_menu))
-        file_menu.addSeparator()
-        file_menu.addAction(self.act_save)
-        file_menu.addAction(self.act_save_as)
-        file_menu.addSeparator()
-        file_menu.addAction(self.act_open_model)
+        fill(file_menu, [None, self.act_save, self.act_save_as, None, self.act_open_model])
         self.builtin_menu = file_menu.addMenu(tr("Built-in &Models"))
         from pipeline_model.models import BUILTIN_MODELS
 
@@ -257,21 +190,11 @@ class MainWindow(QMainWindow):
             act.setToolTip(desc)
             act.triggered.connect(lambda _=False, n=name: self.editor.set_model(f"builtin:{n}"))
         self.model_button.setMenu(self.builtin_menu)
-        file_menu.addAction(self.act_export)
-        file_menu.addSeparator()
-        file_menu.addAction(self.act_quit)
-        edit = menu.addMenu(tr("&Edit"))
-        for act in (self.act_undo, self.act_redo, None, self.act_duplicate, self.act_delete, None, self.act_preferences):
-            edit.addSeparator() if act is None else edit.addAction(act)
-        run = menu.addMenu(tr("&Run"))
-        for act in (self.act_run, self.act_run_to, self.act_stop, self.act_restart_engine, None, self.act_build,
-                    self.act_compare, self.act_compare_many, None, self.act_auto):
-            run.addSeparator() if act is None else run.addAction(act)
+        fill(file_menu, [self.act_export, None, self.act_quit])
+        fill(menu.addMenu(tr("&Edit")), table["edit"])
+        fill(menu.addMenu(tr("&Run")), table["run"])
         view = menu.addMenu(tr("&View"))
-        for act in (self.act_fit, None, self.act_find, self.act_find_next, self.act_find_prev, None,
-                    self.act_expand_all, self.act_collapse_all, self.act_overview, self.act_heat):
-            view.addSeparator() if act is None else view.addAction(act)
-        view.addSeparator()
+        fill(view, table["view"] + [None])
         for dock in (self.palette_dock, self.pipeline_dock, self.diff_dock, self.run_dock, self.profile_dock,
                      self.tuning_dock):
             view.addAction(dock.toggleViewAction())
@@ -280,14 +203,11 @@ class MainWindow(QMainWindow):
         self.pipeline_menu = menu.addMenu(tr("&Pipeline"))
         self.pipeline_menu.addAction(self.act_pass_context)
         self.help.build_menu(menu)
-        bar = QToolBar(tr("Main"), self)
+        self.toolbar = bar = QToolBar(tr("Main"), self)
         bar.setObjectName("mainToolbar")
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        for act in (self.act_new, self.act_open, self.act_save, None, self.act_undo, self.act_redo, None,
-                    self.act_run, self.act_run_to, self.act_stop, None, self.act_build):
-            bar.addSeparator() if act is None else bar.addAction(act)
+        fill(bar, table["toolbar"])
         self.addToolBar(bar)
-        self.toolbar = bar
         self.target_menu.aboutToShow.connect(self._fill_target_menu)
 
     def _connect(self) -> None:
@@ -322,7 +242,7 @@ class MainWindow(QMainWindow):
         w.state_changed.connect(self._on_engine_state)
         w.catalogue_ready.connect(lambda data, _cached: self._set_catalogue(data))
         w.engine_crashed.connect(self._on_engine_crashed)
-        w.engine_restarted.connect(self.inspector.on_engine_restarted)
+        w.engine_restarted.connect(self.graphs.on_engine_restarted)
         self.setAcceptDrops(True)
 
     # ---- window-level reactions --------------------------------------------------------------
@@ -340,7 +260,13 @@ class MainWindow(QMainWindow):
         self.engine_label.style().unpolish(self.engine_label)
         self.engine_label.style().polish(self.engine_label)
 
-    def _set_overview(self, on: bool) -> None:
+    def overview_setting(self) -> bool:
+        """View ▸ Show Overview as remembered (on by default)."""
+        value = self.settings.value("graph/overview", True)
+        return value.lower() in ("true", "1", "yes") if isinstance(value, str) else bool(value)  # INI: strings
+
+    def set_overview(self, on: bool) -> None:
+        """View ▸ Show Overview: the graph's minimap (remembered)."""
         self.graph_view.set_overview_visible(on)
         self.settings.setValue("graph/overview", on)
 
@@ -349,7 +275,8 @@ class MainWindow(QMainWindow):
                                  self.act_restart_engine)
         self.statusBar().showMessage(tr("Engine crashed and was restarted"), 8000)
 
-    def _raise_run_panel(self, then: Any = None) -> None:
+    def raise_run_panel(self, then: Any = None) -> None:
+        """Show the Build & Run dock, then call ``then``."""
         self.run_dock.show()
         self.run_dock.raise_()
         if then is not None:
@@ -366,7 +293,7 @@ class MainWindow(QMainWindow):
 
     def _fill_target_menu(self) -> None:
         def show_in_panel() -> None:
-            self._raise_run_panel()
+            self.raise_run_panel()
             self.run_panel.target_combo.setFocus()
 
         self.run_controller.fill_target_menu(self.target_menu, show_in_panel)
@@ -463,8 +390,3 @@ class MainWindow(QMainWindow):
             self.autosave.discard()  # a clean exit: the edits were saved or discarded by the user
         self.worker.shutdown()  # bounded, also during a hung step
         event.accept()
-
-
-def _bool_setting(value: Any) -> bool:
-    """A boolean read back from QSettings (INI files give strings)."""
-    return value.lower() in ("true", "1", "yes") if isinstance(value, str) else bool(value)

@@ -110,7 +110,7 @@ def main(argv: list[str]) -> int:
     names = [win.function_picker.itemText(i) for i in range(win.function_picker.count())]
     fused = next((n for n in names if "softmax" in n), None) or next((n for n in names if n.startswith("fused")), None)
     if fused:
-        win.inspector.show_function(fused)
+        win.graphs.show_function(fused)
         wait(lambda: win.function_picker.currentText() == fused and not gv.is_busy())
         settle(600)
         gv.select_node(next((n for n in gv.node_ids() if gv.node_info(n).get("kind") == "binding"), None))

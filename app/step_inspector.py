@@ -1,9 +1,8 @@
-"""``StepInspector``: what the selected step did — diff, graph (with its cache), node details,
-the step's report, TensorIR of a callee, and errors in the user's own code.
-
-Graph and TensorIR come from the engine through one request handle each
-(``ctx.engine.submit_graph`` / ``submit_prim_func``); the graph cache is keyed by
-``(snapshot key, function)``. Results come from the run session's signals.
+"""``StepInspector``: what the selected step did — diff, module texts on demand, the step's report,
+and errors in the user's own code. The graph of the step's module (cache, picker, find, node details,
+TensorIR) is the :class:`app.graph_controller.GraphController`'s: the inspector tells it which snapshot
+to show (``graphs.show``), the step's report and the functions the diff found changed; it shows the
+selected step again on ``graphs.function_chosen``. Results come from the run session's signals.
 
 Module texts are printed by the engine on demand: runs carry snapshot keys, not TVMScript, and the
 diff of the selected step asks ``ctx.engine.submit_snapshot(key)`` for the texts it lacks (the diff
@@ -13,8 +12,8 @@ view says "loading…" meanwhile); texts are kept by key (:data:`TEXT_CACHE_BYTE
 from __future__ import annotations
 
 import collections
-import gc
 import html
+import os
 from typing import Any, Callable, Optional
 
 from PySide6.QtCore import QObject, Signal
@@ -23,34 +22,31 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from app.i18n import tr
 from app.code_dialogs import show_code_dialog
 from app.context import AppContext
-from app.panels import GraphArea, PipelinePanel
-from app.pass_kinds import fusion_call_node_ids, highlights_fusion, step_report_html, user_code_files
-from app.step_reports import details_placeholder_html, fused_node_ids, group_details_html, node_details_html
+from app.graph_controller import GraphController
+from app.panels import PipelinePanel
+from app.pass_kinds import step_report_html, user_code_files
 from pipeline_model.document import Step
 from pipeline_model.engine.results import CANCELLED, CHANGED, FAILED, NOT_RUN, SKIPPED, UNCHANGED, RunResult, StepResult
 from widgets.diff_view import DiffView
 from widgets.error_trace import ErrorLocation, locate_user_error
 from widgets.step_model import QtPipelineModel, format_ms
-from widgets.theme import muted_colour
 
-#: Most graphs kept in the cache (oldest dropped first).
-GRAPH_CACHE_SIZE = 64
 # Bytes of module texts (TVMScript by snapshot key) kept for diffs (oldest dropped first).
 TEXT_CACHE_BYTES = 128 * 1024 * 1024
 
 
 
 class StepInspector(QObject):
-    """Shows the selected step: diff, graph, details/report; follows selection, edits and results."""
+    """Shows the selected step: diff, report, the graph to show; follows selection, edits and results."""
 
     #: The diff/graph for the selected step is on screen (used by the benchmark).
     step_shown = Signal(str)
 
-    def __init__(self, ctx: AppContext, area: GraphArea, panel: PipelinePanel, diff_view: DiffView,
+    def __init__(self, ctx: AppContext, graphs: GraphController, panel: PipelinePanel, diff_view: DiffView,
                  step_model: QtPipelineModel) -> None:
         super().__init__(ctx)
         self.ctx = ctx
-        self.area = area
+        self.graphs = graphs
         self.panel = panel
         self.diff_view = diff_view
         self.step_model = step_model
@@ -58,41 +54,15 @@ class StepInspector(QObject):
         self.input_script: Optional[str] = None
         self.input_key: Optional[str] = None
         self.last_good_script: Optional[str] = None
-        self.graph_cache: dict[tuple[Optional[str], Optional[str]], dict] = {}
         # Module texts by snapshot key (keys are content hashes), fetched when a diff needs them.
         self._texts: "collections.OrderedDict[str, str]" = collections.OrderedDict()
         self._texts_bytes = 0
         self._text_requests: dict[str, Any] = {}
         # The diff waiting for texts: (snapshot keys with the scripts already known, show(texts)).
         self._pending_diff: Optional[tuple[list[tuple[Optional[str], Optional[str]]], Callable[[list[Optional[str]]], None]]] = None
-        self._graph_requests: dict[tuple[str, Optional[str]], Any] = {}
-        self._shown_graph: Optional[tuple[str, Optional[str]]] = None
-        self._shown_before_key: Optional[str] = None
-        self._current_function: Optional[str] = None
-        self._fitted_for: Optional[tuple[Any, Any]] = None  # (model, function) last fitted to the view
-        self._refit_pending = False
-        self._caption = ""
-        self._shown_pass_id: Optional[str] = None
-        self._shown_report: dict = {}
-        self._changed_functions: set[str] = set()  # functions whose text the shown step changed
-        self.details_kind = "placeholder"  # or "node" (a node's details) or "report" (a step's report)
-        self.prim_func_dialog: Any = None
         self.user_file_dialog: Any = None
         self.user_file_editor: Any = None
-        self.show_details_placeholder()
-        area.details.anchorClicked.connect(self._on_details_link)
-        area.function_picker.activated.connect(self._on_function_picked)
-        gv = area.graph_view
-        gv.node_selected.connect(self._on_node_selected)
-        gv.node_activated.connect(self._on_node_activated)
-        gv.graph_shown.connect(self._on_graph_shown)
-        gv.function_requested.connect(self.show_function)
-        find = area.find_bar
-        find.search.connect(gv.find)
-        find.next_requested.connect(gv.find_next)
-        find.previous_requested.connect(gv.find_previous)
-        find.closed.connect(gv.setFocus)
-        gv.find_changed.connect(find.set_count)
+        graphs.function_chosen.connect(lambda: self.show_step(self.view.current_uid()))
         diff_view.location_activated.connect(self.show_error_location)
         self.view.current_step_changed.connect(lambda uid: self.show_step(uid))
         self.view.nested_selected.connect(self._on_nested_selected)
@@ -102,9 +72,7 @@ class StepInspector(QObject):
         """A new document: forget the model input and the graphs."""
         self.input_script = self.input_key = None
         self.last_good_script = None
-        self.graph_cache.clear()
-        self.show_details_placeholder()  # a report (DLight rules, fusion) of the old document
-        self._fitted_for = None
+        self.graphs.on_document_replaced()  # also a report (DLight rules, fusion) of the old document
         if not self.ctx.doc.steps:
             self.show_step("")
 
@@ -140,11 +108,9 @@ class StepInspector(QObject):
 
     def refresh_colours(self) -> None:
         """Redo the rich text that keeps the colours it was made with (palette change)."""
-        if self.details_kind == "placeholder":
-            self.show_details_placeholder()
-        elif self.details_kind == "node":
-            self._on_graph_shown()
-        elif self.details_kind == "report":
+        if self.graphs.details_kind != "report":
+            self.graphs.refresh_colours()
+        else:
             uid = self.view.current_uid()
             result = self.step_model.result(uid) if uid else None
             if result is not None:
@@ -175,17 +141,15 @@ class StepInspector(QObject):
         step = self.ctx.doc.steps[index]
         result = self.step_model.result(uid)
         before, before_key = self._before_of(index)
-        if self.details_kind == "report":
-            self.show_details_placeholder()  # the previous step's report; this step's follows
+        if self.graphs.details_kind == "report":
+            self.graphs.show_details_placeholder()  # the previous step's report; this step's follows
         title = tr("Step {0}: {1}").format(index + 1, self.ctx.catalogue.title_for(step.pass_id))
-        self._shown_pass_id = None
-        self._shown_report = {}
-        self._changed_functions = set()
+        self.graphs.set_step_report(None)
         if result is None or result.state != FAILED:
             self._mark_source_error(uid, None)
         if result is None:
             self._diff_message(tr("{0} has not run yet.").format(title) if step.runnable else tr("{0} is disabled (skipped).").format(title))
-            self._show_graph(before_key, None, tr("{0} — not run yet; showing its input").format(title))
+            self.graphs.show(before_key, None, tr("{0} — not run yet; showing its input").format(title))
             return
         if result.state == FAILED:
             location = self.error_location(index, result)
@@ -196,7 +160,7 @@ class StepInspector(QObject):
                 self.diff_view.set_error(title, result.error or "unknown error", texts[0] or "",
                                          traceback=result.traceback or "", location=location)
 
-            self._show_graph(before_key, None, tr("{0} failed — showing the last good module").format(title))
+            self.graphs.show(before_key, None, tr("{0} failed — showing the last good module").format(title))
             # The error shows at once; the last good module's text follows when the engine printed it.
             known = self.module_text(before_key, before)
             show_error([known if known is not None or before_key else fallback])
@@ -209,8 +173,7 @@ class StepInspector(QObject):
         if result.state in (NOT_RUN, CANCELLED):
             self._show_not_run(index, title, result, before_key)
             return
-        self._shown_pass_id = step.pass_id
-        self._shown_report = dict(result.report or {})
+        self.graphs.set_step_report(dict(result.report or {}))
         self._show_step_report(index, step, result)
         label = tr("changed the module") if result.state == CHANGED else (tr("changed nothing") if result.state == UNCHANGED else result.state)
         changed = result.state == CHANGED
@@ -220,15 +183,13 @@ class StepInspector(QObject):
             after_text = texts[1] if changed else (result.script if result.script is not None else before_text)
             self.diff_view.set_snapshots(before_text, after_text, before_title=tr("Before {0}").format(title),
                                          after_title=tr("After {0}").format(title) + f" — {label} ({format_ms(result.elapsed_ms)})")
-            functions = changed_function_names(self.diff_view.module_diff) if changed else set()
-            if functions != self._changed_functions:
-                self._changed_functions = functions
-                self._render_graph()  # callers of changed PrimFuncs light up (a cached layout)
+            # Callers of changed PrimFuncs light up (a cached layout).
+            self.graphs.set_changed_functions(changed_function_names(self.diff_view.module_diff) if changed else set())
             self.step_shown.emit(uid)
 
         # An unchanged (or skipped) step's module prints as its input: only the "before" text is needed.
         wanted = [(before_key, before)] + ([(result.snapshot_key, result.script)] if changed else [])
-        self._show_graph(result.snapshot_key or before_key, before_key if changed else None, f"{title} — {label}")
+        self.graphs.show(result.snapshot_key or before_key, before_key if changed else None, f"{title} — {label}")
         self._with_texts(wanted, show_diff)
 
     def _show_not_run(self, index: int, title: str, result: StepResult, before_key: Optional[str]) -> None:
@@ -244,7 +205,7 @@ class StepInspector(QObject):
         else:
             self._diff_message(tr("{0} has not run yet.").format(title))
             caption = tr("{0} — not run yet; showing its input").format(title)
-        self._show_graph(before_key, None, caption)
+        self.graphs.show(before_key, None, caption)
         self.step_shown.emit(result.uid)
 
     def _failed_before(self, index: int) -> Optional[str]:
@@ -257,7 +218,7 @@ class StepInspector(QObject):
 
     def show_input(self) -> None:
         """The model as loaded (before any step)."""
-        self._show_graph(self.input_key, None, tr("Model input"))  # asked first: the engine serves in order
+        self.graphs.show(self.input_key, None, tr("Model input"))  # asked first: the engine serves in order
         if self.input_script or self.input_key:
             def show(texts: list[Optional[str]]) -> None:
                 text = texts[0] or ""
@@ -372,8 +333,7 @@ class StepInspector(QObject):
         text = step_report_html(step.pass_id, result.report or {}, self.ctx.doc.target)
         if text:
             title = html.escape(tr("Step {0}: {1}").format(index + 1, self.ctx.catalogue.title_for(step.pass_id)))
-            self.area.details.setHtml(f"<h3 style='margin:0'>{title}</h3>" + text)
-            self.details_kind = "report"
+            self.graphs.show_report(f"<h3 style='margin:0'>{title}</h3>" + text)
 
     # ---- errors in the user's own code ------------------------------------------------------
     def error_location(self, index: int, result: StepResult) -> Optional[ErrorLocation]:
@@ -438,240 +398,10 @@ class StepInspector(QObject):
         except OSError as exc:
             QMessageBox.warning(self.ctx.dialog_parent, tr("Cannot show the file"), f"{location.file}: {exc.strerror or exc}")
             return
-        import os
-
         self.user_file_dialog, self.user_file_editor = show_code_dialog(
             self.ctx.dialog_parent, tr("{0} — line {1}").format(os.path.basename(location.file), location.line), text,
             caption=f"{location.file}\n" + tr("line {0}: {1}").format(location.line, location.message),
             mark=(location.line, location.message), size=(760, 520))
-
-    # ---- graph -----------------------------------------------------------------------------
-    def on_engine_restarted(self) -> None:
-        """The engine crashed and restarted: graphs asked of the old engine are forgotten."""
-        self.graph_cache.clear()
-        self._graph_requests.clear()
-        self.area.graph_view.clear_cache()
-
-    def _show_graph(self, key: Optional[str], before_key: Optional[str], caption: str) -> None:
-        self.area.graph_caption.setText(caption)
-        self._caption = caption
-        self._shown_graph = (key, self._current_function) if key else None
-        self._shown_before_key = before_key
-        if not key:
-            self.area.graph_view.clear_graph(tr("Run the pipeline (F5) to see the model as a graph"))
-            return
-        for k in (key, before_key):
-            if k:
-                self._request_graph(k, self._current_function)
-        self._render_graph()
-
-    def _request_graph(self, key: str, function: Optional[str]) -> None:
-        wanted = (key, function)
-        if wanted in self.graph_cache or wanted in self._graph_requests:
-            return
-        request = self.ctx.engine.submit_graph(key, function)
-        self._graph_requests[wanted] = request
-        request.finished.connect(lambda value: self._on_graph(wanted, value))
-        request.failed.connect(lambda message: self._on_graph_failed(wanted, message))
-
-    def _on_graph(self, wanted: tuple[str, Optional[str]], value: Any) -> None:
-        self._graph_requests.pop(wanted, None)
-        self.graph_cache[wanted] = value if isinstance(value, dict) else {"graph": None}
-        if len(self.graph_cache) > GRAPH_CACHE_SIZE:
-            self.graph_cache.pop(next(iter(self.graph_cache)))
-        # A graph reply is ~10^5 long-lived objects. Left to the cyclic GC, each full collection walks
-        # them all again on whichever thread allocates next, holding the GIL (100-200 ms GUI stalls at
-        # 128 layers). Frozen, they are skipped by collections and still freed by reference counting.
-        gc.freeze()
-        self._render_graph()
-
-    def _on_graph_failed(self, wanted: tuple[str, Optional[str]], message: str) -> None:
-        self._graph_requests.pop(wanted, None)
-        self.area.graph_caption.setText(tr("Graph unavailable: {0}").format(message.splitlines()[0][:200] if message else ""))
-
-    def _render_graph(self) -> None:
-        if not self._shown_graph:
-            return
-        key, function = self._shown_graph
-        reply = self.graph_cache.get((key, function))
-        if reply is None:
-            return
-        before_reply = self.graph_cache.get((self._shown_before_key, function)) if self._shown_before_key else None
-        if self._shown_before_key and before_reply is None:
-            return  # wait for the "before" graph to highlight changes
-        data = reply.get("graph")
-        self._update_function_picker(reply)
-        caption = self._caption
-        if reply.get("missing") and reply.get("function"):
-            caption += "  " + tr("('{0}' is not in this module; showing {1})").format(reply.get("requested"), reply["function"])
-        self.area.graph_caption.setText(caption)
-        if not data:
-            self.area.graph_view.clear_graph(tr("This module has no Relax function"))
-            self.area.graph_caption.setText(caption + tr(" (no Relax function)"))
-            return
-        # Change detection against the step's input runs in the graph view's worker (before=...).
-        before = None
-        if before_reply is not None and before_reply.get("function") == reply.get("function"):
-            before = before_reply.get("graph")
-        extra: set[str] = set()
-        if before is not None:
-            # A step that changed only a PrimFunc leaves the Relax binding as it was: its callers light up.
-            extra |= callee_changed_node_ids(data, self._changed_functions)
-        if self._shown_pass_id is not None and highlights_fusion(self._shown_report):
-            # The bindings fused into composite/offloaded functions by this step: the calls the
-            # step's fusion report names (by var name), and any call of a composite function.
-            extra |= fused_node_ids(data) | fusion_call_node_ids(data, self._shown_report)
-        identity = (self.ctx.doc.model, reply.get("function"))
-        if identity != self._fitted_for:
-            self._fitted_for = identity
-            self._refit_pending = True  # a new model or function: fit it when it is on screen
-        self.area.find_bar.forget_matches()
-        self.area.graph_view.set_graph(data, extra, key=(key, reply.get("function")), before=before)
-
-    def _update_function_picker(self, reply: dict) -> None:
-        picker = self.area.function_picker
-        names = [str(n) for n in reply.get("functions") or []]
-        current = reply.get("function")
-        if reply.get("missing") and current:
-            # The function asked for is not in this module (another model, a fused function of a
-            # later step): follow the one shown, so the next steps ask for it.
-            self._current_function = str(current)
-        picker.blockSignals(True)
-        picker.clear()
-        for name in names or ([str(current)] if current else []):
-            picker.addItem(name)
-        if current:
-            picker.setCurrentText(str(current))
-        picker.setEnabled(len(names) > 1)
-        picker.blockSignals(False)
-
-    def _on_function_picked(self, index: int) -> None:
-        self.show_function(self.area.function_picker.itemText(index))
-
-    def show_function(self, name: str) -> None:
-        """Show Relax function ``name`` of the selected step's module (picker, or opening a fused call)."""
-        self._current_function = name or None
-        self.show_step(self.view.current_uid())
-
-    def open_find(self) -> None:
-        """Edit > Find in Graph (Ctrl+F)."""
-        self.area.find_bar.open_bar()
-
-    def find_next(self, backwards: bool = False) -> None:
-        """F3 / Shift+F3: the next (previous) match; opens the find bar when nothing was searched yet."""
-        bar = self.area.find_bar
-        if not bar.isVisible() or bar.searched is None:
-            bar.open_bar()
-            if bar.edit.text().strip():
-                bar.searched = bar.edit.text().strip()
-                self.area.graph_view.find(bar.searched)
-            return
-        if backwards:
-            self.area.graph_view.find_previous()
-        else:
-            self.area.graph_view.find_next()
-
-    def shown_graph(self) -> Optional[tuple[str, Optional[str]]]:
-        """``(snapshot key, function)`` of the graph shown (``None`` when none; function ``None`` = the
-        engine's default, the entry function)."""
-        if not self._shown_graph:
-            return None
-        key, function = self._shown_graph
-        reply = self.graph_cache.get(self._shown_graph) or {}
-        return key, (reply.get("function") or function)
-
-    def fit_graph(self) -> None:
-        """View > Fit Graph."""
-        self.area.graph_view.fit_to_view()
-
-    # ---- node details, TensorIR ---------------------------------------------------------------
-    def _shown_graph_data(self) -> dict:
-        return self.area.graph_view.graph_json() or {}
-
-    def _graph_node(self, node_id: str) -> Optional[dict]:
-        """The node of the graph shown with this id: a node of the function, of an inlined callee
-        (``<call id>/<node id>``), or of the view (a collapsed group, a stub)."""
-        return self._node_and_graph(node_id)[0]
-
-    def _node_and_graph(self, node_id: str) -> tuple[Optional[dict], dict]:
-        gv = self.area.graph_view
-        full = gv.graph_json() or {}
-        view = gv.view_json() or {}
-        view_node = next((n for n in view.get("nodes", []) if n.get("id") == node_id), None)
-        if view_node is not None and view_node.get("kind") == "group":
-            return view_node, view
-        if view_node is not None and view_node.get("stub_of") is not None:
-            node_id = str(view_node["stub_of"])
-        node = next((n for n in full.get("nodes", []) if n.get("id") == node_id), None)
-        if node is not None:
-            return node, full
-        call_id, _sep, inner = node_id.partition("/")
-        call = next((n for n in full.get("nodes", []) if n.get("id") == call_id), None) if inner else None
-        callee = ((full.get("graph") or {}).get("callees") or {}).get(call.get("callee")) if call else None
-        if callee:
-            node = next((n for n in callee.get("nodes", []) if n.get("id") == inner), None)
-            if node is not None:
-                return node, callee
-        return (view_node, view) if view_node is not None else (None, {})
-
-    def _on_node_selected(self, info: Any) -> None:
-        node_id = str(info.get("id", "")) if isinstance(info, dict) else str(info or "")
-        node, graph = self._node_and_graph(node_id) if node_id else (None, {})
-        if node is None:
-            self.show_details_placeholder()
-            return
-        if node.get("kind") == "group":
-            self.area.details.setHtml(group_details_html(node, graph, self.area.graph_view.groups()))
-        else:
-            text = node_details_html(node, graph)
-            view_node = next((n for n in (self.area.graph_view.view_json() or {}).get("nodes", []) if n.get("id") == node_id), None)
-            if view_node is not None and view_node.get("stub_of") is not None:
-                text += "<p><i>" + html.escape(tr("Shown again next to this use (a stub): the value is defined once.")) + "</i></p>"
-            self.area.details.setHtml(text)
-        self.details_kind = "node"
-
-    def show_details_placeholder(self) -> None:
-        """The node details panel's hint (wrapped, in the palette's placeholder colour)."""
-        color = muted_colour(QApplication.palette(), 0.45).name()  # PlaceholderText may be translucent
-        self.area.details.setHtml(details_placeholder_html(color))
-        self.details_kind = "placeholder"
-
-    def _on_graph_shown(self) -> None:
-        """A new graph is on screen: node details must describe a node of this graph; a new model or
-        function is fitted to the view."""
-        gv = self.area.graph_view
-        if self._refit_pending and gv.graph_json() is not None:
-            self._refit_pending = False
-            gv.fit_to_view()
-        if self.details_kind == "report":
-            return
-        selected = self.area.graph_view.selected_node()
-        if selected is not None and self._graph_node(selected) is not None:
-            self._on_node_selected({"id": selected})
-        else:
-            self.show_details_placeholder()
-
-    def _on_details_link(self, url: Any) -> None:
-        text = url.toString()
-        if text.startswith("primfunc:"):
-            self.request_prim_func(text[len("primfunc:"):])
-
-    def _on_node_activated(self, info: Any) -> None:
-        node = self._graph_node(str(info.get("id", "")) if isinstance(info, dict) else str(info or ""))
-        if node and node.get("callee") and node.get("callee_kind") == "prim_func":
-            self.request_prim_func(str(node["callee"]))
-
-    def request_prim_func(self, name: str) -> None:
-        """Ask the engine for the TensorIR of ``name`` in the shown module; a dialog shows it."""
-        if not self._shown_graph:
-            return
-        request = self.ctx.engine.submit_prim_func(self._shown_graph[0], name)
-        request.finished.connect(lambda value: self._show_prim_func(name, value))
-        request.failed.connect(lambda message: QMessageBox.warning(self.ctx.dialog_parent, tr("TensorIR"), message))
-
-    def _show_prim_func(self, name: str, value: Any) -> None:
-        text = str(value if not isinstance(value, dict) else value.get("text", ""))
-        self.prim_func_dialog, _editor = show_code_dialog(self.ctx.dialog_parent, tr("TensorIR — {0}").format(name), text)
 
 
 def changed_function_names(diff: Any) -> set[str]:
@@ -682,14 +412,6 @@ def changed_function_names(diff: Any) -> set[str]:
     from pipeline_model.diff import CHANGED as TEXT_CHANGED
 
     return set(diff.by_status(TEXT_CHANGED))
-
-
-def callee_changed_node_ids(graph: dict, functions: set[str]) -> set[str]:
-    """Ids of the call nodes of ``graph`` (call_tir, calls of Relax functions) whose callee is one of
-    ``functions``."""
-    if not functions:
-        return set()
-    return {str(n["id"]) for n in graph.get("nodes", []) if n.get("callee") and str(n["callee"]) in functions}
 
 
 def _has_focus_within(widget: Any) -> bool:

@@ -251,7 +251,7 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
     if args.layers:
         win.ctx.trust.override = True  # the generated model file is code the bench wrote itself
     win.show()
-    gv, insp = win.graph_view, win.inspector
+    gv, insp, graphs = win.graph_view, win.inspector, win.graphs
     monitor = _StallMonitor()
     try:
         if not _wait(lambda: win.ctx.catalogue.catalogue is not None, 120):
@@ -281,7 +281,7 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
 
         def shown(key: str) -> bool:
             return (not gv.is_busy() and gv._key is not None and gv._key[0] == key  # noqa: SLF001
-                    and insp._shown_graph is not None and insp._shown_graph[0] == key)  # noqa: SLF001
+                    and graphs._shown_graph is not None and graphs._shown_graph[0] == key)  # noqa: SLF001
 
         def select(uid: str) -> None:
             moved: list = []
@@ -296,12 +296,12 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
             monitor.reset()
             t0 = time.perf_counter()
             select(uid)
-            fn = insp._current_function  # noqa: SLF001
-            _wait(lambda: (key, fn) in insp.graph_cache, 120)
+            fn = graphs._current_function  # noqa: SLF001
+            _wait(lambda: (key, fn) in graphs.graph_cache, 120)
             replies.append(time.perf_counter() - t0)
             if not _wait(lambda: shown(key), 120):
                 raise SystemExit(f"bench_graph: the graph of {key} was not shown: {win.graph_caption.text()} "
-                                 f"(view: {gv._key}, busy {gv.is_busy()}; inspector: {insp._shown_graph})")  # noqa: SLF001
+                                 f"(view: {gv._key}, busy {gv.is_busy()}; graphs: {graphs._shown_graph})")  # noqa: SLF001
             gv.viewport().repaint()
             elapsed = time.perf_counter() - t0
             app.processEvents()

@@ -113,8 +113,8 @@ def test_panels_clear_when_their_document_or_model_changes(fake_studio):
                                            "b": {"label": "pipeline", "latency": {"median_us": 10.0}}, "speedup": 2.0})
         win.tuning_panel.update_progress({"done": 3, "total": 8, "pass_id": "relax.MetaScheduleTuneTIR",
                                           "tasks": [{"name": "matmul", "trials": 3}]})
-        win.inspector.area.details.setHtml("<h3>DLight report</h3>")
-        win.inspector.details_kind = "report"
+        win.graphs.area.details.setHtml("<h3>DLight report</h3>")
+        win.graphs.details_kind = "report"
         assert win.run_panel.chart.bars and win.run_panel.results.toPlainText()
         assert win.tuning_panel.table.rowCount() == 1
 
@@ -128,7 +128,7 @@ def test_panels_clear_when_their_document_or_model_changes(fake_studio):
     fill_panels()
     win.files.new_pipeline(force=True)
     assert_cleared()
-    assert win.inspector.details_kind == "placeholder" and "DLight report" not in win.inspector.area.details.toPlainText()
+    assert win.graphs.details_kind == "placeholder" and "DLight report" not in win.graphs.area.details.toPlainText()
     assert not win.pipeline_view.nested_box.isVisibleTo(win.pipeline_view)
     # Opening another pipeline: the chart and results go.
     fill_panels()
@@ -153,7 +153,7 @@ def test_window_fits_1024x700_with_a_long_caption(fake_studio, qapp):
     qt_wait(lambda: False, 200)
     long_caption = "Graph unavailable: module '86f6" + "0123456789abcdef" * 20 + "' could not be laid out"
     win.graph_caption.setText(long_caption)
-    win.inspector._show_graph(None, None, long_caption)
+    win.graphs.show(None, None, long_caption)
     qt_wait(lambda: False, 300)
     assert win.width() <= 1024 and win.height() <= 700, win.size()
     assert win.graph_caption.toolTip() == long_caption

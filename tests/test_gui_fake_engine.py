@@ -98,7 +98,7 @@ def test_window_runs_edits_and_undoes_on_the_fake(fake_studio):
     assert qt_wait(lambda: "# after relax.LegalizeOps" in win.diff_view.right.toPlainText(), 10_000)
     assert "# after" not in win.diff_view.left.toPlainText()
     key = (win.step_model.result(first).snapshot_key, None)
-    assert qt_wait(lambda: key in win.inspector.graph_cache, 10_000)
+    assert qt_wait(lambda: key in win.graphs.graph_cache, 10_000)
     assert "Run: 3 step(s)" in win.run_label.text()
     finished: list = []
     win.session.run_finished.connect(lambda rev, res: finished.append(rev))

@@ -27,7 +27,7 @@ def _show(win, uid: str) -> None:
     gv = win.graph_view
     assert qt_wait(lambda: gv.graph_json() is not None and not gv.is_busy()
                    and any(n["id"] == "n0" for n in gv.graph_json()["nodes"])
-                   and win.inspector._shown_graph and win.inspector._shown_graph[0] == key, 10_000)
+                   and win.graphs._shown_graph and win.graphs._shown_graph[0] == key, 10_000)
     nodes = {n["id"] for n in gv.graph_json()["nodes"]}
     expected = {f"n{i}" for i in range(win.ctrl.doc.index_of(uid) + 1)}
     assert qt_wait(lambda: expected <= {n["id"] for n in (gv.graph_json() or {}).get("nodes", [])}, 10_000), nodes
@@ -92,7 +92,7 @@ def test_expand_collapse_actions_group_details_and_overview_setting(fake_studio)
 def test_missing_function_falls_back_with_a_caption_once(fake_studio):
     win = fake_studio
     uids = _run_three(win)
-    win.inspector._current_function = "forward"  # kept from a model whose function was 'forward'
+    win.graphs._current_function = "forward"  # kept from a model whose function was 'forward'
     _show(win, uids[0])
     assert qt_wait(lambda: "not in this module" in win.graph_caption.text(), 10_000)
     assert "'forward' is not in this module; showing main" in win.graph_caption.text()

@@ -78,8 +78,8 @@ def _open_through_dialog(win, monkeypatch, choose) -> None:
 
 
 def _input_graph(win, timeout_ms: int = 120_000) -> dict:
-    assert qt_wait(lambda: win.inspector.input_key is not None and (win.inspector.input_key, None) in win.inspector.graph_cache, timeout_ms), "no input graph"
-    return win.inspector.graph_cache[(win.inspector.input_key, None)]["graph"]
+    assert qt_wait(lambda: win.inspector.input_key is not None and (win.inspector.input_key, None) in win.graphs.graph_cache, timeout_ms), "no input graph"
+    return win.graphs.graph_cache[(win.inspector.input_key, None)]["graph"]
 
 
 def test_dialog_lists_builtins(qtbot):

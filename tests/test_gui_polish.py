@@ -161,7 +161,7 @@ def test_node_details_panel_wraps_and_keeps_a_minimum_width(fake_win):
     from app.panels import DETAILS_MIN_WIDTH
 
     details = win.details
-    win.inspector.show_details_placeholder()
+    win.graphs.show_details_placeholder()
     text = details.toPlainText()
     assert "Click a node to see its op, attributes and input/output types." in text
     assert "TensorIR" in text
@@ -176,7 +176,7 @@ def test_node_details_panel_wraps_and_keeps_a_minimum_width(fake_win):
     QApplication.processEvents()
     assert details.horizontalScrollBar().maximum() == 0
     win.graph_split.setSizes([900, 280])
-    win.inspector.show_details_placeholder()
+    win.graphs.show_details_placeholder()
 
 
 def test_target_has_one_source_of_truth(fake_win):
@@ -242,7 +242,7 @@ def test_dark_palette_keeps_everything_readable(win):
     legalize, custom = Step("relax.LegalizeOps"), Step("custom.python", params={"source": RUNTIME_SOURCE})
     _load(win, [legalize, custom, Step("relax.FuseOps")])
     _run_until_result(win, custom.uid)
-    win.inspector.show_details_placeholder()
+    win.graphs.show_details_placeholder()
     try:
         make_application([])  # the app's style sheet (with it Qt does not pass palette changes on by itself)
         QApplication.processEvents()
@@ -270,7 +270,7 @@ def test_dark_palette_keeps_everything_readable(win):
         formats = editor.document().findBlockByNumber(0).layout().formats()  # "import tvm"
         assert formats and contrast_ratio(QColor(formats[0].format.foreground().color()), base) >= 4.0  # light style: 3.2
         # the details hint follows the palette change by itself
-        assert win.inspector.details_kind == "placeholder"
+        assert win.graphs.details_kind == "placeholder"
         hint = muted_colour(pal, 0.45)
         assert hint.name() in win.details.toHtml() and contrast_ratio(hint, base) >= 4.5
         # the whole window: no big light areas (hard-coded light backgrounds) left, in the failed

@@ -139,8 +139,8 @@ def test_fuse_ops_by_pattern_highlights_fused_nodes(studio, repo_root):
         assert result.state == "changed", result.error
         win.pipeline_view.select_uids([step.uid])
         key = (result.snapshot_key, None)
-        assert qt_wait(lambda: key in win.inspector.graph_cache and not win.graph_view.is_busy(), 60_000)
-        graph = win.inspector.graph_cache[key]["graph"]
+        assert qt_wait(lambda: key in win.graphs.graph_cache and not win.graph_view.is_busy(), 60_000)
+        graph = win.graphs.graph_cache[key]["graph"]
         fused = fused_node_ids(graph)
         assert fused, "no composite call in the graph after FuseOpsByPattern"
         # the engine's fusion report names the call by its var name; that node is highlighted too

@@ -14,7 +14,8 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from app.step_inspector import callee_changed_node_ids, changed_function_names  # noqa: E402
+from app.graph_controller import callee_changed_node_ids  # noqa: E402
+from app.step_inspector import changed_function_names  # noqa: E402
 from pipeline_model.build_api import (  # noqa: E402
     CheckResult, CompareRow, LatencyStats, MultiCompareResult, Profile, ProfileEntry,
 )
@@ -182,7 +183,7 @@ def _graph_of(win, key: str, nodes: set[str], highlighted: Optional[set[str]] = 
     given) exactly ``highlighted`` highlighted; then let queued layouts finish and check again."""
     def shown() -> bool:
         data = win.graph_view.graph_json() or {}
-        return (not win.graph_view.is_busy() and (win.inspector.shown_graph() or ("",))[0] == key
+        return (not win.graph_view.is_busy() and (win.graphs.shown_graph() or ("",))[0] == key
                 and {n.get("id") for n in data.get("nodes", [])} == nodes
                 and (highlighted is None or set(win.graph_view.highlighted()) == highlighted))
     if not qt_wait(shown, 10_000):

@@ -81,11 +81,11 @@ def test_annotate_op_pattern_highlights_the_call_tir_nodes(studio):
     key = win.step_model.result(step.uid).snapshot_key
 
     def shown() -> bool:
-        return (not win.graph_view.is_busy() and (win.inspector.shown_graph() or ("",))[0] == key
+        return (not win.graph_view.is_busy() and (win.graphs.shown_graph() or ("",))[0] == key
                 and win.graph_view.graph_json() is not None)
 
     assert qt_wait(shown, 60_000)
-    changed = win.inspector._changed_functions  # noqa: SLF001 - what the diff says changed
+    changed = win.graphs._changed_functions  # noqa: SLF001 - what the diff says changed
     assert changed  # every legalized PrimFunc got its op_pattern
     graph = win.graph_view.graph_json()
     callers = {n["id"] for n in graph["nodes"] if n.get("callee") in changed}

@@ -250,7 +250,7 @@
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+69"/>
+        <location filename="../../app/main_window.py" line="+68"/>
         <source>Relax Pipeline Studio</source>
         <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
         <translation>Relax Pipeline Studio</translation>
@@ -292,7 +292,7 @@
         <translation>引擎：已停止</translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location filename="../../app/actions.py" line="+56"/>
         <source>&amp;New Pipeline</source>
         <translation>新建流水线(&amp;N)</translation>
     </message>
@@ -302,7 +302,7 @@
         <translation>打开流水线(&amp;O)…</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
@@ -337,7 +337,7 @@
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../app/main_window.py" line="+42"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
@@ -347,12 +347,12 @@
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location filename="../../app/actions.py" line="+1"/>
         <source>&amp;Delete Step</source>
         <translation>删除步骤(&amp;D)</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+1"/>
         <source>&amp;Run Pipeline</source>
         <translation>运行流水线(&amp;R)</translation>
     </message>
@@ -377,12 +377,12 @@
         <translation>停止(&amp;S)</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>Stop the running step</source>
         <translation>停止正在运行的步骤</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>Restart &amp;Engine</source>
         <translation>重启引擎(&amp;E)</translation>
     </message>
@@ -397,7 +397,7 @@
         <translation>首选项(&amp;P)…</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+0"/>
         <source>Engine watchdog limit and memory limit</source>
         <translation>引擎看门狗时限和内存上限</translation>
     </message>
@@ -412,12 +412,12 @@
         <translation>适应图形(&amp;F)</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>&amp;Find in Graph…</source>
         <translation>在图中查找(&amp;F)…</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>Find a node by name, op, callee or shape (Ctrl+F)</source>
         <translation>按名称、算子、被调函数或形状查找节点 (Ctrl+F)</translation>
     </message>
@@ -457,12 +457,12 @@
         <translation>显示概览(&amp;O)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+0"/>
         <source>A minimap of the whole graph with the visible part framed</source>
         <translation>整张图的缩略图，框出当前可见部分</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+2"/>
         <source>&amp;Build &amp;&amp; Run</source>
         <translation>构建并运行(&amp;B)</translation>
     </message>
@@ -507,42 +507,42 @@
         <translation>性能热度叠加(&amp;H)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+0"/>
         <source>Tint the graph&apos;s nodes by their share of the profiled run time</source>
         <translation>按各节点在剖析运行时间中的占比为图中节点着色</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location filename="../../app/main_window.py" line="+15"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+3"/>
         <source>Built-in &amp;Models</source>
         <translation>内置模型(&amp;M)</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+9"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+1"/>
         <source>&amp;Run</source>
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+1"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+7"/>
         <source>&amp;Pipeline</source>
         <translation>流水线(&amp;P)</translation>
     </message>
@@ -552,7 +552,7 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location line="+68"/>
         <source>The engine was restarted; your pipeline is unchanged.</source>
         <translation>引擎已重启；您的流水线未受影响。</translation>
     </message>
@@ -562,7 +562,7 @@
         <translation>引擎崩溃并已重启</translation>
     </message>
     <message>
-        <location line="+49"/>
+        <location line="+50"/>
         <source>Restarting the engine…</source>
         <translation>正在重启引擎…</translation>
     </message>
@@ -794,36 +794,36 @@
         <translation>步骤 {0} 失败</translation>
     </message>
     <message>
-        <location filename="../../app/step_inspector.py" line="+180"/>
-        <location line="+194"/>
+        <location filename="../../app/step_inspector.py" line="+146"/>
+        <location line="+189"/>
         <source>Step {0}: {1}</source>
-        <extracomment>Most graphs kept in the cache (oldest dropped first). The diff/graph for the selected step is on screen (used by the benchmark).</extracomment>
+        <extracomment>The diff/graph for the selected step is on screen (used by the benchmark).</extracomment>
         <translation>步骤 {0}：{1}</translation>
     </message>
     <message>
-        <location line="-187"/>
-        <location line="+58"/>
+        <location line="-184"/>
+        <location line="+55"/>
         <source>{0} has not run yet.</source>
         <translation>{0} 尚未运行。</translation>
     </message>
     <message>
-        <location line="-58"/>
+        <location line="-55"/>
         <source>{0} is disabled (skipped).</source>
         <translation>{0} 已禁用（跳过）。</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+58"/>
+        <location line="+55"/>
         <source>{0} — not run yet; showing its input</source>
         <translation>{0} — 尚未运行；显示其输入</translation>
     </message>
     <message>
-        <location line="-47"/>
+        <location line="-44"/>
         <source>{0} failed — showing the last good module</source>
         <translation>{0} 失败 — 显示最后一个正确的模块</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+15"/>
         <source>changed the module</source>
         <translation>改变了模块</translation>
     </message>
@@ -834,17 +834,17 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+68"/>
+        <location line="+66"/>
         <source>Before {0}</source>
         <translation>{0} 之前</translation>
     </message>
     <message>
-        <location line="-67"/>
+        <location line="-65"/>
         <source>After {0}</source>
         <translation>{0} 之后</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+16"/>
         <source>{0} — not run (an earlier step failed); showing the last good module</source>
         <translation>{0} — 未运行（之前的步骤失败）；显示最后一个正确的模块</translation>
     </message>
@@ -895,12 +895,12 @@
         <translation>无法获取模块文本：{0}</translation>
     </message>
     <message>
-        <location line="+76"/>
+        <location line="+75"/>
         <source>Cannot show the file</source>
         <translation>无法显示该文件</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+3"/>
         <source>{0} — line {1}</source>
         <translation>{0} — 第 {1} 行</translation>
     </message>
@@ -910,8 +910,9 @@
         <translation>第 {0} 行：{1}</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location filename="../../app/graph_controller.py" line="+118"/>
         <source>Run the pipeline (F5) to see the model as a graph</source>
+        <extracomment>Most graphs kept in the cache (oldest dropped first). Another function was chosen (picker, opening a fused call): the selected step is to be shown again.</extracomment>
         <translation>运行流水线 (F5) 以图形方式查看模型</translation>
     </message>
     <message>

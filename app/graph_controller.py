@@ -1,0 +1,336 @@
+"""``GraphController``: the graph of the selected step's module — graph requests and their cache,
+the function picker (and the fallback when the function asked for is missing), refit on a new model or
+function, the find bar, expand/collapse, node details of graph nodes, collapsed groups, stubs and inlined
+callee nodes, the TensorIR dialog of a callee, and :meth:`shown_graph` (the hook of the profile heat
+overlay).
+
+Graphs come from the engine through one request handle each (``ctx.engine.submit_graph``); the cache is
+keyed by ``(snapshot key, function)``. The :class:`app.step_inspector.StepInspector` tells it what to show
+(:meth:`show`, :meth:`set_step_report`, :meth:`set_changed_functions`, :meth:`show_report`); it asks the
+inspector to show the selected step again through :attr:`function_chosen` (another function picked).
+"""
+
+from __future__ import annotations
+
+import gc
+import html
+from typing import Any, Optional
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from app.code_dialogs import show_code_dialog
+from app.context import AppContext
+from app.i18n import tr
+from app.panels import GraphArea
+from app.pass_kinds import fusion_call_node_ids, highlights_fusion
+from app.step_reports import details_placeholder_html, fused_node_ids, group_details_html, node_details_html
+from widgets.theme import muted_colour
+
+#: Most graphs kept in the cache (oldest dropped first).
+GRAPH_CACHE_SIZE = 64
+
+
+class GraphController(QObject):
+    """The graph area: what the graph shows, its cache, find, node details and TensorIR."""
+
+    #: Another function was chosen (picker, opening a fused call): the selected step is to be shown again.
+    function_chosen = Signal()
+
+    def __init__(self, ctx: AppContext, area: GraphArea) -> None:
+        super().__init__(ctx)
+        self.ctx = ctx
+        self.area = area
+        self.graph_cache: dict[tuple[Optional[str], Optional[str]], dict] = {}
+        self._graph_requests: dict[tuple[str, Optional[str]], Any] = {}
+        self._shown_graph: Optional[tuple[str, Optional[str]]] = None
+        self._shown_before_key: Optional[str] = None
+        self._current_function: Optional[str] = None
+        self._fitted_for: Optional[tuple[Any, Any]] = None  # (model, function) last fitted to the view
+        self._refit_pending = False
+        self._caption = ""
+        self._step_report: Optional[dict] = None  # the shown step's report (fusion highlights); None: none
+        self._changed_functions: set[str] = set()  # functions whose text the shown step changed
+        self.details_kind = "placeholder"  # or "node" (a node's details) or "report" (a step's report)
+        self.prim_func_dialog: Any = None
+        self.show_details_placeholder()
+        area.details.anchorClicked.connect(self._on_details_link)
+        area.function_picker.activated.connect(self._on_function_picked)
+        gv = area.graph_view
+        gv.node_selected.connect(self._on_node_selected)
+        gv.node_activated.connect(self._on_node_activated)
+        gv.graph_shown.connect(self._on_graph_shown)
+        gv.function_requested.connect(self.show_function)
+        find = area.find_bar
+        find.search.connect(gv.find)
+        find.next_requested.connect(gv.find_next)
+        find.previous_requested.connect(gv.find_previous)
+        find.closed.connect(gv.setFocus)
+        gv.find_changed.connect(find.set_count)
+
+    # ---- what the inspector tells -------------------------------------------------------------
+    def on_document_replaced(self) -> None:
+        """A new document: forget the graphs and the node details (a report of the old document)."""
+        self.graph_cache.clear()
+        self.show_details_placeholder()
+        self._fitted_for = None
+
+    def set_step_report(self, report: Optional[dict]) -> None:
+        """The report of the step shown (``None``: no step result shown); changed functions are reset."""
+        self._step_report = report
+        self._changed_functions = set()
+
+    def set_changed_functions(self, functions: set[str]) -> None:
+        """Functions whose text the shown step changed: their callers light up (a cached layout)."""
+        if functions != self._changed_functions:
+            self._changed_functions = functions
+            self._render_graph()
+
+    def show_report(self, html_text: str) -> None:
+        """A step's report in the details pane."""
+        self.area.details.setHtml(html_text)
+        self.details_kind = "report"
+
+    def refresh_colours(self) -> None:
+        """Redo the node details / hint made with the old palette (a report is the inspector's)."""
+        if self.details_kind == "placeholder":
+            self.show_details_placeholder()
+        elif self.details_kind == "node":
+            self._on_graph_shown()
+
+    # ---- graph -----------------------------------------------------------------------------
+    def on_engine_restarted(self) -> None:
+        """The engine crashed and restarted: graphs asked of the old engine are forgotten."""
+        self.graph_cache.clear()
+        self._graph_requests.clear()
+        self.area.graph_view.clear_cache()
+
+    def show(self, key: Optional[str], before_key: Optional[str], caption: str) -> None:
+        """Show the graph of snapshot ``key`` (changes against ``before_key`` highlighted) with ``caption``."""
+        self.area.graph_caption.setText(caption)
+        self._caption = caption
+        self._shown_graph = (key, self._current_function) if key else None
+        self._shown_before_key = before_key
+        if not key:
+            self.area.graph_view.clear_graph(tr("Run the pipeline (F5) to see the model as a graph"))
+            return
+        for k in (key, before_key):
+            if k:
+                self._request_graph(k, self._current_function)
+        self._render_graph()
+
+    def _request_graph(self, key: str, function: Optional[str]) -> None:
+        wanted = (key, function)
+        if wanted in self.graph_cache or wanted in self._graph_requests:
+            return
+        request = self.ctx.engine.submit_graph(key, function)
+        self._graph_requests[wanted] = request
+        request.finished.connect(lambda value: self._on_graph(wanted, value))
+        request.failed.connect(lambda message: self._on_graph_failed(wanted, message))
+
+    def _on_graph(self, wanted: tuple[str, Optional[str]], value: Any) -> None:
+        self._graph_requests.pop(wanted, None)
+        self.graph_cache[wanted] = value if isinstance(value, dict) else {"graph": None}
+        if len(self.graph_cache) > GRAPH_CACHE_SIZE:
+            self.graph_cache.pop(next(iter(self.graph_cache)))
+        # A graph reply is ~10^5 long-lived objects. Left to the cyclic GC, each full collection walks
+        # them all again on whichever thread allocates next, holding the GIL (100-200 ms GUI stalls at
+        # 128 layers). Frozen, they are skipped by collections and still freed by reference counting.
+        gc.freeze()
+        self._render_graph()
+
+    def _on_graph_failed(self, wanted: tuple[str, Optional[str]], message: str) -> None:
+        self._graph_requests.pop(wanted, None)
+        self.area.graph_caption.setText(tr("Graph unavailable: {0}").format(message.splitlines()[0][:200] if message else ""))
+
+    def _render_graph(self) -> None:
+        if not self._shown_graph:
+            return
+        key, function = self._shown_graph
+        reply = self.graph_cache.get((key, function))
+        if reply is None:
+            return
+        before_reply = self.graph_cache.get((self._shown_before_key, function)) if self._shown_before_key else None
+        if self._shown_before_key and before_reply is None:
+            return  # wait for the "before" graph to highlight changes
+        data = reply.get("graph")
+        self._update_function_picker(reply)
+        caption = self._caption
+        if reply.get("missing") and reply.get("function"):
+            caption += "  " + tr("('{0}' is not in this module; showing {1})").format(reply.get("requested"), reply["function"])
+        self.area.graph_caption.setText(caption)
+        if not data:
+            self.area.graph_view.clear_graph(tr("This module has no Relax function"))
+            self.area.graph_caption.setText(caption + tr(" (no Relax function)"))
+            return
+        # Change detection against the step's input runs in the graph view's worker (before=...).
+        before = None
+        if before_reply is not None and before_reply.get("function") == reply.get("function"):
+            before = before_reply.get("graph")
+        extra: set[str] = set()
+        if before is not None:
+            # A step that changed only a PrimFunc leaves the Relax binding as it was: its callers light up.
+            extra |= callee_changed_node_ids(data, self._changed_functions)
+        if self._step_report is not None and highlights_fusion(self._step_report):
+            # The bindings fused into composite/offloaded functions by this step: the calls the
+            # step's fusion report names (by var name), and any call of a composite function.
+            extra |= fused_node_ids(data) | fusion_call_node_ids(data, self._step_report)
+        identity = (self.ctx.doc.model, reply.get("function"))
+        if identity != self._fitted_for:
+            self._fitted_for = identity
+            self._refit_pending = True  # a new model or function: fit it when it is on screen
+        self.area.find_bar.forget_matches()
+        self.area.graph_view.set_graph(data, extra, key=(key, reply.get("function")), before=before)
+
+    def _update_function_picker(self, reply: dict) -> None:
+        picker = self.area.function_picker
+        names = [str(n) for n in reply.get("functions") or []]
+        current = reply.get("function")
+        if reply.get("missing") and current:
+            # The function asked for is not in this module (another model, a fused function of a
+            # later step): follow the one shown, so the next steps ask for it.
+            self._current_function = str(current)
+        picker.blockSignals(True)
+        picker.clear()
+        for name in names or ([str(current)] if current else []):
+            picker.addItem(name)
+        if current:
+            picker.setCurrentText(str(current))
+        picker.setEnabled(len(names) > 1)
+        picker.blockSignals(False)
+
+    def _on_function_picked(self, index: int) -> None:
+        self.show_function(self.area.function_picker.itemText(index))
+
+    def show_function(self, name: str) -> None:
+        """Show Relax function ``name`` of the selected step's module (picker, or opening a fused call)."""
+        self._current_function = name or None
+        self.function_chosen.emit()
+
+    def open_find(self) -> None:
+        """Edit > Find in Graph (Ctrl+F)."""
+        self.area.find_bar.open_bar()
+
+    def find_next(self, backwards: bool = False) -> None:
+        """F3 / Shift+F3: the next (previous) match; opens the find bar when nothing was searched yet."""
+        bar = self.area.find_bar
+        if not bar.isVisible() or bar.searched is None:
+            bar.open_bar()
+            if bar.edit.text().strip():
+                bar.searched = bar.edit.text().strip()
+                self.area.graph_view.find(bar.searched)
+            return
+        if backwards:
+            self.area.graph_view.find_previous()
+        else:
+            self.area.graph_view.find_next()
+
+    def shown_graph(self) -> Optional[tuple[str, Optional[str]]]:
+        """``(snapshot key, function)`` of the graph shown (``None`` when none; function ``None`` = the
+        engine's default, the entry function)."""
+        if not self._shown_graph:
+            return None
+        key, function = self._shown_graph
+        reply = self.graph_cache.get(self._shown_graph) or {}
+        return key, (reply.get("function") or function)
+
+    def fit_graph(self) -> None:
+        """View > Fit Graph."""
+        self.area.graph_view.fit_to_view()
+
+    # ---- node details, TensorIR ---------------------------------------------------------------
+    def _shown_graph_data(self) -> dict:
+        return self.area.graph_view.graph_json() or {}
+
+    def _graph_node(self, node_id: str) -> Optional[dict]:
+        """The node of the graph shown with this id: a node of the function, of an inlined callee
+        (``<call id>/<node id>``), or of the view (a collapsed group, a stub)."""
+        return self._node_and_graph(node_id)[0]
+
+    def _node_and_graph(self, node_id: str) -> tuple[Optional[dict], dict]:
+        gv = self.area.graph_view
+        full = gv.graph_json() or {}
+        view = gv.view_json() or {}
+        view_node = next((n for n in view.get("nodes", []) if n.get("id") == node_id), None)
+        if view_node is not None and view_node.get("kind") == "group":
+            return view_node, view
+        if view_node is not None and view_node.get("stub_of") is not None:
+            node_id = str(view_node["stub_of"])
+        node = next((n for n in full.get("nodes", []) if n.get("id") == node_id), None)
+        if node is not None:
+            return node, full
+        call_id, _sep, inner = node_id.partition("/")
+        call = next((n for n in full.get("nodes", []) if n.get("id") == call_id), None) if inner else None
+        callee = ((full.get("graph") or {}).get("callees") or {}).get(call.get("callee")) if call else None
+        if callee:
+            node = next((n for n in callee.get("nodes", []) if n.get("id") == inner), None)
+            if node is not None:
+                return node, callee
+        return (view_node, view) if view_node is not None else (None, {})
+
+    def _on_node_selected(self, info: Any) -> None:
+        node_id = str(info.get("id", "")) if isinstance(info, dict) else str(info or "")
+        node, graph = self._node_and_graph(node_id) if node_id else (None, {})
+        if node is None:
+            self.show_details_placeholder()
+            return
+        if node.get("kind") == "group":
+            self.area.details.setHtml(group_details_html(node, graph, self.area.graph_view.groups()))
+        else:
+            text = node_details_html(node, graph)
+            view_node = next((n for n in (self.area.graph_view.view_json() or {}).get("nodes", []) if n.get("id") == node_id), None)
+            if view_node is not None and view_node.get("stub_of") is not None:
+                text += "<p><i>" + html.escape(tr("Shown again next to this use (a stub): the value is defined once.")) + "</i></p>"
+            self.area.details.setHtml(text)
+        self.details_kind = "node"
+
+    def show_details_placeholder(self) -> None:
+        """The node details panel's hint (wrapped, in the palette's placeholder colour)."""
+        color = muted_colour(QApplication.palette(), 0.45).name()  # PlaceholderText may be translucent
+        self.area.details.setHtml(details_placeholder_html(color))
+        self.details_kind = "placeholder"
+
+    def _on_graph_shown(self) -> None:
+        """A new graph is on screen: node details must describe a node of this graph; a new model or
+        function is fitted to the view."""
+        gv = self.area.graph_view
+        if self._refit_pending and gv.graph_json() is not None:
+            self._refit_pending = False
+            gv.fit_to_view()
+        if self.details_kind == "report":
+            return
+        selected = self.area.graph_view.selected_node()
+        if selected is not None and self._graph_node(selected) is not None:
+            self._on_node_selected({"id": selected})
+        else:
+            self.show_details_placeholder()
+
+    def _on_details_link(self, url: Any) -> None:
+        text = url.toString()
+        if text.startswith("primfunc:"):
+            self.request_prim_func(text[len("primfunc:"):])
+
+    def _on_node_activated(self, info: Any) -> None:
+        node = self._graph_node(str(info.get("id", "")) if isinstance(info, dict) else str(info or ""))
+        if node and node.get("callee") and node.get("callee_kind") == "prim_func":
+            self.request_prim_func(str(node["callee"]))
+
+    def request_prim_func(self, name: str) -> None:
+        """Ask the engine for the TensorIR of ``name`` in the shown module; a dialog shows it."""
+        if not self._shown_graph:
+            return
+        request = self.ctx.engine.submit_prim_func(self._shown_graph[0], name)
+        request.finished.connect(lambda value: self._show_prim_func(name, value))
+        request.failed.connect(lambda message: QMessageBox.warning(self.ctx.dialog_parent, tr("TensorIR"), message))
+
+    def _show_prim_func(self, name: str, value: Any) -> None:
+        text = str(value if not isinstance(value, dict) else value.get("text", ""))
+        self.prim_func_dialog, _editor = show_code_dialog(self.ctx.dialog_parent, tr("TensorIR — {0}").format(name), text)
+
+
+def callee_changed_node_ids(graph: dict, functions: set[str]) -> set[str]:
+    """Ids of the call nodes of ``graph`` (call_tir, calls of Relax functions) whose callee is one of
+    ``functions``."""
+    if not functions:
+        return set()
+    return {str(n["id"]) for n in graph.get("nodes", []) if n.get("callee") and str(n["callee"]) in functions}
