@@ -245,10 +245,3 @@ def load_file(path: str) -> Any:
     if kind == "pt2":
         return _load_pt2(path, key)
     return _load_torch_py(path, key)
-
-
-def torch_available() -> bool:
-    """True when PyTorch can be imported (checked without importing it)."""
-    import importlib.util
-
-    return "torch" in sys.modules or importlib.util.find_spec("torch") is not None

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from typing import Any, Iterable, Optional
+from typing import Any, Optional
 
 import networkx as nx
 
@@ -529,11 +529,6 @@ def changed_nodes(before_json: dict[str, Any] | None, after_json: dict[str, Any]
         else:
             changed.add(nid)
     return changed
-
-
-def iter_node_dicts(data: dict[str, Any]) -> Iterable[dict[str, Any]]:
-    """The node objects of a graph JSON (helper for views)."""
-    return iter(data.get("nodes", []))
 
 
 def synthetic_graph_json(n_nodes: int = 5000, *, legalized: bool = False, seed: int = 0) -> dict[str, Any]:

@@ -9,10 +9,8 @@ filters come from :func:`file_filters`. The names this package exported when it 
 
 from pipeline_model.importers.base import KIND_BUILTIN, KIND_IMPORTER, KIND_NN_MODULE, KIND_TVMSCRIPT, LoadedModel, ModelFormat, ModelLoadError, classify_python_file
 from pipeline_model.importers.frontends import (
-    IMPORTER_SUFFIXES,
     TORCH_INSTALL_HINT,
     emit_loader,
-    handles,
     importer_kind,
     is_torch_python_file,
     prepare_onnx_model,
@@ -20,8 +18,8 @@ from pipeline_model.importers.frontends import (
 from pipeline_model.importers.registry import all_formats, file_filter, file_filters, format_named, identify_format, register_format
 
 __all__ = [
-    "IMPORTER_SUFFIXES", "KIND_BUILTIN", "KIND_IMPORTER", "KIND_NN_MODULE", "KIND_TVMSCRIPT", "LoadedModel",
+    "KIND_BUILTIN", "KIND_IMPORTER", "KIND_NN_MODULE", "KIND_TVMSCRIPT", "LoadedModel",
     "ModelFormat", "ModelLoadError", "TORCH_INSTALL_HINT", "all_formats", "classify_python_file", "emit_loader",
-    "file_filter", "file_filters", "format_named", "handles", "identify_format", "importer_kind",
+    "file_filter", "file_filters", "format_named", "identify_format", "importer_kind",
     "is_torch_python_file", "prepare_onnx_model", "register_format",
 ]

@@ -28,8 +28,6 @@ TORCH_INSTALL_HINT = (
     "`.venv/bin/python -m pip install -r requirements-torch.txt`"
 )
 
-#: File suffixes the importers handle (``.py`` only for files following the torch convention).
-IMPORTER_SUFFIXES = (".onnx", ".pt2", ".py")
 
 _TORCH_IMPORT = re.compile(r"^\s*(import\s+torch\b|from\s+torch\b)", re.MULTILINE)
 _TVM_IMPORT = re.compile(r"^\s*(import\s+tvm\b|from\s+tvm\b)", re.MULTILINE)
@@ -64,11 +62,6 @@ def importer_kind(path: str) -> str | None:
     if lower.endswith(".py") and is_torch_python_file(path):
         return "torch_py"
     return None
-
-
-def handles(path: str) -> bool:
-    """True when :func:`pipeline_model.importers_tvm.load_file` is the loader for ``path``."""
-    return importer_kind(path) is not None
 
 
 def prepare_onnx_model(model) -> None:  # noqa: ANN001 - an onnx.ModelProto (onnx imported lazily)
