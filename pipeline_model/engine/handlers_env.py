@@ -49,18 +49,10 @@ def _pattern_tables() -> dict[str, Any]:
 
 
 def pass_configs() -> dict[str, str]:
-    """``tvm.transform.PassContext.list_configs()`` as ``{key: type name}``."""
-    import json
+    """``tvm.transform.PassContext.list_configs()`` as ``{key: type name}``, sorted by key."""
+    from pipeline_model.pass_context_tvm import known_configs
 
-    import tvm
-
-    out = {}
-    for key, value in tvm.transform.PassContext.list_configs().items():
-        try:
-            out[str(key)] = str(json.loads(str(value)).get("type", ""))
-        except (ValueError, AttributeError):
-            out[str(key)] = str(value)
-    return dict(sorted(out.items()))
+    return dict(sorted(known_configs().items()))
 
 
 @handler("env")
