@@ -266,3 +266,20 @@ def test_core_report_texts_follow_the_installed_translator(qapp):
     finally:
         install_translator(qapp, "en")
         core_i18n.set_translator(None)
+
+
+def test_pass_categories_are_translated_and_match_the_catalogue(qapp):
+    """The palette's category names are the catalogue's (one list, marked for lupdate) and show in Chinese."""
+    from app.i18n import install_translator
+    from pipeline_model.catalogue import CATEGORY_ORDER
+    from widgets.pass_palette import CATEGORY_LABELS, category_label
+
+    assert tuple(CATEGORY_ORDER) == CATEGORY_LABELS
+    try:
+        assert install_translator(qapp, "zh_CN") is not None
+        assert category_label("Fusion") == "融合" and category_label("Unknown category") == "Unknown category"
+    finally:
+        install_translator(qapp, "en")
+        from pipeline_model import i18n as core_i18n
+
+        core_i18n.set_translator(None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import Any, Optional
 
-from PySide6.QtCore import QCoreApplication, QMimeData, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QMimeData, QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,6 +24,22 @@ from PySide6.QtWidgets import (
 )
 
 from widgets.step_model import MIME_PASS, pass_mime_data
+
+#: The catalogue's category names (``pipeline_model.catalogue.CATEGORY_ORDER``), marked for translation;
+#: shown through :func:`category_label` (an unknown category is shown as it is).
+CATEGORY_LABELS = (
+    QT_TRANSLATE_NOOP("PassCategory", "Lowering"), QT_TRANSLATE_NOOP("PassCategory", "Fusion"),
+    QT_TRANSLATE_NOOP("PassCategory", "Scheduling (DLight)"), QT_TRANSLATE_NOOP("PassCategory", "Tuning (MetaSchedule)"),
+    QT_TRANSLATE_NOOP("PassCategory", "Named pipelines"), QT_TRANSLATE_NOOP("PassCategory", "Backend stages"),
+    QT_TRANSLATE_NOOP("PassCategory", "Optimization"), QT_TRANSLATE_NOOP("PassCategory", "Layout & precision"),
+    QT_TRANSLATE_NOOP("PassCategory", "Memory & runtime"), QT_TRANSLATE_NOOP("PassCategory", "Analysis & utility"),
+    QT_TRANSLATE_NOOP("PassCategory", "Custom"),
+)
+
+
+def category_label(category: str) -> str:
+    """The category's name in the UI language."""
+    return QCoreApplication.translate("PassCategory", category)
 
 PassIdRole = Qt.ItemDataRole.UserRole + 1
 SearchTextRole = Qt.ItemDataRole.UserRole + 2
@@ -54,7 +70,7 @@ class QtPassPaletteModel(QStandardItemModel):
             if catalogue is not None:
                 for category in catalogue.categories():
                     specs = list(catalogue.specs_in(category))
-                    cat_item = QStandardItem(f"{category}  ({len(specs)})")
+                    cat_item = QStandardItem(f"{category_label(category)}  ({len(specs)})")
                     cat_item.setData(category, SearchTextRole)
                     cat_item.setData(True, IsCategoryRole)
                     cat_item.setFlags(Qt.ItemFlag.ItemIsEnabled)
@@ -241,7 +257,7 @@ class PassPalette(QWidget):
                 spec = None
         if spec is None:
             return self.tr("<p><code>{id}</code> is not in the catalogue.</p>").format(id=html.escape(pass_id))
-        parts = [f"<h3 style='margin:0'>{html.escape(spec.title)}</h3>", f"<p><code>{html.escape(spec.id)}</code> · {html.escape(spec.category)}</p>"]
+        parts = [f"<h3 style='margin:0'>{html.escape(spec.title)}</h3>", f"<p><code>{html.escape(spec.id)}</code> · {html.escape(category_label(spec.category))}</p>"]
         if not spec.available:
             parts.append(self.tr("<p><b>Unavailable:</b> {reason}</p>").format(
                 reason=html.escape(spec.unavailable_reason or self.tr("not in this TVM build"))))

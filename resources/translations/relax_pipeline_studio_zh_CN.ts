@@ -910,7 +910,7 @@
         <translation>第 {0} 行：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_controller.py" line="+118"/>
+        <location filename="../../app/graph_controller.py" line="+115"/>
         <source>Run the pipeline (F5) to see the model as a graph</source>
         <extracomment>Most graphs kept in the cache (oldest dropped first). Another function was chosen (picker, opening a fused call): the selected step is to be shown again.</extracomment>
         <translation>运行流水线 (F5) 以图形方式查看模型</translation>
@@ -1659,6 +1659,65 @@
     </message>
 </context>
 <context>
+    <name>PassCategory</name>
+    <message>
+        <location filename="../../widgets/pass_palette.py" line="+31"/>
+        <source>Lowering</source>
+        <extracomment>The catalogue&apos;s category names (``pipeline_model.catalogue.CATEGORY_ORDER``), marked for translation; shown through :func:`category_label` (an unknown category is shown as it is).</extracomment>
+        <translation>降级（Lowering）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Fusion</source>
+        <translation>融合</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Scheduling (DLight)</source>
+        <translation>调度（DLight）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Tuning (MetaSchedule)</source>
+        <translation>调优（MetaSchedule）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Named pipelines</source>
+        <translation>命名流水线</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Backend stages</source>
+        <translation>后端阶段</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Optimization</source>
+        <translation>优化</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Layout &amp; precision</source>
+        <translation>布局与精度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory &amp; runtime</source>
+        <translation>内存与运行时</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Analysis &amp; utility</source>
+        <translation>分析与工具</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Custom</source>
+        <translation>自定义</translation>
+    </message>
+</context>
+<context>
     <name>PassContextDialog</name>
     <message>
         <location filename="../../app/pass_context_controller.py" line="+27"/>
@@ -1772,7 +1831,7 @@
 <context>
     <name>PassPalette</name>
     <message>
-        <location filename="../../widgets/pass_palette.py" line="+156"/>
+        <location filename="../../widgets/pass_palette.py" line="+136"/>
         <source>Search passes (id, title, doc)…</source>
         <translation>搜索 Pass（ID、标题、文档）…</translation>
     </message>
