@@ -1664,7 +1664,7 @@
         <location filename="../../widgets/pass_palette.py" line="+31"/>
         <source>Lowering</source>
         <extracomment>The catalogue&apos;s category names (``pipeline_model.catalogue.CATEGORY_ORDER``), marked for translation; shown through :func:`category_label` (an unknown category is shown as it is).</extracomment>
-        <translation>降级（Lowering）</translation>
+        <translation>降级</translation>
     </message>
     <message>
         <location line="+0"/>
