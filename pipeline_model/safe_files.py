@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 #: Largest file :func:`sha256_file` hashes by default (model weights may be big).
 MAX_HASH_BYTES = 4 * 1024 * 1024 * 1024
@@ -90,50 +90,38 @@ def _open(path: str, what: str, max_bytes: Optional[int]) -> int:
     return fd
 
 
-def sha256_file(path: str, what: str = "file", max_bytes: int = MAX_HASH_BYTES) -> str:
-    """Hex SHA-256 of a regular file, read in chunks; :class:`UnsafeFileError` when refused."""
+def _chunks(path: str, what: str, max_bytes: int) -> Iterator[bytes]:
+    """The content of a regular file in chunks, refused past ``max_bytes`` (also when it grows while read)."""
     fd = _open(path, what, max_bytes)
-    digest = hashlib.sha256()
     total = 0
     try:
         while True:
             chunk = os.read(fd, _CHUNK)
             if not chunk:
-                break
+                return
             total += len(chunk)
             if total > max_bytes:
                 raise UnsafeFileError(f"{what} {path} grew past the limit of {max_bytes:,} bytes while being read")
-            digest.update(chunk)
+            yield chunk
     except OSError as exc:
         if isinstance(exc, UnsafeFileError):
             raise
         raise UnsafeFileError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
+
+
+def sha256_file(path: str, what: str = "file", max_bytes: int = MAX_HASH_BYTES) -> str:
+    """Hex SHA-256 of a regular file, read in chunks; :class:`UnsafeFileError` when refused."""
+    digest = hashlib.sha256()
+    for chunk in _chunks(path, what, max_bytes):
+        digest.update(chunk)
     return digest.hexdigest()
 
 
 def read_bytes(path: str, what: str = "file", max_bytes: int = MAX_TEXT_BYTES) -> bytes:
     """The content of a regular file of at most ``max_bytes``; :class:`UnsafeFileError` when refused."""
-    fd = _open(path, what, max_bytes)
-    parts = []
-    total = 0
-    try:
-        while True:
-            chunk = os.read(fd, _CHUNK)
-            if not chunk:
-                break
-            total += len(chunk)
-            if total > max_bytes:
-                raise UnsafeFileError(f"{what} {path} grew past the limit of {max_bytes:,} bytes while being read")
-            parts.append(chunk)
-    except OSError as exc:
-        if isinstance(exc, UnsafeFileError):
-            raise
-        raise UnsafeFileError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
-    return b"".join(parts)
+    return b"".join(_chunks(path, what, max_bytes))
 
 
 def read_text(path: str, what: str = "file", max_bytes: int = MAX_TEXT_BYTES) -> str:
