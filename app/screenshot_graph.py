@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-import time
 
 STEPS = ("relax.LegalizeOps", "relax.AnnotateTIROpPattern", "relax.FuseOps", "relax.FuseTIR",
          "relax.DeadCodeElimination")
@@ -24,29 +23,19 @@ def main(argv: list[str]) -> int:
     out = argv[0] if argv else "docs/screenshots"
     os.makedirs(out, exist_ok=True)
     os.environ.setdefault("RPS_CONFIG_DIR", tempfile.mkdtemp(prefix="rps_shots_"))
-    from PySide6.QtCore import QDeadlineTimer, QThread
-
     from app.application import make_application
+    from app.screenshot_tour import pump_for, pump_until
     from app.main_window import MainWindow
     from pipeline_model.document import PipelineDocument, Step
     from pipeline_model.fileformat import save_pipeline
 
     app = make_application([])
 
-    def wait(cond, ms: int = 300_000) -> bool:
-        deadline = QDeadlineTimer(ms)
-        while not cond():
-            if deadline.hasExpired():
-                return False
-            app.processEvents()
-            QThread.msleep(20)
-        return True
+    def wait(cond, ms: int = 300_000) -> bool:  # noqa: ANN001
+        return pump_until(app, cond, ms)
 
     def settle(ms: int = 800) -> None:
-        end = time.time() + ms / 1000
-        while time.time() < end:
-            app.processEvents()
-            QThread.msleep(20)
+        pump_for(app, ms)
 
     win = MainWindow()
     gv = win.graph_view

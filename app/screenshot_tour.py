@@ -39,6 +39,29 @@ def broken(mod):
 '''
 
 
+def pump_until(app, cond, ms: int) -> bool:  # noqa: ANN001 - a QApplication, a predicate
+    """Process events until ``cond()`` holds (True) or ``ms`` milliseconds passed (False)."""
+    from PySide6.QtCore import QDeadlineTimer, QThread
+
+    deadline = QDeadlineTimer(ms)
+    while not cond():
+        if deadline.hasExpired():
+            return False
+        app.processEvents()
+        QThread.msleep(20)
+    return True
+
+
+def pump_for(app, ms: int) -> None:  # noqa: ANN001 - a QApplication
+    """Process events for ``ms`` milliseconds (lets layouts and repaints settle)."""
+    from PySide6.QtCore import QThread
+
+    end = time.time() + ms / 1000
+    while time.time() < end:
+        app.processEvents()
+        QThread.msleep(20)
+
+
 def main(argv: list[str]) -> int:
     """Entry point: ``argv[0]`` is the output folder; ``--dark`` for the dark-palette shots."""
     dark = "--dark" in argv
@@ -49,8 +72,6 @@ def main(argv: list[str]) -> int:
     prefix = f"{lang.split('_')[0]}_" if lang else ""
     out = argv[0] if argv else "docs/screenshots"
     os.makedirs(out, exist_ok=True)
-    from PySide6.QtCore import QDeadlineTimer, QThread
-
     from app.application import apply_dark, make_application
     from app.main_window import MainWindow
 
@@ -62,20 +83,11 @@ def main(argv: list[str]) -> int:
 
         install_translator(app, lang)
 
-    def wait(cond, ms: int = 120_000) -> bool:
-        deadline = QDeadlineTimer(ms)
-        while not cond():
-            if deadline.hasExpired():
-                return False
-            app.processEvents()
-            QThread.msleep(20)
-        return True
+    def wait(cond, ms: int = 120_000) -> bool:  # noqa: ANN001
+        return pump_until(app, cond, ms)
 
     def settle(ms: int = 600) -> None:
-        end = time.time() + ms / 1000
-        while time.time() < end:
-            app.processEvents()
-            QThread.msleep(20)
+        pump_for(app, ms)
 
     def shot(name: str) -> None:
         settle()

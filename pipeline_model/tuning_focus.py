@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from pipeline_model.tuning import tuning_param as _param
+
 #: Values of the ``focus`` parameter.
 FOCUS_MODES = ("all", "top_k", "share")
 
@@ -37,13 +39,6 @@ SCHEDULE_FN_TEMPLATE = '''def schedule(sch):
     k0, k1 = sch.split(k, factors=sch.sample_perfect_tile(k, n=2))
     sch.reorder(i0, j0, i1, j1, k0, i2, j2, k1, i3, j3)
 '''
-
-
-def _param(name: str, kind: str, default: Any, doc: str, choices: Optional[list] = None) -> dict:
-    data: dict[str, Any] = {"name": name, "kind": kind, "default": default, "doc": doc}
-    if choices is not None:
-        data["choices"] = list(choices)
-    return data
 
 
 #: Parameters of targeted tuning (``ParamSpec(**d)`` each), added to ``relax.MetaScheduleTuneTIR``.
