@@ -12,7 +12,6 @@ inspector to show the selected step again through :attr:`function_chosen` (anoth
 
 from __future__ import annotations
 
-import gc
 import html
 from typing import Any, Optional
 
@@ -133,10 +132,8 @@ class GraphController(QObject):
         self.graph_cache[wanted] = value if isinstance(value, dict) else {"graph": None}
         if len(self.graph_cache) > GRAPH_CACHE_SIZE:
             self.graph_cache.pop(next(iter(self.graph_cache)))
-        # A graph reply is ~10^5 long-lived objects. Left to the cyclic GC, each full collection walks
-        # them all again on whichever thread allocates next, holding the GIL (100-200 ms GUI stalls at
-        # 128 layers). Frozen, they are skipped by collections and still freed by reference counting.
-        gc.freeze()
+        # (A graph reply is ~10^5 long-lived objects: the engine client froze them out of the cyclic
+        # collector as it decoded them; see pipeline_model.gc_pause.)
         self._render_graph()
 
     def _on_graph_failed(self, wanted: tuple[str, Optional[str]], message: str) -> None:

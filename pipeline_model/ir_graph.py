@@ -40,6 +40,7 @@ __all__ = [
     "relax_functions",
     "default_function",
     "extract_graph",
+    "extract_graph_json",
     "graph_to_json",
     "graph_from_json",
     "changed_nodes",
@@ -188,17 +189,27 @@ def _type_info(ty: Any) -> tuple[list[int | str] | None, str | None, str]:
 
 
 class _Extractor:
-    """Walks one Relax function and fills a DiGraph (see the module docstring for the model)."""
+    """Walks one Relax function and fills the node-link lists of its graph JSON (see the module docstring
+    for the model). Nodes are dicts in binding order; edges are kept per source in first-use order (the
+    order ``networkx`` gives), so :func:`graph_to_json` of :func:`extract_graph` and
+    :func:`extract_graph_json` agree."""
 
     def __init__(self, mod: Any, func: Any, name: str) -> None:
         self.mod = mod
         self.func = func
-        self.g = nx.DiGraph(function=name)
+        self.name = name
+        self.nodes: list[dict[str, Any]] = []
+        self.node_by_id: dict[str, dict[str, Any]] = {}
+        self.out_edges: dict[str, dict[str, dict[str, Any]]] = {}
         self.var_node: dict[Any, str] = {}
         self.used_ids: set[str] = set()
         self.const_count = 0
         self.groups: list[dict[str, Any]] = []
         self.functions = {gv.name_hint: f for gv, f in mod.functions.items()}
+        # (structural hash of a type) -> [(type, (shape, dtype, type_text))]: a function has few distinct
+        # types (a dozen in a 128-layer decoder), and hashing one in C++ is ~5x cheaper than reading its
+        # shape field by field through the FFI.
+        self._types: dict[int, list[tuple[Any, tuple[Any, Any, str]]]] = {}
 
     # -- helpers
     def _new_id(self, base: str) -> str:
@@ -211,16 +222,34 @@ class _Extractor:
         self.used_ids.add(node_id)
         return node_id
 
-    def _add_node(self, node_id: str, kind: str, name: str, ty: Any, **extra: Any) -> None:
-        shape, dtype, type_text = _type_info(ty)
+    def _type_info(self, ty: Any) -> tuple[Any, Any, str]:
+        if ty is None:
+            return None, None, ""
+        import tvm_ffi  # noqa: PLC0415
+
+        try:
+            h = int(tvm_ffi.structural_hash(ty))
+        except Exception:  # noqa: BLE001 - an unhashable type is read field by field
+            return _type_info(ty)
+        bucket = self._types.setdefault(h, [])
+        for known, info in bucket:
+            if known.same_as(ty) or tvm_ffi.structural_equal(known, ty):
+                return info
+        info = _type_info(ty)
+        bucket.append((ty, info))
+        return info
+
+    def _add_node(self, node_id: str, kind: str, name: str, ty: Any, **extra: Any) -> dict[str, Any]:
+        shape, dtype, type_text = self._type_info(ty)
         attrs: dict[str, Any] = {
+            "id": node_id,
             "kind": kind,
             "name": name,
             "op": None,
             "callee": None,
             "callee_kind": None,
             "composite": None,
-            "shape": shape,
+            "shape": list(shape) if shape is not None else None,
             "dtype": dtype,
             "type_text": type_text,
             "attrs": {},
@@ -229,13 +258,17 @@ class _Extractor:
         }
         attrs.update(extra)
         attrs["label"] = attrs["callee"] or attrs["op"] or name
-        self.g.add_node(node_id, **attrs)
+        self.nodes.append(attrs)
+        self.node_by_id[node_id] = attrs
+        return attrs
 
     def _add_edge(self, src: str, dst: str, index: int) -> None:
-        if self.g.has_edge(src, dst):
-            self.g.edges[src, dst]["indices"].append(index)
+        targets = self.out_edges.setdefault(src, {})
+        edge = targets.get(dst)
+        if edge is not None:
+            edge["indices"].append(index)
         else:
-            self.g.add_edge(src, dst, index=index, indices=[index])
+            targets[dst] = {"source": src, "target": dst, "index": index, "indices": [index]}
 
     def _callee_of(self, expr: Any) -> tuple[str | None, str | None, str | None]:
         """(callee name, callee kind, composite) for a GlobalVar / ExternFunc / local Var callee."""
@@ -292,8 +325,8 @@ class _Extractor:
         attrs[f"arg{index}"] = _text(expr)
 
     # -- walk
-    def run(self) -> nx.DiGraph:
-        """Walk the function; return the graph."""
+    def run(self) -> dict[str, Any]:
+        """Walk the function; return its graph JSON (see :func:`graph_to_json`)."""
         from tvm import relax  # noqa: PLC0415
 
         for param in self.func.params:
@@ -312,12 +345,20 @@ class _Extractor:
         else:
             result = body
         out_id = self._new_id("output")
-        self._add_node(out_id, "output", "output", getattr(result, "ty", None), op="return")
+        out_node = self._add_node(out_id, "output", "output", getattr(result, "ty", None), op="return")
         out_attrs: dict[str, str] = {}
         self._inputs(result, out_id, 0, out_attrs)
-        self.g.nodes[out_id]["attrs"] = out_attrs
-        self.g.graph["groups"] = self.groups
-        return self.g
+        out_node["attrs"] = out_attrs
+        edges = [edge for node in self.nodes for edge in self.out_edges.get(node["id"], {}).values()]
+        return {
+            "format": GRAPH_FORMAT,
+            "version": GRAPH_VERSION,
+            "directed": True,
+            "multigraph": False,
+            "graph": {"function": self.name, "groups": self.groups},
+            "nodes": self.nodes,
+            "edges": edges,
+        }
 
     def _binding(self, binding: Any, group: int | None, is_df: bool) -> None:
         import tvm  # noqa: PLC0415
@@ -375,7 +416,7 @@ class _Extractor:
         else:
             op = type(value).__name__.lower()
             attrs["value"] = _text(value)
-        self._add_node(
+        node = self._add_node(
             node_id,
             "binding",
             var.name,
@@ -389,7 +430,7 @@ class _Extractor:
         )
         for index, arg in enumerate(args):
             self._inputs(arg, node_id, index, attrs)
-        self.g.nodes[node_id]["attrs"] = attrs
+        node["attrs"] = attrs
         self.var_node[var] = node_id
 
 
@@ -398,6 +439,12 @@ def extract_graph(mod: Any, function: str | None = None) -> nx.DiGraph:
 
     Raises ``KeyError`` naming the available functions when ``function`` is not a Relax function of ``mod``.
     """
+    return graph_from_json(extract_graph_json(mod, function))
+
+
+def extract_graph_json(mod: Any, function: str | None = None) -> dict[str, Any]:
+    """The graph JSON (:func:`graph_to_json`'s format) of one Relax function of ``mod``, built directly
+    (what the engine sends; no ``networkx`` graph in between). Raises like :func:`extract_graph`."""
     from tvm import relax  # noqa: PLC0415
 
     names = relax_functions(mod)

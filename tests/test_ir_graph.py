@@ -270,3 +270,46 @@ def test_engine_reuses_a_graph_when_the_step_left_the_relax_functions_alone(mlp_
     assert first == hg._function_graph(annotated, fn)  # what a fresh extraction gives
     other = hg._graph_by_objects(fused, fn)
     assert other is not first and other == hg._function_graph(fused, fn)
+
+
+def test_graph_json_built_directly_matches_the_networkx_round_trip_and_each_type():
+    """``extract_graph_json`` (what the engine sends) builds nodes and edges without networkx and reads each
+    distinct type once (cached by structural hash): it must equal the networkx form node for node and edge
+    for edge, and every node's shape/dtype/type_text must be what its own type gives, also for two symbolic
+    variables printed alike and for types that differ only in a symbolic variable."""
+    import tvm
+    from tvm import tirx
+
+    from pipeline_model.models_tvm import load_model
+
+    mod = load_model("builtin:decoder").mod
+    with tvm.target.Target("llvm"), tvm.transform.PassContext(opt_level=3):
+        fused = relax.transform.FuseTIR()(relax.transform.FuseOps()(relax.transform.AnnotateTIROpPattern()(
+            relax.transform.LegalizeOps()(mod))))
+    n1, n2, m = tirx.Var("n", "int64"), tirx.Var("n", "int64"), tirx.Var("m", "int64")
+    bb = relax.BlockBuilder()
+    a = relax.Var("a", relax.TensorType([n1, 4], "float32"))
+    b = relax.Var("b", relax.TensorType([n2, 4], "float32"))
+    c = relax.Var("c", relax.TensorType([m, 4], "float16"))
+    with bb.function("main", [a, b, c]):
+        with bb.dataflow():
+            x = bb.emit(relax.op.add(a, a))
+            y = bb.emit(relax.op.add(b, b))
+            z = bb.emit(relax.op.add(c, c))
+            out = bb.emit_output(relax.Tuple([x, y, z]))
+        bb.emit_func_output(out)
+    checked = 0
+    for m_ in (mod, fused, bb.get()):
+        for name in ig.relax_functions(m_):
+            data = ig.extract_graph_json(m_, name)
+            assert ig.graph_to_json(ig.graph_from_json(data)) == data  # networkx's node and edge order
+            func = m_[name]
+            types = {p.name: p.ty for p in func.params}
+            for block in func.body.blocks:
+                types.update({bd.var.name: bd.var.ty for bd in block.bindings})
+            for node in data["nodes"]:
+                if node["kind"] in ("param", "binding") and node["name"] in types:
+                    shape, dtype, text = ig._type_info(types[node["name"]])
+                    assert (node["shape"], node["dtype"], node["type_text"]) == (shape, dtype, text), node["id"]
+                    checked += 1
+    assert checked > 2000

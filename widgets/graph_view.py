@@ -20,7 +20,6 @@ index of the layout (binary search).
 from __future__ import annotations
 
 import bisect
-import gc
 import html
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
@@ -56,7 +55,7 @@ from PySide6.QtWidgets import (
 import collections
 import json
 
-from pipeline_model import graph_hierarchy
+from pipeline_model import gc_pause, graph_hierarchy
 from pipeline_model.ir_graph import GRAPH_FORMAT, changed_nodes
 from pipeline_model.layout import GraphLayout, LayoutCancelled, compute_layout, node_text
 
@@ -235,31 +234,29 @@ class _LayoutTask(QRunnable):
             return
         timer = QElapsedTimer()
         timer.start()
-        gc_was_enabled = gc.isenabled()
-        gc.disable()  # ~100k short-lived objects: collections of the whole heap would cost ~20% here
-        try:
-            full = _decode(self.data)
-            before = _decode(self.before) if self.before is not None else None
-            highlight = set(self.highlight)
-            if before is not None:
-                highlight |= changed_nodes(before, full)
-            if self.cached is not None:
-                prepared = self.cached
-                _apply_highlight(prepared, frozenset(highlight))
-                prepared.generation = self.generation
-            else:
-                prepared = _prepare_full(self.generation, full, frozenset(highlight), self.expanded,
-                                         self.char_width, self.node_height, self.stale)
-                prepared.cache_key = self.cache_key
-            prepared.hl_before, prepared.hl_extra = self.before, self.highlight
-        except LayoutCancelled:
-            return
-        except Exception as exc:  # noqa: BLE001 - reported to the view, which shows it
-            self.signals.failed.emit(self.generation, f"{type(exc).__name__}: {exc}")
-            return
-        finally:
-            if gc_was_enabled:
-                gc.enable()
+        # ~100k short-lived objects: collections of the whole heap would cost ~20% here and stall the GUI
+        # thread (GIL); what is left is the cached layout, frozen out of later collections.
+        with gc_pause.paused(freeze=True):
+            try:
+                full = _decode(self.data)
+                before = _decode(self.before) if self.before is not None else None
+                highlight = set(self.highlight)
+                if before is not None:
+                    highlight |= changed_nodes(before, full)
+                if self.cached is not None:
+                    prepared = self.cached
+                    _apply_highlight(prepared, frozenset(highlight))
+                    prepared.generation = self.generation
+                else:
+                    prepared = _prepare_full(self.generation, full, frozenset(highlight), self.expanded,
+                                             self.char_width, self.node_height, self.stale)
+                    prepared.cache_key = self.cache_key
+                prepared.hl_before, prepared.hl_extra = self.before, self.highlight
+            except LayoutCancelled:
+                return
+            except Exception as exc:  # noqa: BLE001 - reported to the view, which shows it
+                self.signals.failed.emit(self.generation, f"{type(exc).__name__}: {exc}")
+                return
         if self.stale():
             return
         prepared.seconds = timer.elapsed() / 1000.0
