@@ -147,9 +147,9 @@ class GraphController(QObject):
         reply = self.graph_cache.get((key, function))
         if reply is None:
             return
+        # Without the "before" graph yet, the step's graph is shown at once and its changes are
+        # highlighted when that graph arrives (this runs again then; the view keeps the layout).
         before_reply = self.graph_cache.get((self._shown_before_key, function)) if self._shown_before_key else None
-        if self._shown_before_key and before_reply is None:
-            return  # wait for the "before" graph to highlight changes
         data = reply.get("graph")
         self._update_function_picker(reply)
         caption = self._caption

@@ -52,6 +52,9 @@ class FakeEngineClient:
         self.pid = 1000
         self._cancel = threading.Event()
         self.closed = False
+        #: Graph requests for these keys wait until ``graph_gate`` is set (a slow graph, e.g. a huge module).
+        self.held_graphs: set[str] = set()
+        self.graph_gate = threading.Event()
 
     # ---- the EngineClient API the GUI uses ---------------------------------------------------
     def ping(self) -> dict:
@@ -138,6 +141,8 @@ class FakeEngineClient:
 
     def graph(self, key: str, function: Optional[str] = None) -> dict:
         self.calls.append(("graph", key))
+        if key in self.held_graphs:
+            self.graph_gate.wait(30)
         script = self._script(key)
         lines = [line for line in script.splitlines() if line.startswith("# after")]
         nodes = [{"id": "x", "kind": "param", "name": "x", "type_text": "R.Tensor((1, 784), \"float32\")"}]

@@ -258,6 +258,29 @@ def test_change_detection_against_before_runs_in_the_task(qtbot, view, decoder_j
     assert view.node_fill("m:layers.3") != view.node_fill("m:layers.2")
 
 
+def test_before_graph_arriving_during_the_layout_recolours_it_without_a_second_layout(qtbot, view, decoder_json):
+    """The step's graph is shown before its input's graph arrives; when that arrives while the layout is
+    still running, the finished layout is kept and recoloured (no layout cancelled and redone)."""
+    import copy
+
+    after = copy.deepcopy(decoder_json)
+    soft = next(n for n in after["nodes"] if n["id"] == "softmax3")
+    soft["op"] = "relax.nn.log_softmax"
+    shown: list[frozenset] = []
+    view.graph_shown.connect(lambda: shown.append(view.highlighted()))
+    view.set_graph(after, key=("a", "f"))
+    assert view.is_busy()
+    view.set_graph(after, key=("a", "f"), before=decoder_json)  # the "before" graph just arrived
+    qtbot.waitUntil(lambda: len(shown) >= 2 and not view.is_busy(), timeout=20000)
+    assert view.cancelled_count == 0  # the first layout was not thrown away
+    assert shown[0] == frozenset() and shown[-1] == frozenset({"m:layers.3"})
+    assert view.cache_size() == 1
+    # a different graph while busy is not merged: the newer request wins as before
+    view.set_graph(after, key=("a", "f"), expanded={"m:layers.0"})
+    view.set_graph(decoder_json, key=("b", "f"), before=after)
+    qtbot.waitUntil(lambda: not view.is_busy() and view._key == ("b", "f"), timeout=20000)  # noqa: SLF001
+
+
 def test_find_expands_groups_centres_and_selects(qtbot, view, decoder_json):
     _show(qtbot, view, decoder_json, key=("f", "f"))
     with qtbot.waitSignal(view.graph_shown, timeout=20000):

@@ -108,6 +108,34 @@ def test_window_runs_edits_and_undoes_on_the_fake(fake_studio):
     assert win.step_model.result(first).cached  # the unchanged prefix came from the (fake) cache
 
 
+def test_a_steps_graph_is_shown_before_its_inputs_graph_arrives(fake_studio):
+    """Selecting a step asks for its graph and its input's; the step's graph is shown as soon as it is
+    here, and its changes light up when the input's graph arrives (a slow one here)."""
+    win = fake_studio
+    fake = win.fake_client
+    win.files.new_pipeline(force=True)
+    for pid in ("relax.FoldConstant", "relax.LegalizeOps"):
+        win.editor.add_pass(pid)
+    steps = win.ctrl.doc.steps
+    assert qt_wait(lambda: all(win.step_model.result(s.uid) is not None for s in steps), 10_000)
+    first, second = (win.step_model.result(s.uid) for s in steps)
+    win.pipeline_view.select_uids([steps[0].uid])
+    assert qt_wait(lambda: (first.snapshot_key, None) in win.graphs.graph_cache, 10_000)
+    win.graphs.graph_cache.clear()
+    fake.held_graphs = {first.snapshot_key}
+    try:
+        win.pipeline_view.select_uids([steps[1].uid])
+        gv = win.graph_view
+        assert qt_wait(lambda: not gv.is_busy() and gv._key is not None  # noqa: SLF001
+                       and gv._key[0] == second.snapshot_key, 10_000)  # noqa: SLF001
+        assert (first.snapshot_key, None) not in win.graphs.graph_cache  # still on its way
+        assert gv.highlighted() == frozenset()
+    finally:
+        fake.graph_gate.set()
+    assert qt_wait(lambda: (first.snapshot_key, None) in win.graphs.graph_cache and not gv.is_busy()
+                   and gv.highlighted(), 10_000)
+
+
 def test_step_texts_come_on_demand_for_the_diff(fake_studio):
     """Runs carry snapshot keys, not TVMScript; selecting a step shows "loading…", asks the engine
     for exactly the two texts its diff needs, then shows the diff; texts are not asked twice."""

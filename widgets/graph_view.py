@@ -865,6 +865,10 @@ class GraphView(QGraphicsView):
         self.last_from_cache = False
         self.cancelled_count = 0
         self._busy = False
+        # the layout in flight: (graph JSON, key, expanded argument, before) of the set_graph call that started it
+        self._in_flight: Optional[tuple[Any, Any, Any, Any]] = None
+        # a set_graph call that only adds the "before" graph to the layout in flight: replayed when it is done
+        self._after_layout: Optional[tuple[Any, frozenset[str], Any, Any, Any]] = None
         self._prepared: Optional[_Prepared] = None
         self._highlight: frozenset[str] = frozenset()
         self._cats: list[int] = []
@@ -907,10 +911,21 @@ class GraphView(QGraphicsView):
         Everything heavier than painting runs on a worker thread; ``graph_shown`` is emitted when the scene
         is ready. A newer call cancels an older one still queued or running.
         """
+        highlight = frozenset(highlight)
+        expanded = frozenset(expanded) if expanded is not None else None
+        asked = (graph_json, key, expanded)
+        flight = self._in_flight
+        if (self._busy and flight is not None and before is not None and flight[3] is None
+                and flight[0] is graph_json and flight[1:3] == asked[1:]):
+            # The same graph is being laid out without change detection; its "before" graph just
+            # arrived: recolour the finished layout rather than start the layout again.
+            self._after_layout = (graph_json, highlight, key, before, expanded)
+            return
+        self._after_layout = None
+        self._in_flight = None
         self._generation += 1
         self._latest[0] = self._generation
         self._pool.clear()  # drop queued, not yet started layouts
-        highlight = frozenset(highlight)
         self._extra_highlight = highlight
         self._highlight = highlight
         self._key = key
@@ -934,6 +949,7 @@ class GraphView(QGraphicsView):
                 self._on_prepared(cached)  # instant: the scene is one item
                 return
         self._busy = True
+        self._in_flight = (*asked, before)
         task = _LayoutTask(self._generation, self._latest, graph_json, highlight, before, exp,
                            self._char_width, self._node_height, self._signals, cached, key)
         self._pool.start(task)
@@ -1303,6 +1319,7 @@ class GraphView(QGraphicsView):
         if generation != self._generation:
             return
         self._busy = False
+        self._in_flight = self._after_layout = None
         self.clear_graph(self.tr("Cannot lay out the graph: {message}").format(message=message))
         self.layout_failed.emit(message)
 
@@ -1329,7 +1346,12 @@ class GraphView(QGraphicsView):
         if pending is not None:
             self._centre_select(pending)
         self._overview_widget.update()
+        self._in_flight = None
         self.graph_shown.emit()
+        replay, self._after_layout = self._after_layout, None
+        if replay is not None:
+            graph_json, highlight, key, before, expanded = replay
+            self.set_graph(graph_json, highlight, key=key, before=before, expanded=expanded)
 
     def _build(self, p: _Prepared) -> None:
         self.clear_graph("")
