@@ -42,7 +42,7 @@ SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 SHARE_ROLE = Qt.ItemDataRole.UserRole + 2
 
 _ModelIndex = QModelIndex | QPersistentModelIndex
-#: Text colours of a change: faster (negative delta) and slower; readable on light and dark palettes.
+# Text colours of a change: faster (negative delta) and slower; readable on light and dark palettes.
 FASTER_COLOUR, SLOWER_COLOUR = QColor("#2e9d4a"), QColor("#d0453a")
 
 
