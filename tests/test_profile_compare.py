@@ -49,7 +49,7 @@ def test_profile_view_compare_table(qtbot):
     assert [row[0] for row in table] == ["matmul", "fused_matmul_add", "add", "relu"]
     assert table[0][2] == "–" and table[0][3] == "\u221270 µs" and table[0][4] == "removed"
     assert table[1][1] == "–" and table[1][3] == "+40 µs" and table[1][4] == "added"
-    assert table[3][4] == "1.2×" and table[3][5] == "10.0 % → 23.1 %"
+    assert table[3][4] == "1.20×" and table[3][5] == "10.0 % → 23.1 %"
     caption = view._caption.text()
     assert caption.startswith("Model input → 5. FuseTIR: calls 100 µs → 52 µs per run (0.52×, \u221248 µs)")
     assert "1 functions in both, 1 added, 2 removed" in caption
@@ -69,7 +69,7 @@ def test_profile_view_compare_table(qtbot):
     view.set_profile(before)
     assert not view.is_comparing() and model.rowCount() == 0
     assert format_delta_us(0.0) == "0 µs" and format_delta_us(1500.0) == "+1.5 ms"
-    assert format_ratio(None) == "–" and format_ratio(0.4234) == "0.423×" and format_ratio(250.0) == "250×"
+    assert format_ratio(None) == "–" and format_ratio(0.4234) == "0.42×" and format_ratio(12.34) == "12.3×" and format_ratio(250.0) == "250×"
 
 
 # ---- the app on the fake engine ------------------------------------------------------------------------

@@ -54,10 +54,10 @@ def format_delta_us(value: float) -> str:
 
 
 def format_ratio(ratio: Optional[float]) -> str:
-    """``after / before`` as ``0.42×`` (``–`` when unknown)."""
+    """``after / before`` as ``0.42×``, ``12.5×``, ``250×`` (``–`` when unknown)."""
     if ratio is None or math.isnan(ratio):
         return "–"
-    return f"{ratio:.3g}×" if ratio < 100 else f"{ratio:.0f}×"
+    return f"{ratio:.2f}×" if ratio < 10 else f"{ratio:.1f}×" if ratio < 100 else f"{ratio:.0f}×"
 
 
 class QtProfileModel(QAbstractTableModel):
@@ -154,7 +154,7 @@ class QtProfileDiffModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             titles = (self.tr("Function"), self.tr("Before / run"), self.tr("After / run"), self.tr("Change"),
-                      self.tr("Ratio"), self.tr("Share before → after"))
+                      self.tr("Ratio"), self.tr("Share"))
             return titles[section] if 0 <= section < len(titles) else None
         if role == Qt.ItemDataRole.ToolTipRole:
             tips = ("", "", "", self.tr("After minus before; sorted by the size of the change"),
@@ -251,6 +251,7 @@ def _table(parent: QWidget, model: QAbstractTableModel, share_column: int) -> QT
     table.setItemDelegateForColumn(share_column, ShareBarDelegate(table))
     table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
     table.verticalHeader().setVisible(False)
+    table.setWordWrap(False)
     return table
 
 
@@ -283,6 +284,8 @@ class ProfileView(QWidget):
         self._diff_model = QtProfileDiffModel(self)
         self._diff_table = _table(self, self._diff_model, 5)
         self._diff_table.setObjectName("profileDiffTable")
+        for column in range(1, len(QtProfileDiffModel.COLUMNS)):
+            self._diff_table.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self._diff_table.activated.connect(lambda index: self.activate_diff_row(index.row()))
         self._stack = QStackedWidget(self)
         self._stack.addWidget(self._table)

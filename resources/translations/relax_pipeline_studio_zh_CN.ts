@@ -1942,13 +1942,13 @@
 <context>
     <name>ProfileView</name>
     <message>
-        <location filename="../../widgets/profile_view.py" line="+273"/>
+        <location filename="../../widgets/profile_view.py" line="+274"/>
         <source>Compare with:</source>
         <extracomment>The user chose a profile to compare with (its key; ``&quot;&quot;``: no comparison).</extracomment>
         <translation>对比：</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+39"/>
         <source>No profile yet: build with profiling on to see where the time goes.</source>
         <translation>尚无性能剖析：开启剖析后构建，即可查看时间花在哪里。</translation>
     </message>
@@ -2144,7 +2144,7 @@
 <context>
     <name>QtProfileDiffModel</name>
     <message>
-        <location filename="../../widgets/profile_view.py" line="-262"/>
+        <location filename="../../widgets/profile_view.py" line="-265"/>
         <source>Function</source>
         <translation>函数</translation>
     </message>
@@ -2170,8 +2170,8 @@
     </message>
     <message>
         <location line="+0"/>
-        <source>Share before → after</source>
-        <translation>占比 之前 → 之后</translation>
+        <source>Share</source>
+        <translation>占比</translation>
     </message>
     <message>
         <location line="+3"/>
