@@ -5,6 +5,8 @@ chooser and comparison table (widget with hand-made profiles; app wiring on the 
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 pytest.importorskip("pytestqt")
@@ -12,7 +14,7 @@ pytest.importorskip("pytestqt")
 from pipeline_model import build_api  # noqa: E402
 from pipeline_model.build_api import Profile, ProfileEntry  # noqa: E402
 from pipeline_model.document import PipelineDocument, Step  # noqa: E402
-from tests.conftest import qt_wait  # noqa: E402
+from tests.conftest import PIPELINES_DIR, qt_wait  # noqa: E402
 
 
 def _profile(key: str, entries: list[tuple[str, float]], nodes: dict[str, list[str]] | None = None) -> Profile:
@@ -167,3 +169,54 @@ def test_new_document_resets_the_comparison(fake_studio):
     win.files.new_pipeline(force=True)
     assert not view.is_comparing() and view.compare_choices() == [] and ctl.compare_key == ""
     assert view.profile() is None and not ctl.profiles
+
+
+# ---- end to end on the real engine ---------------------------------------------------------------------
+@pytest.mark.e2e
+def test_compare_real_profiles_of_two_steps(studio):
+    """Step 1's module profiled by the engine alone (the GUI never saw it: it must ask the engine), the final
+    module by a profiled Build & Run; the chooser offers step 1 and the comparison shows FuseOps/FuseTIR's
+    renamed functions as added/removed."""
+    win = studio
+    view = win.profile_view
+    win.ctrl.undo_stack.setClean()
+    assert win.files.open_pipeline(os.path.join(PIPELINES_DIR, "fusion_walkthrough.json"), remember=False)
+    assert qt_wait(lambda: _all_ran(win) and not win.act_stop.isEnabled(), 240_000)
+    first, last = win.ctrl.doc.steps[0].uid, win.ctrl.doc.steps[-1].uid
+    k_first, k_last = (win.step_model.result(u).snapshot_key for u in (first, last))
+    cut = win.ctrl.doc.clone()
+    cut.steps = cut.steps[:1]
+    answers: list = []
+    request = win.ctx.engine.submit_fn("profile", lambda client, _ev: build_api.profile(
+        client, cut, settings=build_api.ProfileSettings(warmup=1, repeat=2)))
+    request.finished.connect(answers.append)
+    request.failed.connect(answers.append)
+    assert qt_wait(lambda: bool(answers), 300_000)
+    assert isinstance(answers[0], Profile) and answers[0].key == k_first, answers[0]
+    assert k_first not in win.profiles.profiles
+
+    _select(win, last)
+    win.run_panel.profile_check.setChecked(True)
+    try:
+        done: list = []
+        win.run_controller.finished.connect(lambda kind, value: done.append(value))
+        win.run_controller.failed.connect(lambda kind, message: done.append(message))
+        assert win.run_controller.build_and_run()
+        assert qt_wait(lambda: bool(done), 300_000)
+        assert isinstance(done[0], dict), done[0]
+    finally:
+        win.run_panel.profile_check.setChecked(False)
+    assert view.profile() is not None and view.profile().key == k_last
+    assert qt_wait(lambda: k_first in dict(view.compare_choices()), 60_000), view.compare_choices()
+    assert view.choose_compare(k_first) and view.is_comparing()
+    cmp = view.comparison()
+    assert cmp.before.key == k_first and cmp.after.key == k_last
+    status = {r.name: r.status for r in cmp.rows}
+    assert any(n.startswith("fused_") and s == build_api.ADDED for n, s in status.items()), status
+    assert build_api.REMOVED in status.values()
+    assert [abs(r.delta_us) for r in cmp.rows] == sorted((abs(r.delta_us) for r in cmp.rows), reverse=True)
+    assert view._caption.text().startswith("1. ")
+    # the graph keeps the heat of the selected (final) step
+    assert qt_wait(lambda: win.graph_view.heat() == view.profile().node_shares() and bool(win.graph_view.heat()),
+                   60_000)
+    assert view.choose_compare("") and not view.is_comparing()
