@@ -235,6 +235,7 @@ class MainWindow(QMainWindow):
         self.pipeline_view.current_step_changed.connect(self.profiles.show_step)
         s.step_result.connect(lambda result: self.profiles.show_step(result.uid)
                               if result.uid == self.pipeline_view.current_uid() else None)
+        s.run_finished.connect(lambda _rev, _result: self.profiles.refresh_comparison())  # steps' keys changed
         self.run_controller.finished.connect(self.profiles.on_build_finished)
         self.run_controller.finished.connect(lambda kind, value: self._raise_profile_dock()
                                              if kind == "build_run" and isinstance(value, dict) and value.get("profile") else None)

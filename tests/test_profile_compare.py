@@ -136,6 +136,16 @@ def test_compare_with_another_step(fake_studio):
     assert view.choose_compare(key[s4])
     assert (view.comparison().before.key, view.comparison().after.key) == (key[s1], key[s4])
     assert view._caption.text().startswith(label1 + " → 4. ")
+    # Another step's module changes (step 4 disabled, the pipeline re-runs): its old profile is no choice any more.
+    assert [k for k, _ in view.compare_choices()] == [input_key, key[s4]]
+    win.editor.toggle_step(s4, False)
+    assert qt_wait(lambda: _all_ran(win) and win.step_model.result(s4).snapshot_key != key[s4], 10_000)
+    assert qt_wait(lambda: [k for k, _ in view.compare_choices()] == [input_key], 5_000), view.compare_choices()
+    assert not view.is_comparing() and ctl.compare_key == ""
+    win.ctrl.undo_stack.undo()
+    assert qt_wait(lambda: _all_ran(win) and win.step_model.result(s4).snapshot_key == key[s4], 10_000)
+    assert qt_wait(lambda: [k for k, _ in view.compare_choices()] == [input_key, key[s4]], 5_000)
+    assert view.choose_compare(key[s4]) and view.is_comparing()
     # Clearing the chooser returns to the single-profile table.
     assert view.choose_compare("")
     assert not view.is_comparing() and ctl.compare_key == "" and view.table_model().rowCount() == 3
