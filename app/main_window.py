@@ -42,7 +42,7 @@ from widgets.diff_view import DiffView
 from widgets.pass_palette import PassPalette
 from widgets.profile_view import ProfileView
 from widgets.run_panel import RunPanel
-from widgets.step_model import QtPipelineModel
+from widgets.step_model import QtPipelineModel, TitleRole
 from widgets.tuning_panel import TuningPanel
 
 
@@ -141,7 +141,7 @@ class MainWindow(QMainWindow):
         self.files = FileController(ctx, self.editor.set_model)
         self.pass_context = PassContextController(ctx)
         self.profiles = ProfileController(ctx, self.profile_view, self.graph_view, self.graphs.shown_graph,
-                                          self._step_key, current)
+                                          self._step_key, current, self._profiled_modules)
         self.comparer = CompareController(ctx, self.run_controller.run_settings, self.files.open_pipeline,
                                           self.files.maybe_save)
         self.appearance = AppearanceController(ctx.settings, self, self)
@@ -235,6 +235,7 @@ class MainWindow(QMainWindow):
         self.pipeline_view.current_step_changed.connect(self.profiles.show_step)
         s.step_result.connect(lambda result: self.profiles.show_step(result.uid)
                               if result.uid == self.pipeline_view.current_uid() else None)
+        s.run_finished.connect(lambda _rev, _result: self.profiles.refresh_comparison())  # steps' keys changed
         self.run_controller.finished.connect(self.profiles.on_build_finished)
         self.run_controller.finished.connect(lambda kind, value: self._raise_profile_dock()
                                              if kind == "build_run" and isinstance(value, dict) and value.get("profile") else None)
@@ -286,6 +287,18 @@ class MainWindow(QMainWindow):
         """Snapshot key of step ``uid``'s module in the latest results (``None`` when it has none)."""
         result = self.step_model.result(uid) if uid else None
         return result.snapshot_key if result is not None else None
+
+    def _profiled_modules(self) -> list[tuple[str, str]]:
+        """``(snapshot key, label)`` of the model input and of every step with a result, in pipeline order
+        (the Profile panel's *Compare with* offers those that have a profile)."""
+        out: list[tuple[str, str]] = []
+        if self.inspector.input_key:
+            out.append((self.inspector.input_key, tr("Model input")))
+        for row, step in enumerate(self.ctrl.doc.steps):
+            key = self._step_key(step.uid)
+            if key:
+                out.append((key, f"{row + 1}. {self.step_model.index(row).data(TitleRole) or step.pass_id}"))
+        return out
 
     def _raise_profile_dock(self) -> None:
         self.profile_dock.show()

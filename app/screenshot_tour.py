@@ -10,7 +10,9 @@ saves ``dark.png`` (the FuseOps state with a node selected) and ``dark_failed.pn
 ``--small`` the window is 1024×700 and only ``main_1024x700.png`` is saved. With ``--wire`` it saves
 ``env.png`` (Help ▸ Environment), ``pass_context.png`` (the FuseOps diff with ``relax.FuseOps.max_depth``
 set, the PassContext dialog on top), ``profile.png`` (a profiled build: the Profile panel and the heat
-overlay) and ``compare.png`` (Run ▸ Compare Pipelines… with two pipelines compared).
+overlay), ``profile_compare.png`` (that profile compared with the module after the first step's) and
+``compare.png`` (Run ▸ Compare Pipelines… with two pipelines compared). With ``--profile`` only the two
+profile shots are taken (with ``--lang``/``--small`` naming as above).
 """
 
 from __future__ import annotations
@@ -68,7 +70,8 @@ def main(argv: list[str]) -> int:
     lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
     small = "--small" in argv
     wire = "--wire" in argv
-    argv = [a for a in argv if a not in ("--dark", "--small", "--wire") and not a.startswith("--lang=")]
+    profile_only = "--profile" in argv
+    argv = [a for a in argv if a not in ("--dark", "--small", "--wire", "--profile") and not a.startswith("--lang=")]
     prefix = f"{lang.split('_')[0]}_" if lang else ""
     out = argv[0] if argv else "docs/screenshots"
     os.makedirs(out, exist_ok=True)
@@ -104,6 +107,12 @@ def main(argv: list[str]) -> int:
     done = lambda: all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps)  # noqa: E731
     assert wait(done), "run did not finish"
     steps = win.ctrl.doc.steps
+    if profile_only:
+        _profile_shots(win, wait, settle, lambda name: os.path.join(
+            out, name.replace(".png", "_1024x700.png") if small else prefix + name))
+        win.ctrl.undo_stack.setClean()
+        win.close()
+        return 0
     if wire:
         _wire_shots(win, out, wait, settle, done)
         win.ctrl.undo_stack.setClean()
@@ -159,8 +168,47 @@ def _compose(window, dialog, path: str) -> None:
     print("saved", path)
 
 
+def _profile_shots(win, wait, settle, path_for) -> None:  # noqa: ANN001 - window, helpers of main()
+    """profile.png (a profiled build of the final module: the Profile panel and the heat overlay) and
+    profile_compare.png (the final module compared with the module after the first step, also profiled)."""
+    from widgets.run_panel import MODULE_FINAL, MODULE_SELECTED
+
+    steps = win.ctrl.doc.steps
+    finished: list = []
+    win.run_controller.finished.connect(lambda kind, value: finished.append(kind))
+    win.run_controller.failed.connect(lambda kind, message: finished.append(message))
+    combo = win.run_panel.module_combo
+
+    def build(uid: str, module: str) -> None:
+        win.pipeline_view.select_uids([uid])
+        combo.setCurrentIndex(combo.findData(module))
+        finished.clear()
+        win.run_controller.build_and_run()
+        assert wait(lambda: bool(finished), 300_000), "profiled build did not finish"
+        assert finished == ["build_run"], finished
+
+    win.run_panel.profile_check.setChecked(True)
+    try:
+        build(steps[0].uid, MODULE_SELECTED)
+        build(steps[-1].uid, MODULE_FINAL)
+    finally:
+        win.run_panel.profile_check.setChecked(False)
+    wait(lambda: bool(win.graph_view.heat()) and not win.graph_view.is_busy(), 30_000)
+    win.graph_view.fit_to_view()
+    win.profile_dock.raise_()
+    settle(1500)
+    win.grab().save(path_for("profile.png"))
+    print("saved", path_for("profile.png"))
+    first = win.step_model.result(steps[0].uid).snapshot_key
+    assert win.profile_view.choose_compare(first), f"no profile of step 1 to compare with: {win.profile_view.compare_choices()}"
+    settle(1500)
+    win.grab().save(path_for("profile_compare.png"))
+    print("saved", path_for("profile_compare.png"))
+    win.profile_view.choose_compare("")
+
+
 def _wire_shots(win, out: str, wait, settle, done) -> None:
-    """env.png, pass_context.png, profile.png, compare.png (see the module docstring)."""
+    """env.png, pass_context.png, profile.png, profile_compare.png, compare.png (see the module docstring)."""
     steps = win.ctrl.doc.steps
     fuse = next(s for s in steps if s.pass_id == "relax.FuseOps")
     # Help ▸ Environment
@@ -190,20 +238,7 @@ def _wire_shots(win, out: str, wait, settle, done) -> None:
     dialog.close()
     win.ctrl.undo_stack.undo()
     assert wait(lambda: done() and not win.act_stop.isEnabled()), "run after undo did not finish"
-    # Profile: a profiled Build & Run of the final module, heat overlay on its graph
-    win.pipeline_view.select_uids([steps[-1].uid])
-    win.run_panel.profile_check.setChecked(True)
-    finished: list = []
-    win.run_controller.finished.connect(lambda kind, value: finished.append(kind))
-    win.run_controller.failed.connect(lambda kind, message: finished.append(message))
-    win.run_controller.build_and_run()
-    assert wait(lambda: bool(finished), 300_000), "profiled build did not finish"
-    wait(lambda: bool(win.graph_view.heat()) and not win.graph_view.is_busy(), 30_000)
-    win.graph_view.fit_to_view()
-    win.profile_dock.raise_()
-    settle(1500)
-    win.grab().save(os.path.join(out, "profile.png"))
-    print("saved", os.path.join(out, "profile.png"))
+    _profile_shots(win, wait, settle, lambda name: os.path.join(out, name))
     # Compare Pipelines
     compare = win.comparer.show_dialog()
     from pipeline_model.build_api import BenchSettings  # noqa: F401 - the panel's settings are used

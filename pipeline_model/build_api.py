@@ -1,5 +1,6 @@
 """Client-side, TVM-free wrappers over the engine's build commands (``build_run``, ``compare``,
-``profile``, ``export_library``) returning typed results, and profile comparison (:func:`diff_profiles`).
+``profile``, ``profile_get``, ``export_library``) returning typed results, and profile comparison
+(:func:`diff_profiles`, :func:`compare_profiles`).
 
 The engine does the work (see :mod:`pipeline_model.engine.handlers_build`); these functions only
 shape the requests from a :class:`~pipeline_model.document.PipelineDocument` and turn the replies into
@@ -167,20 +168,102 @@ class Profile:
         return cls(**d)
 
 
-def diff_profiles(before: Profile, after: Profile) -> list[dict[str, Any]]:
-    """Per callee: total time before and after (``None`` where absent) and the change, largest change first.
+#: :attr:`ProfileDiffRow.status` of a callee in both profiles, only in the later one, only in the earlier one.
+IN_BOTH, ADDED, REMOVED = "both", "added", "removed"
 
-    Used to compare the profiles of two steps (keyed by their snapshot keys).
+
+@dataclass
+class ProfileDiffRow:
+    """One callee of two profiles compared (:func:`diff_profiles`).
+
+    ``status`` is :data:`IN_BOTH`, :data:`ADDED` (only in ``after``) or :data:`REMOVED` (only in
+    ``before``); callees match by name only, so a function renamed by a pass (``fused_*`` after
+    FuseOps/FuseTIR) shows as one removed and one added. Times are per run in microseconds (``None``
+    where the callee is absent); ``delta_us`` = after - before (an absent side counts 0);
+    ``ratio`` = after / before (``None`` unless both are present and before > 0); shares are of each
+    profile's total (``None`` where absent).
     """
+
+    name: str
+    kind: str
+    status: str
+    before_us: Optional[float]
+    after_us: Optional[float]
+    delta_us: float
+    ratio: Optional[float]
+    share_before: Optional[float]
+    share_after: Optional[float]
+    calls_before: Optional[int]
+    calls_after: Optional[int]
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return asdict(self)
+
+
+def _ratio(before: Optional[float], after: Optional[float]) -> Optional[float]:
+    """``after / before`` when both are known and ``before`` is positive, else ``None``."""
+    if before is None or after is None or before <= 0:
+        return None
+    return after / before
+
+
+def diff_profiles(before: Profile, after: Profile) -> list[ProfileDiffRow]:
+    """Per callee (matched by name): time before and after, change and ratio, largest |change| first
+    (ties by name). Used to compare the profiles of two steps (keyed by their snapshot keys)."""
     a = {e.name: e for e in before.entries}
     b = {e.name: e for e in after.entries}
     rows = []
     for name in sorted(set(a) | set(b)):
-        ta = a[name].total_us if name in a else None
-        tb = b[name].total_us if name in b else None
-        rows.append({"name": name, "before_us": ta, "after_us": tb, "delta_us": (tb or 0.0) - (ta or 0.0)})
-    rows.sort(key=lambda r: (-abs(float(r["delta_us"] or 0.0)), str(r["name"])))
+        ea, eb = a.get(name), b.get(name)
+        ta = ea.total_us if ea is not None else None
+        tb = eb.total_us if eb is not None else None
+        status = IN_BOTH if ea is not None and eb is not None else (ADDED if ea is None else REMOVED)
+        seen = eb if eb is not None else ea
+        kind = seen.kind if seen is not None else ""
+        rows.append(ProfileDiffRow(
+            name=name, kind=kind, status=status, before_us=ta, after_us=tb,
+            delta_us=(tb or 0.0) - (ta or 0.0), ratio=_ratio(ta, tb),
+            share_before=ea.share if ea is not None else None, share_after=eb.share if eb is not None else None,
+            calls_before=ea.calls if ea is not None else None, calls_after=eb.calls if eb is not None else None))
+    rows.sort(key=lambda r: (-abs(r.delta_us), r.name))
     return rows
+
+
+@dataclass
+class ProfileComparison:
+    """Two profiles compared: the per-callee :func:`diff_profiles` rows and the totals.
+
+    ``total_before_us``/``total_after_us`` are the profiles' totals (sum of the calls' time per run),
+    ``ratio`` = after / before (``None`` when before is 0); ``run_*_us`` the instrumented runs' wall time.
+    """
+
+    before: Profile
+    after: Profile
+    rows: list[ProfileDiffRow]
+    total_before_us: float
+    total_after_us: float
+    ratio: Optional[float]
+    run_before_us: float
+    run_after_us: float
+
+    @property
+    def delta_us(self) -> float:
+        """Change of the total: after - before."""
+        return self.total_after_us - self.total_before_us
+
+    def count(self, status: str) -> int:
+        """How many callees have ``status`` (:data:`IN_BOTH`, :data:`ADDED`, :data:`REMOVED`)."""
+        return sum(1 for r in self.rows if r.status == status)
+
+
+def compare_profiles(before: Profile, after: Profile) -> ProfileComparison:
+    """:func:`diff_profiles` plus the totals before → after and their ratio."""
+    return ProfileComparison(
+        before=before, after=after, rows=diff_profiles(before, after),
+        total_before_us=float(before.total_us), total_after_us=float(after.total_us),
+        ratio=_ratio(float(before.total_us), float(after.total_us)),
+        run_before_us=float(before.run_us), run_after_us=float(after.run_us))
 
 
 @dataclass
@@ -392,6 +475,23 @@ def profile(client: Any, doc: PipelineDocument, *, key: Optional[str] = None,
 def stored_profile(client: Any, key: str) -> Optional[Profile]:
     """The profile the engine keeps for snapshot ``key`` (``None`` if that module was not profiled)."""
     return Profile.from_json(client.request("profile_get", {"key": key}).get("profile"))
+
+
+def stored_profile_keys(client: Any) -> list[str]:
+    """The snapshot keys of the profiles the engine keeps (oldest first)."""
+    return [str(k) for k in client.request("profile_get", {}).get("keys") or []]
+
+
+def stored_profiles(client: Any, keys: list[str]) -> dict[str, Profile]:
+    """The profiles the engine keeps for any of ``keys`` (one ``profile_get`` for the list, one per kept key)."""
+    kept = set(stored_profile_keys(client))
+    out: dict[str, Profile] = {}
+    for key in keys:
+        if key in kept and key not in out:
+            prof = stored_profile(client, key)
+            if prof is not None:
+                out[key] = prof
+    return out
 
 
 def compare_many(client: Any, modules: list[dict[str, Any]], *, inputs: Optional[InputSpec] = None,

@@ -11,7 +11,7 @@ disabled steps skipped, ``cancel`` between steps, ``custom_sources_run`` (the cu
 was allowed to run: trusted and compiling; it records them, it does not execute them), ``graph`` / ``prim_func`` / ``snapshot`` of a key
 (an unknown key fails naming it; an unknown function falls back to ``main`` with ``missing``), and the ``devices`` / ``validate_target`` commands. Building
 (``build_run``, ``compare``, ``export_library``) is refused with a clear message: those tests use
-the real engine; so ``profile_get`` never has a profile, and ``env`` answers the real reply's shape with
+the real engine; so ``profile_get`` has only the profiles a test puts in ``profiles``, and ``env`` answers the real reply's shape with
 values marked fake. Steps after a failed one come back as ``not_run`` (as from the real engine). Rules the fake follows: every enabled step changes the module, except the pass
 ids in :data:`UNCHANGING`.
 """
@@ -49,6 +49,8 @@ class FakeEngineClient:
         self.custom_sources_run: list[str] = []
         #: The code items (JSON) of each run refused for lack of consent.
         self.refusals: list[list[dict]] = []
+        #: Profiles "kept by the engine" (snapshot key -> profile JSON): only what a test puts here.
+        self.profiles: dict[str, dict] = {}
         self.pid = 1000
         self._cancel = threading.Event()
         self.closed = False
@@ -193,8 +195,10 @@ class FakeEngineClient:
                     "llvm_version": None, "libinfo": {}, "devices": [dict(CPU)], "codegens": {},
                     "pattern_tables": {}, "pass_configs": dict(FAKE_PASS_CONFIGS)}
         if cmd == "profile_get":
-            # The fake never builds, so it never has a profile of any module.
-            return {"profile": None}
+            # The fake never builds: it keeps only the profiles a test put in ``profiles`` (hand-made inputs).
+            if args.get("key"):
+                return {"profile": self.profiles.get(str(args["key"]))}
+            return {"keys": list(self.profiles)}
         raise EngineError(f"the fake engine does not run {cmd!r} (use the real engine for builds)")
 
     # ---- helpers --------------------------------------------------------------------------------

@@ -60,19 +60,77 @@ def test_profiles_are_kept_per_snapshot_key(engine, mlp_profile):
     before = build_api.profile(engine, doc, key=None, settings=build_api.ProfileSettings(repeat=2))
     assert before.key == mlp_profile.key  # same final module, same key
     rows = build_api.diff_profiles(kept, before)
-    assert {r["name"] for r in rows} >= {"fused_NT_matmul_add_relu", "NT_matmul1"}
+    assert {r.name for r in rows} >= {"fused_NT_matmul_add_relu", "NT_matmul1"}
+    assert mlp_profile.key in build_api.stored_profile_keys(engine)
+    assert set(build_api.stored_profiles(engine, [mlp_profile.key, "no-such-key"])) == {mlp_profile.key}
+
+
+def _prof(entries: list[tuple[str, float]], total: float, run: float = 0.0) -> build_api.Profile:
+    return build_api.Profile(entries=[build_api.ProfileEntry(n, "prim_func", 1, t, t, t / total if total else 0.0)
+                                      for n, t in entries], total_us=total, run_us=run or total, repeat=1, warmup=0)
 
 
 def test_diff_profiles_orders_by_change():
     a = build_api.Profile(entries=[build_api.ProfileEntry("f", "prim_func", 1, 100.0, 100.0, 1.0)],
                           total_us=100.0, run_us=120.0, repeat=1, warmup=0)
     b = build_api.Profile(entries=[build_api.ProfileEntry("f", "prim_func", 1, 40.0, 40.0, 0.8),
-                                   build_api.ProfileEntry("g", "prim_func", 2, 10.0, 5.0, 0.2)],
+                                   build_api.ProfileEntry("g", "builtin", 2, 10.0, 5.0, 0.2)],
                           total_us=50.0, run_us=60.0, repeat=1, warmup=0)
     rows = build_api.diff_profiles(a, b)
-    assert rows[0] == {"name": "f", "before_us": 100.0, "after_us": 40.0, "delta_us": -60.0}
-    assert rows[1]["name"] == "g" and rows[1]["before_us"] is None
+    assert rows[0] == build_api.ProfileDiffRow(
+        name="f", kind="prim_func", status=build_api.IN_BOTH, before_us=100.0, after_us=40.0, delta_us=-60.0,
+        ratio=pytest.approx(0.4), share_before=1.0, share_after=0.8, calls_before=1, calls_after=1)
+    g = rows[1]
+    assert (g.name, g.status, g.kind, g.before_us, g.after_us, g.delta_us) == ("g", build_api.ADDED, "builtin", None, 10.0, 10.0)
+    assert g.ratio is None and g.share_before is None and g.share_after == 0.2 and g.calls_after == 2
+    assert g.to_json()["status"] == "added"
     assert build_api.Profile.from_json(b.to_json()) == b
+
+
+def test_diff_profiles_shows_renamed_callees_as_removed_and_added():
+    # FuseOps/FuseTIR rename functions: no invented matches, one removed and one added.
+    before = _prof([("matmul", 70.0), ("add", 20.0), ("relu", 10.0)], 100.0)
+    after = _prof([("fused_matmul_add_relu", 55.0), ("relu", 10.0)], 65.0)
+    rows = build_api.diff_profiles(before, after)
+    assert [(r.name, r.status) for r in rows] == [
+        ("matmul", build_api.REMOVED), ("fused_matmul_add_relu", build_api.ADDED), ("add", build_api.REMOVED),
+        ("relu", build_api.IN_BOTH)]
+    assert [r.delta_us for r in rows] == [-70.0, 55.0, -20.0, 0.0]
+    assert rows[0].after_us is None and rows[0].ratio is None and rows[0].share_after is None
+    assert rows[-1].ratio == 1.0
+    # ties by |delta| are ordered by name; a zero "before" gives no ratio
+    tie = build_api.diff_profiles(_prof([("b", 5.0), ("a", 5.0), ("z", 0.0)], 10.0),
+                                  _prof([("b", 10.0), ("a", 0.0), ("z", 3.0)], 13.0))
+    assert [r.name for r in tie] == ["a", "b", "z"] and tie[2].ratio is None
+
+
+def test_compare_profiles_totals_and_counts():
+    before = _prof([("matmul", 70.0), ("add", 30.0)], 100.0, run=120.0)
+    after = _prof([("fused", 40.0), ("add", 10.0)], 50.0, run=55.0)
+    cmp = build_api.compare_profiles(before, after)
+    assert (cmp.total_before_us, cmp.total_after_us, cmp.run_before_us, cmp.run_after_us) == (100.0, 50.0, 120.0, 55.0)
+    assert cmp.ratio == pytest.approx(0.5) and cmp.delta_us == -50.0
+    assert (cmp.count(build_api.IN_BOTH), cmp.count(build_api.ADDED), cmp.count(build_api.REMOVED)) == (1, 1, 1)
+    assert cmp.rows == build_api.diff_profiles(before, after) and cmp.before is before and cmp.after is after
+    assert build_api.compare_profiles(_prof([], 0.0), after).ratio is None
+
+
+def test_stored_profiles_ask_the_engine_for_its_keys():
+    class Client:
+        def __init__(self) -> None:
+            self.calls: list = []
+
+        def request(self, cmd: str, args: dict, on_event=None) -> dict:  # noqa: ANN001
+            self.calls.append((cmd, dict(args)))
+            if not args.get("key"):
+                return {"keys": ["k1", "k2"]}
+            return {"profile": _prof([("f", 1.0)], 1.0).to_json() if args["key"] == "k1" else None}
+
+    client = Client()
+    got = build_api.stored_profiles(client, ["k1", "k2", "k3", "k1"])
+    assert list(got) == ["k1"] and got["k1"].entries[0].name == "f"
+    # one list request, then only the kept keys asked for (k3 is not kept: never asked)
+    assert client.calls == [("profile_get", {}), ("profile_get", {"key": "k1"}), ("profile_get", {"key": "k2"})]
 
 
 def test_cli_run_profile_prints_top_entries():

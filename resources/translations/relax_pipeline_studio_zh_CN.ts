@@ -562,7 +562,7 @@
         <translation>引擎崩溃并已重启</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+62"/>
         <source>Restarting the engine…</source>
         <translation>正在重启引擎…</translation>
     </message>
@@ -864,13 +864,14 @@
         <translation>步骤 {0}（{1}）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location filename="../../app/main_window.py" line="-43"/>
+        <location filename="../../app/step_inspector.py" line="+5"/>
         <location line="+4"/>
         <source>Model input</source>
         <translation>模型输入</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location filename="../../app/step_inspector.py" line="+5"/>
         <source>Run the pipeline (F5) to see what each step does.</source>
         <translation>运行流水线 (F5) 以查看每个步骤的作用。</translation>
     </message>
@@ -1122,9 +1123,15 @@
         <translation>设置 PassContext</translation>
     </message>
     <message>
-        <location filename="../../app/profile_controller.py" line="+136"/>
+        <location filename="../../app/profile_controller.py" line="+175"/>
+        <location line="+1"/>
+        <source>profile</source>
+        <extracomment>The profile shown changed (``None`` or a Profile). The key chosen in *Compare with* (&quot;&quot; = none).</extracomment>
+        <translation>性能剖析</translation>
+    </message>
+    <message>
+        <location line="+66"/>
         <source>{0} is not called from the graph shown (select the profiled step, function {1}).</source>
-        <extracomment>The profile shown changed (``None`` or a Profile).</extracomment>
         <translation>当前显示的图中没有调用 {0}（请选择被剖析的步骤，函数 {1}）。</translation>
     </message>
     <message>
@@ -1935,14 +1942,50 @@
 <context>
     <name>ProfileView</name>
     <message>
-        <location filename="../../widgets/profile_view.py" line="+146"/>
+        <location filename="../../widgets/profile_view.py" line="+274"/>
+        <source>Compare with:</source>
+        <extracomment>The user chose a profile to compare with (its key; ``&quot;&quot;``: no comparison).</extracomment>
+        <translation>对比：</translation>
+    </message>
+    <message>
+        <location line="+39"/>
         <source>No profile yet: build with profiling on to see where the time goes.</source>
         <translation>尚无性能剖析：开启剖析后构建，即可查看时间花在哪里。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+7"/>
         <source>%1 functions, %2 of calls per run (instrumented run %3, median of %4 runs)</source>
         <translation>%1 个函数，每次运行调用耗时 %2（插桩运行 %3，%4 次运行的中位数）</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>(no comparison)</source>
+        <translation>（不对比）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Compare this profile, callee by callee, with the profile of another step</source>
+        <translation>逐个被调函数，将此剖析与另一步骤的剖析对比</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No other step has a profile: select another step, check Profile and Build &amp; Run it</source>
+        <translation>没有其他步骤的剖析：选择另一个步骤，勾选“剖析”后构建并运行</translation>
+    </message>
+    <message>
+        <location line="+72"/>
+        <source>{before} → {after}: calls {t0} → {t1} per run ({ratio}, {delta}); run {r0} → {r1}; {both} functions in both, {added} added, {removed} removed</source>
+        <translation>{before} → {after}：每次运行调用耗时 {t0} → {t1}（{ratio}，{delta}）；运行 {r0} → {r1}；两侧共有 {both} 个函数，新增 {added} 个，移除 {removed} 个</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>before</source>
+        <translation>之前</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>after</source>
+        <translation>之后</translation>
     </message>
 </context>
 <context>
@@ -2099,9 +2142,82 @@
     </message>
 </context>
 <context>
+    <name>QtProfileDiffModel</name>
+    <message>
+        <location filename="../../widgets/profile_view.py" line="-265"/>
+        <source>Function</source>
+        <translation>函数</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Before / run</source>
+        <translation>之前 / 每次运行</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>After / run</source>
+        <translation>之后 / 每次运行</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Change</source>
+        <translation>变化</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ratio</source>
+        <translation>比值</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Share</source>
+        <translation>占比</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>After minus before; sorted by the size of the change</source>
+        <translation>之后减之前；按变化幅度排序</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>After / before (below 1: faster)</source>
+        <translation>之后 / 之前（小于 1：更快）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Share of each profile&apos;s total</source>
+        <translation>在各自剖析总耗时中的占比</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>added</source>
+        <translation>新增</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>removed</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <location line="+42"/>
+        <source>%1 (%2) is only in the later profile (a new or renamed function): %3 per run</source>
+        <translation>%1（%2）只出现在较后的剖析中（新函数或被重命名）：每次运行 %3</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 (%2) is only in the earlier profile (gone or renamed): %3 per run</source>
+        <translation>%1（%2）只出现在较早的剖析中（已消失或被重命名）：每次运行 %3</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 (%2): %3 → %4 per run, %5 → %6 calls</source>
+        <translation>%1（%2）：每次运行 %3 → %4，调用 %5 → %6 次</translation>
+    </message>
+</context>
+<context>
     <name>QtProfileModel</name>
     <message>
-        <location filename="../../widgets/profile_view.py" line="-86"/>
+        <location line="-121"/>
         <source>Function</source>
         <extracomment>Role carrying the raw sort value of a cell. Role carrying the share (0..1) for the bar delegate.</extracomment>
         <translation>函数</translation>
