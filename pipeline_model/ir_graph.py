@@ -210,6 +210,10 @@ class _Extractor:
         # types (a dozen in a 128-layer decoder), and hashing one in C++ is ~5x cheaper than reading its
         # shape field by field through the FFI.
         self._types: dict[int, list[tuple[Any, tuple[Any, Any, str]]]] = {}
+        # Python class -> what it is for the walk (an isinstance chain per expression costs ~5 us through
+        # TVM's ABC classes; the answer only depends on the class)
+        self._kinds: dict[type, str] = {}
+        self._op_names: dict[Any, str] = {}
 
     # -- helpers
     def _new_id(self, base: str) -> str:
@@ -297,26 +301,46 @@ class _Extractor:
             return expr.name, "local", None
         return None, None, None
 
-    def _inputs(self, expr: Any, dst: str, index: int, attrs: dict[str, str]) -> None:
-        """Add the data-flow edges of argument ``expr`` (position ``index``) into node ``dst``."""
-        import tvm  # noqa: PLC0415
+    def _kind(self, obj: Any) -> str:
+        """What ``obj`` is for the walk: ``var``, ``tuple``, ``tuple_get_item``, ``constant``, ``call``,
+        ``op``, ``function``, ``if``, ``shape``, ``match_cast`` or ``other`` (cached per class)."""
+        cls = type(obj)
+        kind = self._kinds.get(cls)
+        if kind is None:
+            import tvm  # noqa: PLC0415
+            from tvm import relax  # noqa: PLC0415
+
+            kinds = (("match_cast", relax.MatchCast), ("var", tvm.ir.Var), ("tuple", tvm.ir.Tuple),
+                     ("tuple_get_item", tvm.ir.TupleGetItem), ("constant", tvm.ir.Constant),
+                     ("call", tvm.ir.Call), ("op", tvm.ir.Op), ("function", relax.Function),
+                     ("if", relax.If), ("shape", relax.ShapeExpr))
+            kind = next((name for name, base in kinds if isinstance(obj, base)), "other")
+            self._kinds[cls] = kind
+        return kind
+
+    def _is_tensor_constant(self, expr: Any) -> bool:
         from tvm import relax  # noqa: PLC0415
 
-        if isinstance(expr, tvm.ir.Var):
+        return isinstance(getattr(expr, "ty", None), relax.TensorType)
+
+    def _inputs(self, expr: Any, dst: str, index: int, attrs: dict[str, str]) -> None:
+        """Add the data-flow edges of argument ``expr`` (position ``index``) into node ``dst``."""
+        kind = self._kind(expr)
+        if kind == "var":
             src = self.var_node.get(expr)
             if src is not None:
                 self._add_edge(src, dst, index)
             else:
                 attrs[f"arg{index}"] = _text(expr.name)
             return
-        if isinstance(expr, tvm.ir.Tuple):
+        if kind == "tuple":
             for field in expr.fields:
                 self._inputs(field, dst, index, attrs)
             return
-        if isinstance(expr, tvm.ir.TupleGetItem):
+        if kind == "tuple_get_item":
             self._inputs(expr.tuple_value, dst, index, attrs)
             return
-        if isinstance(expr, tvm.ir.Constant) and isinstance(getattr(expr, "ty", None), relax.TensorType):
+        if kind == "constant" and self._is_tensor_constant(expr):
             self.const_count += 1
             node_id = self._new_id(f"const{self.const_count}")
             self._add_node(node_id, "constant", f"const{self.const_count}", expr.ty, op="relax.const")
@@ -361,9 +385,6 @@ class _Extractor:
         }
 
     def _binding(self, binding: Any, group: int | None, is_df: bool) -> None:
-        import tvm  # noqa: PLC0415
-        from tvm import relax  # noqa: PLC0415
-
         var = binding.var
         value = binding.value
         node_id = self._new_id(var.name)
@@ -371,14 +392,17 @@ class _Extractor:
         op: str
         callee = callee_kind = composite = None
         args: list[Any] = []
-        if isinstance(binding, relax.MatchCast):
+        kind = self._kind(value)
+        if self._kind(binding) == "match_cast":
             op = "match_cast"
             attrs["ty"] = _text(binding.ty)
             args = [value]
-        elif isinstance(value, tvm.ir.Call):
+        elif kind == "call":
             call_op = value.op
-            if isinstance(call_op, tvm.ir.Op):
-                op = str(call_op.name)
+            if self._kind(call_op) == "op":
+                op = self._op_names.get(call_op)  # type: ignore[assignment]
+                if op is None:
+                    op = self._op_names[call_op] = str(call_op.name)
                 args = list(value.args)
                 if op in _CALLEE_OPS and args:
                     callee, callee_kind, composite = self._callee_of(args[0])
@@ -388,29 +412,29 @@ class _Extractor:
                 op = "call"
                 callee, callee_kind, composite = self._callee_of(call_op)
                 args = list(value.args)
-                if isinstance(call_op, tvm.ir.Var) and call_op in self.var_node:
+                if self._kind(call_op) == "var" and call_op in self.var_node:
                     # calling a local function / closure bound earlier: it flows into the call
                     args = [call_op, *args]
             attrs.update(_attrs_dict(value.attrs))
-        elif isinstance(value, tvm.ir.Tuple):
+        elif kind == "tuple":
             op = "tuple"
             args = list(value.fields)
-        elif isinstance(value, tvm.ir.TupleGetItem):
+        elif kind == "tuple_get_item":
             op = "tuple_get_item"
             attrs["index"] = str(int(value.index))
             args = [value.tuple_value]
-        elif isinstance(value, tvm.ir.Var):
+        elif kind == "var":
             op = "var"
             args = [value]
-        elif isinstance(value, tvm.ir.Constant) and isinstance(getattr(value, "ty", None), relax.TensorType):
+        elif kind == "constant" and self._is_tensor_constant(value):
             op = "relax.const"
-        elif isinstance(value, relax.Function):
+        elif kind == "function":
             op = "function"
             composite = _composite_name(value)
-        elif isinstance(value, relax.If):
+        elif kind == "if":
             op = "if"
             args = [value.cond]
-        elif isinstance(value, relax.ShapeExpr):
+        elif kind == "shape":
             op = "shape"
             attrs["value"] = _text(value)
         else:

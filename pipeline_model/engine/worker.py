@@ -32,6 +32,9 @@ from pipeline_model.engine.handler_registry import HANDLERS, HandlerFn, handler 
 
 #: Environment variable naming extra handler modules (comma-separated dotted names) to import at start.
 ENV_HANDLER_MODULES = "RPS_ENGINE_HANDLER_MODULES"
+#: ``RPS_ENGINE_TRACE=1``: the engine writes each request's command and wall time to its stderr (which the
+#: client echoes with ``--verbose``/keeps in its stderr tail): where the time of a slow request went.
+TRACE = bool(os.environ.get("RPS_ENGINE_TRACE"))
 
 
 def discover_handler_modules() -> list[str]:
@@ -461,6 +464,7 @@ def dispatch(message: Any, ctx: WorkerContext) -> Any:
             code=messages.METHOD_NOT_FOUND)
     ctx.request_id = req_id
     ctx.consent = request_consent(message.params)
+    started = time.perf_counter()
     try:
         value = fn(dict(message.params), ctx)
         return messages.Reply(req_id, value if isinstance(value, dict) else {"value": value})
@@ -477,6 +481,9 @@ def dispatch(message: Any, ctx: WorkerContext) -> Any:
     finally:
         ctx.request_id = None
         ctx.consent = {}
+        if TRACE:
+            print(f"[engine] {message.method} #{req_id}: {(time.perf_counter() - started) * 1000:.0f} ms",
+                  file=sys.stderr, flush=True)
 
 
 def request_consent(params: dict[str, Any]) -> dict[str, Any]:
