@@ -9,7 +9,8 @@ Real models: ``bench/bench_graph.py --model SPEC_OR_FILE [--pipeline FILE] [--js
 pipeline (default: LegalizeOps, AnnotateTIROpPattern, FuseOps, FuseTIR, DeadCodeElimination) in the engine
 process from the real main window (offscreen), then selects the input and each step in turn in its pipeline
 list and reports per step: nodes, ``first_show_ms`` (selection -> graph painted, cold: the engine's graph
-request, change detection and layout included), ``reshow_ms`` (selected again after another step: the
+request, change detection and layout included), ``queued_ms`` (waited before the selection for requests of the previous one still in the engine, e.g. the
+texts of its diff; not part of ``first_show_ms``), ``reshow_ms`` (selected again after another step: the
 caches), ``max_stall_ms`` (longest GUI-thread event-loop gap, the diff of the step included),
 ``fit_repaint_ms``, plus the process's RSS (this process is the GUI side: it never imports TVM).
 With ``--json`` the last line is ``{"steps": [{"name", "nodes", "first_show_ms", "reshow_ms",
@@ -292,7 +293,19 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
             if not moved:  # the current step did not change (e.g. a one-step pipeline): show it as a click does
                 insp.show_step(uid)
 
+        worker = win.ctx.engine
+
+        def engine_idle() -> bool:  # nothing asked of the engine is queued or running
+            return worker._current is None and not worker._jobs and worker._pending_run is None  # noqa: SLF001
+
+        queued: list[float] = []
+
         def show(uid: str, key: str) -> tuple[float, float]:
+            # Requests of an earlier selection (its step texts for the diff) still running in the engine
+            # would delay this one; they are waited for first and reported apart (queued_ms).
+            tq = time.perf_counter()
+            _wait(engine_idle, 300)
+            queued.append(time.perf_counter() - tq)
             monitor.reset()
             t0 = time.perf_counter()
             select(uid)
@@ -331,6 +344,7 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
             gv.viewport().repaint()
             fit_ms = (time.perf_counter() - t1) * 1000
             rows.append({"name": name, "nodes": len((gv.graph_json() or {}).get("nodes", [])),
+                         "queued_ms": round(queued[-1] * 1000, 1),
                          "graph_reply_ms": round(replies[-1] * 1000, 1),
                          "shown_nodes": len(gv.node_ids()), "first_show_ms": round(first * 1000, 1),
                          "max_stall_ms": round(stall * 1000, 1), "fit_repaint_ms": round(fit_ms, 1)})
