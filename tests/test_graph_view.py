@@ -281,6 +281,25 @@ def test_before_graph_arriving_during_the_layout_recolours_it_without_a_second_l
     qtbot.waitUntil(lambda: not view.is_busy() and view._key == ("b", "f"), timeout=20000)  # noqa: SLF001
 
 
+def test_a_large_graph_is_shown_first_and_coloured_after(qtbot, view, decoder_json, monkeypatch):
+    import copy
+
+    monkeypatch.setattr(view, "HIGHLIGHT_LATER_NODES", 10)
+    after = copy.deepcopy(decoder_json)
+    next(n for n in after["nodes"] if n["id"] == "softmax3")["op"] = "relax.nn.log_softmax"
+    shown: list[frozenset] = []
+    view.graph_shown.connect(lambda: shown.append(view.highlighted()))
+    view.set_graph(after, key=("late", "f"), before=decoder_json)
+    qtbot.waitUntil(lambda: len(shown) >= 2 and not view.is_busy(), timeout=20000)
+    assert shown == [frozenset(), frozenset({"m:layers.3"})] and view.cancelled_count == 0
+    # small graphs are coloured in the same pass, as before
+    monkeypatch.setattr(view, "HIGHLIGHT_LATER_NODES", 10**9)
+    shown.clear()
+    view.set_graph(after, key=("now", "f"), before=decoder_json)
+    qtbot.waitUntil(lambda: bool(shown) and not view.is_busy(), timeout=20000)
+    assert shown == [frozenset({"m:layers.3"})]
+
+
 def test_find_expands_groups_centres_and_selects(qtbot, view, decoder_json):
     _show(qtbot, view, decoder_json, key=("f", "f"))
     with qtbot.waitSignal(view.graph_shown, timeout=20000):

@@ -827,6 +827,8 @@ class GraphView(QGraphicsView):
 
     #: Layouts kept (per key and expansion).
     CACHE_SIZE = 24
+    #: Graphs with more nodes are shown before their changes against ``before`` are coloured.
+    HIGHLIGHT_LATER_NODES = 10_000
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -909,7 +911,8 @@ class GraphView(QGraphicsView):
         expansion come back without a new layout. ``expanded`` gives the expanded groups (default: the last
         expansion used for ``key``, else everything for small functions and nothing for large ones).
         Everything heavier than painting runs on a worker thread; ``graph_shown`` is emitted when the scene
-        is ready. A newer call cancels an older one still queued or running.
+        is ready (twice for a graph over ``HIGHLIGHT_LATER_NODES`` nodes with a ``before``: laid out, then
+        coloured). A newer call cancels an older one still queued or running.
         """
         highlight = frozenset(highlight)
         expanded = frozenset(expanded) if expanded is not None else None
@@ -948,6 +951,12 @@ class GraphView(QGraphicsView):
                 cached.generation = self._generation
                 self._on_prepared(cached)  # instant: the scene is one item
                 return
+        if (before is not None and cached is None and isinstance(graph_json, dict)
+                and len(graph_json.get("nodes") or ()) > self.HIGHLIGHT_LATER_NODES):
+            # A large graph is painted first and its changes are coloured right after (comparing two
+            # 50k-node graphs takes about as long as laying one out).
+            self._after_layout = (graph_json, highlight, key, before, asked[2])
+            before = None
         self._busy = True
         self._in_flight = (*asked, before)
         task = _LayoutTask(self._generation, self._latest, graph_json, highlight, before, exp,
