@@ -600,6 +600,13 @@ class DiffView(QWidget):
             return
         self._fill_pieces(fill, self.fill_budget_ms)
 
+    def _scroll_due(self, fill: _Fill) -> bool:
+        row = fill.scroll_row
+        if row is None:
+            return False
+        first, last = self.left.visible_block_range()
+        return fill.done >= fill.total or fill.done >= row + last - first
+
     def _fill_pieces(self, fill: _Fill, budget_ms: Optional[float]) -> None:
         start = time.perf_counter()
         # The first piece replaces the texts (one repaint after); later ones repaint only what is in view.
@@ -609,7 +616,8 @@ class DiffView(QWidget):
         appended: set[CodeEditor] = set()
         self._filling = True
         try:
-            while True:
+            # Scrolling to the first change lays out and highlights a screenful: a turn of its own.
+            while not (budget_ms is not None and self._scroll_due(fill)):
                 lo = fill.done
                 hi = fill.total if budget_ms is None else min(fill.total, lo + max(1, self.fill_chunk_rows))
                 for side in fill.sides:
@@ -624,9 +632,9 @@ class DiffView(QWidget):
             for editor in appended:
                 editor.appended()
             complete = fill.done >= fill.total
-            row = fill.scroll_row
-            first, last = self.left.visible_block_range()
-            if row is not None and (complete or fill.done >= row + last - first):
+            if self._scroll_due(fill) and (complete or not appended):
+                row = fill.scroll_row
+                assert row is not None
                 fill.scroll_row = None
                 self.scroll_to_row(row)
         finally:
