@@ -278,7 +278,11 @@ class CodeEditor(QPlainTextEdit):
         return 8 + self.fontMetrics().horizontalAdvance("9") * digits
 
     def _update_margin(self, _count: int = 0) -> None:
-        self.setViewportMargins(self.line_number_area_width(), 0, 0, 0)
+        width = self.line_number_area_width()
+        # Re-setting the same margins lays the viewport out again, which asks for a full update, which
+        # came back here: a big text's first piece went round that loop ~20 times.
+        if self.viewportMargins().left() != width:
+            self.setViewportMargins(width, 0, 0, 0)
 
     def _update_area(self, rect: QRect, dy: int) -> None:
         if dy:
