@@ -562,7 +562,10 @@ class DiffView(QWidget):
         scroll_row = max(0, first_change - 3) if first_change is not None else None
         self._generation += 1  # a fill under way (an older render of this diff) is dropped
         self._stop_fill()
-        self._start_fill(self._new_fill(sides, scroll_row, True), at_once=at_once or n <= self.async_lines)
+        # In pieces: from the next turn (this one updated the chooser and the summary, and may have dropped
+        # the previous diff's ~10^5 objects).
+        self._start_fill(self._new_fill(sides, scroll_row, True), at_once=at_once or n <= self.async_lines,
+                         later=True)
 
     # -- piecewise fill ------------------------------------------------------------------------------
     def _stop_fill(self) -> None:
@@ -575,12 +578,13 @@ class DiffView(QWidget):
 
     def _start_fill(self, fill: _Fill, at_once: bool, later: bool = False) -> None:
         """Put ``fill``'s rows in: all now (``at_once``) or the first pieces now (``later``: on the next
-        turn) and the rest on later event-loop turns (big editors emptied first, one per turn)."""
+        turn) and the rest on later event-loop turns (big editors emptied first, one per turn, from the
+        next turn on)."""
         self._fill = fill
         if at_once:
             fill.clear = []
             self._fill_pieces(fill, None)
-        elif later:
+        elif later or fill.clear:
             self._fill_timer.start()
         else:
             self._continue_fill()
