@@ -119,9 +119,10 @@ def synthetic_scripts(lines: int) -> tuple[str, str]:
     return module(before_funcs, calls_before), module(after_funcs, calls_after)
 
 
-def _show(app: QApplication, view: DiffView, before: str, after: str, title: str) -> tuple[float, float, float]:
+def _show(app: QApplication, view: DiffView, before: str, after: str,
+          title: str) -> tuple[float, float, float, float]:
     """set_snapshots -> diff on screen and painted; returns (ms to the first rows in the editors, ms to the
-    whole diff painted, longest GUI event-loop gap in ms)."""
+    whole diff painted, longest GUI event-loop gap in ms, ms after set_snapshots at which that gap ended)."""
     from PySide6.QtCore import QEventLoop, QTimer
 
     done: list[bool] = []
@@ -133,12 +134,13 @@ def _show(app: QApplication, view: DiffView, before: str, after: str, title: str
             first.append(time.perf_counter())
 
     view.right.blockCountChanged.connect(rows_in)
-    gaps = [0.0]
+    gaps = [0.0, 0.0]
     last = [time.perf_counter()]
 
     def tick() -> None:
         now = time.perf_counter()
-        gaps[0] = max(gaps[0], now - last[0])
+        if now - last[0] > gaps[0]:
+            gaps[0], gaps[1] = now - last[0], now
         last[0] = now
 
     timer = QTimer()
@@ -163,7 +165,7 @@ def _show(app: QApplication, view: DiffView, before: str, after: str, title: str
     view.diff_shown.disconnect()
     view.right.blockCountChanged.disconnect(rows_in)
     first_ms = (first[0] - t0) * 1000 if first else elapsed
-    return first_ms, elapsed, gaps[0] * 1000
+    return first_ms, elapsed, gaps[0] * 1000, (gaps[1] - t0) * 1000
 
 
 def main() -> None:
@@ -205,10 +207,11 @@ def main() -> None:
     view.resize(1400, 800)
     view.show()
     app.processEvents()
-    shows, firsts, scrolls, repaints, stalls = [], [], [], [], []
+    shows, firsts, scrolls, repaints, stalls, stall_at = [], [], [], [], [], []
     for i in range(args.repeat):
         title = f"step {i}"  # a new title each time: no shortcut
-        first_ms, shown_ms, stall_ms = _show(app, view, before, after, title)
+        first_ms, shown_ms, stall_ms, at_ms = _show(app, view, before, after, title)
+        stall_at.append(at_ms)
         firsts.append(first_ms)
         shows.append(shown_ms)
         stalls.append(stall_ms)
@@ -229,7 +232,8 @@ def main() -> None:
     print(f"set_snapshots -> whole diff painted (first {shows[0]:.0f} ms): median {show:.1f} ms  "
           f"ratio {show / SHOW_TARGET_MS:.2f}")
     print(f"GUI thread meanwhile: longest event-loop gap median {statistics.median(stalls):.1f} ms "
-          f"(max {max(stalls):.1f}); all: {' '.join(f'{x:.0f}' for x in stalls)}")
+          f"(max {max(stalls):.1f}); all: {' '.join(f'{x:.0f}' for x in stalls)} (ended at "
+          f"{' '.join(f'{x:.0f}' for x in stall_at)} ms)")
     print(f"loadavg after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"scroll to end + paint: median {scroll:.1f} ms  ratio {scroll / SCROLL_TARGET_MS:.2f}")
     print(f"repaint both sides: median {rep:.1f} ms  ratio {rep / REPAINT_TARGET_MS:.2f}")

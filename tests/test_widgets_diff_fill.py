@@ -63,9 +63,12 @@ def test_large_diff_is_filled_in_pieces_complete_and_correct(view, qtbot) -> Non
     before, after = _module(220), _module(220, changed_every=9, first_changed=100)
     expected = D.diff_snapshots(before, after)
     counts = _watch_counts(view.right)
+    ready: list[int] = []  # rows in the editors when the diff was ready
+    view.diff_ready.connect(lambda: ready.append(view.right.blockCount()))
     with qtbot.waitSignal(view.diff_shown, timeout=30_000):
         view.set_snapshots(before, after, "before", "after")
         assert view.is_busy()
+    assert len(ready) == 1 and ready[0] < len(view.rows)  # before the rows came in
     assert not view.is_busy() and not view.is_filling()
     rows = view.rows
     assert rows == expected.rows() and len(rows) > 3000
@@ -163,6 +166,28 @@ def test_clear_during_a_fill_leaves_it_empty(view, qtbot) -> None:
     assert view.left.toPlainText() == "" and view.right.toPlainText() == ""
     assert view.rows == [] and view.module_diff is None
     assert not view.is_busy() and not view.is_filling() and shown == []
+
+
+def test_big_texts_are_dropped_in_turns_of_their_own(view, qtbot, monkeypatch) -> None:
+    import widgets.diff_view as dv
+
+    monkeypatch.setattr(dv, "CLEAR_ALONE_BLOCKS", 500)  # these editors count as big
+    with qtbot.waitSignal(view.diff_shown, timeout=30_000):
+        view.set_snapshots(_module(220), _module(220, changed_every=9))
+    assert view.right.blockCount() > 3000
+    cleared: list[int] = []  # editors' sizes seen at each emptying
+    view.left.blockCountChanged.connect(lambda n: cleared.append(n))
+    view.clear()
+    assert view.is_filling() and view.left.blockCount() > 3000  # not in this call
+    qtbot.waitUntil(lambda: not view.is_filling(), timeout=30_000)
+    assert view.left.toPlainText() == "" and view.right.toPlainText() == "" and cleared == [1]
+    # a new big diff after a big one: emptied first (turns of their own), then diffed and put in
+    with qtbot.waitSignal(view.diff_shown, timeout=30_000):
+        view.set_snapshots(_module(230), _module(230, changed_every=7))
+    with qtbot.waitSignal(view.diff_shown, timeout=30_000):
+        view.set_snapshots(_module(220), _module(220, changed_every=9))
+    expected = D.diff_snapshots(_module(220), _module(220, changed_every=9)).rows()
+    assert view.rows == expected and view.right.toPlainText() == _rows_text(expected, "right")
 
 
 def test_error_mode_during_a_fill_shows_the_whole_last_good_ir(view, qtbot) -> None:

@@ -72,8 +72,6 @@ class _DiffTask(QRunnable):
         gc.disable()
         try:
             result: object = D.diff_snapshots(self.before, self.after)
-            if isinstance(result, D.ModuleDiff):
-                result.rows()  # the whole-module rows the view shows first
         except Exception as exc:  # noqa: BLE001 - shown by the view
             result = exc
         finally:
@@ -175,8 +173,11 @@ class DiffView(QWidget):
 
     function_selected = Signal(str)
     location_activated = Signal(object)
-    #: The diff asked for last is on screen (large diffs are computed on a worker thread).
+    #: The diff asked for last is on screen, all its rows in the editors (large diffs are computed on a
+    #: worker thread and put in by pieces; also after a re-render: function chooser, hide-unchanged).
     diff_shown = Signal()
+    #: The diff asked for last is computed (``module_diff`` is set); its rows may still be coming in.
+    diff_ready = Signal()
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -327,7 +328,7 @@ class DiffView(QWidget):
         return self._fill is not None
 
     def clear(self) -> None:
-        """Show nothing."""
+        """Show nothing (an editor holding a big text is emptied over the next event-loop turns)."""
         self._generation += 1
         self._stop_fill()
         self._busy = False
@@ -337,8 +338,7 @@ class DiffView(QWidget):
         self._function = ALL_FUNCTIONS
         self.error_location = None
         self.right_stack.setCurrentWidget(self.right)
-        self.left.set_text("")
-        self.right.set_text("")
+        self._start_fill(self._new_fill([_Side(self.left, []), _Side(self.right, [])], None, False), at_once=False)
         self.left_title.setText(self.tr("Before"))
         self.right_title.setText(self.tr("After"))
         self.summary_label.setText("")
@@ -400,6 +400,7 @@ class DiffView(QWidget):
             self.summary_label.setText(self.tr("no change"))
         self.function_combo.setEnabled(True)
         self.hide_unchanged_box.setEnabled(True)
+        self.diff_ready.emit()
         self._render(at_once=at_once)  # diff_shown once all rows are in
 
     def set_not_run(self, step_title: str, failed_step: Optional[str] = None) -> None:
@@ -606,7 +607,7 @@ class DiffView(QWidget):
 
     def _scroll_due(self, fill: _Fill) -> bool:
         row = fill.scroll_row
-        if row is None:
+        if row is None or fill.done == 0:
             return False
         first, last = self.left.visible_block_range()
         return fill.done >= fill.total or fill.done >= row + last - first
