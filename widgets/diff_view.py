@@ -305,7 +305,8 @@ class DiffView(QWidget):
 
     @property
     def rows(self) -> list[D.DiffRow]:
-        """The rows currently shown (after the function filter / hide-unchanged option)."""
+        """The rows currently shown (after the function filter / hide-unchanged option); all of them, also
+        while a large diff is still being put into the editors (:meth:`is_busy`)."""
         return list(self._rows)
 
     @property
