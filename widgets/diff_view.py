@@ -142,6 +142,7 @@ class _Fill:
         self.on_done = on_done
         self.total = max((side.total for side in sides), default=0)
         self.done = 0
+        self.started = 0  # sides that have their first piece
         self.clear = [editor for editor in clear if editor.blockCount() > CLEAR_ALONE_BLOCKS]
 
 
@@ -613,7 +614,27 @@ class DiffView(QWidget):
         first, last = self.left.visible_block_range()
         return fill.done >= fill.total or fill.done >= row + last - first
 
+    def _first_piece(self, fill: _Fill) -> None:
+        """The first piece of one side: its first screenful comes with highlighting and a full repaint, so
+        each side gets a turn of its own."""
+        side = fill.sides[fill.started]
+        hi = min(fill.total, max(1, self.fill_chunk_rows))
+        side.editor.setUpdatesEnabled(False)
+        self._filling = True
+        try:
+            side.put(0, hi, fill.total)
+        finally:
+            self._filling = False
+            side.editor.setUpdatesEnabled(True)
+        fill.started += 1
+        if fill.started == len(fill.sides):
+            fill.done = hi
+        self._fill_timer.start()
+
     def _fill_pieces(self, fill: _Fill, budget_ms: Optional[float]) -> None:
+        if budget_ms is not None and fill.done == 0 and fill.total > 0 and len(fill.sides) > 1:
+            self._first_piece(fill)
+            return
         start = time.perf_counter()
         # The first piece replaces the texts (one repaint after); later ones repaint only what is in view.
         editors = [side.editor for side in fill.sides] if fill.done == 0 else []
