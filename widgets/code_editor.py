@@ -3,6 +3,8 @@
 ``CodeEditor`` is used for custom-pass source (editable) and, read-only, for TVMScript in the diff
 view. Line numbers are the block numbers by default; the diff view supplies its own (a side of a
 side-by-side diff has padding lines without a number) with :meth:`CodeEditor.set_line_numbers`.
+A big read-only text can be put in piece by piece (:meth:`CodeEditor.set_text` with the first piece and
+``pieces_follow``, then :meth:`CodeEditor.append_text`), so no single call holds the GUI thread long.
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ class CodeEditor(QPlainTextEdit):
 
     - ``mark_error_line(n, message)``: tint line ``n`` (1-based) red, show ``message`` as its tooltip
       and scroll to it; ``clear_error()`` removes it.
-    - ``set_line_backgrounds({block_index: QColor})``: full-width tints (used by the diff view).
+    - ``set_line_backgrounds({block_index: QColor})``: full-width tints (used by the diff view);
+      ``add_line_backgrounds`` adds more.
+    - ``set_text(first_piece, pieces_follow=True)`` then ``append_text(piece)``: a big text in pieces.
     - ``set_line_numbers([n or None per block])``: custom gutter numbers.
     - ``set_read_only(bool)``.
     """
@@ -72,28 +76,89 @@ class CodeEditor(QPlainTextEdit):
             flags |= Qt.TextInteractionFlag.TextEditable
         self.setTextInteractionFlags(flags)
 
-    def set_text(self, text: str) -> None:
-        """Replace the whole text (clears the error mark and custom line numbers)."""
+    def set_text(self, text: str, pieces_follow: bool = False) -> None:
+        """Replace the whole text (clears the error mark, custom line numbers and tints).
+
+        ``pieces_follow``: ``text`` is the first piece of a big text that :meth:`append_text` completes;
+        a read-only editor then highlights the visible lines only, whatever this piece's size."""
         self._error = None
         self._numbers = None
         self._backgrounds = {}
         if self.highlighter is not None:
-            self.highlighter.prepare_for_text(self.document(), len(text), detach=self.isReadOnly())
+            self.highlighter.prepare_for_text(self.document(), len(text), detach=self.isReadOnly(),
+                                              force=pieces_follow)
             self.highlighter.set_window(0, self._visible_block_count() + 40)
         self.setPlainText(text)
         self._apply_selections()
         self._highlight_visible()
 
+    def append_text(self, text: str, notify: bool = True) -> None:
+        """Append ``text`` as new lines after the last line.
+
+        The scroll position, the selection, custom line numbers and tints stay as they are (the numbers and
+        tints may already cover the lines to come); the undo history is dropped, as with :meth:`set_text`.
+        Costs about what :meth:`set_text` costs for the same lines, and repaints only when the new lines
+        are in view, so a big text can be put in by pieces across event-loop turns. ``notify=False``:
+        more pieces follow at once; call :meth:`appended` after the last (the scroll bars lay out the
+        last lines of the text each time)."""
+        doc = self.document()
+        last_old = doc.blockCount() - 1
+        if self.highlighter is not None:
+            # The last line's layout is redone when the new lines are attached to it: format it again.
+            self.highlighter.forget_blocks_from(last_old)
+        undo = doc.isUndoRedoEnabled()
+        doc.setUndoRedoEnabled(False)
+        layout = doc.documentLayout()
+        # The plain-text layout asks for a repaint of the whole view on every change; lines added below
+        # the view change nothing on screen but the scroll bar's range.
+        blocked = layout.blockSignals(True)
+        try:
+            cursor = QTextCursor(doc)
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertText("\n" + text)
+        finally:
+            layout.blockSignals(blocked)
+            doc.setUndoRedoEnabled(undo)
+        if self._block_in_view(last_old):
+            self.viewport().update()
+            self._area.update()
+        if notify:
+            self.appended()
+
+    def appended(self) -> None:
+        """After :meth:`append_text` calls with ``notify=False``: the scroll bars follow the new size."""
+        layout = self.document().documentLayout()
+        layout.documentSizeChanged.emit(layout.documentSize())
+
+    def _block_in_view(self, number: int) -> bool:
+        first, last = self.visible_block_range()
+        return number <= last
+
     def text(self) -> str:
         """The current text."""
         return self.toPlainText()
 
-    def set_line_numbers(self, numbers: Optional[Sequence[Optional[int]]]) -> None:
-        """Gutter numbers per block (``None`` = no number); ``None`` restores 1..n."""
+    def set_line_numbers(self, numbers: Optional[Sequence[Optional[int]]], largest: Optional[int] = None) -> None:
+        """Gutter numbers per block (``None`` = no number); ``None`` restores 1..n.
+
+        ``largest``: the biggest number the gutter will show (its width), when more numbers will follow
+        with :meth:`extend_line_numbers`; by default the biggest of ``numbers``."""
         self._numbers = list(numbers) if numbers is not None else None
-        self._numbers_max = max((n for n in self._numbers if n is not None), default=1) if self._numbers else 1
+        if largest is not None:
+            self._numbers_max = max(1, largest)
+        else:
+            self._numbers_max = max((n for n in self._numbers if n is not None), default=1) if self._numbers else 1
         self._update_margin()
         self._area.update()
+
+    def extend_line_numbers(self, numbers: Sequence[Optional[int]]) -> None:
+        """Gutter numbers of the blocks after those already numbered (text put in by pieces)."""
+        if self._numbers is None:
+            self._numbers = []
+        start = len(self._numbers)
+        self._numbers.extend(numbers)
+        if self._block_in_view(start):
+            self._area.update()
 
     def line_number_of_block(self, block: int) -> Optional[int]:
         """The number shown in the gutter for block index ``block``."""
@@ -107,6 +172,12 @@ class CodeEditor(QPlainTextEdit):
         Painted for the visible blocks only (cheap for thousands of tinted lines)."""
         self._backgrounds = dict(backgrounds)
         self.viewport().update()
+
+    def add_line_backgrounds(self, backgrounds: dict[int, QColor]) -> None:
+        """Add (or replace) the tints of some blocks, keeping the others (repaints when one is in view)."""
+        self._backgrounds.update(backgrounds)
+        if backgrounds and self._block_in_view(min(backgrounds)):
+            self.viewport().update()
 
     def line_background(self, block: int) -> Optional[QColor]:
         """The tint of block ``block``, if any."""
@@ -207,7 +278,11 @@ class CodeEditor(QPlainTextEdit):
         return 8 + self.fontMetrics().horizontalAdvance("9") * digits
 
     def _update_margin(self, _count: int = 0) -> None:
-        self.setViewportMargins(self.line_number_area_width(), 0, 0, 0)
+        width = self.line_number_area_width()
+        # Re-setting the same margins lays the viewport out again, which asks for a full update, which
+        # came back here: a big text's first piece went round that loop ~20 times.
+        if self.viewportMargins().left() != width:
+            self.setViewportMargins(width, 0, 0, 0)
 
     def _update_area(self, rect: QRect, dy: int) -> None:
         if dy:

@@ -7,14 +7,23 @@ box hides unchanged functions. ``set_error(step_title, error_text, last_good_scr
 location)`` shows a failed step: its plain error text, the line of the user's code it points at (a
 link: ``location_activated``), the traceback behind a "Details" toggle (the user's frames first), and
 the last good IR.
+
+Large texts never hold the GUI thread long: a diff of more than ``async_lines`` lines is computed on a
+worker thread, and more than ``async_lines`` rows (or a big last good IR) are put into the editors in
+pieces of ``fill_chunk_rows`` rows, at most ``fill_budget_ms`` of GUI-thread time per event-loop turn
+(the top rows appear at once; painting, scrolling and input go on in between). A newer
+``set_snapshots``/``clear``/``set_error`` drops a fill under way (generation counter).
 """
 
 from __future__ import annotations
 
+import gc
 import html
-from typing import Optional
+import time
+from operator import attrgetter
+from typing import Callable, Optional
 
-from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -35,8 +44,13 @@ from widgets.error_trace import ErrorLocation, user_frames_first
 from widgets.highlight import palette_is_dark
 
 ALL_FUNCTIONS = ""
-#: Module texts with more lines than this (both sides together) are diffed on a worker thread.
+#: Module texts with more lines than this (both sides together) are diffed on a worker thread, and more
+#: rows than this are put into the editors piece by piece.
 ASYNC_LINES = 4000
+#: Rows appended to each editor per piece of a piecewise fill (~1 ms per side on the 2-core machine).
+FILL_CHUNK_ROWS = 250
+#: GUI-thread time a piecewise fill may take per event-loop turn before it yields.
+FILL_BUDGET_MS = 6.0
 
 
 class _DiffSignals(QObject):
@@ -51,13 +65,85 @@ class _DiffTask(QRunnable):
         self.generation, self.before, self.after, self.signals = generation, before, after, signals
 
     def run(self) -> None:  # noqa: D102 - QRunnable API
+        # A 50k-line diff is ~10^5 new objects: collections of the whole heap meanwhile (10-50 ms each,
+        # GIL held) would stall the GUI thread. Paused, then frozen: the diff stays on screen, later
+        # collections skip it, and reference counting frees it (no cycles) when it is replaced.
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
         try:
             result: object = D.diff_snapshots(self.before, self.after)
         except Exception as exc:  # noqa: BLE001 - shown by the view
             result = exc
+        finally:
+            if gc_was_enabled:
+                gc.freeze()
+                gc.enable()
         self.signals.done.emit(self.generation, result)
 
 _STATUS_MARK = {D.ADDED: "+", D.REMOVED: "−", D.CHANGED: "~", D.UNCHANGED: " "}
+
+
+#: An editor holding more lines than this is emptied in an event-loop turn of its own before a fill
+#: (dropping a 50k-line document costs ~10 ms).
+CLEAR_ALONE_BLOCKS = 15000
+
+
+class _Side:
+    """What one editor gets from a fill: ``texts`` (one per row), and for a diff side the rows' gutter
+    numbers and tints by row tag (``rows`` + ``side`` "left"/"right"; ``largest``: the biggest line
+    number, for the gutter's width)."""
+
+    def __init__(self, editor: CodeEditor, texts: Optional[list[str]] = None,
+                 rows: Optional[list[D.DiffRow]] = None, side: str = "left",
+                 tints: Optional[dict[str, QColor]] = None) -> None:
+        self.editor, self.texts, self.rows, self.tints = editor, texts, rows, tints or {}
+        self.text_of = attrgetter(f"{side}_text")
+        self.number_of = attrgetter(f"{side}_no")
+        self.total = len(rows) if rows is not None else len(texts or [])
+        self.largest = 1
+        if rows is not None:
+            self.largest = next((n for n in map(self.number_of, reversed(rows)) if n is not None), 1)
+
+    def put(self, lo: int, hi: int, total_rows: int) -> None:
+        """Rows ``lo..hi-1`` into the editor (``lo == 0``: replacing what it showed). Few Python objects
+        per piece (no tuple per row), so a fill does not set off the garbage collector."""
+        hi = min(hi, self.total)
+        if lo >= hi and lo > 0:
+            return
+        editor = self.editor
+        part = self.rows[lo:hi] if self.rows is not None else None
+        if part is not None:
+            text = "\n".join(map(self.text_of, part))
+            numbers = list(map(self.number_of, part))
+            tints = self.tints
+            backgrounds = {i: tints[r.tag] for i, r in enumerate(part, lo) if r.tag in tints}
+        else:
+            text = "\n".join((self.texts or [])[lo:hi])
+        if lo == 0:
+            editor.set_text(text, pieces_follow=hi < total_rows)
+            if part is not None:
+                editor.set_line_numbers(numbers, largest=self.largest)
+                editor.set_line_backgrounds(backgrounds)
+        else:
+            editor.append_text(text, notify=False)  # the fill calls appended() once per turn
+            if part is not None:
+                editor.extend_line_numbers(numbers)
+                if backgrounds:
+                    editor.add_line_backgrounds(backgrounds)
+
+
+class _Fill:
+    """Rows being put into the editors, piece by piece; ``done`` rows are in. ``clear``: big editors to
+    empty first, one per event-loop turn."""
+
+    def __init__(self, generation: int, sides: list[_Side], scroll_row: Optional[int], is_diff: bool,
+                 clear: list[CodeEditor], on_done: Optional[Callable[[], None]] = None) -> None:
+        self.generation, self.sides, self.scroll_row, self.is_diff = generation, sides, scroll_row, is_diff
+        self.on_done = on_done
+        self.total = max((side.total for side in sides), default=0)
+        self.done = 0
+        self.started = 0  # sides that have their first piece
+        self.clear = [editor for editor in clear if editor.blockCount() > CLEAR_ALONE_BLOCKS]
 
 
 def diff_colors(dark: bool) -> dict[str, QColor]:
@@ -88,14 +174,25 @@ class DiffView(QWidget):
 
     function_selected = Signal(str)
     location_activated = Signal(object)
-    #: The diff asked for last is on screen (large diffs are computed on a worker thread).
+    #: The diff asked for last is on screen, all its rows in the editors (large diffs are computed on a
+    #: worker thread and put in by pieces; also after a re-render: function chooser, hide-unchanged).
     diff_shown = Signal()
+    #: The diff asked for last is computed (``module_diff`` is set); its rows may still be coming in.
+    diff_ready = Signal()
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
         self.async_lines = ASYNC_LINES
+        self.fill_chunk_rows = FILL_CHUNK_ROWS
+        self.fill_budget_ms = FILL_BUDGET_MS
         self._generation = 0
         self._busy = False
+        self._fill: Optional[_Fill] = None
+        self._filling = False  # inside a piece: scroll changes are ours, not the user's
+        self._fill_timer = QTimer(self)
+        self._fill_timer.setSingleShot(True)
+        self._fill_timer.setInterval(0)
+        self._fill_timer.timeout.connect(self._continue_fill)
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
         self._diff_signals = _DiffSignals(self)
@@ -196,6 +293,7 @@ class DiffView(QWidget):
         layout.addWidget(self.splitter, 1)
 
         for a, b in ((self.left, self.right), (self.right, self.left)):
+            a.verticalScrollBar().valueChanged.connect(self._on_user_scroll)
             a.verticalScrollBar().valueChanged.connect(lambda v, b=b: self._sync(b.verticalScrollBar(), v))
             a.horizontalScrollBar().valueChanged.connect(lambda v, b=b: self._sync(b.horizontalScrollBar(), v))
         self.clear()
@@ -208,7 +306,8 @@ class DiffView(QWidget):
 
     @property
     def rows(self) -> list[D.DiffRow]:
-        """The rows currently shown (after the function filter / hide-unchanged option)."""
+        """The rows currently shown (after the function filter / hide-unchanged option); all of them, also
+        while a large diff is still being put into the editors (:meth:`is_busy`)."""
         return list(self._rows)
 
     @property
@@ -222,12 +321,18 @@ class DiffView(QWidget):
         return self.details_button.isChecked()
 
     def is_busy(self) -> bool:
-        """True while a large diff is computed for the latest :meth:`set_snapshots`."""
-        return self._busy
+        """True while a large diff is computed or put into the editors for the latest :meth:`set_snapshots`
+        (``diff_shown`` comes when it is all in)."""
+        return self._busy or (self._fill is not None and self._fill.is_diff)
+
+    def is_filling(self) -> bool:
+        """True while rows (of a diff or of the last good IR) are still being put into the editors."""
+        return self._fill is not None
 
     def clear(self) -> None:
-        """Show nothing."""
+        """Show nothing (an editor holding a big text is emptied over the next event-loop turns)."""
         self._generation += 1
+        self._stop_fill()
         self._busy = False
         self._diff = None
         self._before = self._after = None
@@ -235,8 +340,7 @@ class DiffView(QWidget):
         self._function = ALL_FUNCTIONS
         self.error_location = None
         self.right_stack.setCurrentWidget(self.right)
-        self.left.set_text("")
-        self.right.set_text("")
+        self._start_fill(self._new_fill([_Side(self.left, []), _Side(self.right, [])], None, False), at_once=False)
         self.left_title.setText(self.tr("Before"))
         self.right_title.setText(self.tr("After"))
         self.summary_label.setText("")
@@ -256,18 +360,21 @@ class DiffView(QWidget):
         self.left_title.setText(before_title or self.tr("Before"))
         self.right_title.setText(after_title or self.tr("After"))
         self._generation += 1
+        self._stop_fill()
         lines = (before or "").count("\n") + (after or "").count("\n")
         if lines > self.async_lines:
             self._busy = True
             self.summary_label.setText(self.tr("Comparing {0} lines…").format(lines))
             self._diff, self._rows = None, []
-            self.left.set_text("")
-            self.right.set_text("")
+            # Empty both sides first (a big document is dropped in a turn of its own), then compute the diff
+            # (not meanwhile: the worker's long string operations hold the GIL the GUI thread waits for).
             self._pool.clear()
-            self._pool.start(_DiffTask(self._generation, before, after, self._diff_signals))
+            task = _DiffTask(self._generation, before, after, self._diff_signals)
+            self._start_fill(self._new_fill([_Side(self.left, []), _Side(self.right, [])], None, False,
+                                            on_done=lambda: self._pool.start(task)), at_once=False)
             return
         self._busy = False
-        self._show_diff(D.diff_snapshots(before, after))
+        self._show_diff(D.diff_snapshots(before, after), at_once=True)
 
     def _on_diff_done(self, generation: int, result: object) -> None:
         if generation != self._generation:
@@ -278,7 +385,7 @@ class DiffView(QWidget):
             return
         self._show_diff(result)  # type: ignore[arg-type]
 
-    def _show_diff(self, diff: D.ModuleDiff) -> None:
+    def _show_diff(self, diff: D.ModuleDiff, at_once: bool = False) -> None:
         self._diff = diff
         names = self._diff.names()
         if self._function and self._function not in names:
@@ -295,8 +402,8 @@ class DiffView(QWidget):
             self.summary_label.setText(self.tr("no change"))
         self.function_combo.setEnabled(True)
         self.hide_unchanged_box.setEnabled(True)
-        self._render()
-        self.diff_shown.emit()
+        self.diff_ready.emit()
+        self._render(at_once=at_once)  # diff_shown once all rows are in
 
     def set_not_run(self, step_title: str, failed_step: Optional[str] = None) -> None:
         """A step that did not run because an earlier step failed (or the run stopped): a plain message,
@@ -322,7 +429,8 @@ class DiffView(QWidget):
 
         ``location``: the line of the user's code the error points at (shown as a link above the
         message); ``traceback``: shown under "Details", the user's frames first."""
-        self._generation += 1  # a large diff still computing is dropped
+        self._generation += 1  # a large diff still computing (or being put in) is dropped
+        self._stop_fill()
         self._busy = False
         self._diff = None
         self._rows = []
@@ -332,7 +440,9 @@ class DiffView(QWidget):
         self.left_title.setText(self.tr("Last good IR (input of {step})").format(step=step_title) if step_title
                                 else self.tr("Last good IR"))
         self.right_title.setText(self.tr("{step} failed").format(step=step_title) if step_title else self.tr("Step failed"))
-        self.left.set_text(last_good_script or "")
+        good = (last_good_script or "").split("\n")
+        self._start_fill(self._new_fill([_Side(self.left, good)], None, False),
+                         at_once=len(good) <= self.async_lines)
         self.error_text.setPlainText(error_text)
         self.error_location = location
         if location is not None:
@@ -436,7 +546,7 @@ class DiffView(QWidget):
         self._render()
         self.function_selected.emit(name)
 
-    def _render(self) -> None:
+    def _render(self, at_once: bool = False) -> None:
         if self._diff is None:
             return
         if self._function:
@@ -446,31 +556,131 @@ class DiffView(QWidget):
         self._rows = rows
         self._tints_dark = palette_is_dark(self.palette())
         colors = diff_colors(self._tints_dark)
-        left_bg: dict[int, QColor] = {}
-        right_bg: dict[int, QColor] = {}
-        for i, row in enumerate(rows):
-            tag = row.tag
-            if tag == D.REPLACE:
-                left_bg[i] = colors["removed"]
-                right_bg[i] = colors["added"]
-            elif tag == D.DELETE:
-                left_bg[i] = colors["removed"]
-                right_bg[i] = colors["pad"]
-            elif tag == D.INSERT:
-                left_bg[i] = colors["pad"]
-                right_bg[i] = colors["added"]
-        for editor, texts, numbers, bg in (
-            (self.left, [r.left_text for r in rows], [r.left_no for r in rows], left_bg),
-            (self.right, [r.right_text for r in rows], [r.right_no for r in rows], right_bg),
-        ):
-            editor.setUpdatesEnabled(False)
-            editor.set_text("\n".join(texts))
-            editor.set_line_numbers(numbers)
-            editor.set_line_backgrounds(bg)
-            editor.setUpdatesEnabled(True)
+        left_tints = {D.REPLACE: colors["removed"], D.DELETE: colors["removed"], D.INSERT: colors["pad"]}
+        right_tints = {D.REPLACE: colors["added"], D.DELETE: colors["pad"], D.INSERT: colors["added"]}
+        n = len(rows)
+        sides = [_Side(self.left, rows=rows, side="left", tints=left_tints),
+                 _Side(self.right, rows=rows, side="right", tints=right_tints)]
         first_change = next((i for i, r in enumerate(rows) if r.tag not in (D.EQUAL, D.GAP)), None)
-        if first_change is not None:
-            self.scroll_to_row(max(0, first_change - 3))
+        scroll_row = max(0, first_change - 3) if first_change is not None else None
+        self._generation += 1  # a fill under way (an older render of this diff) is dropped
+        self._stop_fill()
+        # In pieces: from the next turn (this one updated the chooser and the summary, and may have dropped
+        # the previous diff's ~10^5 objects).
+        self._start_fill(self._new_fill(sides, scroll_row, True), at_once=at_once or n <= self.async_lines,
+                         later=True)
+
+    # -- piecewise fill ------------------------------------------------------------------------------
+    def _stop_fill(self) -> None:
+        self._fill = None
+        self._fill_timer.stop()
+
+    def _new_fill(self, sides: list[_Side], scroll_row: Optional[int], is_diff: bool,
+                  on_done: Optional[Callable[[], None]] = None) -> _Fill:
+        return _Fill(self._generation, sides, scroll_row, is_diff, [side.editor for side in sides], on_done)
+
+    def _start_fill(self, fill: _Fill, at_once: bool, later: bool = False) -> None:
+        """Put ``fill``'s rows in: all now (``at_once``) or the first pieces now (``later``: on the next
+        turn) and the rest on later event-loop turns (big editors emptied first, one per turn, from the
+        next turn on)."""
+        self._fill = fill
+        if at_once:
+            fill.clear = []
+            self._fill_pieces(fill, None)
+        elif later or fill.clear:
+            self._fill_timer.start()
+        else:
+            self._continue_fill()
+
+    def _continue_fill(self) -> None:
+        fill = self._fill
+        if fill is None or fill.generation != self._generation:
+            return
+        if fill.clear:
+            editor = fill.clear.pop(0)
+            self._filling = True
+            try:
+                editor.set_text("")
+            finally:
+                self._filling = False
+            self._fill_timer.start()
+            return
+        self._fill_pieces(fill, self.fill_budget_ms)
+
+    def _scroll_due(self, fill: _Fill) -> bool:
+        row = fill.scroll_row
+        if row is None or fill.done == 0:
+            return False
+        first, last = self.left.visible_block_range()
+        return fill.done >= fill.total or fill.done >= row + last - first
+
+    def _first_piece(self, fill: _Fill) -> None:
+        """The first piece of one side: its first screenful comes with highlighting and a full repaint, so
+        each side gets a turn of its own."""
+        side = fill.sides[fill.started]
+        hi = min(fill.total, max(1, self.fill_chunk_rows))
+        side.editor.setUpdatesEnabled(False)
+        self._filling = True
+        try:
+            side.put(0, hi, fill.total)
+        finally:
+            self._filling = False
+            side.editor.setUpdatesEnabled(True)
+        fill.started += 1
+        if fill.started == len(fill.sides):
+            fill.done = hi
+        self._fill_timer.start()
+
+    def _fill_pieces(self, fill: _Fill, budget_ms: Optional[float]) -> None:
+        if budget_ms is not None and fill.done == 0 and fill.total > 0 and len(fill.sides) > 1:
+            self._first_piece(fill)
+            return
+        start = time.perf_counter()
+        # The first piece replaces the texts (one repaint after); later ones repaint only what is in view.
+        editors = [side.editor for side in fill.sides] if fill.done == 0 else []
+        for editor in editors:
+            editor.setUpdatesEnabled(False)
+        appended: set[CodeEditor] = set()
+        self._filling = True
+        try:
+            # Scrolling to the first change lays out and highlights a screenful: a turn of its own.
+            while not (budget_ms is not None and self._scroll_due(fill)):
+                lo = fill.done
+                hi = fill.total if budget_ms is None else min(fill.total, lo + max(1, self.fill_chunk_rows))
+                for side in fill.sides:
+                    side.put(lo, hi, fill.total)
+                    if lo > 0:
+                        appended.add(side.editor)
+                fill.done = hi
+                if fill.done >= fill.total:
+                    break
+                if budget_ms is not None and (time.perf_counter() - start) * 1000 >= budget_ms:
+                    break
+            for editor in appended:
+                editor.appended()
+            complete = fill.done >= fill.total
+            if self._scroll_due(fill) and (complete or not appended):
+                row = fill.scroll_row
+                assert row is not None
+                fill.scroll_row = None
+                self.scroll_to_row(row)
+        finally:
+            self._filling = False
+            for editor in editors:
+                editor.setUpdatesEnabled(True)
+        if not complete:
+            self._fill_timer.start()
+            return
+        self._fill = None
+        if fill.on_done is not None:
+            fill.on_done()
+        if fill.is_diff:
+            self.diff_shown.emit()
+
+    def _on_user_scroll(self, _value: int) -> None:  # noqa: D401 - slot
+        # The user scrolled while a big diff is being put in: leave the view where they put it.
+        if not self._filling and not self._syncing and self._fill is not None:
+            self._fill.scroll_row = None
 
     def scroll_to_row(self, row: int) -> None:
         """Scroll both sides so that ``row`` is at the top."""
@@ -484,3 +694,4 @@ class DiffView(QWidget):
             bar.setValue(value)
         finally:
             self._syncing = False
+

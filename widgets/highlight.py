@@ -70,11 +70,12 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
             return True
         return self.document() is not None and self.document().characterCount() > LAZY_CHARS
 
-    def prepare_for_text(self, document: QTextDocument, chars: int, detach: bool) -> None:
+    def prepare_for_text(self, document: QTextDocument, chars: int, detach: bool, force: bool = False) -> None:
         """Before ``document`` gets a text of ``chars`` characters: with ``detach`` (a read-only view) and a
-        big text, stop following the document (no per-block callbacks) and format visible blocks on demand
-        (:meth:`ensure_highlighted`); otherwise follow it as usual."""
-        if detach and chars > LAZY_CHARS:
+        big text (or ``force``: a big text comes in pieces), stop following the document (no per-block
+        callbacks) and format visible blocks on demand (:meth:`ensure_highlighted`); otherwise follow it
+        as usual."""
+        if detach and (chars > LAZY_CHARS or force):
             if self.document() is not None:
                 self.setDocument(None)
             self._detached = document
@@ -111,6 +112,12 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
                 done += 1
             block = block.next()
         return done
+
+    def forget_blocks_from(self, number: int) -> None:
+        """Detached lazy mode: blocks ``number`` and after are formatted again when next asked for (their
+        layouts were redone, e.g. lines appended to the last block)."""
+        if self._formatted:
+            self._formatted = {n for n in self._formatted if n < number}
 
     def set_window(self, first: int, last: int) -> None:
         """Block numbers to highlight eagerly in lazy mode (the next full pass uses this window)."""
