@@ -64,6 +64,10 @@ class StepInspector(QObject):
         self.user_file_editor: Any = None
         graphs.function_chosen.connect(lambda: self.show_step(self.view.current_uid()))
         diff_view.location_activated.connect(self.show_error_location)
+        # Whether the diff shown is of a step that changed the module: when its diff is computed (at once,
+        # or on the diff view's worker for a large module), the callers of changed PrimFuncs light up.
+        self._diff_of_changed_step = False
+        diff_view.diff_ready.connect(self._on_diff_ready)
         self.view.current_step_changed.connect(lambda uid: self.show_step(uid))
         self.view.nested_selected.connect(self._on_nested_selected)
 
@@ -181,16 +185,23 @@ class StepInspector(QObject):
         def show_diff(texts: list[Optional[str]]) -> None:
             before_text = texts[0]
             after_text = texts[1] if changed else (result.script if result.script is not None else before_text)
+            self._diff_of_changed_step = changed
+            if not changed:
+                self.graphs.set_changed_functions(set())
             self.diff_view.set_snapshots(before_text, after_text, before_title=tr("Before {0}").format(title),
                                          after_title=tr("After {0}").format(title) + f" — {label} ({format_ms(result.elapsed_ms)})")
-            # Callers of changed PrimFuncs light up (a cached layout).
-            self.graphs.set_changed_functions(changed_function_names(self.diff_view.module_diff) if changed else set())
             self.step_shown.emit(uid)
 
         # An unchanged (or skipped) step's module prints as its input: only the "before" text is needed.
         wanted = [(before_key, before)] + ([(result.snapshot_key, result.script)] if changed else [])
         self.graphs.show(result.snapshot_key or before_key, before_key if changed else None, f"{title} — {label}")
         self._with_texts(wanted, show_diff)
+
+    def _on_diff_ready(self) -> None:
+        """The diff of the step shown is computed: callers of the PrimFuncs it changed light up (the graph
+        recolours a cached layout)."""
+        if self._diff_of_changed_step and self.diff_view.module_diff is not None:
+            self.graphs.set_changed_functions(changed_function_names(self.diff_view.module_diff))
 
     def _show_not_run(self, index: int, title: str, result: StepResult, before_key: Optional[str]) -> None:
         """A step the engine did not run: after a failure, say which step failed; no diff, and the graph
@@ -222,6 +233,7 @@ class StepInspector(QObject):
         if self.input_script or self.input_key:
             def show(texts: list[Optional[str]]) -> None:
                 text = texts[0] or ""
+                self._diff_of_changed_step = False
                 self.diff_view.set_snapshots(text, text, before_title=tr("Model input"), after_title=tr("Model input"))
 
             self._with_texts([(self.input_key, self.input_script)], show)
@@ -247,6 +259,7 @@ class StepInspector(QObject):
 
         def show(texts: list[Optional[str]]) -> None:
             after = texts[1] if len(texts) > 1 and texts[1] is not None else texts[0]
+            self._diff_of_changed_step = False  # a nested pass's diff: the graph stays the step's
             self.diff_view.set_snapshots(texts[0], after, before_title=tr("Before {0}").format(target.name),
                                          after_title=tr("Step {0}").format(index + 1) + f" › {target.name} ({format_ms(target.elapsed_ms)})")
 

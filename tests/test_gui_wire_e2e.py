@@ -73,18 +73,25 @@ def test_pass_context_changes_fuse_ops_and_is_saved_and_undone(studio, tmp_path)
 
 
 def test_annotate_op_pattern_highlights_the_call_tir_nodes(studio):
-    """AnnotateTIROpPattern changes only PrimFunc attributes: the Relax bindings stay, their callers light up."""
+    """AnnotateTIROpPattern changes only PrimFunc attributes: the Relax bindings stay, their callers light up,
+    also when the diff is computed on the diff view's worker (as for any real-size model)."""
     win = studio
     _open_tutorial(win)
     step = _step(win, "relax.AnnotateTIROpPattern")
-    win.pipeline_view.select_uids([step.uid])
-    key = win.step_model.result(step.uid).snapshot_key
+    from widgets.diff_view import ASYNC_LINES
 
-    def shown() -> bool:
-        return (not win.graph_view.is_busy() and (win.graphs.shown_graph() or ("",))[0] == key
-                and win.graph_view.graph_json() is not None)
+    win.diff_view.async_lines = 0  # every diff on the worker, rows put in by pieces
+    try:
+        win.pipeline_view.select_uids([step.uid])
+        key = win.step_model.result(step.uid).snapshot_key
 
-    assert qt_wait(shown, 60_000)
+        def shown() -> bool:
+            return (not win.graph_view.is_busy() and (win.graphs.shown_graph() or ("",))[0] == key
+                    and win.graph_view.graph_json() is not None and bool(win.graphs._changed_functions))  # noqa: SLF001
+
+        assert qt_wait(shown, 60_000)
+    finally:
+        win.diff_view.async_lines = ASYNC_LINES
     changed = win.graphs._changed_functions  # noqa: SLF001 - what the diff says changed
     assert changed  # every legalized PrimFunc got its op_pattern
     graph = win.graph_view.graph_json()
