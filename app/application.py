@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.settings import APPLICATION, ORGANIZATION
@@ -51,18 +51,20 @@ class _PaletteFollower(QObject):
     With an application style sheet set, Qt does not pass a new application palette (the desktop
     switching between light and dark) on to the widgets: text would take the new colours while text
     fields, lists and views kept the old background. Setting the style sheet again re-polishes every
-    widget with the new palette."""
+    widget with the new palette. It listens to ``QGuiApplication.paletteChanged``, not to an event filter
+    on the application: such a filter runs Python (and waits for the GIL) for every event of every
+    object, which lengthened GUI-thread stalls while worker threads ran Python."""
 
     def __init__(self, app: QApplication) -> None:
         super().__init__(app)
         self._app = app
         self._pending = False
+        app.paletteChanged.connect(self._on_palette_changed)
 
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt API
-        if obj is self._app and event.type() == QEvent.Type.ApplicationPaletteChange and not self._pending:
+    def _on_palette_changed(self, *_args: object) -> None:
+        if not self._pending:
             self._pending = True
             QTimer.singleShot(0, self._reapply)
-        return False
 
     def _reapply(self) -> None:
         self._pending = False
@@ -77,7 +79,6 @@ def follow_palette_changes(app: QApplication) -> None:
     if app.property("rps_palette_follower"):
         return
     follower = _PaletteFollower(app)
-    app.installEventFilter(follower)
     app.setProperty("rps_palette_follower", True)
     app._rps_palette_follower = follower  # type: ignore[attr-defined]  # keep a reference
 

@@ -42,6 +42,7 @@ class GraphController(QObject):
         self.area = area
         self.graph_cache: dict[tuple[Optional[str], Optional[str]], dict] = {}
         self._graph_requests: dict[tuple[str, Optional[str]], Any] = {}
+        self._picker_items: list[str] = []  # what the function picker lists
         self._shown_graph: Optional[tuple[str, Optional[str]]] = None
         self._shown_before_key: Optional[str] = None
         self._current_function: Optional[str] = None
@@ -188,9 +189,11 @@ class GraphController(QObject):
             # later step): follow the one shown, so the next steps ask for it.
             self._current_function = str(current)
         picker.blockSignals(True)
-        picker.clear()
-        for name in names or ([str(current)] if current else []):
-            picker.addItem(name)
+        items = names or ([str(current)] if current else [])
+        if items != self._picker_items:  # thousands of fused functions on a large model: refill only on change
+            picker.clear()
+            picker.addItems(items)
+            self._picker_items = items
         if current:
             picker.setCurrentText(str(current))
         picker.setEnabled(len(names) > 1)
