@@ -17,7 +17,6 @@ pieces of ``fill_chunk_rows`` rows, at most ``fill_budget_ms`` of GUI-thread tim
 
 from __future__ import annotations
 
-import gc
 import html
 import time
 from operator import attrgetter
@@ -39,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from pipeline_model import diff as D
+from pipeline_model import gc_pause
 from widgets.code_editor import CodeEditor
 from widgets.error_trace import ErrorLocation, user_frames_first
 from widgets.highlight import palette_is_dark
@@ -68,16 +68,12 @@ class _DiffTask(QRunnable):
         # A 50k-line diff is ~10^5 new objects: collections of the whole heap meanwhile (10-50 ms each,
         # GIL held) would stall the GUI thread. Paused, then frozen: the diff stays on screen, later
         # collections skip it, and reference counting frees it (no cycles) when it is replaced.
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            result: object = D.diff_snapshots(self.before, self.after)
-        except Exception as exc:  # noqa: BLE001 - shown by the view
-            result = exc
-        finally:
-            if gc_was_enabled:
-                gc.freeze()
-                gc.enable()
+        # (pipeline_model.gc_pause: other threads may pause the collector at the same time.)
+        with gc_pause.paused(freeze=True):
+            try:
+                result: object = D.diff_snapshots(self.before, self.after)
+            except Exception as exc:  # noqa: BLE001 - shown by the view
+                result = exc
         self.signals.done.emit(self.generation, result)
 
 _STATUS_MARK = {D.ADDED: "+", D.REMOVED: "−", D.CHANGED: "~", D.UNCHANGED: " "}
