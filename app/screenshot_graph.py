@@ -37,7 +37,11 @@ def main(argv: list[str]) -> int:
     def settle(ms: int = 800) -> None:
         pump_for(app, ms)
 
-    win = MainWindow()
+    from PySide6.QtCore import QSettings
+
+    # settings of its own (see screenshot_tour): a saved window state must not change the shots
+    settings_dir = tempfile.mkdtemp(prefix="rps_shots_")
+    win = MainWindow(settings=QSettings(os.path.join(settings_dir, "studio.ini"), QSettings.Format.IniFormat))
     gv = win.graph_view
 
     def shot(name: str) -> None:

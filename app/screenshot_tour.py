@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import time
 
 from pipeline_model.passkinds.custom_python import PASS_ID as CUSTOM_PASS_ID
@@ -76,6 +77,8 @@ def main(argv: list[str]) -> int:
     out = argv[0] if argv else "docs/screenshots"
     os.makedirs(out, exist_ok=True)
     from app.application import apply_dark, make_application
+    from PySide6.QtCore import QSettings
+
     from app.main_window import MainWindow
 
     app = make_application([])
@@ -98,7 +101,10 @@ def main(argv: list[str]) -> int:
         win.grab().save(path)
         print("saved", path)
 
-    win = MainWindow()
+    # Settings of their own: a window state saved by an earlier session (another dock raised, panels
+    # resized) must not change what the screenshots show.
+    settings_dir = tempfile.mkdtemp(prefix="rps_tour_")
+    win = MainWindow(settings=QSettings(os.path.join(settings_dir, "studio.ini"), QSettings.Format.IniFormat))
     win.ctx.trust.override = True
     win.resize(*((1024, 700) if small else (1560, 960)))
     win.show()
