@@ -88,6 +88,21 @@ def qt_wait(cond, timeout_ms: int = 120_000) -> bool:
     return True
 
 
+def profiled_build_and_run(win) -> dict:
+    """Build & Run the selected step's module with *Profile* checked on a main window; its answer."""
+    win.run_panel.profile_check.setChecked(True)
+    try:
+        done: list = []
+        win.run_controller.finished.connect(lambda kind, value: done.append(value))
+        win.run_controller.failed.connect(lambda kind, message: done.append(message))
+        assert win.run_controller.build_and_run()
+        assert qt_wait(lambda: bool(done), 300_000)
+        assert isinstance(done[0], dict), done[0]
+        return done[0]
+    finally:
+        win.run_panel.profile_check.setChecked(False)
+
+
 @pytest.fixture(scope="module")
 def gui_env(tmp_path_factory):
     """Settings and cache folders of the app in a temporary folder (per test module)."""

@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from tests.conftest import PIPELINES_DIR, qt_wait  # noqa: E402
+from tests.conftest import PIPELINES_DIR, profiled_build_and_run, qt_wait  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -104,16 +104,7 @@ def test_profiled_build_shows_the_table_and_heat_on_the_graph(studio):
     _open_tutorial(win)
     last = win.ctrl.doc.steps[-1].uid
     win.pipeline_view.select_uids([last])
-    win.run_panel.profile_check.setChecked(True)
-    try:
-        done: list = []
-        win.run_controller.finished.connect(lambda kind, value: done.append(value))
-        win.run_controller.failed.connect(lambda kind, message: done.append(message))
-        assert win.run_controller.build_and_run()
-        assert qt_wait(lambda: bool(done), 300_000)
-        assert isinstance(done[0], dict), done[0]
-    finally:
-        win.run_panel.profile_check.setChecked(False)
+    profiled_build_and_run(win)
     profile = win.profile_view.profile()
     assert profile is not None and profile.entries and profile.key == win.step_model.result(last).snapshot_key
     assert any(e.kind == "prim_func" for e in profile.entries)

@@ -14,7 +14,7 @@ pytest.importorskip("pytestqt")
 from pipeline_model import build_api  # noqa: E402
 from pipeline_model.build_api import Profile, ProfileEntry  # noqa: E402
 from pipeline_model.document import PipelineDocument, Step  # noqa: E402
-from tests.conftest import PIPELINES_DIR, qt_wait  # noqa: E402
+from tests.conftest import PIPELINES_DIR, profiled_build_and_run, qt_wait  # noqa: E402
 
 
 def _profile(key: str, entries: list[tuple[str, float]], nodes: dict[str, list[str]] | None = None) -> Profile:
@@ -209,16 +209,7 @@ def test_compare_real_profiles_of_two_steps(studio):
     win.profiles._asked.discard(k_first)  # noqa: SLF001
 
     _select(win, last)
-    win.run_panel.profile_check.setChecked(True)
-    try:
-        done: list = []
-        win.run_controller.finished.connect(lambda kind, value: done.append(value))
-        win.run_controller.failed.connect(lambda kind, message: done.append(message))
-        assert win.run_controller.build_and_run()
-        assert qt_wait(lambda: bool(done), 300_000)
-        assert isinstance(done[0], dict), done[0]
-    finally:
-        win.run_panel.profile_check.setChecked(False)
+    profiled_build_and_run(win)
     assert view.profile() is not None and view.profile().key == k_last
     assert qt_wait(lambda: k_first in dict(view.compare_choices()), 60_000), view.compare_choices()
     assert view.choose_compare(k_first) and view.is_comparing()
