@@ -68,3 +68,38 @@ def test_unknown_variant_is_refused() -> None:
     cpu = load_pipeline(os.path.join(PIPES, "cpu_build.json"))
     with pytest.raises(SystemExit, match="unknown variant 'nope'"):
         bench._variant_doc("nope", cpu, cpu)
+
+
+def test_best_targeted_document_tunes_by_share_with_a_total_budget() -> None:
+    from pipeline_model.tuning_focus import focus_settings, is_targeted
+
+    bench = _bench()
+    doc = bench._targeted(load_pipeline(os.path.join(PIPES, "cpu_tuned.json")),
+                          {"focus": "share", "min_share": 0.02, "min_trials": 8, "total_trials": 300,
+                           "num_trials_per_iter": 16})
+    tune = [s for s in doc.steps if s.pass_id == TUNE]
+    assert len(tune) == 1 and is_targeted(tune[0].params)
+    settings = focus_settings(tune[0].params)  # the app's own validation accepts it
+    assert (settings["focus"], settings["min_share"], settings["total_trials"]) == ("share", 0.02, 300)
+    small = bench._targeted(load_pipeline(os.path.join(PIPES, "cpu_tuned.json")),
+                            {"focus": "share", "total_trials": 4})
+    assert [s for s in small.steps if s.pass_id == TUNE][0].params["num_trials_per_iter"] == 4
+
+
+def test_best_replayed_plan_is_one_hand_picked_step_per_function() -> None:
+    from pipeline_model.tuning_focus import focus_settings, needs_profile
+
+    bench = _bench()
+    base = load_pipeline(os.path.join(PIPES, "cpu_tuned.json"))
+    plan = [{"name": "fused_matmul_add_relu", "trials": 120}, {"name": "transpose", "trials": 9}]
+    doc = bench._replayed(base.clone(), plan, per_iter=16)
+    ids = [s.pass_id for s in doc.steps]
+    tune = [s for s in doc.steps if s.pass_id == TUNE]
+    assert [s.params["functions"] for s in tune] == [["fused_matmul_add_relu"], ["transpose"]]
+    assert [s.params["max_trials_global"] for s in tune] == [120, 9]
+    assert [s.params["num_trials_per_iter"] for s in tune] == [16, 9]
+    assert len({s.uid for s in doc.steps}) == len(doc.steps)
+    # each step's budget is exactly its trials (one hand-picked function needs no profile)
+    assert all(not needs_profile(focus_settings(s.params)) for s in tune)
+    assert ids.index("relax.FuseTIR") < ids.index(TUNE) and ids[-1] == APPLY
+    assert ids.count(APPLY) == 1
