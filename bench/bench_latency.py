@@ -15,8 +15,9 @@ token ids). Each is run through the engine on the host CPU target and timed with
 * optional ``--tuned``: ``resources/pipelines/cpu_tuned.json`` (MetaSchedule, ``--trials`` per PrimFunc;
   minutes per model, off by default);
 * optional ``--best`` ("app best"): a wall-clock tuning budget per model (``--tune-minutes``, default and
-  ceiling 15). cpu_tuned.json's tuning step is made *targeted* (the app's own focus: the PrimFuncs holding
-  at least ``--min-share`` of the untuned profile, trials allocated by share); a calibration round measures
+  ceiling 15), spent by ``resources/pipelines/cpu_tuned_focus.json``: its tuning step is *targeted* (the
+  app's own focus: the PrimFuncs holding at least ``--min-share`` of the untuned profile, trials allocated
+  by share); a calibration round measures
   the pace (trials per second), the final round gets the trials that fit in the minutes left, and the app's
   Stop Tuning ends it at the deadline. The plan is stored in ``--work-dir`` (``<model>.best/``), so a re-run
   replays it and only re-measures. "app best" is the fastest of that tuned pipeline, the app default and the
@@ -275,6 +276,9 @@ def _variant_doc(name: str, cpu_doc: Any, tuned_doc: Any) -> Any:
     return doc
 
 
+#: The tuned candidate of "app best" (``resources/pipelines/cpu_tuned_focus.json``, total_trials sized to the minutes).
+BEST_TUNED = "cpu_tuned_focus"
+
 #: Where the "app best" column keeps its final tuning plan (in the model's work folder), so a re-run with
 #: the same ``--work-dir`` replays it: every task is then already tuned with that budget (only re-measured).
 BEST_PLAN_FILE = "bench_best_plan.json"
@@ -306,7 +310,7 @@ def _replayed(doc: Any, chosen: list[dict[str, Any]], per_iter: int) -> Any:
             continue
         for c in chosen:
             one = step.clone(new_id=True)
-            one.params.update({"focus": "all", "functions": [str(c["name"])], "total_trials": 0,
+            one.params.update({"focus": "all", "functions": [str(c["name"])], "total_trials": 0, "min_trials": 1,
                                "max_trials_global": int(c["trials"]),
                                "num_trials_per_iter": max(1, min(int(per_iter), int(c["trials"])))})
             steps.append(one)
@@ -416,6 +420,7 @@ def main() -> int:
     cpu_doc = load_pipeline(os.path.join(pipelines, "cpu_build.json"))
     dlight_doc = load_pipeline(os.path.join(pipelines, "cpu_build_dlight.json"))
     tuned_doc = load_pipeline(os.path.join(pipelines, "cpu_tuned.json"))
+    focus_doc = load_pipeline(os.path.join(pipelines, "cpu_tuned_focus.json"))
     for v in variants:
         _variant_doc(v, dlight_doc, tuned_doc)  # unknown names fail before any work
     from pipeline_model.tuning_budget import BudgetError, parse_tune_minutes, pick_best, trials_for_budget, \
@@ -509,8 +514,8 @@ def main() -> int:
                 return out
 
             def best_column(name: str = name) -> dict[str, Any]:
-                """The tuned candidate of "app best": cpu_tuned.json's steps with a targeted tuning step
-                (the PrimFuncs holding >= --min-share of the untuned profile, trials by share) whose trial
+                """The tuned candidate of "app best": cpu_tuned_focus.json (a targeted tuning step: the
+                PrimFuncs holding >= --min-share of the untuned profile, trials by share) whose trial
                 budget is sized to the minutes: a calibration round measures the pace, the final round
                 gets the trials that fit in the time left (Stop Tuning at the deadline). A stored plan in
                 the work folder is replayed instead (tasks already tuned: only re-measured)."""
@@ -526,12 +531,12 @@ def main() -> int:
                 if stored and stored.get("minutes") == minutes[name] and stored.get("settings") == settings \
                         and stored.get("chosen"):
                     print(f"  {name} best: replaying the stored plan of {plan_path}", file=sys.stderr, flush=True)
-                    doc = _replayed(prepared(tuned_doc, "best"), stored["chosen"], opts.trials_per_iter)
+                    doc = _replayed(prepared(focus_doc, "best"), stored["chosen"], opts.trials_per_iter)
                     col = app_column(doc, "best", deadline_s=budget_s, profile_top=6)
                     col["tuning_first_s"] = float(stored.get("tuning_s") or 0.0)
                     col["plan"] = stored
                     return col
-                cal = _targeted(prepared(tuned_doc, "best"), {**settings, "min_trials": 1,
+                cal = _targeted(prepared(focus_doc, "best"), {**settings, "min_trials": 1,
                                                               "total_trials": int(opts.calibration_trials)})
                 first = app_column(cal, "best/calibration", deadline_s=budget_s, build=False)
                 if "error" in first:
@@ -542,7 +547,7 @@ def main() -> int:
                 total = trials_for_budget(rate, left, safety=0.8, minimum=int(opts.calibration_trials))
                 print(f"  {name} best: calibration {done} trials in {first['tuning_s']:.0f} s "
                       f"({rate * 60:.0f} trials/min); {left:.0f} s left -> {total} trials", file=sys.stderr, flush=True)
-                doc = _targeted(prepared(tuned_doc, "best"), {**settings, "min_trials": int(opts.min_trials),
+                doc = _targeted(prepared(focus_doc, "best"), {**settings, "min_trials": int(opts.min_trials),
                                                               "total_trials": total})
                 col = app_column(doc, "best", deadline_s=max(0.0, left), profile_top=6)
                 col["tuning_s"] = float(col.get("tuning_s") or 0.0) + first["tuning_s"]
@@ -589,7 +594,7 @@ def main() -> int:
                         col = app_column(prepared(extra_docs[label], label), label)
                         col.pop("default", None)
                         row.setdefault("best_from", {})[label] = col
-                candidates = {"cpu_tuned (targeted)": best, "cpu_build": row["app"],
+                candidates = {BEST_TUNED: best, "cpu_build": row["app"],
                               **{k: v for k, v in row["cols"].items() if k in best_from},
                               **row.get("best_from", {})}
                 row["best_name"] = pick_best(candidates)
@@ -647,7 +652,7 @@ def main() -> int:
                  *("-" if "error" in row["cols"][c] else f"{row['cols'][c]['build_s']:.1f}" for c in columns)]
         checked = [("app", a), *row["cols"].items(), *row.get("best_from", {}).items()]
         if opts.best:
-            checked.append(("cpu_tuned (targeted)", row["best_tuned"]))
+            checked.append((BEST_TUNED, row["best_tuned"]))
         failed = [k for k, c in checked if not c.get("ok")]
         cells.append("pass" if not failed else "FAIL: " + ", ".join(failed))
         lines.append(cells)

@@ -98,8 +98,35 @@ def test_best_replayed_plan_is_one_hand_picked_step_per_function() -> None:
     assert [s.params["functions"] for s in tune] == [["fused_matmul_add_relu"], ["transpose"]]
     assert [s.params["max_trials_global"] for s in tune] == [120, 9]
     assert [s.params["num_trials_per_iter"] for s in tune] == [16, 9]
+    assert all(s.params["min_trials"] == 1 for s in tune)
     assert len({s.uid for s in doc.steps}) == len(doc.steps)
     # each step's budget is exactly its trials (one hand-picked function needs no profile)
     assert all(not needs_profile(focus_settings(s.params)) for s in tune)
     assert ids.index("relax.FuseTIR") < ids.index(TUNE) and ids[-1] == APPLY
     assert ids.count(APPLY) == 1
+
+
+def test_cpu_tuned_focus_pipeline_is_cpu_tuned_with_a_targeted_step() -> None:
+    import json
+
+    import jsonschema
+
+    from pipeline_model import fileformat
+    from pipeline_model.tuning_focus import focus_settings, is_targeted
+
+    path = os.path.join(PIPES, "cpu_tuned_focus.json")
+    with open(path, encoding="utf-8") as fh:
+        assert json.load(fh)["version"] == 1  # like the other bundled files: migrated on load
+    doc = load_pipeline(path)
+    jsonschema.Draft202012Validator(fileformat.load_schema()).validate(fileformat.pipeline_to_json(doc))
+    plain = load_pipeline(os.path.join(PIPES, "cpu_tuned.json"))
+    assert doc.name and doc.description and doc.target == plain.target
+    assert [s.pass_id for s in doc.steps] == [s.pass_id for s in plain.steps]
+    assert len({s.uid for s in doc.steps} | {s.uid for s in plain.steps}) == 2 * len(doc.steps)
+    tune = next(s for s in doc.steps if s.pass_id == TUNE)
+    assert is_targeted(tune.params)
+    settings = focus_settings(tune.params, path)
+    assert settings["focus"] == "share" and 0 < settings["min_share"] < 0.5
+    assert settings["total_trials"] > 0 and settings["min_trials"] >= 1
+    # the bench's "app best" column starts from this file
+    assert _bench().BEST_TUNED == "cpu_tuned_focus"

@@ -53,12 +53,12 @@ def test_pace_and_trials_that_fit():
 
 def test_pick_best_takes_the_fastest_that_passed_its_check():
     cols = {
-        "cpu_tuned (targeted)": {"median": 30.0, "ok": True},
+        "cpu_tuned_focus": {"median": 30.0, "ok": True},
         "cpu_build": {"median": 180.0, "ok": True},
         "cpu_build_dlight": {"median": 25.0, "ok": False},  # faster but wrong: not chosen
         "broken": {"error": "step 3 failed"},
     }
-    assert pick_best(cols) == "cpu_tuned (targeted)"
+    assert pick_best(cols) == "cpu_tuned_focus"
     cols["cpu_build_dlight"]["ok"] = True
     assert pick_best(cols) == "cpu_build_dlight"
     assert pick_best({"a": {"median": 5.0, "ok": True}, "b": {"median": 5.0, "ok": True}}) == "a"  # tie: first
