@@ -482,11 +482,18 @@ def main() -> int:
                     timer = threading.Timer(max(0.0, deadline_s), client.stop_tuning)
                     timer.daemon = True
                     timer.start()
+                printer = _progress_printer(f"{name} {label}")
+                paces: list[tuple[int, float]] = []  # (done, elapsed_s) of each progress event
+
+                def on_event(event: str, data: dict) -> None:
+                    if event == "tuning_progress":
+                        paces.append((int(data.get("done") or 0), float(data.get("elapsed_s") or 0.0)))
+                    printer(event, data)
+
                 try:
                     # The bench's own generated model files: consented (they are Python code).
                     # No step texts: the app's build does not print modules (the GUI asks for a text when shown).
-                    run = client.run(doc, on_event=_progress_printer(f"{name} {label}"), trust_custom_code=True,
-                                     scripts=False)
+                    run = client.run(doc, on_event=on_event, trust_custom_code=True, scripts=False)
                 finally:
                     if timer is not None:
                         timer.cancel()
@@ -498,7 +505,10 @@ def main() -> int:
                 if not run.ok:
                     return {"error": run.error or f"step {run.failed_index} failed", "tuning": tuning, "tuning_s": tuning_s}
                 if not build:
-                    return {"tuning": tuning, "tuning_s": tuning_s}
+                    # the pace of the search itself: from the first progress event (after the profile and
+                    # the one-time set-up) to the last
+                    return {"tuning": tuning, "tuning_s": tuning_s,
+                            "pace": (paces[-1][0] - paces[0][0], paces[-1][1] - paces[0][1]) if paces else (0, 0.0)}
                 key = next((s.snapshot_key for s in reversed(run.steps) if s.snapshot_key), run.input_key)
                 res = build_api.compare(client, build_api.module_request(doc, baseline=True, trust_custom_code=True),
                                         build_api.module_request(doc, key=key, trust_custom_code=True),
@@ -542,11 +552,15 @@ def main() -> int:
                 if "error" in first:
                     return first
                 done = sum(int(t.get("done") or 0) for t in first["tuning"])
-                rate = trials_per_second(done, first["tuning_s"])
+                rate = trials_per_second(*first["pace"]) or trials_per_second(done, first["tuning_s"])
+                # the final round profiles its input and sets up again before it searches: that overhead
+                # is the calibration's time outside its search
+                overhead = max(0.0, first["tuning_s"] - float(first["pace"][1]))
                 left = budget_s - (time.perf_counter() - t0)
-                total = trials_for_budget(rate, left, safety=0.8, minimum=int(opts.calibration_trials))
-                print(f"  {name} best: calibration {done} trials in {first['tuning_s']:.0f} s "
-                      f"({rate * 60:.0f} trials/min); {left:.0f} s left -> {total} trials", file=sys.stderr, flush=True)
+                total = trials_for_budget(rate, left - overhead, safety=0.9, minimum=int(opts.calibration_trials))
+                print(f"  {name} best: calibration {done} trials in {first['tuning_s']:.0f} s (search pace "
+                      f"{rate * 60:.0f} trials/min, set-up {overhead:.0f} s); {left:.0f} s left -> {total} trials",
+                      file=sys.stderr, flush=True)
                 doc = _targeted(prepared(focus_doc, "best"), {**settings, "min_trials": int(opts.min_trials),
                                                               "total_trials": total})
                 col = app_column(doc, "best", deadline_s=max(0.0, left), profile_top=6)
