@@ -374,7 +374,7 @@ def main() -> int:
     parser.add_argument("--min-share", type=float, default=0.02,
                         help="'app best': tune the PrimFuncs holding at least this share of the untuned time")
     parser.add_argument("--min-trials", type=int, default=8, help="'app best': fewest trials per tuned PrimFunc")
-    parser.add_argument("--calibration-trials", type=int, default=32,
+    parser.add_argument("--calibration-trials", type=int, default=64,
                         help="'app best': trials of the first round, which measures the pace (trials per second)")
     parser.add_argument("--trials-per-iter", type=int, default=16,
                         help="'app best': MetaSchedule's num_trials_per_iter (candidates per round)")
@@ -507,8 +507,11 @@ def main() -> int:
                 if not build:
                     # the pace of the search itself: from the first progress event (after the profile and
                     # the one-time set-up) to the last
+                    started = [p for p in paces if p[0] > 0]  # from the first measured round (after the
+                    # profile, the one-time set-up and the first round's builds) to the last
                     return {"tuning": tuning, "tuning_s": tuning_s,
-                            "pace": (paces[-1][0] - paces[0][0], paces[-1][1] - paces[0][1]) if paces else (0, 0.0)}
+                            "pace": (started[-1][0] - started[0][0], started[-1][1] - started[0][1])
+                            if len(started) > 1 else (0, 0.0)}
                 key = next((s.snapshot_key for s in reversed(run.steps) if s.snapshot_key), run.input_key)
                 res = build_api.compare(client, build_api.module_request(doc, baseline=True, trust_custom_code=True),
                                         build_api.module_request(doc, key=key, trust_custom_code=True),
@@ -553,9 +556,11 @@ def main() -> int:
                     return first
                 done = sum(int(t.get("done") or 0) for t in first["tuning"])
                 rate = trials_per_second(*first["pace"]) or trials_per_second(done, first["tuning_s"])
+                if rate <= 0:  # nothing measured (every task already tuned in the work folder): an earlier pace
+                    rate = float((stored or {}).get("rate_per_min") or 20.0) / 60.0
                 # the final round profiles its input and sets up again before it searches: that overhead
                 # is the calibration's time outside its search
-                overhead = max(0.0, first["tuning_s"] - float(first["pace"][1]))
+                overhead = max(0.0, first["tuning_s"] - float(first["pace"][1])) if first["pace"][1] else 0.0
                 left = budget_s - (time.perf_counter() - t0)
                 total = trials_for_budget(rate, left - overhead, safety=0.9, minimum=int(opts.calibration_trials))
                 print(f"  {name} best: calibration {done} trials in {first['tuning_s']:.0f} s (search pace "
