@@ -279,8 +279,8 @@ def _variant_doc(name: str, cpu_doc: Any, tuned_doc: Any) -> Any:
 #: The tuned candidate of "app best" (``resources/pipelines/cpu_tuned_focus.json``, total_trials sized to the minutes).
 BEST_TUNED = "cpu_tuned_focus"
 
-#: Where the "app best" column keeps its final tuning plan (in the model's work folder), so a re-run with
-#: the same ``--work-dir`` replays it: every task is then already tuned with that budget (only re-measured).
+#: Where the "app best" column keeps its final tuning plan (in the model's work folder): a re-run with the
+#: same ``--work-dir`` and minutes applies that folder's database without tuning (only re-measures).
 BEST_PLAN_FILE = "bench_best_plan.json"
 
 
@@ -297,25 +297,15 @@ def _targeted(doc: Any, params: dict[str, Any]) -> Any:
     return doc
 
 
-def _replayed(doc: Any, chosen: list[dict[str, Any]], per_iter: int) -> Any:
-    """``doc`` with its ``relax.MetaScheduleTuneTIR`` step replaced by one hand-picked step per function of a
-    stored plan (``[{name, trials}]``), each with exactly that budget: a re-run finds every task tuned
-    with it (the work folder's state) and only re-measures."""
+def _replayed(doc: Any) -> Any:
+    """``doc`` without its tuning step: its ``MetaScheduleApplyDatabase`` applies what the work folder's
+    database already holds (a tuning step leaves the module unchanged, so the result is the tuned
+    pipeline's). A re-run of "app best" uses it to re-measure without tuning again, also for tasks that
+    Stop Tuning ended at the deadline (which the reuse state would tune again)."""
     from pipeline_model.passkinds.metaschedule import tuning_mode
 
-    steps = []
-    for step in doc.steps:
-        if tuning_mode(step.pass_id) != "tir":
-            steps.append(step)
-            continue
-        for c in chosen:
-            one = step.clone(new_id=True)
-            one.params.update({"focus": "all", "functions": [str(c["name"])], "total_trials": 0, "min_trials": 1,
-                               "max_trials_global": int(c["trials"]),
-                               "num_trials_per_iter": max(1, min(int(per_iter), int(c["trials"])))})
-            steps.append(one)
-    doc.steps = steps
-    doc.name = f"{doc.name} (replayed plan)"
+    doc.steps = [s for s in doc.steps if tuning_mode(s.pass_id) not in ("tir", "irmod")]
+    doc.name = f"{doc.name} (stored database)"
     return doc
 
 
@@ -530,8 +520,8 @@ def main() -> int:
                 """The tuned candidate of "app best": cpu_tuned_focus.json (a targeted tuning step: the
                 PrimFuncs holding >= --min-share of the untuned profile, trials by share) whose trial
                 budget is sized to the minutes: a calibration round measures the pace, the final round
-                gets the trials that fit in the time left (Stop Tuning at the deadline). A stored plan in
-                the work folder is replayed instead (tasks already tuned: only re-measured)."""
+                gets the trials that fit in the time left (Stop Tuning at the deadline). With a stored plan
+                for the same minutes in the work folder, its database is applied instead (only re-measured)."""
                 work = os.path.join(work_root, f"{name}.best")
                 os.makedirs(work, exist_ok=True)
                 plan_path = os.path.join(work, BEST_PLAN_FILE)
@@ -543,8 +533,9 @@ def main() -> int:
                 info: dict[str, Any] = {"minutes": minutes[name], "settings": settings}
                 if stored and stored.get("minutes") == minutes[name] and stored.get("settings") == settings \
                         and stored.get("chosen"):
-                    print(f"  {name} best: replaying the stored plan of {plan_path}", file=sys.stderr, flush=True)
-                    doc = _replayed(prepared(focus_doc, "best"), stored["chosen"], opts.trials_per_iter)
+                    print(f"  {name} best: applying the database tuned by the stored plan {plan_path}",
+                          file=sys.stderr, flush=True)
+                    doc = _replayed(prepared(focus_doc, "best"))
                     col = app_column(doc, "best", deadline_s=budget_s, profile_top=6)
                     col["tuning_first_s"] = float(stored.get("tuning_s") or 0.0)
                     col["plan"] = stored
