@@ -68,3 +68,57 @@ def test_unknown_variant_is_refused() -> None:
     cpu = load_pipeline(os.path.join(PIPES, "cpu_build.json"))
     with pytest.raises(SystemExit, match="unknown variant 'nope'"):
         bench._variant_doc("nope", cpu, cpu)
+
+
+def test_best_targeted_document_tunes_by_share_with_a_total_budget() -> None:
+    from pipeline_model.tuning_focus import focus_settings, is_targeted
+
+    bench = _bench()
+    doc = bench._targeted(load_pipeline(os.path.join(PIPES, "cpu_tuned.json")),
+                          {"focus": "share", "min_share": 0.02, "min_trials": 8, "total_trials": 300,
+                           "num_trials_per_iter": 16})
+    tune = [s for s in doc.steps if s.pass_id == TUNE]
+    assert len(tune) == 1 and is_targeted(tune[0].params)
+    settings = focus_settings(tune[0].params)  # the app's own validation accepts it
+    assert (settings["focus"], settings["min_share"], settings["total_trials"]) == ("share", 0.02, 300)
+    small = bench._targeted(load_pipeline(os.path.join(PIPES, "cpu_tuned.json")),
+                            {"focus": "share", "total_trials": 4})
+    assert [s for s in small.steps if s.pass_id == TUNE][0].params["num_trials_per_iter"] == 4
+
+
+def test_best_rerun_applies_the_stored_database_without_tuning(tmp_path) -> None:
+    bench = _bench()
+    base = load_pipeline(os.path.join(PIPES, "cpu_tuned_focus.json"))
+    bench._set_tuning(base, None, str(tmp_path))
+    doc = bench._replayed(base.clone())
+    ids = [s.pass_id for s in doc.steps]
+    assert TUNE not in ids and "relax.MetaScheduleTuneIRMod" not in ids
+    assert ids == [i for i in (s.pass_id for s in base.steps) if i != TUNE]
+    assert ids[-1] == APPLY and doc.steps[-1].params["work_dir"] == str(tmp_path)
+    assert TUNE in [s.pass_id for s in base.steps]  # the original is left alone
+
+
+def test_cpu_tuned_focus_pipeline_is_cpu_tuned_with_a_targeted_step() -> None:
+    import json
+
+    import jsonschema
+
+    from pipeline_model import fileformat
+    from pipeline_model.tuning_focus import focus_settings, is_targeted
+
+    path = os.path.join(PIPES, "cpu_tuned_focus.json")
+    with open(path, encoding="utf-8") as fh:
+        assert json.load(fh)["version"] == 1  # like the other bundled files: migrated on load
+    doc = load_pipeline(path)
+    jsonschema.Draft202012Validator(fileformat.load_schema()).validate(fileformat.pipeline_to_json(doc))
+    plain = load_pipeline(os.path.join(PIPES, "cpu_tuned.json"))
+    assert doc.name and doc.description and doc.target == plain.target
+    assert [s.pass_id for s in doc.steps] == [s.pass_id for s in plain.steps]
+    assert len({s.uid for s in doc.steps} | {s.uid for s in plain.steps}) == 2 * len(doc.steps)
+    tune = next(s for s in doc.steps if s.pass_id == TUNE)
+    assert is_targeted(tune.params)
+    settings = focus_settings(tune.params, path)
+    assert settings["focus"] == "share" and 0 < settings["min_share"] < 0.5
+    assert settings["total_trials"] > 0 and settings["min_trials"] >= 1
+    # the bench's "app best" column starts from this file
+    assert _bench().BEST_TUNED == "cpu_tuned_focus"
