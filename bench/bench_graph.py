@@ -86,7 +86,7 @@ def time_show(app: QApplication, view: GraphView, data: dict, highlight: set) ->
     last = time.perf_counter()
     while view.is_busy() and last - t0 < 60:
         app.processEvents()
-        view._queue.wait(2)  # noqa: SLF001 - lets the worker run, as an idle event loop would
+        view._pool.waitForDone(2)  # noqa: SLF001 - lets the worker run, as an idle event loop would
         now = time.perf_counter()
         stall = max(stall, now - last)
         last = now

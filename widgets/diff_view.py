@@ -22,7 +22,7 @@ import time
 from operator import attrgetter
 from typing import Callable, Optional
 
-from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -39,7 +39,6 @@ from PySide6.QtWidgets import (
 
 from pipeline_model import diff as D
 from pipeline_model import gc_pause
-from widgets.background import DIFF_PRIORITY, BackgroundQueue
 from widgets.code_editor import CodeEditor
 from widgets.error_trace import ErrorLocation, user_frames_first
 from widgets.highlight import palette_is_dark
@@ -190,7 +189,8 @@ class DiffView(QWidget):
         self._fill_timer.setSingleShot(True)
         self._fill_timer.setInterval(0)
         self._fill_timer.timeout.connect(self._continue_fill)
-        self._queue = BackgroundQueue(DIFF_PRIORITY)  # the views share one worker thread (widgets.background)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
         self._diff_signals = _DiffSignals(self)
         self._diff_signals.done.connect(self._on_diff_done)
         self._diff: Optional[D.ModuleDiff] = None
@@ -364,10 +364,10 @@ class DiffView(QWidget):
             self._diff, self._rows = None, []
             # Empty both sides first (a big document is dropped in a turn of its own), then compute the diff
             # (not meanwhile: the worker's long string operations hold the GIL the GUI thread waits for).
-            self._queue.replace(None)
+            self._pool.clear()
             task = _DiffTask(self._generation, before, after, self._diff_signals)
             self._start_fill(self._new_fill([_Side(self.left, []), _Side(self.right, [])], None, False,
-                                            on_done=lambda: self._queue.replace(task)), at_once=False)
+                                            on_done=lambda: self._pool.start(task)), at_once=False)
             return
         self._busy = False
         self._show_diff(D.diff_snapshots(before, after), at_once=True)

@@ -24,7 +24,7 @@ import html
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-from PySide6.QtCore import QElapsedTimer, QEvent, QObject, QPointF, QRectF, QRunnable, Qt, Signal
+from PySide6.QtCore import QElapsedTimer, QEvent, QObject, QPointF, QRectF, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -56,7 +56,6 @@ import collections
 import json
 
 from pipeline_model import gc_pause, graph_hierarchy
-from widgets.background import LAYOUT_PRIORITY, BackgroundQueue
 from pipeline_model.ir_graph import GRAPH_FORMAT, changed_nodes
 from pipeline_model.layout import GraphLayout, LayoutCancelled, compute_layout, node_text
 
@@ -848,7 +847,8 @@ class GraphView(QGraphicsView):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMouseTracking(True)
 
-        self._queue = BackgroundQueue(LAYOUT_PRIORITY)  # the views share one worker thread (widgets.background)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
         self._signals = _LayoutSignals(self)
         self._signals.done.connect(self._on_prepared)
         self._signals.failed.connect(self._on_failed)
@@ -928,7 +928,7 @@ class GraphView(QGraphicsView):
         self._in_flight = None
         self._generation += 1
         self._latest[0] = self._generation
-        self._queue.replace(None)  # drop this view's queued, not yet started layout
+        self._pool.clear()  # drop queued, not yet started layouts
         self._extra_highlight = highlight
         self._highlight = highlight
         self._key = key
@@ -961,7 +961,7 @@ class GraphView(QGraphicsView):
         self._in_flight = (*asked, before)
         task = _LayoutTask(self._generation, self._latest, graph_json, highlight, before, exp,
                            self._char_width, self._node_height, self._signals, cached, key)
-        self._queue.replace(task)
+        self._pool.start(task)
 
     # ---- hierarchy
     def groups(self) -> dict[str, dict[str, Any]]:
@@ -1648,6 +1648,6 @@ def wait_shown(view: GraphView, timeout_ms: int = 10000) -> bool:
     app = QApplication.instance()
     while view.is_busy() and timer.elapsed() < timeout_ms:
         app.processEvents()
-        view._queue.wait(5)  # noqa: SLF001 - helper of this module
+        view._pool.waitForDone(5)  # noqa: SLF001 - helper of this module
     app.processEvents()
     return not view.is_busy()
