@@ -12,6 +12,7 @@ inspector to show the selected step again through :attr:`function_chosen` (anoth
 
 from __future__ import annotations
 
+import collections
 import html
 from typing import Any, Optional
 
@@ -51,6 +52,9 @@ class GraphController(QObject):
         self._caption = ""
         self._step_report: Optional[dict] = None  # the shown step's report (fusion highlights); None: none
         self._changed_functions: set[str] = set()  # functions whose text the shown step changed
+        # ... remembered per (module key, "before" key): shown again, a step's graph comes back with its
+        # callers already lit (the cached layout as it was) instead of lighting up after its diff again
+        self._changed_memo: "collections.OrderedDict[tuple[str, Optional[str]], set[str]]" = collections.OrderedDict()
         self.details_kind = "placeholder"  # or "node" (a node's details) or "report" (a step's report)
         self.prim_func_dialog: Any = None
         self.show_details_placeholder()
@@ -72,6 +76,7 @@ class GraphController(QObject):
     def on_document_replaced(self) -> None:
         """A new document: forget the graphs and the node details (a report of the old document)."""
         self.graph_cache.clear()
+        self._changed_memo.clear()
         self.show_details_placeholder()
         self._fitted_for = None
 
@@ -82,6 +87,12 @@ class GraphController(QObject):
 
     def set_changed_functions(self, functions: set[str]) -> None:
         """Functions whose text the shown step changed: their callers light up (a cached layout)."""
+        if self._shown_graph and self._shown_graph[0]:
+            memo_key = (self._shown_graph[0], self._shown_before_key)
+            self._changed_memo[memo_key] = set(functions)
+            self._changed_memo.move_to_end(memo_key)
+            while len(self._changed_memo) > GRAPH_CACHE_SIZE * 4:
+                self._changed_memo.popitem(last=False)
         if functions != self._changed_functions:
             self._changed_functions = functions
             self._render_graph()
@@ -111,6 +122,8 @@ class GraphController(QObject):
         self._caption = caption
         self._shown_graph = (key, self._current_function) if key else None
         self._shown_before_key = before_key
+        if key and before_key and (key, before_key) in self._changed_memo:
+            self._changed_functions = set(self._changed_memo[(key, before_key)])
         if not key:
             self.area.graph_view.clear_graph(tr("Run the pipeline (F5) to see the model as a graph"))
             return
