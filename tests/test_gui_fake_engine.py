@@ -108,16 +108,22 @@ def test_window_runs_edits_and_undoes_on_the_fake(fake_studio):
     assert win.step_model.result(first).cached  # the unchanged prefix came from the (fake) cache
 
 
+def _run_new_pipeline(win, pass_ids) -> list:
+    """A new document with these steps, run on the fake engine (adding a pass runs it); the steps."""
+    win.files.new_pipeline(force=True)
+    for pid in pass_ids:
+        win.editor.add_pass(pid)
+    steps = win.ctrl.doc.steps
+    assert qt_wait(lambda: all(win.step_model.result(s.uid) is not None for s in steps), 10_000)
+    return list(steps)
+
+
 def test_a_steps_graph_is_shown_before_its_inputs_graph_arrives(fake_studio):
     """Selecting a step asks for its graph and its input's; the step's graph is shown as soon as it is
     here, and its changes light up when the input's graph arrives (a slow one here)."""
     win = fake_studio
     fake = win.fake_client
-    win.files.new_pipeline(force=True)
-    for pid in ("relax.FoldConstant", "relax.LegalizeOps"):
-        win.editor.add_pass(pid)
-    steps = win.ctrl.doc.steps
-    assert qt_wait(lambda: all(win.step_model.result(s.uid) is not None for s in steps), 10_000)
+    steps = _run_new_pipeline(win, ("relax.FoldConstant", "relax.LegalizeOps"))
     first, second = (win.step_model.result(s.uid) for s in steps)
     win.pipeline_view.select_uids([steps[0].uid])
     assert qt_wait(lambda: (first.snapshot_key, None) in win.graphs.graph_cache, 10_000)
@@ -141,11 +147,7 @@ def test_step_texts_come_on_demand_for_the_diff(fake_studio):
     for exactly the two texts its diff needs, then shows the diff; texts are not asked twice."""
     win = fake_studio
     fake = win.fake_client
-    win.files.new_pipeline(force=True)
-    for pid in ("relax.LegalizeOps", "relax.FuseOps"):
-        win.editor.add_pass(pid)
-    steps = win.ctrl.doc.steps
-    assert qt_wait(lambda: all(win.step_model.result(s.uid) is not None for s in steps), 10_000)
+    steps = _run_new_pipeline(win, ("relax.LegalizeOps", "relax.FuseOps"))
     assert [c[1]["scripts"] for c in fake.calls if c[0] == "run"][-1] is False
     first, second = (win.step_model.result(s.uid) for s in steps)
     assert first.script is None and second.script is None and second.snapshot_key
