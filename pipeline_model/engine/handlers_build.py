@@ -860,19 +860,19 @@ def profile_vm(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray], sett
 
 
 def callee_nodes(mod: Any, func_name: str, names: list[str]) -> dict[str, list[str]]:
-    """Graph node ids (of :func:`pipeline_model.ir_graph.extract_graph` for ``func_name``) calling each name."""
+    """Graph node ids (of :func:`pipeline_model.ir_graph.extract_graph_json` for ``func_name``) calling each name."""
     from pipeline_model import ir_graph
 
     try:
-        graph = ir_graph.extract_graph(mod, func_name)
+        graph = ir_graph.extract_graph_json(mod, func_name)
     except Exception:  # noqa: BLE001 - a module the graph extractor cannot walk: no mapping, the table stays
         return {}
     wanted = set(names)
     out: dict[str, list[str]] = {}
-    for node_id, attrs in graph.nodes(data=True):
-        callee = attrs.get("callee")
+    for node in graph["nodes"]:
+        callee = node.get("callee")
         if callee in wanted:
-            out.setdefault(str(callee), []).append(str(node_id))
+            out.setdefault(str(callee), []).append(str(node["id"]))
     return out
 
 
