@@ -15,6 +15,7 @@ import platform
 import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
+from pipeline_model.runtime_threads import usable_cores
 
 #: Severity of a problem: ``error`` (something will crash or cannot work) or ``warning``.
 ERROR, WARNING = "error", "warning"
@@ -131,6 +132,7 @@ def local_facts() -> dict[str, Any]:
         "platform": platform.platform(),
         "machine": platform.machine(),
         "cpu_count": os.cpu_count(),
+        "usable_cores": usable_cores(),
         "memory_bytes": _memory_bytes(),
         "packages": packages,
     }
@@ -180,6 +182,15 @@ def find_problems(local: dict[str, Any], engine: Optional[dict[str, Any]], engin
         if str(libinfo.get("USE_LLVM", "")).upper() in ("OFF", "") and libinfo:
             problems.append(Problem(ERROR, "this TVM build has no LLVM: nothing can be compiled for the CPU",
                                     "install the apache-tvm wheel from PyPI (built with LLVM)"))
+        threads = engine.get("runtime_threads") or {}
+        usable = int(local.get("usable_cores") or local.get("cpu_count") or 0)
+        if threads.get("count") and usable and int(threads["count"]) < usable:
+            problems.append(Problem(
+                WARNING,
+                f"compiled models run on {threads['count']} of the {usable} usable cores "
+                f"({threads.get('source', '?')}): latency figures will be slower than the machine can do",
+                f"unset {threads.get('source')} (the app then uses every usable core)"
+                if threads.get("source") in ("TVM_NUM_THREADS", "OMP_NUM_THREADS") else ""))
         lacking = [name for name, item in sorted((engine.get("pattern_tables") or {}).items())
                    if item.get("patterns") and not item.get("codegen")]
         if lacking:
@@ -241,7 +252,9 @@ def render_text(report: EnvReport) -> str:
     out.append("== System ==")
     out.append(f"  Python      {loc.get('python')} ({loc.get('python_executable')})")
     out.append(f"  OS          {loc.get('platform') or loc.get('os')}")
-    out.append(f"  CPU         {loc.get('machine')}, {loc.get('cpu_count')} logical cores")
+    usable = loc.get("usable_cores")
+    shown = f", {usable} usable" if usable and usable != loc.get("cpu_count") else ""
+    out.append(f"  CPU         {loc.get('machine')}, {loc.get('cpu_count')} logical cores{shown}")
     out.append(f"  Memory      {_size(loc.get('memory_bytes'))}")
     out.append("")
     eng = report.engine
@@ -254,6 +267,9 @@ def render_text(report: EnvReport) -> str:
         out.append(f"  tvm-ffi     {ffi_info.get('version')} ({ffi_info.get('path')})")
         if eng.get("llvm_version"):
             out.append(f"  LLVM        {eng.get('llvm_version')}")
+        threads = eng.get("runtime_threads") or {}
+        if threads.get("count"):
+            out.append(f"  CPU threads {threads['count']} ({threads.get('source', '?')}) for compiled code")
         libinfo = eng.get("libinfo") or {}
         if libinfo:
             flags = [f"{k}={v}" for k, v in sorted(libinfo.items())]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from pipeline_model import emit
+from pipeline_model import emit, runtime_threads
 from pipeline_model.catalogue import Catalogue
 from pipeline_model.document import PipelineDocument
 
@@ -39,6 +39,8 @@ built by tvm.compile's default pipeline), --quiet (do not print the module).
 import argparse
 import os
 import sys
+
+{runtime_threads}
 
 import numpy as np
 import tvm
@@ -271,7 +273,7 @@ def export_script(
     except Exception as exc:  # noqa: BLE001 - bad model spec: report it
         raise ExportError(f"model {doc.model!r}: {exc}") from None
 
-    out: list[str] = [_HEADER.format(tvm_hint="0.27")]
+    out: list[str] = [_HEADER.format(tvm_hint="0.27", runtime_threads="\n".join(runtime_threads.script_lines()))]
     for module in imports:
         if module not in ("tvm", "tvm.relax"):
             out.append(f"import {module}\n")

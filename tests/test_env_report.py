@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from pipeline_model import env_report
+from pipeline_model import env_report, runtime_threads
 from pipeline_model.cli import env_cmd
 from pipeline_model.engine.client import EngineClient
 
@@ -37,6 +37,10 @@ def test_env_json_real_engine(engine, capsys):
     assert "cublas" in eng["codegens"] and eng["codegens"]["cublas"] is False  # the pip wheel lacks it
     assert eng["pattern_tables"]["cublas"]["patterns"] > 0
     assert eng["pass_configs"]["relax.FuseOps.max_depth"] == "int"
+    # Compiled code runs on every usable core (TVM alone would use half the logical cores on x86).
+    explicit = runtime_threads.explicit_setting()
+    expected = explicit.to_json() if explicit else {"count": runtime_threads.usable_cores(), "source": "usable cores"}
+    assert eng["runtime_threads"] == expected
     local = data["local"]
     assert local["cpu_count"] == os.cpu_count() and local["python"] == sys.version.split()[0]
     assert local["packages"]["apache-tvm"]["version"]
@@ -52,6 +56,7 @@ def test_env_text_real_engine(engine, capsys):
                     "== Codegens (relax.ext.*) ==", "== Pattern tables ==", "== Python packages =="):
         assert heading in text
     assert "USE_LLVM=ON" in text and "tvm-ffi     0.1.14" in text and "cpu:0" in text
+    assert "CPU threads " in text and "for compiled code" in text
 
 
 def test_bad_ffi_version_flagged_with_fix():

@@ -136,3 +136,15 @@ def test_tuning_export_uses_the_apps_work_dir_by_default(tmp_path):
     source = export_script(load_pipeline(str(path)), catalogue=catalogue_tvm.catalogue())
     assert f"WORK_DIR = os.path.abspath({str(tmp_path / 'mine.tuning')!r})" in source
     assert source.index("install_meta_schedule_cpu(WORK_DIR") < source.index("MetaScheduleTuneTIR(work_dir=WORK_DIR")
+
+
+def test_script_uses_every_usable_core_before_importing_tvm():
+    """The exported script runs compiled code on as many threads as the app does (set before ``import tvm``)."""
+    from pipeline_model import runtime_threads
+
+    doc = PipelineDocument(name="threads", model="builtin:mlp", steps=[Step(pass_id="relax.LegalizeOps")])
+    source = export_script(doc, build=True)
+    lines = source.splitlines()
+    first_tvm = lines.index("import tvm")
+    setting = lines.index(runtime_threads.script_lines()[2])
+    assert lines.index("import os") < setting < first_tvm

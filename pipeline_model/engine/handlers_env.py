@@ -5,7 +5,8 @@ Reply (see :mod:`pipeline_model.env_report` for how it is shown)::
     {"tvm": {"version", "path"}, "tvm_ffi": {"version", "path"}, "llvm_version": str | None,
      "libinfo": {"USE_LLVM": "ON", "USE_CUDA": ...}, "devices": [DeviceInfo JSON],
      "codegens": {"cublas": bool, ...}, "pattern_tables": {prefix: {"patterns", "codegen", "message"}},
-     "pass_configs": {"relax.FuseOps.max_depth": "int", ...}}
+     "pass_configs": {"relax.FuseOps.max_depth": "int", ...},
+     "runtime_threads": {"count": int, "source": "usable cores" | "TVM_NUM_THREADS" | ...}}
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from pipeline_model import runtime_threads
 from pipeline_model.engine.handler_registry import handler
 
 if TYPE_CHECKING:  # the worker imports this module; only type checkers import it back
@@ -72,4 +74,5 @@ def handle_env(args: dict, ctx: WorkerContext) -> dict:
         "codegens": {name: tvm.get_global_func(f"relax.ext.{name}", True) is not None for name in names},
         "pattern_tables": tables,
         "pass_configs": pass_configs(),
+        "runtime_threads": runtime_threads.in_effect().to_json(),
     }

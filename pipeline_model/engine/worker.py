@@ -29,6 +29,7 @@ from typing import Any, Optional
 
 from pipeline_model.engine import messages, protocol
 from pipeline_model.engine.handler_registry import HANDLERS, HandlerFn, handler  # noqa: F401 - re-exported
+from pipeline_model.runtime_threads import ensure_runtime_threads
 
 #: Environment variable naming extra handler modules (comma-separated dotted names) to import at start.
 ENV_HANDLER_MODULES = "RPS_ENGINE_HANDLER_MODULES"
@@ -657,6 +658,8 @@ def main() -> int:
         print(f"engine: {problem}", file=sys.stderr)
         return EXIT_REFUSED
 
+    # Before anything parallel runs: TVM's runtime would use half the cores (pipeline_model.runtime_threads).
+    ensure_runtime_threads()
     start = time.perf_counter()
     _import_without_torch("tvm")  # import once, up front
     import tvm

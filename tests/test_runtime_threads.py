@@ -1,0 +1,113 @@
+"""TVM's CPU runtime thread count: the engine (and exported scripts) use every usable core unless told otherwise."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from pipeline_model import env_report, runtime_threads
+from pipeline_model.runtime_threads import RuntimeThreads
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_sets_usable_cores_when_nothing_is_set():
+    env: dict[str, str] = {"PATH": "/bin"}
+    assert runtime_threads.ensure_runtime_threads(env, cores=6) == RuntimeThreads(6, "usable cores")
+    assert env["TVM_NUM_THREADS"] == "6"
+
+
+@pytest.mark.parametrize("name", ["TVM_NUM_THREADS", "OMP_NUM_THREADS"])
+def test_an_explicit_choice_wins(name):
+    env = {name: "3"}
+    assert runtime_threads.ensure_runtime_threads(env, cores=6) == RuntimeThreads(3, name)
+    assert env == {name: "3"}  # nothing added or changed
+
+
+def test_tvm_variable_is_read_before_omp():
+    env = {"OMP_NUM_THREADS": "5", "TVM_NUM_THREADS": "2"}
+    assert runtime_threads.explicit_setting(env) == RuntimeThreads(2, "TVM_NUM_THREADS")
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "abc", ""])
+def test_a_meaningless_value_is_ignored_like_tvm_does(value):
+    env = {"TVM_NUM_THREADS": value}
+    assert runtime_threads.ensure_runtime_threads(env, cores=4) == RuntimeThreads(4, "usable cores")
+    assert env["TVM_NUM_THREADS"] == "4"
+
+
+def test_usable_cores_follows_the_affinity_mask():
+    if hasattr(os, "sched_getaffinity"):
+        assert runtime_threads.usable_cores() == len(os.sched_getaffinity(0))
+    assert runtime_threads.usable_cores() >= 1
+
+
+def _clean_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in runtime_threads.THREAD_ENV_VARS}
+    env["PYTHONPATH"] = ROOT
+    return env
+
+
+def test_script_lines_follow_the_same_rule():
+    code = "import os\n" + "\n".join(runtime_threads.script_lines()) + "\nprint(os.environ['TVM_NUM_THREADS'])\n"
+    out = subprocess.run([sys.executable, "-c", code], env=_clean_env(), capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == str(runtime_threads.usable_cores())
+    env = dict(_clean_env(), OMP_NUM_THREADS="1")
+    code = "import os\n" + "\n".join(runtime_threads.script_lines()) + "\nprint(os.environ.get('TVM_NUM_THREADS'))\n"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "None"
+
+
+_PARALLEL_RUN = textwrap.dedent('''
+    import os, sys
+    if sys.argv[1] == "app":
+        from pipeline_model.runtime_threads import ensure_runtime_threads
+        ensure_runtime_threads()
+    import numpy as np
+    import tvm
+    from tvm.script import tirx as T
+
+    @T.prim_func
+    def add_one(a: T.Buffer((4096,), "float32"), b: T.Buffer((4096,), "float32")):
+        for i in T.parallel(4096):
+            b[i] = a[i] + T.float32(1)
+
+    lib = tvm.compile(add_one, target="llvm")
+    dev = tvm.cpu()
+    a = tvm.runtime.tensor(np.zeros(4096, "float32"), dev)
+    b = tvm.runtime.tensor(np.zeros(4096, "float32"), dev)
+    before = len(os.listdir("/proc/self/task"))
+    for _ in range(5):
+        lib(a, b)
+    assert float(b.numpy()[0]) == 1.0
+    print(len(os.listdir("/proc/self/task")) - before)
+''')
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads through /proc")
+def test_a_parallel_loop_really_runs_on_every_usable_core(tmp_path):
+    """The runtime's thread pool starts one worker per extra core (the calling thread is the first):
+    with the app's setting a parallel loop adds ``usable_cores() - 1`` threads to the process."""
+    cores = runtime_threads.usable_cores()
+    if cores < 2:
+        pytest.skip("one usable core: nothing to check")
+    script = tmp_path / "parallel_run.py"  # TVMScript reads the function's source from a file
+    script.write_text(_PARALLEL_RUN)
+    run = [sys.executable, str(script)]
+    app = subprocess.run([*run, "app"], env=_clean_env(), capture_output=True, text=True, timeout=300)
+    assert app.returncode == 0, app.stderr[-2000:]
+    assert int(app.stdout.strip().splitlines()[-1]) == cores - 1
+
+
+def test_report_warns_when_fewer_threads_than_cores():
+    local = {"cpu_count": 4, "usable_cores": 4, "packages": {}}
+    engine = {"runtime_threads": {"count": 1, "source": "TVM_NUM_THREADS"}, "libinfo": {}}
+    problems = env_report.find_problems(local, engine)
+    (warning,) = [p for p in problems if "usable cores" in p.message]
+    assert "1 of the 4" in warning.message and "unset TVM_NUM_THREADS" in warning.fix
+    engine["runtime_threads"] = {"count": 4, "source": "usable cores"}
+    assert not [p for p in env_report.find_problems(local, engine) if "usable cores" in p.message]
