@@ -215,9 +215,12 @@ VARIANT_DOCS = {
 
 
 def _time_callable(fn: Callable[[], Any], warmup: int, number: int, repeat: int) -> tuple[float, float]:
-    """(min, median) over ``repeat`` of the mean per-call time of ``number`` calls, in µs."""
-    for _ in range(warmup):
+    """(min, median) over ``repeat`` of the mean per-call time of ``number`` calls, in µs, after ``warmup`` calls
+    and at least 100 ms of calls (the engine's warm-up rule, so every column is measured in steady state)."""
+    start, done = time.perf_counter(), 0
+    while done < warmup or time.perf_counter() - start < 0.1:
         fn()
+        done += 1
     samples = []
     for _ in range(repeat):
         t0 = time.perf_counter()

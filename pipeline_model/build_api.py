@@ -19,9 +19,11 @@ EventCallback = Callable[[str, dict], None]
 
 @dataclass
 class BenchSettings:
-    """Latency measurement: ``warmup`` runs, then ``repeat`` measurements of ``number`` runs each."""
+    """Latency measurement: warm-up (at least ``warmup`` runs and ``warmup_ms`` milliseconds of runs), then
+    ``repeat`` measurements of ``number`` runs each."""
 
     warmup: int = 1
+    warmup_ms: int = 100
     number: int = 10
     repeat: int = 5
     min_repeat_ms: int = 0
@@ -70,6 +72,7 @@ class LatencyStats:
     number: int
     repeat: int
     warmup: int
+    warmup_ms: float = 0.0
 
 
 def _known(cls: Any, data: dict[str, Any]) -> dict[str, Any]:

@@ -46,6 +46,8 @@ def test_build_run_mlp_cpu_check_passes(engine):
     assert result.outputs[0].std and result.outputs[0].std > 0
     assert result.latency is not None and result.latency.median_us > 0
     assert len(result.latency.runs_us) == 2
+    # Warm-up goes on for warmup_ms (100 ms by default) after the warm-up runs: the figures are steady state.
+    assert result.latency.warmup >= 1 and result.latency.warmup_ms >= 100.0
     assert "build_progress" in events
     assert result.weights == "random" and all(a["source"].startswith("random") for a in result.arguments)
 
@@ -196,3 +198,15 @@ def test_dlight_pipeline_runs_on_gpu_and_matches_cpu(engine):
     doc = load_pipeline(DLIGHT_PIPELINE)
     result = build_api.build_run(engine, doc, bench=FAST)
     assert result.device.startswith("cuda") and result.check.passed
+
+
+def test_warm_up_runs_at_least_the_count_and_the_time():
+    from pipeline_model.engine.handlers_build import warm_up
+
+    calls: list[str] = []
+    done, spent = warm_up(lambda: calls.append("call"), lambda: calls.append("sync"), runs=3, seconds=0.0)
+    assert done == 3 and calls.count("call") == 3 and calls[-1] == "sync"
+    done, spent = warm_up(lambda: None, lambda: None, runs=1, seconds=0.02)
+    assert done >= 1 and spent >= 0.02  # stops only once the time has passed (the clock is read after sync)
+    done, _ = warm_up(lambda: None, lambda: None, runs=0, seconds=60.0, max_runs=5)
+    assert done == 5

@@ -50,6 +50,10 @@ def _fmt(value: Optional[float], digits: int = 4) -> str:
     return "–" if value is None else f"{value:.{digits}g}"
 
 
+def _warm_ms(latency: dict[str, Any]) -> str:
+    return f" ({format_duration_ms(latency['warmup_ms'])})" if latency.get("warmup_ms") else ""
+
+
 def build_run_html(result: dict[str, Any]) -> str:
     """HTML summary of a ``build_run`` reply: outputs, latency and the numerical check."""
     rows = [f"<p><b>{html.escape(str(result.get('label', '')))}</b> — <code>{html.escape(str(result.get('function', '')))}</code> "
@@ -74,7 +78,8 @@ def build_run_html(result: dict[str, Any]) -> str:
         rows.append(
             f"<p><b>Latency</b> median {format_us(float(latency['median_us']))}, spread {format_us(spread)} "
             f"(min {format_us(float(latency['min_us']))}, max {format_us(float(latency['max_us']))}, std {format_us(float(latency['std_us']))}); "
-            f"{latency.get('repeat')} repeats × {latency.get('number')} runs after {latency.get('warmup')} warm-up</p>"
+            f"{latency.get('repeat')} repeats × {latency.get('number')} runs after {latency.get('warmup')} warm-up runs"
+            f"{_warm_ms(latency)}</p>"
         )
     outs = result.get("outputs") or []
     if outs:

@@ -74,7 +74,8 @@ def print_build_result(result: build_api.BuildRunResult, stream: TextIO, top: in
     if result.latency is not None:
         lat = result.latency
         print(f"latency: median {lat.median_us:.1f} us per run (min {lat.min_us:.1f}, max {lat.max_us:.1f}, "
-              f"std {lat.std_us:.1f}; {lat.repeat} x {lat.number} runs after {lat.warmup} warm-up)", file=stream)
+              f"std {lat.std_us:.1f}; {lat.repeat} x {lat.number} runs after {lat.warmup} warm-up runs"
+              f"{f' in {lat.warmup_ms:.0f} ms' if lat.warmup_ms else ''})", file=stream)
     for name, chk in (("check", result.check), ("framework check", result.framework_check)):
         if chk is not None:
             print_check(name, chk, stream)
