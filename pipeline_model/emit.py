@@ -43,7 +43,8 @@ class Lit:
 
 @dataclass(frozen=True)
 class Ref:
-    """A value known only where the pass is built: ``target``, ``work_dir`` or ``base_dir``."""
+    """A value known only where the pass is built: ``target``, ``work_dir``, ``base_dir`` or ``weights`` (the
+    model's own weights; ``params`` in exported scripts)."""
 
     name: str
 
@@ -83,7 +84,7 @@ class CustomCode:
 
 Expr = Union[Lit, Ref, Call, ListOf, PatternFile, CustomCode]
 
-REFS = ("target", "work_dir", "base_dir")
+REFS = ("target", "work_dir", "base_dir", "weights")
 
 
 def check_literal(value: Any, where: str = "value") -> Any:
@@ -167,7 +168,7 @@ def render(expr: Expr, ref_names: Optional[dict[str, str]] = None) -> str:
 
     ``ref_names`` maps :class:`Ref` names to variable names in the generated script.
     """
-    refs = {"target": "TARGET", "work_dir": "WORK_DIR", "base_dir": "BASE_DIR"}
+    refs = {"target": "TARGET", "work_dir": "WORK_DIR", "base_dir": "BASE_DIR", "weights": "params"}
     refs.update(ref_names or {})
     if isinstance(expr, Lit):
         return repr(check_literal(expr.value))

@@ -139,17 +139,20 @@ def build_and_run(final, original, number=10, repeat=5):
     dev = tvm.cpu(0) if TARGET.kind.name in ("llvm", "c") else tvm.device(TARGET.kind.name, 0)
     vm = relax.VirtualMachine(ex, dev)
     args, values = make_arguments(original, entry, dev)
-    got = flatten(vm[entry](*args))
+    # A module whose weights were bound as constants (weights.BindAsConstants) takes only its inputs.
+    kept = {var.name for var in final[entry].params}
+    final_args = [a for var, a in zip(original[entry].params, args) if var.name in kept]
+    got = flatten(vm[entry](*final_args))
     for i, arr in enumerate(got):
         print(f"output {i}: shape={list(arr.shape)} dtype={arr.dtype}")
     # Warm up for 100 ms first, as the app does: the runtime's threads and the CPU clock settle.
     warm_start, warm_runs = time.perf_counter(), 0
     while warm_runs < 1 or time.perf_counter() - warm_start < 0.1:
-        vm[entry](*args)
+        vm[entry](*final_args)
         dev.sync()
         warm_runs += 1
     timer = vm.time_evaluator(entry, dev, number=number, repeat=repeat)
-    runs = [r * 1e6 for r in timer(*args).results]
+    runs = [r * 1e6 for r in timer(*final_args).results]
     print(f"latency: median {float(np.median(runs)):.1f} us per run (min {min(runs):.1f}, max {max(runs):.1f}; "
           f"{repeat} x {number} runs after {warm_runs} warm-up runs)")
     ref_vm = relax.VirtualMachine(tvm.compile(original, target="llvm"), tvm.cpu(0))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 tvm = pytest.importorskip("tvm")
@@ -54,7 +55,9 @@ def test_contract_ids_present(cat):
 
 @pytest.mark.parametrize("target", [{"kind": "llvm"}, {"kind": "cuda", "arch": "sm_80"}], ids=["llvm", "cuda"])
 def test_every_spec_builds_with_defaults(cat, target, tmp_path):
-    ctx = PassBuildContext(target=target, trust_custom_code=True, work_dir=str(tmp_path))
+    # A model with weights of its own (weights.BindAsConstants refuses to build without them).
+    ctx = PassBuildContext(target=target, trust_custom_code=True, work_dir=str(tmp_path),
+                           weights=lambda: {"w": np.zeros((2, 2), "float32")})
     failures = {}
     for spec in cat.specs():
         if not spec.available:

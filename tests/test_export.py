@@ -22,9 +22,12 @@ PYTHON = sys.executable
 
 
 def _engine_final(engine, doc: PipelineDocument):
-    """The final module of a real engine run of ``doc`` (parsed back from the engine's TVMScript)."""
+    """The final module of a real engine run of ``doc`` (parsed back from the engine's TVMScript), or its
+    text when it holds constants (printed as ``metadata[...]`` references, which do not parse back)."""
     result = engine.run(doc, trust_custom_code=True)
     assert result.ok, (result.error, [s.error for s in result.steps if s.error])
+    if "metadata[" in result.final_script:
+        return result.final_script
     return tvm.script.from_source(result.final_script)
 
 
@@ -46,7 +49,11 @@ def test_bundled_example_matches_engine(engine, path, tmp_path):
     doc = load_pipeline(path, known_pass_ids=set(cat.ids()))
     source = export_script(doc, catalogue=cat)
     got = _run_script(source, tmp_path)
-    tvm.ir.assert_structural_equal(got, _engine_final(engine, doc))
+    expected = _engine_final(engine, doc)
+    if isinstance(expected, str):  # weights bound as constants: same printed module, constants by reference
+        assert got.script() == expected
+    else:
+        tvm.ir.assert_structural_equal(got, expected)
 
 
 def test_there_are_bundled_examples():

@@ -396,6 +396,49 @@ def make_arguments(
     return arrays, described
 
 
+def with_reference_arguments(mod: Any, func_name: str, loaded: Any, arrays: list[np.ndarray],
+                             described: list[dict[str, Any]], inputs: Optional[dict[str, Any]],
+                             bounds: Optional[dict[str, int]]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """``(arrays for mod, arrays for the model as loaded)`` for the same call.
+
+    They are one list unless ``mod``'s entry lost parameters the loaded model's has: its weights were bound
+    as constants (``weights.BindAsConstants``), so it takes only its inputs. Then the reference gets its own
+    arguments (inputs, then the model's weights) and ``mod`` gets the reference's values by parameter name,
+    so both run on the very same inputs.
+    """
+    ref_func = entry_function(loaded.mod, func_name if func_name in relax_function_names(loaded.mod) else None)
+    ref_names = [var.name for var in loaded.mod[ref_func].params]
+    if len(described) >= len(ref_names):
+        return arrays, arrays
+    ref_arrays, _ref_described = make_arguments(loaded.mod, ref_func, loaded.params, inputs, bounds)
+    by_name = dict(zip(ref_names, ref_arrays))
+    return [by_name.get(d["name"], a) for d, a in zip(described, arrays)], ref_arrays
+
+
+def reference_values(mod: Any, func_name: str, loaded: Any, arrays: list[np.ndarray],
+                     described: list[dict[str, Any]], inputs: Optional[dict[str, Any]],
+                     bounds: Optional[dict[str, int]]) -> dict[str, np.ndarray]:
+    """Every argument value by parameter name: ``mod``'s (``arrays``/``described``) and the loaded model's
+    weights its entry may no longer take (bound as constants); for :func:`arguments_by_name`."""
+    values = {d["name"]: a for d, a in zip(described, arrays)}
+    _mine, ref_arrays = with_reference_arguments(mod, func_name, loaded, arrays, described, inputs, bounds)
+    ref_func = entry_function(loaded.mod, func_name if func_name in relax_function_names(loaded.mod) else None)
+    for var, value in zip(loaded.mod[ref_func].params, ref_arrays):
+        values.setdefault(var.name, value)
+    return values
+
+
+def arguments_by_name(mod: Any, func_name: str, values: dict[str, np.ndarray],
+                      default: list[np.ndarray]) -> list[np.ndarray]:
+    """The arguments of ``mod``'s ``func_name`` taken from ``values`` by parameter name (modules compared side
+    by side may differ in signature: one with its weights bound as constants takes only its inputs);
+    ``default`` when a parameter has no value there."""
+    names = [var.name for var in mod[func_name].params]
+    if any(name not in values for name in names):
+        return default
+    return [values[name] for name in names]
+
+
 def contiguous(arr: np.ndarray) -> np.ndarray:
     """``arr`` as a C-contiguous array of the same shape.
 
@@ -970,10 +1013,10 @@ def _check_settings(args: dict[str, Any]) -> Optional[dict[str, Any]]:
             "against": str(args.get("check_against") or check.get("against") or "tvm")}
 
 
-def _reference_check(loaded: Any, func_name: str, arrays: list[np.ndarray], outputs: list[np.ndarray],
+def _reference_check(loaded: Any, func_name: str, ref_arrays: list[np.ndarray], outputs: list[np.ndarray],
                      chk: dict[str, Any], ctx: WorkerContext) -> dict[str, Any]:
     ref_func = entry_function(loaded.mod, func_name if func_name in relax_function_names(loaded.mod) else None)
-    ref = _build_and_measure(loaded.mod, {"kind": "llvm"}, ref_func, arrays, None, ctx,
+    ref = _build_and_measure(loaded.mod, {"kind": "llvm"}, ref_func, ref_arrays, None, ctx,
                              "the reference (model as loaded, default pipeline, CPU)", baseline=True)
     _progress(ctx, "checking", "comparing outputs")
     return {**compare_outputs(outputs, ref["outputs"], chk["rtol"], chk["atol"], chk["scale"]),
@@ -1012,6 +1055,7 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
     func_name = entry_function(mod, args.get("function"))
     bounds = integer_input_bounds(loaded.mod, func_name) if func_name in relax_function_names(loaded.mod) else None
     arrays, described = make_arguments(mod, func_name, loaded.params, args.get("inputs"), bounds)
+    arrays, ref_arrays = with_reference_arguments(mod, func_name, loaded, arrays, described, args.get("inputs"), bounds)
     bench = args.get("bench", {})
     profile = args.get("profile")
     opt = _build_and_measure(mod, target, func_name, arrays, bench, ctx, label, profile=profile)
@@ -1033,7 +1077,7 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
         if chk["against"] not in ("tvm", "framework", "both"):
             raise BuildError(f"check_against must be tvm, framework or both, not {chk['against']!r}")
         if chk["against"] in ("tvm", "both"):
-            result["check"] = _reference_check(loaded, func_name, arrays, opt["outputs"], chk, ctx)
+            result["check"] = _reference_check(loaded, func_name, ref_arrays, opt["outputs"], chk, ctx)
         if chk["against"] in ("framework", "both"):
             result["framework_check"] = _framework_check(loaded, arrays, described, opt["outputs"], chk, ctx)
     return result
@@ -1079,6 +1123,7 @@ def _compare_many(args: dict, ctx: WorkerContext) -> dict:
         raise BuildError("compare: give at least two modules")
     func_name = args.get("function")
     arrays = described = None
+    values: dict[str, np.ndarray] = {}
     chk = _check_settings(args)
     ref_outputs: Optional[list[np.ndarray]] = None
     rows: list[dict[str, Any]] = []
@@ -1091,14 +1136,17 @@ def _compare_many(args: dict, ctx: WorkerContext) -> dict:
         if arrays is None:
             bounds = integer_input_bounds(loaded.mod, fname) if fname in relax_function_names(loaded.mod) else None
             arrays, described = make_arguments(mod, fname, loaded.params, args.get("inputs"), bounds)
+            values = reference_values(mod, fname, loaded, arrays, described, args.get("inputs"), bounds)
             func_name = fname
             if chk is not None:
-                ref = _build_and_measure(loaded.mod, {"kind": "llvm"}, entry_function(loaded.mod, fname), arrays,
-                                         None, ctx, "the reference (model as loaded, default pipeline, CPU)",
-                                         baseline=True)
+                ref_func = entry_function(loaded.mod, fname)
+                ref = _build_and_measure(loaded.mod, {"kind": "llvm"}, ref_func,
+                                         arguments_by_name(loaded.mod, ref_func, values, arrays), None, ctx,
+                                         "the reference (model as loaded, default pipeline, CPU)", baseline=True)
                 ref_outputs = ref["outputs"]
         try:
-            res = _build_and_measure(mod, target, fname, arrays, args.get("bench", {}), ctx,
+            res = _build_and_measure(mod, target, fname, arguments_by_name(mod, fname, values, arrays),
+                                     args.get("bench", {}), ctx,
                                      f"{i + 1}/{len(specs)}: {label}", baseline=bool(spec.get("baseline")))
         except BuildError as exc:
             rows.append({"label": label, "key": key, "target": target, "error": str(exc), "build_ms": None,
@@ -1145,6 +1193,7 @@ def handle_compare(args: dict, ctx: WorkerContext) -> dict:
         return _compare_many(args, ctx)
     sides = []
     arrays = described = None
+    values: dict[str, np.ndarray] = {}
     func_name = None
     for side in ("a", "b"):
         spec = dict(args.get(side) or {})
@@ -1156,7 +1205,9 @@ def handle_compare(args: dict, ctx: WorkerContext) -> dict:
             bounds = integer_input_bounds(loaded.mod, func_name) \
                 if func_name in relax_function_names(loaded.mod) else None
             arrays, described = make_arguments(mod, func_name, loaded.params, args.get("inputs"), bounds)
-        res = _build_and_measure(mod, target, func_name, arrays, args.get("bench", {}), ctx,
+            values = reference_values(mod, func_name, loaded, arrays, described, args.get("inputs"), bounds)
+        res = _build_and_measure(mod, target, func_name, arguments_by_name(mod, func_name, values, arrays),
+                                 args.get("bench", {}), ctx,
                                  f"{side}: {label}", baseline=bool(spec.get("baseline")))
         sides.append((label, target, res))
     (la, ta, ra), (lb, tb, rb) = sides

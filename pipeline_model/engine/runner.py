@@ -191,7 +191,7 @@ class _ScriptMemo:
 
 
 def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int,
-                        input_key: Optional[str] = None) -> Any:
+                        input_key: Optional[str] = None, weights: Optional[dict[str, Any]] = None) -> Any:
     """The ``PassBuildContext`` for step ``index`` (whose input module is snapshot ``input_key``)."""
     from pipeline_model import catalogue_tvm
 
@@ -210,6 +210,7 @@ def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int,
         step_number=index + 1,
         should_stop_tuning=getattr(ctx, "stop_tuning_requested", None),
         input_key=input_key,
+        weights=lambda: weights,
     )
 
 
@@ -369,7 +370,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
             from pipeline_model import catalogue_tvm
             from pipeline_model.passkinds.registry import kind_for
 
-            build_ctx = _pass_build_context(args, target, ctx, i, key)
+            build_ctx = _pass_build_context(args, target, ctx, i, key, loaded.params)
             the_pass = catalogue_tvm.make_pass(pass_id, params, build_ctx)
             kind = kind_for(pass_id)
             problem = kind.step_preflight(pass_id, params, mod) if kind is not None else None

@@ -29,6 +29,11 @@ def evaluate(expr: Any, ctx: PassBuildContext, pass_id: str) -> Any:
             return ctx.work_dir or os.path.abspath("tuning_logs")
         if expr.name == "base_dir":
             return ctx.base_dir
+        if expr.name == "weights":
+            weights = ctx.weights() if ctx.weights is not None else None
+            if not weights:
+                raise PassConfigError(f"{pass_id}: the model carries no weights of its own; nothing to bind")
+            return weights
         raise PassConfigError(f"{pass_id}: unknown reference {expr.name}")
     if isinstance(expr, emit.ListOf):
         return [evaluate(e, ctx, pass_id) for e in expr.items]

@@ -28,6 +28,7 @@ BUILTIN_MODULES = (
     "pipeline_model.passkinds.stage",
     "pipeline_model.passkinds.dlight",
     "pipeline_model.passkinds.custom_python",
+    "pipeline_model.passkinds.bind_weights",
 )
 
 #: Environment variable naming extra modules that register kinds.

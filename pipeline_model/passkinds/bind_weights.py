@@ -1,0 +1,110 @@
+"""Kind ``bind_weights``: the step ``weights.BindAsConstants`` binds the model's own weights into the module.
+
+Models imported from ONNX or PyTorch keep their weights as parameters of ``main`` (after its
+``num_input`` inputs), so passes see them as unknown tensors: ``FoldConstant`` cannot fold anything that
+depends on them and ``FoldBatchnormToConv2D`` leaves work on the weights in every call. This step binds
+each weight the model carries (``LoadedModel.params``, name -> array) as a constant into every Relax
+function with a parameter of that name (``relax.transform.BindParams``); the bound parameters leave the
+signature, so a built module then takes only the inputs. Followed by ``FoldBatchnormToConv2D`` and
+``FoldConstant``, batch norm disappears into the convolution weights (see
+``resources/pipelines/cpu_build_bound.json``).
+
+A model without weights of its own (built-in and TVMScript models get seeded random weights at run time)
+has nothing to bind: the step says so instead of running. Exported scripts copy
+:func:`bind_model_weights` and call it with the script's ``params``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from pipeline_model import emit
+from pipeline_model.passkinds.base import ExportPiece, PassKind
+from pipeline_model.passkinds.context import PassBuildContext, PassConfigError
+from pipeline_model.passkinds.registry import register
+
+PASS_ID = "weights.BindAsConstants"
+
+#: Why the step cannot run on a model that carries no weights.
+NO_WEIGHTS = ("the model carries no weights of its own (built-in and TVMScript models get random weights at "
+              "run time), so there is nothing to bind; load an ONNX or PyTorch model, or remove this step")
+
+
+def bind_model_weights(params):  # type: ignore[no-untyped-def]  # copied verbatim into exported scripts
+    """A module pass binding ``params`` (name -> numpy array) as constants into every Relax function that
+    has parameters with those names (``relax.transform.BindParams``); bound parameters leave the signature."""
+    import numpy as np
+    import tvm
+    from tvm import relax
+
+    if not params:
+        raise ValueError("weights.BindAsConstants: the model carries no weights of its own; nothing to bind")
+
+    def transform(mod, _ctx):  # type: ignore[no-untyped-def]
+        bound_any = False
+        for gvar, func in list(mod.functions.items()):
+            if not isinstance(func, relax.Function):
+                continue
+            names = {var.name for var in func.params}
+            chosen = {}
+            for name, value in params.items():
+                if name in names:
+                    arr = np.asarray(value)  # a 0-d weight keeps its shape () (np.ascontiguousarray would not)
+                    arr = arr if arr.flags.c_contiguous else np.array(arr, order="C", copy=True)
+                    chosen[name] = tvm.runtime.tensor(arr)
+            if chosen:
+                mod = relax.transform.BindParams(gvar.name_hint, chosen)(mod)
+                bound_any = True
+        if not bound_any:
+            raise ValueError("weights.BindAsConstants: no parameter of the module's Relax functions is named like "
+                             "one of the model's weights (was it bound already?)")
+        return mod
+
+    return tvm.transform.module_pass(transform, opt_level=0, name="BindModelWeights")
+
+
+class BindWeightsKind(PassKind):
+    """Binds the loaded model's weights as constants (see the module docstring)."""
+
+    name = "bind_weights"
+    priority = 15
+    catalogue_order = 45
+
+    def matches(self, pass_id: str) -> bool:
+        return pass_id == PASS_ID
+
+    def add_specs(self, cat: Any) -> None:
+        from pipeline_model.catalogue import PassSpec
+
+        cat.add(PassSpec(
+            id=PASS_ID,
+            title="Bind model weights as constants",
+            category="Optimization",
+            doc=("Binds the weights the model carries (ONNX initializers, PyTorch parameters and buffers) as "
+                 "constants into the functions that take them (relax.transform.BindParams with the model's "
+                 "own values); they leave the signature, so the built module takes only the inputs. Put it "
+                 "first and follow it with FoldBatchnormToConv2D and FoldConstant to fold batch norm and other "
+                 "weight-only work into the weights at compile time. Models without weights of their own "
+                 "(built-in, TVMScript) have nothing to bind."),
+            kind=self.name,
+            tvm_name="tvm.relax.transform.BindParams",
+        ))
+
+    def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
+        return emit.Call("pipeline_model.passkinds.bind_weights", "bind_model_weights", (emit.Ref("weights"),))
+
+    def build_pass(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, ctx: PassBuildContext) -> Any:
+        weights = ctx.weights() if ctx.weights is not None else None
+        if not weights:
+            raise PassConfigError(f"{pass_id}: {NO_WEIGHTS}")
+        return bind_model_weights(weights)
+
+    def export_step(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, *, index: int,
+                    label: str) -> ExportPiece:
+        piece = ExportPiece()
+        piece.helpers.append(emit.helper_source(bind_model_weights))
+        piece.lines.append("pass_ = bind_model_weights(params)")
+        return piece
+
+
+KIND = register(BindWeightsKind())
