@@ -12,16 +12,37 @@ from typing import Any, Optional
 
 from pipeline_model import emit
 from pipeline_model.i18n import translate
-from pipeline_model.passkinds.base import PassKind
+from pipeline_model.passkinds.base import ExportPiece, PassKind
 from pipeline_model.passkinds.context import PassBuildContext
 from pipeline_model.passkinds.registry import register
 from pipeline_model.passkinds.report_html import ReportSection, esc
 
 PASS_ID = "dlight.ApplyDefaultSchedule"
-#: DLight rule group ("gpu" of "gpu.Matmul") -> module holding the rule classes.
-DLIGHT_RULE_MODULES = {"gpu": "tvm.s_tir.dlight.gpu", "cpu": "tvm.s_tir.dlight.cpu"}
+#: DLight rule group ("gpu" of "gpu.Matmul") -> module holding the rule classes; group "app" holds the
+#: app's own rules (:mod:`pipeline_model.dlight_rules_tvm`, copied into exported scripts).
+DLIGHT_RULE_MODULES = {"gpu": "tvm.s_tir.dlight.gpu", "cpu": "tvm.s_tir.dlight.cpu",
+                       "app": "pipeline_model.dlight_rules_tvm"}
+APP_GROUP = "app"
+#: The app's own rules (classes of :mod:`pipeline_model.dlight_rules_tvm`).
+APP_RULES = ("CPUParallel",)
 #: Rules of a new step (those present in this TVM build).
 DEFAULT_RULES = ["gpu.Matmul", "gpu.GEMV", "gpu.Reduction", "gpu.GeneralReduction", "gpu.Fallback"]
+
+
+def app_rule_source(name: str) -> str:
+    """Source of the app's DLight rule class ``name`` (in ``pipeline_model/dlight_rules_tvm.py``), read with
+    ``ast`` so exporting needs no TVM; its base class spelled ``tvm.s_tir.dlight.ScheduleRule``."""
+    import ast
+    import os
+
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "dlight_rules_tvm.py")
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            source = ast.get_source_segment(text, node) or ""
+            return source.replace("(_dl.ScheduleRule)", "(tvm.s_tir.dlight.ScheduleRule)", 1) + "\n"
+    raise emit.EmitError(f"unknown DLight rule {APP_GROUP}.{name}")
 
 
 def dlight_rule_names() -> list[str]:
@@ -35,6 +56,7 @@ def dlight_rule_names() -> list[str]:
         for attr, value in vars(module).items():
             if inspect.isclass(value) and issubclass(value, dl.ScheduleRule) and not attr.startswith("_"):
                 names.append(f"{group}.{attr}")
+    names.extend(f"{APP_GROUP}.{name}" for name in APP_RULES)
     return names
 
 
@@ -53,7 +75,8 @@ def dlight_spec() -> Any:
         title="DLight: Apply Default Schedule",
         category="Scheduling (DLight)",
         doc=first_paragraph(inspect.getdoc(dl.ApplyDefaultSchedule))
-        + " Rules are tried in order on each PrimFunc; the first that applies wins. gpu rules need a GPU target.",
+        + " Rules are tried in order on each PrimFunc; the first that applies wins. gpu rules need a GPU target; "
+        "app.CPUParallel (the app's own rule) runs each block's spatial loops on all CPU cores.",
         params=[
             ParamSpec("rules", "rule_list", [r for r in DEFAULT_RULES if r in rules],
                       "Ordered DLight rules.", choices=rules)
@@ -113,7 +136,8 @@ class DLightKind(PassKind):
         rules = []
         for rule in params.get("rules") or []:
             group, _, name = str(rule).partition(".")
-            if group not in DLIGHT_RULE_MODULES or not emit.is_identifier(name):
+            if group not in DLIGHT_RULE_MODULES or not emit.is_identifier(name) or \
+                    (group == APP_GROUP and name not in APP_RULES):
                 raise emit.EmitError(f"unknown DLight rule {rule!r}")
             rules.append(emit.Call(DLIGHT_RULE_MODULES[group], name))
         return emit.Call("tvm.s_tir.dlight", "ApplyDefaultSchedule", tuple(rules))
@@ -131,6 +155,26 @@ class DLightKind(PassKind):
 
     def report_sections(self) -> tuple[ReportSection, ...]:
         return (ReportSection("dlight", 10, dlight_html),)
+
+    def export_step(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, *, index: int,
+                    label: str) -> ExportPiece:
+        """TVM's rules by their module path; the app's own rules (group ``app``) as classes copied into the
+        script (``rule_source``), so the script needs nothing but TVM."""
+        if not isinstance(expr, emit.Call):
+            return super().export_step(pass_id, params, expr, index=index, label=label)
+        piece = ExportPiece()
+        rendered = []
+        for rule in expr.args:
+            if isinstance(rule, emit.Call) and rule.module == DLIGHT_RULE_MODULES[APP_GROUP]:
+                piece.helpers.append(app_rule_source(rule.attr))
+                rendered.append(f"{rule.attr}()")
+            else:
+                piece.imports.extend(m for m in emit.imports_of(rule) if m not in piece.imports)
+                rendered.append(emit.render(rule))
+        if "tvm.s_tir.dlight" not in piece.imports:
+            piece.imports.append("tvm.s_tir.dlight")
+        piece.lines.append(f"pass_ = tvm.s_tir.dlight.ApplyDefaultSchedule({', '.join(rendered)})")
+        return piece
 
 
 KIND = register(DLightKind())
