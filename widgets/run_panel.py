@@ -51,51 +51,62 @@ def _fmt(value: Optional[float], digits: int = 4) -> str:
 
 
 def _warm_ms(latency: dict[str, Any]) -> str:
-    return f" ({format_duration_ms(latency['warmup_ms'])})" if latency.get("warmup_ms") else ""
+    if not latency.get("warmup_ms"):
+        return ""
+    return " " + QCoreApplication.translate("RunPanel", "({time} of warm-up)").format(
+        time=format_duration_ms(latency["warmup_ms"]))
 
 
 def build_run_html(result: dict[str, Any]) -> str:
-    """HTML summary of a ``build_run`` reply: outputs, latency and the numerical check."""
-    rows = [f"<p><b>{html.escape(str(result.get('label', '')))}</b> — <code>{html.escape(str(result.get('function', '')))}</code> "
-            f"on {html.escape(str(result.get('device', '')))}, target <code>{html.escape(target_label(result.get('target') or {}))}</code>; "
-            f"built in {format_duration_ms(result.get('build_ms'))}; weights: {html.escape(str(result.get('weights', '')))}</p>"]
+    """HTML summary of a ``build_run`` reply: outputs, latency and the numerical check (translated)."""
+    tr = QCoreApplication.translate
+    esc = html.escape
+    head = tr("RunPanel", "{label} — {function} on {device}, target {target}; built in {time}; weights: {weights}").format(
+        label=f"<b>{esc(str(result.get('label', '')))}</b>", function=f"<code>{esc(str(result.get('function', '')))}</code>",
+        device=esc(str(result.get("device", ""))), target=f"<code>{esc(target_label(result.get('target') or {}))}</code>",
+        time=format_duration_ms(result.get("build_ms")), weights=esc(str(result.get("weights", ""))))
+    rows = [f"<p>{head}</p>"]
     check = result.get("check")
     if check:
         if check.get("error"):
-            verdict = f"<span style='color:{status_css('error')}'><b>✗ check failed</b>: {html.escape(str(check['error']))}</span>"
+            verdict = (f"<span style='color:{status_css('error')}'><b>{esc(tr('RunPanel', '✗ check failed'))}</b>: "
+                       f"{esc(str(check['error']))}</span>")
         elif check.get("passed"):
-            verdict = f"<span style='color:{status_css('ok')}'><b>✓ check passed</b></span>"
+            verdict = f"<span style='color:{status_css('ok')}'><b>{esc(tr('RunPanel', '✓ check passed'))}</b></span>"
         else:
-            verdict = f"<span style='color:{status_css('error')}'><b>✗ check FAILED</b></span>"
-        rows.append(
-            f"<p>{verdict} — max abs error {_fmt(check.get('max_abs'))}, max rel error {_fmt(check.get('max_rel'))} "
-            f"(rtol {check.get('rtol')}, atol {check.get('atol')}) vs {html.escape(str(check.get('reference', 'the unoptimized model')))}</p>"
-        )
+            verdict = f"<span style='color:{status_css('error')}'><b>{esc(tr('RunPanel', '✗ check FAILED'))}</b></span>"
+        detail = tr("RunPanel", "max abs error {abs}, max rel error {rel} (rtol {rtol}, atol {atol}) vs {reference}").format(
+            abs=_fmt(check.get("max_abs")), rel=_fmt(check.get("max_rel")), rtol=check.get("rtol"), atol=check.get("atol"),
+            reference=esc(str(check.get("reference") or tr("RunPanel", "the unoptimized model"))))
+        rows.append(f"<p>{verdict} — {detail}</p>")
         rows.append(check_scale_html(check))
     latency = result.get("latency")
     if latency:
         spread = float(latency["max_us"]) - float(latency["min_us"])
-        rows.append(
-            f"<p><b>Latency</b> median {format_us(float(latency['median_us']))}, spread {format_us(spread)} "
-            f"(min {format_us(float(latency['min_us']))}, max {format_us(float(latency['max_us']))}, std {format_us(float(latency['std_us']))}); "
-            f"{latency.get('repeat')} repeats × {latency.get('number')} runs after {latency.get('warmup')} warm-up runs"
-            f"{_warm_ms(latency)}</p>"
-        )
+        text = tr("RunPanel", "median {median}, spread {spread} (min {min}, max {max}, std {std}); {repeat} repeats × "
+                              "{number} runs after {warmup} warm-up runs").format(
+            median=format_us(float(latency["median_us"])), spread=format_us(spread),
+            min=format_us(float(latency["min_us"])), max=format_us(float(latency["max_us"])),
+            std=format_us(float(latency["std_us"])), repeat=latency.get("repeat"), number=latency.get("number"),
+            warmup=latency.get("warmup"))
+        rows.append(f"<p><b>{esc(tr('RunPanel', 'Latency'))}</b> {text}{_warm_ms(latency)}</p>")
     outs = result.get("outputs") or []
     if outs:
         items = []
         for o in outs:
-            stats = "" if o.get("mean") is None else (
-                f" min {_fmt(o.get('min'))}, max {_fmt(o.get('max'))}, mean {_fmt(o.get('mean'))}, std {_fmt(o.get('std'))}"
-            )
-            bad = f", <b>{o.get('nan')} NaN, {o.get('inf')} Inf</b>" if (o.get("nan") or o.get("inf")) else ""
-            items.append(f"<li>output {o.get('index')}: <code>{list(o.get('shape') or [])}</code> {html.escape(str(o.get('dtype')))}{stats}{bad}</li>")
-        rows.append("<p style='margin-bottom:0'><b>Outputs</b></p><ul style='margin-top:0'>" + "".join(items) + "</ul>")
+            stats = "" if o.get("mean") is None else " " + tr("RunPanel", "min {min}, max {max}, mean {mean}, std {std}").format(
+                min=_fmt(o.get("min")), max=_fmt(o.get("max")), mean=_fmt(o.get("mean")), std=_fmt(o.get("std")))
+            bad = (", <b>" + tr("RunPanel", "{nan} NaN, {inf} Inf").format(nan=o.get("nan"), inf=o.get("inf")) + "</b>"
+                   if (o.get("nan") or o.get("inf")) else "")
+            name = tr("RunPanel", "output {index}").format(index=o.get("index"))
+            items.append(f"<li>{name}: <code>{list(o.get('shape') or [])}</code> {esc(str(o.get('dtype')))}{stats}{bad}</li>")
+        rows.append(f"<p style='margin-bottom:0'><b>{esc(tr('RunPanel', 'Outputs'))}</b></p><ul style='margin-top:0'>"
+                    + "".join(items) + "</ul>")
     args = result.get("arguments") or []
     if args:
         inputs = [a for a in args if not a.get("weight")]
-        rows.append("<p><b>Inputs</b> " + ", ".join(
-            f"<code>{html.escape(str(a.get('name')))}</code> {list(a.get('shape') or [])} ({html.escape(str(a.get('source')))})" for a in inputs
+        rows.append(f"<p><b>{esc(tr('RunPanel', 'Inputs'))}</b> " + ", ".join(
+            f"<code>{esc(str(a.get('name')))}</code> {list(a.get('shape') or [])} ({esc(str(a.get('source')))})" for a in inputs
         ) + "</p>")
     return "".join(rows)
 
