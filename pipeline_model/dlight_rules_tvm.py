@@ -4,9 +4,11 @@
 plain loop nest that LLVM compiles into one thread, and TVM's default build adds no CPU schedule, so an
 untuned model used one core. DLight's own CPU rules (``cpu.GEMV``, ``cpu.Reduction``) schedule few
 functions and slowed the bench CNN down 1.95x. Measured on the 2-core machine (bench models, untuned,
-``TVM_NUM_THREADS=2``): ResNet-18 139 -> 71 ms, MLP 206 -> 106 us, CNN 717 -> 629 us
-(docs/PERFORMANCE.md). Put it after ``FuseTIR`` (or after ``MetaScheduleApplyDatabase``: functions
-MetaSchedule scheduled are left alone, the others get the rule).
+``TVM_NUM_THREADS=2``): ResNet-18 139 -> 71 ms, MLP 206 -> 106 us, CNN 717 -> 629 us; blocks under
+``min_work`` iterations stay serial (docs/PERFORMANCE.md). Put it after ``FuseTIR``. After
+``MetaScheduleApplyDatabase`` it leaves the tuned functions alone, but it measured slower on tuned
+transformers (their small leftover kernels pay the thread start-up: 137 -> 197 us), so the tuned bundled
+pipelines do not use it.
 
 Exported scripts copy the class (``passkinds.dlight.app_rule_source``); it references only ``tvm``.
 """
@@ -18,7 +20,12 @@ from tvm.s_tir import dlight as _dl
 
 
 class CPUParallel(_dl.ScheduleRule):  # type: ignore[misc]  # copied verbatim into exported scripts
-    """Inline elementwise producers, then run each block's fused spatial loops in parallel (llvm targets)."""
+    """Inline elementwise producers, then run each block's fused spatial loops in parallel (llvm targets).
+
+    Blocks with fewer than ``min_work`` loop iterations (all loops, symbolic extents count as large) stay
+    serial: starting the worker threads costs microseconds, more than a small block takes on one core."""
+
+    min_work = 1 << 16
 
     def apply(self, func, target, _tunable):  # type: ignore[no-untyped-def]
         from tvm.s_tir.dlight.analysis import normalize_prim_func
@@ -36,9 +43,12 @@ class CPUParallel(_dl.ScheduleRule):  # type: ignore[misc]  # copied verbatim in
             for info in infos:
                 block = info.block_rv
                 spatial, reduce, other = [], [], []
+                work = 1
                 for loop, kind in zip(sch.get_loops(block), info.dom_kind()):
                     {"S": spatial, "R": reduce, "O": other}[kind].append(loop)
-                if not spatial:
+                    extent = sch.get(loop).extent
+                    work *= int(extent) if isinstance(extent, tvm.tirx.IntImm) else self.min_work
+                if not spatial or work < self.min_work:
                     continue
                 sch.reorder(*spatial, *reduce, *other)
                 sch.parallel(sch.fuse(*spatial) if len(spatial) > 1 else spatial[0])

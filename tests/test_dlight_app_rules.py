@@ -25,7 +25,7 @@ def _legalized_mlp():
     @tvm.script.ir_module
     class Mod:
         @R.function
-        def main(x: R.Tensor((1, 64), "float32"), w: R.Tensor((64, 32), "float32"), b: R.Tensor((32,), "float32")):
+        def main(x: R.Tensor((1, 512), "float32"), w: R.Tensor((512, 256), "float32"), b: R.Tensor((256,), "float32")):
             with R.dataflow():
                 y = R.nn.relu(R.add(R.matmul(x, w), b))
                 z = R.sum(y, axis=[1])
@@ -53,18 +53,23 @@ def _run(mod, arrays):
     return vm["main"](*[tvm.runtime.tensor(a) for a in arrays]).numpy()
 
 
-def test_every_primfunc_gets_a_parallel_loop_and_the_same_result():
+def test_big_blocks_get_a_parallel_loop_small_ones_stay_serial_and_results_match():
+    from pipeline_model.dlight_rules_tvm import CPUParallel
+
     mod = _legalized_mlp()
     scheduled = _schedule(mod, {"kind": "llvm", "num-cores": 2})
-    prims = [gv.name_hint for gv, f in scheduled.functions_items() if isinstance(f, tvm.tirx.PrimFunc)]
-    assert prims
-    for name in prims:
-        text = scheduled[name].script()
-        assert "T.parallel(" in text, name
-        assert "is_scheduled" in text, name  # DLight marks what a rule scheduled
+    prims = {gv.name_hint: f for gv, f in scheduled.functions_items() if isinstance(f, tvm.tirx.PrimFunc)}
+    big = [n for n in prims if "matmul" in n]  # 1 x 512 x 256 = 131,072 iterations
+    small = [n for n in prims if n.startswith("sum")]  # 256 iterations: thread start-up would cost more
+    assert big and small and 512 * 256 >= CPUParallel.min_work > 256
+    for name in big:
+        text = prims[name].script()
+        assert "T.parallel(" in text and "is_scheduled" in text, name  # DLight marks what a rule scheduled
+    for name in small:
+        assert "T.parallel(" not in prims[name].script(), name
     rng = np.random.default_rng(0)
-    arrays = [rng.standard_normal(s).astype("float32") for s in ((1, 64), (64, 32), (32,))]
-    np.testing.assert_allclose(_run(scheduled, arrays), _run(mod, arrays), rtol=1e-5, atol=1e-5)
+    arrays = [rng.standard_normal(s).astype("float32") for s in ((1, 512), (512, 256), (256,))]
+    np.testing.assert_allclose(_run(scheduled, arrays), _run(mod, arrays), rtol=1e-4, atol=1e-4)
 
 
 def test_left_alone_on_a_gpu_target():
