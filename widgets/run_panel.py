@@ -59,53 +59,57 @@ def _warm_ms(latency: dict[str, Any]) -> str:
 
 def build_run_html(result: dict[str, Any]) -> str:
     """HTML summary of a ``build_run`` reply: outputs, latency and the numerical check (translated)."""
-    tr = QCoreApplication.translate
     esc = html.escape
-    head = tr("RunPanel", "{label} — {function} on {device}, target {target}; built in {time}; weights: {weights}").format(
+    head = QCoreApplication.translate("RunPanel", "{label} — {function} on {device}, target {target}; built in {time}; weights: {weights}").format(
         label=f"<b>{esc(str(result.get('label', '')))}</b>", function=f"<code>{esc(str(result.get('function', '')))}</code>",
         device=esc(str(result.get("device", ""))), target=f"<code>{esc(target_label(result.get('target') or {}))}</code>",
         time=format_duration_ms(result.get("build_ms")), weights=esc(str(result.get("weights", ""))))
     rows = [f"<p>{head}</p>"]
     check = result.get("check")
     if check:
+        failed_text = QCoreApplication.translate("RunPanel", "✗ check failed")
+        passed_text = QCoreApplication.translate("RunPanel", "✓ check passed")
+        fail_text = QCoreApplication.translate("RunPanel", "✗ check FAILED")
         if check.get("error"):
-            verdict = (f"<span style='color:{status_css('error')}'><b>{esc(tr('RunPanel', '✗ check failed'))}</b>: "
-                       f"{esc(str(check['error']))}</span>")
+            verdict = (f"<span style='color:{status_css('error')}'><b>{esc(failed_text)}</b>: {esc(str(check['error']))}</span>")
         elif check.get("passed"):
-            verdict = f"<span style='color:{status_css('ok')}'><b>{esc(tr('RunPanel', '✓ check passed'))}</b></span>"
+            verdict = f"<span style='color:{status_css('ok')}'><b>{esc(passed_text)}</b></span>"
         else:
-            verdict = f"<span style='color:{status_css('error')}'><b>{esc(tr('RunPanel', '✗ check FAILED'))}</b></span>"
-        detail = tr("RunPanel", "max abs error {abs}, max rel error {rel} (rtol {rtol}, atol {atol}) vs {reference}").format(
+            verdict = f"<span style='color:{status_css('error')}'><b>{esc(fail_text)}</b></span>"
+        detail = QCoreApplication.translate("RunPanel", "max abs error {abs}, max rel error {rel} (rtol {rtol}, atol {atol}) vs {reference}").format(
             abs=_fmt(check.get("max_abs")), rel=_fmt(check.get("max_rel")), rtol=check.get("rtol"), atol=check.get("atol"),
-            reference=esc(str(check.get("reference") or tr("RunPanel", "the unoptimized model"))))
+            reference=esc(str(check.get("reference") or QCoreApplication.translate("RunPanel", "the unoptimized model"))))
         rows.append(f"<p>{verdict} — {detail}</p>")
         rows.append(check_scale_html(check))
     latency = result.get("latency")
+    latency_title = QCoreApplication.translate("RunPanel", "Latency")
+    outputs_title = QCoreApplication.translate("RunPanel", "Outputs")
+    inputs_title = QCoreApplication.translate("RunPanel", "Inputs")
     if latency:
         spread = float(latency["max_us"]) - float(latency["min_us"])
-        text = tr("RunPanel", "median {median}, spread {spread} (min {min}, max {max}, std {std}); {repeat} repeats × "
+        text = QCoreApplication.translate("RunPanel", "median {median}, spread {spread} (min {min}, max {max}, std {std}); {repeat} repeats × "
                               "{number} runs after {warmup} warm-up runs").format(
             median=format_us(float(latency["median_us"])), spread=format_us(spread),
             min=format_us(float(latency["min_us"])), max=format_us(float(latency["max_us"])),
             std=format_us(float(latency["std_us"])), repeat=latency.get("repeat"), number=latency.get("number"),
             warmup=latency.get("warmup"))
-        rows.append(f"<p><b>{esc(tr('RunPanel', 'Latency'))}</b> {text}{_warm_ms(latency)}</p>")
+        rows.append(f"<p><b>{esc(latency_title)}</b> {text}{_warm_ms(latency)}</p>")
     outs = result.get("outputs") or []
     if outs:
         items = []
         for o in outs:
-            stats = "" if o.get("mean") is None else " " + tr("RunPanel", "min {min}, max {max}, mean {mean}, std {std}").format(
+            stats = "" if o.get("mean") is None else " " + QCoreApplication.translate("RunPanel", "min {min}, max {max}, mean {mean}, std {std}").format(
                 min=_fmt(o.get("min")), max=_fmt(o.get("max")), mean=_fmt(o.get("mean")), std=_fmt(o.get("std")))
-            bad = (", <b>" + tr("RunPanel", "{nan} NaN, {inf} Inf").format(nan=o.get("nan"), inf=o.get("inf")) + "</b>"
+            bad = (", <b>" + QCoreApplication.translate("RunPanel", "{nan} NaN, {inf} Inf").format(nan=o.get("nan"), inf=o.get("inf")) + "</b>"
                    if (o.get("nan") or o.get("inf")) else "")
-            name = tr("RunPanel", "output {index}").format(index=o.get("index"))
+            name = QCoreApplication.translate("RunPanel", "output {index}").format(index=o.get("index"))
             items.append(f"<li>{name}: <code>{list(o.get('shape') or [])}</code> {esc(str(o.get('dtype')))}{stats}{bad}</li>")
-        rows.append(f"<p style='margin-bottom:0'><b>{esc(tr('RunPanel', 'Outputs'))}</b></p><ul style='margin-top:0'>"
+        rows.append(f"<p style='margin-bottom:0'><b>{esc(outputs_title)}</b></p><ul style='margin-top:0'>"
                     + "".join(items) + "</ul>")
     args = result.get("arguments") or []
     if args:
         inputs = [a for a in args if not a.get("weight")]
-        rows.append(f"<p><b>{esc(tr('RunPanel', 'Inputs'))}</b> " + ", ".join(
+        rows.append(f"<p><b>{esc(inputs_title)}</b> " + ", ".join(
             f"<code>{esc(str(a.get('name')))}</code> {list(a.get('shape') or [])} ({esc(str(a.get('source')))})" for a in inputs
         ) + "</p>")
     return "".join(rows)
