@@ -396,35 +396,25 @@ def make_arguments(
     return arrays, described
 
 
-def with_reference_arguments(mod: Any, func_name: str, loaded: Any, arrays: list[np.ndarray],
-                             described: list[dict[str, Any]], inputs: Optional[dict[str, Any]],
-                             bounds: Optional[dict[str, int]]) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """``(arrays for mod, arrays for the model as loaded)`` for the same call.
-
-    They are one list unless ``mod``'s entry lost parameters the loaded model's has: its weights were bound
-    as constants (``weights.BindAsConstants``), so it takes only its inputs. Then the reference gets its own
-    arguments (inputs, then the model's weights) and ``mod`` gets the reference's values by parameter name,
-    so both run on the very same inputs.
-    """
-    ref_func = entry_function(loaded.mod, func_name if func_name in relax_function_names(loaded.mod) else None)
-    ref_names = [var.name for var in loaded.mod[ref_func].params]
-    if len(described) >= len(ref_names):
-        return arrays, arrays
-    ref_arrays, _ref_described = make_arguments(loaded.mod, ref_func, loaded.params, inputs, bounds)
-    by_name = dict(zip(ref_names, ref_arrays))
-    return [by_name.get(d["name"], a) for d, a in zip(described, arrays)], ref_arrays
+def reference_entry(loaded: Any, func_name: str) -> str:
+    """The loaded model's function that ``func_name`` of a pipeline's module stands for (the reference)."""
+    return entry_function(loaded.mod, func_name if func_name in relax_function_names(loaded.mod) else None)
 
 
 def reference_values(mod: Any, func_name: str, loaded: Any, arrays: list[np.ndarray],
                      described: list[dict[str, Any]], inputs: Optional[dict[str, Any]],
                      bounds: Optional[dict[str, int]]) -> dict[str, np.ndarray]:
-    """Every argument value by parameter name: ``mod``'s (``arrays``/``described``) and the loaded model's
-    weights its entry may no longer take (bound as constants); for :func:`arguments_by_name`."""
+    """Every argument value by parameter name, read with :func:`arguments_by_name`: ``mod``'s own
+    (``arrays``/``described``), plus the loaded model's values for the parameters its entry takes and
+    ``mod``'s no longer does — weights bound as constants (``weights.BindAsConstants``): a bound module takes
+    only its inputs, the reference (and an unbound module compared with it) still takes the weights. The
+    inputs are the same seeded arrays either way."""
     values = {d["name"]: a for d, a in zip(described, arrays)}
-    _mine, ref_arrays = with_reference_arguments(mod, func_name, loaded, arrays, described, inputs, bounds)
-    ref_func = entry_function(loaded.mod, func_name if func_name in relax_function_names(loaded.mod) else None)
-    for var, value in zip(loaded.mod[ref_func].params, ref_arrays):
-        values.setdefault(var.name, value)
+    ref_func = reference_entry(loaded, func_name)
+    if any(var.name not in values for var in loaded.mod[ref_func].params):
+        ref_arrays, ref_described = make_arguments(loaded.mod, ref_func, loaded.params, inputs, bounds)
+        for d, a in zip(ref_described, ref_arrays):
+            values.setdefault(d["name"], a)
     return values
 
 
@@ -1015,8 +1005,7 @@ def _check_settings(args: dict[str, Any]) -> Optional[dict[str, Any]]:
 
 def _reference_check(loaded: Any, func_name: str, ref_arrays: list[np.ndarray], outputs: list[np.ndarray],
                      chk: dict[str, Any], ctx: WorkerContext) -> dict[str, Any]:
-    ref_func = entry_function(loaded.mod, func_name if func_name in relax_function_names(loaded.mod) else None)
-    ref = _build_and_measure(loaded.mod, {"kind": "llvm"}, ref_func, ref_arrays, None, ctx,
+    ref = _build_and_measure(loaded.mod, {"kind": "llvm"}, reference_entry(loaded, func_name), ref_arrays, None, ctx,
                              "the reference (model as loaded, default pipeline, CPU)", baseline=True)
     _progress(ctx, "checking", "comparing outputs")
     return {**compare_outputs(outputs, ref["outputs"], chk["rtol"], chk["atol"], chk["scale"]),
@@ -1055,7 +1044,8 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
     func_name = entry_function(mod, args.get("function"))
     bounds = integer_input_bounds(loaded.mod, func_name) if func_name in relax_function_names(loaded.mod) else None
     arrays, described = make_arguments(mod, func_name, loaded.params, args.get("inputs"), bounds)
-    arrays, ref_arrays = with_reference_arguments(mod, func_name, loaded, arrays, described, args.get("inputs"), bounds)
+    values = reference_values(mod, func_name, loaded, arrays, described, args.get("inputs"), bounds)
+    ref_arrays = arguments_by_name(loaded.mod, reference_entry(loaded, func_name), values, arrays)
     bench = args.get("bench", {})
     profile = args.get("profile")
     opt = _build_and_measure(mod, target, func_name, arrays, bench, ctx, label, profile=profile)
@@ -1139,7 +1129,7 @@ def _compare_many(args: dict, ctx: WorkerContext) -> dict:
             values = reference_values(mod, fname, loaded, arrays, described, args.get("inputs"), bounds)
             func_name = fname
             if chk is not None:
-                ref_func = entry_function(loaded.mod, fname)
+                ref_func = reference_entry(loaded, fname)
                 ref = _build_and_measure(loaded.mod, {"kind": "llvm"}, ref_func,
                                          arguments_by_name(loaded.mod, ref_func, values, arrays), None, ctx,
                                          "the reference (model as loaded, default pipeline, CPU)", baseline=True)
