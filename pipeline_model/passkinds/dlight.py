@@ -159,20 +159,20 @@ class DLightKind(PassKind):
     def export_step(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, *, index: int,
                     label: str) -> ExportPiece:
         """TVM's rules by their module path; the app's own rules (group ``app``) as classes copied into the
-        script (``rule_source``), so the script needs nothing but TVM."""
-        if not isinstance(expr, emit.Call):
+        script (:func:`app_rule_source`), so the script needs nothing but TVM."""
+        app_module = DLIGHT_RULE_MODULES[APP_GROUP]
+        if not isinstance(expr, emit.Call) or not any(isinstance(r, emit.Call) and r.module == app_module
+                                                      for r in expr.args):
             return super().export_step(pass_id, params, expr, index=index, label=label)
-        piece = ExportPiece()
+        piece = ExportPiece(imports=["tvm.s_tir.dlight"])
         rendered = []
         for rule in expr.args:
-            if isinstance(rule, emit.Call) and rule.module == DLIGHT_RULE_MODULES[APP_GROUP]:
+            if isinstance(rule, emit.Call) and rule.module == app_module:
                 piece.helpers.append(app_rule_source(rule.attr))
                 rendered.append(f"{rule.attr}()")
             else:
                 piece.imports.extend(m for m in emit.imports_of(rule) if m not in piece.imports)
                 rendered.append(emit.render(rule))
-        if "tvm.s_tir.dlight" not in piece.imports:
-            piece.imports.append("tvm.s_tir.dlight")
         piece.lines.append(f"pass_ = tvm.s_tir.dlight.ApplyDefaultSchedule({', '.join(rendered)})")
         return piece
 
