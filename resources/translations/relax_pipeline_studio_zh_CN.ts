@@ -552,7 +552,7 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+69"/>
         <source>The engine was restarted; your pipeline is unchanged.</source>
         <translation>引擎已重启；您的流水线未受影响。</translation>
     </message>
@@ -794,31 +794,31 @@
         <translation>步骤 {0} 失败</translation>
     </message>
     <message>
-        <location filename="../../app/step_inspector.py" line="+146"/>
-        <location line="+189"/>
+        <location filename="../../app/step_inspector.py" line="+150"/>
+        <location line="+198"/>
         <source>Step {0}: {1}</source>
         <extracomment>The diff/graph for the selected step is on screen (used by the benchmark).</extracomment>
         <translation>步骤 {0}：{1}</translation>
     </message>
     <message>
-        <location line="-184"/>
-        <location line="+55"/>
+        <location line="-193"/>
+        <location line="+62"/>
         <source>{0} has not run yet.</source>
         <translation>{0} 尚未运行。</translation>
     </message>
     <message>
-        <location line="-55"/>
+        <location line="-62"/>
         <source>{0} is disabled (skipped).</source>
         <translation>{0} 已禁用（跳过）。</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+55"/>
+        <location line="+62"/>
         <source>{0} — not run yet; showing its input</source>
         <translation>{0} — 尚未运行；显示其输入</translation>
     </message>
     <message>
-        <location line="-44"/>
+        <location line="-51"/>
         <source>{0} failed — showing the last good module</source>
         <translation>{0} 失败 — 显示最后一个正确的模块</translation>
     </message>
@@ -833,18 +833,18 @@
         <translation>未做任何改变</translation>
     </message>
     <message>
-        <location line="+6"/>
-        <location line="+66"/>
+        <location line="+9"/>
+        <location line="+72"/>
         <source>Before {0}</source>
         <translation>{0} 之前</translation>
     </message>
     <message>
-        <location line="-65"/>
+        <location line="-71"/>
         <source>After {0}</source>
         <translation>{0} 之后</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+20"/>
         <source>{0} — not run (an earlier step failed); showing the last good module</source>
         <translation>{0} — 未运行（之前的步骤失败）；显示最后一个正确的模块</translation>
     </message>
@@ -866,7 +866,7 @@
     <message>
         <location filename="../../app/main_window.py" line="-43"/>
         <location filename="../../app/step_inspector.py" line="+5"/>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Model input</source>
         <translation>模型输入</translation>
     </message>
@@ -881,7 +881,7 @@
         <translation>流水线为空：请从“Pass 列表”面板将 Pass 拖入流水线列表。</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+21"/>
         <source>Step {0}</source>
         <translation>步骤 {0}</translation>
     </message>
@@ -911,13 +911,13 @@
         <translation>第 {0} 行：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_controller.py" line="+115"/>
+        <location filename="../../app/graph_controller.py" line="+128"/>
         <source>Run the pipeline (F5) to see the model as a graph</source>
         <extracomment>Most graphs kept in the cache (oldest dropped first). Another function was chosen (picker, opening a fused call): the selected step is to be shown again.</extracomment>
         <translation>运行流水线 (F5) 以图形方式查看模型</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+27"/>
         <source>Graph unavailable: {0}</source>
         <translation>图不可用：{0}</translation>
     </message>
@@ -937,7 +937,7 @@
         <translation>（无 Relax 函数）</translation>
     </message>
     <message>
-        <location line="+119"/>
+        <location line="+121"/>
         <source>Shown again next to this use (a stub): the value is defined once.</source>
         <translation>在此使用处再次显示（桩节点）：该值只定义一次。</translation>
     </message>
@@ -1224,7 +1224,7 @@
 <context>
     <name>CodeEditor</name>
     <message>
-        <location filename="../../widgets/code_editor.py" line="+129"/>
+        <location filename="../../widgets/code_editor.py" line="+200"/>
         <source>line {line}: {message}</source>
         <translation>第 {line} 行：{message}</translation>
     </message>
@@ -1354,9 +1354,9 @@
 <context>
     <name>DiffView</name>
     <message>
-        <location filename="../../widgets/diff_view.py" line="+114"/>
+        <location filename="../../widgets/diff_view.py" line="+207"/>
         <source>Show one function (+ added, − removed, ~ changed)</source>
-        <extracomment>Module texts with more lines than this (both sides together) are diffed on a worker thread. The diff asked for last is on screen (large diffs are computed on a worker thread).</extracomment>
+        <extracomment>Module texts with more lines than this (both sides together) are diffed on a worker thread, and more rows than this are put into the editors piece by piece. Rows appended to each editor per piece of a piecewise fill (~1 ms per side on the 2-core machine). GUI-thread time a piecewise fill may take per event-loop turn before it yields. An editor holding more lines than this is emptied in an event-loop turn of its own before a fill (dropping a 50k-line document costs ~10 ms). The diff asked for last is on screen, all its rows in the editors (large diffs are computed on a worker thread and put in by pieces; also after a re-render: function chooser, hide-unchanged). The diff asked for last is computed (``module_diff`` is set); its rows may still be coming in.</extracomment>
         <translation>只显示一个函数（+ 新增，− 删除，~ 修改）</translation>
     </message>
     <message>
@@ -1375,7 +1375,7 @@
         <translation>显示回溯（优先显示您代码中的帧）</translation>
     </message>
     <message>
-        <location line="+89"/>
+        <location line="+96"/>
         <location line="+16"/>
         <source>Before</source>
         <translation>之前</translation>
@@ -1387,12 +1387,12 @@
         <translation>之后</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Comparing {0} lines…</source>
         <translation>正在比较 {0} 行…</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+17"/>
         <source>Cannot compare: {0}</source>
         <translation>无法比较：{0}</translation>
     </message>
@@ -1422,7 +1422,7 @@
         <translation>未运行（之前的步骤失败）</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+22"/>
         <source>Last good IR (input of {step})</source>
         <translation>最后一个正确的 IR（{step} 的输入）</translation>
     </message>
@@ -1442,7 +1442,7 @@
         <translation>步骤失败</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+8"/>
         <source>show the line in the editor</source>
         <translation>在编辑器中显示该行</translation>
     </message>
@@ -1551,10 +1551,10 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+898"/>
-        <location line="+26"/>
+        <location filename="../../widgets/graph_view.py" line="+925"/>
+        <location line="+38"/>
         <source>No graph</source>
-        <extracomment>Below this view scale the overview (coarse bands of plain rectangles) replaces boxes, texts and arrows. Below this view scale the second text line (shape·dtype) of a node is not drawn. Tile size: layers per band, scene units per column; coarse overview bands. Layouts kept (per key and expansion).</extracomment>
+        <extracomment>Below this view scale the overview (coarse bands of plain rectangles) replaces boxes, texts and arrows. Below this view scale the second text line (shape·dtype) of a node is not drawn. Tile size: layers per band, scene units per column; coarse overview bands. Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>无图</translation>
     </message>
     <message>
@@ -1563,7 +1563,7 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+385"/>
+        <location line="+393"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
     </message>
@@ -2251,9 +2251,8 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+104"/>
+        <location filename="../../widgets/run_panel.py" line="+124"/>
         <source>max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})</source>
-        <extracomment>Module choices of the &quot;Module&quot; combo (data values). Item-data role marking the target list&apos;s custom entry (its text is translated).</extracomment>
         <translation>max |diff| / max |ref| = {ratio}（max |ref| {ref}；容差按 {scale} 缩放）</translation>
     </message>
     <message>
@@ -2337,13 +2336,80 @@
         <translation>模块</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-164"/>
+        <location line="+165"/>
         <location line="+122"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-121"/>
+        <location line="-318"/>
+        <source>({time} of warm-up)</source>
+        <extracomment>Module choices of the &quot;Module&quot; combo (data values). Item-data role marking the target list&apos;s custom entry (its text is translated).</extracomment>
+        <translation>（预热 {time}）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>{label} — {function} on {device}, target {target}; built in {time}; weights: {weights}</source>
+        <translation>{label} — {function}，设备 {device}，目标 {target}；构建用时 {time}；权重：{weights}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>✗ check failed</source>
+        <translation>✗ 检查出错</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>✓ check passed</source>
+        <translation>✓ 检查通过</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>✗ check FAILED</source>
+        <translation>✗ 检查未通过</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>max abs error {abs}, max rel error {rel} (rtol {rtol}, atol {atol}) vs {reference}</source>
+        <translation>最大绝对误差 {abs}，最大相对误差 {rel}（rtol {rtol}，atol {atol}），参照 {reference}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the unoptimized model</source>
+        <translation>未优化的模型</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Latency</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Outputs</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>median {median}, spread {spread} (min {min}, max {max}, std {std}); {repeat} repeats × {number} runs after {warmup} warm-up runs</source>
+        <translation>中位数 {median}，波动 {spread}（最小 {min}，最大 {max}，标准差 {std}）；预热 {warmup} 次后测量 {repeat} 轮 × 每轮 {number} 次</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>min {min}, max {max}, mean {mean}, std {std}</source>
+        <translation>最小 {min}，最大 {max}，均值 {mean}，标准差 {std}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{nan} NaN, {inf} Inf</source>
+        <translation>{nan} 个 NaN，{inf} 个 Inf</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>output {index}</source>
+        <translation>输出 {index}</translation>
+    </message>
+    <message>
+        <location line="+148"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
@@ -2499,9 +2565,9 @@
 <context>
     <name>StepReport</name>
     <message>
-        <location filename="../../pipeline_model/passkinds/dlight.py" line="+77"/>
+        <location filename="../../pipeline_model/passkinds/dlight.py" line="+100"/>
         <source>no rule applied</source>
-        <extracomment>DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes. Rules of a new step (those present in this TVM build).</extracomment>
+        <extracomment>DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:mod:`pipeline_model.dlight_rules_tvm`, copied into exported scripts). The app&apos;s own rules (classes of :mod:`pipeline_model.dlight_rules_tvm`). Rules of a new step (those present in this TVM build).</extracomment>
         <translation>未应用规则</translation>
     </message>
     <message>
@@ -2882,7 +2948,7 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+252"/>
+        <location filename="../../widgets/graph_view.py" line="+257"/>
         <source>Overview: click or drag to move the view</source>
         <translation>概览：点击或拖动以移动视图</translation>
     </message>
