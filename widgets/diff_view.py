@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -44,6 +45,7 @@ from pipeline_model.diff_process import DiffProcess, DiffProcessError
 from widgets.code_editor import CodeEditor
 from widgets.error_trace import ErrorLocation, user_frames_first
 from widgets.highlight import palette_is_dark
+from widgets.stable_label import StableLabel
 
 ALL_FUNCTIONS = ""
 #: Module texts with more lines than this (both sides together) are diffed off the GUI thread, and more
@@ -241,20 +243,21 @@ class DiffView(QWidget):
         self.function_combo.activated.connect(self._on_combo_activated)
         self.hide_unchanged_box = QCheckBox(self.tr("Hide unchanged functions"))
         self.hide_unchanged_box.toggled.connect(lambda _=False: self._render())
-        self.summary_label = QLabel()
+        # Titles and summary change with every step shown: labels whose size does not follow their text, so
+        # a new text never relays out the main window (widgets.stable_label).
+        self.summary_label = StableLabel(alignment=Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.summary_label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(QLabel(self.tr("Function:")))
         bar.addWidget(self.function_combo)
         bar.addWidget(self.hide_unchanged_box)
-        bar.addStretch(1)
-        bar.addWidget(self.summary_label)
+        bar.addWidget(self.summary_label, 1)
 
-        self.left_title = QLabel()
-        self.right_title = QLabel()
+        self.left_title = StableLabel()
+        self.right_title = StableLabel()
         for label in (self.left_title, self.right_title):
-            label.setTextFormat(Qt.TextFormat.PlainText)
-            label.setStyleSheet("font-weight: bold; padding: 2px;")
+            label.setLabelStyleSheet("font-weight: bold; padding: 2px;")
         self.left = CodeEditor(read_only=True)
         self.right = CodeEditor(read_only=True)
         self.error_text = QPlainTextEdit()
