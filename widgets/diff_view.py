@@ -9,10 +9,11 @@ link: ``location_activated``), the traceback behind a "Details" toggle (the user
 the last good IR.
 
 Large texts never hold the GUI thread long: a diff of more than ``async_lines`` lines is computed off the
-GUI thread, in the diff process (``pipeline_model.diff_process``; above ``process_lines`` lines, from a worker
-thread that waits with the GIL released and assembles the small answer; if the process fails, in that
-thread), and its rows are made piece by piece (``pipeline_model.diff.RowTable``); more than ``async_lines`` rows (or a big last good IR) are put into the editors in
-pieces of ``fill_chunk_rows`` rows, at most ``fill_budget_ms`` of GUI-thread time per event-loop turn
+GUI thread, in the diff process (``pipeline_model.diff_process``; above ``process_lines`` lines, from a
+worker thread that waits with the GIL released and assembles the small answer; if the process fails, in
+that thread), its rows are made piece by piece (``pipeline_model.diff.RowTable``), and more than
+``async_lines`` rows (or a big last good IR) are put into the editors in pieces of ``fill_chunk_rows``
+rows, at most ``fill_budget_ms`` of GUI-thread time per event-loop turn
 (the top rows appear at once; painting, scrolling and input go on in between). A newer
 ``set_snapshots``/``clear``/``set_error`` drops a fill under way (generation counter).
 """
