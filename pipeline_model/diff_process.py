@@ -20,7 +20,8 @@ thread (same result). After :data:`MAX_FAILURES` failures in a row :attr:`DiffPr
 The child ends when its stdin closes (the caller closed it, or exited or was killed) and, on Linux, when
 its parent dies (``PR_SET_PDEATHSIG``); :func:`shared` instances are closed at interpreter exit.
 
-Frames: a request is 16 bytes (two signed 64-bit lengths of the UTF-8 texts, -1 for ``None``) and the texts;
+Frames: a request is 16 bytes (two signed 64-bit lengths of the UTF-8 texts, -1 for ``None``, -2 for "after"
+is the same text as "before") and the texts;
 an answer is an unsigned 64-bit length and a pickle of ``("ok", DiffStructure, leaving)`` or ``("error",
 message, leaving)`` (``leaving``: the child ends after this answer).
 """
@@ -45,6 +46,7 @@ __all__ = ["DiffProcess", "DiffProcessError", "MAX_FAILURES", "shared"]
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _REQUEST = struct.Struct("<qq")
+_SAME = -2  # the "after" length of a request whose two texts are the same (sent once)
 _ANSWER = struct.Struct("<Q")
 #: Failed requests in a row after which a :class:`DiffProcess` is no longer used (``usable`` is false).
 MAX_FAILURES = 3
@@ -158,8 +160,9 @@ class DiffProcess:
         if not self.usable:
             raise DiffProcessError("the diff process is closed" if self._closed else
                                    f"the diff process failed {self.failures} times: {self.last_error}")
-        a, b = _encode(before), _encode(after)
-        header = _REQUEST.pack(-1 if before is None else len(a), -1 if after is None else len(b))
+        same = before is not None and before == after  # the model input shown as its own diff: sent once
+        a, b = _encode(before), (b"" if same else _encode(after))
+        header = _REQUEST.pack(-1 if before is None else len(a), _SAME if same else (-1 if after is None else len(b)))
         with self._request_lock:
             deadline = time.monotonic() + self.timeout_s
             try:
@@ -312,7 +315,7 @@ def _serve(in_fd: int, out_fd: int, max_rss_mb: float) -> int:
             return 0
         nb, na = _REQUEST.unpack(header)
         before = _decode(_read_exact(in_fd, max(nb, 0), None), nb)
-        after = _decode(_read_exact(in_fd, max(na, 0), None), na)
+        after = before if na == _SAME else _decode(_read_exact(in_fd, max(na, 0), None), na)
         value: object
         try:
             status, value = "ok", D.diff_structure(before, after)
