@@ -26,7 +26,7 @@ import time
 from operator import attrgetter
 from typing import Callable, Optional
 
-from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -62,6 +62,10 @@ PROCESS_LINES = 4000
 FILL_CHUNK_ROWS = 250
 #: GUI-thread time a piecewise fill may take per event-loop turn before it yields.
 FILL_BUDGET_MS = 6.0
+#: Longest line put into an editor as it is; a longer one is cut there with a note of what was left out.
+#: (An 800-layer model's ``forward`` signature is one 530,000-character line: laying it out for the first
+#: paint took ~85 ms of GUI-thread time per side, and no one reads it past the first screens.)
+MAX_SHOWN_CHARS = 10_000
 
 
 #: Whether views diff large texts in the diff process (``RPS_DIFF_PROCESS=0``: always in a thread).
@@ -141,12 +145,15 @@ class _Side:
         editor = self.editor
         part = self.rows.rows(lo, hi) if self.rows is not None else None  # made for this piece only
         if part is not None:
-            text = "\n".join(map(self.text_of, part))
+            texts = list(map(self.text_of, part))
             numbers = list(map(self.number_of, part))
             tints = self.tints
             backgrounds = {i: tints[r.tag] for i, r in enumerate(part, lo) if r.tag in tints}
         else:
-            text = "\n".join((self.texts or [])[lo:hi])
+            texts = (self.texts or [])[lo:hi]
+        if max(map(len, texts), default=0) > MAX_SHOWN_CHARS:
+            texts = [_cut(t) for t in texts]
+        text = "\n".join(texts)
         if lo == 0:
             editor.set_text(text, pieces_follow=hi < total_rows)
             if part is not None:
@@ -158,6 +165,14 @@ class _Side:
                 editor.extend_line_numbers(numbers)
                 if backgrounds:
                     editor.add_line_backgrounds(backgrounds)
+
+
+def _cut(line: str) -> str:
+    """``line`` as shown: cut after :data:`MAX_SHOWN_CHARS` characters, with a note of how many were left out."""
+    if len(line) <= MAX_SHOWN_CHARS:
+        return line
+    return line[:MAX_SHOWN_CHARS] + QCoreApplication.translate(
+        "DiffView", "  … [{0} more characters not shown]").format(f"{len(line) - MAX_SHOWN_CHARS:,}")
 
 
 class _Fill:

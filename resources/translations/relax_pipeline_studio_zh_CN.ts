@@ -250,7 +250,7 @@
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+68"/>
+        <location filename="../../app/main_window.py" line="+69"/>
         <source>Relax Pipeline Studio</source>
         <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
         <translation>Relax Pipeline Studio</translation>
@@ -287,7 +287,7 @@
         <translation>性能剖析</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+7"/>
         <source>Engine: stopped</source>
         <translation>引擎：已停止</translation>
     </message>
@@ -337,7 +337,7 @@
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+42"/>
+        <location filename="../../app/main_window.py" line="+41"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
@@ -552,7 +552,7 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+71"/>
         <source>The engine was restarted; your pipeline is unchanged.</source>
         <translation>引擎已重启；您的流水线未受影响。</translation>
     </message>
@@ -567,7 +567,7 @@
         <translation>正在重启引擎…</translation>
     </message>
     <message>
-        <location filename="../../app/panels.py" line="+110"/>
+        <location filename="../../app/panels.py" line="+81"/>
         <source>Find a node by name, op, callee or shape</source>
         <extracomment>Narrowest the node details panel gets (its placeholder and type texts wrap inside it). A button for the message&apos;s action (e.g. Restart Engine), shown only with such a message.</extracomment>
         <translation>按名称、算子、被调函数或形状查找节点</translation>
@@ -608,7 +608,7 @@
         <translation>图中显示的 Relax 函数</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+32"/>
         <source>Function:</source>
         <translation>函数：</translation>
     </message>
@@ -643,7 +643,7 @@
         <translation>目标</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <location filename="../../app/pipeline_editor.py" line="+156"/>
         <source>Step parameters</source>
         <translation>步骤参数</translation>
@@ -794,31 +794,31 @@
         <translation>步骤 {0} 失败</translation>
     </message>
     <message>
-        <location filename="../../app/step_inspector.py" line="+146"/>
-        <location line="+189"/>
+        <location filename="../../app/step_inspector.py" line="+150"/>
+        <location line="+198"/>
         <source>Step {0}: {1}</source>
         <extracomment>The diff/graph for the selected step is on screen (used by the benchmark).</extracomment>
         <translation>步骤 {0}：{1}</translation>
     </message>
     <message>
-        <location line="-184"/>
-        <location line="+55"/>
+        <location line="-193"/>
+        <location line="+62"/>
         <source>{0} has not run yet.</source>
         <translation>{0} 尚未运行。</translation>
     </message>
     <message>
-        <location line="-55"/>
+        <location line="-62"/>
         <source>{0} is disabled (skipped).</source>
         <translation>{0} 已禁用（跳过）。</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+55"/>
+        <location line="+62"/>
         <source>{0} — not run yet; showing its input</source>
         <translation>{0} — 尚未运行；显示其输入</translation>
     </message>
     <message>
-        <location line="-44"/>
+        <location line="-51"/>
         <source>{0} failed — showing the last good module</source>
         <translation>{0} 失败 — 显示最后一个正确的模块</translation>
     </message>
@@ -833,18 +833,18 @@
         <translation>未做任何改变</translation>
     </message>
     <message>
-        <location line="+6"/>
-        <location line="+66"/>
+        <location line="+9"/>
+        <location line="+72"/>
         <source>Before {0}</source>
         <translation>{0} 之前</translation>
     </message>
     <message>
-        <location line="-65"/>
+        <location line="-71"/>
         <source>After {0}</source>
         <translation>{0} 之后</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+20"/>
         <source>{0} — not run (an earlier step failed); showing the last good module</source>
         <translation>{0} — 未运行（之前的步骤失败）；显示最后一个正确的模块</translation>
     </message>
@@ -866,7 +866,7 @@
     <message>
         <location filename="../../app/main_window.py" line="-43"/>
         <location filename="../../app/step_inspector.py" line="+5"/>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Model input</source>
         <translation>模型输入</translation>
     </message>
@@ -881,7 +881,7 @@
         <translation>流水线为空：请从“Pass 列表”面板将 Pass 拖入流水线列表。</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+21"/>
         <source>Step {0}</source>
         <translation>步骤 {0}</translation>
     </message>
@@ -911,13 +911,13 @@
         <translation>第 {0} 行：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_controller.py" line="+115"/>
+        <location filename="../../app/graph_controller.py" line="+128"/>
         <source>Run the pipeline (F5) to see the model as a graph</source>
         <extracomment>Most graphs kept in the cache (oldest dropped first). Another function was chosen (picker, opening a fused call): the selected step is to be shown again.</extracomment>
         <translation>运行流水线 (F5) 以图形方式查看模型</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+27"/>
         <source>Graph unavailable: {0}</source>
         <translation>图不可用：{0}</translation>
     </message>
@@ -937,7 +937,7 @@
         <translation>（无 Relax 函数）</translation>
     </message>
     <message>
-        <location line="+119"/>
+        <location line="+121"/>
         <source>Shown again next to this use (a stub): the value is defined once.</source>
         <translation>在此使用处再次显示（桩节点）：该值只定义一次。</translation>
     </message>
@@ -1224,7 +1224,7 @@
 <context>
     <name>CodeEditor</name>
     <message>
-        <location filename="../../widgets/code_editor.py" line="+129"/>
+        <location filename="../../widgets/code_editor.py" line="+200"/>
         <source>line {line}: {message}</source>
         <translation>第 {line} 行：{message}</translation>
     </message>
@@ -1354,9 +1354,15 @@
 <context>
     <name>DiffView</name>
     <message>
-        <location filename="../../widgets/diff_view.py" line="+114"/>
+        <location filename="../../widgets/diff_view.py" line="+174"/>
+        <source>  … [{0} more characters not shown]</source>
+        <extracomment>Module texts with more lines than this (both sides together) are diffed off the GUI thread, and more rows than this are put into the editors piece by piece. Module texts with more lines than this (both sides together) are diffed in the diff process (:mod:`pipeline_model.diff_process`): in a thread of this process the diff&apos;s long string operations hold the GIL the GUI thread needs. Rows appended to each editor per piece of a piecewise fill (~1 ms per side on the 2-core machine). GUI-thread time a piecewise fill may take per event-loop turn before it yields. Longest line put into an editor as it is; a longer one is cut there with a note of what was left out. (An 800-layer model&apos;s ``forward`` signature is one 530,000-character line: laying it out for the first paint took ~85 ms of GUI-thread time per side, and no one reads it past the first screens.) Whether views diff large texts in the diff process (``RPS_DIFF_PROCESS=0``: always in a thread). An editor holding more lines than this is emptied in an event-loop turn of its own before a fill (dropping a 50k-line document costs ~10 ms).</extracomment>
+        <translation>  … [另有 {0} 个字符未显示]</translation>
+    </message>
+    <message>
+        <location line="+86"/>
         <source>Show one function (+ added, − removed, ~ changed)</source>
-        <extracomment>Module texts with more lines than this (both sides together) are diffed on a worker thread. The diff asked for last is on screen (large diffs are computed on a worker thread).</extracomment>
+        <extracomment>The diff asked for last is on screen, all its rows in the editors (large diffs are computed on a worker thread and put in by pieces; also after a re-render: function chooser, hide-unchanged). The diff asked for last is computed (``module_diff`` is set); its rows may still be coming in. Texts with more lines than this are diffed in a diff process: ``diff_process``, or the shared one (``pipeline_model.diff_process.shared()``) when that is None; never when ``use_diff_process`` is false.</extracomment>
         <translation>只显示一个函数（+ 新增，− 删除，~ 修改）</translation>
     </message>
     <message>
@@ -1365,17 +1371,17 @@
         <translation>隐藏未改变的函数</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+8"/>
         <source>Function:</source>
         <translation>函数：</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+28"/>
         <source>Show the traceback (your code&apos;s frames first)</source>
         <translation>显示回溯（优先显示您代码中的帧）</translation>
     </message>
     <message>
-        <location line="+89"/>
+        <location line="+96"/>
         <location line="+16"/>
         <source>Before</source>
         <translation>之前</translation>
@@ -1387,12 +1393,12 @@
         <translation>之后</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Comparing {0} lines…</source>
         <translation>正在比较 {0} 行…</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+21"/>
         <source>Cannot compare: {0}</source>
         <translation>无法比较：{0}</translation>
     </message>
@@ -1422,7 +1428,7 @@
         <translation>未运行（之前的步骤失败）</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+22"/>
         <source>Last good IR (input of {step})</source>
         <translation>最后一个正确的 IR（{step} 的输入）</translation>
     </message>
@@ -1442,7 +1448,7 @@
         <translation>步骤失败</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+8"/>
         <source>show the line in the editor</source>
         <translation>在编辑器中显示该行</translation>
     </message>
@@ -1551,10 +1557,10 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+898"/>
-        <location line="+26"/>
+        <location filename="../../widgets/graph_view.py" line="+925"/>
+        <location line="+38"/>
         <source>No graph</source>
-        <extracomment>Below this view scale the overview (coarse bands of plain rectangles) replaces boxes, texts and arrows. Below this view scale the second text line (shape·dtype) of a node is not drawn. Tile size: layers per band, scene units per column; coarse overview bands. Layouts kept (per key and expansion).</extracomment>
+        <extracomment>Below this view scale the overview (coarse bands of plain rectangles) replaces boxes, texts and arrows. Below this view scale the second text line (shape·dtype) of a node is not drawn. Tile size: layers per band, scene units per column; coarse overview bands. Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>无图</translation>
     </message>
     <message>
@@ -1563,7 +1569,7 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+385"/>
+        <location line="+393"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
     </message>
@@ -2882,7 +2888,7 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+252"/>
+        <location filename="../../widgets/graph_view.py" line="+257"/>
         <source>Overview: click or drag to move the view</source>
         <translation>概览：点击或拖动以移动视图</translation>
     </message>
