@@ -93,3 +93,13 @@ def test_stable_label_keeps_its_size_and_elides(qtbot) -> None:
     assert label.toolTip() == ""
     assert isinstance(label.label, QLabel) and label.label.text() == "fits with a newline"
     assert label.height() >= label.label.fontMetrics().height()
+
+
+def test_engine_state_keeps_its_room_in_the_status_bar(fake_studio) -> None:
+    win = fake_studio
+    win.run_label.setText("Run: 3 steps (7.8 ms) · 2 from cache · step 3 failed: division by zero")
+    qt_wait(lambda: False, 100)
+    engine, run = win.engine_label.geometry(), win.run_label.geometry()
+    assert win.engine_label.isVisible() and engine.width() >= 20 * win.engine_label.label.fontMetrics().averageCharWidth()
+    assert engine.right() < run.left()  # side by side, not drawn over each other
+    assert "Engine" in win.engine_label.text() and win.engine_label.label.property("state") == "ready"

@@ -40,7 +40,10 @@ class StableLabel(QWidget):
         self._shown = ""
         self._elide = elide
         self._min_chars = min_chars
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        # Without a minimum width it takes what its layout gives it (Ignored: a long text never widens the
+        # window); with one, at least that (Preferred: laid out like any widget of that width).
+        self.setSizePolicy(QSizePolicy.Policy.Preferred if min_chars else QSizePolicy.Policy.Ignored,
+                           QSizePolicy.Policy.Fixed)
         self._fit_height()
         self.setText(text)
 
