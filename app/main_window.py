@@ -120,8 +120,9 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.profile_dock, self.tuning_dock)
         self.diff_dock.raise_()
         # Its text changes with every engine request (several per step shown): a label whose size does not
-        # follow its text, so the status bar (and the main window) is not laid out again each time.
-        self.engine_label = StableLabel(tr("Engine: stopped"), self, min_chars=30, label_name="engineState")
+        # follow its text (it only grows, once, to the longest), so the status bar (and the main window) is
+        # not laid out again each time.
+        self.engine_label = StableLabel(tr("Engine: stopped"), self, min_chars=24, grow=True, label_name="engineState")
         self.run_label = QLabel("", self)
         self.progress = QProgressBar(self)
         self.progress.setMaximumWidth(180)

@@ -103,3 +103,28 @@ def test_engine_state_keeps_its_room_in_the_status_bar(fake_studio) -> None:
     assert win.engine_label.isVisible() and engine.width() >= 20 * win.engine_label.label.fontMetrics().averageCharWidth()
     assert engine.right() < run.left()  # side by side, not drawn over each other
     assert "Engine" in win.engine_label.text() and win.engine_label.label.property("state") == "ready"
+
+
+def test_a_growing_stable_label_widens_once_to_its_longest_text(qtbot) -> None:
+    from PySide6.QtWidgets import QHBoxLayout, QWidget
+
+    host = QWidget()
+    qtbot.addWidget(host)
+    layout = QHBoxLayout(host)
+    label = StableLabel("Engine: stopped", min_chars=5, grow=True)
+    layout.addWidget(label)
+    layout.addStretch(1)
+    host.resize(800, 40)
+    host.show()
+    qtbot.waitExposed(host)
+    long_text = "Engine ready (TVM 0.27.0.post1)"
+    label.setText(long_text)
+    qtbot.waitUntil(lambda: label.shown_text() == long_text, timeout=2000)  # widened: shown whole
+    width = label.minimumWidth()
+    qtbot.wait(50)
+    counter = _LayoutRequests([host])
+    for text in ("Engine: graph…", "Engine: snapshot…", long_text, "Running pipeline…"):
+        label.setText(text)
+        qtbot.wait(20)
+        assert label.shown_text() == text
+    assert counter.seen == [] and label.minimumWidth() == width  # shorter texts: no relayout, no narrowing

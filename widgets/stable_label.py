@@ -29,6 +29,7 @@ class StableLabel(QWidget):
 
     def __init__(self, text: str = "", parent: Optional[QWidget] = None, *,
                  elide: Qt.TextElideMode = Qt.TextElideMode.ElideRight, min_chars: int = 0, label_name: str = "",
+                 grow: bool = False, max_grow_chars: int = 60,
                  alignment: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter) -> None:
         super().__init__(parent)
         self.label = QLabel(self)
@@ -40,6 +41,8 @@ class StableLabel(QWidget):
         self._shown = ""
         self._elide = elide
         self._min_chars = min_chars
+        self._grow = grow
+        self._max_grow_chars = max_grow_chars
         # Without a minimum width it takes what its layout gives it (Ignored: a long text never widens the
         # window); with one, at least that (Preferred: laid out like any widget of that width).
         self.setSizePolicy(QSizePolicy.Policy.Preferred if min_chars else QSizePolicy.Policy.Ignored,
@@ -68,6 +71,11 @@ class StableLabel(QWidget):
         return self._shown
 
     def _update_shown(self) -> None:
+        if self._grow and self._full:
+            fm = self.label.fontMetrics()
+            want = min(fm.horizontalAdvance(self._full) + 8, self._max_grow_chars * fm.averageCharWidth())
+            if want > self.minimumWidth():
+                self.setMinimumWidth(want)  # laid out again this once
         width = self.label.contentsRect().width() if self.label.width() > 0 else self.width()
         shown = self.label.fontMetrics().elidedText(self._full, self._elide, max(0, width)) if self._full else ""
         if shown != self._shown:

@@ -287,7 +287,7 @@
         <translation>性能剖析</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>Engine: stopped</source>
         <translation>引擎：已停止</translation>
     </message>
