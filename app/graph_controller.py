@@ -55,6 +55,7 @@ class GraphController(QObject):
         # ... remembered per (module key, "before" key): shown again, a step's graph comes back with its
         # callers already lit (the cached layout as it was) instead of lighting up after its diff again
         self._changed_memo: "collections.OrderedDict[tuple[str, Optional[str]], set[str]]" = collections.OrderedDict()
+        self._callers = CalleeIndex()  # callers by callee per graph: a step shown again skips a 50k-node scan
         self.details_kind = "placeholder"  # or "node" (a node's details) or "report" (a step's report)
         self.prim_func_dialog: Any = None
         self.show_details_placeholder()
@@ -181,7 +182,7 @@ class GraphController(QObject):
         extra: set[str] = set()
         if before is not None:
             # A step that changed only a PrimFunc leaves the Relax binding as it was: its callers light up.
-            extra |= callee_changed_node_ids(data, self._changed_functions)
+            extra |= self._callers.callers(data, self._changed_functions)
         if self._step_report is not None and highlights_fusion(self._step_report):
             # The bindings fused into composite/offloaded functions by this step: the calls the
             # step's fusion report names (by var name), and any call of a composite function.
@@ -339,6 +340,34 @@ class GraphController(QObject):
     def _show_prim_func(self, name: str, value: Any) -> None:
         text = str(value if not isinstance(value, dict) else value.get("text", ""))
         self.prim_func_dialog, _editor = show_code_dialog(self.ctx.dialog_parent, tr("TensorIR — {0}").format(name), text)
+
+
+class CalleeIndex:
+    """Ids of the call nodes by callee for the last few graphs (``callers(graph, functions)`` is
+    :func:`callee_changed_node_ids`): scanning a 50,000-node graph took 15-20 ms of GUI-thread time (more
+    while worker threads ran) every time a step with changed PrimFuncs was shown; indexed once per graph
+    (graphs are the cached reply objects, compared by identity), a step shown again looks its callees up."""
+
+    def __init__(self, size: int = 8) -> None:
+        self.size = size
+        self._index: "collections.OrderedDict[int, tuple[dict, dict[str, list[str]]]]" = collections.OrderedDict()
+
+    def callers(self, graph: dict, functions: set[str]) -> set[str]:
+        """Ids of the nodes of ``graph`` whose callee is one of ``functions``."""
+        if not functions:
+            return set()
+        entry = self._index.get(id(graph))
+        if entry is None or entry[0] is not graph:
+            by_callee: dict[str, list[str]] = {}
+            for n in graph.get("nodes", []):
+                if n.get("callee"):
+                    by_callee.setdefault(str(n["callee"]), []).append(str(n["id"]))
+            entry = (graph, by_callee)
+            self._index[id(graph)] = entry
+            while len(self._index) > self.size:
+                self._index.popitem(last=False)
+        self._index.move_to_end(id(graph))
+        return {nid for name in functions for nid in entry[1].get(name, ())}
 
 
 def callee_changed_node_ids(graph: dict, functions: set[str]) -> set[str]:

@@ -42,6 +42,7 @@ from widgets.diff_view import DiffView
 from widgets.pass_palette import PassPalette
 from widgets.profile_view import ProfileView
 from widgets.run_panel import RunPanel
+from widgets.stable_label import StableLabel
 from widgets.step_model import QtPipelineModel, TitleRole
 from widgets.tuning_panel import TuningPanel
 
@@ -118,8 +119,10 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.run_dock, self.profile_dock)
         self.tabifyDockWidget(self.profile_dock, self.tuning_dock)
         self.diff_dock.raise_()
-        self.engine_label = QLabel(tr("Engine: stopped"), self)
-        self.engine_label.setObjectName("engineState")
+        # Its text changes with every engine request (several per step shown): a label whose size does not
+        # follow its text (it only grows, once, to the longest), so the status bar (and the main window) is
+        # not laid out again each time.
+        self.engine_label = StableLabel(tr("Engine: stopped"), self, min_chars=24, grow=True, label_name="engineState")
         self.run_label = QLabel("", self)
         self.progress = QProgressBar(self)
         self.progress.setMaximumWidth(180)
@@ -257,9 +260,11 @@ class MainWindow(QMainWindow):
             self._devices_requested = True
             self.run_controller.refresh_devices()
         self.engine_label.setText(message)
-        self.engine_label.setProperty("state", state)
-        self.engine_label.style().unpolish(self.engine_label)
-        self.engine_label.style().polish(self.engine_label)
+        label = self.engine_label.label
+        if label.property("state") != state:  # re-styled only when the state changes (colour by state)
+            label.setProperty("state", state)
+            label.style().unpolish(label)
+            label.style().polish(label)
 
     def overview_setting(self) -> bool:
         """View ▸ Show Overview as remembered (on by default)."""

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from app.i18n import tr
 from widgets.param_editor import ParamEditor
 from widgets.pipeline_view import PipelineView
+from widgets.stable_label import StableLabel
 from widgets.step_model import QtPipelineModel
 
 #: Narrowest the node details panel gets (its placeholder and type texts wrap inside it).
@@ -58,36 +59,6 @@ class Banner(QFrame):
         self.action_button.setDefaultAction(action) if action is not None else None
         self.action_button.setVisible(action is not None)
         self.show()
-
-
-class CaptionLabel(QLabel):
-    """A one-line plain-text caption that never widens its window: elided to the width it gets, the
-    whole text in the tooltip."""
-
-    def __init__(self, parent: Optional[QWidget] = None) -> None:
-        super().__init__(parent)
-        self._full = ""
-        self.setTextFormat(Qt.TextFormat.PlainText)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.setMinimumWidth(0)
-
-    def setText(self, text: str) -> None:  # noqa: N802 - Qt API
-        """Show ``text`` (elided when too long; in full in the tooltip)."""
-        self._full = text
-        self.setToolTip(text)
-        self._elide()
-
-    def text(self) -> str:
-        """The full text (not the elided one)."""
-        return self._full
-
-    def resizeEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
-        super().resizeEvent(event)
-        self._elide()
-
-    def _elide(self) -> None:
-        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle, max(0, self.width() - 2))
-        super().setText(shown)
 
 
 class FindBar(QFrame):
@@ -207,8 +178,10 @@ class GraphArea(QWidget):
         self.function_picker.setToolTip(tr("Relax function shown in the graph"))
         self.function_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.function_picker.setMinimumContentsLength(16)
-        self.graph_caption = CaptionLabel(self)
-        self.graph_caption.setObjectName("graphCaption")
+        # A new caption on every step shown must not relay out the main window: a label whose size does not
+        # follow its text (elided in the middle, whole in the tooltip).
+        self.graph_caption = StableLabel(parent=self, elide=Qt.TextElideMode.ElideMiddle, label_name="graphCaption")
+        self.graph_caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.graph_view = GraphView(self)
         self.find_bar = FindBar(self)
         self.details = QTextBrowser(self)
@@ -292,8 +265,8 @@ class PipelinePanel(QWidget):
         param_box = QWidget(self)
         param_layout = QVBoxLayout(param_box)
         param_layout.setContentsMargins(0, 0, 0, 0)
-        self.param_title = QLabel(tr("Step parameters"), param_box)
-        self.param_title.setObjectName("paramTitle")
+        # "Step N parameters" on each step selected: a label whose size does not follow its text (no relayout)
+        self.param_title = StableLabel(tr("Step parameters"), param_box, label_name="paramTitle")
         param_layout.addWidget(self.param_title)
         self.param_scroll = QScrollArea(param_box)
         self.param_scroll.setWidgetResizable(True)

@@ -317,6 +317,9 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
             tq = time.perf_counter()
             _wait(engine_idle, 300)
             queued.append(time.perf_counter() - tq)
+            if _tracer(app) is not None:
+                app.mark()  # type: ignore[attr-defined]
+                app.recording = True  # type: ignore[attr-defined]
             monitor.reset()
             painted.clear()
             watching[0] = key
@@ -347,7 +350,12 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
 
                 profiler = cProfile.Profile()  # the GUI thread only: what stalls it
                 profiler.enable()
+            tracer = _tracer(app)
             first, stall = show(uid, key)
+            if tracer is not None:
+                _wait(lambda: not insp.diff_view.is_busy(), 60)
+                tracer.recording = False
+                tracer.report(f"{name}: first show", sys.stderr)
             if profiler is not None:
                 import pstats  # noqa: PLC0415
 
@@ -367,7 +375,12 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
                          "max_stall_ms": round(stall * 1000, 1), "fit_repaint_ms": round(fit_ms, 1)})
         # selected again, each after another step: graph cache + layout cache
         for row, (_name, uid, key) in zip(rows, [s for s in steps if s[2]]):
+            tracer = _tracer(app)
             reshow, stall = show(uid, key)
+            if tracer is not None:
+                _wait(lambda: not insp.diff_view.is_busy(), 60)
+                tracer.recording = False
+                tracer.report(f"{_name}: shown again", sys.stderr)
             row["reshow_ms"] = round(reshow * 1000, 1)
             row["max_stall_ms"] = max(row["max_stall_ms"], round(stall * 1000, 1))
             if args.expand_all:
@@ -395,6 +408,13 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
         win.close()
 
 
+def _tracer(app: QApplication) -> Any:
+    """The event-timing application (``--slow-events``; it records from each selection on); None without it."""
+    from bench.event_trace import TimingApplication  # noqa: PLC0415
+
+    return app if isinstance(app, TimingApplication) else None
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--model", help="builtin:NAME or a model file: bench the real model's steps instead")
@@ -414,7 +434,14 @@ def main() -> None:
                     help="GIL switch interval of this (GUI) process; default: the app's (app.application)")
     ap.add_argument("--width", type=int, default=1280)
     ap.add_argument("--height", type=int, default=800)
+    ap.add_argument("--slow-events", type=float, default=0.0, metavar="MS",
+                    help="log GUI-thread events taking MS or longer and every LayoutRequest per selection (stderr; "
+                         "bench/event_trace.py: timing every event costs GUI-thread time of its own)")
     args = ap.parse_args()
+    if args.slow_events and QApplication.instance() is None:
+        from bench.event_trace import TimingApplication  # noqa: PLC0415
+
+        TimingApplication(sys.argv, threshold_ms=args.slow_events)
     app = QApplication.instance() or QApplication(sys.argv)
     if args.model:
         from app.application import make_application  # noqa: PLC0415 - as the app: style, GIL switch interval

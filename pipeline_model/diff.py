@@ -21,10 +21,11 @@ side-by-side view whose line numbers are those of the full module texts.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Optional
+from typing import Any, Iterator, NamedTuple, Optional
 
 ADDED = "added"
 REMOVED = "removed"
@@ -93,7 +94,11 @@ def split_functions(script: str) -> list[FunctionBlock]:
     above them. Blank lines between functions belong to no block; the header and footer are
     omitted when empty. Names are unique per module, as TVM's global names are.
     """
-    lines = script.splitlines()
+    return _split_lines(script.splitlines())
+
+
+def _split_lines(lines: list[str]) -> list[FunctionBlock]:
+    """:func:`split_functions` of a module text given as its lines (``str.splitlines()``)."""
     n = len(lines)
     body_indent = 0
     first = 0
@@ -190,24 +195,163 @@ class Hunk:
         return f"@@ -{self.before_start},{self.before_count} +{self.after_start},{self.after_count} @@"
 
 
+Opcode = tuple[str, int, int, int, int]
+
+
 @dataclass
 class FunctionDiff:
-    """How one function (or the module header/footer) differs between two snapshots."""
+    """How one function (or the module header/footer) differs between two snapshots.
+
+    ``opcodes`` (``difflib``-style, over the lines of ``before`` and ``after``; one ``equal`` opcode for an
+    unchanged block) are what is computed; ``rows`` and ``hunks`` are made from them when first asked for,
+    and a :class:`RowTable` (:meth:`row_table`) gives rows piece by piece without making them all."""
 
     name: str
     kind: str
     status: str
     before: Optional[FunctionBlock]
     after: Optional[FunctionBlock]
-    rows: list[DiffRow] = field(default_factory=list)
-    hunks: list[Hunk] = field(default_factory=list)
+    opcodes: list[Opcode] = field(default_factory=list)
     added_lines: int = 0
     removed_lines: int = 0
+    _rows: Optional[list[DiffRow]] = field(default=None, init=False, repr=False, compare=False)
+    _hunks: Optional[list[Hunk]] = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def is_function(self) -> bool:
         """False for the module-level pseudo-blocks (header/footer)."""
         return self.kind != "module"
+
+    @property
+    def rows(self) -> list[DiffRow]:
+        """Side-by-side rows of this block (line numbers are those of the module texts)."""
+        if self._rows is None:
+            self._rows = list(self.row_table())
+        return self._rows
+
+    @property
+    def hunks(self) -> list[Hunk]:
+        """Unified-diff hunks with 3 lines of context (none for an unchanged block)."""
+        if self._hunks is None:
+            self._hunks = _hunks_for(self)
+        return self._hunks
+
+    def row_table(self) -> "RowTable":
+        """This block's rows as a :class:`RowTable` (nothing made per row until asked for)."""
+        table = RowTable()
+        table.add_function(self)
+        return table
+
+
+class RowTable:
+    """Side-by-side rows kept as segments (one per opcode, one per gap row between blocks) instead of one
+    object per row: a 50,000-line module diff is a few thousand segments, and :meth:`rows` makes only the
+    rows asked for (a view puts a large diff in piece by piece). Behaves as a read-only sequence of
+    :class:`DiffRow` (``len``, indexing, slicing, iteration)."""
+
+    def __init__(self) -> None:
+        # (first row, rows, function diff or None for a gap row, opcode or None)
+        self._segments: list[tuple[int, int, Optional[FunctionDiff], Optional[Opcode]]] = []
+        self._starts: list[int] = []
+        self._total = 0
+
+    def add_gap(self) -> None:
+        """Append one gap row (between blocks)."""
+        self._append(1, None, None)
+
+    def add_function(self, f: FunctionDiff) -> None:
+        """Append the rows of one block."""
+        for code in f.opcodes:
+            tag, i1, i2, j1, j2 = code
+            n = i2 - i1 if tag == EQUAL else max(i2 - i1, j2 - j1)
+            if n > 0:
+                self._append(n, f, code)
+
+    def _append(self, n: int, f: Optional[FunctionDiff], code: Optional[Opcode]) -> None:
+        self._segments.append((self._total, n, f, code))
+        self._starts.append(self._total)
+        self._total += n
+
+    def __len__(self) -> int:
+        return self._total
+
+    def __iter__(self) -> Iterator[DiffRow]:
+        for k in range(len(self._segments)):
+            yield from self._segment_rows(k, 0, self._segments[k][1])
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            lo, hi, step = index.indices(self._total)
+            if step != 1:
+                return self.rows(0, self._total)[index]
+            return self.rows(lo, hi)
+        if index < 0:
+            index += self._total
+        if not 0 <= index < self._total:
+            raise IndexError(index)
+        return self.rows(index, index + 1)[0]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (RowTable, list)):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compares by content
+
+    def rows(self, lo: int, hi: int) -> list[DiffRow]:
+        """Rows ``lo..hi-1`` (clipped to the table)."""
+        lo, hi = max(0, lo), min(hi, self._total)
+        out: list[DiffRow] = []
+        if lo >= hi:
+            return out
+        k = bisect.bisect_right(self._starts, lo) - 1
+        while lo < hi:
+            start, n, _f, _code = self._segments[k]
+            take = min(hi, start + n) - lo
+            out.extend(self._segment_rows(k, lo - start, lo - start + take))
+            lo += take
+            k += 1
+        return out
+
+    def _segment_rows(self, k: int, r0: int, r1: int) -> Iterator[DiffRow]:
+        _start, _n, f, code = self._segments[k]
+        if f is None or code is None:
+            yield from [DiffRow(None, "", None, "", GAP)] * (r1 - r0)
+            return
+        tag, i1, i2, j1, j2 = code
+        a_lines = f.before.lines if f.before else []
+        b_lines = f.after.lines if f.after else []
+        a0 = f.before.start if f.before else 1
+        b0 = f.after.start if f.after else 1
+        if tag == EQUAL:
+            for k2 in range(r0, r1):
+                yield DiffRow(a0 + i1 + k2, a_lines[i1 + k2], b0 + j1 + k2, b_lines[j1 + k2], EQUAL)
+            return
+        for k2 in range(r0, r1):
+            left = i1 + k2 < i2
+            right = j1 + k2 < j2
+            yield DiffRow(a0 + i1 + k2 if left else None, a_lines[i1 + k2] if left else "",
+                          b0 + j1 + k2 if right else None, b_lines[j1 + k2] if right else "",
+                          REPLACE if (left and right) else (DELETE if left else INSERT))
+
+    def first_change(self) -> Optional[int]:
+        """Index of the first row that is not ``equal`` or a gap (``None`` if every row is)."""
+        for start, _n, f, code in self._segments:
+            if f is not None and code is not None and code[0] != EQUAL:
+                return start
+        return None
+
+    def last_number(self, side: str) -> Optional[int]:
+        """The line number of the last row that has one on ``side`` (``"left"``/``"right"``)."""
+        for _start, _n, f, code in reversed(self._segments):
+            if f is None or code is None:
+                continue
+            _tag, i1, i2, j1, j2 = code
+            if side == "left" and i2 > i1 and f.before is not None:
+                return f.before.start + i2 - 1
+            if side == "right" and j2 > j1 and f.after is not None:
+                return f.after.start + j2 - 1
+        return None
 
 
 @dataclass
@@ -243,14 +387,20 @@ class ModuleDiff:
         """
         if function is not None:
             return list(self.function(function).rows)
-        out: list[DiffRow] = []
+        return list(self.row_table(None, hide_unchanged))
+
+    def row_table(self, function: Optional[str] = None, hide_unchanged: bool = False) -> RowTable:
+        """The rows of :meth:`rows` as a :class:`RowTable` (made piece by piece when asked for)."""
+        if function is not None:
+            return self.function(function).row_table()
+        table = RowTable()
         for f in self.functions:
             if hide_unchanged and f.status == UNCHANGED:
                 continue
-            if out:
-                out.append(DiffRow(None, "", None, "", GAP))
-            out.extend(f.rows)
-        return out
+            if len(table):
+                table.add_gap()
+            table.add_function(f)
+        return table
 
     def unified(self) -> str:
         """A unified diff text of the changed blocks (one ``@@`` section per hunk with 3 lines of
@@ -274,13 +424,9 @@ class ModuleDiff:
 #: instead of ``difflib`` alone, whose matching grows faster than linearly on large functions.
 DIFFLIB_MAX_PAIRS = 250_000
 
-Opcode = tuple[str, int, int, int, int]
-
 
 def _lis(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Longest chain of ``pairs`` (sorted by first item) increasing in the second item (patience sorting)."""
-    import bisect
-
     tails: list[int] = []  # second items of the chain ends, by chain length
     tail_idx: list[int] = []
     back: list[int] = [-1] * len(pairs)
@@ -382,38 +528,37 @@ class _Opcodes(difflib.SequenceMatcher):
         return list(self._codes)
 
 
-def _rows_for(a: Optional[FunctionBlock], b: Optional[FunctionBlock]) -> tuple[list[DiffRow], list[Hunk], int, int]:
+def _function_diff(name: str, a: Optional[FunctionBlock], b: Optional[FunctionBlock]) -> FunctionDiff:
+    """Status, opcodes and line counts of one block (``None``: absent on that side)."""
     a_lines = a.lines if a else []
     b_lines = b.lines if b else []
-    a0 = a.start if a else 1
-    b0 = b.start if b else 1
-    if a_lines == b_lines:
-        return [DiffRow(a0 + i, t, b0 + i, t, EQUAL) for i, t in enumerate(a_lines)], [], 0, 0
-    matcher = _Opcodes(diff_opcodes(a_lines, b_lines))
-    rows: list[DiffRow] = []
-    added = removed = 0
-    tag: str
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == EQUAL:
-            rows.extend(DiffRow(a0 + i1 + k, a_lines[i1 + k], b0 + j1 + k, b_lines[j1 + k], EQUAL) for k in range(i2 - i1))
-            continue
-        removed += i2 - i1
-        added += j2 - j1
-        for k in range(max(i2 - i1, j2 - j1)):
-            left = i1 + k < i2
-            right = j1 + k < j2
-            row_tag = REPLACE if (left and right) else (DELETE if left else INSERT)
-            rows.append(
-                DiffRow(
-                    a0 + i1 + k if left else None,
-                    a_lines[i1 + k] if left else "",
-                    b0 + j1 + k if right else None,
-                    b_lines[j1 + k] if right else "",
-                    row_tag,
-                )
-            )
+    if a is None:
+        status = ADDED
+    elif b is None:
+        status = REMOVED
+    elif a_lines == b_lines:
+        status = UNCHANGED
+    else:
+        status = CHANGED
+    kind = (b or a).kind  # type: ignore[union-attr]
+    if status == UNCHANGED:
+        return FunctionDiff(name, kind, status, a, b, [(EQUAL, 0, len(a_lines), 0, len(b_lines))])
+    codes = diff_opcodes(a_lines, b_lines)
+    added = sum(j2 - j1 for tag, _i1, _i2, j1, j2 in codes if tag != EQUAL)
+    removed = sum(i2 - i1 for tag, i1, i2, _j1, _j2 in codes if tag != EQUAL)
+    return FunctionDiff(name, kind, status, a, b, codes, added, removed)
+
+
+def _hunks_for(f: FunctionDiff) -> list[Hunk]:
+    if f.status == UNCHANGED:
+        return []
+    a_lines = f.before.lines if f.before else []
+    b_lines = f.after.lines if f.after else []
+    a0 = f.before.start if f.before else 1
+    b0 = f.after.start if f.after else 1
     hunks = []
-    for group in matcher.get_grouped_opcodes(3):
+    tag: str
+    for group in _Opcodes(f.opcodes).get_grouped_opcodes(3):
         i_lo, i_hi = group[0][1], group[-1][2]
         j_lo, j_hi = group[0][3], group[-1][4]
         hl: list[str] = []
@@ -424,7 +569,7 @@ def _rows_for(a: Optional[FunctionBlock], b: Optional[FunctionBlock]) -> tuple[l
             hl.extend("-" + t for t in a_lines[i1:i2])
             hl.extend("+" + t for t in b_lines[j1:j2])
         hunks.append(Hunk(a0 + i_lo, i_hi - i_lo, b0 + j_lo, j_hi - j_lo, hl))
-    return rows, hunks, added, removed
+    return hunks
 
 
 def _merged_order(before: list[str], after: list[str]) -> list[str]:
@@ -451,22 +596,84 @@ def diff_snapshots(before: Optional[str], after: Optional[str]) -> ModuleDiff:
     """
     a_blocks = {b.name: b for b in split_functions(before)} if before is not None else {}
     b_blocks = {b.name: b for b in split_functions(after)} if after is not None else {}
-    result = []
+    return ModuleDiff([_function_diff(name, a_blocks.get(name), b_blocks.get(name))
+                       for name in _merged_order(list(a_blocks), list(b_blocks))])
+
+
+# ----------------------------------------------------------------------------------------------
+# The diff as compact data (computed in another process, assembled where the texts are)
+
+#: Lines per piece when a text is split again on the assembling side (each ``splitlines`` call holds the
+#: GIL; a piece of this many lines takes well under a millisecond).
+SPLIT_PIECE_LINES = 2048
+
+#: One block of the compact form: name, kind, status, then (start, line count, kind) of the block before
+#: and after (start 0: absent), the opcodes, added and removed lines.
+BlockRecord = tuple[str, str, str, int, int, str, int, int, str, list[Opcode], int, int]
+
+
+class DiffStructure(NamedTuple):
+    """A :class:`ModuleDiff` without the texts: what :func:`diff_structure` returns and
+    :func:`assemble_diff` turns back into the same ``ModuleDiff`` given the two texts. A few small tuples
+    (a 50,000-line module: ~3,000 opcodes, tens of kB pickled) instead of ~10^5 row objects, so it is cheap
+    to send between processes."""
+
+    before_offsets: Optional[list[int]]
+    after_offsets: Optional[list[int]]
+    blocks: list[BlockRecord]
+
+
+def _piece_offsets(text: str) -> tuple[list[str], list[int]]:
+    """The text's lines and the character offset of every :data:`SPLIT_PIECE_LINES`-th line's start."""
+    ends = text.splitlines(keepends=True)
+    offsets = [0]
+    pos = 0
+    for k in range(0, len(ends), SPLIT_PIECE_LINES):
+        if k:
+            offsets.append(pos)
+        pos += sum(map(len, ends[k:k + SPLIT_PIECE_LINES]))
+    return text.splitlines(), offsets
+
+
+def diff_structure(before: Optional[str], after: Optional[str]) -> DiffStructure:
+    """The compact form of ``diff_snapshots(before, after)`` (see :class:`DiffStructure`)."""
+    a_lines, a_offsets = _piece_offsets(before) if before is not None else ([], None)
+    b_lines, b_offsets = _piece_offsets(after) if after is not None else ([], None)
+    a_blocks = {b.name: b for b in _split_lines(a_lines)} if before is not None else {}
+    b_blocks = {b.name: b for b in _split_lines(b_lines)} if after is not None else {}
+    records: list[BlockRecord] = []
     for name in _merged_order(list(a_blocks), list(b_blocks)):
-        a = a_blocks.get(name)
-        b = b_blocks.get(name)
-        if a is None:
-            status = ADDED
-        elif b is None:
-            status = REMOVED
-        elif a.lines == b.lines:
-            status = UNCHANGED
-        else:
-            status = CHANGED
-        rows, hunks, added, removed = _rows_for(a, b)
-        kind = (b or a).kind  # type: ignore[union-attr]
-        result.append(FunctionDiff(name, kind, status, a, b, rows, hunks, added, removed))
-    return ModuleDiff(result)
+        a, b = a_blocks.get(name), b_blocks.get(name)
+        f = _function_diff(name, a, b)
+        records.append((f.name, f.kind, f.status,
+                        a.start if a else 0, len(a.lines) if a else 0, a.kind if a else "",
+                        b.start if b else 0, len(b.lines) if b else 0, b.kind if b else "",
+                        f.opcodes, f.added_lines, f.removed_lines))
+    return DiffStructure(a_offsets, b_offsets, records)
+
+
+def split_at(text: str, offsets: list[int]) -> list[str]:
+    """``text.splitlines()``, one piece at a time at the given line-start offsets (see
+    :func:`diff_structure`): no single call holds the GIL for the whole text."""
+    lines: list[str] = []
+    for k, lo in enumerate(offsets):
+        hi = offsets[k + 1] if k + 1 < len(offsets) else len(text)
+        lines.extend(text[lo:hi].splitlines())
+    return lines
+
+
+def assemble_diff(before: Optional[str], after: Optional[str], structure: DiffStructure) -> ModuleDiff:
+    """The :class:`ModuleDiff` of ``before``/``after`` from its compact form (made from the same texts)."""
+    a_lines = split_at(before, structure.before_offsets or [0]) if before is not None else []
+    b_lines = split_at(after, structure.after_offsets or [0]) if after is not None else []
+    out = []
+    for (name, kind, status, a_start, a_count, a_kind, b_start, b_count, b_kind,
+         codes, added, removed) in structure.blocks:
+        a = FunctionBlock(name, a_kind, a_start, a_lines[a_start - 1:a_start - 1 + a_count]) if a_start else None
+        b = FunctionBlock(name, b_kind, b_start, b_lines[b_start - 1:b_start - 1 + b_count]) if b_start else None
+        out.append(FunctionDiff(name, kind, status, a, b, [tuple(c) for c in codes],  # type: ignore[misc]
+                                added, removed))
+    return ModuleDiff(out)
 
 
 # ----------------------------------------------------------------------------------------------

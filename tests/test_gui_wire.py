@@ -300,3 +300,20 @@ def test_compare_dialog_sends_candidates_on_the_current_model_and_uses_one(fake_
     assert win.ctrl.doc.model == "builtin:transformer"  # the compared model was set as undoable edits
     dialog.close()
     win.ctrl.undo_stack.setClean()
+
+
+def test_callee_index_gives_the_callers_a_scan_gives() -> None:
+    from app.graph_controller import CalleeIndex, callee_changed_node_ids
+    from pipeline_model.ir_graph import synthetic_graph_json
+
+    graphs = [synthetic_graph_json(400, legalized=True, seed=s) for s in range(3)]
+    index = CalleeIndex(size=2)
+    for _round in range(2):
+        for g in graphs:
+            callees = sorted({str(n["callee"]) for n in g["nodes"] if n.get("callee")})
+            assert len(callees) > 3
+            for functions in (set(), set(callees[:2]), set(callees[1:4]) | {"not_called"}, set(callees)):
+                got = index.callers(g, functions)
+                assert got == callee_changed_node_ids(g, functions)
+                assert bool(got) == bool(functions)
+    assert len(index._index) == 2  # noqa: SLF001 - bounded

@@ -254,3 +254,33 @@ def test_code_editor_append_text_keeps_numbers_tints_and_selection(qtbot) -> Non
     # a plain set_text after pieces follows the document as before
     ed.set_text("x = 1")
     assert ed.toPlainText() == "x = 1" and ed.line_number_of_block(0) == 1 and ed.line_background(0) is None
+
+
+@pytest.mark.parametrize("piecewise", [False, True])
+def test_very_long_lines_are_cut_in_the_editors_only(qtbot, piecewise) -> None:
+    from widgets.diff_view import MAX_SHOWN_CHARS
+
+    v = DiffView()
+    qtbot.addWidget(v)
+    v.resize(1000, 600)
+    v.show()
+    if piecewise:
+        v.async_lines = v.process_lines = 200
+        v.fill_chunk_rows = 60
+    long_line = "    def forward(" + ", ".join(f"w{i}: R.Tensor((512, 512))" for i in range(4000)) + "):"
+    assert len(long_line) > 5 * MAX_SHOWN_CHARS
+    before = _module(30).replace("class Module:", "class Module:\n" + long_line + "\n        pass", 1)
+    after = _module(30, changed_every=5).replace("class Module:", "class Module:\n" + long_line + "\n        pass", 1)
+    with qtbot.waitSignal(v.diff_shown, timeout=30_000):
+        v.set_snapshots(before, after, "a", "b")
+    rows = v.rows
+    assert any(r.left_text == long_line for r in rows)  # the diff keeps the whole line
+    for side in ("left", "right"):
+        editor = getattr(v, side)
+        shown = editor.toPlainText().split("\n")
+        assert len(shown) == len(rows) == editor.blockCount()
+        k = next(i for i, r in enumerate(rows) if getattr(r, f"{side}_text") == long_line)
+        assert shown[k].startswith(long_line[:MAX_SHOWN_CHARS]) and len(shown[k]) < MAX_SHOWN_CHARS + 80
+        assert f"{len(long_line) - MAX_SHOWN_CHARS:,} more characters not shown" in shown[k]
+        others = [t for i, t in enumerate(shown) if i != k]
+        assert others == [getattr(r, f"{side}_text") for i, r in enumerate(rows) if i != k]

@@ -8,9 +8,12 @@ location)`` shows a failed step: its plain error text, the line of the user's co
 link: ``location_activated``), the traceback behind a "Details" toggle (the user's frames first), and
 the last good IR.
 
-Large texts never hold the GUI thread long: a diff of more than ``async_lines`` lines is computed on a
-worker thread, and more than ``async_lines`` rows (or a big last good IR) are put into the editors in
-pieces of ``fill_chunk_rows`` rows, at most ``fill_budget_ms`` of GUI-thread time per event-loop turn
+Large texts never hold the GUI thread long: a diff of more than ``async_lines`` lines is computed off the
+GUI thread, in the diff process (``pipeline_model.diff_process``; above ``process_lines`` lines, from a
+worker thread that waits with the GIL released and assembles the small answer; if the process fails, in
+that thread), its rows are made piece by piece (``pipeline_model.diff.RowTable``), and more than
+``async_lines`` rows (or a big last good IR) are put into the editors in pieces of ``fill_chunk_rows``
+rows, at most ``fill_budget_ms`` of GUI-thread time per event-loop turn
 (the top rows appear at once; painting, scrolling and input go on in between). A newer
 ``set_snapshots``/``clear``/``set_error`` drops a fill under way (generation counter).
 """
@@ -18,11 +21,12 @@ pieces of ``fill_chunk_rows`` rows, at most ``fill_budget_ms`` of GUI-thread tim
 from __future__ import annotations
 
 import html
+import os
 import time
 from operator import attrgetter
 from typing import Callable, Optional
 
-from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -31,6 +35,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -38,19 +43,33 @@ from PySide6.QtWidgets import (
 )
 
 from pipeline_model import diff as D
-from pipeline_model import gc_pause
+from pipeline_model import diff_process, gc_pause
+from pipeline_model.diff_process import DiffProcess, DiffProcessError
 from widgets.code_editor import CodeEditor
 from widgets.error_trace import ErrorLocation, user_frames_first
 from widgets.highlight import palette_is_dark
+from widgets.stable_label import StableLabel
 
 ALL_FUNCTIONS = ""
-#: Module texts with more lines than this (both sides together) are diffed on a worker thread, and more
+#: Module texts with more lines than this (both sides together) are diffed off the GUI thread, and more
 #: rows than this are put into the editors piece by piece.
 ASYNC_LINES = 4000
+#: Module texts with more lines than this (both sides together) are diffed in the diff process
+#: (:mod:`pipeline_model.diff_process`): in a thread of this process the diff's long string operations
+#: hold the GIL the GUI thread needs.
+PROCESS_LINES = 4000
 #: Rows appended to each editor per piece of a piecewise fill (~1 ms per side on the 2-core machine).
 FILL_CHUNK_ROWS = 250
 #: GUI-thread time a piecewise fill may take per event-loop turn before it yields.
 FILL_BUDGET_MS = 6.0
+#: Longest line put into an editor as it is; a longer one is cut there with a note of what was left out.
+#: (An 800-layer model's ``forward`` signature is one 530,000-character line: laying it out for the first
+#: paint took ~85 ms of GUI-thread time per side, and no one reads it past the first screens.)
+MAX_SHOWN_CHARS = 10_000
+
+
+#: Whether views diff large texts in the diff process (``RPS_DIFF_PROCESS=0``: always in a thread).
+_USE_PROCESS = os.environ.get("RPS_DIFF_PROCESS", "1") != "0"
 
 
 class _DiffSignals(QObject):
@@ -58,23 +77,40 @@ class _DiffSignals(QObject):
 
 
 class _DiffTask(QRunnable):
-    """``diff_snapshots`` off the GUI thread (the view keeps only the latest generation's result)."""
+    """The diff of two large texts off the GUI thread (the view keeps only the latest generation's result):
+    in the diff process (:mod:`pipeline_model.diff_process`) when one is given and usable, else here."""
 
-    def __init__(self, generation: int, before: Optional[str], after: Optional[str], signals: _DiffSignals) -> None:
+    def __init__(self, generation: int, before: Optional[str], after: Optional[str], signals: _DiffSignals,
+                 process: Optional[DiffProcess] = None, latest: Optional[list[int]] = None) -> None:
         super().__init__()
         self.generation, self.before, self.after, self.signals = generation, before, after, signals
+        self.process, self.latest = process, latest
 
     def run(self) -> None:  # noqa: D102 - QRunnable API
+        if self.latest is not None and self.latest[0] != self.generation:
+            return  # superseded before it started
         # A 50k-line diff is ~10^5 new objects: collections of the whole heap meanwhile (10-50 ms each,
         # GIL held) would stall the GUI thread. Paused, then frozen: the diff stays on screen, later
         # collections skip it, and reference counting frees it (no cycles) when it is replaced.
         # (pipeline_model.gc_pause: other threads may pause the collector at the same time.)
         with gc_pause.paused(freeze=True):
             try:
-                result: object = D.diff_snapshots(self.before, self.after)
+                result: object = self._compute()
             except Exception as exc:  # noqa: BLE001 - shown by the view
                 result = exc
         self.signals.done.emit(self.generation, result)
+
+    def _compute(self) -> D.ModuleDiff:
+        process = self.process
+        if process is not None and process.usable:
+            try:
+                return process.diff(self.before, self.after)
+            except DiffProcessError:
+                if process.closed:  # the app is closing: no diff to show
+                    raise
+                # The process crashed, hung or is gone: the same diff in this thread, nothing said.
+        return D.diff_snapshots(self.before, self.after)
+
 
 _STATUS_MARK = {D.ADDED: "+", D.REMOVED: "−", D.CHANGED: "~", D.UNCHANGED: " "}
 
@@ -90,7 +126,7 @@ class _Side:
     number, for the gutter's width)."""
 
     def __init__(self, editor: CodeEditor, texts: Optional[list[str]] = None,
-                 rows: Optional[list[D.DiffRow]] = None, side: str = "left",
+                 rows: Optional[D.RowTable] = None, side: str = "left",
                  tints: Optional[dict[str, QColor]] = None) -> None:
         self.editor, self.texts, self.rows, self.tints = editor, texts, rows, tints or {}
         self.text_of = attrgetter(f"{side}_text")
@@ -98,7 +134,7 @@ class _Side:
         self.total = len(rows) if rows is not None else len(texts or [])
         self.largest = 1
         if rows is not None:
-            self.largest = next((n for n in map(self.number_of, reversed(rows)) if n is not None), 1)
+            self.largest = rows.last_number(side) or 1
 
     def put(self, lo: int, hi: int, total_rows: int) -> None:
         """Rows ``lo..hi-1`` into the editor (``lo == 0``: replacing what it showed). Few Python objects
@@ -107,14 +143,17 @@ class _Side:
         if lo >= hi and lo > 0:
             return
         editor = self.editor
-        part = self.rows[lo:hi] if self.rows is not None else None
+        part = self.rows.rows(lo, hi) if self.rows is not None else None  # made for this piece only
         if part is not None:
-            text = "\n".join(map(self.text_of, part))
+            texts = list(map(self.text_of, part))
             numbers = list(map(self.number_of, part))
             tints = self.tints
             backgrounds = {i: tints[r.tag] for i, r in enumerate(part, lo) if r.tag in tints}
         else:
-            text = "\n".join((self.texts or [])[lo:hi])
+            texts = (self.texts or [])[lo:hi]
+        if max(map(len, texts), default=0) > MAX_SHOWN_CHARS:
+            texts = [_cut(t) for t in texts]
+        text = "\n".join(texts)
         if lo == 0:
             editor.set_text(text, pieces_follow=hi < total_rows)
             if part is not None:
@@ -126,6 +165,14 @@ class _Side:
                 editor.extend_line_numbers(numbers)
                 if backgrounds:
                     editor.add_line_backgrounds(backgrounds)
+
+
+def _cut(line: str) -> str:
+    """``line`` as shown: cut after :data:`MAX_SHOWN_CHARS` characters, with a note of how many were left out."""
+    if len(line) <= MAX_SHOWN_CHARS:
+        return line
+    return line[:MAX_SHOWN_CHARS] + QCoreApplication.translate(
+        "DiffView", "  … [{0} more characters not shown]").format(f"{len(line) - MAX_SHOWN_CHARS:,}")
 
 
 class _Fill:
@@ -199,7 +246,13 @@ class DiffView(QWidget):
         self._titles = ("", "")
         self._function = ALL_FUNCTIONS
         self._syncing = False
-        self._rows: list[D.DiffRow] = []
+        self._rows: D.RowTable = D.RowTable()
+        #: Texts with more lines than this are diffed in a diff process: ``diff_process``, or the shared one
+        #: (``pipeline_model.diff_process.shared()``) when that is None; never when ``use_diff_process`` is false.
+        self.process_lines = PROCESS_LINES
+        self.use_diff_process = _USE_PROCESS
+        self.diff_process: Optional[DiffProcess] = None
+        self._latest = [0]  # the generation asked for last, read by the diff task before it starts
         self._tints_dark = palette_is_dark(self.palette())
 
         self.function_combo = QComboBox()
@@ -208,20 +261,21 @@ class DiffView(QWidget):
         self.function_combo.activated.connect(self._on_combo_activated)
         self.hide_unchanged_box = QCheckBox(self.tr("Hide unchanged functions"))
         self.hide_unchanged_box.toggled.connect(lambda _=False: self._render())
-        self.summary_label = QLabel()
+        # Titles and summary change with every step shown: labels whose size does not follow their text, so
+        # a new text never relays out the main window (widgets.stable_label).
+        self.summary_label = StableLabel(alignment=Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.summary_label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(QLabel(self.tr("Function:")))
         bar.addWidget(self.function_combo)
         bar.addWidget(self.hide_unchanged_box)
-        bar.addStretch(1)
-        bar.addWidget(self.summary_label)
+        bar.addWidget(self.summary_label, 1)
 
-        self.left_title = QLabel()
-        self.right_title = QLabel()
+        self.left_title = StableLabel()
+        self.right_title = StableLabel()
         for label in (self.left_title, self.right_title):
-            label.setTextFormat(Qt.TextFormat.PlainText)
-            label.setStyleSheet("font-weight: bold; padding: 2px;")
+            label.setLabelStyleSheet("font-weight: bold; padding: 2px;")
         self.left = CodeEditor(read_only=True)
         self.right = CodeEditor(read_only=True)
         self.error_text = QPlainTextEdit()
@@ -332,7 +386,7 @@ class DiffView(QWidget):
         self._busy = False
         self._diff = None
         self._before = self._after = None
-        self._rows = []
+        self._rows = D.RowTable()
         self._function = ALL_FUNCTIONS
         self.error_location = None
         self.right_stack.setCurrentWidget(self.right)
@@ -361,11 +415,15 @@ class DiffView(QWidget):
         if lines > self.async_lines:
             self._busy = True
             self.summary_label.setText(self.tr("Comparing {0} lines…").format(lines))
-            self._diff, self._rows = None, []
+            self._diff, self._rows = None, D.RowTable()
             # Empty both sides first (a big document is dropped in a turn of its own), then compute the diff
             # (not meanwhile: the worker's long string operations hold the GIL the GUI thread waits for).
             self._pool.clear()
-            task = _DiffTask(self._generation, before, after, self._diff_signals)
+            self._latest[0] = self._generation
+            process = None
+            if self.use_diff_process and lines > self.process_lines:
+                process = self.diff_process or diff_process.shared()
+            task = _DiffTask(self._generation, before, after, self._diff_signals, process, self._latest)
             self._start_fill(self._new_fill([_Side(self.left, []), _Side(self.right, [])], None, False,
                                             on_done=lambda: self._pool.start(task)), at_once=False)
             return
@@ -429,7 +487,7 @@ class DiffView(QWidget):
         self._stop_fill()
         self._busy = False
         self._diff = None
-        self._rows = []
+        self._rows = D.RowTable()
         self.function_combo.clear()
         self.function_combo.setEnabled(False)
         self.hide_unchanged_box.setEnabled(False)
@@ -545,10 +603,8 @@ class DiffView(QWidget):
     def _render(self, at_once: bool = False) -> None:
         if self._diff is None:
             return
-        if self._function:
-            rows = self._diff.rows(self._function)
-        else:
-            rows = self._diff.rows(hide_unchanged=self.hide_unchanged_box.isChecked())
+        # Rows as segments: made piece by piece as the fill puts them in (a 50k-row diff is ~10^5 objects).
+        rows = self._diff.row_table(self._function or None, hide_unchanged=self.hide_unchanged_box.isChecked())
         self._rows = rows
         self._tints_dark = palette_is_dark(self.palette())
         colors = diff_colors(self._tints_dark)
@@ -557,7 +613,7 @@ class DiffView(QWidget):
         n = len(rows)
         sides = [_Side(self.left, rows=rows, side="left", tints=left_tints),
                  _Side(self.right, rows=rows, side="right", tints=right_tints)]
-        first_change = next((i for i, r in enumerate(rows) if r.tag not in (D.EQUAL, D.GAP)), None)
+        first_change = rows.first_change()
         scroll_row = max(0, first_change - 3) if first_change is not None else None
         self._generation += 1  # a fill under way (an older render of this diff) is dropped
         self._stop_fill()

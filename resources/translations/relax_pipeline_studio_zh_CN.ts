@@ -250,7 +250,7 @@
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+68"/>
+        <location filename="../../app/main_window.py" line="+69"/>
         <source>Relax Pipeline Studio</source>
         <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
         <translation>Relax Pipeline Studio</translation>
@@ -287,7 +287,7 @@
         <translation>性能剖析</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+8"/>
         <source>Engine: stopped</source>
         <translation>引擎：已停止</translation>
     </message>
@@ -337,7 +337,7 @@
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+42"/>
+        <location filename="../../app/main_window.py" line="+41"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
@@ -552,7 +552,7 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+71"/>
         <source>The engine was restarted; your pipeline is unchanged.</source>
         <translation>引擎已重启；您的流水线未受影响。</translation>
     </message>
@@ -567,7 +567,7 @@
         <translation>正在重启引擎…</translation>
     </message>
     <message>
-        <location filename="../../app/panels.py" line="+110"/>
+        <location filename="../../app/panels.py" line="+81"/>
         <source>Find a node by name, op, callee or shape</source>
         <extracomment>Narrowest the node details panel gets (its placeholder and type texts wrap inside it). A button for the message&apos;s action (e.g. Restart Engine), shown only with such a message.</extracomment>
         <translation>按名称、算子、被调函数或形状查找节点</translation>
@@ -608,7 +608,7 @@
         <translation>图中显示的 Relax 函数</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+32"/>
         <source>Function:</source>
         <translation>函数：</translation>
     </message>
@@ -643,7 +643,7 @@
         <translation>目标</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <location filename="../../app/pipeline_editor.py" line="+156"/>
         <source>Step parameters</source>
         <translation>步骤参数</translation>
@@ -911,7 +911,7 @@
         <translation>第 {0} 行：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_controller.py" line="+128"/>
+        <location filename="../../app/graph_controller.py" line="+129"/>
         <source>Run the pipeline (F5) to see the model as a graph</source>
         <extracomment>Most graphs kept in the cache (oldest dropped first). Another function was chosen (picker, opening a fused call): the selected step is to be shown again.</extracomment>
         <translation>运行流水线 (F5) 以图形方式查看模型</translation>
@@ -1354,9 +1354,15 @@
 <context>
     <name>DiffView</name>
     <message>
-        <location filename="../../widgets/diff_view.py" line="+207"/>
+        <location filename="../../widgets/diff_view.py" line="+174"/>
+        <source>  … [{0} more characters not shown]</source>
+        <extracomment>Module texts with more lines than this (both sides together) are diffed off the GUI thread, and more rows than this are put into the editors piece by piece. Module texts with more lines than this (both sides together) are diffed in the diff process (:mod:`pipeline_model.diff_process`): in a thread of this process the diff&apos;s long string operations hold the GIL the GUI thread needs. Rows appended to each editor per piece of a piecewise fill (~1 ms per side on the 2-core machine). GUI-thread time a piecewise fill may take per event-loop turn before it yields. Longest line put into an editor as it is; a longer one is cut there with a note of what was left out. (An 800-layer model&apos;s ``forward`` signature is one 530,000-character line: laying it out for the first paint took ~85 ms of GUI-thread time per side, and no one reads it past the first screens.) Whether views diff large texts in the diff process (``RPS_DIFF_PROCESS=0``: always in a thread). An editor holding more lines than this is emptied in an event-loop turn of its own before a fill (dropping a 50k-line document costs ~10 ms).</extracomment>
+        <translation>  … [另有 {0} 个字符未显示]</translation>
+    </message>
+    <message>
+        <location line="+86"/>
         <source>Show one function (+ added, − removed, ~ changed)</source>
-        <extracomment>Module texts with more lines than this (both sides together) are diffed on a worker thread, and more rows than this are put into the editors piece by piece. Rows appended to each editor per piece of a piecewise fill (~1 ms per side on the 2-core machine). GUI-thread time a piecewise fill may take per event-loop turn before it yields. An editor holding more lines than this is emptied in an event-loop turn of its own before a fill (dropping a 50k-line document costs ~10 ms). The diff asked for last is on screen, all its rows in the editors (large diffs are computed on a worker thread and put in by pieces; also after a re-render: function chooser, hide-unchanged). The diff asked for last is computed (``module_diff`` is set); its rows may still be coming in.</extracomment>
+        <extracomment>The diff asked for last is on screen, all its rows in the editors (large diffs are computed on a worker thread and put in by pieces; also after a re-render: function chooser, hide-unchanged). The diff asked for last is computed (``module_diff`` is set); its rows may still be coming in. Texts with more lines than this are diffed in a diff process: ``diff_process``, or the shared one (``pipeline_model.diff_process.shared()``) when that is None; never when ``use_diff_process`` is false.</extracomment>
         <translation>只显示一个函数（+ 新增，− 删除，~ 修改）</translation>
     </message>
     <message>
@@ -1365,12 +1371,12 @@
         <translation>隐藏未改变的函数</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+8"/>
         <source>Function:</source>
         <translation>函数：</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+28"/>
         <source>Show the traceback (your code&apos;s frames first)</source>
         <translation>显示回溯（优先显示您代码中的帧）</translation>
     </message>
@@ -1392,7 +1398,7 @@
         <translation>正在比较 {0} 行…</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+21"/>
         <source>Cannot compare: {0}</source>
         <translation>无法比较：{0}</translation>
     </message>
