@@ -180,7 +180,7 @@ class GraphArea(QWidget):
         self.function_picker.setMinimumContentsLength(16)
         # A new caption on every step shown must not relay out the main window: a label whose size does not
         # follow its text (elided in the middle, whole in the tooltip).
-        self.graph_caption = StableLabel(parent=self, elide=Qt.TextElideMode.ElideMiddle, label_name="graphCaption")
+        self.graph_caption = StableLabel(parent=self, elide=Qt.TextElideMode.ElideRight, min_chars=12, label_name="graphCaption")
         self.graph_caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.graph_view = GraphView(self)
         self.find_bar = FindBar(self)
