@@ -40,10 +40,20 @@ def test_a_meaningless_value_is_ignored_like_tvm_does(value):
     assert env["TVM_NUM_THREADS"] == "4"
 
 
-def test_usable_cores_follows_the_affinity_mask():
-    if hasattr(os, "sched_getaffinity"):
-        assert runtime_threads.usable_cores() == len(os.sched_getaffinity(0))
-    assert runtime_threads.usable_cores() >= 1
+def test_usable_cores_follows_the_affinity_mask(monkeypatch):
+    """The CPUs this process may run on (a container or taskset limits them), not the machine's count."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 3, 5}, raising=False)
+    assert runtime_threads.usable_cores() == 3
+
+    def refused(pid):
+        raise OSError("not allowed")
+
+    monkeypatch.setattr(os, "sched_getaffinity", refused, raising=False)
+    assert runtime_threads.usable_cores() == 16
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert runtime_threads.usable_cores() == 1
 
 
 def _clean_env() -> dict[str, str]:

@@ -20,14 +20,9 @@ from typing import Any, Optional
 
 from pipeline_model import emit
 from pipeline_model.passkinds.base import ExportPiece, PassKind
-from pipeline_model.passkinds.context import PassBuildContext, PassConfigError
 from pipeline_model.passkinds.registry import register
 
 PASS_ID = "weights.BindAsConstants"
-
-#: Why the step cannot run on a model that carries no weights.
-NO_WEIGHTS = ("the model carries no weights of its own (built-in and TVMScript models get random weights at "
-              "run time), so there is nothing to bind; load an ONNX or PyTorch model, or remove this step")
 
 
 def bind_model_weights(params):  # type: ignore[no-untyped-def]  # copied verbatim into exported scripts
@@ -91,13 +86,8 @@ class BindWeightsKind(PassKind):
         ))
 
     def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
+        # Ref("weights") is the loaded model's weights; evaluating it refuses a model without any.
         return emit.Call("pipeline_model.passkinds.bind_weights", "bind_model_weights", (emit.Ref("weights"),))
-
-    def build_pass(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, ctx: PassBuildContext) -> Any:
-        weights = ctx.weights() if ctx.weights is not None else None
-        if not weights:
-            raise PassConfigError(f"{pass_id}: {NO_WEIGHTS}")
-        return bind_model_weights(weights)
 
     def export_step(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, *, index: int,
                     label: str) -> ExportPiece:

@@ -11,6 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 
+#: Why a step that needs the model's own weights (``weights.BindAsConstants``) cannot run without them.
+NO_MODEL_WEIGHTS = ("the model carries no weights of its own (built-in and TVMScript models get random weights "
+                    "at run time), so there is nothing to bind; load an ONNX or PyTorch model, or remove this step")
+
+
 class PassConfigError(ValueError):
     """A pass cannot be built: bad parameters, unavailable pass, untrusted or broken custom code."""
 

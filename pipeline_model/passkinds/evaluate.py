@@ -11,7 +11,7 @@ import os
 from typing import Any
 
 from pipeline_model import emit
-from pipeline_model.passkinds.context import PassBuildContext, PassConfigError
+from pipeline_model.passkinds.context import NO_MODEL_WEIGHTS, PassBuildContext, PassConfigError
 
 
 def evaluate(expr: Any, ctx: PassBuildContext, pass_id: str) -> Any:
@@ -32,7 +32,7 @@ def evaluate(expr: Any, ctx: PassBuildContext, pass_id: str) -> Any:
         if expr.name == "weights":
             weights = ctx.weights() if ctx.weights is not None else None
             if not weights:
-                raise PassConfigError(f"{pass_id}: the model carries no weights of its own; nothing to bind")
+                raise PassConfigError(f"{pass_id}: {NO_MODEL_WEIGHTS}")
             return weights
         raise PassConfigError(f"{pass_id}: unknown reference {expr.name}")
     if isinstance(expr, emit.ListOf):
