@@ -38,6 +38,7 @@ class AutosaveController(QObject):
         self.ctx = ctx
         self.folder = folder
         self.path: Optional[str] = None  # this instance's current recovery file
+        self.kept = False  # set by keep(): the copy outlives this instance (exit on a signal)
         self.last_error: Optional[str] = None
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
@@ -48,6 +49,8 @@ class AutosaveController(QObject):
         ctx.document.document_replaced.connect(self._on_replaced)
 
     def _on_index_changed(self, _index: int) -> None:
+        if self.kept:
+            return
         try:
             modified = self.ctx.document.modified
         except RuntimeError:  # the window is being destroyed
@@ -56,11 +59,13 @@ class AutosaveController(QObject):
             self.timer.start()
 
     def _on_clean_changed(self, clean: bool) -> None:
-        if clean:
+        if clean and not self.kept:
             self.timer.stop()
             self.discard()
 
     def _on_replaced(self) -> None:
+        if self.kept:
+            return
         self.timer.stop()
         self.discard()
         if self.ctx.document.modified:  # a restored recovery copy: keep it safe from the start
@@ -84,9 +89,19 @@ class AutosaveController(QObject):
         self.saved.emit(path)
         return path
 
+    def keep(self) -> Optional[str]:
+        """Write the recovery copy (when there are unsaved edits) and keep it for the next start: from now on
+        nothing this instance does removes it — the undo stack cleared while the window is destroyed emits
+        ``cleanChanged(True)``, which would otherwise discard it (an exit on SIGTERM/SIGINT/SIGHUP). Returns
+        its path."""
+        path = self.save_now() if not self.kept else self.path
+        self.kept = True
+        self.timer.stop()
+        return path
+
     def discard(self) -> None:
-        """Remove this instance's recovery file (clean document or clean exit)."""
-        if self.path:
+        """Remove this instance's recovery file (clean document or clean exit); nothing after :meth:`keep`."""
+        if self.path and not self.kept:
             recovery.remove_recovery(self.path)
             self.path = None
 
@@ -158,7 +173,7 @@ def install_signal_handlers(window: Any) -> QTimer:
     copy is kept for the next start). Returns the timer that lets Python see signals while Qt runs."""
 
     def handle(signum: int, _frame: Any) -> None:
-        QTimer.singleShot(0, lambda: window.exit_on_signal(signum))
+        QTimer.singleShot(0, lambda: _exit_keeping_edits(window, signum))
 
     for name in ("SIGTERM", "SIGINT", "SIGHUP"):
         sig = getattr(signal, name, None)
@@ -168,6 +183,13 @@ def install_signal_handlers(window: Any) -> QTimer:
     tick.timeout.connect(lambda: None)  # the interpreter runs signal handlers between bytecodes
     tick.start(200)
     return tick
+
+
+def _exit_keeping_edits(window: Any, signum: int) -> None:
+    """The signal's exit: the recovery copy is written and kept (:meth:`AutosaveController.keep`) before the
+    window closes, so the teardown cannot remove it."""
+    window.autosave.keep()
+    window.exit_on_signal(signum)
 
 
 def env_answer() -> Optional[bool]:
