@@ -246,9 +246,9 @@ class FileController(QObject):
         if not path:
             return
         try:
-            text = export_script(doc)
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            from pipeline_model import safe_write
+
+            safe_write.write_text(path, export_script(doc), "script")  # never through a link, FIFO or device
         except Exception as exc:  # noqa: BLE001 - show any export problem plainly
             QMessageBox.critical(self._parent(), tr("Cannot export script"), f"{path}: {exc}")
             return

@@ -728,6 +728,9 @@ def save_pipeline(doc: PipelineDocument, path: PathLike, backup: bool = True) ->
     if problem is not None:  # a ValueError before any file is touched
         raise ValueError(f"pipeline {doc.name!r} cannot be written: {format_json_path(problem[0]) or 'document'}: "
                          f"{problem[1]}")
+    from pipeline_model.safe_write import check_output_file
+
+    check_output_file(target, "pipeline file")  # a device, FIFO or folder (after links are resolved) is refused
     clean_stale_temp_files(target)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=TEMP_SUFFIX, dir=folder)
     try:

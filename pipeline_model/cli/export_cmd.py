@@ -29,6 +29,14 @@ def main(args: argparse.Namespace) -> int:
     from pipeline_model.export import ExportError, default_output_path, export_script
     from pipeline_model.fileformat import PipelineFileError, load_pipeline
 
+    if args.output and args.output != "-":
+        from pipeline_model.safe_write import OutputPathError, check_output_file
+
+        try:
+            check_output_file(args.output, "output file")
+        except OutputPathError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     catalogue = None
     if not args.no_engine:
         try:
@@ -76,10 +84,13 @@ def main(args: argparse.Namespace) -> int:
     if args.output == "-":
         sys.stdout.write(source)
         return 0
+    from pipeline_model import safe_write
+
     out = args.output or default_output_path(doc)
-    tmp = out + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(source)
-    os.replace(tmp, out)
+    try:
+        safe_write.write_text(out, source, "output file")
+    except safe_write.OutputPathError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print(f"wrote {out}")
     return 0

@@ -68,14 +68,18 @@ def ir_file_name(position: int, pass_id: str) -> str:
 
 
 def emit_ir(result: RunResult, directory: str) -> list[str]:
-    """Write ``00_input.py``, ``NN_<pass>.py`` for each step with a script, and ``final.py``."""
-    os.makedirs(directory, exist_ok=True)
+    """Write ``00_input.py``, ``NN_<pass>.py`` for each step with a script, and ``final.py`` into ``directory``
+    (created if missing; each file written by :mod:`pipeline_model.safe_write`, so a symlink, FIFO or device
+    planted at one of those names is refused, not written through). Raises
+    :class:`~pipeline_model.safe_write.OutputPathError`."""
+    from pipeline_model import safe_write
+
+    safe_write.ensure_folder(directory, "--emit-ir")
     written = []
 
     def write(name: str, text: str) -> None:
         path = os.path.join(directory, name)
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text if text.endswith("\n") else text + "\n")
+        safe_write.write_text(path, text if text.endswith("\n") else text + "\n", "--emit-ir file")
         written.append(path)
 
     if result.input_script is not None:
@@ -154,6 +158,13 @@ def _prepare(args: argparse.Namespace, out: dict[str, Any]) -> tuple[Optional[Pi
         return None, f"--until {args.until}: the pipeline has steps 1..{len(doc.steps)}"
     if args.timeout is not None and args.timeout <= 0:
         return None, "--timeout must be > 0 seconds"
+    if args.emit_ir:
+        from pipeline_model.safe_write import OutputPathError, check_output_folder
+
+        try:
+            check_output_folder(args.emit_ir, "--emit-ir")
+        except OutputPathError as exc:
+            return None, str(exc)
     out.update({"pipeline": os.path.abspath(args.pipeline), "name": doc.name, "model": doc.model, "target": doc.target})
     return doc, None
 
@@ -218,7 +229,10 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
         except EngineError as exc:
             return _error(f"the engine failed: {exc.message}", as_json, out, EXIT_STEP_FAILED)
 
-        written = emit_ir(result, args.emit_ir) if args.emit_ir else []
+        try:
+            written = emit_ir(result, args.emit_ir) if args.emit_ir else []
+        except ValueError as exc:  # safe_write.OutputPathError: the folder changed during the run
+            return _error(str(exc), as_json, out, EXIT_BAD_INPUT)
         out.update({
             "ok": result.ok, "error": result.error, "failed_index": result.failed_index,
             "total_ms": round(result.total_ms, 3), "steps": [_step_summary(s) for s in result.steps],

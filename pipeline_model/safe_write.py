@@ -1,0 +1,191 @@
+"""Writing files the user names (``export -o``, ``run --emit-ir``, Save, Export Script…) without harm.
+
+The rules (issue 20, ``docs/RELIABILITY.md``):
+
+* a target that exists must be a regular file — a folder, a device, a FIFO, a socket or a symbolic link
+  is refused with a one-line message (:class:`OutputPathError`), before anything is written;
+* nothing is written under ``/proc``, ``/sys`` or ``/dev`` (``/proc/self/mem`` *is* a regular file);
+* the folder must exist (a missing folder is an error, not created behind the user's back, unless the
+  caller asks for it with ``make_folder``);
+* the text goes to a temporary file that this call creates itself — ``O_CREAT | O_EXCL | O_NOFOLLOW``,
+  a random name ``.<name>.<random>.rps-tmp`` in the target's folder — is flushed and fsynced, then renamed
+  over the target; on any failure (also Ctrl+C) that temporary file, and only it, is removed, and the
+  target is untouched. A symlink or a FIFO planted at some temporary name is never opened.
+
+TVM-free and Qt-free.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+from typing import Optional, Union
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+#: Suffix of the temporary files this module creates.
+TEMP_SUFFIX = ".rps-tmp"
+#: Folders (and everything below them) nothing is ever written into.
+SPECIAL_ROOTS = ("/proc", "/sys", "/dev")
+
+
+class OutputPathError(ValueError):
+    """An output path cannot be written safely; the message names the path and why (one line)."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _under_special_root(path: str) -> Optional[str]:
+    real = os.path.realpath(path)
+    for root in SPECIAL_ROOTS:
+        if real == root or real.startswith(root + os.sep):
+            return root
+    return None
+
+
+def check_output_file(path: PathLike, what: str = "output file", *, make_folder: bool = False) -> str:
+    """``path`` (as an absolute path) when a file may be written there, else :class:`OutputPathError`.
+
+    Refused: an empty path, an existing target that is not a regular file (folder, symlink, device, FIFO,
+    socket), a path under ``/proc``, ``/sys`` or ``/dev``, a missing folder (unless ``make_folder``), a
+    folder part that is not a folder.
+    """
+    text = os.fspath(path)
+    if not text or "\0" in text:
+        raise OutputPathError(f"{what} {text!r}: not a file name")
+    full = os.path.abspath(text)
+    if text.endswith(os.sep) or os.path.basename(full) in ("", ".", ".."):
+        raise OutputPathError(f"{what} {text}: names a folder, not a file")
+    root = _under_special_root(full)
+    if root is not None:
+        raise OutputPathError(f"{what} {text}: nothing is written under {root}")
+    try:
+        st = os.lstat(full)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise OutputPathError(f"{what} {text}: {exc.strerror or exc}") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise OutputPathError(f"{what} {text}: is {_kind(st.st_mode)}; name a regular file")
+    folder = os.path.dirname(full)
+    if not os.path.isdir(folder):
+        if os.path.lexists(folder) or not make_folder:
+            why = "is not a folder" if os.path.lexists(folder) else "does not exist"
+            raise OutputPathError(f"{what} {text}: the folder {folder} {why}")
+    return full
+
+
+def check_output_folder(path: PathLike, what: str = "output folder") -> str:
+    """``path`` (absolute) when files may be written into it: an existing folder (not a symlink), or a missing
+    one whose parent is a folder (it is then created by :func:`ensure_folder`). :class:`OutputPathError` else."""
+    text = os.fspath(path)
+    if not text or "\0" in text:
+        raise OutputPathError(f"{what} {text!r}: not a folder name")
+    full = os.path.abspath(text)
+    root = _under_special_root(full)
+    if root is not None:
+        raise OutputPathError(f"{what} {text}: nothing is written under {root}")
+    try:
+        st = os.lstat(full)
+    except FileNotFoundError:
+        parent = os.path.dirname(full)
+        if not os.path.isdir(parent):
+            raise OutputPathError(f"{what} {text}: the folder {parent} does not exist") from None
+        return full
+    except OSError as exc:
+        raise OutputPathError(f"{what} {text}: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise OutputPathError(f"{what} {text}: is {_kind(st.st_mode)}; name a folder")
+    return full
+
+
+def ensure_folder(path: PathLike, what: str = "output folder") -> str:
+    """Create the folder checked by :func:`check_output_folder` (one level) if missing; returns it."""
+    full = check_output_folder(path, what)
+    try:
+        os.mkdir(full)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise OutputPathError(f"{what} {os.fspath(path)}: {exc.strerror or exc}") from None
+    return full
+
+
+def _open_temp(folder: str, base: str) -> tuple[int, str]:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = os.path.join(folder, f".{base}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise OSError(errno.EEXIST, "no free temporary name", folder)
+
+
+def write_bytes(path: PathLike, data: bytes, what: str = "output file", *, make_folder: bool = False,
+                mode: Optional[int] = None) -> str:
+    """Write ``data`` to ``path`` atomically under the module's rules; returns the absolute path written.
+
+    ``mode``: permission bits of a new file (default ``0o666`` less the umask); an existing file keeps its own.
+    Raises :class:`OutputPathError` for a refused path and for a failed write (the message names the path).
+    """
+    full = check_output_file(path, what, make_folder=make_folder)
+    folder, base = os.path.split(full)
+    if make_folder and not os.path.isdir(folder):
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as exc:
+            raise OutputPathError(f"{what} {os.fspath(path)}: cannot create {folder}: {exc.strerror or exc}") from None
+    try:
+        fd, tmp = _open_temp(folder, base)
+    except OSError as exc:
+        raise OutputPathError(f"{what} {os.fspath(path)}: cannot write into {folder}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            st = os.lstat(full)
+            bits = st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else None
+        except FileNotFoundError:
+            bits = None
+        if bits is None:
+            umask = os.umask(0)
+            os.umask(umask)
+            bits = (mode if mode is not None else 0o666) & ~umask
+        os.chmod(tmp, bits)
+        # The target may have been replaced by something else since the check: check again right before.
+        check_output_file(full, what)
+        os.replace(tmp, full)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OutputPathError):
+            raise
+        if isinstance(exc, OSError):
+            raise OutputPathError(f"{what} {os.fspath(path)}: {exc.strerror or exc}") from None
+        raise
+    return full
+
+
+def write_text(path: PathLike, text: str, what: str = "output file", *, make_folder: bool = False,
+               mode: Optional[int] = None) -> str:
+    """:func:`write_bytes` of ``text`` as UTF-8."""
+    return write_bytes(path, text.encode("utf-8"), what, make_folder=make_folder, mode=mode)
