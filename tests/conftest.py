@@ -12,7 +12,9 @@ import os
 import pytest
 
 #: Session-wide tuning fixtures (``tuned_mlp``: the suite's one real MetaSchedule run).
-pytest_plugins = ["tests.tuning_fixtures"]
+pytest_plugins = ["tests.tuning_fixtures", "tests.process_guard"]
+#: ``tests.process_guard``: a session that leaves a process it started alive fails; TVM worker pools started
+#: in-process by a test are ended after it.
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
