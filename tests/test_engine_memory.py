@@ -17,13 +17,20 @@ class _Mod:
         return "m" * 1000
 
 
-def test_cache_is_bounded_by_bytes_not_entries():
-    cache = ModuleCache(max_bytes=10 * 1024 * 1024)
-    assert cache.max_entries is None
-    for i in range(2000):  # many small modules: more entries than any count bound would allow
+def test_cache_is_bounded_by_bytes_and_by_entries():
+    cache = ModuleCache(max_entries=None, max_bytes=10 * 1024 * 1024)
+    for i in range(2000):  # many small modules: the byte bound alone holds
         cache.put(f"k{i}", _Mod(i), "x" * 100)
     assert cache.nbytes <= cache.max_bytes
     assert len(cache) == cache.max_bytes // (ModuleCache.MODULE_COST + 200)
+    # The default also bounds the number of modules (issue 20: small modules charged far more than their real
+    # memory never reached the byte bound, and the engine grew ~16 KiB per entry without a plateau).
+    default = ModuleCache()
+    assert default.max_entries == ModuleCache.MAX_ENTRIES
+    for i in range(ModuleCache.MAX_ENTRIES + 300):
+        default.put(f"k{i}", _Mod(i), "x" * 100)
+    assert len(default) == ModuleCache.MAX_ENTRIES
+    assert f"k{ModuleCache.MAX_ENTRIES + 299}" in default and "k0" not in default  # least recently used go
     big = ModuleCache(max_bytes=ModuleCache.MODULE_COST * 10)
     big.put("a", _Mod(0), "x" * ModuleCache.MODULE_COST)
     big.put("b", _Mod(1), "y" * ModuleCache.MODULE_COST * 2)
