@@ -40,11 +40,11 @@ import time
 import weakref
 from typing import Optional
 
+from pipeline_model import child_process
 from pipeline_model import diff as D
 
 __all__ = ["DiffProcess", "DiffProcessError", "MAX_FAILURES", "shared"]
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _REQUEST = struct.Struct("<qq")
 _SAME = -2  # the "after" length of a request whose two texts are the same (sent once)
 _ANSWER = struct.Struct("<Q")
@@ -203,10 +203,9 @@ class DiffProcess:
                 return proc
             if proc is not None:
                 _close_pipes(proc)
-            env = dict(os.environ)
-            env["PYTHONPATH"] = _ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-            command = self.command or [sys.executable, "-m", "pipeline_model.diff_process",
-                                       "--max-rss-mb", str(self.max_rss_mb)]
+            env = child_process.child_env()  # never imports from the current folder (planted numpy.py & co.)
+            command = self.command or child_process.python_command("pipeline_model.diff_process",
+                                                                   "--max-rss-mb", str(self.max_rss_mb))
             proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
                                     close_fds=True)
             assert proc.stdin is not None and proc.stdout is not None
