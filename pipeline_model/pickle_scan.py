@@ -88,13 +88,13 @@ def _globals(data: bytes) -> Iterator[tuple[str, str]]:
         elif name == "MEMOIZE":
             memo[len(memo)] = stack[-1] if stack else None
         elif name in ("BINPUT", "LONG_BINPUT", "PUT"):
-            memo[int(arg)] = stack[-1] if stack else None
+            memo[int(str(arg))] = stack[-1] if stack else None
         elif name in ("BINGET", "LONG_BINGET", "GET"):
-            stack.append(memo.get(int(arg)))
+            stack.append(memo.get(int(str(arg))))
         elif name == "STACK_GLOBAL":
-            attr = stack.pop() if stack else None
-            module = stack.pop() if stack else None
-            yield (str(module) if isinstance(module, str) else "?"), (str(attr) if isinstance(attr, str) else "?")
+            top: object = stack.pop() if stack else None
+            below: object = stack.pop() if stack else None
+            yield (below if isinstance(below, str) else "?"), (top if isinstance(top, str) else "?")
         else:
             stack.append(None)  # some other value: keeps positions right for later STACK_GLOBALs
 
