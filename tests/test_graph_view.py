@@ -186,9 +186,10 @@ def test_bad_graph_json_reports_a_clear_message(qtbot, view):
 @pytest.fixture(scope="module")
 def decoder_json():
     pytest.importorskip("tvm")
+    from pipeline_model.engine.graph_extract_tvm import extract_graph
     from tests.test_graph_hierarchy import decoder_mod
 
-    return ig.graph_to_json(ig.extract_graph(decoder_mod(8), "forward"))
+    return ig.graph_to_json(extract_graph(decoder_mod(8), "forward"))
 
 
 def test_large_graph_starts_collapsed_and_click_expands(qtbot, view, decoder_json):
