@@ -74,7 +74,9 @@ def real_graph_json(layers: int) -> dict:
             return x
 
     mod, _ = Net().export_tvm({"forward": {"x": nn.spec.Tensor((1, "n", 256), "float32")}})
-    return ir_graph.graph_to_json(ir_graph.extract_graph(mod, "forward"))
+    from pipeline_model.engine.graph_extract_tvm import extract_graph
+
+    return ir_graph.graph_to_json(extract_graph(mod, "forward"))
 
 
 def time_show(app: QApplication, view: GraphView, data: dict, highlight: set) -> dict:

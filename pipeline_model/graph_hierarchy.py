@@ -335,6 +335,114 @@ def _inline_calls(data: dict[str, Any], expanded: Collection[str]) -> tuple[list
     return out_nodes, kept_edges
 
 
+def _group_node(gid: str, info: dict[str, Any], first: dict[str, Any], frames: list[str]) -> dict[str, Any]:
+    """The view node of a collapsed group ``gid`` (tree entry ``info``), placed like its first member."""
+    label = info["label"]
+    return {
+        "id": gid, "kind": "group", "name": label, "op": None, "callee": None,
+        "callee_kind": None, "composite": None, "label": label, "shape": None, "dtype": None,
+        "type_text": "", "attrs": {}, "group": first.get("group"), "is_dataflow": first.get("is_dataflow", False),
+        "group_id": gid, "group_kind": info["kind"], "size": info["size"], "module": first.get("module"),
+        "frames": frames,
+    }
+
+
+class _ViewNodes:
+    """The nodes of a view: each full-graph node shown as itself (with the expanded groups around it as
+    ``frames``) or by the outermost collapsed group that contains it (one ``kind: "group"`` node each)."""
+
+    def __init__(self, nodes: list[dict[str, Any]], tree: dict[str, dict[str, Any]], expanded: frozenset[str]) -> None:
+        self.rep: dict[str, str] = {}  # full-graph id -> view id
+        self.group_nodes: dict[str, dict[str, Any]] = {}
+        self.order: list[str] = []  # view ids in the order they first appear
+        self.view_nodes: dict[str, dict[str, Any]] = {}
+        chain_cache: dict[Any, tuple[Optional[str], list[str]]] = {}
+        for n in nodes:
+            key = (n.get("module"), n.get("call_group"))
+            hit = chain_cache.get(key)
+            if hit is None:
+                chain = _chain(n.get("module"), tree)
+                if n.get("call_group"):
+                    chain = chain + [n["call_group"]]
+                collapsed = next((g for g in chain if g not in expanded), None)
+                open_frames = chain if collapsed is None else chain[: chain.index(collapsed)]
+                hit = chain_cache[key] = (collapsed, open_frames)
+            self._add(n, *hit, tree)
+
+    def _add(self, n: dict[str, Any], collapsed: Optional[str], open_frames: list[str],
+             tree: dict[str, dict[str, Any]]) -> None:
+        nid = n["id"]
+        if collapsed is None:
+            self.rep[nid] = nid
+            item = dict(n)
+            item["frames"] = open_frames
+            self.view_nodes[nid] = item
+            self.order.append(nid)
+            return
+        self.rep[nid] = collapsed
+        gnode = self.group_nodes.get(collapsed)
+        if gnode is not None and gnode["group"] is None and n.get("group") is not None:
+            gnode["group"], gnode["is_dataflow"] = n.get("group"), n.get("is_dataflow", False)
+        if gnode is None:
+            gnode = self.group_nodes[collapsed] = _group_node(collapsed, tree[collapsed], n, open_frames)
+            self.view_nodes[collapsed] = gnode
+            self.order.append(collapsed)
+
+
+def _view_edges(vn: _ViewNodes, nodes: list[dict[str, Any]], edges: list[dict[str, Any]],
+                ) -> dict[tuple[str, str], dict[str, Any]]:
+    """Edges between representatives (self-loops and duplicates dropped, the first edge of a pair kept);
+    a collapsed group with a single output node takes that node's shape."""
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    out_of_group: dict[str, set[str]] = {}
+    rep, group_nodes = vn.rep, vn.group_nodes
+    for e in edges:
+        s, t = str(e.get("source")), str(e.get("target"))
+        rs, rt = rep.get(s), rep.get(t)
+        if rs is None or rt is None or rs == rt:
+            continue
+        if rs in group_nodes:
+            out_of_group.setdefault(rs, set()).add(s)
+        k = (rs, rt)
+        if k not in seen:
+            idx = e.get("index", 0) or 0
+            seen[k] = {"source": rs, "target": rt, "index": idx, "indices": list(e.get("indices") or [idx])}
+    by_full = {n["id"]: n for n in nodes}
+    for gid, srcs in out_of_group.items():
+        if len(srcs) == 1:
+            src = by_full[next(iter(srcs))]
+            g = group_nodes[gid]
+            g["shape"], g["dtype"], g["type_text"] = src.get("shape"), src.get("dtype"), src.get("type_text", "")
+    return seen
+
+
+def _add_stubs(vn: _ViewNodes, seen: dict[tuple[str, str], dict[str, Any]], stub_min_uses: int) -> dict[str, list[str]]:
+    """Per-use stubs for shared sources: a param/constant with ``stub_min_uses`` or more consumers keeps its
+    edge to the first consumer (in view order); each other consumer gets a stub node feeding it instead.
+    Returns the stub ids to place before each consumer."""
+    by_source: dict[str, list[str]] = {}
+    for (s, t) in seen:
+        by_source.setdefault(s, []).append(t)
+    position = {nid: k for k, nid in enumerate(vn.order)}
+    stubs_before: dict[str, list[str]] = {}
+    view_nodes = vn.view_nodes
+    for s, targets in by_source.items():
+        src = view_nodes[s]
+        if src.get("kind") not in ("param", "constant") or len(targets) < stub_min_uses:
+            continue
+        targets.sort(key=position.__getitem__)
+        for t in targets[1:]:  # the first consumer keeps the edge
+            edge = seen.pop((s, t))
+            sid = f"{s}@{t}"
+            stub = dict(src)
+            stub.update({"id": sid, "stub": True, "stub_of": s, "frames": view_nodes[t].get("frames", []),
+                         "group": view_nodes[t].get("group")})
+            view_nodes[sid] = stub
+            stubs_before.setdefault(t, []).append(sid)
+            seen[(sid, t)] = {**edge, "source": sid}
+    return stubs_before
+
+
 def build_view(data: dict[str, Any], expanded: Collection[str] = (), *, stub_min_uses: int = STUB_MIN_USES,
                tree: Optional[dict[str, dict[str, Any]]] = None) -> dict[str, Any]:
     """The graph JSON a view lays out for the groups in ``expanded`` (ids from :func:`group_tree`).
@@ -350,98 +458,17 @@ def build_view(data: dict[str, Any], expanded: Collection[str] = (), *, stub_min
     tree = tree if tree is not None else group_tree(data)
     expanded = frozenset(expanded)
     nodes, edges = _inline_calls(data, expanded)
-    rep: dict[str, str] = {}
-    group_nodes: dict[str, dict[str, Any]] = {}
-    order: list[str] = []
-    view_nodes: dict[str, dict[str, Any]] = {}
-    chain_cache: dict[Any, tuple[Optional[str], list[str]]] = {}
-    for n in nodes:
-        nid = n["id"]
-        key = (n.get("module"), n.get("call_group"))
-        hit = chain_cache.get(key)
-        if hit is None:
-            chain = _chain(n.get("module"), tree)
-            if n.get("call_group"):
-                chain = chain + [n["call_group"]]
-            collapsed = next((g for g in chain if g not in expanded), None)
-            open_frames = chain if collapsed is None else chain[: chain.index(collapsed)]
-            hit = chain_cache[key] = (collapsed, open_frames)
-        collapsed, open_frames = hit
-        if collapsed is None:
-            rep[nid] = nid
-            item = dict(n)
-            item["frames"] = open_frames
-            view_nodes[nid] = item
-            order.append(nid)
-            continue
-        rep[nid] = collapsed
-        gnode = group_nodes.get(collapsed)
-        if gnode is not None and gnode["group"] is None and n.get("group") is not None:
-            gnode["group"], gnode["is_dataflow"] = n.get("group"), n.get("is_dataflow", False)
-        if gnode is None:
-            info = tree[collapsed]
-            label = info["label"]
-            gnode = group_nodes[collapsed] = {
-                "id": collapsed, "kind": "group", "name": label, "op": None, "callee": None,
-                "callee_kind": None, "composite": None, "label": label, "shape": None, "dtype": None,
-                "type_text": "", "attrs": {}, "group": n.get("group"), "is_dataflow": n.get("is_dataflow", False),
-                "group_id": collapsed, "group_kind": info["kind"], "size": info["size"], "module": n.get("module"),
-                "frames": open_frames,
-            }
-            view_nodes[collapsed] = gnode
-            order.append(collapsed)
-    # edges between representatives; outputs of a group give it a shape
-    seen: dict[tuple[str, str], dict[str, Any]] = {}
-    by_full = {n["id"]: n for n in nodes}
-    out_of_group: dict[str, set[str]] = {}
-    for e in edges:
-        s, t = str(e.get("source")), str(e.get("target"))
-        rs, rt = rep.get(s), rep.get(t)
-        if rs is None or rt is None or rs == rt:
-            continue
-        if rs in group_nodes:
-            out_of_group.setdefault(rs, set()).add(s)
-        k = (rs, rt)
-        if k not in seen:
-            idx = e.get("index", 0) or 0
-            seen[k] = {"source": rs, "target": rt, "index": idx, "indices": list(e.get("indices") or [idx])}
-    for gid, srcs in out_of_group.items():
-        if len(srcs) == 1:
-            src = by_full[next(iter(srcs))]
-            g = group_nodes[gid]
-            g["shape"], g["dtype"], g["type_text"] = src.get("shape"), src.get("dtype"), src.get("type_text", "")
-    # per-use stubs for shared sources
-    by_source: dict[str, list[str]] = {}
-    for (s, t) in seen:
-        by_source.setdefault(s, []).append(t)
-    position = {nid: k for k, nid in enumerate(order)}
-    stubs_before: dict[str, list[str]] = {}
-    out_edges = list(seen.values())
-    for s, targets in by_source.items():
-        src = view_nodes[s]
-        if src.get("kind") not in ("param", "constant") or len(targets) < stub_min_uses:
-            continue
-        targets.sort(key=position.__getitem__)
-        keep = targets[0]
-        for t in targets[1:]:
-            edge = seen.pop((s, t))
-            sid = f"{s}@{t}"
-            stub = dict(src)
-            stub.update({"id": sid, "stub": True, "stub_of": s, "frames": view_nodes[t].get("frames", []),
-                         "group": view_nodes[t].get("group")})
-            view_nodes[sid] = stub
-            stubs_before.setdefault(t, []).append(sid)
-            seen[(sid, t)] = {**edge, "source": sid}
-        del keep
+    vn = _ViewNodes(nodes, tree, expanded)
+    seen = _view_edges(vn, nodes, edges)
+    stubs_before = _add_stubs(vn, seen, stub_min_uses)
     out_nodes: list[dict[str, Any]] = []
-    for nid in order:
+    for nid in vn.order:
         for sid in stubs_before.get(nid, ()):
-            out_nodes.append(view_nodes[sid])
-        out_nodes.append(view_nodes[nid])
-    out_edges = list(seen.values())
+            out_nodes.append(vn.view_nodes[sid])
+        out_nodes.append(vn.view_nodes[nid])
     graph_attrs = {k: v for k, v in (data.get("graph") or {}).items() if k not in ("callees",)}
     graph_attrs["frame_labels"] = {g: _short_label(g, tree) for g in expanded if g in tree}
-    graph_attrs["rep"] = rep
+    graph_attrs["rep"] = vn.rep
     graph_attrs["expanded"] = sorted(expanded)
     view: dict[str, Any] = {k: data[k] for k in ("format", "version") if k in data}  # absent stays absent
     view.update({
@@ -449,7 +476,7 @@ def build_view(data: dict[str, Any], expanded: Collection[str] = (), *, stub_min
         "multigraph": False,
         "graph": graph_attrs,
         "nodes": out_nodes,
-        "edges": out_edges,
+        "edges": list(seen.values()),
     })
     return view
 

@@ -15,6 +15,8 @@ from pipeline_model.layout import compute_layout
 tvm = pytest.importorskip("tvm")
 from tvm import relax  # noqa: E402
 
+from pipeline_model.engine import graph_extract_tvm as gx  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DECODER = os.path.join(ROOT, "resources", "models", "decoder.py")
 
@@ -30,7 +32,7 @@ def decoder_mod(layers: int):
 @pytest.fixture(scope="module")
 def dec4():
     mod = decoder_mod(4)
-    return mod, gh.annotate_modules(ig.graph_to_json(ig.extract_graph(mod, "forward")))
+    return mod, gh.annotate_modules(ig.graph_to_json(gx.extract_graph(mod, "forward")))
 
 
 def _node(data, op, module_prefix):
@@ -49,7 +51,7 @@ def test_decoder_builtin_loads_with_symbolic_seq_len():
     assert "layers.31.self_attn.q_proj.weight" in names and "layers.32.mlp.up_proj.weight" not in names
     assert "seq_len" in str(func.params[0].ty) and "seq_len" in str(func.params[3].ty)
     # every layer uses the shared rotary tables and mask
-    data = ig.graph_to_json(ig.extract_graph(mod, "forward"))
+    data = ig.graph_to_json(gx.extract_graph(mod, "forward"))
     uses = sum(1 for e in data["edges"] if e["source"] == "mask")
     assert uses == 32
     # the 128-layer variant is the same file with another LAYERS
@@ -122,7 +124,7 @@ def test_shared_inputs_get_per_use_stubs(dec4):
 
 def test_layout_work_is_near_linear_with_stubs():
     def dummies(layers: int, stubs: bool) -> tuple[int, int]:
-        data = ig.graph_to_json(ig.extract_graph(decoder_mod(layers), "forward"))
+        data = ig.graph_to_json(gx.extract_graph(decoder_mod(layers), "forward"))
         view = gh.build_view(data, gh.all_group_ids(data), stub_min_uses=3 if stubs else 10**9)
         lay = compute_layout(ig.graph_from_json(view))
         return lay.dummy_count, len(view["nodes"])
@@ -167,9 +169,9 @@ def test_fused_function_graph_and_call_expanded_in_place():
     from pipeline_model.engine import handlers_graph
 
     mod = _fused_mlp()
-    fused = [n for n in ig.relax_functions(mod) if n.startswith("fused_")]
+    fused = [n for n in gx.relax_functions(mod) if n.startswith("fused_")]
     assert fused
-    inner = ig.extract_graph(mod, fused[0])  # any Relax function, fused ones included
+    inner = gx.extract_graph(mod, fused[0])  # any Relax function, fused ones included
     assert any(d.get("callee_kind") == "prim_func" for _n, d in inner.nodes(data=True))
     data = handlers_graph._function_graph(mod, "forward")
     assert set(data["graph"]["callees"]) >= set(fused[:1])

@@ -150,7 +150,7 @@ def test_painted_pixels_show_boxes_in_their_colours(qtbot, view):
 
 
 def test_tiles_cover_every_visible_node_and_stay_few(qtbot, view):
-    from widgets import graph_view as gvm
+    from widgets.graph.tiles import visible
 
     data = ig.synthetic_graph_json(3000, legalized=True)
     _show(qtbot, view, data)
@@ -162,12 +162,12 @@ def test_tiles_cover_every_visible_node_and_stay_few(qtbot, view):
     for k, (w, h) in enumerate([(1280, 800), (2560, 1600), (640, 400), (3000, 3000)]):
         top = lay.height * (k + 1) / 6
         rect = QRectF(lay.width / 3 - w / 2, top, w, h)
-        tiles = gvm._visible(p.bands, p.band_starts, p.band_margin, rect)  # noqa: SLF001
+        tiles = visible(p.bands, p.band_starts, p.band_margin, rect)
         in_tiles = {i for t in tiles for i in t.nodes}
         want = {i for i, (x0, y0, rw, rh) in enumerate(p.rects) if rect.intersects(QRectF(x0, y0, rw, rh))}
         assert want and want <= in_tiles
         assert len(tiles) <= total // 10
-        coarse = gvm._visible(p.coarse, p.coarse_starts, p.band_margin, rect)  # noqa: SLF001
+        coarse = visible(p.coarse, p.coarse_starts, p.band_margin, rect)
         assert want <= {i for t in coarse for i in t.nodes}
 
 
@@ -186,9 +186,10 @@ def test_bad_graph_json_reports_a_clear_message(qtbot, view):
 @pytest.fixture(scope="module")
 def decoder_json():
     pytest.importorskip("tvm")
+    from pipeline_model.engine.graph_extract_tvm import extract_graph
     from tests.test_graph_hierarchy import decoder_mod
 
-    return ig.graph_to_json(ig.extract_graph(decoder_mod(8), "forward"))
+    return ig.graph_to_json(extract_graph(decoder_mod(8), "forward"))
 
 
 def test_large_graph_starts_collapsed_and_click_expands(qtbot, view, decoder_json):

@@ -24,7 +24,7 @@ from pipeline_model.document import PipelineDocument, Step  # noqa: E402
 from pipeline_model.engine.results import FAILED, NOT_RUN  # noqa: E402
 from pipeline_model.fileformat import save_pipeline  # noqa: E402
 from tests.conftest import qt_wait  # noqa: E402
-from widgets.graph_view import heat_label  # noqa: E402
+from widgets.graph.items.nodes import heat_label  # noqa: E402
 from widgets.run_panel import build_run_html  # noqa: E402
 
 

@@ -17,6 +17,8 @@ from tvm.relax.frontend import nn  # noqa: E402
 from tvm.script import ir as I  # noqa: E402
 from tvm.script import relax as R  # noqa: E402
 
+from pipeline_model.engine import graph_extract_tvm as gx  # noqa: E402
+
 
 class _MLP(nn.Module):
     def __init__(self) -> None:
@@ -48,9 +50,21 @@ def test_module_imports_without_tvm():
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(__file__).parents[1]))
 
 
+def test_graph_model_module_names_no_tvm_even_lazily():
+    """The TVM side of the graph (extraction) lives in ``engine/graph_extract_tvm.py``; ``ir_graph`` (top
+    level of ``pipeline_model``) imports no TVM module anywhere, not even inside a function."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse((Path(__file__).parents[1] / "pipeline_model" / "ir_graph.py").read_text(encoding="utf-8"))
+    names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    assert not [m for m in names if m.split(".")[0] in ("tvm", "tvm_ffi") or m.endswith("_tvm")]
+
+
 def test_mlp_graph_before_legalize(mlp_mod):
-    assert ig.relax_functions(mlp_mod) == ["forward"]
-    g = ig.extract_graph(mlp_mod)
+    assert gx.relax_functions(mlp_mod) == ["forward"]
+    g = gx.extract_graph(mlp_mod)
     names = _by_name(g)
     params = [d["name"] for _, d in g.nodes(data=True) if d["kind"] == "param"]
     assert params == ["x", "fc1.weight", "fc1.bias", "fc2.weight"]
@@ -72,9 +86,9 @@ def test_mlp_graph_before_legalize(mlp_mod):
 
 
 def test_mlp_graph_after_legalize_has_call_tir_callees(mlp_mod):
-    before = ig.graph_to_json(ig.extract_graph(mlp_mod))
+    before = ig.graph_to_json(gx.extract_graph(mlp_mod))
     legal = relax.transform.LegalizeOps()(mlp_mod)
-    g = ig.extract_graph(legal, "forward")
+    g = gx.extract_graph(legal, "forward")
     calls = [d for _, d in g.nodes(data=True) if d["op"] == "relax.call_tir"]
     assert {d["callee"] for d in calls} == {"transpose", "matmul", "add", "relu", "transpose1", "matmul1"}
     assert all(d["callee_kind"] == "prim_func" and d["label"] == d["callee"] for d in calls)
@@ -86,10 +100,10 @@ def test_mlp_graph_after_legalize_has_call_tir_callees(mlp_mod):
     assert {g.nodes[n]["name"] for n in changed} >= {"matmul", "add", "relu", "permute_dims", "matmul1"}
     assert not any(g.nodes[n]["kind"] == "param" for n in changed)
     assert ig.changed_nodes(after, after) == set()
-    text = ig.prim_func_text(legal, "matmul")
+    text = gx.prim_func_text(legal, "matmul")
     assert "T.prim_func" in text and "784" in text
     with pytest.raises(KeyError, match="no PrimFunc 'nope'.*matmul"):
-        ig.prim_func_text(legal, "nope")
+        gx.prim_func_text(legal, "nope")
 
 
 def test_symbolic_dim_tuple_constant_and_json_round_trip():
@@ -108,7 +122,7 @@ def test_symbolic_dim_tuple_constant_and_json_round_trip():
                 R.output(t)
             return t
 
-    g = ig.extract_graph(Mod)
+    g = gx.extract_graph(Mod)
     names = _by_name(g)
     assert names["x"][1]["shape"] == ["n", 784]
     assert names["y"][1]["shape"] == ["n", 16]
@@ -145,8 +159,8 @@ def test_composite_function_call():
 
     pat = is_op("relax.add")(is_op("relax.matmul")(wildcard(), wildcard()), wildcard())
     fused = relax.transform.FuseOpsByPattern([("mylib.matmul_add", pat)], annotate_codegen=False)(Mod)
-    assert "main" in ig.relax_functions(fused) and len(ig.relax_functions(fused)) == 2
-    g = ig.extract_graph(fused, "main")
+    assert "main" in gx.relax_functions(fused) and len(gx.relax_functions(fused)) == 2
+    g = gx.extract_graph(fused, "main")
     calls = [d for _, d in g.nodes(data=True) if d["op"] == "call"]
     assert len(calls) == 1
     call = calls[0]
@@ -155,10 +169,10 @@ def test_composite_function_call():
     names = _by_name(g)
     call_id = next(n for n, d in g.nodes(data=True) if d is call)
     assert set(g.predecessors(call_id)) == {names["x"][0], names["w"][0], names["b"][0]}
-    inner = ig.extract_graph(fused, call["callee"])
+    inner = gx.extract_graph(fused, call["callee"])
     assert [d["op"] for _, d in inner.nodes(data=True) if d["kind"] == "binding"] == ["relax.matmul", "relax.add"]
     with pytest.raises(KeyError, match="no Relax function 'nope'"):
-        ig.extract_graph(fused, "nope")
+        gx.extract_graph(fused, "nope")
 
 
 def test_changed_nodes_is_by_signature_not_identity():
@@ -234,8 +248,8 @@ def test_fast_tensor_type_text_matches_the_printer():
             for block in func.body.blocks:
                 types += [b.var.ty for b in block.bindings]
             for ty in types:
-                _shape, _dtype, text = ig._type_info(ty)
-                assert text == ig._text(ty), (gv.name_hint, text, str(ty))
+                _shape, _dtype, text = gx._type_info(ty)
+                assert text == gx._text(ty), (gv.name_hint, text, str(ty))
                 checked += 1
                 fast += isinstance(ty, relax.TensorType) and isinstance(ty.shape, relax.ShapeExpr)
     assert checked > 1000 and fast > 500
@@ -250,7 +264,7 @@ def test_fast_tensor_type_text_matches_the_printer():
         relax.TensorType([2, 3], "void"),
     ]
     for ty in extra:
-        assert ig._type_info(ty)[2] == ig._text(ty), str(ty)
+        assert gx._type_info(ty)[2] == gx._text(ty), str(ty)
 
 
 def test_engine_reuses_a_graph_when_the_step_left_the_relax_functions_alone(mlp_mod):
@@ -264,7 +278,7 @@ def test_engine_reuses_a_graph_when_the_step_left_the_relax_functions_alone(mlp_
         legal = relax.transform.LegalizeOps()(mlp_mod)
         annotated = relax.transform.AnnotateTIROpPattern()(legal)
         fused = relax.transform.FuseOps()(annotated)
-    fn = ig.default_function(legal)
+    fn = gx.default_function(legal)
     first = hg._graph_by_objects(legal, fn)
     assert hg._graph_by_objects(annotated, fn) is first
     assert first == hg._function_graph(annotated, fn)  # what a fresh extraction gives
@@ -300,8 +314,8 @@ def test_graph_json_built_directly_matches_the_networkx_round_trip_and_each_type
         bb.emit_func_output(out)
     checked = 0
     for m_ in (mod, fused, bb.get()):
-        for name in ig.relax_functions(m_):
-            data = ig.extract_graph_json(m_, name)
+        for name in gx.relax_functions(m_):
+            data = gx.extract_graph_json(m_, name)
             assert ig.graph_to_json(ig.graph_from_json(data)) == data  # networkx's node and edge order
             func = m_[name]
             types = {p.name: p.ty for p in func.params}
@@ -309,7 +323,7 @@ def test_graph_json_built_directly_matches_the_networkx_round_trip_and_each_type
                 types.update({bd.var.name: bd.var.ty for bd in block.bindings})
             for node in data["nodes"]:
                 if node["kind"] in ("param", "binding") and node["name"] in types:
-                    shape, dtype, text = ig._type_info(types[node["name"]])
+                    shape, dtype, text = gx._type_info(types[node["name"]])
                     assert (node["shape"], node["dtype"], node["type_text"]) == (shape, dtype, text), node["id"]
                     checked += 1
     assert checked > 2000

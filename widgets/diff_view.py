@@ -225,6 +225,23 @@ class DiffView(QWidget):
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
+        self._init_state()
+        bar = self._build_bar()
+        self._build_editors()
+        self._build_error_page()
+        self._build_panes()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.splitter, 1)
+        for a, b in ((self.left, self.right), (self.right, self.left)):
+            a.verticalScrollBar().valueChanged.connect(self._on_user_scroll)
+            a.verticalScrollBar().valueChanged.connect(lambda v, b=b: self._sync(b.verticalScrollBar(), v))
+            a.horizontalScrollBar().valueChanged.connect(lambda v, b=b: self._sync(b.horizontalScrollBar(), v))
+        self.clear()
+
+    def _init_state(self) -> None:
+        """What the view keeps besides its widgets: the diff shown, the fill in progress, the worker pool."""
         self.async_lines = ASYNC_LINES
         self.fill_chunk_rows = FILL_CHUNK_ROWS
         self.fill_budget_ms = FILL_BUDGET_MS
@@ -255,6 +272,8 @@ class DiffView(QWidget):
         self._latest = [0]  # the generation asked for last, read by the diff task before it starts
         self._tints_dark = palette_is_dark(self.palette())
 
+    def _build_bar(self) -> QHBoxLayout:
+        """The top bar: function chooser, hide-unchanged box, summary."""
         self.function_combo = QComboBox()
         self.function_combo.setMinimumContentsLength(24)
         self.function_combo.setToolTip(self.tr("Show one function (+ added, − removed, ~ changed)"))
@@ -271,13 +290,19 @@ class DiffView(QWidget):
         bar.addWidget(self.function_combo)
         bar.addWidget(self.hide_unchanged_box)
         bar.addWidget(self.summary_label, 1)
+        return bar
 
+    def _build_editors(self) -> None:
+        """The two panes' titles and read-only editors."""
         self.left_title = StableLabel()
         self.right_title = StableLabel()
         for label in (self.left_title, self.right_title):
             label.setLabelStyleSheet("font-weight: bold; padding: 2px;")
         self.left = CodeEditor(read_only=True)
         self.right = CodeEditor(read_only=True)
+
+    def _build_error_page(self) -> None:
+        """What the right pane shows for a failed step: the error, its location link and the traceback."""
         self.error_text = QPlainTextEdit()
         self.error_text.setReadOnly(True)
         self.error_text.setFont(self.left.font())
@@ -320,6 +345,8 @@ class DiffView(QWidget):
         ev.addWidget(self.error_split, 1)
         self._update_details_button()
 
+    def _build_panes(self) -> None:
+        """Left pane (before), right pane (after, or the error page), side by side in :attr:`splitter`."""
         left_box = QWidget()
         lv = QVBoxLayout(left_box)
         lv.setContentsMargins(0, 0, 0, 0)
@@ -336,17 +363,6 @@ class DiffView(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left_box)
         self.splitter.addWidget(right_box)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(bar)
-        layout.addWidget(self.splitter, 1)
-
-        for a, b in ((self.left, self.right), (self.right, self.left)):
-            a.verticalScrollBar().valueChanged.connect(self._on_user_scroll)
-            a.verticalScrollBar().valueChanged.connect(lambda v, b=b: self._sync(b.verticalScrollBar(), v))
-            a.horizontalScrollBar().valueChanged.connect(lambda v, b=b: self._sync(b.horizontalScrollBar(), v))
-        self.clear()
 
     # -- API ---------------------------------------------------------------------------------------
     @property

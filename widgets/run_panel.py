@@ -170,8 +170,31 @@ class RunPanel(QWidget):
         self.last_compare: Optional[dict[str, Any]] = None
         self.last_export: Optional[dict[str, Any]] = None
         self.last_error: Optional[str] = None
+        target_row = self._build_target_row()
+        module_combo = self._build_module_combo()
+        inputs_row = self._build_inputs_row()
+        check_row = self._build_check_row()
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow(self.tr("Target"), target_row)
+        form.addRow(self.tr("Module"), module_combo)
+        form.addRow(self.tr("Inputs"), inputs_row)
+        form.addRow(self.tr("Check"), check_row)
+        actions = self._build_actions()
+        self._build_results()
+        left = QVBoxLayout()
+        left.addLayout(form)
+        left.addLayout(actions)
+        left.addWidget(self.status)
+        left.addWidget(self.chart)
+        left.addStretch(1)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(left, 3)
+        layout.addWidget(self.results, 2)
 
-        # -- target row
+    def _build_target_row(self) -> QHBoxLayout:
+        """Target chooser, "Advanced…" (the target as JSON) and "detect devices again"."""
         self.target_combo = QComboBox(self)
         self.target_combo.setObjectName("runTarget")
         self.target_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
@@ -189,13 +212,17 @@ class RunPanel(QWidget):
         target_row.addWidget(self.target_combo, 1)
         target_row.addWidget(self.advanced_button)
         target_row.addWidget(self.refresh_button)
+        return target_row
 
-        # -- module
+    def _build_module_combo(self) -> QComboBox:
+        """Which module to build: the final one or the one after the selected step."""
         self.module_combo = QComboBox(self)
         self.module_combo.addItem(self.tr("Final module (all steps)"), MODULE_FINAL)
         self.module_combo.addItem(self.tr("Module after the selected step"), MODULE_SELECTED)
+        return self.module_combo
 
-        # -- inputs
+    def _build_inputs_row(self) -> QHBoxLayout:
+        """Inputs: random with a seed, or arrays from a file."""
         self.random_radio = QRadioButton(self.tr("Random, seed"), self)
         self.random_radio.setChecked(True)
         self.file_radio = QRadioButton(self.tr("File"), self)
@@ -217,8 +244,10 @@ class RunPanel(QWidget):
         inputs_row.addWidget(self.file_radio)
         inputs_row.addWidget(self.input_path, 1)
         inputs_row.addWidget(self.browse_button)
+        return inputs_row
 
-        # -- check + timing
+    def _build_check_row(self) -> QHBoxLayout:
+        """Numerical check tolerances, timing repeats and the profile box."""
         self.rtol_spin = _sci_spin(self, 1e-4)
         self.atol_spin = _sci_spin(self, 1e-4)
         self.repeat_spin = QSpinBox(self)
@@ -244,15 +273,10 @@ class RunPanel(QWidget):
                                               "instrumentation (Profile panel, heat overlay on the graph)"))
         check_row.addWidget(self.profile_check)
         check_row.addStretch(1)
+        return check_row
 
-        form = QFormLayout()
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        form.addRow(self.tr("Target"), target_row)
-        form.addRow(self.tr("Module"), self.module_combo)
-        form.addRow(self.tr("Inputs"), inputs_row)
-        form.addRow(self.tr("Check"), check_row)
-
-        # -- actions
+    def _build_actions(self) -> QHBoxLayout:
+        """Build & Run, Compare with Baseline, Export Library…, Stop."""
         self.build_button = QPushButton(self.tr("Build && Run"), self)
         self.build_button.setObjectName("buildRunButton")
         self.build_button.setToolTip(self.tr("Build the module, run it, time it and check it against the unoptimized model (Ctrl+B)"))
@@ -270,7 +294,10 @@ class RunPanel(QWidget):
         for button in (self.build_button, self.compare_button, self.export_button, self.stop_button):
             actions.addWidget(button)
         actions.addStretch(1)
+        return actions
 
+    def _build_results(self) -> None:
+        """Status line, results browser and latency chart."""
         self.status = QLabel("", self)
         self.status.setObjectName("runStatus")
         self.status.setWordWrap(True)
@@ -281,17 +308,6 @@ class RunPanel(QWidget):
         self.results.setPlaceholderText(self.tr("Build & Run (Ctrl+B) to see outputs, latency and the numerical check."))
         self.results.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.chart = LatencyChart(self)
-
-        left = QVBoxLayout()
-        left.addLayout(form)
-        left.addLayout(actions)
-        left.addWidget(self.status)
-        left.addWidget(self.chart)
-        left.addStretch(1)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.addLayout(left, 3)
-        layout.addWidget(self.results, 2)
 
     # ---- targets --------------------------------------------------------------------------
     def set_devices(self, devices: list[dict[str, Any]], current: dict[str, Any]) -> None:

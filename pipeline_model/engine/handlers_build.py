@@ -912,11 +912,11 @@ def profile_vm(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray], sett
 
 
 def callee_nodes(mod: Any, func_name: str, names: list[str]) -> dict[str, list[str]]:
-    """Graph node ids (of :func:`pipeline_model.ir_graph.extract_graph_json` for ``func_name``) calling each name."""
-    from pipeline_model import ir_graph
+    """Graph node ids (of :func:`pipeline_model.engine.graph_extract_tvm.extract_graph_json` for ``func_name``) calling each name."""
+    from pipeline_model.engine import graph_extract_tvm
 
     try:
-        graph = ir_graph.extract_graph_json(mod, func_name)
+        graph = graph_extract_tvm.extract_graph_json(mod, func_name)
     except Exception:  # noqa: BLE001 - a module the graph extractor cannot walk: no mapping, the table stays
         return {}
     wanted = set(names)

@@ -21,8 +21,8 @@ from __future__ import annotations
 import collections
 from typing import TYPE_CHECKING, Any
 
-from pipeline_model import gc_pause, graph_hierarchy, ir_graph
-from pipeline_model.engine import graph_parts
+from pipeline_model import gc_pause, graph_hierarchy
+from pipeline_model.engine import graph_extract_tvm, graph_parts
 from pipeline_model.engine.handler_registry import handler
 
 if TYPE_CHECKING:  # the worker imports this module; only type checkers import it back
@@ -88,9 +88,9 @@ def handle_graph(args: dict, ctx: WorkerContext) -> dict:
     earlier model) falls back to the module's default function, with ``missing: True``.
     """
     key, mod = _module(args, ctx)
-    functions = ir_graph.relax_functions(mod)
+    functions = graph_extract_tvm.relax_functions(mod)
     requested = args.get("function") or None
-    function = requested if requested in functions else ir_graph.default_function(mod)
+    function = requested if requested in functions else graph_extract_tvm.default_function(mod)
     missing = bool(requested) and requested not in functions
     if function is None:
         return {"key": key, "functions": [], "function": None, "requested": requested, "missing": missing,
@@ -124,14 +124,14 @@ def _without_gc(fn: Any, *args: Any) -> Any:
 
 def _function_graph(mod: Any, function: str) -> dict[str, Any]:
     """Graph JSON of ``function`` with module paths and the graphs of the Relax functions it calls."""
-    graph = graph_hierarchy.annotate_modules(ir_graph.extract_graph_json(mod, function))
-    names = set(ir_graph.relax_functions(mod))
+    graph = graph_hierarchy.annotate_modules(graph_extract_tvm.extract_graph_json(mod, function))
+    names = set(graph_extract_tvm.relax_functions(mod))
     callees: dict[str, Any] = {}
     for node in graph["nodes"]:
         callee = node.get("callee")
         if (node.get("callee_kind") == "relax_function" and callee in names and callee != function
                 and callee not in callees):
-            callees[callee] = ir_graph.extract_graph_json(mod, callee)
+            callees[callee] = graph_extract_tvm.extract_graph_json(mod, callee)
     graph["graph"]["callees"] = callees
     return graph
 
@@ -143,4 +143,4 @@ def handle_prim_func(args: dict, ctx: WorkerContext) -> dict:
     name = str(args.get("name") or "")
     if not name:
         raise ValueError("prim_func request without a PrimFunc name")
-    return {"key": key, "name": name, "text": ir_graph.prim_func_text(mod, name)}
+    return {"key": key, "name": name, "text": graph_extract_tvm.prim_func_text(mod, name)}

@@ -1,0 +1,446 @@
+"""Relax function -> graph JSON (the model of :mod:`pipeline_model.ir_graph`) and the texts the graph view
+asks the engine for (engine side: imports TVM).
+
+:func:`extract_graph_json` walks one Relax function and builds its graph JSON directly (what the engine's
+``graph`` command sends); :func:`extract_graph` gives the same graph as a ``networkx.DiGraph``;
+:func:`relax_functions` and :func:`default_function` name the functions a view can show;
+:func:`prim_func_text` prints one PrimFunc.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import networkx as nx
+import tvm
+import tvm_ffi
+from tvm import relax, tirx
+
+from pipeline_model.ir_graph import GRAPH_FORMAT, GRAPH_VERSION, graph_from_json
+
+__all__ = [
+    "relax_functions",
+    "default_function",
+    "extract_graph",
+    "extract_graph_json",
+    "prim_func_text",
+]
+
+# Relax ops whose first argument is the callee and whose second argument is the tuple of real inputs.
+_CALLEE_OPS = {
+    "relax.call_tir",
+    "relax.call_tir_with_grad",
+    "relax.call_tir_inplace",
+    "relax.call_dps_packed",
+    "relax.call_pure_packed",
+    "relax.call_inplace_packed",
+    "relax.call_builtin_with_ctx",
+}
+_MAX_ATTR_TEXT = 200
+
+
+def _composite_name(func: Any) -> Optional[str]:
+    """The ``Composite`` (else ``Codegen``) attribute of a Relax function: the pattern or backend it
+    was fused for, or None."""
+    fattrs = func.attrs
+    if fattrs is None:
+        return None
+    for key in ("Composite", "Codegen"):
+        if key in fattrs:
+            return str(fattrs[key])
+    return None
+
+
+def relax_functions(mod: Any) -> list[str]:
+    """Return the names of the Relax functions of ``mod``: public ones first (sorted), then private ones."""
+    public: list[str] = []
+    private: list[str] = []
+    for gvar, func in mod.functions.items():
+        if not isinstance(func, relax.Function):
+            continue
+        attrs = func.attrs
+        is_public = attrs is not None and "global_symbol" in attrs
+        (public if is_public else private).append(gvar.name_hint)
+    return sorted(public) + sorted(private)
+
+
+def default_function(mod: Any) -> str | None:
+    """Return the Relax function a view should show first: ``main``, ``forward``, else the first public one."""
+    names = relax_functions(mod)
+    for preferred in ("main", "forward"):
+        if preferred in names:
+            return preferred
+    return names[0] if names else None
+
+
+def _text(value: Any) -> str:
+    """Short, JSON-safe text of a TVM value."""
+    text = "None" if value is None else str(value)
+    if len(text) > _MAX_ATTR_TEXT:
+        text = text[: _MAX_ATTR_TEXT - 1] + "\u2026"
+    return text
+
+
+def _attrs_dict(attrs: Any) -> dict[str, str]:
+    """Op attributes (an ``ir.Attrs`` object or a dict-like ``DictAttrs``) as a dict of strings."""
+    if attrs is None:
+        return {}
+    out: dict[str, str] = {}
+    try:  # DictAttrs (function attributes) behave like a mapping
+        keys = list(attrs.keys())
+    except Exception:  # noqa: BLE001 - op attrs have no keys(); use the ffi field table
+        keys = None
+    if keys is not None:
+        for key in keys:
+            out[str(key)] = _text(attrs[key])
+        return out
+    info = getattr(type(attrs), "__tvm_ffi_type_info__", None)
+    while info is not None:
+        for field in info.fields:
+            if field.name not in out:
+                try:
+                    out[field.name] = _text(getattr(attrs, field.name))
+                except Exception as exc:  # noqa: BLE001 - a field we cannot read is shown as such
+                    out[field.name] = f"<unreadable: {exc}>"
+        info = info.parent_type_info
+    return out
+
+
+def _tensor_type_text(ty: Any, shape: list[int | str] | None, dtype: str | None, dims: Any) -> str | None:
+    """``str(ty)`` of a plain tensor type built without the script printer (7-8 µs a call, thousands of
+    calls per graph): only for a shape of int64 constants and bare symbolic variables, a known dtype
+    and no virtual device; ``None`` otherwise (the caller prints). ``tests/test_ir_graph.py`` checks it
+    against the printer on real modules."""
+    if shape is None or dtype is None or getattr(ty, "vdevice", None) is not None:
+        return None
+    for dim in dims:
+        if isinstance(dim, tirx.IntImm):
+            if str(dim.ty) != "int64":
+                return None
+        elif not isinstance(dim, tirx.Var):
+            return None
+    inner = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
+    text = f'R.Tensor(({inner}), dtype="{dtype}")'
+    return text if len(text) <= _MAX_ATTR_TEXT else None
+
+
+def _dim_text(dim: Any, tirx: Any) -> str:
+    """A symbolic dimension as the printer writes it: a plain variable by its name (no printer call)."""
+    if isinstance(dim, tirx.Var):
+        name = dim.name
+        if isinstance(name, str) and name.isidentifier():
+            return name
+    return str(dim)
+
+
+def _type_info(ty: Any) -> tuple[list[int | str] | None, str | None, str]:
+    """(shape, dtype, type_text) of a Relax type; symbolic dims appear as their names."""
+    if ty is None:
+        return None, None, ""
+    if isinstance(ty, relax.TensorType):
+        dtype = str(ty.dtype) if ty.dtype is not None else None
+        if dtype in ("", "void"):
+            dtype = None
+        shape: list[int | str] | None = None
+        sh = ty.shape
+        if isinstance(sh, relax.ShapeExpr):
+            dims = list(sh.values)
+            shape = [int(dim.value) if isinstance(dim, tirx.IntImm) else _dim_text(dim, tirx) for dim in dims]
+            fast = _tensor_type_text(ty, shape, dtype, dims)
+            if fast is not None:
+                return shape, dtype, fast
+        return shape, dtype, _text(ty)
+    type_text = _text(ty)
+    if isinstance(ty, relax.ShapeType) and ty.values is not None:
+        return [int(v.value) if isinstance(v, tirx.IntImm) else str(v) for v in ty.values], None, type_text
+    return None, None, type_text
+
+
+class _Extractor:
+    """Walks one Relax function and fills the node-link lists of its graph JSON (see the module docstring
+    for the model). Nodes are dicts in binding order; edges are kept per source in first-use order (the
+    order ``networkx`` gives), so :func:`graph_to_json` of :func:`extract_graph` and
+    :func:`extract_graph_json` agree."""
+
+    def __init__(self, mod: Any, func: Any, name: str) -> None:
+        self.mod = mod
+        self.func = func
+        self.name = name
+        self.nodes: list[dict[str, Any]] = []
+        self.node_by_id: dict[str, dict[str, Any]] = {}
+        self.out_edges: dict[str, dict[str, dict[str, Any]]] = {}
+        self.var_node: dict[Any, str] = {}
+        self.used_ids: set[str] = set()
+        self.const_count = 0
+        self.groups: list[dict[str, Any]] = []
+        self.functions = {gv.name_hint: f for gv, f in mod.functions.items()}
+        # (structural hash of a type) -> [(type, (shape, dtype, type_text))]: a function has few distinct
+        # types (a dozen in a 128-layer decoder), and hashing one in C++ is ~5x cheaper than reading its
+        # shape field by field through the FFI.
+        self._types: dict[int, list[tuple[Any, tuple[Any, Any, str]]]] = {}
+        # Python class -> what it is for the walk (an isinstance chain per expression costs ~5 us through
+        # TVM's ABC classes; the answer only depends on the class)
+        self._kinds: dict[type, str] = {}
+        self._op_names: dict[Any, str] = {}
+
+    # -- helpers
+    def _new_id(self, base: str) -> str:
+        base = base or "v"
+        node_id = base
+        k = 2
+        while node_id in self.used_ids:
+            node_id = f"{base}#{k}"
+            k += 1
+        self.used_ids.add(node_id)
+        return node_id
+
+    def _type_info(self, ty: Any) -> tuple[Any, Any, str]:
+        if ty is None:
+            return None, None, ""
+        try:
+            h = int(tvm_ffi.structural_hash(ty))
+        except Exception:  # noqa: BLE001 - an unhashable type is read field by field
+            return _type_info(ty)
+        bucket = self._types.setdefault(h, [])
+        for known, info in bucket:
+            if known.same_as(ty) or tvm_ffi.structural_equal(known, ty):
+                return info
+        info = _type_info(ty)
+        bucket.append((ty, info))
+        return info
+
+    def _add_node(self, node_id: str, kind: str, name: str, ty: Any, **extra: Any) -> dict[str, Any]:
+        shape, dtype, type_text = self._type_info(ty)
+        attrs: dict[str, Any] = {
+            "id": node_id,
+            "kind": kind,
+            "name": name,
+            "op": None,
+            "callee": None,
+            "callee_kind": None,
+            "composite": None,
+            "shape": list(shape) if shape is not None else None,
+            "dtype": dtype,
+            "type_text": type_text,
+            "attrs": {},
+            "group": None,
+            "is_dataflow": False,
+        }
+        attrs.update(extra)
+        attrs["label"] = attrs["callee"] or attrs["op"] or name
+        self.nodes.append(attrs)
+        self.node_by_id[node_id] = attrs
+        return attrs
+
+    def _add_edge(self, src: str, dst: str, index: int) -> None:
+        targets = self.out_edges.setdefault(src, {})
+        edge = targets.get(dst)
+        if edge is not None:
+            edge["indices"].append(index)
+        else:
+            targets[dst] = {"source": src, "target": dst, "index": index, "indices": [index]}
+
+    def _callee_of(self, expr: Any) -> tuple[str | None, str | None, str | None]:
+        """(callee name, callee kind, composite) for a GlobalVar / ExternFunc / local Var callee."""
+        if isinstance(expr, tvm.ir.GlobalVar):
+            name = expr.name_hint
+            kind = None
+            composite = None
+            func = self.functions.get(name)
+            if func is not None:
+                if isinstance(func, relax.Function):
+                    kind = "relax_function"
+                    composite = _composite_name(func)
+                elif isinstance(func, tvm.tirx.PrimFunc):
+                    kind = "prim_func"
+                else:
+                    kind = type(func).__name__
+            return name, kind, composite
+        if isinstance(expr, relax.ExternFunc):
+            return str(expr.global_symbol), "extern", None
+        if isinstance(expr, tvm.ir.StringImm):
+            return str(expr.value), "extern", None
+        if isinstance(expr, tvm.ir.Var):
+            return expr.name, "local", None
+        return None, None, None
+
+    def _kind(self, obj: Any) -> str:
+        """What ``obj`` is for the walk: ``var``, ``tuple``, ``tuple_get_item``, ``constant``, ``call``,
+        ``op``, ``function``, ``if``, ``shape``, ``match_cast`` or ``other`` (cached per class)."""
+        cls = type(obj)
+        kind = self._kinds.get(cls)
+        if kind is None:
+            kinds = (("match_cast", relax.MatchCast), ("var", tvm.ir.Var), ("tuple", tvm.ir.Tuple),
+                     ("tuple_get_item", tvm.ir.TupleGetItem), ("constant", tvm.ir.Constant),
+                     ("call", tvm.ir.Call), ("op", tvm.ir.Op), ("function", relax.Function),
+                     ("if", relax.If), ("shape", relax.ShapeExpr))
+            kind = next((name for name, base in kinds if isinstance(obj, base)), "other")
+            self._kinds[cls] = kind
+        return kind
+
+    def _is_tensor_constant(self, expr: Any) -> bool:
+        return isinstance(getattr(expr, "ty", None), relax.TensorType)
+
+    def _inputs(self, expr: Any, dst: str, index: int, attrs: dict[str, str]) -> None:
+        """Add the data-flow edges of argument ``expr`` (position ``index``) into node ``dst``."""
+        kind = self._kind(expr)
+        if kind == "var":
+            src = self.var_node.get(expr)
+            if src is not None:
+                self._add_edge(src, dst, index)
+            else:
+                attrs[f"arg{index}"] = _text(expr.name)
+            return
+        if kind == "tuple":
+            for field in expr.fields:
+                self._inputs(field, dst, index, attrs)
+            return
+        if kind == "tuple_get_item":
+            self._inputs(expr.tuple_value, dst, index, attrs)
+            return
+        if kind == "constant" and self._is_tensor_constant(expr):
+            self.const_count += 1
+            node_id = self._new_id(f"const{self.const_count}")
+            self._add_node(node_id, "constant", f"const{self.const_count}", expr.ty, op="relax.const")
+            self._add_edge(node_id, dst, index)
+            return
+        attrs[f"arg{index}"] = _text(expr)
+
+    # -- walk
+    def run(self) -> dict[str, Any]:
+        """Walk the function; return its graph JSON (see :func:`graph_to_json`)."""
+        for param in self.func.params:
+            node_id = self._new_id(param.name)
+            self.var_node[param] = node_id
+            self._add_node(node_id, "param", param.name, param.ty)
+        body = self.func.body
+        if isinstance(body, relax.SeqExpr):
+            for block_index, block in enumerate(body.blocks):
+                is_df = isinstance(block, relax.DataflowBlock)
+                if is_df:
+                    self.groups.append({"id": block_index, "label": f"dataflow block {block_index}"})
+                for binding in block.bindings:
+                    self._binding(binding, block_index if is_df else None, is_df)
+            result = body.body
+        else:
+            result = body
+        out_id = self._new_id("output")
+        out_node = self._add_node(out_id, "output", "output", getattr(result, "ty", None), op="return")
+        out_attrs: dict[str, str] = {}
+        self._inputs(result, out_id, 0, out_attrs)
+        out_node["attrs"] = out_attrs
+        edges = [edge for node in self.nodes for edge in self.out_edges.get(node["id"], {}).values()]
+        return {
+            "format": GRAPH_FORMAT,
+            "version": GRAPH_VERSION,
+            "directed": True,
+            "multigraph": False,
+            "graph": {"function": self.name, "groups": self.groups},
+            "nodes": self.nodes,
+            "edges": edges,
+        }
+
+    def _binding(self, binding: Any, group: int | None, is_df: bool) -> None:
+        var = binding.var
+        value = binding.value
+        node_id = self._new_id(var.name)
+        attrs: dict[str, str] = {}
+        op: str
+        callee = callee_kind = composite = None
+        args: list[Any] = []
+        kind = self._kind(value)
+        if self._kind(binding) == "match_cast":
+            op = "match_cast"
+            attrs["ty"] = _text(binding.ty)
+            args = [value]
+        elif kind == "call":
+            call_op = value.op
+            if self._kind(call_op) == "op":
+                op = self._op_names.get(call_op)  # type: ignore[assignment]
+                if op is None:
+                    op = self._op_names[call_op] = str(call_op.name)
+                args = list(value.args)
+                if op in _CALLEE_OPS and args:
+                    callee, callee_kind, composite = self._callee_of(args[0])
+                    if callee is not None:
+                        args = args[1:]
+            else:
+                op = "call"
+                callee, callee_kind, composite = self._callee_of(call_op)
+                args = list(value.args)
+                if self._kind(call_op) == "var" and call_op in self.var_node:
+                    # calling a local function / closure bound earlier: it flows into the call
+                    args = [call_op, *args]
+            attrs.update(_attrs_dict(value.attrs))
+        elif kind == "tuple":
+            op = "tuple"
+            args = list(value.fields)
+        elif kind == "tuple_get_item":
+            op = "tuple_get_item"
+            attrs["index"] = str(int(value.index))
+            args = [value.tuple_value]
+        elif kind == "var":
+            op = "var"
+            args = [value]
+        elif kind == "constant" and self._is_tensor_constant(value):
+            op = "relax.const"
+        elif kind == "function":
+            op = "function"
+            composite = _composite_name(value)
+        elif kind == "if":
+            op = "if"
+            args = [value.cond]
+        elif kind == "shape":
+            op = "shape"
+            attrs["value"] = _text(value)
+        else:
+            op = type(value).__name__.lower()
+            attrs["value"] = _text(value)
+        node = self._add_node(
+            node_id,
+            "binding",
+            var.name,
+            var.ty,
+            op=op,
+            callee=callee,
+            callee_kind=callee_kind,
+            composite=composite,
+            group=group,
+            is_dataflow=is_df,
+        )
+        for index, arg in enumerate(args):
+            self._inputs(arg, node_id, index, attrs)
+        node["attrs"] = attrs
+        self.var_node[var] = node_id
+
+
+def extract_graph(mod: Any, function: str | None = None) -> nx.DiGraph:
+    """Build the node graph of one Relax function of ``mod`` (default: :func:`default_function`).
+
+    Raises ``KeyError`` naming the available functions when ``function`` is not a Relax function of ``mod``.
+    """
+    return graph_from_json(extract_graph_json(mod, function))
+
+
+def extract_graph_json(mod: Any, function: str | None = None) -> dict[str, Any]:
+    """The graph JSON (:func:`graph_to_json`'s format) of one Relax function of ``mod``, built directly
+    (what the engine sends; no ``networkx`` graph in between). Raises like :func:`extract_graph`."""
+    names = relax_functions(mod)
+    if function is None:
+        function = default_function(mod)
+        if function is None:
+            raise KeyError("the module has no Relax function to show")
+    if function not in names:
+        raise KeyError(f"no Relax function {function!r} in the module; it has: {', '.join(names) or 'none'}")
+    func = mod[function]
+    assert isinstance(func, relax.Function)
+    return _Extractor(mod, func, function).run()
+
+
+def prim_func_text(mod: Any, name: str) -> str:
+    """TVMScript text of the PrimFunc ``name`` of ``mod`` (raises ``KeyError`` naming what exists)."""
+    prim_names = sorted(gv.name_hint for gv, f in mod.functions.items() if isinstance(f, tvm.tirx.PrimFunc))
+    if name not in prim_names:
+        shown = ", ".join(prim_names[:30]) + (" ..." if len(prim_names) > 30 else "")
+        raise KeyError(f"no PrimFunc {name!r} in the module; PrimFuncs: {shown or 'none'}")
+    return mod[name].script()

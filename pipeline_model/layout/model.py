@@ -1,0 +1,115 @@
+"""What a layout is made of: its result (:class:`GraphLayout`, :class:`Frame`), the spacing constants,
+and the node texts that size the boxes (shared with the view, which paints the same texts)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Hashable, Mapping
+
+NODE_HEIGHT = 40.0
+CHAR_WIDTH = 7.0
+MIN_NODE_WIDTH = 64.0
+NODE_PADDING = 20.0
+LAYER_GAP = 36.0
+NODE_GAP = 24.0
+DUMMY_WIDTH = 8.0
+DUMMY_GAP = 8.0
+MARGIN = 30.0
+FRAME_PAD = 14.0
+FRAME_LABEL = 18.0
+
+
+class LayoutCancelled(Exception):
+    """Raised by :func:`compute_layout` when its ``should_stop`` callback says the result is no longer wanted."""
+
+
+@dataclass
+class Frame:
+    """Bounding box of one dataflow group or expanded hierarchy group (``x0 < x1``, ``y0 < y1``), with its
+    label; ``kind`` is ``block`` (node attribute ``group``) or ``nested`` (node attribute ``frames``),
+    ``depth`` the nesting level of a nested frame (0 = outermost)."""
+
+    group: Any
+    label: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    kind: str = "block"
+    depth: int = 0
+
+
+@dataclass
+class GraphLayout:
+    """Result of :func:`compute_layout`; coordinates grow right (x) and down (y)."""
+
+    positions: dict[Hashable, tuple[float, float]] = field(default_factory=dict)  # node centre
+    sizes: dict[Hashable, tuple[float, float]] = field(default_factory=dict)  # (width, height)
+    layers: dict[Hashable, int] = field(default_factory=dict)
+    edges: dict[tuple[Hashable, Hashable], list[tuple[float, float]]] = field(default_factory=dict)
+    frames: list[Frame] = field(default_factory=list)
+    layer_rows: list[list[Hashable]] = field(default_factory=list)  # real nodes per layer, left to right
+    width: float = 0.0
+    height: float = 0.0
+    crossings_before: int = 0
+    crossings_after: int = 0
+    dummy_count: int = 0
+    reversed_edges: int = 0
+
+
+def short_op(op: str | None) -> str:
+    """``relax.nn.relu`` -> ``nn.relu`` (what node boxes show)."""
+    if not op:
+        return ""
+    return op[6:] if op.startswith("relax.") else op
+
+
+def shape_text(attrs: Mapping[str, Any]) -> str:
+    """``(n, 784)·float32`` for a node's ``shape``/``dtype`` (or a short form of ``type_text``)."""
+    shape = attrs.get("shape")
+    dtype = attrs.get("dtype")
+    if shape is not None:
+        text = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+        return f"{text}\u00b7{dtype}" if dtype else text
+    type_text = str(attrs.get("type_text") or "")
+    if type_text.startswith(("T.Tuple", "R.Tuple")):
+        return "tuple"
+    if type_text.startswith("R.Tensor"):
+        return f"tensor\u00b7{dtype}" if dtype else "tensor"
+    if len(type_text) > 28:
+        return type_text[:27] + "\u2026"
+    return type_text
+
+
+def node_text(attrs: Mapping[str, Any]) -> tuple[str, str]:
+    """(title, subtitle) of a node box: op or callee name, and ``shape·dtype``.
+
+    Shared by the layout (for widths) and the view (for painting) so both agree.
+    """
+    kind = attrs.get("kind")
+    if kind == "group":
+        size = attrs.get("size")
+        shape = shape_text(attrs)
+        sub = f"+ {size} nodes" if size else "+"
+        return str(attrs.get("label") or attrs.get("name") or "group"), (f"{sub} \u00b7 {shape}" if shape else sub)
+    if kind == "param":
+        title = str(attrs.get("name") or "param")
+    elif kind == "output":
+        title = "output"
+    elif kind == "constant":
+        title = "const"
+    else:
+        callee = attrs.get("callee")
+        op = attrs.get("op")
+        if callee:
+            prefix = short_op(op) if op and op != "call" else ""
+            title = f"{prefix}: {callee}" if prefix else str(callee)
+        else:
+            title = short_op(op) or str(attrs.get("label") or attrs.get("name") or "?")
+    return title, shape_text(attrs)
+
+
+def node_width(attrs: Mapping[str, Any], char_width: float = CHAR_WIDTH) -> float:
+    """Box width for a node, from the length of its two text lines."""
+    title, sub = node_text(attrs)
+    return max(MIN_NODE_WIDTH, char_width * max(len(title), len(sub)) + NODE_PADDING)

@@ -1,0 +1,98 @@
+"""The whole diagram as one scene item, painting from the tile index what meets the exposed rectangle.
+
+So a repaint costs what is on screen, never the node count, and the scene has three items instead of
+20,000 (building it is free): the tiles that meet the exposed rectangle draw a handful of merged paths each,
+plus the texts of the visible nodes as cached ``QStaticText``. Far out (below ``LOD_SCALE``) the coarse
+bands replace the tiles (no text, no antialiasing) and group names are written in screen-size text.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QFont, QPainter, QStaticText, QTransform
+from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+
+from widgets.graph.items.edges import paint_edges, paint_overview_edges
+from widgets.graph.items.frames import paint_frames
+from widgets.graph.items.labels import paint_group_labels
+from widgets.graph.items.nodes import paint_boxes, paint_heat, paint_overview_boxes, paint_texts, shown_nodes
+from widgets.graph.palette import GraphPalette
+from widgets.graph.prepare import Prepared
+from widgets.graph.tiles import visible
+
+#: Below this view scale the overview (coarse bands of plain rectangles) replaces boxes, texts and arrows.
+LOD_SCALE = 0.42
+
+
+class DiagramItem(QGraphicsItem):
+    """Paints a :class:`Prepared` graph with a :class:`GraphPalette`. ``cats`` (each node's category,
+    ``changed`` for highlighted ones) and ``heat`` (view node index -> share of the run time; empty when
+    the overlay is hidden) are set by the view; call ``update()`` after changing them."""
+
+    def __init__(self, prepared: Prepared, palette: GraphPalette) -> None:
+        super().__init__()
+        self.prepared = prepared
+        self.palette = palette
+        self.cats: list[int] = list(prepared.base_cats)
+        self.heat: dict[int, float] = {}
+        self._rect = QRectF(0.0, 0.0, max(prepared.layout.width, 100.0), max(prepared.layout.height, 100.0))
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
+        self.static_texts: dict[tuple[int, str], tuple[QStaticText, float]] = {}
+        self.paint_count = 0
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt API
+        """The layout's extent (at least 100 x 100)."""
+        return self._rect
+
+    def _static(self, which: int, text: str, font: QFont) -> tuple[QStaticText, float]:
+        key = (which, text)
+        hit = self.static_texts.get(key)
+        if hit is None:
+            st = QStaticText(text)
+            st.setTextFormat(Qt.TextFormat.PlainText)
+            st.setPerformanceHint(QStaticText.PerformanceHint.AggressiveCaching)
+            st.prepare(QTransform(), font)
+            hit = self.static_texts[key] = (st, st.size().width())
+        return hit
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: Optional[QWidget] = None) -> None:
+        """Frames, then the detail or (far out) the overview of what meets the exposed rectangle."""
+        self.paint_count += 1
+        exposed = option.exposedRect
+        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+        painter.save()
+        try:
+            paint_frames(painter, self.prepared.frames, exposed, self.palette)
+            if lod >= LOD_SCALE:
+                self._paint_detail(painter, exposed, lod)
+            else:
+                self._paint_overview(painter, exposed)
+        finally:
+            painter.restore()
+
+    def _paint_detail(self, painter: QPainter, exposed: QRectF, lod: float) -> None:
+        p = self.prepared
+        pal = self.palette
+        tiles = visible(p.bands, p.band_starts, p.band_margin, exposed)
+        if not tiles:
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        paint_edges(painter, tiles, pal)
+        paint_boxes(painter, tiles, pal)
+        shown = shown_nodes(tiles, p.rects, exposed)
+        if not shown:
+            return
+        heat = self.heat
+        if heat:
+            paint_heat(painter, [i for i in shown if i in heat], heat, p.rects, pal)
+        paint_texts(painter, shown, p, self.cats, lod, pal, self._static)
+
+    def _paint_overview(self, painter: QPainter, exposed: QRectF) -> None:
+        p = self.prepared
+        tiles = visible(p.coarse, p.coarse_starts, p.band_margin, exposed)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        paint_overview_edges(painter, tiles, self.palette)
+        paint_overview_boxes(painter, tiles, self.palette)
+        paint_group_labels(painter, exposed, p, tiles, self.palette)

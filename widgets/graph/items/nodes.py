@@ -1,0 +1,126 @@
+"""Painters of the node boxes (stubs included: pill-shaped boxes), their two text lines and the profile's
+heat overlay."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticText
+
+from widgets.graph.adapter import CATEGORIES, CHANGED
+from widgets.graph.palette import GraphPalette
+from widgets.graph.prepare import Prepared
+from widgets.graph.tiles import Rect, Tile
+
+#: Below this view scale the second text line (shape·dtype) of a node is not drawn.
+SUBTITLE_SCALE = 0.5
+
+#: ``(which line, text, font) -> (prepared static text, its width)`` (the diagram item's cache).
+StaticText = Callable[[int, str, QFont], tuple[QStaticText, float]]
+
+
+def heat_label(share: float) -> str:
+    """A share of the run time as the heat overlay writes it: ``12.3 %`` (``<0.1 %`` for crumbs)."""
+    pct = 100.0 * share
+    return "<0.1 %" if 0.0 < pct < 0.05 else f"{pct:.1f} %"
+
+
+def paint_boxes(painter: QPainter, tiles: list[Tile], pal: GraphPalette) -> None:
+    """Detail: the tiles' box paths, one brush and pen per category."""
+    brushes = pal.brushes
+    pens = pal.box_pens
+    for c in range(len(CATEGORIES)):
+        painter.setBrush(brushes[c])
+        painter.setPen(pens[c])
+        for t in tiles:
+            path = t.boxes[c]
+            if path is not None:
+                painter.drawPath(path)
+
+
+def paint_overview_boxes(painter: QPainter, tiles: list[Tile], pal: GraphPalette) -> None:
+    """Far out: the coarse tiles' plain rectangles, no outline."""
+    painter.setPen(Qt.PenStyle.NoPen)
+    brushes = pal.overview_brushes
+    for c in range(len(CATEGORIES)):
+        painter.setBrush(brushes[c])
+        for t in tiles:
+            path = t.boxes[c]
+            if path is not None:
+                painter.drawPath(path)
+
+
+def shown_nodes(tiles: list[Tile], rects: list[Rect], exposed: QRectF) -> list[int]:
+    """Indices of the nodes of ``tiles`` whose box meets ``exposed``."""
+    left, right, top, bottom = exposed.left(), exposed.right(), exposed.top(), exposed.bottom()
+    shown: list[int] = []
+    for t in tiles:
+        for i in t.nodes:
+            x0, y0, w, h = rects[i]
+            if x0 <= right and x0 + w >= left and y0 <= bottom and y0 + h >= top:
+                shown.append(i)
+    return shown
+
+
+def paint_texts(painter: QPainter, shown: list[int], p: Prepared, cats: list[int], lod: float,
+                pal: GraphPalette, static: StaticText) -> None:
+    """Titles of the ``shown`` nodes, and their shape·dtype lines from ``SUBTITLE_SCALE`` on."""
+    half_h = pal.node_height / 2.0
+    painter.setPen(pal.text_pen)
+    font = pal.title_font
+    painter.setFont(font)
+    rects = p.rects
+    titles = p.titles
+    draw = painter.drawStaticText
+    for i in shown:
+        x0, y0, w, h = rects[i]
+        st, tw = static(0, titles[i], font)
+        draw(QPointF(x0 + (w - tw) / 2.0, y0 + h / 2.0 - half_h + 5.0), st)
+    if lod < SUBTITLE_SCALE:
+        return
+    font = pal.sub_font
+    painter.setFont(font)
+    sub_h = pal.sub_height
+    subs = p.subs
+    # shape·dtype lines: muted on plain boxes, full text colour on the accent fill of changed ones
+    # (muted grey on the accent colour is below readable contrast, light and dark)
+    for pen, want_changed in ((pal.muted_pen, False), (pal.text_pen, True)):
+        painter.setPen(pen)
+        for i in shown:
+            text = subs[i]
+            if not text or (cats[i] == CHANGED) != want_changed:
+                continue
+            x0, y0, w, h = rects[i]
+            st, tw = static(1, text, font)
+            draw(QPointF(x0 + (w - tw) / 2.0, y0 + h / 2.0 + half_h - sub_h - 5.0), st)
+
+
+def paint_heat(painter: QPainter, ids: list[int], heat: dict[int, float], rects: list[Rect],
+               pal: GraphPalette) -> None:
+    """The profile's heat overlay: a red tint whose strength follows the node's share of the run time,
+    and the share as ``12.3 %`` in a pill above the box's top-right corner."""
+    if not ids:
+        return
+    top = max(heat.values()) or 1.0
+    painter.save()
+    font = pal.sub_font
+    painter.setFont(font)
+    metrics = QFontMetricsF(font)
+    for i in ids:
+        share = heat[i]
+        x0, y0, w, h = rects[i]
+        colour = QColor(pal.colors["heat"])
+        colour.setAlphaF(0.12 + 0.5 * min(1.0, share / top))
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(colour)
+        painter.drawRoundedRect(QRectF(x0, y0, w, h), 6.0, 6.0)
+        label = heat_label(share)
+        tw = metrics.horizontalAdvance(label) + 8.0
+        th = metrics.height() + 2.0
+        pill = QRectF(x0 + w - tw - 2.0, y0 - th * 0.6, tw, th)
+        painter.setBrush(pal.colors["heat"])
+        painter.drawRoundedRect(pill, th / 2.0, th / 2.0)
+        painter.setPen(QPen(pal.colors["heat_text"]))
+        painter.drawText(pill, int(Qt.AlignmentFlag.AlignCenter), label)
+    painter.restore()

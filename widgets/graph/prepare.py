@@ -1,0 +1,187 @@
+"""Everything the view shows, prepared off the GUI thread: the view graph for an expansion
+(:func:`pipeline_model.graph_hierarchy.build_view`), its layout, the tiles the diagram paints from, the
+per-row hit-test index and the minimap image (:class:`Prepared`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor, QImage, QPainter
+
+from pipeline_model import graph_hierarchy
+from pipeline_model.layout import MIN_NODE_WIDTH, NODE_PADDING, GraphLayout, compute_layout, node_text
+from widgets.graph.adapter import CAT_INDEX, JsonGraph, categories, category, check_graph_json
+from widgets.graph.tiles import Band, FramePaint, Rect, TileIndex, box_paths, frame_paths
+
+#: Size of the minimap image (its widget adds a border).
+OVERVIEW_W = 150
+OVERVIEW_H = 220
+
+
+@dataclass
+class Prepared:
+    """What the layout thread hands to the GUI thread."""
+
+    generation: int
+    data: dict[str, Any]
+    layout: GraphLayout
+    ids: list[str]
+    attrs: dict[str, dict[str, Any]]
+    titles: list[str]
+    subs: list[str]
+    rects: list[Rect]  # x0, y0, w, h
+    pills: list[bool]
+    base_cats: list[int]
+    bands: list[Band]
+    band_starts: list[float]
+    coarse: list[Band]
+    coarse_starts: list[float]
+    band_margin: float
+    frames: list[FramePaint]
+    row_ys: list[float]
+    rows: list[list[tuple[float, float, str]]]
+    inputs: dict[str, list[str]]
+    outputs: dict[str, list[str]]
+    highlight: frozenset[str]
+    index: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    full: Optional[dict[str, Any]] = None  # the whole function's graph JSON (the view graph is ``data``)
+    tree: dict[str, dict[str, Any]] = field(default_factory=dict)
+    expanded: frozenset[str] = frozenset()
+    rep: dict[str, str] = field(default_factory=dict)
+    full_highlight: frozenset[str] = frozenset()  # highlighted ids of the full graph
+    overview: Any = None  # QImage of the whole layout (the minimap)
+    overview_scale: float = 1.0
+    cache_key: Any = None
+    # what ``full_highlight`` was computed from: the ``before`` graph (by identity) and the extra ids
+    hl_before: Any = None
+    hl_extra: frozenset[str] = frozenset()
+
+
+def view_highlight(full_ids: frozenset[str], rep: dict[str, str], view_ids: list[str],
+                   attrs: dict[str, dict[str, Any]]) -> frozenset[str]:
+    """Full-graph highlighted ids -> view ids (a collapsed group is highlighted when a member is, a stub
+    when its source is)."""
+    if not full_ids:
+        return frozenset()
+    shown = {rep.get(n, n) for n in full_ids}
+    for vid in view_ids:
+        src = attrs[vid].get("stub_of")
+        if src is not None and src in shown:
+            shown.add(vid)
+    return frozenset(shown)
+
+
+def apply_highlight(p: Prepared, full_ids: frozenset[str]) -> None:
+    """Recolour a prepared layout for another highlight set (rebuilds the box paths)."""
+    p.full_highlight = full_ids
+    p.highlight = view_highlight(full_ids, p.rep, p.ids, p.attrs)
+    cats = categories(p.base_cats, p.ids, p.highlight)
+    for band_list, rounded in ((p.bands, True), (p.coarse, False)):
+        for band in band_list:
+            for tile in band.tiles.values():
+                box_paths(tile, p.rects, p.pills, cats, rounded)
+
+
+def prepare_full(generation: int, full: dict[str, Any], highlight: frozenset[str],
+                 expanded: Optional[frozenset[str]], char_width: float, node_height: float,
+                 should_stop: Any = None) -> Prepared:
+    """The view graph of ``full`` for ``expanded`` (None: the default expansion), laid out and prepared."""
+    check_graph_json(full)
+    if full["nodes"] and "module" not in full["nodes"][0]:
+        graph_hierarchy.annotate_modules(full)
+    tree = graph_hierarchy.group_tree(full)
+    if expanded is None:
+        expanded = graph_hierarchy.default_expansion(full)
+    expanded = frozenset(g for g in expanded if g in tree)
+    view = graph_hierarchy.build_view(full, expanded, tree=tree)
+    rep = view["graph"].pop("rep")
+    view_attrs = {n["id"]: n for n in view["nodes"]}
+    view_hl = view_highlight(highlight, rep, list(view_attrs), view_attrs)
+    prepared = prepare(generation, view, view_hl, char_width, node_height, should_stop)
+    prepared.full = full
+    prepared.tree = tree
+    prepared.expanded = expanded
+    prepared.rep = rep
+    prepared.full_highlight = highlight
+    prepared.overview, prepared.overview_scale = overview_image(prepared)
+    return prepared
+
+
+def overview_image(p: Prepared) -> tuple[QImage, float]:
+    """A small image of the whole layout (boxes only) for the minimap, painted off the GUI thread."""
+    w = max(p.layout.width, 1.0)
+    h = max(p.layout.height, 1.0)
+    scale = min(OVERVIEW_W / w, OVERVIEW_H / h)
+    img = QImage(max(8, int(w * scale) + 1), max(8, int(h * scale) + 1), QImage.Format.Format_ARGB32_Premultiplied)
+    img.fill(QColor(0, 0, 0, 0))
+    painter = QPainter(img)
+    try:
+        colours = [QColor("#4a7bd0"), QColor("#8a5cd0"), QColor("#3aa55a"), QColor("#808080"), QColor("#d0603a"),
+                   QColor("#2a9d8f"), QColor("#9ab79a"), QColor("#e0a020")]
+        cats = categories(p.base_cats, p.ids, p.highlight)
+        for i, (x0, y0, bw, bh) in enumerate(p.rects):
+            painter.fillRect(QRectF(x0 * scale, y0 * scale, max(1.0, bw * scale), max(1.0, bh * scale)),
+                             colours[cats[i]])
+    finally:
+        painter.end()
+    return img, scale
+
+
+class _NodeBoxes:
+    """Per node of the view graph: its two text lines, box size, category and pill shape."""
+
+    def __init__(self, g: JsonGraph, char_width: float, node_height: float) -> None:
+        self.titles: list[str] = []
+        self.subs: list[str] = []
+        self.sizes: dict[str, tuple[float, float]] = {}
+        self.base_cats: list[int] = []
+        self.pills: list[bool] = []
+        for n, d in g.node_list:
+            title, sub = node_text(d)
+            self.titles.append(title)
+            self.subs.append(sub)
+            self.sizes[n] = (max(MIN_NODE_WIDTH, char_width * max(len(title), len(sub)) + NODE_PADDING), node_height)
+            self.base_cats.append(CAT_INDEX[category(d)])
+            self.pills.append(d.get("kind") in ("param", "output") or bool(d.get("stub")))
+
+
+def _hit_rows(ids: list[str], rects: list[Rect], positions: dict[Any, tuple[float, float]],
+              ) -> tuple[list[float], list[list[tuple[float, float, str]]]]:
+    """The per-row hit-test index: row ordinates, and each row's ``(x0, x1, id)`` sorted left to right."""
+    by_y: dict[float, list[tuple[float, float, str]]] = {}
+    for i, n in enumerate(ids):
+        x0, y0, w, h = rects[i]
+        by_y.setdefault(positions[n][1], []).append((x0, x0 + w, n))
+    row_ys = sorted(by_y)
+    return row_ys, [sorted(by_y[y]) for y in row_ys]
+
+
+def prepare(generation: int, data: dict[str, Any], highlight: frozenset[str], char_width: float,
+            node_height: float, should_stop: Any = None) -> Prepared:
+    """Lay out the view graph ``data`` and build what the diagram paints from."""
+    g = JsonGraph(data)
+    ids = [n for n, _ in g.node_list]
+    boxes = _NodeBoxes(g, char_width, node_height)
+    sizes = boxes.sizes
+    lay = compute_layout(g, char_width=char_width, node_height=node_height, sizes=sizes, should_stop=should_stop)
+    positions = lay.positions
+    rects: list[Rect] = []
+    for n in ids:
+        x, y = positions[n]
+        w, h = sizes[n]
+        rects.append((x - w / 2.0, y - h / 2.0, w, h))
+    tiles = TileIndex(sorted({positions[n][1] for n in ids}))
+    for i, n in enumerate(ids):
+        x, y = positions[n]
+        tiles.add_node(i, x, y, rects[i])
+    for pts in lay.edges.values():
+        tiles.add_edge(pts)
+    tiles.finish(rects, boxes.pills, categories(boxes.base_cats, ids, frozenset(highlight)))
+    row_ys, rows = _hit_rows(ids, rects, positions)
+    return Prepared(generation, data, lay, ids, g.attrs, boxes.titles, boxes.subs, rects, boxes.pills,
+                    boxes.base_cats, tiles.bands, tiles.band_starts, tiles.coarse, tiles.coarse_starts,
+                    tiles.margin, frame_paths(lay.frames), row_ys, rows, g.inputs, g.outputs,
+                    frozenset(highlight), {n: i for i, n in enumerate(ids)})
