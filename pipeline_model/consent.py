@@ -206,11 +206,6 @@ class Consent:
         with self._lock:
             self._hashes = fresh
 
-    def covers(self, items: Iterable[CodeItem]) -> bool:
-        """True when every item is consented to (an unreadable file never is)."""
-        with self._lock:
-            return not missing_consent(items, self._hashes, self._trust_all)
-
     def fields(self) -> dict[str, Any]:
         """The consent fields of a request: ``trust_all`` and, when any, ``trusted_hashes``."""
         with self._lock:
