@@ -241,7 +241,8 @@ class CompareController(QObject):
             return False
         modules = []
         for label, doc in docs:
-            module = build_api.module_request(doc, trusted_hashes=self.ctx.consent.for_run(doc=doc))
+            self.ctx.consent.for_run(doc=doc)  # asks; the engine client carries the consent
+            module = build_api.module_request(doc)
             module["label"] = label
             modules.append(module)
 

@@ -4,9 +4,11 @@ What a run would execute comes from :func:`pipeline_model.consent.code_items` (a
 custom step sources, pattern files), each with the SHA-256 of its content. :class:`ConsentService`
 asks about the items not consented to yet in a :class:`ConsentDialog` (each item's code, what it is
 and why it needs consent), remembers a consent per content hash in a
-:class:`pipeline_model.consent.ConsentStore` (so a changed file is asked again) and gives the hashes a
-request sends as ``trusted_hashes`` — only the consented ones. Without consent the engine runs nothing
-and its message names the file.
+:class:`pipeline_model.consent.ConsentStore` (so a changed file is asked again) and keeps the engine
+client's consent (``granted``, the :class:`pipeline_model.consent.Consent` of the ``QtEngineWorker``'s
+client) equal to what was consented to: the client attaches it to every request that may run code, so
+requests carry only the consented hashes (``trusted_hashes``) and no caller passes them. Without consent
+the engine runs nothing and its message names the file.
 
 The user's own edits do not re-prompt: code typed in the app's custom-pass editor is the user's own;
 :meth:`ConsentService.own_edit` consents its new hash for the session (written to the store when
@@ -39,9 +41,9 @@ def default_store_path() -> Optional[str]:
 
 def document_items(doc: PipelineDocument, until: Optional[int] = None) -> list[consent.CodeItem]:
     """The code a run of ``doc`` (steps up to ``until``) would execute (see :func:`consent.code_items`)."""
-    from pipeline_model.engine.client import EngineClient
+    from pipeline_model.engine.run_call import run_args
 
-    args = EngineClient.run_args(doc, until=until)
+    args = run_args(doc, until=until)
     steps = [s for i, s in enumerate(args["steps"]) if until is None or i <= until]
     return consent.code_items(str(args["model"] or ""), args["base_dir"], steps)
 
@@ -68,10 +70,12 @@ class ConsentService:
     """Decides which code a request may execute (asks the user when needed); see the module docstring."""
 
     def __init__(self, document: Callable[[], PipelineDocument], dialog_parent: Callable[[], Optional[QWidget]],
-                 store: Optional[consent.ConsentStore] = None) -> None:
+                 store: Optional[consent.ConsentStore] = None, granted: Optional[consent.Consent] = None) -> None:
         self._document = document
         self._dialog_parent = dialog_parent
         self.store = store if store is not None else consent.ConsentStore(default_store_path())
+        #: The engine client's consent (``QtEngineWorker.consent``), kept equal to what was consented to.
+        self.granted = granted if granted is not None else consent.Consent()
         #: Tests/screenshots: skip the question; True consents to every item, False to none (nothing is remembered).
         self.override: Optional[bool] = None
         self.dialog: Optional[ConsentDialog] = None
@@ -81,6 +85,8 @@ class ConsentService:
         self._refused: set[str] = set()
         #: Step uids whose code the user edited although it was never consented to (not asked on auto re-runs).
         self._edited_unconsented: set[str] = set()
+        #: Hashes consented to by ``override`` (tests): granted while it stays true, never remembered.
+        self._overridden: set[str] = set()
 
     # ---- queries ---------------------------------------------------------------------------------
     def items(self, doc: Optional[PipelineDocument] = None, until: Optional[int] = None) -> list[consent.CodeItem]:
@@ -96,14 +102,28 @@ class ConsentService:
         return [item for item in items if not self.is_trusted(item.sha256)]
 
     def hashes(self, items: Iterable[consent.CodeItem]) -> list[str]:
-        """The ``trusted_hashes`` a request sends for ``items``: the consented ones only."""
+        """The consented hashes of ``items`` (all of them while :attr:`override` is true)."""
         return sorted({i.sha256 for i in items if i.sha256 and (self.override or self.is_trusted(i.sha256))})
+
+    def allow(self, items: Iterable[consent.CodeItem]) -> list[str]:
+        """Before a request running ``items``: the client's consent becomes everything consented to (and
+        ``items`` while :attr:`override` is true); returns the consented hashes of ``items``."""
+        hashes = self.hashes(items)
+        if self.override:
+            self._overridden.update(hashes)
+        self._publish()
+        return hashes
+
+    def _publish(self) -> None:
+        extra = self._overridden if self.override else set()
+        self.granted.replace([*self.store.trusted_hashes(), *self._own, *extra])
 
     # ---- asking ----------------------------------------------------------------------------------
     def for_run(self, explicit: bool = True, doc: Optional[PipelineDocument] = None,
                 until: Optional[int] = None) -> list[str]:
-        """The ``trusted_hashes`` for a request running ``doc`` (default: the current document): asks
-        about the code not consented to yet and returns the hashes of the consented items only.
+        """Before a request running ``doc`` (default: the current document): asks about the code not
+        consented to yet, updates the client's consent (:meth:`allow`) and returns the hashes of the
+        consented items.
 
         ``explicit`` is false for automatic re-runs: code refused this session, and code the user is
         editing that was never consented to, is not asked about again (the engine then refuses it
@@ -111,18 +131,21 @@ class ConsentService:
         shown = doc if doc is not None else self._document()
         items = self.items(shown, until)
         if self.override is not None:  # tests: consent to everything (or nothing), remembering nothing
-            return self.hashes(items)
+            return self.allow(items)
         missing = self.missing(items)
         if missing and not explicit:
             missing = [m for m in missing if m.sha256 not in self._refused and not self._edited_code(shown, m)]
         if missing:
             self.ask(missing, shown)
-        return self.hashes(items)
+        return self.allow(items)
 
     def ask(self, items: list[consent.CodeItem], doc: Optional[PipelineDocument] = None) -> bool:
         """Show ``items`` (readable ones can be consented to) and remember the answer; True when consented."""
         askable = [item for item in items if item.sha256]
         if self.override is not None:
+            if self.override:
+                self._overridden.update(item.sha256 for item in askable)
+            self._publish()
             return bool(self.override) and bool(askable)
         else:
             shown = doc if doc is not None else self._document()
@@ -135,6 +158,7 @@ class ConsentService:
             self._refused.difference_update(i.sha256 for i in askable)
         else:
             self._refused.update(i.sha256 for i in askable)
+        self._publish()
         return ok
 
     def _edited_code(self, doc: PipelineDocument, item: consent.CodeItem) -> bool:
@@ -150,6 +174,7 @@ class ConsentService:
         if all(self.is_trusted(item.sha256) for item in before if item.kind == consent.KIND_CUSTOM) \
                 and uid not in self._edited_unconsented:
             self._own.update(item.sha256 for item in after if item.kind == consent.KIND_CUSTOM and item.sha256)
+            self._publish()
         else:
             self._edited_unconsented.add(uid)
 

@@ -81,7 +81,7 @@ class AppContext(QObject):
         self.settings = settings
         self.dialog_parent = dialog_parent
         self.catalogue = CatalogueService(self)
-        self.consent = ConsentService(lambda: self.document.doc, lambda: self.dialog_parent)
+        self.consent = ConsentService(lambda: self.document.doc, lambda: self.dialog_parent, granted=engine.consent)
         #: Older name of :attr:`consent` (tests and helpers set ``trust.override``).
         self.trust = self.consent
         self._subject = self._subject_of_doc()

@@ -7,6 +7,10 @@ for; results of a revision older than the current one (see :meth:`QtEngineWorker
 are dropped, and a newer run request cancels an older in-flight run. If the engine process dies
 during a run, ``engine_crashed`` carries a message naming the step that was running; the client
 restarts the engine on the next request and the document is never touched here.
+
+Consent: :attr:`QtEngineWorker.consent` (a :class:`pipeline_model.consent.Consent`) is the consent of the
+client the worker owns; the GUI's consent service grants into it, and the client attaches it to every
+request that may run code that came with a file.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any, Callable, Optional
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal
 
+from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument
 from pipeline_model.engine.results import NestedPassResult, RunResult, StepResult
 
@@ -183,6 +188,9 @@ class QtEngineWorker(QThread):
         self._revision = 0
         self._stopping = False
         self._client: Any = None
+        #: What the user consented to: the consent of every client this worker makes (or is lent).
+        self.consent = Consent()
+        self._lent_consent: Any = None  # a lent client's own consent, given back when the worker stops
         self.busy = False
         self.tvm_version: Optional[str] = None
 
@@ -200,12 +208,10 @@ class QtEngineWorker(QThread):
         if isinstance(current, RunRequest) and current.revision < revision:
             self._cancel_client()
 
-    def submit_run(self, doc: PipelineDocument, revision: int, until: Optional[int] = None,
-                   trusted_hashes: Optional[list[str]] = None) -> RunRequest:
-        """Run ``doc`` (a copy is taken now) up to step ``until`` (inclusive; ``None`` = all); the code
-        with content hashes ``trusted_hashes`` may run (see :mod:`pipeline_model.consent`)."""
-        request = RunRequest(self, {"doc": doc.clone(), "until": until, "trusted_hashes": list(trusted_hashes or [])},
-                             revision)
+    def submit_run(self, doc: PipelineDocument, revision: int, until: Optional[int] = None) -> RunRequest:
+        """Run ``doc`` (a copy is taken now) up to step ``until`` (inclusive; ``None`` = all); code that
+        came with a file runs only with :attr:`consent` (see :mod:`pipeline_model.consent`)."""
+        request = RunRequest(self, {"doc": doc.clone(), "until": until}, revision)
         with self._lock:
             self._live.add(request)
             self._revision = max(self._revision, revision)
@@ -364,10 +370,15 @@ class QtEngineWorker(QThread):
     # ---- worker thread ---------------------------------------------------------------------
     def _make_client(self) -> Any:
         if self._client_factory is not None:
-            return self._client_factory()
+            client = self._client_factory()
+            if not self._close_client:  # a lent client gets its own consent back when the worker stops
+                self._lent_consent = getattr(client, "consent", None)
+            client.consent = self.consent
+            return client
         from pipeline_model.engine.client import EngineClient
 
-        return EngineClient(**(self._client_options() if self._client_options is not None else {}))
+        options = self._client_options() if self._client_options is not None else {}
+        return EngineClient(**options, consent=self.consent)
 
     def _next_job(self) -> Optional[EngineRequest]:
         with self._lock:
@@ -420,6 +431,8 @@ class QtEngineWorker(QThread):
                 client.close()
             except Exception:  # noqa: BLE001
                 pass
+        elif client is not None and self._lent_consent is not None:
+            client.consent = self._lent_consent
         self.state_changed.emit("stopped", self.tr("Engine stopped"))
 
     def _startup(self) -> None:
@@ -522,8 +535,7 @@ class QtEngineWorker(QThread):
         restarts_before = int(getattr(self._client, "restarts", 0))
         try:
             # Texts on demand: the step inspector asks ``submit_snapshot(key)`` for what it shows.
-            result: RunResult = self._client.run(doc, until=until, trusted_hashes=job.args.get("trusted_hashes") or [],
-                                                 on_event=on_event, scripts=False)
+            result: RunResult = self._client.run(doc, until=until, on_event=on_event, scripts=False)
         except EngineCrashed as exc:
             message = self._crash_message(doc, running, _message(exc))
             result = RunResult(error=message, total_ms=(time.perf_counter() - started) * 1000)

@@ -214,11 +214,11 @@ class FileController(QObject):
             QMessageBox.warning(self._parent(), tr("Model not opened"),
                                 tr("Nothing ran: {0}").format(self.model_error))
             return
-        hashes = self.ctx.consent.hashes(items)
+        self.ctx.consent.allow(items)  # the engine client's consent now covers the model
         self.ctx.status(tr("Loading model {0}…").format(spec))
 
         def load(client: Any, on_event: Any) -> dict:
-            result = client.run(probe, trusted_hashes=hashes, on_event=on_event, scripts=False)
+            result = client.run(probe, on_event=on_event, scripts=False)
             return {"error": result.error, "input_key": result.input_key}
 
         request = self.ctx.engine.submit_fn("load_model", load)

@@ -131,17 +131,13 @@ class RunController(QObject):
                 doc.steps = doc.steps[: self.ctx.doc.index_of(uid) + 1]
         return doc
 
-    def _start(self, kind: str, message: str, fn: Callable[[Any, Callable[[str, dict], None], list[str]], Any]) -> bool:
+    def _start(self, kind: str, message: str, fn: Callable[[Any, Callable[[str, dict], None]], Any]) -> bool:
         if self.request is not None:
             self.panel.show_progress(tr("The engine is still busy with the previous request (Stop to end it)."))
             return False
-        trust = self.ctx.consent.for_run()
+        self.ctx.consent.for_run()  # asks; the engine client carries the consent
         self.panel.set_busy(True, message)
-
-        def call(client: Any, on_event: Callable[[str, dict], None]) -> Any:
-            return fn(client, on_event, trust)
-
-        request = self.ctx.engine.submit_fn(kind, call)
+        request = self.ctx.engine.submit_fn(kind, fn)
         self.request = request
         request.event.connect(self._on_event)
         request.finished.connect(lambda value: self._on_finished(request, kind, value))
@@ -181,8 +177,8 @@ class RunController(QObject):
 
         profile = build_api.ProfileSettings() if self.panel.profile_wanted() else None
 
-        def fn(client: Any, on_event: Callable, trust: list[str]) -> dict:
-            return build_api.build_run(client, doc, inputs=spec, bench=bench, check=tol, trusted_hashes=trust,
+        def fn(client: Any, on_event: Callable) -> dict:
+            return build_api.build_run(client, doc, inputs=spec, bench=bench, check=tol,
                                        on_event=on_event, profile=profile).to_json()
 
         device = tr("GPU") if targets_mod.is_gpu_target(doc.target) else tr("CPU")
@@ -195,9 +191,9 @@ class RunController(QObject):
             return False
         doc, spec, bench, tol = prepared
 
-        def fn(client: Any, on_event: Callable, trust: list[str]) -> dict:
-            a = build_api.module_request(doc, baseline=True, trusted_hashes=trust)
-            b = build_api.module_request(doc, trusted_hashes=trust)
+        def fn(client: Any, on_event: Callable) -> dict:
+            a = build_api.module_request(doc, baseline=True)
+            b = build_api.module_request(doc)
             return build_api.compare(client, a, b, inputs=spec, bench=bench, check=tol, on_event=on_event).to_json()
 
         return self._start("compare", tr("Building and timing the baseline and the pipeline…"), fn)
@@ -208,8 +204,8 @@ class RunController(QObject):
         if doc is None:
             return False
 
-        def fn(client: Any, on_event: Callable, trust: list[str]) -> dict:
-            result = build_api.export_library(client, doc, folder, trusted_hashes=trust, on_event=on_event)
+        def fn(client: Any, on_event: Callable) -> dict:
+            result = build_api.export_library(client, doc, folder, on_event=on_event)
             return dict(vars(result))
 
         return self._start("export_library", tr("Building and exporting into {0}…").format(folder), fn)

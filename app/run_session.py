@@ -65,10 +65,10 @@ class RunSession(QObject):
     def run_pipeline(self, checked: bool = False, until: Optional[int] = None, explicit: bool = True) -> None:  # noqa: ARG002
         """Run (F5): every step, or up to ``until``. Code a file brings runs only with consent."""
         self.run_timer.stop()
-        hashes = self.ctx.consent.for_run(explicit=explicit, until=until)
+        self.ctx.consent.for_run(explicit=explicit, until=until)  # asks; the engine client carries the consent
         self._run_until = until
         doc = self.ctx.document
-        request = self.ctx.engine.submit_run(doc.doc, doc.revision, until=until, trusted_hashes=hashes)
+        request = self.ctx.engine.submit_run(doc.doc, doc.revision, until=until)
         revision = request.revision
         request.started.connect(lambda until_: self._on_started(revision, until_))
         request.step_started.connect(lambda index, uid: self._on_step_started(revision, index, uid))

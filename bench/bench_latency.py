@@ -393,6 +393,7 @@ def main() -> int:
         return 2
 
     from pipeline_model import build_api
+    from pipeline_model.consent import Consent
     from pipeline_model.engine.client import EngineClient
     from pipeline_model.fileformat import load_pipeline
 
@@ -436,7 +437,7 @@ def main() -> int:
 
     load_before = _loadavg()
     t_start = time.perf_counter()
-    client = EngineClient(step_timeout_s=900.0)
+    client = EngineClient(step_timeout_s=900.0, consent=Consent.everything())  # the models are .py files
     target = client.request("devices", {})["devices"][0]["target"]
     check = (1e-3, 1e-4)
     rows: dict[str, dict[str, Any]] = {}
@@ -486,7 +487,7 @@ def main() -> int:
                 try:
                     # The bench's own generated model files: consented (they are Python code).
                     # No step texts: the app's build does not print modules (the GUI asks for a text when shown).
-                    run = client.run(doc, on_event=on_event, trust_custom_code=True, scripts=False)
+                    run = client.run(doc, on_event=on_event, scripts=False)
                 finally:
                     if timer is not None:
                         timer.cancel()
@@ -506,8 +507,8 @@ def main() -> int:
                             "pace": (started[-1][0] - started[0][0], started[-1][1] - started[0][1])
                             if len(started) > 1 else (0, 0.0)}
                 key = next((s.snapshot_key for s in reversed(run.steps) if s.snapshot_key), run.input_key)
-                res = build_api.compare(client, build_api.module_request(doc, baseline=True, trust_custom_code=True),
-                                        build_api.module_request(doc, key=key, trust_custom_code=True),
+                res = build_api.compare(client, build_api.module_request(doc, baseline=True),
+                                        build_api.module_request(doc, key=key),
                                         bench=bench, check=check)
                 out = {"min": res.b.latency.min_us, "median": res.b.latency.median_us,
                        "build_s": pipeline_s + res.b.build_ms / 1000.0, "ok": bool(res.check and res.check.passed),
@@ -515,7 +516,7 @@ def main() -> int:
                        "default": {"min": res.a.latency.min_us, "median": res.a.latency.median_us,
                                    "build_s": res.a.build_ms / 1000.0}}
                 if profile_top:
-                    prof = build_api.profile(client, doc, key=key, trust_custom_code=True)
+                    prof = build_api.profile(client, doc, key=key)
                     out["profile"] = [(e.name, e.kind, e.share, e.total_us) for e in prof.top(profile_top)]
                 return out
 

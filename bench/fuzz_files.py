@@ -322,14 +322,16 @@ def cli_sample(files: list[str], sample: int, rng: random.Random) -> collections
 def engine_sample(files: list[str], sample: int, rng: random.Random) -> collections.Counter:
     """Corrupted model files run by the engine (trusted: they really load)."""
     from pipeline_model.document import PipelineDocument, Step
+    from pipeline_model.consent import Consent
     from pipeline_model.engine.client import EngineClient, EngineError
 
     counts: collections.Counter = collections.Counter()
-    client = EngineClient(step_timeout_s=60.0, model_timeout_s=60.0)
+    # The fuzzed model files are code: consented, so the loaders (not the consent check) are what is fuzzed.
+    client = EngineClient(step_timeout_s=60.0, model_timeout_s=60.0, consent=Consent.everything())
     try:
         for path in rng.sample(files, min(sample, len(files))):
             try:
-                result = client.run(PipelineDocument(model=path, steps=[Step("relax.LegalizeOps")]), trust_custom_code=True)
+                result = client.run(PipelineDocument(model=path, steps=[Step("relax.LegalizeOps")]))
             except EngineError as exc:
                 counts["clean"] += 1
                 print(f"  engine error (clean): {exc.message[:200]}")

@@ -406,17 +406,13 @@ class ExportResult:
 
 
 def module_request(doc: PipelineDocument, *, key: Optional[str] = None, baseline: bool = False,
-                   target: Optional[dict[str, Any]] = None, trust_custom_code: bool = False,
-                   trusted_hashes: Optional[list[str]] = None) -> dict[str, Any]:
+                   target: Optional[dict[str, Any]] = None) -> dict[str, Any]:
     """The part of a build request naming the module: the document's run arguments plus a snapshot
     ``key`` (default: the engine runs the pipeline and takes the final module) or ``baseline``.
-    Consent (:mod:`pipeline_model.consent`): ``trust_custom_code`` to all code, ``trusted_hashes`` to
-    the code with those content hashes."""
-    from pipeline_model.engine.client import EngineClient
+    Consent (:mod:`pipeline_model.consent`) is the client's: it attaches it to the build request."""
+    from pipeline_model.engine.run_call import run_args
 
-    run = EngineClient.run_args(doc, trust_custom_code=trust_custom_code)
-    if trusted_hashes:
-        run["trusted_hashes"] = list(trusted_hashes)
+    run = run_args(doc)
     run["name"] = doc.name
     req: dict[str, Any] = {"run": run, "baseline": bool(baseline)}
     if key:
@@ -440,9 +436,8 @@ CHECK_AGAINST = ("tvm", "framework", "both")
 def build_run(client: Any, doc: PipelineDocument, *, key: Optional[str] = None,
               target: Optional[dict[str, Any]] = None, inputs: Optional[InputSpec] = None,
               bench: Optional[BenchSettings] = None, check: Optional[tuple[float, float]] = (1e-4, 1e-4),
-              function: Optional[str] = None, trust_custom_code: bool = False,
+              function: Optional[str] = None,
               on_event: Optional[EventCallback] = None, profile: Optional[ProfileSettings] = None,
-              trusted_hashes: Optional[list[str]] = None,
               check_against: str = "tvm", check_scale: str = "output") -> BuildRunResult:
     """Build the document's module (snapshot ``key`` or the final one), run it, optionally time it
     (``bench``), profile it (``profile``) and check it (``check`` = ``(rtol, atol)``, ``None`` to skip;
@@ -450,7 +445,7 @@ def build_run(client: Any, doc: PipelineDocument, *, key: Optional[str] = None,
     PyTorch on the original file) or ``"both"``; ``check_scale``: ``"output"`` or ``"absolute"``)."""
     if check_against not in CHECK_AGAINST:
         raise ValueError(f"check_against must be one of {', '.join(CHECK_AGAINST)}")
-    args = module_request(doc, key=key, target=target, trust_custom_code=trust_custom_code, trusted_hashes=trusted_hashes)
+    args = module_request(doc, key=key, target=target)
     args.update({
         "inputs": (inputs or InputSpec()).to_json(),
         "bench": asdict(bench) if bench is not None else None,
@@ -464,10 +459,10 @@ def build_run(client: Any, doc: PipelineDocument, *, key: Optional[str] = None,
 
 def profile(client: Any, doc: PipelineDocument, *, key: Optional[str] = None,
             target: Optional[dict[str, Any]] = None, inputs: Optional[InputSpec] = None,
-            settings: Optional[ProfileSettings] = None, trust_custom_code: bool = False,
-            on_event: Optional[EventCallback] = None, trusted_hashes: Optional[list[str]] = None) -> Profile:
+            settings: Optional[ProfileSettings] = None,
+            on_event: Optional[EventCallback] = None) -> Profile:
     """Build the module (snapshot ``key`` or the final one) and profile it: time per callee."""
-    args = module_request(doc, key=key, target=target, trust_custom_code=trust_custom_code, trusted_hashes=trusted_hashes)
+    args = module_request(doc, key=key, target=target)
     args.update({"inputs": (inputs or InputSpec()).to_json(), "profile": asdict(settings or ProfileSettings())})
     result = Profile.from_json(client.request("profile", args, on_event))
     if result is None:
@@ -519,12 +514,12 @@ def compare(client: Any, a: dict[str, Any], b: dict[str, Any], *, inputs: Option
 
 
 def export_library(client: Any, doc: PipelineDocument, out_dir: str, *, key: Optional[str] = None,
-                   target: Optional[dict[str, Any]] = None, trust_custom_code: bool = False,
-                   on_event: Optional[EventCallback] = None, trusted_hashes: Optional[list[str]] = None) -> ExportResult:
+                   target: Optional[dict[str, Any]] = None,
+                   on_event: Optional[EventCallback] = None) -> ExportResult:
     """Build and write ``model.so``, ``weights.npz``, ``model.json`` and ``deploy.py`` into ``out_dir``."""
     import os
 
-    args = module_request(doc, key=key, target=target, trust_custom_code=trust_custom_code, trusted_hashes=trusted_hashes)
+    args = module_request(doc, key=key, target=target)
     args["out_dir"] = os.path.abspath(out_dir)
     reply = client.request("export_library", args, on_event)
     return ExportResult(**reply)

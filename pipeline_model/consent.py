@@ -10,7 +10,12 @@ Requests that may execute such code carry (see ``docs/ARCHITECTURE.md``, "Engine
 
     "trusted_hashes": ["<sha256>", ...]   # content the user consented to
     "trust_all": true                     # consent to everything (CLI --trust)
-    "trust_custom_code": true             # older name of trust_all (still sent by the GUI)
+    "trust_custom_code": true             # older name of trust_all (accepted from older clients)
+
+Nobody writes these fields by hand: a :class:`Consent` (what the user consented to) is held by the
+engine client (``EngineClient.consent``), which attaches its :meth:`Consent.fields` to every request that
+may execute code. The CLI's ``--trust`` is ``Consent(trust_all=True)``; the GUI's consent service grants
+the content hashes the user consented to.
 
 The engine checks the request with :func:`missing_consent` before it loads the model or runs any
 step; without consent nothing runs and the message (:func:`refusal_message`) names each file and why,
@@ -27,6 +32,7 @@ import datetime
 import hashlib
 import json
 import os
+import threading
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Optional
 
@@ -162,6 +168,54 @@ def refusal_message(missing: list[CodeItem]) -> str:
         return f"{lines[0]}; {HOW_TO_CONSENT}"
     return "this run would execute code without consent (" + HOW_TO_CONSENT + "):\n" + "\n".join(
         f"  - {line}" for line in lines)
+
+
+class Consent:
+    """What the user consented to: everything (``trust_all``, the CLI's ``--trust``) or the content
+    hashes in :meth:`hashes`. Thread-safe: the GUI grants from its thread while the engine client's
+    thread reads :meth:`fields` for each request."""
+
+    def __init__(self, trust_all: bool = False, hashes: Iterable[str] = ()) -> None:
+        self._lock = threading.Lock()
+        self._trust_all = bool(trust_all)
+        self._hashes: set[str] = {str(h) for h in hashes if h}
+
+    @classmethod
+    def everything(cls) -> "Consent":
+        """Consent to all code (the CLI's ``--trust``)."""
+        return cls(trust_all=True)
+
+    @property
+    def trust_all(self) -> bool:
+        """True when everything is consented to."""
+        return self._trust_all
+
+    def hashes(self) -> list[str]:
+        """The consented content hashes, sorted."""
+        with self._lock:
+            return sorted(self._hashes)
+
+    def grant(self, hashes: Iterable[str]) -> None:
+        """Consent to the content ``hashes`` as well."""
+        with self._lock:
+            self._hashes.update(str(h) for h in hashes if h)
+
+    def replace(self, hashes: Iterable[str]) -> None:
+        """Consent to exactly the content ``hashes`` (``trust_all`` unchanged)."""
+        fresh = {str(h) for h in hashes if h}
+        with self._lock:
+            self._hashes = fresh
+
+    def fields(self) -> dict[str, Any]:
+        """The consent fields of a request: ``trust_all`` and, when any, ``trusted_hashes``."""
+        with self._lock:
+            out: dict[str, Any] = {"trust_all": self._trust_all}
+            if self._hashes:
+                out["trusted_hashes"] = sorted(self._hashes)
+            return out
+
+    def __repr__(self) -> str:
+        return "Consent(trust_all=True)" if self._trust_all else f"Consent(hashes={self.hashes()!r})"
 
 
 # --------------------------------------------------------------------------------------------- store

@@ -4,9 +4,11 @@ Honest by construction: every module it returns says it is fake (``# fake module
 pretends to optimise anything. What it models is the *protocol*: ``ping``, ``catalogue`` (a small
 recorded catalogue, ``tests/data/fake_catalogue.json``), ``run`` with ``model_loaded`` /
 ``step_started`` / ``step_finished`` events, snapshot keys per step prefix and a step cache
-(``cached``), consent like the engine's (:mod:`pipeline_model.consent`: a run whose code items — model
-``.py`` file, custom sources, pattern files — are not all in ``trusted_hashes`` (or ``trust_custom_code``)
-runs nothing and says which file and why, as the engine's ``run`` handler does), a syntax error in custom code at its line,
+(``cached``), consent like the engine's (:mod:`pipeline_model.consent`: the client's ``consent`` — a
+``Consent`` the GUI's worker hands it, as to the real client — goes with every request that may run code
+(``trust_all``/``trusted_hashes`` in the recorded arguments; ``consented()`` swaps it for a block); a run whose
+code items — model ``.py`` file, custom sources, pattern files — it does not cover runs nothing and says
+which file and why, as the engine's ``run`` handler does), a syntax error in custom code at its line,
 disabled steps skipped, ``cancel`` between steps, ``custom_sources_run`` (the custom sources the fake
 was allowed to run: trusted and compiling; it records them, it does not execute them), ``graph`` / ``prim_func`` / ``snapshot`` of a key
 (an unknown key fails naming it; an unknown function falls back to ``main`` with ``missing``), and the ``devices`` / ``validate_target`` commands. Building
@@ -18,13 +20,16 @@ ids in :data:`UNCHANGING`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import threading
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
+from pipeline_model import consent as consent_mod
 from pipeline_model.document import PipelineDocument
+from pipeline_model.engine import messages
 from pipeline_model.engine.client import EngineError
 from pipeline_model.engine.results import CHANGED, FAILED, NOT_RUN, SKIPPED, UNCHANGED, RunResult, StepResult
 
@@ -52,6 +57,8 @@ class FakeEngineClient:
         #: Profiles "kept by the engine" (snapshot key -> profile JSON): only what a test puts here.
         self.profiles: dict[str, dict] = {}
         self.pid = 1000
+        #: What the user consented to (like ``EngineClient.consent``; the GUI's worker replaces it with its own).
+        self.consent = consent_mod.Consent()
         self._cancel = threading.Event()
         self.closed = False
         #: Graph requests for these keys wait until ``graph_gate`` is set (a slow graph, e.g. a huge module).
@@ -83,16 +90,26 @@ class FakeEngineClient:
         self.restarts += 1
         self.pid += 1
 
-    def run(self, doc: PipelineDocument, until: Optional[int] = None, trust_custom_code: bool = False,
+    @contextlib.contextmanager
+    def consented(self, consent: consent_mod.Consent) -> Iterator["FakeEngineClient"]:
+        """Like ``EngineClient.consented``: ``consent`` for the requests of the block."""
+        saved, self.consent = self.consent, consent
+        try:
+            yield self
+        finally:
+            self.consent = saved
+
+    def run(self, doc: PipelineDocument, until: Optional[int] = None,
             on_event: Optional[Callable[[str, dict], None]] = None, step_timeout_s: Optional[float] = None,
-            trusted_hashes: Optional[list[str]] = None, scripts: bool = True) -> RunResult:
+            scripts: bool = True) -> RunResult:
         """Like ``EngineClient.run``; with ``scripts=False`` the texts are left out (``None``) as the engine
         does, except a failed run's ``last_good_script``; ``snapshot(key)`` gives them."""
         self._cancel.clear()
-        self.calls.append(("run", {"steps": [s.pass_id for s in doc.steps], "until": until, "trust": trust_custom_code,
-                                   "trusted_hashes": list(trusted_hashes or []),
+        fields = self.consent.fields()
+        self.calls.append(("run", {"steps": [s.pass_id for s in doc.steps], "until": until, "trust": fields["trust_all"],
+                                   "trusted_hashes": list(fields.get("trusted_hashes") or []),
                                    "pass_context": dict(doc.pass_context or {}), "scripts": scripts}))
-        refused = self._refused(doc, until, trust_custom_code, trusted_hashes or [])
+        refused = self._refused(doc, until, fields["trust_all"], list(fields.get("trusted_hashes") or []))
         if refused is not None:
             return refused
         emit = on_event or (lambda _n, _d: None)
@@ -179,6 +196,8 @@ class FakeEngineClient:
         return self._script(key)
 
     def request(self, cmd: str, args: Optional[dict] = None, on_event: Any = None) -> dict:
+        if cmd not in messages.CODE_FREE_METHODS:  # like the real client: consent goes with code-running requests
+            args = {**(args or {}), **self.consent.fields()}
         self.calls.append((cmd, args))
         args = args or {}
         if cmd == "devices":
@@ -216,9 +235,9 @@ class FakeEngineClient:
         """The engine's consent check (``handle_run``): ``None`` when the run may go on, else the
         refused run (nothing ran; the message names each file and why)."""
         from pipeline_model import consent
-        from pipeline_model.engine.client import EngineClient
+        from pipeline_model.engine.run_call import run_args
 
-        args = EngineClient.run_args(doc, until=until)
+        args = run_args(doc, until=until)
         steps = [s for i, s in enumerate(args["steps"]) if until is None or i <= until]
         items = consent.code_items(str(args["model"] or ""), args["base_dir"], steps)
         missing = [i for i in items if not i.sha256 and i.kind != consent.KIND_CUSTOM] \

@@ -9,6 +9,7 @@ import threading
 
 import pytest
 
+from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument, Step
 from pipeline_model.engine import protocol
 from pipeline_model.engine.client import EngineClient, EngineUnavailable
@@ -201,7 +202,8 @@ def transform(mod: tvm.IRModule) -> tvm.IRModule:
 
 def test_failing_step_reports_error_and_last_good_ir(engine):
     doc = _doc([FUSION[0], Step("custom.python", {"source": RAISING}), FUSION[1]])
-    result = engine.run(doc, trust_custom_code=True)
+    with engine.consented(Consent.everything()):
+        result = engine.run(doc)
     assert not result.ok and result.failed_index == 1
     step = result.steps[1]
     assert step.state == FAILED and "step 2 (custom.python)" in step.error and "custom pass says no" in step.error
@@ -224,7 +226,8 @@ def test_model_errors_are_run_errors(engine, tmp_path):
     bad.write_text("# from tvm.script import ir as I\n\n@I.ir_module\nclass Module:\n    def main(x:\n")
     result = engine.run(_doc(FUSION, model=str(bad)))  # without consent: refused, nothing ran
     assert str(bad) in result.error and "not trusted" in result.error
-    result = engine.run(_doc(FUSION, model=str(bad)), trust_custom_code=True)
+    with engine.consented(Consent.everything()):
+        result = engine.run(_doc(FUSION, model=str(bad)))
     assert str(bad) in result.error and ":5" in result.error
 
 
@@ -239,7 +242,8 @@ def test_cancel_between_passes(engine):
             started.append(data)
             timer.start()
 
-    result = engine.run(doc, trust_custom_code=True, on_event=on_event)
+    with engine.consented(Consent.everything()):
+        result = engine.run(doc, on_event=on_event)
     timer.join()
     assert result.cancelled and not result.ok and result.failed_index is None
     assert result.steps[0].state in (CHANGED, UNCHANGED, CANCELLED)
@@ -288,7 +292,8 @@ def test_scripts_on_demand_keep_keys_states_and_texts(engine):
     assert legal.changed and legal.script is None and "T.prim_func" in engine.snapshot(legal.snapshot_key)
     # A failed step still brings its last good IR (the error view shows it).
     failing = _doc([FUSION[0], Step("custom.python", {"source": RAISING})])
-    result = engine.run(failing, trust_custom_code=True, scripts=False)
+    with engine.consented(Consent.everything()):
+        result = engine.run(failing, scripts=False)
     assert result.failed_index == 1 and "T.prim_func" in (result.last_good_script or "")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument, Step
 from pipeline_model.engine.client import EngineClient, EngineCrashed
 from pipeline_model.engine.results import CHANGED, FAILED, NOT_RUN
@@ -38,7 +39,7 @@ def _doc(custom_source: str) -> PipelineDocument:
 @pytest.fixture(scope="module")
 def own_client():
     """One client for this module: every test kills its engine, the client restarts it."""
-    client = EngineClient(step_timeout_s=300.0)
+    client = EngineClient(step_timeout_s=300.0, consent=Consent.everything())  # the tests' custom code runs
     yield client
     client.close()
 
@@ -46,7 +47,7 @@ def own_client():
 def test_segfaulting_pass_fails_its_step_and_engine_restarts(own_client):
     pid_before = own_client.ping()["pid"]
     seen = []
-    result = own_client.run(_doc(SEGFAULT), trust_custom_code=True, on_event=lambda n, d: seen.append(n))
+    result = own_client.run(_doc(SEGFAULT), on_event=lambda n, d: seen.append(n))
     assert result.failed_index == 1 and not result.ok
     step = result.steps[1]
     assert step.state == FAILED
@@ -63,7 +64,7 @@ def test_segfaulting_pass_fails_its_step_and_engine_restarts(own_client):
 
 def test_hanging_pass_hits_the_watchdog(own_client):
     pid_before = own_client.ping()["pid"]
-    result = own_client.run(_doc(HANG), trust_custom_code=True, step_timeout_s=2.0)
+    result = own_client.run(_doc(HANG), step_timeout_s=2.0)
     step = result.steps[1]
     assert step.state == FAILED and result.failed_index == 1
     assert step.error == "step 2 (custom.python) did not finish within 2 s; the engine was restarted"
@@ -80,11 +81,11 @@ def test_crash_outside_a_step(own_client, tmp_path):
     doc = PipelineDocument(model=str(model), steps=[Step("relax.LegalizeOps")])
     # Through request(): EngineCrashed with no step.
     with pytest.raises(EngineCrashed) as info:
-        own_client.request("run", EngineClient.run_args(doc, trust_custom_code=True))
+        own_client.request("run", EngineClient.run_args(doc))
     assert info.value.exit_code == -11 and info.value.last_step is None
     assert "SIGSEGV" in info.value.message and "'run' request" in info.value.message
     # Through run(): a run-level error, no failed step.
-    result = own_client.run(doc, trust_custom_code=True)
+    result = own_client.run(doc)
     assert result.failed_index is None and "SIGSEGV" in result.error
     assert [s.state for s in result.steps] == [NOT_RUN]
     assert own_client.ping()["tvm_ffi"] == "0.1.14.post1"

@@ -17,6 +17,7 @@ import time
 import pytest
 
 from pipeline_model.cli import run_cmd
+from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument, Step
 from pipeline_model.engine.client import EngineClient, EngineUnavailable
 from pipeline_model.engine.results import CANCELLED, CHANGED, FAILED, NOT_RUN
@@ -100,16 +101,20 @@ def test_consent_by_hash_covers_only_that_content(tmp_path, client):
     items = consent.code_items(doc.model, doc.model_path_base(), EngineClient.run_args(doc)["steps"])
     assert [i.kind for i in items] == [consent.KIND_MODEL, consent.KIND_CUSTOM]
     # Only the model consented: the custom step is refused before anything runs (the model neither).
-    result = client.run(doc, trusted_hashes=[items[0].sha256])
+    with client.consented(Consent(hashes=[items[0].sha256])):
+        result = client.run(doc)
     assert result.failed_index == 1 and [s.state for s in result.steps] == [NOT_RUN, FAILED]
     assert "not trusted" in result.steps[1].error and not os.path.exists(marker)
-    result = client.run(doc, trusted_hashes=[i.sha256 for i in items])
+    everything_listed = Consent(hashes=[i.sha256 for i in items])
+    with client.consented(everything_listed):
+        result = client.run(doc)
     assert result.ok and os.path.exists(marker)
     # The file changed: its old consent no longer covers it.
     with open(model, "a", encoding="utf-8") as fh:
         fh.write("\n# edited\n")
     os.remove(marker)
-    result = client.run(doc, trusted_hashes=[i.sha256 for i in items])
+    with client.consented(everything_listed):
+        result = client.run(doc)
     assert result.error and "side_effect_model.py" in result.error and not os.path.exists(marker)
 
 
@@ -156,7 +161,8 @@ def test_cancel_stops_a_hung_step_and_keeps_finished_steps(client, tmp_path):
         client.cancel()
 
     threading.Thread(target=stop_when_sleeping, daemon=True).start()
-    result = client.run(doc, trust_custom_code=True)
+    with client.consented(Consent.everything()):
+        result = client.run(doc)
     assert marker.exists()
     assert [s.state for s in result.steps] == [CHANGED, CANCELLED, NOT_RUN]
     assert result.cancelled and result.failed_index is None and result.error is None
@@ -166,7 +172,7 @@ def test_cancel_stops_a_hung_step_and_keeps_finished_steps(client, tmp_path):
 
 
 def test_close_is_not_blocked_by_a_hung_request():
-    c = EngineClient(step_timeout_s=300.0)
+    c = EngineClient(step_timeout_s=300.0, consent=Consent.everything())
     c.ping()
     pid = c.pid
     outcome: dict = {}
@@ -175,7 +181,7 @@ def test_close_is_not_blocked_by_a_hung_request():
     def hang():
         doc = PipelineDocument(model="builtin:mlp", steps=[Step("custom.python", {"source": HANG})])
         try:
-            outcome["result"] = c.request("run", EngineClient.run_args(doc, trust_custom_code=True),
+            outcome["result"] = c.request("run", EngineClient.run_args(doc),
                                           lambda name, data: started.set() if name == "step_started" else None)
         except Exception as exc:  # noqa: BLE001
             outcome["error"] = exc
@@ -194,11 +200,11 @@ def test_close_is_not_blocked_by_a_hung_request():
 def test_model_with_endless_loop_times_out_and_next_run_works(tmp_path):
     model = tmp_path / "endless.py"
     model.write_text("from tvm.relax.frontend import nn\nwhile True:\n    pass\n", encoding="utf-8")
-    c = EngineClient(step_timeout_s=300.0, model_timeout_s=3.0)
+    c = EngineClient(step_timeout_s=300.0, model_timeout_s=3.0, consent=Consent.everything())
     try:
         c.ping()
         pid = c.pid
-        result = c.run(PipelineDocument(model=str(model), steps=[Step("relax.LegalizeOps")]), trust_custom_code=True)
+        result = c.run(PipelineDocument(model=str(model), steps=[Step("relax.LegalizeOps")]))
         assert result.error and "endless.py" in result.error and "did not finish loading" in result.error
         assert [s.state for s in result.steps] == [NOT_RUN]
         assert c.run(PipelineDocument(model="builtin:mlp", steps=[Step("relax.LegalizeOps")])).ok
@@ -224,11 +230,11 @@ def test_memory_limit_stops_the_step_with_a_clear_message():
         base = c.engine_rss()
         assert base > 0
         c.close()
-        c = EngineClient(step_timeout_s=300.0, memory_limit=base + 512 * 1024 * 1024)
+        c = EngineClient(step_timeout_s=300.0, memory_limit=base + 512 * 1024 * 1024, consent=Consent.everything())
         c.ping()
         pid = c.pid
         doc = PipelineDocument(model="builtin:mlp", steps=[Step("relax.LegalizeOps"), Step("custom.python", {"source": greedy})])
-        result = c.run(doc, trust_custom_code=True)
+        result = c.run(doc)
         assert result.failed_index == 1 and result.steps[0].state == CHANGED
         error = result.steps[1].error or ""
         assert "step 2 (custom.python)" in error and "memory" in error and "MiB" in error
@@ -244,6 +250,7 @@ def test_memory_limit_stops_the_step_with_a_clear_message():
 PARENT = textwrap.dedent("""
     import sys, textwrap
     from pipeline_model.document import PipelineDocument, Step
+    from pipeline_model.consent import Consent
     from pipeline_model.engine.client import EngineClient
 
     out = sys.argv[1]
@@ -257,11 +264,11 @@ PARENT = textwrap.dedent("""
             time.sleep(300)
             return mod
     ''' % (out + ".child",))
-    c = EngineClient(step_timeout_s=300.0)
+    c = EngineClient(step_timeout_s=300.0, consent=Consent.everything())
     c.ping()
     with open(out + ".engine", "w") as fh:
         fh.write(str(c.pid))
-    c.run(PipelineDocument(model="builtin:mlp", steps=[Step("custom.python", {"source": source})]), trust_custom_code=True)
+    c.run(PipelineDocument(model="builtin:mlp", steps=[Step("custom.python", {"source": source})]))
 """)
 
 

@@ -9,6 +9,7 @@ import os
 
 import pytest
 
+from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument, Step
 from pipeline_model.engine import protocol
 from pipeline_model.engine.results import CHANGED, FAILED, UNCHANGED
@@ -139,7 +140,8 @@ def test_dlight_step_report_filled_by_the_run(engine):
 def test_fusion_report_and_missing_codegen_said_before_the_run(engine, repo_root):
     pattern = os.path.join(repo_root, "resources", "patterns", "matmul_add_relu.py")
     doc = PipelineDocument(model="builtin:mlp", steps=[Step("relax.FuseOpsByPattern", params={"pattern_source": "file", "pattern_file": pattern})])
-    result = engine.run(doc, trust_custom_code=True)
+    with engine.consented(Consent.everything()):
+        result = engine.run(doc)
     assert result.ok, result.error
     fusion = result.steps[0].report["fusion"]
     assert [g["composite"] for g in fusion["groups"]] == ["user.matmul_add_relu"]

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument, Step
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -20,7 +21,8 @@ PATTERN_FILE = os.path.join(ROOT, "resources", "patterns", "matmul_add_relu.py")
 ])
 def test_exit_in_custom_step_is_a_plain_failure(engine, source, expected):
     doc = PipelineDocument(steps=[Step("relax.LegalizeOps"), Step("custom.python", {"source": source})])
-    result = engine.run(doc, trust_custom_code=True)
+    with engine.consented(Consent.everything()):
+        result = engine.run(doc)
     failed = result.steps[1]
     assert failed.state == "failed" and result.error is None  # the engine survived: a step failure
     assert failed.error.startswith("step 2 (custom.python) failed: <custom step 2>: ")
@@ -32,7 +34,8 @@ def test_user_pattern_with_annotate_codegen_warns_before_the_run(engine):
     params = {"pattern_source": "file", "pattern_file": PATTERN_FILE, "annotate_codegen": True}
     doc = PipelineDocument(steps=[Step("relax.LegalizeOps", enabled=False), Step("relax.FuseOpsByPattern", params)])
     events = []
-    engine.run(doc, trust_custom_code=True, on_event=lambda name, data: events.append((name, data)))
+    with engine.consented(Consent.everything()):
+        engine.run(doc, on_event=lambda name, data: events.append((name, data)))
     warnings = [d for n, d in events if n == "warning"]
     assert len(warnings) == 1 and warnings[0]["index"] == 1 and warnings[0].get("preflight")
     message = warnings[0]["message"]
@@ -42,7 +45,8 @@ def test_user_pattern_with_annotate_codegen_warns_before_the_run(engine):
     assert events.index(("warning", warnings[0])) < first_step  # before any step
     params["annotate_codegen"] = False
     events.clear()
-    engine.run(doc, trust_custom_code=True, on_event=lambda name, data: events.append((name, data)))
+    with engine.consented(Consent.everything()):
+        engine.run(doc, on_event=lambda name, data: events.append((name, data)))
     assert not [d for n, d in events if n == "warning"]
 
 

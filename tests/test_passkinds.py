@@ -15,6 +15,7 @@ from typing import Any, Optional
 import pytest
 
 from pipeline_model import emit
+from pipeline_model.consent import Consent
 from pipeline_model.passkinds import PassKind, kind_for, register, step_report_html, unregister
 from pipeline_model.passkinds.registry import ENV_MODULES, PassKindLoadError
 from pipeline_model.passkinds.report_html import ReportSection, esc
@@ -131,7 +132,8 @@ def test_kind_in_catalogue_runs_exports_and_reports(plugin_engine, tmp_path):
     model = tmp_path / "two_funcs.py"
     model.write_text(UNUSED_MODEL)
     doc = PipelineDocument(model=str(model), steps=[Step(PASS_ID, {"entry_functions": ["main"]})])
-    result = plugin_engine.run(doc, trust_custom_code=True)  # the model is a .py file the test wrote
+    with plugin_engine.consented(Consent.everything()):  # the model is a .py file the test wrote
+        result = plugin_engine.run(doc)
     assert result.ok, (result.error, [s.error for s in result.steps])
     step = result.steps[0]
     assert step.state == CHANGED

@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from pipeline_model.consent import Consent
 from pipeline_model.engine.results import CHANGED, FAILED, UNCHANGED
 from pipeline_model.fileformat import load_pipeline
 from tests.tuning_fixtures import TUNE_STEP, TUNED_BUDGET, copy_tuned_work_dir
@@ -16,14 +17,15 @@ PIPES = os.path.join(ROOT, "resources", "pipelines")
 
 def test_cublas_custom_pass_fails_with_its_own_message(engine):
     doc = load_pipeline(os.path.join(PIPES, "cublas_custom_pass.json"))
-    result = engine.run(doc, trust_custom_code=True)
+    with engine.consented(Consent.everything()):
+        result = engine.run(doc)
     assert result.failed_index == 1, result.error
     step = result.steps[1]
     assert step.state == FAILED and "CUBLAS is not enabled" in step.error
     assert result.steps[0].state in (CHANGED, UNCHANGED) and result.steps[0].script
     assert result.last_good_script == result.steps[0].script
     # without trust the custom code does not run at all, and the message says why
-    untrusted = engine.run(doc, trust_custom_code=False)
+    untrusted = engine.run(doc)
     assert untrusted.failed_index == 1 and "not trusted" in untrusted.steps[1].error
 
 

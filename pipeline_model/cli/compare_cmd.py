@@ -17,6 +17,7 @@ import sys
 from typing import Any, Optional
 
 from pipeline_model import build_api
+from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument, resolve_target, target_label
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -139,7 +140,7 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
     labels = _labels(list(args.pipelines))
     requests = []
     for doc, label in zip(docs, labels):
-        req = build_api.module_request(doc, trust_custom_code=args.trust)
+        req = build_api.module_request(doc)
         req["label"] = label
         requests.append(req)
     own = client is None
@@ -149,10 +150,12 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
         lambda name, data: print(f"  {data.get('message', '')}", file=sys.stderr) if name == "build_progress" else None)
     try:
         try:
-            result = build_api.compare_many(
-                client, requests, bench=build_api.BenchSettings(number=args.number, repeat=args.repeat),
-                check=(args.rtol, args.atol), on_event=progress,
-                inputs=build_api.InputSpec(path=os.path.abspath(args.inputs) if args.inputs else None))
+            # --trust is the client's consent for this command (the build requests carry it).
+            with client.consented(Consent(trust_all=bool(args.trust))):
+                result = build_api.compare_many(
+                    client, requests, bench=build_api.BenchSettings(number=args.number, repeat=args.repeat),
+                    check=(args.rtol, args.atol), on_event=progress,
+                    inputs=build_api.InputSpec(path=os.path.abspath(args.inputs) if args.inputs else None))
         except EngineError as exc:
             message = exc.message.split(": ", 1)[1] if exc.message.startswith("BuildError: ") else exc.message
             code = EXIT_BAD_INPUT if message.startswith(("inputs file", "input ")) else EXIT_FAILED

@@ -21,6 +21,7 @@ import re
 import sys
 from typing import Any, Optional
 
+from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument, resolve_target, target_label
 from pipeline_model.engine.results import CANCELLED, FAILED, NOT_RUN, SKIPPED, RunResult, StepResult
 
@@ -175,7 +176,7 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
     ``client``: an existing :class:`EngineClient` to use (left open); by default a new engine is
     started and closed.
     """
-    from pipeline_model.engine.client import EngineClient, EngineError
+    from pipeline_model.engine.client import EngineClient
 
     as_json = bool(args.json)
     out: dict[str, Any] = {}
@@ -186,87 +187,98 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
     own_client = client is None
     if client is None:
         client = EngineClient(step_timeout_s=args.timeout)
+    # --trust is the client's consent for this command: every request it makes (the run, the build,
+    # the profile, the library export) carries it.
     try:
-        try:
-            known = set(_catalogue_ids(client.catalogue()))
-        except EngineError as exc:
-            return _error(f"the engine could not start: {exc.message}", as_json, out, EXIT_STEP_FAILED)
-        if known:
-            from pipeline_model.fileformat import load_pipeline
-
-            fresh = load_pipeline(args.pipeline, known_pass_ids=known)
-            for step, checked in zip(doc.steps, fresh.steps):
-                step.placeholder = checked.placeholder
-            unknown = unknown_step_errors(doc, None if args.until is None else args.until)
-            if unknown:
-                return _error("; ".join(unknown), as_json, out, EXIT_BAD_INPUT)
-        if not as_json:
-            print(f"pipeline {doc.name!r}: model {doc.model}, target {target_label(doc.target)}, "
-                  f"{len(doc.steps)} step(s)")
-            for line in resolved_paths(doc):
-                print(f"     {line}")
-
-        def on_event(name: str, data: dict) -> None:
-            if as_json:
-                return
-            if name == "step_finished":
-                step = StepResult.from_json(data["step"])
-                print(step_line(step), flush=True)
-                if step.state == FAILED and step.error:
-                    print("     " + step.error.replace("\n", "\n     "), flush=True)
-                tuning = (step.report or {}).get("tuning") if step.state != FAILED else None
-                if isinstance(tuning, dict) and tuning.get("message"):
-                    print(f"     {tuning['message']}", flush=True)
-            elif name == "tuning_progress":
-                print(progress_line(data), flush=True)
-            elif name == "warning" and data.get("message"):
-                print(f"     warning: {data['message']}", flush=True)
-
-        try:
-            # The engine prints each step's TVMScript only for --emit-ir (the summary needs no text).
-            result = client.run(doc, until=None if args.until is None else args.until - 1, trust_custom_code=args.trust, on_event=on_event,
-                                step_timeout_s=args.timeout, scripts=bool(args.emit_ir))
-        except EngineError as exc:
-            return _error(f"the engine failed: {exc.message}", as_json, out, EXIT_STEP_FAILED)
-
-        try:
-            written = emit_ir(result, args.emit_ir) if args.emit_ir else []
-        except ValueError as exc:  # safe_write.OutputPathError: the folder changed during the run
-            return _error(str(exc), as_json, out, EXIT_BAD_INPUT)
-        out.update({
-            "ok": result.ok, "error": result.error, "failed_index": result.failed_index,
-            "total_ms": round(result.total_ms, 3), "steps": [_step_summary(s) for s in result.steps],
-        })
-        if written:
-            out["emit_ir"] = written
-        if result.error:
-            crashed = "engine crashed" in result.error
-            code = EXIT_STEP_FAILED if crashed else EXIT_BAD_INPUT
-            return _error(result.error, as_json, out, code)
-        if result.failed_index is not None:
-            failed = result.steps[result.failed_index]
-            message = failed.error or f"step {failed.index + 1} ({failed.pass_id}) failed"
-            if not message.startswith("step ") and f"step {failed.index + 1}" not in message:
-                message = f"step {failed.index + 1} ({failed.pass_id}) failed: {message}"
-            return _error(message, as_json, out, EXIT_STEP_FAILED)
-        if result.cancelled:
-            return _error("the run was cancelled", as_json, out, EXIT_STEP_FAILED)
-        if not as_json:
-            ran = sum(1 for s in result.steps if s.state not in (NOT_RUN, SKIPPED))
-            print(f"ok: {ran} step(s) ran in {result.total_ms:.0f} ms"
-                  + (f"; IR written to {args.emit_ir}" if written else ""))
-
-        options = _build_options()
-        code = EXIT_OK
-        if options is not None and options.wants_build(args):
-            code = int(options.run_build(args, client, doc, result, out if as_json else None))
-        if as_json:
-            out["exit_code"] = code
-            print(json.dumps(out, indent=2))
-        return code
+        with client.consented(Consent(trust_all=bool(args.trust))):
+            return _run(args, client, doc, out)
     finally:
         if own_client:
             client.close()
+
+
+def _run(args: argparse.Namespace, client: Any, doc: PipelineDocument, out: dict[str, Any]) -> int:
+    """Run ``doc`` on ``client`` and report (the body of :func:`main`)."""
+    from pipeline_model.engine.client import EngineError
+
+    as_json = bool(args.json)
+    try:
+        known = set(_catalogue_ids(client.catalogue()))
+    except EngineError as exc:
+        return _error(f"the engine could not start: {exc.message}", as_json, out, EXIT_STEP_FAILED)
+    if known:
+        from pipeline_model.fileformat import load_pipeline
+
+        fresh = load_pipeline(args.pipeline, known_pass_ids=known)
+        for step, checked in zip(doc.steps, fresh.steps):
+            step.placeholder = checked.placeholder
+        unknown = unknown_step_errors(doc, None if args.until is None else args.until)
+        if unknown:
+            return _error("; ".join(unknown), as_json, out, EXIT_BAD_INPUT)
+    if not as_json:
+        print(f"pipeline {doc.name!r}: model {doc.model}, target {target_label(doc.target)}, "
+              f"{len(doc.steps)} step(s)")
+        for line in resolved_paths(doc):
+            print(f"     {line}")
+
+    def on_event(name: str, data: dict) -> None:
+        if as_json:
+            return
+        if name == "step_finished":
+            step = StepResult.from_json(data["step"])
+            print(step_line(step), flush=True)
+            if step.state == FAILED and step.error:
+                print("     " + step.error.replace("\n", "\n     "), flush=True)
+            tuning = (step.report or {}).get("tuning") if step.state != FAILED else None
+            if isinstance(tuning, dict) and tuning.get("message"):
+                print(f"     {tuning['message']}", flush=True)
+        elif name == "tuning_progress":
+            print(progress_line(data), flush=True)
+        elif name == "warning" and data.get("message"):
+            print(f"     warning: {data['message']}", flush=True)
+
+    try:
+        # The engine prints each step's TVMScript only for --emit-ir (the summary needs no text).
+        result = client.run(doc, until=None if args.until is None else args.until - 1, on_event=on_event,
+                            step_timeout_s=args.timeout, scripts=bool(args.emit_ir))
+    except EngineError as exc:
+        return _error(f"the engine failed: {exc.message}", as_json, out, EXIT_STEP_FAILED)
+
+    try:
+        written = emit_ir(result, args.emit_ir) if args.emit_ir else []
+    except ValueError as exc:  # safe_write.OutputPathError: the folder changed during the run
+        return _error(str(exc), as_json, out, EXIT_BAD_INPUT)
+    out.update({
+        "ok": result.ok, "error": result.error, "failed_index": result.failed_index,
+        "total_ms": round(result.total_ms, 3), "steps": [_step_summary(s) for s in result.steps],
+    })
+    if written:
+        out["emit_ir"] = written
+    if result.error:
+        crashed = "engine crashed" in result.error
+        code = EXIT_STEP_FAILED if crashed else EXIT_BAD_INPUT
+        return _error(result.error, as_json, out, code)
+    if result.failed_index is not None:
+        failed = result.steps[result.failed_index]
+        message = failed.error or f"step {failed.index + 1} ({failed.pass_id}) failed"
+        if not message.startswith("step ") and f"step {failed.index + 1}" not in message:
+            message = f"step {failed.index + 1} ({failed.pass_id}) failed: {message}"
+        return _error(message, as_json, out, EXIT_STEP_FAILED)
+    if result.cancelled:
+        return _error("the run was cancelled", as_json, out, EXIT_STEP_FAILED)
+    if not as_json:
+        ran = sum(1 for s in result.steps if s.state not in (NOT_RUN, SKIPPED))
+        print(f"ok: {ran} step(s) ran in {result.total_ms:.0f} ms"
+              + (f"; IR written to {args.emit_ir}" if written else ""))
+
+    options = _build_options()
+    code = EXIT_OK
+    if options is not None and options.wants_build(args):
+        code = int(options.run_build(args, client, doc, result, out if as_json else None))
+    if as_json:
+        out["exit_code"] = code
+        print(json.dumps(out, indent=2))
+    return code
 
 
 def unknown_step_errors(doc: PipelineDocument, until: Optional[int] = None) -> list[str]:

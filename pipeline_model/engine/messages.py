@@ -38,6 +38,10 @@ Events (``data`` of a notification; every one is a dataclass below, unknown fiel
 ``build_progress``            ``phase, message``
 ============================  ===================================================================
 
+Consent: every request that may execute code that came with a file (all but :data:`CODE_FREE_METHODS`)
+carries ``trust_all`` and ``trusted_hashes`` in its params, set by the client from its
+:class:`pipeline_model.consent.Consent`.
+
 Texts on demand: a ``run`` request with ``"scripts": false`` gets no TVMScript in ``model_loaded``,
 ``nested`` or ``step_finished`` (``script``/``input_script`` are ``None``; change detection is
 structural); ``{"method": "snapshot", "params": {"key": K}}`` -> ``{"key": K, "script": ...}`` prints
@@ -65,6 +69,12 @@ CMD_CANCEL = "cancel"
 CMD_STOP_TUNING = "stop_tuning"
 CMD_SHUTDOWN = "shutdown"
 CONTROL_METHODS = frozenset({CMD_CANCEL, CMD_STOP_TUNING, CMD_SHUTDOWN})
+#: Commands that never load a model nor run steps, so never execute code that came with a file. Every
+#: other request (``run``, ``build_run``, ``compare``, ``profile``, ``export_library``, ``tune``, a plug-in's
+#: command) carries the client's consent fields (``trust_all``, ``trusted_hashes``; see
+#: :class:`pipeline_model.consent.Consent`).
+CODE_FREE_METHODS = frozenset({CMD_PING, CMD_CATALOGUE, CMD_SNAPSHOT, "cache_clear", "env", "graph", "prim_func",
+                               "profile_get", "devices", "validate_target"})
 
 # Events.
 EV_READY = "ready"
