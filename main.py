@@ -16,7 +16,19 @@ and ``main(args) -> int``. Exit codes: 0 ok, 1 a step failed, 2 bad input.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+
+
+def _drop_current_folder_from_path() -> None:
+    """Nothing is imported from the folder the app is run from (a planted ``numpy.py``): relative ``sys.path``
+    entries (``""``, ``"."`` from ``PYTHONPATH``) and the current folder go, unless it is the app's own folder."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    cwd = os.getcwd()
+    sys.path[:] = [p for p in sys.path if p and os.path.isabs(p) and (p != cwd or p == here)]
+
+
+_drop_current_folder_from_path()
 
 # Sub-command name -> module under pipeline_model.cli
 COMMANDS = {

@@ -15,11 +15,16 @@ PLANTED = ("numpy", "tvm", "json", "pickle", "struct", "select", "difflib", "psu
            "sitecustomize", "usercustomize", "pipeline_model", "encodings")
 
 
-def plant(folder) -> str:
-    """Plant the trap modules in ``folder``; returns the marker folder."""
+#: What a user's own ``PYTHONPATH=.`` makes Python itself import at start-up, before any code of the app runs
+#: (nothing the app can change): not planted where the app's own process starts with such a PYTHONPATH.
+STARTUP = ("encodings", "sitecustomize", "usercustomize", "site_customize")
+
+
+def plant(folder, names=PLANTED) -> str:
+    """Plant the trap modules ``names`` in ``folder``; returns the marker folder."""
     markers = os.path.join(str(folder), "markers")
     os.makedirs(markers, exist_ok=True)
-    for name in PLANTED:
+    for name in names:
         path = os.path.join(str(folder), f"{name}.py")
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(f"open({os.path.join(markers, name)!r}, 'w').write('imported')\n")
@@ -58,3 +63,63 @@ def test_plants_do_import_without_the_rule(tmp_path, monkeypatch, where):
     markers = plant(tmp_path)
     subprocess.run([sys.executable, "-m", "json.tool", "--help"], cwd=tmp_path, capture_output=True, timeout=60)
     assert "json" in os.listdir(markers)
+
+
+def _cli(args, cwd, env=None, timeout=300):
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    return subprocess.run([sys.executable, os.path.join(ROOT, "main.py"), *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.e2e
+def test_every_cli_command_from_a_trap_folder(tmp_path, monkeypatch):
+    """``run``, ``run --build``, ``compare``, ``export``, ``passes``, ``env`` from a folder of planted modules,
+    with ``.`` on PYTHONPATH too: every command works and nothing planted is imported (engine included)."""
+    from tests.conftest import ROOT
+
+    markers = plant(tmp_path, [n for n in PLANTED if n not in STARTUP])
+    quick = os.path.join(ROOT, "resources", "pipelines", "fusion_walkthrough.json")
+    build = os.path.join(ROOT, "resources", "pipelines", "cpu_build.json")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([".", ""]))
+    for args in (["run", quick], ["run", build, "--build", "--bench"], ["compare", quick, build],
+                 ["export", quick, "-o", str(tmp_path / "out.py")], ["passes"], ["env"]):
+        proc = _cli(args, tmp_path, env)
+        assert proc.returncode == 0, (args, proc.stdout[-2000:], proc.stderr[-2000:])
+        assert os.listdir(markers) == [], (args, os.listdir(markers))
+
+
+@pytest.mark.e2e
+def test_the_gui_from_a_trap_folder(tmp_path):
+    """The window started from a folder of planted modules runs a pipeline (engine and all) importing none."""
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT
+
+    markers = plant(tmp_path)
+    pid_file = tmp_path / "engine.pid"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path / "home"),
+               XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_STATE_HOME=str(tmp_path / "state"),
+               XDG_CACHE_HOME=str(tmp_path / "cache"), RPS_TEST_HOOK=f"run,engine_pid={pid_file}")
+    proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "main.py"),
+                             os.path.join(ROOT, "resources", "pipelines", "fusion_walkthrough.json")],
+                            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (pid_file.exists() and pid_file.read_text().strip()):
+            time.sleep(0.2)
+        assert pid_file.exists(), "the engine never answered"
+        time.sleep(2.0)  # the run goes on meanwhile
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(30)
+    assert os.listdir(markers) == [], os.listdir(markers)

@@ -25,12 +25,12 @@ import threading
 import time
 from typing import Any, Optional
 
+from pipeline_model import child_process
 from pipeline_model.engine import protocol
 from pipeline_model.engine.errors import EngineCrashed, EngineError, EngineUnavailable, signal_name
 
 #: What :attr:`EngineProcess.inbox` yields once the engine's stdout ended.
 EOF = object()
-_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _LIVE: "set[subprocess.Popen]" = set()
 
 
@@ -213,11 +213,13 @@ class EngineSupervisor:
 
     def spawn(self) -> EngineProcess:
         """Start a new engine process (raises :class:`EngineUnavailable` when it cannot be started)."""
-        env = dict(os.environ)
-        env.update({str(k): str(v) for k, v in self.env.items()})
-        env["PYTHONPATH"] = _ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        base = dict(os.environ)
+        base.update({str(k): str(v) for k, v in self.env.items()})
+        # -P, PYTHONSAFEPATH and the app's folder first: nothing is imported from the folder the app runs from
+        # (a planted numpy.py), also in TVM's worker processes, which inherit the variable.
+        env = child_process.child_env(base)
         env.setdefault("PYTHONUNBUFFERED", "1")
-        cmd = [self.python, "-m", "pipeline_model.engine.worker"]
+        cmd = child_process.python_command("pipeline_model.engine.worker", python=self.python)
         try:
             return EngineProcess(cmd, env, self.stderr_lines, self.echo_stderr, self.memory_limit)
         except OSError as exc:
