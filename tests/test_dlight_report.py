@@ -6,7 +6,7 @@ import pytest
 
 tvm = pytest.importorskip("tvm")
 
-from pipeline_model import dlight_report_tvm as dr  # noqa: E402
+from pipeline_model.passkinds.dlight import report_tvm as dr  # noqa: E402
 
 CUDA = {"kind": "cuda", "arch": "sm_80"}
 
@@ -72,7 +72,7 @@ def test_catalogue_step_matches_stock_pass_and_reports(lowered_mlp):
     like the stock ApplyDefaultSchedule: same module, plus the report."""
     from tvm.s_tir import dlight as dl
 
-    from pipeline_model import catalogue_tvm
+    from pipeline_model.passkinds import catalogue_tvm
 
     rules = ["gpu.Matmul", "gpu.Reduction", "gpu.Fallback"]
     ctx = catalogue_tvm.PassBuildContext(target=CUDA)

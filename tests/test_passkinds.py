@@ -109,10 +109,10 @@ def test_bad_plugin_module_is_named(monkeypatch):
     from pipeline_model.passkinds import registry
 
     monkeypatch.setenv(ENV_MODULES, "tests.no_such_passkind_module")
-    monkeypatch.setattr(registry, "_LOADED", False)
+    monkeypatch.setattr(registry.KINDS, "_loaded", False)
     with pytest.raises(PassKindLoadError, match="tests.no_such_passkind_module"):
         registry.load_kinds()
-    monkeypatch.setattr(registry, "_LOADED", True)
+    monkeypatch.setattr(registry.KINDS, "_loaded", True)
 
 
 def test_kind_in_catalogue_runs_exports_and_reports(plugin_engine, tmp_path):

@@ -10,7 +10,7 @@ import pytest
 tvm = pytest.importorskip("tvm")
 from tvm import relax  # noqa: E402
 
-from pipeline_model import patterns_tvm as pt  # noqa: E402
+from pipeline_model.passkinds.fuse_by_pattern import patterns_tvm as pt  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATTERN_FILE = os.path.join(ROOT, "resources", "patterns", "matmul_add_relu.py")

@@ -1,7 +1,7 @@
 """Runs the steps of a pipeline on a model inside the engine process (imports TVM).
 
 For each enabled step in order the runner builds the pass with
-:func:`pipeline_model.catalogue_tvm.make_pass`, applies it under a ``tvm.transform.PassContext`` (the pipeline's ``pass_context`` settings) whose
+:func:`pipeline_model.passkinds.catalogue_tvm.make_pass`, applies it under a ``tvm.transform.PassContext`` (the pipeline's ``pass_context`` settings) whose
 pass instrument records the nested passes (name, time, depth, changed) and checks the cancel
 flag before every pass, and records whether the step changed the module (structural equality, never a
 text comparison), the wall time and on failure the error, traceback and last good IR.
@@ -193,7 +193,7 @@ class _ScriptMemo:
 def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int,
                         input_key: Optional[str] = None, weights: Optional[dict[str, Any]] = None) -> Any:
     """The ``PassBuildContext`` for step ``index`` (whose input module is snapshot ``input_key``)."""
-    from pipeline_model import catalogue_tvm
+    from pipeline_model.passkinds import catalogue_tvm
 
     def emit(event: str, data: dict[str, Any]) -> None:
         payload = {"index": index}
@@ -367,7 +367,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         tb = ""
         t0 = time.perf_counter()
         try:
-            from pipeline_model import catalogue_tvm
+            from pipeline_model.passkinds import catalogue_tvm
             from pipeline_model.passkinds.registry import kind_for
 
             build_ctx = _pass_build_context(args, target, ctx, i, key, loaded.params)
@@ -441,7 +441,7 @@ def _preflight_warnings(steps: list[dict[str, Any]], ctx: Any) -> None:
     """Before any step runs: one ``warning`` event per enabled step whose pass kind says it cannot work
     as configured (:meth:`~pipeline_model.passkinds.base.PassKind.run_preflight`, e.g. a
     FuseOpsByPattern step with ``annotate_codegen`` for a codegen this TVM build lacks)."""
-    from pipeline_model import catalogue_tvm
+    from pipeline_model.passkinds import catalogue_tvm
     from pipeline_model.passkinds.registry import kind_for
 
     for i, step in enumerate(steps):
