@@ -307,5 +307,30 @@ def test_a_kind_is_one_folder(tmp_path, monkeypatch):
         unregister("test_one_folder")
 
 
+def test_builtin_script_functions_are_what_exports_copy():
+    """The script functions the built-in kinds' recipes call are copied verbatim into exported scripts."""
+    import importlib
+    import inspect
+
+    from pipeline_model.passkinds import recipe_for
+
+    recipes = {
+        "weights.BindAsConstants": {},
+        "relax.FuseOpsByPattern": {"pattern_source": "file", "pattern_file": "p.py"},
+        "dlight.ApplyDefaultSchedule": {"rules": ["app.CPUParallel"]},
+    }
+    found = []
+    for pass_id, params in recipes.items():
+        for call in emit.script_calls(recipe_for(pass_id, params)):
+            assert call.module.startswith("pipeline_model.passkinds." + kind_for(pass_id).name + ".")
+            source = emit.script_source(call.module, call.attr)
+            if not call.module.endswith("_tvm"):  # script_tvm modules import TVM; read, not imported, here
+                assert source == inspect.getsource(getattr(importlib.import_module(call.module), call.attr))
+            found.append(source.split("(", 1)[0])
+    assert found == ["def bind_model_weights", "def load_pattern_file", "class CPUParallel"]
+    with pytest.raises(emit.EmitError):
+        emit.script_source("pipeline_model.passkinds.bind_weights.script", "nothing_here")
+
+
 def teardown_module() -> None:
     unregister(MyDCEKind.name)  # leave the registry as other test modules expect it
