@@ -84,3 +84,13 @@ def test_catalogue_step_matches_stock_pass_and_reports(lowered_mlp):
     tvm.ir.assert_structural_equal(ours, theirs)
     report = ctx.report["dlight"]
     assert report["rules"] == rules and set(report["scheduled"]) and not report["unscheduled"]
+
+
+def test_rule_names_match_the_step_parameters():
+    """Reports name rules as the step's ``rules`` parameter does, the app's own ones included."""
+    from tvm.s_tir import dlight as dl
+
+    from pipeline_model.passkinds.dlight.script_tvm import CPUParallel
+
+    assert [dr.rule_name(r) for r in (dl.gpu.Matmul(), dl.cpu.GEMV(), CPUParallel())] == \
+        ["gpu.Matmul", "cpu.GEMV", "app.CPUParallel"]
