@@ -107,7 +107,7 @@ def catalogue_source_hash() -> str:
     """Hash of the app-side catalogue code: part of the catalogue cache key (dev edits invalidate it)."""
     digest = hashlib.sha256()
     core = _ROOT / "pipeline_model"
-    paths = [core / "catalogue.py", core / "catalogue_tvm.py", *sorted((core / "passkinds").glob("*.py"))]
+    paths = [core / "catalogue.py", *sorted((core / "passkinds").rglob("*.py"))]
     for path in paths:
         try:
             digest.update(path.read_bytes())

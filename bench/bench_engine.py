@@ -61,7 +61,7 @@ def tvm_own_cost(steps: list[tuple[str, dict]], repeat: int) -> tuple[float, lis
     """Median ms of (make pass + apply + script) summed over ``steps``; per-step medians; modules."""
     import tvm
 
-    from pipeline_model import catalogue_tvm
+    from pipeline_model.passkinds import catalogue_tvm
     from pipeline_model.models_tvm import load_model
 
     target = tvm.target.Target(TARGET)
@@ -90,7 +90,7 @@ def one_step_cost(before_mod, pass_id: str, params: dict, repeat: int) -> float:
     """Median ms of TVM running one step (make pass + apply + script) on ``before_mod``."""
     import tvm
 
-    from pipeline_model import catalogue_tvm
+    from pipeline_model.passkinds import catalogue_tvm
 
     target = tvm.target.Target(TARGET)
     times = []
@@ -123,7 +123,7 @@ def plain_tvm_passes(model: str, steps: list[tuple[str, dict]], repeat: int) -> 
     comparison); per-step medians."""
     import tvm
 
-    from pipeline_model import catalogue_tvm
+    from pipeline_model.passkinds import catalogue_tvm
     from pipeline_model.models_tvm import load_model
 
     target = tvm.target.Target(TARGET)

@@ -1,7 +1,7 @@
 """The pass catalogue as plain data: parameter specs, pass specs, and the catalogue itself.
 
 This module is TVM-free: the GUI and the CLI use it on the JSON the engine sends (see
-:func:`pipeline_model.catalogue_tvm.build_catalogue`, which fills it by introspecting TVM).
+:func:`pipeline_model.passkinds.catalogue_tvm.build_catalogue`, which fills it by introspecting TVM).
 
 JSON shape of one :class:`PassSpec` (``Catalogue.to_json()`` is ``{"version": 1, "categories": [...],
 "passes": [PassSpec, ...]}``)::

@@ -1,22 +1,27 @@
 """How each catalogue pass is constructed, as a small TVM-free expression tree, and its Python source.
 
-One table drives both the engine and the exported script, so they cannot drift apart:
-:func:`recipe_for` asks the pass's kind (:mod:`pipeline_model.passkinds`) to turn ``(pass_id,
-validated params)`` into an expression (:class:`Call`,
-:class:`Lit`, :class:`Ref`, :class:`CustomCode`, :class:`PatternFile`);
-:func:`pipeline_model.catalogue_tvm.make_pass` *evaluates* it with TVM, and :func:`render` writes it as
-Python source for :mod:`pipeline_model.export`. Every value reaches the source through ``repr()`` of a
-checked JSON-plain value; module and attribute names are checked identifiers, never user text.
+One expression drives both the engine and the exported script, so they cannot drift apart: a pass
+kind (:mod:`pipeline_model.passkinds`) turns ``(pass_id, validated params)`` into an expression
+(:class:`Call`, :class:`ScriptCall`, :class:`Lit`, :class:`Ref`, :class:`ListOf`);
+:func:`pipeline_model.passkinds.evaluate.evaluate` *evaluates* it with TVM in the engine, and :func:`render`
+writes it as Python source for :mod:`pipeline_model.export`. Every value reaches the source through
+``repr()`` of a checked JSON-plain value; module and attribute names are checked identifiers, never user text.
 
-The helpers :func:`pick_custom_pass`, :func:`load_pattern_file` and the MetaSchedule CPU set-up
-(:func:`meta_schedule_target`, :func:`load_tensor_intrinsics`, :func:`meta_schedule_f_build`,
-:func:`install_meta_schedule_cpu`) are used by the engine and copied verbatim (``inspect.getsource``)
-into exported scripts (:data:`META_SCHEDULE_HELPERS`). They import TVM lazily, so this module stays
-TVM-free.
+A :class:`ScriptCall` calls a function of a pass kind's ``script`` module (e.g.
+``pipeline_model.passkinds.fuse_by_pattern.script.load_pattern_file``): the engine imports that module and
+calls the function, and an exported script holds the function's source (:func:`script_source`) and calls it
+by name. This module names no pass kind.
+
+The MetaSchedule CPU set-up (:func:`meta_schedule_target`, :func:`load_tensor_intrinsics`,
+:func:`meta_schedule_f_build`, :func:`install_meta_schedule_cpu`) is used by the engine and copied verbatim
+(``inspect.getsource``) into exported scripts (:data:`META_SCHEDULE_HELPERS`). It imports TVM lazily, so
+this module stays TVM-free.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import inspect
 import math
 import re
@@ -43,8 +48,9 @@ class Lit:
 
 @dataclass(frozen=True)
 class Ref:
-    """A value known only where the pass is built: ``target``, ``work_dir``, ``base_dir`` or ``weights`` (the
-    model's own weights; ``params`` in exported scripts)."""
+    """A value known only where the pass is built: ``target``, ``work_dir``, ``base_dir``, ``weights`` (the
+    model's own weights; ``params`` in exported scripts) or ``trusted`` (whether custom code is trusted; the
+    engine only: a kind whose recipe holds it writes its own export)."""
 
     name: str
 
@@ -68,23 +74,28 @@ class ListOf:
 
 
 @dataclass(frozen=True)
-class PatternFile:
-    """The ``patterns`` list of a user pattern file (path as given; resolved against ``base_dir``)."""
+class ScriptCall:
+    """``attr(*args, **kwargs)``, where ``attr`` is a top-level function (or class) of ``module``, a pass kind's
+    script module (``pipeline_model.passkinds.<kind>.script``): the engine imports ``module`` and calls it;
+    an exported script holds its source (:func:`script_source`) and calls it by name.
 
-    path: str
+    ``needs_trust``: when set, the call runs user code and the engine refuses it without trust, with this
+    sentence (after the pass id); ``what``: when set, an exception of the call becomes a plain error
+    ``"<pass id>: <what>: <type>: <message>"`` (e.g. ``"pattern file p.py"``).
+    """
+
+    module: str
+    attr: str
+    args: tuple = ()
+    kwargs: tuple = ()  # tuple of (name, expr)
+    needs_trust: str = ""
+    what: str = ""
 
 
-@dataclass(frozen=True)
-class CustomCode:
-    """A custom pass given as Python source; ``label`` names it in tracebacks."""
+Expr = Union[Lit, Ref, Call, ListOf, ScriptCall]
 
-    source: str
-    label: str
-
-
-Expr = Union[Lit, Ref, Call, ListOf, PatternFile, CustomCode]
-
-REFS = ("target", "work_dir", "base_dir", "weights")
+#: References an expression may hold; ``trusted`` is whether the user trusts custom code (engine only).
+REFS = ("target", "work_dir", "base_dir", "weights", "trusted")
 
 
 def check_literal(value: Any, where: str = "value") -> Any:
@@ -137,34 +148,12 @@ def comment_safe(text: Any) -> str:
     return str(text).encode("unicode_escape").decode("ascii")
 
 
-def custom_label(step_number: Optional[int]) -> str:
-    """The pseudo file name a custom step's source is compiled under, e.g. ``<custom step 3>``."""
-    return f"<custom step {step_number}>" if step_number is not None else "<custom step>"
-
-
-def recipe_for(pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> Expr:
-    """The construction of ``pass_id`` with (already validated) ``params`` as an expression tree.
-
-    The construction comes from the pass's kind (:mod:`pipeline_model.passkinds`). Raises
-    :class:`EmitError` for an id no kind knows how to build.
-    """
-    from pipeline_model.passkinds.registry import kind_for
-
-    params = dict(params or {})
-    if not SAFE_PASS_ID.match(pass_id or ""):
-        raise EmitError(f"pass id {pass_id!r} has characters other than letters, digits, '_' and '.'")
-    kind = kind_for(pass_id)
-    if kind is None:
-        raise EmitError(f"no construction known for pass {pass_id!r}")
-    return kind.recipe(pass_id, params, step_number=step_number)
-
-
 # ---------------------------------------------------------------------------------------------
 # rendering as Python source
 
 
 def render(expr: Expr, ref_names: Optional[dict[str, str]] = None) -> str:
-    """Python source for ``expr`` (custom code and pattern files are rendered by the exporter).
+    """Python source for ``expr`` (a :class:`ScriptCall` as a call of the function by its bare name).
 
     ``ref_names`` maps :class:`Ref` names to variable names in the generated script.
     """
@@ -178,7 +167,7 @@ def render(expr: Expr, ref_names: Optional[dict[str, str]] = None) -> str:
         return refs[expr.name]
     if isinstance(expr, ListOf):
         return "[" + ", ".join(render(e, ref_names) for e in expr.items) + "]"
-    if isinstance(expr, Call):
+    if isinstance(expr, (Call, ScriptCall)):
         if not _DOTTED.match(expr.module) or not _IDENT.match(expr.attr):
             raise EmitError(f"bad callee {expr.module}.{expr.attr}")
         args = [render(a, ref_names) for a in expr.args]
@@ -186,9 +175,8 @@ def render(expr: Expr, ref_names: Optional[dict[str, str]] = None) -> str:
             if not _IDENT.match(name):
                 raise EmitError(f"bad keyword {name!r}")
             args.append(f"{name}={render(value, ref_names)}")
-        return f"{expr.module}.{expr.attr}({', '.join(args)})"
-    if isinstance(expr, PatternFile):
-        return f"load_pattern_file({repr(check_literal(expr.path))}, BASE_DIR)"
+        callee = expr.attr if isinstance(expr, ScriptCall) else f"{expr.module}.{expr.attr}"
+        return f"{callee}({', '.join(args)})"
     raise EmitError(f"cannot render {type(expr).__name__} inline")
 
 
@@ -196,118 +184,56 @@ def imports_of(expr: Expr) -> list[str]:
     """Modules the rendered ``expr`` needs imported (callee modules and side-effect imports)."""
     found: list[str] = []
 
-    def walk(e: Any) -> None:
+    for e in _walk(expr):
         if isinstance(e, Call):
             for m in (e.module, *e.imports):
                 if m not in found:
                     found.append(m)
-            for a in e.args:
-                walk(a)
-            for _, v in e.kwargs:
-                walk(v)
-        elif isinstance(e, ListOf):
-            for a in e.items:
-                walk(a)
-
-    walk(expr)
     return found
 
 
-def check_custom_source(source: str, label: str) -> None:
-    """Compile ``source`` under ``label``; raise :class:`SyntaxError` naming the line if it is invalid."""
-    compile(source, label, "exec")
+def _walk(expr: Any) -> list[Any]:
+    """``expr`` and every expression inside it, in pre-order (callee before arguments, left to right)."""
+    out = [expr]
+    if isinstance(expr, (Call, ScriptCall)):
+        for a in expr.args:
+            out.extend(_walk(a))
+        for _, v in expr.kwargs:
+            out.extend(_walk(v))
+    elif isinstance(expr, ListOf):
+        for a in expr.items:
+            out.extend(_walk(a))
+    return out
 
 
-def render_custom_function(func_name: str, source: str, label: str) -> str:
-    """A function ``func_name()`` whose body is the user's source verbatim (indented), returning its pass."""
-    if not _IDENT.match(func_name):
-        raise EmitError(f"bad function name {func_name!r}")
-    body = textwrap.indent(source.rstrip("\n") + "\n", "    ", lambda line: True) if source.strip() else "    pass\n"
-    return (
-        f"def {func_name}():\n"
-        f"    # ---- user source of {label} begins (verbatim) ----\n"
-        f"{body}"
-        f"    # ---- user source of {label} ends ----\n"
-        f"    return pick_custom_pass(dict(locals()), {func_name}.__code__.co_filename, {label!r})\n"
-    )
+def script_calls(expr: Expr) -> list[ScriptCall]:
+    """The :class:`ScriptCall` nodes of ``expr`` (pre-order): the script functions an exported script needs."""
+    return [e for e in _walk(expr) if isinstance(e, ScriptCall)]
+
+
+def script_source(module: str, name: str) -> str:
+    """Source of the top-level function or class ``name`` of ``module`` (a pass kind's script module), as
+    exported scripts hold it: the lines of its definition (decorators included), read from the module's
+    file with :mod:`ast`, so the module is not imported (a ``script_tvm`` module, which imports TVM, is read
+    in a TVM-free process). Raises :class:`EmitError` when the module or the name is unknown."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        raise EmitError(f"no script module {module!r}")
+    with open(spec.origin, encoding="utf-8") as fh:
+        text = fh.read()
+    lines = text.splitlines(keepends=True)
+    for node in ast.parse(text, spec.origin).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            return textwrap.dedent("".join(lines[first - 1:node.end_lineno]))
+    raise EmitError(f"{module} defines no {name!r}")
 
 
 # ---------------------------------------------------------------------------------------------
-# helpers shared by the engine and exported scripts (copied into scripts with inspect.getsource)
-
-
-def pick_custom_pass(namespace, filename, label):
-    """Pick the pass a custom step's source defines and return it as a ``tvm.transform.Pass``.
-
-    Candidates, in order of preference: the last ``tvm.transform.Pass`` instance defined by the
-    source, else the last pass class (decorated with ``@tvm.transform.module_pass`` or
-    ``@relax.transform.function_pass``; instantiated without arguments), else the last plain
-    function defined in the source (``IRModule -> IRModule``), wrapped with
-    ``tvm.transform.module_pass(opt_level=0)``. Names starting with ``_`` are ignored.
-    """
-    import tvm
-
-    instances, classes, functions = [], [], []
-    for name, value in namespace.items():
-        if name.startswith("_"):
-            continue
-        if isinstance(value, tvm.transform.Pass):
-            instances.append(value)
-        elif isinstance(value, type) and issubclass(value, tvm.transform.Pass):
-            classes.append(value)
-        elif inspect.isfunction(value) and value.__code__.co_filename == filename:
-            functions.append(value)
-    if instances:
-        return instances[-1]
-    if classes:
-        return classes[-1]()
-    if functions:
-        func = functions[-1]
-        nargs = len(inspect.signature(func).parameters)
-
-        def _custom(mod, _ctx):
-            result = func(mod) if nargs == 1 else func(mod, _ctx)
-            if not isinstance(result, tvm.ir.IRModule):
-                raise TypeError(f"{label}: {func.__name__}() returned {type(result).__name__}, not an IRModule")
-            return result
-
-        return tvm.transform.module_pass(_custom, opt_level=0, name=func.__name__)
-    raise ValueError(
-        f"{label} defines no pass: define a tvm.transform.Pass, a class decorated with "
-        "@tvm.transform.module_pass, or a function taking an IRModule and returning one"
-    )
-
-
-def load_pattern_file(path, base_dir):
-    """Run a user pattern file and return its ``patterns`` list for ``FuseOpsByPattern``.
-
-    ``patterns`` items are ``tvm.relax.transform.FusionPattern`` objects or ``(name, pattern)`` /
-    ``(name, pattern, check)`` tuples built with ``tvm.relax.dpl``. Relative paths are relative to
-    ``base_dir`` (the pipeline file's folder).
-    """
-    import os
-    import runpy
-
-    import tvm.relax.transform
-
-    full = path if os.path.isabs(path) or not base_dir else os.path.join(base_dir, path)
-    if not os.path.isfile(full):
-        raise FileNotFoundError(f"pattern file not found: {full}")
-    namespace = runpy.run_path(full, run_name="relax_patterns")
-    patterns = namespace.get("patterns")
-    if not isinstance(patterns, (list, tuple)) or not patterns:
-        raise ValueError(f"{full}: define a non-empty list named 'patterns'")
-    out = []
-    for i, item in enumerate(patterns):
-        if isinstance(item, tvm.relax.transform.FusionPattern):
-            out.append(item)
-        elif isinstance(item, tuple) and len(item) == 3 and callable(item[2]):
-            out.append(tvm.relax.transform.FusionPattern(item[0], item[1], check=item[2]))
-        elif isinstance(item, tuple) and 2 <= len(item) <= 5:
-            out.append(tvm.relax.transform.FusionPattern(*item))
-        else:
-            raise ValueError(f"{full}: patterns[{i}] is not a FusionPattern or a (name, pattern[, check]) tuple")
-    return out
+# MetaSchedule helpers shared by the engine and exported scripts (copied into scripts with inspect.getsource)
 
 
 def meta_schedule_target(target):

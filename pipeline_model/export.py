@@ -1,7 +1,7 @@
 """Export a pipeline as one standalone Python script using plain TVM 0.27 calls (TVM-free).
 
 The script loads the model (code from :func:`pipeline_model.models.emit_model_loader`), builds each
-enabled step with the same construction the engine uses (:func:`pipeline_model.emit.recipe_for`, by
+enabled step with the same construction the engine uses (:func:`pipeline_model.passkinds.registry.recipe_for`, by
 the step's pass kind),
 applies the steps one by one inside ``with TARGET, tvm.transform.PassContext(**PASS_CONTEXT)`` (the
 pipeline's ``opt_level``/``config``/``disabled_pass``, default opt level 3), prints
@@ -211,7 +211,7 @@ def export_script(
     preceded by ``install_meta_schedule_cpu(...)`` (copied into the script from :mod:`pipeline_model.emit`),
     a custom step's source goes verbatim into its own function.
     """
-    from pipeline_model.passkinds.registry import kind_for
+    from pipeline_model.passkinds.registry import kind_for, recipe_for
     from pipeline_model.tuning import document_work_dir
 
     if work_dir is None:
@@ -255,7 +255,7 @@ def export_script(
             if errors:
                 raise ExportError(f"{label}: " + "; ".join(errors))
         try:
-            expr = emit.recipe_for(pass_id, params, step_number=index + 1)
+            expr = recipe_for(pass_id, params, step_number=index + 1)
             kind = kind_for(pass_id)
             if kind is None:  # pragma: no cover - recipe_for already refused it
                 raise emit.EmitError(f"no construction known for pass {pass_id!r}")

@@ -874,7 +874,7 @@ def _targeted_setup(pass_id: str, mode: str, params: dict[str, Any], trusted: bo
     settings["failure"] = None
     source = settings["schedule_fn"]
     if source.strip():
-        from pipeline_model.custom_pass_tvm import UNTRUSTED_MESSAGE
+        from pipeline_model.passkinds.context import UNTRUSTED_MESSAGE
 
         label = schedule_label(step_number)
         if not trusted:

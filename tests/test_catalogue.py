@@ -10,8 +10,8 @@ import pytest
 tvm = pytest.importorskip("tvm")
 
 from pipeline_model.catalogue import Catalogue, PassSpec, ParamSpec  # noqa: E402
-from pipeline_model import catalogue_tvm  # noqa: E402
-from pipeline_model.catalogue_tvm import EXCLUDED, PassBuildContext, PassConfigError, make_pass  # noqa: E402
+from pipeline_model.passkinds import catalogue_tvm  # noqa: E402
+from pipeline_model.passkinds.catalogue_tvm import EXCLUDED, PassBuildContext, PassConfigError, make_pass  # noqa: E402
 
 
 @pytest.fixture(scope="module")

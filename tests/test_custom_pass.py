@@ -8,7 +8,7 @@ tvm = pytest.importorskip("tvm")
 from tvm import relax  # noqa: E402
 from tvm.script import relax as R  # noqa: E402
 
-from pipeline_model.catalogue_tvm import PassBuildContext, PassConfigError, make_pass  # noqa: E402
+from pipeline_model.passkinds.catalogue_tvm import PassBuildContext, PassConfigError, make_pass  # noqa: E402
 
 
 def _mlp() -> tvm.IRModule:

@@ -40,7 +40,7 @@ def _legalized_mlp():
 def _schedule(mod, target):
     from tvm.s_tir import dlight as dl
 
-    from pipeline_model.dlight_rules_tvm import CPUParallel
+    from pipeline_model.passkinds.dlight.script_tvm import CPUParallel
 
     with tvm.target.Target(target):
         return dl.ApplyDefaultSchedule(CPUParallel())(mod)
@@ -54,7 +54,7 @@ def _run(mod, arrays):
 
 
 def test_big_blocks_get_a_parallel_loop_small_ones_stay_serial_and_results_match():
-    from pipeline_model.dlight_rules_tvm import CPUParallel
+    from pipeline_model.passkinds.dlight.script_tvm import CPUParallel
 
     mod = _legalized_mlp()
     scheduled = _schedule(mod, {"kind": "llvm", "num-cores": 2})

@@ -6,7 +6,7 @@ import pytest
 
 tvm = pytest.importorskip("tvm")
 
-from pipeline_model import dlight_report_tvm as dr  # noqa: E402
+from pipeline_model.passkinds.dlight import report_tvm as dr  # noqa: E402
 
 CUDA = {"kind": "cuda", "arch": "sm_80"}
 
@@ -72,7 +72,7 @@ def test_catalogue_step_matches_stock_pass_and_reports(lowered_mlp):
     like the stock ApplyDefaultSchedule: same module, plus the report."""
     from tvm.s_tir import dlight as dl
 
-    from pipeline_model import catalogue_tvm
+    from pipeline_model.passkinds import catalogue_tvm
 
     rules = ["gpu.Matmul", "gpu.Reduction", "gpu.Fallback"]
     ctx = catalogue_tvm.PassBuildContext(target=CUDA)
@@ -84,3 +84,13 @@ def test_catalogue_step_matches_stock_pass_and_reports(lowered_mlp):
     tvm.ir.assert_structural_equal(ours, theirs)
     report = ctx.report["dlight"]
     assert report["rules"] == rules and set(report["scheduled"]) and not report["unscheduled"]
+
+
+def test_rule_names_match_the_step_parameters():
+    """Reports name rules as the step's ``rules`` parameter does, the app's own ones included."""
+    from tvm.s_tir import dlight as dl
+
+    from pipeline_model.passkinds.dlight.script_tvm import CPUParallel
+
+    assert [dr.rule_name(r) for r in (dl.gpu.Matmul(), dl.cpu.GEMV(), CPUParallel())] == \
+        ["gpu.Matmul", "cpu.GEMV", "app.CPUParallel"]

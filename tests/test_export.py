@@ -14,7 +14,7 @@ tvm = pytest.importorskip("tvm")
 from pipeline_model.consent import Consent  # noqa: E402
 from pipeline_model.document import PipelineDocument, Step  # noqa: E402
 from pipeline_model.export import ExportError, export_script  # noqa: E402
-from pipeline_model import catalogue_tvm  # noqa: E402
+from pipeline_model.passkinds import catalogue_tvm  # noqa: E402
 from tests.conftest import quick_bundled_pipeline_paths  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -73,7 +73,7 @@ def test_tuning_panel_renders_event(qtbot):
 
 
 def test_step_reports_dlight_warning_and_fused_nodes():
-    # The documented format of pipeline_model/dlight_report_tvm.py.
+    # The documented format of pipeline_model/passkinds/dlight/report_tvm.py.
     report = {"target": "cuda", "gpu": True, "rules": ["gpu.Matmul"], "scheduled": {"matmul": "gpu.Matmul"},
               "unscheduled": ["transpose"], "already_scheduled": [], "no_thread_binding": ["transpose"],
               "warnings": ["transpose: no DLight rule applied, so it has no thread binding"]}

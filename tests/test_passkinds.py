@@ -110,10 +110,10 @@ def test_bad_plugin_module_is_named(monkeypatch):
     from pipeline_model.passkinds import registry
 
     monkeypatch.setenv(ENV_MODULES, "tests.no_such_passkind_module")
-    monkeypatch.setattr(registry, "_LOADED", False)
+    monkeypatch.setattr(registry.KINDS, "_loaded", False)
     with pytest.raises(PassKindLoadError, match="tests.no_such_passkind_module"):
         registry.load_kinds()
-    monkeypatch.setattr(registry, "_LOADED", True)
+    monkeypatch.setattr(registry.KINDS, "_loaded", True)
 
 
 def test_kind_in_catalogue_runs_exports_and_reports(plugin_engine, tmp_path):
@@ -182,6 +182,156 @@ def test_user_code_of_custom_and_pattern_steps(tmp_path):
     assert kind_for(table.pass_id).user_code(table, str(tmp_path), 1) == []
     missing = Step("relax.FuseOpsByPattern", {"pattern_source": "file", "pattern_file": "gone.py"})
     assert kind_for(missing.pass_id).user_code(missing, str(tmp_path), 1)[0].read().startswith("# cannot read")
+
+
+# ---- a kind as one folder: behaviour, exported code and report from one package ---------------------
+ONE_FOLDER = {
+    "__init__.py": '''"""Kind test_one_folder: spec and hooks (TVM-free)."""
+from pipeline_model import emit
+from pipeline_model.passkinds.base import PassKind
+from pipeline_model.passkinds.registry import register
+from pipeline_model.passkinds.report_html import ReportSection, esc
+
+PASS_ID = "test.OneFolder"
+SCRIPT_MODULE = __name__ + ".script"
+
+
+def _html(value, _target, _css):
+    return f"<p><b>One folder</b>: {esc(', '.join(value['before']))} -> {esc(', '.join(value['after']))}</p>"
+
+
+class OneFolderKind(PassKind):
+    name = "test_one_folder"
+    priority = 5
+
+    def matches(self, pass_id):
+        return pass_id == PASS_ID
+
+    def recipe(self, pass_id, params, *, step_number=None):
+        return emit.ScriptCall(SCRIPT_MODULE, "one_folder_pass")
+
+    def after_step(self, pass_id, before, after, report):
+        from . import report_tvm
+
+        report["one_folder"] = {"before": report_tvm.function_names(before), "after": report_tvm.function_names(after)}
+
+    def report_sections(self):
+        return (ReportSection("one_folder", 71, _html),)
+
+
+KIND = register(OneFolderKind())
+''',
+    "script.py": '''"""Code exported scripts contain; the engine calls it too."""
+
+
+def one_folder_pass():
+    """Dead code elimination keeping only main (the step's pass)."""
+    from tvm import relax
+
+    return relax.transform.DeadCodeElimination(entry_functions=["main"])
+''',
+    "report_tvm.py": '''"""Engine half (imports TVM); never imports the kind back."""
+import tvm
+
+
+def function_names(mod: tvm.IRModule) -> list:
+    return sorted(gv.name_hint for gv in mod.get_global_vars())
+''',
+}
+
+
+def test_a_kind_is_one_folder(tmp_path, monkeypatch):
+    """A kind written as one package (``__init__.py`` + ``script.py`` + ``report_tvm.py``) registered through
+    ``RPS_PASSKIND_MODULES``: the engine builds its step by calling the script function, which the exported
+    script holds verbatim and calls too; its report is rendered by its own section."""
+    import importlib
+    import inspect
+
+    tvm = pytest.importorskip("tvm")
+    from pipeline_model.document import PipelineDocument, Step
+    from pipeline_model.export import export_script
+    from pipeline_model.passkinds import PassBuildContext, recipe_for, registry
+
+    folder = tmp_path / "rps_one_folder_kind"
+    folder.mkdir()
+    for name, text in ONE_FOLDER.items():
+        (folder / name).write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv(ENV_MODULES, "rps_one_folder_kind")
+    monkeypatch.setattr(registry.KINDS, "_loaded", False)
+    try:
+        registry.load_kinds()
+        kind = kind_for("test.OneFolder")
+        assert kind is not None and kind.name == "test_one_folder"
+        script = importlib.import_module("rps_one_folder_kind.script")
+        for obj in (type(kind), script.one_folder_pass):  # spec, hooks and script code: one folder
+            assert os.path.dirname(inspect.getfile(obj)) == str(folder)
+
+        # behaviour: the engine evaluates the recipe by calling the script function (spied on here)
+        calls = []
+        original = script.one_folder_pass
+
+        def spy():
+            calls.append(1)
+            return original()
+
+        monkeypatch.setattr(script, "one_folder_pass", spy)
+        expr = recipe_for("test.OneFolder", {})
+        built = kind.build_pass("test.OneFolder", {}, expr, PassBuildContext())
+        assert calls == [1]
+        model = tmp_path / "two_funcs.py"
+        model.write_text(UNUSED_MODEL)
+        import runpy
+
+        mod = runpy.run_path(str(model))["Module"]
+        with tvm.target.Target("llvm"), tvm.transform.PassContext(opt_level=3):
+            after = built(mod)
+        report: dict = {}
+        kind.after_step("test.OneFolder", mod, after, report)  # the report, by the folder's engine half
+        assert report["one_folder"] == {"before": ["main", "unused"], "after": ["main"]}
+        assert step_report_html("test.OneFolder", report, {"kind": "llvm"}) == \
+            "<p><b>One folder</b>: main, unused -> main</p>"
+        monkeypatch.setattr(script, "one_folder_pass", original)
+
+        # exported code: the same function's source, called the same way
+        doc = PipelineDocument(model=str(model), steps=[Step("test.OneFolder", {})])
+        source = export_script(doc)
+        assert inspect.getsource(original) in source
+        assert "        pass_ = one_folder_pass()\n" in source and "rps_one_folder_kind" not in source
+        exported = tmp_path / "exported.py"
+        exported.write_text(source)
+        out = tmp_path / "final.json"
+        proc = subprocess.run([PYTHON, str(exported), "--quiet", "--save-json", str(out)], capture_output=True,
+                              text=True, timeout=300, cwd=str(tmp_path))
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        tvm.ir.assert_structural_equal(tvm.ir.load_json(out.read_text()), after)
+    finally:
+        unregister("test_one_folder")
+
+
+def test_builtin_script_functions_are_what_exports_copy():
+    """The script functions the built-in kinds' recipes call are copied verbatim into exported scripts."""
+    import importlib
+    import inspect
+
+    from pipeline_model.passkinds import recipe_for
+
+    recipes = {
+        "weights.BindAsConstants": {},
+        "relax.FuseOpsByPattern": {"pattern_source": "file", "pattern_file": "p.py"},
+        "dlight.ApplyDefaultSchedule": {"rules": ["app.CPUParallel"]},
+    }
+    found = []
+    for pass_id, params in recipes.items():
+        for call in emit.script_calls(recipe_for(pass_id, params)):
+            assert call.module.startswith("pipeline_model.passkinds." + kind_for(pass_id).name + ".")
+            source = emit.script_source(call.module, call.attr)
+            if not call.module.endswith("_tvm"):  # script_tvm modules import TVM; read, not imported, here
+                assert source == inspect.getsource(getattr(importlib.import_module(call.module), call.attr))
+            found.append(source.split("(", 1)[0])
+    assert found == ["def bind_model_weights", "def load_pattern_file", "class CPUParallel"]
+    with pytest.raises(emit.EmitError):
+        emit.script_source("pipeline_model.passkinds.bind_weights.script", "nothing_here")
 
 
 def teardown_module() -> None:

@@ -10,7 +10,7 @@ import pytest
 tvm = pytest.importorskip("tvm")
 from tvm import relax  # noqa: E402
 
-from pipeline_model import patterns_tvm as pt  # noqa: E402
+from pipeline_model.passkinds.fuse_by_pattern import patterns_tvm as pt  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATTERN_FILE = os.path.join(ROOT, "resources", "patterns", "matmul_add_relu.py")
@@ -91,3 +91,24 @@ def test_bundled_pattern_file_runs_without_consent_but_a_copy_does_not(engine, t
     steps[1].params["pattern_file"] = str(copy)
     refused = engine.run(PipelineDocument(model="builtin:mlp", steps=steps))
     assert not refused.ok and str(copy) in (refused.error or "") + "".join(s.error or "" for s in refused.steps)
+
+
+def test_pattern_file_step_needs_trust_and_names_the_file(tmp_path):
+    """The step's recipe calls the kind's script function (emit.ScriptCall): refused without trust, its errors
+    name the pattern file, and with trust it loads the same patterns the exported script loads."""
+    from pipeline_model.passkinds import PassBuildContext, PassConfigError, kind_for, recipe_for
+
+    bad = tmp_path / "pat_bad.py"
+    bad.write_text("patterns = [undefined]\n")
+    params = {"pattern_source": "file", "pattern_file": "pat_bad.py", "bind_constants": False,
+              "annotate_codegen": False}
+    kind = kind_for("relax.FuseOpsByPattern")
+    expr = recipe_for("relax.FuseOpsByPattern", params)
+    with pytest.raises(PassConfigError, match="a pattern file is Python code; it runs only when custom code is trusted"):
+        kind.build_pass("relax.FuseOpsByPattern", params, expr, PassBuildContext(base_dir=str(tmp_path)))
+    trusted = PassBuildContext(base_dir=str(tmp_path), trust_custom_code=True)
+    with pytest.raises(PassConfigError, match="relax.FuseOpsByPattern: pattern file pat_bad.py: NameError"):
+        kind.build_pass("relax.FuseOpsByPattern", params, expr, trusted)
+    good = dict(params, pattern_file=PATTERN_FILE)
+    built = kind.build_pass("relax.FuseOpsByPattern", good, recipe_for("relax.FuseOpsByPattern", good), trusted)
+    assert isinstance(built, tvm.transform.Pass)

@@ -150,7 +150,9 @@ def test_tvm_policy_naming_rule() -> None:
     assert tvm_policy("pipeline_model/engine/handlers_build.py") == ENGINE_SIDE
     assert tvm_policy("pipeline_model/engine/worker.py") == ENGINE_SIDE
     assert tvm_policy("pipeline_model/engine/runner.py") == ENGINE_SIDE
-    assert tvm_policy("pipeline_model/passkinds/dlight.py") == LAZY
+    assert tvm_policy("pipeline_model/passkinds/dlight/__init__.py") == LAZY
+    assert tvm_policy("pipeline_model/passkinds/dlight/script.py") == LAZY
+    assert tvm_policy("pipeline_model/passkinds/dlight/report_tvm.py") == ENGINE_SIDE
     assert tvm_policy("pipeline_model/importers/onnx.py") == LAZY
     assert tvm_policy("pipeline_model/emit.py") == LAZY
     assert tvm_policy("pipeline_model/engine/client.py") == NO_TVM

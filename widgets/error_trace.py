@@ -21,7 +21,7 @@ from typing import Optional, Sequence
 
 from PySide6.QtCore import QCoreApplication
 
-#: Pseudo file names of custom steps' sources (``emit.custom_label``).
+#: Pseudo file names of custom steps' sources (``pipeline_model.passkinds.custom_python.custom_label``).
 CUSTOM_LABEL_RE = re.compile(r"<custom step(?: \d+)?>")
 _SYNTAX_RE = re.compile(r"(<custom step(?: \d+)?>): syntax error at line (\d+)(?:, column (\d+))?: (.*)", re.S)
 _EXEC_RE = re.compile(r"(<custom step(?: \d+)?>): line (\d+)(?:: [^\n]*?)?: (\w+(?:Error|Exception|Exit|Interrupt)\b.*)", re.S)

@@ -42,10 +42,14 @@ def _devices() -> list[dict[str, Any]]:
 
 
 def _pattern_tables() -> dict[str, Any]:
+    """The ``pattern_tables`` the pass kinds report (:meth:`~pipeline_model.passkinds.base.PassKind.environment`)."""
     try:
-        from pipeline_model import patterns_tvm
+        from pipeline_model.passkinds.registry import all_kinds
 
-        return patterns_tvm.pattern_tables()
+        tables: dict[str, Any] = {}
+        for kind in all_kinds():
+            tables.update(kind.environment().get("pattern_tables") or {})
+        return tables
     except Exception as exc:  # noqa: BLE001 - reported, never fatal
         return {"(error)": {"patterns": 0, "codegen": False, "message": f"{type(exc).__name__}: {exc}"}}
 

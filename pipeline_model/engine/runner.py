@@ -1,7 +1,7 @@
 """Runs the steps of a pipeline on a model inside the engine process (imports TVM).
 
 For each enabled step in order the runner builds the pass with
-:func:`pipeline_model.catalogue_tvm.make_pass`, applies it under a ``tvm.transform.PassContext`` (the pipeline's ``pass_context`` settings) whose
+:func:`pipeline_model.passkinds.catalogue_tvm.make_pass`, applies it under a ``tvm.transform.PassContext`` (the pipeline's ``pass_context`` settings) whose
 pass instrument records the nested passes (name, time, depth, changed) and checks the cancel
 flag before every pass, and records whether the step changed the module (structural equality, never a
 text comparison), the wall time and on failure the error, traceback and last good IR.
@@ -193,7 +193,7 @@ class _ScriptMemo:
 def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int,
                         input_key: Optional[str] = None, weights: Optional[dict[str, Any]] = None) -> Any:
     """The ``PassBuildContext`` for step ``index`` (whose input module is snapshot ``input_key``)."""
-    from pipeline_model import catalogue_tvm
+    from pipeline_model.passkinds import catalogue_tvm
 
     def emit(event: str, data: dict[str, Any]) -> None:
         payload = {"index": index}
@@ -247,64 +247,119 @@ def _error_text(exc: BaseException) -> str:
     return f"{name}: {text}"
 
 
-def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    """Run the steps described by ``args`` (see the module docstring); returns ``RunResult.to_json()``."""
-    t_start = time.perf_counter()
-    result = RunResult()
-    steps_in = list(args.get("steps") or [])
-    until = args.get("until")
-    base_dir = args.get("base_dir")
+class _RunOutput:
+    """What one run sends back: the :class:`RunResult` and the step JSON, without the scripts the client
+    already holds (``known_keys``: snapshot keys are content hashes)."""
 
-    def not_run(i: int, step: dict[str, Any]) -> StepResult:
+    def __init__(self, args: dict[str, Any], ctx: Any) -> None:
+        self.t_start = time.perf_counter()
+        self.result = RunResult()
+        self.ctx = ctx
+        self.steps_in = list(args.get("steps") or [])
+        # Scripts the client already holds (by snapshot key) are not sent again: keys are content hashes.
+        self.known = set(args.get("known_keys") or [])
+        # Print and send each step's text only when the client asked for it (else on demand: ``snapshot``).
+        self.want_scripts = bool(args.get("scripts", True))
+
+    def not_run(self, i: int, step: dict[str, Any]) -> StepResult:
+        """Step ``i`` as not run (its state until it runs)."""
         return StepResult(index=i, uid=str(step.get("uid", "")), pass_id=str(step.get("pass", "")),
-                          title=ctx.pass_title(str(step.get("pass", ""))), state=NOT_RUN)
+                          title=self.ctx.pass_title(str(step.get("pass", ""))), state=NOT_RUN)
 
-    # Scripts the client already holds (by snapshot key) are not sent again: keys are content hashes.
-    known = set(args.get("known_keys") or [])
-    # Print and send each step's text only when the client asked for it (else on demand: ``snapshot``).
-    want_scripts = bool(args.get("scripts", True))
-
-    def step_json(res: StepResult) -> dict[str, Any]:
+    def step_json(self, res: StepResult) -> dict[str, Any]:
+        """``res`` as JSON, without the scripts the client holds."""
         data = res.to_json()
-        if known:
-            if data.get("snapshot_key") in known:
+        if self.known:
+            if data.get("snapshot_key") in self.known:
                 data["script"] = None
             for item in data.get("nested") or []:
-                if item.get("snapshot_key") in known:
+                if item.get("snapshot_key") in self.known:
                     item["script"] = None
         return data
 
-    def finish() -> dict[str, Any]:
-        result.total_ms = (time.perf_counter() - t_start) * 1000.0
+    def step_finished(self, res: StepResult) -> None:
+        """Send the ``step_finished`` event of ``res``."""
+        self.ctx.emit(protocol.EV_STEP_FINISHED, {"step": self.step_json(res)})
+
+    def fail_before_steps(self, error: str) -> dict[str, Any]:
+        """The reply of a run that could not start: ``error``, every step not run."""
+        self.result.error = error
+        self.result.steps = [self.not_run(i, s) for i, s in enumerate(self.steps_in)]
+        return self.finish()
+
+    def finish(self) -> dict[str, Any]:
+        """The run's reply (``RunResult.to_json()``)."""
+        result = self.result
+        result.total_ms = (time.perf_counter() - self.t_start) * 1000.0
         data = result.to_json()
-        data["steps"] = [step_json(s) for s in result.steps]
-        if result.input_key in known:
+        data["steps"] = [self.step_json(s) for s in result.steps]
+        if result.input_key in self.known:
             data["input_script"] = None
         return data
 
-    # Model and target.
+
+class _Position:
+    """Where the run stands: the current module, its script (or None) and its snapshot key."""
+
+    def __init__(self, mod: Any, script: Optional[str], key: str) -> None:
+        self.mod, self.script, self.key = mod, script, key
+
+
+def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
+    """Run the steps described by ``args`` (see the module docstring); returns ``RunResult.to_json()``."""
+    out = _RunOutput(args, ctx)
+    result = out.result
+    until = args.get("until")
     try:
         target_dict = dict(args.get("target") or {"kind": "llvm"})
         target = tvm.target.Target(target_dict)
     except Exception as exc:  # noqa: BLE001
         source = f"{args['pipeline_path']}: " if args.get("pipeline_path") else ""
-        result.error = f"{source}bad target {args.get('target')!r}: {_error_text(exc)}"
-        result.steps = [not_run(i, s) for i, s in enumerate(steps_in)]
-        return finish()
+        return out.fail_before_steps(f"{source}bad target {args.get('target')!r}: {_error_text(exc)}")
     from pipeline_model import pass_context_tvm  # PassContext settings of the pipeline (checked before any step)
 
     pc_fingerprint, pc_problem = pass_context_tvm.prepare(args.get("pass_context"), args.get("pipeline_path"))
     if pc_problem:
-        result.error = pc_problem
-        result.steps = [not_run(i, s) for i, s in enumerate(steps_in)]
-        return finish()
+        return out.fail_before_steps(pc_problem)
     try:
-        loaded = ctx.load_model(str(args.get("model") or ""), base_dir)
+        loaded = ctx.load_model(str(args.get("model") or ""), args.get("base_dir"))
     except Exception as exc:  # noqa: BLE001 - loaders raise ModelLoadError, anything else is reported too
-        result.error = f"model {args.get('model')!r} could not be loaded: {exc}"
-        result.steps = [not_run(i, s) for i, s in enumerate(steps_in)]
-        return finish()
+        return out.fail_before_steps(f"model {args.get('model')!r} could not be loaded: {exc}")
 
+    pos = _input_position(out, loaded, target_dict)
+    _preflight_warnings(out.steps_in, ctx)
+
+    stop = False  # a step failed or the run was cancelled: the rest stays NOT_RUN
+    for i, step in enumerate(out.steps_in):
+        res = out.not_run(i, step)
+        result.steps.append(res)
+        if stop or (until is not None and i > int(until)):
+            continue
+        if not step.get("enabled", True) or step.get("placeholder"):
+            res.state = SKIPPED
+            res.script, res.snapshot_key = pos.script, pos.key
+            if step.get("placeholder"):
+                res.error = str(step.get("placeholder"))
+            out.step_finished(res)
+            continue
+        if ctx.cancelled():
+            res.state = CANCELLED
+            result.cancelled = True
+            stop = True
+            continue
+        pass_id, params = str(step.get("pass", "")), dict(step.get("params") or {})
+        new_key = step_key(pos.key, pass_id, params, args.get("base_dir"),
+                           cache_key_extra(pass_id, params, args) + pc_fingerprint)
+        if _reuse_cached(out, res, new_key, pos):
+            continue
+        stop = not _run_step(out, res, args, target, loaded, pos, new_key)
+    return out.finish()
+
+
+def _input_position(out: _RunOutput, loaded: Any, target_dict: dict[str, Any]) -> _Position:
+    """The input module (cached under :func:`input_key`), recorded in the result and announced with
+    ``model_loaded``."""
+    ctx, want_scripts = out.ctx, out.want_scripts
     key = input_key(loaded.key, target_dict)
     entry = ctx.cache.entry(key)
     if entry is None:
@@ -312,136 +367,130 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
     elif entry.script is None and want_scripts:
         ctx.cache.set_script(key, entry.mod.script())
     mod, script = entry.mod, (entry.script if want_scripts else None)
-    result.input_key, result.input_script = key, script
-    ctx.emit(protocol.EV_MODEL_LOADED, {"input_key": key, "input_script": None if key in known else script,
+    out.result.input_key, out.result.input_script = key, script
+    ctx.emit(protocol.EV_MODEL_LOADED, {"input_key": key, "input_script": None if key in out.known else script,
                                         "source": loaded.source})
+    return _Position(mod, script, key)
 
-    _preflight_warnings(steps_in, ctx)
 
-    stop = False  # a step failed or the run was cancelled: the rest stays NOT_RUN
-    for i, step in enumerate(steps_in):
-        pass_id = str(step.get("pass", ""))
-        params = dict(step.get("params") or {})
-        res = not_run(i, step)
-        result.steps.append(res)
-        if stop or (until is not None and i > int(until)):
-            continue
-        if not step.get("enabled", True) or step.get("placeholder"):
-            res.state = SKIPPED
-            res.script, res.snapshot_key = script, key
-            if step.get("placeholder"):
-                res.error = str(step.get("placeholder"))
-            ctx.emit(protocol.EV_STEP_FINISHED, {"step": step_json(res)})
-            continue
-        if ctx.cancelled():
+def _reuse_cached(out: _RunOutput, res: StepResult, new_key: str, pos: _Position) -> bool:
+    """When the step's outcome is cached under ``new_key``: fill ``res`` from it (``cached=True``), move
+    ``pos`` on and return True; else False."""
+    ctx, want_scripts = out.ctx, out.want_scripts
+    hit = ctx.cache.entry(new_key)
+    if hit is None or hit.info.get("state") not in (CHANGED, UNCHANGED):
+        return False
+    if hit.script is None and want_scripts:
+        ctx.cache.set_script(new_key, hit.mod.script())
+    hit_script = hit.script if want_scripts else None
+    res.state = hit.info["state"]
+    res.elapsed_ms = float(hit.info.get("elapsed_ms", 0.0))
+    res.nested = [NestedPassResult(**n) for n in hit.info.get("nested", [])]
+    for item in res.nested:  # texts live under the nested keys, printed when wanted
+        item.script = (ctx.cache.script(item.snapshot_key)
+                       if want_scripts and item.changed and item.snapshot_key in ctx.cache else None)
+    res.report = dict(hit.info.get("report") or {})
+    res.script, res.snapshot_key, res.cached = hit_script, new_key, True
+    pos.mod, pos.script, pos.key = hit.mod, hit_script, new_key
+    out.step_finished(res)
+    return True
+
+
+def _apply_step(args: dict[str, Any], ctx: Any, target: Any, loaded: Any, i: int, pass_id: str,
+                params: dict[str, Any], pos: _Position, instrument: StepInstrument
+                ) -> tuple[Any, dict[str, Any], Optional[BaseException], str]:
+    """Build step ``i``'s pass (its kind's hooks) and apply it to a copy of ``pos.mod``:
+    ``(new module, report, error, traceback)``."""
+    from pipeline_model import pass_context_tvm
+    from pipeline_model.passkinds import catalogue_tvm
+    from pipeline_model.passkinds.registry import kind_for
+
+    report: dict[str, Any] = {}
+    new_mod = None
+    try:
+        build_ctx = _pass_build_context(args, target, ctx, i, pos.key, loaded.params)
+        the_pass = catalogue_tvm.make_pass(pass_id, params, build_ctx)
+        kind = kind_for(pass_id)
+        problem = kind.step_preflight(pass_id, params, pos.mod) if kind is not None else None
+        if problem:
+            raise catalogue_tvm.PassConfigError(problem)
+        # Passes get a shallow copy: some (DLight's ApplyDefaultSchedule, user code) update the
+        # module they are given in place, which would corrupt the cached module before the step.
+        with target, pass_context_tvm.make_pass_context(args.get("pass_context"), [instrument]):
+            new_mod = the_pass(pos.mod.clone())
+        report = dict(getattr(build_ctx, "report", None) or {})
+        if isinstance(new_mod, tvm.IRModule) and kind is not None:
+            kind.after_step(pass_id, pos.mod, new_mod, report)
+    except Exception as exc:  # noqa: BLE001 - any failure of a step is reported on that step
+        return new_mod, report, exc, traceback.format_exc()
+    return new_mod, report, None, ""
+
+
+def _run_step(out: _RunOutput, res: StepResult, args: dict[str, Any], target: Any, loaded: Any,
+              pos: _Position, new_key: str) -> bool:
+    """Run step ``res.index`` (not cached), record its outcome in ``res`` and the cache and move ``pos`` on.
+    Returns False when the run must stop (the step failed or the run was cancelled)."""
+    ctx, result, i = out.ctx, out.result, res.index
+    pass_id = res.pass_id
+    params = dict(out.steps_in[i].get("params") or {})
+    if hasattr(ctx, "clear_stop_tuning"):
+        ctx.clear_stop_tuning()  # a stop_tuning ends the tuning of the step it was sent for only
+    ctx.emit(protocol.EV_STEP_STARTED, {"index": i, "uid": res.uid, "pass_id": pass_id})
+    instrument = step_instrument(ctx.cancelled)
+    t0 = time.perf_counter()
+    new_mod, report, error, tb = _apply_step(args, ctx, target, loaded, i, pass_id, params, pos, instrument)
+    res.elapsed_ms = (time.perf_counter() - t0) * 1000.0
+
+    memo = _ScriptMemo() if out.want_scripts else None
+    if memo is not None and pos.script is not None:
+        memo.add(pos.mod, pos.script)
+    if error is None and not isinstance(new_mod, tvm.IRModule):
+        error = TypeError(f"step {i + 1} ({pass_id}) returned {type(new_mod).__name__}, not an IRModule")
+    new_script: Optional[str] = None
+    changed = False
+    if error is None:
+        changed = not modules_equal(pos.mod, new_mod)  # structural: no printing needed to know
+        if memo is not None:
+            new_script = memo.script(new_mod) if changed or pos.script is None else pos.script
+            memo.add(new_mod, new_script)
+    res.nested = _nested_results(instrument, memo, new_key, ctx, i)
+    cancel_hit = instrument.cancel_hit
+    instrument.release()
+    del memo
+
+    if error is not None:
+        if cancel_hit or isinstance(error, RunCancelled):
             res.state = CANCELLED
             result.cancelled = True
-            stop = True
-            continue
+        else:
+            res.state = FAILED
+            res.error = f"step {i + 1} ({pass_id}) failed: {_error_text(error)}"
+            res.traceback = tb
+            result.failed_index = i
+            # The error view shows the last good IR: printed now even when scripts are on demand.
+            result.last_good_script = pos.script if pos.script is not None else ctx.cache.script(pos.key)
+        out.step_finished(res)
+        return False
 
-        new_key = step_key(key, pass_id, params, base_dir, cache_key_extra(pass_id, params, args) + pc_fingerprint)
-        hit = ctx.cache.entry(new_key)
-        if hit is not None and hit.info.get("state") in (CHANGED, UNCHANGED):
-            if hit.script is None and want_scripts:
-                ctx.cache.set_script(new_key, hit.mod.script())
-            hit_script = hit.script if want_scripts else None
-            res.state = hit.info["state"]
-            res.elapsed_ms = float(hit.info.get("elapsed_ms", 0.0))
-            res.nested = [NestedPassResult(**n) for n in hit.info.get("nested", [])]
-            for item in res.nested:  # texts live under the nested keys, printed when wanted
-                item.script = (ctx.cache.script(item.snapshot_key)
-                               if want_scripts and item.changed and item.snapshot_key in ctx.cache else None)
-            res.report = dict(hit.info.get("report") or {})
-            res.script, res.snapshot_key, res.cached = hit_script, new_key, True
-            mod, script, key = hit.mod, hit_script, new_key
-            ctx.emit(protocol.EV_STEP_FINISHED, {"step": step_json(res)})
-            continue
-
-        if hasattr(ctx, "clear_stop_tuning"):
-            ctx.clear_stop_tuning()  # a stop_tuning ends the tuning of the step it was sent for only
-        ctx.emit(protocol.EV_STEP_STARTED, {"index": i, "uid": res.uid, "pass_id": pass_id})
-        instrument = step_instrument(ctx.cancelled)
-        report: dict[str, Any] = {}
-        new_mod = None
-        error: Optional[BaseException] = None
-        tb = ""
-        t0 = time.perf_counter()
-        try:
-            from pipeline_model import catalogue_tvm
-            from pipeline_model.passkinds.registry import kind_for
-
-            build_ctx = _pass_build_context(args, target, ctx, i, key, loaded.params)
-            the_pass = catalogue_tvm.make_pass(pass_id, params, build_ctx)
-            kind = kind_for(pass_id)
-            problem = kind.step_preflight(pass_id, params, mod) if kind is not None else None
-            if problem:
-                raise catalogue_tvm.PassConfigError(problem)
-            # Passes get a shallow copy: some (DLight's ApplyDefaultSchedule, user code) update the
-            # module they are given in place, which would corrupt the cached module before the step.
-            with target, pass_context_tvm.make_pass_context(args.get("pass_context"), [instrument]):
-                new_mod = the_pass(mod.clone())
-            report = dict(getattr(build_ctx, "report", None) or {})
-            if isinstance(new_mod, tvm.IRModule) and kind is not None:
-                kind.after_step(pass_id, mod, new_mod, report)
-        except Exception as exc:  # noqa: BLE001 - any failure of a step is reported on that step
-            error, tb = exc, traceback.format_exc()
-        res.elapsed_ms = (time.perf_counter() - t0) * 1000.0
-
-        memo = _ScriptMemo() if want_scripts else None
-        if memo is not None and script is not None:
-            memo.add(mod, script)
-        if error is None and not isinstance(new_mod, tvm.IRModule):
-            error = TypeError(f"step {i + 1} ({pass_id}) returned {type(new_mod).__name__}, not an IRModule")
-        new_script: Optional[str] = None
-        if error is None:
-            changed = not modules_equal(mod, new_mod)  # structural: no printing needed to know
-            if memo is not None:
-                new_script = memo.script(new_mod) if changed or script is None else script
-                memo.add(new_mod, new_script)
-        res.nested = _nested_results(instrument, memo, new_key, ctx, i)
-        cancel_hit = instrument.cancel_hit
-        instrument.release()
-        del memo
-
-        if error is not None:
-            if cancel_hit or isinstance(error, RunCancelled):
-                res.state = CANCELLED
-                result.cancelled = True
-            else:
-                res.state = FAILED
-                res.error = f"step {i + 1} ({pass_id}) failed: {_error_text(error)}"
-                res.traceback = tb
-                result.failed_index = i
-                # The error view shows the last good IR: printed now even when scripts are on demand.
-                result.last_good_script = script if script is not None else ctx.cache.script(key)
-            stop = True
-            ctx.emit(protocol.EV_STEP_FINISHED, {"step": step_json(res)})
-            continue
-
-        res.state = CHANGED if changed else UNCHANGED
-        res.report = report
-        res.script, res.snapshot_key = new_script, new_key
-        ctx.cache.put(
-            new_key,
-            new_mod,
-            new_script,
-            {
-                "state": res.state,
-                "elapsed_ms": res.elapsed_ms,
-                "nested": [dict(n.__dict__, script=None) for n in res.nested],
-                "report": report,
-            },
-        )
-        mod, script, key = new_mod, new_script, new_key
-        ctx.emit(protocol.EV_STEP_FINISHED, {"step": step_json(res)})
-    return finish()
+    res.state = CHANGED if changed else UNCHANGED
+    res.report = report
+    res.script, res.snapshot_key = new_script, new_key
+    ctx.cache.put(new_key, new_mod, new_script, {
+        "state": res.state,
+        "elapsed_ms": res.elapsed_ms,
+        "nested": [dict(n.__dict__, script=None) for n in res.nested],
+        "report": report,
+    })
+    pos.mod, pos.script, pos.key = new_mod, new_script, new_key
+    out.step_finished(res)
+    return True
 
 
 def _preflight_warnings(steps: list[dict[str, Any]], ctx: Any) -> None:
     """Before any step runs: one ``warning`` event per enabled step whose pass kind says it cannot work
     as configured (:meth:`~pipeline_model.passkinds.base.PassKind.run_preflight`, e.g. a
     FuseOpsByPattern step with ``annotate_codegen`` for a codegen this TVM build lacks)."""
-    from pipeline_model import catalogue_tvm
+    from pipeline_model.passkinds import catalogue_tvm
     from pipeline_model.passkinds.registry import kind_for
 
     for i, step in enumerate(steps):

@@ -329,7 +329,7 @@ class WorkerContext:
     def catalogue(self) -> Any:
         """The pass catalogue (``pipeline_model.catalogue.Catalogue``), built once per engine."""
         if self._catalogue is None:
-            from pipeline_model import catalogue_tvm
+            from pipeline_model.passkinds import catalogue_tvm
 
             self._catalogue = catalogue_tvm.catalogue()  # build_catalogue(), once per process
         return self._catalogue

@@ -6,6 +6,10 @@ FuseOpsByPattern, MetaSchedule, custom Python, or one a plug-in adds) is a subcl
 the exporter, the catalogue builder and :mod:`pipeline_model.emit` ask the registry for the kind of a
 pass id and call its hooks; no other module compares pass ids.
 
+A kind is one folder ``pipeline_model/passkinds/<kind>/``: ``__init__.py`` holds its subclass of
+:class:`PassKind` (TVM-free), ``*_tvm.py`` its engine half (imported lazily by its hooks) and ``script.py``
+the code exported scripts contain, which the engine calls too (see ``docs/ARCHITECTURE.md``).
+
 Modules defining kinds must be importable without TVM: engine-side hooks (:meth:`PassKind.add_specs`,
 :meth:`PassKind.build_pass`, :meth:`PassKind.run_preflight`, :meth:`PassKind.step_preflight`,
 :meth:`PassKind.after_step`) import TVM inside the method.
@@ -15,7 +19,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from pipeline_model import emit
 from pipeline_model.passkinds.context import PassBuildContext, PassConfigError
@@ -150,17 +154,24 @@ class PassKind:
         """More state the step reads, mixed into its cache key (e.g. a tuning database's fingerprint)."""
         return ""
 
+    def environment(self) -> dict[str, Any]:
+        """Entries this kind adds to the engine's ``env`` reply (engine side; e.g. FuseOpsByPattern's
+        ``pattern_tables``); none by default."""
+        return {}
+
     # ---- TVM-free hooks for the GUI / CLI -------------------------------------------------------
     def report_sections(self) -> tuple[ReportSection, ...]:
         """The report sections this kind's steps produce (rendered by :mod:`.report_html`)."""
         return ()
 
-    def report_html(self, report: dict, target: dict, error_css: str = DEFAULT_ERROR_CSS) -> str:
-        """HTML for a step's report ("" when empty): every registered kind's sections, in rank order."""
-        from pipeline_model.passkinds.registry import all_report_sections
-        from pipeline_model.passkinds.report_html import render_report
+    def report_html(self, report: dict, target: dict, error_css: str = DEFAULT_ERROR_CSS,
+                    sections: Sequence[ReportSection] = ()) -> str:
+        """HTML for a step's report ("" when empty): ``sections`` (the registry passes every registered
+        kind's and the common ones; by default the common ones and this kind's), in rank order."""
+        from pipeline_model.passkinds.report_html import COMMON_SECTIONS, render_report
 
-        return render_report(report, target, all_report_sections(), error_css)
+        chosen = list(sections) or [*COMMON_SECTIONS, *self.report_sections()]
+        return render_report(report, target, chosen, error_css)
 
     def user_code(self, step: Any, base_dir: Optional[str], number: Optional[int] = None) -> list[UserCodeRef]:
         """The user's code a step (``pipeline_model.document.Step``, step number ``number``) runs; none by default."""
@@ -168,12 +179,14 @@ class PassKind:
 
     def export_step(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, *, index: int,
                     label: str) -> ExportPiece:
-        """What the step adds to an exported script (raises :class:`~pipeline_model.emit.EmitError`)."""
-        from pipeline_model.passkinds.evaluate import uses_pattern_file
-
+        """What the step adds to an exported script (raises :class:`~pipeline_model.emit.EmitError`): by
+        default the recipe rendered as one statement, with the source of the script functions it calls
+        (:class:`~pipeline_model.emit.ScriptCall`, e.g. a kind's ``script.py``) copied as helpers."""
         piece = ExportPiece()
-        if uses_pattern_file(expr):
-            piece.helpers.append(emit.helper_source(emit.load_pattern_file))
+        for call in emit.script_calls(expr):
+            source = emit.script_source(call.module, call.attr)
+            if source not in piece.helpers:
+                piece.helpers.append(source)
         piece.imports.extend(emit.imports_of(expr))
         piece.lines.append(f"pass_ = {emit.render(expr)}")
         return piece

@@ -1,8 +1,8 @@
 """What building a pass needs besides its parameters (TVM-free at import; TVM is imported lazily).
 
 :class:`PassConfigError` and :class:`PassBuildContext` live here (not in
-:mod:`pipeline_model.catalogue_tvm`, which re-exports them) so that pass kinds and
-:mod:`pipeline_model.custom_pass_tvm` can use them without an import cycle.
+:mod:`pipeline_model.passkinds.catalogue_tvm`, which re-exports them) so that every pass kind's engine half
+can use them without an import cycle.
 """
 
 from __future__ import annotations
@@ -14,6 +14,13 @@ from typing import Any, Callable, Optional
 #: Why a step that needs the model's own weights (``weights.BindAsConstants``) cannot run without them.
 NO_MODEL_WEIGHTS = ("the model carries no weights of its own (built-in and TVMScript models get random weights "
                     "at run time), so there is nothing to bind; load an ONNX or PyTorch model, or remove this step")
+
+
+#: Why custom Python code (a custom step, a targeted tuning step's schedule function) does not run untrusted.
+UNTRUSTED_MESSAGE = (
+    "custom Python code is not trusted: it runs arbitrary code on this machine. Enable 'trust custom "
+    "code' (GUI) or pass --trust-custom-code (CLI) to run it"
+)
 
 
 class PassConfigError(ValueError):

@@ -98,7 +98,7 @@ def tuning_spec(base: Any, pass_id: str) -> Any:
     from tvm import relax
 
     from pipeline_model.catalogue import ParamSpec, PassSpec, title_from_name
-    from pipeline_model.catalogue_tvm import first_paragraph
+    from pipeline_model.passkinds.catalogue_tvm import first_paragraph
     from pipeline_model.tuning_focus import FOCUS_PARAMS
 
     extra = FOCUS_PARAMS if pass_id == TUNE_TIR else []

@@ -1,25 +1,26 @@
 """The pass-kind registry: which :class:`~pipeline_model.passkinds.base.PassKind` handles a pass id.
 
-The built-in kinds (:data:`BUILTIN_MODULES`) are imported on first use; each module calls
-:func:`register` for its kind. Extra kinds come from the modules named in the environment variable
-``RPS_PASSKIND_MODULES`` (comma- or ``os.pathsep``-separated dotted module names, imported on first use
-in every process that asks the registry: the GUI, the CLI and the engine, which inherits the
-environment) or from :func:`register` called at run time.
+A :class:`pipeline_model.registry.Registry` (:data:`KINDS`). The built-in kinds (:data:`BUILTIN_MODULES`, one
+folder package each) are imported on first use; each package calls :func:`register` for its kind. Extra
+kinds come from the modules named in the environment variable ``RPS_PASSKIND_MODULES`` (comma-separated
+dotted module names, imported on first use in every process that asks the registry: the GUI, the CLI and
+the engine, which inherits the environment) or from :func:`register` called at run time.
+
+:func:`recipe_for` asks the kind of a pass id for its construction (:mod:`pipeline_model.emit`).
 
 TVM-free.
 """
 
 from __future__ import annotations
 
-import importlib
-import os
-import re
-from typing import Optional
+from typing import Any, Optional
 
+from pipeline_model import emit
 from pipeline_model.passkinds.base import PassKind
 from pipeline_model.passkinds.report_html import COMMON_SECTIONS, ReportSection
+from pipeline_model.registry import Registry
 
-#: Modules defining the built-in kinds (imported by :func:`load_kinds`).
+#: Packages defining the built-in kinds (imported by :func:`load_kinds`), one folder each.
 BUILTIN_MODULES = (
     "pipeline_model.passkinds.relax_pass",
     "pipeline_model.passkinds.fuse_by_pattern",
@@ -34,72 +35,66 @@ BUILTIN_MODULES = (
 #: Environment variable naming extra modules that register kinds.
 ENV_MODULES = "RPS_PASSKIND_MODULES"
 
-_KINDS: list[PassKind] = []
-_LOADED = False
-
 
 class PassKindLoadError(ImportError):
     """A module named in ``RPS_PASSKIND_MODULES`` could not be imported; the message names it."""
 
 
+#: Every registered kind by name, asked in ascending ``priority``.
+KINDS: Registry[PassKind] = Registry("pass-kind", BUILTIN_MODULES, ENV_MODULES, name_of=lambda k: k.name,
+                                     order_of=lambda k: k.priority, load_error=PassKindLoadError)
+
+
 def register(kind: PassKind) -> PassKind:
     """Register ``kind`` (an instance); a kind with the same ``name`` is replaced. Returns ``kind``."""
-    for i, known in enumerate(_KINDS):
-        if known.name == kind.name:
-            _KINDS[i] = kind
-            return kind
-    _KINDS.append(kind)
-    return kind
+    return KINDS.add(kind)
 
 
 def unregister(name: str) -> None:
     """Remove the kind called ``name`` (tests)."""
-    _KINDS[:] = [k for k in _KINDS if k.name != name]
+    KINDS.remove(name)
 
 
 def extra_module_names() -> list[str]:
     """The module names in ``RPS_PASSKIND_MODULES`` (empty when unset)."""
-    raw = os.environ.get(ENV_MODULES, "")
-    return [n.strip() for n in re.split(r"[,;:]", raw) if n.strip()]
+    return KINDS.plugin_modules()
 
 
 def load_kinds() -> None:
-    """Import the built-in kind modules and those in ``RPS_PASSKIND_MODULES`` (once per process).
+    """Import the built-in kind packages and the modules in ``RPS_PASSKIND_MODULES`` (once per process).
 
     Raises :class:`PassKindLoadError` naming the module when an extra module cannot be imported.
     """
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    for name in BUILTIN_MODULES:
-        importlib.import_module(name)
-    for name in extra_module_names():
-        try:
-            importlib.import_module(name)
-        except Exception as exc:  # noqa: BLE001 - a plug-in's failure is reported with its name
-            raise PassKindLoadError(f"{ENV_MODULES}: cannot import pass-kind module {name!r}: "
-                                    f"{type(exc).__name__}: {exc}") from exc
+    KINDS.load()
 
 
 def all_kinds() -> list[PassKind]:
     """All registered kinds, in the order :func:`kind_for` asks them (ascending ``priority``)."""
-    load_kinds()
-    return sorted(_KINDS, key=lambda k: k.priority)
+    return KINDS.members()
 
 
 def kind_for(pass_id: str) -> Optional[PassKind]:
     """The kind handling ``pass_id``, or ``None`` when no kind claims it."""
-    for kind in all_kinds():
-        if kind.matches(pass_id):
-            return kind
-    return None
+    return KINDS.first(lambda kind: kind.matches(pass_id))
 
 
 def kind_name(pass_id: str) -> str:
     """The name of ``pass_id``'s kind, or ``""``."""
     kind = kind_for(pass_id)
     return kind.name if kind is not None else ""
+
+
+def recipe_for(pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
+    """The construction of ``pass_id`` with (already validated) ``params`` as an expression tree
+    (:mod:`pipeline_model.emit`), from the pass's kind. Raises :class:`~pipeline_model.emit.EmitError` for an
+    id no kind knows how to build."""
+    params = dict(params or {})
+    if not emit.SAFE_PASS_ID.match(pass_id or ""):
+        raise emit.EmitError(f"pass id {pass_id!r} has characters other than letters, digits, '_' and '.'")
+    kind = kind_for(pass_id)
+    if kind is None:
+        raise emit.EmitError(f"no construction known for pass {pass_id!r}")
+    return kind.recipe(pass_id, params, step_number=step_number)
 
 
 def all_report_sections() -> list[ReportSection]:
@@ -118,4 +113,4 @@ def step_report_html(pass_id: str, report: dict, target: dict, error_css: Option
     kind = kind_for(pass_id)
     if kind is None:
         return render_report(report, target, all_report_sections(), css)
-    return kind.report_html(report, target, css)
+    return kind.report_html(report, target, css, all_report_sections())

@@ -1,9 +1,12 @@
 """Kind ``dlight``: ``dlight.ApplyDefaultSchedule`` with an ordered list of DLight rules.
 
 The recipe builds ``tvm.s_tir.dlight.ApplyDefaultSchedule(rule(), ...)``; in the engine the built rules
-are applied by :func:`pipeline_model.dlight_report_tvm.reporting_step` (same algorithm) so the step
-reports which PrimFunc got which rule (``report["dlight"]``), with a warning for PrimFuncs without a
-GPU schedule on a GPU target.
+are applied by :func:`.report_tvm.reporting_step` (same algorithm) so the step reports which PrimFunc got
+which rule (``report["dlight"]``), with a warning for PrimFuncs without a GPU schedule on a GPU target.
+
+Files of this kind: ``__init__.py`` (spec, recipe, hooks, report; TVM-free), ``script_tvm.py`` (the app's own
+rules, group ``app``: the classes exported scripts contain and the engine instantiates; engine side because a
+rule class needs its TVM base class) and ``report_tvm.py`` (engine half: the reporting pass).
 """
 
 from __future__ import annotations
@@ -12,37 +15,30 @@ from typing import Any, Optional
 
 from pipeline_model import emit
 from pipeline_model.i18n import translate
-from pipeline_model.passkinds.base import ExportPiece, PassKind
+from pipeline_model.passkinds.base import PassKind
 from pipeline_model.passkinds.context import PassBuildContext
 from pipeline_model.passkinds.registry import register
 from pipeline_model.passkinds.report_html import ReportSection, esc
 
 PASS_ID = "dlight.ApplyDefaultSchedule"
+#: The app's own rules (group ``app``): the code exported scripts contain, instantiated by the engine too.
+SCRIPT_MODULE = "pipeline_model.passkinds.dlight.script_tvm"
 #: DLight rule group ("gpu" of "gpu.Matmul") -> module holding the rule classes; group "app" holds the
-#: app's own rules (:mod:`pipeline_model.dlight_rules_tvm`, copied into exported scripts).
-DLIGHT_RULE_MODULES = {"gpu": "tvm.s_tir.dlight.gpu", "cpu": "tvm.s_tir.dlight.cpu",
-                       "app": "pipeline_model.dlight_rules_tvm"}
+#: app's own rules (:data:`SCRIPT_MODULE`, copied into exported scripts).
+DLIGHT_RULE_MODULES = {"gpu": "tvm.s_tir.dlight.gpu", "cpu": "tvm.s_tir.dlight.cpu"}
 APP_GROUP = "app"
-#: The app's own rules (classes of :mod:`pipeline_model.dlight_rules_tvm`).
+#: The app's own rules (classes of :data:`SCRIPT_MODULE`).
 APP_RULES = ("CPUParallel",)
 #: Rules of a new step (those present in this TVM build).
 DEFAULT_RULES = ["gpu.Matmul", "gpu.GEMV", "gpu.Reduction", "gpu.GeneralReduction", "gpu.Fallback"]
 
 
 def app_rule_source(name: str) -> str:
-    """Source of the app's DLight rule class ``name`` (in ``pipeline_model/dlight_rules_tvm.py``), read with
-    ``ast`` so exporting needs no TVM; its base class spelled ``tvm.s_tir.dlight.ScheduleRule``."""
-    import ast
-    import os
-
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "dlight_rules_tvm.py")
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    for node in ast.parse(text).body:
-        if isinstance(node, ast.ClassDef) and node.name == name:
-            source = ast.get_source_segment(text, node) or ""
-            return source.replace("(_dl.ScheduleRule)", "(tvm.s_tir.dlight.ScheduleRule)", 1) + "\n"
-    raise emit.EmitError(f"unknown DLight rule {APP_GROUP}.{name}")
+    """Source of the app's DLight rule class ``name`` (in :data:`SCRIPT_MODULE`), read with ``ast`` so
+    exporting needs no TVM (:func:`pipeline_model.emit.script_source`)."""
+    if name not in APP_RULES:
+        raise emit.EmitError(f"unknown DLight rule {APP_GROUP}.{name}")
+    return emit.script_source(SCRIPT_MODULE, name)
 
 
 def dlight_rule_names() -> list[str]:
@@ -67,7 +63,7 @@ def dlight_spec() -> Any:
     from tvm.s_tir import dlight as dl
 
     from pipeline_model.catalogue import ParamSpec, PassSpec
-    from pipeline_model.catalogue_tvm import first_paragraph
+    from pipeline_model.passkinds.catalogue_tvm import first_paragraph
 
     rules = dlight_rule_names()
     return PassSpec(
@@ -133,11 +129,13 @@ class DLightKind(PassKind):
         cat.add(dlight_spec())
 
     def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
-        rules = []
+        rules: list[emit.Expr] = []
         for rule in params.get("rules") or []:
             group, _, name = str(rule).partition(".")
-            if group not in DLIGHT_RULE_MODULES or not emit.is_identifier(name) or \
-                    (group == APP_GROUP and name not in APP_RULES):
+            if group == APP_GROUP and name in APP_RULES:  # the app's rule class, copied into exported scripts
+                rules.append(emit.ScriptCall(SCRIPT_MODULE, name))
+                continue
+            if group not in DLIGHT_RULE_MODULES or not emit.is_identifier(name):
                 raise emit.EmitError(f"unknown DLight rule {rule!r}")
             rules.append(emit.Call(DLIGHT_RULE_MODULES[group], name))
         return emit.Call("tvm.s_tir.dlight", "ApplyDefaultSchedule", tuple(rules))
@@ -149,32 +147,12 @@ class DLightKind(PassKind):
 
         if not isinstance(built, tvm.transform.Pass):
             return built
-        from pipeline_model import dlight_report_tvm
+        from pipeline_model.passkinds.dlight import report_tvm
 
-        return dlight_report_tvm.reporting_step(list(built.rules), ctx, pass_id=pass_id)
+        return report_tvm.reporting_step(list(built.rules), ctx, pass_id=pass_id)
 
     def report_sections(self) -> tuple[ReportSection, ...]:
         return (ReportSection("dlight", 10, dlight_html),)
-
-    def export_step(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, *, index: int,
-                    label: str) -> ExportPiece:
-        """TVM's rules by their module path; the app's own rules (group ``app``) as classes copied into the
-        script (:func:`app_rule_source`), so the script needs nothing but TVM."""
-        app_module = DLIGHT_RULE_MODULES[APP_GROUP]
-        if not isinstance(expr, emit.Call) or not any(isinstance(r, emit.Call) and r.module == app_module
-                                                      for r in expr.args):
-            return super().export_step(pass_id, params, expr, index=index, label=label)
-        piece = ExportPiece(imports=["tvm.s_tir.dlight"])
-        rendered = []
-        for rule in expr.args:
-            if isinstance(rule, emit.Call) and rule.module == app_module:
-                piece.helpers.append(app_rule_source(rule.attr))
-                rendered.append(f"{rule.attr}()")
-            else:
-                piece.imports.extend(m for m in emit.imports_of(rule) if m not in piece.imports)
-                rendered.append(emit.render(rule))
-        piece.lines.append(f"pass_ = tvm.s_tir.dlight.ApplyDefaultSchedule({', '.join(rendered)})")
-        return piece
 
 
 KIND = register(DLightKind())

@@ -1,6 +1,6 @@
-"""Pattern tables for ``FuseOpsByPattern``: availability, user pattern files, and a fusion report.
+"""Engine half of the ``fuse_by_pattern`` kind: pattern tables' availability, user pattern files, a fusion report.
 
-Engine side (imports TVM).
+Engine side (imports TVM); never imports the kind's ``__init__``.
 
 * :func:`pattern_tables` — every known pattern-table prefix (cublas, cudnn, cutlass, hipblas, coreml,
   tensorrt, nnapi, openclml) with the number of patterns registered after importing its backend module and
@@ -22,10 +22,11 @@ from typing import Any, Optional
 import tvm
 from tvm import relax
 
-from pipeline_model.passkinds.fuse_by_pattern import PATTERN_TABLE_MODULES
+from pipeline_model.passkinds.fuse_by_pattern.script import load_pattern_file
+from pipeline_model.passkinds.fuse_by_pattern.tables import PATTERN_TABLE_MODULES
 
 #: Pattern prefix -> the backend module whose import registers its pattern table (the table the
-#: shared construction recipe uses, :data:`pipeline_model.passkinds.fuse_by_pattern.PATTERN_TABLE_MODULES`).
+#: shared construction recipe uses, :data:`.tables.PATTERN_TABLE_MODULES`).
 PATTERN_MODULES: dict[str, str] = dict(PATTERN_TABLE_MODULES)
 
 
@@ -91,8 +92,6 @@ def load_user_patterns(path: str, base_dir: Optional[str] = None) -> list[Any]:
 
     Raises ``ValueError``/``FileNotFoundError`` with a message naming the file (and the item).
     """
-    from pipeline_model.emit import load_pattern_file
-
     # One loader for the engine, the exported scripts and this module.
     return load_pattern_file(path, base_dir)
 

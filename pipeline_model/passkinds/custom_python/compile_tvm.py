@@ -1,9 +1,10 @@
-"""Custom passes written in Python (catalogue id ``custom.python``), built in the engine process.
+"""Engine half of the ``custom_python`` kind: a custom step's Python source built into a pass (imports TVM).
 
 The source is compiled under the pseudo file name ``<custom step N>`` so syntax errors and tracebacks
 name the line, executed in a fresh namespace, and the pass it defines is picked by
-:func:`pipeline_model.emit.pick_custom_pass` (the same helper exported scripts embed). Running user code
-requires trust: without it :func:`make_custom_pass` refuses with a clear message.
+:func:`pipeline_model.passkinds.custom_python.script.pick_custom_pass` (the function exported scripts
+contain). Running user code requires trust: without it :func:`make_custom_pass` refuses with a clear
+message. The kind's recipe names :func:`make_custom_pass` by its dotted name.
 """
 
 from __future__ import annotations
@@ -17,13 +18,8 @@ from typing import Any
 
 import tvm
 
-from pipeline_model import emit
-from pipeline_model.passkinds.context import PassConfigError
-
-UNTRUSTED_MESSAGE = (
-    "custom Python code is not trusted: it runs arbitrary code on this machine. Enable 'trust custom "
-    "code' (GUI) or pass --trust-custom-code (CLI) to run it"
-)
+from pipeline_model.passkinds.context import UNTRUSTED_MESSAGE, PassConfigError
+from pipeline_model.passkinds.custom_python.script import pick_custom_pass
 
 
 def _user_line(exc: BaseException, label: str) -> str:
@@ -64,7 +60,7 @@ def make_custom_pass(source: str, label: str = "<custom step>", *, trusted: bool
         # plain message (through TVM's FFI they would arrive as "RuntimeError: 4" or a bare "RuntimeError").
         guarded = {name: (_guard_exit(value, label) if inspect.isfunction(value) and value.__code__.co_filename == label
                           else value) for name, value in namespace.items()}
-        return emit.pick_custom_pass(guarded, _guard_exit.__code__.co_filename, label)
+        return pick_custom_pass(guarded, _guard_exit.__code__.co_filename, label)
     except Exception as exc:  # noqa: BLE001
         raise PassConfigError(str(exc) if label in str(exc) else f"{label}: {exc}") from exc
 

@@ -2,7 +2,7 @@
 arguments. The catch-all for ``relax.*`` ids that no more specific kind claims.
 
 Engine side: the specs come from introspecting ``tvm.relax.transform``
-(:func:`pipeline_model.catalogue_tvm.relax_spec`); ``relax.RunCodegen`` gets a preflight that names
+(:func:`pipeline_model.passkinds.catalogue_tvm.relax_spec`); ``relax.RunCodegen`` gets a preflight that names
 codegens this TVM build lacks.
 """
 
@@ -38,10 +38,10 @@ class RelaxPassKind(PassKind):
 
     def add_specs(self, cat: Any) -> None:
         """Every ``tvm.relax.transform`` constructor buildable from plain values (the rest goes to
-        ``cat.meta["not_buildable"]`` with the reason; :data:`~pipeline_model.catalogue_tvm.EXCLUDED` is skipped)."""
+        ``cat.meta["not_buildable"]`` with the reason; :data:`~pipeline_model.passkinds.catalogue_tvm.EXCLUDED` is skipped)."""
         from tvm import relax
 
-        from pipeline_model import catalogue_tvm
+        from pipeline_model.passkinds import catalogue_tvm
 
         for name in catalogue_tvm.relax_constructor_names():
             if name in catalogue_tvm.EXCLUDED:

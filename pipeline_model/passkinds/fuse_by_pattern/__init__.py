@@ -4,6 +4,10 @@ The pattern file is the user's Python code (it needs trust, like a custom step, 
 where errors point). Before the run, a step that cannot work as configured (a table without
 patterns, ``annotate_codegen`` for a codegen this TVM build lacks) gets a warning; after the step,
 ``report["fusion"]`` says which bindings went into which composite/offloaded function.
+
+Files of this kind: ``__init__.py`` (spec, recipe, hooks, report; TVM-free), ``tables.py`` (the pattern tables),
+``script.py`` (:func:`~.script.load_pattern_file`, called by the engine and copied into exported scripts) and
+``patterns_tvm.py`` (engine half: table availability, preflight, fusion report).
 """
 
 from __future__ import annotations
@@ -19,28 +23,20 @@ from pipeline_model.passkinds.base import (
     resolve_user_path,
 )
 from pipeline_model.passkinds.context import PassBuildContext, PassConfigError
+from pipeline_model.passkinds.fuse_by_pattern.tables import PATTERN_TABLE_MODULES
 from pipeline_model.passkinds.registry import register
 from pipeline_model.passkinds.report_html import ReportSection, esc
 
 PASS_ID = "relax.FuseOpsByPattern"
 
-#: Pattern-table prefix -> module whose import registers the table.
-PATTERN_TABLE_MODULES: dict[str, str] = {
-    "cublas": "tvm.relax.backend.cuda.cublas",
-    "cudnn": "tvm.relax.backend.cuda.cudnn",
-    "cutlass": "tvm.relax.backend.cuda.cutlass",
-    "hipblas": "tvm.relax.backend.rocm.hipblas",
-    "coreml": "tvm.relax.backend.metal.coreml",
-    "tensorrt": "tvm.relax.backend.contrib.tensorrt",
-    "nnapi": "tvm.relax.backend.contrib.nnapi",
-    "openclml": "tvm.relax.backend.adreno.clml",
-}
+#: The code exported scripts contain (and the engine calls): :func:`.script.load_pattern_file`.
+SCRIPT_MODULE = "pipeline_model.passkinds.fuse_by_pattern.script"
 
 
 def pattern_table_status() -> dict[str, dict[str, Any]]:
     """Pattern tables: prefix -> {"registered": bool, "patterns": n, "codegen": bool, "reason": str}
-    (from :func:`pipeline_model.patterns_tvm.pattern_tables`, the one place that probes them). Engine side."""
-    from pipeline_model import patterns_tvm
+    (from :func:`.patterns_tvm.pattern_tables`, the one place that probes them). Engine side."""
+    from pipeline_model.passkinds.fuse_by_pattern import patterns_tvm
 
     status: dict[str, dict[str, Any]] = {}
     for prefix, entry in patterns_tvm.pattern_tables().items():
@@ -61,7 +57,7 @@ def fuse_by_pattern_spec(base: Any) -> Any:
     from tvm import relax
 
     from pipeline_model.catalogue import ParamSpec, PassSpec
-    from pipeline_model.catalogue_tvm import first_paragraph
+    from pipeline_model.passkinds.catalogue_tvm import first_paragraph
 
     status = pattern_table_status()
     prefixes = [p for p, s in status.items() if s["registered"]]
@@ -123,9 +119,9 @@ def fuse_by_pattern_problems(params: dict[str, Any]) -> tuple[Optional[str], Opt
     Fatal: the step cannot work (a table with no patterns in this TVM build, no pattern file given).
     Warning: it fuses, but ``annotate_codegen`` asks for a codegen ``relax.ext.<prefix>`` this TVM
     build does not have, so a later ``RunCodegen`` (or the build) fails. Both come from
-    :func:`pipeline_model.patterns_tvm.preflight`, as plain sentences.
+    :func:`.patterns_tvm.preflight`, as plain sentences.
     """
-    from pipeline_model import patterns_tvm
+    from pipeline_model.passkinds.fuse_by_pattern import patterns_tvm
 
     message = patterns_tvm.preflight(params)
     if not message and params.get("pattern_source") == "file" and params.get("annotate_codegen"):
@@ -204,8 +200,12 @@ class FuseByPatternKind(PassKind):
 
     def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
         source = params.get("pattern_source", "table")
-        if source == "file":
-            patterns: emit.Expr = emit.PatternFile(str(params.get("pattern_file") or ""))
+        if source == "file":  # the user's file, run by the script function the exported script holds too
+            path = str(params.get("pattern_file") or "")
+            patterns: emit.Expr = emit.ScriptCall(
+                SCRIPT_MODULE, "load_pattern_file", (emit.Lit(path), emit.Ref("base_dir")),
+                needs_trust="a pattern file is Python code; it runs only when custom code is trusted",
+                what=f"pattern file {path}")
         else:
             prefix = str(params.get("table_prefix") or "")
             if prefix not in PATTERN_TABLE_MODULES:
@@ -233,15 +233,21 @@ class FuseByPatternKind(PassKind):
 
     def after_step(self, pass_id: str, before: Any, after: Any, report: dict[str, Any]) -> None:
         """``report["fusion"]``: which bindings (by the graph's var names) went into which
-        composite/offloaded function (:func:`pipeline_model.patterns_tvm.fusion_report`)."""
+        composite/offloaded function (:func:`.patterns_tvm.fusion_report`)."""
         if after is None:
             return
-        from pipeline_model import patterns_tvm
+        from pipeline_model.passkinds.fuse_by_pattern import patterns_tvm
 
         try:
             report["fusion"] = patterns_tvm.fusion_report(before, after)
         except Exception as exc:  # noqa: BLE001 - the report is extra; the fused module stands
             report["fusion"] = {"groups": [], "fused_nodes": {}, "error": f"{type(exc).__name__}: {exc}"}
+
+    def environment(self) -> dict[str, Any]:
+        """``pattern_tables``: every table with its pattern count, codegen and a plain message."""
+        from pipeline_model.passkinds.fuse_by_pattern import patterns_tvm
+
+        return {"pattern_tables": patterns_tvm.pattern_tables()}
 
     def report_sections(self) -> tuple[ReportSection, ...]:
         return (

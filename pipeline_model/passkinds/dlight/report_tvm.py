@@ -1,4 +1,4 @@
-"""Which PrimFunc DLight scheduled with which rule — and which none did (engine side, imports TVM).
+"""Which PrimFunc DLight scheduled with which rule — and which none did (engine half of the ``dlight`` kind).
 
 ``dlight.ApplyDefaultSchedule(*rules)`` tries the rules in order on every PrimFunc that is not yet
 scheduled; the first rule whose ``apply`` returns a schedule wins, and a PrimFunc no rule matches is
@@ -25,6 +25,8 @@ from tvm import tirx
 from tvm.s_tir import dlight as dl
 from tvm.target import Target
 
+from pipeline_model.passkinds.dlight.script_tvm import CPUParallel
+
 
 def rule_from_name(name: str) -> Any:
     """``"gpu.Matmul"`` -> ``dl.gpu.Matmul()``; ``ValueError`` naming the rule when unknown."""
@@ -37,9 +39,10 @@ def rule_from_name(name: str) -> Any:
 
 
 def rule_name(rule: Any) -> str:
-    """``dl.gpu.Matmul()`` -> ``"gpu.Matmul"``."""
+    """``dl.gpu.Matmul()`` -> ``"gpu.Matmul"``; the app's own rules (the module of :class:`.script_tvm.CPUParallel`) -> ``"app.<Rule>"``."""
     module = type(rule).__module__
-    group = "gpu" if ".gpu" in module else "cpu" if ".cpu" in module else module.rsplit(".", 1)[-1]
+    group = ("app" if module == CPUParallel.__module__ else "gpu" if ".gpu" in module else "cpu" if ".cpu" in module
+             else module.rsplit(".", 1)[-1])
     return f"{group}.{type(rule).__name__}"
 
 
@@ -170,13 +173,11 @@ def make_reporting_pass(rules: Sequence[Any], report: dict[str, Any],
     return apply
 
 
-def reporting_step(rules: Sequence[Any], ctx: Any, pass_id: Optional[str] = None) -> tvm.transform.Pass:
+def reporting_step(rules: Sequence[Any], ctx: Any, pass_id: str) -> tvm.transform.Pass:
     """The pass of a ``dlight.ApplyDefaultSchedule`` step (what ``catalogue_tvm.make_pass`` returns):
     :func:`make_reporting_pass` with ``rules`` (rule objects as the shared recipe built them, or
     names), the report in ``ctx.report["dlight"]`` and one ``warning`` event per unscheduled PrimFunc
-    on a GPU target (naming ``pass_id``, by default the DLight kind's). One pass, like the stock one."""
-    if pass_id is None:
-        from pipeline_model.passkinds.dlight import PASS_ID as pass_id
+    on a GPU target (naming ``pass_id``). One pass, like the stock one."""
     report = getattr(ctx, "report", None)
     if not isinstance(report, dict):
         report = {}

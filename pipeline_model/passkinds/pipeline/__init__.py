@@ -32,7 +32,7 @@ def pipeline_specs() -> list[Any]:
     from tvm.relax import pipeline as rp
 
     from pipeline_model.catalogue import ParamSpec, PassSpec
-    from pipeline_model.catalogue_tvm import docstring_params, first_paragraph
+    from pipeline_model.passkinds.catalogue_tvm import docstring_params, first_paragraph
 
     specs = []
     for name, func in rp.PIPELINE_MAP.items():

@@ -10,8 +10,9 @@ signature, so a built module then takes only the inputs. Followed by ``FoldBatch
 ``resources/pipelines/cpu_build_bound.json``).
 
 A model without weights of its own (built-in and TVMScript models get seeded random weights at run time)
-has nothing to bind: the step says so instead of running. Exported scripts copy
-:func:`bind_model_weights` and call it with the script's ``params``.
+has nothing to bind: the step says so instead of running. The engine calls
+:func:`.script.bind_model_weights` with the loaded weights; exported scripts copy it and call it with the
+script's ``params``.
 """
 
 from __future__ import annotations
@@ -19,43 +20,14 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from pipeline_model import emit
-from pipeline_model.passkinds.base import ExportPiece, PassKind
+from pipeline_model.passkinds.base import PassKind
 from pipeline_model.passkinds.registry import register
 
 PASS_ID = "weights.BindAsConstants"
 
 
-def bind_model_weights(params):  # type: ignore[no-untyped-def]  # copied verbatim into exported scripts
-    """A module pass binding ``params`` (name -> numpy array) as constants into every Relax function that
-    has parameters with those names (``relax.transform.BindParams``); bound parameters leave the signature."""
-    import numpy as np
-    import tvm
-    from tvm import relax
-
-    if not params:
-        raise ValueError("weights.BindAsConstants: the model carries no weights of its own; nothing to bind")
-
-    def transform(mod, _ctx):  # type: ignore[no-untyped-def]
-        bound_any = False
-        for gvar, func in list(mod.functions.items()):
-            if not isinstance(func, relax.Function):
-                continue
-            names = {var.name for var in func.params}
-            chosen = {}
-            for name, value in params.items():
-                if name in names:
-                    arr = np.asarray(value)  # a 0-d weight keeps its shape () (np.ascontiguousarray would not)
-                    arr = arr if arr.flags.c_contiguous else np.array(arr, order="C", copy=True)
-                    chosen[name] = tvm.runtime.tensor(arr)
-            if chosen:
-                mod = relax.transform.BindParams(gvar.name_hint, chosen)(mod)
-                bound_any = True
-        if not bound_any:
-            raise ValueError("weights.BindAsConstants: no parameter of the module's Relax functions is named like "
-                             "one of the model's weights (was it bound already?)")
-        return mod
-
-    return tvm.transform.module_pass(transform, opt_level=0, name="BindModelWeights")
+#: The code exported scripts contain (and the engine calls): :func:`.script.bind_model_weights`.
+SCRIPT_MODULE = "pipeline_model.passkinds.bind_weights.script"
 
 
 class BindWeightsKind(PassKind):
@@ -86,15 +58,9 @@ class BindWeightsKind(PassKind):
         ))
 
     def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
-        # Ref("weights") is the loaded model's weights; evaluating it refuses a model without any.
-        return emit.Call("pipeline_model.passkinds.bind_weights", "bind_model_weights", (emit.Ref("weights"),))
-
-    def export_step(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, *, index: int,
-                    label: str) -> ExportPiece:
-        piece = ExportPiece()
-        piece.helpers.append(emit.helper_source(bind_model_weights))
-        piece.lines.append("pass_ = bind_model_weights(params)")
-        return piece
+        # Ref("weights") is the loaded model's weights (``params`` in exported scripts); evaluating it refuses
+        # a model without any. The exported script holds the function's source and calls it the same way.
+        return emit.ScriptCall(SCRIPT_MODULE, "bind_model_weights", (emit.Ref("weights"),))
 
 
 KIND = register(BindWeightsKind())

@@ -10,16 +10,19 @@ functions and slowed the bench CNN down 1.95x. Measured on the 2-core machine (b
 transformers (their small leftover kernels pay the thread start-up: 137 -> 197 us), so the tuned bundled
 pipelines do not use it.
 
-Exported scripts copy the class (``passkinds.dlight.app_rule_source``); it references only ``tvm``.
+This is the code exported scripts contain (the kind's "script" module, engine side because a rule class
+needs its TVM base class when it is defined): the engine's recipe names the class by its dotted name, and
+exported scripts copy its source (read with ``ast``, no TVM needed:
+:func:`pipeline_model.emit.script_source`). It references only ``tvm``.
 """
 
 from __future__ import annotations
 
 import tvm
-from tvm.s_tir import dlight as _dl
+import tvm.s_tir.dlight
 
 
-class CPUParallel(_dl.ScheduleRule):  # type: ignore[misc]  # copied verbatim into exported scripts
+class CPUParallel(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied verbatim into exported scripts
     """Inline elementwise producers, then run each block's fused spatial loops in parallel (llvm targets).
 
     Blocks with fewer than ``min_work`` loop iterations (all loops, symbolic extents count as large) stay

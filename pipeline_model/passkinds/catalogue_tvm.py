@@ -9,7 +9,7 @@ and flags (``kind``, ``composite``, ``runs_tuning``). Constructors that cannot b
 values are listed in :data:`EXCLUDED` with a reason.
 
 :func:`make_pass` builds a pass from an id and parameters: the construction comes from the kind's
-recipe (:func:`pipeline_model.emit.recipe_for`, which the script exporter renders as source, so the
+recipe (:func:`pipeline_model.passkinds.registry.recipe_for`, which the script exporter renders as source, so the
 engine and exported scripts build passes the same way), built by the kind's ``build_pass`` hook.
 """
 
@@ -25,7 +25,7 @@ from tvm import relax
 from pipeline_model import emit
 from pipeline_model.catalogue import Catalogue, ParamSpec, PassSpec, relax_category, title_from_name
 from pipeline_model.passkinds.context import PassBuildContext, PassConfigError
-from pipeline_model.passkinds.registry import all_kinds, kind_for
+from pipeline_model.passkinds.registry import all_kinds, kind_for, recipe_for
 
 __all__ = ["PassBuildContext", "PassConfigError", "build_catalogue", "catalogue", "make_pass", "recipe"]
 
@@ -259,7 +259,7 @@ def recipe(pass_id: str, params: dict[str, Any], step_number: Optional[int] = No
     if errors:
         raise PassConfigError("; ".join(errors))
     try:
-        return emit.recipe_for(pass_id, cleaned, step_number=step_number)
+        return recipe_for(pass_id, cleaned, step_number=step_number)
     except emit.EmitError as exc:
         raise PassConfigError(f"{pass_id}: {exc}") from None
 
