@@ -93,9 +93,9 @@ def _run_app_exit_handlers() -> None:
     shared diff process is closed. Processes those end were not left behind; the check runs after them."""
     import sys
 
-    client = sys.modules.get("pipeline_model.engine.client")
-    if client is not None:
-        client._kill_all_at_exit()
+    process = sys.modules.get("pipeline_model.engine.process")
+    if process is not None:
+        process._kill_all_at_exit()
     diff_process = sys.modules.get("pipeline_model.diff_process")
     if diff_process is not None:
         diff_process._close_all()
