@@ -148,8 +148,8 @@ class CompareController(QObject):
         self.request: Optional[EngineRequest] = None
         self._compared: list[tuple[str, str]] = []
         self._subject: tuple[str, dict] = ("", {})
-        ctx.document_replaced.connect(self._forget)
-        ctx.model_changed.connect(self._forget)
+        ctx.document.document_replaced.connect(self._forget)
+        ctx.document.model_changed.connect(self._forget)
 
     def show_dialog(self) -> CompareDialog:
         """Run ▸ Compare Pipelines…"""

@@ -41,6 +41,16 @@ class FileController(QObject):
     def _parent(self) -> Any:
         return self.ctx.dialog_parent
 
+    def builtin_models_menu(self, menu: QMenu) -> QMenu:
+        """Fill ``menu`` (File ▸ Built-in Models) with one action per built-in model; returns it."""
+        from pipeline_model.models import BUILTIN_MODELS
+
+        for name, desc in BUILTIN_MODELS.items():
+            act = menu.addAction(f"builtin:{name}")
+            act.setToolTip(desc)
+            act.triggered.connect(lambda _=False, n=name: self.set_model(f"builtin:{n}"))
+        return menu
+
     # ---- pipelines ------------------------------------------------------------------------------
     def open_initial(self, path: Optional[str] = None, model: Optional[str] = None) -> None:
         """Start-up document: ``path`` if given, else the tutorial MLP with the example pipeline."""

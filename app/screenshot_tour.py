@@ -76,7 +76,8 @@ def main(argv: list[str]) -> int:
     prefix = f"{lang.split('_')[0]}_" if lang else ""
     out = argv[0] if argv else "docs/screenshots"
     os.makedirs(out, exist_ok=True)
-    from app.application import apply_dark, make_application
+    from app.application import make_application
+    from app.appearance import apply_dark
     from PySide6.QtCore import QSettings
 
     from app.main_window import MainWindow
