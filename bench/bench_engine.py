@@ -62,7 +62,7 @@ def tvm_own_cost(steps: list[tuple[str, dict]], repeat: int) -> tuple[float, lis
     import tvm
 
     from pipeline_model import catalogue_tvm
-    from pipeline_model.models_tvm import load_model
+    from pipeline_model.importers.load_tvm import load_model
 
     target = tvm.target.Target(TARGET)
     base = load_model(MODEL).mod
@@ -124,7 +124,7 @@ def plain_tvm_passes(model: str, steps: list[tuple[str, dict]], repeat: int) -> 
     import tvm
 
     from pipeline_model import catalogue_tvm
-    from pipeline_model.models_tvm import load_model
+    from pipeline_model.importers.load_tvm import load_model
 
     target = tvm.target.Target(TARGET)
     base = load_model(model).mod

@@ -15,7 +15,7 @@ Which file is which format, how it is loaded and exported is decided by the mode
 
 This module parses specs, computes cache keys (which include the file's content hash) and emits plain
 TVM code that loads a model (for script export). Loading itself happens in the engine process
-(:mod:`pipeline_model.models_tvm`).
+(:mod:`pipeline_model.importers.load_tvm`).
 """
 
 from __future__ import annotations
