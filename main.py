@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Relax Pipeline Studio entry point.
 
-``python main.py [PIPELINE_FILE]`` opens the desktop app. Headless sub-commands::
+``python main.py [PIPELINE_FILE | builtin:NAME]`` opens the desktop app (``builtin:cpu_build``: the bundled
+``resources/pipelines/cpu_build.json``). Headless sub-commands (PIPELINE: a file or ``builtin:NAME``)::
 
     python main.py passes [--json]
     python main.py run PIPELINE [--model SPEC] [--target T] [--until N] [--emit-ir DIR] [--json] ...
@@ -11,7 +12,8 @@
 
 Each sub-command lives in ``pipeline_model/cli/<name>_cmd.py`` and exposes ``add_parser(subparsers)``
 and ``main(args) -> int``. Exit codes: 0 ok, 1 a step failed, 2 bad input. A first word that is neither a
-command, an option nor an existing file is an error (exit 2, the list of commands): the GUI does not start.
+command, an option, a bundled pipeline (``builtin:NAME``) nor an existing file is an error (exit 2, the
+list of commands): the GUI does not start.
 Installed with pip, the same entry point is the ``relax-pipeline-studio`` command.
 """
 
@@ -69,6 +71,14 @@ def main(argv: list[str] | None = None) -> int:
             return cli_main(argv)
         except KeyboardInterrupt:
             return 130
+    if argv and argv[0].startswith("builtin:"):  # a bundled pipeline, e.g. builtin:cpu_build
+        from pipeline_model.resources import bundled_pipeline
+
+        try:
+            argv[0] = str(bundled_pipeline(argv[0]))
+        except KeyError as exc:
+            print(f"{program_name()}: error: {exc.args[0]}", file=sys.stderr)
+            return 2
     if argv and not argv[0].startswith("-") and not os.path.exists(argv[0]):
         print(unknown_command_message(argv[0]), file=sys.stderr)
         return 2

@@ -10,15 +10,14 @@ controllers'.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QMenu, QStyle, QToolBar, QWidget
 
 from app.i18n import tr
+from pipeline_model.resources import resource_path
 
-ROOT = Path(__file__).resolve().parent.parent
 _SP = QStyle.StandardPixmap
 _KEY = QKeySequence.StandardKey
 
@@ -42,7 +41,7 @@ class ActionSpec:
 def make_icon(widget: QWidget, standard: QStyle.StandardPixmap, theme: str = "") -> QIcon:
     """The theme icon ``theme``, else ``resources/icons/<theme>.svg``, else the style's ``standard`` pixmap."""
     icon = QIcon.fromTheme(theme) if theme else QIcon()
-    path = ROOT / "resources" / "icons" / f"{theme}.svg"
+    path = resource_path("icons", f"{theme}.svg")
     if icon.isNull() and theme and path.exists():
         icon = QIcon(str(path))
     return widget.style().standardIcon(standard) if icon.isNull() else icon

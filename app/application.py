@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import Optional
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.settings import APPLICATION, ORGANIZATION
+from pipeline_model.resources import resource_path
 
-ROOT = Path(__file__).resolve().parent.parent
-STYLE_FILE = ROOT / "resources" / "styles" / "app.qss"
+STYLE_FILE = resource_path("styles", "app.qss")
 #: GIL switch interval of the GUI process (Python's default is 5 ms). Worker threads run Python
 #: (graph layout and change detection, the engine reader decoding replies); each call from Qt into a
 #: Python slot or paint method then waits up to one interval for the GIL, and a repaint makes several.

@@ -250,8 +250,9 @@ def _wire_shots(win, out: str, wait, settle, done) -> None:
     compare = win.comparer.show_dialog()
     from pipeline_model.build_api import BenchSettings  # noqa: F401 - the panel's settings are used
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    win.comparer.add_files([os.path.join(root, "resources", "pipelines", n)
+    from pipeline_model.resources import resource_path
+
+    win.comparer.add_files([str(resource_path("pipelines", n))
                             for n in ("cpu_build.json", "cpu_build_no_transpose.json")])
     results: list = []
     win.comparer.finished.connect(results.append)

@@ -36,3 +36,24 @@ def test_first_word_rules_in_process(tmp_path, monkeypatch, capsys):
     assert main.main([str(pipeline)]) == 0 and opened == [[str(pipeline)]]  # an existing file: the app opens it
     assert main.main(["--dark"]) == 0 and opened[-1] == ["--dark"]  # options go to the app
     assert main.main([]) == 0 and opened[-1] == []
+
+
+def test_bundled_pipeline_by_name(monkeypatch, capsys):
+    import app.application
+    from pipeline_model.resources import bundled_pipelines, pipeline_argument, resource_path
+
+    assert "cpu_build" in bundled_pipelines()
+    path = str(resource_path("pipelines", "cpu_build.json"))
+    assert pipeline_argument("builtin:cpu_build") == path and pipeline_argument("x.json") == "x.json"
+    opened: list[list[str]] = []
+    monkeypatch.setattr(app.application, "run_app", lambda argv: opened.append(list(argv)) or 0)
+    assert main.main(["builtin:cpu_build"]) == 0 and opened == [[path]]
+    assert main.main(["builtin:no_such_pipeline"]) == 2 and len(opened) == 1
+    assert "builtin:cpu_build" in capsys.readouterr().err  # the bundled ones are listed
+    try:
+        main.cli_main(["export", "builtin:no_such_pipeline"])
+    except SystemExit as exc:
+        assert exc.code == 2
+    else:  # pragma: no cover - the assertion explains
+        raise AssertionError("an unknown bundled pipeline must be a usage error")
+    assert "no bundled pipeline 'builtin:no_such_pipeline'" in capsys.readouterr().err
