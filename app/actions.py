@@ -10,15 +10,14 @@ controllers'.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QMenu, QStyle, QToolBar, QWidget
 
 from app.i18n import tr
+from pipeline_model.resources import resource_path
 
-ROOT = Path(__file__).resolve().parent.parent
 _SP = QStyle.StandardPixmap
 _KEY = QKeySequence.StandardKey
 
@@ -42,7 +41,7 @@ class ActionSpec:
 def make_icon(widget: QWidget, standard: QStyle.StandardPixmap, theme: str = "") -> QIcon:
     """The theme icon ``theme``, else ``resources/icons/<theme>.svg``, else the style's ``standard`` pixmap."""
     icon = QIcon.fromTheme(theme) if theme else QIcon()
-    path = ROOT / "resources" / "icons" / f"{theme}.svg"
+    path = resource_path("icons", f"{theme}.svg")
     if icon.isNull() and theme and path.exists():
         icon = QIcon(str(path))
     return widget.style().standardIcon(standard) if icon.isNull() else icon
@@ -83,7 +82,8 @@ def action_specs(w: Any) -> list[ActionSpec]:
         ActionSpec("act_expand_all", tr("E&xpand All Groups"), gv.expand_all, tip=tr("Show every layer and module of the graph")),
         ActionSpec("act_collapse_all", tr("&Collapse All Groups"), gv.collapse_all, tip=tr("Show each module group as one node")),
         ActionSpec("act_overview", tr("Show &Overview"), tip=tr("A minimap of the whole graph with the visible part framed"),
-                   tip_on="tooltip", checkable=True, checked=w.overview_setting(), toggled=w.set_overview),
+                   tip_on="tooltip", checkable=True, checked=w.graph_area.overview_setting(w.settings),
+                   toggled=lambda on: w.graph_area.set_overview(w.settings, on)),
         ActionSpec("act_build", tr("&Build && Run"), lambda: w.raise_run_panel(run.build_and_run), "Ctrl+B",
                    tip=tr("Build the module, run it, time it and check it (Ctrl+B)")),
         ActionSpec("act_compare", tr("&Compare with Baseline"), lambda: w.raise_run_panel(run.compare), "Ctrl+Shift+B",

@@ -1,7 +1,7 @@
 """View ▸ Theme and View ▸ Language: the choices, their settings and how they are applied.
 
 Theme (setting ``ui/theme``: ``system``, ``light``, ``dark``) applies at once: ``dark`` is the Fusion
-style with :func:`app.application.dark_palette` (what ``--dark`` gives), ``light`` the Fusion style's
+style with :func:`dark_palette` (what ``--dark`` gives), ``light`` the Fusion style's
 standard palette, ``system`` the style and palette the application started with. Language (setting
 ``ui/language``, see :mod:`app.i18n`) applies at the next start; the menu says so.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from PySide6.QtCore import QObject, QSettings, Signal
-from PySide6.QtGui import QAction, QActionGroup, QPalette
+from PySide6.QtGui import QAction, QActionGroup, QColor, QPalette
 from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QWidget
 
 from app.i18n import LANGUAGE_KEY, LANGUAGES, language_setting, tr
@@ -32,15 +32,38 @@ def remember_system_look(app: QApplication) -> None:
         app._rps_system_look = (app.style().name(), QPalette(app.palette()))  # type: ignore[attr-defined]
 
 
+def dark_palette() -> QPalette:
+    """A dark Fusion palette (what a dark desktop theme gives): used by ``--dark``, the screenshot
+    tour and the tests that check every view stays readable on a dark background."""
+    pal = QPalette()
+    role, group = QPalette.ColorRole, QPalette.ColorGroup
+    colours = {
+        role.Window: "#2b2b2e", role.WindowText: "#e6e6e6", role.Base: "#1e1e21", role.AlternateBase: "#2a2a2e",
+        role.ToolTipBase: "#3a3a3e", role.ToolTipText: "#f0f0f0", role.Text: "#e6e6e6", role.Button: "#35353a",
+        role.ButtonText: "#e6e6e6", role.BrightText: "#ff6b6b", role.Link: "#6cb4ff", role.LinkVisited: "#b89cff",
+        role.Highlight: "#2f6fb3", role.HighlightedText: "#ffffff", role.PlaceholderText: "#8f8f96",
+        role.Light: "#4a4a50", role.Midlight: "#3c3c42", role.Mid: "#2f2f34", role.Dark: "#18181b", role.Shadow: "#0c0c0e",
+    }
+    for r, c in colours.items():
+        pal.setColor(r, QColor(c))
+    for r in (role.WindowText, role.Text, role.ButtonText):
+        pal.setColor(group.Disabled, r, QColor("#7a7a80"))
+    pal.setColor(group.Disabled, role.Base, QColor("#26262a"))
+    return pal
+
+
+def apply_dark(app: QApplication) -> None:
+    """Fusion style with :func:`dark_palette` (the ``--dark`` option)."""
+    app.setStyle("Fusion")
+    app.setPalette(dark_palette())
+
+
 def apply_theme(app: QApplication, theme: str) -> None:
     """Apply ``theme`` (``system``, ``light``, ``dark``) to ``app`` at run time."""
-    from app.application import dark_palette
-
     remember_system_look(app)
     style_name, palette = app._rps_system_look  # type: ignore[attr-defined]
     if theme == "dark":
-        app.setStyle("Fusion")
-        app.setPalette(dark_palette())
+        apply_dark(app)
     elif theme == "light":
         app.setStyle("Fusion")
         app.setPalette(app.style().standardPalette())

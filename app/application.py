@@ -9,19 +9,15 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.settings import APPLICATION, ORGANIZATION
+from pipeline_model.resources import resource_path
 
-if TYPE_CHECKING:
-    from PySide6.QtGui import QPalette
-
-ROOT = Path(__file__).resolve().parent.parent
-STYLE_FILE = ROOT / "resources" / "styles" / "app.qss"
+STYLE_FILE = resource_path("styles", "app.qss")
 #: GIL switch interval of the GUI process (Python's default is 5 ms). Worker threads run Python
 #: (graph layout and change detection, the engine reader decoding replies); each call from Qt into a
 #: Python slot or paint method then waits up to one interval for the GIL, and a repaint makes several.
@@ -81,34 +77,6 @@ def follow_palette_changes(app: QApplication) -> None:
     follower = _PaletteFollower(app)
     app.setProperty("rps_palette_follower", True)
     app._rps_palette_follower = follower  # type: ignore[attr-defined]  # keep a reference
-
-
-def dark_palette() -> "QPalette":
-    """A dark Fusion palette (what a dark desktop theme gives): used by ``--dark``, the screenshot
-    tour and the tests that check every view stays readable on a dark background."""
-    from PySide6.QtGui import QColor, QPalette
-
-    pal = QPalette()
-    role, group = QPalette.ColorRole, QPalette.ColorGroup
-    colours = {
-        role.Window: "#2b2b2e", role.WindowText: "#e6e6e6", role.Base: "#1e1e21", role.AlternateBase: "#2a2a2e",
-        role.ToolTipBase: "#3a3a3e", role.ToolTipText: "#f0f0f0", role.Text: "#e6e6e6", role.Button: "#35353a",
-        role.ButtonText: "#e6e6e6", role.BrightText: "#ff6b6b", role.Link: "#6cb4ff", role.LinkVisited: "#b89cff",
-        role.Highlight: "#2f6fb3", role.HighlightedText: "#ffffff", role.PlaceholderText: "#8f8f96",
-        role.Light: "#4a4a50", role.Midlight: "#3c3c42", role.Mid: "#2f2f34", role.Dark: "#18181b", role.Shadow: "#0c0c0e",
-    }
-    for r, c in colours.items():
-        pal.setColor(r, QColor(c))
-    for r in (role.WindowText, role.Text, role.ButtonText):
-        pal.setColor(group.Disabled, r, QColor("#7a7a80"))
-    pal.setColor(group.Disabled, role.Base, QColor("#26262a"))
-    return pal
-
-
-def apply_dark(app: QApplication) -> None:
-    """Fusion style with :func:`dark_palette` (the ``--dark`` option)."""
-    app.setStyle("Fusion")
-    app.setPalette(dark_palette())
 
 
 def setup_look_and_language(app: QApplication, dark: bool = False, language: Optional[str] = None) -> str:

@@ -27,12 +27,12 @@ from app.undo_commands import SetModelCommand, SetTargetCommand
 from pipeline_model import build_api
 from pipeline_model.build_api import MultiCompareResult
 from pipeline_model.document import PipelineDocument
+from pipeline_model.resources import resource_path
 from widgets.compare_view import CompareView
 
 #: Item data: the pipeline file of a candidate ("" for the current document).
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class CompareDialog(QDialog):
@@ -148,8 +148,8 @@ class CompareController(QObject):
         self.request: Optional[EngineRequest] = None
         self._compared: list[tuple[str, str]] = []
         self._subject: tuple[str, dict] = ("", {})
-        ctx.document_replaced.connect(self._forget)
-        ctx.model_changed.connect(self._forget)
+        ctx.document.document_replaced.connect(self._forget)
+        ctx.document.model_changed.connect(self._forget)
 
     def show_dialog(self) -> CompareDialog:
         """Run ▸ Compare Pipelines…"""
@@ -181,7 +181,7 @@ class CompareController(QObject):
 
     def add_files_dialog(self) -> None:
         """Add Files…: pick pipeline files."""
-        start = os.path.dirname(self.ctx.doc.path) if self.ctx.doc.path else os.path.join(ROOT, "resources", "pipelines")
+        start = os.path.dirname(self.ctx.doc.path) if self.ctx.doc.path else str(resource_path("pipelines"))
         paths, _ = QFileDialog.getOpenFileNames(self.ctx.dialog_parent, tr("Pipelines to compare"), start,
                                                 tr("Pipeline files (*.json *.rps.json);;All files (*)"))
         self.add_files(paths)

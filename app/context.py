@@ -4,8 +4,9 @@
 revision), the engine worker (``submit_*`` returns one request handle per engine request), the
 settings, the pass catalogue (:class:`CatalogueService`), the consent service
 (:class:`app.consent_service.ConsentService`) and a widget to parent
-dialogs on. Controllers talk back to the window only through the context's signals
-(``status_message``, ``banner_message``) and their own.
+dialogs on. Document events (``document_replaced``, ``model_changed``, ``edited``, ...) are signals of
+the document controller (``ctx.document``), their one owner. Controllers talk back to the window only
+through the context's signals (``status_message``, ``banner_message``) and their own.
 """
 
 from __future__ import annotations
@@ -67,11 +68,6 @@ class AppContext(QObject):
     status_message = Signal(str, int)
     #: ``(message, kind)`` for the dismissable banner (``warning``, ``error``).
     banner_message = Signal(str, str)
-    #: A new document (New / Open): every panel describing the old one clears.
-    document_replaced = Signal()
-    #: Same document, another model or target: results describing the old one (builds, comparisons,
-    #: tuning) clear; step results re-run through ``edited``.
-    model_changed = Signal()
 
     def __init__(self, document: DocumentController, engine: QtEngineWorker, settings: QSettings,
                  dialog_parent: Optional[QWidget] = None, parent: Optional[QObject] = None) -> None:
@@ -84,25 +80,6 @@ class AppContext(QObject):
         self.consent = ConsentService(lambda: self.document.doc, lambda: self.dialog_parent, granted=engine.consent)
         #: Older name of :attr:`consent` (tests and helpers set ``trust.override``).
         self.trust = self.consent
-        self._subject = self._subject_of_doc()
-        document.document_replaced.connect(self._on_document_replaced)
-        document.edited.connect(self._on_edited)
-
-    def _subject_of_doc(self) -> tuple[str, str]:
-        import json
-
-        doc = self.document.doc
-        return str(doc.model), json.dumps(doc.target, sort_keys=True, default=str)
-
-    def _on_document_replaced(self) -> None:
-        self._subject = self._subject_of_doc()
-        self.document_replaced.emit()
-
-    def _on_edited(self, _first_index: int) -> None:
-        subject = self._subject_of_doc()
-        if subject != self._subject:
-            self._subject = subject
-            self.model_changed.emit()
 
     @property
     def doc(self) -> Any:

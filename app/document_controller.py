@@ -3,12 +3,14 @@
 ``DocumentController`` owns the one ``PipelineDocument`` the window edits. Undo commands (see
 :mod:`app.undo_commands`) call its primitive mutators, which bump ``revision`` and emit
 ``edited(first_affected_index)``; nothing else changes the document. "Modified" is
-``not undo_stack.isClean()``.
+``not undo_stack.isClean()``. This controller is the one owner of the document's signals: every panel
+listens here (``ctx.document``), none re-emits them.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any, Optional
 
 from PySide6.QtCore import QObject, Signal
@@ -24,7 +26,11 @@ class DocumentController(QObject):
       - ``edited(first_index)``: steps at ``first_index`` and later must re-run (0: everything).
       - ``steps_changed()``: the step list changed (insert/remove/move) - views refresh rows.
       - ``step_changed(uid)``: one step's data changed (params, enabled).
-      - ``document_replaced()``: a new document was loaded/created.
+      - ``document_replaced()``: a new document was loaded/created (New / Open): every panel describing
+        the old one clears.
+      - ``model_changed()``: same document, another model or target: results describing the old one
+        (builds, comparisons, tuning) clear; step results re-run through ``edited`` (emitted just
+        before it).
       - ``modified_changed(bool)``.
       - ``pass_context_changed()``: the PassContext settings changed (edit, undo, redo).
     """
@@ -33,6 +39,7 @@ class DocumentController(QObject):
     steps_changed = Signal()
     step_changed = Signal(str)
     document_replaced = Signal()
+    model_changed = Signal()
     modified_changed = Signal(bool)
     select_request = Signal(list)
     pass_context_changed = Signal()
@@ -43,6 +50,11 @@ class DocumentController(QObject):
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self.revision = 0
+        self._subject = self._subject_of_doc()
+
+    def _subject_of_doc(self) -> tuple[str, str]:
+        """What results describe besides the steps: the model spec and the target (as text)."""
+        return str(self.doc.model), json.dumps(self.doc.target, sort_keys=True, default=str)
 
     def _on_clean_changed(self, clean: bool) -> None:
         self.modified_changed.emit(not clean)
@@ -62,6 +74,7 @@ class DocumentController(QObject):
         if modified:
             self.undo_stack.resetClean()
         self.revision += 1
+        self._subject = self._subject_of_doc()
         self.document_replaced.emit()
         self.edited.emit(0)
 
@@ -73,6 +86,10 @@ class DocumentController(QObject):
     # ---- primitives (used by undo commands only) -------------------------------------------
     def _bump(self, first_index: int) -> None:
         self.revision += 1
+        subject = self._subject_of_doc()
+        if subject != self._subject:
+            self._subject = subject
+            self.model_changed.emit()
         self.edited.emit(max(0, first_index))
 
     def insert_steps(self, row: int, steps: list[Step]) -> None:

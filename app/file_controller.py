@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any, Callable, Optional
 
 from PySide6.QtCore import QObject, Signal
@@ -19,9 +18,9 @@ from app.i18n import tr
 from app import settings as app_settings_mod
 from app.context import AppContext
 from pipeline_model.document import PipelineDocument, target_label
+from pipeline_model.resources import resource_path
 
-ROOT = Path(__file__).resolve().parent.parent
-TUTORIAL_PIPELINE = ROOT / "resources" / "pipelines" / "fusion_walkthrough.json"
+TUTORIAL_PIPELINE = resource_path("pipelines", "fusion_walkthrough.json")
 
 
 
@@ -40,6 +39,16 @@ class FileController(QObject):
 
     def _parent(self) -> Any:
         return self.ctx.dialog_parent
+
+    def builtin_models_menu(self, menu: QMenu) -> QMenu:
+        """Fill ``menu`` (File ▸ Built-in Models) with one action per built-in model; returns it."""
+        from pipeline_model.models import BUILTIN_MODELS
+
+        for name, desc in BUILTIN_MODELS.items():
+            act = menu.addAction(f"builtin:{name}")
+            act.setToolTip(desc)
+            act.triggered.connect(lambda _=False, n=name: self.set_model(f"builtin:{n}"))
+        return menu
 
     # ---- pipelines ------------------------------------------------------------------------------
     def open_initial(self, path: Optional[str] = None, model: Optional[str] = None) -> None:
@@ -71,7 +80,7 @@ class FileController(QObject):
         """File > Open."""
         if not self.maybe_save():
             return
-        start = os.path.dirname(self.ctx.doc.path) if self.ctx.doc.path else str(ROOT / "resources" / "pipelines")
+        start = os.path.dirname(self.ctx.doc.path) if self.ctx.doc.path else str(resource_path("pipelines"))
         path, _ = QFileDialog.getOpenFileName(self._parent(), tr("Open pipeline"), start, tr("Pipeline files (*.json *.rps.json);;All files (*)"))
         if path:
             self.open_pipeline(path, ask=False)  # asked above, before the file dialog

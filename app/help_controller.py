@@ -21,10 +21,28 @@ from app.i18n import tr
 from widgets.env_dialog import EnvDialog
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Where an installed copy keeps the documentation, under its data prefix (pyproject ``data-files``).
+INSTALLED_DOCS = ("share", "relax-pipeline-studio")
 
 
-def doc_files(root: Path = ROOT) -> list[Path]:
-    """The documentation shown by Help ▸ Documentation: README.md, DEVELOPERS.md, docs/*.md."""
+def docs_root() -> Path:
+    """The folder holding README.md and docs/: the checkout, else an installed copy's data folder."""
+    if (ROOT / "README.md").exists():
+        return ROOT
+    import site
+    import sysconfig
+
+    for prefix in (sysconfig.get_path("data"), site.getuserbase()):
+        candidate = Path(prefix, *INSTALLED_DOCS)
+        if (candidate / "README.md").exists():
+            return candidate
+    return ROOT
+
+
+def doc_files(root: Optional[Path] = None) -> list[Path]:
+    """The documentation shown by Help ▸ Documentation: README.md, DEVELOPERS.md, docs/*.md (of
+    :func:`docs_root` unless ``root`` is given)."""
+    root = docs_root() if root is None else root
     files = [root / "README.md", root / "DEVELOPERS.md"] + sorted((root / "docs").glob("*.md"))
     return [f for f in files if f.exists()]
 
@@ -66,7 +84,8 @@ class DocumentationDialog(QDialog):
         self.files = files
         self.list = QListWidget(self)
         for f in files:
-            item = QListWidgetItem(str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else f.name)
+            root = docs_root()
+            item = QListWidgetItem(str(f.relative_to(root)) if f.is_relative_to(root) else f.name)
             item.setData(Qt.ItemDataRole.UserRole, str(f))
             self.list.addItem(item)
         self.viewer = QTextBrowser(self)

@@ -20,8 +20,9 @@ from typing import Optional
 
 from PySide6.QtCore import QCoreApplication, QLocale, QSettings, QTranslator
 
-ROOT = Path(__file__).resolve().parent.parent
-TRANSLATIONS_DIR = ROOT / "resources" / "translations"
+from pipeline_model.resources import resource_path
+
+TRANSLATIONS_DIR = resource_path("translations")
 BASENAME = "relax_pipeline_studio"
 LANGUAGE_KEY = "ui/language"
 #: Choices of View ▸ Language: setting value → label (labels are shown in their own language).

@@ -185,13 +185,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu(tr("Open &Recent"))
         self.recent_menu.aboutToShow.connect(lambda: self.files.fill_recent_menu(self.recent_menu))
         fill(file_menu, [None, self.act_save, self.act_save_as, None, self.act_open_model])
-        self.builtin_menu = file_menu.addMenu(tr("Built-in &Models"))
-        from pipeline_model.models import BUILTIN_MODELS
-
-        for name, desc in BUILTIN_MODELS.items():
-            act = self.builtin_menu.addAction(f"builtin:{name}")
-            act.setToolTip(desc)
-            act.triggered.connect(lambda _=False, n=name: self.editor.set_model(f"builtin:{n}"))
+        self.builtin_menu = self.files.builtin_models_menu(file_menu.addMenu(tr("Built-in &Models")))
         self.model_button.setMenu(self.builtin_menu)
         fill(file_menu, [self.act_export, None, self.act_quit])
         fill(menu.addMenu(tr("&Edit")), table["edit"])
@@ -265,16 +259,6 @@ class MainWindow(QMainWindow):
             label.setProperty("state", state)
             label.style().unpolish(label)
             label.style().polish(label)
-
-    def overview_setting(self) -> bool:
-        """View ▸ Show Overview as remembered (on by default)."""
-        value = self.settings.value("graph/overview", True)
-        return value.lower() in ("true", "1", "yes") if isinstance(value, str) else bool(value)  # INI: strings
-
-    def set_overview(self, on: bool) -> None:
-        """View ▸ Show Overview: the graph's minimap (remembered)."""
-        self.graph_view.set_overview_visible(on)
-        self.settings.setValue("graph/overview", on)
 
     def _on_engine_crashed(self, message: str) -> None:
         self.banner.show_message(message + "\n" + tr("The engine was restarted; your pipeline is unchanged."), "error",

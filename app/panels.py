@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QTextOption
 from PySide6.QtWidgets import (
     QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QMenu, QScrollArea, QSizePolicy, QSplitter,
@@ -23,6 +23,8 @@ from widgets.step_model import QtPipelineModel
 
 #: Narrowest the node details panel gets (its placeholder and type texts wrap inside it).
 DETAILS_MIN_WIDTH = 220
+#: Setting of View ▸ Show Overview (the graph's minimap).
+OVERVIEW_KEY = "graph/overview"
 
 
 
@@ -217,6 +219,17 @@ class GraphArea(QWidget):
         layout.addWidget(self.banner)
         layout.addLayout(top)
         layout.addWidget(split, 1)
+
+    @staticmethod
+    def overview_setting(settings: QSettings) -> bool:
+        """View ▸ Show Overview as remembered in ``settings`` (on by default)."""
+        value = settings.value(OVERVIEW_KEY, True)
+        return value.lower() in ("true", "1", "yes") if isinstance(value, str) else bool(value)  # INI: strings
+
+    def set_overview(self, settings: QSettings, on: bool) -> None:
+        """View ▸ Show Overview: the graph's minimap (remembered in ``settings``)."""
+        self.graph_view.set_overview_visible(on)
+        settings.setValue(OVERVIEW_KEY, on)
 
 
 def _value_row(parent: QWidget, label_name: str, button_text: str, tooltip: str) -> tuple[QLabel, QToolButton]:

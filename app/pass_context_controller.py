@@ -50,7 +50,7 @@ class PassContextController(QObject):
         self.known_configs: dict[str, str] = {}
         self._env_request: Any = None
         ctx.document.pass_context_changed.connect(self.sync)
-        ctx.document_replaced.connect(self.sync)
+        ctx.document.document_replaced.connect(self.sync)
 
     def show_dialog(self) -> PassContextDialog:
         """Pipeline ▸ PassContext…"""

@@ -58,8 +58,8 @@ class ProfileController(QObject):
         view.callee_activated.connect(self.select_callers)
         view.compare_chosen.connect(self.compare_with)
         graph.graph_shown.connect(self.update_heat)
-        ctx.document_replaced.connect(self.clear)
-        ctx.model_changed.connect(self.clear)
+        ctx.document.document_replaced.connect(self.clear)
+        ctx.document.model_changed.connect(self.clear)
 
     # ---- profiles in --------------------------------------------------------------------------
     def on_build_finished(self, kind: str, value: Any) -> None:

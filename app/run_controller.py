@@ -51,8 +51,8 @@ class RunController(QObject):
         panel.advanced_target_requested.connect(self.edit_target)
         panel.refresh_devices_requested.connect(self.refresh_devices)
         panel.show_target(ctx.doc.target)
-        ctx.document_replaced.connect(lambda: self.clear_results(tr("New document: Build & Run to see its results.")))
-        ctx.model_changed.connect(lambda: self.clear_results(tr("The model or target changed: Build & Run again to see its results.")))
+        ctx.document.document_replaced.connect(lambda: self.clear_results(tr("New document: Build & Run to see its results.")))
+        ctx.document.model_changed.connect(lambda: self.clear_results(tr("The model or target changed: Build & Run again to see its results.")))
 
     def clear_results(self, message: str = "") -> None:
         """Results of another document/model/target: stop the request, clear the panel and its chart."""

@@ -54,8 +54,8 @@ class RunSession(QObject):
         self.run_timer.setSingleShot(True)
         self.run_timer.timeout.connect(self.run_pipeline_auto)
         tuning_panel.stop_requested.connect(self.stop_tuning)
-        ctx.document_replaced.connect(tuning_panel.reset)
-        ctx.model_changed.connect(tuning_panel.reset)
+        ctx.document.document_replaced.connect(tuning_panel.reset)
+        ctx.document.model_changed.connect(tuning_panel.reset)
 
     # ---- actions ------------------------------------------------------------------------------
     def run_pipeline_auto(self) -> None:

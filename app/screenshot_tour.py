@@ -76,7 +76,8 @@ def main(argv: list[str]) -> int:
     prefix = f"{lang.split('_')[0]}_" if lang else ""
     out = argv[0] if argv else "docs/screenshots"
     os.makedirs(out, exist_ok=True)
-    from app.application import apply_dark, make_application
+    from app.application import make_application
+    from app.appearance import apply_dark
     from PySide6.QtCore import QSettings
 
     from app.main_window import MainWindow
@@ -249,8 +250,9 @@ def _wire_shots(win, out: str, wait, settle, done) -> None:
     compare = win.comparer.show_dialog()
     from pipeline_model.build_api import BenchSettings  # noqa: F401 - the panel's settings are used
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    win.comparer.add_files([os.path.join(root, "resources", "pipelines", n)
+    from pipeline_model.resources import resource_path
+
+    win.comparer.add_files([str(resource_path("pipelines", n))
                             for n in ("cpu_build.json", "cpu_build_no_transpose.json")])
     results: list = []
     win.comparer.finished.connect(results.append)

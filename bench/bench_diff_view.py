@@ -66,7 +66,7 @@ def model_scripts(spec: str) -> tuple[str, str]:
     """Before/after LegalizeOps TVMScript of a model spec (``builtin:decoder128``; TVM in this process)."""
     from tvm import relax
 
-    from pipeline_model.models_tvm import load_model
+    from pipeline_model.importers.load_tvm import load_model
 
     loaded = load_model(spec)
     mod = loaded.mod if hasattr(loaded, "mod") else loaded.module

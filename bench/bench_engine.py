@@ -61,8 +61,8 @@ def tvm_own_cost(steps: list[tuple[str, dict]], repeat: int) -> tuple[float, lis
     """Median ms of (make pass + apply + script) summed over ``steps``; per-step medians; modules."""
     import tvm
 
+    from pipeline_model.importers.load_tvm import load_model
     from pipeline_model.passkinds import catalogue_tvm
-    from pipeline_model.models_tvm import load_model
 
     target = tvm.target.Target(TARGET)
     base = load_model(MODEL).mod
@@ -123,8 +123,8 @@ def plain_tvm_passes(model: str, steps: list[tuple[str, dict]], repeat: int) -> 
     comparison); per-step medians."""
     import tvm
 
+    from pipeline_model.importers.load_tvm import load_model
     from pipeline_model.passkinds import catalogue_tvm
-    from pipeline_model.models_tvm import load_model
 
     target = tvm.target.Target(TARGET)
     base = load_model(model).mod

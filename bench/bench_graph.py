@@ -33,9 +33,9 @@ from PySide6.QtWidgets import QApplication
 
 from pipeline_model import ir_graph
 from pipeline_model.layout import compute_layout
+from pipeline_model.resources import resource_path
 from widgets.graph_view import GraphView
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 SHOW_TARGET_S = 1.0
@@ -237,7 +237,7 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
     if args.layers:
         # A deeper builtin:decoder, written next to the pipeline (a 50,000-node real-structured graph
         # needs ~800 layers: 63 nodes per layer).
-        with open(os.path.join(ROOT, "resources", "models", "decoder.py"), encoding="utf-8") as handle:
+        with open(resource_path("models", "decoder.py"), encoding="utf-8") as handle:
             source = handle.read()
         model = os.path.join(tmp, f"decoder{args.layers}.py")
         with open(model, "w", encoding="utf-8") as handle:

@@ -46,7 +46,6 @@ import tempfile
 import time
 from typing import Any, Callable, Optional
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 MODELS_SOURCE = {
     "mlp": '''
@@ -395,6 +394,7 @@ def main() -> int:
     from pipeline_model import build_api
     from pipeline_model.consent import Consent
     from pipeline_model.engine.client import EngineClient
+    from pipeline_model.resources import resource_path
     from pipeline_model.fileformat import load_pipeline
 
     models = [m.strip() for m in opts.models.split(",") if m.strip()]
@@ -403,7 +403,7 @@ def main() -> int:
             raise SystemExit(f"unknown model {m!r}; known: {', '.join(MODELS_SOURCE)}")
     variants = list(VARIANT_DOCS) if opts.variants.strip() == "all" else \
         [v.strip() for v in opts.variants.split(",") if v.strip()]
-    pipelines = os.path.join(ROOT, "resources", "pipelines")
+    pipelines = str(resource_path("pipelines"))
     extra = [p.strip() for p in opts.pipelines.split(",") if p.strip()]
     extra_docs = {}
     for name in extra:

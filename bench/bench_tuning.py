@@ -19,14 +19,15 @@ import tvm
 from tvm import relax
 from tvm.s_tir import meta_schedule as ms
 
-from pipeline_model import models_tvm, tuning_tvm
+from pipeline_model import tuning_tvm
+from pipeline_model.importers import load_tvm
 from pipeline_model.tuning import TuningConfig
 
 TARGET = {"kind": "llvm", "num-cores": 2}
 
 
 def lowered_mlp():
-    mod = models_tvm.load_model("builtin:mlp", None).mod
+    mod = load_tvm.load_model("builtin:mlp", None).mod
     seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
                                     relax.transform.FuseOps(), relax.transform.FuseTIR()])
     with tvm.transform.PassContext(opt_level=3):

@@ -36,9 +36,11 @@ import time
 import traceback
 from typing import Any, Callable
 
+from pipeline_model.resources import resource_path  # noqa: E402 - after the standard library
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PIPELINES = sorted(glob.glob(os.path.join(ROOT, "resources", "pipelines", "*.json")))
-MODELS = sorted(glob.glob(os.path.join(ROOT, "resources", "models", "*.py")))
+PIPELINES = sorted(glob.glob(str(resource_path("pipelines", "*.json"))))
+MODELS = sorted(glob.glob(str(resource_path("models", "*.py"))))
 
 HOSTILE_VALUES: list[Any] = [
     None, True, 0, -1, 2**63, -(2**63) - 1, 10**5000, 1e308, 1e999, float("nan"), "", " ", "\n", "\ud800",

@@ -37,13 +37,14 @@ from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Optional
 
 from pipeline_model import safe_files
+from pipeline_model.resources import resource_root
 
 KIND_CUSTOM = "custom_pass"
 KIND_PATTERN = "pattern_file"
 KIND_MODEL = "model_file"
 
 #: The app's own folder: code under ``resources/`` ships with the app and is trusted.
-RESOURCES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "resources")
+RESOURCES_DIR = str(resource_root())
 
 HOW_TO_CONSENT = "it runs only with consent: run with --trust or consent in the app"
 

@@ -15,7 +15,7 @@ Which file is which format, how it is loaded and exported is decided by the mode
 
 This module parses specs, computes cache keys (which include the file's content hash) and emits plain
 TVM code that loads a model (for script export). Loading itself happens in the engine process
-(:mod:`pipeline_model.models_tvm`).
+(:mod:`pipeline_model.importers.load_tvm`).
 """
 
 from __future__ import annotations
@@ -34,9 +34,10 @@ from pipeline_model.importers.base import (  # noqa: F401 - KIND_* and classify_
     classify_python_file,
 )
 from pipeline_model.importers.registry import format_named, identify_format
+from pipeline_model.resources import resource_path
 
 #: Folder of the built-in model files.
-MODELS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "resources", "models")
+MODELS_DIR = str(resource_path("models"))
 
 #: Built-in models: name -> description (the file is ``resources/models/<name>.py``).
 BUILTIN_MODELS: dict[str, str] = {

@@ -162,13 +162,13 @@ class Model(torch.nn.Module):
 
 _LOAD = '''
 import sys
-from pipeline_model import importers_tvm
+from pipeline_model.importers import pt2_tvm
 from pipeline_model.importers import ModelLoadError
 path, mode = sys.argv[1], sys.argv[2]
 if mode == "import":
     sys.path.insert(0, sys.argv[3])
 try:
-    loaded = importers_tvm._load_pt2(path, "k", allow_imports=(mode != "plain"))
+    loaded = pt2_tvm.load_pt2(path, "k", allow_imports=(mode != "plain"))
     print("LOADED", sorted(loaded.params))
 except ModelLoadError as exc:
     print("ERROR", exc)

@@ -15,9 +15,9 @@ CUDA = {"kind": "cuda", "arch": "sm_80"}
 def lowered_mlp():
     from tvm import relax
 
-    from pipeline_model import models_tvm
+    from pipeline_model.importers import load_tvm
 
-    mod = models_tvm.load_model("builtin:mlp", None).mod
+    mod = load_tvm.load_model("builtin:mlp", None).mod
     seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
                                     relax.transform.FuseOps(), relax.transform.FuseTIR()])
     with tvm.transform.PassContext(opt_level=3):

@@ -309,7 +309,7 @@ def test_module_cache_charges_modules_without_text_by_their_size():
     """Runs print texts on demand: a cached module without text is still charged about what its text
     would weigh (the byte bound keeps holding), and printing it replaces the estimate."""
     from pipeline_model.engine.worker import estimated_text_size
-    from pipeline_model.models_tvm import load_model
+    from pipeline_model.importers.load_tvm import load_model
 
     mod = load_model("builtin:transformer").mod
     text = mod.script()

@@ -18,9 +18,9 @@ def handle_echo_upper(args: dict, ctx: object) -> dict:
 
 
 def test_builtin_handler_modules_are_discovered():
-    from pipeline_model.engine import worker
+    from pipeline_model.engine import handler_registry
 
-    names = worker.discover_handler_modules()
+    names = handler_registry.discover_handler_modules()
     assert {"pipeline_model.engine.handlers_build", "pipeline_model.engine.handlers_graph",
             "pipeline_model.engine.handlers_tuning", "pipeline_model.engine.handlers_env"} <= set(names)
 
@@ -41,3 +41,23 @@ def test_command_from_a_new_module_answers_in_the_engine():
             raise AssertionError("an unknown command must fail naming it")
     finally:
         client.close()
+
+
+def test_handler_plug_ins_follow_the_registry_rule(monkeypatch):
+    """Plug-in handler modules are read like every registry's (commas; ``;`` for older files), after the
+    built-in ones, and one that cannot be imported stops the loading with a message naming it."""
+    import pytest
+
+    from pipeline_model.engine import handler_registry
+
+    monkeypatch.setenv(handler_registry.ENV_HANDLER_MODULES, "tests.test_engine_commands, tests.no_such_handlers;x.y")
+    names = handler_registry.handler_modules()
+    assert names[:len(handler_registry.discover_handler_modules())] == handler_registry.discover_handler_modules()
+    assert names[-3:] == ["tests.test_engine_commands", "tests.no_such_handlers", "x.y"]
+    monkeypatch.setattr(handler_registry.COMMANDS, "_loaded", False)
+    with pytest.raises(ImportError, match="RPS_ENGINE_HANDLER_MODULES.*'tests.no_such_handlers'"):
+        handler_registry.load_handlers()
+    monkeypatch.setenv(handler_registry.ENV_HANDLER_MODULES, "tests.test_engine_commands")
+    assert handler_registry.load_handlers()[-1] == "tests.test_engine_commands"
+    assert handler_registry.HANDLERS["test_echo_upper"].__name__ == "handle_echo_upper"
+    assert "env" in handler_registry.HANDLERS and "test_echo_upper" in list(handler_registry.HANDLERS)

@@ -41,7 +41,7 @@ def _node(data, op, module_prefix):
 
 def test_decoder_builtin_loads_with_symbolic_seq_len():
     from pipeline_model.models import BUILTIN_MODELS
-    from pipeline_model.models_tvm import load_model
+    from pipeline_model.importers.load_tvm import load_model
 
     assert {"decoder", "decoder128"} <= set(BUILTIN_MODELS)
     mod = load_model("builtin:decoder").mod

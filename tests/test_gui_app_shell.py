@@ -146,6 +146,53 @@ def test_panels_clear_when_their_document_or_model_changes(fake_studio):
     win.ctrl.undo_stack.setClean()
 
 
+def test_one_signal_per_document_event(fake_studio):
+    """Document events have one owner, the document controller: the context re-emits none of them, and
+    one replacement / one model change is one emission that every panel hears (in connection order)."""
+    from PySide6.QtCore import Signal
+
+    from app.context import AppContext
+    from app.document_controller import DocumentController
+    from pipeline_model.document import PipelineDocument
+
+    def signals(cls) -> set[str]:  # the class's own signals (QObject's are everyone's)
+        return {name for name, value in vars(cls).items() if isinstance(value, Signal)}
+
+    assert "document_replaced" in signals(DocumentController) and "model_changed" in signals(DocumentController)
+    assert not signals(AppContext) & signals(DocumentController), signals(AppContext) & signals(DocumentController)
+    win = fake_studio
+    events: list[str] = []
+    c = win.ctrl
+    spies = [(c.document_replaced, lambda: events.append("replaced")), (c.model_changed, lambda: events.append("model")),
+             (c.edited, lambda first: events.append(f"edited {first}"))]
+    for sig, slot in spies:
+        sig.connect(slot)
+    try:
+        win.files.replace_document(PipelineDocument(model="builtin:mlp", name="one"), ask=False)
+        assert events == ["replaced", "edited 0"]
+        events.clear()
+        win.editor.set_model("builtin:transformer")  # another model: once, before the re-run
+        assert events == ["model", "edited 0"]
+        events.clear()
+        win.ctrl.undo_stack.undo()
+        assert events == ["model", "edited 0"] and c.doc.model == "builtin:mlp"
+        events.clear()
+        c.set_target(dict(c.doc.target))  # the same target: the results still describe it
+        uid = win.editor.add_pass("relax.FoldConstant")  # a step edit is no model change
+        assert "model" not in events and uid
+        # A listener of a replacement (the run panel) still clears once the context forwards nothing.
+        win.run_panel.show_build_result({"label": "pipeline", "function": "main", "device": "cpu",
+                                         "target": {"kind": "llvm"}, "build_ms": 1.0,
+                                         "latency": {"median_us": 1.0, "min_us": 1.0, "max_us": 1.0, "std_us": 0.0}})
+        assert win.run_panel.last_build is not None
+        win.files.new_pipeline(force=True)
+        assert win.run_panel.last_build is None
+    finally:
+        for sig, slot in spies:
+            sig.disconnect(slot)
+    win.ctrl.undo_stack.setClean()
+
+
 def test_window_fits_1024x700_with_a_long_caption(fake_studio, qapp):
     win = fake_studio
     win.showNormal()

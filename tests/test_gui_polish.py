@@ -231,7 +231,8 @@ def _light_pixel_share(image: QImage) -> float:
 
 @pytest.mark.e2e
 def test_dark_palette_keeps_everything_readable(win):
-    from app.application import dark_palette, make_application
+    from app.appearance import dark_palette
+    from app.application import make_application
     from widgets.diff_view import diff_colors
     from widgets.highlight import palette_is_dark
     from widgets.step_model import state_colour

@@ -212,7 +212,7 @@ def test_no_module_level_cycles():
 
 
 def test_cycles_removed_by_issue_8_stay_removed():
-    """catalogue_tvm<->custom pass code, importers_tvm<->models_tvm, worker<->handlers_*: not even lazily."""
+    """catalogue_tvm<->custom pass code, importers.load_tvm<->importers.onnx_tvm, worker<->handlers_*: not even lazily."""
     top, lazy = _graphs()
     both = {m: top[m] | lazy[m] for m in top}
 
@@ -222,7 +222,7 @@ def test_cycles_removed_by_issue_8_stay_removed():
     pm = "pipeline_model."
     cat, custom = pm + "passkinds.catalogue_tvm", pm + "passkinds.custom_python.compile_tvm"
     assert not (edge(cat, custom) and edge(custom, cat))
-    assert not (edge(pm + "importers_tvm", pm + "models_tvm") and edge(pm + "models_tvm", pm + "importers_tvm"))
+    assert not (edge(pm + "importers.load_tvm", pm + "importers.onnx_tvm") and edge(pm + "importers.onnx_tvm", pm + "importers.load_tvm"))
     for name in ("handlers_build", "handlers_graph", "handlers_tuning"):
         assert not edge(pm + "engine." + name, pm + "engine.worker"), name
 

@@ -63,7 +63,7 @@ def onnx_mlp(tmp_path):
 
 
 def test_onnx_import_keeps_weights_and_symbolic_dim(onnx_mlp):
-    from pipeline_model.importers_tvm import load_file
+    from pipeline_model.importers.load_tvm import load_file
 
     path, w, b = onnx_mlp
     loaded = load_file(path)
@@ -82,7 +82,7 @@ def test_onnx_import_keeps_weights_and_symbolic_dim(onnx_mlp):
 def test_onnx_emit_loader_matches_importer(onnx_mlp):
     import tvm
 
-    from pipeline_model.importers_tvm import load_file
+    from pipeline_model.importers.load_tvm import load_file
 
     path, _, _ = onnx_mlp
     loaded = load_file(path)
@@ -95,7 +95,7 @@ def test_onnx_emit_loader_matches_importer(onnx_mlp):
 
 
 def test_onnx_corrupt_file_names_file(tmp_path):
-    from pipeline_model.importers_tvm import load_file
+    from pipeline_model.importers.load_tvm import load_file
 
     path = tmp_path / "broken.onnx"
     path.write_bytes(b"\x08\x07garbage that is not protobuf\xff\xff\xff")
@@ -105,14 +105,14 @@ def test_onnx_corrupt_file_names_file(tmp_path):
 
 
 def test_onnx_missing_file(tmp_path):
-    from pipeline_model.importers_tvm import load_file
+    from pipeline_model.importers.load_tvm import load_file
 
     with pytest.raises(ModelLoadError, match="no such file"):
         load_file(str(tmp_path / "absent.onnx"))
 
 
 def test_onnx_unsupported_op_is_named(tmp_path):
-    from pipeline_model.importers_tvm import load_file
+    from pipeline_model.importers.load_tvm import load_file
 
     nodes = [helper.make_node("Relu", ["x"], ["h"]), helper.make_node("FrobnicateTensor", ["h"], ["y"])]
     graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
@@ -127,7 +127,7 @@ def test_onnx_unsupported_op_is_named(tmp_path):
 
 def test_load_model_delegates_onnx(onnx_mlp):
     """The engine's model loader hands .onnx paths to the importer and keeps the weights."""
-    from pipeline_model.models_tvm import load_model
+    from pipeline_model.importers.load_tvm import load_model
 
     path, w, _ = onnx_mlp
     loaded = load_model(os.path.basename(path), os.path.dirname(path))
@@ -167,7 +167,7 @@ def _torch_net():
 
 @needs_torch
 def test_pt2_import_keeps_weights_and_dynamic_dim(tmp_path):
-    from pipeline_model.importers_tvm import load_file
+    from pipeline_model.importers.load_tvm import load_file
 
     model, torch = _torch_net()
     batch = torch.export.Dim("batch")
@@ -186,7 +186,7 @@ def test_pt2_import_keeps_weights_and_dynamic_dim(tmp_path):
 
 @needs_torch
 def test_torch_py_convention(tmp_path):
-    from pipeline_model.importers_tvm import load_file
+    from pipeline_model.importers.load_tvm import load_file
 
     path = tmp_path / "net.py"
     path.write_text(TORCH_PY)
@@ -203,7 +203,7 @@ def test_torch_py_convention(tmp_path):
 
 @needs_torch
 def test_pt2_corrupt_file(tmp_path):
-    from pipeline_model.importers_tvm import load_file
+    from pipeline_model.importers.load_tvm import load_file
 
     path = tmp_path / "broken.pt2"
     path.write_bytes(b"PK\x03\x04 definitely not a torch archive")
@@ -214,7 +214,7 @@ def test_pt2_corrupt_file(tmp_path):
 
 @needs_torch
 def test_torch_py_errors_name_file_and_line(tmp_path):
-    from pipeline_model.importers_tvm import load_file
+    from pipeline_model.importers.load_tvm import load_file
 
     path = tmp_path / "bad.py"
     path.write_text("import torch\nmodel = torch.nn.Linear(2, 2)\nexample_inputs = (1 / 0,)\n")
@@ -229,7 +229,7 @@ def test_torch_py_errors_name_file_and_line(tmp_path):
 
 
 def test_torch_missing_says_how_to_install(tmp_path, monkeypatch):
-    from pipeline_model.importers_tvm import load_file
+    from pipeline_model.importers.load_tvm import load_file
 
     path = tmp_path / "net.pt2"
     path.write_bytes(b"PK\x03\x04")

@@ -233,7 +233,7 @@ def test_fast_tensor_type_text_matches_the_printer():
     import tvm
     from tvm import tirx
 
-    from pipeline_model.models_tvm import load_model
+    from pipeline_model.importers.load_tvm import load_model
 
     mod = load_model("builtin:decoder").mod
     with tvm.target.Target("llvm"), tvm.transform.PassContext(opt_level=3):
@@ -294,7 +294,7 @@ def test_graph_json_built_directly_matches_the_networkx_round_trip_and_each_type
     import tvm
     from tvm import tirx
 
-    from pipeline_model.models_tvm import load_model
+    from pipeline_model.importers.load_tvm import load_model
 
     mod = load_model("builtin:decoder").mod
     with tvm.target.Target("llvm"), tvm.transform.PassContext(opt_level=3):

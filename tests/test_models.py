@@ -70,7 +70,7 @@ def test_model_key_follows_file_content(tmp_path):
 
 
 def test_load_builtins():
-    from pipeline_model.models_tvm import load_model
+    from pipeline_model.importers.load_tvm import load_model
 
     mlp = load_model("builtin:mlp")
     text = mlp.mod.script()
@@ -84,7 +84,7 @@ def test_load_builtins():
 def test_load_tvmscript_and_nn_files(tmp_path):
     import tvm_ffi
 
-    from pipeline_model.models_tvm import load_model
+    from pipeline_model.importers.load_tvm import load_model
 
     (tmp_path / "text.py").write_text(SCRIPT_TEXT)
     (tmp_path / "cls.py").write_text(SCRIPT_CLASS)
@@ -105,7 +105,7 @@ def test_load_tvmscript_and_nn_files(tmp_path):
 
 
 def test_load_errors_name_file_and_line(tmp_path):
-    from pipeline_model.models_tvm import load_model
+    from pipeline_model.importers.load_tvm import load_model
 
     (tmp_path / "undef.py").write_text(SCRIPT_TEXT.replace("R.add(x, x)", "R.add(x, zz)"))
     with pytest.raises(ModelLoadError, match=r"undef\.py:9: .*Undefined variable: zz"):

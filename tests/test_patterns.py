@@ -18,9 +18,9 @@ PATTERN_FILE = os.path.join(ROOT, "resources", "patterns", "matmul_add_relu.py")
 
 @pytest.fixture(scope="module")
 def mlp():
-    from pipeline_model import models_tvm
+    from pipeline_model.importers import load_tvm
 
-    return models_tvm.load_model("builtin:mlp", None).mod
+    return load_tvm.load_model("builtin:mlp", None).mod
 
 
 def test_tables_say_codegen_missing_plainly():

@@ -68,7 +68,8 @@ def test_unreachable_tracker_message():
 def test_tune_through_rpc_runner(tracker, tmp_path):
     from tvm import relax
 
-    from pipeline_model import models_tvm, tuning_tvm
+    from pipeline_model import tuning_tvm
+    from pipeline_model.importers import load_tvm
     from pipeline_model.tuning import TuningConfig, TuningConfigError
 
     cfg = TuningConfig(runner="rpc", rpc_host="127.0.0.1", rpc_port=tracker, rpc_key="local", num_trials_per_iter=2)
@@ -77,7 +78,7 @@ def test_tune_through_rpc_runner(tracker, tmp_path):
         tuning_tvm.check_rpc_tracker(TuningConfig(runner="rpc", rpc_port=tracker, rpc_key="gpu9"))
     assert type(tuning_tvm.make_runner(cfg)).__name__ == "RPCRunner"
 
-    mod = models_tvm.load_model("builtin:mlp", None).mod
+    mod = load_tvm.load_model("builtin:mlp", None).mod
     seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
                                     relax.transform.FuseOps(), relax.transform.FuseTIR()])
     with tvm.transform.PassContext(opt_level=3):

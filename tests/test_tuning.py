@@ -54,9 +54,9 @@ def lowered_mlp():
     """The seed MLP after LegalizeOps, AnnotateTIROpPattern, FuseOps, FuseTIR."""
     from tvm import relax
 
-    from pipeline_model import models_tvm
+    from pipeline_model.importers import load_tvm
 
-    loaded = models_tvm.load_model("builtin:mlp", None)
+    loaded = load_tvm.load_model("builtin:mlp", None)
     seq = tvm.transform.Sequential([
         relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
         relax.transform.FuseOps(), relax.transform.FuseTIR(),

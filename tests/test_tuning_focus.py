@@ -195,9 +195,9 @@ TARGET = {"kind": "llvm", "num-cores": 2}
 def lowered_mlp():
     from tvm import relax
 
-    from pipeline_model import models_tvm
+    from pipeline_model.importers import load_tvm
 
-    loaded = models_tvm.load_model("builtin:mlp", None)
+    loaded = load_tvm.load_model("builtin:mlp", None)
     seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
                                     relax.transform.FuseOps(), relax.transform.FuseTIR()])
     with tvm.transform.PassContext(opt_level=3):

@@ -19,6 +19,7 @@ from typing import Any, Optional
 from pipeline_model import build_api
 from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument, resolve_target, target_label
+from pipeline_model.resources import pipeline_argument
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -29,7 +30,8 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
         "compare", help="compare two or more pipelines on the same model and inputs (latency, check, IR diff)",
         description="Build every pipeline's final module on the same model, target and inputs; report latency "
                     "(median, spread), build time, the numerical check and the final-IR diff between them.")
-    p.add_argument("pipelines", metavar="PIPELINE", nargs="+", help="pipeline files (.json), two or more")
+    p.add_argument("pipelines", metavar="PIPELINE", nargs="+", type=pipeline_argument,
+                   help="pipeline files (.json) or bundled pipelines (builtin:NAME), two or more")
     p.add_argument("--model", metavar="SPEC", help="model for all pipelines (default: the first file's)")
     p.add_argument("--target", metavar="T", help="target for all pipelines: cpu, cuda or a JSON object "
                                                  "(default: the first file's)")

@@ -10,12 +10,15 @@ import argparse
 import os
 import sys
 
+from pipeline_model.resources import is_resource, pipeline_argument
+
 
 def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     """Register the ``export`` sub-command."""
     p = subparsers.add_parser("export", help="export a pipeline as a standalone Python script")
-    p.add_argument("pipeline", help="pipeline file (.json)")
-    p.add_argument("-o", "--output", metavar="FILE", help="output file ('-' for stdout; default: next to the pipeline)")
+    p.add_argument("pipeline", type=pipeline_argument, help="pipeline file (.json) or bundled pipeline (builtin:NAME)")
+    p.add_argument("-o", "--output", metavar="FILE", help="output file ('-' for stdout; default: next to the pipeline, "
+                   "in the current folder for a bundled one)")
     p.add_argument("--build", action="store_true",
                    help="the script also compiles, runs, times and checks the model")
     p.add_argument("--model", metavar="SPEC", help="model instead of the file's: builtin:mlp, builtin:transformer or a path")
@@ -87,6 +90,8 @@ def main(args: argparse.Namespace) -> int:
     from pipeline_model import safe_write
 
     out = args.output or default_output_path(doc)
+    if not args.output and doc.path and is_resource(doc.path):  # the app's own files stay as shipped
+        out = os.path.basename(out)
     try:
         safe_write.write_text(out, source, "output file")
     except safe_write.OutputPathError as exc:

@@ -23,6 +23,7 @@ from typing import Any, Optional
 
 from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument, resolve_target, target_label
+from pipeline_model.resources import pipeline_argument
 from pipeline_model.engine.results import CANCELLED, FAILED, NOT_RUN, SKIPPED, RunResult, StepResult
 
 EXIT_OK, EXIT_STEP_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -46,7 +47,8 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
         help="run a pipeline file on its model (headless)",
         description="Run the steps of a pipeline file in the engine process and report each step.",
     )
-    p.add_argument("pipeline", metavar="PIPELINE", help="pipeline file (.json)")
+    p.add_argument("pipeline", metavar="PIPELINE", type=pipeline_argument,
+                   help="pipeline file (.json) or bundled pipeline (builtin:NAME, e.g. builtin:cpu_build)")
     p.add_argument("--model", metavar="SPEC", help="model instead of the file's: builtin:mlp, builtin:transformer or a path")
     p.add_argument("--target", metavar="T", help="target instead of the file's: cpu, cuda or a JSON object")
     p.add_argument("--until", metavar="N", type=int, help="run steps 1..N only (steps are numbered from 1, as in the output and the IR file names)")

@@ -1,25 +1,77 @@
 """The engine's command table: ``@handler("name")`` registers ``fn(args, ctx) -> dict``.
 
-Shared by :mod:`pipeline_model.engine.worker` (which dispatches requests through :data:`HANDLERS`
-and imports the handler modules by name at start) and the ``handlers_*`` modules (which register
-their commands here), so neither imports the other: no import cycle. TVM-free.
+A :class:`pipeline_model.registry.Registry` of handler functions named by their command. Its built-in
+modules are every ``pipeline_model/engine/handlers_*.py`` (:func:`discover_handler_modules`: a new engine
+command is one new file); plug-in modules are named in ``RPS_ENGINE_HANDLER_MODULES`` (the registry's
+separator rule: commas). Shared by :mod:`pipeline_model.engine.worker` (which loads the table at start
+and dispatches requests through :data:`HANDLERS`) and the ``handlers_*`` modules (which register their
+commands here), so neither imports the other: no import cycle. TVM-free (the handler modules import TVM
+when loaded).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import os
+from collections.abc import Mapping
+from typing import Any, Callable, Iterator
+
+from pipeline_model.registry import Registry
 
 #: A command handler: ``fn(args, ctx) -> reply dict`` (``ctx`` is a ``worker.WorkerContext``).
 HandlerFn = Callable[[dict, Any], dict]
-#: Command name -> handler.
-HANDLERS: dict[str, HandlerFn] = {}
+#: Environment variable naming extra handler modules (comma-separated dotted names) imported at start.
+ENV_HANDLER_MODULES = "RPS_ENGINE_HANDLER_MODULES"
+
+
+def discover_handler_modules() -> list[str]:
+    """The built-in handler modules: every ``pipeline_model/engine/handlers_*.py``, sorted."""
+    folder = os.path.dirname(os.path.abspath(__file__))
+    return sorted(f"pipeline_model.engine.{entry[:-3]}" for entry in os.listdir(folder)
+                  if entry.startswith("handlers_") and entry.endswith(".py"))
+
+
+#: Command name -> handler, loaded on first lookup (built-in handler modules, then the plug-ins).
+COMMANDS: Registry[HandlerFn] = Registry("engine handler", tuple(discover_handler_modules()), ENV_HANDLER_MODULES,
+                                         name_of=lambda fn: fn.__name__)
 
 
 def handler(name: str) -> Callable[[HandlerFn], HandlerFn]:
     """Register ``fn(args, ctx) -> dict`` as the handler of command ``name``."""
 
     def register(fn: HandlerFn) -> HandlerFn:
-        HANDLERS[name] = fn
-        return fn
+        return COMMANDS.add(fn, name)
 
     return register
+
+
+def handler_modules() -> list[str]:
+    """Every module the table imports: the built-in handler modules, then the plug-in ones."""
+    names = list(COMMANDS.builtin_modules)
+    return names + [n for n in COMMANDS.plugin_modules() if n not in names]
+
+
+def load_handlers() -> list[str]:
+    """Import every handler module (once; a plug-in that cannot be imported raises ``ImportError`` naming
+    the variable and the module); returns :func:`handler_modules`."""
+    COMMANDS.load()
+    return handler_modules()
+
+
+class _CommandTable(Mapping[str, HandlerFn]):
+    """A read-only ``{command: handler}`` view of :data:`COMMANDS` (loads it on first use)."""
+
+    def __getitem__(self, name: str) -> HandlerFn:
+        fn = COMMANDS.get(name)
+        if fn is None:
+            raise KeyError(name)
+        return fn
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([name for name, _fn in COMMANDS.items()])
+
+    def __len__(self) -> int:
+        return len(COMMANDS.items())
+
+
+#: Command name -> handler (what the worker dispatches through).
+HANDLERS: Mapping[str, HandlerFn] = _CommandTable()

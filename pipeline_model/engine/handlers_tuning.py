@@ -1,6 +1,6 @@
 """Engine commands for tuning: ``tune`` (MetaSchedule on a cached or freshly loaded module).
 
-Importing this module (the worker does it at start, see ``HANDLER_MODULES``) also installs the
+Importing this module (the worker does it at start, see :func:`pipeline_model.engine.handler_registry.load_handlers`) also installs the
 global-function overrides of :mod:`pipeline_model.tuning_tvm` (:func:`~pipeline_model.tuning_tvm.install_overrides`),
 so MetaSchedule run inside other passes (e.g. ``pipeline.static_shape_tuning``) uses the CPU-working
 builder/runner. Tuning *steps* are built by their pass kind (:mod:`pipeline_model.passkinds.metaschedule`),

@@ -8,8 +8,9 @@ the main thread through a handler registry::
     @handler("name")
     def fn(args: dict, ctx: WorkerContext) -> dict: ...
 
-Handler modules (:data:`HANDLER_MODULES`: every ``engine/handlers_*.py`` plus the modules named in
-``RPS_ENGINE_HANDLER_MODULES``) are imported at start; one that does not exist is skipped. Built-in commands: ``ping``, ``catalogue``, ``run`` (see :mod:`pipeline_model.engine.runner`),
+Handler modules (:mod:`pipeline_model.engine.handler_registry`: every ``engine/handlers_*.py`` plus the
+modules named in ``RPS_ENGINE_HANDLER_MODULES``) are imported at start; a plug-in module that cannot be
+imported stops the start with a message naming it (the rule of every registry). Built-in commands: ``ping``, ``catalogue``, ``run`` (see :mod:`pipeline_model.engine.runner`),
 ``snapshot``. The engine refuses to start (``fatal`` message, exit code 3) with a tvm_ffi version that is
 known to crash.
 """
@@ -28,28 +29,19 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from pipeline_model.engine import messages, protocol
-from pipeline_model.engine.handler_registry import HANDLERS, HandlerFn, handler  # noqa: F401 - re-exported
+from pipeline_model.engine.handler_registry import (  # noqa: F401 - re-exported
+    ENV_HANDLER_MODULES,
+    HANDLERS,
+    HandlerFn,
+    discover_handler_modules,
+    handler,
+    load_handlers,
+)
 from pipeline_model.runtime_threads import ensure_runtime_threads
 
-#: Environment variable naming extra handler modules (comma-separated dotted names) to import at start.
-ENV_HANDLER_MODULES = "RPS_ENGINE_HANDLER_MODULES"
 #: ``RPS_ENGINE_TRACE=1``: the engine writes each request's command and wall time to its stderr (which the
 #: client echoes with ``--verbose``/keeps in its stderr tail): where the time of a slow request went.
 TRACE = bool(os.environ.get("RPS_ENGINE_TRACE"))
-
-
-def discover_handler_modules() -> list[str]:
-    """The handler modules imported at start: every ``pipeline_model/engine/handlers_*.py`` (sorted), then
-    the modules named in ``RPS_ENGINE_HANDLER_MODULES``. A new engine command is one new file."""
-    folder = os.path.dirname(os.path.abspath(__file__))
-    names = sorted(f"pipeline_model.engine.{entry[:-3]}" for entry in os.listdir(folder)
-                   if entry.startswith("handlers_") and entry.endswith(".py"))
-    extra = [n.strip() for n in os.environ.get(ENV_HANDLER_MODULES, "").split(",") if n.strip()]
-    return names + [n for n in extra if n not in names]
-
-
-#: Handler modules imported at start (see :func:`discover_handler_modules`).
-HANDLER_MODULES = discover_handler_modules()
 
 #: tvm_ffi version prefixes known to crash (segfault in ToJSONGraph: save_json, pickle, MetaSchedule).
 BAD_FFI_PREFIXES = ("0.1.15",)
@@ -303,7 +295,8 @@ class WorkerContext:
 
         A model ``.py`` file is code: without consent in the current request :class:`ConsentError`
         is raised before anything of it runs."""
-        from pipeline_model import consent, models, models_tvm
+        from pipeline_model import consent, models
+        from pipeline_model.importers import load_tvm
 
         item = consent.model_item(spec, base_dir)
         if item is not None:
@@ -313,7 +306,7 @@ class WorkerContext:
         key = models.model_key(spec, base_dir)
         loaded = self._models.get(key)
         if loaded is None:
-            loaded = models_tvm.load_model(spec, base_dir)
+            loaded = load_tvm.load_model(spec, base_dir)
             self._models[key] = loaded
             while len(self._models) > 8:
                 self._models.popitem(last=False)
@@ -440,20 +433,6 @@ def _refused_run(steps: list[dict], missing: list[Any], ctx: WorkerContext) -> d
     if model_missing:
         result.error = "nothing ran: " + consent.refusal_message(missing)
     return result.to_json()
-
-
-def import_handler_modules(names: list[str]) -> list[str]:
-    """Import the extra handler modules that exist; returns the names imported."""
-    imported = []
-    for name in names:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
-        imported.append(name)
-    return imported
 
 
 def dispatch(message: Any, ctx: WorkerContext) -> Any:
@@ -674,7 +653,7 @@ def main() -> int:
 
     from pipeline_model.engine import runner  # noqa: F401 - runner imports tvm pieces
 
-    imported = import_handler_modules(HANDLER_MODULES)
+    imported = load_handlers()  # every handlers_*.py, then RPS_ENGINE_HANDLER_MODULES
     ctx = WorkerContext(output)
     output.write(messages.Notification(None, messages.Ready(
         pid=os.getpid(), tvm=str(tvm.__version__), tvm_ffi=str(tvm_ffi.__version__),

@@ -1,5 +1,6 @@
-"""Shared base of the ONNX / PyTorch formats: loaded by :func:`pipeline_model.importers_tvm.load_file`,
-exported with :func:`pipeline_model.importers.frontends.emit_loader`."""
+"""Shared base of the ONNX / PyTorch formats: each loads through its own engine half (``load_file`` of
+:mod:`.onnx_tvm`, :mod:`.pt2_tvm`, :mod:`.torch_tvm`), exported with
+:func:`pipeline_model.importers.frontends.emit_loader`."""
 
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ class FrontendFormat(ModelFormat):
 
     source_kind = KIND_IMPORTER
 
+    def load_file(self, path: str) -> Any:
+        """The format's engine loader: a ``LoadedModel`` of the file at ``path`` (imports its ``*_tvm``)."""
+        raise NotImplementedError
+
     def load(self, path: str) -> tuple[Any, Optional[dict[str, Any]]]:
         import numpy
 
-        from pipeline_model import importers_tvm
-
-        loaded = importers_tvm.load_file(path)
+        loaded = self.load_file(path)
         params = loaded.params
         if params is not None:
             params = {str(k): (v if isinstance(v, numpy.ndarray) else v.numpy()) for k, v in dict(params).items()}

@@ -24,7 +24,7 @@ class BuiltinFormat(ModelFormat):
         return False  # chosen by the "builtin:" spec, not by a file
 
     def load(self, path: str) -> tuple[Any, Optional[dict[str, Any]]]:
-        from pipeline_model.models_tvm import load_nn_module
+        from pipeline_model.importers.nn_module_tvm import load_nn_module
 
         return load_nn_module(path), None
 

@@ -1,6 +1,6 @@
 """ONNX and PyTorch importers, TVM-free side: which files are imported how, and script-export code.
 
-Supported model files handled by the importers (the engine side is :mod:`pipeline_model.importers_tvm`):
+Supported model files handled by the importers (the engine sides are :mod:`.onnx_tvm`, :mod:`.pt2_tvm` and :mod:`.torch_tvm`):
 
 * ``.onnx`` — an ONNX model, imported with ``tvm.relax.frontend.onnx.from_onnx`` with its weights
   kept as parameters of ``main`` (not folded into the graph), returned as ``params``.
@@ -158,7 +158,7 @@ def emit_loader(path: str) -> str:
     """Plain-TVM Python code that defines ``mod`` (IRModule) and ``params`` for the model at ``path``.
 
     ``params`` maps the names of ``main``'s weight parameters to numpy arrays, exactly as
-    :func:`pipeline_model.importers_tvm.load_file` returns them. Used by the script export; the path
+    :func:`pipeline_model.importers.load_tvm.load_file` returns them. Used by the script export; the path
     is embedded with ``repr`` (never formatted into code). Raises :class:`ModelLoadError` for a file
     no importer handles.
     """

@@ -24,7 +24,7 @@ class NNModuleFormat(ModelFormat):
         return text is not None and classify_python_file(text) == KIND_NN_MODULE
 
     def load(self, path: str) -> tuple[Any, Optional[dict[str, Any]]]:
-        from pipeline_model.models_tvm import load_nn_module
+        from pipeline_model.importers.nn_module_tvm import load_nn_module
 
         return load_nn_module(path), None
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pipeline_model.importers._frontend_format import FrontendFormat
 from pipeline_model.importers.registry import register_format
 
@@ -13,6 +15,11 @@ class ONNXFormat(FrontendFormat):
     title = "ONNX"
     suffixes = (".onnx",)
     priority = 40
+
+    def load_file(self, path: str) -> Any:
+        from pipeline_model.importers import onnx_tvm
+
+        return onnx_tvm.load_file(path)
 
 
 FORMAT = register_format(ONNXFormat())

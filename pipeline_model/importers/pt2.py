@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pipeline_model.importers._frontend_format import FrontendFormat
 from pipeline_model.importers.registry import register_format
 
@@ -13,6 +15,11 @@ class PT2Format(FrontendFormat):
     title = "torch.export"
     suffixes = (".pt2",)
     priority = 40
+
+    def load_file(self, path: str) -> Any:
+        from pipeline_model.importers import pt2_tvm
+
+        return pt2_tvm.load_file(path)
 
 
 FORMAT = register_format(PT2Format())

@@ -1,18 +1,17 @@
 """The model-format registry: which :class:`~pipeline_model.importers.base.ModelFormat` reads a file.
 
-Built-in formats (:data:`BUILTIN_MODULES`) are imported on first use; each registers itself. Extra
-formats come from modules named in ``RPS_MODEL_FORMAT_MODULES`` (comma-separated) or from
-:func:`register_format` at run time. TVM-free.
+A :class:`pipeline_model.registry.Registry` of formats named by ``name`` and asked in ascending
+``priority``: the built-in formats (:data:`BUILTIN_MODULES`) are imported on first use, each registering
+itself; extra formats come from modules named in ``RPS_MODEL_FORMAT_MODULES`` (the registry's separator
+rule: commas) or from :func:`register_format` at run time. TVM-free.
 """
 
 from __future__ import annotations
 
-import importlib
-import os
-import re
 from typing import Optional
 
 from pipeline_model.importers.base import ModelFormat, ModelLoadError
+from pipeline_model.registry import Registry
 
 BUILTIN_MODULES = (
     "pipeline_model.importers.builtin",
@@ -24,42 +23,24 @@ BUILTIN_MODULES = (
 )
 ENV_MODULES = "RPS_MODEL_FORMAT_MODULES"
 
-_FORMATS: list[ModelFormat] = []
-_LOADED = False
+#: The formats (loaded on first use; a plug-in module that cannot be imported raises ``ModelLoadError``).
+FORMATS: Registry[ModelFormat] = Registry("model-format", BUILTIN_MODULES, ENV_MODULES, name_of=lambda f: f.name,
+                                          order_of=lambda f: f.priority, load_error=ModelLoadError)
 
 
 def register_format(fmt: ModelFormat) -> ModelFormat:
     """Register ``fmt`` (replacing one with the same ``name``); returns it."""
-    for i, known in enumerate(_FORMATS):
-        if known.name == fmt.name:
-            _FORMATS[i] = fmt
-            return fmt
-    _FORMATS.append(fmt)
-    return fmt
-
-
-def _load() -> None:
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    names = list(BUILTIN_MODULES) + [n.strip() for n in re.split(r"[,;]", os.environ.get(ENV_MODULES, "")) if n.strip()]
-    for name in names:
-        try:
-            importlib.import_module(name)
-        except Exception as exc:  # noqa: BLE001 - name the module that failed
-            raise ModelLoadError(f"cannot import model-format module {name!r}: {type(exc).__name__}: {exc}") from exc
+    return FORMATS.add(fmt)
 
 
 def all_formats() -> list[ModelFormat]:
     """All registered formats, in ascending priority."""
-    _load()
-    return sorted(_FORMATS, key=lambda f: f.priority)
+    return FORMATS.members()
 
 
 def format_named(name: str) -> Optional[ModelFormat]:
     """The format called ``name``, or ``None``."""
-    return next((f for f in all_formats() if f.name == name), None)
+    return FORMATS.get(name)
 
 
 def identify_format(path: str) -> Optional[ModelFormat]:

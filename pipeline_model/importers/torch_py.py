@@ -8,6 +8,8 @@ this format too, and its load then says what is missing.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pipeline_model.importers._frontend_format import FrontendFormat
 from pipeline_model.importers.base import KIND_IMPORTER, classify_python_file, read_text
 from pipeline_model.importers.frontends import is_torch_python_file
@@ -21,6 +23,11 @@ class TorchPyFormat(FrontendFormat):
     title = "PyTorch model file"
     suffixes = (".py",)
     priority = 10
+
+    def load_file(self, path: str) -> Any:
+        from pipeline_model.importers import torch_tvm
+
+        return torch_tvm.load_file(path)
 
     def identify(self, path: str) -> bool:
         if is_torch_python_file(path):

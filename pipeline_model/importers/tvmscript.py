@@ -23,7 +23,7 @@ class TVMScriptFormat(ModelFormat):
         return text is not None and classify_python_file(text) == KIND_TVMSCRIPT
 
     def load(self, path: str) -> tuple[Any, Optional[dict[str, Any]]]:
-        from pipeline_model.models_tvm import load_tvmscript
+        from pipeline_model.importers.tvmscript_tvm import load_tvmscript
 
         return load_tvmscript(path), None
 
