@@ -200,3 +200,18 @@ def test_exported_helpers_are_the_source_of_the_functions_the_engine_calls():
     ns = _helpers_namespace(source)
     for name in script.SCRIPT_CONSTANTS:
         assert ns[name] == getattr(script, name)
+
+
+# ---- where tuning writes: one rule -----------------------------------------------------------------
+def test_where_tuning_writes_is_one_rule(tmp_path):
+    from pipeline_model.passkinds.metaschedule import KIND
+    from pipeline_model.passkinds.metaschedule.config import default_work_dir, run_work_dir
+
+    pipeline = str(tmp_path / "mine.json")
+    assert run_work_dir({"pipeline_path": pipeline}) == str(tmp_path / "mine.tuning")
+    assert run_work_dir({"work_dir": str(tmp_path / "given")}) == str(tmp_path / "given")
+    unsaved = {"model": "builtin:mlp", "target": {"kind": "llvm", "num-cores": 2}}
+    assert run_work_dir(unsaved) == default_work_dir(None, "builtin:mlp", {"kind": "llvm", "num-cores": 2})
+    # The kind's cache key names the folder the engine's run tunes into (no engine import needed).
+    key = KIND.cache_key_extra(TUNE_TIR, {}, {"pipeline_path": pipeline})
+    assert key == f"work_dir={tmp_path / 'mine.tuning'}"

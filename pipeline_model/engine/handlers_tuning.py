@@ -50,7 +50,7 @@ def handle_tune(args: dict, ctx: WorkerContext) -> dict:
 
     from pipeline_model.document import resolve_target
     from pipeline_model.passkinds.metaschedule.builder_tvm import check_rpc_tracker
-    from pipeline_model.passkinds.metaschedule.config import TuningConfig, default_work_dir, resolve_work_dir
+    from pipeline_model.passkinds.metaschedule.config import TuningConfig, resolve_work_dir, run_work_dir
     from pipeline_model.passkinds.metaschedule.tasks_tvm import apply_database, tune_module
 
     target = resolve_target(args.get("target") or {"kind": "llvm"})
@@ -74,7 +74,7 @@ def handle_tune(args: dict, ctx: WorkerContext) -> dict:
                 mod = seq(mod)
     else:
         raise ValueError("tune needs 'key' (a cached snapshot) or 'model'")
-    default = args.get("work_dir") or default_work_dir(args.get("pipeline_path"), str(args.get("model") or ""), target)
+    default = run_work_dir({**args, "target": target})  # where tuning writes: the rule runs use too
     work_dir = resolve_work_dir(config.work_dir, default, args.get("base_dir"))
     if config.runner == "rpc":
         check_rpc_tracker(config)

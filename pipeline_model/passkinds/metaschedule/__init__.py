@@ -39,11 +39,15 @@ from pipeline_model.passkinds.metaschedule.config import (
     TUNE_TIR,
     TUNING_IDS,
     TuningConfig,
+    database_files,
+    resolve_work_dir,
+    run_work_dir,
     tuning_param,
     tvm_tuning_params,
 )
 from pipeline_model.passkinds.metaschedule.focus import is_targeted
 from pipeline_model.passkinds.metaschedule.report import apply_database_html, tuning_html
+from pipeline_model.passkinds.metaschedule.script import STATE_FILE
 from pipeline_model.passkinds.registry import register
 from pipeline_model.passkinds.report_html import ReportSection
 
@@ -103,9 +107,6 @@ def database_fingerprint(pass_id: str, params: dict[str, Any], run_args: dict[st
     """Extra cache-key part of the MetaSchedule steps: the tuning work directory they use (the same
     step tunes into another database for another pipeline file) and, for the apply step, the size and
     mtime of the database it reads (a cached apply step is not reused after the database changed)."""
-    from pipeline_model.passkinds.metaschedule.config import database_files, resolve_work_dir, run_work_dir
-    from pipeline_model.passkinds.metaschedule.script import STATE_FILE
-
     try:
         work_dir = resolve_work_dir(str(params.get("work_dir") or ""), run_work_dir(run_args), run_args.get("base_dir"))
     except ValueError:
