@@ -239,7 +239,7 @@ def _loadavg() -> str:
 
 def _set_tuning(doc: Any, trials: Optional[int], work_dir: str) -> None:
     """Point the document's MetaSchedule steps at ``work_dir`` and give them the trial budget."""
-    from pipeline_model.passkinds.metaschedule import tuning_mode
+    from pipeline_model.passkinds.metaschedule.config import tuning_mode
 
     for step in doc.steps:
         mode = tuning_mode(step.pass_id)
@@ -288,7 +288,7 @@ BEST_PLAN_FILE = "bench_best_plan.json"
 
 def _targeted(doc: Any, params: dict[str, Any]) -> Any:
     """``doc`` with its ``relax.MetaScheduleTuneTIR`` step made targeted (``focus`` etc. from ``params``)."""
-    from pipeline_model.passkinds.metaschedule import tuning_mode
+    from pipeline_model.passkinds.metaschedule.config import tuning_mode
 
     for step in doc.steps:
         if tuning_mode(step.pass_id) == "tir":
@@ -304,7 +304,7 @@ def _replayed(doc: Any) -> Any:
     database already holds (a tuning step leaves the module unchanged, so the result is the tuned
     pipeline's). A re-run of "app best" uses it to re-measure without tuning again, also for tasks that
     Stop Tuning ended at the deadline (which the reuse state would tune again)."""
-    from pipeline_model.passkinds.metaschedule import tuning_mode
+    from pipeline_model.passkinds.metaschedule.config import tuning_mode
 
     doc.steps = [s for s in doc.steps if tuning_mode(s.pass_id) not in ("tir", "irmod")]
     doc.name = f"{doc.name} (stored database)"
@@ -417,7 +417,7 @@ def main() -> int:
     focus_doc = load_pipeline(os.path.join(pipelines, "cpu_tuned_focus.json"))
     for v in variants:
         _variant_doc(v, dlight_doc, tuned_doc)  # unknown names fail before any work
-    from pipeline_model.tuning_budget import BudgetError, parse_tune_minutes, pick_best, trials_for_budget, \
+    from pipeline_model.passkinds.metaschedule.budget import BudgetError, parse_tune_minutes, pick_best, trials_for_budget, \
         trials_per_second
 
     try:

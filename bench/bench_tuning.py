@@ -19,9 +19,9 @@ import tvm
 from tvm import relax
 from tvm.s_tir import meta_schedule as ms
 
-from pipeline_model import tuning_tvm
 from pipeline_model.importers import load_tvm
-from pipeline_model.tuning import TuningConfig
+from pipeline_model.passkinds.metaschedule import builder_tvm, tasks_tvm
+from pipeline_model.passkinds.metaschedule.config import TuningConfig
 
 TARGET = {"kind": "llvm", "num-cores": 2}
 
@@ -56,24 +56,24 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=1, help="alternate ours/stock this many times")
     args = ap.parse_args()
     mod = lowered_mlp()
-    target = tuning_tvm.tuning_target(TARGET)  # loads the CPU intrinsics once, before timing
+    target = builder_tvm.tuning_target(TARGET)  # loads the CPU intrinsics once, before timing
     cfg = TuningConfig(num_trials_per_iter=args.per_iter, builder_workers=2, seed=0)
     ours_rates, stock_rates = [], []
     tuned_us = float("nan")
     with tempfile.TemporaryDirectory() as wd:  # warm-up: first-use costs (xgboost, LLVM) paid by neither side
-        tuning_tvm.tune_module(mod, target, wd, 2, runner_config=TuningConfig(num_trials_per_iter=2))
+        tasks_tvm.tune_module(mod, target, wd, 2, runner_config=TuningConfig(num_trials_per_iter=2))
 
     def run_ours() -> None:
         nonlocal tuned_us
         with tempfile.TemporaryDirectory() as wd:
             t0 = time.perf_counter()
-            summary = tuning_tvm.tune_module(mod, target, wd, args.trials, runner_config=cfg,
+            summary = tasks_tvm.tune_module(mod, target, wd, args.trials, runner_config=cfg,
                                              on_progress=lambda p: None)
             dt = time.perf_counter() - t0
             ours_rates.append(summary["done"] / dt * 60)
             print(f"ours : {summary['done']} trials ({summary['measured']} measured) in {dt:.1f} s "
                   f"-> {ours_rates[-1]:.1f} trials/min", flush=True)
-            tuned, _ = tuning_tvm.apply_database(mod, target, wd)
+            tuned, _ = tasks_tvm.apply_database(mod, target, wd)
             tuned_us = latency_us(tuned)
 
     def run_stock() -> None:
@@ -81,8 +81,8 @@ def main() -> int:
             t0 = time.perf_counter()
             ms.relax_integration.tune_relax(
                 mod=mod, params={}, target=target, work_dir=wd, max_trials_global=args.trials,
-                num_trials_per_iter=args.per_iter, builder=tuning_tvm.make_stock_builder(cfg),
-                runner=tuning_tvm.make_runner(cfg), seed=0,
+                num_trials_per_iter=args.per_iter, builder=builder_tvm.make_stock_builder(cfg),
+                runner=builder_tvm.make_runner(cfg), seed=0,
             )
             dt = time.perf_counter() - t0
             n = count_records(wd)

@@ -71,7 +71,7 @@ def test_unknown_variant_is_refused() -> None:
 
 
 def test_best_targeted_document_tunes_by_share_with_a_total_budget() -> None:
-    from pipeline_model.tuning_focus import focus_settings, is_targeted
+    from pipeline_model.passkinds.metaschedule.focus import focus_settings, is_targeted
 
     bench = _bench()
     doc = bench._targeted(load_pipeline(os.path.join(PIPES, "cpu_tuned.json")),
@@ -104,7 +104,7 @@ def test_cpu_tuned_focus_pipeline_is_cpu_tuned_with_a_targeted_step() -> None:
     import jsonschema
 
     from pipeline_model import fileformat
-    from pipeline_model.tuning_focus import focus_settings, is_targeted
+    from pipeline_model.passkinds.metaschedule.focus import focus_settings, is_targeted
 
     path = os.path.join(PIPES, "cpu_tuned_focus.json")
     with open(path, encoding="utf-8") as fh:

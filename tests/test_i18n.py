@@ -120,7 +120,8 @@ def scan_source(source: str) -> list[tuple[int, str]]:
 def _sources() -> list[Path]:
     files = []
     for folder in SOURCE_DIRS:
-        for path in sorted((ROOT / folder).glob("*.py")):
+        pattern = "**/*.py" if folder == "pipeline_model/passkinds" else "*.py"  # a pass kind may be a folder
+        for path in sorted((ROOT / folder).glob(pattern)):
             if f"{folder}/{path.name}" not in SKIP_FILES:
                 files.append(path)
     return files

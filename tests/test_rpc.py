@@ -57,8 +57,8 @@ def tracker():
 
 
 def test_unreachable_tracker_message():
-    from pipeline_model.tuning import TuningConfig, TuningConfigError
-    from pipeline_model.tuning_tvm import check_rpc_tracker
+    from pipeline_model.passkinds.metaschedule.builder_tvm import check_rpc_tracker
+    from pipeline_model.passkinds.metaschedule.config import TuningConfig, TuningConfigError
 
     with pytest.raises(TuningConfigError, match="cannot reach the RPC tracker at 127.0.0.1:1"):
         check_rpc_tracker(TuningConfig(runner="rpc", rpc_port=1))
@@ -68,22 +68,22 @@ def test_unreachable_tracker_message():
 def test_tune_through_rpc_runner(tracker, tmp_path):
     from tvm import relax
 
-    from pipeline_model import tuning_tvm
     from pipeline_model.importers import load_tvm
-    from pipeline_model.tuning import TuningConfig, TuningConfigError
+    from pipeline_model.passkinds.metaschedule import builder_tvm, tasks_tvm
+    from pipeline_model.passkinds.metaschedule.config import TuningConfig, TuningConfigError
 
     cfg = TuningConfig(runner="rpc", rpc_host="127.0.0.1", rpc_port=tracker, rpc_key="local", num_trials_per_iter=2)
-    assert tuning_tvm.check_rpc_tracker(cfg) >= 1
+    assert builder_tvm.check_rpc_tracker(cfg) >= 1
     with pytest.raises(TuningConfigError, match="no device with key 'gpu9'"):
-        tuning_tvm.check_rpc_tracker(TuningConfig(runner="rpc", rpc_port=tracker, rpc_key="gpu9"))
-    assert type(tuning_tvm.make_runner(cfg)).__name__ == "RPCRunner"
+        builder_tvm.check_rpc_tracker(TuningConfig(runner="rpc", rpc_port=tracker, rpc_key="gpu9"))
+    assert type(builder_tvm.make_runner(cfg)).__name__ == "RPCRunner"
 
     mod = load_tvm.load_model("builtin:mlp", None).mod
     seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
                                     relax.transform.FuseOps(), relax.transform.FuseTIR()])
     with tvm.transform.PassContext(opt_level=3):
         mod = seq(mod)
-    summary = tuning_tvm.tune_module(mod, {"kind": "llvm", "num-cores": 2}, str(tmp_path / "wd"), max_trials_global=2,
-                                     runner_config=cfg, op_names=["fused_matmul_add_relu"])
+    summary = tasks_tvm.tune_module(mod, {"kind": "llvm", "num-cores": 2}, str(tmp_path / "wd"), max_trials_global=2,
+                                    runner_config=cfg, op_names=["fused_matmul_add_relu"])
     assert summary["config"]["runner"] == "rpc"
     assert summary["measured"] >= 1, summary["errors"]

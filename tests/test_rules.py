@@ -7,7 +7,7 @@
   engine-side ``pipeline_model`` module;
 - inside ``pipeline_model`` only engine-side modules import TVM, named by rule (:func:`tvm_policy`):
   ``*_tvm.py``, ``engine/handlers_*.py``, ``engine/worker.py`` and ``engine/runner.py`` anywhere;
-  ``passkinds/*``, ``importers/*``, ``emit.py``, ``ir_graph.py`` and ``tuning_focus.py`` only inside functions (they are imported
+  ``passkinds/*``, ``importers/*``, ``emit.py`` and ``ir_graph.py`` only inside functions (they are imported
   by the GUI process too, and run their TVM code in the engine); every other module not at all.
 
 Import cycles are checked by ``tests/test_import_cycles.py``.
@@ -112,7 +112,7 @@ def tvm_policy(rel: str) -> str:
         return ENGINE_SIDE
     if inside == ["engine"] and (stem.startswith("handlers_") or stem in ("worker", "runner")):
         return ENGINE_SIDE
-    if inside[:1] in (["passkinds"], ["importers"]) or (not inside and stem in ("emit", "ir_graph", "tuning_focus")):
+    if inside[:1] in (["passkinds"], ["importers"]) or (not inside and stem in ("emit", "ir_graph")):
         return LAZY
     return NO_TVM
 
@@ -146,7 +146,7 @@ def test_scanner_catches_violations() -> None:
 
 
 def test_tvm_policy_naming_rule() -> None:
-    assert tvm_policy("pipeline_model/tuning_tvm.py") == ENGINE_SIDE
+    assert tvm_policy("pipeline_model/passkinds/metaschedule/tasks_tvm.py") == ENGINE_SIDE
     assert tvm_policy("pipeline_model/engine/handlers_build.py") == ENGINE_SIDE
     assert tvm_policy("pipeline_model/engine/worker.py") == ENGINE_SIDE
     assert tvm_policy("pipeline_model/engine/runner.py") == ENGINE_SIDE
@@ -179,7 +179,7 @@ def test_gui_never_imports_tvm(folder: str) -> None:
 @pytest.mark.parametrize("folder", ["app", "widgets", "main.py"])
 def test_gui_never_imports_engine_side_modules(folder: str) -> None:
     engine_side = tuple(engine_side_modules())
-    assert "pipeline_model.tuning_tvm" in engine_side and "pipeline_model.engine.worker" in engine_side
+    assert "pipeline_model.passkinds.metaschedule.tasks_tvm" in engine_side and "pipeline_model.engine.worker" in engine_side
     assert violations(folder, engine_side) == []
 
 

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from pipeline_model import tuning
-from pipeline_model.tuning import MANIFEST_FILE, TuningConfigError, read_manifest, track_work_dir, wipe_work_dir
+from pipeline_model.passkinds.metaschedule import script
+from pipeline_model.passkinds.metaschedule.script import MANIFEST_FILE, TuningConfigError, read_manifest, track_work_dir, wipe_work_dir
 
 
 def _write(path, text="x"):
@@ -23,7 +23,7 @@ def test_retune_keeps_user_files(tmp_path):
         _write(path, "user data")
     # A tuning run writes its database, state and task logs.
     with track_work_dir(work):
-        for name in ("database_workload.json", "database_tuning_record.json", tuning.STATE_FILE,
+        for name in ("database_workload.json", "database_tuning_record.json", script.STATE_FILE,
                      os.path.join("logs", "task_0.log")):
             _write(os.path.join(work, name), "app data")
     listed = read_manifest(work)
@@ -32,7 +32,7 @@ def test_retune_keeps_user_files(tmp_path):
     wipe_work_dir(work)
     for path in user:
         assert open(path).read() == "user data"
-    for name in ("database_workload.json", "database_tuning_record.json", tuning.STATE_FILE, "logs/task_0.log"):
+    for name in ("database_workload.json", "database_tuning_record.json", script.STATE_FILE, "logs/task_0.log"):
         assert not os.path.exists(os.path.join(work, name))
     # A second tuning after the wipe records its files again (they existed before, were wiped, came back).
     with track_work_dir(work):
@@ -55,7 +55,7 @@ def test_manifest_entries_outside_the_work_dir_are_ignored(tmp_path):
     work = str(tmp_path / "w")
     os.makedirs(work)
     os.symlink(str(outside), os.path.join(work, "link.txt"))
-    tuning.write_manifest(work, ["../precious.txt", str(outside), "link.txt"])
+    script.write_manifest(work, ["../precious.txt", str(outside), "link.txt"])
     wipe_work_dir(work)
     assert outside.read_text() == "keep"
     assert os.path.islink(os.path.join(work, "link.txt"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline_model.tuning import (
+from pipeline_model.passkinds.metaschedule.config import (
     TuningConfig,
     TuningConfigError,
     TuningProgress,
@@ -91,12 +91,12 @@ def test_tuned_database_is_reused_and_applied(lowered_mlp, tuned_mlp, tmp_path):
     """A work dir tuned with budget 4 (the session's one real tuning): the same tasks with a budget up
     to 4 are skipped, not tuned again; applying the database schedules the PrimFuncs and the tuned
     build computes what the untuned one does."""
-    from pipeline_model import tuning_tvm
+    from pipeline_model.passkinds.metaschedule import tasks_tvm
 
     work = copy_tuned_work_dir(tuned_mlp, str(tmp_path / "wd"))
     assert has_database(work)
     events = []
-    again = tuning_tvm.tune_module(lowered_mlp, TARGET, work, max_trials_global=TUNED_BUDGET,
+    again = tasks_tvm.tune_module(lowered_mlp, TARGET, work, max_trials_global=TUNED_BUDGET,
                                    runner_config=TuningConfig(num_trials_per_iter=4),
                                    on_progress=lambda p: events.append(p.to_json()))
     assert again["done"] == 0 and again["measured"] == 0
@@ -104,7 +104,7 @@ def test_tuned_database_is_reused_and_applied(lowered_mlp, tuned_mlp, tmp_path):
     assert all(t["reused"] and t["status"] == "skipped" for t in again["tasks"]), again["tasks"]
     assert events and all(e["done"] == 0 for e in events)
 
-    tuned, info = tuning_tvm.apply_database(lowered_mlp, TARGET, work)
+    tuned, info = tasks_tvm.apply_database(lowered_mlp, TARGET, work)
     assert "fused_matmul_add_relu" in info["applied"], info
     assert tuned[info["applied"][0]].attrs["tirx.is_scheduled"]
     inputs = _inputs(lowered_mlp)
@@ -117,22 +117,22 @@ def test_stop_keeps_records_and_leaves_tasks_open(lowered_mlp, tuned_mlp, tmp_pa
     tasks complete, so a later run with a budget the database already covers takes them up again.
     (Stopping in the middle of measuring is checked through the engine in tests/test_engine_tuning.py
     and in the builder below; here the stop comes at the builder's first poll, so nothing is measured.)"""
-    from pipeline_model import tuning_tvm
+    from pipeline_model.passkinds.metaschedule import tasks_tvm
 
     work = copy_tuned_work_dir(tuned_mlp, str(tmp_path / "wd"))
     # a larger budget than the database's: every task is to be tuned further, and the stop ends that
     # polled once before tuning starts (go on), then by the builder before its first round (stop)
     flag = _StopAfterPolls(2)
-    stopped = tuning_tvm.tune_module(lowered_mlp, TARGET, work, max_trials_global=500,
+    stopped = tasks_tvm.tune_module(lowered_mlp, TARGET, work, max_trials_global=500,
                                      runner_config=TuningConfig(num_trials_per_iter=2), should_stop=flag)
     assert flag.polls == 2 and stopped["stopped"] and stopped["done"] == 0
     assert stopped["tasks"] and not any(t["reused"] for t in stopped["tasks"]), stopped["tasks"]
     assert all(t["status"] == "stopped" for t in stopped["tasks"]), stopped["tasks"]
     assert has_database(work)
-    tuned, info = tuning_tvm.apply_database(lowered_mlp, TARGET, work)
+    tuned, info = tasks_tvm.apply_database(lowered_mlp, TARGET, work)
     assert "fused_matmul_add_relu" in info["applied"], info  # the records are still there
     # the stopped tasks are open now: even the budget the database covers does not skip them
-    again = tuning_tvm.tune_module(lowered_mlp, TARGET, work, max_trials_global=TUNED_BUDGET,
+    again = tasks_tvm.tune_module(lowered_mlp, TARGET, work, max_trials_global=TUNED_BUDGET,
                                    runner_config=TuningConfig(num_trials_per_iter=2), should_stop=lambda: True)
     assert not any(t["reused"] for t in again["tasks"]), again["tasks"]
 
@@ -141,17 +141,17 @@ def test_stop_keeps_records_and_leaves_tasks_open(lowered_mlp, tuned_mlp, tmp_pa
 def test_retune_wipes_the_work_dir(lowered_mlp, tuned_mlp, tmp_path):
     """``retune`` starts over: the database, logs and state of the work dir are wiped, no task is
     taken over (stopped before the first round, so nothing new is measured)."""
-    from pipeline_model import tuning_tvm
+    from pipeline_model.passkinds.metaschedule import tasks_tvm
 
     work = copy_tuned_work_dir(tuned_mlp, str(tmp_path / "wd"))
     assert has_database(work)
-    fresh = tuning_tvm.tune_module(lowered_mlp, TARGET, work, max_trials_global=TUNED_BUDGET, retune=True,
+    fresh = tasks_tvm.tune_module(lowered_mlp, TARGET, work, max_trials_global=TUNED_BUDGET, retune=True,
                                    runner_config=TuningConfig(num_trials_per_iter=2), should_stop=lambda: True)
     assert fresh["done"] == 0 and fresh["tasks"]
     assert not any(t["reused"] for t in fresh["tasks"]), fresh["tasks"]
     assert not has_database(work)
     with pytest.raises(TuningConfigError, match="no tuning database"):
-        tuning_tvm.apply_database(lowered_mlp, TARGET, work)
+        tasks_tvm.apply_database(lowered_mlp, TARGET, work)
 
 
 class _StopAfterPolls:
@@ -170,22 +170,22 @@ def test_stop_during_build_raises_at_the_next_poll(lowered_mlp):
     at the first poll that says stop, without building the rest of the round."""
     from tvm.s_tir.meta_schedule.builder import BuilderInput
 
-    from pipeline_model import tuning_tvm
+    from pipeline_model.passkinds.metaschedule import builder_tvm, overrides_tvm
 
-    target = tuning_tvm.tuning_target(TARGET)
-    mod = tuning_tvm.IRModule_from_func(lowered_mlp["fused_matmul_add_relu"])
+    target = builder_tvm.tuning_target(TARGET)
+    mod = overrides_tvm.IRModule_from_func(lowered_mlp["fused_matmul_add_relu"])
     inputs = [BuilderInput(mod, target) for _ in range(20)]
     # polled once before the round starts, then after each wait: stop at the 3rd poll (mid-round)
     flag = _StopAfterPolls(3)
-    builder = tuning_tvm.StoppableLocalBuilder(1, 60, flag)
+    builder = builder_tvm.StoppableLocalBuilder(1, 60, flag)
     # called through the FFI: the exception comes back as TVM's error type with our message
-    with pytest.raises((tuning_tvm.TuningStopped, RuntimeError), match="stopped while building"):
+    with pytest.raises((builder_tvm.TuningStopped, RuntimeError), match="stopped while building"):
         builder.build(inputs)
     assert flag.polls == 3  # no poll after the stop: the round ended there, 20 candidates were not built
     # a stop before the round: nothing is built at all
     early = _StopAfterPolls(1)
-    with pytest.raises((tuning_tvm.TuningStopped, RuntimeError), match="stopped before building"):
-        tuning_tvm.StoppableLocalBuilder(1, 60, early).build(inputs)
+    with pytest.raises((builder_tvm.TuningStopped, RuntimeError), match="stopped before building"):
+        builder_tvm.StoppableLocalBuilder(1, 60, early).build(inputs)
     assert early.polls == 1
 
 
@@ -194,12 +194,12 @@ def test_tune_tir_pass_uses_override_and_apply_step(lowered_mlp, tuned_mlp, tmp_
     """The stock MetaScheduleTuneTIR (via make_tuning_pass) goes through our session (progress per
     PrimFunc, the work dir's database); the apply step then schedules the PrimFuncs. (That it measures
     with our builder is checked by the session's real tuning run, which uses this same pass.)"""
-    from pipeline_model import tuning_tvm
+    from pipeline_model.passkinds.metaschedule import pass_tvm
 
     work = copy_tuned_work_dir(tuned_mlp, str(tmp_path / "wd"))
     events = []
     report: dict = {}
-    tune = tuning_tvm.make_tuning_pass(
+    tune = pass_tvm.make_tuning_pass(
         "relax.MetaScheduleTuneTIR", {"max_trials_global": 2, "num_trials_per_iter": 2}, TARGET, work,
         emit=lambda ev, data: events.append((ev, data)), report=report,
     )
@@ -213,7 +213,7 @@ def test_tune_tir_pass_uses_override_and_apply_step(lowered_mlp, tuned_mlp, tmp_
     assert {t["name"] for t in summary["tasks"]} >= {"fused_matmul_add_relu", "transpose"}
     assert len(summary["tasks"]) == 4 and all(t["reused"] for t in summary["tasks"]), summary["tasks"]
     apply_report: dict = {}
-    apply = tuning_tvm.make_tuning_pass("relax.MetaScheduleApplyDatabase", {}, TARGET, work, report=apply_report)
+    apply = pass_tvm.make_tuning_pass("relax.MetaScheduleApplyDatabase", {}, TARGET, work, report=apply_report)
     with tvm.target.Target(TARGET), tvm.transform.PassContext(opt_level=3):
         tuned = apply(lowered_mlp)
     assert "fused_matmul_add_relu" in apply_report["apply_database"]["applied"]
@@ -222,10 +222,10 @@ def test_tune_tir_pass_uses_override_and_apply_step(lowered_mlp, tuned_mlp, tmp_
 
 
 def test_apply_without_database_warns(lowered_mlp, tmp_path):
-    from pipeline_model import tuning_tvm
+    from pipeline_model.passkinds.metaschedule import pass_tvm
 
     events, report = [], {}
-    apply = tuning_tvm.make_tuning_pass("relax.MetaScheduleApplyDatabase", {}, TARGET, str(tmp_path / "none"),
+    apply = pass_tvm.make_tuning_pass("relax.MetaScheduleApplyDatabase", {}, TARGET, str(tmp_path / "none"),
                                         emit=lambda ev, d: events.append((ev, d)), report=report)
     with tvm.target.Target(TARGET), tvm.transform.PassContext(opt_level=3):
         out = apply(lowered_mlp)
@@ -235,7 +235,7 @@ def test_apply_without_database_warns(lowered_mlp, tmp_path):
 
 
 def test_bad_tuning_params_fail_at_construction(tmp_path):
-    from pipeline_model import tuning_tvm
+    from pipeline_model.passkinds.metaschedule import pass_tvm
 
     with pytest.raises(TuningConfigError, match="num_trials_per_iter"):
-        tuning_tvm.make_tuning_pass("relax.MetaScheduleTuneTIR", {"num_trials_per_iter": 0}, TARGET, str(tmp_path))
+        pass_tvm.make_tuning_pass("relax.MetaScheduleTuneTIR", {"num_trials_per_iter": 0}, TARGET, str(tmp_path))

@@ -1,10 +1,10 @@
-"""Tuning budget in minutes -> trials, and the choice of the "app best" column (pipeline_model.tuning_budget)."""
+"""Tuning budget in minutes -> trials, and the choice of the "app best" column (pipeline_model.passkinds.metaschedule.budget)."""
 
 from __future__ import annotations
 
 import pytest
 
-from pipeline_model.tuning_budget import (
+from pipeline_model.passkinds.metaschedule.budget import (
     MAX_TUNE_MINUTES,
     BudgetError,
     parse_tune_minutes,

@@ -10,18 +10,9 @@ import shutil
 import pytest
 
 from pipeline_model.document import Step
-from pipeline_model.tuning import TuningProgress, estimate_eta, format_eta, format_progress_line
-from pipeline_model.tuning_focus import (
-    SCHEDULE_FN_TEMPLATE,
-    FocusError,
-    allocate_trials,
-    choose_tuning_functions,
-    focus_settings,
-    is_targeted,
-    load_schedule_fn,
-    plan_targeted_tuning,
-    shorten,
-)
+from pipeline_model.passkinds.metaschedule.config import TuningProgress, estimate_eta, format_eta, format_progress_line
+from pipeline_model.passkinds.metaschedule.focus import SCHEDULE_FN_TEMPLATE, FocusError, focus_settings, is_targeted, shorten
+from pipeline_model.passkinds.metaschedule.script import allocate_trials, choose_tuning_functions, load_schedule_fn, plan_targeted_tuning
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PIPES = os.path.join(ROOT, "resources", "pipelines")
@@ -145,13 +136,13 @@ def test_schedule_fn_is_user_code_for_the_trust_machinery():
 def test_export_of_a_targeted_step_computes_the_same_plan(tmp_path):
     from pipeline_model.export import export_script
     from pipeline_model.fileformat import load_pipeline
-    from pipeline_model.tuning_focus import SCRIPT_HELPERS
+    from pipeline_model.passkinds.metaschedule.script import TARGETED_HELPERS
 
     doc = load_pipeline(os.path.join(PIPES, "tuning_mlp_cpu.json"))
     doc.steps[4].params.update({"focus": "top_k", "top_k": 2, "schedule_fn": SCHEDULE_FN_TEMPLATE})
     source = export_script(doc)
     compile(source, "<exported>", "exec")
-    for helper in SCRIPT_HELPERS:
+    for helper in TARGETED_HELPERS:
         assert f"def {helper.__name__}(" in source
     assert "tune_tir = install_meta_schedule_cpu(WORK_DIR, {" in source
     assert "pass_ = targeted_tuning_pass(tune_tir, WORK_DIR, {'focus': 'top_k', 'top_k': 2" in source
@@ -205,10 +196,10 @@ def lowered_mlp():
 
 
 def _tune(mod, params, work_dir, **kw):
-    from pipeline_model import tuning_tvm
+    from pipeline_model.passkinds.metaschedule import pass_tvm
 
     report: dict = {}
-    tune = tuning_tvm.make_tuning_pass("relax.MetaScheduleTuneTIR", params, TARGET, str(work_dir), report=report,
+    tune = pass_tvm.make_tuning_pass("relax.MetaScheduleTuneTIR", params, TARGET, str(work_dir), report=report,
                                        step_number=5, **kw)
     with tvm.target.Target(TARGET), tvm.transform.PassContext(opt_level=3):
         tune(mod)
@@ -216,20 +207,20 @@ def _tune(mod, params, work_dir, **kw):
 
 
 def test_schedule_fn_needs_trust_and_names_its_failing_line(lowered_mlp, tmp_path):
-    from pipeline_model import tuning_tvm
-    from pipeline_model.tuning import TuningConfigError
+    from pipeline_model.passkinds.metaschedule import pass_tvm
+    from pipeline_model.passkinds.metaschedule.config import TuningConfigError
 
     params = {"functions": ["matmul1"], "max_trials_global": 1, "num_trials_per_iter": 1,
               "schedule_fn": "def schedule(sch):\n    sch.get_sblock('nope', 'main')\n"}
     with pytest.raises(TuningConfigError, match=r"<schedule_fn of step 5>: custom Python code is not trusted"):
-        tuning_tvm.make_tuning_pass("relax.MetaScheduleTuneTIR", params, TARGET, str(tmp_path), step_number=5)
+        pass_tvm.make_tuning_pass("relax.MetaScheduleTuneTIR", params, TARGET, str(tmp_path), step_number=5)
     with pytest.raises(TuningConfigError, match=r"<schedule_fn of step 5>: syntax error at line 1"):
-        tuning_tvm.make_tuning_pass("relax.MetaScheduleTuneTIR", {**params, "schedule_fn": "def (:"}, TARGET,
+        pass_tvm.make_tuning_pass("relax.MetaScheduleTuneTIR", {**params, "schedule_fn": "def (:"}, TARGET,
                                     str(tmp_path), trusted=True, step_number=5)
     with pytest.raises(Exception, match=r"failed on PrimFunc matmul1: line 2: .*Cannot find a block with the name: nope"):
         _tune(lowered_mlp, params, tmp_path / "wd", trusted=True)
     with pytest.raises(TuningConfigError, match="need relax.MetaScheduleTuneTIR"):
-        tuning_tvm.make_tuning_pass("relax.MetaScheduleTuneIRMod", {"focus": "top_k"}, TARGET, str(tmp_path))
+        pass_tvm.make_tuning_pass("relax.MetaScheduleTuneIRMod", {"focus": "top_k"}, TARGET, str(tmp_path))
 
 
 def test_unknown_hand_picked_function_is_named(lowered_mlp, tmp_path):

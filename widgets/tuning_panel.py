@@ -1,6 +1,6 @@
 """``TuningPanel``: live MetaSchedule progress — trials done/total as a progress bar and a per-task table.
 
-Fed with the data of the engine's ``tuning_progress`` events (``pipeline_model.tuning.TuningProgress``
+Fed with the data of the engine's ``tuning_progress`` events (``pipeline_model.passkinds.metaschedule.config.TuningProgress``
 as JSON: ``{done, total, tasks: [{name, trials, best_us, errors, reused, status}], work_dir,
 elapsed_s, finished, stopped, pass_id, runner, eta_s, focus, best}``): the title shows the estimated
 time left; a task row's tooltip its time share and trials (targeted tuning) and the start of its best

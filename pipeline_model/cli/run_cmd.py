@@ -110,7 +110,7 @@ def step_line(step: StepResult) -> str:
 
 def progress_line(data: dict[str, Any]) -> str:
     """One CLI line for a ``tuning_progress`` event: ``     step 5: tuning 8/16 trials; ...``."""
-    from pipeline_model.tuning import TuningProgress, format_progress_line
+    from pipeline_model.passkinds.metaschedule.config import TuningProgress, format_progress_line
 
     fields = {k: v for k, v in data.items() if k in TuningProgress.__dataclass_fields__}
     line = format_progress_line(fields)
@@ -301,7 +301,7 @@ def resolved_paths(doc: PipelineDocument) -> list[str]:
     pattern files), so a pipeline file from someone else cannot point somewhere unseen."""
     from pipeline_model import consent, models
     from pipeline_model.passkinds import kind_for
-    from pipeline_model.tuning import document_work_dir, resolve_work_dir
+    from pipeline_model.passkinds.metaschedule.config import document_work_dir, resolve_work_dir
 
     lines = []
     base = doc.model_path_base()

@@ -940,7 +940,7 @@ def profile_module(mod: Any, target: dict[str, Any], key: Optional[str] = None,
     """The profile of snapshot ``key`` kept by this engine, else ``mod`` built, run on seeded random
     inputs (integer ids within their tables) and profiled now with :func:`profile_vm` (kept under
     ``key``). Returns ``(profile, "stored" | "measured")``; raises :class:`BuildError` when it cannot
-    be built or run. Used by targeted tuning (:mod:`pipeline_model.tuning_focus`)."""
+    be built or run. Used by targeted tuning (:mod:`pipeline_model.passkinds.metaschedule.focus`)."""
     if key and PROFILES.get(str(key)):
         return PROFILES[str(key)], "stored"
     func_name = entry_function(mod)

@@ -1,7 +1,7 @@
 """Engine commands for tuning: ``tune`` (MetaSchedule on a cached or freshly loaded module).
 
 Importing this module (the worker does it at start, see :func:`pipeline_model.engine.handler_registry.load_handlers`) also installs the
-global-function overrides of :mod:`pipeline_model.tuning_tvm` (:func:`~pipeline_model.tuning_tvm.install_overrides`),
+global-function overrides of :mod:`pipeline_model.passkinds.metaschedule.overrides_tvm` (``install_overrides``),
 so MetaSchedule run inside other passes (e.g. ``pipeline.static_shape_tuning``) uses the CPU-working
 builder/runner. Tuning *steps* are built by their pass kind (:mod:`pipeline_model.passkinds.metaschedule`),
 which installs the overrides too.
@@ -34,9 +34,9 @@ if TYPE_CHECKING:  # the worker imports this module; only type checkers import i
 
 
 def _install_overrides() -> None:
-    from pipeline_model import tuning_tvm
+    from pipeline_model.passkinds.metaschedule.overrides_tvm import install_overrides
 
-    tuning_tvm.install_overrides()
+    install_overrides()
 
 
 _install_overrides()
@@ -48,9 +48,10 @@ def handle_tune(args: dict, ctx: WorkerContext) -> dict:
     import tvm
     from tvm import relax
 
-    from pipeline_model import tuning_tvm
     from pipeline_model.document import resolve_target
-    from pipeline_model.tuning import TuningConfig, default_work_dir, resolve_work_dir
+    from pipeline_model.passkinds.metaschedule.builder_tvm import check_rpc_tracker
+    from pipeline_model.passkinds.metaschedule.config import TuningConfig, resolve_work_dir, run_work_dir
+    from pipeline_model.passkinds.metaschedule.tasks_tvm import apply_database, tune_module
 
     target = resolve_target(args.get("target") or {"kind": "llvm"})
     config = TuningConfig.from_params(dict(args.get("params") or {}), where="tune")
@@ -73,22 +74,22 @@ def handle_tune(args: dict, ctx: WorkerContext) -> dict:
                 mod = seq(mod)
     else:
         raise ValueError("tune needs 'key' (a cached snapshot) or 'model'")
-    default = args.get("work_dir") or default_work_dir(args.get("pipeline_path"), str(args.get("model") or ""), target)
+    default = run_work_dir({**args, "target": target})  # where tuning writes: the rule runs use too
     work_dir = resolve_work_dir(config.work_dir, default, args.get("base_dir"))
     if config.runner == "rpc":
-        tuning_tvm.check_rpc_tracker(config)
+        check_rpc_tracker(config)
 
     def on_progress(progress: Any) -> None:
         ctx.emit("tuning_progress", progress.to_json())
 
-    summary = tuning_tvm.tune_module(
+    summary = tune_module(
         mod, target, work_dir, config.max_trials_global, config.max_trials_per_task, config.cost_model,
         runner_config=config, on_progress=on_progress,
         should_stop=lambda: ctx.cancelled() or ctx.stop_tuning_requested(),
         op_names=config.op_names or None,
     )
     if args.get("apply", True):
-        tuned, info = tuning_tvm.apply_database(mod, target, work_dir)
+        tuned, info = apply_database(mod, target, work_dir)
         digest = hashlib.sha256(json.dumps([source, target, work_dir, summary["done"]], default=str).encode())
         tuned_key = "tuned-" + digest.hexdigest()[:24]
         ctx.cache.put(tuned_key, tuned)

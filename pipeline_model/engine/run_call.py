@@ -57,9 +57,9 @@ def run_args(doc: PipelineDocument, until: Optional[int] = None, trust_custom_co
 
 def tuning_work_dir(doc: PipelineDocument) -> str:
     """The default tuning work directory of ``doc``'s MetaSchedule steps: ``build.work_dir`` (relative
-    to the pipeline file's folder), else :func:`pipeline_model.tuning.default_work_dir` —
+    to the pipeline file's folder), else :func:`pipeline_model.passkinds.metaschedule.config.default_work_dir` —
     ``<pipeline stem>.tuning`` next to the file, so a re-run reuses its database."""
-    from pipeline_model.tuning import document_work_dir
+    from pipeline_model.passkinds.metaschedule.config import document_work_dir
 
     return document_work_dir(doc)
 

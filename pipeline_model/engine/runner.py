@@ -193,7 +193,9 @@ class _ScriptMemo:
 def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int,
                         input_key: Optional[str] = None, weights: Optional[dict[str, Any]] = None) -> Any:
     """The ``PassBuildContext`` for step ``index`` (whose input module is snapshot ``input_key``)."""
+    from pipeline_model.engine.handlers_build import profile_module
     from pipeline_model.passkinds import catalogue_tvm
+    from pipeline_model.passkinds.metaschedule.config import run_work_dir, target_dict
 
     def emit(event: str, data: dict[str, Any]) -> None:
         payload = {"index": index}
@@ -211,20 +213,8 @@ def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int,
         should_stop_tuning=getattr(ctx, "stop_tuning_requested", None),
         input_key=input_key,
         weights=lambda: weights,
+        profile=lambda mod: profile_module(mod, target_dict(target), input_key),
     )
-
-
-def run_work_dir(args: dict[str, Any]) -> str:
-    """The run's default tuning work directory: ``args["work_dir"]`` (the client sends the document's
-    ``build.work_dir`` or :func:`pipeline_model.tuning.default_work_dir`), else that default computed
-    from ``pipeline_path`` (``<stem>.tuning`` next to the pipeline file), model and target."""
-    from pipeline_model.tuning import default_work_dir
-
-    given = args.get("work_dir")
-    if given:
-        return os.path.abspath(str(given))
-    return default_work_dir(args.get("pipeline_path"), str(args.get("model") or ""),
-                            dict(args.get("target") or {"kind": "llvm"}))
 
 
 def cache_key_extra(pass_id: str, params: dict[str, Any], args: dict[str, Any]) -> str:

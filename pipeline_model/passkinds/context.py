@@ -39,7 +39,9 @@ class PassBuildContext:
     tuning step then ends as a successful step with what was measured, and the run goes on);
     ``step_number`` (1-based) names custom code in tracebacks (``<custom step N>``); ``input_key`` is
     the engine's snapshot key of the module the step gets (targeted tuning reads its stored profile);
-    ``weights()`` gives the loaded model's own weights (``weights.BindAsConstants`` binds them). Building a pass
+    ``weights()`` gives the loaded model's own weights (``weights.BindAsConstants`` binds them);
+    ``profile(mod)`` gives the engine's profile of the step's input module ``mod`` as ``(profile,
+    "stored" | "measured")`` (targeted tuning chooses PrimFuncs by it). Building a pass
     may fill ``report`` (read back into ``StepResult.report`` after the step): ``"dlight"`` (rule per
     PrimFunc), ``"fusion"`` (what FuseOpsByPattern fused), ``"tuning"`` / ``"apply_database"``.
 
@@ -59,6 +61,8 @@ class PassBuildContext:
     input_key: Optional[str] = None  # snapshot key of the step's input module (its stored profile, if any)
     #: The loaded model's own weights (name -> numpy array), or None when it carries none (built-in models).
     weights: Optional[Callable[[], Optional[dict[str, Any]]]] = None
+    #: The engine's profile of the step's input module: ``profile(mod) -> (profile, source)``.
+    profile: Optional[Callable[[Any], tuple[dict[str, Any], str]]] = None
 
     def tvm_target(self) -> Any:
         """The target as a ``tvm.target.Target`` (imports TVM)."""

@@ -1,6 +1,6 @@
 """A wall-clock tuning budget turned into MetaSchedule trials, and the choice of the fastest pipeline (TVM-free).
 
-Targeted tuning (:mod:`pipeline_model.tuning_focus`) splits a number of *trials* over the PrimFuncs that
+Targeted tuning (:mod:`pipeline_model.passkinds.metaschedule.focus`) splits a number of *trials* over the PrimFuncs that
 hold the time. Users (and ``bench/bench_latency.py``'s "app best" column) think in *minutes*. The
 helpers here bridge the two:
 

@@ -1,17 +1,22 @@
-"""TVM-free helpers for MetaSchedule tuning: configuration, progress records, work directories.
+"""TVM-free configuration of the MetaSchedule kind: pass ids, options, progress records, work directories.
 
-The engine side (:mod:`pipeline_model.tuning_tvm`) does the tuning; this module holds what the GUI,
-the CLI and the catalogue need without importing TVM:
+The engine half (``*_tvm.py`` beside this file) does the tuning; this module holds what the GUI, the
+CLI, the catalogue and the exporter need without importing TVM:
 
+* the pass ids (:data:`TUNE_TIR`, :data:`TUNE_IRMOD`, :data:`APPLY_DATABASE`), :func:`tuning_mode` and
+  :func:`tvm_tuning_params` (the TVM keyword arguments of a step);
 * :class:`TuningConfig` — the user-facing tuning options (trials in total / per task / per round,
   cost model, runner "local" or "rpc" with tracker host/port/key, builder and measurement settings,
-  work directory, "re-tune"), parsed from step parameters with clear messages;
+  work directory, "re-tune"), parsed from step parameters with clear messages. Its field defaults are
+  the one table of tuning defaults: the catalogue's parameters (:data:`COMMON_TUNING_PARAMS`), the
+  engine and the options an exported script gets (:func:`script_options`) all read them;
 * :class:`TaskProgress` / :class:`TuningProgress` — what a ``tuning_progress`` event carries
   (``{done, total, tasks: [{name, trials, best_us}]}`` plus a few extras);
-* :func:`default_work_dir` — ``<pipeline stem>.tuning/`` next to the pipeline file (a per-user cache
-  folder for unsaved pipelines), so a re-run reuses the database;
-* :data:`COMMON_TUNING_PARAMS` / :func:`tuning_param` — the builder/runner parameters every tuning step has
-  (the per-pass tables live with the MetaSchedule pass kind, :mod:`pipeline_model.passkinds.metaschedule`);
+* where tuning writes: :func:`default_work_dir` (``<pipeline stem>.tuning/`` next to the pipeline
+  file, a per-user cache folder for unsaved pipelines, so a re-run reuses the database),
+  :func:`document_work_dir` (a document's), :func:`run_work_dir` (an engine run's) and
+  :func:`resolve_work_dir` (a step's); the manifest and re-tune rule are in
+  :mod:`pipeline_model.passkinds.metaschedule.script` (shared with exported scripts);
 * :func:`format_progress_line` — one CLI line per progress event.
 """
 
@@ -23,16 +28,58 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
+from pipeline_model.passkinds.metaschedule.script import DATABASE_FILES, TuningConfigError
+
+TUNE_TIR = "relax.MetaScheduleTuneTIR"
+TUNE_IRMOD = "relax.MetaScheduleTuneIRMod"
+APPLY_DATABASE = "relax.MetaScheduleApplyDatabase"
+#: The three pass ids of the MetaSchedule kind.
+PASS_IDS = (TUNE_TIR, TUNE_IRMOD, APPLY_DATABASE)
+#: The ids whose steps tune (emit ``tuning_progress``).
+TUNING_IDS = (TUNE_TIR, TUNE_IRMOD)
+
+#: TVM keyword arguments of the MetaSchedule passes; their other params only configure tuning.
+TVM_TUNING_KWARGS: dict[str, tuple[str, ...]] = {
+    TUNE_TIR: ("work_dir", "max_trials_global"),
+    TUNE_IRMOD: ("work_dir", "max_trials_global", "max_trials_per_task", "op_names"),
+    APPLY_DATABASE: ("work_dir", "enable_warning"),
+}
+#: Options of a tuning step that are arguments of the pass itself (not in :func:`script_options`).
+PASS_ARGUMENTS = ("max_trials_global", "max_trials_per_task", "op_names", "work_dir")
+
+#: ``make_tuning_pass`` modes by pass id.
+_MODES = {TUNE_TIR: "tir", TUNE_IRMOD: "irmod", APPLY_DATABASE: "apply"}
+
 #: Cost models MetaSchedule accepts (``CostModel.create``).
 COST_MODELS = ("xgb", "random", "mlp")
 #: Runner choices.
 RUNNERS = ("local", "rpc")
-#: Name of the small state file kept in a work directory (which tasks finished tuning).
-STATE_FILE = "rps_tuning_state.json"
 
 
-class TuningConfigError(ValueError):
-    """A tuning parameter has a bad value; the message names the parameter."""
+def tuning_mode(pass_id: str) -> Optional[str]:
+    """``"tir"``, ``"irmod"`` or ``"apply"`` for the three MetaSchedule ids, else ``None``."""
+    return _MODES.get(pass_id)
+
+
+def tvm_tuning_params(pass_id: str, params: dict[str, Any]) -> dict[str, Any]:
+    """TVM keyword arguments of a MetaSchedule step (0 / [] mean "no limit" / "all tasks")."""
+    out = {k: v for k, v in params.items() if k in TVM_TUNING_KWARGS.get(pass_id, ())}
+    if out.get("max_trials_per_task") == 0:
+        out["max_trials_per_task"] = None
+    if out.get("op_names") == []:
+        out["op_names"] = None
+    return out
+
+
+def target_dict(target: Any) -> dict[str, Any]:
+    """A target dict of a dict or ``tvm.target.Target`` (whose ``str`` is its JSON)."""
+    if isinstance(target, dict):
+        return dict(target)
+    try:
+        data = json.loads(str(target))
+        return data if isinstance(data, dict) else {"kind": str(target)}
+    except ValueError:
+        return {"kind": getattr(getattr(target, "kind", None), "name", str(target))}
 
 
 def tuning_param(name: str, kind: str, default: Any, doc: str, choices: Optional[list] = None) -> dict:
@@ -43,25 +90,12 @@ def tuning_param(name: str, kind: str, default: Any, doc: str, choices: Optional
     return data
 
 
-#: Builder/runner parameters of every MetaSchedule tuning step (``ParamSpec.from_json`` of each dict).
-COMMON_TUNING_PARAMS: list[dict] = [
-    tuning_param("work_dir", "str", "", "Tuning work directory (database + logs). Empty: "
-           "'<pipeline name>.tuning' next to the pipeline file, so a re-run reuses it."),
-    tuning_param("num_trials_per_iter", "int", 16, "Candidates measured per round (smaller rounds stop faster)."),
-    tuning_param("cost_model", "choice", "xgb", "Cost model guiding the search.", list(COST_MODELS)),
-    tuning_param("runner", "choice", "local", "Where candidates are measured: this machine or an RPC tracker.",
-           list(RUNNERS)),
-    tuning_param("rpc_host", "str", "127.0.0.1", "RPC tracker host (runner = rpc)."),
-    tuning_param("rpc_port", "int", 9190, "RPC tracker port (runner = rpc)."),
-    tuning_param("rpc_key", "str", "local", "RPC device key registered with the tracker (runner = rpc)."),
-    tuning_param("builder_workers", "int", 0, "Parallel build processes (0: number of CPU cores)."),
-    tuning_param("builder_timeout_s", "float", 60.0, "Build time limit per candidate, seconds."),
-    tuning_param("retune", "bool", False, "Wipe the work directory's database and tune again from scratch."),
-]
-
 @dataclass
 class TuningConfig:
-    """User-facing tuning options (all have defaults that work on a CPU out of the box)."""
+    """User-facing tuning options (all have defaults that work on a CPU out of the box).
+
+    The field defaults are the one table of tuning defaults (catalogue parameters, engine, exported
+    scripts)."""
 
     max_trials_global: int = 64
     max_trials_per_task: Optional[int] = None
@@ -150,6 +184,33 @@ class TuningConfig:
         return asdict(self)
 
 
+#: Builder/runner parameters of every MetaSchedule tuning step (``ParamSpec.from_json`` of each dict).
+COMMON_TUNING_PARAMS: list[dict] = [
+    tuning_param("work_dir", "str", TuningConfig.work_dir, "Tuning work directory (database + logs). Empty: "
+           "'<pipeline name>.tuning' next to the pipeline file, so a re-run reuses it."),
+    tuning_param("num_trials_per_iter", "int", TuningConfig.num_trials_per_iter, "Candidates measured per round (smaller rounds stop faster)."),
+    tuning_param("cost_model", "choice", TuningConfig.cost_model, "Cost model guiding the search.", list(COST_MODELS)),
+    tuning_param("runner", "choice", TuningConfig.runner, "Where candidates are measured: this machine or an RPC tracker.",
+           list(RUNNERS)),
+    tuning_param("rpc_host", "str", TuningConfig.rpc_host, "RPC tracker host (runner = rpc)."),
+    tuning_param("rpc_port", "int", TuningConfig.rpc_port, "RPC tracker port (runner = rpc)."),
+    tuning_param("rpc_key", "str", TuningConfig.rpc_key, "RPC device key registered with the tracker (runner = rpc)."),
+    tuning_param("builder_workers", "int", TuningConfig.builder_workers, "Parallel build processes (0: number of CPU cores)."),
+    tuning_param("builder_timeout_s", "float", TuningConfig.builder_timeout_s, "Build time limit per candidate, seconds."),
+    tuning_param("retune", "bool", TuningConfig.retune, "Wipe the work directory's database and tune again from scratch."),
+]
+
+def script_options(params: dict[str, Any], where: str = "tuning step") -> dict[str, Any]:
+    """The builder/runner options of a tuning step with ``params``, complete (every default filled in
+    from :class:`TuningConfig`): what an exported script passes to ``install_meta_schedule_cpu`` and what
+    the engine's builder and runner are made from (``config.to_json()``); without the pass's own
+    arguments (:data:`PASS_ARGUMENTS`). Raises :class:`TuningConfigError` on a bad value."""
+    options = TuningConfig.from_params(params, where=where).to_json()
+    for key in PASS_ARGUMENTS:
+        options.pop(key, None)
+    return options
+
+
 @dataclass
 class TaskProgress:
     """One tuning task: trials measured so far (this run + reused), best latency in microseconds."""
@@ -176,7 +237,7 @@ class TuningProgress:
     pass_id: str = ""
     runner: str = "local"
     eta_s: Optional[float] = None  # estimated seconds left (from trials done / elapsed); None: unknown
-    focus: Optional[dict] = None  # targeted tuning plan (pipeline_model.tuning_focus.plan_targeted_tuning)
+    focus: Optional[dict] = None  # targeted tuning plan (pipeline_model.passkinds.metaschedule.script.plan_targeted_tuning)
     best: dict = field(default_factory=dict)  # task -> {trace, tir, ...} (best schedule, shortened), at the end
 
     def task(self, name: str) -> TaskProgress:
@@ -285,6 +346,17 @@ def document_work_dir(doc: Any) -> str:
     return default_work_dir(doc.path, doc.model, dict(doc.target))
 
 
+def run_work_dir(args: dict[str, Any]) -> str:
+    """An engine run's default tuning work directory: ``args["work_dir"]`` (the client sends the
+    document's ``build.work_dir`` or :func:`default_work_dir`), else that default computed from
+    ``pipeline_path`` (``<stem>.tuning`` next to the pipeline file), model and target."""
+    given = args.get("work_dir")
+    if given:
+        return os.path.abspath(str(given))
+    return default_work_dir(args.get("pipeline_path"), str(args.get("model") or ""),
+                            dict(args.get("target") or {"kind": "llvm"}))
+
+
 def resolve_work_dir(param: str, default: Optional[str], base_dir: Optional[str] = None) -> str:
     """The work directory a step uses: its ``work_dir`` parameter (relative to ``base_dir``, the
     pipeline's folder) or ``default``. Raises :class:`TuningConfigError` when there is neither."""
@@ -300,124 +372,11 @@ def resolve_work_dir(param: str, default: Optional[str], base_dir: Optional[str]
 
 def database_files(work_dir: str) -> tuple[str, str]:
     """Paths of MetaSchedule's JSON database in ``work_dir`` (workloads, tuning records)."""
-    return (
-        os.path.join(work_dir, "database_workload.json"),
-        os.path.join(work_dir, "database_tuning_record.json"),
-    )
+    workload, records = DATABASE_FILES
+    return os.path.join(work_dir, workload), os.path.join(work_dir, records)
 
 
 def has_database(work_dir: str) -> bool:
     """True when ``work_dir`` holds a MetaSchedule JSON database with at least one record."""
     _, records = database_files(work_dir)
     return os.path.isfile(records) and os.path.getsize(records) > 0
-
-
-#: The manifest of files the app wrote into a tuning work directory (relative paths).
-MANIFEST_FILE = "rps_manifest.json"
-MANIFEST_FORMAT = "relax-pipeline-studio.tuning-manifest"
-#: Folders of a work directory the tracker looks into (MetaSchedule writes its task logs to ``logs/``).
-_TRACKED_DIRS = ("", "logs")
-
-
-def _inside(work_dir: str, rel: str) -> Optional[str]:
-    """The absolute path of ``rel`` when it stays inside ``work_dir`` (no ``..``, no absolute path,
-    no symlink leading out), else ``None``."""
-    if not rel or os.path.isabs(rel) or any(part == ".." for part in rel.replace("\\", "/").split("/")):
-        return None
-    root = os.path.realpath(work_dir)
-    full = os.path.join(root, rel)
-    real = os.path.realpath(full)
-    if not real.startswith(root + os.sep):
-        return None
-    return full
-
-
-def read_manifest(work_dir: str) -> list[str]:
-    """Relative paths of the files the app wrote into ``work_dir`` ([] when there is no manifest)."""
-    path = os.path.join(work_dir, MANIFEST_FILE)
-    try:
-        from pipeline_model import safe_files
-
-        data = json.loads(safe_files.read_text(path, "tuning manifest", 16 * 1024 * 1024))
-    except (OSError, ValueError, RecursionError):
-        return []
-    files = data.get("files") if isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT else None
-    return sorted({str(f) for f in files if isinstance(f, str)}) if isinstance(files, list) else []
-
-
-def write_manifest(work_dir: str, files: list[str]) -> None:
-    """Write the manifest atomically (a temp file of the app's own naming, then rename)."""
-    from pipeline_model import safe_files
-
-    os.makedirs(work_dir, exist_ok=True)
-    data = {"format": MANIFEST_FORMAT, "version": 1, "files": sorted(set(files))}
-    safe_files.write_json_atomic(os.path.join(work_dir, MANIFEST_FILE), data, prefix=".rps_manifest.", indent=1)
-
-
-def work_dir_files(work_dir: str) -> set[str]:
-    """Relative paths of the regular files in ``work_dir`` and its ``logs/`` folder."""
-    found = set()
-    for sub in _TRACKED_DIRS:
-        folder = os.path.join(work_dir, sub) if sub else work_dir
-        try:
-            names = os.listdir(folder)
-        except OSError:
-            continue
-        for name in names:
-            rel = f"{sub}/{name}" if sub else name
-            if os.path.isfile(os.path.join(folder, name)) and not os.path.islink(os.path.join(folder, name)):
-                found.add(rel)
-    return found
-
-
-class track_work_dir:  # noqa: N801 - used as a context manager, like a function
-    """Context manager around tuning in ``work_dir``: files that appear there (and in ``logs/``)
-    while it is open are added to the manifest, so re-tune can remove exactly those."""
-
-    def __init__(self, work_dir: str) -> None:
-        self.work_dir = work_dir
-        self.foreign: set[str] = set()
-
-    def __enter__(self) -> "track_work_dir":
-        os.makedirs(self.work_dir, exist_ok=True)
-        # Files there now that the manifest does not list are the user's: never claimed.
-        self.foreign = work_dir_files(self.work_dir) - set(read_manifest(self.work_dir))
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        owned = work_dir_files(self.work_dir) - self.foreign - {MANIFEST_FILE}
-        listed = set(read_manifest(self.work_dir))
-        if owned - listed:
-            write_manifest(self.work_dir, sorted(listed | owned))
-
-
-def wipe_work_dir(work_dir: str) -> None:
-    """Re-tune: delete the files the app wrote into ``work_dir`` (those its manifest lists), nothing else.
-
-    Files the app did not write stay, in ``logs/`` too. When a MetaSchedule database file that the app
-    did not write remains, :class:`TuningConfigError` says so (re-tuning would reuse its records)."""
-    listed = read_manifest(work_dir)
-    kept = []
-    for rel in listed:
-        full = _inside(work_dir, rel)
-        if full is None:
-            continue  # a manifest entry pointing outside the work dir is ignored, never followed
-        try:
-            if os.path.isfile(full) and not os.path.islink(full):
-                os.remove(full)
-        except OSError:
-            kept.append(rel)
-    logs = os.path.join(work_dir, "logs")
-    try:
-        if os.path.isdir(logs) and not os.listdir(logs) and "logs" not in kept:
-            os.rmdir(logs)
-    except OSError:
-        pass
-    if listed:
-        write_manifest(work_dir, kept)
-    foreign = [p for p in (*database_files(work_dir), os.path.join(work_dir, STATE_FILE)) if os.path.exists(p)]
-    if foreign:
-        raise TuningConfigError(
-            f"re-tune: {', '.join(os.path.basename(p) for p in foreign)} in {work_dir} was not written by this app "
-            "(it is not in the work directory's manifest), so it is not deleted; remove it yourself or choose "
-            "another work_dir")

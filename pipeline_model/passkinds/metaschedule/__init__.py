@@ -1,0 +1,240 @@
+"""Kind ``metaschedule``: TVM's MetaSchedule passes ``relax.MetaScheduleTuneTIR``,
+``relax.MetaScheduleTuneIRMod`` (they tune) and ``relax.MetaScheduleApplyDatabase``.
+
+The whole kind lives in this folder:
+
+* here (TVM-free): the parameter tables, the catalogue specs and the kind's hooks (recipe, build,
+  export, cache key, user code, report sections);
+* :mod:`.config` (pass ids, :class:`~.config.TuningConfig` — the one table of tuning defaults —, progress
+  records, where tuning writes), :mod:`.focus` (targeted-tuning parameters), :mod:`.budget` (a budget in
+  minutes), :mod:`.report` (report HTML) — all TVM-free;
+* :mod:`.script`: the plain-TVM code exported scripts contain (target and cores, intrinsics, builder and
+  runner from the options, the manifest and re-tune rule, targeted tuning), which the engine calls too;
+* the engine half, imported lazily by :meth:`MetaScheduleKind.build_pass` and never importing this
+  package's ``__init__`` back: ``builder_tvm`` (stoppable builder, runner, RPC check), ``session_tvm``
+  (progress and stop), ``tasks_tvm`` (tuning tasks with database reuse, apply), ``overrides_tvm`` (TVM's
+  ``tune_tir``/``tune_relax`` overrides), ``pass_tvm`` (the pass of a step).
+
+Their ``work_dir`` "" means the session's tuning folder (``Ref("work_dir")``). Only the TVM keyword
+arguments (:data:`~.config.TVM_TUNING_KWARGS`) reach TVM's constructor in the recipe; the other
+parameters configure the builder/runner. In the engine a step is built by
+:func:`.pass_tvm.make_tuning_pass` (progress events, stop, report); an exported script installs the
+CPU set-up with ``install_meta_schedule_cpu`` (copied from :mod:`.script`) before the stock pass. The
+cache key of a step includes its work directory and, for the apply step, the database's size and mtime.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Optional
+
+from pipeline_model import emit
+from pipeline_model.passkinds.base import ExportPiece, PassKind, UserCodeRef
+from pipeline_model.passkinds.context import PassBuildContext
+from pipeline_model.passkinds.metaschedule.config import (
+    APPLY_DATABASE,
+    COMMON_TUNING_PARAMS,
+    PASS_IDS,
+    TUNE_IRMOD,
+    TUNE_TIR,
+    TUNING_IDS,
+    TuningConfig,
+    database_files,
+    resolve_work_dir,
+    run_work_dir,
+    tuning_param,
+    tvm_tuning_params,
+)
+from pipeline_model.passkinds.metaschedule.focus import is_targeted
+from pipeline_model.passkinds.metaschedule.report import apply_database_html, tuning_html
+from pipeline_model.passkinds.metaschedule.script import STATE_FILE
+from pipeline_model.passkinds.registry import register
+from pipeline_model.passkinds.report_html import ReportSection
+
+
+#: Parameters of the MetaSchedule steps (``ParamSpec(**d)`` for each dict), keyed by pass id. The
+#: first parameters are TVM's own keyword arguments; the others configure the builder/runner.
+TUNING_PARAMS: dict[str, list[dict]] = {
+    TUNE_TIR: [
+        tuning_param("max_trials_global", "int", TuningConfig.max_trials_global, "Trials per PrimFunc (TVM tunes each PrimFunc separately)."),
+        *COMMON_TUNING_PARAMS,
+    ],
+    TUNE_IRMOD: [
+        tuning_param("max_trials_global", "int", TuningConfig.max_trials_global, "Trials in total over all tasks."),
+        tuning_param("max_trials_per_task", "int", 0, "Trials per task at most (0: no limit)."),
+        tuning_param("op_names", "str_list", [], "Only tune tasks whose name contains one of these (empty: all)."),
+        *COMMON_TUNING_PARAMS,
+    ],
+    APPLY_DATABASE: [
+        tuning_param("work_dir", "str", "", "Tuning work directory to read (empty: the default one, as for tuning)."),
+        tuning_param("enable_warning", "bool", False, "Warn for PrimFuncs without a tuning record."),
+    ],
+}
+
+
+def tuning_spec(base: Any, pass_id: str) -> Any:
+    """The curated spec of a MetaSchedule pass (``base``: the introspected one, if any). Engine side."""
+    import inspect
+
+    from tvm import relax
+
+    from pipeline_model.catalogue import ParamSpec, PassSpec, title_from_name
+    from pipeline_model.passkinds.catalogue_tvm import first_paragraph
+    from pipeline_model.passkinds.metaschedule.focus import FOCUS_PARAMS
+
+    extra = FOCUS_PARAMS if pass_id == TUNE_TIR else []
+    params = [ParamSpec.from_json(d) for d in [*TUNING_PARAMS[pass_id][:1], *extra, *TUNING_PARAMS[pass_id][1:]]]
+    for p in params:
+        if p.name == "max_trials_per_task" and p.default == 0:
+            p.doc = p.doc or "0: no limit"
+    name = pass_id.split(".", 1)[1]
+    spec = base or PassSpec(
+        id=pass_id,
+        title=title_from_name(name),
+        category="",
+        doc=first_paragraph(inspect.getdoc(getattr(relax.transform, name))),
+        tvm_name=f"tvm.relax.transform.{name}",
+    )
+    spec.params = params
+    spec.category = "Tuning (MetaSchedule)"
+    spec.omitted_params = {}
+    if pass_id == TUNE_IRMOD:
+        spec.omitted_params = {"params": "weights are function inputs here; tuned with params={}"}
+    return spec
+
+
+def database_fingerprint(pass_id: str, params: dict[str, Any], run_args: dict[str, Any]) -> str:
+    """Extra cache-key part of the MetaSchedule steps: the tuning work directory they use (the same
+    step tunes into another database for another pipeline file) and, for the apply step, the size and
+    mtime of the database it reads (a cached apply step is not reused after the database changed)."""
+    try:
+        work_dir = resolve_work_dir(str(params.get("work_dir") or ""), run_work_dir(run_args), run_args.get("base_dir"))
+    except ValueError:
+        return ""
+    if pass_id != APPLY_DATABASE:
+        return f"work_dir={work_dir}"
+    parts = []
+    for path in (*database_files(work_dir), os.path.join(work_dir, STATE_FILE)):
+        try:
+            st = os.stat(path)
+            parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append("-")
+    return f"work_dir={work_dir};db=" + ",".join(parts)
+
+
+class MetaScheduleKind(PassKind):
+    """The MetaSchedule passes (see the module docstring)."""
+
+    name = "metaschedule"
+    priority = 10
+    catalogue_order = 20
+
+    def matches(self, pass_id: str) -> bool:
+        return pass_id in PASS_IDS
+
+    def runs_tuning(self, pass_id: str) -> bool:
+        return pass_id in TUNING_IDS
+
+    def add_specs(self, cat: Any) -> None:
+        for pass_id in PASS_IDS:
+            cat.add(tuning_spec(cat.get(pass_id), pass_id))
+            cat.meta.setdefault("not_buildable", {}).pop(pass_id.split(".", 1)[1], None)
+
+    def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
+        name = pass_id.split(".", 1)[1]
+        tvm_params = tvm_tuning_params(pass_id, params)
+        kwargs = [(k, v) for k, v in emit.keyword_args(tvm_params) if k != "work_dir"]
+        wd = tvm_params.get("work_dir")
+        kwargs.insert(0, ("work_dir", emit.Ref("work_dir") if not wd else emit.Lit(emit.check_literal(wd))))
+        if pass_id == TUNE_IRMOD:
+            kwargs.insert(0, ("params", emit.Lit({})))
+        return emit.Call("tvm.relax.transform", name, (), tuple(kwargs))
+
+    def build_pass(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, ctx: PassBuildContext) -> Any:
+        """:func:`.pass_tvm.make_tuning_pass` with the context's work folder, events, stop flags,
+        profile function (targeted tuning) and report (``report["tuning"]`` / ``report["apply_database"]``)."""
+        from pipeline_model.passkinds.metaschedule.config import default_work_dir
+        from pipeline_model.passkinds.metaschedule.overrides_tvm import install_overrides
+        from pipeline_model.passkinds.metaschedule.pass_tvm import make_tuning_pass
+
+        install_overrides()
+        report: dict[str, Any] = {}
+        ctx.report = report
+        target = ctx.target
+        default = ctx.work_dir or default_work_dir(None, "", target if isinstance(target, dict) else str(target))
+        return make_tuning_pass(pass_id, params, target, default, ctx.base_dir, ctx.emit, ctx.cancelled, report,
+                                stop_early=ctx.should_stop_tuning, profile_fn=ctx.profile,
+                                trusted=ctx.trust_custom_code, step_number=ctx.step_number)
+
+    def user_code(self, step: Any, base_dir: Optional[str], number: Optional[int] = None) -> list[UserCodeRef]:
+        """A ``relax.MetaScheduleTuneTIR`` step's ``schedule_fn`` source (the user's search space)."""
+        from pipeline_model.passkinds.metaschedule.focus import schedule_label
+
+        params = getattr(step, "params", None) or {}
+        source = str(params.get("schedule_fn") or "")
+        if getattr(step, "pass_id", TUNE_TIR) != TUNE_TIR or not source.strip():
+            return []
+        return [UserCodeRef(label=f"{TUNE_TIR} schedule_fn", path=None, filenames=(schedule_label(number),),
+                            read=lambda: source)]
+
+    def cache_key_extra(self, pass_id: str, params: dict[str, Any], run_args: dict[str, Any]) -> str:
+        return database_fingerprint(pass_id, params, run_args)
+
+    def report_sections(self) -> tuple[ReportSection, ...]:
+        return (ReportSection("tuning", 50, tuning_html), ReportSection("apply_database", 60, apply_database_html))
+
+    def export_step(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, *, index: int,
+                    label: str) -> ExportPiece:
+        """A tuning step is preceded by ``install_meta_schedule_cpu(work_dir, options)`` (the helpers of
+        :mod:`.script` are copied into the script; ``options``: :func:`.config.script_options`, every
+        default filled in), so TVM's own pass measures real candidates on a CPU."""
+        if pass_id not in TUNING_IDS:
+            return super().export_step(pass_id, params, expr, index=index, label=label)
+        from pipeline_model.passkinds.metaschedule import script
+        from pipeline_model.passkinds.metaschedule.config import TuningConfigError, script_options
+
+        try:
+            options = script_options(params, where=label)
+        except TuningConfigError as exc:
+            raise emit.EmitError(str(exc)) from None
+        piece = ExportPiece(helpers=[script.constants_source(), *map(emit.helper_source, script.SCRIPT_HELPERS)])
+        wd = params.get("work_dir")
+        wd_src = emit.render(emit.Lit(emit.check_literal(wd)) if wd else emit.Ref("work_dir"))
+        if pass_id == TUNE_TIR and is_targeted(params):
+            return self._export_targeted(params, piece, wd_src, options, index, label)
+        piece.lines.append(f"install_meta_schedule_cpu({wd_src}, {emit.check_literal(options, 'options')!r})")
+        rest = super().export_step(pass_id, params, expr, index=index, label=label)
+        piece.helpers.extend(rest.helpers)
+        piece.imports.extend(rest.imports)
+        piece.lines.extend(rest.lines)
+        return piece
+
+    @staticmethod
+    def _export_targeted(params: dict[str, Any], piece: ExportPiece, wd_src: str, options: dict[str, Any],
+                         index: int, label: str) -> ExportPiece:
+        """A targeted ``MetaScheduleTuneTIR`` step: the script profiles the step's input, computes the
+        same choice and trial allocation as the engine (the helpers of
+        :data:`.script.TARGETED_HELPERS`, copied verbatim) and tunes those PrimFuncs."""
+        from pipeline_model.passkinds.metaschedule.focus import FocusError, focus_settings, schedule_label
+        from pipeline_model.passkinds.metaschedule.script import TARGETED_HELPERS
+
+        try:
+            settings = focus_settings(params, label)
+        except FocusError as exc:
+            raise emit.EmitError(str(exc)) from None
+        source = settings.pop("schedule_fn")
+        if source.strip():
+            try:
+                compile(source, schedule_label(index + 1), "exec")
+            except SyntaxError as exc:
+                raise emit.EmitError(f"schedule_fn: syntax error at line {exc.lineno}: {exc.msg}") from None
+        piece.helpers.extend(emit.helper_source(f) for f in TARGETED_HELPERS)
+        trials = int(params.get("max_trials_global", TuningConfig.max_trials_global))
+        piece.lines.append(f"tune_tir = install_meta_schedule_cpu({wd_src}, {emit.check_literal(options, 'options')!r})")
+        piece.lines.append(f"pass_ = targeted_tuning_pass(tune_tir, {wd_src}, {emit.check_literal(settings, 'settings')!r}, "
+                           f"{trials!r}, {source!r}, {schedule_label(index + 1)!r})")
+        return piece
+
+
+KIND = register(MetaScheduleKind())

@@ -1,0 +1,99 @@
+"""The step-report sections of the MetaSchedule kind (TVM-free): ``report["tuning"]`` (trials, best
+latency per task, the targeted plan, each task's best schedule) and ``report["apply_database"]``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline_model.i18n import translate
+from pipeline_model.passkinds.report_html import esc
+
+
+def format_best(value: Any) -> str:
+    """A best latency in µs for the report table."""
+    try:
+        return f"{float(value):.1f} µs"
+    except (TypeError, ValueError):
+        return "–"
+
+
+def tuning_html(value: Any, _target: dict, _error_css: str) -> str:
+    """``report["tuning"]``: trials done, per-task best latency, the database folder."""
+    if not isinstance(value, dict):
+        return ""
+    tasks = value.get("tasks") or []
+    rows = "".join(
+        f"<tr><td><code>{esc(t.get('name'))}</code></td><td align='right'>{esc(t.get('trials'))}</td>"
+        f"<td align='right'>{esc(format_best(t.get('best_us')))}</td><td>{esc(t.get('status', ''))}</td></tr>"
+        for t in tasks if isinstance(t, dict)
+    )
+    if value.get("stopped"):
+        summary = translate("StepReport", "{done}/{total} trials, stopped")
+    elif value.get("finished"):
+        summary = translate("StepReport", "{done}/{total} trials, done")
+    else:
+        summary = translate("StepReport", "{done}/{total} trials")
+    summary = summary.format(done=value.get("done"), total=value.get("total"))
+    database = esc(translate("StepReport", "database"))
+    return (f"<p><b>MetaSchedule</b>: {esc(summary)}; {database} <code>{esc(value.get('work_dir', ''))}</code></p>"
+            f"<table>{rows}</table>" + focus_html(value.get("focus")) + best_html(value.get("best")))
+
+
+def focus_html(plan: Any) -> str:
+    """The targeted tuning plan: chosen PrimFuncs with their time share and trials, the others."""
+    if not isinstance(plan, dict):
+        return ""
+    rows = "".join(
+        f"<tr><td><code>{esc(c.get('name'))}</code></td><td align='right'>{float(c.get('share') or 0) * 100:.1f} %</td>"
+        f"<td align='right'>{esc(c.get('trials'))}</td></tr>"
+        for c in plan.get("chosen") or [] if isinstance(c, dict)
+    )
+    prof = plan.get("profile") or {}
+    skipped = plan.get("skipped") or []
+    source = {"stored": translate("StepReport", "the stored profile"), "measured": translate("StepReport", "a profile measured for this step")}.get(
+        str(prof.get("source")), translate("StepReport", "no profile"))
+    title = translate("StepReport", "Targeted")
+    if plan.get("schedule_fn"):
+        how = translate("StepReport", "focus {focus}, budget {budget} trials, from {source}, own schedule function")
+    else:
+        how = translate("StepReport", "focus {focus}, budget {budget} trials, from {source}")
+    how = how.format(focus=plan.get("focus"), budget=plan.get("budget"), source=source)
+    heads = "".join(f"<th>{esc(h)}</th>" for h in (translate("StepReport", "PrimFunc"),
+                                                   translate("StepReport", "time share"),
+                                                   translate("StepReport", "trials")))
+    not_tuned = ""
+    if skipped:
+        listed = ", ".join(map(str, skipped[:20])) + (" …" if len(skipped) > 20 else "")
+        not_tuned_text = translate("StepReport", "Not tuned: {0}").format(listed)
+        not_tuned = f"<p>{esc(not_tuned_text)}</p>"
+    return f"<p><b>{esc(title)}</b> ({esc(how)}):</p><table><tr>{heads}</tr>{rows}</table>{not_tuned}"
+
+
+def best_html(best: Any) -> str:
+    """Each task's best schedule: its trace and tuned TensorIR (shortened; the full texts' files named)."""
+    if not isinstance(best, dict) or not best:
+        return ""
+    parts = []
+    for name, entry in best.items():
+        if not isinstance(entry, dict):
+            continue
+        files = " · ".join(f"<code>{esc(entry.get(k))}</code>" for k in ("trace_file", "tir_file") if entry.get(k))
+        title = esc(translate("StepReport", "Best schedule of {0}")).format(f"<code>{esc(name)}</code>")
+        full_word = esc(translate("StepReport", "full text:"))
+        full = f" — {full_word} {files}" if files else ""
+        parts.append(f"<p><b>{title}</b>{full}</p>"
+                     f"<pre>{esc(entry.get('trace', ''))}</pre><pre>{esc(entry.get('tir', ''))}</pre>")
+    return "".join(parts)
+
+
+def apply_database_html(value: Any, _target: dict, _error_css: str) -> str:
+    """``report["apply_database"]``: PrimFuncs that got a tuned schedule, and those without one."""
+    if not isinstance(value, dict):
+        return ""
+    ok, missing = value.get("applied") or [], value.get("missing") or []
+    title = esc(translate("StepReport", "Tuned schedules applied"))
+    text = translate("StepReport", "to {0} PrimFunc(s); none found for {1}").format(len(ok), len(missing))
+    listed = f": {esc(', '.join(map(str, missing[:12])))}" if missing else ""
+    return f"<p><b>{title}</b> {esc(text)}{listed}</p>"
+
+

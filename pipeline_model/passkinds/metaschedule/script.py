@@ -1,0 +1,566 @@
+"""The plain-TVM MetaSchedule code that exported scripts contain — and that the engine calls.
+
+Every function and class in :data:`SCRIPT_HELPERS` is copied verbatim (``inspect.getsource``) into an
+exported script with a tuning step, after the constants of :data:`SCRIPT_CONSTANTS`; the engine
+(:mod:`pipeline_model.passkinds.metaschedule.builder_tvm`, ``tasks_tvm``, ``pass_tvm``) calls the very same
+functions, so the two cannot drift:
+
+* the target: :func:`meta_schedule_target` (an llvm target gets ``"num-cores"`` = :func:`physical_cores`,
+  the one core-count rule of tuning) and :func:`load_tensor_intrinsics` (only the CPU intrinsics);
+* the builder and runner from the step's options (:func:`tuning_builder`, :func:`tuning_runner`, with
+  :func:`meta_schedule_f_build`); the engine passes its stoppable builder class, the script ``None``;
+  the options are always the complete dict of
+  :meth:`pipeline_model.passkinds.metaschedule.config.TuningConfig.to_json` (one table of defaults: the
+  script's copy gets it as a literal), so these functions have no defaults of their own;
+* the work-directory manifest (:func:`read_manifest`, :func:`write_manifest`, :class:`track_work_dir`)
+  and :func:`wipe_work_dir`, the ``retune`` rule: only files the manifest lists are deleted, never a
+  user's file, in the engine and in exported scripts alike;
+* :func:`register_tuning_functions` (TVM's global ``tune_tir`` / ``tune_relax`` overridden), used by the
+  script's :func:`install_meta_schedule_cpu` and by the engine's session-based overrides;
+* targeted tuning (``relax.MetaScheduleTuneTIR`` with ``focus``/``functions``/``schedule_fn``, see
+  :mod:`pipeline_model.passkinds.metaschedule.focus`): :func:`choose_tuning_functions`,
+  :func:`allocate_trials`, :func:`plan_targeted_tuning`, :func:`load_schedule_fn`, and, in scripts only,
+  :func:`profile_prim_funcs` and :func:`targeted_tuning_pass`.
+
+TVM is imported inside the functions only, so this module is TVM-free at import. Keep the helpers free
+of other module globals than :data:`SCRIPT_CONSTANTS` and each other.
+"""
+
+#: Name of the small state file kept in a work directory (which tasks finished tuning).
+STATE_FILE = "rps_tuning_state.json"
+#: MetaSchedule's JSON database files in a work directory (workloads, tuning records).
+DATABASE_FILES = ("database_workload.json", "database_tuning_record.json")
+#: The manifest of files the app (or an exported script) wrote into a tuning work directory.
+MANIFEST_FILE = "rps_manifest.json"
+MANIFEST_FORMAT = "relax-pipeline-studio.tuning-manifest"
+#: Largest manifest read, in bytes.
+MANIFEST_MAX_BYTES = 16 * 1024 * 1024
+#: Folders of a work directory the tracker looks into (MetaSchedule writes its task logs to ``logs/``).
+TRACKED_DIRS = ("", "logs")
+
+
+class TuningConfigError(ValueError):
+    """A tuning parameter has a bad value, or a work directory cannot be re-tuned; the message says which."""
+
+
+# ---- target ------------------------------------------------------------------------------------
+def physical_cores():
+    """Physical CPU cores (logical ones when unknown): the ``"num-cores"`` MetaSchedule tunes for."""
+    import os
+
+    try:
+        import psutil
+
+        cores = psutil.cpu_count(logical=False) or psutil.cpu_count()
+    except ImportError:
+        cores = None
+    return max(1, int(cores or os.cpu_count() or 1))
+
+
+def meta_schedule_target(target):
+    """``target`` (a Target, dict or JSON/kind string) as a ``tvm.target.Target`` fit for MetaSchedule:
+    an llvm target without ``"num-cores"`` gets :func:`physical_cores` (MetaSchedule refuses an
+    llvm target without it)."""
+    import json
+
+    from tvm.target import Target
+
+    if isinstance(target, Target):
+        if target.kind.name != "llvm" or "num-cores" in (target.attrs or {}):
+            return target
+        config = {k: v for k, v in dict(target.export()).items() if k in ("kind", "mtriple", "mcpu", "mattr", "mabi")}
+    elif isinstance(target, str):
+        config = json.loads(target) if target.strip().startswith("{") else {"kind": target}
+    else:
+        config = dict(target)
+    if config.get("kind") == "llvm" and "num-cores" not in config:
+        config["num-cores"] = physical_cores()
+    return Target(config)
+
+
+def load_tensor_intrinsics(target):
+    """Register the tensor intrinsics MetaSchedule needs for ``target``, quickly.
+
+    MetaSchedule's ``TuneContext`` runs ``import tvm.s_tir.tensor_intrin``, whose CUDA part alone takes
+    about a minute. For a CPU (llvm) target only the CPU intrinsics are loaded: the package is entered in
+    ``sys.modules`` without running its ``__init__``, then its CPU submodules are imported; any other
+    target loads the whole package as TVM does.
+    """
+    import importlib
+    import importlib.util
+    import sys
+
+    name = "tvm.s_tir.tensor_intrin"
+    if target.kind.name != "llvm":
+        importlib.import_module(name)
+        return
+    if name not in sys.modules:
+        spec = importlib.util.find_spec(name)
+        if spec is None:
+            return
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[name] = package
+        import tvm.s_tir as s_tir_package
+
+        setattr(s_tir_package, "tensor_intrin", package)
+    for sub in ("dot_product_common", "x86", "arm_cpu", "riscv_cpu", "rocm", "hexagon"):
+        importlib.import_module(f"{name}.{sub}")
+
+
+def meta_schedule_f_build():
+    """The candidate builder function for MetaSchedule's ``LocalBuilder``: the stock ``default_build``
+    without its ``import tvm.s_tir.tensor_intrin`` (~40 s in every fresh builder worker, so every stock
+    candidate hits the 30 s timeout). A closure, so it is shipped to the workers by value."""
+
+    def rps_build(mod, target, _params):  # runs in a builder worker process
+        from tvm.driver import build as tvm_build
+        from tvm.s_tir.transform import RemoveWeightLayoutRewriteBlock
+
+        mod = RemoveWeightLayoutRewriteBlock(skip_tensor_rewrite=True)(mod)
+        return tvm_build(mod, target=target)
+
+    return rps_build
+
+
+# ---- builder and runner --------------------------------------------------------------------------
+def tuning_builder(options, stoppable=None):
+    """MetaSchedule's builder for the step's ``options``: ``builder_workers`` processes (0: every
+    logical core), ``builder_timeout_s`` per candidate, building with :func:`meta_schedule_f_build`.
+    ``stoppable``: a builder class taking ``(max_workers, timeout_sec)`` (the engine's, which polls its
+    stop flag); ``None``: TVM's ``LocalBuilder``."""
+    import os
+
+    from tvm.s_tir import meta_schedule as ms
+
+    workers = int(options["builder_workers"]) or (os.cpu_count() or 1)
+    timeout = float(options["builder_timeout_s"])
+    if stoppable is not None:
+        return stoppable(workers, timeout)
+    return ms.builder.LocalBuilder(f_build=meta_schedule_f_build(), max_workers=workers, timeout_sec=timeout)
+
+
+def tuning_runner(options):
+    """MetaSchedule's runner for the step's ``options``: a ``LocalRunner`` (``runner_timeout_s``), or an
+    ``RPCRunner`` through the tracker ``rpc_host``:``rpc_port`` with device key ``rpc_key`` for
+    ``runner = "rpc"``; both measure with ``EvaluatorConfig(number, repeat, min_repeat_ms)``."""
+    from tvm.s_tir import meta_schedule as ms
+
+    evaluator = ms.runner.EvaluatorConfig(
+        number=int(options["number"]), repeat=int(options["repeat"]),
+        min_repeat_ms=int(options["min_repeat_ms"]), enable_cpu_cache_flush=False,
+    )
+    if options["runner"] == "rpc":
+        rpc_config = ms.runner.RPCConfig(
+            tracker_host=str(options["rpc_host"]), tracker_port=int(options["rpc_port"]),
+            tracker_key=str(options["rpc_key"]), session_timeout_sec=int(options["rpc_session_timeout_s"]),
+        )
+        return ms.runner.RPCRunner(rpc_config=rpc_config, evaluator_config=evaluator, max_workers=1)
+    return ms.runner.LocalRunner(timeout_sec=float(options["runner_timeout_s"]), evaluator_config=evaluator)
+
+
+# ---- the work directory's manifest and re-tune -----------------------------------------------------
+def manifest_entry_path(work_dir, rel):
+    """The absolute path of manifest entry ``rel`` when it stays inside ``work_dir`` (no ``..``, no
+    absolute path, no symlink leading out), else ``None``."""
+    import os
+
+    if not rel or os.path.isabs(rel) or any(part == ".." for part in rel.replace("\\", "/").split("/")):
+        return None
+    root = os.path.realpath(work_dir)
+    full = os.path.join(root, rel)
+    if not os.path.realpath(full).startswith(root + os.sep):
+        return None
+    return full
+
+
+def read_manifest(work_dir):
+    """Relative paths of the files the app wrote into ``work_dir`` ([] when there is no manifest, or
+    it is not a regular file of at most :data:`MANIFEST_MAX_BYTES` holding the manifest's JSON)."""
+    import json
+    import os
+    import stat
+
+    path = os.path.join(work_dir, MANIFEST_FILE)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return []
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return []
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            raw = fh.read(MANIFEST_MAX_BYTES + 1)
+        data = json.loads(raw.decode("utf-8")) if len(raw) <= MANIFEST_MAX_BYTES else None
+    except (OSError, ValueError, RecursionError):
+        return []
+    finally:
+        os.close(fd)
+    files = data.get("files") if isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT else None
+    return sorted({str(f) for f in files if isinstance(f, str)}) if isinstance(files, list) else []
+
+
+def write_manifest(work_dir, files):
+    """Write the manifest atomically: a temporary file of the app's own naming (``.rps_manifest.*.rps-tmp``),
+    flushed and fsynced, then renamed; on failure the temporary file is removed."""
+    import json
+    import os
+    import tempfile
+
+    os.makedirs(work_dir, exist_ok=True)
+    data = {"format": MANIFEST_FORMAT, "version": 1, "files": sorted(set(files))}
+    fd, tmp = tempfile.mkstemp(prefix=".rps_manifest.", suffix=".rps-tmp", dir=os.path.abspath(work_dir))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1, ensure_ascii=False)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, os.path.join(work_dir, MANIFEST_FILE))
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def work_dir_files(work_dir):
+    """Relative paths of the regular files in ``work_dir`` and its ``logs/`` folder."""
+    import os
+
+    found = set()
+    for sub in TRACKED_DIRS:
+        folder = os.path.join(work_dir, sub) if sub else work_dir
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            full = os.path.join(folder, name)
+            if os.path.isfile(full) and not os.path.islink(full):
+                found.add(f"{sub}/{name}" if sub else name)
+    return found
+
+
+class track_work_dir:  # noqa: N801 - used as a context manager, like a function
+    """Context manager around tuning in ``work_dir``: files that appear there (and in ``logs/``)
+    while it is open are added to the manifest, so re-tune can remove exactly those."""
+
+    def __init__(self, work_dir):
+        self.work_dir = work_dir
+        self.foreign = set()
+
+    def __enter__(self):
+        import os
+
+        os.makedirs(self.work_dir, exist_ok=True)
+        # Files there now that the manifest does not list are the user's: never claimed.
+        self.foreign = work_dir_files(self.work_dir) - set(read_manifest(self.work_dir))
+        return self
+
+    def __exit__(self, *exc):
+        owned = work_dir_files(self.work_dir) - self.foreign - {MANIFEST_FILE}
+        listed = set(read_manifest(self.work_dir))
+        if owned - listed:
+            write_manifest(self.work_dir, sorted(listed | owned))
+
+
+def wipe_work_dir(work_dir):
+    """Re-tune: delete the files the app wrote into ``work_dir`` (those its manifest lists), nothing else.
+
+    Files the app did not write stay, in ``logs/`` too. When a MetaSchedule database file that the app
+    did not write remains, :class:`TuningConfigError` says so (re-tuning would reuse its records)."""
+    import os
+
+    listed = read_manifest(work_dir)
+    kept = []
+    for rel in listed:
+        full = manifest_entry_path(work_dir, rel)
+        if full is None:
+            continue  # a manifest entry pointing outside the work dir is ignored, never followed
+        try:
+            if os.path.isfile(full) and not os.path.islink(full):
+                os.remove(full)
+        except OSError:
+            kept.append(rel)
+    logs = os.path.join(work_dir, "logs")
+    try:
+        if os.path.isdir(logs) and not os.listdir(logs) and "logs" not in kept:
+            os.rmdir(logs)
+    except OSError:
+        pass
+    if listed:
+        write_manifest(work_dir, kept)
+    foreign = [p for p in (*DATABASE_FILES, STATE_FILE) if os.path.exists(os.path.join(work_dir, p))]
+    if foreign:
+        raise TuningConfigError(
+            f"re-tune: {', '.join(foreign)} in {work_dir} was not written by this app "
+            "(it is not in the work directory's manifest), so it is not deleted; remove it yourself or choose "
+            "another work_dir")
+
+
+# ---- TVM's tune_tir / tune_relax -------------------------------------------------------------------
+def register_tuning_functions(tune_tir, tune_relax):
+    """Register ``tune_tir`` / ``tune_relax`` as TVM's global ``tvm.s_tir.meta_schedule.tune_tir`` /
+    ``tune_relax``, which the stock ``MetaScheduleTuneTIR`` / ``MetaScheduleTuneIRMod`` passes call (the
+    stock functions are registered first, so these stay)."""
+    import tvm.s_tir.meta_schedule.relax_integration  # noqa: F401 - registers the stock functions first
+    import tvm.s_tir.meta_schedule.tir_integration  # noqa: F401
+    import tvm_ffi
+
+    tvm_ffi.register_global_func("tvm.s_tir.meta_schedule.tune_tir", tune_tir, override=True)
+    tvm_ffi.register_global_func("tvm.s_tir.meta_schedule.tune_relax", tune_relax, override=True)
+
+
+def install_meta_schedule_cpu(work_dir, options):
+    """Make TVM's own ``MetaScheduleTuneTIR`` / ``MetaScheduleTuneIRMod`` passes measure real candidates
+    (exported scripts; the engine registers its own session-based functions, built from the same helpers).
+
+    Those passes call the global functions ``tvm.s_tir.meta_schedule.tune_tir`` / ``tune_relax``, whose
+    stock settings measure nothing on a CPU (every candidate hits the builder timeout). This overrides
+    them (:func:`register_tuning_functions`) with functions that tune with: a target with ``"num-cores"``
+    (:func:`meta_schedule_target`), only the CPU tensor intrinsics (:func:`load_tensor_intrinsics`), the
+    builder and runner of :func:`tuning_builder` / :func:`tuning_runner`, and record the files they write
+    in the work directory's manifest (:class:`track_work_dir`). ``options`` are the step's tuning options
+    (``num_trials_per_iter``, ``cost_model``, ``runner``, ``rpc_host`` ... ``retune``, all of them). With
+    ``retune`` the files the manifest lists are deleted first (:func:`wipe_work_dir`; a user's files stay).
+    Returns the ``tune_tir`` function; a targeted step sets its ``choose`` attribute to a function
+    ``mod -> (trials, space) | None`` (None: leave that PrimFunc untuned; ``space``: a MetaSchedule space
+    generator such as ``ms.space_generator.ScheduleFn``).
+    """
+    from tvm.s_tir.meta_schedule import relax_integration, tir_integration
+
+    if options["retune"]:
+        wipe_work_dir(str(work_dir))
+    per_iter = int(options["num_trials_per_iter"])
+    cost_model = str(options["cost_model"])
+    seed = options["seed"]
+
+    def tune_tir(mod, target, work_dir, max_trials_global, *_args, space="post-order-apply", **_kwargs):
+        choose = getattr(tune_tir, "choose", None)  # set by a targeted step: (trials, space) or None per PrimFunc
+        if choose is not None:
+            picked = choose(mod)
+            if picked is None:
+                return mod
+            max_trials_global, space = picked
+        target = meta_schedule_target(target)
+        load_tensor_intrinsics(target)
+        with track_work_dir(str(work_dir)):
+            tir_integration.tune_tir(
+                mod, target, str(work_dir), int(max_trials_global), num_trials_per_iter=per_iter,
+                builder=tuning_builder(options), runner=tuning_runner(options), cost_model=cost_model,
+                task_scheduler="round-robin", seed=seed, space=space,
+            )
+        return mod
+
+    def tune_relax(mod, params, target, work_dir, max_trials_global, max_trials_per_task=None, op_names=None,
+                   *_args, **_kwargs):
+        target = meta_schedule_target(target)
+        load_tensor_intrinsics(target)
+        with track_work_dir(str(work_dir)):
+            relax_integration.tune_relax(
+                mod, dict(params.items()) if params else {}, target, str(work_dir), int(max_trials_global),
+                int(max_trials_per_task) if max_trials_per_task else None, list(op_names) if op_names else None,
+                num_trials_per_iter=per_iter, builder=tuning_builder(options), runner=tuning_runner(options),
+                cost_model=cost_model, seed=seed,
+            )
+        return mod
+
+    register_tuning_functions(tune_tir, tune_relax)
+    return tune_tir
+
+
+# ---- targeted tuning -----------------------------------------------------------------------------
+def choose_tuning_functions(entries, prim_funcs, focus="all", top_k=3, min_share=0.1, functions=()):
+    """The PrimFuncs to tune, as ``[(name, share, total_us)]`` sorted by measured time (largest first).
+
+    ``entries``: a profile's entries (dicts with ``name``, ``total_us``, ``share``; PrimFuncs not in it
+    count as 0); ``prim_funcs``: the PrimFunc names of the module. ``focus`` ``"top_k"`` takes the
+    ``top_k`` largest, ``"share"`` those with ``share >= min_share``, ``"all"`` every PrimFunc unless
+    ``functions`` (names picked by hand, always included) are given. A hand-picked name that is not a
+    PrimFunc of the module raises ``ValueError`` listing the names there are.
+    """
+    names = list(prim_funcs)
+    known = set(names)
+    missing = [f for f in functions if f not in known]
+    if missing:
+        raise ValueError(f"functions {missing} are not PrimFuncs of the module; it has: {', '.join(sorted(names))}")
+    measured = {}
+    for e in entries or []:
+        if e.get("name") in known:
+            measured[e["name"]] = (float(e.get("share") or 0.0), float(e.get("total_us") or 0.0))
+    ranked = sorted(names, key=lambda n: (-measured.get(n, (0.0, 0.0))[1], n))
+    if focus == "top_k":
+        picked = [n for n in ranked if n in measured][: int(top_k)]
+    elif focus == "share":
+        picked = [n for n in ranked if measured.get(n, (0.0, 0.0))[0] >= float(min_share)]
+    else:
+        picked = [] if functions else list(ranked)
+    picked += [f for f in functions if f not in picked]
+    picked.sort(key=lambda n: (-measured.get(n, (0.0, 0.0))[1], n))
+    return [(n, measured.get(n, (0.0, 0.0))[0], measured.get(n, (0.0, 0.0))[1]) for n in picked]
+
+
+def allocate_trials(chosen, total, minimum=1):
+    """Split ``total`` trials over ``chosen`` = ``[(name, share, ...)]`` in proportion to the shares
+    (equal split when no share is known), at least ``minimum`` each; the largest remainders get the
+    leftover trials, and trials given to lift a function to the minimum come from the others, so the
+    sum is ``total`` unless the minimums alone exceed it. Returns
+    ``{name: trials}``."""
+    if not chosen:
+        return {}
+    shares = [max(0.0, float(c[1])) for c in chosen]
+    weight = sum(shares)
+    if weight <= 0:
+        shares, weight = [1.0] * len(chosen), float(len(chosen))
+    raw = [total * s / weight for s in shares]
+    alloc = [max(int(minimum), int(r)) for r in raw]
+    while sum(alloc) > int(total):  # minimums raised some: take the excess from the largest above it
+        above = [i for i in range(len(alloc)) if alloc[i] > int(minimum)]
+        if not above:
+            break
+        alloc[max(above, key=lambda i: (alloc[i] - raw[i], alloc[i], -i))] -= 1
+    left = int(total) - sum(alloc)
+    order = sorted(range(len(chosen)), key=lambda i: (-(raw[i] - int(raw[i])), -shares[i], i))
+    i = 0
+    while left > 0 and order:
+        alloc[order[i % len(order)]] += 1
+        left -= 1
+        i += 1
+    return {c[0]: a for c, a in zip(chosen, alloc)}
+
+
+def plan_targeted_tuning(entries, prim_funcs, settings, max_trials_global):
+    """The plan of a targeted tuning step: ``{focus, budget, chosen: [{name, share, total_us, trials}],
+    skipped: [names]}`` (uses :func:`choose_tuning_functions` and :func:`allocate_trials`).
+    ``settings``: ``focus, top_k, min_share, functions, total_trials, min_trials``."""
+    chosen = choose_tuning_functions(entries, prim_funcs, settings["focus"], settings["top_k"],
+                                     settings["min_share"], settings["functions"])
+    budget = int(settings["total_trials"]) or int(max_trials_global) * len(chosen)
+    alloc = allocate_trials(chosen, budget, settings["min_trials"])
+    names = {c[0] for c in chosen}
+    return {
+        "focus": settings["focus"], "budget": budget,
+        "chosen": [{"name": n, "share": round(s, 4), "total_us": round(t, 3), "trials": alloc[n]}
+                   for n, s, t in chosen],
+        "skipped": sorted(n for n in prim_funcs if n not in names),
+    }
+
+
+def load_schedule_fn(source, label):
+    """The schedule function a ``schedule_fn`` source defines: ``schedule`` if defined, else the last
+    function the source defines. The source is compiled under ``label`` so errors name its lines."""
+    import builtins
+    import linecache
+
+    code = compile(source, label, "exec")
+    linecache.cache[label] = (len(source), None, source.splitlines(True), label)
+    namespace = {"__name__": "schedule_fn", "__builtins__": builtins, "__file__": label}
+    exec(code, namespace)  # noqa: S102 - trusted user code, by explicit consent
+    funcs = [v for k, v in namespace.items() if callable(v) and getattr(getattr(v, "__code__", None), "co_filename", "") == label
+             and not k.startswith("_")]
+    func = namespace.get("schedule") if callable(namespace.get("schedule")) else (funcs[-1] if funcs else None)
+    if func is None:
+        raise ValueError(f"{label} defines no schedule function: define schedule(sch) taking a tvm.s_tir.Schedule")
+    return func
+
+
+def profile_prim_funcs(mod, target):
+    """Exported scripts only: build ``mod`` for ``target``, run its entry on the script's seeded inputs
+    (``entry_function`` / ``make_arguments`` of the script) and time every call with the VM's
+    instrument (as the engine's profile does); returns ``[{name, total_us, share}]``, largest first."""
+    import time
+
+    import tvm
+    from tvm import relax
+
+    ex = tvm.compile(mod, target=target)
+    dev = tvm.cpu(0) if target.kind.name in ("llvm", "c") else tvm.device(target.kind.name, 0)
+    vm = relax.VirtualMachine(ex, dev)
+    entry = entry_function(mod)  # noqa: F821 - defined by the exported script
+    args, _values = make_arguments(mod, entry, dev)  # noqa: F821 - defined by the exported script
+    vm[entry](*args)
+    prims = {gv.name_hint for gv, f in mod.functions_items() if isinstance(f, tvm.tirx.PrimFunc)}
+    runs, stack = [], []
+
+    def instrument(func, symbol, before, ret, *call_args):
+        dev.sync()
+        if before:
+            stack.append((str(symbol), time.perf_counter()))
+        elif stack:
+            name, t0 = stack.pop()
+            runs[-1][name] = runs[-1].get(name, 0.0) + (time.perf_counter() - t0) * 1e6
+        return 0
+
+    vm.set_instrument(instrument)
+    try:
+        for _ in range(5):
+            runs.append({})
+            vm[entry](*args)
+    finally:
+        vm.set_instrument(None)
+    names = sorted({n for run in runs for n in run})
+    totals = {n: sorted(run.get(n, 0.0) for run in runs)[len(runs) // 2] for n in names}
+    grand = sum(totals.values()) or 1.0
+    return [{"name": n, "total_us": totals[n], "share": totals[n] / grand, "prim_func": n in prims}
+            for n in sorted(names, key=lambda n: -totals[n])]
+
+
+def targeted_tuning_pass(tune_tir, work_dir, settings, max_trials_global, schedule_source="", label="<schedule_fn>"):
+    """Exported scripts only: a module pass tuning the chosen PrimFuncs of its input, each with its
+    share of the budget (:func:`plan_targeted_tuning` on :func:`profile_prim_funcs`), through the stock
+    ``MetaScheduleTuneTIR`` with ``tune_tir`` (from ``install_meta_schedule_cpu``) and, with
+    ``schedule_source``, the user's ``ScheduleFn`` as the search space. Prints the plan."""
+    import tvm
+    import tvm_ffi
+    from tvm import relax
+    from tvm.s_tir import meta_schedule as ms
+
+    @tvm.transform.module_pass(opt_level=0, name="TargetedTuneTIR")
+    def targeted(mod, _ctx):
+        prims = {gv.name_hint: f for gv, f in mod.functions_items() if isinstance(f, tvm.tirx.PrimFunc)}
+        hand = list(settings.get("functions") or [])
+        profile_needed = settings.get("focus", "all") != "all" or len(hand) != 1
+        target = tvm.target.Target.current()
+        entries = profile_prim_funcs(mod, target) if profile_needed and len(prims) > 1 else []
+        plan = plan_targeted_tuning(entries, list(prims), settings, max_trials_global)
+        for c in plan["chosen"]:
+            print(f"tuning {c['name']}: {c['share'] * 100:.1f} % of the time, {c['trials']} trials")
+        if plan["skipped"]:
+            print("not tuned: " + ", ".join(plan["skipped"]))
+        trials = {c["name"]: c["trials"] for c in plan["chosen"]}
+        by_body = {tvm_ffi.structural_hash(f.body): n for n, f in prims.items()}
+        space = ms.space_generator.ScheduleFn(load_schedule_fn(schedule_source, label)) if schedule_source.strip() \
+            else "post-order-apply"
+
+        def choose(one):
+            func = list(one.functions.values())[0] if hasattr(one, "functions") else one
+            name = by_body.get(tvm_ffi.structural_hash(func.body))
+            return (trials[name], space) if trials.get(name) else None
+
+        tune_tir.choose = choose  # the registered tune_tir asks it for each PrimFunc
+        try:
+            relax.transform.MetaScheduleTuneTIR(work_dir=work_dir, max_trials_global=1)(mod)
+        finally:
+            tune_tir.choose = None
+        return mod
+
+    return targeted
+
+
+
+#: Module constants the helpers use (written into a script before them).
+SCRIPT_CONSTANTS = ("STATE_FILE", "DATABASE_FILES", "MANIFEST_FILE", "MANIFEST_FORMAT", "MANIFEST_MAX_BYTES",
+                    "TRACKED_DIRS")
+#: Helpers an exported script with a MetaSchedule tuning step needs (in this order).
+SCRIPT_HELPERS = (TuningConfigError, physical_cores, meta_schedule_target, load_tensor_intrinsics,
+                  meta_schedule_f_build, tuning_builder, tuning_runner, manifest_entry_path, read_manifest,
+                  write_manifest, work_dir_files, track_work_dir, wipe_work_dir, register_tuning_functions,
+                  install_meta_schedule_cpu)
+#: Helpers a targeted ``MetaScheduleTuneTIR`` step needs besides :data:`SCRIPT_HELPERS` (in this order).
+TARGETED_HELPERS = (choose_tuning_functions, allocate_trials, plan_targeted_tuning, load_schedule_fn,
+                    profile_prim_funcs, targeted_tuning_pass)
+
+
+def constants_source():
+    """The assignments of :data:`SCRIPT_CONSTANTS`, for an exported script."""
+    return "".join(f"{name} = {globals()[name]!r}\n" for name in SCRIPT_CONSTANTS)

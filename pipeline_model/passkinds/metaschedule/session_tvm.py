@@ -1,0 +1,126 @@
+"""A tuning session in the engine: options, progress, stop flag (engine side, imports TVM).
+
+A :class:`ProgressCallback` (a MetaSchedule ``MeasureCallback``, run after ``AddToDatabase``) counts
+trials, keeps each task's best latency, reports them and ends tuning when asked to stop — what was
+measured stays in the JSON database, so ``MetaScheduleApplyDatabase`` uses it. A :class:`TuningSession`
+holds what the tuning calls of one step or command share.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Optional
+
+from tvm.ir.utils import derived_object
+from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
+
+from pipeline_model.passkinds.metaschedule.builder_tvm import TuningStopped
+from pipeline_model.passkinds.metaschedule.config import TuningConfig, TuningProgress, estimate_eta
+
+ProgressFn = Callable[[TuningProgress], None]
+StopFn = Callable[[], bool]
+
+
+@derived_object
+class ProgressCallback(PyMeasureCallback):
+    """MeasureCallback that counts trials per task, keeps the best latency and stops on request.
+
+    It must come after MetaSchedule's default callbacks (``AddToDatabase`` first), so everything
+    measured is in the database before a stop ends tuning.
+    """
+
+    def __init__(self, session: "TuningSession"):
+        super().__init__()
+        self.session = session
+
+    def apply(self, task_scheduler, task_id, measure_candidates, builder_results, runner_results) -> None:
+        self.session.record(int(task_id), builder_results, runner_results)
+        if self.session.should_stop():
+            self.session.stopped = True
+            raise TuningStopped("tuning stopped by the user")
+
+
+class TuningSession:
+    """State shared by the tuning calls of one step/command: options, progress, stop flag.
+
+    ``on_progress`` gets a :class:`TuningProgress` after each measured round (and at start/end);
+    ``should_stop`` is polled by the builder (every 0.2 s) and after each round.
+    """
+
+    def __init__(
+        self,
+        config: Optional[TuningConfig] = None,
+        on_progress: Optional[ProgressFn] = None,
+        should_stop: Optional[StopFn] = None,
+        pass_id: str = "",
+    ):
+        self.config = config or TuningConfig()
+        self.on_progress = on_progress
+        self._should_stop = should_stop or (lambda: False)
+        self.progress = TuningProgress(pass_id=pass_id, runner=self.config.runner)
+        self.stopped = False
+        self.errors: list[str] = []
+        self.started = time.perf_counter()
+        self.task_names: list[str] = []  # task id -> name, for the tune call in flight
+        self.name_of_func: dict[int, str] = {}  # id(PrimFunc body) -> name (for the tune_tir override)
+        self.measured_ok = 0
+        self.preplanned = False  # progress.total was set up front (one budget per PrimFunc)
+        self.allocation: Optional[dict[str, int]] = None  # targeted tuning: trials per PrimFunc name
+        self.space: Any = "post-order-apply"  # MetaSchedule space generator (a ScheduleFn for user spaces)
+        self.current_task = ""  # name of the PrimFunc being tuned (tune_tir override)
+        self.space_tag = ""  # mixed into the reuse state's task keys (another search space tunes again)
+
+    def should_stop(self) -> bool:
+        """True once a stop was requested (sticky)."""
+        if not self.stopped:
+            try:
+                self.stopped = bool(self._should_stop())
+            except Exception:  # noqa: BLE001 - a broken stop callback must not break tuning
+                self.stopped = False
+        return self.stopped
+
+    def emit(self) -> None:
+        """Send the current progress to ``on_progress``."""
+        if self.progress.finished:
+            self.progress.total = max(self.progress.total, self.progress.done)
+        self.progress.elapsed_s = round(time.perf_counter() - self.started, 3)
+        self.progress.stopped = self.stopped
+        self.progress.eta_s = (None if self.progress.finished or self.stopped
+                               else estimate_eta(self.progress.done, self.progress.total, self.progress.elapsed_s))
+        if self.on_progress is not None:
+            self.on_progress(self.progress)
+
+    def record(self, task_id: int, builder_results, runner_results) -> None:
+        """Account for one measured round of task ``task_id``."""
+        name = self.task_names[task_id] if 0 <= task_id < len(self.task_names) else f"task_{task_id}"
+        if not builder_results:
+            return
+        task = self.progress.task(name)
+        task.status = "tuning"
+        for b_res, r_res in zip(builder_results, runner_results):
+            task.trials += 1
+            self.progress.done += 1
+            secs = None
+            if b_res.error_msg is None and r_res.error_msg is None and r_res.run_secs:
+                vals = [float(x) for x in r_res.run_secs]
+                secs = sum(vals) / len(vals)
+            if secs is None or secs >= 1e9:
+                task.errors += 1
+                msg = b_res.error_msg or r_res.error_msg
+                if msg and len(self.errors) < 20:
+                    self.errors.append(f"{name}: {str(msg).splitlines()[0][:300]}")
+                continue
+            self.measured_ok += 1
+            us = secs * 1e6
+            if task.best_us is None or us < task.best_us:
+                task.best_us = round(us, 3)
+        self.emit()
+
+    def summary(self) -> dict[str, Any]:
+        """JSON summary for ``StepResult.report["tuning"]``."""
+        self.progress.elapsed_s = round(time.perf_counter() - self.started, 3)
+        data = self.progress.to_json()
+        data["measured"] = self.measured_ok
+        data["errors"] = list(self.errors)
+        data["config"] = self.config.to_json()
+        return data

@@ -1,0 +1,217 @@
+"""One implementation of the MetaSchedule set-up, shared by the engine and exported scripts.
+
+An exported tuning script contains the functions of :mod:`pipeline_model.passkinds.metaschedule.script`
+verbatim, the engine calls those very functions, both take their options from one table of defaults
+(:class:`~pipeline_model.passkinds.metaschedule.config.TuningConfig`), and ``retune`` deletes only what the
+work directory's manifest lists — also when the exported script runs it (it used to delete ``logs/``
+whatever was in it).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from typing import Any
+
+import pytest
+
+from pipeline_model import emit
+from pipeline_model.document import PipelineDocument, Step
+from pipeline_model.export import export_script
+from pipeline_model.fileformat import load_pipeline
+from pipeline_model.passkinds.metaschedule import script
+from pipeline_model.passkinds.metaschedule.config import (
+    PASS_ARGUMENTS,
+    TUNE_IRMOD,
+    TUNE_TIR,
+    TUNING_IDS,
+    TuningConfig,
+    script_options,
+)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PIPES = os.path.join(ROOT, "resources", "pipelines")
+HELPERS_MARK = "# ---- helpers (same code as the engine's) ----"
+
+
+def _write(path: str, text: str) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as fh:
+        return fh.read()
+
+
+def _tuning_doc(pass_id: str, params: dict[str, Any]) -> PipelineDocument:
+    """A small pipeline: lower the MLP, then one MetaSchedule tuning step with ``params``."""
+    steps = [Step(p, {}) for p in ("relax.LegalizeOps", "relax.AnnotateTIROpPattern", "relax.FuseOps",
+                                    "relax.FuseTIR")]
+    return PipelineDocument(model="builtin:mlp", target={"kind": "llvm", "num-cores": 2},
+                            steps=[*steps, Step(pass_id, dict(params))])
+
+
+def _helpers_namespace(source: str) -> dict[str, Any]:
+    """The exported script's helper section, executed on its own (TVM-free at import, like script.py)."""
+    start = source.index(HELPERS_MARK)
+    end = source.index("\ndef apply_steps(", start)
+    namespace: dict[str, Any] = {"__name__": "exported_helpers"}
+    exec(compile(source[start:end], "<exported helpers>", "exec"), namespace)  # noqa: S102 - our own export
+    return namespace
+
+
+def _exported_options(source: str) -> dict[str, Any]:
+    """The options literal the exported script passes to ``install_meta_schedule_cpu``."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "install_meta_schedule_cpu":
+            return ast.literal_eval(node.args[1])
+    raise AssertionError("no install_meta_schedule_cpu(...) call in the exported script")
+
+
+def _catalogue_defaults(pass_id: str) -> dict[str, Any]:
+    """The parameter defaults the catalogue (and so the GUI) shows for ``pass_id``."""
+    from pipeline_model.passkinds.metaschedule import TUNING_PARAMS
+
+    return {p["name"]: p["default"] for p in TUNING_PARAMS[pass_id]}
+
+
+# ---- retune: the manifest rule in the exported script too -----------------------------------------
+def test_exported_retune_leaves_the_users_files_in_place(tmp_path, monkeypatch):
+    work = str(tmp_path / "users_folder")
+    mine = {os.path.join(work, "logs", "mine.txt"): "user log", os.path.join(work, "notes.md"): "user notes"}
+    for path, text in mine.items():
+        _write(path, text)
+    source = export_script(_tuning_doc(TUNE_TIR, {"max_trials_global": 4, "retune": True}), work_dir=work)
+    options = _exported_options(source)
+    assert options["retune"] is True
+    ns = _helpers_namespace(source)
+    registered: list[tuple] = []
+    ns["register_tuning_functions"] = lambda tir, relax: registered.append((tir, relax))  # keep TVM's globals
+    # What an earlier tuning run (the app's or the script's: the same tracker) wrote is in the manifest.
+    with ns["track_work_dir"](work):
+        for name in ("database_workload.json", "database_tuning_record.json", "rps_tuning_state.json",
+                     os.path.join("logs", "task_0.log")):
+            _write(os.path.join(work, name), "tuning data")
+    assert "logs/task_0.log" in script.read_manifest(work) and "logs/mine.txt" not in script.read_manifest(work)
+    ns["install_meta_schedule_cpu"](work, options)  # the exported step's set-up, retune first
+    assert registered, "the exported set-up registers its tune_tir / tune_relax"
+    for path, text in mine.items():
+        assert _read(path) == text
+    for name in ("database_workload.json", "database_tuning_record.json", "rps_tuning_state.json", "logs/task_0.log"):
+        assert not os.path.exists(os.path.join(work, name)), name
+    assert script.read_manifest(work) == []
+    assert "rmtree" not in source and "shutil" not in source
+
+
+def test_exported_retune_never_deletes_a_database_it_did_not_write(tmp_path):
+    work = str(tmp_path / "users_folder")
+    user = {os.path.join(work, "logs", "mine.txt"): "user log",
+            os.path.join(work, "database_workload.json"): "someone else's workloads"}
+    for path, text in user.items():
+        _write(path, text)
+    source = export_script(_tuning_doc(TUNE_IRMOD, {"retune": True}), work_dir=work)
+    ns = _helpers_namespace(source)
+    ns["register_tuning_functions"] = lambda tir, relax: None
+    with pytest.raises(ValueError, match="database_workload.json .* was not written by this app"):
+        ns["install_meta_schedule_cpu"](work, _exported_options(source))
+    for path, text in user.items():
+        assert _read(path) == text
+    # The engine's copy (script.py, which the engine calls) follows the same rule.
+    with pytest.raises(script.TuningConfigError, match="not written by this app"):
+        script.wipe_work_dir(work)
+    for path, text in user.items():
+        assert _read(path) == text
+
+
+# ---- one table of defaults ---------------------------------------------------------------------
+@pytest.mark.parametrize("pass_id", TUNING_IDS)
+def test_exported_and_engine_tuning_use_the_same_options(pass_id, tmp_path, monkeypatch):
+    from pipeline_model.passkinds.metaschedule import config as config_module
+    from pipeline_model.passkinds.metaschedule import pass_tvm
+
+    params = _catalogue_defaults(pass_id)
+    params.pop("work_dir")
+    exported = _exported_options(export_script(_tuning_doc(pass_id, params), work_dir=str(tmp_path)))
+    seen: list[TuningConfig] = []
+    original = config_module.TuningConfig.from_params.__func__  # type: ignore[attr-defined]
+
+    def spy(cls: type, p: dict, where: str = "tuning step") -> TuningConfig:
+        seen.append(original(cls, p, where))
+        return seen[-1]
+
+    monkeypatch.setattr(config_module.TuningConfig, "from_params", classmethod(spy))
+    pass_tvm.make_tuning_pass(pass_id, params, {"kind": "llvm", "num-cores": 2}, str(tmp_path))
+    assert len(seen) == 1
+    engine = {k: v for k, v in seen[0].to_json().items() if k not in PASS_ARGUMENTS}
+    assert exported == engine
+    assert exported["num_trials_per_iter"] == 16  # the value the catalogue (and the GUI) shows
+    assert set(exported) == set(TuningConfig().to_json()) - set(PASS_ARGUMENTS)
+
+
+@pytest.mark.parametrize("pass_id", TUNING_IDS)
+def test_catalogue_defaults_are_the_config_defaults(pass_id):
+    defaults = TuningConfig().to_json()
+    shown = _catalogue_defaults(pass_id)
+    for name, value in shown.items():
+        if name in defaults and name != "max_trials_per_task":  # 0 in the catalogue means None (no limit)
+            assert value == defaults[name], name
+    assert shown["num_trials_per_iter"] == 16 and shown["max_trials_global"] == 64
+    assert script_options({}) == {k: v for k, v in defaults.items() if k not in PASS_ARGUMENTS}
+
+
+def test_engine_builder_and_runner_are_made_from_the_same_options():
+    from pipeline_model.passkinds.metaschedule import builder_tvm
+
+    config = TuningConfig(number=3, repeat=2, min_repeat_ms=5, runner_timeout_s=7.0, builder_workers=1,
+                          builder_timeout_s=9.0)
+    engine_runner = builder_tvm.make_runner(config)
+    script_runner = script.tuning_runner(script_options(config.to_json()))
+    for runner in (engine_runner, script_runner):
+        assert (runner.evaluator_config.number, runner.evaluator_config.repeat,
+                runner.evaluator_config.min_repeat_ms) == (3, 2, 5)
+        assert runner.timeout_sec == 7.0
+    engine_builder = builder_tvm.make_builder(config)
+    assert (engine_builder.max_workers, engine_builder.timeout_sec) == (1, 9.0)
+    stock = builder_tvm.make_stock_builder(config)
+    assert (stock.max_workers, stock.timeout_sec) == (1, 9.0)
+
+
+# ---- the same source -------------------------------------------------------------------------------
+def test_exported_helpers_are_the_source_of_the_functions_the_engine_calls():
+    from pipeline_model.passkinds.metaschedule import builder_tvm, overrides_tvm, pass_tvm, tasks_tvm
+
+    # The engine's modules call script.py's functions themselves, not copies.
+    assert builder_tvm.meta_schedule_target is script.meta_schedule_target
+    assert builder_tvm.load_tensor_intrinsics is script.load_tensor_intrinsics
+    assert builder_tvm.meta_schedule_f_build is script.meta_schedule_f_build
+    assert builder_tvm.tuning_builder is script.tuning_builder and builder_tvm.tuning_runner is script.tuning_runner
+    assert tasks_tvm.wipe_work_dir is script.wipe_work_dir and pass_tvm.wipe_work_dir is script.wipe_work_dir
+    assert tasks_tvm.track_work_dir is script.track_work_dir and pass_tvm.track_work_dir is script.track_work_dir
+    assert tasks_tvm.physical_cores is script.physical_cores
+    assert overrides_tvm.register_tuning_functions is script.register_tuning_functions
+    # ... and an exported script holds exactly their source.
+    doc = load_pipeline(os.path.join(PIPES, "cpu_tuned_focus.json"))
+    source = export_script(doc)
+    for helper in (*script.SCRIPT_HELPERS, *script.TARGETED_HELPERS):
+        assert emit.helper_source(helper) in source, helper.__name__
+    assert script.constants_source() in source
+    ns = _helpers_namespace(source)
+    for name in script.SCRIPT_CONSTANTS:
+        assert ns[name] == getattr(script, name)
+
+
+# ---- where tuning writes: one rule -----------------------------------------------------------------
+def test_where_tuning_writes_is_one_rule(tmp_path):
+    from pipeline_model.passkinds.metaschedule import KIND
+    from pipeline_model.passkinds.metaschedule.config import default_work_dir, run_work_dir
+
+    pipeline = str(tmp_path / "mine.json")
+    assert run_work_dir({"pipeline_path": pipeline}) == str(tmp_path / "mine.tuning")
+    assert run_work_dir({"work_dir": str(tmp_path / "given")}) == str(tmp_path / "given")
+    unsaved = {"model": "builtin:mlp", "target": {"kind": "llvm", "num-cores": 2}}
+    assert run_work_dir(unsaved) == default_work_dir(None, "builtin:mlp", {"kind": "llvm", "num-cores": 2})
+    # The kind's cache key names the folder the engine's run tunes into (no engine import needed).
+    key = KIND.cache_key_extra(TUNE_TIR, {}, {"pipeline_path": pipeline})
+    assert key == f"work_dir={tmp_path / 'mine.tuning'}"
