@@ -15,7 +15,7 @@ parameters of :data:`FOCUS_PARAMS` it tunes only the functions that hold most of
   custom code is trusted.
 
 The profile is the engine's profile of the step's input module (``{"entries": [{name, kind,
-total_us, share}]}``, see ``pipeline_model.engine.handlers_build.profile_vm``). The functions below
+total_us, share}]}``, see ``pipeline_model.engine.build.measure.profile_vm``). The functions below
 that an exported script needs (:data:`SCRIPT_HELPERS`) are self-contained, so the script computes the
 same choice and allocation as the engine from its own profile.
 """
@@ -233,7 +233,8 @@ def profile_prim_funcs(mod, target):
     dev = tvm.cpu(0) if target.kind.name in ("llvm", "c") else tvm.device(target.kind.name, 0)
     vm = relax.VirtualMachine(ex, dev)
     entry = entry_function(mod)  # noqa: F821 - defined by the exported script
-    args, _values = make_arguments(mod, entry, dev)  # noqa: F821 - defined by the exported script
+    arrays, _described = make_arguments(mod, entry, None)  # noqa: F821 - defined by the exported script
+    args = [tvm.runtime.tensor(a, dev) for a in arrays]
     vm[entry](*args)
     prims = {gv.name_hint for gv, f in mod.functions_items() if isinstance(f, tvm.tirx.PrimFunc)}
     runs, stack = [], []

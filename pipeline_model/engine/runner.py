@@ -291,7 +291,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         result.error = f"{source}bad target {args.get('target')!r}: {_error_text(exc)}"
         result.steps = [not_run(i, s) for i, s in enumerate(steps_in)]
         return finish()
-    from pipeline_model import pass_context_tvm  # PassContext settings of the pipeline (checked before any step)
+    from pipeline_model.engine import pass_context_tvm  # PassContext settings of the pipeline (checked before any step)
 
     pc_fingerprint, pc_problem = pass_context_tvm.prepare(args.get("pass_context"), args.get("pipeline_path"))
     if pc_problem:

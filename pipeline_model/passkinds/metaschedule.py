@@ -276,7 +276,7 @@ class MetaScheduleKind(PassKind):
         input_key = getattr(ctx, "input_key", None)
 
         def profile_fn(mod: Any) -> tuple[dict, str]:
-            from pipeline_model.engine.handlers_build import profile_module
+            from pipeline_model.engine.build.profile import profile_module
 
             return profile_module(mod, target_dict(target), input_key)
 
