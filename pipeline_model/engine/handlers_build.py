@@ -50,7 +50,7 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
     "repeat"}`` or null for no timing), ``check`` (``{"rtol", "atol", "scale": "output"|"absolute"}`` or null
     for no check), ``check_against`` (``"tvm"``: the model as loaded built by ``tvm.compile``'s default
     pipeline; ``"framework"``: the original ONNX/PyTorch file in its runtime; ``"both"``), ``profile``
-    (``{"warmup", "repeat"}`` or null: time of every call, see :func:`profile_vm`; kept per snapshot key,
+    (``{"warmup", "repeat"}`` or null: time of every call, see :func:`pipeline_model.engine.build.measure.profile_vm`; kept per snapshot key,
     command ``profile_get``).
     Reply: ``function``, ``target``, ``device``, ``label``, ``key``, ``build_ms``, ``arguments``, ``weights``,
     ``outputs``, ``latency``, ``check`` (vs TVM), ``framework_check``, ``profile`` (with ``nodes``: callee ->
