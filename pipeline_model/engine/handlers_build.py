@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pipeline_model import targets as targets_mod
+from pipeline_model.engine.build.deploy import DEPLOY_SCRIPT
 from pipeline_model.engine.build.devices import target_label
 from pipeline_model.engine.build.errors import error_text
 from pipeline_model.engine.build.inputs import prepare_inputs
@@ -85,50 +86,6 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
             result["framework_check"] = framework_check(loaded, prepared.arrays, prepared.described, opt["outputs"],
                                                         chk, ctx)
     return result
-
-
-DEPLOY_SCRIPT = '''\
-"""Run the exported model: {library} (built by Relax Pipeline Studio for target {target_label}).
-
-Usage: python deploy.py [inputs.npz]      (needs apache-tvm; arrays in the .npz named like the inputs)
-Without an inputs file it runs on seeded random inputs.
-"""
-import json
-import os
-import sys
-
-import numpy as np
-import tvm
-from tvm import relax
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-META = json.load(open(os.path.join(HERE, "model.json")))
-
-
-def main() -> None:
-    lib = tvm.runtime.load_module(os.path.join(HERE, META["library"]))
-    dev = getattr(tvm, META["device"])(0)
-    vm = relax.VirtualMachine(lib, dev)
-    rng = np.random.default_rng(0)
-    if len(sys.argv) > 1:
-        data = np.load(sys.argv[1])
-        inputs = [data[a["name"]] for a in META["inputs"]]
-    else:
-        inputs = [rng.standard_normal(a["shape"]).astype(a["dtype"]) for a in META["inputs"]]
-    weights = np.load(os.path.join(HERE, "weights.npz"))
-    args = [tvm.runtime.tensor(np.asarray(x), dev) for x in inputs]
-    args += [tvm.runtime.tensor(weights[f"w{{i}}"], dev) for i in range(len(META["weights"]))]
-    out = vm[META["function"]](*args)
-    outs = [out] if hasattr(out, "numpy") else list(out)
-    for i, o in enumerate(outs):
-        arr = o.numpy()
-        print(f"output {{i}}: shape={{list(arr.shape)}} dtype={{arr.dtype}} mean={{float(arr.mean()):.6g}}")
-    np.savez(os.path.join(HERE, "outputs.npz"), *[o.numpy() for o in outs])
-
-
-if __name__ == "__main__":
-    main()
-'''
 
 
 @handler("export_library")
