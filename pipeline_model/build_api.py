@@ -2,7 +2,8 @@
 ``profile``, ``profile_get``, ``export_library``) returning typed results, and profile comparison
 (:func:`diff_profiles`, :func:`compare_profiles`).
 
-The engine does the work (see :mod:`pipeline_model.engine.handlers_build`); these functions only
+The engine does the work (see :mod:`pipeline_model.engine.handlers_build`, ``handlers_compare``,
+``handlers_profile``); these functions only
 shape the requests from a :class:`~pipeline_model.document.PipelineDocument` and turn the replies into
 dataclasses. Errors from the engine arrive as ``EngineError`` with a plain message naming what failed.
 """

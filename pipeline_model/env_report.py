@@ -15,7 +15,7 @@ import platform
 import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
-from pipeline_model.runtime_threads import usable_cores
+from pipeline_model.scriptlib.threads import usable_cores
 
 #: Severity of a problem: ``error`` (something will crash or cannot work) or ``warning``.
 ERROR, WARNING = "error", "warning"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from pipeline_model import emit, runtime_threads
+from pipeline_model import emit, runtime_threads, scriptlib
 from pipeline_model.catalogue import Catalogue
 from pipeline_model.document import PipelineDocument
 
@@ -48,87 +48,25 @@ import tvm
 from tvm import relax
 '''
 
-_MAIN = '''
-
-def entry_function(module):
-    """``main`` if the module has it, else its first Relax function (``forward`` for nn.Module models)."""
-    names = [gv.name_hint for gv, func in module.functions.items() if isinstance(func, relax.Function)]
-    return "main" if "main" in names else sorted(names)[0]
-
-
-def integer_bounds(module, entry):
-    """Exclusive upper bounds of integer inputs that index a table (``R.take``, e.g. embeddings)."""
-    func = module[entry]
-    origin = {var: var.name for var in func.params if str(getattr(var.ty, "dtype", "")).startswith(("int", "uint"))}
-    keep = {"relax.astype", "relax.reshape", "relax.expand_dims", "relax.squeeze", "relax.permute_dims",
-            "relax.flatten", "relax.broadcast_to", "relax.add"}
-    bounds = {}
-    for block in getattr(func.body, "blocks", []):
-        for binding in block.bindings:
-            value = binding.value
-            if not isinstance(value, relax.Call) or not hasattr(value.op, "name"):
-                continue
-            args = list(value.args)
-            if value.op.name in keep and args and args[0] in origin:
-                origin[binding.var] = origin[args[0]]
-            elif value.op.name == "relax.where" and len(args) == 3 and args[2] in origin:
-                origin[binding.var] = origin[args[2]]
-            elif value.op.name == "relax.take" and len(args) == 2 and args[1] in origin:
-                dims = list(getattr(args[0].ty, "shape", None) or [])
-                axis = int(value.attrs.axis) if value.attrs is not None and value.attrs.axis is not None else 0
-                if dims and isinstance(dims[axis], tvm.tirx.IntImm):
-                    bounds[origin[args[1]]] = int(dims[axis])
-    return bounds
-
-
-def make_arguments(original, entry, dev):
-    """Inputs (seeded random, integer ids within their table) then weights (``params`` or random)."""
-    rng = np.random.default_rng(0)
-    bounds = integer_bounds(original, entry)
-    values = []
-    for var in original[entry].params:
-        info = var.ty
-        if params and var.name in params:
-            value = np.asarray(params[var.name])
-        else:
-            shape = [int(d) for d in info.shape]
-            dtype = np.dtype(str(info.dtype))
-            if dtype.kind in "iu":
-                high = bounds.get(var.name, 2)
-                value = np.asarray(rng.integers(0, high, shape)).astype(dtype)
-                print(f"input {var.name}: {dtype}{shape} drawn from [0, {high})")
-            elif dtype.kind == "b":
-                value = np.asarray(rng.integers(0, 2, shape)).astype(bool)
-            else:
-                value = np.asarray(rng.standard_normal(shape)).astype(dtype)
-        values.append(value)
-    return [tvm.runtime.tensor(v, dev) for v in values], values
-
-
-def flatten(value):
-    """Outputs of a VM call as a list of numpy arrays."""
-    if hasattr(value, "numpy"):
-        return [value.numpy()]
-    return [a for item in value for a in flatten(item)]
-
+#: What the script runs after its steps: the engine's own code for which function runs, its arguments and the
+#: check (:mod:`pipeline_model.scriptlib`, copied), then :func:`build_and_run` and ``main``.
+_RUN = '''
 
 def check_outputs(got, ref, rtol=1e-4, atol=1e-4):
-    """Scaled check like the app's: |diff| <= atol * max|ref| + rtol * |ref|; prints and returns pass/fail."""
-    ok = len(got) == len(ref)
-    for i, (a, b) in enumerate(zip(got, ref)):
-        a64, b64 = a.astype(np.float64), b.astype(np.float64)
-        diff = np.abs(a64 - b64)
-        max_ref = float(np.max(np.abs(b64))) if b64.size else 0.0
-        passed = bool(np.all(diff <= atol * (max_ref or 1.0) + rtol * np.abs(b64)))
-        max_abs = float(np.max(diff)) if diff.size else 0.0
-        ratio = max_abs / max_ref if max_ref else float(max_abs != 0)
-        print(f"check output {i}: {'PASS' if passed else 'FAIL'}  max |diff| {max_abs:.3g}, "
-              f"max |diff|/max |ref| {ratio:.3g} (max |ref| {max_ref:.3g}) vs tvm.compile default, llvm")
-        if max_ref < 1e-6:
-            print(f"  warning: output {i} is {'all zeros' if max_ref == 0 else 'tiny'}: the check cannot tell "
-                  "a right result from a wrong one")
-        ok &= passed
-    return ok
+    """The app's check (``compare_outputs``: |diff| <= atol * max|ref| + rtol * |ref|), printed; returns pass/fail."""
+    result = compare_outputs(got, ref, rtol, atol)
+    if result.get("error"):
+        print(f"check: FAIL  {result['error']}")
+    for out in result["outputs"]:
+        if "error" in out:
+            print(f"check output {out['index']}: FAIL  {out['error']}")
+            continue
+        print(f"check output {out['index']}: {'PASS' if out['passed'] else 'FAIL'}  max |diff| {out['max_abs']:.3g}, "
+              f"max |diff|/max |ref| {out['max_abs_over_ref']:.3g} (max |ref| {out['max_ref']:.3g}) "
+              "vs tvm.compile default, llvm")
+    for warning in result["warnings"]:
+        print(f"  warning: {warning}")
+    return bool(result["passed"])
 
 
 def build_and_run(final, original, number=10, repeat=5):
@@ -138,25 +76,21 @@ def build_and_run(final, original, number=10, repeat=5):
     ex = tvm.compile(final, target=TARGET)
     dev = tvm.cpu(0) if TARGET.kind.name in ("llvm", "c") else tvm.device(TARGET.kind.name, 0)
     vm = relax.VirtualMachine(ex, dev)
-    args, values = make_arguments(original, entry, dev)
+    arrays, described = make_arguments(original, entry, params)
+    for arg in described:
+        if not arg.get("weight") and np.dtype(arg["dtype"]).kind in "iu":
+            print(f"input {arg['name']}: {arg['dtype']}{arg['shape']} drawn from [0, {arg.get('range', [0, 2])[1]})")
     # A module whose weights were bound as constants (weights.BindAsConstants) takes only its inputs.
-    kept = {var.name for var in final[entry].params}
-    final_args = [a for var, a in zip(original[entry].params, args) if var.name in kept]
-    got = flatten(vm[entry](*final_args))
+    final_arrays = arguments_by_name(final, entry, {a["name"]: v for a, v in zip(described, arrays)}, arrays)
+    got = flatten_outputs(vm[entry](*[tvm.runtime.tensor(a, dev) for a in final_arrays]))
     for i, arr in enumerate(got):
         print(f"output {i}: shape={list(arr.shape)} dtype={arr.dtype}")
     # Warm up for 100 ms first, as the app does: the runtime's threads and the CPU clock settle.
-    warm_start, warm_runs = time.perf_counter(), 0
-    while warm_runs < 1 or time.perf_counter() - warm_start < 0.1:
-        vm[entry](*final_args)
-        dev.sync()
-        warm_runs += 1
-    timer = vm.time_evaluator(entry, dev, number=number, repeat=repeat)
-    runs = [r * 1e6 for r in timer(*final_args).results]
-    print(f"latency: median {float(np.median(runs)):.1f} us per run (min {min(runs):.1f}, max {max(runs):.1f}; "
-          f"{repeat} x {number} runs after {warm_runs} warm-up runs)")
+    latency = benchmark(vm, entry, dev, final_arrays, {"number": number, "repeat": repeat})
+    print(f"latency: median {latency['median_us']:.1f} us per run (min {latency['min_us']:.1f}, "
+          f"max {latency['max_us']:.1f}; {repeat} x {number} runs after {latency['warmup']} warm-up runs)")
     ref_vm = relax.VirtualMachine(tvm.compile(original, target="llvm"), tvm.cpu(0))
-    ref = flatten(ref_vm[entry](*[tvm.runtime.tensor(v, tvm.cpu(0)) for v in values]))
+    ref = flatten_outputs(ref_vm[entry](*[tvm.runtime.tensor(a, tvm.cpu(0)) for a in arrays]))
     return check_outputs(got, ref)
 
 
@@ -184,6 +118,9 @@ def main(argv=None):
 if __name__ == "__main__":
     sys.exit(main())
 '''
+
+#: The end of every exported script (appended after ``apply_steps``).
+_MAIN = "\n\n" + scriptlib.script_source(("functions", "arguments", "outputs")) + _RUN
 
 
 def _step_label(index: int, pass_id: str) -> str:

@@ -4,7 +4,7 @@ Every step of a pipeline runs inside ``tvm.transform.PassContext(opt_level=..., 
 disabled_pass=...)``; these settings are the ``pass_context`` field of a pipeline file (format version
 2, see :mod:`pipeline_model.fileformat`), are part of the engine's step cache key (changing them re-runs
 the steps) and are written into exported scripts. ``config`` keys must be ones TVM registered
-(``tvm.transform.PassContext.list_configs()``, checked by the engine: :mod:`pipeline_model.pass_context_tvm`),
+(``tvm.transform.PassContext.list_configs()``, checked by the engine: :mod:`pipeline_model.engine.pass_context_tvm`),
 e.g. ``{"relax.FuseOps.max_depth": 1}``, which changes FuseOps' output. Values are JSON-plain.
 """
 

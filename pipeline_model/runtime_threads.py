@@ -11,7 +11,8 @@ the default, 14.2 µs with ``TVM_NUM_THREADS=2``; the pool cannot be grown after
 So the engine process (and every process it starts: MetaSchedule's measuring workers inherit the
 environment) sets ``TVM_NUM_THREADS`` to the number of cores it may run on before anything runs, unless
 the user set ``TVM_NUM_THREADS`` or ``OMP_NUM_THREADS`` — an explicit choice always wins. Exported scripts
-do the same (:func:`script_lines`). This module imports neither TVM nor Qt.
+contain the same code (:func:`script_lines`: the source of :mod:`pipeline_model.scriptlib.threads`, the one
+home of "how many cores"). This module imports neither TVM nor Qt.
 """
 
 from __future__ import annotations
@@ -21,18 +22,15 @@ from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
-#: Environment variables TVM's runtime reads for its thread count, in the order it reads them.
-THREAD_ENV_VARS = ("TVM_NUM_THREADS", "OMP_NUM_THREADS")
-
-#: Where the thread count came from when the app chose it itself.
-SOURCE_CORES = "usable cores"
+from pipeline_model import scriptlib
+from pipeline_model.scriptlib.threads import explicit_thread_count, use_every_core
 
 _applied: "Optional[RuntimeThreads]" = None
 
 
 @dataclass(frozen=True)
 class RuntimeThreads:
-    """The runtime's thread count and where it comes from (an environment variable or :data:`SOURCE_CORES`)."""
+    """The runtime's thread count and where it comes from (an environment variable or :data:`~pipeline_model.scriptlib.threads.SOURCE_CORES`)."""
 
     count: int
     source: str
@@ -42,35 +40,13 @@ class RuntimeThreads:
         return {"count": self.count, "source": self.source}
 
 
-def usable_cores() -> int:
-    """The number of CPUs this process may run on (its affinity mask; ``os.cpu_count()`` where there is none)."""
-    if hasattr(os, "sched_getaffinity"):
-        try:
-            return max(1, len(os.sched_getaffinity(0)))
-        except OSError:
-            pass
-    return max(1, os.cpu_count() or 1)
-
-
-def _positive_int(text: Optional[str]) -> Optional[int]:
-    try:
-        value = int(str(text).strip())
-    except (TypeError, ValueError):
-        return None
-    return value if value > 0 else None
-
-
 def explicit_setting(environ: Optional[MutableMapping[str, str]] = None) -> Optional[RuntimeThreads]:
     """The thread count the user chose through ``TVM_NUM_THREADS`` / ``OMP_NUM_THREADS``, if any.
 
     A variable that is set but not a positive integer is ignored, as TVM ignores it.
     """
-    env = os.environ if environ is None else environ
-    for name in THREAD_ENV_VARS:
-        value = _positive_int(env.get(name))
-        if value is not None:
-            return RuntimeThreads(value, name)
-    return None
+    chosen = explicit_thread_count(os.environ if environ is None else environ)
+    return RuntimeThreads(*chosen) if chosen is not None else None
 
 
 def ensure_runtime_threads(environ: Optional[MutableMapping[str, str]] = None,
@@ -78,17 +54,12 @@ def ensure_runtime_threads(environ: Optional[MutableMapping[str, str]] = None,
     """Make TVM's runtime use every usable core unless the user chose a count; return the count in effect.
 
     Sets ``TVM_NUM_THREADS`` in ``environ`` (default ``os.environ``, which also updates the C environment
-    TVM reads) to ``cores`` (default :func:`usable_cores`) when neither ``TVM_NUM_THREADS`` nor
-    ``OMP_NUM_THREADS`` holds a positive integer. Call it before the first parallel loop of a compiled
+    TVM reads) to ``cores`` (default: the usable cores, :func:`pipeline_model.scriptlib.threads.usable_cores`)
+    when neither ``TVM_NUM_THREADS`` nor ``OMP_NUM_THREADS`` holds a positive integer. Call it before the first parallel loop of a compiled
     module runs in this process; processes started afterwards inherit it.
     """
     global _applied
-    env = os.environ if environ is None else environ
-    chosen = explicit_setting(env)
-    if chosen is None:
-        count = max(1, int(cores if cores is not None else usable_cores()))
-        env["TVM_NUM_THREADS"] = str(count)
-        chosen = RuntimeThreads(count, SOURCE_CORES)
+    chosen = RuntimeThreads(*use_every_core(os.environ if environ is None else environ, cores))
     if environ is None:
         _applied = chosen
     return chosen
@@ -116,15 +87,14 @@ def describe(threads: RuntimeThreads) -> str:
 
 
 def script_lines() -> list[str]:
-    """Python lines for a generated script, placed before ``import tvm``: the same rule as the engine's.
-
-    They need only ``import os`` above them.
+    """Python lines for a generated script, placed before ``import tvm``: the engine's own rule, its code
+    copied from :mod:`pipeline_model.scriptlib.threads`, then the call. They need only ``import os`` above them.
     """
     return [
         "# TVM's CPU runtime uses half the logical cores unless told otherwise (it assumes hyper-threading);",
         "# use every core this process may run on, as the app does, unless TVM_NUM_THREADS/OMP_NUM_THREADS is set.",
-        'if not any(os.environ.get(_v, "").strip().isdigit() and int(os.environ[_v]) > 0',
-        '           for _v in ("TVM_NUM_THREADS", "OMP_NUM_THREADS")):',
-        '    os.environ["TVM_NUM_THREADS"] = str(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")',
-        "                                        else (os.cpu_count() or 1))",
+        *scriptlib.module_source("threads", imports=False).splitlines(),
+        "",
+        "",
+        "use_every_core(os.environ)",
     ]

@@ -1,6 +1,6 @@
 """Build targets and local devices, TVM-free side.
 
-The engine detects devices (command ``devices``, see :mod:`pipeline_model.engine.handlers_build`):
+The engine detects devices (command ``devices``, see :mod:`pipeline_model.engine.handlers_devices`):
 the CPU always, and CUDA, Vulkan, OpenCL, ROCm and Metal when ``tvm.<kind>(0).exist``. For each it
 suggests a target dict: for the CPU ``{"kind": "llvm", "mcpu": <host cpu>, "num-cores": N}`` (host
 features through ``-mcpu``; ``num-cores`` is what MetaSchedule needs), for CUDA the compute

@@ -65,16 +65,16 @@ def test_gpu_build_refuses_unscheduled_module(engine):
 
 def test_dlight_pipeline_compiles_cuda_without_gpu():
     """The bundled DLight tutorial pipeline's module compiles to CUDA source on a machine without a GPU."""
-    from pipeline_model.engine import handlers_build as hb
+    from pipeline_model.engine.build import measure, requests
     from pipeline_model.engine.client import EngineClient
     from pipeline_model.engine.worker import HANDLERS, WorkerContext
 
     doc = load_pipeline(DLIGHT_PIPELINE)
     ctx = WorkerContext()
     reply = HANDLERS["run"](EngineClient.run_args(doc), ctx)
-    mod = ctx.cache.get(hb._final_key(reply))
-    assert hb.unscheduled_prim_funcs(mod) == []
-    ex = hb.build_module(mod, doc.target)
+    mod = ctx.cache.get(requests.final_key(reply))
+    assert measure.unscheduled_prim_funcs(mod) == []
+    ex = measure.build_module(mod, doc.target)
     sources = []
 
     def collect(m):
@@ -144,7 +144,7 @@ def test_devices_and_target_validation(engine):
 
 
 def test_compare_outputs_fails_beyond_tolerance():
-    from pipeline_model.engine.handlers_build import compare_outputs
+    from pipeline_model.scriptlib.outputs import compare_outputs
 
     ref = [np.array([1.0, 2.0, 0.0], dtype="float32")]
     good = compare_outputs([ref[0] + 1e-6], ref, rtol=1e-4, atol=1e-4)
@@ -201,7 +201,7 @@ def test_dlight_pipeline_runs_on_gpu_and_matches_cpu(engine):
 
 
 def test_warm_up_runs_at_least_the_count_and_the_time():
-    from pipeline_model.engine.handlers_build import warm_up
+    from pipeline_model.scriptlib.outputs import warm_up
 
     calls: list[str] = []
     done, spent = warm_up(lambda: calls.append("call"), lambda: calls.append("sync"), runs=3, seconds=0.0)

@@ -67,12 +67,12 @@ def test_scalar_initializer_builds_and_runs(engine, tmp_path):
 
 def test_scalar_initializer_direct_engine_values():
     """The weight array fed to the VM is 0-d, and the output is x * 2 + b exactly."""
-    from pipeline_model.engine import handlers_build as hb
+    from pipeline_model.scriptlib.arguments import contiguous
 
-    arr = hb.contiguous(np.array(3.0, dtype=np.float32))
+    arr = contiguous(np.array(3.0, dtype=np.float32))
     assert arr.shape == ()
     sliced = np.arange(12, dtype=np.float32).reshape(3, 4)[:, ::2]
-    assert hb.contiguous(sliced).flags.c_contiguous and hb.contiguous(sliced).shape == (3, 2)
+    assert contiguous(sliced).flags.c_contiguous and contiguous(sliced).shape == (3, 2)
 
 
 def test_check_warns_when_outputs_are_tiny(engine, tmp_path):
@@ -84,18 +84,18 @@ def test_check_warns_when_outputs_are_tiny(engine, tmp_path):
 
 
 def test_compare_outputs_scales_tolerance():
-    from pipeline_model.engine import handlers_build as hb
+    from pipeline_model.scriptlib.outputs import compare_outputs
 
     ref = [np.full((4,), 1e-12)]
     wrong = [np.full((4,), 5e-12)]  # 5x off: a fixed atol=1e-4 would pass it
-    scaled = hb.compare_outputs(wrong, ref, 1e-4, 1e-4)
-    absolute = hb.compare_outputs(wrong, ref, 1e-4, 1e-4, scale="absolute")
+    scaled = compare_outputs(wrong, ref, 1e-4, 1e-4)
+    absolute = compare_outputs(wrong, ref, 1e-4, 1e-4, scale="absolute")
     assert not scaled["passed"] and absolute["passed"]
     assert scaled["max_abs_over_ref"] == pytest.approx(4.0)
     assert scaled["warnings"]
-    zeros = hb.compare_outputs([np.zeros(3)], [np.zeros(3)], 1e-4, 1e-4)
+    zeros = compare_outputs([np.zeros(3)], [np.zeros(3)], 1e-4, 1e-4)
     assert zeros["passed"] and "all zeros" in zeros["warnings"][0]
-    fine = hb.compare_outputs([np.array([1.0, 2.0 + 1e-6])], [np.array([1.0, 2.0])], 1e-4, 1e-4)
+    fine = compare_outputs([np.array([1.0, 2.0 + 1e-6])], [np.array([1.0, 2.0])], 1e-4, 1e-4)
     assert fine["passed"] and not fine["warnings"] and fine["max_abs_over_ref"] == pytest.approx(5e-7)
 
 
@@ -129,11 +129,11 @@ def test_check_against_framework_needs_a_model_file(engine):
 
 
 def test_error_text_keeps_every_line():
-    from pipeline_model.engine import handlers_build as hb
+    from pipeline_model.engine.build.errors import error_text
 
     exc = ValueError("Mismatched s.ndim on argument #1 when calling:\n  `multiply(x: Tensor([2], float32), "
                      "s: Tensor([], float32))`,\n  expected 0")
-    text = hb.error_text(exc)
+    text = error_text(exc)
     assert text.endswith("expected 0") and "multiply(" in text
 
 

@@ -14,7 +14,8 @@ from pipeline_model.document import PipelineDocument, Step
 from pipeline_model.engine import protocol
 from pipeline_model.engine.client import EngineClient, EngineUnavailable
 from pipeline_model.engine.results import CANCELLED, CHANGED, FAILED, NOT_RUN, SKIPPED, UNCHANGED
-from pipeline_model.engine.worker import ModuleCache, ffi_version_problem
+from pipeline_model.engine.context import ModuleCache
+from pipeline_model.engine.worker import ffi_version_problem
 from pipeline_model.fileformat import load_pipeline
 
 FUSION = [Step("relax.LegalizeOps"), Step("relax.AnnotateTIROpPattern"), Step("relax.FuseOps"), Step("relax.FuseTIR")]
@@ -308,7 +309,7 @@ def test_cache_clear(engine):
 def test_module_cache_charges_modules_without_text_by_their_size():
     """Runs print texts on demand: a cached module without text is still charged about what its text
     would weigh (the byte bound keeps holding), and printing it replaces the estimate."""
-    from pipeline_model.engine.worker import estimated_text_size
+    from pipeline_model.engine.context import estimated_text_size
     from pipeline_model.importers.load_tvm import load_model
 
     mod = load_model("builtin:transformer").mod

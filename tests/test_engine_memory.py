@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-from pipeline_model.engine.worker import ModuleCache
+from pipeline_model.engine.context import ModuleCache
 
 
 class _Mod:
@@ -40,14 +40,14 @@ def test_cache_is_bounded_by_bytes_and_by_entries():
 
 def test_run_releases_the_modules_its_instrument_recorded():
     from pipeline_model.document import PipelineDocument, Step
-    from pipeline_model.engine import runner, worker
+    from pipeline_model.engine import context, runner
     from pipeline_model.engine.client import EngineClient
 
     class _Out:
         def write(self, message) -> None:
             pass
 
-    ctx = worker.WorkerContext(_Out())
+    ctx = context.WorkerContext(_Out())
     doc = PipelineDocument(model="builtin:mlp", steps=[Step("pipeline.zero")])
     ctx.request_id = 1
     reply = runner.run_pipeline(EngineClient.run_args(doc), ctx)

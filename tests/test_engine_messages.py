@@ -112,7 +112,8 @@ def test_bad_lines_are_protocol_errors(line):
 
 
 def test_worker_dispatch_answers_typed_errors():
-    from pipeline_model.engine.worker import WorkerContext, dispatch
+    from pipeline_model.engine.context import WorkerContext
+    from pipeline_model.engine.worker import dispatch
 
     ctx = WorkerContext()
     reply = dispatch(messages.Request(9, "no_such_command"), ctx)

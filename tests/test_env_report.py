@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 from pipeline_model import env_report, runtime_threads
+from pipeline_model.scriptlib import threads
 from pipeline_model.cli import env_cmd
 from pipeline_model.engine.client import EngineClient
 
@@ -39,7 +40,7 @@ def test_env_json_real_engine(engine, capsys):
     assert eng["pass_configs"]["relax.FuseOps.max_depth"] == "int"
     # Compiled code runs on every usable core (TVM alone would use half the logical cores on x86).
     explicit = runtime_threads.explicit_setting()
-    expected = explicit.to_json() if explicit else {"count": runtime_threads.usable_cores(), "source": "usable cores"}
+    expected = explicit.to_json() if explicit else {"count": threads.usable_cores(), "source": "usable cores"}
     assert eng["runtime_threads"] == expected
     local = data["local"]
     assert local["cpu_count"] == os.cpu_count() and local["python"] == sys.version.split()[0]

@@ -6,8 +6,8 @@
 - nothing in ``app``/``widgets``/``main.py`` imports TVM (``tvm`` or ``tvm_ffi``), not even lazily, nor an
   engine-side ``pipeline_model`` module;
 - inside ``pipeline_model`` only engine-side modules import TVM, named by rule (:func:`tvm_policy`):
-  ``*_tvm.py``, ``engine/handlers_*.py``, ``engine/worker.py`` and ``engine/runner.py`` anywhere;
-  ``passkinds/*``, ``importers/*``, ``emit.py`` and ``ir_graph.py`` only inside functions (they are imported
+  ``*_tvm.py``, ``engine/handlers_*.py``, ``engine/build/*``, ``engine/worker.py`` and ``engine/runner.py``
+  anywhere; ``passkinds/*``, ``importers/*``, ``scriptlib/*`` (code copied into exported scripts), ``emit.py`` and ``ir_graph.py`` only inside functions (they are imported
   by the GUI process too, and run their TVM code in the engine); every other module not at all.
 
 Import cycles are checked by ``tests/test_import_cycles.py``.
@@ -112,7 +112,9 @@ def tvm_policy(rel: str) -> str:
         return ENGINE_SIDE
     if inside == ["engine"] and (stem.startswith("handlers_") or stem in ("worker", "runner")):
         return ENGINE_SIDE
-    if inside[:1] in (["passkinds"], ["importers"]) or (not inside and stem in ("emit", "ir_graph")):
+    if inside == ["engine", "build"]:
+        return ENGINE_SIDE
+    if inside[:1] in (["passkinds"], ["importers"], ["scriptlib"]) or (not inside and stem in ("emit", "ir_graph")):
         return LAZY
     return NO_TVM
 
@@ -153,6 +155,8 @@ def test_tvm_policy_naming_rule() -> None:
     assert tvm_policy("pipeline_model/passkinds/dlight/__init__.py") == LAZY
     assert tvm_policy("pipeline_model/passkinds/dlight/script.py") == LAZY
     assert tvm_policy("pipeline_model/passkinds/dlight/report_tvm.py") == ENGINE_SIDE
+    assert tvm_policy("pipeline_model/engine/build/measure.py") == ENGINE_SIDE
+    assert tvm_policy("pipeline_model/scriptlib/arguments.py") == LAZY
     assert tvm_policy("pipeline_model/importers/onnx.py") == LAZY
     assert tvm_policy("pipeline_model/emit.py") == LAZY
     assert tvm_policy("pipeline_model/engine/client.py") == NO_TVM

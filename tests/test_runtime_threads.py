@@ -10,6 +10,7 @@ import textwrap
 import pytest
 
 from pipeline_model import env_report, runtime_threads
+from pipeline_model.scriptlib import threads
 from pipeline_model.runtime_threads import RuntimeThreads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -44,20 +45,20 @@ def test_usable_cores_follows_the_affinity_mask(monkeypatch):
     """The CPUs this process may run on (a container or taskset limits them), not the machine's count."""
     monkeypatch.setattr(os, "cpu_count", lambda: 16)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 3, 5}, raising=False)
-    assert runtime_threads.usable_cores() == 3
+    assert threads.usable_cores() == 3
 
     def refused(pid):
         raise OSError("not allowed")
 
     monkeypatch.setattr(os, "sched_getaffinity", refused, raising=False)
-    assert runtime_threads.usable_cores() == 16
+    assert threads.usable_cores() == 16
     monkeypatch.delattr(os, "sched_getaffinity", raising=False)
     monkeypatch.setattr(os, "cpu_count", lambda: None)
-    assert runtime_threads.usable_cores() == 1
+    assert threads.usable_cores() == 1
 
 
 def _clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in runtime_threads.THREAD_ENV_VARS}
+    env = {k: v for k, v in os.environ.items() if k not in threads.THREAD_ENV_VARS}
     env["PYTHONPATH"] = ROOT
     return env
 
@@ -65,7 +66,7 @@ def _clean_env() -> dict[str, str]:
 def test_script_lines_follow_the_same_rule():
     code = "import os\n" + "\n".join(runtime_threads.script_lines()) + "\nprint(os.environ['TVM_NUM_THREADS'])\n"
     out = subprocess.run([sys.executable, "-c", code], env=_clean_env(), capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == str(runtime_threads.usable_cores())
+    assert out.stdout.strip() == str(threads.usable_cores())
     env = dict(_clean_env(), OMP_NUM_THREADS="1")
     code = "import os\n" + "\n".join(runtime_threads.script_lines()) + "\nprint(os.environ.get('TVM_NUM_THREADS'))\n"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
@@ -102,7 +103,7 @@ _PARALLEL_RUN = textwrap.dedent('''
 def test_a_parallel_loop_really_runs_on_every_usable_core(tmp_path):
     """The runtime's thread pool starts one worker per extra core (the calling thread is the first):
     with the app's setting a parallel loop adds ``usable_cores() - 1`` threads to the process."""
-    cores = runtime_threads.usable_cores()
+    cores = threads.usable_cores()
     if cores < 2:
         pytest.skip("one usable core: nothing to check")
     script = tmp_path / "parallel_run.py"  # TVMScript reads the function's source from a file

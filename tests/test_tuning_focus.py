@@ -17,7 +17,7 @@ from pipeline_model.passkinds.metaschedule.script import allocate_trials, choose
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PIPES = os.path.join(ROOT, "resources", "pipelines")
 
-ENTRIES = [  # a profile's entries (largest first), as handlers_build.profile_vm makes them
+ENTRIES = [  # a profile's entries (largest first), as engine.build.measure.profile_vm makes them
     {"name": "fused_matmul_add_relu", "kind": "prim_func", "total_us": 60.0, "share": 0.6},
     {"name": "transpose", "kind": "prim_func", "total_us": 25.0, "share": 0.25},
     {"name": "vm.builtin.alloc_tensor", "kind": "builtin", "total_us": 10.0, "share": 0.1},

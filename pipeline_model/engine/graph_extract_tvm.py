@@ -65,12 +65,15 @@ def relax_functions(mod: Any) -> list[str]:
 
 
 def default_function(mod: Any) -> str | None:
-    """Return the Relax function a view should show first: ``main``, ``forward``, else the first public one."""
-    names = relax_functions(mod)
-    for preferred in ("main", "forward"):
-        if preferred in names:
-            return preferred
-    return names[0] if names else None
+    """Return the Relax function a view should show first: the one that runs
+    (:func:`pipeline_model.scriptlib.functions.entry_function`), else the first public one."""
+    from pipeline_model.scriptlib.functions import BuildError, entry_function
+
+    try:
+        return entry_function(mod)
+    except BuildError:
+        names = relax_functions(mod)
+        return names[0] if names else None
 
 
 def _text(value: Any) -> str:

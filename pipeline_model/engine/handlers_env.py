@@ -15,10 +15,11 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from pipeline_model import runtime_threads
+from pipeline_model.engine.build.devices import detect_devices
 from pipeline_model.engine.handler_registry import handler
 
 if TYPE_CHECKING:  # the worker imports this module; only type checkers import it back
-    from pipeline_model.engine.worker import WorkerContext
+    from pipeline_model.engine.context import WorkerContext
 
 #: Codegens looked up as ``relax.ext.<name>``.
 CODEGENS = ("cublas", "cudnn", "cutlass", "tensorrt", "hipblas", "coreml", "nnapi", "clml", "dnnl")
@@ -31,14 +32,6 @@ def _llvm_version() -> Any:
         return int(tvm.target.codegen.llvm_version_major())
     except Exception:  # noqa: BLE001 - a build without LLVM
         return None
-
-
-def _devices() -> list[dict[str, Any]]:
-    try:
-        from pipeline_model.engine.handlers_build import detect_devices
-    except ImportError:
-        return [{"kind": "cpu", "index": 0, "name": f"{os.cpu_count()} cores"}]
-    return detect_devices()
 
 
 def _pattern_tables() -> dict[str, Any]:
@@ -56,7 +49,8 @@ def _pattern_tables() -> dict[str, Any]:
 
 def pass_configs() -> dict[str, str]:
     """``tvm.transform.PassContext.list_configs()`` as ``{key: type name}``, sorted by key."""
-    from pipeline_model.pass_context_tvm import known_configs
+    from pipeline_model.engine.pass_context_tvm import known_configs  # imports TVM: only when asked
+
 
     return dict(sorted(known_configs().items()))
 
@@ -74,7 +68,7 @@ def handle_env(args: dict, ctx: WorkerContext) -> dict:
         "tvm_ffi": {"version": str(tvm_ffi.__version__), "path": os.path.dirname(os.path.abspath(tvm_ffi.__file__))},
         "llvm_version": _llvm_version(),
         "libinfo": {str(k): str(v) for k, v in tvm.support.libinfo().items()},
-        "devices": _devices(),
+        "devices": detect_devices(),
         "codegens": {name: tvm.get_global_func(f"relax.ext.{name}", True) is not None for name in names},
         "pattern_tables": tables,
         "pass_configs": pass_configs(),

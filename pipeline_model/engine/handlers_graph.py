@@ -26,7 +26,7 @@ from pipeline_model.engine import graph_extract_tvm, graph_parts
 from pipeline_model.engine.handler_registry import handler
 
 if TYPE_CHECKING:  # the worker imports this module; only type checkers import it back
-    from pipeline_model.engine.worker import WorkerContext
+    from pipeline_model.engine.context import WorkerContext
 
 _GRAPH_MEMO: "collections.OrderedDict[tuple[str, str], dict[str, Any]]" = collections.OrderedDict()
 _GRAPH_MEMO_SIZE = 16

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from pipeline_model.engine.handler_registry import handler
 
 if TYPE_CHECKING:  # the worker imports this module; only type checkers import it back
-    from pipeline_model.engine.worker import WorkerContext
+    from pipeline_model.engine.context import WorkerContext
 
 
 def _install_overrides() -> None:

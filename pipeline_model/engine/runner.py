@@ -193,7 +193,7 @@ class _ScriptMemo:
 def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int,
                         input_key: Optional[str] = None, weights: Optional[dict[str, Any]] = None) -> Any:
     """The ``PassBuildContext`` for step ``index`` (whose input module is snapshot ``input_key``)."""
-    from pipeline_model.engine.handlers_build import profile_module
+    from pipeline_model.engine.build.profile import profile_module
     from pipeline_model.passkinds import catalogue_tvm
     from pipeline_model.passkinds.metaschedule.config import run_work_dir, target_dict
 
@@ -306,7 +306,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001
         source = f"{args['pipeline_path']}: " if args.get("pipeline_path") else ""
         return out.fail_before_steps(f"{source}bad target {args.get('target')!r}: {_error_text(exc)}")
-    from pipeline_model import pass_context_tvm  # PassContext settings of the pipeline (checked before any step)
+    from pipeline_model.engine import pass_context_tvm  # PassContext settings of the pipeline (checked before any step)
 
     pc_fingerprint, pc_problem = pass_context_tvm.prepare(args.get("pass_context"), args.get("pipeline_path"))
     if pc_problem:
@@ -391,7 +391,7 @@ def _apply_step(args: dict[str, Any], ctx: Any, target: Any, loaded: Any, i: int
                 ) -> tuple[Any, dict[str, Any], Optional[BaseException], str]:
     """Build step ``i``'s pass (its kind's hooks) and apply it to a copy of ``pos.mod``:
     ``(new module, report, error, traceback)``."""
-    from pipeline_model import pass_context_tvm
+    from pipeline_model.engine import pass_context_tvm
     from pipeline_model.passkinds import catalogue_tvm
     from pipeline_model.passkinds.registry import kind_for
 

@@ -15,7 +15,7 @@ parameters of :data:`FOCUS_PARAMS` it tunes only the functions that hold most of
   custom code is trusted.
 
 The profile is the engine's profile of the step's input module (``{"entries": [{name, kind,
-total_us, share}]}``, see ``pipeline_model.engine.handlers_build.profile_vm``). The choice and the
+total_us, share}]}``, see ``pipeline_model.engine.build.measure.profile_vm``). The choice and the
 allocation (``choose_tuning_functions``, ``allocate_trials``, ``plan_targeted_tuning``) and the loading of a
 ``schedule_fn`` live in :mod:`pipeline_model.passkinds.metaschedule.script` (their source is copied into
 exported scripts), so a script computes the same plan as the engine from its own profile. This module

@@ -477,7 +477,8 @@ def profile_prim_funcs(mod, target):
     dev = tvm.cpu(0) if target.kind.name in ("llvm", "c") else tvm.device(target.kind.name, 0)
     vm = relax.VirtualMachine(ex, dev)
     entry = entry_function(mod)  # noqa: F821 - defined by the exported script
-    args, _values = make_arguments(mod, entry, dev)  # noqa: F821 - defined by the exported script
+    arrays, _described = make_arguments(mod, entry, None)  # noqa: F821 - defined by the exported script
+    args = [tvm.runtime.tensor(a, dev) for a in arrays]
     vm[entry](*args)
     prims = {gv.name_hint for gv, f in mod.functions_items() if isinstance(f, tvm.tirx.PrimFunc)}
     runs, stack = [], []

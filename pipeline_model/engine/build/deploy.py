@@ -1,0 +1,48 @@
+"""The ``deploy.py`` that ``export_library`` writes beside ``model.so``, ``weights.npz`` and ``model.json``: it
+loads the library and runs the entry function on an ``.npz`` of inputs or seeded random ones."""
+
+from __future__ import annotations
+
+#: ``deploy.py`` (``str.format`` with ``library`` and ``target_label``).
+DEPLOY_SCRIPT = '''\
+"""Run the exported model: {library} (built by Relax Pipeline Studio for target {target_label}).
+
+Usage: python deploy.py [inputs.npz]      (needs apache-tvm; arrays in the .npz named like the inputs)
+Without an inputs file it runs on seeded random inputs.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import tvm
+from tvm import relax
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+META = json.load(open(os.path.join(HERE, "model.json")))
+
+
+def main() -> None:
+    lib = tvm.runtime.load_module(os.path.join(HERE, META["library"]))
+    dev = getattr(tvm, META["device"])(0)
+    vm = relax.VirtualMachine(lib, dev)
+    rng = np.random.default_rng(0)
+    if len(sys.argv) > 1:
+        data = np.load(sys.argv[1])
+        inputs = [data[a["name"]] for a in META["inputs"]]
+    else:
+        inputs = [rng.standard_normal(a["shape"]).astype(a["dtype"]) for a in META["inputs"]]
+    weights = np.load(os.path.join(HERE, "weights.npz"))
+    args = [tvm.runtime.tensor(np.asarray(x), dev) for x in inputs]
+    args += [tvm.runtime.tensor(weights[f"w{{i}}"], dev) for i in range(len(META["weights"]))]
+    out = vm[META["function"]](*args)
+    outs = [out] if hasattr(out, "numpy") else list(out)
+    for i, o in enumerate(outs):
+        arr = o.numpy()
+        print(f"output {{i}}: shape={{list(arr.shape)}} dtype={{arr.dtype}} mean={{float(arr.mean()):.6g}}")
+    np.savez(os.path.join(HERE, "outputs.npz"), *[o.numpy() for o in outs])
+
+
+if __name__ == "__main__":
+    main()
+'''

@@ -1,0 +1,87 @@
+"""Targets and local devices of the engine: ``tvm.target.Target`` from a target dict, the host CPU target,
+the device a target runs on, and the devices this machine has (imports TVM inside the functions)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline_model import targets as targets_mod
+from pipeline_model.scriptlib.functions import BuildError, first_line
+from pipeline_model.scriptlib.threads import usable_cores
+
+def tvm_target(target: dict[str, Any]) -> Any:
+    """``tvm.target.Target`` from a target dict; ``BuildError`` with TVM's reason when invalid."""
+    import tvm
+
+    try:
+        return tvm.target.Target(dict(target))
+    except Exception as exc:  # noqa: BLE001 - TVM raises ValueError/TVMError
+        raise BuildError(f"invalid target {target!r}: {first_line(exc)}") from None
+
+
+def host_cpu_target() -> dict[str, Any]:
+    """The CPU target for this machine: ``{"kind": "llvm", "mcpu": <host>, "num-cores": N}``."""
+    from tvm.target import codegen
+
+    target: dict[str, Any] = {"kind": "llvm", "num-cores": usable_cores()}
+    try:
+        cpu = str(codegen.llvm_get_system_cpu())
+        if cpu and cpu != "generic" and codegen.llvm_is_valid_cpu(cpu, ""):
+            target["mcpu"] = cpu
+    except Exception:  # noqa: BLE001 - host detection is best effort; plain llvm always works
+        pass
+    return target
+
+
+def device_for(target: dict[str, Any], index: int = 0) -> Any:
+    """The TVM device that runs code built for ``target``; ``BuildError`` when this machine has none."""
+    import tvm
+
+    kind = targets_mod.device_kind_for(target)
+    dev = getattr(tvm, kind)(index)
+    if not dev.exist:
+        raise BuildError(
+            f"no {kind} device {index} on this machine: the module was built for {target.get('kind')}, "
+            f"but it can only run where such a device exists (detected devices: "
+            f"{', '.join(d['kind'] for d in detect_devices())})"
+        )
+    return dev
+
+
+def detect_devices() -> list[dict[str, Any]]:
+    """Local devices: the CPU always, and each GPU kind whose device 0 exists."""
+    import tvm
+
+    cpu_target = host_cpu_target()
+    devices = [targets_mod.DeviceInfo(
+        kind="cpu", index=0,
+        name=f"{cpu_target.get('mcpu', 'generic')}, {cpu_target['num-cores']} cores",
+        target=cpu_target).to_json()]
+    for kind in targets_mod.DEVICE_KINDS[1:]:
+        try:
+            dev = getattr(tvm, kind)(0)
+            exists = bool(dev.exist)
+        except Exception:  # noqa: BLE001 - a runtime without this backend
+            exists = False
+        if not exists:
+            continue
+        details: dict[str, Any] = {}
+        for attr in ("device_name", "compute_version", "max_threads_per_block", "warp_size", "total_global_memory"):
+            try:
+                value = getattr(dev, attr)
+                details[attr] = value if isinstance(value, (int, float, str)) or value is None else str(value)
+            except Exception:  # noqa: BLE001 - not every backend reports everything
+                pass
+        target: dict[str, Any] = {"kind": kind}
+        if kind == "cuda" and details.get("compute_version"):
+            target["arch"] = "sm_" + str(details["compute_version"]).replace(".", "")
+        devices.append(targets_mod.DeviceInfo(kind=kind, index=0, name=str(details.get("device_name") or kind),
+                                              target=target, details=details).to_json())
+    return devices
+
+
+def target_label(target: dict[str, Any]) -> str:
+    """Short label of a target dict (``llvm znver4``)."""
+    from pipeline_model.document import target_label as label
+
+    return label(target)

@@ -1,0 +1,126 @@
+"""Engine command ``compare``: build several modules (pipelines, snapshots, the model as loaded), run them on
+the same inputs, time and check them, and diff their final IRs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Optional
+
+import numpy as np
+
+from pipeline_model.engine.build.inputs import PreparedInputs, prepare_inputs
+from pipeline_model.engine.build.measure import build_and_measure, output_stats
+from pipeline_model.engine.build.reference import reference_outputs, tvm_check
+from pipeline_model.engine.build.requests import check_settings, resolve_module, resolve_module_key
+from pipeline_model.engine.handler_registry import handler
+from pipeline_model.scriptlib.functions import BuildError, entry_function
+from pipeline_model.scriptlib.outputs import compare_outputs
+
+if TYPE_CHECKING:  # the worker imports this module; only type checkers import it back
+    from pipeline_model.engine.context import WorkerContext
+
+
+def _ir_summary(mod: Any) -> str:
+    """``mod``'s TVMScript, or "" when it cannot be printed (no diff for it)."""
+    try:
+        return str(mod.script())
+    except Exception:  # noqa: BLE001 - a module that cannot be printed: no diff for it
+        return ""
+
+
+def _final_ir_diffs(scripts: list[str]) -> list[dict[str, Any]]:
+    """The diff of the final IRs of every pair of modules (those that printed)."""
+    from pipeline_model import diff as diff_mod
+
+    diffs = []
+    for i in range(len(scripts)):
+        for j in range(i + 1, len(scripts)):
+            if not scripts[i] or not scripts[j]:
+                continue
+            d = diff_mod.diff_snapshots(scripts[i], scripts[j])
+            diffs.append({"a": i, "b": j, "identical": not d.changed, "stats": d.stats(),
+                          "functions": [{"name": f.name, "status": f.status, "added": f.added_lines,
+                                         "removed": f.removed_lines}
+                                        for f in d.functions if f.status != "unchanged" and f.is_function]})
+    return diffs
+
+
+def _compare_many(args: dict, ctx: WorkerContext) -> dict:
+    """``compare`` with ``modules``: build each, run on the same inputs, time, check, diff the final IRs."""
+    specs = list(args.get("modules") or [])
+    if len(specs) < 2:
+        raise BuildError("compare: give at least two modules")
+    func_name = args.get("function")
+    prepared: Optional[PreparedInputs] = None
+    chk = check_settings(args)
+    ref_outputs: Optional[list[np.ndarray]] = None
+    rows: list[dict[str, Any]] = []
+    scripts: list[str] = []
+    for i, spec in enumerate(specs):
+        spec = dict(spec or {})
+        mod, loaded, target, label, key = resolve_module_key(spec, ctx)
+        label = str(spec.get("label") or label)
+        fname = entry_function(mod, func_name)
+        if prepared is None:
+            prepared = prepare_inputs(mod, fname, loaded, args.get("inputs"))
+            func_name = fname
+            if chk is not None:
+                ref_outputs = reference_outputs(loaded, fname, prepared.for_reference(loaded, fname), ctx)
+        try:
+            res = build_and_measure(mod, target, fname, prepared.for_module(mod, fname), args.get("bench", {}), ctx,
+                                    f"{i + 1}/{len(specs)}: {label}", baseline=bool(spec.get("baseline")))
+        except BuildError as exc:
+            rows.append({"label": label, "key": key, "target": target, "error": str(exc), "build_ms": None,
+                         "latency": None, "outputs": [], "check": None})
+            scripts.append("")
+            continue
+        row = {"label": label, "key": key, "target": target, "device": res["device"], "build_ms": res["build_ms"],
+               "latency": res["latency"], "outputs": output_stats(res["outputs"]), "check": None, "error": None}
+        if chk is not None and ref_outputs is not None:
+            row["check"] = tvm_check(res["outputs"], ref_outputs, chk)
+        rows.append(row)
+        scripts.append(_ir_summary(mod))
+    timed = [r for r in rows if r.get("latency")]
+    best = min(timed, key=lambda r: r["latency"]["median_us"]) if timed else None
+    return {"function": func_name, "arguments": prepared.described if prepared else None, "rows": rows,
+            "diffs": _final_ir_diffs(scripts), "best": rows.index(best) if best is not None else None}
+
+
+@handler("compare")
+def handle_compare(args: dict, ctx: WorkerContext) -> dict:
+    """Build modules, run them on the same inputs and compare latencies (and, with ``modules``, more).
+
+    Two-module form: ``a`` and ``b`` (each a module request like ``build_run``'s: ``document``, ``base_dir``,
+    ``key``, ``baseline``, ``target``), ``inputs``, ``bench``, ``check`` (compare ``b`` against ``a``);
+    ``speedup`` = latency(a) / latency(b).
+    Many-module form: ``modules`` (a list of such requests, each with an optional ``label``), ``inputs``,
+    ``bench``, ``check``: reply ``{"function", "arguments", "rows": [{label, key, target, device, build_ms,
+    latency, outputs, check (vs the model as loaded), error}], "diffs": [{a, b, added, removed, identical,
+    functions}] (final IR of every pair, :func:`pipeline_model.diff.diff_scripts`), "best": index of the
+    fastest}``. A module that fails to build gets its ``error``; the others still run.
+    """
+    if args.get("modules") is not None:
+        return _compare_many(args, ctx)
+    sides = []
+    prepared: Optional[PreparedInputs] = None
+    func_name = None
+    for side in ("a", "b"):
+        spec = dict(args.get(side) or {})
+        if not spec:
+            raise BuildError(f"compare: module {side!r} is missing")
+        mod, loaded, target, label = resolve_module(spec, ctx)
+        func_name = entry_function(mod, args.get("function") or func_name)
+        if prepared is None:
+            prepared = prepare_inputs(mod, func_name, loaded, args.get("inputs"))
+        res = build_and_measure(mod, target, func_name, prepared.for_module(mod, func_name), args.get("bench", {}),
+                                ctx, f"{side}: {label}", baseline=bool(spec.get("baseline")))
+        sides.append((label, target, res))
+    (la, ta, ra), (lb, tb, rb) = sides
+    out: dict[str, Any] = {"function": func_name, "arguments": prepared.described if prepared else None}
+    for name, label, target, res in (("a", la, ta, ra), ("b", lb, tb, rb)):
+        out[name] = {"label": label, "target": target, "device": res["device"], "build_ms": res["build_ms"],
+                     "latency": res["latency"], "outputs": output_stats(res["outputs"])}
+    out["speedup"] = ra["latency"]["median_us"] / rb["latency"]["median_us"]
+    chk = check_settings(args)
+    if chk is not None:
+        out["check"] = compare_outputs(rb["outputs"], ra["outputs"], chk["rtol"], chk["atol"], chk["scale"])
+    return out

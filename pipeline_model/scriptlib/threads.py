@@ -1,0 +1,52 @@
+"""How many threads TVM's CPU runtime uses: every core this process may run on, unless the user chose.
+
+The engine (:func:`pipeline_model.runtime_threads.ensure_runtime_threads`), the environment report and
+exported scripts (this module's code, before ``import tvm``) share these functions. Standard library only;
+its code needs nothing but ``import os`` above it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import MutableMapping
+
+#: Environment variables TVM's runtime reads for its thread count, in the order it reads them.
+THREAD_ENV_VARS = ("TVM_NUM_THREADS", "OMP_NUM_THREADS")
+#: Where the thread count came from when it was not the user's choice.
+SOURCE_CORES = "usable cores"
+
+
+def usable_cores() -> int:
+    """The number of CPUs this process may run on (its affinity mask; ``os.cpu_count()`` where there is none)."""
+    if hasattr(os, "sched_getaffinity"):
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except OSError:
+            pass
+    return max(1, os.cpu_count() or 1)
+
+
+def explicit_thread_count(environ: "MutableMapping[str, str]") -> "tuple[int, str] | None":
+    """``(count, variable)`` the user chose through ``TVM_NUM_THREADS`` / ``OMP_NUM_THREADS``, if any.
+
+    A variable that is set but not a positive integer is ignored, as TVM ignores it.
+    """
+    for name in THREAD_ENV_VARS:
+        try:
+            value = int(str(environ.get(name)).strip())
+        except (TypeError, ValueError):
+            continue
+        if value > 0:
+            return value, name
+    return None
+
+
+def use_every_core(environ: "MutableMapping[str, str]", cores: "int | None" = None) -> "tuple[int, str]":
+    """Set ``TVM_NUM_THREADS`` in ``environ`` to ``cores`` (default :func:`usable_cores`) unless the user
+    chose a count; return ``(count in effect, where it comes from)`` (a variable name or :data:`SOURCE_CORES`)."""
+    chosen = explicit_thread_count(environ)
+    if chosen is not None:
+        return chosen
+    count = max(1, int(cores if cores is not None else usable_cores()))
+    environ["TVM_NUM_THREADS"] = str(count)
+    return count, SOURCE_CORES

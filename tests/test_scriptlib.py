@@ -1,0 +1,91 @@
+"""One rule each for "which function runs", "its arguments", "the check" and "how many cores": the engine runs
+``pipeline_model.scriptlib`` and exported scripts contain its code (the same source), so the two cannot drift."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import textwrap
+
+import numpy as np
+import pytest
+
+from pipeline_model import runtime_threads, scriptlib
+from pipeline_model.document import PipelineDocument, Step
+from pipeline_model.export import export_script
+from pipeline_model.scriptlib import arguments, functions, outputs, threads
+
+MODULE = '''
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def decode(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+        return x
+
+    @R.function
+    def forward(ids: R.Tensor((1, 4), "int64"), table: R.Tensor((7, 3), "float32")) -> R.Tensor((1, 4, 3), "float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            y = R.take(table, ids, axis=0)
+            R.output(y)
+        return y
+'''
+
+
+def _module(tmp_path):
+    path = tmp_path / "two_functions.py"  # TVMScript reads the class source from a file
+    path.write_text(MODULE)
+    namespace: dict = {}
+    exec(compile(MODULE, str(path), "exec"), namespace)  # noqa: S102 - the test's own module
+    return namespace["Module"]
+
+
+def test_exported_script_contains_the_engine_code():
+    source = export_script(PipelineDocument(name="rules", model="builtin:mlp", steps=[Step(pass_id="relax.LegalizeOps")]),
+                           build=True)
+    for func in (functions.entry_function, arguments.make_arguments, arguments.integer_input_bounds,
+                 arguments.arguments_by_name, outputs.compare_outputs, outputs.warm_up, outputs.benchmark,
+                 outputs.flatten_outputs, threads.usable_cores, threads.use_every_core):
+        assert textwrap.dedent(inspect.getsource(func)) in source, func.__name__
+    assert "pipeline_model" not in source
+    compile(source, "<exported>", "exec")
+
+
+def test_the_script_code_picks_the_function_and_arguments_the_engine_does(tmp_path):
+    pytest.importorskip("tvm")
+    mod = _module(tmp_path)
+    script: dict = {}
+    exec(compile(scriptlib.script_source(), "<script rules>", "exec"), script)  # noqa: S102 - our own code
+    # "forward" runs, not the first name in sorted order ("decode"), as the scripts ran before
+    assert functions.entry_function(mod) == script["entry_function"](mod) == "forward"
+    with pytest.raises(functions.BuildError, match="no Relax function 'nope'"):
+        functions.entry_function(mod, "nope")
+    engine_arrays, engine_described = arguments.make_arguments(mod, "forward", None)
+    script_arrays, script_described = script["make_arguments"](mod, "forward", None)
+    assert engine_described == script_described
+    assert engine_described[0]["range"] == [0, 7]  # the ids stay inside the table
+    assert all(np.array_equal(a, b) for a, b in zip(engine_arrays, script_arrays))
+
+
+def test_the_graph_view_opens_the_function_that_runs(tmp_path):
+    pytest.importorskip("tvm")
+    from pipeline_model.engine import graph_extract_tvm
+
+    assert graph_extract_tvm.default_function(_module(tmp_path)) == "forward"
+
+
+def test_script_thread_lines_are_the_rule_the_engine_applies():
+    lines = "\n".join(runtime_threads.script_lines())
+    assert textwrap.dedent(inspect.getsource(threads.explicit_thread_count)) in lines
+    env = {"TVM_NUM_THREADS": " 3 "}
+    assert runtime_threads.ensure_runtime_threads(env, cores=8).count == 3
+    script: dict = {"os": os}
+    exec(compile(threads_source := scriptlib.module_source("threads"), "<threads>", "exec"), script)  # noqa: S102
+    assert "use_every_core" in threads_source
+    assert script["use_every_core"](env, 8) == (3, "TVM_NUM_THREADS")
+    fresh: dict[str, str] = {}
+    assert script["use_every_core"](fresh, 8) == (8, "usable cores") and fresh["TVM_NUM_THREADS"] == "8"
