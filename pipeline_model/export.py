@@ -16,7 +16,7 @@ text embedded as code is a custom step's source, verbatim, inside its own functi
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import Any, Optional
 
 from pipeline_model import emit, runtime_threads, scriptlib
 from pipeline_model.catalogue import Catalogue
@@ -149,7 +149,6 @@ def export_script(
     a custom step's source goes verbatim into its own function.
     """
     from pipeline_model.passkinds.metaschedule.config import document_work_dir
-    from pipeline_model.passkinds.registry import kind_for, recipe_for
 
     if work_dir is None:
         work_dir = document_work_dir(doc)
@@ -169,47 +168,11 @@ def export_script(
     except emit.EmitError as exc:  # pragma: no cover - str is always plain
         raise ExportError(str(exc)) from None
 
-    imports: list[str] = []
-    helpers: list[str] = []
-    custom_funcs: list[str] = []
-    body: list[str] = []
+    pieces = _StepPieces()
     for index, step in enumerate(doc.steps):
-        if not step.runnable:
-            continue
-        pass_id = step.pass_id
-        if not emit.SAFE_PASS_ID.match(pass_id or ""):
-            raise ExportError(f"{_step_label(index, repr(pass_id))}: pass id has characters other than "
-                              "letters, digits, '_' and '.'")
-        label = _step_label(index, pass_id)
-        params = dict(step.params or {})
-        if catalogue is not None:
-            spec = catalogue.get(pass_id)
-            if spec is None:
-                raise ExportError(f"{label}: unknown pass")
-            if not spec.available:
-                raise ExportError(f"{label}: not available: {spec.unavailable_reason}")
-            params, errors = catalogue.validate_params(pass_id, params)
-            if errors:
-                raise ExportError(f"{label}: " + "; ".join(errors))
-        try:
-            expr = recipe_for(pass_id, params, step_number=index + 1)
-            kind = kind_for(pass_id)
-            if kind is None:  # pragma: no cover - recipe_for already refused it
-                raise emit.EmitError(f"no construction known for pass {pass_id!r}")
-            piece = kind.export_step(pass_id, params, expr, index=index, label=label)
-        except emit.EmitError as exc:
-            message = str(exc)
-            raise ExportError(message if message.startswith(label) else f"{label}: {message}") from None
-        body.append(f"        # step {index + 1}: {pass_id}")
-        for helper in piece.helpers:
-            if helper not in helpers:
-                helpers.append(helper)
-        for module in piece.imports:
-            if module not in imports:
-                imports.append(module)
-        custom_funcs.extend(piece.functions)
-        body.extend(f"        {line}" for line in piece.lines)
-        body.append("        mod = pass_(mod)")
+        if step.runnable:
+            pieces.add(index, step, catalogue)
+    imports, helpers, custom_funcs, body = pieces.imports, pieces.helpers, pieces.functions, pieces.body
 
     try:
         from pipeline_model.models import emit_model_loader
@@ -251,6 +214,61 @@ def export_script(
     except SyntaxError as exc:
         raise ExportError(f"the exported script does not compile (line {exc.lineno}: {exc.msg})") from None
     return source
+
+
+
+class _StepPieces:
+    """What the enabled steps add to a script, gathered step by step: imports and helpers (once each, in
+    order), top-level functions (custom steps) and the lines of ``apply_steps``."""
+
+    def __init__(self) -> None:
+        self.imports: list[str] = []
+        self.helpers: list[str] = []
+        self.functions: list[str] = []
+        self.body: list[str] = []
+
+    def add(self, index: int, step: Any, catalogue: Any) -> None:
+        """Add step ``index`` (validated against ``catalogue`` when given); :class:`ExportError` names the step."""
+        from pipeline_model.passkinds.registry import kind_for, recipe_for
+
+        pass_id = step.pass_id
+        if not emit.SAFE_PASS_ID.match(pass_id or ""):
+            raise ExportError(f"{_step_label(index, repr(pass_id))}: pass id has characters other than "
+                              "letters, digits, '_' and '.'")
+        label = _step_label(index, pass_id)
+        params = _checked_params(pass_id, dict(step.params or {}), catalogue, label)
+        try:
+            expr = recipe_for(pass_id, params, step_number=index + 1)
+            kind = kind_for(pass_id)
+            if kind is None:  # pragma: no cover - recipe_for already refused it
+                raise emit.EmitError(f"no construction known for pass {pass_id!r}")
+            piece = kind.export_step(pass_id, params, expr, index=index, label=label)
+        except emit.EmitError as exc:
+            message = str(exc)
+            raise ExportError(message if message.startswith(label) else f"{label}: {message}") from None
+        self.body.append(f"        # step {index + 1}: {pass_id}")
+        self.helpers.extend(h for h in piece.helpers if h not in self.helpers)
+        for module in piece.imports:
+            if module not in self.imports:
+                self.imports.append(module)
+        self.functions.extend(piece.functions)
+        self.body.extend(f"        {line}" for line in piece.lines)
+        self.body.append("        mod = pass_(mod)")
+
+
+def _checked_params(pass_id: str, params: dict[str, Any], catalogue: Any, label: str) -> dict[str, Any]:
+    """``params`` validated and completed by ``catalogue`` (as the engine does), or as written without one."""
+    if catalogue is None:
+        return params
+    spec = catalogue.get(pass_id)
+    if spec is None:
+        raise ExportError(f"{label}: unknown pass")
+    if not spec.available:
+        raise ExportError(f"{label}: not available: {spec.unavailable_reason}")
+    params, errors = catalogue.validate_params(pass_id, params)
+    if errors:
+        raise ExportError(f"{label}: " + "; ".join(errors))
+    return params
 
 
 def default_output_path(doc: PipelineDocument) -> str:

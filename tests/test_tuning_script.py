@@ -189,7 +189,7 @@ def test_exported_helpers_are_the_source_of_the_functions_the_engine_calls():
     assert builder_tvm.tuning_builder is script.tuning_builder and builder_tvm.tuning_runner is script.tuning_runner
     assert tasks_tvm.wipe_work_dir is script.wipe_work_dir and pass_tvm.wipe_work_dir is script.wipe_work_dir
     assert tasks_tvm.track_work_dir is script.track_work_dir and pass_tvm.track_work_dir is script.track_work_dir
-    assert tasks_tvm.physical_cores is script.physical_cores
+    assert tasks_tvm.tuning_cores is script.tuning_cores
     assert overrides_tvm.register_tuning_functions is script.register_tuning_functions
     # ... and an exported script holds exactly their source.
     doc = load_pipeline(os.path.join(PIPES, "cpu_tuned_focus.json"))

@@ -5,7 +5,7 @@ exported script with a tuning step, after the constants of :data:`SCRIPT_CONSTAN
 (:mod:`pipeline_model.passkinds.metaschedule.builder_tvm`, ``tasks_tvm``, ``pass_tvm``) calls the very same
 functions, so the two cannot drift:
 
-* the target: :func:`meta_schedule_target` (an llvm target gets ``"num-cores"`` = :func:`physical_cores`,
+* the target: :func:`meta_schedule_target` (an llvm target gets ``"num-cores"`` = :func:`tuning_cores`,
   the one core-count rule of tuning) and :func:`load_tensor_intrinsics` (only the CPU intrinsics);
 * the builder and runner from the step's options (:func:`tuning_builder`, :func:`tuning_runner`, with
   :func:`meta_schedule_f_build`); the engine passes its stoppable builder class, the script ``None``;
@@ -26,6 +26,8 @@ TVM is imported inside the functions only, so this module is TVM-free at import.
 of other module globals than :data:`SCRIPT_CONSTANTS` and each other.
 """
 
+from pipeline_model.scriptlib.threads import usable_cores  # the core rule; scripts define it in their header
+
 #: Name of the small state file kept in a work directory (which tasks finished tuning).
 STATE_FILE = "rps_tuning_state.json"
 #: MetaSchedule's JSON database files in a work directory (workloads, tuning records).
@@ -44,22 +46,17 @@ class TuningConfigError(ValueError):
 
 
 # ---- target ------------------------------------------------------------------------------------
-def physical_cores():
-    """Physical CPU cores (logical ones when unknown): the ``"num-cores"`` MetaSchedule tunes for."""
-    import os
-
-    try:
-        import psutil
-
-        cores = psutil.cpu_count(logical=False) or psutil.cpu_count()
-    except ImportError:
-        cores = None
-    return max(1, int(cores or os.cpu_count() or 1))
+def tuning_cores():
+    """The ``"num-cores"`` MetaSchedule tunes for and the default number of builder workers: the CPUs this
+    process may use — the app's one core-count rule (:func:`pipeline_model.scriptlib.threads.usable_cores`, which
+    also sizes TVM's runtime thread pool, so tuned code is measured and run on the same number of threads). In an
+    exported script ``usable_cores`` is that rule's copy in the script's header."""
+    return usable_cores()
 
 
 def meta_schedule_target(target):
     """``target`` (a Target, dict or JSON/kind string) as a ``tvm.target.Target`` fit for MetaSchedule:
-    an llvm target without ``"num-cores"`` gets :func:`physical_cores` (MetaSchedule refuses an
+    an llvm target without ``"num-cores"`` gets :func:`tuning_cores` (MetaSchedule refuses an
     llvm target without it)."""
     import json
 
@@ -74,7 +71,7 @@ def meta_schedule_target(target):
     else:
         config = dict(target)
     if config.get("kind") == "llvm" and "num-cores" not in config:
-        config["num-cores"] = physical_cores()
+        config["num-cores"] = tuning_cores()
     return Target(config)
 
 
@@ -128,11 +125,10 @@ def tuning_builder(options, stoppable=None):
     logical core), ``builder_timeout_s`` per candidate, building with :func:`meta_schedule_f_build`.
     ``stoppable``: a builder class taking ``(max_workers, timeout_sec)`` (the engine's, which polls its
     stop flag); ``None``: TVM's ``LocalBuilder``."""
-    import os
 
     from tvm.s_tir import meta_schedule as ms
 
-    workers = int(options["builder_workers"]) or (os.cpu_count() or 1)
+    workers = int(options["builder_workers"]) or tuning_cores()
     timeout = float(options["builder_timeout_s"])
     if stoppable is not None:
         return stoppable(workers, timeout)
@@ -553,7 +549,7 @@ def targeted_tuning_pass(tune_tir, work_dir, settings, max_trials_global, schedu
 SCRIPT_CONSTANTS = ("STATE_FILE", "DATABASE_FILES", "MANIFEST_FILE", "MANIFEST_FORMAT", "MANIFEST_MAX_BYTES",
                     "TRACKED_DIRS")
 #: Helpers an exported script with a MetaSchedule tuning step needs (in this order).
-SCRIPT_HELPERS = (TuningConfigError, physical_cores, meta_schedule_target, load_tensor_intrinsics,
+SCRIPT_HELPERS = (TuningConfigError, tuning_cores, meta_schedule_target, load_tensor_intrinsics,
                   meta_schedule_f_build, tuning_builder, tuning_runner, manifest_entry_path, read_manifest,
                   write_manifest, work_dir_files, track_work_dir, wipe_work_dir, register_tuning_functions,
                   install_meta_schedule_cpu)

@@ -27,7 +27,7 @@ from pipeline_model.passkinds.metaschedule.config import TuningConfig, has_datab
 from pipeline_model.passkinds.metaschedule.script import (
     STATE_FILE,
     TuningConfigError,
-    physical_cores,
+    tuning_cores,
     track_work_dir,
     wipe_work_dir,
 )
@@ -149,7 +149,7 @@ def _run_tasks_untracked(
         return
     from tvm.s_tir.meta_schedule.utils import fork_seed
 
-    num_threads = int(target.attrs.get("num-cores", 0) or physical_cores()) if target.kind.name == "llvm" else "physical"
+    num_threads = int(target.attrs.get("num-cores", 0) or tuning_cores()) if target.kind.name == "llvm" else "physical"
     contexts = []
     names = [t[0] for t in todo]
     for (name, mod, _w, _k), logger, rand_state in zip(
