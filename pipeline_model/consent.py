@@ -95,18 +95,57 @@ def _file_item(kind: str, label: str, path: str, index: Optional[int], reason: s
     return CodeItem(kind, label, path, digest, index, reason)
 
 
-def model_item(spec: str, base_dir: Optional[str]) -> Optional[CodeItem]:
-    """The model as code to consent to: a ``.py`` model file outside ``resources/``; else ``None``
-    (built-ins, ONNX, ``.pt2``)."""
+#: Model file suffixes that may hold code: Python files always; archives when a pickle in them could run code.
+CODE_BEARING_SUFFIXES = (".py", ".pt2")
+
+
+def model_path(spec: str, base_dir: Optional[str]) -> Optional[str]:
+    """The file a model spec names when it may hold code (a ``.py`` or ``.pt2`` file outside the app's own
+    ``resources/``), else ``None`` (built-ins, ONNX, the app's files)."""
     spec = str(spec or "").strip()
     if not spec or spec.startswith("builtin:"):
         return None
     path = _resolve(spec, base_dir)
-    if not path.lower().endswith(".py") or is_app_file(path):
+    if not path.lower().endswith(CODE_BEARING_SUFFIXES) or is_app_file(path):
+        return None
+    return path
+
+
+def model_item(spec: str, base_dir: Optional[str], data: Optional[bytes] = None) -> Optional[CodeItem]:
+    """The model as code to consent to, else ``None``: a ``.py`` model file outside ``resources/``, and a
+    ``.pt2`` archive holding a pickle that could run code when loaded (:mod:`pipeline_model.pickle_scan`; a
+    plain ``torch.export.save`` archive is data). ``data``: the file's bytes, read once by the caller, which
+    are then what is scanned and hashed (the engine loads those same bytes); else the file is read here."""
+    path = model_path(spec, base_dir)
+    if path is None:
         return None
     label = f"model file {path}"
-    return _file_item(KIND_MODEL, label, path, None,
-                      "is Python code (TVMScript, an nn.Module or a PyTorch model file runs when loaded)")
+    if path.lower().endswith(".py"):
+        reason = "is Python code (TVMScript, an nn.Module or a PyTorch model file runs when loaded)"
+        return _content_item(label, path, data, reason) if data is not None else _file_item(
+            KIND_MODEL, label, path, None, reason)
+    from pipeline_model import pickle_scan
+
+    if data is None:
+        try:
+            with safe_files.open_regular(path, label) as handle:
+                found = pickle_scan.scan_archive(path, handle=handle)
+        except OSError as exc:
+            return CodeItem(KIND_MODEL, label, path, "", None, str(exc))
+    else:
+        found = pickle_scan.scan_archive(path, data=data)
+    if not found:
+        return None
+    first = found[0]
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    reason = (f"holds a pickle that can run code when loaded ({first.entry}: {first.reason}{more}); a plain "
+              "torch.export.save archive holds none")
+    return _content_item(label, path, data, reason) if data is not None else _file_item(
+        KIND_MODEL, label, path, None, reason)
+
+
+def _content_item(label: str, path: str, data: bytes, reason: str) -> CodeItem:
+    return CodeItem(KIND_MODEL, label, path, hashlib.sha256(data).hexdigest(), None, reason)
 
 
 def step_items(steps: Iterable[dict[str, Any]], base_dir: Optional[str]) -> list[CodeItem]:

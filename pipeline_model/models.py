@@ -119,10 +119,16 @@ def resolve_model(spec: str, base_dir: Optional[str] = None) -> ModelSource:
 
 
 def file_sha256(path: str) -> str:
-    """Hex SHA-256 of a file's content (streamed; special files and files over the cap refused with
-    an ``OSError`` naming the file, see :mod:`pipeline_model.safe_files`)."""
+    """Hex SHA-256 of a file's content: of the bytes the engine pinned for it
+    (:mod:`pipeline_model.importers.content`: consent and load see one content), else streamed from the file
+    (special files and files over the cap refused with an ``OSError`` naming the file, see
+    :mod:`pipeline_model.safe_files`)."""
     from pipeline_model import safe_files
+    from pipeline_model.importers import content
 
+    data = content.pinned_bytes(path)
+    if data is not None:
+        return content.sha256(data)
     return safe_files.sha256_file(path, "model file")
 
 

@@ -145,8 +145,9 @@ def _scan_zip(handle: IO[bytes], prefix: str, depth: int, found: list[UnsafePick
                     found.append(UnsafePickle(where, f"imports {listed}"))
 
 
-def scan_archive(path: str, data: Optional[bytes] = None) -> list[UnsafePickle]:
-    """The pickles in the zip archive at ``path`` (or in ``data``, its bytes) that could run code when loaded.
+def scan_archive(path: str, data: Optional[bytes] = None, handle: Optional[IO[bytes]] = None) -> list[UnsafePickle]:
+    """The pickles in the zip archive at ``path`` (or in ``data``, its bytes, or read from the open ``handle``)
+    that could run code when loaded.
 
     Empty for an archive of safe pickles only. A file that is not a readable zip archive is reported as one
     entry (it cannot be shown safe)."""
@@ -154,6 +155,8 @@ def scan_archive(path: str, data: Optional[bytes] = None) -> list[UnsafePickle]:
     try:
         if data is not None:
             _scan_zip(io.BytesIO(data), "", 0, found)
+        elif handle is not None:
+            _scan_zip(handle, "", 0, found)
         else:
             with open(path, "rb") as fh:
                 _scan_zip(fh, "", 0, found)

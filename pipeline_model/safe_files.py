@@ -16,6 +16,7 @@ for a FIFO between the check and the open still cannot block the caller.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import stat
 from typing import Any, Iterator, Optional
@@ -88,6 +89,14 @@ def _open(path: str, what: str, max_bytes: Optional[int]) -> int:
         os.close(fd)
         raise UnsafeFileError(f"{what} {path} is {_kind(st.st_mode)}, not a regular file; refused")
     return fd
+
+
+def open_regular(path: str, what: str = "file", max_bytes: Optional[int] = None) -> "io.BufferedReader":
+    """A binary file object of ``path`` opened only when it is a regular file (checked again on the open file
+    descriptor, so a FIFO swapped in never blocks); :class:`UnsafeFileError` otherwise."""
+    fd = _open(path, what, max_bytes)
+    os.set_blocking(fd, True)
+    return io.open(fd, "rb", closefd=True)
 
 
 def _chunks(path: str, what: str, max_bytes: int) -> Iterator[bytes]:

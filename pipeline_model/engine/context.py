@@ -248,25 +248,40 @@ class WorkerContext:
     def load_model(self, spec: str, base_dir: Optional[str]) -> Any:
         """Load a model (``LoadedModel``), memoised by its key (which includes the file's content hash).
 
-        A model ``.py`` file is code: without consent in the current request :class:`ConsentError`
-        is raised before anything of it runs."""
-        from pipeline_model import consent, models
-        from pipeline_model.importers import load_tvm
+        A model ``.py`` file is code, and so is a ``.pt2`` archive holding a pickle that could run code: without
+        consent in the current request :class:`ConsentError` is raised before anything of it runs. Such a file is
+        read once: consent is checked on those bytes and the loader gets the same bytes
+        (:mod:`pipeline_model.importers.content`), so a file replaced after the check is never loaded."""
+        import contextlib
 
-        item = consent.model_item(spec, base_dir)
+        from pipeline_model import consent, models, safe_files
+        from pipeline_model.importers import content, load_tvm
+
+        path = consent.model_path(spec, base_dir)
+        data: Optional[bytes] = None
+        if path is not None:
+            try:
+                data = safe_files.read_bytes(path, "model file", content.MAX_MODEL_BYTES)
+            except OSError:
+                data = None  # model_item names the problem (the file cannot be checked)
+        item = consent.model_item(spec, base_dir, data=data)
         if item is not None:
             missing = self.missing_consent([item])
             if missing:
                 raise ConsentError(consent.refusal_message(missing), missing)
-        key = models.model_key(spec, base_dir)
-        loaded = self._models.get(key)
-        if loaded is None:
-            loaded = load_tvm.load_model(spec, base_dir)
-            self._models[key] = loaded
-            while len(self._models) > 8:
-                self._models.popitem(last=False)
-        else:
-            self._models.move_to_end(key)
+        pin = content.pinned(path, data) if path is not None and data is not None else contextlib.nullcontext()
+        with pin:
+            key = models.model_key(spec, base_dir)
+            loaded = self._models.get(key)
+            if loaded is None:
+                loaded = load_tvm.load_model(spec, base_dir)
+                if data is not None:
+                    loaded.content_sha256 = content.sha256(data)
+                self._models[key] = loaded
+                while len(self._models) > 8:
+                    self._models.popitem(last=False)
+            else:
+                self._models.move_to_end(key)
         return loaded
 
     def clear_models(self) -> None:

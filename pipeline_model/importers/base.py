@@ -42,6 +42,9 @@ class LoadedModel:
     params: Optional[dict[str, Any]]
     key: str
     source: str
+    #: SHA-256 of the bytes a code-bearing model file was loaded from ("" otherwise): later reads of the file
+    #: (the framework check) must find the same content.
+    content_sha256: str = ""
 
 
 def classify_python_file(text: str) -> str:

@@ -22,7 +22,13 @@ from pipeline_model.importers.frontends import TORCH_INSTALL_HINT, importer_kind
 
 
 def file_hash(path: str) -> str:
-    """The SHA-256 of the file at ``path`` (hex)."""
+    """The SHA-256 of the file at ``path`` (hex): of its pinned bytes while the engine holds them
+    (:mod:`pipeline_model.importers.content`), else of the file."""
+    from pipeline_model.importers import content
+
+    data = content.pinned_bytes(path)
+    if data is not None:
+        return content.sha256(data)
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):

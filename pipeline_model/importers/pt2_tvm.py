@@ -27,7 +27,7 @@ def load_pt2(path: str, key: str, allow_imports: bool = False) -> Any:
     import logging
     import re as _re
 
-    torch = import_torch(path)
+    import_torch(path)  # a clear message when torch is missing
     seen: list[str] = []  # torch logs the real cause as a warning ("Please check the warnings above")
 
     class _Capture(logging.Handler):
@@ -40,7 +40,7 @@ def load_pt2(path: str, key: str, allow_imports: bool = False) -> Any:
         seen.clear()
         logger.addHandler(capture)
         try:
-            exported = torch.export.load(path)
+            exported = load_exported_program(path)
             break
         except Exception as exc:
             text = "\n".join([str(e) for e in (exc, exc.__cause__, exc.__context__) if e is not None] + seen)
@@ -66,3 +66,16 @@ def load_pt2(path: str, key: str, allow_imports: bool = False) -> Any:
         finally:
             logger.removeHandler(capture)
     return from_exported(path, exported, key)
+
+
+def load_exported_program(path: str) -> Any:
+    """``torch.export.load`` of the archive's bytes as :mod:`pipeline_model.importers.content` gives them (the
+    bytes consent was checked on: an archive whose pickles could run code is code, see
+    :mod:`pipeline_model.pickle_scan`), never a second read of the path."""
+    import io
+
+    import torch
+
+    from pipeline_model.importers import content
+
+    return torch.export.load(io.BytesIO(content.read_bytes(path, "model archive")))

@@ -4,7 +4,6 @@ and the line. TVM-free: shared by the engine halves :mod:`.tvmscript_tvm` and :m
 from __future__ import annotations
 
 import re
-import runpy
 import traceback
 from typing import Any
 
@@ -33,16 +32,17 @@ def describe(exc: BaseException) -> str:
 
 def run_python_file(path: str, what: str) -> dict[str, Any]:
     """Execute a model ``.py`` file and return its globals; errors name the file and line."""
+    from pipeline_model.importers import content
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        text = content.read_text(path, what)  # the bytes consent was checked on, when the engine pinned them
         compile(text, path, "exec")
     except SyntaxError as exc:
         raise ModelLoadError(f"{path}:{exc.lineno}: syntax error in {what}: {exc.msg}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ModelLoadError(f"cannot read {what} {path}: {exc}") from None
     try:
-        return runpy.run_path(path, run_name="__rps_model__")
+        return content.exec_python(path, text)
     except SystemExit as exc:
         raise ModelLoadError(f"{path}: {what} called exit({exc.code})") from None
     except Exception as exc:  # noqa: BLE001 - user code: report any failure plainly

@@ -4,7 +4,6 @@ optional ``dynamic_shapes``), ``torch.export.export`` it and import the program 
 from __future__ import annotations
 
 import os
-import runpy
 import traceback
 from typing import Any
 
@@ -22,8 +21,10 @@ def load_file(path: str) -> Any:
 def load_torch_py(path: str, key: str) -> Any:
     """Run the torch model file at ``path``, export its ``model`` and import it (``key``: its cache key)."""
     torch = import_torch(path)
+    from pipeline_model.importers import content
+
     try:
-        namespace = runpy.run_path(path, run_name="__rps_model__")
+        namespace = content.exec_python(path, content.read_text(path))  # the consented bytes, read once
     except Exception as exc:
         frames = traceback.extract_tb(exc.__traceback__)
         line = next((f.lineno for f in reversed(frames) if os.path.abspath(f.filename)

@@ -13,9 +13,10 @@ def load_tvmscript(path: str) -> Any:
     """Parse a TVMScript file: ``mod.script()`` text or a Python file with an ``@I.ir_module`` class."""
     import tvm
 
+    from pipeline_model.importers import content
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        text = content.read_text(path, "TVMScript file")
     except (OSError, UnicodeDecodeError) as exc:
         raise ModelLoadError(f"cannot read TVMScript file {path}: {exc}") from None
     if has_real_imports(text):

@@ -48,6 +48,27 @@ def _torch_outputs(value: Any) -> list[np.ndarray]:
     return [np.asarray(t.detach().cpu().numpy()) if isinstance(t, torch.Tensor) else np.asarray(t) for t in leaves]
 
 
+def _framework_module(loaded: Any, kind: str, path: str) -> Any:
+    """The PyTorch module of a ``.pt2`` archive or a torch ``.py`` file, from the same content the model was
+    loaded (and consent checked) from: the file is read once here and must hash to ``loaded.content_sha256``,
+    else the check stops with "the file changed since it was loaded"."""
+    import io
+
+    import torch
+
+    from pipeline_model import safe_files
+    from pipeline_model.importers import content
+
+    data = safe_files.read_bytes(path, "model file", content.MAX_MODEL_BYTES)
+    expected = str(getattr(loaded, "content_sha256", "") or "")
+    if expected and content.sha256(data) != expected:
+        raise BuildError(f"{path}: the file changed since the model was loaded (its content was checked then); "
+                         "run again to load and check the new content")
+    if kind == "pt2":
+        return torch.export.load(io.BytesIO(data)).module()
+    return content.exec_python(path, data.decode("utf-8"))["model"]
+
+
 def framework_outputs(loaded: Any, inputs: list[np.ndarray]) -> tuple[list[np.ndarray], str]:
     """Run the original model file in its own framework on ``inputs``; ``(outputs, reference label)``.
 
@@ -85,12 +106,7 @@ def framework_outputs(loaded: Any, inputs: list[np.ndarray]) -> tuple[list[np.nd
     except ImportError:
         raise BuildError("checking against PyTorch needs torch (pip install -r requirements-torch.txt)") from None
     try:
-        if kind == "pt2":
-            module = torch.export.load(path).module()
-        else:
-            import runpy
-
-            module = runpy.run_path(path, run_name="__rps_model__")["model"]
+        module = _framework_module(loaded, kind, path)
         tensors = [torch.from_numpy(np.array(x)) for x in inputs]
         with torch.no_grad():
             value = module(*tensors)

@@ -48,9 +48,8 @@ class TuningConfigError(ValueError):
 # ---- target ------------------------------------------------------------------------------------
 def tuning_cores():
     """The ``"num-cores"`` MetaSchedule tunes for and the default number of builder workers: the CPUs this
-    process may use — the app's one core-count rule (:func:`pipeline_model.scriptlib.threads.usable_cores`, which
-    also sizes TVM's runtime thread pool, so tuned code is measured and run on the same number of threads). In an
-    exported script ``usable_cores`` is that rule's copy in the script's header."""
+    process may use — the app's one core-count rule (``usable_cores``, which also sizes TVM's runtime thread
+    pool, so tuned code is measured and run on the same number of threads)."""
     return usable_cores()
 
 
