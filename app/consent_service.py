@@ -60,6 +60,9 @@ def item_code(item: consent.CodeItem, doc: Optional[PipelineDocument] = None) ->
                 if ref.path is None:
                     return ref.read()
         return ""
+    listing = consent.archive_listing(item)  # an archive has no source: what its pickles would run
+    if listing is not None:
+        return listing
     try:
         return safe_files.read_text(item.path, item.label, SHOW_BYTES)
     except (OSError, ValueError) as exc:

@@ -144,6 +144,25 @@ def model_item(spec: str, base_dir: Optional[str], data: Optional[bytes] = None)
         KIND_MODEL, label, path, None, reason)
 
 
+def archive_listing(item: CodeItem) -> Optional[str]:
+    """What a consent dialog shows for a model archive (a ``.pt2``): there is no source to read, so the pickles
+    that would run code and what each imports; ``None`` for items that are not archives."""
+    if item.kind != KIND_MODEL or not item.path or not item.path.lower().endswith(".pt2"):
+        return None
+    from pipeline_model import pickle_scan
+
+    try:
+        with safe_files.open_regular(item.path, item.label) as handle:
+            found = pickle_scan.scan_archive(item.path, handle=handle)
+    except OSError as exc:
+        return f"# {exc}"
+    lines = [f"# {item.path} is a model archive (torch.export.save). Loading it unpickles the entries below;",
+             "# each one imports functions that are not plain tensor data, and they would run:", "#"]
+    lines += [f"#   {entry.entry}: {entry.reason}" for entry in found]
+    lines += ["#", "# A plain torch.export.save archive holds no such pickle. Consent only if you trust its author."]
+    return "\n".join(lines)
+
+
 def _content_item(label: str, path: str, data: bytes, reason: str) -> CodeItem:
     return CodeItem(KIND_MODEL, label, path, hashlib.sha256(data).hexdigest(), None, reason)
 
