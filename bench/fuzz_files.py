@@ -191,7 +191,7 @@ def model_inputs(n: int, seed: int) -> list[bytes]:
 
 def check_pipeline_file(path: str, known: set[str]) -> str:
     """Loader + GUI open path + what the app does with an opened document; the outcome."""
-    from pipeline_model.passkinds.metaschedule import config as tuning
+    from pipeline_model import work_dirs as tuning
     from pipeline_model.engine.client import EngineClient
     from pipeline_model.export import ExportError, export_script
     from pipeline_model.fileformat import PipelineFileError, dumps_pipeline, load_pipeline, loads_pipeline

@@ -113,7 +113,7 @@ def model_path(spec: str, base_dir: Optional[str]) -> Optional[str]:
 
 def model_item(spec: str, base_dir: Optional[str], data: Optional[bytes] = None) -> Optional[CodeItem]:
     """The model as code to consent to, else ``None``: a ``.py`` model file outside ``resources/``, and a
-    ``.pt2`` archive holding a pickle that could run code when loaded (:mod:`pipeline_model.pickle_scan`; a
+    ``.pt2`` archive holding a pickle that could run code when loaded (:mod:`pipeline_model.scriptlib.pickles`; a
     plain ``torch.export.save`` archive is data). ``data``: the file's bytes, read once by the caller, which
     are then what is scanned and hashed (the engine loads those same bytes); else the file is read here."""
     path = model_path(spec, base_dir)
@@ -124,7 +124,7 @@ def model_item(spec: str, base_dir: Optional[str], data: Optional[bytes] = None)
         reason = "is Python code (TVMScript, an nn.Module or a PyTorch model file runs when loaded)"
         return _content_item(label, path, data, reason) if data is not None else _file_item(
             KIND_MODEL, label, path, None, reason)
-    from pipeline_model import pickle_scan
+    from pipeline_model.scriptlib import pickles as pickle_scan
 
     if data is None:
         try:
@@ -149,7 +149,7 @@ def archive_listing(item: CodeItem) -> Optional[str]:
     that would run code and what each imports; ``None`` for items that are not archives."""
     if item.kind != KIND_MODEL or not item.path or not item.path.lower().endswith(".pt2"):
         return None
-    from pipeline_model import pickle_scan
+    from pipeline_model.scriptlib import pickles as pickle_scan
 
     try:
         with safe_files.open_regular(item.path, item.label) as handle:

@@ -141,14 +141,14 @@ def export_script(
     written. Raises :class:`ExportError` naming the step for anything that cannot be exported.
 
     ``work_dir`` is the script's ``WORK_DIR``, the tuning folder of MetaSchedule steps without their
-    own ``work_dir``; by default the app's (:func:`pipeline_model.passkinds.metaschedule.config.document_work_dir`:
+    own ``work_dir``; by default the app's (:func:`pipeline_model.work_dirs.document_work_dir`:
     ``<pipeline stem>.tuning`` next to the pipeline file), so the script reuses what the app tuned.
     What a step adds to the script comes from its pass kind
     (:meth:`~pipeline_model.passkinds.base.PassKind.export_step`): e.g. a MetaSchedule tuning step is
     preceded by ``install_meta_schedule_cpu(...)`` (copied into the script from :mod:`pipeline_model.passkinds.metaschedule.script`),
     a custom step's source goes verbatim into its own function.
     """
-    from pipeline_model.passkinds.metaschedule.config import document_work_dir
+    from pipeline_model.work_dirs import document_work_dir
 
     if work_dir is None:
         work_dir = document_work_dir(doc)

@@ -22,7 +22,7 @@ def test_builtin_handler_modules_are_discovered():
 
     names = handler_registry.discover_handler_modules()
     assert {"pipeline_model.engine.handlers_build", "pipeline_model.engine.handlers_graph",
-            "pipeline_model.engine.handlers_tuning", "pipeline_model.engine.handlers_env",
+            "pipeline_model.engine.handlers_env",
             "pipeline_model.engine.handlers_compare", "pipeline_model.engine.handlers_profile",
             "pipeline_model.engine.handlers_devices"} <= set(names)
 

@@ -62,3 +62,17 @@ def test_run_releases_the_modules_its_instrument_recorded():
     ctx.cache.clear()
     gc.collect()
     assert ref() is None
+
+
+def test_client_text_cache_is_bounded_by_entries_and_bytes():
+    from pipeline_model.engine.run_call import ScriptCache
+
+    cache = ScriptCache()
+    for i in range(ScriptCache.MAX_ENTRIES + 100):
+        cache.fill(f"k{i}", "t" * 10)
+    assert len(cache) == ScriptCache.MAX_ENTRIES
+    assert cache.fill("k0", None) is None and cache.fill(f"k{ScriptCache.MAX_ENTRIES + 99}", None) == "t" * 10
+    small = ScriptCache(max_bytes=100, max_entries=1000)
+    for i in range(50):
+        small.fill(f"k{i}", "x" * 30)
+    assert len(small) == 3  # 3 x 30 <= 100 < 4 x 30

@@ -40,7 +40,7 @@ def test_protocol_stop_tuning_message():
 
 def test_run_args_default_work_dir_next_to_pipeline(tmp_path):
     from pipeline_model.engine.client import EngineClient
-    from pipeline_model.passkinds.metaschedule.config import default_work_dir
+    from pipeline_model.work_dirs import default_work_dir
 
     doc = _tuning_pipeline(tmp_path, "mine.json")
     args = EngineClient.run_args(doc)

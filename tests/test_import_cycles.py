@@ -220,8 +220,8 @@ def test_cycles_removed_by_issue_8_stay_removed():
     cat, custom = pm + "passkinds.catalogue_tvm", pm + "passkinds.custom_python.compile_tvm"
     assert not (edge(cat, custom) and edge(custom, cat))
     assert not (edge(pm + "importers.load_tvm", pm + "importers.onnx_tvm") and edge(pm + "importers.onnx_tvm", pm + "importers.load_tvm"))
-    for name in ("handlers_build", "handlers_graph", "handlers_tuning"):
-        assert not edge(pm + "engine." + name, pm + "engine.worker"), name
+    for name in ("engine.handlers_build", "engine.handlers_graph", "passkinds.metaschedule.handlers_tvm"):
+        assert not edge(pm + name, pm + "engine.worker"), name
 
 
 def test_detects_a_cycle():

@@ -1,4 +1,4 @@
-"""pipeline_model.pickle_scan: pickles inside model archives are read as opcodes, never unpickled; a plain
+"""pipeline_model.scriptlib.pickles: pickles inside model archives are read as opcodes, never unpickled; a plain
 ``torch.export.save`` archive is data, a crafted one (pickled weights, pickled sample inputs) is code."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import zipfile
 
 import pytest
 
-from pipeline_model import pickle_scan
+from pipeline_model.scriptlib import pickles as pickle_scan
 
 
 class _Evil:

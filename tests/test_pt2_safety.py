@@ -88,3 +88,21 @@ def test_consent_and_load_read_the_same_bytes(tmp_path, monkeypatch):
     ctx.consent = {}
     with pytest.raises(context.ConsentError):  # and without consent nothing of it runs
         context.WorkerContext(_Out()).load_model(str(model), None)
+
+
+@pytest.mark.e2e
+def test_exported_script_refuses_a_pickled_archive(pt2, tmp_path):  # noqa: F811 - the fixture
+    """An exported script that loads a ``.pt2`` checks its pickles with the same code (scriptlib.pickles) and
+    stops before loading a crafted one; a plain archive loads and the script runs."""
+    marker = tmp_path / "ran"
+    evil = evil_archives(pt2, tmp_path, str(marker))["weights"]
+    for model, ok in ((evil, False), (pt2, True)):
+        script = tmp_path / ("evil.py" if not ok else "plain.py")
+        proc = _cli("export", FUSION, "--no-engine", "--model", model, "-o", str(script), cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        if ok:
+            assert run.returncode == 0, run.stderr[-2000:]
+        else:
+            assert run.returncode != 0 and "holds a pickle that can run code" in run.stderr, run.stderr[-2000:]
+        assert not marker.exists()

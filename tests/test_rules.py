@@ -110,7 +110,7 @@ def tvm_policy(rel: str) -> str:
     inside = parts[1:-1]  # sub-packages under pipeline_model
     if stem.endswith("_tvm"):
         return ENGINE_SIDE
-    if inside == ["engine"] and (stem.startswith("handlers_") or stem in ("worker", "runner")):
+    if inside == ["engine"] and (stem.startswith("handlers_") or stem in ("worker", "runner", "context")):
         return ENGINE_SIDE
     if inside == ["engine", "build"]:
         return ENGINE_SIDE

@@ -205,7 +205,7 @@ def test_exported_helpers_are_the_source_of_the_functions_the_engine_calls():
 # ---- where tuning writes: one rule -----------------------------------------------------------------
 def test_where_tuning_writes_is_one_rule(tmp_path):
     from pipeline_model.passkinds.metaschedule import KIND
-    from pipeline_model.passkinds.metaschedule.config import default_work_dir, run_work_dir
+    from pipeline_model.work_dirs import default_work_dir, run_work_dir
 
     pipeline = str(tmp_path / "mine.json")
     assert run_work_dir({"pipeline_path": pipeline}) == str(tmp_path / "mine.tuning")

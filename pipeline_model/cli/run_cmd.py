@@ -301,7 +301,8 @@ def resolved_paths(doc: PipelineDocument) -> list[str]:
     pattern files), so a pipeline file from someone else cannot point somewhere unseen."""
     from pipeline_model import consent, models
     from pipeline_model.passkinds import kind_for
-    from pipeline_model.passkinds.metaschedule.config import document_work_dir, resolve_work_dir
+    from pipeline_model.passkinds.metaschedule.config import resolve_work_dir
+    from pipeline_model.work_dirs import document_work_dir
 
     lines = []
     base = doc.model_path_base()

@@ -24,10 +24,16 @@ ENV_HANDLER_MODULES = "RPS_ENGINE_HANDLER_MODULES"
 
 
 def discover_handler_modules() -> list[str]:
-    """The built-in handler modules: every ``pipeline_model/engine/handlers_*.py``, sorted."""
+    """The built-in handler modules: every ``pipeline_model/engine/handlers_*.py``, then the commands of pass
+    kinds — ``pipeline_model/passkinds/<kind>/handlers_tvm.py`` (a kind's engine commands live in its folder,
+    e.g. MetaSchedule's ``tune``) — each sorted."""
     folder = os.path.dirname(os.path.abspath(__file__))
-    return sorted(f"pipeline_model.engine.{entry[:-3]}" for entry in os.listdir(folder)
-                  if entry.startswith("handlers_") and entry.endswith(".py"))
+    engine = sorted(f"pipeline_model.engine.{entry[:-3]}" for entry in os.listdir(folder)
+                    if entry.startswith("handlers_") and entry.endswith(".py"))
+    kinds_folder = os.path.join(os.path.dirname(folder), "passkinds")
+    kinds = sorted(f"pipeline_model.passkinds.{entry}.handlers_tvm" for entry in os.listdir(kinds_folder)
+                   if os.path.isfile(os.path.join(kinds_folder, entry, "handlers_tvm.py")))
+    return engine + kinds
 
 
 #: Command name -> handler, loaded on first lookup (built-in handler modules, then the plug-ins).

@@ -195,7 +195,7 @@ def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int,
     """The ``PassBuildContext`` for step ``index`` (whose input module is snapshot ``input_key``)."""
     from pipeline_model.engine.build.profile import profile_module
     from pipeline_model.passkinds import catalogue_tvm
-    from pipeline_model.passkinds.metaschedule.config import run_work_dir, target_dict
+    from pipeline_model.work_dirs import run_work_dir
 
     def emit(event: str, data: dict[str, Any]) -> None:
         payload = {"index": index}
@@ -213,7 +213,7 @@ def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int,
         should_stop_tuning=getattr(ctx, "stop_tuning_requested", None),
         input_key=input_key,
         weights=lambda: weights,
-        profile=lambda mod: profile_module(mod, target_dict(target), input_key),
+        profile=lambda mod: profile_module(mod, dict(args.get("target") or {"kind": "llvm"}), input_key),
     )
 
 

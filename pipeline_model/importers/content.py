@@ -81,8 +81,20 @@ def exec_python(path: str, text: str, run_name: str = "__rps_model__") -> dict[s
     """Run the Python ``text`` of the file ``path`` as a script (``__name__`` = ``run_name``, ``__file__`` =
     ``path``; tracebacks name the file and line) and return its globals — what ``runpy.run_path`` does, from the
     text already read."""
+    import sys
+    import types
+
     code = compile(text, path, "exec")
-    namespace: dict[str, Any] = {"__name__": run_name, "__file__": path, "__builtins__": builtins,
-                                 "__package__": None, "__spec__": None, "__loader__": None, "__cached__": None}
-    exec(code, namespace)  # noqa: S102 - the user's model file, run only with consent (pipeline_model.consent)
-    return namespace
+    module = types.ModuleType(run_name)  # in sys.modules while it runs, as runpy does (TVMScript's parser looks it up)
+    module.__dict__.update({"__file__": path, "__builtins__": builtins, "__package__": None, "__loader__": None,
+                            "__cached__": None})
+    saved = sys.modules.get(run_name)
+    sys.modules[run_name] = module
+    try:
+        exec(code, module.__dict__)  # noqa: S102 - the user's model file, run only with consent (pipeline_model.consent)
+        return dict(module.__dict__)
+    finally:
+        if saved is None:
+            sys.modules.pop(run_name, None)
+        else:
+            sys.modules[run_name] = saved

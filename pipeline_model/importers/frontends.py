@@ -142,7 +142,17 @@ params = {{p.name: t.numpy() for p, t in zip(_main.params[_num_input:], _detache
 '''
 
 _PT2_LOADER = _TORCH_COMMON + '''\
-_exported = torch.export.load({path})
+import io
+
+{pickles}
+_pt2_path = {path}
+with open(_pt2_path, "rb") as _fh:
+    _pt2_bytes = _fh.read()  # read once: the bytes checked are the bytes loaded
+_unsafe = scan_archive(_pt2_path, data=_pt2_bytes)
+if _unsafe and os.environ.get("RPS_TRUST_PICKLES") != "1":
+    raise SystemExit(f"{{_pt2_path}}: holds a pickle that can run code when loaded ({{_unsafe[0].entry}}: "
+                     f"{{_unsafe[0].reason}}); set RPS_TRUST_PICKLES=1 to load it anyway if you trust its author")
+_exported = torch.export.load(io.BytesIO(_pt2_bytes))
 ''' + _TORCH_TAIL
 
 _TORCH_PY_LOADER = _TORCH_COMMON + '''\
@@ -167,7 +177,9 @@ def emit_loader(path: str) -> str:
     if kind == "onnx":
         return _ONNX_LOADER.format(path=literal, prepare=inspect.getsource(prepare_onnx_model))
     if kind == "pt2":
-        return _PT2_LOADER.format(path=literal)
+        from pipeline_model.scriptlib import module_source
+
+        return _PT2_LOADER.format(path=literal, pickles=module_source("pickles"))
     if kind == "torch_py":
         return _TORCH_PY_LOADER.format(path=literal)
     raise ModelLoadError(

@@ -71,7 +71,7 @@ def load_pt2(path: str, key: str, allow_imports: bool = False) -> Any:
 def load_exported_program(path: str) -> Any:
     """``torch.export.load`` of the archive's bytes as :mod:`pipeline_model.importers.content` gives them (the
     bytes consent was checked on: an archive whose pickles could run code is code, see
-    :mod:`pipeline_model.pickle_scan`), never a second read of the path."""
+    :mod:`pipeline_model.scriptlib.pickles`), never a second read of the path."""
     import io
 
     import torch

@@ -4,7 +4,8 @@ Each module here is TVM-free when imported (TVM is imported inside the functions
 copied whole into exported scripts by :func:`module_source`, so the script runs the very code the engine
 runs: :mod:`.threads` (how many cores TVM's CPU runtime uses), :mod:`.functions` (which Relax function
 runs), :mod:`.arguments` (the inputs and weights it runs on), :mod:`.outputs` (flattening, warm-up,
-timing and the numerical check). A module here may import another one of them (the script holds their
+timing and the numerical check), :mod:`.pickles` (which pickles in a model archive could run code: the
+consent rule, and the guard of an exported script that loads a ``.pt2``). A module here may import another one of them (the script holds their
 code in :data:`SCRIPT_MODULES` order, so the names exist there), the standard library and numpy.
 """
 

@@ -41,7 +41,6 @@ from pipeline_model.passkinds.metaschedule.config import (
     TuningConfig,
     database_files,
     resolve_work_dir,
-    run_work_dir,
     tuning_param,
     tvm_tuning_params,
 )
@@ -50,6 +49,7 @@ from pipeline_model.passkinds.metaschedule.report import apply_database_html, tu
 from pipeline_model.passkinds.metaschedule.script import STATE_FILE
 from pipeline_model.passkinds.registry import register
 from pipeline_model.passkinds.report_html import ReportSection
+from pipeline_model.work_dirs import run_work_dir
 
 
 #: Parameters of the MetaSchedule steps (``ParamSpec(**d)`` for each dict), keyed by pass id. The
@@ -154,7 +154,7 @@ class MetaScheduleKind(PassKind):
     def build_pass(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, ctx: PassBuildContext) -> Any:
         """:func:`.pass_tvm.make_tuning_pass` with the context's work folder, events, stop flags,
         profile function (targeted tuning) and report (``report["tuning"]`` / ``report["apply_database"]``)."""
-        from pipeline_model.passkinds.metaschedule.config import default_work_dir
+        from pipeline_model.work_dirs import default_work_dir
         from pipeline_model.passkinds.metaschedule.overrides_tvm import install_overrides
         from pipeline_model.passkinds.metaschedule.pass_tvm import make_tuning_pass
 

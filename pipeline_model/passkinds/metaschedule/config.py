@@ -22,7 +22,6 @@ CLI, the catalogue and the exporter need without importing TVM:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass, field
@@ -308,53 +307,6 @@ def format_eta(seconds: Optional[float]) -> str:
     if s >= 60:
         return f"{s // 60}m{s % 60:02d}s"
     return f"{s}s"
-
-
-def user_cache_dir() -> str:
-    """Per-user cache folder of the app (``$XDG_CACHE_HOME/relax-pipeline-studio``)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "relax-pipeline-studio")
-
-
-def default_work_dir(pipeline_path: Optional[str], model: str = "", target: Any = None) -> str:
-    """The default tuning work directory.
-
-    Next to a saved pipeline file ``dir/name.json`` it is ``dir/name.tuning``; for an unsaved pipeline
-    it is a folder in the user cache keyed by model and target, so re-runs still reuse it.
-    """
-    if pipeline_path:
-        path = os.path.abspath(pipeline_path)
-        stem = os.path.splitext(os.path.basename(path))[0]
-        return os.path.join(os.path.dirname(path), f"{stem}.tuning")
-    key = hashlib.sha256(json.dumps([model, target], sort_keys=True, default=str).encode()).hexdigest()
-    return os.path.join(user_cache_dir(), "tuning", key[:16])
-
-
-def document_work_dir(doc: Any) -> str:
-    """The default tuning work directory of a pipeline document's MetaSchedule steps: its
-    ``build["work_dir"]`` (relative to the pipeline file's folder), else :func:`default_work_dir`
-    (``<pipeline stem>.tuning`` next to the file), so a re-run — or the exported script — reuses the
-    database. ``doc`` is a :class:`pipeline_model.document.PipelineDocument`."""
-    build = doc.build if isinstance(doc.build, dict) else {}
-    given = str(build.get("work_dir") or "").strip()
-    if given:
-        path = os.path.expanduser(given)
-        base = doc.model_path_base()
-        if not os.path.isabs(path) and base:
-            path = os.path.join(base, path)
-        return os.path.abspath(path)
-    return default_work_dir(doc.path, doc.model, dict(doc.target))
-
-
-def run_work_dir(args: dict[str, Any]) -> str:
-    """An engine run's default tuning work directory: ``args["work_dir"]`` (the client sends the
-    document's ``build.work_dir`` or :func:`default_work_dir`), else that default computed from
-    ``pipeline_path`` (``<stem>.tuning`` next to the pipeline file), model and target."""
-    given = args.get("work_dir")
-    if given:
-        return os.path.abspath(str(given))
-    return default_work_dir(args.get("pipeline_path"), str(args.get("model") or ""),
-                            dict(args.get("target") or {"kind": "llvm"}))
 
 
 def resolve_work_dir(param: str, default: Optional[str], base_dir: Optional[str] = None) -> str:

@@ -1,4 +1,5 @@
-"""Engine commands for tuning: ``tune`` (MetaSchedule on a cached or freshly loaded module).
+"""The MetaSchedule kind's engine commands: ``tune`` (MetaSchedule on a cached or freshly loaded module); discovered like
+every handler module (:func:`pipeline_model.engine.handler_registry.discover_handler_modules`).
 
 Importing this module (the worker does it at start, see :func:`pipeline_model.engine.handler_registry.load_handlers`) also installs the
 global-function overrides of :mod:`pipeline_model.passkinds.metaschedule.overrides_tvm` (``install_overrides``),
@@ -50,7 +51,8 @@ def handle_tune(args: dict, ctx: WorkerContext) -> dict:
 
     from pipeline_model.document import resolve_target
     from pipeline_model.passkinds.metaschedule.builder_tvm import check_rpc_tracker
-    from pipeline_model.passkinds.metaschedule.config import TuningConfig, resolve_work_dir, run_work_dir
+    from pipeline_model.passkinds.metaschedule.config import TuningConfig, resolve_work_dir
+    from pipeline_model.work_dirs import run_work_dir
     from pipeline_model.passkinds.metaschedule.tasks_tvm import apply_database, tune_module
 
     target = resolve_target(args.get("target") or {"kind": "llvm"})
