@@ -13,10 +13,10 @@ from pipeline_model.passkinds.metaschedule.config import (
     TuningConfig,
     TuningConfigError,
     TuningProgress,
-    default_work_dir,
     format_progress_line,
     has_database,
 )
+from pipeline_model.work_dirs import default_work_dir
 from tests.tuning_fixtures import TUNED_BUDGET, copy_tuned_work_dir
 
 
