@@ -42,11 +42,11 @@ TRAPS = ("numpy", "tvm", "json", "tvm_ffi", "pipeline_model")
 
 
 class Hang(Exception):
-    """The per-input alarm fired."""
+    """No new output for the per-input limit."""
 
 
-def _alarm(_signum: int, _frame: Any) -> None:
-    raise Hang()
+class Long(Exception):
+    """Still printing progress after three limits (a valid tuning pipeline): stopped to keep fuzzing bounded."""
 
 
 class Sandbox:
@@ -210,12 +210,25 @@ def command_lines(box: Sandbox, n: int, rng: random.Random) -> list[list[str]]:
 
 
 def run_one(argv: list[str], limit_s: float) -> tuple[str, str]:
-    """``(outcome, detail)`` of one command line run through ``main.cli_main``."""
+    """``(outcome, detail)`` of one command line run through ``main.cli_main``. A hang is ``limit_s`` seconds
+    without any new output: a valid pipeline that tunes for minutes prints progress and is not a hang (it is
+    stopped after ``limit_s`` x 3 in all, as "long", to keep the fuzzing bounded)."""
     import main
 
     out, err = io.StringIO(), io.StringIO()
-    signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(max(1, int(limit_s)))
+    seen = {"size": -1, "ticks": 0}
+
+    def watchdog(_signum: int, _frame: Any) -> None:
+        size = len(out.getvalue()) + len(err.getvalue())
+        seen["ticks"] += 1
+        if size == seen["size"]:
+            raise Hang()
+        if seen["ticks"] >= 3:
+            raise Long()
+        seen["size"] = size
+
+    signal.signal(signal.SIGALRM, watchdog)
+    signal.setitimer(signal.ITIMER_REAL, limit_s, limit_s)
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = main.cli_main(argv)
@@ -223,12 +236,14 @@ def run_one(argv: list[str], limit_s: float) -> tuple[str, str]:
         code = exc.code if isinstance(exc.code, int) else 2
     except Hang:
         return "hang", ""
+    except Long:
+        return "long", ""
     except BaseException as exc:  # noqa: BLE001 - anything escaping is a traceback
         import traceback
 
         return "traceback", "".join(traceback.format_exception(exc))[-3000:]
     finally:
-        signal.alarm(0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
     text = out.getvalue() + err.getvalue()
     if "Traceback (most recent call last)" in text:
         return "traceback", text[-3000:]
@@ -248,7 +263,12 @@ def shared_engine() -> Any:
 
     shared.close = lambda *a, **k: None  # type: ignore[method-assign]
     client_module.EngineClient = factory  # type: ignore[misc, assignment]
+    _SHARED.append(shared)
     return closer
+
+
+#: The shared engine client (restarted after a command line that was stopped while it worked).
+_SHARED: list = []
 
 
 def main() -> int:
@@ -273,6 +293,8 @@ def main() -> int:
     try:
         for i, argv in enumerate(lines):
             outcome, detail = run_one(argv, args.limit_s)
+            if outcome in ("hang", "long") and _SHARED:
+                _SHARED[0].restart()  # the stopped command's request may still be running there
             counts[outcome] += 1
             per_command[argv[0]][outcome] += 1
             if outcome in ("traceback", "hang"):
@@ -286,11 +308,13 @@ def main() -> int:
     damage = box.damage()
     print(f"\n{len(lines)} command lines in {time.monotonic() - started:.0f} s (seed {args.seed}, load "
           f"{' / '.join(f'{x:.2f}' for x in os.getloadavg())})")
-    print("| command | inputs | ok | clean errors | tracebacks | hangs |\n| --- | --- | --- | --- | --- | --- |")
+    print("| command | inputs | ok | clean errors | long (progress, stopped) | tracebacks | hangs |\n"
+          "| --- | --- | --- | --- | --- | --- | --- |")
     for name, c in sorted(per_command.items()):
-        print(f"| {name} | {sum(c.values())} | {c['ok']} | {c['clean error']} | {c['traceback']} | {c['hang']} |")
-    print(f"| **total** | **{len(lines)}** | {counts['ok']} | {counts['clean error']} | **{counts['traceback']}** | "
-          f"**{counts['hang']}** |")
+        print(f"| {name} | {sum(c.values())} | {c['ok']} | {c['clean error']} | {c['long']} | {c['traceback']} | "
+              f"{c['hang']} |")
+    print(f"| **total** | **{len(lines)}** | {counts['ok']} | {counts['clean error']} | {counts['long']} | "
+          f"**{counts['traceback']}** | **{counts['hang']}** |")
     print("file system: " + ("unchanged (decoys, devices, FIFOs, links intact; no temporary file; no trap imported)"
                              if not damage else "DAMAGED: " + "; ".join(damage)))
     if args.keep and failures:

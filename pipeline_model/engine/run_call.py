@@ -73,7 +73,7 @@ class ScriptCache:
 
     #: Default bounds: texts (characters) and entries.
     MAX_BYTES = 64 * 1024 * 1024
-    MAX_ENTRIES = 512
+    MAX_ENTRIES = 256
 
     def __init__(self, max_bytes: int = MAX_BYTES, max_entries: int = MAX_ENTRIES) -> None:
         self.max_bytes = max_bytes
