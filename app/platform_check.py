@@ -3,35 +3,44 @@
 A virtual environment set up without a screen and later started with one (``DISPLAY`` set) dies in Qt
 with "could not load the Qt platform plugin xcb" and no hint when system libraries the plugin needs are
 missing (``libxcb-cursor0`` since Qt 6.5, ``libxcb-icccm4``, ``libxcb-keysyms1`` …). :func:`missing_xcb_libraries`
-finds which ones (through the dynamic linker's cache, as ``ctypes.util.find_library`` does), and
+finds which ones (by asking the dynamic linker to load each, so ``LD_LIBRARY_PATH`` counts), and
 :func:`xcb_problem` turns them into a message that names them and the ``apt-get`` command installing them.
 """
 
 from __future__ import annotations
 
-import ctypes.util
+import ctypes
 import os
 import sys
 from typing import Callable, Mapping, Optional
 
-#: Libraries Qt 6's xcb platform plugin loads: the ``find_library`` name → its Debian/Ubuntu package.
+#: Libraries Qt 6's xcb platform plugin loads: soname → its Debian/Ubuntu package.
 XCB_LIBRARIES: dict[str, str] = {
-    "xcb": "libxcb1",
-    "X11-xcb": "libx11-xcb1",
-    "xcb-cursor": "libxcb-cursor0",
-    "xcb-icccm": "libxcb-icccm4",
-    "xcb-keysyms": "libxcb-keysyms1",
-    "xcb-image": "libxcb-image0",
-    "xcb-render-util": "libxcb-render-util0",
-    "xcb-randr": "libxcb-randr0",
-    "xcb-shape": "libxcb-shape0",
-    "xcb-shm": "libxcb-shm0",
-    "xcb-sync": "libxcb-sync1",
-    "xcb-xfixes": "libxcb-xfixes0",
-    "xcb-xkb": "libxcb-xkb1",
-    "xkbcommon-x11": "libxkbcommon-x11-0",
-    "xkbcommon": "libxkbcommon0",
+    "libxcb.so.1": "libxcb1",
+    "libX11-xcb.so.1": "libx11-xcb1",
+    "libxcb-cursor.so.0": "libxcb-cursor0",
+    "libxcb-icccm.so.4": "libxcb-icccm4",
+    "libxcb-keysyms.so.1": "libxcb-keysyms1",
+    "libxcb-image.so.0": "libxcb-image0",
+    "libxcb-render-util.so.0": "libxcb-render-util0",
+    "libxcb-randr.so.0": "libxcb-randr0",
+    "libxcb-shape.so.0": "libxcb-shape0",
+    "libxcb-shm.so.0": "libxcb-shm0",
+    "libxcb-sync.so.1": "libxcb-sync1",
+    "libxcb-xfixes.so.0": "libxcb-xfixes0",
+    "libxcb-xkb.so.1": "libxcb-xkb1",
+    "libxkbcommon-x11.so.0": "libxkbcommon-x11-0",
+    "libxkbcommon.so.0": "libxkbcommon0",
 }
+
+
+def loadable(soname: str) -> Optional[str]:
+    """``soname`` when the dynamic linker can load it (``LD_LIBRARY_PATH`` included), else ``None``."""
+    try:
+        ctypes.CDLL(soname)
+    except OSError:
+        return None
+    return soname
 
 
 def wants_xcb(environ: Mapping[str, str]) -> bool:
@@ -45,13 +54,13 @@ def wants_xcb(environ: Mapping[str, str]) -> bool:
     return not environ.get("WAYLAND_DISPLAY")
 
 
-def missing_xcb_libraries(find: Callable[[str], Optional[str]] = ctypes.util.find_library) -> list[str]:
+def missing_xcb_libraries(find: Callable[[str], Optional[str]] = loadable) -> list[str]:
     """The packages of the xcb plugin's libraries that ``find`` does not find (in table order)."""
     return [package for name, package in XCB_LIBRARIES.items() if not find(name)]
 
 
 def xcb_problem(environ: Optional[Mapping[str, str]] = None,
-                find: Callable[[str], Optional[str]] = ctypes.util.find_library) -> Optional[str]:
+                find: Callable[[str], Optional[str]] = loadable) -> Optional[str]:
     """The message to show instead of Qt's when the xcb plugin cannot load, else ``None``."""
     env = os.environ if environ is None else environ
     if not wants_xcb(env):
