@@ -84,6 +84,8 @@ def action_specs(w: Any) -> list[ActionSpec]:
         ActionSpec("act_overview", tr("Show &Overview"), tip=tr("A minimap of the whole graph with the visible part framed"),
                    tip_on="tooltip", checkable=True, checked=w.graph_area.overview_setting(w.settings),
                    toggled=lambda on: w.graph_area.set_overview(w.settings, on)),
+        ActionSpec("act_reset_layout", tr("&Reset Layout"), w.reset_layout,
+                   tip=tr("Arrange the panes for the window's size (the graph gets at least half the width)")),
         ActionSpec("act_build", tr("&Build && Run"), lambda: w.raise_run_panel(run.build_and_run), "Ctrl+B",
                    tip=tr("Build the module, run it, time it and check it (Ctrl+B)")),
         ActionSpec("act_compare", tr("&Compare with Baseline"), lambda: w.raise_run_panel(run.compare), "Ctrl+Shift+B",
@@ -129,7 +131,7 @@ def menu_table(w: Any) -> dict[str, list[Optional[QAction]]]:
         "run": [w.act_run, w.act_run_to, w.act_stop, w.act_restart_engine, None, w.act_build, w.act_compare,
                 w.act_compare_many, None, w.act_auto],
         "view": [w.act_fit, None, w.act_find, w.act_find_next, w.act_find_prev, None, w.act_expand_all,
-                 w.act_collapse_all, w.act_overview, w.act_heat],
+                 w.act_collapse_all, w.act_overview, w.act_heat, None, w.act_reset_layout],
         "toolbar": [w.act_new, w.act_open, w.act_save, None, w.act_undo, w.act_redo, None, w.act_run, w.act_run_to,
                     w.act_stop, None, w.act_build],
     }
