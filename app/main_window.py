@@ -186,7 +186,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu(tr("Open &Recent"))
         self.recent_menu.aboutToShow.connect(lambda: self.files.fill_recent_menu(self.recent_menu))
         fill(file_menu, [None, self.act_save, self.act_save_as, None, self.act_open_model])
-        self.builtin_menu = self.files.builtin_models_menu(file_menu.addMenu(tr("Built-in &Models")))
+        self.builtin_menu = self.files.builtin_models_menu(file_menu.addMenu(tr("&Built-in Models")))
         self.model_button.setMenu(self.builtin_menu)
         fill(file_menu, [self.act_export, None, self.act_quit])
         fill(menu.addMenu(tr("&Edit")), table["edit"])
@@ -390,6 +390,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         window_layout.save_layout(self)
+        app_settings_mod.set_last_document(self.settings, self.ctx.doc.path)
         self.settings.sync()
         self.session.run_timer.stop()
         self.autosave.timer.stop()

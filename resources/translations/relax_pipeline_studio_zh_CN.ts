@@ -45,7 +45,7 @@
         <translation>新语言将在下次启动 Relax Pipeline Studio 时生效。</translation>
     </message>
     <message>
-        <location filename="../../app/file_controller.py" line="+84"/>
+        <location filename="../../app/file_controller.py" line="+102"/>
         <source>Open pipeline</source>
         <extracomment>The title/model/target texts may have changed (saved under a new name ...).</extracomment>
         <translation>打开流水线</translation>
@@ -104,7 +104,13 @@
         <translation>这就是当前文档。</translation>
     </message>
     <message>
-        <location filename="../../app/file_controller.py" line="-23"/>
+        <location filename="../../app/file_controller.py" line="-100"/>
+        <source>Untitled pipeline</source>
+        <extracomment>The name of a pipeline never saved (shown translated).</extracomment>
+        <translation>未命名流水线</translation>
+    </message>
+    <message>
+        <location line="+77"/>
         <location line="+3"/>
         <source>Cannot open pipeline</source>
         <translation>无法打开流水线</translation>
@@ -120,7 +126,7 @@
         <translation>保存流水线</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+17"/>
         <source>Cannot save pipeline</source>
         <translation>无法保存流水线</translation>
     </message>
@@ -200,7 +206,7 @@
         <translation>已导出 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/help_controller.py" line="+176"/>
+        <location filename="../../app/help_controller.py" line="+180"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
@@ -292,6 +298,11 @@
         <translation>引擎：已停止</translation>
     </message>
     <message>
+        <location line="+63"/>
+        <source>&amp;Built-in Models</source>
+        <translation>内置模型(&amp;B)</translation>
+    </message>
+    <message>
         <location filename="../../app/actions.py" line="+55"/>
         <source>&amp;New Pipeline</source>
         <translation>新建流水线(&amp;N)</translation>
@@ -337,7 +348,7 @@
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+41"/>
+        <location filename="../../app/main_window.py" line="-22"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
@@ -407,9 +418,38 @@
         <translation>编辑后自动重新运行(&amp;A)</translation>
     </message>
     <message>
-        <location line="+2"/>
         <source>&amp;Fit Graph</source>
-        <translation>适应图形(&amp;F)</translation>
+        <translation type="vanished">适应图形(&amp;F)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Fit &amp;Graph</source>
+        <translation>适应图形(&amp;G)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Zoom &amp;In</source>
+        <translation>放大(&amp;I)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Zoom into the graph (also + in the graph, or the mouse wheel)</source>
+        <translation>放大图形（也可在图中按 + 或滚动鼠标滚轮）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Zoom O&amp;ut</source>
+        <translation>缩小(&amp;U)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Zoom out of the graph (also - in the graph)</source>
+        <translation>缩小图形（也可在图中按 -）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Actual Size</source>
+        <translation>实际大小(&amp;A)</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -532,12 +572,11 @@
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location line="+3"/>
         <source>Built-in &amp;Models</source>
-        <translation>内置模型(&amp;M)</translation>
+        <translation type="vanished">内置模型(&amp;M)</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+6"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
@@ -1503,7 +1542,7 @@
     <message>
         <location filename="../../app/help_controller.py" line="-165"/>
         <source>Documentation</source>
-        <extracomment>Where an installed copy keeps the documentation, under its data prefix (pyproject ``data-files``).</extracomment>
+        <extracomment>Where an installed copy keeps the documentation, under its data prefix (pyproject ``data-files``). Documents for those who work on the app, not with it: not listed by Help ▸ Documentation.</extracomment>
         <translation>文档</translation>
     </message>
     <message>
