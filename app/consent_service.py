@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 from typing import Any, Callable, Iterable, Optional
 
 from PySide6.QtWidgets import QDialog, QLabel, QVBoxLayout, QWidget
@@ -244,9 +245,15 @@ def _describe(item: consent.CodeItem) -> str:
     what = {consent.KIND_MODEL: tr("Model file {0}: Python code that runs when the model is loaded"),
             consent.KIND_PATTERN: tr("Pattern file {0}: Python code that runs when the step is built"),
             consent.KIND_CUSTOM: tr("{0}: your custom pass code, run as a pipeline step")}[item.kind]
-    text = what.format(item.path or item.label)
+    text = what.format(item.path or _item_label(item))
     if not item.sha256 and item.kind != consent.KIND_CUSTOM:
         text += " — " + tr("cannot be checked: {0}").format(item.reason)
     elif item.index is not None and item.kind != consent.KIND_CUSTOM:
         text += " " + tr("(step {0})").format(item.index + 1)
     return text
+
+
+def _item_label(item: consent.CodeItem) -> str:
+    """A step item's label ("step 9 (custom.python)") in the interface's language."""
+    match = re.fullmatch(r"step (\d+) \((.+)\)", item.label)
+    return tr("step {0} ({1})").format(match.group(1), match.group(2)) if match else item.label

@@ -498,7 +498,7 @@ class QtEngineWorker(QThread):
             else:
                 raise ValueError(f"unknown request kind {job.kind!r}")
         except EngineCrashed as exc:
-            message = f"The engine crashed during a {job.name} request: {_message(exc)}"
+            message = self.tr("The engine crashed during a {0} request.").format(job.name) + "\n" + _message(exc)
             self.engine_crashed.emit(message)
             job.failed.emit(message)
             self._confirm_engine_up()
@@ -578,8 +578,9 @@ class QtEngineWorker(QThread):
                     self._quiet_restart(job)
                 else:
                     # The client restarted the engine during this run: a step crashed or hung.
-                    crash = _failed_step_error(result) or result.error or self._crash_message(
-                        doc, running, "the engine process died")
+                    where = {"index": result.failed_index} if result.failed_index is not None else running
+                    crash = self._crash_message(doc, where, _failed_step_error(result) or result.error
+                                                or "the engine process died")
                     self.engine_crashed.emit(crash)
                     self._confirm_engine_up()
         if self._is_current(revision):
@@ -610,13 +611,16 @@ class QtEngineWorker(QThread):
                 self._after_run.clear()
                 self._lock.notify_all()
 
-    @staticmethod
-    def _crash_message(doc: PipelineDocument, running: dict, detail: str) -> str:
+    def _crash_message(self, doc: PipelineDocument, running: dict, detail: str) -> str:
+        """A crash report: its first line (translated) names the step that was running, the next lines
+        hold the engine's own detail (English, technical)."""
         index = running.get("index")
         if index is not None and 0 <= int(index) < len(doc.steps):
             step = doc.steps[int(index)]
-            return f"The engine crashed while running step {int(index) + 1} ({step.pass_id}): {detail}"
-        return f"The engine crashed: {detail}"
+            head = self.tr("The engine crashed while running step {0} ({1}).").format(int(index) + 1, step.pass_id)
+        else:
+            head = self.tr("The engine crashed.")
+        return f"{head}\n{detail}" if detail else head
 
     def _confirm_engine_up(self, crashed: bool = True) -> None:
         """After the client restarted a crashed engine: wait until the fresh one answers."""

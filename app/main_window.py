@@ -262,8 +262,12 @@ class MainWindow(QMainWindow):
             label.style().polish(label)
 
     def _on_engine_crashed(self, message: str) -> None:
-        self.banner.show_message(message + "\n" + tr("The engine was restarted; your pipeline is unchanged."), "error",
+        """A real crash (never a run that Stop or an edit ended): the banner names the step; the engine's
+        own (technical) detail is its tooltip."""
+        head, _sep, detail = message.partition("\n")
+        self.banner.show_message(head + "\n" + tr("The engine was restarted; your pipeline is unchanged."), "error",
                                  self.act_restart_engine)
+        self.banner.label.setToolTip(detail.strip())
         self.statusBar().showMessage(tr("Engine crashed and was restarted"), 8000)
 
     def raise_run_panel(self, then: Any = None) -> None:

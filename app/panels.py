@@ -61,6 +61,7 @@ class Banner(QFrame):
         self.style().unpolish(self)
         self.style().polish(self)
         self.label.setText(text)
+        self.label.setToolTip("")
         self.action_button.setDefaultAction(action) if action is not None else None
         self.action_button.setVisible(action is not None)
         self.show()

@@ -601,12 +601,12 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location line="+64"/>
         <source>The engine was restarted; your pipeline is unchanged.</source>
         <translation>引擎已重启；您的流水线未受影响。</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Engine crashed and was restarted</source>
         <translation>引擎崩溃并已重启</translation>
     </message>
@@ -616,7 +616,7 @@
         <translation>正在重启引擎…</translation>
     </message>
     <message>
-        <location filename="../../app/panels.py" line="+86"/>
+        <location filename="../../app/panels.py" line="+87"/>
         <source>Find a node by name, op, callee or shape</source>
         <extracomment>Narrowest the node details panel gets (its placeholder and type texts wrap inside it). Below this width of the graph area the node details go under the graph instead of beside it. Setting of View ▸ Show Overview (the graph&apos;s minimap). A button for the message&apos;s action (e.g. Restart Engine), shown only with such a message.</extracomment>
         <translation>按名称、算子、被调函数或形状查找节点</translation>
@@ -908,7 +908,8 @@
         <translation>{0} — 已停止；显示其输入</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location filename="../../app/consent_service.py" line="+259"/>
+        <location filename="../../app/step_inspector.py" line="+12"/>
         <source>step {0} ({1})</source>
         <translation>步骤 {0}（{1}）</translation>
     </message>
@@ -1065,7 +1066,7 @@
         <translation type="vanished">&lt;b&gt;{where}&lt;/b&gt; 含有 {count} 个带自定义 Python 代码的步骤。运行它们会以您的权限在引擎进程中执行下面的代码（它可以读写您的文件）。请仅在信任此流水线来源时运行。代码变化后会再次询问。</translation>
     </message>
     <message>
-        <location filename="../../app/consent_service.py" line="+206"/>
+        <location filename="../../app/consent_service.py" line="-52"/>
         <source>Run code from this file?</source>
         <extracomment>Largest file shown in the consent dialog (the rest is cut, and the dialog says so). The engine client&apos;s consent (``QtEngineWorker.consent``), kept equal to what was consented to. Tests/screenshots: skip the question; True consents to every item, False to none (nothing is remembered). Hashes of code the user typed in the app this session (their own code). Hashes refused this session (automatic re-runs do not ask about them again). Step uids whose code the user edited although it was never consented to (not asked on auto re-runs). Hashes consented to by ``override`` (tests): granted while it stays true, never remembered.</extracomment>
         <translation>运行来自此文件的代码？</translation>
@@ -1605,6 +1606,244 @@
     </message>
 </context>
 <context>
+    <name>EnvReport</name>
+    <message>
+        <location filename="../../pipeline_model/env_report.py" line="+26"/>
+        <source>the compiler (engine process)</source>
+        <extracomment>Severity of a problem: ``error`` (something will crash or cannot work) or ``warning``. Distributions whose presence and version the report lists (name -&gt; what it is for; translated where shown).</extracomment>
+        <translation>编译器（引擎进程）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>TVM&apos;s FFI (pinned: 0.1.14.post1)</source>
+        <translation>TVM 的 FFI（固定版本：0.1.14.post1）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>arrays</source>
+        <translation>数组</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>needed by MetaSchedule tuning</source>
+        <translation>MetaSchedule 调优需要</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MetaSchedule&apos;s default cost model</source>
+        <translation>MetaSchedule 的默认代价模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MetaSchedule workers</source>
+        <translation>MetaSchedule 工作进程</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the RPC tracker (remote devices)</source>
+        <translation>RPC 跟踪器（远程设备）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PyTorch importer</source>
+        <translation>PyTorch 导入器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ONNX importer</source>
+        <translation>ONNX 导入器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ONNX Runtime comparison</source>
+        <translation>ONNX Runtime 对比</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Hugging Face models</source>
+        <translation>Hugging Face 模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the desktop app</source>
+        <translation>桌面应用</translation>
+    </message>
+    <message>
+        <location line="+126"/>
+        <source>the engine could not start: {0}</source>
+        <extracomment>Other distribution names of the same package (checked when the main name is absent). The tvm-ffi version known to work (see docs and the engine&apos;s refusal message).</extracomment>
+        <translation>引擎无法启动：{0}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>apache-tvm is not installed: nothing can run</source>
+        <translation>未安装 apache-tvm：无法运行任何内容</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>psutil is missing: MetaSchedule tuning refuses to start without it</source>
+        <translation>缺少 psutil：没有它 MetaSchedule 调优无法启动</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>xgboost is missing: MetaSchedule&apos;s default cost model (xgb) imports it</source>
+        <translation>缺少 xgboost：MetaSchedule 的默认代价模型（xgb）需要导入它</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>cloudpickle is missing: MetaSchedule&apos;s workers need it</source>
+        <translation>缺少 cloudpickle：MetaSchedule 的工作进程需要它</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>this TVM build has no LLVM: nothing can be compiled for the CPU</source>
+        <translation>此 TVM 构建不含 LLVM：无法为 CPU 编译任何内容</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>install the apache-tvm wheel from PyPI (built with LLVM)</source>
+        <translation>从 PyPI 安装 apache-tvm wheel（带 LLVM 构建）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>compiled models run on {0} of the {1} usable cores ({2}): latency figures will be slower than the machine can do</source>
+        <translation>编译后的模型只在 {1} 个可用核心中的 {0} 个上运行（{2}）：测得的延迟会比本机能达到的更慢</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>unset {0} (the app then uses every usable core)</source>
+        <translation>取消设置 {0}（之后应用会使用所有可用核心）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>pattern tables without their codegen (relax.ext.&lt;name&gt;) in this TVM build: {0}; FuseOpsByPattern with annotate_codegen=true and RunCodegen will fail for them</source>
+        <translation>此 TVM 构建中缺少对应代码生成器（relax.ext.&lt;name&gt;）的模式表：{0}；对它们使用 annotate_codegen=true 的 FuseOpsByPattern 和 RunCodegen 会失败</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>keep annotate_codegen off for these tables (fusion into composite functions still works), or use a TVM built with that library&apos;s support</source>
+        <translation>对这些模式表保持 annotate_codegen 关闭（融合为复合函数仍然可用），或使用带该库支持构建的 TVM</translation>
+    </message>
+    <message>
+        <location line="+42"/>
+        <location line="+7"/>
+        <source>== Problems ==</source>
+        <translation>== 问题 ==</translation>
+    </message>
+    <message>
+        <location line="-3"/>
+        <source>fix:</source>
+        <translation>修复：</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location line="+37"/>
+        <source>none found</source>
+        <translation>未发现</translation>
+    </message>
+    <message>
+        <location line="-35"/>
+        <source>== System ==</source>
+        <translation>== 系统 ==</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>, {0} usable</source>
+        <translation>，{0} 个可用</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} logical cores</source>
+        <translation>{0} 个逻辑核心</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>== TVM (engine process) ==</source>
+        <translation>== TVM（引擎进程）==</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>unavailable:</source>
+        <translation>不可用：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the engine did not answer</source>
+        <translation>引擎没有响应</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>CPU threads {0} ({1}) for compiled code</source>
+        <translation>编译代码使用 {0} 个 CPU 线程（{1}）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>build flags</source>
+        <translation>构建选项</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>== Devices ==</source>
+        <translation>== 设备 ==</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>== Codegens (relax.ext.*) ==</source>
+        <translation>== 代码生成器（relax.ext.*）==</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+7"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location line="-5"/>
+        <source>== Pattern tables ==</source>
+        <translation>== 模式表 ==</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>codegen available</source>
+        <translation>代码生成器可用</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no codegen</source>
+        <translation>无代码生成器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} patterns</source>
+        <translation>{0} 个模式</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>== Python packages ==</source>
+        <translation>== Python 包 ==</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>not installed</source>
+        <translation>未安装</translation>
+    </message>
+</context>
+<context>
     <name>GraphView</name>
     <message>
         <location filename="../../widgets/graph_view.py" line="+124"/>
@@ -1699,7 +1938,7 @@
 <context>
     <name>ParamEditor</name>
     <message>
-        <location filename="../../widgets/param_editor.py" line="+488"/>
+        <location filename="../../widgets/param_editor.py" line="+489"/>
         <location line="+18"/>
         <source>No step selected.</source>
         <translation>未选择步骤。</translation>
@@ -1718,6 +1957,40 @@
         <location line="+1"/>
         <source>no reason given</source>
         <translation>未说明原因</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>needs a Python object ({0})</source>
+        <translation>需要 Python 对象（{0}）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>needs a Python object</source>
+        <translation>需要 Python 对象</translation>
+    </message>
+</context>
+<context>
+    <name>PassCatalogue</name>
+    <message>
+        <location filename="../../app/pass_texts.py" line="+19"/>
+        <source>Custom Python pass</source>
+        <extracomment>Texts of the app&apos;s own pass specs (titles, descriptions, parameter docs), exactly as the specs have them.</extracomment>
+        <translation>自定义 Python Pass</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A pass written in Python: the source defines a tvm.transform.Pass, a class decorated with @tvm.transform.module_pass / @relax.transform.function_pass, or a function taking an IRModule and returning one (the last one defined is used). Runs only when custom code is trusted.</source>
+        <translation>用 Python 编写的 Pass：源代码定义一个 tvm.transform.Pass、一个用 @tvm.transform.module_pass / @relax.transform.function_pass 装饰的类，或一个接收 IRModule 并返回 IRModule 的函数（使用最后定义的那个）。只有在信任自定义代码后才会运行。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Python source of the pass.</source>
+        <translation>Pass 的 Python 源代码。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Bind model weights as constants</source>
+        <translation>将模型权重绑定为常量</translation>
     </message>
 </context>
 <context>
@@ -2078,17 +2351,32 @@
         <translation>引擎：{job}…</translation>
     </message>
     <message>
-        <location line="+60"/>
+        <location line="+24"/>
+        <source>The engine crashed during a {0} request.</source>
+        <translation>引擎在处理 {0} 请求时崩溃。</translation>
+    </message>
+    <message>
+        <location line="+36"/>
         <source>Running pipeline…</source>
         <translation>正在运行流水线…</translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location line="+66"/>
         <source>Run superseded by an edit; engine restarted…</source>
         <translation>编辑取代了正在进行的运行；引擎已重启…</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+17"/>
+        <source>The engine crashed while running step {0} ({1}).</source>
+        <translation>引擎在运行第 {0} 步（{1}）时崩溃。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The engine crashed.</source>
+        <translation>引擎崩溃。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>Engine crashed; restarted…</source>
         <translation>引擎崩溃；已重启…</translation>
     </message>
@@ -2940,7 +3228,7 @@
 <context>
     <name>_ChoiceField</name>
     <message>
-        <location filename="../../widgets/param_editor.py" line="-312"/>
+        <location filename="../../widgets/param_editor.py" line="-325"/>
         <source>{value} (not a known choice)</source>
         <translation>{value}（不是已知选项）</translation>
     </message>
