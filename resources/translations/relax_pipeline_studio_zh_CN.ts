@@ -782,13 +782,18 @@
     <message>
         <location filename="../../app/compare_controller.py" line="-28"/>
         <location filename="../../app/run_controller.py" line="+6"/>
-        <location filename="../../app/run_session.py" line="+95"/>
+        <location filename="../../app/run_session.py" line="+126"/>
         <source>Stopping…</source>
-        <extracomment>True while a run is in flight (the Stop action follows it). ``(input_script, input_key)``: the model loaded for the current run. A step&apos;s result of the current run. ``(revision, RunResult)`` of a run of the current revision.</extracomment>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../../app/run_session.py" line="+7"/>
+        <location filename="../../app/run_session.py" line="-53"/>
+        <source>Step {0} ({1}) waits for Run (F5): set its tuning budget, then run it.</source>
+        <extracomment>True while a run is in flight (the Stop action follows it). ``(input_script, input_key)``: the model loaded for the current run. A step&apos;s result of the current run. ``(revision, RunResult)`` of a run of the current revision. Uids of the tuning steps the user ran (Run / Run to): automatic re-runs include only these.</extracomment>
+        <translation>第 {0} 步（{1}）等待运行（F5）：先设置调优预算，再运行它。</translation>
+    </message>
+    <message>
+        <location line="+60"/>
         <source>Stopping tuning; measured trials are kept and the run goes on…</source>
         <translation>正在停止调优；已测量的试验会保留，运行继续…</translation>
     </message>
@@ -3138,12 +3143,13 @@
     </message>
     <message>
         <location line="+48"/>
-        <location line="+43"/>
+        <location line="+49"/>
         <source>No tuning step has run yet. Add a MetaSchedule step (relax.MetaScheduleTuneTIR / TuneIRMod) and run.</source>
+        <extracomment>How the trial budget splits: TuneTIR&apos;s ``max_trials_global`` is a budget per PrimFunc (TVM tunes each PrimFunc on its own), so the total is that times the number of PrimFuncs.</extracomment>
         <translation>尚未运行任何调优步骤。请添加一个 MetaSchedule 步骤（relax.MetaScheduleTuneTIR / TuneIRMod）并运行。</translation>
     </message>
     <message>
-        <location line="-36"/>
+        <location line="-42"/>
         <source>%v / %m trials</source>
         <translation>%v / %m 次试验</translation>
     </message>
@@ -3158,7 +3164,17 @@
         <translation>在几秒内结束调优；已测量的结果保存在数据库中，流水线继续运行（应用步骤会使用它）</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location line="+53"/>
+        <source>Budget: {per} trials per PrimFunc × {tasks} PrimFunc(s) = {total} trials (MetaScheduleTuneTIR&apos;s max_trials_global counts per PrimFunc).</source>
+        <translation>预算：每个 PrimFunc {per} 次试验 × {tasks} 个 PrimFunc = {total} 次试验（MetaScheduleTuneTIR 的 max_trials_global 按每个 PrimFunc 计算）。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Budget: {total} trials shared by {tasks} task(s).</source>
+        <translation>预算：{tasks} 个任务共享 {total} 次试验。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>Stopping tuning after this round; measured trials are kept…</source>
         <translation>本轮结束后停止调优；已测量的试验会保留…</translation>
     </message>
@@ -3178,7 +3194,7 @@
         <translation>&lt;b&gt;{pass_id}&lt;/b&gt;：{done} / {total} 次试验，{elapsed}，运行器 {runner}</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+33"/>
         <source>{share:.1f} % of the measured time; {trials} trials allocated</source>
         <translation>占测得时间的 {share:.1f} %；分配了 {trials} 次试验</translation>
     </message>
