@@ -58,7 +58,7 @@ def apply_default_layout(win: Any) -> None:
         win.resizeDocks([win.diff_dock], [max(180, int(height * 0.33))], Qt.Orientation.Vertical)
     else:
         win.addDockWidget(area.LeftDockWidgetArea, win.palette_dock)
-        win.resizeDocks([win.palette_dock, win.pipeline_dock], [max(240, int(width * 0.14)), max(360, int(width * 0.21))],
+        win.resizeDocks([win.palette_dock, win.pipeline_dock], [max(240, int(width * 0.14)), max(360, int(width * 0.19))],
                         Qt.Orientation.Horizontal)
         win.resizeDocks([win.diff_dock], [max(240, int(height * 0.33))], Qt.Orientation.Vertical)
     panel = win.pipeline_panel
