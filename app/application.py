@@ -108,6 +108,12 @@ def run_app(argv: list[str]) -> int:
     parser.add_argument("--dark", action="store_true", help="use a dark palette whatever the desktop's theme")
     parser.add_argument("--screenshot", help=argparse.SUPPRESS)
     args, qt_args = parser.parse_known_args(argv)
+    from app.platform_check import xcb_problem
+
+    problem = xcb_problem()
+    if problem is not None and QApplication.instance() is None:
+        print(problem, file=sys.stderr)  # instead of Qt's abort without a hint
+        return 3
     app = make_application(qt_args)
     setup_look_and_language(app, dark=args.dark)
 

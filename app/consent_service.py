@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 from typing import Any, Callable, Iterable, Optional
 
 from PySide6.QtWidgets import QDialog, QLabel, QVBoxLayout, QWidget
@@ -144,16 +145,19 @@ class ConsentService:
 
     def ask(self, items: list[consent.CodeItem], doc: Optional[PipelineDocument] = None) -> bool:
         """Show ``items`` (readable ones can be consented to) and remember the answer; True when consented."""
-        askable = [item for item in items if item.sha256]
+        shown = doc if doc is not None else self._document()
+        codes = [item_code(i, shown) for i in items]
+        # Consent is given to what the dialog shows: code held in a step must be exactly the code whose
+        # hash is consented to (the engine runs only that hash), else it cannot be consented to here.
+        askable = [item for item, code in zip(items, codes)
+                   if item.sha256 and (item.path is not None or consent.sha256_text(code) == item.sha256)]
         if self.override is not None:
             if self.override:
                 self._overridden.update(item.sha256 for item in askable)
             self._publish()
             return bool(self.override) and bool(askable)
         else:
-            shown = doc if doc is not None else self._document()
-            dialog = ConsentDialog(items, shown.path or shown.name, [item_code(i, shown) for i in items],
-                                   self._dialog_parent())
+            dialog = ConsentDialog(items, shown.path or shown.name, codes, self._dialog_parent())
             self.dialog = dialog
             ok = dialog.exec() == QDialog.DialogCode.Accepted and bool(askable)
         if ok:
@@ -222,6 +226,8 @@ class ConsentDialog(QDialog):
             title = os.path.basename(item.path) if item.path else tr("step {0}").format((item.index or 0) + 1)
             self.tabs.addTab(editor, title)
             self.tabs.setTabToolTip(self.tabs.count() - 1, item.path or item.label)
+        #: The code shown for each item, in order (what "Trust and Run" consents to).
+        self.codes = list(codes)
         #: All the code shown, one block per item (tests read it).
         self.code_text = "\n\n".join(f"# ---- {item.label} ----\n{code.rstrip()}" for item, code in zip(items, codes))
         buttons = QDialogButtonBox(self)
@@ -242,9 +248,15 @@ def _describe(item: consent.CodeItem) -> str:
     what = {consent.KIND_MODEL: tr("Model file {0}: Python code that runs when the model is loaded"),
             consent.KIND_PATTERN: tr("Pattern file {0}: Python code that runs when the step is built"),
             consent.KIND_CUSTOM: tr("{0}: your custom pass code, run as a pipeline step")}[item.kind]
-    text = what.format(item.path or item.label)
+    text = what.format(item.path or _item_label(item))
     if not item.sha256 and item.kind != consent.KIND_CUSTOM:
         text += " — " + tr("cannot be checked: {0}").format(item.reason)
     elif item.index is not None and item.kind != consent.KIND_CUSTOM:
         text += " " + tr("(step {0})").format(item.index + 1)
     return text
+
+
+def _item_label(item: consent.CodeItem) -> str:
+    """A step item's label ("step 9 (custom.python)") in the interface's language."""
+    match = re.fullmatch(r"step (\d+) \((.+)\)", item.label)
+    return tr("step {0} ({1})").format(match.group(1), match.group(2)) if match else item.label

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QWidget
 from app.document_controller import DocumentController
 from app.engine_worker import QtEngineWorker
 from app.pass_kinds import is_composite
+from app.pass_texts import translate_catalogue
 from app.consent_service import ConsentService
 
 
@@ -37,9 +38,11 @@ class CatalogueService(QObject):
         from pipeline_model.catalogue import Catalogue
 
         try:
-            self.catalogue = Catalogue.from_json(data)
+            catalogue = Catalogue.from_json(data)
         except Exception as exc:  # noqa: BLE001 - a bad cache must not stop the app
             return f"Could not read the pass catalogue: {exc}"
+        translate_catalogue(catalogue)  # the app's own passes in the interface's language
+        self.catalogue = catalogue
         self.changed.emit()
         return None
 

@@ -6,7 +6,9 @@ answer queued in the GUI thread; ``request.cancel()`` stops it. Run requests car
 for; results of a revision older than the current one (see :meth:`QtEngineWorker.set_revision`)
 are dropped, and a newer run request cancels an older in-flight run. If the engine process dies
 during a run, ``engine_crashed`` carries a message naming the step that was running; the client
-restarts the engine on the next request and the document is never touched here.
+restarts the engine on the next request and the document is never touched here. A run that Stop, an
+edit (a newer revision) or Restart Engine ended is never a crash, even when the engine had to be killed
+to end it; a graph or text request for a module the killed engine held waits for the queued run.
 
 Consent: :attr:`QtEngineWorker.consent` (a :class:`pipeline_model.consent.Consent`) is the consent of the
 client the worker owns; the GUI's consent service grants into it, and the client attaches it to every
@@ -184,6 +186,8 @@ class QtEngineWorker(QThread):
         self._jobs: deque[EngineRequest] = deque()
         self._pending_run: Optional[RunRequest] = None
         self._current: Optional[EngineRequest] = None
+        #: Graph / text requests put off until the queued run has made their module (see ``_put_off``).
+        self._after_run: list[EngineRequest] = []
         self._live: set[EngineRequest] = set()  # requests whose answer is not delivered yet
         self._revision = 0
         self._stopping = False
@@ -265,6 +269,7 @@ class QtEngineWorker(QThread):
             self._stopping = True
             self._pending_run = None
             self._jobs.clear()
+            self._after_run.clear()
             self._lock.notify_all()
         if self._current is None and self.wait(2700):
             return True  # idle: the thread closed the client itself (bounded)
@@ -411,7 +416,10 @@ class QtEngineWorker(QThread):
             self.busy = True
             try:
                 if isinstance(job, RunRequest):
-                    self._serve_run(job)
+                    try:
+                        self._serve_run(job)
+                    finally:
+                        self._after_run_retry()
                 else:
                     self._serve(job)
             except Exception as exc:  # noqa: BLE001 - never let the thread die
@@ -490,15 +498,32 @@ class QtEngineWorker(QThread):
             else:
                 raise ValueError(f"unknown request kind {job.kind!r}")
         except EngineCrashed as exc:
-            message = f"The engine crashed during a {job.name} request: {_message(exc)}"
+            message = self.tr("The engine crashed during a {0} request.").format(job.name) + "\n" + _message(exc)
             self.engine_crashed.emit(message)
             job.failed.emit(message)
             self._confirm_engine_up()
             return
         except EngineError as exc:
+            if self._put_off(job, _message(exc)):
+                return
             job.failed.emit(_message(exc))
             return
         job.finished.emit(value)
+
+    def _put_off(self, job: EngineRequest, message: str) -> bool:
+        """A graph / text request for a module the engine does not hold (it was restarted: an edit or
+        Stop killed a step) while a run is queued: that run makes the module again, so the request is
+        served once more after it instead of failing now. True when put off (once per request)."""
+        if job.kind not in ("graph", "prim_func", "snapshot") or job.args.get("put_off"):
+            return False
+        if "not in the engine's cache" not in message:
+            return False
+        with self._lock:
+            if self._pending_run is None or self._stopping:
+                return False
+            job.args["put_off"] = True
+            self._after_run.append(job)
+        return True
 
     def _serve_run(self, job: RunRequest) -> None:
         from pipeline_model.engine.client import EngineCrashed, EngineError
@@ -538,21 +563,24 @@ class QtEngineWorker(QThread):
             result: RunResult = self._client.run(doc, until=until, on_event=on_event, scripts=False)
         except EngineCrashed as exc:
             message = self._crash_message(doc, running, _message(exc))
-            result = RunResult(error=message, total_ms=(time.perf_counter() - started) * 1000)
-            self.engine_crashed.emit(message)
-            self._confirm_engine_up()
+            result = RunResult(error=message, total_ms=(time.perf_counter() - started) * 1000,
+                               cancelled=bool(getattr(exc, "cancelled", False)))
+            if self._ended_on_purpose(job, result):
+                self._quiet_restart(job)
+            else:
+                self.engine_crashed.emit(message)
+                self._confirm_engine_up()
         except EngineError as exc:
             result = RunResult(error=_message(exc), total_ms=(time.perf_counter() - started) * 1000)
         else:
             if int(getattr(self._client, "restarts", 0)) > restarts_before:
-                if result.cancelled and job.cancelled or self._restart_requested:
-                    # Stop (or Restart Engine) had to kill a step that did not return: not a crash.
-                    self._restart_requested = False
-                    self.engine_restarted.emit()
-                    self._confirm_engine_up(crashed=False)
+                if self._ended_on_purpose(job, result):
+                    self._quiet_restart(job)
                 else:
                     # The client restarted the engine during this run: a step crashed or hung.
-                    crash = _failed_step_error(result) or result.error or "the engine process died"
+                    where = {"index": result.failed_index} if result.failed_index is not None else running
+                    crash = self._crash_message(doc, where, _failed_step_error(result) or result.error
+                                                or "the engine process died")
                     self.engine_crashed.emit(crash)
                     self._confirm_engine_up()
         if self._is_current(revision):
@@ -560,13 +588,39 @@ class QtEngineWorker(QThread):
         else:
             self._live.discard(job)
 
-    @staticmethod
-    def _crash_message(doc: PipelineDocument, running: dict, detail: str) -> str:
+    def _ended_on_purpose(self, job: RunRequest, result: RunResult) -> bool:
+        """Whether the engine was killed because the run was meant to end: Stop (``job.cancelled``), an
+        edit that superseded it (its revision is no longer the current one) or Restart Engine. Such a
+        run is never reported as a crash."""
+        superseded = not self._is_current(job.revision)
+        return bool(result.cancelled and (job.cancelled or superseded)) or self._restart_requested
+
+    def _quiet_restart(self, job: RunRequest) -> None:
+        """Stop, an edit or Restart Engine had to kill a step that did not return: no crash, a fresh engine."""
+        self._restart_requested = False
+        self.engine_restarted.emit()
+        if not self._is_current(job.revision) and not job.cancelled:
+            self.state_changed.emit("starting", self.tr("Run superseded by an edit; engine restarted…"))
+        self._confirm_engine_up(crashed=False)
+
+    def _after_run_retry(self) -> None:
+        """Queue again the requests put off until the run that was pending when they failed."""
+        with self._lock:
+            if self._after_run:
+                self._jobs.extendleft(reversed(self._after_run))
+                self._after_run.clear()
+                self._lock.notify_all()
+
+    def _crash_message(self, doc: PipelineDocument, running: dict, detail: str) -> str:
+        """A crash report: its first line (translated) names the step that was running, the next lines
+        hold the engine's own detail (English, technical)."""
         index = running.get("index")
         if index is not None and 0 <= int(index) < len(doc.steps):
             step = doc.steps[int(index)]
-            return f"The engine crashed while running step {int(index) + 1} ({step.pass_id}): {detail}"
-        return f"The engine crashed: {detail}"
+            head = self.tr("The engine crashed while running step {0} ({1}).").format(int(index) + 1, step.pass_id)
+        else:
+            head = self.tr("The engine crashed.")
+        return f"{head}\n{detail}" if detail else head
 
     def _confirm_engine_up(self, crashed: bool = True) -> None:
         """After the client restarted a crashed engine: wait until the fresh one answers."""

@@ -21,6 +21,20 @@ from pipeline_model.document import PipelineDocument, target_label
 from pipeline_model.resources import resource_path
 
 TUTORIAL_PIPELINE = resource_path("pipelines", "fusion_walkthrough.json")
+#: The name of a pipeline never saved (shown translated).
+UNTITLED = "Untitled pipeline"
+
+
+def document_name(doc: PipelineDocument) -> str:
+    """The name the user knows the document by: its file's name (without ``.json``) once it has a
+    file, else its own name ("Untitled pipeline" translated)."""
+    if doc.path:
+        base = os.path.basename(doc.path)
+        for suffix in (".rps.json", ".json"):
+            if base.lower().endswith(suffix):
+                return base[: -len(suffix)] or base
+        return base
+    return tr("Untitled pipeline") if doc.name in ("", UNTITLED) else doc.name
 
 
 
@@ -52,10 +66,14 @@ class FileController(QObject):
 
     # ---- pipelines ------------------------------------------------------------------------------
     def open_initial(self, path: Optional[str] = None, model: Optional[str] = None) -> None:
-        """Start-up document: ``path`` if given, else the tutorial MLP with the example pipeline."""
+        """Start-up document: ``path`` if given, else the pipeline file open when the app was last closed,
+        else (a first start) the tutorial MLP with the example pipeline."""
+        last = None if path else app_settings_mod.last_document(self.ctx.settings)
         if path:
             if not self.open_pipeline(path, ask=False):
                 self.new_pipeline(force=True)
+        elif last is not None and self.open_pipeline(last, ask=False):
+            pass
         elif TUTORIAL_PIPELINE.exists():
             self.open_pipeline(str(TUTORIAL_PIPELINE), remember=False, as_template=True, ask=False)
         else:
@@ -74,7 +92,7 @@ class FileController(QObject):
 
     def new_pipeline(self, force: bool = False) -> None:
         """Start an empty pipeline on the tutorial MLP."""
-        self.replace_document(PipelineDocument(model="builtin:mlp", name="Untitled pipeline"), ask=not force)
+        self.replace_document(PipelineDocument(model="builtin:mlp", name=UNTITLED), ask=not force)
 
     def open_pipeline_dialog(self) -> None:
         """File > Open."""
@@ -115,7 +133,7 @@ class FileController(QObject):
 
     def save_as(self) -> bool:
         """File > Save As."""
-        start = self.ctx.doc.path or os.path.join(os.path.expanduser("~"), _slug(self.ctx.doc.name) + ".json")
+        start = self.ctx.doc.path or os.path.join(os.path.expanduser("~"), _slug(document_name(self.ctx.doc)) + ".json")
         path, _ = QFileDialog.getSaveFileName(self._parent(), tr("Save pipeline"), start, tr("Pipeline files (*.json *.rps.json);;All files (*)"))
         if not path:
             return False
@@ -126,9 +144,13 @@ class FileController(QObject):
     def _save_to(self, path: str) -> bool:
         from pipeline_model.fileformat import save_pipeline
 
+        doc = self.ctx.doc
+        old_name = doc.name
+        doc.name = document_name(PipelineDocument(path=path))  # the document's name follows its file
         try:
-            save_pipeline(self.ctx.doc, path)
+            save_pipeline(doc, path)
         except (OSError, ValueError) as exc:
+            doc.name = old_name
             QMessageBox.critical(self._parent(), tr("Cannot save pipeline"), f"{path}: {exc}")
             return False
         self.ctx.document.mark_saved(path)
@@ -145,7 +167,7 @@ class FileController(QObject):
         buttons = QMessageBox.StandardButton
         answer = QMessageBox.question(
             self._parent(), tr("Unsaved changes"),
-            tr("The pipeline “{0}” has unsaved changes. Save them?").format(self.ctx.doc.name),
+            tr("The pipeline “{0}” has unsaved changes. Save them?").format(document_name(self.ctx.doc)),
             buttons.Save | buttons.Discard | buttons.Cancel, buttons.Save,
         )
         if answer == buttons.Save:
@@ -180,7 +202,7 @@ class FileController(QObject):
     def title(self) -> str:
         """The window title: file name, ``*`` when modified."""
         doc = self.ctx.doc
-        name = os.path.basename(doc.path) if doc.path else doc.name
+        name = os.path.basename(doc.path) if doc.path else document_name(doc)
         return f"{name}{'*' if self.ctx.document.modified else ''} — Relax Pipeline Studio"
 
     def model_and_target_texts(self) -> tuple[str, str, str]:
@@ -250,7 +272,7 @@ class FileController(QObject):
         from pipeline_model.export import export_script
 
         doc = self.ctx.doc
-        start = os.path.join(os.path.dirname(doc.path or os.path.expanduser("~/x")), _slug(doc.name) + ".py")
+        start = os.path.join(os.path.dirname(doc.path or os.path.expanduser("~/x")), _slug(document_name(doc)) + ".py")
         path, _ = QFileDialog.getSaveFileName(self._parent(), tr("Export Python script"), start, tr("Python (*.py)"))
         if not path:
             return

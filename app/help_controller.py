@@ -39,12 +39,16 @@ def docs_root() -> Path:
     return ROOT
 
 
+#: Documents for those who work on the app, not with it: not listed by Help ▸ Documentation.
+DEVELOPER_DOCS = ("DEVELOPERS.md", "ARCHITECTURE.md")
+
+
 def doc_files(root: Optional[Path] = None) -> list[Path]:
-    """The documentation shown by Help ▸ Documentation: README.md, DEVELOPERS.md, docs/*.md (of
-    :func:`docs_root` unless ``root`` is given)."""
+    """The user documentation shown by Help ▸ Documentation: README.md and docs/*.md (of
+    :func:`docs_root` unless ``root`` is given), without the developers' documents (:data:`DEVELOPER_DOCS`)."""
     root = docs_root() if root is None else root
-    files = [root / "README.md", root / "DEVELOPERS.md"] + sorted((root / "docs").glob("*.md"))
-    return [f for f in files if f.exists()]
+    files = [root / "README.md"] + sorted((root / "docs").glob("*.md"))
+    return [f for f in files if f.exists() and f.name not in DEVELOPER_DOCS]
 
 
 def menu_shortcuts(menu_bar: QMenuBar) -> list[tuple[str, str, str]]:

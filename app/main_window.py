@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QScrollArea, QStyle, QToolBar, QWidget
 
 from app import settings as app_settings_mod
+from app import window_layout
 from app.actions import action_specs, create_actions, fill, make_icon, menu_table
 from app.appearance import AppearanceController
 from app.autosave import AutosaveController
@@ -131,7 +132,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.engine_label)
         self.statusBar().addWidget(self.run_label, 1)
         self.statusBar().addPermanentWidget(self.progress)
-        self.resize(1500, 920)
+        self.resize(*window_layout.initial_size(self))
 
     def _build_controllers(self) -> None:
         ctx, current = self.ctx, self.pipeline_view.current_uid
@@ -185,7 +186,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu(tr("Open &Recent"))
         self.recent_menu.aboutToShow.connect(lambda: self.files.fill_recent_menu(self.recent_menu))
         fill(file_menu, [None, self.act_save, self.act_save_as, None, self.act_open_model])
-        self.builtin_menu = self.files.builtin_models_menu(file_menu.addMenu(tr("Built-in &Models")))
+        self.builtin_menu = self.files.builtin_models_menu(file_menu.addMenu(tr("&Built-in Models")))
         self.model_button.setMenu(self.builtin_menu)
         fill(file_menu, [self.act_export, None, self.act_quit])
         fill(menu.addMenu(tr("&Edit")), table["edit"])
@@ -261,8 +262,12 @@ class MainWindow(QMainWindow):
             label.style().polish(label)
 
     def _on_engine_crashed(self, message: str) -> None:
-        self.banner.show_message(message + "\n" + tr("The engine was restarted; your pipeline is unchanged."), "error",
+        """A real crash (never a run that Stop or an edit ended): the banner names the step; the engine's
+        own (technical) detail is its tooltip."""
+        head, _sep, detail = message.partition("\n")
+        self.banner.show_message(head + "\n" + tr("The engine was restarted; your pipeline is unchanged."), "error",
                                  self.act_restart_engine)
+        self.banner.label.setToolTip(detail.strip())
         self.statusBar().showMessage(tr("Engine crashed and was restarted"), 8000)
 
     def raise_run_panel(self, then: Any = None) -> None:
@@ -358,14 +363,19 @@ class MainWindow(QMainWindow):
 
     # ---- layout, palette, close ------------------------------------------------------------------
     def _restore_layout(self) -> None:
-        geometry, state = self.settings.value("window/geometry"), self.settings.value("window/state")
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self.restoreGeometry(geometry)
-        if isinstance(state, QByteArray) and not state.isEmpty():
-            self.restoreState(state)
-        else:
-            self.resizeDocks([self.palette_dock, self.pipeline_dock], [280, 400], Qt.Orientation.Horizontal)
-            self.resizeDocks([self.diff_dock], [330], Qt.Orientation.Vertical)
+        """The user's remembered layout, else the default one for the window's size once it is shown."""
+        self._default_layout_pending = not window_layout.restore_layout(self)
+
+    def reset_layout(self) -> None:
+        """View ▸ Reset Layout: the default arrangement of the panes for the window's current size."""
+        window_layout.apply_default_layout(self)
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if getattr(self, "_default_layout_pending", False):
+            self._default_layout_pending = False
+            window_layout.apply_default_layout(self)  # at the size the window is shown with
+            QTimer.singleShot(0, lambda: window_layout.apply_default_layout(self))  # after the window manager's
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
         """Follow a system light/dark palette switch in the parts painted with fixed colours."""
@@ -383,8 +393,8 @@ class MainWindow(QMainWindow):
         if not self._exiting_on_signal and not self.files.maybe_save():
             event.ignore()
             return
-        self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("window/state", self.saveState())
+        window_layout.save_layout(self)
+        app_settings_mod.set_last_document(self.settings, self.ctx.doc.path)
         self.settings.sync()
         self.session.run_timer.stop()
         self.autosave.timer.stop()

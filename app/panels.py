@@ -23,6 +23,9 @@ from widgets.step_model import QtPipelineModel
 
 #: Narrowest the node details panel gets (its placeholder and type texts wrap inside it).
 DETAILS_MIN_WIDTH = 220
+#: Below this width of the graph area the node details go under the graph instead of beside it.
+DETAILS_BESIDE_WIDTH = 900
+DETAILS_MIN_HEIGHT = 70
 #: Setting of View ▸ Show Overview (the graph's minimap).
 OVERVIEW_KEY = "graph/overview"
 
@@ -58,6 +61,7 @@ class Banner(QFrame):
         self.style().unpolish(self)
         self.style().polish(self)
         self.label.setText(text)
+        self.label.setToolTip("")
         self.action_button.setDefaultAction(action) if action is not None else None
         self.action_button.setVisible(action is not None)
         self.show()
@@ -207,6 +211,7 @@ class GraphArea(QWidget):
         split.setCollapsible(0, False)
         split.setSizes([900, 280])
         self.graph_split = split
+        self._details_beside: Optional[bool] = None
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
         top.addWidget(QLabel(tr("Function:"), self))
@@ -219,6 +224,27 @@ class GraphArea(QWidget):
         layout.addWidget(self.banner)
         layout.addLayout(top)
         layout.addWidget(split, 1)
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        """The node details beside the graph when there is room for both, else below it (the graph keeps
+        the width: at 1024 px the area is about 650 px wide)."""
+        super().resizeEvent(event)
+        self._place_details(self.width() >= DETAILS_BESIDE_WIDTH)
+
+    def _place_details(self, beside: bool) -> None:
+        if beside == self._details_beside:
+            return
+        self._details_beside = beside
+        split = self.graph_split
+        if beside:
+            self.details.setMinimumHeight(0)
+            split.setOrientation(Qt.Orientation.Horizontal)
+            split.setSizes([max(1, self.width() - 280), 280])
+        else:
+            self.details.setMinimumHeight(DETAILS_MIN_HEIGHT)
+            split.setOrientation(Qt.Orientation.Vertical)
+            height = max(split.height(), 300)
+            split.setSizes([height - max(DETAILS_MIN_HEIGHT, height // 4), max(DETAILS_MIN_HEIGHT, height // 4)])
 
     @staticmethod
     def overview_setting(settings: QSettings) -> bool:

@@ -50,23 +50,54 @@ class RunSession(QObject):
         self.last_run: Optional[RunResult] = None
         self.auto_run = True
         self._run_until: Optional[int] = None
+        #: Uids of the tuning steps the user ran (Run / Run to): automatic re-runs include only these.
+        self._tuning_started: set[str] = set()
         self.run_timer = QTimer(self)
         self.run_timer.setSingleShot(True)
         self.run_timer.timeout.connect(self.run_pipeline_auto)
         tuning_panel.stop_requested.connect(self.stop_tuning)
         ctx.document.document_replaced.connect(tuning_panel.reset)
+        ctx.document.document_replaced.connect(self._tuning_started.clear)
         ctx.document.model_changed.connect(tuning_panel.reset)
 
     # ---- actions ------------------------------------------------------------------------------
     def run_pipeline_auto(self) -> None:
-        """Debounced re-run after an edit."""
-        self.run_pipeline(until=self._run_until, explicit=False)
+        """Debounced re-run after an edit. It stops before a tuning step the user has not run yet (a step
+        just dropped, a file just opened): tuning takes minutes with the budget set in the step, so it
+        starts only with Run (F5) or Run to; a tuning step that was run re-runs after an edit (a new
+        budget restarts it)."""
+        until = self._run_until
+        waiting = self.tuning_waiting(until)
+        if waiting is not None:
+            title = self.ctx.catalogue.title_for(self.ctx.doc.steps[waiting].pass_id)
+            self.ctx.status(tr("Step {0} ({1}) waits for Run (F5): set its tuning budget, then run it.").format(
+                waiting + 1, title), 15000)
+            if waiting == 0:
+                return
+            until = waiting - 1
+        self.run_pipeline(until=until, explicit=False, remember_until=False)
 
-    def run_pipeline(self, checked: bool = False, until: Optional[int] = None, explicit: bool = True) -> None:  # noqa: ARG002
-        """Run (F5): every step, or up to ``until``. Code a file brings runs only with consent."""
+    def tuning_waiting(self, until: Optional[int] = None) -> Optional[int]:
+        """Index of the first enabled tuning step up to ``until`` that the user has not run (it waits for
+        Run), or ``None``."""
+        for index, step in enumerate(self.ctx.doc.steps):
+            if until is not None and index > until:
+                break
+            if step.enabled and runs_tuning(step.pass_id) and step.uid not in self._tuning_started:
+                return index
+        return None
+
+    def run_pipeline(self, checked: bool = False, until: Optional[int] = None, explicit: bool = True,  # noqa: ARG002
+                     remember_until: bool = True) -> None:
+        """Run (F5): every step, or up to ``until``. Code a file brings runs only with consent; an explicit
+        run starts the tuning steps it covers (automatic re-runs then include them)."""
         self.run_timer.stop()
         self.ctx.consent.for_run(explicit=explicit, until=until)  # asks; the engine client carries the consent
-        self._run_until = until
+        if explicit:
+            steps = self.ctx.doc.steps if until is None else self.ctx.doc.steps[: until + 1]
+            self._tuning_started.update(s.uid for s in steps if runs_tuning(s.pass_id))
+        if remember_until:
+            self._run_until = until
         doc = self.ctx.document
         request = self.ctx.engine.submit_run(doc.doc, doc.revision, until=until)
         revision = request.revision

@@ -12,7 +12,8 @@ saves ``dark.png`` (the FuseOps state with a node selected) and ``dark_failed.pn
 set, the PassContext dialog on top), ``profile.png`` (a profiled build: the Profile panel and the heat
 overlay), ``profile_compare.png`` (that profile compared with the module after the first step's) and
 ``compare.png`` (Run ▸ Compare Pipelines… with two pipelines compared). With ``--profile`` only the two
-profile shots are taken (with ``--lang``/``--small`` naming as above).
+profile shots are taken (with ``--lang``/``--small`` naming as above). With ``--size=WxH`` the window has
+that size and only the workspace shots are saved: ``ws_<W>_<lang>.png`` (FuseOps) and ``ws_<W>_<lang>_failed.png``.
 """
 
 from __future__ import annotations
@@ -72,7 +73,11 @@ def main(argv: list[str]) -> int:
     small = "--small" in argv
     wire = "--wire" in argv
     profile_only = "--profile" in argv
-    argv = [a for a in argv if a not in ("--dark", "--small", "--wire", "--profile") and not a.startswith("--lang=")]
+    size = next((a.split("=", 1)[1] for a in argv if a.startswith("--size=")), None)
+    argv = [a for a in argv if a not in ("--dark", "--small", "--wire", "--profile")
+            and not a.startswith(("--lang=", "--size="))]
+    # --size=WxH: the workspace shots ws_<W>_<lang>.png (FuseOps) and ws_<W>_<lang>_failed.png at that size.
+    ws = f"ws_{size.split('x')[0]}_{(lang or 'en').split('_')[0]}" if size else None
     prefix = f"{lang.split('_')[0]}_" if lang else ""
     out = argv[0] if argv else "docs/screenshots"
     os.makedirs(out, exist_ok=True)
@@ -98,7 +103,10 @@ def main(argv: list[str]) -> int:
 
     def shot(name: str) -> None:
         settle()
-        path = os.path.join(out, name.replace(".png", "_1024x700.png") if small else prefix + name)
+        if ws:
+            path = os.path.join(out, ws + ("" if name == "main.png" else "_" + name[: -len(".png")]) + ".png")
+        else:
+            path = os.path.join(out, name.replace(".png", "_1024x700.png") if small else prefix + name)
         win.grab().save(path)
         print("saved", path)
 
@@ -107,7 +115,7 @@ def main(argv: list[str]) -> int:
     settings_dir = tempfile.mkdtemp(prefix="rps_tour_")
     win = MainWindow(settings=QSettings(os.path.join(settings_dir, "studio.ini"), QSettings.Format.IniFormat))
     win.ctx.trust.override = True
-    win.resize(*((1024, 700) if small else (1560, 960)))
+    win.resize(*((1024, 700) if small else tuple(int(v) for v in size.split("x")) if size else (1560, 960)))
     win.show()
     win.open_initial(None)
     assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
@@ -140,8 +148,9 @@ def main(argv: list[str]) -> int:
     calls = [n for n in (win.graph_view.graph_json() or {}).get("nodes", []) if n.get("callee")]
     if calls:
         win.graph_view.select_node(calls[0]["id"], center=True)
-    shot("dark.png" if dark else "graph.png")
-    if not dark:
+    if not ws:
+        shot("dark.png" if dark else "graph.png")
+    if not dark and not ws:
         win.pipeline_view.select_uids([steps[0].uid])
         settle(1500)
         shot("diff.png")

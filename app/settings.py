@@ -7,7 +7,7 @@ cache folder (catalogue cache). Otherwise Qt's per-user locations are used.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Optional
 
 from PySide6.QtCore import QSettings, QStandardPaths
 
@@ -49,6 +49,18 @@ def add_recent_file(settings: QSettings, path: str) -> list[str]:
     files = files[:MAX_RECENT]
     settings.setValue("recent_files", files)
     return files
+
+
+def last_document(settings: QSettings) -> Optional[str]:
+    """The pipeline file open when the app was last closed (``None``: none, or it is gone)."""
+    value = settings.value("session/last_document", "")
+    path = str(value) if isinstance(value, str) and value else ""
+    return path if path and os.path.isfile(path) else None
+
+
+def set_last_document(settings: QSettings, path: Optional[str]) -> None:
+    """Remember the pipeline file open at close (``None``: an unsaved document)."""
+    settings.setValue("session/last_document", os.path.abspath(path) if path else "")
 
 
 #: Default watchdog limit of one engine step, in seconds.

@@ -15,25 +15,26 @@ import platform
 import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
+from pipeline_model.i18n import QT_TRANSLATE_NOOP, translate, translate_marked
 from pipeline_model.scriptlib.threads import usable_cores
 
 #: Severity of a problem: ``error`` (something will crash or cannot work) or ``warning``.
 ERROR, WARNING = "error", "warning"
 
-#: Distributions whose presence and version the report lists (name -> what it is for).
+#: Distributions whose presence and version the report lists (name -> what it is for; translated where shown).
 PACKAGES: dict[str, str] = {
-    "apache-tvm": "the compiler (engine process)",
-    "apache-tvm-ffi": "TVM's FFI (pinned: 0.1.14.post1)",
-    "numpy": "arrays",
-    "psutil": "needed by MetaSchedule tuning",
-    "xgboost": "MetaSchedule's default cost model",
-    "cloudpickle": "MetaSchedule workers",
-    "tornado": "the RPC tracker (remote devices)",
-    "torch": "PyTorch importer",
-    "onnx": "ONNX importer",
-    "onnxruntime": "ONNX Runtime comparison",
-    "transformers": "Hugging Face models",
-    "PySide6": "the desktop app",
+    "apache-tvm": QT_TRANSLATE_NOOP("EnvReport", "the compiler (engine process)"),
+    "apache-tvm-ffi": QT_TRANSLATE_NOOP("EnvReport", "TVM's FFI (pinned: 0.1.14.post1)"),
+    "numpy": QT_TRANSLATE_NOOP("EnvReport", "arrays"),
+    "psutil": QT_TRANSLATE_NOOP("EnvReport", "needed by MetaSchedule tuning"),
+    "xgboost": QT_TRANSLATE_NOOP("EnvReport", "MetaSchedule's default cost model"),
+    "cloudpickle": QT_TRANSLATE_NOOP("EnvReport", "MetaSchedule workers"),
+    "tornado": QT_TRANSLATE_NOOP("EnvReport", "the RPC tracker (remote devices)"),
+    "torch": QT_TRANSLATE_NOOP("EnvReport", "PyTorch importer"),
+    "onnx": QT_TRANSLATE_NOOP("EnvReport", "ONNX importer"),
+    "onnxruntime": QT_TRANSLATE_NOOP("EnvReport", "ONNX Runtime comparison"),
+    "transformers": QT_TRANSLATE_NOOP("EnvReport", "Hugging Face models"),
+    "PySide6": QT_TRANSLATE_NOOP("EnvReport", "the desktop app"),
 }
 
 #: Other distribution names of the same package (checked when the main name is absent).
@@ -159,47 +160,48 @@ def find_problems(local: dict[str, Any], engine: Optional[dict[str, Any]], engin
             fix = f"pip install 'apache-tvm-ffi=={FFI_PIN}'"
         elif version_of("apache-tvm") is None:
             fix = "pip install -r requirements.txt (apache-tvm==0.27.0.post1)"
-        problems.append(Problem(ERROR, f"the engine could not start: {engine_error}", fix))
+        problems.append(Problem(ERROR, translate("EnvReport", "the engine could not start: {0}").format(engine_error), fix))
     ffi_versions = {v for v in (version_of("apache-tvm-ffi"), (engine or {}).get("tvm_ffi", {}).get("version")) if v}
     for version in sorted(ffi_versions):
         message = _ffi_problem(str(version))
         if message and not (engine_error and str(version) in engine_error):
             problems.append(Problem(ERROR, message, f"pip install 'apache-tvm-ffi=={FFI_PIN}'"))
     if version_of("apache-tvm") is None and not (engine or {}).get("tvm"):
-        problems.append(Problem(ERROR, "apache-tvm is not installed: nothing can run",
+        problems.append(Problem(ERROR, translate("EnvReport", "apache-tvm is not installed: nothing can run"),
                                 "pip install 'apache-tvm==0.27.0.post1' 'apache-tvm-ffi==0.1.14.post1'"))
     if version_of("psutil") is None:
-        problems.append(Problem(WARNING, "psutil is missing: MetaSchedule tuning refuses to start without it",
+        problems.append(Problem(WARNING, translate("EnvReport", "psutil is missing: MetaSchedule tuning refuses to start without it"),
                                 "pip install psutil"))
     if version_of("xgboost") is None:
-        problems.append(Problem(WARNING, "xgboost is missing: MetaSchedule's default cost model (xgb) imports it",
+        problems.append(Problem(WARNING, translate("EnvReport", "xgboost is missing: MetaSchedule's default cost model (xgb) imports it"),
                                 "pip install xgboost"))
     if version_of("cloudpickle") is None:
-        problems.append(Problem(WARNING, "cloudpickle is missing: MetaSchedule's workers need it",
+        problems.append(Problem(WARNING, translate("EnvReport", "cloudpickle is missing: MetaSchedule's workers need it"),
                                 "pip install cloudpickle"))
     if engine:
         libinfo = engine.get("libinfo") or {}
         if str(libinfo.get("USE_LLVM", "")).upper() in ("OFF", "") and libinfo:
-            problems.append(Problem(ERROR, "this TVM build has no LLVM: nothing can be compiled for the CPU",
-                                    "install the apache-tvm wheel from PyPI (built with LLVM)"))
+            problems.append(Problem(ERROR, translate("EnvReport", "this TVM build has no LLVM: nothing can be compiled for the CPU"),
+                                    translate("EnvReport", "install the apache-tvm wheel from PyPI (built with LLVM)")))
         threads = engine.get("runtime_threads") or {}
         usable = int(local.get("usable_cores") or local.get("cpu_count") or 0)
         if threads.get("count") and usable and int(threads["count"]) < usable:
             problems.append(Problem(
                 WARNING,
-                f"compiled models run on {threads['count']} of the {usable} usable cores "
-                f"({threads.get('source', '?')}): latency figures will be slower than the machine can do",
-                f"unset {threads.get('source')} (the app then uses every usable core)"
+                translate("EnvReport", "compiled models run on {0} of the {1} usable cores ({2}): latency figures "
+                          "will be slower than the machine can do").format(threads["count"], usable, threads.get("source", "?")),
+                translate("EnvReport", "unset {0} (the app then uses every usable core)").format(threads.get("source"))
                 if threads.get("source") in ("TVM_NUM_THREADS", "OMP_NUM_THREADS") else ""))
         lacking = [name for name, item in sorted((engine.get("pattern_tables") or {}).items())
                    if item.get("patterns") and not item.get("codegen")]
         if lacking:
             problems.append(Problem(
                 WARNING,
-                f"pattern tables without their codegen (relax.ext.<name>) in this TVM build: {', '.join(lacking)}; "
-                "FuseOpsByPattern with annotate_codegen=true and RunCodegen will fail for them",
-                "keep annotate_codegen off for these tables (fusion into composite functions still works), "
-                "or use a TVM built with that library's support"))
+                translate("EnvReport", "pattern tables without their codegen (relax.ext.<name>) in this TVM build: {0}; "
+                          "FuseOpsByPattern with annotate_codegen=true and RunCodegen will fail for them").format(
+                    ", ".join(lacking)),
+                translate("EnvReport", "keep annotate_codegen off for these tables (fusion into composite functions still "
+                          "works), or use a TVM built with that library's support")))
     problems.sort(key=lambda p: 0 if p.severity == ERROR else 1)
     return problems
 
@@ -240,27 +242,29 @@ def render_text(report: EnvReport) -> str:
     """The report as plain text: problems first, then one section per topic."""
     out: list[str] = []
     if report.problems:
-        out.append("== Problems ==")
+        out.append(translate("EnvReport", "== Problems =="))
         for p in report.problems:
             out.append(f"  [{p.severity.upper()}] {p.message}")
             if p.fix:
-                out.append(f"      fix: {p.fix}")
+                out.append("      " + translate("EnvReport", "fix:") + f" {p.fix}")
         out.append("")
     else:
-        out.append("== Problems ==\n  none found\n")
+        out.append(translate("EnvReport", "== Problems ==") + "\n  " + translate("EnvReport", "none found") + "\n")
     loc = report.local
-    out.append("== System ==")
+    out.append(translate("EnvReport", "== System =="))
     out.append(f"  Python      {loc.get('python')} ({loc.get('python_executable')})")
     out.append(f"  OS          {loc.get('platform') or loc.get('os')}")
     usable = loc.get("usable_cores")
-    shown = f", {usable} usable" if usable and usable != loc.get("cpu_count") else ""
-    out.append(f"  CPU         {loc.get('machine')}, {loc.get('cpu_count')} logical cores{shown}")
-    out.append(f"  Memory      {_size(loc.get('memory_bytes'))}")
+    shown = translate("EnvReport", ", {0} usable").format(usable) if usable and usable != loc.get("cpu_count") else ""
+    out.append(f"  CPU         {loc.get('machine')}, " + translate("EnvReport", "{0} logical cores").format(loc.get("cpu_count")) + shown)
+    memory = translate("EnvReport", "Memory")
+    out.append(f"  {memory:<11} {_size(loc.get('memory_bytes'))}")
     out.append("")
     eng = report.engine
-    out.append("== TVM (engine process) ==")
+    out.append(translate("EnvReport", "== TVM (engine process) =="))
     if eng is None:
-        out.append(f"  unavailable: {report.engine_error or 'the engine did not answer'}")
+        out.append("  " + translate("EnvReport", "unavailable:") + " "
+                   + (report.engine_error or translate("EnvReport", "the engine did not answer")))
     else:
         tvm_info, ffi_info = eng.get("tvm") or {}, eng.get("tvm_ffi") or {}
         out.append(f"  tvm         {tvm_info.get('version')} ({tvm_info.get('path')})")
@@ -269,35 +273,39 @@ def render_text(report: EnvReport) -> str:
             out.append(f"  LLVM        {eng.get('llvm_version')}")
         threads = eng.get("runtime_threads") or {}
         if threads.get("count"):
-            out.append(f"  CPU threads {threads['count']} ({threads.get('source', '?')}) for compiled code")
+            out.append("  " + translate("EnvReport", "CPU threads {0} ({1}) for compiled code").format(threads["count"], threads.get("source", "?")))
         libinfo = eng.get("libinfo") or {}
         if libinfo:
             flags = [f"{k}={v}" for k, v in sorted(libinfo.items())]
-            out.append("  build flags " + ", ".join(flags[:6]))
+            build_flags = translate("EnvReport", "build flags")
+            out.append(f"  {build_flags:<11} " + ", ".join(flags[:6]))
             for i in range(6, len(flags), 6):
                 out.append("              " + ", ".join(flags[i:i + 6]))
         out.append("")
-        out.append("== Devices ==")
+        out.append(translate("EnvReport", "== Devices =="))
         for dev in eng.get("devices") or []:
             out.append(f"  {dev.get('kind')}:{dev.get('index', 0)}  {dev.get('name', '')}")
         if not eng.get("devices"):
-            out.append("  none found")
+            out.append("  " + translate("EnvReport", "none found"))
         out.append("")
-        out.append("== Codegens (relax.ext.*) ==")
+        out.append(translate("EnvReport", "== Codegens (relax.ext.*) =="))
         codegens = eng.get("codegens") or {}
-        out.append("  " + (", ".join(f"{k}: {'yes' if v else 'no'}" for k, v in sorted(codegens.items())) or "none"))
+        yes, no = translate("EnvReport", "yes"), translate("EnvReport", "no")
+        out.append("  " + (", ".join(f"{k}: {yes if v else no}" for k, v in sorted(codegens.items()))
+                           or translate("EnvReport", "none")))
         out.append("")
-        out.append("== Pattern tables ==")
+        out.append(translate("EnvReport", "== Pattern tables =="))
         for name, item in sorted((eng.get("pattern_tables") or {}).items()):
-            codegen = "codegen available" if item.get("codegen") else "no codegen"
-            out.append(f"  {name:<10} {item.get('patterns', 0)} patterns, {codegen}")
+            codegen = translate("EnvReport", "codegen available") if item.get("codegen") else translate("EnvReport", "no codegen")
+            out.append(f"  {name:<10} " + translate("EnvReport", "{0} patterns").format(item.get("patterns", 0)) + f", {codegen}")
         if not eng.get("pattern_tables"):
-            out.append("  none")
+            out.append("  " + translate("EnvReport", "none"))
     out.append("")
-    out.append("== Python packages ==")
+    out.append(translate("EnvReport", "== Python packages =="))
     for name, item in (loc.get("packages") or {}).items():
-        version = item.get("version") or "not installed"
-        out.append(f"  {name:<15} {version:<16} {item.get('purpose', '')}")
+        version = item.get("version") or translate("EnvReport", "not installed")
+        purpose = translate_marked("EnvReport", str(item.get("purpose", "")))
+        out.append(f"  {name:<15} {version:<16} {purpose}")
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -28,3 +28,14 @@ def translate(context: str, text: str) -> str:
         return _translator(context, text) or text
     except Exception:  # noqa: BLE001 - a broken translator must never hide a text
         return text
+
+
+def QT_TRANSLATE_NOOP(context: str, text: str) -> str:  # noqa: N802 - the name Qt's lupdate looks for
+    """Marks ``text`` for translation in ``context`` (lupdate finds it) and returns it unchanged; it is
+    translated with :func:`translate` where it is shown."""
+    return text
+
+
+def translate_marked(context: str, text: str) -> str:
+    """A text marked with :func:`QT_TRANSLATE_NOOP` (held in a table), translated where it is shown."""
+    return translate(context, text)

@@ -138,7 +138,10 @@ class FakeEngineClient:
                     result.failed_index, result.last_good_script = index, script
                 else:
                     if step.pass_id == "custom.python":
-                        self.custom_sources_run.append(str(step.params.get("source") or ""))
+                        # A step without a source runs the template, as the engine fills in the default.
+                        from pipeline_model.passkinds.custom_python import CUSTOM_TEMPLATE
+
+                        self.custom_sources_run.append(str(step.params.get("source", CUSTOM_TEMPLATE) or ""))
                     new_key = self._key(key, step.pass_id, step.params)
                     res.cached = new_key in self.scripts
                     if step.pass_id not in UNCHANGING:

@@ -13,6 +13,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
+from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QDialog, QMessageBox  # noqa: E402
 
 from app.consent_service import ConsentDialog  # noqa: E402
@@ -202,3 +203,67 @@ def test_consent_dialog_shows_each_item(qtbot, tmp_path):
     qtbot.addWidget(dialog)
     assert dialog.tabs.count() == 2 and "print('hi')" in dialog.code_text and "def mark" in dialog.code_text
     assert dialog.refuse_button.isDefault() and dialog.editors[0].isReadOnly()
+
+
+def test_add_custom_pass_then_run_shows_exactly_the_code_that_runs(studio, monkeypatch, tmp_path):
+    """Issue 18: a Custom Python pass added from the palette holds the template; Run asks with that code
+    shown (not an empty view), and "Trust and Run" runs exactly the code shown."""
+    from pipeline_model.passkinds.custom_python import CUSTOM_TEMPLATE
+
+    dialogs: list[ConsentDialog] = []
+
+    def fake_exec(dialog: ConsentDialog) -> int:
+        dialogs.append(dialog)
+        return int(QDialog.DialogCode.Accepted)
+
+    monkeypatch.setattr(ConsentDialog, "exec", fake_exec)
+    service = studio.ctx.consent
+    old_store, service.store, service.override = service.store, consent.ConsentStore(str(tmp_path / "c.json")), None
+    studio.session.auto_run = False
+    studio.ctrl.undo_stack.setClean()
+    studio.files.new_pipeline(force=True)
+    fake = studio.fake_client
+    fake.custom_sources_run.clear()
+    try:
+        uid = studio.editor.add_pass("custom.python")
+        studio.pipeline_view.select_uids([uid])
+        editor = studio.inspector.source_editor(uid)
+        assert editor is not None
+        shown_in_step = editor.toPlainText()
+        assert shown_in_step.strip() == CUSTOM_TEMPLATE.strip()
+        result = _run(studio)
+        assert len(dialogs) == 1
+        dialog = dialogs[0]
+        assert [e.toPlainText() for e in dialog.editors] == dialog.codes == [CUSTOM_TEMPLATE]
+        assert dialog.codes[0].strip() == shown_in_step.strip()
+        assert dialog.editors[0].verticalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        assert result.steps[0].state == CHANGED
+        assert fake.custom_sources_run == dialog.codes, "the code that ran is not the code shown"
+        assert consent.sha256_text(CUSTOM_TEMPLATE) in _last_run(fake)["trusted_hashes"]
+    finally:
+        service.store, service.override = old_store, True
+        studio.session.auto_run = True
+        studio.ctrl.undo_stack.setClean()
+
+
+def test_consent_dialog_never_consents_to_code_it_did_not_show(studio, monkeypatch, tmp_path):
+    """A custom item whose shown code does not hash to the item's hash cannot be consented to."""
+    items = [consent.CodeItem(consent.KIND_CUSTOM, "step 1 (custom.python)", None, consent.sha256_text("x = 1\n"), 0,
+                              "is custom Python code")]
+    doc = PipelineDocument(model="builtin:mlp", steps=[Step("custom.python", {"source": "y = 2\n"})])
+    monkeypatch.setattr(ConsentDialog, "exec", lambda _d: int(QDialog.DialogCode.Accepted))
+    service = studio.ctx.consent
+    old_store, service.store, service.override = service.store, consent.ConsentStore(str(tmp_path / "c.json")), None
+    try:
+        assert service.ask(items, doc) is False
+        assert not service.is_trusted(consent.sha256_text("x = 1\n"))
+    finally:
+        service.store, service.override = old_store, True
+
+
+def test_a_step_without_source_is_consented_as_the_template():
+    """The engine fills in the template for a step without ``source``: that is the code consent covers."""
+    from pipeline_model.passkinds.custom_python import CUSTOM_TEMPLATE
+
+    items = consent.step_items([{"pass": "custom.python", "params": {}}], None)
+    assert [i.sha256 for i in items] == [consent.sha256_text(CUSTOM_TEMPLATE)]

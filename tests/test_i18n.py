@@ -17,6 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TS = ROOT / "resources" / "translations" / "relax_pipeline_studio_zh_CN.ts"
 QM = TS.with_suffix(".qm")
 SOURCE_DIRS = ("app", "widgets", "pipeline_model/passkinds")
+#: Single core modules with texts people read (the environment report).
+SOURCE_FILES = ("pipeline_model/env_report.py",)
 #: Files that are tools, not user interface.
 SKIP_FILES = {"app/screenshot_tour.py", "app/screenshot_graph.py", "app/screenshot_safety.py"}  # developer tools that drive the UI
 #: Technical words shown as they are (numpy / TVM names, not prose).
@@ -124,7 +126,7 @@ def _sources() -> list[Path]:
         for path in sorted((ROOT / folder).glob(pattern)):
             if f"{folder}/{path.name}" not in SKIP_FILES:
                 files.append(path)
-    return files
+    return files + [ROOT / path for path in SOURCE_FILES]
 
 
 def test_scanner_catches_untranslated_texts():

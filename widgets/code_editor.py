@@ -341,3 +341,78 @@ class CodeEditor(QPlainTextEdit):
             QToolTip.hideText()
             return True
         return super().event(ev)
+
+    # -- Python editing: indentation -----------------------------------------------------------------
+    def keyPressEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
+        """Enter keeps the line's indentation (one level more after a ``:``, one less after ``return``,
+        ``pass``, ``raise``, ``break``, ``continue``); Tab inserts spaces to the next multiple of
+        :data:`INDENT` (indents the selected lines); Shift+Tab dedents; Backspace in the indentation
+        removes one level."""
+        if self.isReadOnly() or event.modifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier):
+            super().keyPressEvent(event)
+            return
+        key = event.key()
+        cursor = self.textCursor()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            cursor.insertText("\n" + next_line_indent(cursor.block().text()[: cursor.positionInBlock()]))
+            self.ensureCursorVisible()
+        elif key == Qt.Key.Key_Tab and cursor.hasSelection() and "\u2029" in cursor.selectedText():
+            self._shift_lines(+1)
+        elif key == Qt.Key.Key_Tab:
+            column = cursor.positionInBlock()
+            cursor.insertText(" " * (INDENT - column % INDENT))
+        elif key == Qt.Key.Key_Backtab:
+            self._shift_lines(-1)
+        elif key == Qt.Key.Key_Backspace and not cursor.hasSelection() and _in_indentation(cursor):
+            column = cursor.positionInBlock()
+            cursor.movePosition(QTextCursor.MoveOperation.Left, QTextCursor.MoveMode.KeepAnchor,
+                                (column - 1) % INDENT + 1)
+            cursor.removeSelectedText()
+        else:
+            super().keyPressEvent(event)
+
+    def _shift_lines(self, direction: int) -> None:
+        """Indent (+1) or dedent (-1) the lines of the selection (or the cursor's line) by one level."""
+        cursor = self.textCursor()
+        doc = self.document()
+        first = doc.findBlock(cursor.selectionStart()).blockNumber()
+        end_block = doc.findBlock(cursor.selectionEnd())
+        last = end_block.blockNumber()
+        if last > first and cursor.selectionEnd() == end_block.position():
+            last -= 1  # a selection ending at a line's start does not include that line
+        edit = QTextCursor(doc)
+        edit.beginEditBlock()
+        for number in range(first, last + 1):
+            block = doc.findBlockByNumber(number)
+            edit.setPosition(block.position())
+            if direction > 0:
+                edit.insertText(" " * INDENT)
+            else:
+                text = block.text()
+                remove = len(text) - len(text.lstrip(" "))
+                edit.movePosition(QTextCursor.MoveOperation.Right, QTextCursor.MoveMode.KeepAnchor, min(INDENT, remove))
+                edit.removeSelectedText()
+        edit.endEditBlock()
+
+
+#: Spaces per indentation level of the custom-pass editor.
+INDENT = 4
+_DEDENT_AFTER = ("return", "pass", "raise", "break", "continue")
+
+
+def next_line_indent(before_cursor: str) -> str:
+    """The indentation of a new line started after ``before_cursor`` (the text of the line up to the cursor)."""
+    indent = before_cursor[: len(before_cursor) - len(before_cursor.lstrip(" \t"))]
+    code = before_cursor.split("#", 1)[0].rstrip()
+    if code.endswith(":"):
+        return indent + " " * INDENT
+    word = code.strip().split(" ", 1)[0] if code.strip() else ""
+    if word in _DEDENT_AFTER:
+        return indent[:-INDENT] if len(indent) >= INDENT else ""
+    return indent
+
+
+def _in_indentation(cursor: QTextCursor) -> bool:
+    """True when the cursor is after only spaces on its line (and not at its start)."""
+    before = cursor.block().text()[: cursor.positionInBlock()]
+    return bool(before) and not before.strip(" ")

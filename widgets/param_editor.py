@@ -11,6 +11,7 @@ A ``nullable`` parameter gets a "None" check box that sets the value to ``None``
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Callable, Optional
 
 from PySide6.QtCore import Qt, Signal
@@ -543,10 +544,19 @@ class ParamEditor(QWidget):
         if omitted:
             lines = [self.tr("Not settable here (TVM's default is used):")]
             no_reason = self.tr("no reason given")
-            lines += [f"• {name}: {reason or no_reason}" for name, reason in sorted(omitted.items())]
+            lines += [f"• {name}: {self._omitted_reason(reason) or no_reason}" for name, reason in sorted(omitted.items())]
             self.omitted_label.setText("\n".join(lines))
             self.omitted_label.show()
         self.set_read_only(self._read_only)
+
+    def _omitted_reason(self, reason: str) -> str:
+        """The catalogue's reason a parameter cannot be set here, in the interface's language (the type
+        in it stays as TVM writes it)."""
+        match = re.fullmatch(r"needs a Python object(?: \((.*)\))?", reason or "")
+        if match is None:
+            return reason
+        return self.tr("needs a Python object ({0})").format(match.group(1)) if match.group(1) else \
+            self.tr("needs a Python object")
 
     def set_values(self, params: dict[str, Any]) -> None:
         """Update shown values without rebuilding the form (no ``param_changed``)."""

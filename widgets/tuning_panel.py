@@ -109,6 +109,11 @@ class TuningPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for col in range(1, len(COLUMNS)):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        #: How the trial budget splits: TuneTIR's ``max_trials_global`` is a budget per PrimFunc (TVM tunes
+        #: each PrimFunc on its own), so the total is that times the number of PrimFuncs.
+        self.budget = QLabel("", self)
+        self.budget.setObjectName("tuningBudget")
+        self.budget.setWordWrap(True)
         self.footer = QLabel("", self)
         self.footer.setWordWrap(True)
         self.footer.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -116,6 +121,7 @@ class TuningPanel(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.title)
         layout.addLayout(top)
+        layout.addWidget(self.budget)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.footer)
 
@@ -128,7 +134,19 @@ class TuningPanel(QWidget):
         self.bar.setRange(0, 1)
         self.bar.setValue(0)
         self.table.setRowCount(0)
+        self.budget.setText("")
         self.footer.setText("")
+
+    def budget_text(self, pass_id: str, total: int, tasks: int) -> str:
+        """What the trial budget means: ``MetaScheduleTuneTIR``'s ``max_trials_global`` counts per PrimFunc
+        (TVM tunes each PrimFunc separately), so ``total`` is that times ``tasks``; TuneIRMod shares it."""
+        if not total or not tasks:
+            return ""
+        if pass_id.endswith("MetaScheduleTuneTIR") and total % tasks == 0:
+            return self.tr("Budget: {per} trials per PrimFunc × {tasks} PrimFunc(s) = {total} trials "
+                           "(MetaScheduleTuneTIR's max_trials_global counts per PrimFunc).").format(
+                per=total // tasks, tasks=tasks, total=total)
+        return self.tr("Budget: {total} trials shared by {tasks} task(s).").format(total=total, tasks=tasks)
 
     def _on_stop_clicked(self) -> None:
         self.stop_sent = True
@@ -165,6 +183,7 @@ class TuningPanel(QWidget):
         self.title.setText(self.tr("<b>{pass_id}</b>: {done} / {total} trials, {elapsed}, runner {runner}").format(
             pass_id=pass_id, done=done, total=total, elapsed=elapsed, runner=data.get("runner", "local")) + state)
         tasks = list(data.get("tasks") or [])
+        self.budget.setText(self.budget_text(pass_id, total, len(tasks)))
         best_of = data.get("best") if isinstance(data.get("best"), dict) else {}
         shares = {c.get("name"): c for c in ((data.get("focus") or {}).get("chosen") or []) if isinstance(c, dict)}
         self.table.setRowCount(len(tasks))
@@ -263,3 +282,4 @@ class TuningPanel(QWidget):
     def task_names(self) -> list[str]:
         """Names in the table (tests)."""
         return [self.table.item(r, 0).text() for r in range(self.table.rowCount()) if self.table.item(r, 0)]
+

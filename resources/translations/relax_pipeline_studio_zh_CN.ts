@@ -4,7 +4,7 @@
 <context>
     <name></name>
     <message>
-        <location filename="../../app/appearance.py" line="+70"/>
+        <location filename="../../app/appearance.py" line="+93"/>
         <source>&amp;Theme</source>
         <extracomment>The theme was applied (``system``, ``light``, ``dark``). hook for tests: shows the &quot;applies at the next start&quot; note</extracomment>
         <translation>主题(&amp;T)</translation>
@@ -45,7 +45,7 @@
         <translation>新语言将在下次启动 Relax Pipeline Studio 时生效。</translation>
     </message>
     <message>
-        <location filename="../../app/file_controller.py" line="+75"/>
+        <location filename="../../app/file_controller.py" line="+102"/>
         <source>Open pipeline</source>
         <extracomment>The title/model/target texts may have changed (saved under a new name ...).</extracomment>
         <translation>打开流水线</translation>
@@ -84,7 +84,7 @@
         <translation>“构建并运行”面板的设置无效（请查看该面板）。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>Building and timing {0} pipelines…</source>
         <translation>正在构建并计时 {0} 条流水线…</translation>
     </message>
@@ -104,7 +104,13 @@
         <translation>这就是当前文档。</translation>
     </message>
     <message>
-        <location filename="../../app/file_controller.py" line="-23"/>
+        <location filename="../../app/file_controller.py" line="-100"/>
+        <source>Untitled pipeline</source>
+        <extracomment>The name of a pipeline never saved (shown translated).</extracomment>
+        <translation>未命名流水线</translation>
+    </message>
+    <message>
+        <location line="+77"/>
         <location line="+3"/>
         <source>Cannot open pipeline</source>
         <translation>无法打开流水线</translation>
@@ -120,7 +126,7 @@
         <translation>保存流水线</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+17"/>
         <source>Cannot save pipeline</source>
         <translation>无法保存流水线</translation>
     </message>
@@ -200,7 +206,7 @@
         <translation>已导出 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/help_controller.py" line="+157"/>
+        <location filename="../../app/help_controller.py" line="+180"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
@@ -250,7 +256,7 @@
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+69"/>
+        <location filename="../../app/main_window.py" line="+70"/>
         <source>Relax Pipeline Studio</source>
         <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
         <translation>Relax Pipeline Studio</translation>
@@ -292,7 +298,12 @@
         <translation>引擎：已停止</translation>
     </message>
     <message>
-        <location filename="../../app/actions.py" line="+56"/>
+        <location line="+63"/>
+        <source>&amp;Built-in Models</source>
+        <translation>内置模型(&amp;B)</translation>
+    </message>
+    <message>
+        <location filename="../../app/actions.py" line="+55"/>
         <source>&amp;New Pipeline</source>
         <translation>新建流水线(&amp;N)</translation>
     </message>
@@ -337,7 +348,7 @@
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+41"/>
+        <location filename="../../app/main_window.py" line="-22"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
@@ -407,9 +418,38 @@
         <translation>编辑后自动重新运行(&amp;A)</translation>
     </message>
     <message>
-        <location line="+2"/>
         <source>&amp;Fit Graph</source>
-        <translation>适应图形(&amp;F)</translation>
+        <translation type="vanished">适应图形(&amp;F)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Fit &amp;Graph</source>
+        <translation>适应图形(&amp;G)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Zoom &amp;In</source>
+        <translation>放大(&amp;I)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Zoom into the graph (also + in the graph, or the mouse wheel)</source>
+        <translation>放大图形（也可在图中按 + 或滚动鼠标滚轮）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Zoom O&amp;ut</source>
+        <translation>缩小(&amp;U)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Zoom out of the graph (also - in the graph)</source>
+        <translation>缩小图形（也可在图中按 -）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Actual Size</source>
+        <translation>实际大小(&amp;A)</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -462,7 +502,17 @@
         <translation>整张图的缩略图，框出当前可见部分</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
+        <source>&amp;Reset Layout</source>
+        <translation>重置布局(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Arrange the panes for the window&apos;s size (the graph gets at least half the width)</source>
+        <translation>按窗口大小重新排列面板（图至少占一半宽度）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>&amp;Build &amp;&amp; Run</source>
         <translation>构建并运行(&amp;B)</translation>
     </message>
@@ -522,12 +572,11 @@
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location line="+3"/>
         <source>Built-in &amp;Models</source>
-        <translation>内置模型(&amp;M)</translation>
+        <translation type="vanished">内置模型(&amp;M)</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+6"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
@@ -552,12 +601,12 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location line="+71"/>
+        <location line="+64"/>
         <source>The engine was restarted; your pipeline is unchanged.</source>
         <translation>引擎已重启；您的流水线未受影响。</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Engine crashed and was restarted</source>
         <translation>引擎崩溃并已重启</translation>
     </message>
@@ -567,9 +616,9 @@
         <translation>正在重启引擎…</translation>
     </message>
     <message>
-        <location filename="../../app/panels.py" line="+81"/>
+        <location filename="../../app/panels.py" line="+87"/>
         <source>Find a node by name, op, callee or shape</source>
-        <extracomment>Narrowest the node details panel gets (its placeholder and type texts wrap inside it). A button for the message&apos;s action (e.g. Restart Engine), shown only with such a message.</extracomment>
+        <extracomment>Narrowest the node details panel gets (its placeholder and type texts wrap inside it). Below this width of the graph area the node details go under the graph instead of beside it. Setting of View ▸ Show Overview (the graph&apos;s minimap). A button for the message&apos;s action (e.g. Restart Engine), shown only with such a message.</extracomment>
         <translation>按名称、算子、被调函数或形状查找节点</translation>
     </message>
     <message>
@@ -608,12 +657,12 @@
         <translation>图中显示的 Relax 函数</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+33"/>
         <source>Function:</source>
         <translation>函数：</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+66"/>
         <source>Model…</source>
         <translation>模型…</translation>
     </message>
@@ -706,7 +755,7 @@
         <translation>引擎仍在处理上一个请求（点击“停止”可结束）。</translation>
     </message>
     <message>
-        <location line="+52"/>
+        <location line="+48"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -733,13 +782,18 @@
     <message>
         <location filename="../../app/compare_controller.py" line="-28"/>
         <location filename="../../app/run_controller.py" line="+6"/>
-        <location filename="../../app/run_session.py" line="+95"/>
+        <location filename="../../app/run_session.py" line="+126"/>
         <source>Stopping…</source>
-        <extracomment>True while a run is in flight (the Stop action follows it). ``(input_script, input_key)``: the model loaded for the current run. A step&apos;s result of the current run. ``(revision, RunResult)`` of a run of the current revision.</extracomment>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../../app/run_session.py" line="+7"/>
+        <location filename="../../app/run_session.py" line="-53"/>
+        <source>Step {0} ({1}) waits for Run (F5): set its tuning budget, then run it.</source>
+        <extracomment>True while a run is in flight (the Stop action follows it). ``(input_script, input_key)``: the model loaded for the current run. A step&apos;s result of the current run. ``(revision, RunResult)`` of a run of the current revision. Uids of the tuning steps the user ran (Run / Run to): automatic re-runs include only these.</extracomment>
+        <translation>第 {0} 步（{1}）等待运行（F5）：先设置调优预算，再运行它。</translation>
+    </message>
+    <message>
+        <location line="+60"/>
         <source>Stopping tuning; measured trials are kept and the run goes on…</source>
         <translation>正在停止调优；已测量的试验会保留，运行继续…</translation>
     </message>
@@ -859,7 +913,8 @@
         <translation>{0} — 已停止；显示其输入</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location filename="../../app/consent_service.py" line="+259"/>
+        <location filename="../../app/step_inspector.py" line="+12"/>
         <source>step {0} ({1})</source>
         <translation>步骤 {0}（{1}）</translation>
     </message>
@@ -1016,9 +1071,9 @@
         <translation type="vanished">&lt;b&gt;{where}&lt;/b&gt; 含有 {count} 个带自定义 Python 代码的步骤。运行它们会以您的权限在引擎进程中执行下面的代码（它可以读写您的文件）。请仅在信任此流水线来源时运行。代码变化后会再次询问。</translation>
     </message>
     <message>
-        <location filename="../../app/consent_service.py" line="+178"/>
+        <location filename="../../app/consent_service.py" line="-52"/>
         <source>Run code from this file?</source>
-        <extracomment>Largest file shown in the consent dialog (the rest is cut, and the dialog says so). Tests/screenshots: skip the question; True consents to every item, False to none (nothing is remembered). Hashes of code the user typed in the app this session (their own code). Hashes refused this session (automatic re-runs do not ask about them again). Step uids whose code the user edited although it was never consented to (not asked on auto re-runs).</extracomment>
+        <extracomment>Largest file shown in the consent dialog (the rest is cut, and the dialog says so). The engine client&apos;s consent (``QtEngineWorker.consent``), kept equal to what was consented to. Tests/screenshots: skip the question; True consents to every item, False to none (nothing is remembered). Hashes of code the user typed in the app this session (their own code). Hashes refused this session (automatic re-runs do not ask about them again). Step uids whose code the user edited although it was never consented to (not asked on auto re-runs). Hashes consented to by ``override`` (tests): granted while it stays true, never remembered.</extracomment>
         <translation>运行来自此文件的代码？</translation>
     </message>
     <message>
@@ -1032,9 +1087,9 @@
         <translation>步骤 {0}</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+8"/>
         <source>Trust and Run</source>
-        <extracomment>All the code shown, one block per item (tests read it).</extracomment>
+        <extracomment>The code shown for each item, in order (what &quot;Trust and Run&quot; consents to). All the code shown, one block per item (tests read it).</extracomment>
         <translation>信任并运行</translation>
     </message>
     <message>
@@ -1140,13 +1195,13 @@
         <translation>{0}：第 {1} 次调用，共 {2} 次（再次激活可跳到下一个）</translation>
     </message>
     <message>
-        <location filename="../../app/autosave.py" line="+78"/>
+        <location filename="../../app/autosave.py" line="+83"/>
         <source>Could not write the recovery copy: {0}</source>
         <extracomment>Quiet time after an edit before the recovery copy is written. A recovery copy was written (its path).</extracomment>
         <translation>无法写入恢复副本：{0}</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location line="+66"/>
         <source>Restore unsaved changes?</source>
         <translation>恢复未保存的更改？</translation>
     </message>
@@ -1232,7 +1287,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../app/compare_controller.py" line="-219"/>
+        <location filename="../../app/compare_controller.py" line="-220"/>
         <source>Compare Pipelines</source>
         <extracomment>Item data: the pipeline file of a candidate (&quot;&quot; for the current document).</extracomment>
         <translation>比较流水线</translation>
@@ -1360,7 +1415,7 @@
         <translation>  … [另有 {0} 个字符未显示]</translation>
     </message>
     <message>
-        <location line="+86"/>
+        <location line="+105"/>
         <source>Show one function (+ added, − removed, ~ changed)</source>
         <extracomment>The diff asked for last is on screen, all its rows in the editors (large diffs are computed on a worker thread and put in by pieces; also after a re-render: function chooser, hide-unchanged). The diff asked for last is computed (``module_diff`` is set); its rows may still be coming in. Texts with more lines than this are diffed in a diff process: ``diff_process``, or the shared one (``pipeline_model.diff_process.shared()``) when that is None; never when ``use_diff_process`` is false.</extracomment>
         <translation>只显示一个函数（+ 新增，− 删除，~ 修改）</translation>
@@ -1376,12 +1431,12 @@
         <translation>函数：</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+34"/>
         <source>Show the traceback (your code&apos;s frames first)</source>
         <translation>显示回溯（优先显示您代码中的帧）</translation>
     </message>
     <message>
-        <location line="+96"/>
+        <location line="+87"/>
         <location line="+16"/>
         <source>Before</source>
         <translation>之前</translation>
@@ -1491,12 +1546,13 @@
 <context>
     <name>DocumentationDialog</name>
     <message>
-        <location filename="../../app/help_controller.py" line="-164"/>
+        <location filename="../../app/help_controller.py" line="-165"/>
         <source>Documentation</source>
+        <extracomment>Where an installed copy keeps the documentation, under its data prefix (pyproject ``data-files``). Documents for those who work on the app, not with it: not listed by Help ▸ Documentation.</extracomment>
         <translation>文档</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+17"/>
         <source>Open in Browser</source>
         <translation>在浏览器中打开</translation>
     </message>
@@ -1555,12 +1611,249 @@
     </message>
 </context>
 <context>
+    <name>EnvReport</name>
+    <message>
+        <location filename="../../pipeline_model/env_report.py" line="+26"/>
+        <source>the compiler (engine process)</source>
+        <extracomment>Severity of a problem: ``error`` (something will crash or cannot work) or ``warning``. Distributions whose presence and version the report lists (name -&gt; what it is for; translated where shown).</extracomment>
+        <translation>编译器（引擎进程）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>TVM&apos;s FFI (pinned: 0.1.14.post1)</source>
+        <translation>TVM 的 FFI（固定版本：0.1.14.post1）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>arrays</source>
+        <translation>数组</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>needed by MetaSchedule tuning</source>
+        <translation>MetaSchedule 调优需要</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MetaSchedule&apos;s default cost model</source>
+        <translation>MetaSchedule 的默认代价模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MetaSchedule workers</source>
+        <translation>MetaSchedule 工作进程</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the RPC tracker (remote devices)</source>
+        <translation>RPC 跟踪器（远程设备）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PyTorch importer</source>
+        <translation>PyTorch 导入器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ONNX importer</source>
+        <translation>ONNX 导入器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ONNX Runtime comparison</source>
+        <translation>ONNX Runtime 对比</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Hugging Face models</source>
+        <translation>Hugging Face 模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the desktop app</source>
+        <translation>桌面应用</translation>
+    </message>
+    <message>
+        <location line="+126"/>
+        <source>the engine could not start: {0}</source>
+        <extracomment>Other distribution names of the same package (checked when the main name is absent). The tvm-ffi version known to work (see docs and the engine&apos;s refusal message).</extracomment>
+        <translation>引擎无法启动：{0}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>apache-tvm is not installed: nothing can run</source>
+        <translation>未安装 apache-tvm：无法运行任何内容</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>psutil is missing: MetaSchedule tuning refuses to start without it</source>
+        <translation>缺少 psutil：没有它 MetaSchedule 调优无法启动</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>xgboost is missing: MetaSchedule&apos;s default cost model (xgb) imports it</source>
+        <translation>缺少 xgboost：MetaSchedule 的默认代价模型（xgb）需要导入它</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>cloudpickle is missing: MetaSchedule&apos;s workers need it</source>
+        <translation>缺少 cloudpickle：MetaSchedule 的工作进程需要它</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>this TVM build has no LLVM: nothing can be compiled for the CPU</source>
+        <translation>此 TVM 构建不含 LLVM：无法为 CPU 编译任何内容</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>install the apache-tvm wheel from PyPI (built with LLVM)</source>
+        <translation>从 PyPI 安装 apache-tvm wheel（带 LLVM 构建）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>compiled models run on {0} of the {1} usable cores ({2}): latency figures will be slower than the machine can do</source>
+        <translation>编译后的模型只在 {1} 个可用核心中的 {0} 个上运行（{2}）：测得的延迟会比本机能达到的更慢</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>unset {0} (the app then uses every usable core)</source>
+        <translation>取消设置 {0}（之后应用会使用所有可用核心）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>pattern tables without their codegen (relax.ext.&lt;name&gt;) in this TVM build: {0}; FuseOpsByPattern with annotate_codegen=true and RunCodegen will fail for them</source>
+        <translation>此 TVM 构建中缺少对应代码生成器（relax.ext.&lt;name&gt;）的模式表：{0}；对它们使用 annotate_codegen=true 的 FuseOpsByPattern 和 RunCodegen 会失败</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>keep annotate_codegen off for these tables (fusion into composite functions still works), or use a TVM built with that library&apos;s support</source>
+        <translation>对这些模式表保持 annotate_codegen 关闭（融合为复合函数仍然可用），或使用带该库支持构建的 TVM</translation>
+    </message>
+    <message>
+        <location line="+42"/>
+        <location line="+7"/>
+        <source>== Problems ==</source>
+        <translation>== 问题 ==</translation>
+    </message>
+    <message>
+        <location line="-3"/>
+        <source>fix:</source>
+        <translation>修复：</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location line="+37"/>
+        <source>none found</source>
+        <translation>未发现</translation>
+    </message>
+    <message>
+        <location line="-35"/>
+        <source>== System ==</source>
+        <translation>== 系统 ==</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>, {0} usable</source>
+        <translation>，{0} 个可用</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} logical cores</source>
+        <translation>{0} 个逻辑核心</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>== TVM (engine process) ==</source>
+        <translation>== TVM（引擎进程）==</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>unavailable:</source>
+        <translation>不可用：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the engine did not answer</source>
+        <translation>引擎没有响应</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>CPU threads {0} ({1}) for compiled code</source>
+        <translation>编译代码使用 {0} 个 CPU 线程（{1}）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>build flags</source>
+        <translation>构建选项</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>== Devices ==</source>
+        <translation>== 设备 ==</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>== Codegens (relax.ext.*) ==</source>
+        <translation>== 代码生成器（relax.ext.*）==</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+7"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location line="-5"/>
+        <source>== Pattern tables ==</source>
+        <translation>== 模式表 ==</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>codegen available</source>
+        <translation>代码生成器可用</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no codegen</source>
+        <translation>无代码生成器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} patterns</source>
+        <translation>{0} 个模式</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>== Python packages ==</source>
+        <translation>== Python 包 ==</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>not installed</source>
+        <translation>未安装</translation>
+    </message>
+</context>
+<context>
     <name>GraphView</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+925"/>
+        <location filename="../../widgets/graph_view.py" line="+124"/>
         <location line="+38"/>
         <source>No graph</source>
-        <extracomment>Below this view scale the overview (coarse bands of plain rectangles) replaces boxes, texts and arrows. Below this view scale the second text line (shape·dtype) of a node is not drawn. Tile size: layers per band, scene units per column; coarse overview bands. Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>无图</translation>
     </message>
     <message>
@@ -1569,7 +1862,7 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+393"/>
+        <location line="+390"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
     </message>
@@ -1650,7 +1943,7 @@
 <context>
     <name>ParamEditor</name>
     <message>
-        <location filename="../../widgets/param_editor.py" line="+488"/>
+        <location filename="../../widgets/param_editor.py" line="+489"/>
         <location line="+18"/>
         <source>No step selected.</source>
         <translation>未选择步骤。</translation>
@@ -1669,6 +1962,40 @@
         <location line="+1"/>
         <source>no reason given</source>
         <translation>未说明原因</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>needs a Python object ({0})</source>
+        <translation>需要 Python 对象（{0}）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>needs a Python object</source>
+        <translation>需要 Python 对象</translation>
+    </message>
+</context>
+<context>
+    <name>PassCatalogue</name>
+    <message>
+        <location filename="../../app/pass_texts.py" line="+19"/>
+        <source>Custom Python pass</source>
+        <extracomment>Texts of the app&apos;s own pass specs (titles, descriptions, parameter docs), exactly as the specs have them.</extracomment>
+        <translation>自定义 Python Pass</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A pass written in Python: the source defines a tvm.transform.Pass, a class decorated with @tvm.transform.module_pass / @relax.transform.function_pass, or a function taking an IRModule and returning one (the last one defined is used). Runs only when custom code is trusted.</source>
+        <translation>用 Python 编写的 Pass：源代码定义一个 tvm.transform.Pass、一个用 @tvm.transform.module_pass / @relax.transform.function_pass 装饰的类，或一个接收 IRModule 并返回 IRModule 的函数（使用最后定义的那个）。只有在信任自定义代码后才会运行。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Python source of the pass.</source>
+        <translation>Pass 的 Python 源代码。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Bind model weights as constants</source>
+        <translation>将模型权重绑定为常量</translation>
     </message>
 </context>
 <context>
@@ -1997,9 +2324,9 @@
 <context>
     <name>QtEngineWorker</name>
     <message>
-        <location filename="../../app/engine_worker.py" line="+390"/>
+        <location filename="../../app/engine_worker.py" line="+406"/>
         <source>Starting engine…</source>
-        <extracomment>The engine process was replaced (crash, Stop of a step that did not return, Restart Engine): modules of the old one are gone. ``EngineClient`` keyword arguments (watchdog, memory limit), read when the client is made and by :meth:`apply_client_options`.</extracomment>
+        <extracomment>The engine process was replaced (crash, Stop of a step that did not return, Restart Engine): modules of the old one are gone. ``EngineClient`` keyword arguments (watchdog, memory limit), read when the client is made and by :meth:`apply_client_options`. Graph / text requests put off until the queued run has made their module (see ``_put_off``). What the user consented to: the consent of every client this worker makes (or is lent).</extracomment>
         <translation>正在启动引擎…</translation>
     </message>
     <message>
@@ -2008,18 +2335,18 @@
         <translation>引擎启动失败：{error}</translation>
     </message>
     <message>
-        <location line="+19"/>
-        <location line="+16"/>
+        <location line="+22"/>
+        <location line="+18"/>
         <source>Engine ready (TVM {version})</source>
         <translation>引擎就绪（TVM {version}）</translation>
     </message>
     <message>
-        <location line="-15"/>
+        <location line="-17"/>
         <source>Engine ready</source>
         <translation>引擎就绪</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+10"/>
         <source>Engine stopped</source>
         <translation>引擎已停止</translation>
     </message>
@@ -2029,12 +2356,32 @@
         <translation>引擎：{job}…</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location line="+24"/>
+        <source>The engine crashed during a {0} request.</source>
+        <translation>引擎在处理 {0} 请求时崩溃。</translation>
+    </message>
+    <message>
+        <location line="+36"/>
         <source>Running pipeline…</source>
         <translation>正在运行流水线…</translation>
     </message>
     <message>
-        <location line="+64"/>
+        <location line="+66"/>
+        <source>Run superseded by an edit; engine restarted…</source>
+        <translation>编辑取代了正在进行的运行；引擎已重启…</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>The engine crashed while running step {0} ({1}).</source>
+        <translation>引擎在运行第 {0} 步（{1}）时崩溃。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The engine crashed.</source>
+        <translation>引擎崩溃。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>Engine crashed; restarted…</source>
         <translation>引擎崩溃；已重启…</translation>
     </message>
@@ -2267,7 +2614,7 @@
         <translation>警告</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+70"/>
         <source>Device and target to build for (devices detected by the engine)</source>
         <translation>构建所用的设备和目标（引擎检测到的设备）</translation>
     </message>
@@ -2287,7 +2634,7 @@
         <translation>重新检测设备</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+11"/>
         <source>Final module (all steps)</source>
         <translation>最终模块（所有步骤）</translation>
     </message>
@@ -2297,7 +2644,7 @@
         <translation>所选步骤之后的模块</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>Random, seed</source>
         <translation>随机，种子</translation>
     </message>
@@ -2312,7 +2659,7 @@
         <translation>.npy / .npz（数组与输入同名）</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+30"/>
         <source>repeats</source>
         <translation>重复</translation>
     </message>
@@ -2332,7 +2679,7 @@
         <translation>同时用 VM 的插桩为每次 PrimFunc / packed 函数调用计时（性能剖析面板、图上的热度叠加）</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-93"/>
         <source>Target</source>
         <translation>目标</translation>
     </message>
@@ -2342,14 +2689,14 @@
         <translation>模块</translation>
     </message>
     <message>
-        <location line="-164"/>
-        <location line="+165"/>
-        <location line="+122"/>
+        <location line="-93"/>
+        <location line="+94"/>
+        <location line="+209"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-318"/>
+        <location line="-334"/>
         <source>({time} of warm-up)</source>
         <extracomment>Module choices of the &quot;Module&quot; combo (data values). Item-data role marking the target list&apos;s custom entry (its text is translated).</extracomment>
         <translation>（预热 {time}）</translation>
@@ -2415,12 +2762,12 @@
         <translation>输出 {index}</translation>
     </message>
     <message>
-        <location line="+148"/>
+        <location line="+77"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+98"/>
         <source>Build &amp;&amp; Run</source>
         <translation>构建并运行</translation>
     </message>
@@ -2455,12 +2802,12 @@
         <translation>停止</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+18"/>
         <source>Build &amp; Run (Ctrl+B) to see outputs, latency and the numerical check.</source>
         <translation>“构建并运行” (Ctrl+B) 后在此查看输出、延迟和数值检查。</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+17"/>
         <source>CPU: generic llvm</source>
         <translation>CPU：通用 llvm</translation>
     </message>
@@ -2571,9 +2918,9 @@
 <context>
     <name>StepReport</name>
     <message>
-        <location filename="../../pipeline_model/passkinds/dlight.py" line="+100"/>
+        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+96"/>
         <source>no rule applied</source>
-        <extracomment>DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:mod:`pipeline_model.dlight_rules_tvm`, copied into exported scripts). The app&apos;s own rules (classes of :mod:`pipeline_model.dlight_rules_tvm`). Rules of a new step (those present in this TVM build).</extracomment>
+        <extracomment>The app&apos;s own rules (group ``app``): the code exported scripts contain, instantiated by the engine too. DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:data:`SCRIPT_MODULE`, copied into exported scripts). The app&apos;s own rules (classes of :data:`SCRIPT_MODULE`). Rules of a new step (those present in this TVM build).</extracomment>
         <translation>未应用规则</translation>
     </message>
     <message>
@@ -2603,9 +2950,9 @@
         <translation>{0} 个 PrimFunc 没有 GPU 调度 — 请添加规则（例如 gpu.Fallback）或 MetaSchedule 步骤。</translation>
     </message>
     <message>
-        <location filename="../../pipeline_model/passkinds/fuse_by_pattern.py" line="+150"/>
+        <location filename="../../pipeline_model/passkinds/fuse_by_pattern/__init__.py" line="+146"/>
         <source>offloaded to {0}</source>
-        <extracomment>Pattern-table prefix -&gt; module whose import registers the table. Warning for a user pattern file fused with ``annotate_codegen=true`` (issue 12: the build then fails).</extracomment>
+        <extracomment>The code exported scripts contain (and the engine calls): :func:`.script.load_pattern_file`. Warning for a user pattern file fused with ``annotate_codegen=true`` (issue 12: the build then fails).</extracomment>
         <translation>卸载到 {0}</translation>
     </message>
     <message>
@@ -2634,9 +2981,8 @@
         <translation>按模式融合（已在图中高亮）：</translation>
     </message>
     <message>
-        <location filename="../../pipeline_model/passkinds/metaschedule.py" line="+168"/>
+        <location filename="../../pipeline_model/passkinds/metaschedule/report.py" line="+31"/>
         <source>{done}/{total} trials, stopped</source>
-        <extracomment>The three pass ids of this kind. The ids whose steps tune (emit ``tuning_progress``). TVM keyword arguments of the MetaSchedule passes; their other params only configure tuning. ``make_tuning_pass`` modes by pass id. Parameters of the MetaSchedule steps (``ParamSpec(**d)`` for each dict), keyed by pass id. The first parameters are TVM&apos;s own keyword arguments; the others configure the builder/runner.</extracomment>
         <translation>{done}/{total} 次试验，已停止</translation>
     </message>
     <message>
@@ -2797,12 +3143,13 @@
     </message>
     <message>
         <location line="+48"/>
-        <location line="+43"/>
+        <location line="+49"/>
         <source>No tuning step has run yet. Add a MetaSchedule step (relax.MetaScheduleTuneTIR / TuneIRMod) and run.</source>
+        <extracomment>How the trial budget splits: TuneTIR&apos;s ``max_trials_global`` is a budget per PrimFunc (TVM tunes each PrimFunc on its own), so the total is that times the number of PrimFuncs.</extracomment>
         <translation>尚未运行任何调优步骤。请添加一个 MetaSchedule 步骤（relax.MetaScheduleTuneTIR / TuneIRMod）并运行。</translation>
     </message>
     <message>
-        <location line="-36"/>
+        <location line="-42"/>
         <source>%v / %m trials</source>
         <translation>%v / %m 次试验</translation>
     </message>
@@ -2817,7 +3164,17 @@
         <translation>在几秒内结束调优；已测量的结果保存在数据库中，流水线继续运行（应用步骤会使用它）</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location line="+53"/>
+        <source>Budget: {per} trials per PrimFunc × {tasks} PrimFunc(s) = {total} trials (MetaScheduleTuneTIR&apos;s max_trials_global counts per PrimFunc).</source>
+        <translation>预算：每个 PrimFunc {per} 次试验 × {tasks} 个 PrimFunc = {total} 次试验（MetaScheduleTuneTIR 的 max_trials_global 按每个 PrimFunc 计算）。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Budget: {total} trials shared by {tasks} task(s).</source>
+        <translation>预算：{tasks} 个任务共享 {total} 次试验。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>Stopping tuning after this round; measured trials are kept…</source>
         <translation>本轮结束后停止调优；已测量的试验会保留…</translation>
     </message>
@@ -2837,7 +3194,7 @@
         <translation>&lt;b&gt;{pass_id}&lt;/b&gt;：{done} / {total} 次试验，{elapsed}，运行器 {runner}</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+33"/>
         <source>{share:.1f} % of the measured time; {trials} trials allocated</source>
         <translation>占测得时间的 {share:.1f} %；分配了 {trials} 次试验</translation>
     </message>
@@ -2887,7 +3244,7 @@
 <context>
     <name>_ChoiceField</name>
     <message>
-        <location filename="../../widgets/param_editor.py" line="-312"/>
+        <location filename="../../widgets/param_editor.py" line="-325"/>
         <source>{value} (not a known choice)</source>
         <translation>{value}（不是已知选项）</translation>
     </message>
@@ -2954,8 +3311,9 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+257"/>
+        <location filename="../../widgets/graph_view.py" line="-429"/>
         <source>Overview: click or drag to move the view</source>
+        <extracomment>Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>概览：点击或拖动以移动视图</translation>
     </message>
 </context>
@@ -2964,7 +3322,7 @@
     <message>
         <location filename="../../widgets/error_trace.py" line="+49"/>
         <source>, column {0}</source>
-        <extracomment>Pseudo file names of custom steps&apos; sources (``emit.custom_label``).</extracomment>
+        <extracomment>Pseudo file names of custom steps&apos; sources (``pipeline_model.passkinds.custom_python.custom_label``).</extracomment>
         <translation>，第 {0} 列</translation>
     </message>
     <message>

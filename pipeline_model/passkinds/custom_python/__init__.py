@@ -103,8 +103,11 @@ class CustomPythonKind(PassKind):
                          (("trusted", emit.Ref("trusted")),))
 
     def user_code(self, step: Any, base_dir: Optional[str], number: Optional[int] = None) -> list[UserCodeRef]:
-        """The step's source, held in the step; errors point at it as ``<custom step N>``."""
-        source = str((getattr(step, "params", None) or {}).get("source") or "")
+        """The step's source, held in the step; errors point at it as ``<custom step N>``. A step without
+        a ``source`` runs the template (the parameter's default, as the engine fills it in), so that is
+        the code consent is asked about."""
+        params = getattr(step, "params", None) or {}
+        source = str(params.get("source") or "") if "source" in params else CUSTOM_TEMPLATE
         return [UserCodeRef(label=PASS_ID, path=None, filenames=(custom_label(number),),
                             read=lambda: source)]
 

@@ -1,0 +1,41 @@
+"""The titles and descriptions of the passes the app itself defines, translated for the GUI.
+
+Pass titles made from TVM's names ("Fuse Ops", "Legalize Ops") and TVM's docstrings stay as TVM writes
+them (engineers search for those names); the passes this app adds (a custom Python pass, binding a
+model's weights) have prose titles and descriptions of our own, listed here for Qt's ``lupdate``
+(context ``PassCatalogue``). :func:`translate_catalogue` puts the translations into a loaded catalogue.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
+CONTEXT = "PassCatalogue"
+
+#: Texts of the app's own pass specs (titles, descriptions, parameter docs), exactly as the specs have them.
+OWN_TEXTS = (
+    QT_TRANSLATE_NOOP("PassCatalogue", "Custom Python pass"),
+    QT_TRANSLATE_NOOP("PassCatalogue", "A pass written in Python: the source defines a tvm.transform.Pass, a class "
+                      "decorated with @tvm.transform.module_pass / @relax.transform.function_pass, or a function "
+                      "taking an IRModule and returning one (the last one defined is used). Runs only when custom "
+                      "code is trusted."),
+    QT_TRANSLATE_NOOP("PassCatalogue", "Python source of the pass."),
+    QT_TRANSLATE_NOOP("PassCatalogue", "Bind model weights as constants"),
+)
+
+
+def tr_pass_text(text: str) -> str:
+    """``text`` in the interface's language when it is one of :data:`OWN_TEXTS` (else unchanged)."""
+    return QCoreApplication.translate(CONTEXT, text) if text in OWN_TEXTS else text
+
+
+def translate_catalogue(catalogue: Any) -> None:
+    """Translate the app's own pass titles, descriptions and parameter docs in ``catalogue`` (in place)."""
+    for pass_id in catalogue.ids():
+        spec = catalogue.get(pass_id)
+        spec.title = tr_pass_text(spec.title)
+        spec.doc = tr_pass_text(spec.doc)
+        for param in spec.params:
+            param.doc = tr_pass_text(param.doc)
