@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QScrollArea, QStyle, QToolBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QStyle, QToolBar, QWidget
 
 from app import settings as app_settings_mod
 from app import window_layout
@@ -32,7 +32,7 @@ from app.file_controller import FileController
 from app.graph_controller import GraphController
 from app.help_controller import HelpController
 from app.i18n import tr
-from app.panels import GraphArea, PipelinePanel
+from app.panels import GraphArea, PipelinePanel, scrolled
 from app.pass_context_controller import PassContextController
 from app.pipeline_editor import PipelineEditor
 from app.profile_controller import ProfileController
@@ -50,15 +50,6 @@ from widgets.tuning_panel import TuningPanel
 
 #: Narrowest the Passes dock gets (the window fits 1024×700 with it).
 PALETTE_MIN_WIDTH = 190
-
-
-def _scrolled(widget: QWidget) -> QScrollArea:
-    """``widget`` in a frameless, resizable scroll area: a tall panel does not set the window's minimum height."""
-    area = QScrollArea()
-    area.setWidgetResizable(True)
-    area.setFrameShape(QScrollArea.Shape.NoFrame)
-    area.setWidget(widget)
-    return area
 
 
 class MainWindow(QMainWindow):
@@ -111,7 +102,7 @@ class MainWindow(QMainWindow):
         self.diff_view = DiffView(self)
         self.diff_dock = self._dock(tr("Diff"), "diffDock", self.diff_view, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.run_panel = RunPanel(self)
-        self.run_dock = self._dock(tr("Build && Run"), "runDock", _scrolled(self.run_panel), Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.run_dock = self._dock(tr("Build && Run"), "runDock", scrolled(self.run_panel), Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tuning_panel = TuningPanel(self)
         self.tuning_dock = self._dock(tr("Tuning"), "tuningDock", self.tuning_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.profile_view = ProfileView(self)

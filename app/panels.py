@@ -323,3 +323,12 @@ class PipelinePanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
         layout.addWidget(split, 1)
+
+
+def scrolled(widget: QWidget) -> QScrollArea:
+    """``widget`` in a frameless, resizable scroll area: a tall panel does not set the window's minimum height."""
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    area.setWidget(widget)
+    return area
