@@ -35,7 +35,10 @@ class UnsafeFileError(OSError):
     """A named file is not a regular file, is too big, or cannot be read; the text names it."""
 
 
-def _kind(mode: int) -> str:
+def kind_of(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, for messages ("a FIFO (named pipe)", "a symbolic link", ...)."""
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
     if stat.S_ISFIFO(mode):
         return "a FIFO (named pipe)"
     if stat.S_ISCHR(mode):
@@ -49,7 +52,8 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _special_root(path: str) -> Optional[str]:
+def special_root(path: str) -> Optional[str]:
+    """The system folder (``/proc``, ``/sys``, ``/dev``) ``path`` resolves into, or ``None``."""
     real = os.path.realpath(path)
     for root in SPECIAL_ROOTS:
         if real == root or real.startswith(root + os.sep):
@@ -60,7 +64,7 @@ def _special_root(path: str) -> Optional[str]:
 def check_regular(path: str, what: str = "file", max_bytes: Optional[int] = None) -> os.stat_result:
     """``os.stat`` of ``path`` when it is a regular file (at most ``max_bytes``) outside ``/proc``,
     ``/sys`` and ``/dev``; :class:`UnsafeFileError` naming ``what`` and the path otherwise."""
-    root = _special_root(path)
+    root = special_root(path)
     if root is not None:
         raise UnsafeFileError(f"{what} {path} is under {root} (a system folder), not a regular file; refused")
     try:
@@ -70,7 +74,7 @@ def check_regular(path: str, what: str = "file", max_bytes: Optional[int] = None
     except OSError as exc:
         raise UnsafeFileError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(st.st_mode):
-        raise UnsafeFileError(f"{what} {path} is {_kind(st.st_mode)}, not a regular file; refused")
+        raise UnsafeFileError(f"{what} {path} is {kind_of(st.st_mode)}, not a regular file; refused")
     if max_bytes is not None and st.st_size > max_bytes:
         raise UnsafeFileError(
             f"{what} {path} is {st.st_size:,} bytes, more than the limit of {max_bytes:,} bytes; refused")
@@ -87,7 +91,7 @@ def _open(path: str, what: str, max_bytes: Optional[int]) -> int:
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        raise UnsafeFileError(f"{what} {path} is {_kind(st.st_mode)}, not a regular file; refused")
+        raise UnsafeFileError(f"{what} {path} is {kind_of(st.st_mode)}, not a regular file; refused")
     return fd
 
 

@@ -23,38 +23,16 @@ import secrets
 import stat
 from typing import Optional, Union
 
+from pipeline_model import safe_files
+
 PathLike = Union[str, "os.PathLike[str]"]
 
 #: Suffix of the temporary files this module creates.
 TEMP_SUFFIX = ".rps-tmp"
-#: Folders (and everything below them) nothing is ever written into.
-SPECIAL_ROOTS = ("/proc", "/sys", "/dev")
 
 
 class OutputPathError(ValueError):
     """An output path cannot be written safely; the message names the path and why (one line)."""
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
-def _under_special_root(path: str) -> Optional[str]:
-    real = os.path.realpath(path)
-    for root in SPECIAL_ROOTS:
-        if real == root or real.startswith(root + os.sep):
-            return root
-    return None
 
 
 def check_output_file(path: PathLike, what: str = "output file", *, make_folder: bool = False) -> str:
@@ -70,7 +48,7 @@ def check_output_file(path: PathLike, what: str = "output file", *, make_folder:
     full = os.path.abspath(text)
     if text.endswith(os.sep) or os.path.basename(full) in ("", ".", ".."):
         raise OutputPathError(f"{what} {text}: names a folder, not a file")
-    root = _under_special_root(full)
+    root = safe_files.special_root(full)
     if root is not None:
         raise OutputPathError(f"{what} {text}: nothing is written under {root}")
     try:
@@ -80,7 +58,7 @@ def check_output_file(path: PathLike, what: str = "output file", *, make_folder:
     except OSError as exc:
         raise OutputPathError(f"{what} {text}: {exc.strerror or exc}") from None
     if st is not None and not stat.S_ISREG(st.st_mode):
-        raise OutputPathError(f"{what} {text}: is {_kind(st.st_mode)}; name a regular file")
+        raise OutputPathError(f"{what} {text}: is {safe_files.kind_of(st.st_mode)}; name a regular file")
     folder = os.path.dirname(full)
     if not os.path.isdir(folder):
         if os.path.lexists(folder) or not make_folder:
@@ -96,7 +74,7 @@ def check_output_folder(path: PathLike, what: str = "output folder") -> str:
     if not text or "\0" in text:
         raise OutputPathError(f"{what} {text!r}: not a folder name")
     full = os.path.abspath(text)
-    root = _under_special_root(full)
+    root = safe_files.special_root(full)
     if root is not None:
         raise OutputPathError(f"{what} {text}: nothing is written under {root}")
     try:
@@ -109,7 +87,7 @@ def check_output_folder(path: PathLike, what: str = "output folder") -> str:
     except OSError as exc:
         raise OutputPathError(f"{what} {text}: {exc.strerror or exc}") from None
     if not stat.S_ISDIR(st.st_mode):
-        raise OutputPathError(f"{what} {text}: is {_kind(st.st_mode)}; name a folder")
+        raise OutputPathError(f"{what} {text}: is {safe_files.kind_of(st.st_mode)}; name a folder")
     return full
 
 
