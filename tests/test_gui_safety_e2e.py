@@ -11,9 +11,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
-import time
 
 import pytest
 
@@ -23,7 +20,8 @@ psutil = pytest.importorskip("psutil")
 from pipeline_model import consent  # noqa: E402
 from pipeline_model.document import PipelineDocument, Step  # noqa: E402
 from pipeline_model.engine.results import CANCELLED, CHANGED, NOT_RUN  # noqa: E402
-from tests.conftest import ROOT, qt_wait  # noqa: E402
+from tests.conftest import qt_wait  # noqa: E402
+from tests.gui_process import gui_env, start_gui, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -37,42 +35,17 @@ def transform(mod: tvm.IRModule) -> tvm.IRModule:
 """
 
 
-def _env(tmp_path, **extra):
-    env = dict(os.environ)
-    for key in ("RPS_CONFIG_DIR", "RPS_CACHE_DIR", "RPS_TEST_HOOK", "RPS_RECOVERY_ANSWER"):
-        env.pop(key, None)
-    env.update({"HOME": str(tmp_path / "home"), "XDG_STATE_HOME": str(tmp_path / "state"),
-                "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_CACHE_HOME": str(tmp_path / "cache"),
-                "QT_QPA_PLATFORM": "offscreen"})
-    env.update(extra)
-    return env
-
-
-def _start(env, *args):
-    return subprocess.Popen([sys.executable, os.path.join(ROOT, "main.py"), *args], env=env, cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-
-
-def _wait_for(cond, guard_s=120.0):
-    deadline = time.monotonic() + guard_s
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.1)
-    return cond()
-
-
 def test_kill9_with_unsaved_edits_then_restore(tmp_path):
     folder = tmp_path / "state" / "relax-pipeline-studio" / "recovery"
-    first = _start(_env(tmp_path, RPS_TEST_HOOK="edit"))
+    first = start_gui(gui_env(tmp_path, RPS_TEST_HOOK="edit"))
     try:
-        assert _wait_for(lambda: folder.is_dir() and any(n.endswith(".recovery.json") for n in os.listdir(folder))), \
+        assert wait_for(lambda: folder.is_dir() and any(n.endswith(".recovery.json") for n in os.listdir(folder))), \
             "no recovery copy written after the edit"
     finally:
         first.kill()  # SIGKILL: nothing runs in the app
         first.wait(30)
     report = tmp_path / "report.json"
-    second = _start(_env(tmp_path, RPS_RECOVERY_ANSWER="restore", RPS_TEST_HOOK=f"report={report}"))
+    second = start_gui(gui_env(tmp_path, RPS_RECOVERY_ANSWER="restore", RPS_TEST_HOOK=f"report={report}"))
     try:
         second.wait(120)
     finally:
@@ -96,12 +69,12 @@ def test_kill9_of_the_gui_during_a_hung_step_leaves_no_engine(tmp_path):
     doc = _hung_doc(marker)
     path = tmp_path / "hung.json"
     save_pipeline(doc, str(path))
-    env = _env(tmp_path, RPS_TEST_HOOK=f"engine_pid={tmp_path / 'pid.txt'}")
+    env = gui_env(tmp_path, RPS_TEST_HOOK=f"engine_pid={tmp_path / 'pid.txt'}")
     store = consent.ConsentStore(os.path.join(env["XDG_CONFIG_HOME"], "relax-pipeline-studio", "consent.json"))
     store.grant(consent.step_items([s.to_dict() for s in doc.steps], str(tmp_path)))  # consented: it runs
-    gui = _start(env, str(path))
+    gui = start_gui(env, str(path))
     try:
-        assert _wait_for(marker.exists, 180), "the hung step never started"
+        assert wait_for(marker.exists, 180), "the hung step never started"
         engine_pid = int((tmp_path / "pid.txt").read_text())
         assert psutil.pid_exists(engine_pid)
     finally:
@@ -114,7 +87,7 @@ def test_kill9_of_the_gui_during_a_hung_step_leaves_no_engine(tmp_path):
         except psutil.NoSuchProcess:
             return True
 
-    assert _wait_for(gone, 60), "the engine outlived the GUI"
+    assert wait_for(gone, 60), "the engine outlived the GUI"
 
 
 @pytest.fixture

@@ -7,41 +7,14 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
 
 from pipeline_model import recovery
-from tests.conftest import ROOT
+from tests.gui_process import gui_env, start_gui, wait_for
 
 pytestmark = pytest.mark.e2e
-
-
-def _env(tmp_path, **extra):
-    env = dict(os.environ)
-    for key in ("RPS_CONFIG_DIR", "RPS_CACHE_DIR", "RPS_TEST_HOOK", "RPS_RECOVERY_ANSWER"):
-        env.pop(key, None)
-    env.update({"HOME": str(tmp_path / "home"), "XDG_STATE_HOME": str(tmp_path / "state"),
-                "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_CACHE_HOME": str(tmp_path / "cache"),
-                "QT_QPA_PLATFORM": "offscreen"})
-    env.update(extra)
-    return env
-
-
-def _start(env):
-    return subprocess.Popen([sys.executable, os.path.join(ROOT, "main.py")], env=env, cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-
-
-def _wait_for(cond, guard_s=120.0):
-    deadline = time.monotonic() + guard_s
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.1)
-    return cond()
 
 
 def _copies(folder) -> list[str]:
@@ -51,9 +24,9 @@ def _copies(folder) -> list[str]:
 @pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT", "SIGHUP"])
 def test_signal_keeps_the_recovery_copy(tmp_path, signame):
     folder = tmp_path / "state" / "relax-pipeline-studio" / "recovery"
-    proc = _start(_env(tmp_path, RPS_TEST_HOOK="edit"))
+    proc = start_gui(gui_env(tmp_path, RPS_TEST_HOOK="edit"))
     try:
-        assert _wait_for(lambda: bool(_copies(folder))), "no recovery copy written after the edit"
+        assert wait_for(lambda: bool(_copies(folder))), "no recovery copy written after the edit"
         time.sleep(0.5)  # let the event loop settle after the hook
         proc.send_signal(getattr(signal, signame))
         code = proc.wait(60)
@@ -71,7 +44,7 @@ def test_signal_keeps_the_recovery_copy(tmp_path, signame):
     if signame != "SIGTERM":
         return
     report = tmp_path / "report.json"
-    second = _start(_env(tmp_path, RPS_RECOVERY_ANSWER="restore", RPS_TEST_HOOK=f"report={report}"))
+    second = start_gui(gui_env(tmp_path, RPS_RECOVERY_ANSWER="restore", RPS_TEST_HOOK=f"report={report}"))
     try:
         second.wait(120)
     finally:
