@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable, Optional
 
 from pipeline_model.document import PipelineDocument
+from pipeline_model.latency_stats import Comparison, compare_runs
 
 EventCallback = Callable[[str, dict], None]
 
@@ -25,8 +26,8 @@ class BenchSettings:
 
     warmup: int = 1
     warmup_ms: int = 100
-    number: int = 10
-    repeat: int = 5
+    number: int = 5
+    repeat: int = 15
     min_repeat_ms: int = 0
 
 
@@ -62,7 +63,9 @@ class OutputStats:
 
 @dataclass
 class LatencyStats:
-    """Per-run latency in microseconds over ``repeat`` measurements (each the mean of ``number`` runs)."""
+    """Per-run latency in microseconds over ``repeat`` measurements (each the mean of ``number`` runs):
+    median, quartiles (``q1_us``, ``q3_us``, ``iqr_us``; ``None`` from an engine that did not send them) and
+    every repeat (``runs_us``)."""
 
     median_us: float
     mean_us: float
@@ -74,6 +77,16 @@ class LatencyStats:
     repeat: int
     warmup: int
     warmup_ms: float = 0.0
+    q1_us: Optional[float] = None
+    q3_us: Optional[float] = None
+    iqr_us: Optional[float] = None
+    #: Timed in turn with the other modules of a comparison (repeat ``i`` of each in the same round).
+    interleaved: bool = False
+
+    @classmethod
+    def from_json(cls, data: Optional[dict[str, Any]]) -> Optional["LatencyStats"]:
+        """From the engine's reply (``None`` stays ``None``; unknown keys are ignored)."""
+        return cls(**_known(cls, data)) if data else None
 
 
 def _known(cls: Any, data: dict[str, Any]) -> dict[str, Any]:
@@ -305,7 +318,7 @@ class BuildRunResult:
             label=str(data.get("label", "")), build_ms=float(data["build_ms"]),
             arguments=list(data.get("arguments") or []), weights=str(data.get("weights", "")),
             outputs=[OutputStats(**o) for o in data.get("outputs") or []],
-            latency=LatencyStats(**data["latency"]) if data.get("latency") else None,
+            latency=LatencyStats.from_json(data.get("latency")),
             check=CheckResult.from_json(data.get("check")),
             framework_check=CheckResult.from_json(data.get("framework_check")),
             profile=Profile.from_json(data.get("profile")), key=str(data.get("key") or ""),
@@ -322,17 +335,21 @@ class CompareSide:
     build_ms: float
     latency: LatencyStats
     outputs: list[OutputStats]
+    fingerprint: str = ""
 
 
 @dataclass
 class CompareResult:
-    """Two modules on the same inputs; ``speedup`` = latency(a) / latency(b) (> 1: b is faster)."""
+    """Two modules on the same inputs; ``speedup`` = latency(a) / latency(b) (ratio of the medians, > 1: b is
+    faster) and ``comparison``: b against a with its interval and verdict (:mod:`pipeline_model.latency_stats`;
+    read this one: a ratio inside the spread is no speed-up)."""
 
     function: str
     a: CompareSide
     b: CompareSide
     speedup: float
     check: Optional[CheckResult] = None
+    comparison: Optional[Comparison] = None
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -342,13 +359,19 @@ class CompareResult:
     def from_json(cls, data: dict[str, Any]) -> "CompareResult":
         """From the engine's reply."""
         def side(d: dict[str, Any]) -> CompareSide:
+            latency = LatencyStats.from_json(d["latency"])
+            assert latency is not None
             return CompareSide(label=str(d["label"]), target=dict(d["target"]), device=str(d["device"]),
-                               build_ms=float(d["build_ms"]), latency=LatencyStats(**d["latency"]),
-                               outputs=[OutputStats(**o) for o in d.get("outputs") or []])
+                               build_ms=float(d["build_ms"]), latency=latency,
+                               outputs=[OutputStats(**o) for o in d.get("outputs") or []],
+                               fingerprint=str(d.get("fingerprint") or ""))
 
-        return cls(function=str(data["function"]), a=side(data["a"]), b=side(data["b"]),
-                   speedup=float(data["speedup"]),
-                   check=CheckResult.from_json(data.get("check")))
+        a, b = side(data["a"]), side(data["b"])
+        comparison = Comparison.from_json(data.get("comparison")) or compare_runs(
+            a.latency.runs_us, b.latency.runs_us, paired=a.latency.interleaved and b.latency.interleaved,
+            same_build=bool(a.fingerprint) and a.fingerprint == b.fingerprint and a.target == b.target)
+        return cls(function=str(data["function"]), a=a, b=b, speedup=float(data["speedup"]),
+                   check=CheckResult.from_json(data.get("check")), comparison=comparison)
 
 
 @dataclass
@@ -364,18 +387,26 @@ class CompareRow:
     check: Optional[CheckResult]
     error: Optional[str] = None
     device: str = ""
+    fingerprint: str = ""
+    #: Against the first row (every row after the first that ran): ratio, interval, verdict.
+    vs_first: Optional[Comparison] = None
+    #: ``vs_first`` says faster or slower (not within the spread, not the same build).
+    significant: bool = False
 
 
 @dataclass
 class MultiCompareResult:
     """Two or more modules on the same model and inputs: one row each, the final-IR diff of every pair
-    (``diffs``: ``{a, b, identical, stats, functions}`` with row indices) and ``best`` (the fastest row)."""
+    (``diffs``: ``{a, b, identical, stats, functions}`` with row indices), ``best`` (the fastest row by
+    median) and ``best_clear`` (it is significantly faster than every other row; otherwise there is no
+    fastest to recommend)."""
 
     function: str
     rows: list[CompareRow]
     diffs: list[dict[str, Any]]
     best: Optional[int]
     arguments: list[dict[str, Any]] = field(default_factory=list)
+    best_clear: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -388,11 +419,14 @@ class MultiCompareResult:
         for r in data.get("rows") or []:
             rows.append(CompareRow(
                 label=str(r.get("label", "")), key=str(r.get("key") or ""), target=dict(r.get("target") or {}),
-                build_ms=r.get("build_ms"), latency=LatencyStats(**r["latency"]) if r.get("latency") else None,
+                build_ms=r.get("build_ms"), latency=LatencyStats.from_json(r.get("latency")),
                 outputs=[OutputStats(**o) for o in r.get("outputs") or []],
-                check=CheckResult.from_json(r.get("check")), error=r.get("error"), device=str(r.get("device") or "")))
+                check=CheckResult.from_json(r.get("check")), error=r.get("error"), device=str(r.get("device") or ""),
+                fingerprint=str(r.get("fingerprint") or ""), vs_first=Comparison.from_json(r.get("vs_first")),
+                significant=bool(r.get("significant"))))
         return cls(function=str(data.get("function") or ""), rows=rows, diffs=list(data.get("diffs") or []),
-                   best=data.get("best"), arguments=list(data.get("arguments") or []))
+                   best=data.get("best"), arguments=list(data.get("arguments") or []),
+                   best_clear=bool(data.get("best_clear")))
 
 
 @dataclass
