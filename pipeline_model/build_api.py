@@ -14,7 +14,9 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable, Optional
 
 from pipeline_model.document import PipelineDocument
-from pipeline_model.latency_stats import Comparison, compare_runs
+from pipeline_model.latency_stats import (
+    FASTER, MIN_REPEATS, NO_DIFFERENCE, SLOWER, Comparison, compare_runs, ranges_overlap,
+)
 
 EventCallback = Callable[[str, dict], None]
 
@@ -22,13 +24,13 @@ EventCallback = Callable[[str, dict], None]
 @dataclass
 class BenchSettings:
     """Latency measurement: warm-up (at least ``warmup`` runs and ``warmup_ms`` milliseconds of runs), then
-    ``repeat`` measurements of ``number`` runs each."""
+    ``repeat`` measurements of ``number`` runs each (more runs when they take under ``min_repeat_ms``)."""
 
     warmup: int = 1
     warmup_ms: int = 100
     number: int = 5
     repeat: int = 15
-    min_repeat_ms: int = 0
+    min_repeat_ms: int = 20
 
 
 @dataclass
@@ -135,6 +137,8 @@ class ProfileEntry:
     share: float
     min_total_us: float = 0.0
     max_total_us: float = 0.0
+    #: This callee's time in each instrumented run (the spread of ``total_us``).
+    totals_us: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -155,6 +159,8 @@ class Profile:
     function: str = ""
     target: dict[str, Any] = field(default_factory=dict)
     nodes: dict[str, list[str]] = field(default_factory=dict)
+    #: Wall time of each instrumented run (the spread of ``run_us``).
+    runs_us: list[float] = field(default_factory=list)
 
     def top(self, n: int, kinds: Optional[set[str]] = None) -> list[ProfileEntry]:
         """The ``n`` entries holding the most time (optionally of the given ``kinds`` only)."""
@@ -212,6 +218,16 @@ class ProfileDiffRow:
     share_after: Optional[float]
     calls_before: Optional[int]
     calls_after: Optional[int]
+    #: For a callee in both: :mod:`pipeline_model.latency_stats` verdict of its time per run over the
+    #: instrumented runs (``no_difference`` when the spread covers the change); "" otherwise.
+    verdict: str = ""
+    #: How far the interval of the ratio reaches from 1, in per cent (``None`` when unknown).
+    noise_pct: Optional[float] = None
+
+    @property
+    def significant(self) -> bool:
+        """The change is larger than the spread (a callee added or removed always is)."""
+        return self.status != IN_BOTH or self.verdict in (FASTER, SLOWER)
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -225,9 +241,23 @@ def _ratio(before: Optional[float], after: Optional[float]) -> Optional[float]:
     return after / before
 
 
+def _entry_verdict(ea: ProfileEntry, eb: ProfileEntry) -> tuple[str, Optional[float]]:
+    """Whether a callee's time changed beyond its spread: the bootstrap verdict over its per-run times, or,
+    for profiles without them, whether the min..max ranges overlap. Returns (verdict, noise %)."""
+    if len(ea.totals_us) >= MIN_REPEATS and len(eb.totals_us) >= MIN_REPEATS:
+        cmp = compare_runs(ea.totals_us, eb.totals_us)
+        return cmp.verdict, cmp.noise_pct
+    if ea.max_total_us <= 0 or eb.max_total_us <= 0:
+        return "", None
+    if ranges_overlap(ea.min_total_us, ea.max_total_us, eb.min_total_us, eb.max_total_us):
+        spread = max(ea.max_total_us - ea.min_total_us, eb.max_total_us - eb.min_total_us)
+        return NO_DIFFERENCE, 100.0 * spread / ea.total_us if ea.total_us > 0 else None
+    return (FASTER if eb.total_us < ea.total_us else SLOWER), None
+
+
 def diff_profiles(before: Profile, after: Profile) -> list[ProfileDiffRow]:
-    """Per callee (matched by name): time before and after, change and ratio, largest |change| first
-    (ties by name). Used to compare the profiles of two steps (keyed by their snapshot keys)."""
+    """Per callee (matched by name): time before and after, change and ratio, whether the change is larger
+    than the spread of the instrumented runs (``verdict``), largest |change| first (ties by name). Used to compare the profiles of two steps (keyed by their snapshot keys)."""
     a = {e.name: e for e in before.entries}
     b = {e.name: e for e in after.entries}
     rows = []
@@ -238,11 +268,13 @@ def diff_profiles(before: Profile, after: Profile) -> list[ProfileDiffRow]:
         status = IN_BOTH if ea is not None and eb is not None else (ADDED if ea is None else REMOVED)
         seen = eb if eb is not None else ea
         kind = seen.kind if seen is not None else ""
+        verdict, noise = _entry_verdict(ea, eb) if ea is not None and eb is not None else ("", None)
         rows.append(ProfileDiffRow(
             name=name, kind=kind, status=status, before_us=ta, after_us=tb,
             delta_us=(tb or 0.0) - (ta or 0.0), ratio=_ratio(ta, tb),
             share_before=ea.share if ea is not None else None, share_after=eb.share if eb is not None else None,
-            calls_before=ea.calls if ea is not None else None, calls_after=eb.calls if eb is not None else None))
+            calls_before=ea.calls if ea is not None else None, calls_after=eb.calls if eb is not None else None,
+            verdict=verdict, noise_pct=noise))
     rows.sort(key=lambda r: (-abs(r.delta_us), r.name))
     return rows
 
@@ -252,7 +284,8 @@ class ProfileComparison:
     """Two profiles compared: the per-callee :func:`diff_profiles` rows and the totals.
 
     ``total_before_us``/``total_after_us`` are the profiles' totals (sum of the calls' time per run),
-    ``ratio`` = after / before (``None`` when before is 0); ``run_*_us`` the instrumented runs' wall time.
+    ``ratio`` = after / before (``None`` when before is 0); ``run_*_us`` the instrumented runs' wall time;
+    ``runs``: after against before over the runs' wall times (``None`` when the profiles lack them).
     """
 
     before: Profile
@@ -263,6 +296,7 @@ class ProfileComparison:
     ratio: Optional[float]
     run_before_us: float
     run_after_us: float
+    runs: Optional[Comparison] = None
 
     @property
     def delta_us(self) -> float:
@@ -280,7 +314,9 @@ def compare_profiles(before: Profile, after: Profile) -> ProfileComparison:
         before=before, after=after, rows=diff_profiles(before, after),
         total_before_us=float(before.total_us), total_after_us=float(after.total_us),
         ratio=_ratio(float(before.total_us), float(after.total_us)),
-        run_before_us=float(before.run_us), run_after_us=float(after.run_us))
+        run_before_us=float(before.run_us), run_after_us=float(after.run_us),
+        runs=compare_runs(before.runs_us, after.runs_us, same_build=bool(before.key) and before.key == after.key)
+        if before.runs_us and after.runs_us else None)
 
 
 @dataclass

@@ -33,7 +33,9 @@ from PySide6.QtWidgets import (
 )
 
 from pipeline_model.document import target_label
-from widgets.latency_chart import LatencyBar, LatencyChart, format_us
+from pipeline_model.latency_stats import FASTER, SAME_BUILD, SLOWER, Comparison, compare_runs
+from widgets.compare_view import latency_bar, verdict_label
+from widgets.latency_chart import LatencyChart, format_us
 from widgets.theme import status_css
 from widgets.units import format_duration_ms
 
@@ -133,21 +135,62 @@ def check_scale_html(check: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def compare_html(result: dict[str, Any]) -> str:
-    """HTML summary of a ``compare`` reply."""
-    a, b = result.get("a") or {}, result.get("b") or {}
+def compare_verdict(result: dict[str, Any]) -> Optional[Comparison]:
+    """The pipeline against the baseline: the engine's ``comparison``, or one computed from both sides'
+    repeats; ``None`` when the reply holds no repeats (then there is no spread to judge by)."""
+    cmp = Comparison.from_json(result.get("comparison"))
+    if cmp is not None:
+        return cmp
+    a = (result.get("a") or {}).get("latency") or {}
+    b = (result.get("b") or {}).get("latency") or {}
+    if a.get("runs_us") and b.get("runs_us"):
+        return compare_runs(a["runs_us"], b["runs_us"])
+    return None
+
+
+def compare_headline(result: dict[str, Any]) -> str:
+    """The pipeline against the baseline in words: the verdict (never a bare speed-up for the same build or
+    a difference inside the spread), or the ratio of the medians when no repeats came with the reply."""
+    cmp = compare_verdict(result)
+    if cmp is not None:
+        return verdict_label(cmp)
     speedup = float(result.get("speedup") or 0.0)
-    rows = [f"<p><b>Speed-up {speedup:.2f}×</b> — {html.escape(str(b.get('label')))} vs {html.escape(str(a.get('label')))}"
-            f" (latency of the baseline / latency of the pipeline, medians)</p>"]
+    return QCoreApplication.translate("RunPanel", "ratio of the medians {value}× (no repeats: the spread is unknown)").format(
+        value=f"{speedup:.2f}")
+
+
+def compare_html(result: dict[str, Any]) -> str:
+    """HTML summary of a ``compare`` reply: the verdict, then each side's median and spread."""
+    esc = html.escape
+    t = QCoreApplication.translate
+    a, b = result.get("a") or {}, result.get("b") or {}
+    head = t("RunPanel", "{pipeline} against {baseline}: {verdict}").format(
+        pipeline=esc(str(b.get("label"))), baseline=esc(str(a.get("label"))), verdict=esc(compare_headline(result)))
+    rows = [f"<p><b>{head}</b></p>"]
+    cmp = compare_verdict(result)
+    if cmp is not None and cmp.verdict != SAME_BUILD:
+        how = (t("RunPanel", "median of the per-round ratios, timed in turn") if cmp.paired
+               else t("RunPanel", "ratio of the medians"))
+        rows.append("<p>" + esc(t("RunPanel", "latency pipeline / baseline {ratio} ({how}); {level} % interval "
+                                  "{low} – {high} over {n} repeats; differences under {effect} % are not called "
+                                  "significant").format(ratio=f"{cmp.ratio:.3f}", how=how,
+                                                        level=int(round(cmp.level * 100)), low=f"{cmp.low:.3f}",
+                                                        high=f"{cmp.high:.3f}", n=min(cmp.n_a, cmp.n_b),
+                                                        effect=f"{cmp.min_effect * 100:.0f}")) + "</p>")
     for side in (a, b):
         lat = side.get("latency") or {}
-        rows.append(f"<p>{html.escape(str(side.get('label')))}: median {format_us(float(lat.get('median_us', 0)))}, "
-                    f"min {format_us(float(lat.get('min_us', 0)))}, max {format_us(float(lat.get('max_us', 0)))}; "
-                    f"built in {format_duration_ms(side.get('build_ms'))}</p>")
+        spread = (t("RunPanel", "IQR {low} – {high}").format(low=format_us(float(lat["q1_us"])), high=format_us(float(lat["q3_us"])))
+                  if lat.get("q1_us") is not None and lat.get("q3_us") is not None else "")
+        line = t("RunPanel", "{label}: median {median} {spread} (min {min}, max {max}); built in {time}").format(
+            label=esc(str(side.get("label"))), median=format_us(float(lat.get("median_us", 0))), spread=spread,
+            min=format_us(float(lat.get("min_us", 0))), max=format_us(float(lat.get("max_us", 0))),
+            time=format_duration_ms(side.get("build_ms")))
+        rows.append(f"<p>{line}</p>")
     check = result.get("check")
     if check:
         ok = check.get("passed")
-        rows.append(f"<p>{'✓ same results' if ok else '✗ results differ'}: max abs {_fmt(check.get('max_abs'))}, max rel {_fmt(check.get('max_rel'))}</p>")
+        same = t("RunPanel", "✓ same results") if ok else t("RunPanel", "✗ results differ")
+        rows.append(f"<p>{esc(same)}: max abs {_fmt(check.get('max_abs'))}, max rel {_fmt(check.get('max_rel'))}</p>")
     return "".join(rows)
 
 
@@ -444,13 +487,14 @@ class RunPanel(QWidget):
         self.last_compare, self.last_error = result, None
         self.set_busy(False)
         a, b = result.get("a") or {}, result.get("b") or {}
-        bars = []
-        for side, name in ((a, "baseline"), (b, "pipeline")):
-            lat = side.get("latency") or {}
-            bars.append(LatencyBar(name, float(lat.get("median_us", 0.0)), lat.get("min_us"), lat.get("max_us")))
-        speedup = float(result.get("speedup") or 0.0)
-        self.chart.set_bars(bars, self.tr("speed-up {value}×").format(value=f"{speedup:.2f}"))
-        self.status.setText(self.tr("Compared: speed-up {value}× over the baseline").format(value=f"{speedup:.2f}"))
+        cmp = compare_verdict(result)
+        faster = None if cmp is None else cmp.verdict == FASTER
+        slower = None if cmp is None else cmp.verdict == SLOWER
+        bars = [latency_bar("baseline", a.get("latency") or {}, slower),
+                latency_bar("pipeline", b.get("latency") or {}, faster)]
+        headline = compare_headline(result)
+        self.chart.set_bars(bars, headline)
+        self.status.setText(self.tr("Compared with the baseline: {verdict}").format(verdict=headline))
         last_build = self.last_build
 
         def render() -> str:

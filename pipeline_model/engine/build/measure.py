@@ -182,9 +182,9 @@ def profile_vm(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray], sett
     ``call_tir``/packed call; the device is synchronised at both points and the time between them is
     the call's time. ``warmup`` runs, then ``repeat`` instrumented runs; per callee the reported total is
     the median over the runs of that callee's time in one run. Returns ``{"entries": [...] (sorted by
-    total, largest first: name, kind, calls, total_us, mean_us, share, min_total_us, max_total_us),
-    "total_us" (sum of the entries' totals), "run_us" (median wall time of one instrumented run),
-    "repeat", "warmup"}``. Nested calls (a Relax function calling PrimFuncs) count inclusively.
+    total, largest first: name, kind, calls, total_us, mean_us, share, min_total_us, max_total_us,
+    totals_us (its time in each run)), "total_us" (sum of the entries' totals), "run_us" (median wall time
+    of one instrumented run), "runs_us" (each run's wall time), "repeat", "warmup"}``. Nested calls (a Relax function calling PrimFuncs) count inclusively.
     """
     import tvm
 
@@ -235,13 +235,14 @@ def profile_vm(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray], sett
         total = float(np.median(totals))
         entries.append({"name": name, "kind": _callee_kind(name, prim_funcs, relax_funcs), "calls": int(calls),
                         "total_us": total, "mean_us": total / calls if calls else 0.0,
-                        "min_total_us": float(min(totals)), "max_total_us": float(max(totals))})
+                        "min_total_us": float(min(totals)), "max_total_us": float(max(totals)),
+                        "totals_us": [float(t) for t in totals]})
     grand = sum(e["total_us"] for e in entries if e["kind"] != "relax_function") or 1.0
     for e in entries:
         e["share"] = e["total_us"] / grand
     entries.sort(key=lambda e: (-e["total_us"], e["name"]))
     return {"entries": entries, "total_us": grand, "run_us": float(np.median(wall)), "repeat": repeat,
-            "warmup": warmup}
+            "warmup": warmup, "runs_us": [float(w) for w in wall]}
 
 
 def build_and_measure(mod: Any, target: dict[str, Any], func_name: str, arrays: list[np.ndarray],
