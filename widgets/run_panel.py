@@ -36,6 +36,7 @@ from pipeline_model.document import target_label
 from pipeline_model.latency_stats import FASTER, SAME_BUILD, SLOWER, Comparison, compare_runs
 from widgets.compare_view import latency_bar, verdict_label
 from widgets.latency_chart import LatencyChart, format_us
+from widgets.target_picker import TargetPicker
 from widgets.theme import status_css
 from widgets.units import format_duration_ms
 
@@ -44,8 +45,6 @@ MODULE_FINAL = "final"
 MODULE_SELECTED = "selected"
 
 INPUT_FILTER = "NumPy arrays (*.npy *.npz);;All files (*)"
-#: Item-data role marking the target list's custom entry (its text is translated).
-CUSTOM_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 def _fmt(value: Optional[float], digits: int = 4) -> str:
@@ -238,7 +237,7 @@ class RunPanel(QWidget):
 
     def _build_target_row(self) -> QHBoxLayout:
         """Target chooser, "Advanced…" (the target as JSON) and "detect devices again"."""
-        self.target_combo = QComboBox(self)
+        self.target_combo = TargetPicker(self)
         self.target_combo.setObjectName("runTarget")
         self.target_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.target_combo.setToolTip(self.tr("Device and target to build for (devices detected by the engine)"))
@@ -353,37 +352,23 @@ class RunPanel(QWidget):
         self.chart = LatencyChart(self)
 
     # ---- targets --------------------------------------------------------------------------
-    def set_devices(self, devices: list[dict[str, Any]], current: dict[str, Any]) -> None:
-        """Fill the target list from the engine's ``devices`` reply (CPU first), then select ``current``."""
+    def set_devices(self, devices: list[dict[str, Any]], current: dict[str, Any],
+                    presets: Optional[list[dict[str, Any]]] = None) -> None:
+        """Fill the target list from the engine's ``devices`` reply (CPU first) and, when given, the picker's
+        presets with whether each compiles and runs here (:class:`widgets.target_picker.TargetPicker`), then
+        select ``current``."""
         self._syncing = True
-        self.target_combo.clear()
-        seen: list[dict[str, Any]] = []
-        for dev in devices:
-            target = dict(dev.get("target") or {})
-            label = f"{str(dev.get('kind', '')).upper()} {dev.get('index', 0)}: {dev.get('name', '')} — {target_label(target)}"
-            self.target_combo.addItem(label, target)
-            self.target_combo.setItemData(self.target_combo.count() - 1, _details_tip(dev), Qt.ItemDataRole.ToolTipRole)
-            seen.append(target)
-        if {"kind": "llvm"} not in seen:
-            self.target_combo.addItem(self.tr("CPU: generic llvm"), {"kind": "llvm"})
-        self._syncing = False
+        try:
+            self.target_combo.set_choices(devices, list(presets or []))
+        finally:
+            self._syncing = False
         self.show_target(current)
 
     def show_target(self, target: dict[str, Any]) -> None:
         """Select ``target`` in the list (added as a custom entry when it is not there)."""
         self._syncing = True
         try:
-            for i in range(self.target_combo.count()):
-                if self.target_combo.itemData(i) == target:
-                    self.target_combo.setCurrentIndex(i)
-                    return
-            for i in range(self.target_combo.count()):
-                if self.target_combo.itemData(i, CUSTOM_ROLE):
-                    self.target_combo.removeItem(i)
-                    break
-            self.target_combo.addItem(self.tr("Custom: {target}").format(target=target_label(target)), dict(target))
-            self.target_combo.setItemData(self.target_combo.count() - 1, True, CUSTOM_ROLE)
-            self.target_combo.setCurrentIndex(self.target_combo.count() - 1)
+            self.target_combo.show_target(target)
         finally:
             self._syncing = False
 
@@ -548,10 +533,3 @@ def _sci_spin(parent: QWidget, value: float) -> QLineEdit:
     edit.setValidator(validator)
     edit.setMaximumWidth(90)
     return edit
-
-
-def _details_tip(dev: dict[str, Any]) -> str:
-    details = dev.get("details") or {}
-    lines = [f"target: {target_label(dev.get('target') or {})}"]
-    lines += [f"{k}: {v}" for k, v in details.items()]
-    return "\n".join(lines)
