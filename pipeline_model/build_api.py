@@ -29,7 +29,7 @@ class BenchSettings:
     warmup: int = 1
     warmup_ms: int = 100
     number: int = 5
-    repeat: int = 15
+    repeat: int = 20
     min_repeat_ms: int = 20
 
 

@@ -294,7 +294,7 @@ class RunPanel(QWidget):
         self.atol_spin = _sci_spin(self, 1e-4)
         self.repeat_spin = QSpinBox(self)
         self.repeat_spin.setRange(1, 1000)
-        self.repeat_spin.setValue(15)
+        self.repeat_spin.setValue(20)
         self.number_spin = QSpinBox(self)
         self.number_spin.setRange(1, 100000)
         self.number_spin.setValue(5)

@@ -42,8 +42,8 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
                                                  "(default: the first file's)")
     p.add_argument("--inputs", metavar="FILE", help=".npy/.npz inputs (default: seeded random inputs)")
     p.add_argument("--number", type=int, default=5, help="runs per measurement (default 5)")
-    p.add_argument("--repeat", type=int, default=15,
-                   help="measurements (default 15; the interval of each comparison narrows with more)")
+    p.add_argument("--repeat", type=int, default=20,
+                   help="measurements (default 20; the interval of each comparison narrows with more)")
     p.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance of the check (default 1e-4)")
     p.add_argument("--atol", type=float, default=1e-4,
                    help="absolute tolerance of the check, times max |ref| (default 1e-4)")

@@ -18,12 +18,12 @@ import numpy as np
 #: ``warmup_ms``: warm-up runs go on until this much time has passed (after at least ``warmup`` runs). On a
 #: 2-core machine a tuned MLP ran 21 µs per call for its first ~500 calls (~10 ms) and 11-12 µs after: the
 #: runtime's worker threads and the CPU clock settle first. One warm-up run measured the settling.
-#: ``repeat`` 15 of ``number`` 5 runs, each repeat lasting at least ``min_repeat_ms`` 20 (more runs for a fast
+#: ``repeat`` 20 of ``number`` 5 runs, each repeat lasting at least ``min_repeat_ms`` 20 (more runs for a fast
 #: function): a comparison needs enough repeats for its interval, and a repeat shorter than the scheduler's time
 #: slice is either clean or many times too slow when another process takes the core (a 55 µs MLP measured 6x
 #: too slow in a third of its 0.3 ms repeats on the loaded 2-core machine); docs/PERFORMANCE.md, "Numbers
 #: without noise".
-DEFAULT_BENCH = {"warmup": 1, "warmup_ms": 100, "number": 5, "repeat": 15, "min_repeat_ms": 20}
+DEFAULT_BENCH = {"warmup": 1, "warmup_ms": 100, "number": 5, "repeat": 20, "min_repeat_ms": 20}
 
 
 def flatten_outputs(value: Any) -> list[np.ndarray]:
