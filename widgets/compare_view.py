@@ -47,21 +47,20 @@ def no_difference_text(noise_pct: Optional[float]) -> str:
 def verdict_label(cmp: Optional[Comparison]) -> str:
     """The verdict of ``cmp`` in one translated line: "1.31× slower (95 % CI 1.27–1.35×)", "2.10× faster
     (…)", "no significant difference (±4 %)", "same build (no difference to measure)", "too few repeats"."""
-    t = QCoreApplication.translate
     if cmp is None:
-        return t("LatencyStats", "not measured")
+        return QCoreApplication.translate("LatencyStats", "not measured")
     if cmp.verdict == SAME_BUILD:
-        return t("LatencyStats", "same build (no difference to measure)")
+        return QCoreApplication.translate("LatencyStats", "same build (no difference to measure)")
     if cmp.verdict == NO_DIFFERENCE:
         return no_difference_text(cmp.noise_pct)
     level = int(round(cmp.level * 100))
     if cmp.verdict == FASTER:
-        return t("LatencyStats", "{factor}× faster ({level} % CI {low}–{high}×)").format(
+        return QCoreApplication.translate("LatencyStats", "{factor}× faster ({level} % CI {low}–{high}×)").format(
             factor=f"{1.0 / cmp.ratio:.2f}", level=level, low=f"{1.0 / cmp.high:.2f}", high=f"{1.0 / cmp.low:.2f}")
     if cmp.verdict == SLOWER:
-        return t("LatencyStats", "{factor}× slower ({level} % CI {low}–{high}×)").format(
+        return QCoreApplication.translate("LatencyStats", "{factor}× slower ({level} % CI {low}–{high}×)").format(
             factor=f"{cmp.ratio:.2f}", level=level, low=f"{cmp.low:.2f}", high=f"{cmp.high:.2f}")
-    return t("LatencyStats", "too few repeats to tell ({n} needed)").format(n=MIN_REPEATS)
+    return QCoreApplication.translate("LatencyStats", "too few repeats to tell ({n} needed)").format(n=MIN_REPEATS)
 
 
 def latency_bar(label: str, lat: object, highlight: Optional[bool] = None) -> LatencyBar:

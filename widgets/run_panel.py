@@ -161,16 +161,15 @@ def compare_headline(result: dict[str, Any]) -> str:
 def compare_html(result: dict[str, Any]) -> str:
     """HTML summary of a ``compare`` reply: the verdict, then each side's median and spread."""
     esc = html.escape
-    t = QCoreApplication.translate
     a, b = result.get("a") or {}, result.get("b") or {}
-    head = t("RunPanel", "{pipeline} against {baseline}: {verdict}").format(
+    head = QCoreApplication.translate("RunPanel", "{pipeline} against {baseline}: {verdict}").format(
         pipeline=esc(str(b.get("label"))), baseline=esc(str(a.get("label"))), verdict=esc(compare_headline(result)))
     rows = [f"<p><b>{head}</b></p>"]
     cmp = compare_verdict(result)
     if cmp is not None and cmp.verdict != SAME_BUILD:
-        how = (t("RunPanel", "median of the per-round ratios, timed in turn") if cmp.paired
-               else t("RunPanel", "ratio of the medians"))
-        rows.append("<p>" + esc(t("RunPanel", "latency pipeline / baseline {ratio} ({how}); {level} % interval "
+        how = (QCoreApplication.translate("RunPanel", "median of the per-round ratios, timed in turn") if cmp.paired
+               else QCoreApplication.translate("RunPanel", "ratio of the medians"))
+        rows.append("<p>" + esc(QCoreApplication.translate("RunPanel", "latency pipeline / baseline {ratio} ({how}); {level} % interval "
                                   "{low} – {high} over {n} repeats; differences under {effect} % are not called "
                                   "significant").format(ratio=f"{cmp.ratio:.3f}", how=how,
                                                         level=int(round(cmp.level * 100)), low=f"{cmp.low:.3f}",
@@ -178,9 +177,9 @@ def compare_html(result: dict[str, Any]) -> str:
                                                         effect=f"{cmp.min_effect * 100:.0f}")) + "</p>")
     for side in (a, b):
         lat = side.get("latency") or {}
-        spread = (t("RunPanel", "IQR {low} – {high}").format(low=format_us(float(lat["q1_us"])), high=format_us(float(lat["q3_us"])))
+        spread = (QCoreApplication.translate("RunPanel", "IQR {low} – {high}").format(low=format_us(float(lat["q1_us"])), high=format_us(float(lat["q3_us"])))
                   if lat.get("q1_us") is not None and lat.get("q3_us") is not None else "")
-        line = t("RunPanel", "{label}: median {median} {spread} (min {min}, max {max}); built in {time}").format(
+        line = QCoreApplication.translate("RunPanel", "{label}: median {median} {spread} (min {min}, max {max}); built in {time}").format(
             label=esc(str(side.get("label"))), median=format_us(float(lat.get("median_us", 0))), spread=spread,
             min=format_us(float(lat.get("min_us", 0))), max=format_us(float(lat.get("max_us", 0))),
             time=format_duration_ms(side.get("build_ms")))
@@ -188,7 +187,7 @@ def compare_html(result: dict[str, Any]) -> str:
     check = result.get("check")
     if check:
         ok = check.get("passed")
-        same = t("RunPanel", "✓ same results") if ok else t("RunPanel", "✗ results differ")
+        same = QCoreApplication.translate("RunPanel", "✓ same results") if ok else QCoreApplication.translate("RunPanel", "✗ results differ")
         rows.append(f"<p>{esc(same)}: max abs {_fmt(check.get('max_abs'))}, max rel {_fmt(check.get('max_rel'))}</p>")
     return "".join(rows)
 

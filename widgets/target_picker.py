@@ -27,20 +27,18 @@ SUPPORT_ROLE = Qt.ItemDataRole.UserRole + 2
 
 def support_text(support: TargetSupport) -> str:
     """"compiles ✓ · runs ✗" for a preset (translated)."""
-    t = QCoreApplication.translate
-    compiles = t("TargetPicker", "compiles ✓") if support.compile else t("TargetPicker", "compiles ✗")
-    runs = t("TargetPicker", "runs here ✓") if support.run else t("TargetPicker", "runs here ✗")
+    compiles = QCoreApplication.translate("TargetPicker", "compiles ✓") if support.compile else QCoreApplication.translate("TargetPicker", "compiles ✗")
+    runs = QCoreApplication.translate("TargetPicker", "runs here ✓") if support.run else QCoreApplication.translate("TargetPicker", "runs here ✗")
     return f"{compiles} · {runs}"
 
 
 def support_tip(support: TargetSupport) -> str:
     """Tooltip: the target and the reasons it cannot be compiled or run here."""
-    t = QCoreApplication.translate
     lines = [f"target: {target_label(support.target)}"]
-    lines.append(t("TargetPicker", "This TVM build compiles for it.") if support.compile
-                 else t("TargetPicker", "Cannot compile: {reason}").format(reason=support.compile_note))
-    lines.append(t("TargetPicker", "A device on this machine runs it.") if support.run
-                 else t("TargetPicker", "Cannot run here: {reason} (build it here, run it elsewhere)").format(
+    lines.append(QCoreApplication.translate("TargetPicker", "This TVM build compiles for it.") if support.compile
+                 else QCoreApplication.translate("TargetPicker", "Cannot compile: {reason}").format(reason=support.compile_note))
+    lines.append(QCoreApplication.translate("TargetPicker", "A device on this machine runs it.") if support.run
+                 else QCoreApplication.translate("TargetPicker", "Cannot run here: {reason} (build it here, run it elsewhere)").format(
                      reason=support.run_note))
     return "\n".join(lines)
 

@@ -4,7 +4,7 @@
 <context>
     <name></name>
     <message>
-        <location filename="../../app/appearance.py" line="+70"/>
+        <location filename="../../app/appearance.py" line="+93"/>
         <source>&amp;Theme</source>
         <extracomment>The theme was applied (``system``, ``light``, ``dark``). hook for tests: shows the &quot;applies at the next start&quot; note</extracomment>
         <translation>主题(&amp;T)</translation>
@@ -45,7 +45,7 @@
         <translation>新语言将在下次启动 Relax Pipeline Studio 时生效。</translation>
     </message>
     <message>
-        <location filename="../../app/file_controller.py" line="+75"/>
+        <location filename="../../app/file_controller.py" line="+84"/>
         <source>Open pipeline</source>
         <extracomment>The title/model/target texts may have changed (saved under a new name ...).</extracomment>
         <translation>打开流水线</translation>
@@ -84,7 +84,7 @@
         <translation>“构建并运行”面板的设置无效（请查看该面板）。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>Building and timing {0} pipelines…</source>
         <translation>正在构建并计时 {0} 条流水线…</translation>
     </message>
@@ -200,7 +200,7 @@
         <translation>已导出 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/help_controller.py" line="+157"/>
+        <location filename="../../app/help_controller.py" line="+176"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
@@ -292,7 +292,7 @@
         <translation>引擎：已停止</translation>
     </message>
     <message>
-        <location filename="../../app/actions.py" line="+56"/>
+        <location filename="../../app/actions.py" line="+55"/>
         <source>&amp;New Pipeline</source>
         <translation>新建流水线(&amp;N)</translation>
     </message>
@@ -462,7 +462,7 @@
         <translation>整张图的缩略图，框出当前可见部分</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>&amp;Build &amp;&amp; Run</source>
         <translation>构建并运行(&amp;B)</translation>
     </message>
@@ -527,7 +527,7 @@
         <translation>内置模型(&amp;M)</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+3"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
@@ -552,7 +552,7 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location line="+71"/>
+        <location line="+61"/>
         <source>The engine was restarted; your pipeline is unchanged.</source>
         <translation>引擎已重启；您的流水线未受影响。</translation>
     </message>
@@ -567,9 +567,9 @@
         <translation>正在重启引擎…</translation>
     </message>
     <message>
-        <location filename="../../app/panels.py" line="+81"/>
+        <location filename="../../app/panels.py" line="+83"/>
         <source>Find a node by name, op, callee or shape</source>
-        <extracomment>Narrowest the node details panel gets (its placeholder and type texts wrap inside it). A button for the message&apos;s action (e.g. Restart Engine), shown only with such a message.</extracomment>
+        <extracomment>Narrowest the node details panel gets (its placeholder and type texts wrap inside it). Setting of View ▸ Show Overview (the graph&apos;s minimap). A button for the message&apos;s action (e.g. Restart Engine), shown only with such a message.</extracomment>
         <translation>按名称、算子、被调函数或形状查找节点</translation>
     </message>
     <message>
@@ -613,7 +613,7 @@
         <translation>函数：</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+45"/>
         <source>Model…</source>
         <translation>模型…</translation>
     </message>
@@ -681,17 +681,17 @@
         <translation>模型或目标已更改：请重新“构建并运行”以查看结果。</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+25"/>
         <source>Device detection failed: {0}</source>
         <translation>设备检测失败：{0}</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+45"/>
         <source>CPU: generic llvm</source>
         <translation>CPU：通用 llvm</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+9"/>
         <source>Edit as JSON…</source>
         <translation>以 JSON 编辑…</translation>
     </message>
@@ -706,7 +706,7 @@
         <translation>引擎仍在处理上一个请求（点击“停止”可结束）。</translation>
     </message>
     <message>
-        <location line="+52"/>
+        <location line="+48"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -1016,9 +1016,9 @@
         <translation type="vanished">&lt;b&gt;{where}&lt;/b&gt; 含有 {count} 个带自定义 Python 代码的步骤。运行它们会以您的权限在引擎进程中执行下面的代码（它可以读写您的文件）。请仅在信任此流水线来源时运行。代码变化后会再次询问。</translation>
     </message>
     <message>
-        <location filename="../../app/consent_service.py" line="+178"/>
+        <location filename="../../app/consent_service.py" line="+203"/>
         <source>Run code from this file?</source>
-        <extracomment>Largest file shown in the consent dialog (the rest is cut, and the dialog says so). Tests/screenshots: skip the question; True consents to every item, False to none (nothing is remembered). Hashes of code the user typed in the app this session (their own code). Hashes refused this session (automatic re-runs do not ask about them again). Step uids whose code the user edited although it was never consented to (not asked on auto re-runs).</extracomment>
+        <extracomment>Largest file shown in the consent dialog (the rest is cut, and the dialog says so). The engine client&apos;s consent (``QtEngineWorker.consent``), kept equal to what was consented to. Tests/screenshots: skip the question; True consents to every item, False to none (nothing is remembered). Hashes of code the user typed in the app this session (their own code). Hashes refused this session (automatic re-runs do not ask about them again). Step uids whose code the user edited although it was never consented to (not asked on auto re-runs). Hashes consented to by ``override`` (tests): granted while it stays true, never remembered.</extracomment>
         <translation>运行来自此文件的代码？</translation>
     </message>
     <message>
@@ -1140,13 +1140,13 @@
         <translation>{0}：第 {1} 次调用，共 {2} 次（再次激活可跳到下一个）</translation>
     </message>
     <message>
-        <location filename="../../app/autosave.py" line="+78"/>
+        <location filename="../../app/autosave.py" line="+83"/>
         <source>Could not write the recovery copy: {0}</source>
         <extracomment>Quiet time after an edit before the recovery copy is written. A recovery copy was written (its path).</extracomment>
         <translation>无法写入恢复副本：{0}</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location line="+66"/>
         <source>Restore unsaved changes?</source>
         <translation>恢复未保存的更改？</translation>
     </message>
@@ -1232,7 +1232,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../app/compare_controller.py" line="-219"/>
+        <location filename="../../app/compare_controller.py" line="-220"/>
         <source>Compare Pipelines</source>
         <extracomment>Item data: the pipeline file of a candidate (&quot;&quot; for the current document).</extracomment>
         <translation>比较流水线</translation>
@@ -1266,7 +1266,7 @@
 <context>
     <name>CompareView</name>
     <message>
-        <location filename="../../widgets/compare_view.py" line="+41"/>
+        <location filename="../../widgets/compare_view.py" line="+94"/>
         <source>Pipeline</source>
         <translation>流水线</translation>
     </message>
@@ -1286,9 +1286,13 @@
         <translation>离散度</translation>
     </message>
     <message>
-        <location line="+0"/>
         <source>vs fastest</source>
-        <translation>相对最快</translation>
+        <translation type="vanished">相对最快</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>vs first</source>
+        <translation>对比第一个</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1311,7 +1315,12 @@
         <translation>比较两条或更多流水线，并排查看结果。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
+        <source>bars: median; whiskers: interquartile range of the repeats</source>
+        <translation>条形：中位数；须线：各次重复的四分位距</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>pass</source>
         <translation>通过</translation>
     </message>
@@ -1326,12 +1335,36 @@
         <translation>[输出过小，无法校验]</translation>
     </message>
     <message>
-        <location line="+21"/>
-        <source>fastest is %1× faster than the slowest</source>
-        <translation>最快的比最慢的快 %1×</translation>
+        <location line="+1"/>
+        <source>(first)</source>
+        <translation>（第一个）</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+1"/>
+        <source>min – max: %1 – %2 over %3 repeats</source>
+        <translation>最小 – 最大：%1 – %2（共 %3 次重复）</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>Fastest: %1 (significantly faster than every other)</source>
+        <translation>最快：%1（显著快于其他所有流水线）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>No fastest: every pipeline compiles to the same build</source>
+        <translation>没有最快者：所有流水线编译出的是同一构建</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fastest by median: %1, but not significantly faster than every other (the spread of the repeats covers the difference)</source>
+        <translation>按中位数最快：%1，但并不显著快于其他所有流水线（重复测量的离散程度覆盖了差异）</translation>
+    </message>
+    <message>
+        <source>fastest is %1× faster than the slowest</source>
+        <translation type="vanished">最快的比最慢的快 %1×</translation>
+    </message>
+    <message>
+        <location line="-18"/>
         <source>%1 vs %2: identical final IR</source>
         <translation>%1 对比 %2：最终 IR 相同</translation>
     </message>
@@ -1341,12 +1374,11 @@
         <translation>%1 对比 %2：%3 个函数改变，%4 个新增，%5 个删除</translation>
     </message>
     <message>
-        <location line="+4"/>
         <source>Fastest: %1</source>
-        <translation>最快：%1</translation>
+        <translation type="vanished">最快：%1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+8"/>
         <source>No pipeline ran</source>
         <translation>没有流水线运行</translation>
     </message>
@@ -1360,7 +1392,7 @@
         <translation>  … [另有 {0} 个字符未显示]</translation>
     </message>
     <message>
-        <location line="+86"/>
+        <location line="+105"/>
         <source>Show one function (+ added, − removed, ~ changed)</source>
         <extracomment>The diff asked for last is on screen, all its rows in the editors (large diffs are computed on a worker thread and put in by pieces; also after a re-render: function chooser, hide-unchanged). The diff asked for last is computed (``module_diff`` is set); its rows may still be coming in. Texts with more lines than this are diffed in a diff process: ``diff_process``, or the shared one (``pipeline_model.diff_process.shared()``) when that is None; never when ``use_diff_process`` is false.</extracomment>
         <translation>只显示一个函数（+ 新增，− 删除，~ 修改）</translation>
@@ -1376,12 +1408,12 @@
         <translation>函数：</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+34"/>
         <source>Show the traceback (your code&apos;s frames first)</source>
         <translation>显示回溯（优先显示您代码中的帧）</translation>
     </message>
     <message>
-        <location line="+96"/>
+        <location line="+87"/>
         <location line="+16"/>
         <source>Before</source>
         <translation>之前</translation>
@@ -1491,12 +1523,13 @@
 <context>
     <name>DocumentationDialog</name>
     <message>
-        <location filename="../../app/help_controller.py" line="-164"/>
+        <location filename="../../app/help_controller.py" line="-165"/>
         <source>Documentation</source>
+        <extracomment>Where an installed copy keeps the documentation, under its data prefix (pyproject ``data-files``).</extracomment>
         <translation>文档</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+17"/>
         <source>Open in Browser</source>
         <translation>在浏览器中打开</translation>
     </message>
@@ -1557,10 +1590,9 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+925"/>
+        <location filename="../../widgets/graph_view.py" line="+124"/>
         <location line="+38"/>
         <source>No graph</source>
-        <extracomment>Below this view scale the overview (coarse bands of plain rectangles) replaces boxes, texts and arrows. Below this view scale the second text line (shape·dtype) of a node is not drawn. Tile size: layers per band, scene units per column; coarse overview bands. Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>无图</translation>
     </message>
     <message>
@@ -1569,7 +1601,7 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+393"/>
+        <location line="+390"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
     </message>
@@ -1577,9 +1609,47 @@
 <context>
     <name>LatencyChart</name>
     <message>
-        <location filename="../../widgets/latency_chart.py" line="+73"/>
+        <location filename="../../widgets/latency_chart.py" line="+75"/>
         <source>Compare with the baseline to see latencies here</source>
         <translation>与基线比较后在此查看延迟</translation>
+    </message>
+</context>
+<context>
+    <name>LatencyStats</name>
+    <message>
+        <location filename="../../widgets/compare_view.py" line="-138"/>
+        <source>no significant difference (±{pct} %)</source>
+        <translation>无显著差异（±{pct} %）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>not measured</source>
+        <translation>未测量</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>same build (no difference to measure)</source>
+        <translation>同一构建（没有可测量的差异）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{factor}× faster ({level} % CI {low}–{high}×)</source>
+        <translation>快 {factor}×（{level} % 置信区间 {low}–{high}×）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{factor}× slower ({level} % CI {low}–{high}×)</source>
+        <translation>慢 {factor}×（{level} % 置信区间 {low}–{high}×）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>too few repeats to tell ({n} needed)</source>
+        <translation>重复次数太少，无法判断（至少需要 {n} 次）</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>IQR {low} – {high}</source>
+        <translation>四分位距 {low} – {high}</translation>
     </message>
 </context>
 <context>
@@ -1674,7 +1744,7 @@
 <context>
     <name>PassCategory</name>
     <message>
-        <location filename="../../widgets/pass_palette.py" line="+31"/>
+        <location filename="../../widgets/pass_palette.py" line="+32"/>
         <source>Lowering</source>
         <extracomment>The catalogue&apos;s category names (``pipeline_model.catalogue.CATEGORY_ORDER``), marked for translation; shown through :func:`category_label` (an unknown category is shown as it is).</extracomment>
         <translation>降级</translation>
@@ -1844,7 +1914,7 @@
 <context>
     <name>PassPalette</name>
     <message>
-        <location filename="../../widgets/pass_palette.py" line="+136"/>
+        <location filename="../../widgets/pass_palette.py" line="+166"/>
         <source>Search passes (id, title, doc)…</source>
         <translation>搜索 Pass（ID、标题、文档）…</translation>
     </message>
@@ -1874,7 +1944,12 @@
         <translation>&lt;p&gt;&lt;i&gt;运行您自己的 Python 代码：运行前应用会先征求您的同意。&lt;/i&gt;&lt;/p&gt;</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+8"/>
+        <source>&lt;p&gt;&lt;b&gt;Bundled custom passes&lt;/b&gt; (files in the app&apos;s resources/custom_passes folder: paste one into a Custom Python step):&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;内置自定义 Pass&lt;/b&gt;（应用 resources/custom_passes 文件夹中的文件：可粘贴到自定义 Python 步骤中）：&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>&lt;p&gt;&lt;b&gt;Parameters&lt;/b&gt;&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;参数&lt;/b&gt;&lt;/p&gt;</translation>
     </message>
@@ -1948,7 +2023,7 @@
 <context>
     <name>ProfileView</name>
     <message>
-        <location filename="../../widgets/profile_view.py" line="+274"/>
+        <location filename="../../widgets/profile_view.py" line="+282"/>
         <source>Compare with:</source>
         <extracomment>The user chose a profile to compare with (its key; ``&quot;&quot;``: no comparison).</extracomment>
         <translation>对比：</translation>
@@ -1980,6 +2055,11 @@
     </message>
     <message>
         <location line="+72"/>
+        <source>Instrumented runs after against before: {verdict}.</source>
+        <translation>插桩运行（之后对比之前）：{verdict}。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>{before} → {after}: calls {t0} → {t1} per run ({ratio}, {delta}); run {r0} → {r1}; {both} functions in both, {added} added, {removed} removed</source>
         <translation>{before} → {after}：每次运行调用耗时 {t0} → {t1}（{ratio}，{delta}）；运行 {r0} → {r1}；两侧共有 {both} 个函数，新增 {added} 个，移除 {removed} 个</translation>
     </message>
@@ -1997,9 +2077,9 @@
 <context>
     <name>QtEngineWorker</name>
     <message>
-        <location filename="../../app/engine_worker.py" line="+390"/>
+        <location filename="../../app/engine_worker.py" line="+401"/>
         <source>Starting engine…</source>
-        <extracomment>The engine process was replaced (crash, Stop of a step that did not return, Restart Engine): modules of the old one are gone. ``EngineClient`` keyword arguments (watchdog, memory limit), read when the client is made and by :meth:`apply_client_options`.</extracomment>
+        <extracomment>The engine process was replaced (crash, Stop of a step that did not return, Restart Engine): modules of the old one are gone. ``EngineClient`` keyword arguments (watchdog, memory limit), read when the client is made and by :meth:`apply_client_options`. What the user consented to: the consent of every client this worker makes (or is lent).</extracomment>
         <translation>正在启动引擎…</translation>
     </message>
     <message>
@@ -2009,17 +2089,17 @@
     </message>
     <message>
         <location line="+19"/>
-        <location line="+16"/>
+        <location line="+18"/>
         <source>Engine ready (TVM {version})</source>
         <translation>引擎就绪（TVM {version}）</translation>
     </message>
     <message>
-        <location line="-15"/>
+        <location line="-17"/>
         <source>Engine ready</source>
         <translation>引擎就绪</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+10"/>
         <source>Engine stopped</source>
         <translation>引擎已停止</translation>
     </message>
@@ -2034,7 +2114,7 @@
         <translation>正在运行流水线…</translation>
     </message>
     <message>
-        <location line="+64"/>
+        <location line="+63"/>
         <source>Engine crashed; restarted…</source>
         <translation>引擎崩溃；已重启…</translation>
     </message>
@@ -2052,7 +2132,7 @@
 <context>
     <name>QtPassPaletteModel</name>
     <message>
-        <location filename="../../widgets/pass_palette.py" line="-222"/>
+        <location filename="../../widgets/pass_palette.py" line="-257"/>
         <location line="+13"/>
         <source>Pass</source>
         <translation>Pass</translation>
@@ -2150,7 +2230,7 @@
 <context>
     <name>QtProfileDiffModel</name>
     <message>
-        <location filename="../../widgets/profile_view.py" line="-265"/>
+        <location filename="../../widgets/profile_view.py" line="-271"/>
         <source>Function</source>
         <translation>函数</translation>
     </message>
@@ -2205,7 +2285,7 @@
         <translation>移除</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+46"/>
         <source>%1 (%2) is only in the later profile (a new or renamed function): %3 per run</source>
         <translation>%1（%2）只出现在较后的剖析中（新函数或被重命名）：每次运行 %3</translation>
     </message>
@@ -2223,7 +2303,7 @@
 <context>
     <name>QtProfileModel</name>
     <message>
-        <location line="-121"/>
+        <location line="-125"/>
         <source>Function</source>
         <extracomment>Role carrying the raw sort value of a cell. Role carrying the share (0..1) for the bar delegate.</extracomment>
         <translation>函数</translation>
@@ -2257,7 +2337,7 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+124"/>
+        <location filename="../../widgets/run_panel.py" line="+125"/>
         <source>max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})</source>
         <translation>max |diff| / max |ref| = {ratio}（max |ref| {ref}；容差按 {scale} 缩放）</translation>
     </message>
@@ -2267,7 +2347,7 @@
         <translation>警告</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+110"/>
         <source>Device and target to build for (devices detected by the engine)</source>
         <translation>构建所用的设备和目标（引擎检测到的设备）</translation>
     </message>
@@ -2287,7 +2367,7 @@
         <translation>重新检测设备</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+11"/>
         <source>Final module (all steps)</source>
         <translation>最终模块（所有步骤）</translation>
     </message>
@@ -2297,7 +2377,7 @@
         <translation>所选步骤之后的模块</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>Random, seed</source>
         <translation>随机，种子</translation>
     </message>
@@ -2312,7 +2392,7 @@
         <translation>.npy / .npz（数组与输入同名）</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+30"/>
         <source>repeats</source>
         <translation>重复</translation>
     </message>
@@ -2332,7 +2412,7 @@
         <translation>同时用 VM 的插桩为每次 PrimFunc / packed 函数调用计时（性能剖析面板、图上的热度叠加）</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-93"/>
         <source>Target</source>
         <translation>目标</translation>
     </message>
@@ -2342,16 +2422,16 @@
         <translation>模块</translation>
     </message>
     <message>
-        <location line="-164"/>
-        <location line="+165"/>
-        <location line="+122"/>
+        <location line="-133"/>
+        <location line="+134"/>
+        <location line="+195"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-318"/>
+        <location line="-360"/>
         <source>({time} of warm-up)</source>
-        <extracomment>Module choices of the &quot;Module&quot; combo (data values). Item-data role marking the target list&apos;s custom entry (its text is translated).</extracomment>
+        <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>（预热 {time}）</translation>
     </message>
     <message>
@@ -2415,12 +2495,57 @@
         <translation>输出 {index}</translation>
     </message>
     <message>
-        <location line="+148"/>
+        <location line="+51"/>
+        <source>ratio of the medians {value}× (no repeats: the spread is unknown)</source>
+        <translation>中位数之比 {value}×（没有重复测量：离散程度未知）</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>{pipeline} against {baseline}: {verdict}</source>
+        <translation>{pipeline} 对比 {baseline}：{verdict}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>median of the per-round ratios, timed in turn</source>
+        <translation>逐轮比值的中位数，轮流计时</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ratio of the medians</source>
+        <translation>中位数之比</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>latency pipeline / baseline {ratio} ({how}); {level} % interval {low} – {high} over {n} repeats; differences under {effect} % are not called significant</source>
+        <translation>延迟 流水线 / 基线 {ratio}（{how}）；{level} % 区间 {low} – {high}（{n} 次重复）；小于 {effect} % 的差异不视为显著</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>IQR {low} – {high}</source>
+        <translation>四分位距 {low} – {high}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{label}: median {median} {spread} (min {min}, max {max}); built in {time}</source>
+        <translation>{label}：中位数 {median} {spread}（最小 {min}，最大 {max}）；构建用时 {time}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>✓ same results</source>
+        <translation>✓ 结果相同</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>✗ results differ</source>
+        <translation>✗ 结果不同</translation>
+    </message>
+    <message>
+        <location line="+33"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+98"/>
         <source>Build &amp;&amp; Run</source>
         <translation>构建并运行</translation>
     </message>
@@ -2455,22 +2580,25 @@
         <translation>停止</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+18"/>
         <source>Build &amp; Run (Ctrl+B) to see outputs, latency and the numerical check.</source>
         <translation>“构建并运行” (Ctrl+B) 后在此查看输出、延迟和数值检查。</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+132"/>
+        <source>Compared with the baseline: {verdict}</source>
+        <translation>与基线比较：{verdict}</translation>
+    </message>
+    <message>
         <source>CPU: generic llvm</source>
-        <translation>CPU：通用 llvm</translation>
+        <translation type="vanished">CPU：通用 llvm</translation>
     </message>
     <message>
-        <location line="+16"/>
         <source>Custom: {target}</source>
-        <translation>自定义：{target}</translation>
+        <translation type="vanished">自定义：{target}</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="-63"/>
         <source>NumPy arrays (*.npy *.npz);;All files (*)</source>
         <translation>NumPy 数组 (*.npy *.npz);;所有文件 (*)</translation>
     </message>
@@ -2510,17 +2638,15 @@
         <translation>已剖析</translation>
     </message>
     <message>
-        <location line="+14"/>
         <source>speed-up {value}×</source>
-        <translation>加速 {value}×</translation>
+        <translation type="vanished">加速 {value}×</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>Compared: speed-up {value}× over the baseline</source>
-        <translation>比较完成：相对基线加速 {value}×</translation>
+        <translation type="vanished">比较完成：相对基线加速 {value}×</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+21"/>
         <source>Last Build &amp;amp; Run</source>
         <translation>上一次构建并运行</translation>
     </message>
@@ -2571,9 +2697,9 @@
 <context>
     <name>StepReport</name>
     <message>
-        <location filename="../../pipeline_model/passkinds/dlight.py" line="+100"/>
+        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+96"/>
         <source>no rule applied</source>
-        <extracomment>DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:mod:`pipeline_model.dlight_rules_tvm`, copied into exported scripts). The app&apos;s own rules (classes of :mod:`pipeline_model.dlight_rules_tvm`). Rules of a new step (those present in this TVM build).</extracomment>
+        <extracomment>The app&apos;s own rules (group ``app``): the code exported scripts contain, instantiated by the engine too. DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:data:`SCRIPT_MODULE`, copied into exported scripts). The app&apos;s own rules (classes of :data:`SCRIPT_MODULE`). Rules of a new step (those present in this TVM build).</extracomment>
         <translation>未应用规则</translation>
     </message>
     <message>
@@ -2603,9 +2729,9 @@
         <translation>{0} 个 PrimFunc 没有 GPU 调度 — 请添加规则（例如 gpu.Fallback）或 MetaSchedule 步骤。</translation>
     </message>
     <message>
-        <location filename="../../pipeline_model/passkinds/fuse_by_pattern.py" line="+150"/>
+        <location filename="../../pipeline_model/passkinds/fuse_by_pattern/__init__.py" line="+146"/>
         <source>offloaded to {0}</source>
-        <extracomment>Pattern-table prefix -&gt; module whose import registers the table. Warning for a user pattern file fused with ``annotate_codegen=true`` (issue 12: the build then fails).</extracomment>
+        <extracomment>The code exported scripts contain (and the engine calls): :func:`.script.load_pattern_file`. Warning for a user pattern file fused with ``annotate_codegen=true`` (issue 12: the build then fails).</extracomment>
         <translation>卸载到 {0}</translation>
     </message>
     <message>
@@ -2634,9 +2760,8 @@
         <translation>按模式融合（已在图中高亮）：</translation>
     </message>
     <message>
-        <location filename="../../pipeline_model/passkinds/metaschedule.py" line="+168"/>
+        <location filename="../../pipeline_model/passkinds/metaschedule/report.py" line="+31"/>
         <source>{done}/{total} trials, stopped</source>
-        <extracomment>The three pass ids of this kind. The ids whose steps tune (emit ``tuning_progress``). TVM keyword arguments of the MetaSchedule passes; their other params only configure tuning. ``make_tuning_pass`` modes by pass id. Parameters of the MetaSchedule steps (``ParamSpec(**d)`` for each dict), keyed by pass id. The first parameters are TVM&apos;s own keyword arguments; the others configure the builder/runner.</extracomment>
         <translation>{done}/{total} 次试验，已停止</translation>
     </message>
     <message>
@@ -2766,6 +2891,70 @@
         <location line="+1"/>
         <source>✓ valid: {kind}</source>
         <translation>✓ 有效：{kind}</translation>
+    </message>
+</context>
+<context>
+    <name>TargetPicker</name>
+    <message>
+        <location filename="../../widgets/target_picker.py" line="+30"/>
+        <source>compiles ✓</source>
+        <extracomment>Item-data role marking the custom entry (its text is translated). Item-data role of a preset&apos;s :class:`TargetSupport` (as JSON).</extracomment>
+        <translation>可编译 ✓</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>compiles ✗</source>
+        <translation>可编译 ✗</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>runs here ✓</source>
+        <translation>本机可运行 ✓</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>runs here ✗</source>
+        <translation>本机可运行 ✗</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>This TVM build compiles for it.</source>
+        <translation>当前 TVM 构建可以为它编译。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cannot compile: {reason}</source>
+        <translation>无法编译：{reason}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A device on this machine runs it.</source>
+        <translation>本机有可运行它的设备。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cannot run here: {reason} (build it here, run it elsewhere)</source>
+        <translation>本机无法运行：{reason}（可在本机构建，在其他机器上运行）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>Devices on this machine</source>
+        <translation>本机设备</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>CPU: generic llvm</source>
+        <translation>CPU：通用 llvm</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Custom: {target}</source>
+        <translation>自定义：{target}</translation>
     </message>
 </context>
 <context>
@@ -2954,8 +3143,9 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+257"/>
+        <location filename="../../widgets/graph_view.py" line="-429"/>
         <source>Overview: click or drag to move the view</source>
+        <extracomment>Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>概览：点击或拖动以移动视图</translation>
     </message>
 </context>
@@ -2964,7 +3154,7 @@
     <message>
         <location filename="../../widgets/error_trace.py" line="+49"/>
         <source>, column {0}</source>
-        <extracomment>Pseudo file names of custom steps&apos; sources (``emit.custom_label``).</extracomment>
+        <extracomment>Pseudo file names of custom steps&apos; sources (``pipeline_model.passkinds.custom_python.custom_label``).</extracomment>
         <translation>，第 {0} 列</translation>
     </message>
     <message>
