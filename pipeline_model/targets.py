@@ -114,7 +114,8 @@ def target_presets(host: Optional[dict[str, Any]] = None) -> list[TargetPreset]:
     out = []
     if host:
         mcpu = host.get("mcpu") or "generic"
-        out.append(TargetPreset("cpu", f"CPU: this machine (llvm -mcpu={mcpu})", dict(host)))
+        cores = f", {host['num-cores']} cores" if host.get("num-cores") else ""
+        out.append(TargetPreset("cpu", f"CPU: this machine (llvm -mcpu={mcpu}{cores})", dict(host)))
     out.append(TargetPreset("cpu", "CPU: generic llvm", {"kind": "llvm"}))
     out += [TargetPreset("cuda", f"CUDA {arch}", {"kind": "cuda", "arch": arch}) for arch in CUDA_ARCHS]
     out += [TargetPreset("rocm", f"ROCm {arch}", {"kind": "rocm", "mcpu": arch}) for arch in ROCM_ARCHS]

@@ -8,7 +8,7 @@ from pipeline_model import targets
 
 def test_presets_cover_every_family_and_cuda_architecture():
     presets = targets.target_presets({"kind": "llvm", "mcpu": "znver4", "num-cores": 8})
-    assert presets[0].target == {"kind": "llvm", "mcpu": "znver4", "num-cores": 8} and "-mcpu=znver4" in presets[0].label
+    assert presets[0].target == {"kind": "llvm", "mcpu": "znver4", "num-cores": 8} and "-mcpu=znver4, 8 cores" in presets[0].label
     assert {p.group for p in presets} == {"cpu", "cuda", "rocm", "vulkan", "metal", "opencl"}
     assert [p.target["arch"] for p in presets if p.group == "cuda"] == list(targets.CUDA_ARCHS)
     assert targets.CUDA_ARCHS[0] == "sm_50" and targets.CUDA_ARCHS[-1] == "sm_90"
@@ -57,7 +57,9 @@ def test_run_panel_lists_presets_with_their_support(qtbot):
     vulkan = combo.findData({"kind": "vulkan"})
     assert combo.itemText(vulkan) == "Vulkan — compiles ✗ · runs here ✗"
     assert "no vulkan code generator" in combo.itemData(vulkan, Qt.ItemDataRole.ToolTipRole)
-    for header in ("CUDA", "ROCm", "Metal", "OpenCL", "Devices on this machine"):
+    assert "Devices on this machine" not in texts  # the CPU device is the host preset, shown once
+    assert combo.findData(host) == texts.index("CPU: this machine (llvm -mcpu=znver4, 8 cores) — compiles ✓ · runs here ✓")
+    for header in ("CPU", "CUDA", "ROCm", "Metal", "OpenCL"):
         row = texts.index(header)
         assert combo.itemData(row) is None and not combo.model().item(row).isEnabled()
     assert not any(t.startswith("Custom:") for t in texts)  # every target is listed: no custom entry

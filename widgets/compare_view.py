@@ -93,7 +93,9 @@ class CompareView(QWidget):
         self._table.setHorizontalHeaderLabels([
             self.tr("Pipeline"), self.tr("Build"), self.tr("Median"), self.tr("Spread"), self.tr("vs first"),
             self.tr("Check"), self.tr("Problem")])
-        self._table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header = self._table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
         self._table.verticalHeader().setVisible(False)
         self._table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self._table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)

@@ -1,6 +1,7 @@
 """``TargetPicker``: the target chooser of the Build & Run panel (TVM-free Qt widget).
 
-A combo box listing the devices the engine detected (each with its suggested target), then the presets of
+A combo box listing the devices the engine detected (each with its suggested target; those whose target is a
+preset are shown as that preset), then the presets of
 :func:`pipeline_model.targets.target_presets` grouped under headers — CPU (this machine with ``-mcpu``,
 generic ``llvm``), CUDA per architecture, ROCm, Vulkan, Metal, OpenCL — each saying whether this TVM build
 can compile for it and this machine can run it (the engine's ``devices`` reply with ``presets``,
@@ -72,6 +73,8 @@ class TargetPicker(QComboBox):
         support (engine reply with ``presets``), grouped; without presets, generic ``llvm`` after the devices."""
         self.clear()
         self.supports = [TargetSupport.from_json(p) for p in presets]
+        listed = [s.target for s in self.supports]
+        devices = [d for d in devices if dict(d.get("target") or {}) not in listed]  # a preset says more
         seen: list[dict[str, Any]] = []
         if devices:
             self._add_header(QCoreApplication.translate("TargetPicker", "Devices on this machine"))
