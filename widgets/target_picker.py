@@ -44,6 +44,18 @@ def support_tip(support: TargetSupport) -> str:
     return "\n".join(lines)
 
 
+def preset_label(support: TargetSupport) -> str:
+    """The preset's name (translated for the CPU entries; GPU entries are names and architectures)."""
+    target = support.target
+    if support.group == "cpu" and target == {"kind": "llvm"}:
+        return QCoreApplication.translate("TargetPicker", "CPU: generic llvm")
+    if support.group == "cpu":
+        cores = target.get("num-cores")
+        return QCoreApplication.translate("TargetPicker", "CPU: this machine (llvm -mcpu={mcpu}, {cores} cores)").format(
+            mcpu=target.get("mcpu") or "generic", cores=cores if cores else "?")
+    return support.label
+
+
 def _group_title(group: str) -> str:
     if group == "cpu":
         return QCoreApplication.translate("TargetPicker", "CPU")
@@ -89,7 +101,7 @@ class TargetPicker(QComboBox):
             if support.group != group:
                 group = support.group
                 self._add_header(_group_title(group))
-            self.addItem(f"{support.label} — {support_text(support)}", dict(support.target))
+            self.addItem(f"{preset_label(support)} — {support_text(support)}", dict(support.target))
             self.setItemData(self.count() - 1, support_tip(support), Qt.ItemDataRole.ToolTipRole)
             self.setItemData(self.count() - 1, support.to_json(), SUPPORT_ROLE)
             seen.append(support.target)

@@ -1305,7 +1305,7 @@
         <translation>问题</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+11"/>
         <source>Use this one</source>
         <translation>使用此流水线</translation>
     </message>
@@ -1617,7 +1617,7 @@
 <context>
     <name>LatencyStats</name>
     <message>
-        <location filename="../../widgets/compare_view.py" line="-138"/>
+        <location filename="../../widgets/compare_view.py" line="-140"/>
         <source>no significant difference (±{pct} %)</source>
         <translation>无显著差异（±{pct} %）</translation>
     </message>
@@ -2896,7 +2896,7 @@
 <context>
     <name>TargetPicker</name>
     <message>
-        <location filename="../../widgets/target_picker.py" line="+30"/>
+        <location filename="../../widgets/target_picker.py" line="+31"/>
         <source>compiles ✓</source>
         <extracomment>Item-data role marking the custom entry (its text is translated). Item-data role of a preset&apos;s :class:`TargetSupport` (as JSON).</extracomment>
         <translation>可编译 ✓</translation>
@@ -2937,17 +2937,23 @@
         <translation>本机无法运行：{reason}（可在本机构建，在其他机器上运行）</translation>
     </message>
     <message>
+        <location line="+12"/>
+        <source>CPU: this machine (llvm -mcpu={mcpu}, {cores} cores)</source>
+        <translation>CPU：本机（llvm -mcpu={mcpu}，{cores} 核）</translation>
+    </message>
+    <message>
         <location line="+7"/>
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+31"/>
         <source>Devices on this machine</source>
         <translation>本机设备</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="-41"/>
+        <location line="+58"/>
         <source>CPU: generic llvm</source>
         <translation>CPU：通用 llvm</translation>
     </message>
