@@ -474,8 +474,8 @@ class RunPanel(QWidget):
         cmp = compare_verdict(result)
         faster = None if cmp is None else cmp.verdict == FASTER
         slower = None if cmp is None else cmp.verdict == SLOWER
-        bars = [latency_bar("baseline", a.get("latency") or {}, slower),
-                latency_bar("pipeline", b.get("latency") or {}, faster)]
+        bars = [latency_bar(self.tr("baseline"), a.get("latency") or {}, slower),
+                latency_bar(self.tr("pipeline"), b.get("latency") or {}, faster)]
         headline = compare_headline(result)
         self.chart.set_bars(bars, headline)
         self.status.setText(self.tr("Compared with the baseline: {verdict}").format(verdict=headline))

@@ -2585,7 +2585,17 @@
         <translation>“构建并运行” (Ctrl+B) 后在此查看输出、延迟和数值检查。</translation>
     </message>
     <message>
-        <location line="+132"/>
+        <location line="+128"/>
+        <source>baseline</source>
+        <translation>基线</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>pipeline</source>
+        <translation>流水线</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Compared with the baseline: {verdict}</source>
         <translation>与基线比较：{verdict}</translation>
     </message>
