@@ -68,15 +68,21 @@ class RunController(QObject):
 
     # ---- targets --------------------------------------------------------------------------
     def refresh_devices(self) -> None:
-        """Ask the engine which devices exist (CPU always; GPUs when present)."""
-        request = self.ctx.engine.submit_fn("devices", lambda client, _ev: [d.to_json() for d in targets_mod.list_devices(client)])
+        """Ask the engine which devices exist (CPU always; GPUs when present) and what it can compile and run
+        of the target picker's presets."""
+        def fn(client: Any, _ev: Any) -> dict:
+            devices, support = targets_mod.target_support(client)
+            return {"devices": [d.to_json() for d in devices], "presets": [s.to_json() for s in support]}
+
+        request = self.ctx.engine.submit_fn("devices", fn)
         request.finished.connect(self._on_devices)
         request.failed.connect(lambda message: self.panel.show_progress(
             tr("Device detection failed: {0}").format(message.splitlines()[0] if message else "")))
 
     def _on_devices(self, value: Any) -> None:
-        self.devices = list(value or [])
-        self.panel.set_devices(self.devices, self.ctx.doc.target)
+        reply = value if isinstance(value, dict) else {"devices": list(value or [])}
+        self.devices = list(reply.get("devices") or [])
+        self.panel.set_devices(self.devices, self.ctx.doc.target, list(reply.get("presets") or []))
 
     def sync_target(self) -> None:
         """The document's target changed (undo, file load): show it."""
@@ -110,10 +116,16 @@ class RunController(QObject):
         return [(text, dict(data)) for text, data in out if isinstance(data, dict)]
 
     def fill_target_menu(self, menu: QMenu, show_panel: Callable[[], None]) -> None:
-        """The pipeline dock's "Change…" menu: the panel's targets, the JSON editor, the panel."""
+        """The pipeline dock's "Change…" menu: the panel's targets (its group headers as disabled entries),
+        the JSON editor, the panel."""
         menu.clear()
         current = self.ctx.doc.target
-        for text, target in self.target_choices() or [(tr("CPU: generic llvm"), {"kind": "llvm"})]:
+        combo = self.panel.target_combo
+        entries = [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]
+        for text, target in entries if self.target_choices() else [(tr("CPU: generic llvm"), {"kind": "llvm"})]:
+            if not isinstance(target, dict):
+                menu.addAction(text).setEnabled(False)
+                continue
             act = menu.addAction(text)
             act.setCheckable(True)
             act.setChecked(target == current)

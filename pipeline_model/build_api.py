@@ -14,6 +14,9 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable, Optional
 
 from pipeline_model.document import PipelineDocument
+from pipeline_model.latency_stats import (
+    FASTER, MIN_REPEATS, NO_DIFFERENCE, SLOWER, Comparison, compare_runs, ranges_overlap,
+)
 
 EventCallback = Callable[[str, dict], None]
 
@@ -21,13 +24,13 @@ EventCallback = Callable[[str, dict], None]
 @dataclass
 class BenchSettings:
     """Latency measurement: warm-up (at least ``warmup`` runs and ``warmup_ms`` milliseconds of runs), then
-    ``repeat`` measurements of ``number`` runs each."""
+    ``repeat`` measurements of ``number`` runs each (more runs when they take under ``min_repeat_ms``)."""
 
     warmup: int = 1
     warmup_ms: int = 100
-    number: int = 10
-    repeat: int = 5
-    min_repeat_ms: int = 0
+    number: int = 5
+    repeat: int = 20
+    min_repeat_ms: int = 20
 
 
 @dataclass
@@ -62,7 +65,9 @@ class OutputStats:
 
 @dataclass
 class LatencyStats:
-    """Per-run latency in microseconds over ``repeat`` measurements (each the mean of ``number`` runs)."""
+    """Per-run latency in microseconds over ``repeat`` measurements (each the mean of ``number`` runs):
+    median, quartiles (``q1_us``, ``q3_us``, ``iqr_us``; ``None`` from an engine that did not send them) and
+    every repeat (``runs_us``)."""
 
     median_us: float
     mean_us: float
@@ -74,6 +79,16 @@ class LatencyStats:
     repeat: int
     warmup: int
     warmup_ms: float = 0.0
+    q1_us: Optional[float] = None
+    q3_us: Optional[float] = None
+    iqr_us: Optional[float] = None
+    #: Timed in turn with the other modules of a comparison (repeat ``i`` of each in the same round).
+    interleaved: bool = False
+
+    @classmethod
+    def from_json(cls, data: Optional[dict[str, Any]]) -> Optional["LatencyStats"]:
+        """From the engine's reply (``None`` stays ``None``; unknown keys are ignored)."""
+        return cls(**_known(cls, data)) if data else None
 
 
 def _known(cls: Any, data: dict[str, Any]) -> dict[str, Any]:
@@ -122,6 +137,8 @@ class ProfileEntry:
     share: float
     min_total_us: float = 0.0
     max_total_us: float = 0.0
+    #: This callee's time in each instrumented run (the spread of ``total_us``).
+    totals_us: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -142,6 +159,8 @@ class Profile:
     function: str = ""
     target: dict[str, Any] = field(default_factory=dict)
     nodes: dict[str, list[str]] = field(default_factory=dict)
+    #: Wall time of each instrumented run (the spread of ``run_us``).
+    runs_us: list[float] = field(default_factory=list)
 
     def top(self, n: int, kinds: Optional[set[str]] = None) -> list[ProfileEntry]:
         """The ``n`` entries holding the most time (optionally of the given ``kinds`` only)."""
@@ -199,6 +218,16 @@ class ProfileDiffRow:
     share_after: Optional[float]
     calls_before: Optional[int]
     calls_after: Optional[int]
+    #: For a callee in both: :mod:`pipeline_model.latency_stats` verdict of its time per run over the
+    #: instrumented runs (``no_difference`` when the spread covers the change); "" otherwise.
+    verdict: str = ""
+    #: How far the interval of the ratio reaches from 1, in per cent (``None`` when unknown).
+    noise_pct: Optional[float] = None
+
+    @property
+    def significant(self) -> bool:
+        """The change is larger than the spread (a callee added or removed always is)."""
+        return self.status != IN_BOTH or self.verdict in (FASTER, SLOWER)
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -212,9 +241,23 @@ def _ratio(before: Optional[float], after: Optional[float]) -> Optional[float]:
     return after / before
 
 
+def _entry_verdict(ea: ProfileEntry, eb: ProfileEntry) -> tuple[str, Optional[float]]:
+    """Whether a callee's time changed beyond its spread: the bootstrap verdict over its per-run times, or,
+    for profiles without them, whether the min..max ranges overlap. Returns (verdict, noise %)."""
+    if len(ea.totals_us) >= MIN_REPEATS and len(eb.totals_us) >= MIN_REPEATS:
+        cmp = compare_runs(ea.totals_us, eb.totals_us)
+        return cmp.verdict, cmp.noise_pct
+    if ea.max_total_us <= 0 or eb.max_total_us <= 0:
+        return "", None
+    if ranges_overlap(ea.min_total_us, ea.max_total_us, eb.min_total_us, eb.max_total_us):
+        spread = max(ea.max_total_us - ea.min_total_us, eb.max_total_us - eb.min_total_us)
+        return NO_DIFFERENCE, 100.0 * spread / ea.total_us if ea.total_us > 0 else None
+    return (FASTER if eb.total_us < ea.total_us else SLOWER), None
+
+
 def diff_profiles(before: Profile, after: Profile) -> list[ProfileDiffRow]:
-    """Per callee (matched by name): time before and after, change and ratio, largest |change| first
-    (ties by name). Used to compare the profiles of two steps (keyed by their snapshot keys)."""
+    """Per callee (matched by name): time before and after, change and ratio, whether the change is larger
+    than the spread of the instrumented runs (``verdict``), largest |change| first (ties by name). Used to compare the profiles of two steps (keyed by their snapshot keys)."""
     a = {e.name: e for e in before.entries}
     b = {e.name: e for e in after.entries}
     rows = []
@@ -225,11 +268,13 @@ def diff_profiles(before: Profile, after: Profile) -> list[ProfileDiffRow]:
         status = IN_BOTH if ea is not None and eb is not None else (ADDED if ea is None else REMOVED)
         seen = eb if eb is not None else ea
         kind = seen.kind if seen is not None else ""
+        verdict, noise = _entry_verdict(ea, eb) if ea is not None and eb is not None else ("", None)
         rows.append(ProfileDiffRow(
             name=name, kind=kind, status=status, before_us=ta, after_us=tb,
             delta_us=(tb or 0.0) - (ta or 0.0), ratio=_ratio(ta, tb),
             share_before=ea.share if ea is not None else None, share_after=eb.share if eb is not None else None,
-            calls_before=ea.calls if ea is not None else None, calls_after=eb.calls if eb is not None else None))
+            calls_before=ea.calls if ea is not None else None, calls_after=eb.calls if eb is not None else None,
+            verdict=verdict, noise_pct=noise))
     rows.sort(key=lambda r: (-abs(r.delta_us), r.name))
     return rows
 
@@ -239,7 +284,8 @@ class ProfileComparison:
     """Two profiles compared: the per-callee :func:`diff_profiles` rows and the totals.
 
     ``total_before_us``/``total_after_us`` are the profiles' totals (sum of the calls' time per run),
-    ``ratio`` = after / before (``None`` when before is 0); ``run_*_us`` the instrumented runs' wall time.
+    ``ratio`` = after / before (``None`` when before is 0); ``run_*_us`` the instrumented runs' wall time;
+    ``runs``: after against before over the runs' wall times (``None`` when the profiles lack them).
     """
 
     before: Profile
@@ -250,6 +296,7 @@ class ProfileComparison:
     ratio: Optional[float]
     run_before_us: float
     run_after_us: float
+    runs: Optional[Comparison] = None
 
     @property
     def delta_us(self) -> float:
@@ -267,7 +314,9 @@ def compare_profiles(before: Profile, after: Profile) -> ProfileComparison:
         before=before, after=after, rows=diff_profiles(before, after),
         total_before_us=float(before.total_us), total_after_us=float(after.total_us),
         ratio=_ratio(float(before.total_us), float(after.total_us)),
-        run_before_us=float(before.run_us), run_after_us=float(after.run_us))
+        run_before_us=float(before.run_us), run_after_us=float(after.run_us),
+        runs=compare_runs(before.runs_us, after.runs_us, same_build=bool(before.key) and before.key == after.key)
+        if before.runs_us and after.runs_us else None)
 
 
 @dataclass
@@ -305,7 +354,7 @@ class BuildRunResult:
             label=str(data.get("label", "")), build_ms=float(data["build_ms"]),
             arguments=list(data.get("arguments") or []), weights=str(data.get("weights", "")),
             outputs=[OutputStats(**o) for o in data.get("outputs") or []],
-            latency=LatencyStats(**data["latency"]) if data.get("latency") else None,
+            latency=LatencyStats.from_json(data.get("latency")),
             check=CheckResult.from_json(data.get("check")),
             framework_check=CheckResult.from_json(data.get("framework_check")),
             profile=Profile.from_json(data.get("profile")), key=str(data.get("key") or ""),
@@ -322,17 +371,21 @@ class CompareSide:
     build_ms: float
     latency: LatencyStats
     outputs: list[OutputStats]
+    fingerprint: str = ""
 
 
 @dataclass
 class CompareResult:
-    """Two modules on the same inputs; ``speedup`` = latency(a) / latency(b) (> 1: b is faster)."""
+    """Two modules on the same inputs; ``speedup`` = latency(a) / latency(b) (ratio of the medians, > 1: b is
+    faster) and ``comparison``: b against a with its interval and verdict (:mod:`pipeline_model.latency_stats`;
+    read this one: a ratio inside the spread is no speed-up)."""
 
     function: str
     a: CompareSide
     b: CompareSide
     speedup: float
     check: Optional[CheckResult] = None
+    comparison: Optional[Comparison] = None
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -342,13 +395,19 @@ class CompareResult:
     def from_json(cls, data: dict[str, Any]) -> "CompareResult":
         """From the engine's reply."""
         def side(d: dict[str, Any]) -> CompareSide:
+            latency = LatencyStats.from_json(d["latency"])
+            assert latency is not None
             return CompareSide(label=str(d["label"]), target=dict(d["target"]), device=str(d["device"]),
-                               build_ms=float(d["build_ms"]), latency=LatencyStats(**d["latency"]),
-                               outputs=[OutputStats(**o) for o in d.get("outputs") or []])
+                               build_ms=float(d["build_ms"]), latency=latency,
+                               outputs=[OutputStats(**o) for o in d.get("outputs") or []],
+                               fingerprint=str(d.get("fingerprint") or ""))
 
-        return cls(function=str(data["function"]), a=side(data["a"]), b=side(data["b"]),
-                   speedup=float(data["speedup"]),
-                   check=CheckResult.from_json(data.get("check")))
+        a, b = side(data["a"]), side(data["b"])
+        comparison = Comparison.from_json(data.get("comparison")) or compare_runs(
+            a.latency.runs_us, b.latency.runs_us, paired=a.latency.interleaved and b.latency.interleaved,
+            same_build=bool(a.fingerprint) and a.fingerprint == b.fingerprint and a.target == b.target)
+        return cls(function=str(data["function"]), a=a, b=b, speedup=float(data["speedup"]),
+                   check=CheckResult.from_json(data.get("check")), comparison=comparison)
 
 
 @dataclass
@@ -364,18 +423,26 @@ class CompareRow:
     check: Optional[CheckResult]
     error: Optional[str] = None
     device: str = ""
+    fingerprint: str = ""
+    #: Against the first row (every row after the first that ran): ratio, interval, verdict.
+    vs_first: Optional[Comparison] = None
+    #: ``vs_first`` says faster or slower (not within the spread, not the same build).
+    significant: bool = False
 
 
 @dataclass
 class MultiCompareResult:
     """Two or more modules on the same model and inputs: one row each, the final-IR diff of every pair
-    (``diffs``: ``{a, b, identical, stats, functions}`` with row indices) and ``best`` (the fastest row)."""
+    (``diffs``: ``{a, b, identical, stats, functions}`` with row indices), ``best`` (the fastest row by
+    median) and ``best_clear`` (it is significantly faster than every other row; otherwise there is no
+    fastest to recommend)."""
 
     function: str
     rows: list[CompareRow]
     diffs: list[dict[str, Any]]
     best: Optional[int]
     arguments: list[dict[str, Any]] = field(default_factory=list)
+    best_clear: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -388,11 +455,14 @@ class MultiCompareResult:
         for r in data.get("rows") or []:
             rows.append(CompareRow(
                 label=str(r.get("label", "")), key=str(r.get("key") or ""), target=dict(r.get("target") or {}),
-                build_ms=r.get("build_ms"), latency=LatencyStats(**r["latency"]) if r.get("latency") else None,
+                build_ms=r.get("build_ms"), latency=LatencyStats.from_json(r.get("latency")),
                 outputs=[OutputStats(**o) for o in r.get("outputs") or []],
-                check=CheckResult.from_json(r.get("check")), error=r.get("error"), device=str(r.get("device") or "")))
+                check=CheckResult.from_json(r.get("check")), error=r.get("error"), device=str(r.get("device") or ""),
+                fingerprint=str(r.get("fingerprint") or ""), vs_first=Comparison.from_json(r.get("vs_first")),
+                significant=bool(r.get("significant"))))
         return cls(function=str(data.get("function") or ""), rows=rows, diffs=list(data.get("diffs") or []),
-                   best=data.get("best"), arguments=list(data.get("arguments") or []))
+                   best=data.get("best"), arguments=list(data.get("arguments") or []),
+                   best_clear=bool(data.get("best_clear")))
 
 
 @dataclass

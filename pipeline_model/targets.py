@@ -6,13 +6,19 @@ suggests a target dict: for the CPU ``{"kind": "llvm", "mcpu": <host cpu>, "num-
 features through ``-mcpu``; ``num-cores`` is what MetaSchedule needs), for CUDA the compute
 capability as ``arch``. Targets are JSON objects (TVM 0.27 no longer parses ``"llvm -mcpu=..."``
 strings); :func:`validate_target` asks the engine to construct ``tvm.target.Target(...)`` from one.
+
+The target picker offers :func:`target_presets`: the host CPU (``-mcpu`` detected by the engine), plain
+``llvm``, CUDA for each architecture of :data:`CUDA_ARCHS`, ROCm, Vulkan, Metal and OpenCL. The engine's
+``devices`` reply says for each preset whether this TVM build can compile for it (its code generator
+``target.build.<kind>`` is compiled in and TVM accepts the target) and whether this machine can run it (a
+device of that kind exists): :class:`TargetSupport`.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 #: Device kinds the engine probes, in display order (TVM device constructor names).
 DEVICE_KINDS = ("cpu", "cuda", "vulkan", "opencl", "rocm", "metal")
@@ -80,10 +86,86 @@ def parse_target_json(text: str) -> dict[str, Any]:
     return value
 
 
+#: CUDA architectures offered by the picker (Maxwell to Hopper).
+CUDA_ARCHS = ("sm_50", "sm_52", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90")
+#: ROCm GPUs offered by the picker (``mcpu``).
+ROCM_ARCHS = ("gfx908", "gfx90a", "gfx942", "gfx1100")
+#: Names of the GPU families in the picker.
+GPU_FAMILY_NAMES = {"cuda": "CUDA", "rocm": "ROCm", "vulkan": "Vulkan", "metal": "Metal", "opencl": "OpenCL"}
+
+
+@dataclass
+class TargetPreset:
+    """One entry of the target picker: ``group`` (``cpu``, ``cuda``, ``rocm`` …), a short ``label`` and the
+    ``target`` dict."""
+
+    group: str
+    label: str
+    target: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return asdict(self)
+
+
+def target_presets(host: Optional[dict[str, Any]] = None) -> list[TargetPreset]:
+    """The picker's targets: the host CPU (``host``: the engine's :func:`host_cpu_target` answer, when known),
+    generic ``llvm``, CUDA per architecture, ROCm per GPU, Vulkan, Metal, OpenCL."""
+    out = []
+    if host:
+        mcpu = host.get("mcpu") or "generic"
+        cores = f", {host['num-cores']} cores" if host.get("num-cores") else ""
+        out.append(TargetPreset("cpu", f"CPU: this machine (llvm -mcpu={mcpu}{cores})", dict(host)))
+    out.append(TargetPreset("cpu", "CPU: generic llvm", {"kind": "llvm"}))
+    out += [TargetPreset("cuda", f"CUDA {arch}", {"kind": "cuda", "arch": arch}) for arch in CUDA_ARCHS]
+    out += [TargetPreset("rocm", f"ROCm {arch}", {"kind": "rocm", "mcpu": arch}) for arch in ROCM_ARCHS]
+    out += [TargetPreset(kind, GPU_FAMILY_NAMES[kind], {"kind": kind}) for kind in ("vulkan", "metal", "opencl")]
+    return out
+
+
+@dataclass
+class TargetSupport:
+    """Whether this TVM build can compile for ``target`` (``compile``) and this machine can run it (``run``),
+    with the reasons in words (``compile_note``, ``run_note``)."""
+
+    target: dict[str, Any]
+    compile: bool
+    run: bool
+    compile_note: str = ""
+    run_note: str = ""
+    group: str = ""
+    label: str = ""
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "TargetSupport":
+        """From the engine's reply."""
+        return cls(target=dict(data.get("target") or {}), compile=bool(data.get("compile")),
+                   run=bool(data.get("run")), compile_note=str(data.get("compile_note") or ""),
+                   run_note=str(data.get("run_note") or ""), group=str(data.get("group") or ""),
+                   label=str(data.get("label") or ""))
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return asdict(self)
+
+
+def codegen_kind(target: dict[str, Any]) -> str:
+    """The code generator a target needs (``target.build.<kind>``): the target kind itself."""
+    return str(target.get("kind", ""))
+
+
 def list_devices(client: Any) -> list[DeviceInfo]:
     """Local devices found by the engine (CPU first); ``client`` is an ``EngineClient``."""
     reply = client.request("devices", {})
     return [DeviceInfo.from_json(d) for d in reply["devices"]]
+
+
+def target_support(client: Any) -> tuple[list[DeviceInfo], list[TargetSupport]]:
+    """The engine's devices and, for each of :func:`target_presets` (the host CPU first), whether this TVM
+    build compiles for it and this machine runs it."""
+    reply = client.request("devices", {"presets": True})
+    devices = [DeviceInfo.from_json(d) for d in reply["devices"]]
+    return devices, [TargetSupport.from_json(s) for s in reply.get("presets") or []]
 
 
 def validate_target(client: Any, target: dict[str, Any]) -> dict[str, Any]:

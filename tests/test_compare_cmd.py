@@ -40,12 +40,30 @@ def test_compare_two_pipelines_json():
     assert result.rows[0].latency is not None
 
 
-def test_compare_text_table_marks_fastest():
+def test_compare_text_table_never_headlines_a_same_build():
+    # The same pipeline twice compiles to the same module: "same build", no "fastest" to use (issue 18).
     out = _main(os.path.join(PIPELINES, "cpu_build.json"), os.path.join(PIPELINES, "cpu_build.json"),
-                "--model", "builtin:mlp", "--number", "2", "--repeat", "2")
+                "--model", "builtin:mlp", "--number", "2", "--repeat", "4")
     assert out.returncode == 0, out.stderr
-    assert "fastest:" in out.stdout and "use this one" in out.stdout
+    assert "same build" in out.stdout and "\nfastest:" not in out.stdout and "use this one" not in out.stdout
+    assert "no fastest" in out.stdout and "IQR us" in out.stdout
     assert "identical" in out.stdout  # the same pipeline twice: same final IR
+
+
+def test_compare_json_says_whether_each_pipeline_differs_from_the_first():
+    out = _main(os.path.join(PIPELINES, "cpu_build.json"), os.path.join(PIPELINES, "cpu_build.json"),
+                os.path.join(PIPELINES, "fusion_walkthrough.json"), "--model", "builtin:mlp", "--json")
+    assert out.returncode == 0, out.stderr + out.stdout
+    data = json.loads(out.stdout)
+    first, same, other = data["rows"]
+    assert first.get("vs_first") is None
+    assert same["significant"] is False and same["vs_first"]["verdict"] == "same_build"
+    assert same["fingerprint"] == first["fingerprint"] != other["fingerprint"]
+    # The walkthrough does not fold the transposes: several times slower, told apart from the noise.
+    assert other["significant"] is True and other["vs_first"]["verdict"] == "slower"
+    assert 1.0 < other["vs_first"]["low"] <= other["vs_first"]["ratio"] <= other["vs_first"]["high"]
+    assert other["latency"]["interleaved"] and len(other["latency"]["runs_us"]) == 20
+    assert data["best"] in (0, 1) and data["best_clear"] is True
 
 
 def test_compare_bad_input():

@@ -91,11 +91,16 @@ def test_compare_shows_speedup_chart(mlp, qtbot):
     kind, result = _finish(mlp, mlp.act_compare.trigger)
     assert kind == "compare", result
     assert result["speedup"] > 0
+    from pipeline_model.latency_stats import VERDICTS
+    from widgets.run_panel import compare_headline
+
+    assert result["comparison"]["verdict"] in VERDICTS and result["comparison"]["paired"]
     chart = mlp.run_panel.chart
     assert [b.label for b in chart.bars] == ["baseline", "pipeline"]
     assert all(b.median_us > 0 for b in chart.bars)
-    assert chart.caption == f"speed-up {result['speedup']:.2f}×"
-    assert "Speed-up" in mlp.run_panel.results.toPlainText()
+    # The caption is the verdict with its interval, never a bare "speed-up" (issue 18).
+    assert chart.caption == compare_headline(result) and "speed-up" not in chart.caption
+    assert " against " in mlp.run_panel.results.toPlainText()
     image = chart.grab().toImage()
     assert image.width() > 100  # painted without error
 

@@ -16,12 +16,14 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 @dataclass
 class LatencyBar:
-    """One bar: ``label``, median latency and the min/max of the measurements (microseconds)."""
+    """One bar: ``label``, median latency and the whisker's ends, e.g. the quartiles (microseconds);
+    ``highlight``: drawn in the highlight colour (``None``: the chart highlights the lowest median)."""
 
     label: str
     median_us: float
     min_us: Optional[float] = None
     max_us: Optional[float] = None
+    highlight: Optional[bool] = None
 
 
 def format_us(value: float) -> str:
@@ -89,7 +91,8 @@ class LatencyChart(QWidget):
             label = fm.elidedText(bar.label, Qt.TextElideMode.ElideRight, label_w - 8)
             painter.drawText(QRectF(8, y, label_w - 8, bar_h), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, label)
             width = span * bar.median_us / scale_max
-            colour = highlight if bar.median_us == best and len(self.bars) > 1 else other
+            lit = bar.highlight if bar.highlight is not None else bar.median_us == best and len(self.bars) > 1
+            colour = highlight if lit else other
             painter.fillRect(QRectF(left, y + 2, max(width, 1.0), bar_h - 4), colour)
             if bar.min_us is not None and bar.max_us is not None:
                 x0 = left + span * bar.min_us / scale_max

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from pipeline_model.passkinds.custom_python import PASS_ID as CUSTOM_PASS_ID
 from widgets.step_model import MIME_PASS, pass_mime_data
 
 #: The catalogue's category names (``pipeline_model.catalogue.CATEGORY_ORDER``), marked for translation;
@@ -90,7 +91,7 @@ class QtPassPaletteModel(QStandardItemModel):
     def _pass_item(spec: Any) -> QStandardItem:
         item = QStandardItem(spec.title or spec.id)
         item.setData(spec.id, PassIdRole)
-        item.setData(f"{spec.id}\n{spec.title}\n{spec.doc}".lower(), SearchTextRole)
+        item.setData(search_text(spec), SearchTextRole)
         item.setData(bool(spec.available), AvailableRole)
         item.setData(False, IsCategoryRole)
         if spec.available:
@@ -129,8 +130,38 @@ class QtPassPaletteModel(QStandardItemModel):
         return QModelIndex()
 
 
+def bundled_custom_passes() -> list[tuple[str, str]]:
+    """``(file name, first docstring line)`` of the custom passes shipped in ``resources/custom_passes/``."""
+    import ast
+
+    from pipeline_model.resources import resource_path
+
+    out = []
+    folder = resource_path("custom_passes")
+    for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
+        try:
+            doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            doc = ""
+        out.append((path.name, doc.strip().splitlines()[0] if doc.strip() else ""))
+    return out
+
+
+def search_text(spec: Any) -> str:
+    """What the palette search looks in for a pass (lower case): id, title, doc, and each parameter's name,
+    doc, choices and their notes (so "cublas" finds the pattern-table pass); for the custom Python pass, the
+    bundled custom passes' file names and first docstring lines."""
+    parts = [spec.id, spec.title, spec.doc or ""]
+    for p in spec.params or []:
+        parts += [p.name, p.doc or ""] + [str(c) for c in p.choices or []]
+        parts += [f"{k} {v}" for k, v in (p.choice_notes or {}).items()]
+    if spec.id == CUSTOM_PASS_ID:
+        parts += [f"{name} {line}" for name, line in bundled_custom_passes()]
+    return "\n".join(parts).lower()
+
+
 class QtPassFilterProxy(QSortFilterProxyModel):
-    """Filters passes on id/title/doc (all words must match); categories stay when a child matches."""
+    """Filters passes on :func:`search_text` (all words must match); categories stay when a child matches."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -267,6 +298,11 @@ class PassPalette(QWidget):
         if doc:
             paras = [p.strip() for p in doc.split("\n\n") if p.strip()]
             parts.extend(f"<p>{html.escape(p)}</p>" for p in paras[:6])
+        if spec.id == CUSTOM_PASS_ID and bundled_custom_passes():
+            items = "".join(f"<li><code>{html.escape(name)}</code> — {html.escape(line)}</li>"
+                            for name, line in bundled_custom_passes())
+            parts.append(self.tr("<p><b>Bundled custom passes</b> (files in the app's resources/custom_passes "
+                                 "folder: paste one into a Custom Python step):</p>") + f"<ul>{items}</ul>")
         if spec.params:
             rows = []
             for p in spec.params:

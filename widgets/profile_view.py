@@ -9,7 +9,9 @@ callee name (the graph view can select the nodes in ``profile.nodes[name]``).
 the choice is :attr:`ProfileView.compare_chosen`) and, when the app gives a
 :class:`pipeline_model.build_api.ProfileComparison` (:meth:`ProfileView.set_comparison`), a second table per
 callee: time before and after, change, ratio and share, largest change first, callees present on one
-side only marked *added* / *removed*, and a summary line (total before → after, ratio).
+side only marked *added* / *removed*, a change inside the spread of the instrumented runs shown as "no
+significant difference (±x %)" (no ratio, no colour), and a summary line (total before → after, ratio, and
+the verdict over the runs' wall times).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from PySide6.QtWidgets import (
 )
 
 from pipeline_model.build_api import ADDED, IN_BOTH, REMOVED, Profile, ProfileComparison, ProfileDiffRow, ProfileEntry
+from pipeline_model.latency_stats import NO_DIFFERENCE
+from widgets.compare_view import no_difference_text, verdict_label
 from widgets.latency_chart import format_us
 
 #: Role carrying the raw sort value of a cell.
@@ -175,7 +179,11 @@ class QtProfileDiffModel(QAbstractTableModel):
         if col == 3:
             return format_delta_us(r.delta_us)
         if col == 4:
-            return format_ratio(r.ratio) if r.status == IN_BOTH else self._status_text(r)
+            if r.status != IN_BOTH:
+                return self._status_text(r)
+            if r.verdict == NO_DIFFERENCE:
+                return no_difference_text(r.noise_pct)
+            return format_ratio(r.ratio)
         before = f"{r.share_before * 100:.1f} %" if r.share_before is not None else "–"
         after = f"{r.share_after * 100:.1f} %" if r.share_after is not None else "–"
         return f"{before} → {after}"
@@ -197,7 +205,7 @@ class QtProfileDiffModel(QAbstractTableModel):
             return self._sort_value(r, col)
         if role == SHARE_ROLE and col == 5:
             return float(r.share_after or 0.0)
-        if role == Qt.ItemDataRole.ForegroundRole and col in (3, 4) and r.delta_us:
+        if role == Qt.ItemDataRole.ForegroundRole and col in (3, 4) and r.delta_us and r.significant:
             return QBrush(FASTER_COLOUR if r.delta_us < 0 else SLOWER_COLOUR)
         if role == Qt.ItemDataRole.FontRole and r.status != IN_BOTH:
             font = QFont()
@@ -415,10 +423,12 @@ def comparison_summary(comparison: ProfileComparison, before_label: str = "", af
     change, the instrumented runs' time, and how many callees are in both, added and removed."""
     c = comparison
     translate = QCoreApplication.translate
+    runs = (" " + translate("ProfileView", "Instrumented runs after against before: {verdict}.").format(
+        verdict=verdict_label(c.runs))) if c.runs is not None else ""
     return (translate("ProfileView", "{before} → {after}: calls {t0} → {t1} per run ({ratio}, {delta}); "
                                      "run {r0} → {r1}; {both} functions in both, {added} added, {removed} removed")
             .format(before=before_label or translate("ProfileView", "before"),
                     after=after_label or translate("ProfileView", "after"),
                     t0=format_us(c.total_before_us), t1=format_us(c.total_after_us), ratio=format_ratio(c.ratio),
                     delta=format_delta_us(c.delta_us), r0=format_us(c.run_before_us), r1=format_us(c.run_after_us),
-                    both=c.count(IN_BOTH), added=c.count(ADDED), removed=c.count(REMOVED)))
+                    both=c.count(IN_BOTH), added=c.count(ADDED), removed=c.count(REMOVED))) + runs

@@ -33,7 +33,10 @@ from PySide6.QtWidgets import (
 )
 
 from pipeline_model.document import target_label
-from widgets.latency_chart import LatencyBar, LatencyChart, format_us
+from pipeline_model.latency_stats import FASTER, SAME_BUILD, SLOWER, Comparison, compare_runs
+from widgets.compare_view import latency_bar, verdict_label
+from widgets.latency_chart import LatencyChart, format_us
+from widgets.target_picker import TargetPicker
 from widgets.theme import status_css
 from widgets.units import format_duration_ms
 
@@ -42,8 +45,6 @@ MODULE_FINAL = "final"
 MODULE_SELECTED = "selected"
 
 INPUT_FILTER = "NumPy arrays (*.npy *.npz);;All files (*)"
-#: Item-data role marking the target list's custom entry (its text is translated).
-CUSTOM_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 def _fmt(value: Optional[float], digits: int = 4) -> str:
@@ -133,21 +134,61 @@ def check_scale_html(check: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def compare_html(result: dict[str, Any]) -> str:
-    """HTML summary of a ``compare`` reply."""
-    a, b = result.get("a") or {}, result.get("b") or {}
+def compare_verdict(result: dict[str, Any]) -> Optional[Comparison]:
+    """The pipeline against the baseline: the engine's ``comparison``, or one computed from both sides'
+    repeats; ``None`` when the reply holds no repeats (then there is no spread to judge by)."""
+    cmp = Comparison.from_json(result.get("comparison"))
+    if cmp is not None:
+        return cmp
+    a = (result.get("a") or {}).get("latency") or {}
+    b = (result.get("b") or {}).get("latency") or {}
+    if a.get("runs_us") and b.get("runs_us"):
+        return compare_runs(a["runs_us"], b["runs_us"])
+    return None
+
+
+def compare_headline(result: dict[str, Any]) -> str:
+    """The pipeline against the baseline in words: the verdict (never a bare speed-up for the same build or
+    a difference inside the spread), or the ratio of the medians when no repeats came with the reply."""
+    cmp = compare_verdict(result)
+    if cmp is not None:
+        return verdict_label(cmp)
     speedup = float(result.get("speedup") or 0.0)
-    rows = [f"<p><b>Speed-up {speedup:.2f}×</b> — {html.escape(str(b.get('label')))} vs {html.escape(str(a.get('label')))}"
-            f" (latency of the baseline / latency of the pipeline, medians)</p>"]
+    return QCoreApplication.translate("RunPanel", "ratio of the medians {value}× (no repeats: the spread is unknown)").format(
+        value=f"{speedup:.2f}")
+
+
+def compare_html(result: dict[str, Any]) -> str:
+    """HTML summary of a ``compare`` reply: the verdict, then each side's median and spread."""
+    esc = html.escape
+    a, b = result.get("a") or {}, result.get("b") or {}
+    head = QCoreApplication.translate("RunPanel", "{pipeline} against {baseline}: {verdict}").format(
+        pipeline=esc(str(b.get("label"))), baseline=esc(str(a.get("label"))), verdict=esc(compare_headline(result)))
+    rows = [f"<p><b>{head}</b></p>"]
+    cmp = compare_verdict(result)
+    if cmp is not None and cmp.verdict != SAME_BUILD:
+        how = (QCoreApplication.translate("RunPanel", "median of the per-round ratios, timed in turn") if cmp.paired
+               else QCoreApplication.translate("RunPanel", "ratio of the medians"))
+        rows.append("<p>" + esc(QCoreApplication.translate("RunPanel", "latency pipeline / baseline {ratio} ({how}); {level} % interval "
+                                  "{low} – {high} over {n} repeats; differences under {effect} % are not called "
+                                  "significant").format(ratio=f"{cmp.ratio:.3f}", how=how,
+                                                        level=int(round(cmp.level * 100)), low=f"{cmp.low:.3f}",
+                                                        high=f"{cmp.high:.3f}", n=min(cmp.n_a, cmp.n_b),
+                                                        effect=f"{cmp.min_effect * 100:.0f}")) + "</p>")
     for side in (a, b):
         lat = side.get("latency") or {}
-        rows.append(f"<p>{html.escape(str(side.get('label')))}: median {format_us(float(lat.get('median_us', 0)))}, "
-                    f"min {format_us(float(lat.get('min_us', 0)))}, max {format_us(float(lat.get('max_us', 0)))}; "
-                    f"built in {format_duration_ms(side.get('build_ms'))}</p>")
+        spread = (QCoreApplication.translate("RunPanel", "IQR {low} – {high}").format(low=format_us(float(lat["q1_us"])), high=format_us(float(lat["q3_us"])))
+                  if lat.get("q1_us") is not None and lat.get("q3_us") is not None else "")
+        line = QCoreApplication.translate("RunPanel", "{label}: median {median} {spread} (min {min}, max {max}); built in {time}").format(
+            label=esc(str(side.get("label"))), median=format_us(float(lat.get("median_us", 0))), spread=spread,
+            min=format_us(float(lat.get("min_us", 0))), max=format_us(float(lat.get("max_us", 0))),
+            time=format_duration_ms(side.get("build_ms")))
+        rows.append(f"<p>{line}</p>")
     check = result.get("check")
     if check:
         ok = check.get("passed")
-        rows.append(f"<p>{'✓ same results' if ok else '✗ results differ'}: max abs {_fmt(check.get('max_abs'))}, max rel {_fmt(check.get('max_rel'))}</p>")
+        same = QCoreApplication.translate("RunPanel", "✓ same results") if ok else QCoreApplication.translate("RunPanel", "✗ results differ")
+        rows.append(f"<p>{esc(same)}: max abs {_fmt(check.get('max_abs'))}, max rel {_fmt(check.get('max_rel'))}</p>")
     return "".join(rows)
 
 
@@ -195,7 +236,7 @@ class RunPanel(QWidget):
 
     def _build_target_row(self) -> QHBoxLayout:
         """Target chooser, "Advanced…" (the target as JSON) and "detect devices again"."""
-        self.target_combo = QComboBox(self)
+        self.target_combo = TargetPicker(self)
         self.target_combo.setObjectName("runTarget")
         self.target_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.target_combo.setToolTip(self.tr("Device and target to build for (devices detected by the engine)"))
@@ -252,10 +293,10 @@ class RunPanel(QWidget):
         self.atol_spin = _sci_spin(self, 1e-4)
         self.repeat_spin = QSpinBox(self)
         self.repeat_spin.setRange(1, 1000)
-        self.repeat_spin.setValue(5)
+        self.repeat_spin.setValue(20)
         self.number_spin = QSpinBox(self)
         self.number_spin.setRange(1, 100000)
-        self.number_spin.setValue(10)
+        self.number_spin.setValue(5)
         check_row = QHBoxLayout()
         check_row.addWidget(QLabel("rtol", self))
         check_row.addWidget(self.rtol_spin)
@@ -310,37 +351,23 @@ class RunPanel(QWidget):
         self.chart = LatencyChart(self)
 
     # ---- targets --------------------------------------------------------------------------
-    def set_devices(self, devices: list[dict[str, Any]], current: dict[str, Any]) -> None:
-        """Fill the target list from the engine's ``devices`` reply (CPU first), then select ``current``."""
+    def set_devices(self, devices: list[dict[str, Any]], current: dict[str, Any],
+                    presets: Optional[list[dict[str, Any]]] = None) -> None:
+        """Fill the target list from the engine's ``devices`` reply (CPU first) and, when given, the picker's
+        presets with whether each compiles and runs here (:class:`widgets.target_picker.TargetPicker`), then
+        select ``current``."""
         self._syncing = True
-        self.target_combo.clear()
-        seen: list[dict[str, Any]] = []
-        for dev in devices:
-            target = dict(dev.get("target") or {})
-            label = f"{str(dev.get('kind', '')).upper()} {dev.get('index', 0)}: {dev.get('name', '')} — {target_label(target)}"
-            self.target_combo.addItem(label, target)
-            self.target_combo.setItemData(self.target_combo.count() - 1, _details_tip(dev), Qt.ItemDataRole.ToolTipRole)
-            seen.append(target)
-        if {"kind": "llvm"} not in seen:
-            self.target_combo.addItem(self.tr("CPU: generic llvm"), {"kind": "llvm"})
-        self._syncing = False
+        try:
+            self.target_combo.set_choices(devices, list(presets or []))
+        finally:
+            self._syncing = False
         self.show_target(current)
 
     def show_target(self, target: dict[str, Any]) -> None:
         """Select ``target`` in the list (added as a custom entry when it is not there)."""
         self._syncing = True
         try:
-            for i in range(self.target_combo.count()):
-                if self.target_combo.itemData(i) == target:
-                    self.target_combo.setCurrentIndex(i)
-                    return
-            for i in range(self.target_combo.count()):
-                if self.target_combo.itemData(i, CUSTOM_ROLE):
-                    self.target_combo.removeItem(i)
-                    break
-            self.target_combo.addItem(self.tr("Custom: {target}").format(target=target_label(target)), dict(target))
-            self.target_combo.setItemData(self.target_combo.count() - 1, True, CUSTOM_ROLE)
-            self.target_combo.setCurrentIndex(self.target_combo.count() - 1)
+            self.target_combo.show_target(target)
         finally:
             self._syncing = False
 
@@ -444,13 +471,14 @@ class RunPanel(QWidget):
         self.last_compare, self.last_error = result, None
         self.set_busy(False)
         a, b = result.get("a") or {}, result.get("b") or {}
-        bars = []
-        for side, name in ((a, "baseline"), (b, "pipeline")):
-            lat = side.get("latency") or {}
-            bars.append(LatencyBar(name, float(lat.get("median_us", 0.0)), lat.get("min_us"), lat.get("max_us")))
-        speedup = float(result.get("speedup") or 0.0)
-        self.chart.set_bars(bars, self.tr("speed-up {value}×").format(value=f"{speedup:.2f}"))
-        self.status.setText(self.tr("Compared: speed-up {value}× over the baseline").format(value=f"{speedup:.2f}"))
+        cmp = compare_verdict(result)
+        faster = None if cmp is None else cmp.verdict == FASTER
+        slower = None if cmp is None else cmp.verdict == SLOWER
+        bars = [latency_bar(self.tr("baseline"), a.get("latency") or {}, slower),
+                latency_bar(self.tr("pipeline"), b.get("latency") or {}, faster)]
+        headline = compare_headline(result)
+        self.chart.set_bars(bars, headline)
+        self.status.setText(self.tr("Compared with the baseline: {verdict}").format(verdict=headline))
         last_build = self.last_build
 
         def render() -> str:
@@ -504,10 +532,3 @@ def _sci_spin(parent: QWidget, value: float) -> QLineEdit:
     edit.setValidator(validator)
     edit.setMaximumWidth(90)
     return edit
-
-
-def _details_tip(dev: dict[str, Any]) -> str:
-    details = dev.get("details") or {}
-    lines = [f"target: {target_label(dev.get('target') or {})}"]
-    lines += [f"{k}: {v}" for k, v in details.items()]
-    return "\n".join(lines)

@@ -2,9 +2,13 @@
 
 Runs every pipeline file on the same model (``--model``, default: the first file's model) and target
 (``--target``, default: the first file's) in one engine, builds each final module, runs it on the same
-seeded inputs (or ``--inputs``), and prints one row per pipeline: build time, latency median and spread
-(min..max of the repeats), the numerical check against the model as loaded, and which one is fastest;
-then a summary of the final-IR diff of every pair (functions added/removed/changed, lines).
+seeded inputs (or ``--inputs``), times them in turn, and prints one row per pipeline: build time, latency
+median and spread (interquartile range and min..max of the repeats), each pipeline after the first against
+the first (faster / slower with a 95 % interval, "no significant difference (±x %)" when the spread covers
+the difference, "same build" when both compile to the same module), the numerical check against the model
+as loaded, and the fastest only when it is significantly faster than every other; then a summary of the
+final-IR diff of every pair (functions added/removed/changed, lines). ``--json`` gives every row after the
+first ``significant`` and ``vs_first`` (ratio, interval ``low``..``high``, verdict).
 Exit codes: 0 every pipeline built and passed its check, 1 a build or check failed, 2 bad input.
 """
 
@@ -19,6 +23,7 @@ from typing import Any, Optional
 from pipeline_model import build_api
 from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument, resolve_target, target_label
+from pipeline_model.latency_stats import SAME_BUILD, verdict_text
 from pipeline_model.resources import pipeline_argument
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -36,8 +41,9 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     p.add_argument("--target", metavar="T", help="target for all pipelines: cpu, cuda or a JSON object "
                                                  "(default: the first file's)")
     p.add_argument("--inputs", metavar="FILE", help=".npy/.npz inputs (default: seeded random inputs)")
-    p.add_argument("--number", type=int, default=10, help="runs per measurement (default 10)")
-    p.add_argument("--repeat", type=int, default=5, help="measurements (default 5)")
+    p.add_argument("--number", type=int, default=5, help="runs per measurement (default 5)")
+    p.add_argument("--repeat", type=int, default=20,
+                   help="measurements (default 20; the interval of each comparison narrows with more)")
     p.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance of the check (default 1e-4)")
     p.add_argument("--atol", type=float, default=1e-4,
                    help="absolute tolerance of the check, times max |ref| (default 1e-4)")
@@ -93,24 +99,33 @@ def _labels(paths: list[str]) -> list[str]:
     return [n if names.count(n) == 1 else p for n, p in zip(names, paths)]
 
 
+def _versus_text(row: build_api.CompareRow, first: bool) -> str:
+    """The "vs first" cell: the verdict against the first row."""
+    if first:
+        return "(first)"
+    if row.vs_first is None:
+        return "-"
+    return verdict_text(row.vs_first)
+
+
 def format_table(result: build_api.MultiCompareResult) -> list[str]:
-    """Text lines: one row per module (best marked with ``*``), then one line per pair's IR diff."""
-    header = ["", "pipeline", "build ms", "median us", "spread us", "vs best", "check"]
-    best = result.rows[result.best] if result.best is not None else None
+    """Text lines: one row per module (the clearly fastest marked with ``*``), then one line per pair's IR diff."""
+    header = ["", "pipeline", "build ms", "median us", "IQR us", "min..max us", "vs first", "check"]
     rows = []
     for i, r in enumerate(result.rows):
         if r.error:
-            rows.append([" ", r.label, "-", "-", "-", "-", f"ERROR: {r.error.splitlines()[0]}"])
+            rows.append([" ", r.label, "-", "-", "-", "-", "-", f"ERROR: {r.error.splitlines()[0]}"])
             continue
         lat = r.latency
-        ratio = f"{lat.median_us / best.latency.median_us:.2f}x" if lat and best and best.latency else "-"
         chk = "-" if r.check is None else ("pass" if r.check.passed else "FAIL") + (
             f" ({r.check.max_abs_over_ref:.2g} of max|ref|)" if r.check.max_abs_over_ref is not None else "")
         if r.check is not None and r.check.warnings:
             chk += " [warning: outputs too small to check]"
-        rows.append(["*" if i == result.best else " ", r.label, f"{r.build_ms:.0f}" if r.build_ms else "-",
-                     f"{lat.median_us:.1f}" if lat else "-",
-                     f"{lat.min_us:.1f}..{lat.max_us:.1f}" if lat else "-", ratio, chk])
+        iqr = f"{lat.q1_us:.1f}..{lat.q3_us:.1f}" if lat and lat.q1_us is not None and lat.q3_us is not None else "-"
+        rows.append(["*" if i == result.best and result.best_clear else " ", r.label,
+                     f"{r.build_ms:.0f}" if r.build_ms else "-", f"{lat.median_us:.1f}" if lat else "-", iqr,
+                     f"{lat.min_us:.1f}..{lat.max_us:.1f}" if lat else "-", _versus_text(r, i == 0) if lat else "-",
+                     chk])
     widths = [max(len(h), *(len(row[k]) for row in rows)) for k, h in enumerate(header)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
@@ -126,6 +141,20 @@ def format_table(result: build_api.MultiCompareResult) -> list[str]:
                      f"{st.get('removed', 0)} removed function(s), +{st.get('added_lines', 0)}/"
                      f"-{st.get('removed_lines', 0)} lines: {funcs}" + (f" and {more} more" if more > 0 else ""))
     return lines
+
+
+def verdict_line(result: build_api.MultiCompareResult) -> Optional[str]:
+    """The closing line: the fastest (only when significantly faster than every other), else why none is."""
+    if result.best is None:
+        return None
+    best = result.rows[result.best]
+    if result.best_clear:
+        return f"fastest: {best.label} (significantly faster than every other; use this one)"
+    timed = [r for r in result.rows if r.latency is not None]
+    if len(timed) > 1 and all(r.vs_first is not None and r.vs_first.verdict == SAME_BUILD for r in timed[1:]):
+        return "no fastest: every pipeline compiles to the same build as the first"
+    return (f"no clear fastest: {best.label} has the lowest median, but not significantly below every other "
+            "(the spread of the repeats covers the difference; more --repeat narrows it)")
 
 
 def main(args: argparse.Namespace, client: Any = None) -> int:
@@ -180,6 +209,7 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
         print(f"compare: model {docs[0].model}, target {target_label(docs[0].target)}, function {result.function}")
         for line in format_table(result):
             print(line)
-        if result.best is not None:
-            print(f"fastest: {result.rows[result.best].label} (use this one)")
+        closing = verdict_line(result)
+        if closing:
+            print(closing)
     return code

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pipeline_model.engine.build.devices import detect_devices, tvm_target
+from pipeline_model.engine.build.devices import detect_devices, preset_support, tvm_target
 from pipeline_model.engine.handler_registry import handler
 from pipeline_model.scriptlib.functions import BuildError
 
@@ -15,8 +15,12 @@ if TYPE_CHECKING:  # the worker imports this module; only type checkers import i
 
 @handler("devices")
 def handle_devices(args: dict, ctx: WorkerContext) -> dict:
-    """Local devices and the suggested target of each (CPU first)."""
-    return {"devices": detect_devices()}
+    """Local devices and the suggested target of each (CPU first); with ``presets``, also whether each target
+    of the picker compiles and runs here (:func:`pipeline_model.engine.build.devices.preset_support`)."""
+    reply: dict[str, Any] = {"devices": detect_devices()}
+    if args.get("presets"):
+        reply["presets"] = preset_support()
+    return reply
 
 
 def _jsonable(value: Any) -> Any:

@@ -1,7 +1,9 @@
 """Running, timing and checking a built function: shared by the engine and exported scripts.
 
 :func:`flatten_outputs` (a VM call's result as numpy arrays), :func:`warm_up` and :func:`benchmark`
-(warm-up runs for :data:`DEFAULT_BENCH` ``warmup_ms``, then ``time_evaluator``), :func:`compare_outputs`
+(warm-up runs for :data:`DEFAULT_BENCH` ``warmup_ms``, then ``time_evaluator``; every repeat kept, with the
+median and quartiles), :func:`benchmark_interleaved` (several modules timed in rotating rounds, for a fair
+comparison), :func:`compare_outputs`
 (the numerical check, a tolerance scaled to each output). This module's code is copied into exported
 scripts; TVM is imported inside the functions.
 """
@@ -16,7 +18,12 @@ import numpy as np
 #: ``warmup_ms``: warm-up runs go on until this much time has passed (after at least ``warmup`` runs). On a
 #: 2-core machine a tuned MLP ran 21 µs per call for its first ~500 calls (~10 ms) and 11-12 µs after: the
 #: runtime's worker threads and the CPU clock settle first. One warm-up run measured the settling.
-DEFAULT_BENCH = {"warmup": 1, "warmup_ms": 100, "number": 10, "repeat": 5, "min_repeat_ms": 0}
+#: ``repeat`` 20 of ``number`` 5 runs, each repeat lasting at least ``min_repeat_ms`` 20 (more runs for a fast
+#: function): a comparison needs enough repeats for its interval, and a repeat shorter than the scheduler's time
+#: slice is either clean or many times too slow when another process takes the core (a 55 µs MLP measured 6x
+#: too slow in a third of its 0.3 ms repeats on the loaded 2-core machine); docs/PERFORMANCE.md, "Numbers
+#: without noise".
+DEFAULT_BENCH = {"warmup": 1, "warmup_ms": 100, "number": 5, "repeat": 20, "min_repeat_ms": 20}
 
 
 def flatten_outputs(value: Any) -> list[np.ndarray]:
@@ -31,24 +38,76 @@ def flatten_outputs(value: Any) -> list[np.ndarray]:
     return out
 
 
-def benchmark(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray], settings: dict[str, Any]) -> dict[str, Any]:
-    """Latency with ``time_evaluator``: warm-up runs, then ``repeat`` x ``number`` runs (µs)."""
-    import tvm
+class Timer:
+    """Times one VM function on fixed arguments: :meth:`warm` (warm-up runs), then :meth:`sample` (one
+    ``time_evaluator`` measurement of ``number`` runs: the mean time per run in µs)."""
 
-    s = {**DEFAULT_BENCH, **{k: v for k, v in (settings or {}).items() if v is not None}}
-    number, repeat = max(1, int(s["number"])), max(1, int(s["repeat"]))
-    args = [tvm.runtime.tensor(a, dev) for a in arrays]
-    warmed, warm_s = warm_up(lambda: vm[func_name](*args), dev.sync, max(0, int(s["warmup"])),
-                             max(0.0, float(s.get("warmup_ms") or 0)) / 1000.0)
-    evaluator = vm.time_evaluator(func_name, dev, number=number, repeat=repeat,
-                                  min_repeat_ms=int(s.get("min_repeat_ms") or 0))
-    res = evaluator(*args)
-    runs = [float(r) * 1e6 for r in res.results]
+    def __init__(self, vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray], settings: dict[str, Any]) -> None:
+        import tvm
+
+        s = {**DEFAULT_BENCH, **{k: v for k, v in (settings or {}).items() if v is not None}}
+        self.number, self.repeat = max(1, int(s["number"])), max(1, int(s["repeat"]))
+        self.warmup, self.warmup_s = max(0, int(s["warmup"])), max(0.0, float(s.get("warmup_ms") or 0)) / 1000.0
+        self.vm, self.func_name, self.dev = vm, func_name, dev
+        self.args = [tvm.runtime.tensor(a, dev) for a in arrays]
+        self.evaluator = vm.time_evaluator(func_name, dev, number=self.number, repeat=1,
+                                           min_repeat_ms=int(s.get("min_repeat_ms") or 0))
+        self.warmed, self.warm_s = 0, 0.0
+        self.runs_us: list[float] = []
+
+    def warm(self) -> None:
+        """The warm-up runs (at least ``warmup`` of them and ``warmup_ms`` of time)."""
+        done, spent = warm_up(lambda: self.vm[self.func_name](*self.args), self.dev.sync, self.warmup, self.warmup_s)
+        self.warmed, self.warm_s = self.warmed + done, self.warm_s + spent
+
+    def sample(self) -> float:
+        """One measurement (µs per run), kept in :attr:`runs_us`."""
+        value = float(self.evaluator(*self.args).results[0]) * 1e6
+        self.runs_us.append(value)
+        return value
+
+    def latency(self) -> dict[str, Any]:
+        """The latency dict of the samples so far (:func:`latency_of`)."""
+        return latency_of(self.runs_us, self.number, self.warmed, self.warm_s * 1000.0)
+
+
+def latency_of(runs: list[float], number: int, warmed: int, warmup_ms: float) -> dict[str, Any]:
+    """Median, quartiles (``q1_us``, ``q3_us``, ``iqr_us``), mean, std, min and max of the repeats ``runs``
+    (µs per run, each the mean of ``number`` runs); every repeat is kept in ``runs_us``."""
+    q1, median, q3 = (float(v) for v in np.percentile(runs, [25.0, 50.0, 75.0]))
     return {
-        "median_us": float(np.median(runs)), "mean_us": float(np.mean(runs)), "std_us": float(np.std(runs)),
-        "min_us": float(np.min(runs)), "max_us": float(np.max(runs)), "runs_us": runs,
-        "number": number, "repeat": repeat, "warmup": warmed, "warmup_ms": warm_s * 1000.0,
+        "median_us": median, "mean_us": float(np.mean(runs)), "std_us": float(np.std(runs)),
+        "min_us": float(np.min(runs)), "max_us": float(np.max(runs)), "q1_us": q1, "q3_us": q3, "iqr_us": q3 - q1,
+        "runs_us": [float(r) for r in runs], "number": number, "repeat": len(runs), "warmup": warmed,
+        "warmup_ms": warmup_ms,
     }
+
+
+def benchmark(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray], settings: dict[str, Any]) -> dict[str, Any]:
+    """Latency with ``time_evaluator``: warm-up runs, then ``repeat`` measurements of ``number`` runs (µs)."""
+    timer = Timer(vm, func_name, dev, arrays, settings)
+    timer.warm()
+    for _ in range(timer.repeat):
+        timer.sample()
+    return timer.latency()
+
+
+def benchmark_interleaved(timers: list[Timer], between_rounds: Any = None) -> list[dict[str, Any]]:
+    """Time several modules fairly: every one warmed up, then ``repeat`` rounds of one measurement each, the
+    order rotating every round, so a change of machine load or clock falls on all of them alike (timing them
+    one after the other puts the load of one moment on one module only). ``between_rounds(round)`` is called
+    before each round (progress, cancellation). Returns their latency dicts."""
+    for timer in timers:
+        timer.warm()
+    rounds = max(t.repeat for t in timers) if timers else 0
+    for r in range(rounds):
+        if between_rounds is not None:
+            between_rounds(r)
+        for k in range(len(timers)):
+            timer = timers[(r + k) % len(timers)]
+            if len(timer.runs_us) < timer.repeat:
+                timer.sample()
+    return [t.latency() for t in timers]
 
 
 def warm_up(call: Any, sync: Any, runs: int, seconds: float, max_runs: int = 1_000_000) -> tuple[int, float]:

@@ -256,7 +256,7 @@
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+70"/>
+        <location filename="../../app/main_window.py" line="+61"/>
         <source>Relax Pipeline Studio</source>
         <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
         <translation>Relax Pipeline Studio</translation>
@@ -730,17 +730,17 @@
         <translation>模型或目标已更改：请重新“构建并运行”以查看结果。</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+25"/>
         <source>Device detection failed: {0}</source>
         <translation>设备检测失败：{0}</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+45"/>
         <source>CPU: generic llvm</source>
         <translation>CPU：通用 llvm</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+9"/>
         <source>Edit as JSON…</source>
         <translation>以 JSON 编辑…</translation>
     </message>
@@ -913,7 +913,7 @@
         <translation>{0} — 已停止；显示其输入</translation>
     </message>
     <message>
-        <location filename="../../app/consent_service.py" line="+259"/>
+        <location filename="../../app/consent_service.py" line="+262"/>
         <location filename="../../app/step_inspector.py" line="+12"/>
         <source>step {0} ({1})</source>
         <translation>步骤 {0}（{1}）</translation>
@@ -1321,7 +1321,7 @@
 <context>
     <name>CompareView</name>
     <message>
-        <location filename="../../widgets/compare_view.py" line="+41"/>
+        <location filename="../../widgets/compare_view.py" line="+94"/>
         <source>Pipeline</source>
         <translation>流水线</translation>
     </message>
@@ -1341,9 +1341,8 @@
         <translation>离散度</translation>
     </message>
     <message>
-        <location line="+0"/>
         <source>vs fastest</source>
-        <translation>相对最快</translation>
+        <translation type="vanished">相对最快</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1356,7 +1355,7 @@
         <translation>问题</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+11"/>
         <source>Use this one</source>
         <translation>使用此流水线</translation>
     </message>
@@ -1366,7 +1365,7 @@
         <translation>比较两条或更多流水线，并排查看结果。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+24"/>
         <source>pass</source>
         <translation>通过</translation>
     </message>
@@ -1381,12 +1380,11 @@
         <translation>[输出过小，无法校验]</translation>
     </message>
     <message>
-        <location line="+21"/>
         <source>fastest is %1× faster than the slowest</source>
-        <translation>最快的比最慢的快 %1×</translation>
+        <translation type="vanished">最快的比最慢的快 %1×</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+19"/>
         <source>%1 vs %2: identical final IR</source>
         <translation>%1 对比 %2：最终 IR 相同</translation>
     </message>
@@ -1396,14 +1394,48 @@
         <translation>%1 对比 %2：%3 个函数改变，%4 个新增，%5 个删除</translation>
     </message>
     <message>
-        <location line="+4"/>
         <source>Fastest: %1</source>
-        <translation>最快：%1</translation>
+        <translation type="vanished">最快：%1</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>No pipeline ran</source>
+        <translation>没有流水线运行</translation>
+    </message>
+    <message>
+        <location line="-90"/>
+        <source>vs first</source>
+        <translation>对比第一个</translation>
+    </message>
+    <message>
+        <location line="+45"/>
+        <source>bars: median; whiskers: interquartile range of the repeats</source>
+        <translation>条形：中位数；须线：各次重复的四分位距</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>(first)</source>
+        <translation>（第一个）</translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>No pipeline ran</source>
-        <translation>没有流水线运行</translation>
+        <source>min – max: %1 – %2 over %3 repeats</source>
+        <translation>最小 – 最大：%1 – %2（共 %3 次重复）</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>Fastest: %1 (significantly faster than every other)</source>
+        <translation>最快：%1（显著快于其他所有流水线）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>No fastest: every pipeline compiles to the same build</source>
+        <translation>没有最快者：所有流水线编译出的是同一构建</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fastest by median: %1, but not significantly faster than every other (the spread of the repeats covers the difference)</source>
+        <translation>按中位数最快：%1，但并不显著快于其他所有流水线（重复测量的离散程度覆盖了差异）</translation>
     </message>
 </context>
 <context>
@@ -1870,9 +1902,47 @@
 <context>
     <name>LatencyChart</name>
     <message>
-        <location filename="../../widgets/latency_chart.py" line="+73"/>
+        <location filename="../../widgets/latency_chart.py" line="+75"/>
         <source>Compare with the baseline to see latencies here</source>
         <translation>与基线比较后在此查看延迟</translation>
+    </message>
+</context>
+<context>
+    <name>LatencyStats</name>
+    <message>
+        <location filename="../../widgets/compare_view.py" line="-147"/>
+        <source>no significant difference (±{pct} %)</source>
+        <translation>无显著差异（±{pct} %）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>not measured</source>
+        <translation>未测量</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>same build (no difference to measure)</source>
+        <translation>同一构建（没有可测量的差异）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{factor}× faster ({level} % CI {low}–{high}×)</source>
+        <translation>快 {factor}×（{level} % 置信区间 {low}–{high}×）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{factor}× slower ({level} % CI {low}–{high}×)</source>
+        <translation>慢 {factor}×（{level} % 置信区间 {low}–{high}×）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>too few repeats to tell ({n} needed)</source>
+        <translation>重复次数太少，无法判断（至少需要 {n} 次）</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>IQR {low} – {high}</source>
+        <translation>四分位距 {low} – {high}</translation>
     </message>
 </context>
 <context>
@@ -2001,7 +2071,7 @@
 <context>
     <name>PassCategory</name>
     <message>
-        <location filename="../../widgets/pass_palette.py" line="+31"/>
+        <location filename="../../widgets/pass_palette.py" line="+32"/>
         <source>Lowering</source>
         <extracomment>The catalogue&apos;s category names (``pipeline_model.catalogue.CATEGORY_ORDER``), marked for translation; shown through :func:`category_label` (an unknown category is shown as it is).</extracomment>
         <translation>降级</translation>
@@ -2171,7 +2241,7 @@
 <context>
     <name>PassPalette</name>
     <message>
-        <location filename="../../widgets/pass_palette.py" line="+136"/>
+        <location filename="../../widgets/pass_palette.py" line="+166"/>
         <source>Search passes (id, title, doc)…</source>
         <translation>搜索 Pass（ID、标题、文档）…</translation>
     </message>
@@ -2201,9 +2271,14 @@
         <translation>&lt;p&gt;&lt;i&gt;运行您自己的 Python 代码：运行前应用会先征求您的同意。&lt;/i&gt;&lt;/p&gt;</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+18"/>
         <source>&lt;p&gt;&lt;b&gt;Parameters&lt;/b&gt;&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;参数&lt;/b&gt;&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location line="-10"/>
+        <source>&lt;p&gt;&lt;b&gt;Bundled custom passes&lt;/b&gt; (files in the app&apos;s resources/custom_passes folder: paste one into a Custom Python step):&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;内置自定义 Pass&lt;/b&gt;（应用 resources/custom_passes 文件夹中的文件：可粘贴到自定义 Python 步骤中）：&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -2275,7 +2350,7 @@
 <context>
     <name>ProfileView</name>
     <message>
-        <location filename="../../widgets/profile_view.py" line="+274"/>
+        <location filename="../../widgets/profile_view.py" line="+282"/>
         <source>Compare with:</source>
         <extracomment>The user chose a profile to compare with (its key; ``&quot;&quot;``: no comparison).</extracomment>
         <translation>对比：</translation>
@@ -2306,7 +2381,7 @@
         <translation>没有其他步骤的剖析：选择另一个步骤，勾选“剖析”后构建并运行</translation>
     </message>
     <message>
-        <location line="+72"/>
+        <location line="+74"/>
         <source>{before} → {after}: calls {t0} → {t1} per run ({ratio}, {delta}); run {r0} → {r1}; {both} functions in both, {added} added, {removed} removed</source>
         <translation>{before} → {after}：每次运行调用耗时 {t0} → {t1}（{ratio}，{delta}）；运行 {r0} → {r1}；两侧共有 {both} 个函数，新增 {added} 个，移除 {removed} 个</translation>
     </message>
@@ -2319,6 +2394,11 @@
         <location line="+1"/>
         <source>after</source>
         <translation>之后</translation>
+    </message>
+    <message>
+        <location line="-5"/>
+        <source>Instrumented runs after against before: {verdict}.</source>
+        <translation>插桩运行（之后对比之前）：{verdict}。</translation>
     </message>
 </context>
 <context>
@@ -2399,7 +2479,7 @@
 <context>
     <name>QtPassPaletteModel</name>
     <message>
-        <location filename="../../widgets/pass_palette.py" line="-222"/>
+        <location filename="../../widgets/pass_palette.py" line="-247"/>
         <location line="+13"/>
         <source>Pass</source>
         <translation>Pass</translation>
@@ -2497,7 +2577,7 @@
 <context>
     <name>QtProfileDiffModel</name>
     <message>
-        <location filename="../../widgets/profile_view.py" line="-265"/>
+        <location filename="../../widgets/profile_view.py" line="-266"/>
         <source>Function</source>
         <translation>函数</translation>
     </message>
@@ -2552,7 +2632,7 @@
         <translation>移除</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+46"/>
         <source>%1 (%2) is only in the later profile (a new or renamed function): %3 per run</source>
         <translation>%1（%2）只出现在较后的剖析中（新函数或被重命名）：每次运行 %3</translation>
     </message>
@@ -2570,7 +2650,7 @@
 <context>
     <name>QtProfileModel</name>
     <message>
-        <location line="-121"/>
+        <location line="-125"/>
         <source>Function</source>
         <extracomment>Role carrying the raw sort value of a cell. Role carrying the share (0..1) for the bar delegate.</extracomment>
         <translation>函数</translation>
@@ -2604,7 +2684,7 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+124"/>
+        <location filename="../../widgets/run_panel.py" line="+125"/>
         <source>max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})</source>
         <translation>max |diff| / max |ref| = {ratio}（max |ref| {ref}；容差按 {scale} 缩放）</translation>
     </message>
@@ -2614,7 +2694,7 @@
         <translation>警告</translation>
     </message>
     <message>
-        <location line="+70"/>
+        <location line="+110"/>
         <source>Device and target to build for (devices detected by the engine)</source>
         <translation>构建所用的设备和目标（引擎检测到的设备）</translation>
     </message>
@@ -2689,16 +2769,16 @@
         <translation>模块</translation>
     </message>
     <message>
-        <location line="-93"/>
-        <location line="+94"/>
-        <location line="+209"/>
+        <location line="-133"/>
+        <location line="+134"/>
+        <location line="+195"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-334"/>
+        <location line="-360"/>
         <source>({time} of warm-up)</source>
-        <extracomment>Module choices of the &quot;Module&quot; combo (data values). Item-data role marking the target list&apos;s custom entry (its text is translated).</extracomment>
+        <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>（预热 {time}）</translation>
     </message>
     <message>
@@ -2762,7 +2842,7 @@
         <translation>输出 {index}</translation>
     </message>
     <message>
-        <location line="+77"/>
+        <location line="+117"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
@@ -2807,17 +2887,15 @@
         <translation>“构建并运行” (Ctrl+B) 后在此查看输出、延迟和数值检查。</translation>
     </message>
     <message>
-        <location line="+17"/>
         <source>CPU: generic llvm</source>
-        <translation>CPU：通用 llvm</translation>
+        <translation type="vanished">CPU：通用 llvm</translation>
     </message>
     <message>
-        <location line="+16"/>
         <source>Custom: {target}</source>
-        <translation>自定义：{target}</translation>
+        <translation type="vanished">自定义：{target}</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+69"/>
         <source>NumPy arrays (*.npy *.npz);;All files (*)</source>
         <translation>NumPy 数组 (*.npy *.npz);;所有文件 (*)</translation>
     </message>
@@ -2857,17 +2935,15 @@
         <translation>已剖析</translation>
     </message>
     <message>
-        <location line="+14"/>
         <source>speed-up {value}×</source>
-        <translation>加速 {value}×</translation>
+        <translation type="vanished">加速 {value}×</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>Compared: speed-up {value}× over the baseline</source>
-        <translation>比较完成：相对基线加速 {value}×</translation>
+        <translation type="vanished">比较完成：相对基线加速 {value}×</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+21"/>
         <source>Last Build &amp;amp; Run</source>
         <translation>上一次构建并运行</translation>
     </message>
@@ -2890,6 +2966,66 @@
         <location line="+9"/>
         <source>failed</source>
         <translation>失败</translation>
+    </message>
+    <message>
+        <location line="-365"/>
+        <source>ratio of the medians {value}× (no repeats: the spread is unknown)</source>
+        <translation>中位数之比 {value}×（没有重复测量：离散程度未知）</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>{pipeline} against {baseline}: {verdict}</source>
+        <translation>{pipeline} 对比 {baseline}：{verdict}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>median of the per-round ratios, timed in turn</source>
+        <translation>逐轮比值的中位数，轮流计时</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ratio of the medians</source>
+        <translation>中位数之比</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>latency pipeline / baseline {ratio} ({how}); {level} % interval {low} – {high} over {n} repeats; differences under {effect} % are not called significant</source>
+        <translation>延迟 流水线 / 基线 {ratio}（{how}）；{level} % 区间 {low} – {high}（{n} 次重复）；小于 {effect} % 的差异不视为显著</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>IQR {low} – {high}</source>
+        <translation>四分位距 {low} – {high}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{label}: median {median} {spread} (min {min}, max {max}); built in {time}</source>
+        <translation>{label}：中位数 {median} {spread}（最小 {min}，最大 {max}）；构建用时 {time}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>✓ same results</source>
+        <translation>✓ 结果相同</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>✗ results differ</source>
+        <translation>✗ 结果不同</translation>
+    </message>
+    <message>
+        <location line="+287"/>
+        <source>baseline</source>
+        <translation>基线</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>pipeline</source>
+        <translation>流水线</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Compared with the baseline: {verdict}</source>
+        <translation>与基线比较：{verdict}</translation>
     </message>
 </context>
 <context>
@@ -3112,6 +3248,76 @@
         <location line="+1"/>
         <source>✓ valid: {kind}</source>
         <translation>✓ 有效：{kind}</translation>
+    </message>
+</context>
+<context>
+    <name>TargetPicker</name>
+    <message>
+        <location filename="../../widgets/target_picker.py" line="+31"/>
+        <source>compiles ✓</source>
+        <extracomment>Item-data role marking the custom entry (its text is translated). Item-data role of a preset&apos;s :class:`TargetSupport` (as JSON).</extracomment>
+        <translation>可编译 ✓</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>compiles ✗</source>
+        <translation>可编译 ✗</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>runs here ✓</source>
+        <translation>本机可运行 ✓</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>runs here ✗</source>
+        <translation>本机可运行 ✗</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>This TVM build compiles for it.</source>
+        <translation>当前 TVM 构建可以为它编译。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cannot compile: {reason}</source>
+        <translation>无法编译：{reason}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A device on this machine runs it.</source>
+        <translation>本机有可运行它的设备。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cannot run here: {reason} (build it here, run it elsewhere)</source>
+        <translation>本机无法运行：{reason}（可在本机构建，在其他机器上运行）</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>CPU: this machine (llvm -mcpu={mcpu}, {cores} cores)</source>
+        <translation>CPU：本机（llvm -mcpu={mcpu}，{cores} 核）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>Devices on this machine</source>
+        <translation>本机设备</translation>
+    </message>
+    <message>
+        <location line="-41"/>
+        <location line="+58"/>
+        <source>CPU: generic llvm</source>
+        <translation>CPU：通用 llvm</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Custom: {target}</source>
+        <translation>自定义：{target}</translation>
     </message>
 </context>
 <context>

@@ -80,6 +80,53 @@ def detect_devices() -> list[dict[str, Any]]:
     return devices
 
 
+def _device_arch(kind: str) -> str:
+    """The architecture of this machine's device 0 of ``kind`` (``sm_90``), or ""."""
+    import tvm
+
+    try:
+        dev = getattr(tvm, kind)(0)
+        if kind == "cuda" and dev.exist and dev.compute_version:
+            return "sm_" + str(dev.compute_version).replace(".", "")
+    except Exception:  # noqa: BLE001 - a runtime without this backend
+        pass
+    return ""
+
+
+def target_support(target: dict[str, Any]) -> dict[str, Any]:
+    """Whether this TVM build compiles for ``target`` (its code generator ``target.build.<kind>`` is compiled in
+    and TVM accepts the target) and whether this machine runs it (a device of its kind exists; for CUDA, of the
+    same architecture), with the reasons: ``{target, compile, run, compile_note, run_note}``."""
+    import tvm
+
+    kind = targets_mod.codegen_kind(target)
+    compile_ok = tvm.get_global_func(f"target.build.{kind}", True) is not None
+    compile_note = "" if compile_ok else f"this TVM build has no {kind} code generator (target.build.{kind})"
+    if compile_ok:
+        try:
+            tvm_target(target)
+        except BuildError as exc:
+            compile_ok, compile_note = False, str(exc)
+    run_ok, run_note = False, ""
+    try:
+        device = targets_mod.device_kind_for(target)
+        run_ok = bool(getattr(tvm, device)(0).exist)
+        run_note = "" if run_ok else f"no {device} device on this machine"
+    except Exception:  # noqa: BLE001 - a runtime without this backend
+        run_note = f"this TVM runtime cannot reach a {kind} device"
+    arch = _device_arch("cuda") if kind == "cuda" and run_ok else ""
+    if arch and target.get("arch") and target["arch"] != arch:
+        run_ok, run_note = False, f"this machine's GPU is {arch}"
+    return {"target": dict(target), "compile": compile_ok, "run": run_ok, "compile_note": compile_note,
+            "run_note": run_note}
+
+
+def preset_support() -> list[dict[str, Any]]:
+    """Every preset of the target picker (the host CPU first): its ``group`` and ``label`` with
+    :func:`target_support`."""
+    return [{**p.to_json(), **target_support(p.target)} for p in targets_mod.target_presets(host_cpu_target())]
+
+
 def target_label(target: dict[str, Any]) -> str:
     """Short label of a target dict (``llvm znver4``)."""
     from pipeline_model.document import target_label as label

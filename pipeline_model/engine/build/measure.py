@@ -17,7 +17,7 @@ from pipeline_model.engine.build.devices import device_for, target_label, tvm_ta
 from pipeline_model.engine.build.errors import error_text
 from pipeline_model.engine.build.requests import check_cancel, progress
 from pipeline_model.scriptlib.functions import BuildError
-from pipeline_model.scriptlib.outputs import benchmark, flatten_outputs
+from pipeline_model.scriptlib.outputs import Timer, benchmark, benchmark_interleaved, flatten_outputs
 
 if TYPE_CHECKING:  # the worker imports the handlers; only type checkers import it here
     from pipeline_model.engine.context import WorkerContext
@@ -57,6 +57,61 @@ def unscheduled_prim_funcs(mod: Any) -> list[str]:
     return sorted(missing)
 
 
+def _refuse_unscheduled(mod: Any, target: dict[str, Any]) -> None:
+    """Raise :class:`BuildError` naming the PrimFuncs a GPU build would leave unscheduled."""
+    missing = unscheduled_prim_funcs(mod)
+    if missing:
+        shown = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
+        raise BuildError(
+            f"refusing to build for {target.get('kind')}: {len(missing)} PrimFunc(s) have no GPU thread "
+            f"binding and would run unscheduled: {shown}. Fix: add a DLight step "
+            "(dlight.ApplyDefaultSchedule with gpu rules such as gpu.Matmul, gpu.GEMV, gpu.Reduction, "
+            "gpu.GeneralReduction, gpu.Fallback) or a MetaSchedule tuning step after legalization"
+        )
+
+
+def _relax_pipeline(mod: Any, tgt: Any, baseline: bool) -> Any:
+    """The Relax pipeline ``tvm.compile`` would run: for the baseline its ``"default"`` (the target's own
+    default pipeline on a GPU), else ``default_build`` (``None`` when the module is VM-lowered already)."""
+    import tvm
+
+    if baseline:
+        if "gpu" in tgt.keys:
+            try:
+                return tvm.relax.get_default_pipeline(tgt)
+            except (ValueError, AttributeError):
+                pass
+        return tvm.relax.get_pipeline("default")
+    return None if _is_vm_lowered(mod) else tvm.relax.get_pipeline("default_build")
+
+
+def build_lowered(mod: Any, target: dict[str, Any], *, baseline: bool = False) -> tuple[Any, str]:
+    """Compile ``mod`` for ``target`` (as :func:`build_module`) and return ``(executable, fingerprint)``:
+    the fingerprint is the structural hash of the module after the Relax pipeline, the module that is
+    compiled, so two builds with the same fingerprint are the same build (nothing to compare)."""
+    import tvm
+    import tvm_ffi
+
+    tgt = tvm_target(target)
+    if not baseline and targets_mod.is_gpu_target(target):
+        _refuse_unscheduled(mod, target)
+    try:
+        pipeline = _relax_pipeline(mod, tgt, baseline)
+        lowered = mod
+        if pipeline is not None:
+            with tgt:
+                lowered = pipeline(mod)
+        try:
+            fingerprint = f"{int(tvm_ffi.structural_hash(lowered)) & 0xFFFFFFFFFFFFFFFF:016x}"
+        except Exception:  # noqa: BLE001 - a module that cannot be hashed is never "the same build"
+            fingerprint = ""
+        return tvm.compile(lowered, target=tgt, relax_pipeline=None), fingerprint
+    except BuildError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise BuildError(f"tvm.compile for {target.get('kind')} failed: {error_text(exc)}") from None
+
+
 def build_module(mod: Any, target: dict[str, Any], *, baseline: bool = False) -> Any:
     """Compile ``mod`` for ``target`` with ``tvm.compile``.
 
@@ -64,27 +119,7 @@ def build_module(mod: Any, target: dict[str, Any], *, baseline: bool = False) ->
     Otherwise the ``default_build`` Relax pipeline (or none when the module is VM-lowered already),
     after refusing unscheduled PrimFuncs for a GPU target.
     """
-    import tvm
-
-    tgt = tvm_target(target)
-    if baseline:
-        pipeline: Any = "default"
-    else:
-        if targets_mod.is_gpu_target(target):
-            missing = unscheduled_prim_funcs(mod)
-            if missing:
-                shown = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
-                raise BuildError(
-                    f"refusing to build for {target.get('kind')}: {len(missing)} PrimFunc(s) have no GPU thread "
-                    f"binding and would run unscheduled: {shown}. Fix: add a DLight step "
-                    "(dlight.ApplyDefaultSchedule with gpu rules such as gpu.Matmul, gpu.GEMV, gpu.Reduction, "
-                    "gpu.GeneralReduction, gpu.Fallback) or a MetaSchedule tuning step after legalization"
-                )
-        pipeline = None if _is_vm_lowered(mod) else tvm.relax.get_pipeline("default_build")
-    try:
-        return tvm.compile(mod, target=tgt, relax_pipeline=pipeline)
-    except Exception as exc:  # noqa: BLE001
-        raise BuildError(f"tvm.compile for {target.get('kind')} failed: {error_text(exc)}") from None
+    return build_lowered(mod, target, baseline=baseline)[0]
 
 
 def make_vm(executable: Any, dev: Any) -> Any:
@@ -147,9 +182,9 @@ def profile_vm(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray], sett
     ``call_tir``/packed call; the device is synchronised at both points and the time between them is
     the call's time. ``warmup`` runs, then ``repeat`` instrumented runs; per callee the reported total is
     the median over the runs of that callee's time in one run. Returns ``{"entries": [...] (sorted by
-    total, largest first: name, kind, calls, total_us, mean_us, share, min_total_us, max_total_us),
-    "total_us" (sum of the entries' totals), "run_us" (median wall time of one instrumented run),
-    "repeat", "warmup"}``. Nested calls (a Relax function calling PrimFuncs) count inclusively.
+    total, largest first: name, kind, calls, total_us, mean_us, share, min_total_us, max_total_us,
+    totals_us (its time in each run)), "total_us" (sum of the entries' totals), "run_us" (median wall time
+    of one instrumented run), "runs_us" (each run's wall time), "repeat", "warmup"}``. Nested calls (a Relax function calling PrimFuncs) count inclusively.
     """
     import tvm
 
@@ -200,25 +235,28 @@ def profile_vm(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray], sett
         total = float(np.median(totals))
         entries.append({"name": name, "kind": _callee_kind(name, prim_funcs, relax_funcs), "calls": int(calls),
                         "total_us": total, "mean_us": total / calls if calls else 0.0,
-                        "min_total_us": float(min(totals)), "max_total_us": float(max(totals))})
+                        "min_total_us": float(min(totals)), "max_total_us": float(max(totals)),
+                        "totals_us": [float(t) for t in totals]})
     grand = sum(e["total_us"] for e in entries if e["kind"] != "relax_function") or 1.0
     for e in entries:
         e["share"] = e["total_us"] / grand
     entries.sort(key=lambda e: (-e["total_us"], e["name"]))
     return {"entries": entries, "total_us": grand, "run_us": float(np.median(wall)), "repeat": repeat,
-            "warmup": warmup}
+            "warmup": warmup, "runs_us": [float(w) for w in wall]}
 
 
 def build_and_measure(mod: Any, target: dict[str, Any], func_name: str, arrays: list[np.ndarray],
                        bench: Optional[dict[str, Any]], ctx: WorkerContext, what: str,
-                       baseline: bool = False, profile: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+                       baseline: bool = False, profile: Optional[dict[str, Any]] = None,
+                       time_later: bool = False) -> dict[str, Any]:
     """Build ``mod`` for ``target``, run ``func_name`` once on ``arrays``, then time it (``bench``) and profile it
     (``profile``) when asked; progress events name the module ``what``. Returns ``build_ms``, ``outputs``,
-    ``latency``, ``device``, ``executable``, ``profile``."""
+    ``latency``, ``device``, ``executable``, ``profile``, ``fingerprint`` (:func:`build_lowered`) and, with
+    ``time_later``, a ``timer`` instead of the latency (for :func:`time_together`)."""
     check_cancel(ctx)
     progress(ctx, "building", f"building {what} for {target_label(target)}")
     t0 = time.perf_counter()
-    ex = build_module(mod, target, baseline=baseline)
+    ex, fingerprint = build_lowered(mod, target, baseline=baseline)
     build_ms = (time.perf_counter() - t0) * 1000.0
     dev = device_for(target)
     vm = make_vm(ex, dev)
@@ -226,7 +264,10 @@ def build_and_measure(mod: Any, target: dict[str, Any], func_name: str, arrays: 
     progress(ctx, "running", f"running {what}")
     outputs = run_function(vm, func_name, dev, arrays)
     latency = None
-    if bench is not None:
+    timer = None
+    if bench is not None and time_later:
+        timer = Timer(vm, func_name, dev, arrays, bench)
+    elif bench is not None:
         check_cancel(ctx)
         progress(ctx, "benchmarking", f"timing {what}")
         latency = benchmark(vm, func_name, dev, arrays, bench)
@@ -236,4 +277,23 @@ def build_and_measure(mod: Any, target: dict[str, Any], func_name: str, arrays: 
         progress(ctx, "profiling", f"profiling {what} (time of every call)")
         prof = profile_vm(vm, func_name, dev, arrays, profile, mod)
     return {"build_ms": build_ms, "outputs": outputs, "latency": latency, "device": str(dev), "executable": ex,
-            "profile": prof}
+            "profile": prof, "fingerprint": fingerprint, "timer": timer}
+
+
+def time_together(results: list[dict[str, Any]], ctx: WorkerContext) -> None:
+    """Time the built modules of ``results`` (each :func:`build_and_measure` with ``time_later``) in rotating
+    rounds (:func:`benchmark_interleaved`) and set each one's ``latency``; cancellable between rounds."""
+    timed = [r for r in results if r.get("timer") is not None]
+    if not timed:
+        return
+
+    def between(round_index: int) -> None:
+        check_cancel(ctx)
+        if round_index == 0:
+            progress(ctx, "benchmarking", f"timing {len(timed)} modules in turn (warmed up)")
+
+    check_cancel(ctx)
+    progress(ctx, "benchmarking", f"warming up {len(timed)} modules")
+    for res, latency in zip(timed, benchmark_interleaved([r["timer"] for r in timed], between)):
+        res["latency"] = {**latency, "interleaved": True}
+        res["timer"] = None

@@ -1,0 +1,138 @@
+"""``TargetPicker``: the target chooser of the Build & Run panel (TVM-free Qt widget).
+
+A combo box listing the devices the engine detected (each with its suggested target; those whose target is a
+preset are shown as that preset), then the presets of
+:func:`pipeline_model.targets.target_presets` grouped under headers — CPU (this machine with ``-mcpu``,
+generic ``llvm``), CUDA per architecture, ROCm, Vulkan, Metal, OpenCL — each saying whether this TVM build
+can compile for it and this machine can run it (the engine's ``devices`` reply with ``presets``,
+:class:`pipeline_model.targets.TargetSupport`), the reasons in the tooltip. A target that is neither a
+device nor a preset is shown as a "Custom" entry. Every entry's item data is its target dict.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import QComboBox, QWidget
+
+from pipeline_model.document import target_label
+from pipeline_model.targets import GPU_FAMILY_NAMES, TargetSupport
+
+#: Item-data role marking the custom entry (its text is translated).
+CUSTOM_ROLE = Qt.ItemDataRole.UserRole + 1
+#: Item-data role of a preset's :class:`TargetSupport` (as JSON).
+SUPPORT_ROLE = Qt.ItemDataRole.UserRole + 2
+
+
+def support_text(support: TargetSupport) -> str:
+    """"compiles ✓ · runs ✗" for a preset (translated)."""
+    compiles = QCoreApplication.translate("TargetPicker", "compiles ✓") if support.compile else QCoreApplication.translate("TargetPicker", "compiles ✗")
+    runs = QCoreApplication.translate("TargetPicker", "runs here ✓") if support.run else QCoreApplication.translate("TargetPicker", "runs here ✗")
+    return f"{compiles} · {runs}"
+
+
+def support_tip(support: TargetSupport) -> str:
+    """Tooltip: the target and the reasons it cannot be compiled or run here."""
+    lines = [f"target: {target_label(support.target)}"]
+    lines.append(QCoreApplication.translate("TargetPicker", "This TVM build compiles for it.") if support.compile
+                 else QCoreApplication.translate("TargetPicker", "Cannot compile: {reason}").format(reason=support.compile_note))
+    lines.append(QCoreApplication.translate("TargetPicker", "A device on this machine runs it.") if support.run
+                 else QCoreApplication.translate("TargetPicker", "Cannot run here: {reason} (build it here, run it elsewhere)").format(
+                     reason=support.run_note))
+    return "\n".join(lines)
+
+
+def preset_label(support: TargetSupport) -> str:
+    """The preset's name (translated for the CPU entries; GPU entries are names and architectures)."""
+    target = support.target
+    if support.group == "cpu" and target == {"kind": "llvm"}:
+        return QCoreApplication.translate("TargetPicker", "CPU: generic llvm")
+    if support.group == "cpu":
+        cores = target.get("num-cores")
+        return QCoreApplication.translate("TargetPicker", "CPU: this machine (llvm -mcpu={mcpu}, {cores} cores)").format(
+            mcpu=target.get("mcpu") or "generic", cores=cores if cores else "?")
+    return support.label
+
+
+def _group_title(group: str) -> str:
+    if group == "cpu":
+        return QCoreApplication.translate("TargetPicker", "CPU")
+    return GPU_FAMILY_NAMES.get(group, group)
+
+
+class TargetPicker(QComboBox):
+    """Devices, then the presets grouped with what this machine can do with each."""
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("targetPicker")
+        self.supports: list[TargetSupport] = []
+
+    def _add_header(self, text: str) -> None:
+        self.addItem(text)
+        model = self.model()
+        if isinstance(model, QStandardItemModel):
+            item = model.item(self.count() - 1)
+            item.setEnabled(False)
+            font = item.font()
+            font.setBold(True)
+            item.setFont(font)
+
+    def set_choices(self, devices: list[dict[str, Any]], presets: list[dict[str, Any]]) -> None:
+        """Fill the list: the detected ``devices`` (engine ``devices`` reply), then the ``presets`` with their
+        support (engine reply with ``presets``), grouped; without presets, generic ``llvm`` after the devices."""
+        self.clear()
+        self.supports = [TargetSupport.from_json(p) for p in presets]
+        listed = [s.target for s in self.supports]
+        devices = [d for d in devices if dict(d.get("target") or {}) not in listed]  # a preset says more
+        seen: list[dict[str, Any]] = []
+        if devices:
+            self._add_header(QCoreApplication.translate("TargetPicker", "Devices on this machine"))
+        for dev in devices:
+            target = dict(dev.get("target") or {})
+            label = f"{str(dev.get('kind', '')).upper()} {dev.get('index', 0)}: {dev.get('name', '')} — {target_label(target)}"
+            self.addItem(label, target)
+            self.setItemData(self.count() - 1, _details_tip(dev), Qt.ItemDataRole.ToolTipRole)
+            seen.append(target)
+        group = None
+        for support in self.supports:
+            if support.group != group:
+                group = support.group
+                self._add_header(_group_title(group))
+            self.addItem(f"{preset_label(support)} — {support_text(support)}", dict(support.target))
+            self.setItemData(self.count() - 1, support_tip(support), Qt.ItemDataRole.ToolTipRole)
+            self.setItemData(self.count() - 1, support.to_json(), SUPPORT_ROLE)
+            seen.append(support.target)
+        if {"kind": "llvm"} not in seen:
+            self.addItem(QCoreApplication.translate("TargetPicker", "CPU: generic llvm"), {"kind": "llvm"})
+
+    def show_target(self, target: dict[str, Any]) -> None:
+        """Select ``target`` (added as a custom entry when it is not listed)."""
+        for i in range(self.count()):
+            if self.itemData(i) == target:
+                self.setCurrentIndex(i)
+                return
+        for i in range(self.count()):
+            if self.itemData(i, CUSTOM_ROLE):
+                self.removeItem(i)
+                break
+        self.addItem(QCoreApplication.translate("TargetPicker", "Custom: {target}").format(target=target_label(target)),
+                     dict(target))
+        self.setItemData(self.count() - 1, True, CUSTOM_ROLE)
+        self.setCurrentIndex(self.count() - 1)
+
+    def support_of(self, target: dict[str, Any]) -> Optional[TargetSupport]:
+        """What the engine said about ``target`` (``None`` when it is not a preset)."""
+        for support in self.supports:
+            if support.target == target:
+                return support
+        return None
+
+
+def _details_tip(dev: dict[str, Any]) -> str:
+    details = dev.get("details") or {}
+    lines = [f"target: {target_label(dev.get('target') or {})}"]
+    lines += [f"{k}: {v}" for k, v in details.items()]
+    return "\n".join(lines)
