@@ -47,6 +47,22 @@ MODULE_SELECTED = "selected"
 INPUT_FILTER = "NumPy arrays (*.npy *.npz);;All files (*)"
 
 
+def shown_label(label: Any) -> str:
+    """An engine build label as the user reads it: the engine's fixed labels ("baseline (model as loaded)",
+    "pipeline 'name'") translated, anything else as it is."""
+    import re
+
+    text = str(label or "")
+    if text == "baseline (model as loaded)":
+        return QCoreApplication.translate("RunPanel", "baseline (model as loaded)")
+    if text == "pipeline":
+        return QCoreApplication.translate("RunPanel", "pipeline")
+    match = re.fullmatch(r"pipeline (['\"])(.*)\1", text, re.S)
+    if match:
+        return QCoreApplication.translate("RunPanel", "pipeline '{0}'").format(match.group(2))
+    return text
+
+
 def _fmt(value: Optional[float], digits: int = 4) -> str:
     return "–" if value is None else f"{value:.{digits}g}"
 
@@ -62,7 +78,7 @@ def build_run_html(result: dict[str, Any]) -> str:
     """HTML summary of a ``build_run`` reply: outputs, latency and the numerical check (translated)."""
     esc = html.escape
     head = QCoreApplication.translate("RunPanel", "{label} — {function} on {device}, target {target}; built in {time}; weights: {weights}").format(
-        label=f"<b>{esc(str(result.get('label', '')))}</b>", function=f"<code>{esc(str(result.get('function', '')))}</code>",
+        label=f"<b>{esc(shown_label(result.get('label', '')))}</b>", function=f"<code>{esc(str(result.get('function', '')))}</code>",
         device=esc(str(result.get("device", ""))), target=f"<code>{esc(target_label(result.get('target') or {}))}</code>",
         time=format_duration_ms(result.get("build_ms")), weights=esc(str(result.get("weights", ""))))
     rows = [f"<p>{head}</p>"]
@@ -163,7 +179,7 @@ def compare_html(result: dict[str, Any]) -> str:
     esc = html.escape
     a, b = result.get("a") or {}, result.get("b") or {}
     head = QCoreApplication.translate("RunPanel", "{pipeline} against {baseline}: {verdict}").format(
-        pipeline=esc(str(b.get("label"))), baseline=esc(str(a.get("label"))), verdict=esc(compare_headline(result)))
+        pipeline=esc(shown_label(b.get("label"))), baseline=esc(shown_label(a.get("label"))), verdict=esc(compare_headline(result)))
     rows = [f"<p><b>{head}</b></p>"]
     cmp = compare_verdict(result)
     if cmp is not None and cmp.verdict != SAME_BUILD:
@@ -180,7 +196,7 @@ def compare_html(result: dict[str, Any]) -> str:
         spread = (QCoreApplication.translate("RunPanel", "IQR {low} – {high}").format(low=format_us(float(lat["q1_us"])), high=format_us(float(lat["q3_us"])))
                   if lat.get("q1_us") is not None and lat.get("q3_us") is not None else "")
         line = QCoreApplication.translate("RunPanel", "{label}: median {median} {spread} (min {min}, max {max}); built in {time}").format(
-            label=esc(str(side.get("label"))), median=format_us(float(lat.get("median_us", 0))), spread=spread,
+            label=esc(shown_label(side.get("label"))), median=format_us(float(lat.get("median_us", 0))), spread=spread,
             min=format_us(float(lat.get("min_us", 0))), max=format_us(float(lat.get("max_us", 0))),
             time=format_duration_ms(side.get("build_ms")))
         rows.append(f"<p>{line}</p>")

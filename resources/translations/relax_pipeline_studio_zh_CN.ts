@@ -2684,7 +2684,7 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+125"/>
+        <location filename="../../widgets/run_panel.py" line="+141"/>
         <source>max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})</source>
         <translation>max |diff| / max |ref| = {ratio}（max |ref| {ref}；容差按 {scale} 缩放）</translation>
     </message>
@@ -2776,9 +2776,19 @@
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-360"/>
-        <source>({time} of warm-up)</source>
+        <location line="-376"/>
+        <source>baseline (model as loaded)</source>
         <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
+        <translation>基线（加载时的模型）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>pipeline &apos;{0}&apos;</source>
+        <translation>流水线 &apos;{0}&apos;</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>({time} of warm-up)</source>
         <translation>（预热 {time}）</translation>
     </message>
     <message>
@@ -3018,7 +3028,8 @@
         <translation>基线</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-434"/>
+        <location line="+435"/>
         <source>pipeline</source>
         <translation>流水线</translation>
     </message>
