@@ -25,6 +25,7 @@ COMMANDS = {
     "export": "export_cmd",
     "env": "env_cmd",
     "compare": "compare_cmd",
+    "bisect": "bisect_cmd",
 }
 
 

@@ -1,0 +1,95 @@
+"""``main.py bisect`` (issue 21): the bisection plan, and the injected wrong step found on real pipelines."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+
+import pytest
+
+from pipeline_model.cli import bisect_cmd
+from pipeline_model.debugging import bisect as bisect_plan
+from pipeline_model.debugging.bisect import FAIL, PASS, SKIP, BisectPlan, BisectReport, leave_one_out_order, max_builds
+from tests.debug_fixtures import ROOT, injected_pipeline
+
+CNN = os.path.join(ROOT, "resources", "models", "cnn_bn.onnx")
+
+
+def _simulate(n: int, culprit: int, skips: frozenset = frozenset()) -> tuple[tuple, int]:
+    plan = BisectPlan(n)
+    builds = 0
+    pos = plan.next_position()
+    while pos is not None:
+        builds += 1
+        plan.record(pos, SKIP if pos in skips else (FAIL if pos >= culprit else PASS))
+        pos = plan.next_position()
+    return plan.culprit_range(), builds
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 9, 17, 40, 100])
+def test_plan_finds_every_culprit_within_the_budget(n):
+    for culprit in range(1, n + 1):
+        found, builds = _simulate(n, culprit)
+        assert found == (culprit, culprit)
+        assert builds <= math.ceil(math.log2(n)) + 1 <= max_builds(n)
+
+
+def test_plan_skips_and_reports_a_range():
+    # The module after step 3 cannot be completed: the plan tests around it and still isolates step 6.
+    assert _simulate(8, 6, frozenset({3}))[0] == (6, 6)
+    # The culprit's predecessor skipped: the range holds both (git bisect says the same).
+    assert _simulate(8, 6, frozenset({5}))[0] == (5, 6)
+    assert _simulate(8, 6, frozenset({4, 5}))[0] == (4, 6)
+    plan = BisectPlan(4)
+    plan.record(4, PASS)
+    assert plan.next_position() is None and plan.culprit_range() is None
+    assert leave_one_out_order(4, 5, 6) == [5, 4, 6, 3, 2, 1]
+
+
+def test_report_round_trip_and_lines():
+    report = BisectReport(culprit_step=3, culprit_pass_id="custom.python", builds=4, max_builds=5,
+                          tested=[bisect_plan.TestedStep(2, 3, "custom.python", FAIL, built=True, max_abs_over_ref=0.5, ms=12)],
+                          message="culprit: step 3")
+    again = BisectReport.from_json(json.loads(json.dumps(report.to_json())))
+    assert again == report
+    assert "step 3 (custom.python)" in again.lines()[0] and "0.5 of max|ref|" in again.lines()[0]
+
+
+def _bisect(argv: list[str], engine) -> int:
+    parser = argparse.ArgumentParser()
+    bisect_cmd.add_parser(parser.add_subparsers(dest="command"))
+    return bisect_cmd.main(parser.parse_args(["bisect", *argv]), client=engine)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("n,seed,level,model", [
+    (random.Random(21).randint(8, 40), 21, "relax", "builtin:mlp"),
+    (random.Random(22).randint(8, 40), 22, "tir", "builtin:mlp"),
+    (random.Random(23).randint(8, 40), 23, "relax", CNN),
+    (random.Random(24).randint(8, 40), 24, "tir", CNN),
+])
+def test_bisect_names_the_injected_step(engine, tmp_path, capsys, n, seed, level, model):
+    path, wrong = injected_pipeline(str(tmp_path), n, seed, level, model=model)
+    assert _bisect([path, "--trust", "--json"], engine) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["culprit_step"] == wrong, out
+    assert out["culprit_pass_id"] == "custom.python"
+    assert 0 < out["builds"] <= math.ceil(math.log2(n)) + 2
+    assert out["ok"] is False and out["exit_code"] == 1
+    assert all(t["built"] for t in out["tested"]) and out["tested"][0]["max_abs_over_ref"] > 1e-3
+
+
+@pytest.mark.e2e
+def test_bisect_correct_pipeline_says_so(engine, tmp_path, capsys):
+    path, _ = injected_pipeline(str(tmp_path), 9, 5, "none")
+    assert _bisect([path, "--trust"], engine) == 0
+    text = capsys.readouterr().out
+    assert "the pipeline is correct" in text
+
+
+def test_bisect_bad_input_exit_2(tmp_path, capsys):
+    assert _bisect([str(tmp_path / "missing.json")], None) == 2
+    assert "missing.json" in capsys.readouterr().err
