@@ -5,6 +5,8 @@ completed with ``tvm.compile``'s default pipeline, as the reference is), runs it
 weights as the reference, and bisects to the first step after which the result is wrong or the build or
 run fails (:mod:`pipeline_model.engine.handlers_debug`). Prints one line per tested module and the culprit;
 ``--json`` prints the report (``culprit_step`` 1-based, ``culprit_pass_id``, ``builds``, ``tested``, ``ok``).
+``--reproducer DIR`` saves a reproducer folder for the culprit (:mod:`pipeline_model.cli.reproducer_io`): for a
+numerics failure ``repro.py`` builds the module before and after the culprit step and compares their outputs.
 Exit codes: 0 the pipeline is correct, 1 a culprit was found (or the bisection failed), 2 bad input.
 """
 
@@ -41,6 +43,7 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
                    help="allow custom Python code in the pipeline (and a model .py file) to run")
     p.add_argument("--timeout", metavar="S", type=float, default=600.0,
                    help="kill the engine when it shows no progress for S seconds (default 600)")
+    p.add_argument("--reproducer", metavar="DIR", help="save a reproducer of the culprit into DIR")
 
 
 def load_document(args: argparse.Namespace) -> tuple[Optional[PipelineDocument], Optional[str]]:
@@ -98,6 +101,12 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
     doc, problem = load_document(args)
     if doc is None:
         return _fail(problem or "bad input", args.json, EXIT_BAD_INPUT)
+    if args.reproducer:
+        from pipeline_model.cli import reproducer_io
+
+        problem = reproducer_io.check_folder(args.reproducer)
+        if problem:
+            return _fail(problem, args.json, EXIT_BAD_INPUT)
     own = client is None
     if client is None:
         client = EngineClient(step_timeout_s=args.timeout)
@@ -118,6 +127,13 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
             return _fail(f"bisect failed: {message}", args.json, code)
         report = BisectReport.from_json(reply)
         written: Optional[str] = None
+        if args.reproducer and not report.ok and report.culprit_step is not None:
+            from pipeline_model.cli import reproducer_io
+
+            try:
+                written = reproducer_io.save_for_report(client, doc, report, args, args.reproducer)
+            except (ValueError, EngineError) as exc:
+                return _fail(f"--reproducer: {exc}", args.json, EXIT_FAILED)
         code = EXIT_OK if report.ok else EXIT_FAILED
         if args.json:
             out = report.to_json()
