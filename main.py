@@ -26,6 +26,7 @@ COMMANDS = {
     "env": "env_cmd",
     "compare": "compare_cmd",
     "bisect": "bisect_cmd",
+    "reduce": "reduce_cmd",
 }
 
 

@@ -1,4 +1,5 @@
-"""Engine commands that find what breaks a model (issue 21): ``bisect``, ``save_reproducer``.
+"""Engine commands that find what breaks a model (issue 21): ``bisect``, ``save_reproducer`` and the
+``reduce_*`` commands of ``main.py reduce`` (:mod:`pipeline_model.engine.debugging.reduce_tvm`).
 
 ``bisect`` args: ``run`` (the ``run`` request arguments of the pipeline, ``EngineClient.run_args(doc)``),
 ``inputs`` (``{"seed"}`` or ``{"path"}``), ``check`` (``{"rtol", "atol"}``), ``check_against`` (``tvm`` or
@@ -37,3 +38,61 @@ def handle_save_reproducer(args: dict, ctx: "WorkerContext") -> dict:
     from pipeline_model.engine.debugging.reproducer_tvm import save
 
     return save(args, ctx)
+
+
+def _trusted(ctx: "WorkerContext") -> None:
+    """A reproducer's ``repro.py`` is code: run it only with consent to all code (``--trust``)."""
+    if not ctx.consent.get("trust_all"):
+        from pipeline_model.engine.worker import ConsentError
+
+        raise ConsentError("reducing runs the reproducer's repro.py (custom code): run with --trust")
+
+
+@handler("reduce_prepare")
+def handle_reduce_prepare(args: dict, ctx: "WorkerContext") -> dict:
+    """Load a reproducer folder's module: ``{key, module_json, bindings, kind, function}``."""
+    from pipeline_model.debugging.reproducer import read_spec
+    from pipeline_model.engine.debugging import reduce_tvm
+
+    folder = str(args["folder"])
+    spec = read_spec(folder)
+    return dict(reduce_tvm.put(reduce_tvm.load_folder_module(folder), ctx), kind=spec.kind, function=spec.function)
+
+
+@handler("reduce_candidates")
+def handle_reduce_candidates(args: dict, ctx: "WorkerContext") -> dict:
+    """Candidate reductions of the module ``key`` (``module_json`` when not cached): ``{candidates}``."""
+    from pipeline_model.engine.debugging import reduce_tvm
+
+    mod, _key = reduce_tvm.module_of(args, ctx)
+    return {"candidates": reduce_tvm.candidates(mod, str(args.get("function") or "main"))}
+
+
+@handler("reduce_apply")
+def handle_reduce_apply(args: dict, ctx: "WorkerContext") -> dict:
+    """Apply one candidate: ``{key, module_json, bindings}`` or ``{"key": None}`` when it cannot be made."""
+    from pipeline_model.engine.debugging import reduce_tvm
+
+    mod, _key = reduce_tvm.module_of(args, ctx)
+    new = reduce_tvm.apply_candidate(mod, dict(args["candidate"]), str(args.get("function") or "main"))
+    return {"key": None} if new is None else reduce_tvm.put(new, ctx)
+
+
+@handler("reduce_check")
+def handle_reduce_check(args: dict, ctx: "WorkerContext") -> dict:
+    """Does the module ``key`` still fail as the reproducer ``folder`` expects? ``{interesting, seen}``."""
+    from pipeline_model.engine.debugging import reduce_tvm
+
+    _trusted(ctx)
+    mod, _key = reduce_tvm.module_of(args, ctx)
+    return reduce_tvm.check(str(args["folder"]), mod)
+
+
+@handler("reduce_write")
+def handle_reduce_write(args: dict, ctx: "WorkerContext") -> dict:
+    """Write the reduced reproducer into ``out_dir``: ``{folder, files, bindings}``."""
+    from pipeline_model.engine.debugging import reduce_tvm
+
+    mod, _key = reduce_tvm.module_of(args, ctx)
+    return reduce_tvm.write(str(args["folder"]), str(args["out_dir"]), mod, int(args.get("original") or 0),
+                            int(args.get("checks") or 0))
