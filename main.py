@@ -27,6 +27,7 @@ COMMANDS = {
     "compare": "compare_cmd",
     "bisect": "bisect_cmd",
     "reduce": "reduce_cmd",
+    "diverge": "diverge_cmd",
 }
 
 

@@ -1,5 +1,5 @@
 """Engine commands that find what breaks a model (issue 21): ``bisect``, ``save_reproducer`` and the
-``reduce_*`` commands of ``main.py reduce`` (:mod:`pipeline_model.engine.debugging.reduce_tvm`).
+``reduce_*`` commands of ``main.py reduce`` (:mod:`pipeline_model.engine.debugging.reduce_tvm`), ``diverge``.
 
 ``bisect`` args: ``run`` (the ``run`` request arguments of the pipeline, ``EngineClient.run_args(doc)``),
 ``inputs`` (``{"seed"}`` or ``{"path"}``), ``check`` (``{"rtol", "atol"}``), ``check_against`` (``tvm`` or
@@ -96,3 +96,17 @@ def handle_reduce_write(args: dict, ctx: "WorkerContext") -> dict:
     mod, _key = reduce_tvm.module_of(args, ctx)
     return reduce_tvm.write(str(args["folder"]), str(args["out_dir"]), mod, int(args.get("original") or 0),
                             int(args.get("checks") or 0))
+
+
+@handler("diverge")
+def handle_diverge(args: dict, ctx: "WorkerContext") -> dict:
+    """Where values diverge across step ``step_index`` (0-based): per binding of the entry function, the error
+    of its value after the step against its value before (:mod:`pipeline_model.engine.debugging.diverge_tvm`).
+
+    args: like ``bisect`` plus ``step_index``. Reply: ``step``, ``pass_id``, ``function``, ``first_divergent``,
+    ``nodes`` (``name``, ``shape``, ``dtype``, ``status`` ok / diverges / no counterpart, ``max_abs``,
+    ``max_abs_over_ref``, ``first``), ``only_before``.
+    """
+    from pipeline_model.engine.debugging.diverge_tvm import diverge
+
+    return diverge(args, ctx)
