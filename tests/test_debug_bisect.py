@@ -93,3 +93,32 @@ def test_bisect_correct_pipeline_says_so(engine, tmp_path, capsys):
 def test_bisect_bad_input_exit_2(tmp_path, capsys):
     assert _bisect([str(tmp_path / "missing.json")], None) == 2
     assert "missing.json" in capsys.readouterr().err
+
+
+def test_main_py_knows_the_commands():
+    import subprocess
+    import sys
+
+    for name in ("bisect", "reduce", "diverge"):
+        proc = subprocess.run([sys.executable, os.path.join(ROOT, "main.py"), name, "--help"],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0 and name in proc.stdout, proc.stderr
+
+
+@pytest.mark.e2e
+def test_bisect_stops_between_builds(engine, tmp_path):
+    path, _wrong = injected_pipeline(str(tmp_path), 24, 61, "tir")
+    args = argparse.Namespace(trust=True, rtol=1e-4, atol=1e-4, check_against="tvm", inputs=None)
+    from pipeline_model.fileformat import load_pipeline
+
+    seen = []
+
+    def on_event(name, data):
+        if name == "bisect_progress":
+            seen.append(data)
+            if len(seen) == 2:
+                engine.cancel()
+
+    reply = engine.request("bisect", bisect_cmd.bisect_request(load_pipeline(path), args), on_event=on_event)
+    assert reply["cancelled"] is True and reply["culprit_step"] is None
+    assert 1 <= reply["builds"] <= 2 and "cancelled" in reply["message"]
