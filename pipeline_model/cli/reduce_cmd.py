@@ -2,7 +2,8 @@
 
 Delta-debugging (:mod:`pipeline_model.debugging.reduce`) over the engine's candidate reductions (drop
 unreachable functions and unused PrimFuncs, cut a function after a binding and return it, turn the values
-used from earlier bindings into new parameters; :mod:`pipeline_model.engine.debugging.reduce_tvm`). Each
+used from earlier bindings into new parameters, drop unused parameters, shrink a static dimension
+everywhere; :mod:`pipeline_model.engine.debugging.reduce_tvm`). Each
 candidate is checked in the engine by the reproducer's own check (same exception type and first line, the
 same signal, no end within the timeout, or error above the tolerance); a crash or hang of a candidate ends
 that engine (the client's watchdog restarts it) and counts as what it is. Ctrl+C keeps the best module so
@@ -70,7 +71,7 @@ class EngineSide:
     def prepare(self) -> Module:
         """The reproducer's module."""
         reply = self._call("reduce_prepare", {"folder": self.folder})
-        return Module(str(reply["key"]), str(reply["module_json"]), int(reply["bindings"]))
+        return Module(str(reply["key"]), str(reply["module_json"]), int(reply["bindings"]), int(reply["elements"]))
 
     def candidates(self, module: Module) -> list[dict[str, Any]]:
         """The engine's candidate reductions of ``module``."""
@@ -81,7 +82,7 @@ class EngineSide:
         reply = self._call("reduce_apply", {**self._module_args(module), "candidate": candidate})
         if not reply.get("key"):
             return None
-        return Module(str(reply["key"]), str(reply["module_json"]), int(reply["bindings"]))
+        return Module(str(reply["key"]), str(reply["module_json"]), int(reply["bindings"]), int(reply["elements"]))
 
     def check(self, module: Module) -> bool:
         """Does ``module`` still fail as expected? A crash or hang of the engine counts as what it is."""

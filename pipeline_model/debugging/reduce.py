@@ -31,11 +31,17 @@ def halving_order(n: int, limit: int = 24) -> list[int]:
 
 @dataclass
 class Module:
-    """A module the reducer holds: its engine handle (``key``), its ``save_json`` text and its size."""
+    """A module the reducer holds: its engine handle (``key``), its ``save_json`` text and its size
+    (``bindings``, then ``elements``: the static tensor elements its Relax functions bind and take)."""
 
     key: str
     json: str
     bindings: int
+    elements: int = 0
+
+    def size(self) -> tuple[int, int, int]:
+        """What a reduction makes smaller, in order: bindings, tensor elements, JSON length."""
+        return self.bindings, self.elements, len(self.json)
 
 
 @dataclass
@@ -84,7 +90,7 @@ class Reducer:
                     self.stats.stopped = f"{self.max_checks} checks made"
                     return best
                 smaller = self.apply(best, candidate)
-                if smaller is None or (smaller.bindings >= best.bindings and len(smaller.json) >= len(best.json)):
+                if smaller is None or smaller.size() >= best.size():
                     continue
                 self.stats.checks += 1
                 if self.check(smaller):
@@ -108,6 +114,8 @@ def describe(candidate: dict[str, Any]) -> str:
         return f"cut {candidate.get('function')} after binding {candidate.get('at')} (returns it)"
     if op == "params":
         return f"bindings before {candidate.get('at')} of {candidate.get('function')} became parameters"
+    if op == "shrink":
+        return f"dimension {candidate.get('from')} became {candidate.get('to')}"
     if op == "unused_params":
         return f"dropped the unused parameters of {candidate.get('function')}"
     return str(op)

@@ -236,8 +236,8 @@ def build_and_run(mod):
     args = []
     for p in mod[entry].params:
         name = p.name if p.name in data.files else canon.get(re.sub(r"\\W", "_", p.name))
-        if name is None:  # a parameter a reduction added: seeded random values of its static shape
-            shape = [int(d) for d in p.ty.shape.values]
+        shape = [int(d) for d in p.ty.shape.values]
+        if name is None or list(data[name].shape) != shape:  # a parameter a reduction added or shrank
             dtype = str(p.ty.dtype)
             value = (rng.standard_normal(shape) if "float" in dtype else np.zeros(shape)).astype(dtype)
         else:

@@ -7,7 +7,8 @@ Candidates of a module (:func:`candidates`), each applied by :func:`apply_candid
   to a new output variable first); later bindings are dropped;
 * ``params``: the values used from bindings before ``at`` become new function parameters
   (``v = R.add(...)`` becomes ``v = v_in``), so the bindings that computed them die;
-* ``unused_params``: drop the parameters the function no longer uses.
+* ``unused_params``: drop the parameters the function no longer uses;
+* ``shrink``: a static dimension ``from`` written ``to`` (1 or half) everywhere in the module's TVMScript.
 
 A candidate is kept only when it is well formed (``relax.analysis.well_formed``). The check runs the
 reproducer's own ``attempt()``/``verdict()`` (its ``repro.py``, loaded once per folder) on the candidate in
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import runpy
 from typing import Any, Callable, Optional
 
@@ -69,7 +71,39 @@ def put(mod: Any, ctx: Any) -> dict[str, Any]:
     text = tvm.ir.save_json(mod)
     key = "reduce:" + hashlib.sha256(text.encode()).hexdigest()[:24]
     ctx.cache.put(key, mod)
-    return {"key": key, "module_json": text, "bindings": binding_count(mod)}
+    return {"key": key, "module_json": text, "bindings": binding_count(mod), "elements": element_count(mod)}
+
+
+def _static_shapes(mod: Any) -> list[list[int]]:
+    """Static shapes of the tensors the module's Relax functions take and bind."""
+    import tvm
+    from tvm import relax
+
+    shapes = []
+    for _gv, func in mod.functions_items():
+        if not isinstance(func, relax.Function):
+            continue
+        variables = list(func.params)
+        if isinstance(func.body, relax.SeqExpr):
+            variables += [b.var for block in func.body.blocks for b in block.bindings]
+        for var in variables:
+            ty = var.ty
+            if isinstance(ty, relax.TensorType) and ty.shape is not None and hasattr(ty.shape, "values"):
+                dims = [int(d) for d in ty.shape.values if isinstance(d, tvm.tirx.IntImm)]
+                if len(dims) == len(ty.shape.values):
+                    shapes.append(dims)
+    return shapes
+
+
+def element_count(mod: Any) -> int:
+    """Static tensor elements the module's Relax functions take and bind (what ``shrink`` reduces)."""
+    total = 0
+    for dims in _static_shapes(mod):
+        size = 1
+        for d in dims:
+            size *= d
+        total += size
+    return total
 
 
 def _relax_functions(mod: Any, entry: str) -> list[tuple[Any, Any]]:
@@ -93,6 +127,9 @@ def candidates(mod: Any, entry: str) -> list[dict[str, Any]]:
         out += [{"op": "cut", "function": name, "at": k} for k in halving_order(n) if k < n - 1]
         out += [{"op": "params", "function": name, "at": k} for k in halving_order(n) if k > 0]
         out.append({"op": "unused_params", "function": name})
+    dims = sorted({d for shape in _static_shapes(mod) for d in shape if d > 1}, reverse=True)
+    for d in dims:
+        out += [{"op": "shrink", "from": d, "to": to} for to in sorted({1, d // 2}) if to < d]
     return out
 
 
@@ -168,6 +205,17 @@ def _unused_params(func: Any, _at: int = 0) -> Any:
     return new
 
 
+def _shrink(mod: Any, old: int, new: int) -> Any:
+    """Every ``old`` in the module's TVMScript written as ``new`` (loop extents, shapes, ``R.shape``), parsed
+    back; a module the text does not describe whole (constants, after ``dataflow_lower``) is not shrunk."""
+    import tvm
+
+    text = mod.script()
+    if "metadata[" in text:
+        raise ValueError("the module holds constants")
+    return tvm.script.from_source(re.sub(rf"(?<![\w.]){old}(?![\w.])", str(new), text))
+
+
 def apply_candidate(mod: Any, candidate: dict[str, Any], entry: str) -> Optional[Any]:
     """The module after ``candidate``, or ``None`` when it cannot be made or is not well formed."""
     from tvm import relax
@@ -176,6 +224,8 @@ def apply_candidate(mod: Any, candidate: dict[str, Any], entry: str) -> Optional
     try:
         if op == "dce":
             new = _dce(mod, entry)
+        elif op == "shrink":
+            new = _shrink(mod, int(candidate["from"]), int(candidate["to"]))
         else:
             gv = mod.get_global_var(str(candidate.get("function")))
             func = mod[gv]
