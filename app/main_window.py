@@ -23,6 +23,7 @@ from app import settings as app_settings_mod
 from app.actions import action_specs, create_actions, fill, make_icon, menu_table
 from app.appearance import AppearanceController
 from app.autosave import AutosaveController
+from app.bisect_controller import BisectController
 from app.compare_controller import CompareController
 from app.context import AppContext
 from app.document_controller import DocumentController
@@ -147,6 +148,7 @@ class MainWindow(QMainWindow):
                                           self._step_key, current, self._profiled_modules)
         self.comparer = CompareController(ctx, self.run_controller.run_settings, self.files.open_pipeline,
                                           self.files.maybe_save)
+        self.bisector = BisectController(ctx, self.run_controller.run_settings, self.pipeline_view.select_uids)
         self.appearance = AppearanceController(ctx.settings, self, self)
         self.autosave = AutosaveController(ctx)
         self.help = HelpController(ctx, self)

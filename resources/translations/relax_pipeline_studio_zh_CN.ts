@@ -79,12 +79,54 @@
         <translation>请勾选两条或更多流水线进行比较。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location filename="../../app/bisect_controller.py" line="+76"/>
+        <source>model as loaded</source>
+        <translation>加载的模型</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>without step {0}</source>
+        <translation>去掉步骤 {0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source> Builds: {0} (budget {1}).</source>
+        <translation> 构建次数：{0}（预算 {1}）。</translation>
+    </message>
+    <message>
+        <location line="+54"/>
+        <location filename="../../app/compare_controller.py" line="+4"/>
         <source>The Build &amp; Run panel&apos;s settings are not valid (see the panel).</source>
+        <extracomment>``BisectReport`` when a bisection finished (tests, screenshots). The message when it failed.</extracomment>
         <translation>“构建并运行”面板的设置无效（请查看该面板）。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+7"/>
+        <source>Running the pipeline…</source>
+        <translation>正在运行流水线…</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Breaking step: {0} ({1})</source>
+        <translation>出错的步骤：{0}（{1}）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Find Breaking Step failed: {0}</source>
+        <translation>查找出错步骤失败：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/compare_controller.py" line="+19"/>
         <source>Building and timing {0} pipelines…</source>
         <translation>正在构建并计时 {0} 条流水线…</translation>
     </message>
@@ -250,7 +292,7 @@
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+69"/>
+        <location filename="../../app/main_window.py" line="+70"/>
         <source>Relax Pipeline Studio</source>
         <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
         <translation>Relax Pipeline Studio</translation>
@@ -337,7 +379,7 @@
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+41"/>
+        <location filename="../../app/main_window.py" line="+42"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
@@ -490,6 +532,16 @@
         <location line="+1"/>
         <source>Build and time two or more pipeline files on this model, inputs and target</source>
         <translation>在此模型、输入和目标上构建并计时两个或更多流水线文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Find Breaking &amp;Step…</source>
+        <translation>查找出错步骤(&amp;S)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Bisect the pipeline to the first step after which the built model is wrong</source>
+        <translation>二分查找流水线中第一个使构建出的模型出错的步骤</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -731,6 +783,7 @@
         <translation>正在构建并导出到 {0}…</translation>
     </message>
     <message>
+        <location filename="../../app/bisect_controller.py" line="-23"/>
         <location filename="../../app/compare_controller.py" line="-28"/>
         <location filename="../../app/run_controller.py" line="+6"/>
         <location filename="../../app/run_session.py" line="+95"/>
@@ -1140,13 +1193,13 @@
         <translation>{0}：第 {1} 次调用，共 {2} 次（再次激活可跳到下一个）</translation>
     </message>
     <message>
-        <location filename="../../app/autosave.py" line="+78"/>
+        <location filename="../../app/autosave.py" line="+83"/>
         <source>Could not write the recovery copy: {0}</source>
         <extracomment>Quiet time after an edit before the recovery copy is written. A recovery copy was written (its path).</extracomment>
         <translation>无法写入恢复副本：{0}</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location line="+66"/>
         <source>Restore unsaved changes?</source>
         <translation>恢复未保存的更改？</translation>
     </message>
@@ -1219,6 +1272,54 @@
         <location line="+1"/>
         <source>Engine memory limit:</source>
         <translation>引擎内存上限：</translation>
+    </message>
+</context>
+<context>
+    <name>BisectDialog</name>
+    <message>
+        <location filename="../../app/bisect_controller.py" line="-132"/>
+        <source>Find Breaking Step</source>
+        <translation>查找出错步骤</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Find</source>
+        <translation>查找</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Tested</source>
+        <translation>已测试</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Built</source>
+        <translation>已构建</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>max |diff| / max |ref|</source>
+        <translation>max |diff| / max |ref|</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The first step after which the built model is wrong or fails to build:</source>
+        <translation>第一个使构建出的模型出错或无法构建的步骤：</translation>
     </message>
 </context>
 <context>

@@ -225,6 +225,8 @@ class Bisection:
                 key = step["snapshot_key"]
             self.keys.append(key)
         failed = reply.get("failed_index")
+        if failed is not None and str(self.steps[failed].get("error") or "").startswith("nothing ran"):
+            raise BuildError(str(self.steps[failed].get("error")))  # refused for lack of consent: no culprit
         if failed is not None:
             step = self.steps[failed]
             report.culprit_step, report.culprit_pass_id = failed + 1, str(step.get("pass_id") or "")
