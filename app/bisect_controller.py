@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 from app.context import AppContext
 from app.engine_worker import EngineRequest
 from app.i18n import tr
-from pipeline_model.debugging.bisect import BisectReport
+from pipeline_model.debugging.bisect import BisectReport, request_bisect
 
 
 class BisectDialog(QDialog):
@@ -148,7 +148,7 @@ class BisectController(QObject):
             return False
 
         def call(client: Any, on_event: Callable[[str, dict], None]) -> dict:
-            return client.request("bisect", args, on_event=on_event)
+            return request_bisect(client, args, on_event=on_event)
 
         self.dialog.table.setRowCount(0)
         self.dialog.set_busy(True, tr("Running the pipeline…"))

@@ -56,6 +56,29 @@ def transform(mod):
 '''
 
 
+#: A TIR-level rewrite that crashes at run time: the ReLU's store goes 2**40 rows past its buffer (SIGSEGV).
+TIR_CRASH = '''import re
+
+import tvm
+from tvm import tirx
+
+
+def transform(mod):
+    out = tvm.IRModule(dict(mod.functions_items()), attrs=mod.attrs)
+    for gv, func in mod.functions_items():
+        text = func.script() if isinstance(func, tirx.PrimFunc) else ""
+        if "T.max(" in text:
+            lines = text.splitlines()
+            for i, line in enumerate(lines):
+                if "T.max(" in line and "] = " in line:
+                    lines[i] = re.sub(r"(\\w+)\\[(\\w+),", r"\\1[\\2 + T.int64(1099511627776),", line, count=1)
+                    break
+            out[gv] = tvm.script.from_source("\\n".join(lines))
+            break
+    return out
+'''
+
+
 def tag_source(number: int) -> str:
     """A harmless custom step that changes the module (a module attribute), so every step is a candidate."""
     return f'''def transform(mod):
@@ -76,8 +99,8 @@ def _step(pass_id: str, number: int) -> Step:
 def injected_pipeline(folder: str, n: int, seed: int, level: str, model: str = "builtin:mlp",
                       name: str = "injected") -> tuple[str, int]:
     """Write a pipeline of ``n`` steps (LegalizeOps, AnnotateTIROpPattern, FuseOps, FuseTIR, harmless
-    steps) with one wrong custom step (``level``: ``"relax"`` before LegalizeOps, ``"tir"`` after it, or
-    ``"none"``); returns ``(path, 1-based position of the wrong step or 0)``."""
+    steps) with one wrong custom step (``level``: ``"relax"`` before LegalizeOps, ``"tir"`` after it,
+    ``"crash"`` after it and crashing at run time, or ``"none"``); returns ``(path, 1-based position of the wrong step or 0)``."""
     rng = random.Random(seed)
     fixed = 4 + (0 if level == "none" else 1)
     free = n - fixed
@@ -91,8 +114,8 @@ def injected_pipeline(folder: str, n: int, seed: int, level: str, model: str = "
     if level == "relax":
         wrong = Step("custom.python", {"source": RELAX_WRONG})
         pre.insert(rng.randint(0, len(pre)), wrong)
-    elif level == "tir":
-        wrong = Step("custom.python", {"source": TIR_WRONG})
+    elif level in ("tir", "crash"):
+        wrong = Step("custom.python", {"source": TIR_WRONG if level == "tir" else TIR_CRASH})
         post.insert(rng.randint(0, len(post)), wrong)
     steps = pre + [Step("relax.LegalizeOps")] + post
     assert len(steps) == n, (len(steps), n)

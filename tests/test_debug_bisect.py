@@ -122,3 +122,25 @@ def test_bisect_stops_between_builds(engine, tmp_path):
     reply = engine.request("bisect", bisect_cmd.bisect_request(load_pipeline(path), args), on_event=on_event)
     assert reply["cancelled"] is True and reply["culprit_step"] is None
     assert 1 <= reply["builds"] <= 2 and "cancelled" in reply["message"]
+
+
+@pytest.mark.e2e
+def test_bisect_survives_modules_that_crash_the_engine(engine, tmp_path, capsys):
+    """A TIR rewrite whose store lands 2**40 rows out of its buffer: every module after it kills the engine when
+    it runs. Each crash is a failing test; the request goes on in a fresh engine without building anything twice;
+    the reproducer dies the same way in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    n = random.Random(25).randint(8, 40)
+    path, wrong = injected_pipeline(str(tmp_path), n, 25, "crash")
+    folder = str(tmp_path / "repro")
+    assert _bisect([path, "--trust", "--json", "--reproducer", folder], engine) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["culprit_step"] == wrong, out
+    assert out["builds"] <= math.ceil(math.log2(n)) + 2
+    assert len({(t["mode"], t["position"]) for t in out["tested"]}) == len(out["tested"])
+    assert any("SIGSEGV" in (t["error"] or "") for t in out["tested"])
+    proc = subprocess.run([sys.executable, os.path.join(folder, "repro.py")], cwd=str(tmp_path),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "signal 11" in proc.stdout, proc.stdout + proc.stderr

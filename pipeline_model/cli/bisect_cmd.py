@@ -95,7 +95,7 @@ def _fail(message: str, as_json: bool, code: int) -> int:
 
 def main(args: argparse.Namespace, client: Any = None) -> int:
     """Bisect the pipeline; returns the exit code (0 correct, 1 culprit found or failure, 2 bad input)."""
-    from pipeline_model.debugging.bisect import BisectReport
+    from pipeline_model.debugging.bisect import BisectReport, request_bisect
     from pipeline_model.engine.client import EngineClient, EngineError
 
     doc, problem = load_document(args)
@@ -120,7 +120,7 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
             print(f"bisect {doc.name!r}: model {doc.model}, target {target_label(doc.target)}, "
                   f"{sum(1 for s in doc.steps if s.enabled)} enabled step(s)")
         try:
-            reply = client.request("bisect", bisect_request(doc, args), on_event=progress)
+            reply = request_bisect(client, bisect_request(doc, args), on_event=progress)
         except EngineError as exc:
             message = exc.message.split(": ", 1)[1] if exc.message.startswith("BuildError: ") else exc.message
             code = EXIT_BAD_INPUT if message.startswith(("inputs file", "input ")) else EXIT_FAILED

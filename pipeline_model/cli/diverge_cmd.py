@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from pipeline_model.cli.bisect_cmd import bisect_request, load_document
+from pipeline_model.debugging.bisect import request_bisect
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -84,7 +85,7 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
         step = args.step
         try:
             if step is None:
-                found = client.request("bisect", request)
+                found = request_bisect(client, request)
                 if found.get("culprit_step") is None:
                     return _fail(found.get("message") or "bisect named no step: give --step", args.json, EXIT_FAILED)
                 step = int(found["culprit_step"])

@@ -64,9 +64,12 @@ def save_for_report(client: Any, doc: PipelineDocument, report: Any, args: argpa
     error = str(failure.get("error") or "")
     if report.method == "run":
         kind = reproducer.failure_kind(error)
+    elif failure.get("kind") == "crash":
+        kind = reproducer.KIND_CRASH  # building and running the module after the step killed the engine
     else:
         kind = reproducer.KIND_NUMERIC if failure.get("kind") == "numeric" else reproducer.KIND_BUILD
     request = _request(doc, args, int(report.culprit_step) - 1, kind, folder, error)
+    request["run_after"] = report.method != "run" and kind == reproducer.KIND_CRASH
     return str(client.request("save_reproducer", request)["folder"])
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 PASS, FAIL, SKIP = "pass", "fail", "skip"
 
@@ -159,3 +159,39 @@ class BisectReport:
         out.append(self.message)
         out.append(f"builds: {self.builds} (budget without skips: {self.max_builds})")
         return out
+
+
+def request_bisect(client: Any, args: dict[str, Any],
+                   on_event: Optional[Callable[[str, dict[str, Any]], None]] = None, max_crashes: int = 16) -> dict[str, Any]:
+    """Send the engine's ``bisect`` request through ``client`` (an ``EngineClient``). When a tested module
+    crashes the engine (or hangs past the watchdog), the client restarts it and this sends the request again
+    with what was found so far (``known``: each tested module's result from the ``bisect_tested`` events, the
+    crashed one as ``kind: "crash"``, a failing module), so a crash is a result and nothing is built twice."""
+    from pipeline_model.engine.client import EngineCrashed
+
+    known: list[dict[str, Any]] = list(args.get("known") or [])
+    current: dict[str, Any] = {}
+
+    def listen(name: str, data: dict[str, Any]) -> None:
+        if name == "bisect_progress" and "position" in data:
+            current.clear()
+            current.update(data)
+        elif name == "bisect_tested":
+            known.append({"mode": data.get("mode"), "position": data.get("position"), "result": data.get("result")})
+            current.clear()
+        if on_event is not None:
+            on_event(name, data)
+
+    crashes = 0
+    while True:
+        current.clear()
+        try:
+            return dict(client.request("bisect", dict(args, known=list(known)), on_event=listen))
+        except EngineCrashed as exc:
+            crashes += 1
+            if getattr(exc, "cancelled", False) or not current or crashes > max_crashes:
+                raise
+            what = str(exc.message).split("\n", 1)[0]
+            known.append({"mode": current.get("mode", "prefix"), "position": current["position"],
+                          "result": {"built": True, "ran": False, "kind": "crash", "error": what,
+                                     "max_abs_over_ref": None, "ms": 0.0}})

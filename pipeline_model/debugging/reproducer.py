@@ -275,7 +275,7 @@ def attempt():
             passed, ratio = compare(build_and_run(apply_steps(mod)), ref)
             return {{"what": "numeric", "failed": not passed, "ratio": ratio}}
         after = apply_steps(mod)
-        if EXPECTED["kind"] == "build":
+        if EXPECTED["kind"] == "build" or EXPECTED.get("run_after"):
             build_and_run(after)
     except Exception as exc:
         return {{"what": "exception", "type": type(exc).__name__, "line": error_line(exc)}}
@@ -392,7 +392,8 @@ def describe_expected(expected: dict[str, Any]) -> str:
     """Words for an ``EXPECTED`` dict."""
     kind = expected.get("kind")
     if kind == KIND_CRASH:
-        return f"the process dies with signal {expected.get('signal')}"
+        when = "when the module after the step is built and run" if expected.get("run_after") else "while the step runs"
+        return f"the process dies with signal {expected.get('signal')} {when}"
     if kind == KIND_HANG:
         return f"the step does not finish within {expected.get('timeout')} s"
     if kind == KIND_NUMERIC:

@@ -32,7 +32,8 @@ def handle_save_reproducer(args: dict, ctx: "WorkerContext") -> dict:
 
     args: ``run`` (run arguments), ``step_index`` (0-based, the failing step), ``kind`` (``exception``,
     ``crash``, ``hang``, ``numeric``, ``build``), ``error``, ``traceback``, ``timeout_s`` (hang), ``check``,
-    ``inputs``, ``function`` (numeric/build), ``out_dir`` (absolute; written with ``safe_write``).
+    ``inputs``, ``function`` (numeric/build), ``run_after`` (a crash when the module after the step is built and run),
+    ``out_dir`` (absolute; written with ``safe_write``).
     The failing step itself is not run. Reply: ``folder``, ``files``, ``kind``, ``bindings``, ``note``.
     """
     from pipeline_model.engine.debugging.reproducer_tvm import save

@@ -145,7 +145,7 @@ def classify(result: dict[str, Any], failure: dict[str, Any]) -> str:
     kind = result.get("kind")
     if kind is None:
         return PASS
-    if kind in ("numeric", "run"):
+    if kind in ("numeric", "run", "crash"):
         return FAIL
     if failure.get("kind") == "build" and first_line(result.get("error")) == failure.get("first_line"):
         return FAIL
@@ -171,6 +171,21 @@ class Bisection:
         self.keys: list[Optional[str]] = []  # key of the module after each doc step (or before, when not run)
         self.candidates: list[int] = []  # doc indices of the steps that changed the module
         self.input_key: Optional[str] = None
+        # Results of an earlier engine that died during this bisection (a tested module crashed or hung it), by
+        # (mode, position): the client sends them again, so nothing is built twice (``request_bisect``).
+        self.known = {(str(k.get("mode") or "prefix"), int(k["position"])): dict(k["result"])
+                      for k in args.get("known") or []}
+        self.tester.builds = len(self.known)
+
+    def evaluate(self, mode: str, position: int, mod: Any) -> dict[str, Any]:
+        """:meth:`Tester.evaluate`, or the result an earlier engine found (or died of) for the same module;
+        a ``bisect_tested`` event carries each new result to the client."""
+        known = self.known.get((mode, position))
+        if known is not None:
+            return known
+        result = self.tester.evaluate(mod)
+        self.ctx.emit("bisect_tested", {"mode": mode, "position": position, "result": result})
+        return result
 
     def emit(self, message: str, **extra: Any) -> None:
         """A ``bisect_progress`` event (GUI progress) with the counts so far."""
@@ -248,8 +263,8 @@ class Bisection:
 
     def _test_position(self, position: int, failure: Optional[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
         step, pass_id = self.step_of(position)
-        self.emit(f"testing the module after step {step} ({pass_id})", step=step)
-        result = self.tester.evaluate(self.module(self.key_at(position)))
+        self.emit(f"testing the module after step {step} ({pass_id})", step=step, position=position, mode="prefix")
+        result = self.evaluate("prefix", position, self.module(self.key_at(position)))
         outcome = classify(result, failure) if failure is not None else (PASS if result["kind"] is None else FAIL)
         self.report.tested.append(_tested(position, step, pass_id, outcome, result))
         return outcome, result
@@ -305,7 +320,8 @@ class Bisection:
             steps = [dict(s) for s in self.tester.run_args.get("steps") or []]
             steps[index]["enabled"] = False
             step, pass_id = self.step_of(position)
-            self.emit(f"testing the pipeline without step {step} ({pass_id})", step=step)
+            self.emit(f"testing the pipeline without step {step} ({pass_id})", step=step, position=position,
+                      mode="without")
             reply = self.tester.run_steps(steps)
             if reply.get("error") or reply.get("failed_index") is not None:
                 self.report.tested.append(TestedStep(position, step, pass_id, SKIP, mode="without",
@@ -315,7 +331,7 @@ class Bisection:
             for item in reply.get("steps") or []:
                 if item.get("state") in _DONE_STATES and item.get("snapshot_key"):
                     final = item["snapshot_key"]
-            result = self.tester.evaluate(self.module(str(final)))
+            result = self.evaluate("without", position, self.module(str(final)))
             outcome = classify(result, failure)
             self.report.tested.append(_tested(position, step, pass_id, outcome, result, mode="without"))
             if outcome == PASS:

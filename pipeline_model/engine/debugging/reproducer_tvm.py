@@ -128,7 +128,8 @@ def save(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
     check = dict(args.get("check") or {})
     extra: dict[str, Any] = {}
     function = str(args.get("function") or "main")
-    if kind in (reproducer.KIND_NUMERIC, reproducer.KIND_BUILD):
+    run_after = bool(args.get("run_after"))
+    if kind in (reproducer.KIND_NUMERIC, reproducer.KIND_BUILD) or run_after:
         after = module_after(run_args, index, ctx) if kind == reproducer.KIND_NUMERIC else None
         extra["inputs.npz"], function = argument_file(args, ctx, before, after)
     if json_text is not None:
@@ -138,6 +139,8 @@ def save(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         kind, error, str(args.get("traceback") or ""), timeout_s=args.get("timeout_s"),
         signal_number=reproducer.crash_signal(error) if kind == reproducer.KIND_CRASH else None,
         rtol=float(check.get("rtol", 1e-4)), atol=float(check.get("atol", 1e-4)), function=function)
+    if run_after:
+        expected["run_after"] = True
     spec = reproducer.ReproSpec(
         kind=kind, expected=expected, target=dict(run_args.get("target") or {"kind": "llvm"}),
         pass_context=_pass_context(run_args), module_text=text, step_index=index, pass_id=pass_id, params=params,
