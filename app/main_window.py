@@ -24,6 +24,7 @@ from app.actions import action_specs, create_actions, fill, make_icon, menu_tabl
 from app.appearance import AppearanceController
 from app.autosave import AutosaveController
 from app.bisect_controller import BisectController
+from app.reproducer_controller import ReproducerController
 from app.compare_controller import CompareController
 from app.context import AppContext
 from app.document_controller import DocumentController
@@ -149,6 +150,7 @@ class MainWindow(QMainWindow):
         self.comparer = CompareController(ctx, self.run_controller.run_settings, self.files.open_pipeline,
                                           self.files.maybe_save)
         self.bisector = BisectController(ctx, self.run_controller.run_settings, self.pipeline_view.select_uids)
+        self.reproducers = ReproducerController(ctx, self.step_model.result, current, self.run_controller.run_settings)
         self.appearance = AppearanceController(ctx.settings, self, self)
         self.autosave = AutosaveController(ctx)
         self.help = HelpController(ctx, self)

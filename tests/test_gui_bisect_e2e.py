@@ -35,3 +35,33 @@ def test_find_breaking_step_selects_the_culprit(studio, tmp_path):
     assert dialog.table.rowCount() == len(report.tested) and f"step {wrong}" in dialog.status.text()
     assert dialog.find_button.isEnabled() and not dialog.stop_button.isEnabled()
     dialog.close()
+
+
+def test_save_reproducer_of_the_failed_step(studio, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from pipeline_model.document import PipelineDocument, Step
+    from pipeline_model.fileformat import save_pipeline
+
+    win = studio
+    source = "def transform(mod):\n    raise ValueError('boom in the GUI')\n"
+    doc = PipelineDocument(name="fails", model="builtin:mlp", target={"kind": "llvm"},
+                           steps=[Step("relax.LegalizeOps"), Step("custom.python", {"source": source})])
+    path = str(tmp_path / "fails.json")
+    save_pipeline(doc, path)
+    win.ctrl.undo_stack.setClean()
+    assert win.files.open_pipeline(path, remember=False)
+    assert qt_wait(lambda: win.reproducers.failed_step() is not None and not win.act_stop.isEnabled(), 240_000)
+    assert win.reproducers.failed_step()[0] == 1
+    done: list = []
+    win.reproducers.saved.connect(done.append)
+    win.reproducers.failed.connect(done.append)
+    folder = str(tmp_path / "repro")
+    assert win.reproducers.save(folder)
+    assert qt_wait(lambda: bool(done), 120_000)
+    assert done[0] == folder
+    proc = subprocess.run([sys.executable, os.path.join(folder, "repro.py")], cwd=str(tmp_path),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "ValueError: boom in the GUI" in proc.stdout, proc.stdout + proc.stderr

@@ -35,18 +35,15 @@ def check_folder(folder: str) -> Optional[str]:
 
 
 def _request(doc: PipelineDocument, args: argparse.Namespace, index: int, kind: str, folder: str,
-             error: str = "", traceback: str = "") -> dict[str, Any]:
+             error: str = "", traceback: str = "", run_after: bool = False) -> dict[str, Any]:
     from pipeline_model.engine.client import EngineClient
 
-    request: dict[str, Any] = {
-        "run": EngineClient.run_args(doc, trust_custom_code=bool(getattr(args, "trust", False))),
-        "step_index": index, "kind": kind, "error": error, "traceback": traceback,
-        "timeout_s": float(getattr(args, "timeout", 600.0) or 600.0), "out_dir": os.path.abspath(folder),
-        "check": {"rtol": float(getattr(args, "rtol", 1e-4)), "atol": float(getattr(args, "atol", 1e-4))},
-    }
     inputs = getattr(args, "inputs", None)
-    request["inputs"] = {"path": os.path.abspath(inputs)} if inputs else {"seed": 0}
-    return request
+    return reproducer.save_request(
+        EngineClient.run_args(doc, trust_custom_code=bool(getattr(args, "trust", False))), index, kind, folder,
+        error=error, traceback=traceback, timeout_s=reproducer.hang_seconds(error) or getattr(args, "timeout", None),
+        rtol=float(getattr(args, "rtol", 1e-4)), atol=float(getattr(args, "atol", 1e-4)),
+        inputs={"path": os.path.abspath(inputs)} if inputs else None, run_after=run_after)
 
 
 def save_for_run(client: Any, doc: PipelineDocument, result: Any, args: argparse.Namespace) -> str:
@@ -68,8 +65,8 @@ def save_for_report(client: Any, doc: PipelineDocument, report: Any, args: argpa
         kind = reproducer.KIND_CRASH  # building and running the module after the step killed the engine
     else:
         kind = reproducer.KIND_NUMERIC if failure.get("kind") == "numeric" else reproducer.KIND_BUILD
-    request = _request(doc, args, int(report.culprit_step) - 1, kind, folder, error)
-    request["run_after"] = report.method != "run" and kind == reproducer.KIND_CRASH
+    request = _request(doc, args, int(report.culprit_step) - 1, kind, folder, error,
+                       run_after=report.method != "run" and kind == reproducer.KIND_CRASH)
     return str(client.request("save_reproducer", request)["folder"])
 
 

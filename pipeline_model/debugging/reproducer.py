@@ -115,6 +115,25 @@ def exception_type(text: str) -> Optional[str]:
     return found[-1].rsplit(".", 1)[-1] if found else None
 
 
+def hang_seconds(error: str) -> Optional[float]:
+    """The watchdog limit a hang message names (``did not finish within 20 s``), if any."""
+    match = re.search(r"did not finish within ([0-9.]+) s", error or "")
+    return float(match.group(1)) if match else None
+
+
+def save_request(run: dict[str, Any], index: int, kind: str, folder: str, *, error: str = "", traceback: str = "",
+                 timeout_s: Optional[float] = None, rtol: float = 1e-4, atol: float = 1e-4,
+                 inputs: Optional[dict[str, Any]] = None, run_after: bool = False) -> dict[str, Any]:
+    """The engine's ``save_reproducer`` request for step ``index`` (0-based) of the pipeline whose ``run``
+    arguments are given (CLI and GUI). A hang's timeout defaults to the limit its message names."""
+    if timeout_s is None:
+        timeout_s = hang_seconds(error) or 60.0
+    return {"run": run, "step_index": int(index), "kind": kind, "error": error, "traceback": traceback,
+            "timeout_s": float(timeout_s), "out_dir": os.path.abspath(folder),
+            "check": {"rtol": float(rtol), "atol": float(atol)}, "inputs": dict(inputs or {"seed": 0}),
+            "run_after": bool(run_after)}
+
+
 def crash_signal(error: str) -> int:
     """The signal number a crash message names (``signal SIGSEGV``), 11 when it names none."""
     import signal

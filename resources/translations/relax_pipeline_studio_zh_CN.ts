@@ -292,7 +292,7 @@
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+70"/>
+        <location filename="../../app/main_window.py" line="+71"/>
         <source>Relax Pipeline Studio</source>
         <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
         <translation>Relax Pipeline Studio</translation>
@@ -379,7 +379,7 @@
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+42"/>
+        <location filename="../../app/main_window.py" line="+43"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
@@ -542,6 +542,16 @@
         <location line="+1"/>
         <source>Bisect the pipeline to the first step after which the built model is wrong</source>
         <translation>二分查找流水线中第一个使构建出的模型出错的步骤</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Save &amp;Reproducer of Failed Step…</source>
+        <translation>保存失败步骤的复现包(&amp;R)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A folder with a standalone repro.py of plain TVM calls that fails the same way</source>
+        <translation>一个文件夹，含只用 TVM 调用、以同样方式失败的独立 repro.py</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1272,6 +1282,32 @@
         <location line="+1"/>
         <source>Engine memory limit:</source>
         <translation>引擎内存上限：</translation>
+    </message>
+    <message>
+        <location filename="../../app/reproducer_controller.py" line="+53"/>
+        <source>No step failed in the last run: nothing to reproduce.</source>
+        <extracomment>The folder when a reproducer was written. The message when it could not be written.</extracomment>
+        <translation>上次运行没有失败的步骤：无需复现。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Save Reproducer Into</source>
+        <translation>复现包保存到</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Saving a reproducer of step {0}…</source>
+        <translation>正在保存步骤 {0} 的复现包…</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Reproducer saved to {0} (python repro.py)</source>
+        <translation>复现包已保存到 {0}（python repro.py）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>No reproducer: {0}</source>
+        <translation>未能保存复现包：{0}</translation>
     </message>
 </context>
 <context>
