@@ -144,3 +144,27 @@ def test_bisect_survives_modules_that_crash_the_engine(engine, tmp_path, capsys)
     proc = subprocess.run([sys.executable, os.path.join(folder, "repro.py")], cwd=str(tmp_path),
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1 and "signal 11" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.mark.e2e
+def test_when_every_module_fails_no_step_is_blamed(engine, tmp_path, capsys):
+    # A tolerance nothing meets: every prefix fails, the model as loaded too, and leaving steps out does not help.
+    from pipeline_model.fileformat import load_pipeline
+
+    path, _ = injected_pipeline(str(tmp_path), 8, 26, "none")
+    args = argparse.Namespace(trust=True, rtol=0.0, atol=-1.0, check_against="tvm", inputs=None)
+    reply = engine.request("bisect", bisect_cmd.bisect_request(load_pipeline(path), args))
+    assert reply["ok"] is False and reply["culprit_step"] is None and "no step to blame" in reply["message"]
+    modes = [(t["mode"], t["step"]) for t in reply["tested"]]
+    assert ("prefix", 0) in modes and sum(1 for m, _ in modes if m == "without") == len(reply["candidates"])
+    assert _bisect([path, "--trust", "--atol", "-1"], engine) == 2
+    assert "--rtol and --atol" in capsys.readouterr().err
+
+
+@pytest.mark.e2e
+def test_bisect_against_the_framework(engine, tmp_path, capsys):
+    pytest.importorskip("onnxruntime")
+    path, wrong = injected_pipeline(str(tmp_path), 12, 27, "tir", model=CNN)
+    assert _bisect([path, "--trust", "--json", "--check-against", "framework"], engine) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["culprit_step"] == wrong and out["reference"].startswith("onnxruntime")

@@ -101,6 +101,8 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
     doc, problem = load_document(args)
     if doc is None:
         return _fail(problem or "bad input", args.json, EXIT_BAD_INPUT)
+    if args.rtol < 0 or args.atol < 0:
+        return _fail("--rtol and --atol must be >= 0", args.json, EXIT_BAD_INPUT)
     if args.reproducer:
         from pipeline_model.cli import reproducer_io
 

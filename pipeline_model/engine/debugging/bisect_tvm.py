@@ -263,7 +263,8 @@ class Bisection:
 
     def _test_position(self, position: int, failure: Optional[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
         step, pass_id = self.step_of(position)
-        self.emit(f"testing the module after step {step} ({pass_id})", step=step, position=position, mode="prefix")
+        what = f"the module after step {step} ({pass_id})" if position else "the model as loaded"
+        self.emit(f"testing {what}", step=step, position=position, mode="prefix")
         result = self.evaluate("prefix", position, self.module(self.key_at(position)))
         outcome = classify(result, failure) if failure is not None else (PASS if result["kind"] is None else FAIL)
         self.report.tested.append(_tested(position, step, pass_id, outcome, result))
@@ -288,9 +289,15 @@ class Bisection:
             position = plan.next_position()
         report.skipped = sorted(self.step_of(p)[0] for p in plan.skipped)
         first, last = plan.culprit_range() or (n, n)
-        any_pass = any(o == PASS for o in plan.outcomes.values())
-        lowered = _is_vm_lowered(self.module(self.key_at(n)))
-        if first != last or (n > 1 and not any_pass) or (last == n and lowered and n > 1):
+        if first == last and not any(o == PASS for o in plan.outcomes.values()):
+            # Every tested prefix failed: is the model as loaded (completed the same way) good?
+            if self._test_position(0, failure)[0] != PASS:
+                if not self._leave_one_out(first, last, n, failure):
+                    report.message = ("every module fails, the model as loaded (completed with the stock lowering) "
+                                      "too, and leaving single steps out does not help: no step to blame "
+                                      f"({failure['first_line']})")
+                return
+        elif first != last or (last == n and n > 1 and _is_vm_lowered(self.module(self.key_at(n)))):
             if self._leave_one_out(first, last, n, failure):
                 return
         if first == last:
