@@ -92,6 +92,8 @@ def action_specs(w: Any) -> list[ActionSpec]:
                    tip=tr("Build and time two or more pipeline files on this model, inputs and target")),
         ActionSpec("act_bisect", tr("Find Breaking &Step…"), w.bisector.show_dialog,
                    tip=tr("Bisect the pipeline to the first step after which the built model is wrong")),
+        ActionSpec("act_diverge", tr("Where Values &Diverge…"), w.diverger.show_dialog,
+                   tip=tr("Every intermediate value before and after the selected step, the first diverging one marked")),
         ActionSpec("act_save_reproducer", tr("Save &Reproducer of Failed Step…"), w.reproducers.save_dialog,
                    tip=tr("A folder with a standalone repro.py of plain TVM calls that fails the same way")),
         ActionSpec("act_pass_context", tr("&PassContext…"), w.pass_context.show_dialog,
@@ -131,7 +133,8 @@ def menu_table(w: Any) -> dict[str, list[Optional[QAction]]]:
     return {
         "edit": [w.act_undo, w.act_redo, None, w.act_duplicate, w.act_delete, None, w.act_preferences],
         "run": [w.act_run, w.act_run_to, w.act_stop, w.act_restart_engine, None, w.act_build, w.act_compare,
-                w.act_compare_many, w.act_bisect, w.act_save_reproducer, None, w.act_auto],
+                w.act_compare_many, w.act_bisect, w.act_diverge, w.act_save_reproducer, None,
+                w.act_auto],
         "view": [w.act_fit, None, w.act_find, w.act_find_next, w.act_find_prev, None, w.act_expand_all,
                  w.act_collapse_all, w.act_overview, w.act_heat],
         "toolbar": [w.act_new, w.act_open, w.act_save, None, w.act_undo, w.act_redo, None, w.act_run, w.act_run_to,

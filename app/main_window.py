@@ -26,6 +26,7 @@ from app.autosave import AutosaveController
 from app.bisect_controller import BisectController
 from app.reproducer_controller import ReproducerController
 from app.compare_controller import CompareController
+from app.diverge_controller import DivergeController
 from app.context import AppContext
 from app.document_controller import DocumentController
 from app.engine_worker import QtEngineWorker, load_cached_catalogue
@@ -151,6 +152,8 @@ class MainWindow(QMainWindow):
                                           self.files.maybe_save)
         self.bisector = BisectController(ctx, self.run_controller.run_settings, self.pipeline_view.select_uids)
         self.reproducers = ReproducerController(ctx, self.step_model.result, current, self.run_controller.run_settings)
+        self.diverger = DivergeController(ctx, self.run_controller.run_settings, current,
+                                          lambda node: self.graph_view.select_node(node, center=True))
         self.appearance = AppearanceController(ctx.settings, self, self)
         self.autosave = AutosaveController(ctx)
         self.help = HelpController(ctx, self)

@@ -65,3 +65,24 @@ def test_save_reproducer_of_the_failed_step(studio, tmp_path):
     proc = subprocess.run([sys.executable, os.path.join(folder, "repro.py")], cwd=str(tmp_path),
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1 and "ValueError: boom in the GUI" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_where_values_diverge_marks_the_rewritten_binding(studio, tmp_path):
+    win = studio
+    path, wrong = injected_pipeline(str(tmp_path), 9, 72, "relax")
+    win.ctrl.undo_stack.setClean()
+    assert win.files.open_pipeline(path, remember=False)
+    assert qt_wait(lambda: not win.act_stop.isEnabled(), 240_000)
+    win.pipeline_view.select_uids([win.ctrl.doc.steps[wrong - 1].uid])
+    replies: list = []
+    win.diverger.finished.connect(replies.append)
+    win.diverger.failed.connect(replies.append)
+    assert win.diverger.show_dialog()
+    assert qt_wait(lambda: bool(replies), 240_000)
+    reply = replies[0]
+    assert not isinstance(reply, str), reply
+    assert reply["first_divergent"] == "add"
+    dialog = win.diverger.dialog
+    rows = [dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount())]
+    assert dialog.table.currentRow() == rows.index("add") and "add" in dialog.status.text()
+    dialog.close()

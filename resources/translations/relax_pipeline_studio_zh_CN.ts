@@ -292,7 +292,7 @@
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+71"/>
+        <location filename="../../app/main_window.py" line="+72"/>
         <source>Relax Pipeline Studio</source>
         <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
         <translation>Relax Pipeline Studio</translation>
@@ -379,7 +379,7 @@
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+43"/>
+        <location filename="../../app/main_window.py" line="+45"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
@@ -542,6 +542,16 @@
         <location line="+1"/>
         <source>Bisect the pipeline to the first step after which the built model is wrong</source>
         <translation>二分查找流水线中第一个使构建出的模型出错的步骤</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Where Values &amp;Diverge…</source>
+        <translation>数值在何处偏离(&amp;D)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Every intermediate value before and after the selected step, the first diverging one marked</source>
+        <translation>比较所选步骤前后的每个中间值，并标出第一个偏离的值</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1309,6 +1319,47 @@
         <source>No reproducer: {0}</source>
         <translation>未能保存复现包：{0}</translation>
     </message>
+    <message>
+        <location filename="../../app/diverge_controller.py" line="+64"/>
+        <source>ok</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>DIVERGES</source>
+        <translation>偏离</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no counterpart</source>
+        <translation>无对应节点</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Step {0} ({1}): first diverging node: {2}</source>
+        <translation>步骤 {0}（{1}）：第一个偏离的节点：{2}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Step {0} ({1}): no node diverges beyond the tolerance.</source>
+        <translation>步骤 {0}（{1}）：没有节点超出容差。</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>Select the step to look at (and check the Build &amp; Run panel&apos;s settings).</source>
+        <extracomment>The reply when it finished (tests). The message when it failed.</extracomment>
+        <translation>请选择要查看的步骤（并检查“构建并运行”面板的设置）。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Building and running the modules before and after step {0}…</source>
+        <translation>正在构建并运行步骤 {0} 前后的模块…</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Where Values Diverge failed: {0}</source>
+        <translation>数值偏离分析失败：{0}</translation>
+    </message>
 </context>
 <context>
     <name>BisectDialog</name>
@@ -1623,6 +1674,40 @@
         <location line="+43"/>
         <source>All functions</source>
         <translation>所有函数</translation>
+    </message>
+</context>
+<context>
+    <name>DivergeDialog</name>
+    <message>
+        <location filename="../../app/diverge_controller.py" line="-122"/>
+        <source>Where Values Diverge</source>
+        <extracomment>Item data: the graph node id of a row.</extracomment>
+        <translation>数值在何处偏离</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Calls</source>
+        <translation>调用</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Shape</source>
+        <translation>形状</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>max |diff| / max |ref|</source>
+        <translation>max |diff| / max |ref|</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Status</source>
+        <translation>状态</translation>
     </message>
 </context>
 <context>

@@ -79,6 +79,17 @@ def callees(mod: Any, func_name: str) -> dict[str, str]:
     return out
 
 
+def graph_ids(mod: Any, func_name: str) -> dict[str, str]:
+    """Binding name -> node id in the graph the app draws of ``func_name`` (:mod:`pipeline_model.ir_graph`)."""
+    from pipeline_model import ir_graph
+
+    try:
+        graph = ir_graph.extract_graph_json(mod, func_name)
+    except Exception:  # noqa: BLE001 - a module the graph extractor cannot walk: no ids
+        return {}
+    return {str(n["name"]): str(n["id"]) for n in graph["nodes"] if n.get("kind") == "binding"}
+
+
 def _values(tester: Tester, mod: Any, what: str) -> tuple[dict[str, np.ndarray], list[str], str]:
     func_name, arrays, _ref, _described = tester.arguments(mod)
     if _is_vm_lowered(mod):
@@ -106,10 +117,11 @@ def diverge(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
     got, got_names, _ = _values(tester, after, "after")
     rows, first = [], None
     calls = callees(after, func_name)
+    ids = graph_ids(after, func_name)
     for name in got_names:
         value = got[name]
-        row: dict[str, Any] = {"name": name, "callee": calls.get(name, ""), "shape": list(value.shape),
-                               "dtype": str(value.dtype)}
+        row: dict[str, Any] = {"name": name, "callee": calls.get(name, ""), "node_id": ids.get(name),
+                               "shape": list(value.shape), "dtype": str(value.dtype)}
         other = ref.get(name)
         if other is None or other.shape != value.shape:
             row["status"] = "no counterpart"
