@@ -41,6 +41,9 @@ COMMANDS = {
     "export": "export_cmd",
     "env": "env_cmd",
     "compare": "compare_cmd",
+    "bisect": "bisect_cmd",
+    "reduce": "reduce_cmd",
+    "diverge": "diverge_cmd",
 }
 
 

@@ -24,7 +24,10 @@ from app import window_layout
 from app.actions import action_specs, create_actions, fill, make_icon, menu_table
 from app.appearance import AppearanceController
 from app.autosave import AutosaveController
+from app.bisect_controller import BisectController
+from app.reproducer_controller import ReproducerController
 from app.compare_controller import CompareController
+from app.diverge_controller import DivergeController
 from app.context import AppContext
 from app.document_controller import DocumentController
 from app.engine_worker import QtEngineWorker, load_cached_catalogue
@@ -35,7 +38,7 @@ from app.i18n import tr
 from app.panels import GraphArea, PipelinePanel, scrolled
 from app.pass_context_controller import PassContextController
 from app.pipeline_editor import PipelineEditor
-from app.profile_controller import ProfileController
+from app.profile_controller import ProfileController, profiled_modules
 from app.run_controller import RunController
 from app.run_session import RunSession
 from app.step_inspector import StepInspector
@@ -44,7 +47,7 @@ from widgets.pass_palette import PassPalette
 from widgets.profile_view import ProfileView
 from widgets.run_panel import RunPanel
 from widgets.stable_label import StableLabel
-from widgets.step_model import QtPipelineModel, TitleRole
+from widgets.step_model import QtPipelineModel
 from widgets.tuning_panel import TuningPanel
 
 
@@ -136,9 +139,15 @@ class MainWindow(QMainWindow):
         self.files = FileController(ctx, self.editor.set_model)
         self.pass_context = PassContextController(ctx)
         self.profiles = ProfileController(ctx, self.profile_view, self.graph_view, self.graphs.shown_graph,
-                                          self._step_key, current, self._profiled_modules)
+                                          self._step_key, current,
+                                          lambda: profiled_modules(self.inspector.input_key, self.ctrl.doc,
+                                                                   self.step_model, self._step_key))
         self.comparer = CompareController(ctx, self.run_controller.run_settings, self.files.open_pipeline,
                                           self.files.maybe_save)
+        self.bisector = BisectController(ctx, self.run_controller.run_settings, self.pipeline_view.select_uids)
+        self.reproducers = ReproducerController(ctx, self.step_model.result, current, self.run_controller.run_settings)
+        self.diverger = DivergeController(ctx, self.run_controller.run_settings, current,
+                                          lambda node: self.graph_view.select_node(node, center=True))
         self.appearance = AppearanceController(ctx.settings, self, self)
         self.autosave = AutosaveController(ctx)
         self.help = HelpController(ctx, self)
@@ -272,18 +281,6 @@ class MainWindow(QMainWindow):
         """Snapshot key of step ``uid``'s module in the latest results (``None`` when it has none)."""
         result = self.step_model.result(uid) if uid else None
         return result.snapshot_key if result is not None else None
-
-    def _profiled_modules(self) -> list[tuple[str, str]]:
-        """``(snapshot key, label)`` of the model input and of every step with a result, in pipeline order
-        (the Profile panel's *Compare with* offers those that have a profile)."""
-        out: list[tuple[str, str]] = []
-        if self.inspector.input_key:
-            out.append((self.inspector.input_key, tr("Model input")))
-        for row, step in enumerate(self.ctrl.doc.steps):
-            key = self._step_key(step.uid)
-            if key:
-                out.append((key, f"{row + 1}. {self.step_model.index(row).data(TitleRole) or step.pass_id}"))
-        return out
 
     def _raise_profile_dock(self) -> None:
         self.profile_dock.show()

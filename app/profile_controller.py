@@ -249,3 +249,19 @@ class ProfileController(QObject):
         if len(shown) > 1:
             self.ctx.status(tr("{0}: call {1} of {2} (activate again for the next)").format(callee, n + 1, len(shown)), 6000)
         return node
+
+
+def profiled_modules(input_key: Optional[str], doc: Any, step_model: Any, step_key: Callable[[str], Optional[str]]
+                     ) -> list[tuple[str, str]]:
+    """``(snapshot key, label)`` of the model input and of every step with a result, in pipeline order (the Profile
+    panel's *Compare with* offers those that have a profile)."""
+    from widgets.step_model import TitleRole
+
+    out: list[tuple[str, str]] = []
+    if input_key:
+        out.append((input_key, tr("Model input")))
+    for row, step in enumerate(doc.steps):
+        key = step_key(step.uid)
+        if key:
+            out.append((key, f"{row + 1}. {step_model.index(row).data(TitleRole) or step.pass_id}"))
+    return out

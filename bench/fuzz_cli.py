@@ -216,10 +216,12 @@ def run_one(argv: list[str], limit_s: float) -> tuple[str, str]:
     import main
 
     out, err = io.StringIO(), io.StringIO()
-    seen = {"size": -1, "ticks": 0}
+    seen: dict[str, Any] = {"size": None, "ticks": 0}
 
     def watchdog(_signum: int, _frame: Any) -> None:
-        size = len(out.getvalue()) + len(err.getvalue())
+        # Progress is new output, or the engine working (its process tree's CPU time growing): a tuning pipeline
+        # run with --json prints nothing until it ends, and is not a hang.
+        size = (len(out.getvalue()) + len(err.getvalue()), _engine_cpu_s())
         seen["ticks"] += 1
         if size == seen["size"]:
             raise Hang()
@@ -248,6 +250,23 @@ def run_one(argv: list[str], limit_s: float) -> tuple[str, str]:
     if "Traceback (most recent call last)" in text:
         return "traceback", text[-3000:]
     return ("ok" if code == 0 else "clean error"), ""
+
+
+def _engine_cpu_s() -> float:
+    """CPU seconds used so far by the shared engine's process tree (rounded to 0.5 s: idle polling is no work)."""
+    import psutil
+
+    if not _SHARED or not _SHARED[0].pid:
+        return 0.0
+    try:
+        root = psutil.Process(_SHARED[0].pid)
+        total = 0.0
+        for proc in [root, *root.children(recursive=True)]:
+            times = proc.cpu_times()
+            total += times.user + times.system
+        return round(total * 2) / 2
+    except psutil.Error:
+        return 0.0
 
 
 def shared_engine() -> Any:

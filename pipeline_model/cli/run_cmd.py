@@ -21,6 +21,7 @@ import re
 import sys
 from typing import Any, Optional
 
+from pipeline_model.cli import reproducer_io
 from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument, resolve_target, target_label
 from pipeline_model.resources import pipeline_argument
@@ -62,6 +63,7 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     options = _build_options()
     if options is not None:
         options.add_arguments(p)
+    reproducer_io.add_argument(p)
 
 
 def ir_file_name(position: int, pass_id: str) -> str:
@@ -250,6 +252,7 @@ def _run(args: argparse.Namespace, client: Any, doc: PipelineDocument, out: dict
         written = emit_ir(result, args.emit_ir) if args.emit_ir else []
     except ValueError as exc:  # safe_write.OutputPathError: the folder changed during the run
         return _error(str(exc), as_json, out, EXIT_BAD_INPUT)
+    reproducer_io.save_after_run(client, doc, result, args, out)
     out.update({
         "ok": result.ok, "error": result.error, "failed_index": result.failed_index,
         "total_ms": round(result.total_ms, 3), "steps": [_step_summary(s) for s in result.steps],

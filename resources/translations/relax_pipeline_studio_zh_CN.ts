@@ -79,12 +79,14 @@
         <translation>请勾选两条或更多流水线进行比较。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location filename="../../app/bisect_controller.py" line="+147"/>
+        <location filename="../../app/compare_controller.py" line="+4"/>
         <source>The Build &amp; Run panel&apos;s settings are not valid (see the panel).</source>
+        <extracomment>``BisectReport`` when a bisection finished (tests, screenshots). The message when it failed.</extracomment>
         <translation>“构建并运行”面板的设置无效（请查看该面板）。</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location filename="../../app/compare_controller.py" line="+20"/>
         <source>Building and timing {0} pipelines…</source>
         <translation>正在构建并计时 {0} 条流水线…</translation>
     </message>
@@ -256,7 +258,7 @@
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+61"/>
+        <location filename="../../app/main_window.py" line="+64"/>
         <source>Relax Pipeline Studio</source>
         <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
         <translation>Relax Pipeline Studio</translation>
@@ -298,7 +300,7 @@
         <translation>引擎：已停止</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location line="+67"/>
         <source>&amp;Built-in Models</source>
         <translation>内置模型(&amp;B)</translation>
     </message>
@@ -542,7 +544,7 @@
         <translation>在此模型、输入和目标上构建并计时两个或更多流水线文件</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+7"/>
         <source>&amp;PassContext…</source>
         <translation>PassContext(&amp;P)…</translation>
     </message>
@@ -780,6 +782,7 @@
         <translation>正在构建并导出到 {0}…</translation>
     </message>
     <message>
+        <location filename="../../app/bisect_controller.py" line="+19"/>
         <location filename="../../app/compare_controller.py" line="-28"/>
         <location filename="../../app/run_controller.py" line="+6"/>
         <location filename="../../app/run_session.py" line="+126"/>
@@ -1275,6 +1278,191 @@
         <source>Engine memory limit:</source>
         <translation>引擎内存上限：</translation>
     </message>
+    <message>
+        <location filename="../../app/bisect_controller.py" line="-90"/>
+        <source>model as loaded</source>
+        <translation>加载的模型</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>without step {0}</source>
+        <translation>去掉步骤 {0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source> Builds: {0} (budget {1}).</source>
+        <translation> 构建次数：{0}（预算 {1}）。</translation>
+    </message>
+    <message>
+        <location line="+61"/>
+        <source>Running the pipeline…</source>
+        <translation>正在运行流水线…</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Breaking step: {0} ({1})</source>
+        <translation>出错的步骤：{0}（{1}）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Find Breaking Step failed: {0}</source>
+        <translation>查找出错步骤失败：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/actions.py" line="-8"/>
+        <source>Find Breaking &amp;Step…</source>
+        <translation>查找出错步骤(&amp;S)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Bisect the pipeline to the first step after which the built model is wrong</source>
+        <translation>二分查找流水线中第一个使构建出的模型出错的步骤</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Where Values &amp;Diverge…</source>
+        <translation>数值在何处偏离(&amp;D)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Every intermediate value before and after the selected step, the first diverging one marked</source>
+        <translation>比较所选步骤前后的每个中间值，并标出第一个偏离的值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Save &amp;Reproducer of Failed Step…</source>
+        <translation>保存失败步骤的复现包(&amp;R)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A folder with a standalone repro.py of plain TVM calls that fails the same way</source>
+        <translation>一个文件夹，含只用 TVM 调用、以同样方式失败的独立 repro.py</translation>
+    </message>
+    <message>
+        <location filename="../../app/reproducer_controller.py" line="+53"/>
+        <source>No step failed in the last run: nothing to reproduce.</source>
+        <extracomment>The folder when a reproducer was written. The message when it could not be written.</extracomment>
+        <translation>上次运行没有失败的步骤：无需复现。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Save Reproducer Into</source>
+        <translation>复现包保存到</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Saving a reproducer of step {0}…</source>
+        <translation>正在保存步骤 {0} 的复现包…</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Reproducer saved to {0} (python repro.py)</source>
+        <translation>复现包已保存到 {0}（python repro.py）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>No reproducer: {0}</source>
+        <translation>未能保存复现包：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/diverge_controller.py" line="+64"/>
+        <source>ok</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>DIVERGES</source>
+        <translation>偏离</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no counterpart</source>
+        <translation>无对应节点</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Step {0} ({1}): first diverging node: {2}</source>
+        <translation>步骤 {0}（{1}）：第一个偏离的节点：{2}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Step {0} ({1}): no node diverges beyond the tolerance.</source>
+        <translation>步骤 {0}（{1}）：没有节点超出容差。</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>Select the step to look at (and check the Build &amp; Run panel&apos;s settings).</source>
+        <extracomment>The reply when it finished (tests). The message when it failed.</extracomment>
+        <translation>请选择要查看的步骤（并检查“构建并运行”面板的设置）。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Building and running the modules before and after step {0}…</source>
+        <translation>正在构建并运行步骤 {0} 前后的模块…</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Where Values Diverge failed: {0}</source>
+        <translation>数值偏离分析失败：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>BisectDialog</name>
+    <message>
+        <location filename="../../app/bisect_controller.py" line="-155"/>
+        <source>Find Breaking Step</source>
+        <translation>查找出错步骤</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Find</source>
+        <translation>查找</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Tested</source>
+        <translation>已测试</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Built</source>
+        <translation>已构建</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>max |diff| / max |ref|</source>
+        <translation>max |diff| / max |ref|</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The first step after which the built model is wrong or fails to build:</source>
+        <translation>第一个使构建出的模型出错或无法构建的步骤：</translation>
+    </message>
 </context>
 <context>
     <name>CodeEditor</name>
@@ -1573,6 +1761,40 @@
         <location line="+43"/>
         <source>All functions</source>
         <translation>所有函数</translation>
+    </message>
+</context>
+<context>
+    <name>DivergeDialog</name>
+    <message>
+        <location filename="../../app/diverge_controller.py" line="-122"/>
+        <source>Where Values Diverge</source>
+        <extracomment>Item data: the graph node id of a row.</extracomment>
+        <translation>数值在何处偏离</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Calls</source>
+        <translation>调用</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Shape</source>
+        <translation>形状</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>max |diff| / max |ref|</source>
+        <translation>max |diff| / max |ref|</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Status</source>
+        <translation>状态</translation>
     </message>
 </context>
 <context>

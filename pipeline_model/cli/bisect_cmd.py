@@ -1,0 +1,154 @@
+"""``python main.py bisect PIPELINE``: find the step after which the model's result is wrong.
+
+Runs the pipeline in the engine, builds the module after the tested steps (a not-yet-lowered module is
+completed with ``tvm.compile``'s default pipeline, as the reference is), runs it on the same inputs and
+weights as the reference, and bisects to the first step after which the result is wrong or the build or
+run fails (:mod:`pipeline_model.engine.handlers_debug`). Prints one line per tested module and the culprit;
+``--json`` prints the report (``culprit_step`` 1-based, ``culprit_pass_id``, ``builds``, ``tested``, ``ok``).
+``--reproducer DIR`` saves a reproducer folder for the culprit (:mod:`pipeline_model.cli.reproducer_io`): for a
+numerics failure ``repro.py`` builds the module before and after the culprit step and compares their outputs.
+Exit codes: 0 the pipeline is correct, 1 a culprit was found (or the bisection failed), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Optional
+
+from pipeline_model.document import PipelineDocument, resolve_target, target_label
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def add_parser(subparsers: "argparse._SubParsersAction") -> None:
+    """Register the ``bisect`` sub-command."""
+    p = subparsers.add_parser(
+        "bisect", help="find the step after which the model's result is wrong (or the build fails)",
+        description="Bisect a pipeline to the first step after which the built module's result differs from "
+                    "the reference, or its build or run fails.")
+    p.add_argument("pipeline", metavar="PIPELINE", help="pipeline file (.json)")
+    p.add_argument("--model", metavar="SPEC", help="model instead of the file's")
+    p.add_argument("--target", metavar="T", help="target instead of the file's: cpu, cuda or a JSON object")
+    p.add_argument("--inputs", metavar="FILE", help=".npy/.npz inputs (default: seeded random inputs)")
+    p.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance of the check (default 1e-4)")
+    p.add_argument("--atol", type=float, default=1e-4,
+                   help="absolute tolerance of the check, times max |ref| (default 1e-4)")
+    p.add_argument("--check-against", choices=("tvm", "framework"), default="tvm",
+                   help="reference: the model as loaded built by tvm.compile (default) or its framework")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("--trust", "--trust-custom-code", dest="trust", action="store_true",
+                   help="allow custom Python code in the pipeline (and a model .py file) to run")
+    p.add_argument("--timeout", metavar="S", type=float, default=600.0,
+                   help="kill the engine when it shows no progress for S seconds (default 600)")
+    p.add_argument("--reproducer", metavar="DIR", help="save a reproducer of the culprit into DIR")
+
+
+def load_document(args: argparse.Namespace) -> tuple[Optional[PipelineDocument], Optional[str]]:
+    """The pipeline file with ``--model``/``--target`` applied, or ``(None, error message)``."""
+    from pipeline_model import models
+    from pipeline_model.fileformat import PipelineFileError, load_pipeline
+
+    try:
+        doc = load_pipeline(args.pipeline)
+    except (PipelineFileError, OSError) as exc:
+        return None, str(exc)
+    if getattr(args, "model", None):
+        doc.model = args.model if args.model.startswith("builtin:") else os.path.abspath(args.model)
+    try:
+        models.resolve_model(doc.model, doc.model_path_base())
+    except models.ModelLoadError as exc:
+        return None, f"--model: {exc}" if getattr(args, "model", None) else f"{args.pipeline}: model: {exc}"
+    if getattr(args, "target", None):
+        try:
+            doc.target = resolve_target(args.target)
+        except ValueError as exc:
+            return None, f"--target: {exc}"
+    if getattr(args, "inputs", None) and not os.path.isfile(args.inputs):
+        return None, f"--inputs {args.inputs}: no such file"
+    if getattr(args, "timeout", 1.0) <= 0:
+        return None, "--timeout must be > 0 seconds"
+    return doc, None
+
+
+def bisect_request(doc: PipelineDocument, args: argparse.Namespace) -> dict[str, Any]:
+    """The engine's ``bisect`` request arguments."""
+    from pipeline_model.engine.client import EngineClient
+
+    run = EngineClient.run_args(doc, trust_custom_code=bool(args.trust))
+    run["name"] = doc.name
+    request: dict[str, Any] = {"run": run, "check": {"rtol": args.rtol, "atol": args.atol},
+                               "check_against": args.check_against}
+    request["inputs"] = {"path": os.path.abspath(args.inputs)} if args.inputs else {"seed": 0}
+    return request
+
+
+def _fail(message: str, as_json: bool, code: int) -> int:
+    if as_json:
+        print(json.dumps({"ok": False, "error": message, "exit_code": code}, indent=2))
+    else:
+        print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def main(args: argparse.Namespace, client: Any = None) -> int:
+    """Bisect the pipeline; returns the exit code (0 correct, 1 culprit found or failure, 2 bad input)."""
+    from pipeline_model.debugging.bisect import BisectReport, request_bisect
+    from pipeline_model.engine.client import EngineClient, EngineError
+
+    doc, problem = load_document(args)
+    if doc is None:
+        return _fail(problem or "bad input", args.json, EXIT_BAD_INPUT)
+    if args.rtol < 0 or args.atol < 0:
+        return _fail("--rtol and --atol must be >= 0", args.json, EXIT_BAD_INPUT)
+    if args.reproducer:
+        from pipeline_model.cli import reproducer_io
+
+        problem = reproducer_io.check_folder(args.reproducer)
+        if problem:
+            return _fail(problem, args.json, EXIT_BAD_INPUT)
+    own = client is None
+    if client is None:
+        client = EngineClient(step_timeout_s=args.timeout)
+
+    def progress(name: str, data: dict) -> None:
+        if not args.json and name == "bisect_progress":
+            print(f"  [{data.get('builds', 0)} build(s)] {data.get('message', '')}", file=sys.stderr, flush=True)
+
+    try:
+        if not args.json:
+            print(f"bisect {doc.name!r}: model {doc.model}, target {target_label(doc.target)}, "
+                  f"{sum(1 for s in doc.steps if s.enabled)} enabled step(s)")
+        try:
+            reply = request_bisect(client, bisect_request(doc, args), on_event=progress)
+        except EngineError as exc:
+            message = exc.message.split(": ", 1)[1] if exc.message.startswith("BuildError: ") else exc.message
+            code = EXIT_BAD_INPUT if message.startswith(("inputs file", "input ")) else EXIT_FAILED
+            return _fail(f"bisect failed: {message}", args.json, code)
+        report = BisectReport.from_json(reply)
+        written: Optional[str] = None
+        if args.reproducer and not report.ok and report.culprit_step is not None:
+            from pipeline_model.cli import reproducer_io
+
+            try:
+                written = reproducer_io.save_for_report(client, doc, report, args, args.reproducer)
+            except (ValueError, EngineError) as exc:
+                return _fail(f"--reproducer: {exc}", args.json, EXIT_FAILED)
+        code = EXIT_OK if report.ok else EXIT_FAILED
+        if args.json:
+            out = report.to_json()
+            out.update({"exit_code": code, "pipeline": os.path.abspath(args.pipeline), "model": doc.model})
+            if written:
+                out["reproducer"] = written
+            print(json.dumps(out, indent=2))
+        else:
+            for line in report.lines():
+                print(line)
+            if written:
+                print(f"reproducer written to {written}")
+        return code
+    finally:
+        if own:
+            client.close()

@@ -1,0 +1,511 @@
+"""Reproducer folders (TVM-free): ``repro.py`` of plain TVM calls, ``README.md``, ``repro.json``, data files.
+
+A reproducer holds the module before the failing step (inlined in ``repro.py`` as TVMScript, with
+``module.json`` from ``tvm.ir.save_json`` beside it when the text does not parse back: after the
+``dataflow_lower`` stage, or with constants TVMScript cannot carry), the failing step built by the same code
+exported scripts contain (its pass kind's ``export_step``), the target and PassContext, and for a numerics
+failure the arguments of the entry function (``inputs.npz``: inputs and weights by parameter name).
+
+``python repro.py`` runs the step in a child process (so a crash or a hang can be told apart) and exits 1 when
+the failure reproduced — same exception type and first message line (absolute paths scrubbed on both sides),
+death by the same signal, no end within ``--timeout``, or outputs of the module before and after the step
+differing beyond the tolerance —, 0 when it did not, 2 when the reproducer itself could not run.
+``--inline`` runs it in the same process (for a debugger). The engine side that collects the pieces is
+:mod:`pipeline_model.engine.debugging.reproducer_tvm`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import re
+import textwrap
+from dataclasses import asdict, dataclass, field
+from typing import Any, Optional, Union
+
+KIND_EXCEPTION, KIND_CRASH, KIND_HANG, KIND_NUMERIC, KIND_BUILD = "exception", "crash", "hang", "numeric", "build"
+KINDS = (KIND_EXCEPTION, KIND_CRASH, KIND_HANG, KIND_NUMERIC, KIND_BUILD)
+
+
+# ------------------------------------------------------------- helpers copied into repro.py (inspect.getsource)
+
+
+def scrub_paths(text):
+    """``text`` with every absolute path shortened to ``<...>/<last part>`` (reproducers carry no paths)."""
+    return re.sub(r"(?<![\w.<>])/(?:[^\s/'\":,()\[\]]+/)+([^\s/'\":,()\[\]]*)", r"<...>/\1", str(text))
+
+
+def error_line(exc):
+    """First line of an exception as the app reports it (``Type: message``; TVM's own errors without the type)."""
+    text = str(exc).strip()
+    name = type(exc).__name__
+    if text and not (name in ("RuntimeError", "TVMError", "InternalError", "PassConfigError") or text.startswith(name)):
+        text = f"{name}: {text}"
+    text = text or name
+    for line in text.splitlines():
+        if line.strip():
+            return scrub_paths(line.strip())
+    return name
+
+
+# ------------------------------------------------------------------------------------------ description
+
+
+@dataclass
+class ReproSpec:
+    """Everything a reproducer folder says (``repro.json``); ``expected`` is the failure to see again."""
+
+    kind: str
+    expected: dict[str, Any]
+    target: dict[str, Any]
+    pass_context: dict[str, Any]
+    module_text: str
+    step_index: int
+    pass_id: str
+    params: dict[str, Any] = field(default_factory=dict)
+    function: str = "main"
+    error: str = ""
+    tvm_version: str = ""
+    build_flags: dict[str, str] = field(default_factory=dict)
+    python_version: str = ""
+    pieces: list[dict[str, list[str]]] = field(default_factory=list)
+    has_module_json: bool = False
+    has_inputs: bool = False
+    bindings: Optional[int] = None
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-plain dict (without the module text, which is in ``repro.py``)."""
+        data = asdict(self)
+        data.pop("module_text")
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], module_text: str = "") -> "ReproSpec":
+        """Inverse of :meth:`to_json`."""
+        fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        fields["module_text"] = module_text
+        return cls(**fields)
+
+
+def expected_for(kind: str, error: str, traceback_text: str = "", *, timeout_s: Optional[float] = None,
+                 signal_number: Optional[int] = None, rtol: float = 1e-4, atol: float = 1e-4,
+                 function: str = "main") -> dict[str, Any]:
+    """The ``EXPECTED`` of a reproducer from what the app saw: ``error`` (a step's error, ``step N (pass)
+    failed: `` prefix allowed) and its traceback (for the exception type)."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown failure kind {kind!r}")
+    text = re.sub(r"^step \d+ \([^)]*\) failed: ", "", (error or "").strip())
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    out: dict[str, Any] = {"kind": kind, "function": function, "rtol": rtol, "atol": atol}
+    if kind == KIND_EXCEPTION:
+        out["line"] = scrub_paths(first)
+        out["type"] = exception_type(traceback_text) or exception_type(first)
+    elif kind == KIND_CRASH:
+        out["signal"] = int(signal_number or 11)
+    elif kind == KIND_HANG:
+        out["timeout"] = float(timeout_s or 60.0)
+    return out
+
+
+def exception_type(text: str) -> Optional[str]:
+    """The short name of the last exception a traceback (or a ``Type: message`` line) names, if any."""
+    found = re.findall(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)):", text or "", re.MULTILINE)
+    return found[-1].rsplit(".", 1)[-1] if found else None
+
+
+def hang_seconds(error: str) -> Optional[float]:
+    """The watchdog limit a hang message names (``did not finish within 20 s``), if any."""
+    match = re.search(r"did not finish within ([0-9.]+) s", error or "")
+    return float(match.group(1)) if match else None
+
+
+def save_request(run: dict[str, Any], index: int, kind: str, folder: str, *, error: str = "", traceback: str = "",
+                 timeout_s: Optional[float] = None, rtol: float = 1e-4, atol: float = 1e-4,
+                 inputs: Optional[dict[str, Any]] = None, run_after: bool = False) -> dict[str, Any]:
+    """The engine's ``save_reproducer`` request for step ``index`` (0-based) of the pipeline whose ``run``
+    arguments are given (CLI and GUI). A hang's timeout defaults to the limit its message names."""
+    if timeout_s is None:
+        timeout_s = hang_seconds(error) or 60.0
+    return {"run": run, "step_index": int(index), "kind": kind, "error": error, "traceback": traceback,
+            "timeout_s": float(timeout_s), "out_dir": os.path.abspath(folder),
+            "check": {"rtol": float(rtol), "atol": float(atol)}, "inputs": dict(inputs or {"seed": 0}),
+            "run_after": bool(run_after)}
+
+
+def crash_signal(error: str) -> int:
+    """The signal number a crash message names (``signal SIGSEGV``), 11 when it names none."""
+    import signal
+
+    match = re.search(r"\b(SIG[A-Z]+)\b", error or "")
+    if match:
+        try:
+            return int(signal.Signals[match.group(1)])
+        except KeyError:
+            pass
+    return 11
+
+
+def failure_kind(error: str) -> str:
+    """``hang``, ``crash`` or ``exception`` for a failed step's error message (as the engine client words it)."""
+    if "did not finish within" in (error or ""):
+        return KIND_HANG
+    if "the engine crashed" in (error or ""):
+        return KIND_CRASH
+    return KIND_EXCEPTION
+
+
+# ---------------------------------------------------------------------------------------------- repro.py
+
+
+def python_literal(text: str) -> str:
+    """``text`` as a Python string literal, raw and triple-quoted when it can be (readable TVMScript)."""
+    for quote in ("'''", '"""'):
+        if quote not in text and not text.endswith("\\") and not text.endswith(quote[0]):
+            return f"r{quote}{text}{quote}"
+    return repr(text)
+
+
+_REPRO_HEAD = '''#!/usr/bin/env python3
+"""Reproducer saved by Relax Pipeline Studio: plain TVM calls, no app needed (see README.md).
+
+{summary}
+
+    python repro.py [--timeout S] [--inline]
+
+The step runs in a child process (a crash or a hang is seen as such); --inline runs it here (for a debugger).
+Exit codes: 1 the failure reproduced, 0 it did not, 2 the reproducer itself could not run.
+"""
+
+import argparse
+import inspect
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BASE_DIR = HERE
+WORK_DIR = os.path.join(HERE, "tuning")
+MARK = "RPS-REPRO-RESULT "
+EXPECTED = {expected}
+TARGET_JSON = {target}
+PASS_CONTEXT = {pass_context}
+
+# The module before the failing step (TVMScript; module.json holds it too when the text cannot be parsed back).
+MODULE_TEXT = {module_text}
+'''
+
+_REPRO_BODY = '''
+
+def load_module():
+    """The module before the failing step."""
+    import tvm
+
+    path = os.path.join(HERE, "module.json")
+    try:
+        return tvm.script.from_source(MODULE_TEXT)
+    except Exception:
+        if not os.path.isfile(path):
+            raise
+    with open(path, encoding="utf-8") as f:
+        return tvm.ir.load_json(f.read())
+
+
+def apply_steps(mod):
+    """Apply the failing step, built as an exported script builds it."""
+    import tvm
+    from tvm import relax  # noqa: F401 - the step's lines may use it
+
+    with tvm.target.Target(TARGET_JSON), tvm.transform.PassContext(**PASS_CONTEXT):
+{step_lines}
+        pass
+    return mod
+
+
+def flatten(value):
+    """Outputs of a VM call as numpy arrays."""
+    if hasattr(value, "numpy"):
+        return [value.numpy()]
+    if isinstance(value, (int, float, bool, np.generic)):
+        return [np.asarray(value)]
+    return [a for item in value for a in flatten(item)]
+
+
+def build_and_run(mod):
+    """Compile (a module not yet lowered for the VM gets tvm.compile's default pipeline) and run the entry."""
+    import tvm
+    from tvm import relax
+
+    lowered = any(isinstance(f, relax.Function) and ("vm.builtin." in f.script() or "R.vm.alloc" in f.script())
+                  for _gv, f in mod.functions_items())
+    target = tvm.target.Target(TARGET_JSON)
+    ex = tvm.compile(mod, target=target, relax_pipeline=None if lowered else "default")
+    kind = TARGET_JSON["kind"]
+    dev = tvm.cpu(0) if kind in ("llvm", "c") else tvm.device(kind, 0)
+    vm = relax.VirtualMachine(ex, dev)
+    entry = EXPECTED["function"]
+    data = np.load(os.path.join(HERE, "inputs.npz"))
+    canon = {{re.sub(r"\\W", "_", k): k for k in data.files}}  # TVMScript writes "fc1.weight" as fc1_weight
+    rng = np.random.default_rng(0)
+    args = []
+    for p in mod[entry].params:
+        name = p.name if p.name in data.files else canon.get(re.sub(r"\\W", "_", p.name))
+        shape = [int(d) for d in p.ty.shape.values]
+        if name is None or list(data[name].shape) != shape:  # a parameter a reduction added or shrank
+            dtype = str(p.ty.dtype)
+            value = (rng.standard_normal(shape) if "float" in dtype else np.zeros(shape)).astype(dtype)
+        else:
+            value = data[name]
+        args.append(tvm.runtime.tensor(value, dev))
+    return flatten(vm[entry](*args))
+
+
+def compare(got, ref):
+    """(passed, max |diff| / max |ref|) with the app's check: |got - ref| <= atol * max|ref| + rtol * |ref|."""
+    if len(got) != len(ref):
+        return False, float("inf")
+    passed, worst = True, 0.0
+    for a, b in zip(got, ref):
+        if a.shape != b.shape:
+            return False, float("inf")
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        diff = np.abs(a64 - b64)
+        m_ref = float(np.abs(b64[np.isfinite(b64)]).max()) if b64.size else 0.0
+        ok = bool(np.all(diff <= EXPECTED["atol"] * m_ref + EXPECTED["rtol"] * np.abs(b64)))
+        passed &= ok and not np.isnan(diff).any()
+        worst = max(worst, float(np.nanmax(diff)) / m_ref if m_ref > 0 else float(np.nanmax(diff)))
+    return passed, worst
+
+
+def attempt():
+    """Run the failing step once in this process; what was seen, as a dict."""
+    try:
+        mod = load_module()
+    except Exception as exc:
+        return {{"what": "setup", "line": error_line(exc)}}
+    try:
+        if EXPECTED["kind"] == "numeric":
+            ref = build_and_run(mod)
+            passed, ratio = compare(build_and_run(apply_steps(mod)), ref)
+            return {{"what": "numeric", "failed": not passed, "ratio": ratio}}
+        after = apply_steps(mod)
+        if EXPECTED["kind"] == "build" or EXPECTED.get("run_after"):
+            build_and_run(after)
+    except Exception as exc:
+        return {{"what": "exception", "type": type(exc).__name__, "line": error_line(exc)}}
+    return {{"what": "finished"}}
+
+
+def in_child(timeout):
+    """Run :func:`attempt` in a child process: a signal or a timeout is an observation too."""
+    flags = ["-P"] if sys.version_info >= (3, 11) else []
+    try:
+        proc = subprocess.run([sys.executable, *flags, os.path.abspath(__file__), "--child"],
+                              stdout=subprocess.PIPE, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {{"what": "timeout", "seconds": timeout}}
+    if proc.returncode < 0:
+        return {{"what": "signal", "signal": -proc.returncode}}
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith(MARK):
+            return json.loads(line[len(MARK):])
+    return {{"what": "setup", "line": f"the child process ended with exit code {{proc.returncode}} and said nothing"}}
+
+
+def verdict(seen):
+    """True when ``seen`` is the expected failure."""
+    kind = EXPECTED["kind"]
+    if kind == "crash":
+        return seen["what"] == "signal" and seen["signal"] == EXPECTED["signal"]
+    if kind == "hang":
+        return seen["what"] == "timeout"
+    if kind == "numeric":
+        return seen["what"] == "numeric" and seen["failed"]
+    if seen["what"] != "exception":
+        return False
+    if kind == "build" or not EXPECTED.get("line"):
+        return True
+    same_type = not EXPECTED.get("type") or seen["type"] == EXPECTED["type"] or EXPECTED["type"] in seen["line"]
+    return same_type and seen["line"] == EXPECTED["line"]
+
+
+def describe(seen):
+    """One line for what was seen."""
+    what = seen["what"]
+    if what == "signal":
+        return f"the process died with signal {{seen['signal']}}"
+    if what == "timeout":
+        return f"the step did not finish within {{seen['seconds']:g}} s"
+    if what == "numeric":
+        return f"max |diff|/max |ref| = {{seen['ratio']:.3g}} ({{'above' if seen['failed'] else 'within'}} tolerance)"
+    if what == "exception":
+        return seen["line"] if seen["line"].startswith(seen["type"]) else f"{{seen['type']}}: {{seen['line']}}"
+    if what == "finished":
+        return "the step finished without error"
+    return f"the reproducer could not run: {{seen.get('line')}}"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Reproduce the failure this folder was saved for.")
+    parser.add_argument("--timeout", type=float, default=EXPECTED.get("timeout", 600.0),
+                        help="seconds before the step counts as hanging")
+    parser.add_argument("--inline", action="store_true", help="run in this process (no child)")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(MARK + json.dumps(attempt()), flush=True)
+        return 0
+    seen = attempt() if args.inline else in_child(args.timeout)
+    expected = {{k: v for k, v in EXPECTED.items() if k in ("kind", "type", "line", "signal", "timeout")}}
+    if seen["what"] == "setup":
+        print(f"error: {{describe(seen)}}", file=sys.stderr)
+        return 2
+    if verdict(seen):
+        print(f"REPRODUCED: {{describe(seen)}}")
+        return 1
+    print(f"not reproduced: {{describe(seen)}}; expected {{json.dumps(expected)}}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
+
+
+def render_repro(spec: ReproSpec) -> str:
+    """The source of ``repro.py`` for ``spec`` (compiled to check it; :class:`SyntaxError` when broken)."""
+    helpers: list[str] = []
+    functions: list[str] = []
+    lines: list[str] = []
+    for piece in spec.pieces:
+        for helper in piece.get("helpers", []):
+            if helper not in helpers:
+                helpers.append(helper)
+        functions.extend(piece.get("functions", []))
+        lines.extend(piece.get("lines", []))
+        lines.append("mod = pass_(mod)")
+    summary = textwrap.fill(f"{spec.kind} at step {spec.step_index + 1} ({spec.pass_id}): "
+                            f"{spec.expected.get('line') or describe_expected(spec.expected)}", 100)
+    head = _REPRO_HEAD.format(summary=summary.replace('"""', "'''"), expected=repr(spec.expected),
+                              target=repr(spec.target), pass_context=repr(spec.pass_context),
+                              module_text=python_literal(spec.module_text))
+    imports = sorted({m for p in spec.pieces for m in p.get("imports", []) if m not in ("tvm", "tvm.relax")})
+    parts = [head]
+    parts += [f"import {m}\n" for m in imports]
+    parts.append("\n\n" + textwrap.dedent(inspect.getsource(scrub_paths)))
+    parts.append("\n\n" + textwrap.dedent(inspect.getsource(error_line)))
+    parts += ["\n\n" + h.rstrip("\n") + "\n" for h in helpers]
+    parts += ["\n\n" + f.rstrip("\n") + "\n" for f in functions]
+    parts.append(_REPRO_BODY.format(step_lines="\n".join("        " + ln for ln in lines)))
+    source = "".join(parts)
+    compile(source, "repro.py", "exec")
+    return source
+
+
+def describe_expected(expected: dict[str, Any]) -> str:
+    """Words for an ``EXPECTED`` dict."""
+    kind = expected.get("kind")
+    if kind == KIND_CRASH:
+        when = "when the module after the step is built and run" if expected.get("run_after") else "while the step runs"
+        return f"the process dies with signal {expected.get('signal')} {when}"
+    if kind == KIND_HANG:
+        return f"the step does not finish within {expected.get('timeout')} s"
+    if kind == KIND_NUMERIC:
+        return (f"the outputs before and after the step differ beyond rtol {expected.get('rtol')}, "
+                f"atol {expected.get('atol')} x max|ref|")
+    if kind == KIND_BUILD:
+        return "building or running the module after the step fails"
+    line, name = str(expected.get("line") or ""), expected.get("type")
+    return line if not name or line.startswith(str(name)) else f"{name}: {line}"
+
+
+def render_readme(spec: ReproSpec) -> str:
+    """``README.md``: what failed, the exact error, TVM version and build flags, how to run it."""
+    flags = "\n".join(f"| {k} | {scrub_paths(v)} |" for k, v in sorted(spec.build_flags.items()))
+    error = scrub_paths(spec.error or describe_expected(spec.expected)).replace("```", "'''")
+    files = ["- `repro.py`: the reproducer (the module before the step inlined as TVMScript, the step, the check)",
+             "- `repro.json`: the same facts for tools (`main.py reduce`)"]
+    if spec.has_module_json:
+        files.append("- `module.json`: the module as `tvm.ir.save_json` (used when the TVMScript does not parse back)")
+    if spec.has_inputs:
+        files.append("- `inputs.npz`: the entry function's arguments (inputs and weights) by parameter name")
+    note = f"\n{spec.note}\n" if spec.note else ""
+    return f"""# Reproducer: {spec.kind} at step {spec.step_index + 1} ({spec.pass_id})
+
+Saved by Relax Pipeline Studio. Run `python repro.py` (add `--timeout S` for a hang, `--inline` for a
+debugger): exit code 1 and `REPRODUCED: ...` when the failure shows again, 0 when it does not.
+
+Expected: {describe_expected(spec.expected)}
+
+Exact error:
+
+```
+{error}
+```
+{note}
+| | |
+| --- | --- |
+| TVM | {spec.tvm_version} |
+| Python | {spec.python_version} |
+| target | `{json.dumps(spec.target)}` |
+| PassContext | `{json.dumps(spec.pass_context)}` |
+| entry function | `{spec.function}` |
+
+Build flags (`tvm.support.libinfo()`):
+
+| flag | value |
+| --- | --- |
+{flags}
+
+Files:
+
+{chr(10).join(files)}
+"""
+
+
+def write_folder(folder: str, files: dict[str, Union[str, bytes]]) -> list[str]:
+    """Write ``files`` (name -> text or bytes) into ``folder`` (created if missing) with
+    :mod:`pipeline_model.safe_write`; returns the names written."""
+    from pipeline_model import safe_write
+
+    safe_write.ensure_folder(folder, "reproducer folder")
+    for name, data in files.items():
+        path = os.path.join(folder, name)
+        if isinstance(data, bytes):
+            safe_write.write_bytes(path, data, "reproducer file")
+        else:
+            safe_write.write_text(path, data, "reproducer file")
+    return sorted(files)
+
+
+def spec_files(spec: ReproSpec, extra: Optional[dict[str, Union[str, bytes]]] = None) -> dict[str, Union[str, bytes]]:
+    """The folder's files for ``spec``: ``repro.py``, ``README.md``, ``repro.json`` plus ``extra``."""
+    files: dict[str, Union[str, bytes]] = {
+        "repro.py": render_repro(spec),
+        "README.md": render_readme(spec),
+        "repro.json": json.dumps(spec.to_json(), indent=2) + "\n",
+    }
+    files.update(extra or {})
+    return files
+
+
+def read_spec(folder: str) -> ReproSpec:
+    """The :class:`ReproSpec` of a reproducer folder (``repro.json`` and the module text of ``repro.py``)."""
+    with open(os.path.join(folder, "repro.json"), encoding="utf-8") as f:
+        data = json.load(f)
+    with open(os.path.join(folder, "repro.py"), encoding="utf-8") as f:
+        source = f.read()
+    import ast
+
+    text = None
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "MODULE_TEXT" for t in node.targets):
+            text = ast.literal_eval(node.value)
+    if not isinstance(text, str):
+        raise ValueError(f"{folder}: repro.py holds no MODULE_TEXT")
+    return ReproSpec.from_json(data, text)

@@ -1,0 +1,353 @@
+"""Engine half of ``bisect``: test the module after a step and drive :class:`BisectPlan` (imports TVM).
+
+A tested module is completed as the reference build does (:func:`build_module`: a not-yet-lowered module gets
+``tvm.compile``'s default pipeline), run on the same inputs and weights as the reference
+(:func:`make_arguments`, :func:`reference_values`) and compared with it (:func:`compare_outputs`).
+The pipeline itself runs once through the ``run`` command, so every step's module is in the engine's cache.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Optional
+
+import numpy as np
+
+from pipeline_model.debugging.bisect import (FAIL, PASS, SKIP, BisectPlan, BisectReport, TestedStep,
+                                             leave_one_out_order, max_builds)
+from pipeline_model.engine.handler_registry import HANDLERS
+
+# The build functions these checks reuse (engine/build and the scriptlib rules exported scripts share).
+from pipeline_model.engine.build.devices import device_for as _device_for
+from pipeline_model.engine.build.errors import error_text
+from pipeline_model.engine.build.inputs import reference_entry, reference_values
+from pipeline_model.engine.build.measure import _is_vm_lowered, build_module, make_vm as _vm, run_function
+from pipeline_model.engine.build.reference import framework_outputs
+from pipeline_model.engine.build.requests import DEFAULT_CHECK, progress as _progress
+from pipeline_model.scriptlib.arguments import arguments_by_name, integer_input_bounds, make_arguments
+from pipeline_model.scriptlib.functions import BuildError, entry_function, relax_function_names
+from pipeline_model.scriptlib.outputs import compare_outputs
+
+_DONE_STATES = ("changed", "unchanged", "skipped")
+
+
+class Cancelled(Exception):
+    """The client asked to stop between two builds."""
+
+
+def first_line(text: Optional[str]) -> str:
+    """The first non-empty line of ``text``."""
+    for line in (text or "").splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+class Tester:
+    """Builds, runs and checks modules of one pipeline against one reference (see the module docstring)."""
+
+    def __init__(self, args: dict[str, Any], ctx: Any) -> None:
+        run_args = args.get("run")
+        if not isinstance(run_args, dict):
+            raise BuildError("bisect request without run arguments")
+        self.run_args = dict(run_args, until=None, scripts=False)
+        self.ctx = ctx
+        check = dict(args.get("check") or {})
+        self.rtol = float(check.get("rtol", DEFAULT_CHECK["rtol"]))
+        self.atol = float(check.get("atol", DEFAULT_CHECK["atol"]))
+        self.against = str(args.get("check_against") or "tvm")
+        if self.against not in ("tvm", "framework"):
+            raise BuildError(f"check_against must be tvm or framework, not {self.against!r}")
+        self.inputs = args.get("inputs")
+        self.function = args.get("function")
+        self.target = dict(self.run_args.get("target") or {"kind": "llvm"})
+        _progress(ctx, "loading", f"loading model {self.run_args.get('model')}")
+        self.loaded = ctx.load_model(str(self.run_args.get("model") or ""), self.run_args.get("base_dir"))
+        self.builds = 0
+        self._ref: Optional[list[np.ndarray]] = None
+        self.reference_label = ""
+
+    def check_cancel(self) -> None:
+        """Raise :class:`Cancelled` when the client asked to stop."""
+        if self.ctx.cancelled():
+            raise Cancelled()
+
+    def run_steps(self, steps: Optional[list[dict[str, Any]]] = None) -> dict[str, Any]:
+        """Run the pipeline (``steps`` instead of the request's) through the ``run`` command; its reply."""
+        run = HANDLERS.get("run")
+        if run is None:
+            raise BuildError("this engine has no run command")
+        args = dict(self.run_args)
+        if steps is not None:
+            args["steps"] = steps
+        return run(args, self.ctx)
+
+    def arguments(self, mod: Any) -> tuple[str, list[np.ndarray], list[np.ndarray], list[dict[str, Any]]]:
+        """``(entry, module arguments, reference arguments, described)`` as ``build_run`` makes them."""
+        func_name = entry_function(mod, self.function)
+        loaded = self.loaded
+        bounds = integer_input_bounds(loaded.mod, func_name) if func_name in relax_function_names(loaded.mod) else None
+        arrays, described = make_arguments(mod, func_name, loaded.params, self.inputs, bounds)
+        values = reference_values(mod, func_name, loaded, arrays, described, self.inputs, bounds)
+        ref_arrays = arguments_by_name(loaded.mod, reference_entry(loaded, func_name), values, arrays)
+        return func_name, arrays, ref_arrays, described
+
+    def reference(self, mod: Any) -> list[np.ndarray]:
+        """The reference outputs (computed once: the model as loaded on the CPU, or its framework)."""
+        if self._ref is None:
+            func_name, arrays, ref_arrays, described = self.arguments(mod)
+            if self.against == "framework":
+                n_in = len([d for d in described if not d.get("weight")])
+                self._ref, self.reference_label = framework_outputs(self.loaded, arrays[:n_in])
+            else:
+                _progress(self.ctx, "building", "building the reference (model as loaded, default pipeline, CPU)")
+                ex = build_module(self.loaded.mod, {"kind": "llvm"}, baseline=True)
+                dev = _device_for({"kind": "llvm"})
+                self._ref = run_function(_vm(ex, dev), reference_entry(self.loaded, func_name), dev, ref_arrays)
+                self.reference_label = "model as loaded, tvm.compile default pipeline, llvm"
+        return self._ref
+
+    def evaluate(self, mod: Any) -> dict[str, Any]:
+        """Build (completing it with the stock lowering), run and check ``mod``: ``built``, ``ran``, ``kind``
+        (``None`` passed, ``"numeric"``, ``"build"``, ``"run"``), ``error``, ``max_abs_over_ref``, ``ms``."""
+        self.check_cancel()
+        t0 = time.perf_counter()
+        out: dict[str, Any] = {"built": False, "ran": False, "kind": None, "error": None, "max_abs_over_ref": None}
+        ref = self.reference(mod)
+        func_name, arrays, _ref_arrays, _described = self.arguments(mod)
+        self.check_cancel()
+        self.builds += 1
+        try:
+            ex = build_module(mod, self.target)
+        except BuildError as exc:
+            out.update(kind="build", error=str(exc), ms=(time.perf_counter() - t0) * 1000.0)
+            return out
+        out["built"] = True
+        dev = _device_for(self.target)
+        try:
+            got = run_function(_vm(ex, dev), func_name, dev, arrays)
+        except BuildError as exc:
+            out.update(kind="run", error=str(exc), ms=(time.perf_counter() - t0) * 1000.0)
+            return out
+        except Exception as exc:  # noqa: BLE001 - a VM that cannot even be made
+            out.update(kind="run", error=error_text(exc), ms=(time.perf_counter() - t0) * 1000.0)
+            return out
+        out["ran"] = True
+        check = compare_outputs(got, ref, self.rtol, self.atol)
+        out["max_abs_over_ref"] = check.get("max_abs_over_ref")
+        if not check["passed"]:
+            out["kind"] = "numeric"
+            out["error"] = check.get("error") or (
+                f"check failed: max |diff|/max |ref| = {check.get('max_abs_over_ref'):.3g} "
+                f"(rtol {self.rtol:g}, atol {self.atol:g})")
+        out["ms"] = (time.perf_counter() - t0) * 1000.0
+        return out
+
+
+def classify(result: dict[str, Any], failure: dict[str, Any]) -> str:
+    """:data:`PASS`, :data:`FAIL` (wrong, or fails like the full pipeline) or :data:`SKIP` (does not build,
+    unlike the failure looked for: the module cannot be completed)."""
+    kind = result.get("kind")
+    if kind is None:
+        return PASS
+    if kind in ("numeric", "run", "crash"):
+        return FAIL
+    if failure.get("kind") == "build" and first_line(result.get("error")) == failure.get("first_line"):
+        return FAIL
+    return SKIP
+
+
+def _tested(position: int, step: int, pass_id: str, outcome: str, result: dict[str, Any],
+            mode: str = "prefix") -> TestedStep:
+    return TestedStep(position=position, step=step, pass_id=pass_id, outcome=outcome, mode=mode,
+                      built=bool(result.get("built")), ran=bool(result.get("ran")),
+                      max_abs_over_ref=result.get("max_abs_over_ref"), error=result.get("error"),
+                      ms=round(float(result.get("ms") or 0.0), 3))
+
+
+class Bisection:
+    """One ``bisect`` request: run the pipeline, test the full module, bisect, maybe leave steps out."""
+
+    def __init__(self, args: dict[str, Any], ctx: Any) -> None:
+        self.tester = Tester(args, ctx)
+        self.ctx = ctx
+        self.report = BisectReport()
+        self.steps: list[dict[str, Any]] = []
+        self.keys: list[Optional[str]] = []  # key of the module after each doc step (or before, when not run)
+        self.candidates: list[int] = []  # doc indices of the steps that changed the module
+        self.input_key: Optional[str] = None
+        # Results of an earlier engine that died during this bisection (a tested module crashed or hung it), by
+        # (mode, position): the client sends them again, so nothing is built twice (``request_bisect``).
+        self.known = {(str(k.get("mode") or "prefix"), int(k["position"])): dict(k["result"])
+                      for k in args.get("known") or []}
+        self.tester.builds = len(self.known)
+
+    def evaluate(self, mode: str, position: int, mod: Any) -> dict[str, Any]:
+        """:meth:`Tester.evaluate`, or the result an earlier engine found (or died of) for the same module;
+        a ``bisect_tested`` event carries each new result to the client."""
+        known = self.known.get((mode, position))
+        if known is not None:
+            return known
+        result = self.tester.evaluate(mod)
+        self.ctx.emit("bisect_tested", {"mode": mode, "position": position, "result": result})
+        return result
+
+    def emit(self, message: str, **extra: Any) -> None:
+        """A ``bisect_progress`` event (GUI progress) with the counts so far."""
+        self.ctx.emit("bisect_progress", {"message": message, "builds": self.tester.builds,
+                                          "budget": self.report.max_builds, "tested": len(self.report.tested),
+                                          **extra})
+
+    def key_at(self, position: int) -> str:
+        """Snapshot key of the module after ``position`` candidate steps."""
+        if position == 0:
+            return str(self.input_key)
+        return str(self.keys[self.candidates[position - 1]])
+
+    def module(self, key: str) -> Any:
+        """The cached module of ``key``."""
+        mod = self.ctx.cache.get(key)
+        if mod is None:
+            raise BuildError(f"module {key!r} left the engine's cache during the bisection; run again")
+        return mod
+
+    def step_of(self, position: int) -> tuple[int, str]:
+        """``(1-based step number, pass id)`` of a position (``(0, "")`` for the model as loaded)."""
+        if position == 0:
+            return 0, ""
+        index = self.candidates[position - 1]
+        return index + 1, str(self.steps[index].get("pass_id") or "")
+
+    def run(self) -> dict[str, Any]:
+        """The whole request; the report as JSON."""
+        t0 = time.perf_counter()
+        try:
+            self._run()
+        except Cancelled:
+            self.report.cancelled = True
+            self.report.message = "cancelled; " + (self.report.message or "no verdict yet")
+        self.report.builds = self.tester.builds
+        self.report.reference = self.tester.reference_label
+        self.report.total_ms = round((time.perf_counter() - t0) * 1000.0, 3)
+        return self.report.to_json()
+
+    def _run(self) -> None:
+        report = self.report
+        _progress(self.ctx, "pipeline", "running the pipeline")
+        reply = self.tester.run_steps()
+        if reply.get("error"):
+            raise BuildError(f"the pipeline run failed: {reply['error']}")
+        self.steps = list(reply.get("steps") or [])
+        self.input_key = reply.get("input_key")
+        key = self.input_key
+        for step in self.steps:
+            if step.get("state") in _DONE_STATES and step.get("snapshot_key"):
+                key = step["snapshot_key"]
+            self.keys.append(key)
+        failed = reply.get("failed_index")
+        if failed is not None and str(self.steps[failed].get("error") or "").startswith("nothing ran"):
+            raise BuildError(str(self.steps[failed].get("error")))  # refused for lack of consent: no culprit
+        if failed is not None:
+            step = self.steps[failed]
+            report.culprit_step, report.culprit_pass_id = failed + 1, str(step.get("pass_id") or "")
+            report.method = "run"
+            report.failure = {"kind": "step", "first_line": first_line(step.get("error")), "error": step.get("error")}
+            report.last_good_key = self.keys[failed - 1] if failed > 0 else self.input_key
+            report.message = (f"step {failed + 1} ({report.culprit_pass_id}) failed while the pipeline ran: "
+                              f"{first_line(step.get('error'))}")
+            return
+        self.candidates = [i for i, s in enumerate(self.steps) if s.get("state") == "changed"]
+        report.candidates = [i + 1 for i in self.candidates]
+        n = len(self.candidates)
+        report.max_builds = max_builds(n)
+        if n == 0:
+            report.ok = True
+            report.message = "no step changed the module: nothing to bisect"
+            return
+        self._bisect(n)
+
+    def _test_position(self, position: int, failure: Optional[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+        step, pass_id = self.step_of(position)
+        what = f"the module after step {step} ({pass_id})" if position else "the model as loaded"
+        self.emit(f"testing {what}", step=step, position=position, mode="prefix")
+        result = self.evaluate("prefix", position, self.module(self.key_at(position)))
+        outcome = classify(result, failure) if failure is not None else (PASS if result["kind"] is None else FAIL)
+        self.report.tested.append(_tested(position, step, pass_id, outcome, result))
+        return outcome, result
+
+    def _bisect(self, n: int) -> None:
+        report = self.report
+        plan = BisectPlan(n)
+        outcome, result = self._test_position(n, None)
+        if outcome == PASS:
+            report.ok = True
+            report.message = (f"the pipeline is correct: the final module matches the reference "
+                              f"(max |diff|/max |ref| = {result.get('max_abs_over_ref') or 0:.3g})")
+            return
+        failure = {"kind": result["kind"], "first_line": first_line(result.get("error")), "error": result.get("error")}
+        report.failure = failure
+        plan.record(n, FAIL)
+        position = plan.next_position()
+        while position is not None:
+            outcome, _result = self._test_position(position, failure)
+            plan.record(position, outcome)
+            position = plan.next_position()
+        report.skipped = sorted(self.step_of(p)[0] for p in plan.skipped)
+        first, last = plan.culprit_range() or (n, n)
+        if first == last and not any(o == PASS for o in plan.outcomes.values()):
+            # Every tested prefix failed: is the model as loaded (completed the same way) good?
+            if self._test_position(0, failure)[0] != PASS:
+                if not self._leave_one_out(first, last, n, failure):
+                    report.message = ("every module fails, the model as loaded (completed with the stock lowering) "
+                                      "too, and leaving single steps out does not help: no step to blame "
+                                      f"({failure['first_line']})")
+                return
+        elif first != last or (last == n and n > 1 and _is_vm_lowered(self.module(self.key_at(n)))):
+            if self._leave_one_out(first, last, n, failure):
+                return
+        if first == last:
+            self._name(first, "bisect")
+        else:
+            a, b = self.step_of(first)[0], self.step_of(last)[0]
+            report.culprit_range = [a, b]
+            report.message = (f"the failure starts in steps {a}..{b}; the modules between could not be completed "
+                              "(skipped), and leaving single steps out did not isolate one")
+
+    def _name(self, position: int, method: str) -> None:
+        report = self.report
+        step, pass_id = self.step_of(position)
+        report.culprit_step, report.culprit_pass_id, report.method = step, pass_id, method
+        index = self.candidates[position - 1]
+        report.last_good_key = self.keys[index - 1] if index > 0 else self.input_key
+        report.culprit_key = self.keys[index]
+        how = ("the first step after which the result is wrong or the build fails" if method == "bisect"
+               else "leaving it out makes the pipeline pass")
+        report.message = f"culprit: step {step} ({pass_id}): {how} ({(report.failure or {}).get('first_line', '')})"
+
+    def _leave_one_out(self, first: int, last: int, n: int, failure: dict[str, Any]) -> bool:
+        """Leave single candidate steps out (suspected range first); True when one removal passes."""
+        self.report.method = "leave-one-out"
+        for position in leave_one_out_order(first, last, n):
+            index = self.candidates[position - 1]
+            steps = [dict(s) for s in self.tester.run_args.get("steps") or []]
+            steps[index]["enabled"] = False
+            step, pass_id = self.step_of(position)
+            self.emit(f"testing the pipeline without step {step} ({pass_id})", step=step, position=position,
+                      mode="without")
+            reply = self.tester.run_steps(steps)
+            if reply.get("error") or reply.get("failed_index") is not None:
+                self.report.tested.append(TestedStep(position, step, pass_id, SKIP, mode="without",
+                                                     error=first_line(reply.get("error")) or "a later step failed"))
+                continue
+            final = reply.get("input_key")
+            for item in reply.get("steps") or []:
+                if item.get("state") in _DONE_STATES and item.get("snapshot_key"):
+                    final = item["snapshot_key"]
+            result = self.evaluate("without", position, self.module(str(final)))
+            outcome = classify(result, failure)
+            self.report.tested.append(_tested(position, step, pass_id, outcome, result, mode="without"))
+            if outcome == PASS:
+                self._name(position, "leave-one-out")
+                return True
+        self.report.method = "bisect"
+        return False

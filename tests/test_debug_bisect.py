@@ -1,0 +1,170 @@
+"""``main.py bisect`` (issue 21): the bisection plan, and the injected wrong step found on real pipelines."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+
+import pytest
+
+from pipeline_model.cli import bisect_cmd
+from pipeline_model.debugging import bisect as bisect_plan
+from pipeline_model.debugging.bisect import FAIL, PASS, SKIP, BisectPlan, BisectReport, leave_one_out_order, max_builds
+from tests.debug_fixtures import ROOT, injected_pipeline
+
+CNN = os.path.join(ROOT, "resources", "models", "cnn_bn.onnx")
+
+
+def _simulate(n: int, culprit: int, skips: frozenset = frozenset()) -> tuple[tuple, int]:
+    plan = BisectPlan(n)
+    builds = 0
+    pos = plan.next_position()
+    while pos is not None:
+        builds += 1
+        plan.record(pos, SKIP if pos in skips else (FAIL if pos >= culprit else PASS))
+        pos = plan.next_position()
+    return plan.culprit_range(), builds
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 9, 17, 40, 100])
+def test_plan_finds_every_culprit_within_the_budget(n):
+    for culprit in range(1, n + 1):
+        found, builds = _simulate(n, culprit)
+        assert found == (culprit, culprit)
+        assert builds <= math.ceil(math.log2(n)) + 1 <= max_builds(n)
+
+
+def test_plan_skips_and_reports_a_range():
+    # The module after step 3 cannot be completed: the plan tests around it and still isolates step 6.
+    assert _simulate(8, 6, frozenset({3}))[0] == (6, 6)
+    # The culprit's predecessor skipped: the range holds both (git bisect says the same).
+    assert _simulate(8, 6, frozenset({5}))[0] == (5, 6)
+    assert _simulate(8, 6, frozenset({4, 5}))[0] == (4, 6)
+    plan = BisectPlan(4)
+    plan.record(4, PASS)
+    assert plan.next_position() is None and plan.culprit_range() is None
+    assert leave_one_out_order(4, 5, 6) == [5, 4, 6, 3, 2, 1]
+
+
+def test_report_round_trip_and_lines():
+    report = BisectReport(culprit_step=3, culprit_pass_id="custom.python", builds=4, max_builds=5,
+                          tested=[bisect_plan.TestedStep(2, 3, "custom.python", FAIL, built=True, max_abs_over_ref=0.5, ms=12)],
+                          message="culprit: step 3")
+    again = BisectReport.from_json(json.loads(json.dumps(report.to_json())))
+    assert again == report
+    assert "step 3 (custom.python)" in again.lines()[0] and "0.5 of max|ref|" in again.lines()[0]
+
+
+def _bisect(argv: list[str], engine) -> int:
+    parser = argparse.ArgumentParser()
+    bisect_cmd.add_parser(parser.add_subparsers(dest="command"))
+    return bisect_cmd.main(parser.parse_args(["bisect", *argv]), client=engine)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("n,seed,level,model", [
+    (random.Random(21).randint(8, 40), 21, "relax", "builtin:mlp"),
+    (random.Random(22).randint(8, 40), 22, "tir", "builtin:mlp"),
+    (random.Random(23).randint(8, 40), 23, "relax", CNN),
+    (random.Random(24).randint(8, 40), 24, "tir", CNN),
+])
+def test_bisect_names_the_injected_step(engine, tmp_path, capsys, n, seed, level, model):
+    path, wrong = injected_pipeline(str(tmp_path), n, seed, level, model=model)
+    assert _bisect([path, "--trust", "--json"], engine) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["culprit_step"] == wrong, out
+    assert out["culprit_pass_id"] == "custom.python"
+    assert 0 < out["builds"] <= math.ceil(math.log2(n)) + 2
+    assert out["ok"] is False and out["exit_code"] == 1
+    assert all(t["built"] for t in out["tested"]) and out["tested"][0]["max_abs_over_ref"] > 1e-3
+
+
+@pytest.mark.e2e
+def test_bisect_correct_pipeline_says_so(engine, tmp_path, capsys):
+    path, _ = injected_pipeline(str(tmp_path), 9, 5, "none")
+    assert _bisect([path, "--trust"], engine) == 0
+    text = capsys.readouterr().out
+    assert "the pipeline is correct" in text
+
+
+def test_bisect_bad_input_exit_2(tmp_path, capsys):
+    assert _bisect([str(tmp_path / "missing.json")], None) == 2
+    assert "missing.json" in capsys.readouterr().err
+
+
+def test_main_py_knows_the_commands():
+    import subprocess
+    import sys
+
+    for name in ("bisect", "reduce", "diverge"):
+        proc = subprocess.run([sys.executable, os.path.join(ROOT, "main.py"), name, "--help"],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0 and name in proc.stdout, proc.stderr
+
+
+@pytest.mark.e2e
+def test_bisect_stops_between_builds(engine, tmp_path):
+    path, _wrong = injected_pipeline(str(tmp_path), 24, 61, "tir")
+    args = argparse.Namespace(trust=True, rtol=1e-4, atol=1e-4, check_against="tvm", inputs=None)
+    from pipeline_model.fileformat import load_pipeline
+
+    seen = []
+
+    def on_event(name, data):
+        if name == "bisect_progress":
+            seen.append(data)
+            if len(seen) == 2:
+                engine.cancel()
+
+    reply = engine.request("bisect", bisect_cmd.bisect_request(load_pipeline(path), args), on_event=on_event)
+    assert reply["cancelled"] is True and reply["culprit_step"] is None
+    assert 1 <= reply["builds"] <= 2 and "cancelled" in reply["message"]
+
+
+@pytest.mark.e2e
+def test_bisect_survives_modules_that_crash_the_engine(engine, tmp_path, capsys):
+    """A TIR rewrite whose store lands 2**40 rows out of its buffer: every module after it kills the engine when
+    it runs. Each crash is a failing test; the request goes on in a fresh engine without building anything twice;
+    the reproducer dies the same way in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    n = random.Random(25).randint(8, 40)
+    path, wrong = injected_pipeline(str(tmp_path), n, 25, "crash")
+    folder = str(tmp_path / "repro")
+    assert _bisect([path, "--trust", "--json", "--reproducer", folder], engine) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["culprit_step"] == wrong, out
+    assert out["builds"] <= math.ceil(math.log2(n)) + 2
+    assert len({(t["mode"], t["position"]) for t in out["tested"]}) == len(out["tested"])
+    assert any("SIGSEGV" in (t["error"] or "") for t in out["tested"])
+    proc = subprocess.run([sys.executable, os.path.join(folder, "repro.py")], cwd=str(tmp_path),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "signal 11" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.mark.e2e
+def test_when_every_module_fails_no_step_is_blamed(engine, tmp_path, capsys):
+    # A tolerance nothing meets: every prefix fails, the model as loaded too, and leaving steps out does not help.
+    from pipeline_model.fileformat import load_pipeline
+
+    path, _ = injected_pipeline(str(tmp_path), 8, 26, "none")
+    args = argparse.Namespace(trust=True, rtol=0.0, atol=-1.0, check_against="tvm", inputs=None)
+    reply = engine.request("bisect", bisect_cmd.bisect_request(load_pipeline(path), args))
+    assert reply["ok"] is False and reply["culprit_step"] is None and "no step to blame" in reply["message"]
+    modes = [(t["mode"], t["step"]) for t in reply["tested"]]
+    assert ("prefix", 0) in modes and sum(1 for m, _ in modes if m == "without") == len(reply["candidates"])
+    assert _bisect([path, "--trust", "--atol", "-1"], engine) == 2
+    assert "--rtol and --atol" in capsys.readouterr().err
+
+
+@pytest.mark.e2e
+def test_bisect_against_the_framework(engine, tmp_path, capsys):
+    pytest.importorskip("onnxruntime")
+    path, wrong = injected_pipeline(str(tmp_path), 12, 27, "tir", model=CNN)
+    assert _bisect([path, "--trust", "--json", "--check-against", "framework"], engine) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["culprit_step"] == wrong and out["reference"].startswith("onnxruntime")

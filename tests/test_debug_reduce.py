@@ -1,0 +1,103 @@
+"""``main.py reduce`` (issue 21): the greedy loop, and real reductions that still reproduce in a fresh interpreter."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from pipeline_model.cli import reduce_cmd, run_cmd
+from pipeline_model.debugging.reduce import Module, Reducer, halving_order
+from pipeline_model.document import PipelineDocument, Step
+from pipeline_model.fileformat import save_pipeline
+
+
+def test_halving_order():
+    assert halving_order(1) == [0]
+    assert halving_order(8) == [4, 2, 6, 1, 3, 5, 7, 0]
+    assert sorted(halving_order(20)) == list(range(20))
+    assert len(halving_order(1000)) == 24 and halving_order(1000)[0] == 500
+
+
+def test_reducer_keeps_the_smallest_failing_module_and_stops():
+    # Modules are ranges [lo, hi) of "bindings"; the failure needs binding 13.
+    def candidates(m):
+        lo, hi = json.loads(m.json)
+        return [{"lo": lo + d, "hi": hi} for d in (8, 4, 2, 1)] + [{"lo": lo, "hi": hi - d} for d in (8, 4, 2, 1)]
+
+    def apply(m, c):
+        return Module(key="", json=json.dumps([c["lo"], c["hi"]]), bindings=c["hi"] - c["lo"]) if c["lo"] < c["hi"] else None
+
+    def check(m):
+        lo, hi = json.loads(m.json)
+        return lo <= 13 < hi
+
+    reducer = Reducer(candidates, apply, check)
+    best = reducer.run(Module("", json.dumps([0, 40]), 40))
+    assert json.loads(best.json) == [13, 14] and best.bindings == 1
+    assert reducer.stats.stopped == "no smaller module fails the same way"
+    stopped = Reducer(candidates, apply, check, max_checks=3)
+    assert stopped.run(Module("", json.dumps([0, 40]), 40)).bindings < 40 and stopped.stats.stopped == "3 checks made"
+
+
+SOFTMAX = {
+    "exception": ('from tvm import relax\n\n\ndef transform(mod):\n    for _gv, func in mod.functions_items():\n'
+                  '        if isinstance(func, relax.Function) and "R.nn.softmax" in func.script():\n'
+                  '            raise ValueError("softmax is not supported here")\n    return mod\n'),
+    "crash": ('import ctypes\n\nfrom tvm import relax\n\n\ndef transform(mod):\n    for _gv, func in mod.functions_items():\n'
+              '        if isinstance(func, relax.Function) and "R.nn.softmax" in func.script():\n'
+              '            ctypes.string_at(0)\n    return mod\n'),
+}
+
+
+def _cli(module, name, argv, engine) -> int:
+    parser = argparse.ArgumentParser()
+    module.add_parser(parser.add_subparsers(dest="command"))
+    return module.main(parser.parse_args([name, *argv]), client=engine)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("kind", ["exception", "crash"])
+def test_reduce_a_transformer_reproducer(engine, tmp_path, capsys, kind):
+    doc = PipelineDocument(name=kind, model="builtin:transformer", target={"kind": "llvm"},
+                           steps=[Step("relax.FoldConstant"), Step("custom.python", {"source": SOFTMAX[kind]})])
+    path = str(tmp_path / "p.json")
+    save_pipeline(doc, path)
+    folder, reduced = str(tmp_path / "repro"), str(tmp_path / "reduced")
+    assert _cli(run_cmd, "run", [path, "--trust", "--reproducer", folder], engine) == 1
+    capsys.readouterr()
+    assert _cli(reduce_cmd, "reduce", [folder, "-o", reduced], engine) == 2  # no --trust: refused
+    capsys.readouterr()
+    assert _cli(reduce_cmd, "reduce", [folder, "-o", reduced, "--trust", "--json"], engine) == 0
+    out = json.loads(capsys.readouterr().out)
+    before, after = out["bindings_before"], out["bindings_after"]
+    assert before >= 30 and (after <= 10 or after <= before // 10), out
+    text = open(os.path.join(reduced, "repro.py")).read()
+    assert "R.nn.softmax" in text
+    if kind == "exception":  # shrunk too: every static dimension of the softmax became 1
+        assert "R.Tensor((1, 1, 1, 1)" in text and "dimension 32 became 1" in out["accepted"], out
+    proc = subprocess.run([sys.executable, os.path.join(reduced, "repro.py")], cwd=str(tmp_path),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "REPRODUCED" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.mark.e2e
+def test_reduce_a_numerics_reproducer_of_bisect(engine, tmp_path, capsys):
+    from pipeline_model.cli import bisect_cmd
+    from tests.debug_fixtures import ROOT, injected_pipeline
+
+    path, wrong = injected_pipeline(str(tmp_path), 9, 41, "relax", model=os.path.join(ROOT, "resources", "models",
+                                                                                      "cnn_bn.onnx"))
+    folder, reduced = str(tmp_path / "repro"), str(tmp_path / "reduced")
+    assert _cli(bisect_cmd, "bisect", [path, "--trust", "--reproducer", folder], engine) == 1
+    capsys.readouterr()
+    assert _cli(reduce_cmd, "reduce", [folder, "-o", reduced, "--trust", "--json"], engine) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["bindings_before"] > out["bindings_after"] and out["bindings_after"] <= 10, out
+    proc = subprocess.run([sys.executable, os.path.join(reduced, "repro.py")], cwd=str(tmp_path),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "above tolerance" in proc.stdout, proc.stdout + proc.stderr
