@@ -123,9 +123,12 @@ def test_shared_inputs_get_per_use_stubs(dec4):
 
 
 def test_layout_work_is_near_linear_with_stubs():
-    def dummies(layers: int, stubs: bool) -> tuple[int, int]:
+    def dummies(layers: int, stubs: bool, frames: bool = False) -> tuple[int, int]:
         data = ig.graph_to_json(gx.extract_graph(decoder_mod(layers), "forward"))
         view = gh.build_view(data, gh.all_group_ids(data), stub_min_uses=3 if stubs else 10**9)
+        if not frames:  # the flat layered layout (frames drawn around, not laid out as boxes)
+            for n in view["nodes"]:
+                n["frames"] = []
         lay = compute_layout(ig.graph_from_json(view))
         return lay.dummy_count, len(view["nodes"])
 
@@ -136,6 +139,10 @@ def test_layout_work_is_near_linear_with_stubs():
     u16, _ = dummies(16, False)
     assert u16 > 8 * u4  # without stubs: a dummy per layer crossed, quadratic in depth
     assert d16 * 3 < u16
+    # laid out frame by frame (the view's layout of expanded groups): linear too
+    c4, _ = dummies(4, True, frames=True)
+    c16, _ = dummies(16, True, frames=True)
+    assert c16 <= 4.5 * c4
 
 
 def test_find_by_name_op_callee_and_shape(dec4):

@@ -487,20 +487,16 @@ class GraphView(QGraphicsView):
         p = self._prepared
         if p is None or not p.row_ys:
             return None
-        y = scene_pos.y()
-        k = bisect.bisect_left(p.row_ys, y)
-        for idx in (k - 1, k):
-            if 0 <= idx < len(p.row_ys):
-                row = p.rows[idx]
-                if not row:
-                    continue
-                h = p.layout.sizes[row[0][2]][1]
-                if abs(p.row_ys[idx] - y) > h / 2.0:
-                    continue
-                x = scene_pos.x()
-                j = bisect.bisect_right(row, (x, float("inf"), "")) - 1
-                if j >= 0 and row[j][0] <= x <= row[j][1]:
-                    return row[j][2]
+        y, x = scene_pos.y(), scene_pos.x()
+        reach = p.max_half_height  # rows whose boxes may reach y (boxes of one row differ in height)
+        lo = bisect.bisect_left(p.row_ys, y - reach)
+        hi = bisect.bisect_right(p.row_ys, y + reach)
+        sizes = p.layout.sizes
+        for idx in range(lo, hi):
+            row = p.rows[idx]
+            j = bisect.bisect_right(row, (x, float("inf"), "")) - 1
+            if j >= 0 and row[j][0] <= x <= row[j][1] and abs(p.row_ys[idx] - y) <= sizes[row[j][2]][1] / 2.0:
+                return row[j][2]
         return None
 
     def fit_to_view(self) -> None:

@@ -58,6 +58,7 @@ class Prepared:
     # what ``full_highlight`` was computed from: the ``before`` graph (by identity) and the extra ids
     hl_before: Any = None
     hl_extra: frozenset[str] = frozenset()
+    max_half_height: float = 0.0  # half the tallest box (how far from a row's ordinate a click may hit it)
 
 
 def view_highlight(full_ids: frozenset[str], rep: dict[str, str], view_ids: list[str],
@@ -181,7 +182,9 @@ def prepare(generation: int, data: dict[str, Any], highlight: frozenset[str], ch
         tiles.add_edge(pts)
     tiles.finish(rects, boxes.pills, categories(boxes.base_cats, ids, frozenset(highlight)))
     row_ys, rows = _hit_rows(ids, rects, positions)
-    return Prepared(generation, data, lay, ids, g.attrs, boxes.titles, boxes.subs, rects, boxes.pills,
-                    boxes.base_cats, tiles.bands, tiles.band_starts, tiles.coarse, tiles.coarse_starts,
-                    tiles.margin, frame_paths(lay.frames), row_ys, rows, g.inputs, g.outputs,
-                    frozenset(highlight), {n: i for i, n in enumerate(ids)})
+    prepared = Prepared(generation, data, lay, ids, g.attrs, boxes.titles, boxes.subs, rects, boxes.pills,
+                        boxes.base_cats, tiles.bands, tiles.band_starts, tiles.coarse, tiles.coarse_starts,
+                        tiles.margin, frame_paths(lay.frames), row_ys, rows, g.inputs, g.outputs,
+                        frozenset(highlight), {n: i for i, n in enumerate(ids)})
+    prepared.max_half_height = max((r[3] for r in rects), default=0.0) / 2.0
+    return prepared
