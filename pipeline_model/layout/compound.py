@@ -37,14 +37,14 @@ class _Box:
         self.layout: Optional[GraphLayout] = None
         self.size = (0.0, 0.0)
         self.shift = (0.0, 0.0)  # content offset inside the box (from the box's top-left corner)
-        self.depth = 0 if parent is None or parent.kind != "nested" else parent.depth + 1
+        self.depth: int = 0 if parent is None or parent.kind != "nested" else parent.depth + 1
 
 
 class _Sub:
     """The graph of one container as the flat layout reads it."""
 
     def __init__(self, members: list[Any], edges: list[tuple[Any, Any]]) -> None:
-        self._items = [(m, {}) for m in members]
+        self._items: list[tuple[Any, dict[str, Any]]] = [(m, {}) for m in members]
         self._edges = edges
         self.graph: dict[str, Any] = {}
 
