@@ -212,3 +212,35 @@ def test_engine_graph_falls_back_to_default_function():
     fused = next(n for n in reply["functions"] if n.startswith("fused_"))
     reply = handlers_graph.handle_graph({"key": "k1", "function": fused}, ctx)
     assert not reply["missing"] and reply["function"] == fused
+
+
+def test_collapsed_group_is_a_real_node_with_ops_inputs_outputs_and_edges(dec4):
+    _mod, data = dec4
+    view = gh.build_view(data, ())
+    by_id = {n["id"]: n for n in view["nodes"]}
+    layer = by_id["m:layers.1"]
+    inside = [n for n in data["nodes"] if str(n.get("module") or "").startswith("layers.1.")
+              or n.get("module") == "layers.1"]
+    assert layer["label"] == "layers.1" and layer["kind"] == "group"
+    assert layer["ops"] == sum(1 for n in inside if n["kind"] == "binding") > 10
+    assert layer["weights"] == sum(1 for n in inside if n["kind"] == "param") == 9
+    names = [p["name"] for p in layer["inputs"]]
+    assert names[0] == "layers.0" and {"cos", "sin", "mask"} <= set(names)  # the previous layer, shared inputs
+    assert layer["inputs"][0]["shape"].startswith("(1, seq_len, 512)")
+    assert [p["shape"] for p in layer["outputs"]] == ["(1, seq_len, 512)\u00b7float32"]
+    edges = {(e["source"], e["target"]) for e in view["edges"]}
+    assert ("m:layers.0", "m:layers.1") in edges and ("m:layers.1", "m:layers.2") in edges
+    # a shared input has one edge (to the first layer): the other layers name it, no stub lines
+    assert ("cos", "m:layers.0") in edges and not any(n.get("stub") for n in view["nodes"])
+    assert sum(1 for s, _t in edges if s == "cos") == 1
+    # the box says it: title, op count, inputs and outputs with shapes
+    from pipeline_model.layout import node_details, node_text
+
+    title, sub = node_text(layer)
+    assert title == "layers.1" and sub.startswith(f"{layer['ops']} ops \u00b7 9 weights")
+    lines = node_details(layer)
+    assert lines[0].startswith("in  layers.0 (1, seq_len, 512)") and lines[-1] == "out (1, seq_len, 512)"
+    # inside an expanded parent, a collapsed group is named relative to it
+    inner = gh.build_view(data, {"m:layers.1"})
+    attn = next(n for n in inner["nodes"] if n["id"] == "m:layers.1.self_attn")
+    assert attn["label"] == "self_attn" and attn["name"] == "layers.1.self_attn"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
 
 from pipeline_model import ir_graph as ig
 from widgets.graph_view import GraphView, wait_shown
@@ -321,6 +321,8 @@ def test_overview_shows_viewport_and_group_labels_far_out(qtbot, view, decoder_j
 
     _show(qtbot, view, decoder_json, key=("o", "f"))
     ov = view.overview()
+    assert not ov.isVisible()  # off by default: it would cover nodes
+    view.set_overview_visible(True)
     assert ov.isVisible()
     view.reset_zoom()
     view.centerOn(view.node_rect("m:layers.0").center())
@@ -344,3 +346,38 @@ def test_overview_shows_viewport_and_group_labels_far_out(qtbot, view, decoder_j
     dark = sum(1 for x in range(0, img.width(), 2) for y in range(0, img.height(), 2)
                if abs(img.pixelColor(x, y).lightness() - text.lightness()) < 40)
     assert dark > 30  # label glyphs
+
+
+def test_overview_is_off_by_default_and_covers_no_node(qtbot, view, decoder_json):
+    _show(qtbot, view, decoder_json, key=("off", "f"), expanded=())
+    view.reset_zoom()
+    assert not view.overview().isVisible()  # the graph does not fit, and still no minimap over it
+    view.set_overview_visible(True)
+    assert view.overview().isVisible()
+
+
+@pytest.mark.parametrize("scale", [0.8, 0.15])
+def test_expand_and_collapse_keep_the_clicked_group_in_view(qtbot, view, decoder_json, scale):
+    _show(qtbot, view, decoder_json, key=("anchor", str(scale)), expanded=())
+    view.resetTransform()
+    view.scale(scale, scale)
+    gid = "m:layers.5"
+    view.centerOn(view.group_rect(gid).center())
+    before = view.mapFromScene(view.group_rect(gid).topLeft())
+    with qtbot.waitSignal(view.graph_shown, timeout=20000):
+        view.toggle_group(gid)
+    assert gid in view.expanded_groups()
+    seen = view.mapToScene(view.viewport().rect()).boundingRect()
+    frame = view.group_rect(gid)
+    assert frame is not None and frame.height() > 200  # the expanded layer's frame
+    assert seen.contains(QRectF(frame.left(), frame.top(), frame.width(), min(frame.height(), seen.height() * 0.5)))
+    if scale < 0.5:  # it fits: shown whole
+        assert seen.contains(frame)
+    if scale < 0.5:  # nothing had to scroll: the group's top edge stayed where it was clicked
+        assert abs(view.mapFromScene(frame.topLeft()).y() - before.y()) < 40
+    before = view.mapFromScene(QPointF(frame.center().x(), frame.top()))
+    with qtbot.waitSignal(view.graph_shown, timeout=20000):
+        view.toggle_group(gid)
+    box = view.group_rect(gid)
+    assert view.mapToScene(view.viewport().rect()).boundingRect().contains(box)
+    assert abs(view.mapFromScene(QPointF(box.center().x(), box.top())).y() - before.y()) < 60  # scroll limits

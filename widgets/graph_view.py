@@ -103,6 +103,7 @@ class GraphView(QGraphicsView):
         self._matches: list[str] = []
         self._match_index = -1
         self._pending_reveal: Optional[str] = None
+        self._anchor: Optional[tuple[str, Any]] = None  # (toggled group, its viewport point) kept in view
         self.last_from_cache = False
         self.cancelled_count = 0
         self._busy = False
@@ -157,6 +158,8 @@ class GraphView(QGraphicsView):
         self._key = key
         self._pending_reveal = None if self._prepared is None or self._prepared.full is not graph_json else \
             self._pending_reveal
+        if self._prepared is None or self._prepared.full is not graph_json:
+            self._anchor = None  # another graph: nothing to keep in place
         if graph_json is None or (isinstance(graph_json, dict) and not graph_json.get("nodes")):
             self._busy = False
             self.clear_graph(self.tr("Empty function") if graph_json is not None else self.tr("No graph"))
@@ -183,7 +186,8 @@ class GraphView(QGraphicsView):
         self._busy = True
         self._in_flight = (*asked, before)
         task = LayoutTask(self._generation, self._latest, graph_json, highlight, before, exp,
-                          self._palette.char_width, self._palette.node_height, self._signals, cached, key)
+                          self._palette.char_width, self._palette.node_height, self._signals, cached, key,
+                          self._palette.sub_height + 1.0)
         self._pool.start(task)
 
     # ---- hierarchy
@@ -207,7 +211,12 @@ class GraphView(QGraphicsView):
         self.expansion_changed.emit()
 
     def toggle_group(self, group_id: str) -> None:
-        """Expand a collapsed group or collapse an expanded one (with the groups nested in it)."""
+        """Expand a collapsed group or collapse an expanded one (with the groups nested in it); the group
+        stays where it is on screen (its top edge under the same point of the viewport, Model Explorer's
+        behaviour), scrolled as little as needed to show it whole when it fits."""
+        rect = self.group_rect(group_id)
+        if rect is not None:
+            self._anchor = (group_id, self.mapFromScene(QPointF(rect.center().x(), rect.top())))
         exp = set(self.expanded_groups())
         if group_id in exp:
             exp = {g for g in exp if g != group_id and not self._inside(g, group_id)}
@@ -218,6 +227,39 @@ class GraphView(QGraphicsView):
                 exp.add(parent)
                 parent = self.groups().get(parent, {}).get("parent")
         self.set_expanded(exp)
+
+    def group_rect(self, group_id: str) -> Optional[QRectF]:
+        """Where a group is drawn (scene coordinates): its frame when expanded, its box when collapsed."""
+        p = self._prepared
+        if p is None:
+            return None
+        if group_id in p.index:
+            return QRectF(*p.rects[p.index[group_id]])
+        for _path, rect, _label, gid, _kind in p.frames:
+            if gid == group_id:
+                return QRectF(rect)
+        return None
+
+    def _keep_anchor(self) -> None:
+        """After an expand/collapse: put the toggled group back under the viewport point it was at."""
+        anchor, self._anchor = self._anchor, None
+        if anchor is None:
+            return
+        group_id, where = anchor
+        rect = self.group_rect(group_id)
+        if rect is None:
+            return
+        now = self.mapToScene(where)
+        centre = self.mapToScene(self.viewport().rect().center())
+        self.centerOn(centre + QPointF(rect.center().x(), rect.top()) - now)
+        seen = self.mapToScene(self.viewport().rect()).boundingRect()
+        if not seen.contains(rect):
+            if rect.height() <= seen.height() * 0.9 and rect.width() <= seen.width() * 0.9:
+                self.ensureVisible(rect, 20, 20)
+            else:  # larger than the view: its top part, title included
+                top = QRectF(rect.left(), rect.top(), min(rect.width(), seen.width() * 0.9), seen.height() * 0.5)
+                self.ensureVisible(top, 20, 20)
+        self._sync_overview()
 
     def _inside(self, group_id: str, outer: str) -> bool:
         tree = self.groups()
@@ -569,7 +611,10 @@ class GraphView(QGraphicsView):
             self.select_node(keep_selected, emit=False)
         pending, self._pending_reveal = self._pending_reveal, None
         if pending is not None:
+            self._anchor = None
             self._centre_select(pending)
+        else:
+            self._keep_anchor()
         self._overview_widget.update()
         self._in_flight = None
         self.graph_shown.emit()

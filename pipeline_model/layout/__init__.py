@@ -23,6 +23,7 @@ from pipeline_model.layout.compound import compound_layout, has_frames
 from pipeline_model.layout.crossings import count_crossings
 from pipeline_model.layout.model import (
     CHAR_WIDTH,
+    DETAIL_LINE,
     FRAME_PAD,
     MARGIN,
     MIN_NODE_WIDTH,
@@ -31,6 +32,8 @@ from pipeline_model.layout.model import (
     Frame,
     GraphLayout,
     LayoutCancelled,
+    node_box_height,
+    node_details,
     node_text,
     node_width,
     shape_text,
@@ -51,6 +54,7 @@ from pipeline_model.layout.stages import (
 
 __all__ = [
     "CHAR_WIDTH",
+    "DETAIL_LINE",
     "MIN_NODE_WIDTH",
     "NODE_HEIGHT",
     "NODE_PADDING",
@@ -60,6 +64,8 @@ __all__ = [
     "compute_layout",
     "count_crossings",
     "layered_layout",
+    "node_box_height",
+    "node_details",
     "node_text",
     "node_width",
     "shape_text",

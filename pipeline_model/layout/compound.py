@@ -16,7 +16,15 @@ from __future__ import annotations
 
 from typing import Any, Callable, Hashable, Mapping, Optional
 
-from pipeline_model.layout.model import CHAR_WIDTH, FRAME_LABEL, FRAME_PAD, Frame, GraphLayout, node_width
+from pipeline_model.layout.model import (
+    CHAR_WIDTH,
+    FRAME_LABEL,
+    FRAME_PAD,
+    Frame,
+    GraphLayout,
+    node_box_height,
+    node_width,
+)
 
 #: A flat layout: ``(graph, sizes, char_width, node_height, sweeps, should_stop) -> GraphLayout``.
 FlatLayout = Callable[..., GraphLayout]
@@ -162,7 +170,7 @@ def compound_layout(g: Any, flat: FlatLayout, *, char_width: float, node_height:
         if sizes is not None and n in sizes:
             size_of[n] = sizes[n]
         else:
-            size_of[n] = (node_width(d, char_width), node_height)
+            size_of[n] = (node_width(d, char_width), node_box_height(d, node_height))
     root, chains = _tree(node_items, _paths(node_items, edges))
     routes: list[tuple[Any, Any, _Box, Any, Any]] = []
     for u, v in edges:

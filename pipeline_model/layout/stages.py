@@ -23,6 +23,7 @@ from pipeline_model.layout.model import (
     NODE_GAP,
     Frame,
     GraphLayout,
+    node_box_height,
     node_width,
 )
 
@@ -92,6 +93,7 @@ def read_nodes(g: Any, sizes: Mapping[Hashable, tuple[float, float]] | None, cha
             width[i], height[i] = sizes[n]
         else:
             width[i] = node_width(data, char_width)
+            height[i] = node_box_height(data, node_height)
         group[i] = data.get("group")
     return _Nodes(node_items, ids, {n: i for i, n in enumerate(ids)}, width, height, group)
 

@@ -75,7 +75,8 @@ class GraphPalette:
         self.label_font = QFont(font)
         self.label_font.setBold(True)
         self.label_metrics = QFontMetricsF(self.label_font)
-        self.label_widths: dict[str, float] = {}  # group label -> its width in the label font
+        self.label_widths: dict[tuple[int, str], float] = {}  # (pixel size, group label) -> its width
+        self.label_fonts: dict[int, Any] = {}  # pixel size -> (label font at that size, its metrics)
         self.colors: dict[str, Any] = {}
         self.update_colors(pal)
 

@@ -65,8 +65,9 @@ def shown_nodes(tiles: list[Tile], rects: list[Rect], exposed: QRectF) -> list[i
 
 def paint_texts(painter: QPainter, shown: list[int], p: Prepared, cats: list[int], lod: float,
                 pal: GraphPalette, static: StaticText) -> None:
-    """Titles of the ``shown`` nodes, and their shape·dtype lines from ``SUBTITLE_SCALE`` on."""
-    half_h = pal.node_height / 2.0
+    """Titles of the ``shown`` nodes, and their shape·dtype lines (a collapsed group's op count, inputs and
+    outputs) from ``SUBTITLE_SCALE`` on; every line sits at a fixed offset from the box's top."""
+    node_h = pal.node_height
     painter.setPen(pal.text_pen)
     font = pal.title_font
     painter.setFont(font)
@@ -76,9 +77,10 @@ def paint_texts(painter: QPainter, shown: list[int], p: Prepared, cats: list[int
     for i in shown:
         x0, y0, w, h = rects[i]
         st, tw = static(0, titles[i], font)
-        draw(QPointF(x0 + (w - tw) / 2.0, y0 + h / 2.0 - half_h + 5.0), st)
+        draw(QPointF(x0 + (w - tw) / 2.0, y0 + 5.0), st)
     if lod < SUBTITLE_SCALE:
         return
+    _paint_details(painter, shown, p, pal, static)
     font = pal.sub_font
     painter.setFont(font)
     sub_h = pal.sub_height
@@ -93,7 +95,27 @@ def paint_texts(painter: QPainter, shown: list[int], p: Prepared, cats: list[int
                 continue
             x0, y0, w, h = rects[i]
             st, tw = static(1, text, font)
-            draw(QPointF(x0 + (w - tw) / 2.0, y0 + h / 2.0 + half_h - sub_h - 5.0), st)
+            draw(QPointF(x0 + (w - tw) / 2.0, y0 + node_h - sub_h - 5.0), st)
+
+
+def _paint_details(painter: QPainter, shown: list[int], p: Prepared, pal: GraphPalette, static: StaticText) -> None:
+    """A collapsed group's input and output lines, left-aligned under its op count."""
+    details = p.details
+    if not details:
+        return
+    font = pal.sub_font
+    painter.setFont(font)
+    painter.setPen(pal.text_pen)
+    top = pal.node_height - 5.0
+    step = p.line_height
+    for i in shown:
+        lines = details.get(i)
+        if not lines:
+            continue
+        x0, y0, _w, _h = p.rects[i]
+        for k, line in enumerate(lines):
+            st, _tw = static(2, line, font)
+            painter.drawStaticText(QPointF(x0 + 10.0, y0 + top + k * step), st)
 
 
 def paint_heat(painter: QPainter, ids: list[int], heat: dict[int, float], rects: list[Rect],
