@@ -381,3 +381,40 @@ def test_expand_and_collapse_keep_the_clicked_group_in_view(qtbot, view, decoder
     box = view.group_rect(gid)
     assert view.mapToScene(view.viewport().rect()).boundingRect().contains(box)
     assert abs(view.mapFromScene(QPointF(box.center().x(), box.top())).y() - before.y()) < 60  # scroll limits
+
+
+def test_heat_has_its_own_colour_scale_and_a_legend(qtbot, view):
+    from PySide6.QtGui import QColor, QImage, QPainter
+
+    from widgets.graph.palette import heat_colour
+
+    data = ig.synthetic_graph_json(120)
+    ops = [n["id"] for n in data["nodes"] if n["kind"] == "binding"]
+    _show(qtbot, view, data, frozenset(ops[:4]))  # changed by the step
+    changed = view.node_fill(ops[0])
+    view.reset_zoom()
+    view.centerOn(view.node_rect(ops[0]).center())
+    assert not view.heat_legend().isVisible()
+    view.set_heat({ops[0]: 0.5, ops[1]: 0.1})
+    legend = view.heat_legend()
+    assert legend.isVisible() and "50.0 %" in legend.texts()[1]
+    # the scale stays clear of the change colour (hue and distance), from its pale end to its dark end
+    for t in (0.0, 0.25, 0.5, 0.75, 1.0):
+        c = heat_colour(t)
+        dist = ((c.red() - changed.red()) ** 2 + (c.green() - changed.green()) ** 2
+                + (c.blue() - changed.blue()) ** 2) ** 0.5
+        assert dist > 90 and not 20 <= c.hsvHue() <= 60, (t, c.name())
+    # painted: the changed node keeps its fill and carries the heat colour on its outline
+    img = QImage(view.viewport().size(), QImage.Format.Format_ARGB32)
+    img.fill(0)
+    painter = QPainter(img)
+    view.render(painter)
+    painter.end()
+    box = view.mapFromScene(view.node_rect(ops[0])).boundingRect()
+    inside = QColor(img.pixel(box.center().x() - box.width() // 3, box.center().y()))
+    assert abs(inside.red() - changed.red()) < 8 and abs(inside.blue() - changed.blue()) < 8
+    hot = heat_colour(1.0)
+    edge = [QColor(img.pixel(box.center().x(), y)) for y in range(box.top() - 4, box.top() + 3)]
+    assert any(abs(c.red() - hot.red()) < 30 and abs(c.blue() - hot.blue()) < 30 for c in edge)
+    view.set_heat_visible(False)
+    assert not legend.isVisible()

@@ -29,6 +29,7 @@ from pipeline_model import graph_hierarchy
 from pipeline_model.layout import GraphLayout
 from widgets.graph.adapter import categories
 from widgets.graph.items.diagram import LOD_SCALE
+from widgets.graph.legend import HeatLegend
 from widgets.graph.minimap import GraphMinimap
 from widgets.graph.palette import GraphPalette
 from widgets.graph.prepare import Prepared, apply_highlight
@@ -122,6 +123,7 @@ class GraphView(QGraphicsView):
         self._overview_widget = GraphMinimap(self, self._palette)
         # translation context kept from the shipped catalogue (the minimap class was ``_Overview``)
         self._overview_widget.setToolTip(QCoreApplication.translate("_Overview", "Overview: click or drag to move the view"))
+        self._legend = HeatLegend(self, self._palette)
         self.clear_graph(self.tr("No graph"))
 
     # ------------------------------------------------------------------------------------------ API
@@ -411,6 +413,13 @@ class GraphView(QGraphicsView):
             item.cats = self._cats
             item.heat = self._heat_view if self._heat_shown else {}
             item.update()
+        if hasattr(self, "_legend"):
+            shown = self._heat_shown and bool(self._heat_view) and item is not None
+            if shown:
+                self._legend.set_top(max(self._heat_view.values()))
+                self._legend.move(self.viewport().geometry().left() + 8, self.viewport().geometry().top() + 8)
+                self._legend.raise_()
+            self._legend.setVisible(shown)
 
     def wait_for_worker(self, ms: int) -> None:
         """Let the layout thread run for up to ``ms`` milliseconds (scripts and benchmarks without an event loop)."""
@@ -439,6 +448,10 @@ class GraphView(QGraphicsView):
             return node_id
         shown = p.rep.get(node_id)
         return shown if shown in p.index else None
+
+    def heat_legend(self) -> HeatLegend:
+        """The heat overlay's legend (top left; shown while the overlay is painted)."""
+        return self._legend
 
     def overview(self) -> QWidget:
         """The minimap widget (bottom right; the viewport rectangle; click or drag to move there)."""

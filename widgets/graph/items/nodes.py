@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticText
+from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPen, QStaticText
 
 from widgets.graph.adapter import CATEGORIES, CHANGED
-from widgets.graph.palette import GraphPalette
+from widgets.graph.palette import GraphPalette, heat_colour, heat_text_colour
 from widgets.graph.prepare import Prepared
 from widgets.graph.tiles import Rect, Tile
 
@@ -120,8 +120,10 @@ def _paint_details(painter: QPainter, shown: list[int], p: Prepared, pal: GraphP
 
 def paint_heat(painter: QPainter, ids: list[int], heat: dict[int, float], rects: list[Rect],
                pal: GraphPalette) -> None:
-    """The profile's heat overlay: a red tint whose strength follows the node's share of the run time,
-    and the share as ``12.3 %`` in a pill above the box's top-right corner."""
+    """The profile's heat overlay in its own colour scale (:func:`heat_colour`, see the view's legend):
+    an outline and a bar along the box's bottom edge (as long as the node's share is of the largest) in
+    the scale's colour, and the share as ``12.3 %`` in a pill above the box's top-right corner. The box's
+    fill stays what it is, so "changed by this step" (amber fill) and heat read together."""
     if not ids:
         return
     top = max(heat.values()) or 1.0
@@ -131,18 +133,20 @@ def paint_heat(painter: QPainter, ids: list[int], heat: dict[int, float], rects:
     metrics = QFontMetricsF(font)
     for i in ids:
         share = heat[i]
+        t = min(1.0, share / top)
+        colour = heat_colour(t)
         x0, y0, w, h = rects[i]
-        colour = QColor(pal.colors["heat"])
-        colour.setAlphaF(0.12 + 0.5 * min(1.0, share / top))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(QPen(colour, 3.0))
+        painter.drawRoundedRect(QRectF(x0 - 1.5, y0 - 1.5, w + 3.0, h + 3.0), 7.0, 7.0)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(colour)
-        painter.drawRoundedRect(QRectF(x0, y0, w, h), 6.0, 6.0)
+        painter.drawRect(QRectF(x0 + 4.0, y0 + h - 6.0, max(3.0, (w - 8.0) * t), 4.0))
         label = heat_label(share)
         tw = metrics.horizontalAdvance(label) + 8.0
         th = metrics.height() + 2.0
         pill = QRectF(x0 + w - tw - 2.0, y0 - th * 0.6, tw, th)
-        painter.setBrush(pal.colors["heat"])
         painter.drawRoundedRect(pill, th / 2.0, th / 2.0)
-        painter.setPen(QPen(pal.colors["heat_text"]))
+        painter.setPen(QPen(heat_text_colour(t)))
         painter.drawText(pill, int(Qt.AlignmentFlag.AlignCenter), label)
     painter.restore()
