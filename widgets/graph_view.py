@@ -124,6 +124,7 @@ class GraphView(QGraphicsView):
         # translation context kept from the shipped catalogue (the minimap class was ``_Overview``)
         self._overview_widget.setToolTip(QCoreApplication.translate("_Overview", "Overview: click or drag to move the view"))
         self._legend = HeatLegend(self, self._palette)
+        self._legend.set_texts(self.tr("Profile: share of run time"), self.tr("changed by this step"))
         self.clear_graph(self.tr("No graph"))
 
     # ------------------------------------------------------------------------------------------ API

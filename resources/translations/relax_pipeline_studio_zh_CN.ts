@@ -4,7 +4,7 @@
 <context>
     <name></name>
     <message>
-        <location filename="../../app/appearance.py" line="+70"/>
+        <location filename="../../app/appearance.py" line="+93"/>
         <source>&amp;Theme</source>
         <extracomment>The theme was applied (``system``, ``light``, ``dark``). hook for tests: shows the &quot;applies at the next start&quot; note</extracomment>
         <translation>主题(&amp;T)</translation>
@@ -45,7 +45,7 @@
         <translation>新语言将在下次启动 Relax Pipeline Studio 时生效。</translation>
     </message>
     <message>
-        <location filename="../../app/file_controller.py" line="+75"/>
+        <location filename="../../app/file_controller.py" line="+84"/>
         <source>Open pipeline</source>
         <extracomment>The title/model/target texts may have changed (saved under a new name ...).</extracomment>
         <translation>打开流水线</translation>
@@ -84,7 +84,7 @@
         <translation>“构建并运行”面板的设置无效（请查看该面板）。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>Building and timing {0} pipelines…</source>
         <translation>正在构建并计时 {0} 条流水线…</translation>
     </message>
@@ -200,7 +200,7 @@
         <translation>已导出 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/help_controller.py" line="+157"/>
+        <location filename="../../app/help_controller.py" line="+176"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
@@ -292,7 +292,7 @@
         <translation>引擎：已停止</translation>
     </message>
     <message>
-        <location filename="../../app/actions.py" line="+56"/>
+        <location filename="../../app/actions.py" line="+55"/>
         <source>&amp;New Pipeline</source>
         <translation>新建流水线(&amp;N)</translation>
     </message>
@@ -462,7 +462,7 @@
         <translation>整张图的缩略图，框出当前可见部分</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>&amp;Build &amp;&amp; Run</source>
         <translation>构建并运行(&amp;B)</translation>
     </message>
@@ -527,7 +527,7 @@
         <translation>内置模型(&amp;M)</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+3"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
@@ -552,7 +552,7 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location line="+71"/>
+        <location line="+61"/>
         <source>The engine was restarted; your pipeline is unchanged.</source>
         <translation>引擎已重启；您的流水线未受影响。</translation>
     </message>
@@ -567,9 +567,9 @@
         <translation>正在重启引擎…</translation>
     </message>
     <message>
-        <location filename="../../app/panels.py" line="+81"/>
+        <location filename="../../app/panels.py" line="+83"/>
         <source>Find a node by name, op, callee or shape</source>
-        <extracomment>Narrowest the node details panel gets (its placeholder and type texts wrap inside it). A button for the message&apos;s action (e.g. Restart Engine), shown only with such a message.</extracomment>
+        <extracomment>Narrowest the node details panel gets (its placeholder and type texts wrap inside it). Setting of View ▸ Show Overview (the graph&apos;s minimap). A button for the message&apos;s action (e.g. Restart Engine), shown only with such a message.</extracomment>
         <translation>按名称、算子、被调函数或形状查找节点</translation>
     </message>
     <message>
@@ -613,7 +613,7 @@
         <translation>函数：</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+45"/>
         <source>Model…</source>
         <translation>模型…</translation>
     </message>
@@ -706,7 +706,7 @@
         <translation>引擎仍在处理上一个请求（点击“停止”可结束）。</translation>
     </message>
     <message>
-        <location line="+52"/>
+        <location line="+48"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -1016,9 +1016,9 @@
         <translation type="vanished">&lt;b&gt;{where}&lt;/b&gt; 含有 {count} 个带自定义 Python 代码的步骤。运行它们会以您的权限在引擎进程中执行下面的代码（它可以读写您的文件）。请仅在信任此流水线来源时运行。代码变化后会再次询问。</translation>
     </message>
     <message>
-        <location filename="../../app/consent_service.py" line="+178"/>
+        <location filename="../../app/consent_service.py" line="+203"/>
         <source>Run code from this file?</source>
-        <extracomment>Largest file shown in the consent dialog (the rest is cut, and the dialog says so). Tests/screenshots: skip the question; True consents to every item, False to none (nothing is remembered). Hashes of code the user typed in the app this session (their own code). Hashes refused this session (automatic re-runs do not ask about them again). Step uids whose code the user edited although it was never consented to (not asked on auto re-runs).</extracomment>
+        <extracomment>Largest file shown in the consent dialog (the rest is cut, and the dialog says so). The engine client&apos;s consent (``QtEngineWorker.consent``), kept equal to what was consented to. Tests/screenshots: skip the question; True consents to every item, False to none (nothing is remembered). Hashes of code the user typed in the app this session (their own code). Hashes refused this session (automatic re-runs do not ask about them again). Step uids whose code the user edited although it was never consented to (not asked on auto re-runs). Hashes consented to by ``override`` (tests): granted while it stays true, never remembered.</extracomment>
         <translation>运行来自此文件的代码？</translation>
     </message>
     <message>
@@ -1140,13 +1140,13 @@
         <translation>{0}：第 {1} 次调用，共 {2} 次（再次激活可跳到下一个）</translation>
     </message>
     <message>
-        <location filename="../../app/autosave.py" line="+78"/>
+        <location filename="../../app/autosave.py" line="+83"/>
         <source>Could not write the recovery copy: {0}</source>
         <extracomment>Quiet time after an edit before the recovery copy is written. A recovery copy was written (its path).</extracomment>
         <translation>无法写入恢复副本：{0}</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location line="+66"/>
         <source>Restore unsaved changes?</source>
         <translation>恢复未保存的更改？</translation>
     </message>
@@ -1232,7 +1232,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../app/compare_controller.py" line="-219"/>
+        <location filename="../../app/compare_controller.py" line="-220"/>
         <source>Compare Pipelines</source>
         <extracomment>Item data: the pipeline file of a candidate (&quot;&quot; for the current document).</extracomment>
         <translation>比较流水线</translation>
@@ -1360,7 +1360,7 @@
         <translation>  … [另有 {0} 个字符未显示]</translation>
     </message>
     <message>
-        <location line="+86"/>
+        <location line="+105"/>
         <source>Show one function (+ added, − removed, ~ changed)</source>
         <extracomment>The diff asked for last is on screen, all its rows in the editors (large diffs are computed on a worker thread and put in by pieces; also after a re-render: function chooser, hide-unchanged). The diff asked for last is computed (``module_diff`` is set); its rows may still be coming in. Texts with more lines than this are diffed in a diff process: ``diff_process``, or the shared one (``pipeline_model.diff_process.shared()``) when that is None; never when ``use_diff_process`` is false.</extracomment>
         <translation>只显示一个函数（+ 新增，− 删除，~ 修改）</translation>
@@ -1376,12 +1376,12 @@
         <translation>函数：</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+34"/>
         <source>Show the traceback (your code&apos;s frames first)</source>
         <translation>显示回溯（优先显示您代码中的帧）</translation>
     </message>
     <message>
-        <location line="+96"/>
+        <location line="+87"/>
         <location line="+16"/>
         <source>Before</source>
         <translation>之前</translation>
@@ -1491,12 +1491,13 @@
 <context>
     <name>DocumentationDialog</name>
     <message>
-        <location filename="../../app/help_controller.py" line="-164"/>
+        <location filename="../../app/help_controller.py" line="-165"/>
         <source>Documentation</source>
+        <extracomment>Where an installed copy keeps the documentation, under its data prefix (pyproject ``data-files``).</extracomment>
         <translation>文档</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+17"/>
         <source>Open in Browser</source>
         <translation>在浏览器中打开</translation>
     </message>
@@ -1557,10 +1558,19 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+925"/>
-        <location line="+38"/>
+        <location filename="../../widgets/graph_view.py" line="+127"/>
+        <source>Profile: share of run time</source>
+        <translation>性能分析：运行时间占比</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>changed by this step</source>
+        <translation>本步骤修改的节点</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+40"/>
         <source>No graph</source>
-        <extracomment>Below this view scale the overview (coarse bands of plain rectangles) replaces boxes, texts and arrows. Below this view scale the second text line (shape·dtype) of a node is not drawn. Tile size: layers per band, scene units per column; coarse overview bands. Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>无图</translation>
     </message>
     <message>
@@ -1569,7 +1579,7 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+393"/>
+        <location line="+436"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
     </message>
@@ -1997,9 +2007,9 @@
 <context>
     <name>QtEngineWorker</name>
     <message>
-        <location filename="../../app/engine_worker.py" line="+390"/>
+        <location filename="../../app/engine_worker.py" line="+401"/>
         <source>Starting engine…</source>
-        <extracomment>The engine process was replaced (crash, Stop of a step that did not return, Restart Engine): modules of the old one are gone. ``EngineClient`` keyword arguments (watchdog, memory limit), read when the client is made and by :meth:`apply_client_options`.</extracomment>
+        <extracomment>The engine process was replaced (crash, Stop of a step that did not return, Restart Engine): modules of the old one are gone. ``EngineClient`` keyword arguments (watchdog, memory limit), read when the client is made and by :meth:`apply_client_options`. What the user consented to: the consent of every client this worker makes (or is lent).</extracomment>
         <translation>正在启动引擎…</translation>
     </message>
     <message>
@@ -2009,17 +2019,17 @@
     </message>
     <message>
         <location line="+19"/>
-        <location line="+16"/>
+        <location line="+18"/>
         <source>Engine ready (TVM {version})</source>
         <translation>引擎就绪（TVM {version}）</translation>
     </message>
     <message>
-        <location line="-15"/>
+        <location line="-17"/>
         <source>Engine ready</source>
         <translation>引擎就绪</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+10"/>
         <source>Engine stopped</source>
         <translation>引擎已停止</translation>
     </message>
@@ -2034,7 +2044,7 @@
         <translation>正在运行流水线…</translation>
     </message>
     <message>
-        <location line="+64"/>
+        <location line="+63"/>
         <source>Engine crashed; restarted…</source>
         <translation>引擎崩溃；已重启…</translation>
     </message>
@@ -2267,7 +2277,7 @@
         <translation>警告</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+70"/>
         <source>Device and target to build for (devices detected by the engine)</source>
         <translation>构建所用的设备和目标（引擎检测到的设备）</translation>
     </message>
@@ -2287,7 +2297,7 @@
         <translation>重新检测设备</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+11"/>
         <source>Final module (all steps)</source>
         <translation>最终模块（所有步骤）</translation>
     </message>
@@ -2297,7 +2307,7 @@
         <translation>所选步骤之后的模块</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>Random, seed</source>
         <translation>随机，种子</translation>
     </message>
@@ -2312,7 +2322,7 @@
         <translation>.npy / .npz（数组与输入同名）</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+30"/>
         <source>repeats</source>
         <translation>重复</translation>
     </message>
@@ -2332,7 +2342,7 @@
         <translation>同时用 VM 的插桩为每次 PrimFunc / packed 函数调用计时（性能剖析面板、图上的热度叠加）</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-93"/>
         <source>Target</source>
         <translation>目标</translation>
     </message>
@@ -2342,14 +2352,14 @@
         <translation>模块</translation>
     </message>
     <message>
-        <location line="-164"/>
-        <location line="+165"/>
-        <location line="+122"/>
+        <location line="-93"/>
+        <location line="+94"/>
+        <location line="+209"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-318"/>
+        <location line="-334"/>
         <source>({time} of warm-up)</source>
         <extracomment>Module choices of the &quot;Module&quot; combo (data values). Item-data role marking the target list&apos;s custom entry (its text is translated).</extracomment>
         <translation>（预热 {time}）</translation>
@@ -2415,12 +2425,12 @@
         <translation>输出 {index}</translation>
     </message>
     <message>
-        <location line="+148"/>
+        <location line="+77"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+98"/>
         <source>Build &amp;&amp; Run</source>
         <translation>构建并运行</translation>
     </message>
@@ -2455,12 +2465,12 @@
         <translation>停止</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+18"/>
         <source>Build &amp; Run (Ctrl+B) to see outputs, latency and the numerical check.</source>
         <translation>“构建并运行” (Ctrl+B) 后在此查看输出、延迟和数值检查。</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+17"/>
         <source>CPU: generic llvm</source>
         <translation>CPU：通用 llvm</translation>
     </message>
@@ -2571,9 +2581,9 @@
 <context>
     <name>StepReport</name>
     <message>
-        <location filename="../../pipeline_model/passkinds/dlight.py" line="+100"/>
+        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+96"/>
         <source>no rule applied</source>
-        <extracomment>DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:mod:`pipeline_model.dlight_rules_tvm`, copied into exported scripts). The app&apos;s own rules (classes of :mod:`pipeline_model.dlight_rules_tvm`). Rules of a new step (those present in this TVM build).</extracomment>
+        <extracomment>The app&apos;s own rules (group ``app``): the code exported scripts contain, instantiated by the engine too. DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:data:`SCRIPT_MODULE`, copied into exported scripts). The app&apos;s own rules (classes of :data:`SCRIPT_MODULE`). Rules of a new step (those present in this TVM build).</extracomment>
         <translation>未应用规则</translation>
     </message>
     <message>
@@ -2603,9 +2613,9 @@
         <translation>{0} 个 PrimFunc 没有 GPU 调度 — 请添加规则（例如 gpu.Fallback）或 MetaSchedule 步骤。</translation>
     </message>
     <message>
-        <location filename="../../pipeline_model/passkinds/fuse_by_pattern.py" line="+150"/>
+        <location filename="../../pipeline_model/passkinds/fuse_by_pattern/__init__.py" line="+146"/>
         <source>offloaded to {0}</source>
-        <extracomment>Pattern-table prefix -&gt; module whose import registers the table. Warning for a user pattern file fused with ``annotate_codegen=true`` (issue 12: the build then fails).</extracomment>
+        <extracomment>The code exported scripts contain (and the engine calls): :func:`.script.load_pattern_file`. Warning for a user pattern file fused with ``annotate_codegen=true`` (issue 12: the build then fails).</extracomment>
         <translation>卸载到 {0}</translation>
     </message>
     <message>
@@ -2634,9 +2644,8 @@
         <translation>按模式融合（已在图中高亮）：</translation>
     </message>
     <message>
-        <location filename="../../pipeline_model/passkinds/metaschedule.py" line="+168"/>
+        <location filename="../../pipeline_model/passkinds/metaschedule/report.py" line="+31"/>
         <source>{done}/{total} trials, stopped</source>
-        <extracomment>The three pass ids of this kind. The ids whose steps tune (emit ``tuning_progress``). TVM keyword arguments of the MetaSchedule passes; their other params only configure tuning. ``make_tuning_pass`` modes by pass id. Parameters of the MetaSchedule steps (``ParamSpec(**d)`` for each dict), keyed by pass id. The first parameters are TVM&apos;s own keyword arguments; the others configure the builder/runner.</extracomment>
         <translation>{done}/{total} 次试验，已停止</translation>
     </message>
     <message>
@@ -2954,8 +2963,9 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+257"/>
+        <location filename="../../widgets/graph_view.py" line="-479"/>
         <source>Overview: click or drag to move the view</source>
+        <extracomment>Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>概览：点击或拖动以移动视图</translation>
     </message>
 </context>
@@ -2964,7 +2974,7 @@
     <message>
         <location filename="../../widgets/error_trace.py" line="+49"/>
         <source>, column {0}</source>
-        <extracomment>Pseudo file names of custom steps&apos; sources (``emit.custom_label``).</extracomment>
+        <extracomment>Pseudo file names of custom steps&apos; sources (``pipeline_model.passkinds.custom_python.custom_label``).</extracomment>
         <translation>，第 {0} 列</translation>
     </message>
     <message>

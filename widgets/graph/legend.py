@@ -22,6 +22,8 @@ class HeatLegend(QWidget):
         super().__init__(parent)
         self._palette = palette
         self._top = 0.0
+        self._title = "share of run time"
+        self._changed = "changed"
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
         self.setVisible(False)
         self._relayout()
@@ -32,10 +34,15 @@ class HeatLegend(QWidget):
         self._relayout()
         self.update()
 
+    def set_texts(self, title: str, changed: str) -> None:
+        """The legend's title and the change swatch's text (translated by the view)."""
+        self._title, self._changed = title, changed
+        self._relayout()
+        self.update()
+
     def texts(self) -> tuple[str, str, str]:
         """Title, the scale's right end, the change swatch's text (what the legend writes)."""
-        return (self.tr("Profile: share of run time"), heat_label(self._top) if self._top else "",
-                self.tr("changed by this step"))
+        return self._title, heat_label(self._top) if self._top else "", self._changed
 
     def _relayout(self) -> None:
         fm = QFontMetricsF(self._palette.sub_font)
