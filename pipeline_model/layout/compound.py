@@ -34,7 +34,7 @@ class _Box:
     """One container: a dataflow block (``kind`` ``block``) or a nested frame, its members in order of first
     appearance (node ids and child boxes), its own edges and, once laid out, its layout and size."""
 
-    __slots__ = ("kind", "key", "parent", "members", "edges", "layout", "size", "shift", "depth")
+    __slots__ = ("kind", "key", "parent", "members", "edges", "layout", "size", "shift", "depth", "ports")
 
     def __init__(self, kind: str, key: Any, parent: Optional["_Box"]) -> None:
         self.kind = kind
@@ -46,13 +46,34 @@ class _Box:
         self.size = (0.0, 0.0)
         self.shift = (0.0, 0.0)  # content offset inside the box (from the box's top-left corner)
         self.depth: int = 0 if parent is None or parent.kind != "nested" else parent.depth + 1
+        self.ports: dict[tuple[str, Any], _Port] = {}
+
+    def port(self, side: str, source: Any) -> "_Port":
+        """The port (``in`` at the top, ``out`` at the bottom) where the value of ``source`` crosses the frame."""
+        key = (side, source)
+        hit = self.ports.get(key)
+        if hit is None:
+            hit = self.ports[key] = _Port(side)
+            self.members.append(hit)
+        return hit
+
+
+class _Port:
+    """Where an edge crosses a frame: a point pinned to the first (``in``) or last (``out``) layer of the
+    frame's layout, so the edge runs inside the frame through the layout's own routing (around the boxes)."""
+
+    __slots__ = ("side",)
+
+    def __init__(self, side: str) -> None:
+        self.side = side
 
 
 class _Sub:
     """The graph of one container as the flat layout reads it."""
 
     def __init__(self, members: list[Any], edges: list[tuple[Any, Any]]) -> None:
-        self._items: list[tuple[Any, dict[str, Any]]] = [(m, {}) for m in members]
+        self._items: list[tuple[Any, dict[str, Any]]] = [
+            (m, {"pin": "top" if m.side == "in" else "bottom"} if isinstance(m, _Port) else {}) for m in members]
         self._edges = edges
         self.graph: dict[str, Any] = {}
 
@@ -117,6 +138,25 @@ def _tree(node_items: list[tuple[Hashable, Any]], paths: list[list[tuple[str, An
     return root, chains
 
 
+#: A port's box: as narrow as a dummy node, no height.
+PORT_SIZE = (8.0, 0.0)
+
+
+def _add_ports(chain: list[_Box], node: Any, side: str, rep: Any, source: Any = None) -> None:
+    """The ports an edge of ``node`` passes through from ``rep`` (a box, else nothing to do) down to
+    ``node``'s own container, with their edges: ``out`` ports lead from the node's representative to the
+    bottom, ``in`` ports from the top to it (one port per value and frame, shared by its edges)."""
+    if not isinstance(rep, _Box):
+        return
+    k = chain.index(rep)
+    value = node if side == "out" else source
+    for j in range(k, len(chain)):
+        box = chain[j]
+        inner = chain[j + 1] if j + 1 < len(chain) else node
+        port = box.port(side, value)
+        box.edges[(inner, port) if side == "out" else (port, inner)] = None
+
+
 def _route_key(chain_u: list[_Box], chain_v: list[_Box], u: Any, v: Any,
                root: _Box) -> tuple[_Box, Any, Any]:
     """The innermost common container of two nodes and what stands for each in its layout."""
@@ -177,11 +217,14 @@ def compound_layout(g: Any, flat: FlatLayout, *, char_width: float, node_height:
         lca, ru, rv = _route_key(chains[u], chains[v], u, v, root)
         lca.edges[(ru, rv)] = None
         routes.append((u, v, lca, ru, rv))
+        _add_ports(chains[u], u, "out", ru)
+        _add_ports(chains[v], v, "in", rv, source=u)
     labels = _labels(getattr(g, "graph", {}) or {})
     boxes = _all_boxes(root)
     result = GraphLayout()
     for box in reversed(boxes):  # children before parents
-        sub_sizes = {m: (m.size if isinstance(m, _Box) else size_of[m]) for m in box.members}
+        sub_sizes = {m: (m.size if isinstance(m, _Box) else PORT_SIZE if isinstance(m, _Port) else size_of[m])
+                     for m in box.members}
         lay = flat(_Sub(box.members, list(box.edges)), sizes=sub_sizes, char_width=char_width,
                    node_height=node_height, sweeps=sweeps, should_stop=should_stop, per_layer=True)
         box.layout = lay
@@ -201,7 +244,7 @@ def compound_layout(g: Any, flat: FlatLayout, *, char_width: float, node_height:
         box.size = (inner_w + 2 * side, (y1 - y0) + side + top)
         box.shift = (side + (inner_w - (x1 - x0)) / 2.0 - x0, top - y0)
     _place(root, 0.0, 0.0, result, size_of, labels)
-    _route(routes, result)
+    _route(routes, result, chains)
     assert root.layout is not None
     result.width, result.height = root.layout.width, root.layout.height
     return result
@@ -224,36 +267,62 @@ def _place(root: _Box, dx: float, dy: float, result: GraphLayout, size_of: dict[
                                            y1=fy0 + h, kind="block" if m.kind == "block" else "nested",
                                            depth=m.depth))
                 todo.append((m, fx0 + m.shift[0], fy0 + m.shift[1]))
-            else:
+            elif not isinstance(m, _Port):
                 result.positions[m] = (ox + x, oy + y)
                 result.sizes[m] = size_of[m]
                 result.layers[m] = lay.layers[m]
-        result.layer_rows.extend(row for row in ([n for n in r if not isinstance(n, _Box)] for r in lay.layer_rows)
-                                 if row)
+        result.layer_rows.extend(row for row in ([n for n in r if not isinstance(n, (_Box, _Port))]
+                                                 for r in lay.layer_rows) if row)
         for key, pts in lay.edges.items():
             lay.edges[key] = [(px + ox, py + oy) for px, py in pts]
 
 
-def _route(routes: list[tuple[Any, Any, _Box, Any, Any]], result: GraphLayout) -> None:
-    """Each edge's polyline: its container's route, extended out of the source's and into the target's frame."""
-    pos, size = result.positions, result.sizes
+def _route(routes: list[tuple[Any, Any, _Box, Any, Any]], result: GraphLayout,
+           chains: dict[Any, list[_Box]]) -> None:
+    """Each edge's polyline: through the ports of the frames it leaves, its common container's route,
+    through the ports of the frames it enters."""
     for u, v, lca, ru, rv in routes:
         lay = lca.layout
         assert lay is not None
-        pts = lay.edges.get((ru, rv))
-        if pts is None:
+        mid = lay.edges.get((ru, rv))
+        if mid is None:
             continue
         out_u, in_v = isinstance(ru, _Box), isinstance(rv, _Box)
         if not out_u and not in_v:
-            result.edges[(u, v)] = pts
+            result.edges[(u, v)] = mid
             continue
-        line = list(pts)
-        (ux, uy), (vx, vy) = pos[u], pos[v]
+        line = list(mid)
         if out_u:
-            line.insert(0, (ux, uy + size[u][1] / 2.0))
+            line = _exit(ru, chains[u], u) + line[1:]
         if in_v:
-            line.append((vx, vy - size[v][1] / 2.0))
+            line = line[:-1] + _enter(rv, chains[v], v, u)
         result.edges[(u, v)] = line
+
+
+def _exit(box: _Box, chain: list[_Box], node: Any) -> list[tuple[float, float]]:
+    """From ``node`` to the bottom port of ``box`` (through the out ports of the boxes between)."""
+    k = chain.index(box)
+    line: list[tuple[float, float]] = []
+    for j in range(len(chain) - 1, k - 1, -1):  # innermost box first
+        b = chain[j]
+        inner = chain[j + 1] if j + 1 < len(chain) else node
+        assert b.layout is not None
+        pts = b.layout.edges.get((inner, b.ports[("out", node)])) or []
+        line = list(pts) if not line else line + list(pts[1:])
+    return line
+
+
+def _enter(box: _Box, chain: list[_Box], node: Any, source: Any) -> list[tuple[float, float]]:
+    """From the top port of ``box`` to ``node`` (through the in ports of the boxes between)."""
+    k = chain.index(box)
+    line: list[tuple[float, float]] = []
+    for j in range(k, len(chain)):  # outermost box first
+        b = chain[j]
+        inner = chain[j + 1] if j + 1 < len(chain) else node
+        assert b.layout is not None
+        pts = b.layout.edges.get((b.ports[("in", source)], inner)) or []
+        line = list(pts) if not line else line[:-1] + list(pts)
+    return line
 
 
 __all__ = ["CHAR_WIDTH", "compound_layout", "has_frames"]

@@ -39,6 +39,7 @@ class _Nodes:
     width: list[float]
     height: list[float]
     group: list[Any]
+    pin: list[Any] | None = None  # node attribute ``pin``: "top" (first layer) or "bottom" (last layer)
 
 
 @dataclass
@@ -95,7 +96,9 @@ def read_nodes(g: Any, sizes: Mapping[Hashable, tuple[float, float]] | None, cha
             width[i] = node_width(data, char_width)
             height[i] = node_box_height(data, node_height)
         group[i] = data.get("group")
-    return _Nodes(node_items, ids, {n: i for i, n in enumerate(ids)}, width, height, group)
+    pin = [d.get("pin") if hasattr(d, "get") else None for _n, d in node_items]
+    return _Nodes(node_items, ids, {n: i for i, n in enumerate(ids)}, width, height, group,
+                  pin if any(pin) else None)
 
 
 def break_cycles(g: Any, nodes: _Nodes) -> _Dag:
@@ -151,7 +154,8 @@ def assign_layers(nodes: _Nodes, dag: _Dag) -> _Layers:
     """Stage 2: layering -- Kahn's order (insertion order among ready nodes), longest path from the
     non-source nodes, each dataflow group in its own band of layers; then every node is pulled down next
     to its first use (reverse topological order, so whole chains such as weight -> permute_dims -> matmul
-    follow their consumer; a grouped node stays in its group's band) and empty layers are dropped."""
+    follow their consumer; a grouped node stays in its group's band) and empty layers are dropped. A node
+    pinned ``top`` stays in the first layer, one pinned ``bottom`` goes below every other."""
     n_real = len(nodes.ids)
     group, preds, succs = nodes.group, dag.preds, dag.succs
     indeg = [len(p) for p in preds]
@@ -185,8 +189,12 @@ def assign_layers(nodes: _Nodes, dag: _Dag) -> _Layers:
             indeg[s] -= 1
             if indeg[s] == 0:
                 heapq.heappush(heap, s)
+    pin = nodes.pin or [None] * n_real
     for i in reversed(topo):
         out = succs[i]
+        if pin[i] == "top":
+            layer[i] = 0
+            continue
         if not out:
             if is_source[i]:
                 layer[i] = 0
@@ -197,6 +205,11 @@ def assign_layers(nodes: _Nodes, dag: _Dag) -> _Layers:
         if group[i] is not None and any(group[s] != group[i] for s in out):
             continue
         layer[i] = target
+    if nodes.pin:
+        bottom = max(layer[i] for i in range(n_real) if pin[i] != "bottom") + 1
+        for i in range(n_real):
+            if pin[i] == "bottom":
+                layer[i] = bottom
     used = sorted(set(layer))
     remap = {lv: k for k, lv in enumerate(used)}
     return _Layers([remap[lv] for lv in layer], is_source, len(used))
