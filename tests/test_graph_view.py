@@ -418,3 +418,33 @@ def test_heat_has_its_own_colour_scale_and_a_legend(qtbot, view):
     assert any(abs(c.red() - hot.red()) < 30 and abs(c.blue() - hot.blue()) < 30 for c in edge)
     view.set_heat_visible(False)
     assert not legend.isVisible()
+
+
+def test_fit_labels_every_collapsed_layer_inside_its_box_and_the_view(qtbot, view):
+    pytest.importorskip("tvm")
+    from pipeline_model.engine.graph_extract_tvm import extract_graph
+    from tests.test_graph_hierarchy import decoder_mod
+    from widgets.graph.items.labels import place_labels
+    from widgets.graph.tiles import visible
+
+    data = ig.graph_to_json(extract_graph(decoder_mod(32), "forward"))
+    for size in ((900, 700), (700, 420)):
+        view.resize(*size)
+        _show(qtbot, view, data, key=("fit", size), expanded=())
+        view.fit_to_view()
+        p = view._prepared  # noqa: SLF001
+        world = view.viewportTransform()
+        exposed = view.mapToScene(view.viewport().rect()).boundingRect()
+        labels = place_labels(world, exposed, p, visible(p.coarse, p.coarse_starts, p.band_margin, exposed),
+                              view._palette)  # noqa: SLF001
+        texts = {t for _r, t, _f in labels}
+        assert {f"layers.{k}" for k in range(32)} <= texts, sorted(texts)  # every layer, not every second
+        port = view.viewport().rect()
+        for rect, text, _font in labels:
+            assert port.contains(rect.toAlignedRect()), f"{text!r} clipped at fit: {rect}"
+            if text.startswith("layers."):
+                box = world.mapRect(view.group_rect("m:" + text))
+                inside = box.contains(rect.center())
+                assert not inside or rect.height() <= box.height() + 0.5, f"{text!r} larger than its box"
+        rects = [r for r, _t, _f in labels]
+        assert not any(a.intersects(b) for k, a in enumerate(rects) for b in rects[k + 1:])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Optional
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QTransform
@@ -33,11 +33,11 @@ def _to_device(world: QTransform) -> Callable[[float, float, float, float], Devi
     return scaled
 
 
-def _label_items(painter: QPainter, exposed: QRectF, p: Prepared, tiles: list[Tile],
+def _label_items(world: QTransform, exposed: QRectF, p: Prepared, tiles: list[Tile],
                  ) -> list[tuple[DeviceBox, str, bool]]:
     """Device boxes and texts of the collapsed groups of ``tiles`` (``False``: written inside the box) and
     of the nested frames that meet ``exposed`` (``True``: written beside the frame's top left corner)."""
-    to_device = _to_device(painter.worldTransform())
+    to_device = _to_device(world)
     items: list[tuple[DeviceBox, str, bool]] = []
     base_cats, rects, titles = p.base_cats, p.rects, p.titles
     for t in tiles:
@@ -70,57 +70,78 @@ def _width(pal: GraphPalette, widths: dict[tuple[int, str], float], size: float,
     return tw
 
 
-def paint_group_labels(painter: QPainter, exposed: QRectF, p: Prepared, tiles: list[Tile],
-                       pal: GraphPalette) -> None:
-    """Far out: names of collapsed groups inside their boxes, scaled to the box (never larger than the
-    box, never the normal label size, none when the box is too small to read), and names of expanded
-    frames beside their top left corner; a label that would overlap an earlier one is skipped, at most
-    a few hundred per paint.
+def _fit(pal: GraphPalette, widths: dict[tuple[int, str], float], box: DeviceBox, label: str, beside: bool,
+         normal: float) -> Optional[tuple[QFont, str, float, float, float, float]]:
+    """Font, text, width, line height and top-left corner of one label: a group's name inside its box,
+    scaled down to the box's height and width; when even the smallest readable size does not fit, beside
+    the box on its right (a column of layers far out); a frame's name beside its top left corner."""
+    x, y, w, h = box
+    lo = MIN_LABEL_PX * 0.8
+    if not beside:
+        size = min(normal, 0.8 * h) * 0.8
+        tw = _width(pal, widths, size, label) if size >= lo else 0.0
+        if size >= lo and tw > w - 6.0:
+            size = size * (w - 6.0) / tw
+            tw = _width(pal, widths, size, label)
+        if size >= lo and tw <= w - 6.0 + 1.0:
+            font, fm = _scaled_font(pal, size)
+            return font, label, tw, fm.height(), x + w / 2.0 - tw / 2.0, y + h / 2.0 - fm.height() / 2.0
+        size = min(normal * 0.8, max(lo, 1.1 * h))
+        font, fm = _scaled_font(pal, size)
+        return font, label, _width(pal, widths, size, label), fm.height(), x + w + 6.0, y + h / 2.0 - fm.height() / 2.0
+    size = normal * 0.8
+    font, fm = _scaled_font(pal, size)
+    room = max(40.0, x - 4.0)
+    text, tw = label, _width(pal, widths, size, label)
+    if tw > room:
+        text = fm.elidedText(label, Qt.TextElideMode.ElideLeft, room)
+        if not text:
+            return None
+        tw = fm.horizontalAdvance(text)
+    return font, text, tw, fm.height(), x - tw - 6.0, y
+
+
+def place_labels(world: QTransform, exposed: QRectF, p: Prepared, tiles: list[Tile], pal: GraphPalette,
+                 ) -> list[tuple[QRectF, str, QFont]]:
+    """Far out: where the names of collapsed groups and expanded frames go (device rectangles), in paint
+    order: each group's name inside its box, scaled to the box (never larger than it, never above the normal
+    label size; beside it when too small to read inside), each frame's name beside its top left corner
+    (:func:`_fit`); a label that would overlap an earlier one is left out, at most ``MAX_LABELS``.
 
     Geometry and overlap tests are plain Python arithmetic and label widths are cached: every Qt call
     from Python gives up the GIL and waits to get it back, which, while a worker thread runs Python,
     made this paint of a 50k-node model's ~800 groups take 100-170 ms instead of ~10."""
     normal = pal.label_metrics.height()
     widths = pal.label_widths
-    items = _label_items(painter, exposed, p, tiles)
-    if not items:
+    placed: list[DeviceBox] = []
+    out: list[tuple[QRectF, str, QFont]] = []
+    for box, label, beside in _label_items(world, exposed, p, tiles):
+        fitted = _fit(pal, widths, box, label, beside, normal)
+        if fitted is None:
+            continue
+        font, text, tw, line_h, bx, by = fitted
+        bx1, by1 = bx + tw, by + line_h
+        if any(bx < ox1 and ox0 < bx1 and by < oy1 and oy0 < by1 for ox0, oy0, ox1, oy1 in placed[-OVERLAP_WINDOW:]):
+            continue
+        placed.append((bx, by, bx1, by1))
+        out.append((QRectF(bx, by, tw, line_h), text, font))
+        if len(out) >= MAX_LABELS:
+            break
+    return out
+
+
+def paint_group_labels(painter: QPainter, exposed: QRectF, p: Prepared, tiles: list[Tile],
+                       pal: GraphPalette) -> None:
+    """Far out: the labels of :func:`place_labels`, in screen-size text on a background."""
+    labels = place_labels(painter.worldTransform(), exposed, p, tiles, pal)
+    if not labels:
         return
     painter.save()
     painter.resetTransform()
     painter.setPen(pal.text_pen)
     label_bg = pal.label_bg
-    placed: list[DeviceBox] = []
-    drawn = 0
-    for (x, y, w, h), label, beside in items:
-        px = min(normal, 0.8 * h) if not beside else normal
-        if px < MIN_LABEL_PX:
-            continue
-        room = w - 6.0 if not beside else max(40.0, x - 4.0)
-        size = px * 0.8
-        tw = _width(pal, widths, size, label)
-        if tw > room and not beside:  # smaller to fit the box's width, as long as it can be read
-            size = max(MIN_LABEL_PX * 0.8, size * room / tw)
-            tw = _width(pal, widths, size, label)
-        font, fm = _scaled_font(pal, size)
-        line_h = fm.height()
-        text = label
-        if tw > room:
-            text = fm.elidedText(label, Qt.TextElideMode.ElideLeft, room)
-            if not text:
-                continue
-            tw = fm.horizontalAdvance(text)
-        if beside:
-            bx, by = x - tw - 6.0, y
-        else:
-            bx, by = x + w / 2.0 - tw / 2.0, y + h / 2.0 - line_h / 2.0
-        bx1, by1 = bx + tw, by + line_h
-        if any(bx < ox1 and ox0 < bx1 and by < oy1 and oy0 < by1 for ox0, oy0, ox1, oy1 in placed[-OVERLAP_WINDOW:]):
-            continue
-        placed.append((bx, by, bx1, by1))
+    for rect, text, font in labels:
         painter.setFont(font)
-        painter.fillRect(QRectF(bx - 2.0, by, tw + 4.0, line_h), label_bg)
-        painter.drawText(QRectF(bx, by, tw, line_h), Qt.AlignmentFlag.AlignCenter, text)
-        drawn += 1
-        if drawn >= MAX_LABELS:
-            break
+        painter.fillRect(rect.adjusted(-2.0, 0.0, 2.0, 0.0), label_bg)
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
     painter.restore()
