@@ -70,21 +70,29 @@ def _width(pal: GraphPalette, widths: dict[tuple[int, str], float], size: float,
     return tw
 
 
+def _inside_size(pal: GraphPalette, widths: dict[tuple[int, str], float], box: DeviceBox, label: str,
+                 normal: float) -> float:
+    """The largest label size (pixels) at which ``label`` fits inside ``box`` (at most the normal size)."""
+    _x, _y, w, h = box
+    size = min(normal, 0.8 * h) * 0.8
+    tw = _width(pal, widths, size, label)
+    if tw > w - 6.0 > 0.0:
+        size = size * (w - 6.0) / tw
+    return size if w > 6.0 else 0.0
+
+
 def _fit(pal: GraphPalette, widths: dict[tuple[int, str], float], box: DeviceBox, label: str, beside: bool,
-         normal: float) -> Optional[tuple[QFont, str, float, float, float, float]]:
-    """Font, text, width, line height and top-left corner of one label: a group's name inside its box,
-    scaled down to the box's height and width; when even the smallest readable size does not fit, beside
-    the box on its right (a column of layers far out); a frame's name beside its top left corner."""
+         normal: float, inside: Optional[float]) -> Optional[tuple[QFont, str, float, float, float, float]]:
+    """Font, text, width, line height and top-left corner of one label: a group's name inside its box at
+    size ``inside`` (one size for all, scaled down to the boxes' heights and widths) when that is readable,
+    else beside the box on its right (a column of layers far out); a frame's name beside its top left corner."""
     x, y, w, h = box
     lo = MIN_LABEL_PX * 0.8
     if not beside:
-        size = min(normal, 0.8 * h) * 0.8
-        tw = _width(pal, widths, size, label) if size >= lo else 0.0
-        if size >= lo and tw > w - 6.0:
-            size = size * (w - 6.0) / tw
-            tw = _width(pal, widths, size, label)
-        if size >= lo and tw <= w - 6.0 + 1.0:
+        if inside is not None and inside >= lo:
+            size = min(inside, _inside_size(pal, widths, box, label, normal))
             font, fm = _scaled_font(pal, size)
+            tw = _width(pal, widths, size, label)
             return font, label, tw, fm.height(), x + w / 2.0 - tw / 2.0, y + h / 2.0 - fm.height() / 2.0
         size = min(normal * 0.8, max(lo, 1.1 * h))
         font, fm = _scaled_font(pal, size)
@@ -115,8 +123,11 @@ def place_labels(world: QTransform, exposed: QRectF, p: Prepared, tiles: list[Ti
     widths = pal.label_widths
     placed: list[DeviceBox] = []
     out: list[tuple[QRectF, str, QFont]] = []
-    for box, label, beside in _label_items(world, exposed, p, tiles):
-        fitted = _fit(pal, widths, box, label, beside, normal)
+    items = _label_items(world, exposed, p, tiles)
+    sizes = [_inside_size(pal, widths, box, label, normal) for box, label, beside in items if not beside]
+    inside = min(sizes) if sizes else None  # one size for every group's name: they read as one column
+    for box, label, beside in items:
+        fitted = _fit(pal, widths, box, label, beside, normal, inside)
         if fitted is None:
             continue
         font, text, tw, line_h, bx, by = fitted
