@@ -416,6 +416,12 @@ def test_heat_has_its_own_colour_scale_and_a_legend(qtbot, view):
     hot = heat_colour(1.0)
     edge = [QColor(img.pixel(box.center().x(), y)) for y in range(box.top() - 4, box.top() + 3)]
     assert any(abs(c.red() - hot.red()) < 30 and abs(c.blue() - hot.blue()) < 30 for c in edge)
+    view.resize(260, 200)  # a view too small to spare the corner: no legend over the graph
+    qtbot.wait(10)
+    assert not legend.isVisible()
+    view.resize(900, 700)
+    qtbot.wait(10)
+    assert legend.isVisible()
     view.set_heat_visible(False)
     assert not legend.isVisible()
 

@@ -415,7 +415,9 @@ class GraphView(QGraphicsView):
             item.heat = self._heat_view if self._heat_shown else {}
             item.update()
         if hasattr(self, "_legend"):
-            shown = self._heat_shown and bool(self._heat_view) and item is not None
+            vp = self.viewport().geometry()
+            roomy = vp.width() >= 2.5 * self._legend.width() and vp.height() >= 5 * self._legend.height()
+            shown = self._heat_shown and bool(self._heat_view) and item is not None and roomy
             if shown:
                 self._legend.set_top(max(self._heat_view.values()))
                 self._legend.move(self.viewport().geometry().left() + 8, self.viewport().geometry().top() + 8)
@@ -451,7 +453,8 @@ class GraphView(QGraphicsView):
         return shown if shown in p.index else None
 
     def heat_legend(self) -> HeatLegend:
-        """The heat overlay's legend (top left; shown while the overlay is painted)."""
+        """The heat overlay's legend (top left; shown while the overlay is painted, in a view roomy enough
+        that it covers little of the graph)."""
         return self._legend
 
     def overview(self) -> QWidget:
@@ -786,6 +789,7 @@ class GraphView(QGraphicsView):
         super().resizeEvent(event)
         self._apply_lod()
         self._place_overview()
+        self._push_item_state()  # the heat legend: shown only where it leaves room for the graph
 
 
 def wait_shown(view: GraphView, timeout_ms: int = 10000) -> bool:

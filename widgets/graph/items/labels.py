@@ -99,13 +99,9 @@ def _fit(pal: GraphPalette, widths: dict[tuple[int, str], float], box: DeviceBox
         return font, label, _width(pal, widths, size, label), fm.height(), x + w + 6.0, y + h / 2.0 - fm.height() / 2.0
     size = normal * 0.8
     font, fm = _scaled_font(pal, size)
-    room = max(40.0, x - 4.0)
     text, tw = label, _width(pal, widths, size, label)
-    if tw > room:
-        text = fm.elidedText(label, Qt.TextElideMode.ElideLeft, room)
-        if not text:
-            return None
-        tw = fm.horizontalAdvance(text)
+    if tw > x - 8.0:  # no room left of the frame: no name rather than a clipped one
+        return None
     return font, text, tw, fm.height(), x - tw - 6.0, y
 
 
