@@ -244,3 +244,15 @@ def test_collapsed_group_is_a_real_node_with_ops_inputs_outputs_and_edges(dec4):
     inner = gh.build_view(data, {"m:layers.1"})
     attn = next(n for n in inner["nodes"] if n["id"] == "m:layers.1.self_attn")
     assert attn["label"] == "self_attn" and attn["name"] == "layers.1.self_attn"
+
+
+def test_details_of_a_collapsed_layer_list_its_inputs_and_outputs_with_shapes(dec4):
+    from app.step_reports import group_details_html
+
+    _mod, data = dec4
+    view = gh.build_view(data, ())
+    layer = next(n for n in view["nodes"] if n["id"] == "m:layers.2")
+    html = group_details_html(layer, view, gh.group_tree(data))
+    for text in ("layers.1  (1, seq_len, 512)", "cos  (seq_len, 64)", "mask", f"{layer['ops']} ops, 9 weights",
+                 "(1, seq_len, 512)\u00b7float32  \u2192 layers.3"):
+        assert text in html, text

@@ -962,7 +962,7 @@
         <translation>双击 &lt;code&gt;call_tir&lt;/code&gt; 节点（或使用其“显示 TensorIR”链接）可查看被调用函数的 TensorIR。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+19"/>
         <source>module group</source>
         <translation>模块分组</translation>
     </message>
@@ -975,6 +975,11 @@
         <location line="+1"/>
         <source>{0} nodes inside</source>
         <translation>内含 {0} 个节点</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} ops, {1} weights</source>
+        <translation>{0} 个算子，{1} 个权重</translation>
     </message>
     <message>
         <location line="+4"/>
@@ -1579,7 +1584,7 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+436"/>
+        <location line="+439"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
     </message>
@@ -2963,7 +2968,7 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="-479"/>
+        <location filename="../../widgets/graph_view.py" line="-482"/>
         <source>Overview: click or drag to move the view</source>
         <extracomment>Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>概览：点击或拖动以移动视图</translation>
