@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QApplication, QGraphicsView, QToolTip, QWidget
 
 from pipeline_model import graph_hierarchy
 from pipeline_model.layout import GraphLayout
+from widgets.graph import anchor
 from widgets.graph.adapter import categories
 from widgets.graph.items.diagram import LOD_SCALE
 from widgets.graph.legend import HeatLegend
@@ -219,7 +220,7 @@ class GraphView(QGraphicsView):
         behaviour), scrolled as little as needed to show it whole when it fits."""
         rect = self.group_rect(group_id)
         if rect is not None:
-            self._anchor = (group_id, self.mapFromScene(QPointF(rect.center().x(), rect.top())))
+            self._anchor = (group_id, anchor.anchor_point(self, rect))
         exp = set(self.expanded_groups())
         if group_id in exp:
             exp = {g for g in exp if g != group_id and not self._inside(g, group_id)}
@@ -233,36 +234,15 @@ class GraphView(QGraphicsView):
 
     def group_rect(self, group_id: str) -> Optional[QRectF]:
         """Where a group is drawn (scene coordinates): its frame when expanded, its box when collapsed."""
-        p = self._prepared
-        if p is None:
-            return None
-        if group_id in p.index:
-            return QRectF(*p.rects[p.index[group_id]])
-        for _path, rect, _label, gid, _kind in p.frames:
-            if gid == group_id:
-                return QRectF(rect)
-        return None
+        return anchor.group_rect(self._prepared, group_id)
 
     def _keep_anchor(self) -> None:
         """After an expand/collapse: put the toggled group back under the viewport point it was at."""
-        anchor, self._anchor = self._anchor, None
-        if anchor is None:
-            return
-        group_id, where = anchor
-        rect = self.group_rect(group_id)
-        if rect is None:
-            return
-        now = self.mapToScene(where)
-        centre = self.mapToScene(self.viewport().rect().center())
-        self.centerOn(centre + QPointF(rect.center().x(), rect.top()) - now)
-        seen = self.mapToScene(self.viewport().rect()).boundingRect()
-        if not seen.contains(rect):
-            if rect.height() <= seen.height() * 0.9 and rect.width() <= seen.width() * 0.9:
-                self.ensureVisible(rect, 20, 20)
-            else:  # larger than the view: its top part, title included
-                top = QRectF(rect.left(), rect.top(), min(rect.width(), seen.width() * 0.9), seen.height() * 0.5)
-                self.ensureVisible(top, 20, 20)
-        self._sync_overview()
+        held, self._anchor = self._anchor, None
+        rect = self.group_rect(held[0]) if held is not None else None
+        if held is not None and rect is not None:
+            anchor.restore(self, rect, held[1])
+            self._sync_overview()
 
     def _inside(self, group_id: str, outer: str) -> bool:
         tree = self.groups()
