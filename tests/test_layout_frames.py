@@ -187,6 +187,28 @@ def test_frames_disjoint_or_nested_and_hold_only_their_nodes(model_graph: dict[s
         assert checked > 0  # the test saw frames
 
 
+def test_frames_of_inlined_fused_calls_too() -> None:
+    """The transformer after FuseOps: fused Relax functions expanded in place (call groups) inside the
+    module groups."""
+    from tvm import relax
+
+    from pipeline_model.engine.graph_extract_tvm import relax_functions
+
+    mod = load_model("builtin:transformer").mod
+    for p in (relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps()):
+        mod = p(mod)
+    data = gh.annotate_modules(extract_graph_json(mod, "forward"))
+    names = set(relax_functions(mod))
+    data["graph"]["callees"] = {n["callee"]: extract_graph_json(mod, n["callee"]) for n in data["nodes"]
+                                if n.get("callee_kind") == "relax_function" and n.get("callee") in names}
+    tree = gh.group_tree(data)
+    calls = [g for g, info in tree.items() if info["kind"] == "call"]
+    assert calls
+    modules = [g for g, info in tree.items() if info["kind"] == "module"]
+    assert check_frames(gh.build_view(data, modules + calls)) > len(modules)
+    assert check_frames(gh.build_view(data, calls[:3])) >= 1
+
+
 def test_mlp_fc2_frame_does_not_enclose_fc1_bias() -> None:
     data = gh.annotate_modules(_bundled("builtin:mlp"))
     view = gh.build_view(data, gh.default_expansion(data))
