@@ -75,6 +75,8 @@ def _inside_size(pal: GraphPalette, widths: dict[tuple[int, str], float], box: D
     """The largest label size (pixels) at which ``label`` fits inside ``box`` (at most the normal size)."""
     _x, _y, w, h = box
     size = min(normal, 0.8 * h) * 0.8
+    if size < MIN_LABEL_PX * 0.8 or w <= 6.0:
+        return size if w > 6.0 else 0.0  # too small to read inside whatever the width: nothing to measure
     tw = _width(pal, widths, size, label)
     if tw > w - 6.0 > 0.0:
         size = size * (w - 6.0) / tw
