@@ -217,3 +217,16 @@ def test_mlp_fc2_frame_does_not_enclose_fc1_bias() -> None:
     x, y = lay.positions["fc1.bias"] if "fc1.bias" in lay.positions else next(
         lay.positions[n["id"]] for n in view["nodes"] if n.get("name") == "fc1.bias")
     assert not (fc2.x0 <= x <= fc2.x1 and fc2.y0 <= y <= fc2.y1)
+
+
+def test_collapsed_gpt2_reads_as_a_model_summary() -> None:
+    data = gh.annotate_modules(_held_out("gpt2"))
+    view = gh.build_view(data, ())
+    ids = [n["id"] for n in view["nodes"]]
+    chain = ["ids", "m:wte", "m:h.0", "m:h.1", "m:h.2", "m:ln_f", "m:lm_head", "output"]
+    assert ids == chain
+    edges = {(e["source"], e["target"]) for e in view["edges"]}
+    assert edges == set(zip(chain, chain[1:]))  # embedding -> 3 blocks -> norm -> head, nothing else
+    by_id = {n["id"]: n for n in view["nodes"]}
+    assert by_id["m:h.1"]["weights"] == 12 and by_id["m:h.1"]["inputs"][0]["name"] == "h.0"
+    assert by_id["m:lm_head"]["outputs"][0]["shape"].startswith("(1, 7, 50)")
