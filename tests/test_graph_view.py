@@ -416,6 +416,20 @@ def test_heat_has_its_own_colour_scale_and_a_legend(qtbot, view):
     hot = heat_colour(1.0)
     edge = [QColor(img.pixel(box.center().x(), y)) for y in range(box.top() - 4, box.top() + 3)]
     assert any(abs(c.red() - hot.red()) < 30 and abs(c.blue() - hot.blue()) < 30 for c in edge)
+    # far out (the overview), the heat still shows: outlines in the scale's colours
+    view.reset_zoom()
+    view.zoom_by(0.25)
+    view.centerOn(view.node_rect(ops[0]).center())
+    assert not view.detail_shown()
+    img.fill(0)
+    painter = QPainter(img)
+    view.render(painter)
+    painter.end()
+    box = view.mapFromScene(view.node_rect(ops[0])).boundingRect().adjusted(-2, -2, 2, 2)
+    ring = [QColor(img.pixel(x, y)) for x in range(box.left(), box.right() + 1) for y in (box.top(), box.top() + 1,
+            box.top() + 2, box.bottom() - 2, box.bottom() - 1, box.bottom())]
+    assert any(abs(c.red() - hot.red()) < 30 and abs(c.green() - hot.green()) < 30 and abs(c.blue() - hot.blue()) < 30
+               for c in ring)
     view.resize(260, 200)  # a view too small to spare the corner: no legend over the graph
     qtbot.wait(10)
     assert not legend.isVisible()

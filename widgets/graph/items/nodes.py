@@ -150,3 +150,18 @@ def paint_heat(painter: QPainter, ids: list[int], heat: dict[int, float], rects:
         painter.setPen(QPen(heat_text_colour(t)))
         painter.drawText(pill, int(Qt.AlignmentFlag.AlignCenter), label)
     painter.restore()
+
+
+def paint_overview_heat(painter: QPainter, ids: list[int], heat: dict[int, float], rects: list[Rect]) -> None:
+    """Far out: each profiled node outlined in its heat colour (two pixels at any zoom), fills untouched."""
+    if not ids:
+        return
+    top = max(heat.values()) or 1.0
+    painter.save()
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    for i in sorted(ids, key=heat.__getitem__):  # the hottest last, on top
+        pen = QPen(heat_colour(min(1.0, heat[i] / top)), 2.0)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        painter.drawRect(QRectF(*rects[i]))
+    painter.restore()
