@@ -54,8 +54,10 @@ class GraphView(QGraphicsView):
 
     Hierarchy (see :mod:`pipeline_model.graph_hierarchy`): a click on a collapsed group expands it, a click
     on an expanded group's frame title collapses it, a double-click on a call of a Relax function whose
-    graph the engine attached expands it in place; :meth:`expand_all` / :meth:`collapse_all`. Layouts are
-    cached per (key, expansion), so showing a graph again is instant.
+    graph the engine attached expands it in place; the group toggled stays in view (:meth:`toggle_group`);
+    :meth:`expand_all` / :meth:`collapse_all`. Layouts are cached per (key, expansion), so showing a graph
+    again is instant. Nothing covers the nodes by default: the minimap is off until
+    :meth:`set_overview_visible`, the heat legend shows only while a heat overlay is painted in a roomy view.
     """
 
     node_selected = Signal(dict)
@@ -442,7 +444,7 @@ class GraphView(QGraphicsView):
         return self._overview_widget
 
     def set_overview_visible(self, visible: bool) -> None:
-        """Show or hide the minimap."""
+        """Show or hide the minimap (hidden by default: it would cover nodes)."""
         self._overview_widget.wanted = visible
         self._sync_overview()
 
