@@ -468,3 +468,20 @@ def test_fit_labels_every_collapsed_layer_inside_its_box_and_the_view(qtbot, vie
                 assert not inside or rect.height() <= box.height() + 0.5, f"{text!r} larger than its box"
         rects = [r for r, _t, _f in labels]
         assert not any(a.intersects(b) for k, a in enumerate(rects) for b in rects[k + 1:])
+
+
+def test_double_click_on_a_collapsed_layer_expands_it_once_and_keeps_it_in_view(qtbot, view, decoder_json):
+    _show(qtbot, view, decoder_json, key=("dbl", "f"), expanded=())
+    view.fit_to_view()
+    gid = "m:layers.5"
+    pos = view.mapFromScene(view.group_rect(gid).center())
+    left = Qt.MouseButton.LeftButton
+    with qtbot.waitSignal(view.graph_shown, timeout=20000):  # what a double-click delivers
+        qtbot.mousePress(view.viewport(), left, pos=pos)
+        qtbot.mouseRelease(view.viewport(), left, pos=pos)
+        qtbot.mouseDClick(view.viewport(), left, pos=pos)
+        qtbot.mouseRelease(view.viewport(), left, pos=pos)
+    qtbot.wait(50)
+    assert gid in view.expanded_groups()
+    seen = view.mapToScene(view.viewport().rect()).boundingRect()
+    assert seen.contains(view.group_rect(gid))
