@@ -1,7 +1,8 @@
 """Screenshots of the graph view in the real main window (docs/screenshots/graph_*.png).
 
 Run under a real X server, once per screen size: ``xvfb-run -s "-screen 0 1920x1080x24" .venv/bin/python -m
-app.screenshot_graph docs/screenshots 1920x1080`` (and ``1024x700``). Saves, with the size in the name:
+app.screenshot_graph docs/screenshots 1920x1080`` (and ``1024x700``; ``--lang=zh_CN`` for ``zh_graph_*``).
+Saves, with the size in the name:
 
 * ``graph_mlp_<size>.png``: ``builtin:mlp`` as loaded, every group expanded (frames never overlap);
 * ``graph_heat_<size>.png``: the MLP after LegalizeOps (every node changed by the step, amber) with the
@@ -17,11 +18,12 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 
-def _session(size: str) -> tuple[Any, Any, Callable[..., bool], Callable[[int], None]]:
-    """The application, a main window of ``size`` with settings of its own, and the wait helpers."""
+def _session(size: str, lang: Optional[str]) -> tuple[Any, Any, Callable[..., bool], Callable[[int], None]]:
+    """The application (in ``lang`` when given), a main window of ``size`` with settings of its own, and the
+    wait helpers."""
     from PySide6.QtCore import QSettings
 
     from app.application import make_application
@@ -29,6 +31,10 @@ def _session(size: str) -> tuple[Any, Any, Callable[..., bool], Callable[[int], 
     from app.screenshot_tour import pump_for, pump_until
 
     app = make_application([])
+    if lang:
+        from app.i18n import install_translator
+
+        install_translator(app, lang)
     settings_dir = tempfile.mkdtemp(prefix="rps_shots_")  # a saved window state must not change the shots
     win = MainWindow(settings=QSettings(os.path.join(settings_dir, "studio.ini"), QSettings.Format.IniFormat))
     w, h = (int(v) for v in size.split("x"))
@@ -86,18 +92,22 @@ def _heat(win: Any, wait: Callable[..., bool]) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """Entry point: ``argv[0]`` the output folder, ``argv[1]`` the screen size (``1920x1080``)."""
+    """Entry point: ``argv[0]`` the output folder, ``argv[1]`` the screen size (``1920x1080``);
+    ``--lang=zh_CN`` takes the shots in that language (names prefixed ``zh_``)."""
+    lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
+    argv = [a for a in argv if not a.startswith("--lang=")]
+    prefix = f"{lang.split('_')[0]}_" if lang else ""
     out = argv[0] if argv else "docs/screenshots"
     size = argv[1] if len(argv) > 1 else "1920x1080"
     os.makedirs(out, exist_ok=True)
     os.environ.setdefault("RPS_CONFIG_DIR", tempfile.mkdtemp(prefix="rps_shots_"))
-    _app, win, wait, settle = _session(size)
+    _app, win, wait, settle = _session(size, lang)
     gv = win.graph_view
 
     def shot(name: str) -> None:
         wait(lambda: not gv.is_busy())
         settle(800)
-        path = os.path.join(out, f"graph_{name}_{size}.png")
+        path = os.path.join(out, f"{prefix}graph_{name}_{size}.png")
         win.grab().save(path)
         print("saved", path)
 

@@ -625,6 +625,9 @@ class GraphView(QGraphicsView):
     def _build(self, p: Prepared) -> None:
         self.clear_graph("")
         self._prepared = p
+        for k, (path, rect, label, gid, kind) in enumerate(p.frames):  # the engine names blocks in English
+            if kind == "block" and label == f"dataflow block {gid}":
+                p.frames[k] = (path, rect, self.tr("dataflow block {0}").format(gid), gid, kind)
         self._highlight = p.highlight
         self._cats = categories(p.base_cats, p.ids, p.highlight)
         self._update_heat_view()

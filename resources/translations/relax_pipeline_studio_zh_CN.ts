@@ -1563,7 +1563,7 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+127"/>
+        <location filename="../../widgets/graph_view.py" line="+130"/>
         <source>Profile: share of run time</source>
         <translation>性能分析：运行时间占比</translation>
     </message>
@@ -1584,9 +1584,14 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+439"/>
+        <location line="+418"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
+    </message>
+    <message>
+        <location line="+41"/>
+        <source>dataflow block {0}</source>
+        <translation>数据流块 {0}</translation>
     </message>
 </context>
 <context>
@@ -2968,7 +2973,7 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="-482"/>
+        <location filename="../../widgets/graph_view.py" line="-502"/>
         <source>Overview: click or drag to move the view</source>
         <extracomment>Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>概览：点击或拖动以移动视图</translation>
