@@ -193,8 +193,14 @@ class GraphView(QGraphicsView):
         self._in_flight = (*asked, before)
         task = LayoutTask(self._generation, self._latest, graph_json, highlight, before, exp,
                           self._palette.char_width, self._palette.node_height, self._signals, cached, key,
-                          self._palette.sub_height + 1.0)
+                          self._palette.sub_height + 1.0, self._group_words())
         self._pool.start(task)
+
+    def _group_words(self) -> dict[str, str]:
+        """The words of a collapsed group's box, translated (see ``pipeline_model.layout.GROUP_WORDS``)."""
+        return {"op": self.tr("{0} op"), "ops": self.tr("{0} ops"), "weight": self.tr("{0} weight"),
+                "weights": self.tr("{0} weights"), "in": self.tr("in "), "out": self.tr("out"),
+                "more": self.tr("+ {0} more")}
 
     # ---- hierarchy
     def groups(self) -> dict[str, dict[str, Any]]:

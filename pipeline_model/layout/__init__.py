@@ -25,6 +25,7 @@ from pipeline_model.layout.model import (
     CHAR_WIDTH,
     DETAIL_LINE,
     FRAME_PAD,
+    GROUP_WORDS,
     MARGIN,
     MIN_NODE_WIDTH,
     NODE_HEIGHT,
@@ -38,6 +39,7 @@ from pipeline_model.layout.model import (
     node_width,
     shape_text,
     short_op,
+    text_width,
 )
 from pipeline_model.layout.stages import (
     assign_layers,
@@ -55,6 +57,7 @@ from pipeline_model.layout.stages import (
 __all__ = [
     "CHAR_WIDTH",
     "DETAIL_LINE",
+    "GROUP_WORDS",
     "MIN_NODE_WIDTH",
     "NODE_HEIGHT",
     "NODE_PADDING",
@@ -70,6 +73,7 @@ __all__ = [
     "node_width",
     "shape_text",
     "short_op",
+    "text_width",
 ]
 
 

@@ -3,6 +3,7 @@ and the node texts that size the boxes (shared with the view, which paints the s
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Hashable, Mapping
 
@@ -88,11 +89,23 @@ MAX_PORT_LINES = 4
 DETAIL_CHARS = 44
 
 
+#: The words of a collapsed group's box (``{0}``: a count); the view passes them translated.
+GROUP_WORDS: Mapping[str, str] = {
+    "op": "{0} op", "ops": "{0} ops", "weight": "{0} weight", "weights": "{0} weights",
+    "in": "in ", "out": "out", "more": "+ {0} more",
+}
+
+
+def text_width(text: str) -> int:
+    """Width of ``text`` in average character widths (a wide East Asian character counts two)."""
+    return len(text) + sum(1 for ch in text if ord(ch) >= 0x1100 and unicodedata.east_asian_width(ch) in "WF")
+
+
 def _elide(text: str, limit: int = DETAIL_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
-def _port_lines(prefix: str, ports: Any) -> list[str]:
+def _port_lines(prefix: str, ports: Any, more: str) -> list[str]:
     ports = list(ports or [])
     shown = ports if len(ports) <= MAX_PORT_LINES else ports[: MAX_PORT_LINES - 1]
     lines = []
@@ -101,17 +114,20 @@ def _port_lines(prefix: str, ports: Any) -> list[str]:
         name = str(p.get("name") or "")
         lines.append(_elide(f"{prefix} {name} {shape}".rstrip() if name else f"{prefix} {shape}"))
     if len(ports) > len(shown):
-        lines.append(f"{prefix} + {len(ports) - len(shown)} more")
+        lines.append(f"{prefix} " + more.format(len(ports) - len(shown)))
     return lines
 
 
-def node_details(attrs: Mapping[str, Any]) -> list[str]:
+def node_details(attrs: Mapping[str, Any], words: Mapping[str, str] = GROUP_WORDS) -> list[str]:
     """The lines below a collapsed group's title: its inputs (``in  name (shape)``) and outputs
-    (``out (shape)``), at most ``MAX_PORT_LINES`` each; no lines for other nodes."""
+    (``out (shape)``), at most ``MAX_PORT_LINES`` each; no lines for other nodes. ``words``: the
+    (translated) :data:`GROUP_WORDS`."""
     if attrs.get("kind") != "group":
         return []
     outs = [dict(p, name="") for p in attrs.get("outputs") or []]
-    return _port_lines("in ", attrs.get("inputs")) + _port_lines("out", outs)
+    more = words.get("more", GROUP_WORDS["more"])
+    return (_port_lines(words.get("in", "in "), attrs.get("inputs"), more)
+            + _port_lines(words.get("out", "out"), outs, more))
 
 
 def node_box_height(attrs: Mapping[str, Any], base: float = NODE_HEIGHT, line: float = DETAIL_LINE) -> float:
@@ -119,8 +135,9 @@ def node_box_height(attrs: Mapping[str, Any], base: float = NODE_HEIGHT, line: f
     return base + line * len(node_details(attrs))
 
 
-def node_text(attrs: Mapping[str, Any]) -> tuple[str, str]:
-    """(title, subtitle) of a node box: op or callee name, and ``shape·dtype``.
+def node_text(attrs: Mapping[str, Any], words: Mapping[str, str] = GROUP_WORDS) -> tuple[str, str]:
+    """(title, subtitle) of a node box: op or callee name, and ``shape·dtype`` (a collapsed group: its
+    name, and its op and weight counts in ``words``).
 
     Shared by the layout (for widths) and the view (for painting) so both agree.
     """
@@ -129,9 +146,10 @@ def node_text(attrs: Mapping[str, Any]) -> tuple[str, str]:
         title = str(attrs.get("label") or attrs.get("name") or "group")
         if "ops" in attrs:  # what is inside: ops and weights (its inputs and outputs: node_details)
             ops, weights = int(attrs.get("ops") or 0), int(attrs.get("weights") or 0)
-            sub = f"{ops} op{'s' if ops != 1 else ''}"
+            sub = words.get("ops" if ops != 1 else "op", GROUP_WORDS["ops"]).format(ops)
             if weights:
-                sub += f" \u00b7 {weights} weight{'s' if weights != 1 else ''}"
+                sub += " \u00b7 " + words.get("weights" if weights != 1 else "weight",
+                                               GROUP_WORDS["weights"]).format(weights)
             return title, sub
         size = attrs.get("size")
         shape = shape_text(attrs)
@@ -157,5 +175,5 @@ def node_text(attrs: Mapping[str, Any]) -> tuple[str, str]:
 def node_width(attrs: Mapping[str, Any], char_width: float = CHAR_WIDTH) -> float:
     """Box width for a node, from the length of its two text lines."""
     title, sub = node_text(attrs)
-    longest = max([len(title), len(sub)] + [len(line) for line in node_details(attrs)])
+    longest = max([text_width(title), text_width(sub)] + [text_width(line) for line in node_details(attrs)])
     return max(MIN_NODE_WIDTH, char_width * longest + NODE_PADDING)

@@ -1584,7 +1584,42 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+418"/>
+        <location line="+30"/>
+        <source>{0} op</source>
+        <translation>{0} 个算子</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>{0} ops</source>
+        <translation>{0} 个算子</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>{0} weight</source>
+        <translation>{0} 个权重</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} weights</source>
+        <translation>{0} 个权重</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>in </source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>out</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>+ {0} more</source>
+        <translation>另有 {0} 个</translation>
+    </message>
+    <message>
+        <location line="+392"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
     </message>
@@ -2973,7 +3008,7 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="-502"/>
+        <location filename="../../widgets/graph_view.py" line="-508"/>
         <source>Overview: click or drag to move the view</source>
         <extracomment>Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>概览：点击或拖动以移动视图</translation>

@@ -5,7 +5,7 @@ per-row hit-test index and the minimap image (:class:`Prepared`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
@@ -13,12 +13,14 @@ from PySide6.QtGui import QColor, QImage, QPainter
 from pipeline_model import graph_hierarchy
 from pipeline_model.layout import (
     DETAIL_LINE,
+    GROUP_WORDS,
     MIN_NODE_WIDTH,
     NODE_PADDING,
     GraphLayout,
     compute_layout,
     node_details,
     node_text,
+    text_width,
 )
 from widgets.graph.adapter import CAT_INDEX, JsonGraph, categories, category, check_graph_json
 from widgets.graph.tiles import Band, FramePaint, Rect, TileIndex, box_paths, frame_paths
@@ -98,7 +100,8 @@ def apply_highlight(p: Prepared, full_ids: frozenset[str]) -> None:
 
 def prepare_full(generation: int, full: dict[str, Any], highlight: frozenset[str],
                  expanded: Optional[frozenset[str]], char_width: float, node_height: float,
-                 should_stop: Any = None, line_height: float = DETAIL_LINE) -> Prepared:
+                 should_stop: Any = None, line_height: float = DETAIL_LINE,
+                 words: Mapping[str, str] = GROUP_WORDS) -> Prepared:
     """The view graph of ``full`` for ``expanded`` (None: the default expansion), laid out and prepared."""
     check_graph_json(full)
     if full["nodes"] and "module" not in full["nodes"][0]:
@@ -111,7 +114,7 @@ def prepare_full(generation: int, full: dict[str, Any], highlight: frozenset[str
     rep = view["graph"].pop("rep")
     view_attrs = {n["id"]: n for n in view["nodes"]}
     view_hl = view_highlight(highlight, rep, list(view_attrs), view_attrs)
-    prepared = prepare(generation, view, view_hl, char_width, node_height, should_stop, line_height)
+    prepared = prepare(generation, view, view_hl, char_width, node_height, should_stop, line_height, words)
     prepared.full = full
     prepared.tree = tree
     prepared.expanded = expanded
@@ -145,7 +148,8 @@ class _NodeBoxes:
     """Per node of the view graph: its two text lines (and a collapsed group's input/output lines), box
     size, category and pill shape."""
 
-    def __init__(self, g: JsonGraph, char_width: float, node_height: float, line_height: float) -> None:
+    def __init__(self, g: JsonGraph, char_width: float, node_height: float, line_height: float,
+                 words: Mapping[str, str]) -> None:
         self.titles: list[str] = []
         self.subs: list[str] = []
         self.details: dict[int, list[str]] = {}
@@ -153,11 +157,11 @@ class _NodeBoxes:
         self.base_cats: list[int] = []
         self.pills: list[bool] = []
         for i, (n, d) in enumerate(g.node_list):
-            title, sub = node_text(d)
+            title, sub = node_text(d, words)
             self.titles.append(title)
             self.subs.append(sub)
-            lines = node_details(d) if d.get("kind") == "group" else []
-            longest = max([len(title), len(sub)] + [len(line) for line in lines])
+            lines = node_details(d, words) if d.get("kind") == "group" else []
+            longest = max([text_width(title), text_width(sub)] + [text_width(line) for line in lines])
             if lines:
                 self.details[i] = lines
             self.sizes[n] = (max(MIN_NODE_WIDTH, char_width * longest + NODE_PADDING),
@@ -178,11 +182,12 @@ def _hit_rows(ids: list[str], rects: list[Rect], positions: dict[Any, tuple[floa
 
 
 def prepare(generation: int, data: dict[str, Any], highlight: frozenset[str], char_width: float,
-            node_height: float, should_stop: Any = None, line_height: float = DETAIL_LINE) -> Prepared:
+            node_height: float, should_stop: Any = None, line_height: float = DETAIL_LINE,
+            words: Mapping[str, str] = GROUP_WORDS) -> Prepared:
     """Lay out the view graph ``data`` and build what the diagram paints from."""
     g = JsonGraph(data)
     ids = [n for n, _ in g.node_list]
-    boxes = _NodeBoxes(g, char_width, node_height, line_height)
+    boxes = _NodeBoxes(g, char_width, node_height, line_height, words)
     sizes = boxes.sizes
     lay = compute_layout(g, char_width=char_width, node_height=node_height, sizes=sizes, should_stop=should_stop)
     positions = lay.positions
