@@ -248,8 +248,8 @@ class GraphArea(QWidget):
 
     @staticmethod
     def overview_setting(settings: QSettings) -> bool:
-        """View ▸ Show Overview as remembered in ``settings`` (on by default)."""
-        value = settings.value(OVERVIEW_KEY, True)
+        """View ▸ Show Overview as remembered in ``settings`` (off by default: it covers nodes)."""
+        value = settings.value(OVERVIEW_KEY, False)
         return value.lower() in ("true", "1", "yes") if isinstance(value, str) else bool(value)  # INI: strings
 
     def set_overview(self, settings: QSettings, on: bool) -> None:

@@ -1,11 +1,16 @@
-"""Screenshots of the graph view on the 32-layer decoder in the real main window (docs/screenshots/).
+"""Screenshots of the graph view in the real main window (docs/screenshots/graph_*.png).
 
-Run under a real X server: ``xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python -m app.screenshot_graph
-docs/screenshots``. Runs LegalizeOps, AnnotateTIROpPattern, FuseOps, FuseTIR, DeadCodeElimination on
-``builtin:decoder`` and saves ``graph_collapsed.png`` (the model input, every layer one group),
-``graph_expanded.png`` (layer 0 and its attention expanded), ``graph_find.png`` (Ctrl+F "softmax": the
-match centred and selected, "1 of N") and ``graph_fused.png`` (a fused function of the FuseOps step
-opened from the function picker).
+Run under a real X server, once per screen size: ``xvfb-run -s "-screen 0 1920x1080x24" .venv/bin/python -m
+app.screenshot_graph docs/screenshots 1920x1080`` (and ``1024x700``; ``--lang=zh_CN`` for ``zh_graph_*``).
+Saves, with the size in the name:
+
+* ``graph_mlp_<size>.png``: ``builtin:mlp`` as loaded, every group expanded (frames never overlap);
+* ``graph_heat_<size>.png``: the MLP after LegalizeOps (every node changed by the step, amber) with the
+  profile heat overlay of a profiled build of that module (its own colour scale and legend);
+* ``graph_decoder_collapsed_<size>.png``: the 32-layer ``builtin:decoder`` collapsed, fit to the view (each
+  layer one box: its name, op count, inputs and outputs);
+* ``graph_decoder_layer_<size>.png``: ``layers.9`` clicked open at fit (it stays in view), then zoomed in;
+* ``graph_decoder_detail_<size>.png``: the collapsed decoder at a readable zoom (the model summary).
 """
 
 from __future__ import annotations
@@ -13,101 +18,130 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-
-STEPS = ("relax.LegalizeOps", "relax.AnnotateTIROpPattern", "relax.FuseOps", "relax.FuseTIR",
-         "relax.DeadCodeElimination")
+from typing import Any, Callable, Optional
 
 
-def main(argv: list[str]) -> int:
-    """Entry point: ``argv[0]`` is the output folder."""
-    out = argv[0] if argv else "docs/screenshots"
-    os.makedirs(out, exist_ok=True)
-    os.environ.setdefault("RPS_CONFIG_DIR", tempfile.mkdtemp(prefix="rps_shots_"))
+def _session(size: str, lang: Optional[str]) -> tuple[Any, Any, Callable[..., bool], Callable[[int], None]]:
+    """The application (in ``lang`` when given), a main window of ``size`` with settings of its own, and the
+    wait helpers."""
+    from PySide6.QtCore import QSettings
+
     from app.application import make_application
-    from app.screenshot_tour import pump_for, pump_until
     from app.main_window import MainWindow
+    from app.screenshot_tour import pump_for, pump_until
+
+    app = make_application([])
+    if lang:
+        from app.i18n import install_translator
+
+        install_translator(app, lang)
+    settings_dir = tempfile.mkdtemp(prefix="rps_shots_")  # a saved window state must not change the shots
+    win = MainWindow(settings=QSettings(os.path.join(settings_dir, "studio.ini"), QSettings.Format.IniFormat))
+    w, h = (int(v) for v in size.split("x"))
+    win.resize(w, h - 40)
+    win.show()
+
+    def wait(cond: Callable[[], bool], ms: int = 300_000) -> bool:
+        return pump_until(app, cond, ms)
+
+    return app, win, wait, lambda ms: pump_for(app, ms)
+
+
+def _open(win: Any, wait: Callable[..., bool], model: str, steps: tuple[str, ...], name: str,
+          min_nodes: int = 1) -> None:
+    """Open a pipeline of ``model`` with ``steps``, run it and show the model input's graph."""
     from pipeline_model.document import PipelineDocument, Step
     from pipeline_model.fileformat import save_pipeline
 
-    app = make_application([])
+    win.ctrl.undo_stack.setClean()
+    path = os.path.join(os.environ["RPS_CONFIG_DIR"], f"{name}.rps.json")
+    save_pipeline(PipelineDocument(model=model, name=name, target={"kind": "llvm"}, steps=[Step(s) for s in steps]),
+                  path)
+    win.files.open_pipeline(path, remember=False)
+    if steps:
+        win.session.run_pipeline()
+        assert wait(lambda: all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps)), "run failed"
+    gv = win.graph_view
+    win.pipeline_view.list.selectionModel().clear()
+    win.pipeline_view.select_uids([])
+    assert wait(lambda: not gv.is_busy() and gv.graph_json() is not None and gv._key is not None  # noqa: SLF001
+                and win.inspector.input_key is not None and gv._key[0] == win.inspector.input_key  # noqa: SLF001
+                and len(gv.graph_json()["nodes"]) >= min_nodes), f"no input graph: {win.graph_caption.text()}"
 
-    def wait(cond, ms: int = 300_000) -> bool:  # noqa: ANN001
-        return pump_until(app, cond, ms)
 
-    def settle(ms: int = 800) -> None:
-        pump_for(app, ms)
+def _heat(win: Any, wait: Callable[..., bool]) -> None:
+    """Select the first step and build its module with profiling: the heat overlay on a changed step."""
+    from widgets.run_panel import MODULE_SELECTED
 
-    from PySide6.QtCore import QSettings
+    step = win.ctrl.doc.steps[0]
+    win.pipeline_view.select_uids([step.uid])
+    gv = win.graph_view
+    assert wait(lambda: not gv.is_busy() and bool(gv.highlighted())), "no changed nodes"
+    finished: list = []
+    win.run_controller.finished.connect(lambda kind, value: finished.append(kind))
+    win.run_controller.failed.connect(lambda kind, message: finished.append(message))
+    combo = win.run_panel.module_combo
+    combo.setCurrentIndex(combo.findData(MODULE_SELECTED))
+    win.run_panel.profile_check.setChecked(True)
+    try:
+        win.run_controller.build_and_run()
+        assert wait(lambda: bool(finished), 300_000) and finished == ["build_run"], finished
+    finally:
+        win.run_panel.profile_check.setChecked(False)
+    assert wait(lambda: bool(gv.heat()) and not gv.is_busy(), 30_000), "no heat"
 
-    # settings of its own (see screenshot_tour): a saved window state must not change the shots
-    settings_dir = tempfile.mkdtemp(prefix="rps_shots_")
-    win = MainWindow(settings=QSettings(os.path.join(settings_dir, "studio.ini"), QSettings.Format.IniFormat))
+
+def main(argv: list[str]) -> int:
+    """Entry point: ``argv[0]`` the output folder, ``argv[1]`` the screen size (``1920x1080``);
+    ``--lang=zh_CN`` takes the shots in that language (names prefixed ``zh_``)."""
+    lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
+    argv = [a for a in argv if not a.startswith("--lang=")]
+    prefix = f"{lang.split('_')[0]}_" if lang else ""
+    out = argv[0] if argv else "docs/screenshots"
+    size = argv[1] if len(argv) > 1 else "1920x1080"
+    os.makedirs(out, exist_ok=True)
+    os.environ.setdefault("RPS_CONFIG_DIR", tempfile.mkdtemp(prefix="rps_shots_"))
+    _app, win, wait, settle = _session(size, lang)
     gv = win.graph_view
 
     def shot(name: str) -> None:
         wait(lambda: not gv.is_busy())
-        settle()
-        path = os.path.join(out, name)
+        settle(800)
+        path = os.path.join(out, f"{prefix}graph_{name}_{size}.png")
         win.grab().save(path)
         print("saved", path)
 
-    win.resize(1560, 960)
-    win.show()
     assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
-    path = os.path.join(os.environ["RPS_CONFIG_DIR"], "decoder.rps.json")
-    save_pipeline(PipelineDocument(model="builtin:decoder", name="Decoder (32 layers)", target={"kind": "llvm"},
-                                   steps=[Step(s) for s in STEPS]), path)
-    win.files.open_pipeline(path, remember=False)
-    done = lambda: all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps)  # noqa: E731
-    win.session.run_pipeline()
-    assert wait(done), "run did not finish"
-    input_key = win.inspector.input_key
+    _open(win, wait, "builtin:mlp", ("relax.LegalizeOps",), "MLP")
+    gv.expand_all()
+    wait(lambda: not gv.is_busy())
+    gv.fit_to_view()
+    shot("mlp")
+    _heat(win, wait)
+    gv.fit_to_view()
+    shot("heat")
 
-    def showing(key: str) -> bool:
-        return (not gv.is_busy() and gv.graph_json() is not None and gv._key is not None  # noqa: SLF001
-                and gv._key[0] == key)  # noqa: SLF001
-
-    win.pipeline_view.list.selectionModel().clear()  # no current step: the model input
-    win.pipeline_view.select_uids([])
-    assert wait(lambda: showing(input_key)), f"no input graph: {win.graph_caption.text()}"
+    _open(win, wait, "builtin:decoder", (), "Decoder (32 layers)", min_nodes=1000)
     gv.collapse_all()
     wait(lambda: not gv.is_busy())
     gv.fit_to_view()
-    shot("graph_collapsed.png")
-
-    gv.set_expanded({"m:layers", "m:layers.0", "m:layers.0.self_attn"} & set(gv.groups()) or set())
-    wait(lambda: not gv.is_busy())
+    shot("decoder_collapsed")
+    gv.toggle_group("m:layers.9")  # what a click on layers.9 does: it stays in view
+    wait(lambda: not gv.is_busy() and "m:layers.9" in gv.expanded_groups())
+    frame = gv.group_rect("m:layers.9")
     gv.resetTransform()
-    gv.scale(0.8, 0.8)
-    first = next((n for n in gv.node_ids() if str(gv.node_info(n).get("module") or "").startswith("layers.0.self_attn")), None)
-    if first:
-        rect = gv.node_rect(first)
-        gv.centerOn(rect.center().x() + 120, rect.center().y() + 40)
-    shot("graph_expanded.png")
-
+    gv.scale(0.55, 0.55)
+    if frame is not None:
+        gv.centerOn(frame.center())
+    shot("decoder_layer")
     gv.collapse_all()
     wait(lambda: not gv.is_busy())
-    win.act_find.trigger()
-    bar = win.graph_area.find_bar
-    bar.edit.setText("softmax")
-    bar.edit.returnPressed.emit()
-    wait(lambda: not gv.is_busy())
-    settle(400)
-    win.act_find_next.trigger()
-    shot("graph_find.png")
-    bar.close_bar()
-
-    fuse = win.ctrl.doc.steps[2]
-    win.pipeline_view.select_uids([fuse.uid])
-    wait(lambda: showing(win.step_model.result(fuse.uid).snapshot_key) and win.function_picker.count() > 1)
-    names = [win.function_picker.itemText(i) for i in range(win.function_picker.count())]
-    fused = next((n for n in names if "softmax" in n), None) or next((n for n in names if n.startswith("fused")), None)
-    if fused:
-        win.graphs.show_function(fused)
-        wait(lambda: win.function_picker.currentText() == fused and not gv.is_busy())
-        settle(600)
-        gv.select_node(next((n for n in gv.node_ids() if gv.node_info(n).get("kind") == "binding"), None))
-    shot("graph_fused.png")
+    gv.resetTransform()
+    gv.scale(0.75, 0.75)
+    box = gv.group_rect("m:layers.0")
+    if box is not None:
+        gv.centerOn(box.center().x(), box.top() + gv.viewport().height() / 1.5 - 60)
+    shot("decoder_detail")
     win.ctrl.undo_stack.setClean()
     win.close()
     return 0

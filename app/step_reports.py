@@ -38,8 +38,15 @@ def group_details_html(node: dict, view: dict, groups: dict) -> str:
     edges = view.get("edges", [])
     ins = sorted({str(names.get(e["source"], e["source"])) for e in edges if e.get("target") == node_id})
     outs = sorted({str(names.get(e["target"], e["target"])) for e in edges if e.get("source") == node_id})
+    if node.get("inputs"):  # the values crossing its border, with shapes (shared inputs have no edge)
+        ins = [f"{p.get('name')}  {p.get('shape') or ''}".rstrip() for p in node["inputs"]]
+    if node.get("outputs"):
+        outs = [f"{p.get('shape') or p.get('name')}  → {', '.join(outs)}" if outs else str(p.get("shape"))
+                for p in node["outputs"]]
     what = tr("module group") if kind == "module" else tr("call of a Relax function")
     size = tr("{0} nodes inside").format(node.get("size", info.get("size", "?")))
+    if "ops" in node:
+        size += " (" + tr("{0} ops, {1} weights").format(node["ops"], node.get("weights", 0)) + ")"
     rows = [f"<h3 style='margin:0'>{_esc(node.get('label') or node.get('name') or node_id)}</h3>",
             f"<p><b>{_esc(what)}</b> — {_esc(size)}</p>"]
     if node.get("module"):

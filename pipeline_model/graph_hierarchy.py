@@ -14,7 +14,8 @@ model's own structure:
 
 :func:`annotate_modules` writes ``module`` on every node; :func:`build_view` turns the full graph into the
 graph a view lays out for a set of expanded groups: collapsed groups become one node (``kind`` ``group``)
-with their input/output edges, expanded call groups are inlined, and shared inputs and weights used by
+with their input/output edges, op and weight counts and the values going in and out (``inputs``/``outputs``:
+name and shape each), expanded call groups are inlined, and shared inputs and weights used by
 several consumers get a per-use **stub** (``stub: True``, ``stub_of``) next to each later consumer instead
 of one long edge per use, so the layered layout needs no dummy node per layer crossed.
 """
@@ -335,15 +336,17 @@ def _inline_calls(data: dict[str, Any], expanded: Collection[str]) -> tuple[list
     return out_nodes, kept_edges
 
 
-def _group_node(gid: str, info: dict[str, Any], first: dict[str, Any], frames: list[str]) -> dict[str, Any]:
-    """The view node of a collapsed group ``gid`` (tree entry ``info``), placed like its first member."""
-    label = info["label"]
+def _group_node(gid: str, tree: dict[str, dict[str, Any]], first: dict[str, Any], frames: list[str]) -> dict[str, Any]:
+    """The view node of a collapsed group ``gid``, placed like its first member."""
+    info = tree[gid]
+    name = info["label"]
+    label = _short_label(gid, tree) if frames else name  # inside its parent's frame: relative to it
     return {
-        "id": gid, "kind": "group", "name": label, "op": None, "callee": None,
+        "id": gid, "kind": "group", "name": name, "op": None, "callee": None,
         "callee_kind": None, "composite": None, "label": label, "shape": None, "dtype": None,
         "type_text": "", "attrs": {}, "group": first.get("group"), "is_dataflow": first.get("is_dataflow", False),
         "group_id": gid, "group_kind": info["kind"], "size": info["size"], "module": first.get("module"),
-        "frames": frames,
+        "frames": frames, "ops": 0, "weights": 0, "inputs": [], "outputs": [],
     }
 
 
@@ -384,17 +387,33 @@ class _ViewNodes:
         if gnode is not None and gnode["group"] is None and n.get("group") is not None:
             gnode["group"], gnode["is_dataflow"] = n.get("group"), n.get("is_dataflow", False)
         if gnode is None:
-            gnode = self.group_nodes[collapsed] = _group_node(collapsed, tree[collapsed], n, open_frames)
+            gnode = self.group_nodes[collapsed] = _group_node(collapsed, tree, n, open_frames)
             self.view_nodes[collapsed] = gnode
             self.order.append(collapsed)
+        kind = n.get("kind")
+        if kind == "binding":
+            gnode["ops"] += 1
+        elif kind == "param":
+            gnode["weights"] += 1
+
+
+def _port(node: dict[str, Any], shown_as: Optional[dict[str, Any]]) -> dict[str, Any]:
+    """An input or output of a collapsed group: the value's name (a collapsed neighbour's label stands for
+    the values it makes), its shape text and its type."""
+    name = node.get("name") or node.get("id")
+    if shown_as is not None and shown_as.get("kind") == "group":
+        name = shown_as.get("label")
+    return {"id": node.get("id"), "name": str(name), "shape": shape_text(node), "type_text": node.get("type_text", "")}
 
 
 def _view_edges(vn: _ViewNodes, nodes: list[dict[str, Any]], edges: list[dict[str, Any]],
                 ) -> dict[tuple[str, str], dict[str, Any]]:
     """Edges between representatives (self-loops and duplicates dropped, the first edge of a pair kept);
-    a collapsed group with a single output node takes that node's shape."""
+    each collapsed group lists its ``inputs`` and ``outputs`` (the values crossing its border, once each),
+    and one with a single output takes that output's shape."""
     seen: dict[tuple[str, str], dict[str, Any]] = {}
-    out_of_group: dict[str, set[str]] = {}
+    outs: dict[str, dict[str, None]] = {}
+    ins: dict[str, dict[str, None]] = {}
     rep, group_nodes = vn.rep, vn.group_nodes
     for e in edges:
         s, t = str(e.get("source")), str(e.get("target"))
@@ -402,23 +421,31 @@ def _view_edges(vn: _ViewNodes, nodes: list[dict[str, Any]], edges: list[dict[st
         if rs is None or rt is None or rs == rt:
             continue
         if rs in group_nodes:
-            out_of_group.setdefault(rs, set()).add(s)
+            outs.setdefault(rs, {})[s] = None
+        if rt in group_nodes:
+            ins.setdefault(rt, {})[s] = None
         k = (rs, rt)
         if k not in seen:
             idx = e.get("index", 0) or 0
             seen[k] = {"source": rs, "target": rt, "index": idx, "indices": list(e.get("indices") or [idx])}
     by_full = {n["id"]: n for n in nodes}
-    for gid, srcs in out_of_group.items():
+    view_nodes = vn.view_nodes
+    for gid, srcs in ins.items():  # computed values first (the data flow), then function inputs and weights
+        ordered = sorted(srcs, key=lambda s: by_full[s].get("kind") in ("param", "constant"))
+        group_nodes[gid]["inputs"] = [_port(by_full[s], view_nodes.get(rep[s])) for s in ordered]
+    for gid, srcs in outs.items():
+        g = group_nodes[gid]
+        g["outputs"] = [_port(by_full[s], None) for s in srcs]
         if len(srcs) == 1:
             src = by_full[next(iter(srcs))]
-            g = group_nodes[gid]
             g["shape"], g["dtype"], g["type_text"] = src.get("shape"), src.get("dtype"), src.get("type_text", "")
     return seen
 
 
 def _add_stubs(vn: _ViewNodes, seen: dict[tuple[str, str], dict[str, Any]], stub_min_uses: int) -> dict[str, list[str]]:
     """Per-use stubs for shared sources: a param/constant with ``stub_min_uses`` or more consumers keeps its
-    edge to the first consumer (in view order); each other consumer gets a stub node feeding it instead.
+    edge to the first consumer (in view order); each other consumer gets a stub node feeding it instead,
+    except a collapsed group, which names the input in its box (its ``inputs``) and gets no edge.
     Returns the stub ids to place before each consumer."""
     by_source: dict[str, list[str]] = {}
     for (s, t) in seen:
@@ -433,6 +460,8 @@ def _add_stubs(vn: _ViewNodes, seen: dict[tuple[str, str], dict[str, Any]], stub
         targets.sort(key=position.__getitem__)
         for t in targets[1:]:  # the first consumer keeps the edge
             edge = seen.pop((s, t))
+            if view_nodes[t].get("kind") == "group":
+                continue
             sid = f"{s}@{t}"
             stub = dict(src)
             stub.update({"id": sid, "stub": True, "stub_of": s, "frames": view_nodes[t].get("frames", []),
@@ -448,7 +477,9 @@ def build_view(data: dict[str, Any], expanded: Collection[str] = (), *, stub_min
     """The graph JSON a view lays out for the groups in ``expanded`` (ids from :func:`group_tree`).
 
     A node inside a collapsed group is represented by the outermost collapsed group (a ``kind: "group"``
-    node with ``group_id``, ``size`` and ``label``); edges are mapped to the representatives (self-loops and
+    node with ``group_id``, ``size``, ``label``, ``ops`` (bindings inside), ``weights`` (parameters inside),
+    ``inputs`` and ``outputs`` (``{"id", "name", "shape", "type_text"}`` of each value crossing its border;
+    a shared input used by several groups has an edge to the first only, the others name it)); edges are mapped to the representatives (self-loops and
     duplicates dropped). Nodes get ``frames``: the expanded module/call groups around them, outermost first
     (``graph["frame_labels"]`` names them). Params/constants with ``stub_min_uses`` or more consumers keep
     their edge to the first consumer and get a stub node (``stub: True``, ``stub_of``) before each other one.

@@ -123,9 +123,12 @@ def test_shared_inputs_get_per_use_stubs(dec4):
 
 
 def test_layout_work_is_near_linear_with_stubs():
-    def dummies(layers: int, stubs: bool) -> tuple[int, int]:
+    def dummies(layers: int, stubs: bool, frames: bool = False) -> tuple[int, int]:
         data = ig.graph_to_json(gx.extract_graph(decoder_mod(layers), "forward"))
         view = gh.build_view(data, gh.all_group_ids(data), stub_min_uses=3 if stubs else 10**9)
+        if not frames:  # the flat layered layout (frames drawn around, not laid out as boxes)
+            for n in view["nodes"]:
+                n["frames"] = []
         lay = compute_layout(ig.graph_from_json(view))
         return lay.dummy_count, len(view["nodes"])
 
@@ -136,6 +139,10 @@ def test_layout_work_is_near_linear_with_stubs():
     u16, _ = dummies(16, False)
     assert u16 > 8 * u4  # without stubs: a dummy per layer crossed, quadratic in depth
     assert d16 * 3 < u16
+    # laid out frame by frame (the view's layout of expanded groups): linear too
+    c4, _ = dummies(4, True, frames=True)
+    c16, _ = dummies(16, True, frames=True)
+    assert c16 <= 4.5 * c4
 
 
 def test_find_by_name_op_callee_and_shape(dec4):
@@ -205,3 +212,47 @@ def test_engine_graph_falls_back_to_default_function():
     fused = next(n for n in reply["functions"] if n.startswith("fused_"))
     reply = handlers_graph.handle_graph({"key": "k1", "function": fused}, ctx)
     assert not reply["missing"] and reply["function"] == fused
+
+
+def test_collapsed_group_is_a_real_node_with_ops_inputs_outputs_and_edges(dec4):
+    _mod, data = dec4
+    view = gh.build_view(data, ())
+    by_id = {n["id"]: n for n in view["nodes"]}
+    layer = by_id["m:layers.1"]
+    inside = [n for n in data["nodes"] if str(n.get("module") or "").startswith("layers.1.")
+              or n.get("module") == "layers.1"]
+    assert layer["label"] == "layers.1" and layer["kind"] == "group"
+    assert layer["ops"] == sum(1 for n in inside if n["kind"] == "binding") > 10
+    assert layer["weights"] == sum(1 for n in inside if n["kind"] == "param") == 9
+    names = [p["name"] for p in layer["inputs"]]
+    assert names[0] == "layers.0" and {"cos", "sin", "mask"} <= set(names)  # the previous layer, shared inputs
+    assert layer["inputs"][0]["shape"].startswith("(1, seq_len, 512)")
+    assert [p["shape"] for p in layer["outputs"]] == ["(1, seq_len, 512)\u00b7float32"]
+    edges = {(e["source"], e["target"]) for e in view["edges"]}
+    assert ("m:layers.0", "m:layers.1") in edges and ("m:layers.1", "m:layers.2") in edges
+    # a shared input has one edge (to the first layer): the other layers name it, no stub lines
+    assert ("cos", "m:layers.0") in edges and not any(n.get("stub") for n in view["nodes"])
+    assert sum(1 for s, _t in edges if s == "cos") == 1
+    # the box says it: title, op count, inputs and outputs with shapes
+    from pipeline_model.layout import node_details, node_text
+
+    title, sub = node_text(layer)
+    assert title == "layers.1" and sub.startswith(f"{layer['ops']} ops \u00b7 9 weights")
+    lines = node_details(layer)
+    assert lines[0].startswith("in  layers.0 (1, seq_len, 512)") and lines[-1] == "out (1, seq_len, 512)"
+    # inside an expanded parent, a collapsed group is named relative to it
+    inner = gh.build_view(data, {"m:layers.1"})
+    attn = next(n for n in inner["nodes"] if n["id"] == "m:layers.1.self_attn")
+    assert attn["label"] == "self_attn" and attn["name"] == "layers.1.self_attn"
+
+
+def test_details_of_a_collapsed_layer_list_its_inputs_and_outputs_with_shapes(dec4):
+    from app.step_reports import group_details_html
+
+    _mod, data = dec4
+    view = gh.build_view(data, ())
+    layer = next(n for n in view["nodes"] if n["id"] == "m:layers.2")
+    html = group_details_html(layer, view, gh.group_tree(data))
+    for text in ("layers.1  (1, seq_len, 512)", "cos  (seq_len, 64)", "mask", f"{layer['ops']} ops, 9 weights",
+                 "(1, seq_len, 512)\u00b7float32  \u2192 layers.3"):
+        assert text in html, text

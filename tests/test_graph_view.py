@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
 
 from pipeline_model import ir_graph as ig
 from widgets.graph_view import GraphView, wait_shown
@@ -321,6 +321,8 @@ def test_overview_shows_viewport_and_group_labels_far_out(qtbot, view, decoder_j
 
     _show(qtbot, view, decoder_json, key=("o", "f"))
     ov = view.overview()
+    assert not ov.isVisible()  # off by default: it would cover nodes
+    view.set_overview_visible(True)
     assert ov.isVisible()
     view.reset_zoom()
     view.centerOn(view.node_rect("m:layers.0").center())
@@ -344,3 +346,142 @@ def test_overview_shows_viewport_and_group_labels_far_out(qtbot, view, decoder_j
     dark = sum(1 for x in range(0, img.width(), 2) for y in range(0, img.height(), 2)
                if abs(img.pixelColor(x, y).lightness() - text.lightness()) < 40)
     assert dark > 30  # label glyphs
+
+
+def test_overview_is_off_by_default_and_covers_no_node(qtbot, view, decoder_json):
+    _show(qtbot, view, decoder_json, key=("off", "f"), expanded=())
+    view.reset_zoom()
+    assert not view.overview().isVisible()  # the graph does not fit, and still no minimap over it
+    view.set_overview_visible(True)
+    assert view.overview().isVisible()
+
+
+@pytest.mark.parametrize("scale", [0.8, 0.15])
+def test_expand_and_collapse_keep_the_clicked_group_in_view(qtbot, view, decoder_json, scale):
+    _show(qtbot, view, decoder_json, key=("anchor", str(scale)), expanded=())
+    view.resetTransform()
+    view.scale(scale, scale)
+    gid = "m:layers.5"
+    view.centerOn(view.group_rect(gid).center())
+    before = view.mapFromScene(view.group_rect(gid).topLeft())
+    with qtbot.waitSignal(view.graph_shown, timeout=20000):
+        view.toggle_group(gid)
+    assert gid in view.expanded_groups()
+    seen = view.mapToScene(view.viewport().rect()).boundingRect()
+    frame = view.group_rect(gid)
+    assert frame is not None and frame.height() > 200  # the expanded layer's frame
+    assert seen.contains(QRectF(frame.left(), frame.top(), frame.width(), min(frame.height(), seen.height() * 0.5)))
+    if scale < 0.5:  # it fits: shown whole
+        assert seen.contains(frame)
+    if scale < 0.5:  # nothing had to scroll: the group's top edge stayed where it was clicked
+        assert abs(view.mapFromScene(frame.topLeft()).y() - before.y()) < 40
+    before = view.mapFromScene(QPointF(frame.center().x(), frame.top()))
+    with qtbot.waitSignal(view.graph_shown, timeout=20000):
+        view.toggle_group(gid)
+    box = view.group_rect(gid)
+    assert view.mapToScene(view.viewport().rect()).boundingRect().contains(box)
+    assert abs(view.mapFromScene(QPointF(box.center().x(), box.top())).y() - before.y()) < 60  # scroll limits
+
+
+def test_heat_has_its_own_colour_scale_and_a_legend(qtbot, view):
+    from PySide6.QtGui import QColor, QImage, QPainter
+
+    from widgets.graph.palette import heat_colour
+
+    data = ig.synthetic_graph_json(120)
+    ops = [n["id"] for n in data["nodes"] if n["kind"] == "binding"]
+    _show(qtbot, view, data, frozenset(ops[:4]))  # changed by the step
+    changed = view.node_fill(ops[0])
+    view.reset_zoom()
+    view.centerOn(view.node_rect(ops[0]).center())
+    assert not view.heat_legend().isVisible()
+    view.set_heat({ops[0]: 0.5, ops[1]: 0.1})
+    legend = view.heat_legend()
+    assert legend.isVisible() and "50.0 %" in legend.texts()[1]
+    # the scale stays clear of the change colour (hue and distance), from its pale end to its dark end
+    for t in (0.0, 0.25, 0.5, 0.75, 1.0):
+        c = heat_colour(t)
+        dist = ((c.red() - changed.red()) ** 2 + (c.green() - changed.green()) ** 2
+                + (c.blue() - changed.blue()) ** 2) ** 0.5
+        assert dist > 90 and not 20 <= c.hsvHue() <= 60, (t, c.name())
+    # painted: the changed node keeps its fill and carries the heat colour on its outline
+    img = QImage(view.viewport().size(), QImage.Format.Format_ARGB32)
+    img.fill(0)
+    painter = QPainter(img)
+    view.render(painter)
+    painter.end()
+    box = view.mapFromScene(view.node_rect(ops[0])).boundingRect()
+    inside = QColor(img.pixel(box.center().x() - box.width() // 3, box.center().y()))
+    assert abs(inside.red() - changed.red()) < 8 and abs(inside.blue() - changed.blue()) < 8
+    hot = heat_colour(1.0)
+    edge = [QColor(img.pixel(box.center().x(), y)) for y in range(box.top() - 4, box.top() + 3)]
+    assert any(abs(c.red() - hot.red()) < 30 and abs(c.blue() - hot.blue()) < 30 for c in edge)
+    # far out (the overview), the heat still shows: outlines in the scale's colours
+    view.reset_zoom()
+    view.zoom_by(0.25)
+    view.centerOn(view.node_rect(ops[0]).center())
+    assert not view.detail_shown()
+    img.fill(0)
+    painter = QPainter(img)
+    view.render(painter)
+    painter.end()
+    box = view.mapFromScene(view.node_rect(ops[0])).boundingRect().adjusted(-2, -2, 2, 2)
+    ring = [QColor(img.pixel(x, y)) for x in range(box.left(), box.right() + 1) for y in (box.top(), box.top() + 1,
+            box.top() + 2, box.bottom() - 2, box.bottom() - 1, box.bottom())]
+    assert any(abs(c.red() - hot.red()) < 30 and abs(c.green() - hot.green()) < 30 and abs(c.blue() - hot.blue()) < 30
+               for c in ring)
+    view.resize(260, 200)  # a view too small to spare the corner: no legend over the graph
+    qtbot.wait(10)
+    assert not legend.isVisible()
+    view.resize(900, 700)
+    qtbot.wait(10)
+    assert legend.isVisible()
+    view.set_heat_visible(False)
+    assert not legend.isVisible()
+
+
+def test_fit_labels_every_collapsed_layer_inside_its_box_and_the_view(qtbot, view):
+    pytest.importorskip("tvm")
+    from pipeline_model.engine.graph_extract_tvm import extract_graph
+    from tests.test_graph_hierarchy import decoder_mod
+    from widgets.graph.items.labels import place_labels
+    from widgets.graph.tiles import visible
+
+    data = ig.graph_to_json(extract_graph(decoder_mod(32), "forward"))
+    for size in ((900, 700), (700, 420)):
+        view.resize(*size)
+        _show(qtbot, view, data, key=("fit", size), expanded=())
+        view.fit_to_view()
+        p = view._prepared  # noqa: SLF001
+        world = view.viewportTransform()
+        exposed = view.mapToScene(view.viewport().rect()).boundingRect()
+        labels = place_labels(world, exposed, p, visible(p.coarse, p.coarse_starts, p.band_margin, exposed),
+                              view._palette)  # noqa: SLF001
+        texts = {t for _r, t, _f in labels}
+        assert {f"layers.{k}" for k in range(32)} <= texts, sorted(texts)  # every layer, not every second
+        port = view.viewport().rect()
+        for rect, text, _font in labels:
+            assert port.contains(rect.toAlignedRect()), f"{text!r} clipped at fit: {rect}"
+            if text.startswith("layers."):
+                box = world.mapRect(view.group_rect("m:" + text))
+                inside = box.contains(rect.center())
+                assert not inside or rect.height() <= box.height() + 0.5, f"{text!r} larger than its box"
+        rects = [r for r, _t, _f in labels]
+        assert not any(a.intersects(b) for k, a in enumerate(rects) for b in rects[k + 1:])
+
+
+def test_double_click_on_a_collapsed_layer_expands_it_once_and_keeps_it_in_view(qtbot, view, decoder_json):
+    _show(qtbot, view, decoder_json, key=("dbl", "f"), expanded=())
+    view.fit_to_view()
+    gid = "m:layers.5"
+    pos = view.mapFromScene(view.group_rect(gid).center())
+    left = Qt.MouseButton.LeftButton
+    with qtbot.waitSignal(view.graph_shown, timeout=20000):  # what a double-click delivers
+        qtbot.mousePress(view.viewport(), left, pos=pos)
+        qtbot.mouseRelease(view.viewport(), left, pos=pos)
+        qtbot.mouseDClick(view.viewport(), left, pos=pos)
+        qtbot.mouseRelease(view.viewport(), left, pos=pos)
+    qtbot.wait(50)
+    assert gid in view.expanded_groups()
+    seen = view.mapToScene(view.viewport().rect()).boundingRect()
+    assert seen.contains(view.group_rect(gid))

@@ -84,6 +84,8 @@ def test_expand_collapse_actions_group_details_and_overview_setting(fake_studio)
     gv.select_node("n1")
     assert "fake_prim_1" in win.details.toPlainText()
     was = win.act_overview.isChecked()
+    assert not was  # off by default: the minimap would cover nodes
+    gv.zoom_by(6.0)  # the graph no longer fits: the minimap, when on, is shown
     win.act_overview.trigger()
     assert str(win.settings.value("graph/overview")).lower() == str(not was).lower()
     assert gv.overview().isVisible() == (not was)

@@ -145,3 +145,18 @@ def test_weights_stay_near_their_consumer():
         if abs(lay.positions[n][0] - lay.positions[consumer][0]) > 400:
             far += 1
     assert far <= len(params) // 10
+
+
+def test_group_box_words_are_translatable_and_wide_characters_widen_the_box():
+    from pipeline_model.layout import node_details, node_text, node_width, text_width
+
+    group = {"kind": "group", "label": "layers.1", "ops": 53, "weights": 9,
+             "inputs": [{"name": "cos", "shape": "(seq_len, 64)\u00b7float32"}], "outputs": [{"shape": "(1, 512)"}]}
+    assert node_text(group) == ("layers.1", "53 ops \u00b7 9 weights")
+    assert node_details(group) == ["in  cos (seq_len, 64)", "out (1, 512)"]
+    zh = {"op": "{0} 个算子", "ops": "{0} 个算子", "weight": "{0} 个权重", "weights": "{0} 个权重",
+          "in": "输入", "out": "输出", "more": "另有 {0} 个"}
+    assert node_text(group, zh)[1] == "53 个算子 \u00b7 9 个权重"
+    assert node_details(group, zh)[0] == "输入 cos (seq_len, 64)"
+    assert text_width("个算子") == 6 and text_width("ops") == 3
+    assert node_width({"kind": "param", "name": "权重" * 20}) > node_width({"kind": "param", "name": "w" * 20})

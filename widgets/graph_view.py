@@ -27,8 +27,10 @@ from PySide6.QtWidgets import QApplication, QGraphicsView, QToolTip, QWidget
 
 from pipeline_model import graph_hierarchy
 from pipeline_model.layout import GraphLayout
+from widgets.graph import anchor
 from widgets.graph.adapter import categories
 from widgets.graph.items.diagram import LOD_SCALE
+from widgets.graph.legend import HeatLegend
 from widgets.graph.minimap import GraphMinimap
 from widgets.graph.palette import GraphPalette
 from widgets.graph.prepare import Prepared, apply_highlight
@@ -52,8 +54,10 @@ class GraphView(QGraphicsView):
 
     Hierarchy (see :mod:`pipeline_model.graph_hierarchy`): a click on a collapsed group expands it, a click
     on an expanded group's frame title collapses it, a double-click on a call of a Relax function whose
-    graph the engine attached expands it in place; :meth:`expand_all` / :meth:`collapse_all`. Layouts are
-    cached per (key, expansion), so showing a graph again is instant.
+    graph the engine attached expands it in place; the group toggled stays in view (:meth:`toggle_group`);
+    :meth:`expand_all` / :meth:`collapse_all`. Layouts are cached per (key, expansion), so showing a graph
+    again is instant. Nothing covers the nodes by default: the minimap is off until
+    :meth:`set_overview_visible`, the heat legend shows only while a heat overlay is painted in a roomy view.
     """
 
     node_selected = Signal(dict)
@@ -103,6 +107,7 @@ class GraphView(QGraphicsView):
         self._matches: list[str] = []
         self._match_index = -1
         self._pending_reveal: Optional[str] = None
+        self._anchor: Optional[tuple[str, Any]] = None  # (toggled group, its viewport point) kept in view
         self.last_from_cache = False
         self.cancelled_count = 0
         self._busy = False
@@ -121,6 +126,8 @@ class GraphView(QGraphicsView):
         self._overview_widget = GraphMinimap(self, self._palette)
         # translation context kept from the shipped catalogue (the minimap class was ``_Overview``)
         self._overview_widget.setToolTip(QCoreApplication.translate("_Overview", "Overview: click or drag to move the view"))
+        self._legend = HeatLegend(self, self._palette)
+        self._legend.set_texts(self.tr("Profile: share of run time"), self.tr("changed by this step"))
         self.clear_graph(self.tr("No graph"))
 
     # ------------------------------------------------------------------------------------------ API
@@ -157,6 +164,8 @@ class GraphView(QGraphicsView):
         self._key = key
         self._pending_reveal = None if self._prepared is None or self._prepared.full is not graph_json else \
             self._pending_reveal
+        if self._prepared is None or self._prepared.full is not graph_json:
+            self._anchor = None  # another graph: nothing to keep in place
         if graph_json is None or (isinstance(graph_json, dict) and not graph_json.get("nodes")):
             self._busy = False
             self.clear_graph(self.tr("Empty function") if graph_json is not None else self.tr("No graph"))
@@ -183,8 +192,15 @@ class GraphView(QGraphicsView):
         self._busy = True
         self._in_flight = (*asked, before)
         task = LayoutTask(self._generation, self._latest, graph_json, highlight, before, exp,
-                          self._palette.char_width, self._palette.node_height, self._signals, cached, key)
+                          self._palette.char_width, self._palette.node_height, self._signals, cached, key,
+                          self._palette.sub_height + 1.0, self._group_words())
         self._pool.start(task)
+
+    def _group_words(self) -> dict[str, str]:
+        """The words of a collapsed group's box, translated (see ``pipeline_model.layout.GROUP_WORDS``)."""
+        return {"op": self.tr("{0} op"), "ops": self.tr("{0} ops"), "weight": self.tr("{0} weight"),
+                "weights": self.tr("{0} weights"), "in": self.tr("in "), "out": self.tr("out"),
+                "more": self.tr("+ {0} more")}
 
     # ---- hierarchy
     def groups(self) -> dict[str, dict[str, Any]]:
@@ -207,7 +223,12 @@ class GraphView(QGraphicsView):
         self.expansion_changed.emit()
 
     def toggle_group(self, group_id: str) -> None:
-        """Expand a collapsed group or collapse an expanded one (with the groups nested in it)."""
+        """Expand a collapsed group or collapse an expanded one (with the groups nested in it); the group
+        stays where it is on screen (its top edge under the same point of the viewport, Model Explorer's
+        behaviour), scrolled as little as needed to show it whole when it fits."""
+        rect = self.group_rect(group_id)
+        if rect is not None:
+            self._anchor = (group_id, anchor.anchor_point(self, rect))
         exp = set(self.expanded_groups())
         if group_id in exp:
             exp = {g for g in exp if g != group_id and not self._inside(g, group_id)}
@@ -218,6 +239,18 @@ class GraphView(QGraphicsView):
                 exp.add(parent)
                 parent = self.groups().get(parent, {}).get("parent")
         self.set_expanded(exp)
+
+    def group_rect(self, group_id: str) -> Optional[QRectF]:
+        """Where a group is drawn (scene coordinates): its frame when expanded, its box when collapsed."""
+        return anchor.group_rect(self._prepared, group_id)
+
+    def _keep_anchor(self) -> None:
+        """After an expand/collapse: put the toggled group back under the viewport point it was at."""
+        held, self._anchor = self._anchor, None
+        rect = self.group_rect(held[0]) if held is not None else None
+        if held is not None and rect is not None:
+            anchor.restore(self, rect, held[1])
+            self._sync_overview()
 
     def _inside(self, group_id: str, outer: str) -> bool:
         tree = self.groups()
@@ -369,6 +402,15 @@ class GraphView(QGraphicsView):
             item.cats = self._cats
             item.heat = self._heat_view if self._heat_shown else {}
             item.update()
+        if hasattr(self, "_legend"):
+            vp = self.viewport().geometry()
+            roomy = vp.width() >= 2.5 * self._legend.width() and vp.height() >= 5 * self._legend.height()
+            shown = self._heat_shown and bool(self._heat_view) and item is not None and roomy
+            if shown:
+                self._legend.set_top(max(self._heat_view.values()))
+                self._legend.move(self.viewport().geometry().left() + 8, self.viewport().geometry().top() + 8)
+                self._legend.raise_()
+            self._legend.setVisible(shown)
 
     def wait_for_worker(self, ms: int) -> None:
         """Let the layout thread run for up to ``ms`` milliseconds (scripts and benchmarks without an event loop)."""
@@ -398,12 +440,17 @@ class GraphView(QGraphicsView):
         shown = p.rep.get(node_id)
         return shown if shown in p.index else None
 
+    def heat_legend(self) -> HeatLegend:
+        """The heat overlay's legend (top left; shown while the overlay is painted, in a view roomy enough
+        that it covers little of the graph)."""
+        return self._legend
+
     def overview(self) -> QWidget:
         """The minimap widget (bottom right; the viewport rectangle; click or drag to move there)."""
         return self._overview_widget
 
     def set_overview_visible(self, visible: bool) -> None:
-        """Show or hide the minimap."""
+        """Show or hide the minimap (hidden by default: it would cover nodes)."""
         self._overview_widget.wanted = visible
         self._sync_overview()
 
@@ -487,20 +534,16 @@ class GraphView(QGraphicsView):
         p = self._prepared
         if p is None or not p.row_ys:
             return None
-        y = scene_pos.y()
-        k = bisect.bisect_left(p.row_ys, y)
-        for idx in (k - 1, k):
-            if 0 <= idx < len(p.row_ys):
-                row = p.rows[idx]
-                if not row:
-                    continue
-                h = p.layout.sizes[row[0][2]][1]
-                if abs(p.row_ys[idx] - y) > h / 2.0:
-                    continue
-                x = scene_pos.x()
-                j = bisect.bisect_right(row, (x, float("inf"), "")) - 1
-                if j >= 0 and row[j][0] <= x <= row[j][1]:
-                    return row[j][2]
+        y, x = scene_pos.y(), scene_pos.x()
+        reach = p.max_half_height  # rows whose boxes may reach y (boxes of one row differ in height)
+        lo = bisect.bisect_left(p.row_ys, y - reach)
+        hi = bisect.bisect_right(p.row_ys, y + reach)
+        sizes = p.layout.sizes
+        for idx in range(lo, hi):
+            row = p.rows[idx]
+            j = bisect.bisect_right(row, (x, float("inf"), "")) - 1
+            if j >= 0 and row[j][0] <= x <= row[j][1] and abs(p.row_ys[idx] - y) <= sizes[row[j][2]][1] / 2.0:
+                return row[j][2]
         return None
 
     def fit_to_view(self) -> None:
@@ -573,7 +616,10 @@ class GraphView(QGraphicsView):
             self.select_node(keep_selected, emit=False)
         pending, self._pending_reveal = self._pending_reveal, None
         if pending is not None:
+            self._anchor = None
             self._centre_select(pending)
+        else:
+            self._keep_anchor()
         self._overview_widget.update()
         self._in_flight = None
         self.graph_shown.emit()
@@ -585,6 +631,9 @@ class GraphView(QGraphicsView):
     def _build(self, p: Prepared) -> None:
         self.clear_graph("")
         self._prepared = p
+        for k, (path, rect, label, gid, kind) in enumerate(p.frames):  # the engine names blocks in English
+            if kind == "block" and label == f"dataflow block {gid}":
+                p.frames[k] = (path, rect, self.tr("dataflow block {0}").format(gid), gid, kind)
         self._highlight = p.highlight
         self._cats = categories(p.base_cats, p.ids, p.highlight)
         self._update_heat_view()
@@ -731,6 +780,7 @@ class GraphView(QGraphicsView):
         super().resizeEvent(event)
         self._apply_lod()
         self._place_overview()
+        self._push_item_state()  # the heat legend: shown only where it leaves room for the graph
 
 
 def wait_shown(view: GraphView, timeout_ms: int = 10000) -> bool:

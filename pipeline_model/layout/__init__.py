@@ -19,10 +19,13 @@ from __future__ import annotations
 
 from typing import Any, Hashable, Mapping
 
+from pipeline_model.layout.compound import compound_layout, has_frames
 from pipeline_model.layout.crossings import count_crossings
 from pipeline_model.layout.model import (
     CHAR_WIDTH,
+    DETAIL_LINE,
     FRAME_PAD,
+    GROUP_WORDS,
     MARGIN,
     MIN_NODE_WIDTH,
     NODE_HEIGHT,
@@ -30,10 +33,13 @@ from pipeline_model.layout.model import (
     Frame,
     GraphLayout,
     LayoutCancelled,
+    node_box_height,
+    node_details,
     node_text,
     node_width,
     shape_text,
     short_op,
+    text_width,
 )
 from pipeline_model.layout.stages import (
     assign_layers,
@@ -50,6 +56,8 @@ from pipeline_model.layout.stages import (
 
 __all__ = [
     "CHAR_WIDTH",
+    "DETAIL_LINE",
+    "GROUP_WORDS",
     "MIN_NODE_WIDTH",
     "NODE_HEIGHT",
     "NODE_PADDING",
@@ -59,10 +67,13 @@ __all__ = [
     "compute_layout",
     "count_crossings",
     "layered_layout",
+    "node_box_height",
+    "node_details",
     "node_text",
     "node_width",
     "shape_text",
     "short_op",
+    "text_width",
 ]
 
 
@@ -80,7 +91,8 @@ def compute_layout(
     ``edges()``). Node widths come from :func:`node_width` unless ``sizes`` gives them; node attribute
     ``group`` (not None) puts a node in a frame, and ``g.graph["groups"]`` may give frame labels.
     Node attribute ``frames`` (a list of group ids, outermost first) draws nested frames around the nodes of
-    each group, labelled from ``g.graph["frame_labels"]``. ``should_stop`` (a callable) is polled between
+    each group, labelled from ``g.graph["frame_labels"]``; such a graph is laid out frame by frame
+    (:mod:`.compound`), so frames are disjoint or nested and hold only their own nodes. ``should_stop`` (a callable) is polled between
     stages; when it returns True the layout stops with :class:`LayoutCancelled`.
     Deterministic: the same graph (same insertion order) always gives the same layout.
 
@@ -88,6 +100,18 @@ def compute_layout(
     :func:`insert_dummies`, :func:`reduce_crossings`, :func:`assign_x`, :func:`assign_y`,
     :func:`route_edges`, :func:`block_frames` and the nested frames.
     """
+    if has_frames(list(g.nodes(data=True))):
+        return compound_layout(g, _flat_layout, char_width=char_width, node_height=node_height, sweeps=sweeps,
+                               sizes=sizes, should_stop=should_stop)
+    return _flat_layout(g, char_width=char_width, node_height=node_height, sweeps=sweeps, sizes=sizes,
+                        should_stop=should_stop)
+
+
+def _flat_layout(g: Any, *, char_width: float, node_height: float, sweeps: int,
+                 sizes: Mapping[Hashable, tuple[float, float]] | None, should_stop: Any,
+                 per_layer: bool = False) -> GraphLayout:
+    """The layered layout of one level (frames drawn around groups, not laid out as boxes); ``per_layer``
+    spaces each layer by its own tallest box (else by the tallest box of all)."""
 
     def check() -> None:
         if should_stop is not None and should_stop():
@@ -114,7 +138,12 @@ def compute_layout(
     shift = MARGIN - min_x
     xs = [v + shift for v in x]
     row_h = max(nodes.height) if nodes.height else node_height
-    layer_y = assign_y(nodes, node_layer, layers.count, row_h)
+    layer_h: list[float] | None = None
+    if per_layer:
+        layer_h = [0.0] * layers.count
+        for i in range(n_real):
+            layer_h[node_layer[i]] = max(layer_h[node_layer[i]], nodes.height[i])
+    layer_y = assign_y(nodes, node_layer, layers.count, row_h, layer_h)
     for i, n in enumerate(nodes.ids):
         result.positions[n] = (xs[i], layer_y[node_layer[i]])
         result.sizes[n] = (nodes.width[i], nodes.height[i])
@@ -122,12 +151,13 @@ def compute_layout(
     result.layer_rows = [[nodes.ids[i] for i in row if i < n_real] for row in rows]
     route_edges(result, nodes, dag, proper, xs, layer_y)
     graph_attrs = getattr(g, "graph", {}) or {}
-    block_frames(result, nodes, xs, layer_y, node_layer, graph_attrs)
+    block_frames(result, nodes, xs, layer_y, node_layer, graph_attrs, dag)
     nested_frames(result, nodes.items, xs, layer_y, node_layer, nodes.width, nodes.height, graph_attrs)
     right = max((xs[i] + widths[i] / 2.0 for i in range(proper.total)), default=0.0)
     right = max([right] + [fr.x1 for fr in result.frames])
     result.width = right + MARGIN + FRAME_PAD
-    result.height = layer_y[-1] + row_h / 2.0 + MARGIN + FRAME_PAD if layers.count else 0.0
+    last_h = layer_h[-1] if layer_h else row_h
+    result.height = layer_y[-1] + last_h / 2.0 + MARGIN + FRAME_PAD if layers.count else 0.0
     return result
 
 

@@ -3,6 +3,7 @@ and the node texts that size the boxes (shared with the view, which paints the s
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Hashable, Mapping
 
@@ -81,17 +82,79 @@ def shape_text(attrs: Mapping[str, Any]) -> str:
     return type_text
 
 
-def node_text(attrs: Mapping[str, Any]) -> tuple[str, str]:
-    """(title, subtitle) of a node box: op or callee name, and ``shape·dtype``.
+#: Height of one detail line of a collapsed group's box (its inputs and outputs), when the view gives none.
+DETAIL_LINE = 14.0
+#: A collapsed group's box lists at most this many inputs and outputs (then "+ N more").
+MAX_PORT_LINES = 4
+DETAIL_CHARS = 44
+
+
+#: The words of a collapsed group's box (``{0}``: a count); the view passes them translated.
+GROUP_WORDS: Mapping[str, str] = {
+    "op": "{0} op", "ops": "{0} ops", "weight": "{0} weight", "weights": "{0} weights",
+    "in": "in ", "out": "out", "more": "+ {0} more",
+}
+
+
+def text_width(text: str) -> int:
+    """Width of ``text`` in average character widths (a wide East Asian character counts two)."""
+    return len(text) + sum(1 for ch in text if ord(ch) >= 0x1100 and unicodedata.east_asian_width(ch) in "WF")
+
+
+def _elide(text: str, limit: int = DETAIL_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def _port_lines(prefix: str, ports: Any, more: str) -> list[str]:
+    ports = list(ports or [])
+    shown = ports if len(ports) <= MAX_PORT_LINES else ports[: MAX_PORT_LINES - 1]
+    lines = []
+    for p in shown:
+        shape = str(p.get("shape") or "").split("\u00b7", 1)[0]
+        name = str(p.get("name") or "")
+        lines.append(_elide(f"{prefix} {name} {shape}".rstrip() if name else f"{prefix} {shape}"))
+    if len(ports) > len(shown):
+        lines.append(f"{prefix} " + more.format(len(ports) - len(shown)))
+    return lines
+
+
+def node_details(attrs: Mapping[str, Any], words: Mapping[str, str] = GROUP_WORDS) -> list[str]:
+    """The lines below a collapsed group's title: its inputs (``in  name (shape)``) and outputs
+    (``out (shape)``), at most ``MAX_PORT_LINES`` each; no lines for other nodes. ``words``: the
+    (translated) :data:`GROUP_WORDS`."""
+    if attrs.get("kind") != "group":
+        return []
+    outs = [dict(p, name="") for p in attrs.get("outputs") or []]
+    more = words.get("more", GROUP_WORDS["more"])
+    return (_port_lines(words.get("in", "in "), attrs.get("inputs"), more)
+            + _port_lines(words.get("out", "out"), outs, more))
+
+
+def node_box_height(attrs: Mapping[str, Any], base: float = NODE_HEIGHT, line: float = DETAIL_LINE) -> float:
+    """Box height for a node: ``base``, plus a line per detail line of a collapsed group."""
+    return base + line * len(node_details(attrs))
+
+
+def node_text(attrs: Mapping[str, Any], words: Mapping[str, str] = GROUP_WORDS) -> tuple[str, str]:
+    """(title, subtitle) of a node box: op or callee name, and ``shape·dtype`` (a collapsed group: its
+    name, and its op and weight counts in ``words``).
 
     Shared by the layout (for widths) and the view (for painting) so both agree.
     """
     kind = attrs.get("kind")
     if kind == "group":
+        title = str(attrs.get("label") or attrs.get("name") or "group")
+        if "ops" in attrs:  # what is inside: ops and weights (its inputs and outputs: node_details)
+            ops, weights = int(attrs.get("ops") or 0), int(attrs.get("weights") or 0)
+            sub = words.get("ops" if ops != 1 else "op", GROUP_WORDS["ops"]).format(ops)
+            if weights:
+                sub += " \u00b7 " + words.get("weights" if weights != 1 else "weight",
+                                               GROUP_WORDS["weights"]).format(weights)
+            return title, sub
         size = attrs.get("size")
         shape = shape_text(attrs)
         sub = f"+ {size} nodes" if size else "+"
-        return str(attrs.get("label") or attrs.get("name") or "group"), (f"{sub} \u00b7 {shape}" if shape else sub)
+        return title, (f"{sub} \u00b7 {shape}" if shape else sub)
     if kind == "param":
         title = str(attrs.get("name") or "param")
     elif kind == "output":
@@ -112,4 +175,5 @@ def node_text(attrs: Mapping[str, Any]) -> tuple[str, str]:
 def node_width(attrs: Mapping[str, Any], char_width: float = CHAR_WIDTH) -> float:
     """Box width for a node, from the length of its two text lines."""
     title, sub = node_text(attrs)
-    return max(MIN_NODE_WIDTH, char_width * max(len(title), len(sub)) + NODE_PADDING)
+    longest = max([text_width(title), text_width(sub)] + [text_width(line) for line in node_details(attrs)])
+    return max(MIN_NODE_WIDTH, char_width * longest + NODE_PADDING)

@@ -23,6 +23,7 @@ from pipeline_model.layout.model import (
     NODE_GAP,
     Frame,
     GraphLayout,
+    node_box_height,
     node_width,
 )
 
@@ -38,6 +39,7 @@ class _Nodes:
     width: list[float]
     height: list[float]
     group: list[Any]
+    pin: list[Any] | None = None  # node attribute ``pin``: "top" (first layer) or "bottom" (last layer)
 
 
 @dataclass
@@ -92,8 +94,11 @@ def read_nodes(g: Any, sizes: Mapping[Hashable, tuple[float, float]] | None, cha
             width[i], height[i] = sizes[n]
         else:
             width[i] = node_width(data, char_width)
+            height[i] = node_box_height(data, node_height)
         group[i] = data.get("group")
-    return _Nodes(node_items, ids, {n: i for i, n in enumerate(ids)}, width, height, group)
+    pin = [d.get("pin") if hasattr(d, "get") else None for _n, d in node_items]
+    return _Nodes(node_items, ids, {n: i for i, n in enumerate(ids)}, width, height, group,
+                  pin if any(pin) else None)
 
 
 def break_cycles(g: Any, nodes: _Nodes) -> _Dag:
@@ -149,7 +154,8 @@ def assign_layers(nodes: _Nodes, dag: _Dag) -> _Layers:
     """Stage 2: layering -- Kahn's order (insertion order among ready nodes), longest path from the
     non-source nodes, each dataflow group in its own band of layers; then every node is pulled down next
     to its first use (reverse topological order, so whole chains such as weight -> permute_dims -> matmul
-    follow their consumer; a grouped node stays in its group's band) and empty layers are dropped."""
+    follow their consumer; a grouped node stays in its group's band) and empty layers are dropped. A node
+    pinned ``top`` stays in the first layer, one pinned ``bottom`` goes below every other."""
     n_real = len(nodes.ids)
     group, preds, succs = nodes.group, dag.preds, dag.succs
     indeg = [len(p) for p in preds]
@@ -183,8 +189,12 @@ def assign_layers(nodes: _Nodes, dag: _Dag) -> _Layers:
             indeg[s] -= 1
             if indeg[s] == 0:
                 heapq.heappush(heap, s)
+    pin = nodes.pin or [None] * n_real
     for i in reversed(topo):
         out = succs[i]
+        if pin[i] == "top":
+            layer[i] = 0
+            continue
         if not out:
             if is_source[i]:
                 layer[i] = 0
@@ -195,6 +205,11 @@ def assign_layers(nodes: _Nodes, dag: _Dag) -> _Layers:
         if group[i] is not None and any(group[s] != group[i] for s in out):
             continue
         layer[i] = target
+    if nodes.pin:
+        bottom = max(layer[i] for i in range(n_real) if pin[i] != "bottom") + 1
+        for i in range(n_real):
+            if pin[i] == "bottom":
+                layer[i] = bottom
     used = sorted(set(layer))
     remap = {lv: k for k, lv in enumerate(used)}
     return _Layers([remap[lv] for lv in layer], is_source, len(used))
@@ -322,18 +337,20 @@ def assign_x(rows: list[list[int]], proper: _Proper, n_real: int, is_source: lis
     return bk_coordinates(rows, up_main, down_main, proper.widths, n_real, gap_of)
 
 
-def assign_y(nodes: _Nodes, node_layer: list[int], n_layers: int, row_h: float) -> list[float]:
-    """Stage 6: each layer's centre ordinate; two consecutive layers of different dataflow groups get
-    room for the frames between them."""
+def assign_y(nodes: _Nodes, node_layer: list[int], n_layers: int, row_h: float,
+             layer_h: list[float] | None = None) -> list[float]:
+    """Stage 6: each layer's centre ordinate (layers ``row_h`` tall, or each its ``layer_h``); two
+    consecutive layers of different dataflow groups get room for the frames between them."""
     layer_y = [0.0] * n_layers
     groups_in_layer: list[set[Any]] = [set() for _ in range(n_layers)]
     for i in range(len(nodes.ids)):
         if nodes.group[i] is not None:
             groups_in_layer[node_layer[i]].add(nodes.group[i])
-    y_acc = MARGIN + FRAME_LABEL + row_h / 2.0
+    heights = layer_h if layer_h is not None else [row_h] * n_layers
+    y_acc = MARGIN + FRAME_LABEL + (heights[0] if n_layers else row_h) / 2.0
     for lv in range(n_layers):
         if lv > 0:
-            y_acc += row_h + LAYER_GAP
+            y_acc += (heights[lv - 1] + heights[lv]) / 2.0 + LAYER_GAP
             prev_groups, cur_groups = groups_in_layer[lv - 1], groups_in_layer[lv]
             if prev_groups and cur_groups and prev_groups != cur_groups:
                 y_acc += 2 * FRAME_PAD + FRAME_LABEL  # room between the frames of two dataflow blocks
@@ -359,8 +376,10 @@ def route_edges(result: GraphLayout, nodes: _Nodes, dag: _Dag, proper: _Proper, 
 
 
 def block_frames(result: GraphLayout, nodes: _Nodes, xs: list[float], layer_y: list[float],
-                 node_layer: list[int], graph_attrs: Mapping) -> None:
-    """Stage 8a: a frame around each dataflow group's nodes, labelled from ``graph["groups"]``."""
+                 node_layer: list[int], graph_attrs: Mapping, dag: _Dag | None = None) -> None:
+    """Stage 8a: a frame around each dataflow group's nodes, labelled from ``graph["groups"]``; a function
+    input (no producer, no group) that feeds the group and was placed within its layers is drawn inside
+    (``dag`` given), so no frame cuts through one."""
     labels: dict[Any, str] = {}
     for grp in graph_attrs.get("groups", []) or []:
         if isinstance(grp, Mapping) and "id" in grp:
@@ -382,9 +401,28 @@ def block_frames(result: GraphLayout, nodes: _Nodes, xs: list[float], layer_y: l
             box[1] = min(box[1], y0)
             box[2] = max(box[2], x1)
             box[3] = max(box[3], y1)
+    if dag is not None and boxes:
+        _take_inputs(boxes, nodes, xs, layer_y, node_layer, dag)
     for grp, (x0, y0, x1, y1) in boxes.items():
         result.frames.append(Frame(group=grp, label=labels.get(grp, f"dataflow block {grp}"), x0=x0 - FRAME_PAD,
                                    y0=y0 - FRAME_PAD - FRAME_LABEL, x1=x1 + FRAME_PAD, y1=y1 + FRAME_PAD))
+
+
+def _take_inputs(boxes: dict[Any, list[float]], nodes: _Nodes, xs: list[float], layer_y: list[float],
+                 node_layer: list[int], dag: _Dag) -> None:
+    """Grow each block's box over the group-less inputs that feed it and sit within its rows."""
+    for i in range(len(nodes.ids)):
+        if nodes.group[i] is not None or dag.preds[i]:
+            continue
+        cy = layer_y[node_layer[i]]
+        for s in dag.succs[i]:
+            box = boxes.get(nodes.group[s])
+            if box is None or not box[1] <= cy <= box[3]:
+                continue
+            w, h = nodes.width[i], nodes.height[i]
+            box[0], box[1] = min(box[0], xs[i] - w / 2.0), min(box[1], cy - h / 2.0)
+            box[2], box[3] = max(box[2], xs[i] + w / 2.0), max(box[3], cy + h / 2.0)
+            break
 
 
 def nested_frames(result: GraphLayout, node_items: list, xs: list[float], layer_y: list[float],

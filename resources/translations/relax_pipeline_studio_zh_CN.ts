@@ -300,7 +300,7 @@
         <translation>引擎：已停止</translation>
     </message>
     <message>
-        <location line="+67"/>
+        <location line="+69"/>
         <source>&amp;Built-in Models</source>
         <translation>内置模型(&amp;B)</translation>
     </message>
@@ -613,7 +613,7 @@
         <translation>引擎崩溃并已重启</translation>
     </message>
     <message>
-        <location line="+62"/>
+        <location line="+50"/>
         <source>Restarting the engine…</source>
         <translation>正在重启引擎…</translation>
     </message>
@@ -922,7 +922,7 @@
         <translation>步骤 {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="-43"/>
+        <location filename="../../app/profile_controller.py" line="+262"/>
         <location filename="../../app/step_inspector.py" line="+5"/>
         <location line="+5"/>
         <source>Model input</source>
@@ -1020,7 +1020,7 @@
         <translation>双击 &lt;code&gt;call_tir&lt;/code&gt; 节点（或使用其“显示 TensorIR”链接）可查看被调用函数的 TensorIR。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+19"/>
         <source>module group</source>
         <translation>模块分组</translation>
     </message>
@@ -1035,7 +1035,7 @@
         <translation>内含 {0} 个节点</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
         <source>module</source>
         <translation>模块</translation>
     </message>
@@ -1181,7 +1181,7 @@
         <translation>设置 PassContext</translation>
     </message>
     <message>
-        <location filename="../../app/profile_controller.py" line="+175"/>
+        <location filename="../../app/profile_controller.py" line="-87"/>
         <location line="+1"/>
         <source>profile</source>
         <extracomment>The profile shown changed (``None`` or a Profile). The key chosen in *Compare with* (&quot;&quot; = none).</extracomment>
@@ -1414,6 +1414,11 @@
         <location line="+25"/>
         <source>Where Values Diverge failed: {0}</source>
         <translation>数值偏离分析失败：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/step_reports.py" line="-30"/>
+        <source>{0} ops, {1} weights</source>
+        <translation>{0} 个算子，{1} 个权重</translation>
     </message>
 </context>
 <context>
@@ -2105,8 +2110,8 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+124"/>
-        <location line="+38"/>
+        <location filename="../../widgets/graph_view.py" line="+131"/>
+        <location line="+40"/>
         <source>No graph</source>
         <translation>无图</translation>
     </message>
@@ -2116,9 +2121,59 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+390"/>
+        <location line="+424"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
+    </message>
+    <message>
+        <location line="-465"/>
+        <source>Profile: share of run time</source>
+        <translation>性能分析：运行时间占比</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>changed by this step</source>
+        <translation>本步骤修改的节点</translation>
+    </message>
+    <message>
+        <location line="+71"/>
+        <source>{0} op</source>
+        <translation>{0} 个算子</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>{0} ops</source>
+        <translation>{0} 个算子</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>{0} weight</source>
+        <translation>{0} 个权重</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} weights</source>
+        <translation>{0} 个权重</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>in </source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>out</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>+ {0} more</source>
+        <translation>另有 {0} 个</translation>
+    </message>
+    <message>
+        <location line="+433"/>
+        <source>dataflow block {0}</source>
+        <translation>数据流块 {0}</translation>
     </message>
 </context>
 <context>
@@ -3750,7 +3805,7 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="-429"/>
+        <location filename="../../widgets/graph_view.py" line="-508"/>
         <source>Overview: click or drag to move the view</source>
         <extracomment>Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>概览：点击或拖动以移动视图</translation>

@@ -8,7 +8,9 @@ orange-canvas-core's ``canvas/`` (scene, items, view):
 * :mod:`.palette` -- the colours, pens, brushes and fonts the items paint with (one object, read by all);
 * :mod:`.items` -- the diagram item and its painters (frames, edges, node boxes and texts, group labels);
 * :mod:`.scene` -- the scene: the diagram, the selection outline, the message;
-* :mod:`.minimap` -- the overview in the view's corner.
+* :mod:`.minimap` -- the overview in the view's corner (off by default: it would cover nodes);
+* :mod:`.legend` -- the heat overlay's legend (its own colour scale beside the "changed" amber);
+* :mod:`.anchor` -- keeping a clicked group in view across an expand/collapse.
 
 The view widget itself stays ``widgets/graph_view.py`` (its user-visible texts are translated there).
 """

@@ -15,7 +15,7 @@ from widgets.graph.prepare import OVERVIEW_H, OVERVIEW_W
 
 class GraphMinimap(QWidget):
     """A child of ``view``'s widget showing :meth:`set_image`'s image; ``wanted`` says whether the user wants
-    it (the view shows it only when the graph does not fit)."""
+    it (off by default; the view shows it only when the graph does not fit)."""
 
     def __init__(self, view: QGraphicsView, palette: GraphPalette) -> None:
         super().__init__(view)
@@ -23,7 +23,7 @@ class GraphMinimap(QWidget):
         self._palette = palette
         self._image: Optional[QImage] = None
         self._scale = 1.0
-        self.wanted = True
+        self.wanted = False  # off by default: it would cover nodes (View ▸ Show Overview turns it on)
         self.resize(OVERVIEW_W + 8, OVERVIEW_H + 8)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setVisible(False)

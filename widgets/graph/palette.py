@@ -21,6 +21,24 @@ def blend(a: QColor, b: QColor, t: float) -> QColor:
     )
 
 
+#: The profile heat overlay's own colour scale (ColorBrewer RdPu: pale pink to deep purple), far from the
+#: amber of "changed by this step" and from the node categories' fills, so heat reads on changed nodes too.
+HEAT_STOPS = ("#fcc5c0", "#fa9fb5", "#f768a1", "#dd3497", "#ae017e", "#7a0177")
+
+
+def heat_colour(t: float) -> QColor:
+    """The heat scale's colour for ``t`` in 0..1 (a node's share of the run time over the largest share)."""
+    t = min(1.0, max(0.0, float(t)))
+    pos = t * (len(HEAT_STOPS) - 1)
+    k = min(int(pos), len(HEAT_STOPS) - 2)
+    return blend(QColor(HEAT_STOPS[k]), QColor(HEAT_STOPS[k + 1]), pos - k)
+
+
+def heat_text_colour(t: float) -> QColor:
+    """Black or white, whichever reads on :func:`heat_colour` ``(t)``."""
+    return QColor("#000000") if heat_colour(t).lightness() > 150 else QColor("#ffffff")
+
+
 def graph_colors(pal: QPalette) -> dict[str, Any]:
     """The named colours of the diagram for a widget palette (light or dark)."""
     base = pal.color(QPalette.ColorRole.Base)
@@ -50,7 +68,7 @@ def graph_colors(pal: QPalette) -> dict[str, Any]:
         "changed_pen": changed.darker(130) if not dark else changed.lighter(130),
         "border": blend(text, base, 0.5),
         "selection": accent,
-        "heat": QColor("#d7301f") if not dark else QColor("#ef6548"),
+        "heat": heat_colour(1.0),
         "heat_text": QColor("#ffffff"),
     }
 
@@ -75,7 +93,8 @@ class GraphPalette:
         self.label_font = QFont(font)
         self.label_font.setBold(True)
         self.label_metrics = QFontMetricsF(self.label_font)
-        self.label_widths: dict[str, float] = {}  # group label -> its width in the label font
+        self.label_widths: dict[tuple[int, str], float] = {}  # (pixel size, group label) -> its width
+        self.label_fonts: dict[int, Any] = {}  # pixel size -> (label font at that size, its metrics)
         self.colors: dict[str, Any] = {}
         self.update_colors(pal)
 

@@ -5,13 +5,23 @@ per-row hit-test index and the minimap image (:class:`Prepared`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 
 from pipeline_model import graph_hierarchy
-from pipeline_model.layout import MIN_NODE_WIDTH, NODE_PADDING, GraphLayout, compute_layout, node_text
+from pipeline_model.layout import (
+    DETAIL_LINE,
+    GROUP_WORDS,
+    MIN_NODE_WIDTH,
+    NODE_PADDING,
+    GraphLayout,
+    compute_layout,
+    node_details,
+    node_text,
+    text_width,
+)
 from widgets.graph.adapter import CAT_INDEX, JsonGraph, categories, category, check_graph_json
 from widgets.graph.tiles import Band, FramePaint, Rect, TileIndex, box_paths, frame_paths
 
@@ -58,6 +68,9 @@ class Prepared:
     # what ``full_highlight`` was computed from: the ``before`` graph (by identity) and the extra ids
     hl_before: Any = None
     hl_extra: frozenset[str] = frozenset()
+    details: dict[int, list[str]] = field(default_factory=dict)  # a collapsed group's input/output lines
+    line_height: float = DETAIL_LINE
+    max_half_height: float = 0.0  # half the tallest box (how far from a row's ordinate a click may hit it)
 
 
 def view_highlight(full_ids: frozenset[str], rep: dict[str, str], view_ids: list[str],
@@ -87,7 +100,8 @@ def apply_highlight(p: Prepared, full_ids: frozenset[str]) -> None:
 
 def prepare_full(generation: int, full: dict[str, Any], highlight: frozenset[str],
                  expanded: Optional[frozenset[str]], char_width: float, node_height: float,
-                 should_stop: Any = None) -> Prepared:
+                 should_stop: Any = None, line_height: float = DETAIL_LINE,
+                 words: Mapping[str, str] = GROUP_WORDS) -> Prepared:
     """The view graph of ``full`` for ``expanded`` (None: the default expansion), laid out and prepared."""
     check_graph_json(full)
     if full["nodes"] and "module" not in full["nodes"][0]:
@@ -100,7 +114,7 @@ def prepare_full(generation: int, full: dict[str, Any], highlight: frozenset[str
     rep = view["graph"].pop("rep")
     view_attrs = {n["id"]: n for n in view["nodes"]}
     view_hl = view_highlight(highlight, rep, list(view_attrs), view_attrs)
-    prepared = prepare(generation, view, view_hl, char_width, node_height, should_stop)
+    prepared = prepare(generation, view, view_hl, char_width, node_height, should_stop, line_height, words)
     prepared.full = full
     prepared.tree = tree
     prepared.expanded = expanded
@@ -131,19 +145,27 @@ def overview_image(p: Prepared) -> tuple[QImage, float]:
 
 
 class _NodeBoxes:
-    """Per node of the view graph: its two text lines, box size, category and pill shape."""
+    """Per node of the view graph: its two text lines (and a collapsed group's input/output lines), box
+    size, category and pill shape."""
 
-    def __init__(self, g: JsonGraph, char_width: float, node_height: float) -> None:
+    def __init__(self, g: JsonGraph, char_width: float, node_height: float, line_height: float,
+                 words: Mapping[str, str]) -> None:
         self.titles: list[str] = []
         self.subs: list[str] = []
+        self.details: dict[int, list[str]] = {}
         self.sizes: dict[str, tuple[float, float]] = {}
         self.base_cats: list[int] = []
         self.pills: list[bool] = []
-        for n, d in g.node_list:
-            title, sub = node_text(d)
+        for i, (n, d) in enumerate(g.node_list):
+            title, sub = node_text(d, words)
             self.titles.append(title)
             self.subs.append(sub)
-            self.sizes[n] = (max(MIN_NODE_WIDTH, char_width * max(len(title), len(sub)) + NODE_PADDING), node_height)
+            lines = node_details(d, words) if d.get("kind") == "group" else []
+            longest = max([text_width(title), text_width(sub)] + [text_width(line) for line in lines])
+            if lines:
+                self.details[i] = lines
+            self.sizes[n] = (max(MIN_NODE_WIDTH, char_width * longest + NODE_PADDING),
+                             node_height + line_height * len(lines))
             self.base_cats.append(CAT_INDEX[category(d)])
             self.pills.append(d.get("kind") in ("param", "output") or bool(d.get("stub")))
 
@@ -160,11 +182,12 @@ def _hit_rows(ids: list[str], rects: list[Rect], positions: dict[Any, tuple[floa
 
 
 def prepare(generation: int, data: dict[str, Any], highlight: frozenset[str], char_width: float,
-            node_height: float, should_stop: Any = None) -> Prepared:
+            node_height: float, should_stop: Any = None, line_height: float = DETAIL_LINE,
+            words: Mapping[str, str] = GROUP_WORDS) -> Prepared:
     """Lay out the view graph ``data`` and build what the diagram paints from."""
     g = JsonGraph(data)
     ids = [n for n, _ in g.node_list]
-    boxes = _NodeBoxes(g, char_width, node_height)
+    boxes = _NodeBoxes(g, char_width, node_height, line_height, words)
     sizes = boxes.sizes
     lay = compute_layout(g, char_width=char_width, node_height=node_height, sizes=sizes, should_stop=should_stop)
     positions = lay.positions
@@ -181,7 +204,10 @@ def prepare(generation: int, data: dict[str, Any], highlight: frozenset[str], ch
         tiles.add_edge(pts)
     tiles.finish(rects, boxes.pills, categories(boxes.base_cats, ids, frozenset(highlight)))
     row_ys, rows = _hit_rows(ids, rects, positions)
-    return Prepared(generation, data, lay, ids, g.attrs, boxes.titles, boxes.subs, rects, boxes.pills,
-                    boxes.base_cats, tiles.bands, tiles.band_starts, tiles.coarse, tiles.coarse_starts,
-                    tiles.margin, frame_paths(lay.frames), row_ys, rows, g.inputs, g.outputs,
-                    frozenset(highlight), {n: i for i, n in enumerate(ids)})
+    prepared = Prepared(generation, data, lay, ids, g.attrs, boxes.titles, boxes.subs, rects, boxes.pills,
+                        boxes.base_cats, tiles.bands, tiles.band_starts, tiles.coarse, tiles.coarse_starts,
+                        tiles.margin, frame_paths(lay.frames), row_ys, rows, g.inputs, g.outputs,
+                        frozenset(highlight), {n: i for i, n in enumerate(ids)})
+    prepared.max_half_height = max((r[3] for r in rects), default=0.0) / 2.0
+    prepared.details, prepared.line_height = boxes.details, line_height
+    return prepared

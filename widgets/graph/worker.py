@@ -8,7 +8,7 @@ from PySide6.QtCore import QElapsedTimer, QObject, QRunnable, Signal
 
 from pipeline_model import gc_pause
 from pipeline_model.ir_graph import changed_nodes
-from pipeline_model.layout import LayoutCancelled
+from pipeline_model.layout import DETAIL_LINE, GROUP_WORDS, LayoutCancelled
 from widgets.graph.adapter import decode
 from widgets.graph.prepare import Prepared, apply_highlight, prepare_full
 
@@ -28,7 +28,8 @@ class LayoutTask(QRunnable):
 
     def __init__(self, generation: int, latest: list[int], data: Any, highlight: frozenset[str], before: Any,
                  expanded: Optional[frozenset[str]], char_width: float, node_height: float,
-                 signals: LayoutSignals, cached: Optional[Prepared] = None, cache_key: Any = None) -> None:
+                 signals: LayoutSignals, cached: Optional[Prepared] = None, cache_key: Any = None,
+                 line_height: float = DETAIL_LINE, words: Optional[dict[str, str]] = None) -> None:
         super().__init__()
         self.setAutoDelete(True)
         self.generation = generation
@@ -42,6 +43,8 @@ class LayoutTask(QRunnable):
         self.signals = signals
         self.cached = cached
         self.cache_key = cache_key
+        self.line_height = line_height
+        self.words = words if words is not None else dict(GROUP_WORDS)
 
     def stale(self) -> bool:
         """True when a newer request superseded this one."""
@@ -80,7 +83,7 @@ class LayoutTask(QRunnable):
             prepared.generation = self.generation
         else:
             prepared = prepare_full(self.generation, full, frozenset(highlight), self.expanded,
-                                    self.char_width, self.node_height, self.stale)
+                                    self.char_width, self.node_height, self.stale, self.line_height, self.words)
             prepared.cache_key = self.cache_key
         prepared.hl_before, prepared.hl_extra = self.before, self.highlight
         return prepared

@@ -17,7 +17,14 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from widgets.graph.items.edges import paint_edges, paint_overview_edges
 from widgets.graph.items.frames import paint_frames
 from widgets.graph.items.labels import paint_group_labels
-from widgets.graph.items.nodes import paint_boxes, paint_heat, paint_overview_boxes, paint_texts, shown_nodes
+from widgets.graph.items.nodes import (
+    paint_boxes,
+    paint_heat,
+    paint_overview_boxes,
+    paint_overview_heat,
+    paint_texts,
+    shown_nodes,
+)
 from widgets.graph.palette import GraphPalette
 from widgets.graph.prepare import Prepared
 from widgets.graph.tiles import visible
@@ -95,4 +102,6 @@ class DiagramItem(QGraphicsItem):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         paint_overview_edges(painter, tiles, self.palette)
         paint_overview_boxes(painter, tiles, self.palette)
+        if self.heat:
+            paint_overview_heat(painter, [i for t in tiles for i in t.nodes if i in self.heat], self.heat, p.rects)
         paint_group_labels(painter, exposed, p, tiles, self.palette)

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticText
+from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPen, QStaticText
 
 from widgets.graph.adapter import CATEGORIES, CHANGED
-from widgets.graph.palette import GraphPalette
+from widgets.graph.palette import GraphPalette, heat_colour, heat_text_colour
 from widgets.graph.prepare import Prepared
 from widgets.graph.tiles import Rect, Tile
 
@@ -65,8 +65,9 @@ def shown_nodes(tiles: list[Tile], rects: list[Rect], exposed: QRectF) -> list[i
 
 def paint_texts(painter: QPainter, shown: list[int], p: Prepared, cats: list[int], lod: float,
                 pal: GraphPalette, static: StaticText) -> None:
-    """Titles of the ``shown`` nodes, and their shape·dtype lines from ``SUBTITLE_SCALE`` on."""
-    half_h = pal.node_height / 2.0
+    """Titles of the ``shown`` nodes, and their shape·dtype lines (a collapsed group's op count, inputs and
+    outputs) from ``SUBTITLE_SCALE`` on; every line sits at a fixed offset from the box's top."""
+    node_h = pal.node_height
     painter.setPen(pal.text_pen)
     font = pal.title_font
     painter.setFont(font)
@@ -76,9 +77,10 @@ def paint_texts(painter: QPainter, shown: list[int], p: Prepared, cats: list[int
     for i in shown:
         x0, y0, w, h = rects[i]
         st, tw = static(0, titles[i], font)
-        draw(QPointF(x0 + (w - tw) / 2.0, y0 + h / 2.0 - half_h + 5.0), st)
+        draw(QPointF(x0 + (w - tw) / 2.0, y0 + 5.0), st)
     if lod < SUBTITLE_SCALE:
         return
+    _paint_details(painter, shown, p, pal, static)
     font = pal.sub_font
     painter.setFont(font)
     sub_h = pal.sub_height
@@ -93,13 +95,35 @@ def paint_texts(painter: QPainter, shown: list[int], p: Prepared, cats: list[int
                 continue
             x0, y0, w, h = rects[i]
             st, tw = static(1, text, font)
-            draw(QPointF(x0 + (w - tw) / 2.0, y0 + h / 2.0 + half_h - sub_h - 5.0), st)
+            draw(QPointF(x0 + (w - tw) / 2.0, y0 + node_h - sub_h - 5.0), st)
+
+
+def _paint_details(painter: QPainter, shown: list[int], p: Prepared, pal: GraphPalette, static: StaticText) -> None:
+    """A collapsed group's input and output lines, left-aligned under its op count."""
+    details = p.details
+    if not details:
+        return
+    font = pal.sub_font
+    painter.setFont(font)
+    painter.setPen(pal.text_pen)
+    top = pal.node_height - 5.0
+    step = p.line_height
+    for i in shown:
+        lines = details.get(i)
+        if not lines:
+            continue
+        x0, y0, _w, _h = p.rects[i]
+        for k, line in enumerate(lines):
+            st, _tw = static(2, line, font)
+            painter.drawStaticText(QPointF(x0 + 10.0, y0 + top + k * step), st)
 
 
 def paint_heat(painter: QPainter, ids: list[int], heat: dict[int, float], rects: list[Rect],
                pal: GraphPalette) -> None:
-    """The profile's heat overlay: a red tint whose strength follows the node's share of the run time,
-    and the share as ``12.3 %`` in a pill above the box's top-right corner."""
+    """The profile's heat overlay in its own colour scale (:func:`heat_colour`, see the view's legend):
+    an outline and a bar along the box's bottom edge (as long as the node's share is of the largest) in
+    the scale's colour, and the share as ``12.3 %`` in a pill above the box's top-right corner. The box's
+    fill stays what it is, so "changed by this step" (amber fill) and heat read together."""
     if not ids:
         return
     top = max(heat.values()) or 1.0
@@ -109,18 +133,35 @@ def paint_heat(painter: QPainter, ids: list[int], heat: dict[int, float], rects:
     metrics = QFontMetricsF(font)
     for i in ids:
         share = heat[i]
+        t = min(1.0, share / top)
+        colour = heat_colour(t)
         x0, y0, w, h = rects[i]
-        colour = QColor(pal.colors["heat"])
-        colour.setAlphaF(0.12 + 0.5 * min(1.0, share / top))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(QPen(colour, 3.0))
+        painter.drawRoundedRect(QRectF(x0 - 1.5, y0 - 1.5, w + 3.0, h + 3.0), 7.0, 7.0)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(colour)
-        painter.drawRoundedRect(QRectF(x0, y0, w, h), 6.0, 6.0)
+        painter.drawRect(QRectF(x0 + 4.0, y0 + h - 6.0, max(3.0, (w - 8.0) * t), 4.0))
         label = heat_label(share)
         tw = metrics.horizontalAdvance(label) + 8.0
         th = metrics.height() + 2.0
         pill = QRectF(x0 + w - tw - 2.0, y0 - th * 0.6, tw, th)
-        painter.setBrush(pal.colors["heat"])
         painter.drawRoundedRect(pill, th / 2.0, th / 2.0)
-        painter.setPen(QPen(pal.colors["heat_text"]))
+        painter.setPen(QPen(heat_text_colour(t)))
         painter.drawText(pill, int(Qt.AlignmentFlag.AlignCenter), label)
+    painter.restore()
+
+
+def paint_overview_heat(painter: QPainter, ids: list[int], heat: dict[int, float], rects: list[Rect]) -> None:
+    """Far out: each profiled node outlined in its heat colour (two pixels at any zoom), fills untouched."""
+    if not ids:
+        return
+    top = max(heat.values()) or 1.0
+    painter.save()
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    for i in sorted(ids, key=heat.__getitem__):  # the hottest last, on top
+        pen = QPen(heat_colour(min(1.0, heat[i] / top)), 2.0)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        painter.drawRect(QRectF(*rects[i]))
     painter.restore()
