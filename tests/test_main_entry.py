@@ -16,10 +16,10 @@ def test_unknown_command_exits_2_with_the_commands_without_a_window(tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "c"),
                XDG_STATE_HOME=str(tmp_path / "s"), XDG_CACHE_HOME=str(tmp_path / "k"))
     # Without the rule the offscreen window would open and never return: the timeout turns that into a failure.
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "main.py"), "bisect", "x.json"], cwd=tmp_path,
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "main.py"), "nosuchcommand", "x.json"], cwd=tmp_path,
                           env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2, proc.stderr
-    assert "'bisect' is not a command" in proc.stderr
+    assert "'nosuchcommand' is not a command" in proc.stderr
     for command in main.COMMANDS:
         assert command in proc.stderr
 

@@ -1320,8 +1320,8 @@
     </message>
     <message>
         <location filename="../../app/actions.py" line="-8"/>
-        <source>Find Breaking &amp;Step…</source>
-        <translation>查找出错步骤(&amp;S)…</translation>
+        <source>Find Brea&amp;king Step…</source>
+        <translation>查找出错步骤(&amp;K)…</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1340,8 +1340,8 @@
     </message>
     <message>
         <location line="+1"/>
-        <source>Save &amp;Reproducer of Failed Step…</source>
-        <translation>保存失败步骤的复现包(&amp;R)…</translation>
+        <source>Save Reprod&amp;ucer of Failed Step…</source>
+        <translation>保存失败步骤的复现包(&amp;U)…</translation>
     </message>
     <message>
         <location line="+1"/>
