@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -25,7 +26,8 @@ def tracker():
     port = _free_port()
     env = dict(os.environ)
     procs = [subprocess.Popen([sys.executable, "-m", "tvm.exec.rpc_tracker", "--host", "127.0.0.1", "--port", str(port),
-                               "--port-end", str(port + 1)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+                               "--port-end", str(port + 1)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)]
     try:
         from tvm import rpc
 
@@ -40,7 +42,7 @@ def tracker():
                 time.sleep(0.3)
         procs.append(subprocess.Popen([sys.executable, "-m", "tvm.exec.rpc_server", "--tracker", f"127.0.0.1:{port}",
                                        "--key", "local", "--host", "127.0.0.1"], env=env,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
         deadline = time.time() + 60
         while "local" not in rpc.connect_tracker("127.0.0.1", port).summary().get("queue_info", {}):
             if time.time() > deadline:
@@ -48,12 +50,21 @@ def tracker():
             time.sleep(0.5)
         yield port
     finally:
+        # Each in its own process group: the group goes, with the server's session workers (popen_worker).
         for p in reversed(procs):
-            p.terminate()
+            try:
+                os.killpg(p.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
             try:
                 p.wait(10)
             except subprocess.TimeoutExpired:
-                p.kill()
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait(10)
+            try:
+                os.killpg(p.pid, signal.SIGKILL)  # children left in the group after the leader exited
+            except ProcessLookupError:
+                pass
 
 
 def test_unreachable_tracker_message():
