@@ -36,13 +36,22 @@ def scrub_paths(text):
     return re.sub(r"(?<![\w.<>])/(?:[^\s/'\":,()\[\]]+/)+([^\s/'\":,()\[\]]*)", r"<...>/\1", str(text))
 
 
-def error_line(exc):
-    """First line of an exception as the app reports it (``Type: message``; TVM's own errors without the type)."""
+def exception_text(exc):
+    """An exception as the app reports a failed step: ``Type: message``, TVM's own errors (and messages that
+    already start with the type) without the type; the engine's runner uses this very function."""
     text = str(exc).strip()
     name = type(exc).__name__
-    if text and not (name in ("RuntimeError", "TVMError", "InternalError", "PassConfigError") or text.startswith(name)):
-        text = f"{name}: {text}"
-    text = text or name
+    if not text:
+        return name
+    if name in ("RuntimeError", "TVMError", "InternalError", "PassConfigError") or text.startswith(name):
+        return text
+    return f"{name}: {text}"
+
+
+def error_line(exc):
+    """First line of an exception as the app reports it (:func:`exception_text`), absolute paths scrubbed."""
+    name = type(exc).__name__
+    text = exception_text(exc)
     for line in text.splitlines():
         if line.strip():
             return scrub_paths(line.strip())
@@ -398,6 +407,7 @@ def render_repro(spec: ReproSpec) -> str:
     parts = [head]
     parts += [f"import {m}\n" for m in imports]
     parts.append("\n\n" + textwrap.dedent(inspect.getsource(scrub_paths)))
+    parts.append("\n\n" + textwrap.dedent(inspect.getsource(exception_text)))
     parts.append("\n\n" + textwrap.dedent(inspect.getsource(error_line)))
     parts += ["\n\n" + h.rstrip("\n") + "\n" for h in helpers]
     parts += ["\n\n" + f.rstrip("\n") + "\n" for f in functions]

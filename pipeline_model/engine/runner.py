@@ -228,13 +228,10 @@ def cache_key_extra(pass_id: str, params: dict[str, Any], args: dict[str, Any]) 
 
 
 def _error_text(exc: BaseException) -> str:
-    text = str(exc).strip()
-    name = type(exc).__name__
-    if not text:
-        return name
-    if name in ("RuntimeError", "TVMError", "InternalError", "PassConfigError") or text.startswith(name):
-        return text
-    return f"{name}: {text}"
+    """A failed step's error text: the rule reproducers carry too (one copy)."""
+    from pipeline_model.debugging.reproducer import exception_text
+
+    return str(exception_text(exc))
 
 
 class _RunOutput:
