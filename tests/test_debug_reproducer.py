@@ -69,12 +69,12 @@ def test_run_reproducer_of_a_failing_custom_step(engine, tmp_path, capsys, kind)
     path = str(tmp_path / "p.json")
     save_pipeline(doc, path)
     folder = str(tmp_path / "repro")
-    timeout = ["--timeout", "6"] if kind == "hang" else []
+    timeout = ["--timeout", "3"] if kind == "hang" else []
     assert _run_cli(run_cmd, "run", [path, "--trust", "--json", "--reproducer", folder, *timeout], engine) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["reproducer"] == folder, out
     assert sorted(os.listdir(folder)) == ["README.md", "repro.json", "repro.py"]
-    seen = _check_folder(folder, tmp_path, ("--timeout", "6") if kind == "hang" else ())
+    seen = _check_folder(folder, tmp_path, ("--timeout", "4") if kind == "hang" else ())
     if kind == "exception":
         assert "ValueError: boom from a custom pass" in seen
     readme = open(os.path.join(folder, "README.md")).read()

@@ -57,7 +57,7 @@ def _doc(folder: str, text: str) -> PipelineDocument:
     )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=HOSTILE)
 def test_every_field_stays_data(tmp_path_factory, text):
     folder = str(tmp_path_factory.mktemp("exp"))

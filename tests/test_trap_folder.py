@@ -85,7 +85,7 @@ def test_every_cli_command_from_a_trap_folder(tmp_path, monkeypatch):
     quick = os.path.join(ROOT, "resources", "pipelines", "fusion_walkthrough.json")
     build = os.path.join(ROOT, "resources", "pipelines", "cpu_build.json")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([".", ""]))
-    for args in (["run", quick], ["run", build, "--build", "--bench"], ["compare", quick, build],
+    for args in (["run", quick], ["run", build, "--build"], ["compare", quick, build],
                  ["export", quick, "-o", str(tmp_path / "out.py")], ["passes"], ["env"]):
         proc = _cli(args, tmp_path, env)
         assert proc.returncode == 0, (args, proc.stdout[-2000:], proc.stderr[-2000:])
