@@ -10,4 +10,6 @@ echo "== mypy pipeline_model"
 .venv/bin/python -m mypy pipeline_model
 echo "== pytest"
 export QT_QPA_PLATFORM=offscreen
-exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+# Two worker processes, each test file in one of them (module fixtures stay per file); RPS_TEST_WORKERS=0 runs in
+# this process (e.g. for pdb). The suite's end still fails when any process it started is alive (tests/process_guard.py).
+exec .venv/bin/python -m pytest -q -p no:cacheprovider -n "${RPS_TEST_WORKERS:-2}" --dist loadfile "$@"
