@@ -153,6 +153,12 @@ class GraphController(QObject):
 
     def _on_graph_failed(self, wanted: tuple[str, Optional[str]], message: str) -> None:
         self._graph_requests.pop(wanted, None)
+        if "not in the engine's cache" in (message or ""):
+            # The engine was restarted (Stop of a step that did not return, Restart Engine, a crash) and lost the
+            # modules of earlier results: not an error of this step; the next run makes them again.
+            self.area.graph_caption.setText(tr("This step's module is no longer in the engine (it was restarted): "
+                                               "run the pipeline again (F5) to see its graph"))
+            return
         self.area.graph_caption.setText(tr("Graph unavailable: {0}").format(message.splitlines()[0][:200] if message else ""))
 
     def _render_graph(self) -> None:

@@ -121,3 +121,17 @@ def test_graph_is_refitted_for_a_new_model_not_for_another_step(fake_studio):
     _show(win, uid)
     assert qt_wait(lambda: _fitted(gv), 5_000)
     assert isinstance(gv.scene().sceneRect(), QRectF)
+
+
+def test_a_module_lost_with_a_restarted_engine_says_run_again(fake_studio):
+    """After the engine was restarted (Stop of a step that did not return), an earlier step's module is gone: the
+    caption says to run again instead of showing the engine's "Graph unavailable: module '…'" error."""
+    win = fake_studio
+    graphs = win.graphs
+    graphs._on_graph_failed(("3cb98886dc", None),
+                            "module '3cb98886dc' is not in the engine's cache (evicted or from an earlier engine); "
+                            "run again")
+    text = win.graph_caption.text()
+    assert "run the pipeline again" in text and "3cb98886dc" not in text and "unavailable" not in text
+    graphs._on_graph_failed(("k", None), "the graph could not be laid out")
+    assert win.graph_caption.text().startswith("Graph unavailable: the graph could not be laid out")

@@ -975,7 +975,12 @@
         <translation>运行流水线 (F5) 以图形方式查看模型</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+30"/>
+        <source>This step&apos;s module is no longer in the engine (it was restarted): run the pipeline again (F5) to see its graph</source>
+        <translation>此步骤的模块已不在引擎中（引擎已重启）：请重新运行流水线（F5）以查看其计算图</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Graph unavailable: {0}</source>
         <translation>图不可用：{0}</translation>
     </message>
