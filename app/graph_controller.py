@@ -36,6 +36,8 @@ class GraphController(QObject):
 
     #: Another function was chosen (picker, opening a fused call): the selected step is to be shown again.
     function_chosen = Signal()
+    #: The Relax functions of the shown module changed (their names): what function-name parameters offer.
+    functions_changed = Signal(list)
 
     def __init__(self, ctx: AppContext, area: GraphArea) -> None:
         super().__init__(ctx)
@@ -214,6 +216,7 @@ class GraphController(QObject):
             picker.clear()
             picker.addItems(items)
             self._picker_items = items
+            self.functions_changed.emit(list(names))
         if current:
             picker.setCurrentText(str(current))
         picker.setEnabled(len(names) > 1)

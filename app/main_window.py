@@ -211,6 +211,7 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         c, ctx = self.ctrl, self.ctx
         c.modified_changed.connect(lambda _m: self._update_title())
+        self.graphs.functions_changed.connect(self.pipeline_panel.param_editor.set_function_names)
         # Order matters: the inspector forgets the old input before the editor selects a step.
         c.document_replaced.connect(self.inspector.on_document_replaced)
         c.document_replaced.connect(self.editor.on_document_replaced)

@@ -61,9 +61,24 @@ class PipelineEditor(QObject):
             if not spec.available:
                 self.ctx.status(tr("{0} is unavailable: {1}").format(spec.title, spec.unavailable_reason), 8000)
                 return None
-        step = Step(pass_id=pass_id)
+        step = Step(pass_id=pass_id, params=self._model_defaults(pass_id))
         self.ctx.undo_stack.push(AddStepCommand(self.ctx.document, row, step))
         return step.uid
+
+    def _model_defaults(self, pass_id: str) -> dict:
+        """Parameters whose default depends on the model: a function-name parameter (Gradient's ``func_name``)
+        whose default the model lacks gets the model's function that runs (``main``, ``forward``, the first)."""
+        from pipeline_model.catalogue import FUNCTION_KIND, preferred_function
+
+        spec = self.ctx.catalogue.get(pass_id) if self.ctx.catalogue.catalogue is not None else None
+        names = self.panel.param_editor.function_names()
+        out: dict = {}
+        for p in getattr(spec, "params", None) or []:
+            if p.kind == FUNCTION_KIND and names:
+                value = preferred_function(names, p.default)
+                if value != p.default:
+                    out[p.name] = value
+        return out
 
     def append_pass(self, pass_id: str) -> None:
         """Insert ``pass_id`` after the selected step (the palette's double-click)."""

@@ -161,6 +161,22 @@ def _is_json_plain(value: Any) -> bool:
     return False
 
 
+#: Parameter kinds whose value names a Relax function of the model (the GUI offers the module's functions, and a
+#: step added to a model without the default function gets the function that runs).
+FUNCTION_KIND = "function"
+
+
+def preferred_function(names: list[str], default: Any) -> Any:
+    """The value a ``function`` parameter gets on a model whose Relax functions are ``names``: ``default`` when the
+    model has it (or nothing is known), else ``main``, ``forward`` or the only/first function — what runs."""
+    if not names or default in names:
+        return default
+    for name in ("main", "forward"):
+        if name in names:
+            return name
+    return names[0]
+
+
 def check_param_value(spec: ParamSpec, value: Any) -> Optional[str]:
     """Return an error message if ``value`` does not fit ``spec``, else ``None``."""
     if value is None:
@@ -175,7 +191,7 @@ def check_param_value(spec: ParamSpec, value: Any) -> Optional[str]:
     elif kind == "float":
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             return f"'{spec.name}' must be a finite number, not {value!r}"
-    elif kind in ("str", "file", "code"):
+    elif kind in ("str", "file", "code", "function"):
         if not isinstance(value, str):
             return f"'{spec.name}' must be a string, not {value!r}"
         if kind == "file" and "\x00" in value:

@@ -135,3 +135,23 @@ def test_a_module_lost_with_a_restarted_engine_says_run_again(fake_studio):
     assert "run the pipeline again" in text and "3cb98886dc" not in text and "unavailable" not in text
     graphs._on_graph_failed(("k", None), "the graph could not be laid out")
     assert win.graph_caption.text().startswith("Graph unavailable: the graph could not be laid out")
+
+
+def test_function_parameters_follow_the_model(fake_studio):
+    """Gradient's ``func_name`` (a function-name parameter) is offered from the module's functions, and a step
+    added to a model whose only function is ``forward`` gets ``forward``, not TVM's default ``main``."""
+    from widgets.param_editor import _FunctionField
+
+    win = fake_studio
+    win.graphs._update_function_picker({"functions": ["forward"], "function": "forward"})
+    assert win.pipeline_panel.param_editor.function_names() == ["forward"]
+    uid = win.editor.add_pass("relax.Gradient")
+    step = next(s for s in win.ctrl.doc.steps if s.uid == uid)
+    assert step.params.get("func_name") == "forward"
+    win.pipeline_panel.param_editor.set_step(win.ctx.catalogue.get("relax.Gradient").to_json(), step.params)
+    field = win.pipeline_panel.param_editor._fields["func_name"]
+    assert isinstance(field, _FunctionField) and field.editor.count() == 1 and field.value() == "forward"
+    win.graphs._update_function_picker({"functions": ["main", "forward"], "function": "main"})
+    assert [field.editor.itemText(i) for i in range(field.editor.count())] == ["main", "forward"]
+    uid = win.editor.add_pass("relax.Gradient")  # the model has main now: TVM's default stays
+    assert "func_name" not in next(s for s in win.ctrl.doc.steps if s.uid == uid).params

@@ -195,6 +195,48 @@ class _StrField(_Field):
         self.editor.setReadOnly(ro)
 
 
+class _FunctionField(_Field):
+    """A Relax function's name: an editable list of the model's functions (``ParamEditor.set_function_names``),
+    any name may still be typed."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        super().__init__(spec)
+        self.editor = QComboBox()
+        self.editor.setEditable(True)
+        self.editor.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        QHBoxLayout(self).addWidget(self.editor)
+        self.layout().setContentsMargins(0, 0, 0, 0)
+        self.editor.activated.connect(lambda _i: self._emit_if_changed())
+        line = self.editor.lineEdit()
+        if line is not None:
+            line.editingFinished.connect(self._emit_if_changed)
+        self._last = ""
+
+    def set_names(self, names: list[str]) -> None:
+        """Offer ``names`` (the model's Relax functions), keeping the value."""
+        text = self.editor.currentText()
+        self.editor.blockSignals(True)
+        self.editor.clear()
+        self.editor.addItems(names)
+        self.editor.setEditText(text)
+        self.editor.blockSignals(False)
+
+    def _emit_if_changed(self) -> None:
+        if self.editor.currentText() != self._last:
+            self._last = self.editor.currentText()
+            self._emit()
+
+    def _set(self, value: Any) -> None:
+        self._last = "" if value is None else str(value)
+        self.editor.setEditText(self._last)
+
+    def value(self) -> Any:
+        return self.editor.currentText()
+
+    def set_read_only(self, ro: bool) -> None:
+        self.editor.setEnabled(not ro)
+
+
 class _ChoiceField(_Field):
     def __init__(self, spec: dict[str, Any]) -> None:
         super().__init__(spec)
@@ -418,6 +460,7 @@ FIELD_TYPES: dict[str, type[_Field]] = {
     "int": _IntField,
     "float": _FloatField,
     "str": _StrField,
+    "function": _FunctionField,
     "choice": _ChoiceField,
     "str_list": _ListField,
     "rule_list": _ListField,
@@ -472,6 +515,7 @@ class ParamEditor(QWidget):
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
         self._fields: dict[str, _Field] = {}
+        self._function_names: list[str] = []
         self._spec: Optional[dict[str, Any]] = None
         self._read_only = False
         self.title_label = QLabel()
@@ -495,6 +539,18 @@ class ParamEditor(QWidget):
         layout.addWidget(self.omitted_label)
         layout.addStretch(1)
         self.clear()
+
+    def function_names(self) -> list[str]:
+        """The model's Relax functions last given to :meth:`set_function_names`."""
+        return list(self._function_names)
+
+    def set_function_names(self, names: list[str]) -> None:
+        """The model's Relax functions, offered by every function-name parameter (e.g. Gradient's ``func_name``)."""
+        self._function_names = list(names)
+        for field in self._fields.values():
+            inner = getattr(field, "inner", field)
+            if isinstance(inner, _FunctionField):
+                inner.set_names(self._function_names)
 
     def clear(self) -> None:
         """Remove every editor (no step selected)."""
@@ -527,6 +583,8 @@ class ParamEditor(QWidget):
             name = str(p["name"])
             field_type = FIELD_TYPES.get(str(p.get("kind")), _JsonField)
             field: _Field = field_type(p)
+            if isinstance(field, _FunctionField):
+                field.set_names(self._function_names)
             if p.get("nullable"):
                 field = _NullableField(p, field)
             value = params[name] if name in params else p.get("default")

@@ -59,6 +59,8 @@ REQUIRED_DEFAULTS: dict[str, dict[str, Any]] = {
 
 #: Parameter forms overriding the introspected ones: pass name -> param name -> ParamSpec fields.
 PARAM_OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
+    "Gradient": {"func_name": {"kind": "function",
+                               "doc": "The Relax function to differentiate (one of the model's functions)."}},
     "TopologicalSort": {
         "order": {"kind": "choice", "choices": ["depth-first", "breadth-first"]},
         "direction": {"kind": "choice", "choices": ["from-inputs", "from-outputs"]},
