@@ -76,7 +76,8 @@ def main(argv: list[str]) -> int:
     size = next((a.split("=", 1)[1] for a in argv if a.startswith("--size=")), None)
     argv = [a for a in argv if a not in ("--dark", "--small", "--wire", "--profile")
             and not a.startswith(("--lang=", "--size="))]
-    # --size=WxH: the workspace shots ws_<W>_<lang>.png (FuseOps) and ws_<W>_<lang>_failed.png at that size.
+    # --size=WxH: the workspace shots ws_<W>_<lang>.png (FuseOps), ws_<W>_<lang>_failed.png and ws_<W>_<lang>_compare.png
+    # (Compare with Baseline in the Build & Run panel) at that size.
     ws = f"ws_{size.split('x')[0]}_{(lang or 'en').split('_')[0]}" if size else None
     prefix = f"{lang.split('_')[0]}_" if lang else ""
     out = argv[0] if argv else "docs/screenshots"
@@ -163,6 +164,15 @@ def main(argv: list[str]) -> int:
     win.diff_view.set_details_shown(True)
     settle(1500)
     shot("dark_failed.png" if dark else "failed.png")
+    if ws:
+        # Compare with Baseline in the Build & Run panel (the window's own size): ws_<W>_<lang>_compare.png.
+        win.ctrl.undo_stack.undo()  # the failing source, then the step: the pipeline as before
+        win.ctrl.undo_stack.undo()
+        assert wait(done), "third run did not finish"
+        win.raise_run_panel(win.run_controller.compare)
+        wait(lambda: not win.run_controller.busy, 300_000)
+        settle(1500)
+        shot("compare.png")
     win.ctrl.undo_stack.setClean()
     win.close()
     return 0
