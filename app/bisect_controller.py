@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.context import AppContext
+from app import dialog_request
 from app.engine_worker import EngineRequest
 from app.i18n import tr
 from pipeline_model.debugging.bisect import BisectReport, request_bisect
@@ -152,27 +153,16 @@ class BisectController(QObject):
 
         self.dialog.table.setRowCount(0)
         self.dialog.set_busy(True, tr("Running the pipeline…"))
-        request = self.ctx.engine.submit_fn("bisect", call)
-        self.request = request
-        request.event.connect(self._on_event)
-        request.finished.connect(lambda value: self._on_finished(request, value))
-        request.failed.connect(lambda message: self._on_failed(request, message))
+        dialog_request.track(self, self.ctx.engine.submit_fn("bisect", call), ("bisect_progress", "build_progress"),
+                             self._on_finished, self._on_failed)
         return True
 
     def stop(self) -> None:
         """Stop between two builds."""
-        if self.request is not None and self.dialog is not None:
-            self.request.cancel()
-            self.dialog.status.setText(tr("Stopping…"))
+        dialog_request.stop(self)
 
-    def _on_event(self, name: str, data: Any) -> None:
-        if self.dialog is not None and isinstance(data, dict) and name in ("bisect_progress", "build_progress"):
-            self.dialog.status.setText(str(data.get("message") or data.get("phase") or "")[:300])
-
-    def _on_finished(self, request: EngineRequest, value: Any) -> None:
-        if request is not self.request or self.dialog is None:
-            return
-        self.request = None
+    def _on_finished(self, value: Any) -> None:
+        assert self.dialog is not None
         report = BisectReport.from_json(dict(value or {}))
         self.dialog.set_busy(False)
         self.dialog.show_report(report)
@@ -182,9 +172,7 @@ class BisectController(QObject):
             self.ctx.status(tr("Breaking step: {0} ({1})").format(step, report.culprit_pass_id), 8000)
         self.finished.emit(report)
 
-    def _on_failed(self, request: EngineRequest, message: str) -> None:
-        if request is not self.request or self.dialog is None:
-            return
-        self.request = None
+    def _on_failed(self, message: str) -> None:
+        assert self.dialog is not None
         self.dialog.set_busy(False, tr("Find Breaking Step failed: {0}").format(message.strip()))
         self.failed.emit(message)

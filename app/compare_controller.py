@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.context import AppContext
+from app import dialog_request
 from app.engine_worker import EngineRequest
 from app.i18n import tr
 from app.undo_commands import SetModelCommand, SetTargetCommand
@@ -253,36 +254,23 @@ class CompareController(QObject):
         self._subject = (self.ctx.doc.model, dict(self.ctx.doc.target))
         self.dialog.view.set_result(None)
         self.dialog.set_busy(True, tr("Building and timing {0} pipelines…").format(len(modules)))
-        request = self.ctx.engine.submit_fn("compare", call)
-        self.request = request
-        request.event.connect(self._on_event)
-        request.finished.connect(lambda value: self._on_finished(request, value))
-        request.failed.connect(lambda message: self._on_failed(request, message))
+        dialog_request.track(self, self.ctx.engine.submit_fn("compare", call), ("build_progress", "compare_progress"),
+                             self._on_finished, self._on_failed)
         return True
 
     def stop(self) -> None:
         """Stop the comparison."""
-        if self.request is not None and self.dialog is not None:
-            self.request.cancel()
-            self.dialog.status.setText(tr("Stopping…"))
+        dialog_request.stop(self)
 
-    def _on_event(self, name: str, data: Any) -> None:
-        if self.dialog is not None and isinstance(data, dict) and name in ("build_progress", "compare_progress"):
-            self.dialog.status.setText(str(data.get("message") or data.get("phase") or "")[:300])
-
-    def _on_finished(self, request: EngineRequest, value: Any) -> None:
-        if request is not self.request or self.dialog is None:
-            return
-        self.request = None
+    def _on_finished(self, value: Any) -> None:
+        assert self.dialog is not None
         result = value if isinstance(value, MultiCompareResult) else MultiCompareResult.from_json(dict(value or {}))
         self.dialog.set_busy(False, tr("Compared {0} pipelines.").format(len(result.rows)))
         self.dialog.view.set_result(result)
         self.finished.emit(result)
 
-    def _on_failed(self, request: EngineRequest, message: str) -> None:
-        if request is not self.request or self.dialog is None:
-            return
-        self.request = None
+    def _on_failed(self, message: str) -> None:
+        assert self.dialog is not None
         self.dialog.set_busy(False, tr("Comparison failed: {0}").format(message.strip()))
         self.failed.emit(message)
 

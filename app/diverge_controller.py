@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from app.context import AppContext
+from app import dialog_request
 from app.engine_worker import EngineRequest
 from app.i18n import tr
 
@@ -130,16 +131,11 @@ class DivergeController(QObject):
                                    .format(args["step_index"] + 1))
         self.dialog.show()
         self.dialog.raise_()
-        request = self.ctx.engine.submit_fn("diverge", call)
-        self.request = request
-        request.finished.connect(lambda value: self._on_finished(request, value))
-        request.failed.connect(lambda message: self._on_failed(request, message))
+        dialog_request.track(self, self.ctx.engine.submit_fn("diverge", call), (), self._on_finished, self._on_failed)
         return True
 
-    def _on_finished(self, request: EngineRequest, value: Any) -> None:
-        if request is not self.request or self.dialog is None:
-            return
-        self.request = None
+    def _on_finished(self, value: Any) -> None:
+        assert self.dialog is not None
         reply = dict(value or {})
         self.dialog.show_reply(reply)
         first = next((n for n in reply.get("nodes") or [] if n.get("first")), None)
@@ -147,9 +143,7 @@ class DivergeController(QObject):
             self._select_node(str(first["node_id"]))
         self.finished.emit(reply)
 
-    def _on_failed(self, request: EngineRequest, message: str) -> None:
-        if request is not self.request or self.dialog is None:
-            return
-        self.request = None
+    def _on_failed(self, message: str) -> None:
+        assert self.dialog is not None
         self.dialog.status.setText(tr("Where Values Diverge failed: {0}").format(message.strip()))
         self.failed.emit(message)

@@ -51,7 +51,7 @@
         <translation>打开流水线</translation>
     </message>
     <message>
-        <location filename="../../app/compare_controller.py" line="+158"/>
+        <location filename="../../app/compare_controller.py" line="+159"/>
         <source>Current document</source>
         <extracomment>``MultiCompareResult`` when a comparison finished (tests, screenshots). The message when it failed.</extracomment>
         <translation>当前文档</translation>
@@ -79,7 +79,7 @@
         <translation>请勾选两条或更多流水线进行比较。</translation>
     </message>
     <message>
-        <location filename="../../app/bisect_controller.py" line="+147"/>
+        <location filename="../../app/bisect_controller.py" line="+148"/>
         <location filename="../../app/compare_controller.py" line="+4"/>
         <source>The Build &amp; Run panel&apos;s settings are not valid (see the panel).</source>
         <extracomment>``BisectReport`` when a bisection finished (tests, screenshots). The message when it failed.</extracomment>
@@ -91,12 +91,12 @@
         <translation>正在构建并计时 {0} 条流水线…</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+12"/>
         <source>Compared {0} pipelines.</source>
         <translation>已比较 {0} 条流水线。</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+6"/>
         <source>Comparison failed: {0}</source>
         <translation>比较失败：{0}</translation>
     </message>
@@ -603,7 +603,7 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location line="+64"/>
+        <location line="+65"/>
         <source>The engine was restarted; your pipeline is unchanged.</source>
         <translation>引擎已重启；您的流水线未受影响。</translation>
     </message>
@@ -695,23 +695,23 @@
     </message>
     <message>
         <location line="+12"/>
-        <location filename="../../app/pipeline_editor.py" line="+156"/>
+        <location filename="../../app/pipeline_editor.py" line="+171"/>
         <source>Step parameters</source>
         <translation>步骤参数</translation>
     </message>
     <message>
-        <location filename="../../app/pipeline_editor.py" line="-97"/>
-        <location line="+107"/>
+        <location filename="../../app/pipeline_editor.py" line="-112"/>
+        <location line="+122"/>
         <source>Unknown pass {0}</source>
         <translation>未知 Pass {0}</translation>
     </message>
     <message>
-        <location line="-104"/>
+        <location line="-119"/>
         <source>{0} is unavailable: {1}</source>
         <translation>{0} 不可用：{1}</translation>
     </message>
     <message>
-        <location line="+99"/>
+        <location line="+114"/>
         <source>Step {0} parameters</source>
         <translation>步骤 {0} 的参数</translation>
     </message>
@@ -782,8 +782,7 @@
         <translation>正在构建并导出到 {0}…</translation>
     </message>
     <message>
-        <location filename="../../app/bisect_controller.py" line="+19"/>
-        <location filename="../../app/compare_controller.py" line="-28"/>
+        <location filename="../../app/dialog_request.py" line="+40"/>
         <location filename="../../app/run_controller.py" line="+6"/>
         <location filename="../../app/run_session.py" line="+126"/>
         <source>Stopping…</source>
@@ -969,9 +968,9 @@
         <translation>第 {0} 行：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_controller.py" line="+129"/>
+        <location filename="../../app/graph_controller.py" line="+131"/>
         <source>Run the pipeline (F5) to see the model as a graph</source>
-        <extracomment>Most graphs kept in the cache (oldest dropped first). Another function was chosen (picker, opening a fused call): the selected step is to be shown again.</extracomment>
+        <extracomment>Most graphs kept in the cache (oldest dropped first). Another function was chosen (picker, opening a fused call): the selected step is to be shown again. The Relax functions of the shown module changed (their names): what function-name parameters offer.</extracomment>
         <translation>运行流水线 (F5) 以图形方式查看模型</translation>
     </message>
     <message>
@@ -1000,7 +999,7 @@
         <translation>（无 Relax 函数）</translation>
     </message>
     <message>
-        <location line="+121"/>
+        <location line="+122"/>
         <source>Shown again next to this use (a stub): the value is defined once.</source>
         <translation>在此使用处再次显示（桩节点）：该值只定义一次。</translation>
     </message>
@@ -1284,7 +1283,7 @@
         <translation>引擎内存上限：</translation>
     </message>
     <message>
-        <location filename="../../app/bisect_controller.py" line="-90"/>
+        <location filename="../../app/bisect_controller.py" line="-71"/>
         <source>model as loaded</source>
         <translation>加载的模型</translation>
     </message>
@@ -1314,12 +1313,12 @@
         <translation>正在运行流水线…</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+17"/>
         <source>Breaking step: {0} ({1})</source>
         <translation>出错的步骤：{0}（{1}）</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+5"/>
         <source>Find Breaking Step failed: {0}</source>
         <translation>查找出错步骤失败：{0}</translation>
     </message>
@@ -1380,7 +1379,7 @@
         <translation>未能保存复现包：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/diverge_controller.py" line="+64"/>
+        <location filename="../../app/diverge_controller.py" line="+65"/>
         <source>ok</source>
         <translation>正常</translation>
     </message>
@@ -1416,7 +1415,7 @@
         <translation>正在构建并运行步骤 {0} 前后的模块…</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+18"/>
         <source>Where Values Diverge failed: {0}</source>
         <translation>数值偏离分析失败：{0}</translation>
     </message>
@@ -1429,7 +1428,7 @@
 <context>
     <name>BisectDialog</name>
     <message>
-        <location filename="../../app/bisect_controller.py" line="-155"/>
+        <location filename="../../app/bisect_controller.py" line="-142"/>
         <source>Find Breaking Step</source>
         <translation>查找出错步骤</translation>
     </message>
@@ -1485,7 +1484,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../app/compare_controller.py" line="-220"/>
+        <location filename="../../app/compare_controller.py" line="-235"/>
         <source>Compare Pipelines</source>
         <extracomment>Item data: the pipeline file of a candidate (&quot;&quot; for the current document).</extracomment>
         <translation>比较流水线</translation>
@@ -1776,7 +1775,7 @@
 <context>
     <name>DivergeDialog</name>
     <message>
-        <location filename="../../app/diverge_controller.py" line="-122"/>
+        <location filename="../../app/diverge_controller.py" line="-115"/>
         <source>Where Values Diverge</source>
         <extracomment>Item data: the graph node id of a row.</extracomment>
         <translation>数值在何处偏离</translation>
@@ -2295,8 +2294,8 @@
 <context>
     <name>ParamEditor</name>
     <message>
-        <location filename="../../widgets/param_editor.py" line="+489"/>
-        <location line="+18"/>
+        <location filename="../../widgets/param_editor.py" line="+533"/>
+        <location line="+30"/>
         <source>No step selected.</source>
         <translation>未选择步骤。</translation>
     </message>
@@ -2306,7 +2305,7 @@
         <translation>此 Pass 没有参数。</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+22"/>
         <source>Not settable here (TVM&apos;s default is used):</source>
         <translation>此处无法设置（使用 TVM 的默认值）：</translation>
     </message>
@@ -3743,7 +3742,7 @@
 <context>
     <name>_ChoiceField</name>
     <message>
-        <location filename="../../widgets/param_editor.py" line="-325"/>
+        <location filename="../../widgets/param_editor.py" line="-341"/>
         <source>{value} (not a known choice)</source>
         <translation>{value}（不是已知选项）</translation>
     </message>
@@ -3802,7 +3801,7 @@
 <context>
     <name>_NullableField</name>
     <message>
-        <location line="+158"/>
+        <location line="+159"/>
         <source>None</source>
         <translation>无</translation>
     </message>
