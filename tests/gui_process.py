@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -37,3 +38,16 @@ def wait_for(cond, guard_s=120.0):
             return True
         time.sleep(0.1)
     return cond()
+
+
+def restored_document(tmp_path) -> dict:
+    """Start the window again in ``tmp_path``'s environment, answer "Restore" to the recovery offer and return the
+    restored document as the ``report`` test hook writes it (``steps``, ``path``, ``modified``, ``pid``)."""
+    report = tmp_path / "report.json"
+    second = start_gui(gui_env(tmp_path, RPS_RECOVERY_ANSWER="restore", RPS_TEST_HOOK=f"report={report}"))
+    try:
+        second.wait(120)
+    finally:
+        if second.poll() is None:
+            second.kill()
+    return json.loads(report.read_text())

@@ -8,7 +8,6 @@ No wall-clock assertions: the time limits are generous guards only."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 
@@ -21,7 +20,7 @@ from pipeline_model import consent  # noqa: E402
 from pipeline_model.document import PipelineDocument, Step  # noqa: E402
 from pipeline_model.engine.results import CANCELLED, CHANGED, NOT_RUN  # noqa: E402
 from tests.conftest import qt_wait  # noqa: E402
-from tests.gui_process import gui_env, start_gui, wait_for  # noqa: E402
+from tests.gui_process import gui_env, restored_document, start_gui, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -44,14 +43,7 @@ def test_kill9_with_unsaved_edits_then_restore(tmp_path):
     finally:
         first.kill()  # SIGKILL: nothing runs in the app
         first.wait(30)
-    report = tmp_path / "report.json"
-    second = start_gui(gui_env(tmp_path, RPS_RECOVERY_ANSWER="restore", RPS_TEST_HOOK=f"report={report}"))
-    try:
-        second.wait(120)
-    finally:
-        if second.poll() is None:
-            second.kill()
-    data = json.loads(report.read_text())
+    data = restored_document(tmp_path)
     assert data["steps"][-1] == "relax.FoldConstant", data  # the edit of the killed session
     assert data["modified"] is True
 

@@ -4,7 +4,6 @@ next start restores it. No wall-clock assertions: the time limits are generous g
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import time
@@ -12,7 +11,7 @@ import time
 import pytest
 
 from pipeline_model import recovery
-from tests.gui_process import gui_env, start_gui, wait_for
+from tests.gui_process import gui_env, restored_document, start_gui, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -43,13 +42,6 @@ def test_signal_keeps_the_recovery_copy(tmp_path, signame):
     assert found[0].document.steps[-1].pass_id == "relax.FoldConstant"
     if signame != "SIGTERM":
         return
-    report = tmp_path / "report.json"
-    second = start_gui(gui_env(tmp_path, RPS_RECOVERY_ANSWER="restore", RPS_TEST_HOOK=f"report={report}"))
-    try:
-        second.wait(120)
-    finally:
-        if second.poll() is None:
-            second.kill()
-    data = json.loads(report.read_text())
+    data = restored_document(tmp_path)
     assert data["steps"][-1] == "relax.FoldConstant", data
     assert data["modified"] is True
