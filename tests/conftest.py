@@ -152,3 +152,21 @@ def fake_studio(gui_env, qapp):
     yield win
     win.ctrl.undo_stack.setClean()
     win.close()
+
+
+@pytest.fixture
+def own_window(gui_env, qapp):
+    """A real main window with an engine of its own (tests that crash, stop or restart it), consenting to all code."""
+    from app.main_window import MainWindow
+    from pipeline_model.engine.client import EngineClient
+
+    client = EngineClient(step_timeout_s=300.0)
+    win = MainWindow(client_factory=lambda: client)
+    win.client = client
+    win.ctx.consent.override = True
+    win.show()
+    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None, 120_000)
+    yield win
+    win.ctrl.undo_stack.setClean()
+    win.close()
+    client.close()

@@ -83,21 +83,10 @@ def test_kill9_of_the_gui_during_a_hung_step_leaves_no_engine(tmp_path):
 
 
 @pytest.fixture
-def own_window(gui_env, qapp):
-    from app.main_window import MainWindow
-    from pipeline_model.engine.client import EngineClient
-
-    client = EngineClient(step_timeout_s=300.0)
-    win = MainWindow(client_factory=lambda: client)
-    win.client = client
-    win.ctx.consent.override = True
-    win.session.auto_run = False
-    win.show()
-    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None, 120_000)
-    yield win
-    win.ctrl.undo_stack.setClean()
-    win.close()
-    client.close()
+def own_window(own_window):
+    """The shared window with its own engine (tests/conftest.py), without automatic re-runs."""
+    own_window.session.auto_run = False
+    return own_window
 
 
 def test_stop_of_a_hung_step_keeps_results_and_replaces_the_engine(own_window, tmp_path):

@@ -31,21 +31,6 @@ def transform(mod: tvm.IRModule) -> tvm.IRModule:
 """
 
 
-@pytest.fixture
-def own_window(gui_env, qapp):
-    from app.main_window import MainWindow
-    from pipeline_model.engine.client import EngineClient
-
-    client = EngineClient(step_timeout_s=300.0)
-    win = MainWindow(client_factory=lambda: client)
-    win.client = client
-    win.ctx.consent.override = True
-    win.show()
-    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None, 120_000)
-    yield win
-    win.ctrl.undo_stack.setClean()
-    win.close()
-    client.close()
 
 
 def test_an_edit_during_a_long_step_is_no_crash(own_window, tmp_path):
