@@ -30,27 +30,29 @@ from pipeline_model.layout import GraphLayout
 from widgets.graph import anchor
 from widgets.graph.adapter import categories
 from widgets.graph.items.diagram import LOD_SCALE
-from widgets.graph.legend import HeatLegend
+from widgets.graph.errors import NodeError
 from widgets.graph.minimap import GraphMinimap
+from widgets.graph.overlays import OverlayMixin
 from widgets.graph.palette import GraphPalette
 from widgets.graph.prepare import Prepared, apply_highlight
 from widgets.graph.scene import GraphScene
 from widgets.graph.tiles import NODE_RADIUS
 from widgets.graph.worker import LayoutSignals, LayoutTask
 
-__all__ = ["GraphView", "wait_shown"]
+__all__ = ["GraphView", "NodeError", "wait_shown"]
 
 MIN_SCALE = 0.0005
 MAX_SCALE = 6.0
 
-class GraphView(QGraphicsView):
+class GraphView(OverlayMixin, QGraphicsView):
     """Zoomable, pannable node diagram of a Relax function graph JSON.
 
     Signals: ``node_selected(dict)`` on click (the node's attributes plus ``id``, ``inputs``, ``outputs``,
     ``input_types``), ``node_activated(dict)`` on double-click, ``graph_shown()`` once the scene of the
     latest :meth:`set_graph` is built, ``layout_failed(str)``, ``find_changed(int, int)`` (current match,
     1-based, and the number of matches), ``expansion_changed()``, ``function_requested(str)`` (the user
-    asked to open a Relax function called by the graph: :meth:`open_callee`).
+    asked to open a Relax function called by the graph: :meth:`open_callee`), ``node_errors_cleared()`` (the
+    "where values diverge" colouring of :meth:`set_node_errors` went: Esc, its legend's button, another graph).
 
     Hierarchy (see :mod:`pipeline_model.graph_hierarchy`): a click on a collapsed group expands it, a click
     on an expanded group's frame title collapses it, a double-click on a call of a Relax function whose
@@ -58,6 +60,8 @@ class GraphView(QGraphicsView):
     :meth:`expand_all` / :meth:`collapse_all`. Layouts are cached per (key, expansion), so showing a graph
     again is instant. Nothing covers the nodes by default: the minimap is off until
     :meth:`set_overview_visible`, the heat legend shows only while a heat overlay is painted in a roomy view.
+    Overlays (:class:`widgets.graph.overlays.OverlayMixin`): the profile's heat (:meth:`set_heat`) and the
+    "where values diverge" colouring (:meth:`set_node_errors`, :meth:`clear_node_errors`).
     """
 
     node_selected = Signal(dict)
@@ -67,6 +71,7 @@ class GraphView(QGraphicsView):
     find_changed = Signal(int, int)
     expansion_changed = Signal()
     function_requested = Signal(str)
+    node_errors_cleared = Signal()
 
     #: Layouts kept (per key and expansion).
     CACHE_SIZE = 24
@@ -101,9 +106,6 @@ class GraphView(QGraphicsView):
         self._last_expansion: dict[Any, frozenset[str]] = {}
         self._key: Any = None
         self._extra_highlight: frozenset[str] = frozenset()
-        self._heat: dict[str, float] = {}  # full-graph node id -> share of the run time (0..1)
-        self._heat_view: dict[int, float] = {}  # view node index -> share (collapsed groups sum)
-        self._heat_shown = True
         self._matches: list[str] = []
         self._match_index = -1
         self._pending_reveal: Optional[str] = None
@@ -126,8 +128,7 @@ class GraphView(QGraphicsView):
         self._overview_widget = GraphMinimap(self, self._palette)
         # translation context kept from the shipped catalogue (the minimap class was ``_Overview``)
         self._overview_widget.setToolTip(QCoreApplication.translate("_Overview", "Overview: click or drag to move the view"))
-        self._legend = HeatLegend(self, self._palette)
-        self._legend.set_texts(self.tr("Profile: share of run time"), self.tr("changed by this step"))
+        self._init_overlays(self._palette)  # the heat and error overlays and their legends
         self.clear_graph(self.tr("No graph"))
 
     # ------------------------------------------------------------------------------------------ API
@@ -161,6 +162,7 @@ class GraphView(QGraphicsView):
         self._pool.clear()  # drop queued, not yet started layouts
         self._extra_highlight = highlight
         self._highlight = highlight
+        self._bind_graph(graph_json, key)  # error colours of another graph go
         self._key = key
         self._pending_reveal = None if self._prepared is None or self._prepared.full is not graph_json else \
             self._pending_reveal
@@ -357,61 +359,6 @@ class GraphView(QGraphicsView):
         """Ids of the highlighted nodes."""
         return self._highlight
 
-    def set_heat(self, shares: dict[str, float]) -> None:
-        """The profile's heat overlay: ``{node id of the full graph: share of the run time (0..1)}`` (empty:
-        none). Each node is tinted by its share and labelled ``12.3 %``; a collapsed group shows the sum
-        of its members. Kept across :meth:`set_graph` (ids that are not in the shown graph are ignored)."""
-        self._heat = {str(k): float(v) for k, v in (shares or {}).items() if float(v) > 0.0}
-        self._update_heat_view()
-
-    def heat(self) -> dict[str, float]:
-        """The heat overlay's shares (full-graph ids)."""
-        return dict(self._heat)
-
-    def set_heat_visible(self, visible: bool) -> None:
-        """Show or hide the heat overlay (View ▸ Profile Heat Overlay)."""
-        self._heat_shown = bool(visible)
-        self._push_item_state()
-
-    def heat_visible(self) -> bool:
-        """True when the heat overlay is painted (shown and there is one for the nodes on screen)."""
-        return self._heat_shown and bool(self._heat_view)
-
-    def node_heat(self, node_id: str) -> Optional[float]:
-        """The share painted on a shown node (view id), or None."""
-        p = self._prepared
-        if p is None or node_id not in p.index:
-            return None
-        return self._heat_view.get(p.index[node_id])
-
-    def _update_heat_view(self) -> None:
-        p = self._prepared
-        self._heat_view = {}
-        if p is not None and self._heat:
-            for full_id, share in self._heat.items():
-                vid = p.rep.get(full_id, full_id)
-                if vid in p.index:
-                    i = p.index[vid]
-                    self._heat_view[i] = self._heat_view.get(i, 0.0) + share
-        self._push_item_state()
-
-    def _push_item_state(self) -> None:
-        """Hand the diagram item what it paints besides the layout: categories and the heat shown."""
-        item = self._scene.diagram
-        if item is not None:
-            item.cats = self._cats
-            item.heat = self._heat_view if self._heat_shown else {}
-            item.update()
-        if hasattr(self, "_legend"):
-            vp = self.viewport().geometry()
-            roomy = vp.width() >= 2.5 * self._legend.width() and vp.height() >= 5 * self._legend.height()
-            shown = self._heat_shown and bool(self._heat_view) and item is not None and roomy
-            if shown:
-                self._legend.set_top(max(self._heat_view.values()))
-                self._legend.move(self.viewport().geometry().left() + 8, self.viewport().geometry().top() + 8)
-                self._legend.raise_()
-            self._legend.setVisible(shown)
-
     def wait_for_worker(self, ms: int) -> None:
         """Let the layout thread run for up to ``ms`` milliseconds (scripts and benchmarks without an event loop)."""
         self._pool.waitForDone(ms)
@@ -439,11 +386,6 @@ class GraphView(QGraphicsView):
             return node_id
         shown = p.rep.get(node_id)
         return shown if shown in p.index else None
-
-    def heat_legend(self) -> HeatLegend:
-        """The heat overlay's legend (top left; shown while the overlay is painted, in a view roomy enough
-        that it covers little of the graph)."""
-        return self._legend
 
     def overview(self) -> QWidget:
         """The minimap widget (bottom right; the viewport rectangle; click or drag to move there)."""
@@ -490,10 +432,14 @@ class GraphView(QGraphicsView):
         return QRectF(*p.rects[p.index[node_id]])
 
     def node_fill(self, node_id: str) -> Optional[QColor]:
-        """The colour a node's box is filled with (its category, or the highlight colour)."""
+        """The colour a node's box is filled with (its category, the highlight colour, or while the error
+        colouring is on its error colour)."""
         p = self._prepared
         if p is None or node_id not in p.index:
             return None
+        overlay = self._node_overlay_fill(node_id)
+        if overlay is not None:
+            return overlay
         return QColor(self._palette.brushes[self._cats[p.index[node_id]]].color())
 
     def node_info(self, node_id: str) -> dict[str, Any]:
@@ -638,6 +584,7 @@ class GraphView(QGraphicsView):
         self._cats = categories(p.base_cats, p.ids, p.highlight)
         self._update_heat_view()
         self._scene.show_prepared(p, self._cats, self._heat_view if self._heat_shown else {})
+        self._update_error_view()
         self._overview_widget.set_image(p.overview, p.overview_scale)
         self._apply_colors()
         self._detail_mode = None
@@ -696,6 +643,8 @@ class GraphView(QGraphicsView):
             self.fit_to_view()
         elif key == Qt.Key.Key_1:
             self.reset_zoom()
+        elif key == Qt.Key.Key_Escape and self._errors:
+            self.clear_node_errors()
         else:
             super().keyPressEvent(event)
             return
@@ -774,6 +723,8 @@ class GraphView(QGraphicsView):
             lines.append(f"{esc(str(k))} = <code>{esc(str(v))}</code>")
         if info.get("changed"):
             lines.append("<i>changed by the selected step</i>")
+        if self._error_tooltip(node_id):
+            lines.append(self._error_tooltip(node_id))
         return "<br>".join(lines)
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API

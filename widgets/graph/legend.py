@@ -1,14 +1,25 @@
-"""The heat overlay's legend in the graph view's top-left corner: the heat scale from 0 to the largest share
-of the run time, and the amber of "changed by this step" beside it (the two never share a colour)."""
+"""The legends in the graph view's top-left corner: the heat overlay's (the heat scale from 0 to the largest
+share of the run time, and the amber of "changed by this step" beside it: the two never share a colour) and
+the "where values diverge" overlay's (:class:`ErrorLegend`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QFontMetricsF, QLinearGradient, QPainter, QPen
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPen
+from PySide6.QtWidgets import QToolButton, QWidget
 
+from widgets.graph.errors import (
+    DIVERGES_START,
+    ERROR_STOPS,
+    NO_COUNTERPART,
+    OK_END,
+    ErrorMark,
+    fill_colour,
+    first_colour,
+    outline_colour,
+)
 from widgets.graph.items.nodes import heat_label
 from widgets.graph.palette import HEAT_STOPS, GraphPalette, blend, heat_colour
 
@@ -79,5 +90,113 @@ class HeatLegend(QWidget):
             painter.drawRoundedRect(swatch, 2, 2)
             painter.setPen(c["text"])
             painter.drawText(QPointF(swatch.right() + 6, swatch.top() + fm.ascent() - 1), changed)
+        finally:
+            painter.end()
+
+
+class ErrorLegend(QWidget):
+    """The "where values diverge" legend (top left of the view, shown while the overlay is on): a title with
+    a summary, the error scale from ok to diverges with the tolerance marked, the "no counterpart" and
+    "first diverging" swatches, and a button that clears the colouring (:attr:`clear_requested`)."""
+
+    BAR_W = 170.0
+    clear_requested = Signal()
+
+    def __init__(self, parent: QWidget, palette: GraphPalette) -> None:
+        super().__init__(parent)
+        self.setObjectName("errorLegend")
+        self._palette = palette
+        self._texts = {"title": "Where values diverge", "summary": "", "ok": "ok", "tolerance": "tolerance",
+                       "diverges": "diverges", "none": "no counterpart", "first": "first diverging node",
+                       "badge": "first"}
+        self.clear_button = QToolButton(self)
+        self.clear_button.setObjectName("errorLegendClear")
+        self.clear_button.setText("✕")
+        self.clear_button.setAutoRaise(True)
+        self.clear_button.clicked.connect(self.clear_requested.emit)
+        self.setVisible(False)
+        self._relayout()
+
+    def set_texts(self, **texts: str) -> None:
+        """Replace some of the texts: ``title``, ``summary``, ``ok``, ``tolerance``, ``diverges``, ``none``,
+        ``first``, ``badge``, and ``clear_tip`` (the clear button's tooltip)."""
+        tip = texts.pop("clear_tip", None)
+        if tip is not None:
+            self.clear_button.setToolTip(tip)
+        self._texts.update({k: str(v) for k, v in texts.items()})
+        self._relayout()
+        self.update()
+
+    def texts(self) -> dict[str, str]:
+        """What the legend writes (tests)."""
+        return dict(self._texts)
+
+    def _relayout(self) -> None:
+        fm = QFontMetricsF(self._palette.sub_font)
+        t = self._texts
+        button = self.clear_button.sizeHint()
+        line = fm.height()
+        ends = fm.horizontalAdvance(t["ok"]) + fm.horizontalAdvance(t["tolerance"]) + fm.horizontalAdvance(t["diverges"]) + 16
+        bold = QFont(self._palette.sub_font)
+        bold.setBold(True)
+        w = max(QFontMetricsF(bold).horizontalAdvance(t["title"]) + button.width() + 8, fm.horizontalAdvance(t["summary"]),
+                self.BAR_W, ends, 22 + fm.horizontalAdvance(t["none"]),
+                30 + fm.horizontalAdvance(t["badge"]) + fm.horizontalAdvance(t["first"])) + 16
+        self.resize(int(w), int(5 * line + 34 + (line if t["summary"] else 0)))
+        self.clear_button.move(int(w) - button.width() - 3, 2)
+
+    def paintEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        """Background, title and summary, the scale with its three words, the two swatches."""
+        c = self._palette.colors
+        fm = QFontMetricsF(self._palette.sub_font)
+        line = fm.height()
+        t = self._texts
+        painter = QPainter(self)
+        try:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.setPen(QPen(c["border"], 1.0))
+            painter.setBrush(blend(c["base"], c["text"], 0.04))
+            painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 5.0, 5.0)
+            bold = QFont(self._palette.sub_font)
+            bold.setBold(True)
+            painter.setFont(bold)
+            painter.setPen(c["text"])
+            y = 6 + fm.ascent()
+            painter.drawText(QPointF(8, y), t["title"])
+            painter.setFont(self._palette.sub_font)
+            if t["summary"]:
+                y += line
+                painter.drawText(QPointF(8, y), t["summary"])
+            bar = QRectF(8, y + 6, self.width() - 16, line - 2)
+            grad = QLinearGradient(bar.topLeft(), bar.topRight())
+            for stop, colour in ERROR_STOPS:
+                grad.setColorAt(stop, fill_colour(ErrorMark("ok", stop), c["base"]))
+            painter.fillRect(bar, grad)
+            edge = bar.left() + bar.width() * (OK_END + DIVERGES_START) / 2.0
+            painter.setPen(QPen(c["text"], 1.5))
+            painter.drawLine(QPointF(edge, bar.top() - 2), QPointF(edge, bar.bottom() + 2))
+            y = bar.bottom() + 3 + fm.ascent()
+            painter.drawText(QPointF(bar.left(), y), t["ok"])
+            tw = fm.horizontalAdvance(t["tolerance"])
+            painter.drawText(QPointF(min(max(edge - tw / 2.0, bar.left() + fm.horizontalAdvance(t["ok"]) + 6),
+                                         bar.right() - tw - fm.horizontalAdvance(t["diverges"]) - 6), y), t["tolerance"])
+            painter.drawText(QPointF(bar.right() - fm.horizontalAdvance(t["diverges"]), y), t["diverges"])
+            swatch = QRectF(8, y + fm.descent() + 6, 14, line - 2)
+            grey = ErrorMark(NO_COUNTERPART, 0.0)
+            painter.setPen(QPen(outline_colour(grey, c["base"]), 1.4, Qt.PenStyle.DashLine))
+            painter.setBrush(fill_colour(grey, c["base"]))
+            painter.drawRoundedRect(swatch, 3, 3)
+            painter.setPen(c["text"])
+            painter.drawText(QPointF(swatch.right() + 8, swatch.top() + fm.ascent() - 1), t["none"])
+            badge_w = fm.horizontalAdvance(t["badge"]) + 10
+            badge = QRectF(8, swatch.bottom() + 6, badge_w, line)
+            colour = first_colour(c["base"])
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(colour)
+            painter.drawRoundedRect(badge, 3, 3)
+            painter.setPen(QColor("#ffffff") if c["base"].lightness() >= 128 else QColor("#000000"))
+            painter.drawText(badge, int(Qt.AlignmentFlag.AlignCenter), t["badge"])
+            painter.setPen(c["text"])
+            painter.drawText(QPointF(badge.right() + 8, badge.top() + fm.ascent()), t["first"])
         finally:
             painter.end()

@@ -1,5 +1,6 @@
-"""The minimap in the graph view's corner: the whole layout as a small image (painted off the GUI thread)
-and the viewport rectangle; a click or drag centres the view there."""
+"""The minimap in the graph view's corner: the whole layout as a small image (painted off the GUI thread),
+marks over it (the diverging nodes of the "where values diverge" overlay) and the viewport rectangle; a click
+or drag centres the view there."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ class GraphMinimap(QWidget):
         self._palette = palette
         self._image: Optional[QImage] = None
         self._scale = 1.0
+        self._marks: list[tuple[tuple[float, float, float, float], QColor]] = []
         self.wanted = False  # off by default: it would cover nodes (View ▸ Show Overview turns it on)
         self.resize(OVERVIEW_W + 8, OVERVIEW_H + 8)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -32,6 +34,15 @@ class GraphMinimap(QWidget):
         """The layout's image and its scale (image pixels per scene unit); None: no graph."""
         self._image = image
         self._scale = scale
+
+    def set_marks(self, marks: list[tuple[tuple[float, float, float, float], QColor]]) -> None:
+        """Boxes (scene ``x, y, w, h``) drawn over the image in their colours, at least 3 pixels wide."""
+        self._marks = list(marks)
+        self.update()
+
+    def marks(self) -> list[tuple[tuple[float, float, float, float], QColor]]:
+        """The marks drawn over the image."""
+        return list(self._marks)
 
     def _geometry(self) -> tuple[Any, float, float, float]:
         img = self._image
@@ -61,6 +72,10 @@ class GraphMinimap(QWidget):
             if img is None:
                 return
             painter.drawImage(QPointF(ox, oy), img)
+            painter.setPen(Qt.PenStyle.NoPen)
+            for (x, y, w, h), colour in self._marks:
+                painter.setBrush(colour)
+                painter.drawRect(QRectF(ox + x * scale - 1, oy + y * scale - 1, max(3.0, w * scale), max(3.0, h * scale)))
             r = self.viewport_rect().intersected(QRectF(self.rect()).adjusted(1, 1, -1, -1))
             painter.setPen(QPen(c["selection"], 1.5))
             painter.setBrush(QColor(c["selection"].red(), c["selection"].green(), c["selection"].blue(), 40))

@@ -14,7 +14,9 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFont, QPainter, QStaticText, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
+from widgets.graph.errors import ErrorMark
 from widgets.graph.items.edges import paint_edges, paint_overview_edges
+from widgets.graph.items.errors import paint_error_boxes, paint_error_labels, paint_overview_errors
 from widgets.graph.items.frames import paint_frames
 from widgets.graph.items.labels import paint_group_labels
 from widgets.graph.items.nodes import (
@@ -35,8 +37,10 @@ LOD_SCALE = 0.42
 
 class DiagramItem(QGraphicsItem):
     """Paints a :class:`Prepared` graph with a :class:`GraphPalette`. ``cats`` (each node's category,
-    ``changed`` for highlighted ones) and ``heat`` (view node index -> share of the run time; empty when
-    the overlay is hidden) are set by the view; call ``update()`` after changing them."""
+    ``changed`` for highlighted ones), ``heat`` (view node index -> share of the run time; empty when
+    the overlay is hidden) and ``errors`` / ``first_error`` (the "where values diverge" marks per view node
+    index and the first diverging node's index; while there are marks, they replace the heat) are set by
+    the view; call ``update()`` after changing them."""
 
     def __init__(self, prepared: Prepared, palette: GraphPalette) -> None:
         super().__init__()
@@ -44,6 +48,9 @@ class DiagramItem(QGraphicsItem):
         self.palette = palette
         self.cats: list[int] = list(prepared.base_cats)
         self.heat: dict[int, float] = {}
+        self.errors: dict[int, ErrorMark] = {}
+        self.first_error: Optional[int] = None
+        self.first_text = "first"
         self._rect = QRectF(0.0, 0.0, max(prepared.layout.width, 100.0), max(prepared.layout.height, 100.0))
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
         self.static_texts: dict[tuple[int, str], tuple[QStaticText, float]] = {}
@@ -91,10 +98,14 @@ class DiagramItem(QGraphicsItem):
         shown = shown_nodes(tiles, p.rects, exposed)
         if not shown:
             return
-        heat = self.heat
-        if heat:
-            paint_heat(painter, [i for i in shown if i in heat], heat, p.rects, pal)
-        paint_texts(painter, shown, p, self.cats, lod, pal, self._static)
+        errors = self.errors
+        if errors:
+            paint_error_boxes(painter, shown, errors, self.cats, p.base_cats, p.rects, p.pills, pal)
+        elif self.heat:
+            paint_heat(painter, [i for i in shown if i in self.heat], self.heat, p.rects, pal)
+        paint_texts(painter, shown, p, self.cats, lod, pal, self._static, strong=errors)
+        if errors:
+            paint_error_labels(painter, shown, errors, self.first_error, p.rects, p.pills, pal, self.first_text)
 
     def _paint_overview(self, painter: QPainter, exposed: QRectF) -> None:
         p = self.prepared
@@ -102,6 +113,9 @@ class DiagramItem(QGraphicsItem):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         paint_overview_edges(painter, tiles, self.palette)
         paint_overview_boxes(painter, tiles, self.palette)
-        if self.heat:
+        if self.errors:
+            paint_overview_errors(painter, [i for t in tiles for i in t.nodes if i in self.errors], self.errors,
+                                  self.first_error, p.rects, self.palette)
+        elif self.heat:
             paint_overview_heat(painter, [i for t in tiles for i in t.nodes if i in self.heat], self.heat, p.rects)
         paint_group_labels(painter, exposed, p, tiles, self.palette)

@@ -3,7 +3,7 @@ heat overlay."""
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Container
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPen, QStaticText
@@ -64,9 +64,10 @@ def shown_nodes(tiles: list[Tile], rects: list[Rect], exposed: QRectF) -> list[i
 
 
 def paint_texts(painter: QPainter, shown: list[int], p: Prepared, cats: list[int], lod: float,
-                pal: GraphPalette, static: StaticText) -> None:
+                pal: GraphPalette, static: StaticText, strong: Container[int] = ()) -> None:
     """Titles of the ``shown`` nodes, and their shape·dtype lines (a collapsed group's op count, inputs and
-    outputs) from ``SUBTITLE_SCALE`` on; every line sits at a fixed offset from the box's top."""
+    outputs) from ``SUBTITLE_SCALE`` on; every line sits at a fixed offset from the box's top. The lines of
+    changed nodes and of the nodes in ``strong`` (coloured fills) are in the full text colour."""
     node_h = pal.node_height
     painter.setPen(pal.text_pen)
     font = pal.title_font
@@ -91,7 +92,7 @@ def paint_texts(painter: QPainter, shown: list[int], p: Prepared, cats: list[int
         painter.setPen(pen)
         for i in shown:
             text = subs[i]
-            if not text or (cats[i] == CHANGED) != want_changed:
+            if not text or (cats[i] == CHANGED or i in strong) != want_changed:
                 continue
             x0, y0, w, h = rects[i]
             st, tw = static(1, text, font)

@@ -1,0 +1,114 @@
+"""Painters of the "where values diverge" overlay (:mod:`widgets.graph.errors`): each node with a value is
+filled with its error colour (grey with a dashed outline for "no counterpart"), a diverging node carries its
+relative error in a pill above its top-right corner, and the first diverging node a thick outline and a
+badge above its top-left corner. While the overlay is on, the amber of "changed by this step" is set aside
+(it would read as an error colour): such nodes without a value are drawn in their plain category colour."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
+
+from widgets.graph.adapter import CHANGED
+from widgets.graph.errors import NO_COUNTERPART, ErrorMark, fill_colour, first_colour, outline_colour
+from widgets.graph.palette import GraphPalette
+from widgets.graph.tiles import NODE_RADIUS, Rect
+
+WHITE = QColor("#ffffff")
+BLACK = QColor("#000000")
+
+
+def _box(rect: Rect, pill: bool, grow: float = 0.0) -> tuple[QRectF, float]:
+    x0, y0, w, h = rect
+    r = QRectF(x0 - grow, y0 - grow, w + 2 * grow, h + 2 * grow)
+    return r, (r.height() / 2.0 if pill else NODE_RADIUS + grow)
+
+
+def paint_error_boxes(painter: QPainter, shown: list[int], marks: dict[int, ErrorMark], cats: list[int],
+                      base_cats: list[int], rects: list[Rect], pills: list[bool], pal: GraphPalette) -> None:
+    """Detail: the fills and outlines of the ``shown`` nodes that have a mark, and the plain fill of the
+    changed ones that have none."""
+    base = pal.colors["base"]
+    painter.save()
+    for i in shown:
+        mark = marks.get(i)
+        if mark is None:
+            if cats[i] == CHANGED:
+                box, radius = _box(rects[i], pills[i])
+                painter.setBrush(pal.brushes[base_cats[i]])
+                painter.setPen(pal.box_pens[base_cats[i]])
+                painter.drawRoundedRect(box, radius, radius)
+            continue
+        box, radius = _box(rects[i], pills[i])
+        painter.setBrush(fill_colour(mark, base))
+        if mark.status == NO_COUNTERPART:
+            painter.setPen(QPen(outline_colour(mark, base), 1.6, Qt.PenStyle.DashLine))
+        else:
+            painter.setPen(QPen(outline_colour(mark, base), 1.8))
+        painter.drawRoundedRect(box, radius, radius)
+    painter.restore()
+
+
+def paint_error_labels(painter: QPainter, shown: list[int], marks: dict[int, ErrorMark], first: Optional[int],
+                       rects: list[Rect], pills: list[bool], pal: GraphPalette, first_text: str) -> None:
+    """Detail, above the texts: the relative error of each diverging node in a pill (its outline colour,
+    white text), and the first diverging node's thick outline and badge."""
+    base = pal.colors["base"]
+    painter.save()
+    font = pal.sub_font
+    painter.setFont(font)
+    metrics = QFontMetricsF(font)
+    th = metrics.height() + 2.0
+    if first is not None and first in shown:
+        box, radius = _box(rects[first], pills[first], 3.0)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(QPen(first_colour(base), 4.0))
+        painter.drawRoundedRect(box, radius, radius)
+    for i in shown:
+        mark = marks.get(i)
+        if mark is None or not mark.label:
+            continue
+        x0, y0, w, _h = rects[i]
+        tw = metrics.horizontalAdvance(mark.label) + 10.0
+        pill = QRectF(x0 + w - tw - 2.0, y0 - th * 0.6, tw, th)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(outline_colour(mark, WHITE))
+        painter.drawRoundedRect(pill, th / 2.0, th / 2.0)
+        painter.setPen(QPen(WHITE))
+        painter.drawText(pill, int(Qt.AlignmentFlag.AlignCenter), mark.label)
+    if first is not None and first in shown:
+        colour = first_colour(base)
+        x0, y0, _w, _h = rects[first]
+        bold = pal.title_font
+        painter.setFont(bold)
+        bw = QFontMetricsF(bold).horizontalAdvance(first_text) + 14.0
+        bh = QFontMetricsF(bold).height() + 4.0
+        badge = QRectF(x0 - 4.0, y0 - bh - 4.0, bw, bh)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(colour)
+        painter.drawRoundedRect(badge, 4.0, 4.0)
+        painter.setPen(QPen(WHITE if base.lightness() >= 128 else BLACK))
+        painter.drawText(badge, int(Qt.AlignmentFlag.AlignCenter), first_text)
+    painter.restore()
+
+
+def paint_overview_errors(painter: QPainter, ids: list[int], marks: dict[int, ErrorMark], first: Optional[int],
+                          rects: list[Rect], pal: GraphPalette) -> None:
+    """Far out: each marked node filled in its colour (the worst on top), the first one ringed (three
+    pixels at any zoom)."""
+    base = pal.colors["base"]
+    painter.save()
+    painter.setPen(Qt.PenStyle.NoPen)
+    for i in sorted(ids, key=lambda k: marks[k].t if marks[k].status != NO_COUNTERPART else -1.0):
+        painter.setBrush(fill_colour(marks[i], base) if marks[i].status == NO_COUNTERPART
+                         else outline_colour(marks[i], base))
+        painter.drawRect(QRectF(*rects[i]))
+    if first is not None and first in ids:
+        pen = QPen(first_colour(base), 3.0)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(QRectF(*rects[first]).adjusted(-2, -2, 2, 2))
+    painter.restore()
