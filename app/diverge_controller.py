@@ -3,7 +3,13 @@
 Runs the engine's ``diverge`` (:mod:`pipeline_model.engine.debugging.diverge_tvm`) for the current step with
 the Build & Run panel's inputs and tolerances, and shows one row per node of the entry function after the
 step (what it calls, shape, max |diff| / max |ref|, ok / DIVERGES / no counterpart), the first diverging node
-selected. Activating a row selects that node in the graph (the graph of the step shows the module after it).
+selected. Activating a row reveals that node in the graph (the graph of the step shows the module after it).
+
+The graph of the step is coloured by the errors (:meth:`widgets.graph_view.GraphView.set_node_errors`, the
+dialog's *Show on graph* box): only while it shows the module after that step, of the pipeline as it was
+asked — any edit of the document clears the colouring (and the dialog says its table is of the pipeline as it
+was), selecting another step clears it, Esc or the legend's button too. Rows the graph has no node for
+(``node_id`` null, values inside a called function with ``parent``) are in the table only.
 """
 
 from __future__ import annotations
@@ -12,19 +18,78 @@ from typing import Any, Callable, Optional
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
-from app.context import AppContext
 from app import dialog_request
+from app.context import AppContext
 from app.engine_worker import EngineRequest
+from app.graph_controller import GraphController
 from app.i18n import tr
+from pipeline_model.engine.results import CHANGED, UNCHANGED
+from widgets.graph.errors import DIVERGES, NO_COUNTERPART, OK, NodeError
 
 #: Item data: the graph node id of a row.
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
+def _status_word(status: Any) -> str:
+    return {OK: tr("ok"), DIVERGES: tr("DIVERGES"), NO_COUNTERPART: tr("no counterpart")}.get(status, str(status))
+
+
+def _ratio_text(ratio: Any) -> str:
+    return "-" if not isinstance(ratio, (int, float)) or isinstance(ratio, bool) else f"{ratio:.3g}"
+
+
+def node_errors(reply: dict[str, Any]) -> tuple[dict[str, NodeError], Optional[str]]:
+    """The graph's error colouring of a ``diverge`` reply: ``{node id: NodeError}`` for the rows that name
+    a node of the graph (``node_id``) with a known status, and the first diverging node's id (the row
+    marked ``first``). Rows without a node id (values inside a called function) and unknown keys are
+    ignored."""
+    errors: dict[str, NodeError] = {}
+    first: Optional[str] = None
+    for row in reply.get("nodes") or []:
+        if not isinstance(row, dict):
+            continue
+        node_id, status = row.get("node_id"), row.get("status")
+        if not node_id or row.get("parent") or status not in (OK, DIVERGES, NO_COUNTERPART):
+            continue
+        ratio = row.get("max_abs_over_ref")
+        rel = float(ratio) if isinstance(ratio, (int, float)) and not isinstance(ratio, bool) else None
+        lines = [f"{row.get('name') or node_id}: {_status_word(status)}"]
+        if status != NO_COUNTERPART:
+            lines.append(tr("max |diff| / max |ref| = {0}").format(_ratio_text(rel)))
+        lines.append(tr("shape {0}").format(row.get("shape")))
+        if row.get("first") and reply.get("first_inside"):
+            lines.append(tr("first diverging value inside: {0}").format(reply["first_inside"]))
+        errors[str(node_id)] = NodeError(str(status), rel, " · ".join(lines))
+        if row.get("first"):
+            first = str(node_id)
+    return errors, first
+
+
+def tolerance_of(reply: dict[str, Any]) -> float:
+    """The relative error at which the check fails, as the colour scale reads it (``rtol + atol``: the check
+    scales ``atol`` to the output's largest magnitude)."""
+    total = 0.0
+    for key in ("rtol", "atol"):
+        value = reply.get(key)
+        if isinstance(value, (int, float)) and value > 0:
+            total += float(value)
+    return total or 1e-5
+
+
 class DivergeDialog(QDialog):
-    """The per-node table and a status line."""
+    """The per-node table, a status line and the *Show on graph* box."""
 
     node_activated = Signal(str)
 
@@ -42,12 +107,21 @@ class DivergeDialog(QDialog):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.cellActivated.connect(self._activated)
+        self.show_on_graph = QCheckBox(self.tr("Show on graph"), self)
+        self.show_on_graph.setObjectName("divergeShowOnGraph")
+        self.show_on_graph.setChecked(True)
+        self.show_on_graph.setToolTip(self.tr("Colour the step's graph by each node's error (Esc in the graph "
+                                              "clears it; any edit of the pipeline too)"))
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         close.rejected.connect(self.reject)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.show_on_graph)
+        bottom.addStretch(1)
+        bottom.addWidget(close)
         layout = QVBoxLayout(self)
         layout.addWidget(self.status)
         layout.addWidget(self.table, 1)
-        layout.addWidget(close)
+        layout.addLayout(bottom)
         self.resize(760, 480)
 
     def _activated(self, row: int, _column: int) -> None:
@@ -61,17 +135,20 @@ class DivergeDialog(QDialog):
         self.table.setRowCount(0)
         first_row = None
         for node in reply.get("nodes") or []:
-            ratio = node.get("max_abs_over_ref")
-            status = {"ok": tr("ok"), "diverges": tr("DIVERGES"), "no counterpart": tr("no counterpart")}.get(
-                node["status"], node["status"])
-            cells = [node["name"], node.get("callee") or "", str(node.get("shape")),
-                     "-" if not isinstance(ratio, (int, float)) else f"{ratio:.3g}", status]
+            if not isinstance(node, dict):
+                continue
+            status = str(node.get("status") or "")
+            name = str(node.get("name") or node.get("key") or "")
+            if node.get("parent"):
+                name = f"{node['parent']} ▸ {name}"
+            cells = [name, str(node.get("callee") or ""), str(node.get("shape")),
+                     _ratio_text(node.get("max_abs_over_ref")), _status_word(status)]
             r = self.table.rowCount()
             self.table.insertRow(r)
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setData(NODE_ROLE, node.get("node_id"))
-                if node["status"] == "diverges":
+                item.setData(NODE_ROLE, node.get("node_id") if not node.get("parent") else None)
+                if status == DIVERGES:
                     item.setForeground(QColor("#c0392b"))
                 self.table.setItem(r, c, item)
             if node.get("first"):
@@ -87,7 +164,7 @@ class DivergeDialog(QDialog):
 
 
 class DivergeController(QObject):
-    """Runs ``diverge`` for the current step and shows the dialog."""
+    """Runs ``diverge`` for the current step, shows the dialog and colours the step's graph."""
 
     #: The reply when it finished (tests).
     finished = Signal(object)
@@ -95,14 +172,26 @@ class DivergeController(QObject):
     failed = Signal(str)
 
     def __init__(self, ctx: AppContext, run_settings: Callable[[], Any], current_uid: Callable[[], str],
-                 select_node: Callable[[str], None]) -> None:
+                 graphs: GraphController, step_result: Callable[[str], Any]) -> None:
         super().__init__(ctx)
         self.ctx = ctx
         self._run_settings = run_settings
         self._current = current_uid
-        self._select_node = select_node
+        self._graphs = graphs
+        self._step_result = step_result
         self.dialog: Optional[DivergeDialog] = None
         self.request: Optional[EngineRequest] = None
+        self._reply: Optional[dict[str, Any]] = None  # the last answer, while it is of the document as it is
+        self._reply_uid = ""  # the step it is of
+        self._asked: Optional[tuple[str, int]] = None  # (step uid, document revision) of the request in flight
+        self._on_graph = False  # the colouring is on the graph
+        view = graphs.area.graph_view
+        view.graph_shown.connect(self._on_graph_shown)
+        view.node_errors_cleared.connect(self._on_errors_cleared)
+        document = ctx.document
+        for signal in (document.edited, document.document_replaced, document.model_changed,
+                       document.pass_context_changed):
+            signal.connect(self._on_document_changed)
 
     def show_dialog(self) -> bool:
         """Run ▸ Where Values Diverge…: the current step's per-node errors."""
@@ -116,7 +205,8 @@ class DivergeController(QObject):
             return False
         if self.dialog is None:
             self.dialog = DivergeDialog(self.ctx.dialog_parent)
-            self.dialog.node_activated.connect(self._select_node)
+            self.dialog.node_activated.connect(self._reveal)
+            self.dialog.show_on_graph.toggled.connect(self._on_toggled)
         inputs, _bench, (rtol, atol) = settings
         run = EngineClient.run_args(doc)
         self.ctx.consent.for_run(doc=doc)  # asks about code not consented to yet; the engine client carries the consent
@@ -126,7 +216,11 @@ class DivergeController(QObject):
         def call(client: Any, on_event: Callable[[str, dict], None]) -> dict:
             return client.request("diverge", args, on_event=on_event)
 
+        self.clear_graph()
+        self._reply = None
+        self._asked = (self._current(), self.ctx.document.revision)
         self.dialog.table.setRowCount(0)
+        self.dialog.show_on_graph.setEnabled(True)
         self.dialog.status.setText(tr("Building and running the modules before and after step {0}…")
                                    .format(args["step_index"] + 1))
         self.dialog.show()
@@ -137,13 +231,106 @@ class DivergeController(QObject):
     def _on_finished(self, value: Any) -> None:
         assert self.dialog is not None
         reply = dict(value or {})
+        asked, self._asked = self._asked, None
         self.dialog.show_reply(reply)
-        first = next((n for n in reply.get("nodes") or [] if n.get("first")), None)
-        if first is not None and first.get("node_id"):
-            self._select_node(str(first["node_id"]))
+        if asked is not None and asked[1] == self.ctx.document.revision:
+            self._reply, self._reply_uid = reply, asked[0]
+            if not self.show_on_graph():
+                _errors, first = node_errors(reply)
+                if first is not None and self._current() == asked[0]:
+                    self._reveal(first)
+        else:
+            self._say_stale()
         self.finished.emit(reply)
 
     def _on_failed(self, message: str) -> None:
         assert self.dialog is not None
+        self._asked = None
         self.dialog.status.setText(tr("Where Values Diverge failed: {0}").format(message.strip()))
         self.failed.emit(message)
+
+    # ---- the graph ---------------------------------------------------------------------------
+    def graph_is_of_the_step(self) -> bool:
+        """True when the graph shows the module after the step of the last answer (that step selected,
+        run, and the function the answer measured)."""
+        reply = self._reply
+        if reply is None or self._current() != self._reply_uid:
+            return False
+        result = self._step_result(self._reply_uid)
+        shown = self._graphs.shown_graph()
+        if result is None or result.state not in (CHANGED, UNCHANGED) or not result.snapshot_key or shown is None:
+            return False
+        return shown[0] == result.snapshot_key and (not reply.get("function") or shown[1] == reply.get("function"))
+
+    def show_on_graph(self) -> bool:
+        """Colour the step's graph by the last answer when the dialog's box is checked and the graph shows
+        that step's module (else when it comes: the step run, its function shown); True when coloured."""
+        reply = self._reply
+        if reply is None or self.dialog is None or not self.dialog.show_on_graph.isChecked():
+            return False
+        view = self._graphs.area.graph_view
+        if not self.graph_is_of_the_step():
+            shown = self._graphs.shown_graph()
+            if (self._current() == self._reply_uid and shown is not None and reply.get("function")
+                    and shown[1] != reply.get("function")):
+                self._graphs.show_function(str(reply["function"]))  # coloured when that graph is shown
+            return False
+        if view.is_busy():
+            return False  # coloured when the layout is shown (graph_shown)
+        errors, first = node_errors(reply)
+        view.set_node_errors(errors, first, tolerance_of(reply),
+                             title=tr("Step {0} ({1}): where values diverge").format(reply.get("step"), reply.get("pass_id")))
+        self._on_graph = True
+        return True
+
+    def clear_graph(self) -> None:
+        """Remove the colouring from the graph (the answer is kept: the box shows it again)."""
+        if self._on_graph:
+            self._on_graph = False
+            self._graphs.area.graph_view.clear_node_errors()
+
+    def _on_graph_shown(self) -> None:
+        if self._on_graph and (not self.graph_is_of_the_step() or not self._graphs.area.graph_view.node_errors()):
+            self._on_graph = False  # another step or module: never left on it
+            self._graphs.area.graph_view.clear_node_errors()
+            self._set_box(False)
+        elif not self._on_graph and self._reply is not None:
+            self.show_on_graph()
+
+    def _on_errors_cleared(self) -> None:
+        if self._on_graph:  # Esc or the legend's button in the graph
+            self._on_graph = False
+            self._set_box(False)
+
+    def _on_toggled(self, checked: bool) -> None:
+        if checked:
+            self.show_on_graph()
+        else:
+            self.clear_graph()
+
+    def _set_box(self, checked: bool) -> None:
+        if self.dialog is not None:
+            box = self.dialog.show_on_graph
+            box.blockSignals(True)
+            box.setChecked(checked)
+            box.blockSignals(False)
+
+    def _on_document_changed(self, *_args: Any) -> None:
+        """An edit: the answer is of the pipeline as it was; its colours go from the graph."""
+        self.clear_graph()
+        if self._reply is not None:
+            self._reply = None
+            self._say_stale()
+
+    def _say_stale(self) -> None:
+        if self.dialog is not None:
+            self.dialog.show_on_graph.setEnabled(False)
+            text = self.dialog.status.text()
+            note = tr("The pipeline changed since: this table is of the pipeline as it was (run Where Values Diverge again).")
+            if note not in text:
+                self.dialog.status.setText(f"{text}\n{note}" if text else note)
+
+    def _reveal(self, node_id: str) -> None:
+        """Show a node of the step's graph (groups expanded around it), centred and selected."""
+        if self.graph_is_of_the_step():
+            self._graphs.area.graph_view.reveal(node_id)

@@ -146,8 +146,8 @@ class MainWindow(QMainWindow):
                                           self.files.maybe_save)
         self.bisector = BisectController(ctx, self.run_controller.run_settings, self.pipeline_view.select_uids)
         self.reproducers = ReproducerController(ctx, self.step_model.result, current, self.run_controller.run_settings)
-        self.diverger = DivergeController(ctx, self.run_controller.run_settings, current,
-                                          lambda node: self.graph_view.select_node(node, center=True))
+        self.diverger = DivergeController(ctx, self.run_controller.run_settings, current, self.graphs,
+                                          self.step_model.result)
         self.appearance = AppearanceController(ctx.settings, self, self)
         self.autosave = AutosaveController(ctx)
         self.help = HelpController(ctx, self)

@@ -169,7 +169,7 @@ class ErrorLegend(QWidget):
                 painter.drawText(QPointF(8, y), t["summary"])
             bar = QRectF(8, y + 6, self.width() - 16, line - 2)
             grad = QLinearGradient(bar.topLeft(), bar.topRight())
-            for stop, colour in ERROR_STOPS:
+            for stop, _colour in ERROR_STOPS:
                 grad.setColorAt(stop, fill_colour(ErrorMark("ok", stop), c["base"]))
             painter.fillRect(bar, grad)
             edge = bar.left() + bar.width() * (OK_END + DIVERGES_START) / 2.0
