@@ -204,6 +204,16 @@ class GraphView(OverlayMixin, QGraphicsView):
                 "weights": self.tr("{0} weights"), "in": self.tr("in "), "out": self.tr("out"),
                 "more": self.tr("+ {0} more")}
 
+    def _overlay_words(self) -> dict[str, str]:
+        """The overlays' words, translated (see :class:`widgets.graph.overlays.OverlayMixin`)."""
+        return {"heat_title": self.tr("Profile: share of run time"), "heat_changed": self.tr("changed by this step"),
+                "title": self.tr("Where values diverge"), "summary": self.tr("{0} diverge · {1} ok · {2} no counterpart"),
+                "ok": self.tr("ok"), "tolerance": self.tr("tolerance {0}"), "diverges": self.tr("diverges"),
+                "none": self.tr("no counterpart (not compared)"), "first": self.tr("first diverging node"),
+                "badge": self.tr("first"), "clear_tip": self.tr("Clear the colouring (Esc)"),
+                "holds": self.tr("holds a diverging node"), "diverges_status": self.tr("DIVERGES"),
+                "no counterpart": self.tr("no counterpart")}
+
     # ---- hierarchy
     def groups(self) -> dict[str, dict[str, Any]]:
         """The groups of the graph shown (see :func:`pipeline_model.graph_hierarchy.group_tree`)."""

@@ -100,6 +100,7 @@ class ErrorLegend(QWidget):
     "first diverging" swatches, and a button that clears the colouring (:attr:`clear_requested`)."""
 
     BAR_W = 170.0
+    BAR_COMPACT = 90.0
     clear_requested = Signal()
 
     def __init__(self, parent: QWidget, palette: GraphPalette) -> None:
@@ -114,6 +115,7 @@ class ErrorLegend(QWidget):
         self.clear_button.setText("✕")
         self.clear_button.setAutoRaise(True)
         self.clear_button.clicked.connect(self.clear_requested.emit)
+        self.compact = False
         self.setVisible(False)
         self._relayout()
 
@@ -131,19 +133,37 @@ class ErrorLegend(QWidget):
         """What the legend writes (tests)."""
         return dict(self._texts)
 
-    def _relayout(self) -> None:
+    def full_size(self, compact: bool = False) -> tuple[int, int]:
+        """The legend's size, whole or compact (title and the bar between its two words: a small view)."""
         fm = QFontMetricsF(self._palette.sub_font)
         t = self._texts
         button = self.clear_button.sizeHint()
         line = fm.height()
-        ends = fm.horizontalAdvance(t["ok"]) + fm.horizontalAdvance(t["tolerance"]) + fm.horizontalAdvance(t["diverges"]) + 16
         bold = QFont(self._palette.sub_font)
         bold.setBold(True)
-        w = max(QFontMetricsF(bold).horizontalAdvance(t["title"]) + button.width() + 8, fm.horizontalAdvance(t["summary"]),
-                self.BAR_W, ends, 22 + fm.horizontalAdvance(t["none"]),
-                30 + fm.horizontalAdvance(t["badge"]) + fm.horizontalAdvance(t["first"])) + 16
-        self.resize(int(w), int(5 * line + 34 + (line if t["summary"] else 0)))
-        self.clear_button.move(int(w) - button.width() - 3, 2)
+        title = QFontMetricsF(bold).horizontalAdvance(t["title"]) + button.width() + 8
+        if compact:
+            w = max(title, fm.horizontalAdvance(t["ok"]) + self.BAR_COMPACT + fm.horizontalAdvance(t["diverges"]) + 12)
+            return int(w + 16), int(2 * line + 20)
+        ends = fm.horizontalAdvance(t["ok"]) + fm.horizontalAdvance(t["tolerance"]) + fm.horizontalAdvance(t["diverges"]) + 16
+        w = max(title, fm.horizontalAdvance(t["summary"]), self.BAR_W, ends, 22 + fm.horizontalAdvance(t["none"]),
+                30 + fm.horizontalAdvance(t["badge"]) + fm.horizontalAdvance(t["first"]))
+        return int(w + 16), int(5 * line + 34 + (line if t["summary"] else 0))
+
+    def set_compact(self, compact: bool) -> None:
+        """Whole or compact (the full texts then in the legend's tooltip)."""
+        if compact != self.compact:
+            self.compact = compact
+            self._relayout()
+            self.update()
+
+    def _relayout(self) -> None:
+        w, h = self.full_size(self.compact)
+        self.resize(w, h)
+        self.clear_button.move(w - self.clear_button.sizeHint().width() - 3, 2)
+        t = self._texts
+        self.setToolTip("\n".join(x for x in (t["title"], t["summary"], t["tolerance"], t["none"], t["first"]) if x)
+                        if self.compact else "")
 
     def paintEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
         """Background, title and summary, the scale with its three words, the two swatches."""
@@ -164,6 +184,9 @@ class ErrorLegend(QWidget):
             y = 6 + fm.ascent()
             painter.drawText(QPointF(8, y), t["title"])
             painter.setFont(self._palette.sub_font)
+            if self.compact:
+                self._paint_compact_bar(painter, y + 6, fm)
+                return
             if t["summary"]:
                 y += line
                 painter.drawText(QPointF(8, y), t["summary"])
@@ -200,3 +223,20 @@ class ErrorLegend(QWidget):
             painter.drawText(QPointF(badge.right() + 8, badge.top() + fm.ascent()), t["first"])
         finally:
             painter.end()
+
+    def _paint_compact_bar(self, painter: QPainter, top: float, fm: QFontMetricsF) -> None:
+        """``ok`` [the scale with the tolerance marked] ``diverges`` on one line."""
+        c = self._palette.colors
+        t = self._texts
+        line = fm.height()
+        painter.setPen(c["text"])
+        painter.drawText(QPointF(8, top + fm.ascent() - 1), t["ok"])
+        bar = QRectF(14 + fm.horizontalAdvance(t["ok"]), top, self.BAR_COMPACT, line - 2)
+        grad = QLinearGradient(bar.topLeft(), bar.topRight())
+        for stop, _colour in ERROR_STOPS:
+            grad.setColorAt(stop, fill_colour(ErrorMark("ok", stop), c["base"]))
+        painter.fillRect(bar, grad)
+        edge = bar.left() + bar.width() * (OK_END + DIVERGES_START) / 2.0
+        painter.setPen(QPen(c["text"], 1.5))
+        painter.drawLine(QPointF(edge, bar.top() - 2), QPointF(edge, bar.bottom() + 2))
+        painter.drawText(QPointF(bar.right() + 6, top + fm.ascent() - 1), t["diverges"])

@@ -13,7 +13,6 @@ from __future__ import annotations
 import html
 from typing import Any, Mapping, Optional
 
-from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QColor
 
 from widgets.graph.adapter import CHANGED
@@ -26,14 +25,11 @@ from widgets.graph.palette import GraphPalette
 MINIMAP_MARKS = 2000
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("GraphView", text)
-
-
 class OverlayMixin:
     """The heat and error overlays of :class:`widgets.graph_view.GraphView` (which provides ``_prepared``,
-    ``_scene``, ``_cats``, ``_key``, ``viewport()``, ``reveal()``, ``is_busy()``, ``_overview_widget`` and the
-    ``node_errors_cleared`` signal)."""
+    ``_scene``, ``_cats``, ``_key``, ``viewport()``, ``reveal()``, ``is_busy()``, ``_overview_widget``, the
+    ``node_errors_cleared`` signal and ``_overlay_words()``: the translated words, kept in the view's module
+    where the translation tools look)."""
 
     _prepared: Any
     _scene: Any
@@ -45,7 +41,8 @@ class OverlayMixin:
         self._heat_view: dict[int, float] = {}  # view node index -> share (collapsed groups sum)
         self._heat_shown = True
         self._legend = HeatLegend(self, palette)  # type: ignore[arg-type]
-        self._legend.set_texts(_tr("Profile: share of run time"), _tr("changed by this step"))
+        words = self._overlay_words()  # type: ignore[attr-defined]
+        self._legend.set_texts(words["heat_title"], words["heat_changed"])
         self._errors: dict[str, NodeError] = {}
         self._error_marks: dict[int, ErrorMark] = {}
         self._first_error: Optional[str] = None
@@ -115,14 +112,13 @@ class OverlayMixin:
         self._first_error = str(first_id) if first_id else None
         self._tolerance = float(tolerance) if tolerance and tolerance > 0 else 1e-5
         self._errors_for = self._asked_graph
+        words = self._overlay_words()  # type: ignore[attr-defined]
         counts = {s: sum(1 for e in self._errors.values() if e.status == s) for s in (DIVERGES, OK, NO_COUNTERPART)}
         self._error_legend.set_texts(
-            title=title or _tr("Where values diverge"),
-            summary=_tr("{0} diverge · {1} ok · {2} no counterpart").format(
-                counts[DIVERGES], counts[OK], counts[NO_COUNTERPART]),
-            ok=_tr("ok"), tolerance=_tr("tolerance {0}").format(f"{self._tolerance:g}"), diverges=_tr("diverges"),
-            none=_tr("no counterpart (not compared)"), first=_tr("first diverging node"), badge=_tr("first"),
-            clear_tip=_tr("Clear the colouring (Esc)"))
+            title=title or words["title"],
+            summary=words["summary"].format(counts[DIVERGES], counts[OK], counts[NO_COUNTERPART]),
+            ok=words["ok"], tolerance=words["tolerance"].format(f"{self._tolerance:g}"), diverges=words["diverges"],
+            none=words["none"], first=words["first"], badge=words["badge"], clear_tip=words["clear_tip"])
         self._update_error_view()
         if reveal and self._first_error:
             if self.is_busy():  # type: ignore[attr-defined]
@@ -178,13 +174,14 @@ class OverlayMixin:
         """The tooltip line of a node's error (HTML), or ''."""
         error = self._errors.get(node_id)
         if error is not None:
-            words = {OK: _tr("ok"), DIVERGES: _tr("DIVERGES"), NO_COUNTERPART: _tr("no counterpart")}
-            text = html.escape(error.tooltip or words.get(error.status, error.status))
-            return f"<b>{text}</b>" + (" — <b>" + html.escape(_tr("first diverging node")) + "</b>"
+            words = self._overlay_words()  # type: ignore[attr-defined]
+            status = {OK: words["ok"], DIVERGES: words["diverges_status"], NO_COUNTERPART: words["no counterpart"]}
+            text = html.escape(error.tooltip or status.get(error.status, error.status))
+            return f"<b>{text}</b>" + (" — <b>" + html.escape(words["first"]) + "</b>"
                                        if node_id == self._first_error else "")
         mark = self.node_error_mark(node_id)
         if mark is not None and mark.status == DIVERGES:
-            return "<b>" + html.escape(_tr("holds a diverging node")) + "</b>"
+            return "<b>" + html.escape(self._overlay_words()["holds"]) + "</b>"  # type: ignore[attr-defined]
         return ""
 
     def _bind_graph(self, graph_json: Any, key: Any) -> None:
@@ -224,13 +221,16 @@ class OverlayMixin:
             item.heat = self._heat_view if self._heat_shown else {}
             item.errors = marks
             item.first_error = self._first_index() if marks else None
-            item.first_text = _tr("first")
+            item.first_text = self._overlay_words()["badge"]  # type: ignore[attr-defined]
             item.update()
         if not hasattr(self, "_error_legend"):
             return
         vp = self.viewport().geometry()  # type: ignore[attr-defined]
         corner = (vp.left() + 8, vp.top() + 8)
-        errors_shown = bool(marks) and item is not None and vp.width() >= 1.4 * self._error_legend.width()
+        legend = self._error_legend
+        whole = legend.full_size()
+        legend.set_compact(vp.width() < 2.2 * whole[0] or vp.height() < 4.0 * whole[1])
+        errors_shown = bool(marks) and item is not None and vp.width() >= 1.4 * legend.width()
         if errors_shown:
             self._error_legend.move(*corner)
             self._error_legend.raise_()

@@ -53,8 +53,8 @@ def paint_error_boxes(painter: QPainter, shown: list[int], marks: dict[int, Erro
 
 def paint_error_labels(painter: QPainter, shown: list[int], marks: dict[int, ErrorMark], first: Optional[int],
                        rects: list[Rect], pills: list[bool], pal: GraphPalette, first_text: str) -> None:
-    """Detail, above the texts: the relative error of each diverging node in a pill (its outline colour,
-    white text), and the first diverging node's thick outline and badge."""
+    """Detail, above the texts: the relative error of each diverging node in a pill on its top-right corner
+    (its outline colour, white text), and the first diverging node's thick outline and badge."""
     base = pal.colors["base"]
     painter.save()
     font = pal.sub_font
@@ -72,7 +72,8 @@ def paint_error_labels(painter: QPainter, shown: list[int], marks: dict[int, Err
             continue
         x0, y0, w, _h = rects[i]
         tw = metrics.horizontalAdvance(mark.label) + 10.0
-        pill = QRectF(x0 + w - tw - 2.0, y0 - th * 0.6, tw, th)
+        lift = 7.0 if i == first else 2.0  # clear of the first node's ring
+        pill = QRectF(x0 + w - tw, y0 - th - lift, tw, th)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(outline_colour(mark, WHITE))
         painter.drawRoundedRect(pill, th / 2.0, th / 2.0)

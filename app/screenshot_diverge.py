@@ -1,0 +1,120 @@
+"""Screenshot of Run ▸ Where Values Diverge… on the graph (docs/screenshots/debug_diverge_<W>_<lang>.png).
+
+Run under a real X server from a checkout, once per size and language: ``xvfb-run -a -s "-screen 0
+1920x1080x24" .venv/bin/python -m app.screenshot_diverge docs/screenshots 1920x1080 [--lang=zh_CN]`` (and
+``1024x700``). It opens ``builtin:transformer`` with a pipeline whose second step is the test suite's wrong
+custom step (``tests/debug_fixtures.RELAX_WRONG``: the first ``R.add`` becomes ``R.subtract``), runs it on
+the real engine, selects that step, runs the real ``diverge`` and saves the window with the coloured graph,
+the dialog's table drawn over the window's lower right (dialogs are windows of their own).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from typing import Any, Callable
+
+#: The pipeline: the wrong step second, then the usual lowering (it is the step looked at).
+STEPS = ("relax.CanonicalizeBindings", "WRONG", "relax.LegalizeOps", "relax.AnnotateTIROpPattern", "relax.FuseOps",
+         "relax.FuseTIR")
+
+
+def _pipeline(folder: str) -> str:
+    """Write the pipeline file (the wrong step from the test suite's fixtures); returns its path."""
+    from pipeline_model.document import PipelineDocument, Step
+    from pipeline_model.fileformat import save_pipeline
+    from tests.debug_fixtures import RELAX_WRONG  # a checkout's developer tool: the suite's injected step
+
+    steps = [Step("custom.python", {"source": RELAX_WRONG}) if s == "WRONG" else Step(s) for s in STEPS]
+    doc = PipelineDocument(name="transformer with a wrong step", model="builtin:transformer",
+                           target={"kind": "llvm"}, steps=steps)
+    path = os.path.join(folder, "diverge_demo.json")
+    save_pipeline(doc, path)
+    return path
+
+
+def _diverge(win: Any, wait: Callable[..., bool]) -> dict:
+    """Select the wrong step, run Where Values Diverge and wait for the coloured graph; the reply."""
+    gv = win.graph_view
+    uid = win.ctrl.doc.steps[STEPS.index("WRONG")].uid
+    win.pipeline_view.select_uids([uid])
+    key = win.step_model.result(uid).snapshot_key
+    assert wait(lambda: not gv.is_busy() and win.graphs.shown_graph() is not None
+                and win.graphs.shown_graph()[0] == key), "the step's graph never came"
+    replies: list = []
+    win.diverger.finished.connect(replies.append)
+    win.diverger.failed.connect(replies.append)
+    assert win.diverger.show_dialog()
+    assert wait(lambda: bool(replies), 600_000), "diverge did not finish"
+    assert isinstance(replies[0], dict), replies[0]
+    assert wait(lambda: bool(gv.node_errors()) and not gv.is_busy(), 30_000), "the graph was not coloured"
+    return replies[0]
+
+
+def _compose(win: Any, dialog: Any, path: str) -> None:
+    """The window with the dialog drawn over its lower right corner, framed."""
+    from PySide6.QtGui import QColor, QPainter, QPen
+
+    image = win.grab()
+    over = dialog.grab()
+    painter = QPainter(image)
+    x = max(0, image.width() - over.width() - 12)
+    y = max(0, image.height() - over.height() - 34)
+    painter.drawPixmap(x, y, over)
+    painter.setPen(QPen(QColor("#808080"), 2))
+    painter.drawRect(x, y, over.width(), over.height())
+    painter.end()
+    image.save(path)
+    print("saved", path)
+
+
+def main(argv: list[str]) -> int:
+    """Entry point: ``argv[0]`` the output folder, ``argv[1]`` the size (``1920x1080``); ``--lang=zh_CN``."""
+    from app.screenshot_graph import _session
+
+    lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
+    argv = [a for a in argv if not a.startswith("--lang=")]
+    out = argv[0] if argv else "docs/screenshots"
+    size = argv[1] if len(argv) > 1 else "1920x1080"
+    os.makedirs(out, exist_ok=True)
+    os.environ.setdefault("RPS_CONFIG_DIR", tempfile.mkdtemp(prefix="rps_shots_"))
+    _app, win, wait, settle = _session(size, lang)
+    win.resize(*(int(v) for v in size.split("x")))  # the image is the window: exactly the size named
+    win.ctx.consent.override = True  # the wrong step is custom code of this tool's own
+    assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
+    win.ctrl.undo_stack.setClean()
+    assert win.files.open_pipeline(_pipeline(os.environ["RPS_CONFIG_DIR"]), remember=False)
+    assert wait(lambda: all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps)
+                and not win.act_stop.isEnabled(), 600_000), "run failed"
+    reply = _diverge(win, wait)
+    print("first diverging node:", reply.get("first_divergent"))
+    width = int(size.split("x")[0])
+    gv = win.graph_view
+    first = gv.first_error_node()
+    if first is not None and gv.node_rect(first) is not None:
+        gv.resetTransform()  # zoomed out a little from where Reveal put it, so the branches around show
+        scale = 0.62 if width < 1400 else 0.72
+        gv.scale(scale, scale)
+        gv.centerOn(gv.node_rect(first).center())
+    dialog = win.diverger.dialog
+    table = dialog.table
+    header = table.horizontalHeader()
+    header.setStretchLastSection(False)  # the columns' own widths, the last one's too
+    table.resizeColumnsToContents()
+    wide = table.verticalHeader().width() + header.length() + table.verticalScrollBar().sizeHint().width() + 40
+    header.setStretchLastSection(True)
+    dialog.resize(min(wide, width - 40), 250 if width < 1400 else 330)  # every column whole
+    first_row = next((r for r in range(dialog.table.rowCount()) if dialog.table.item(r, 4).text()
+                      and dialog.table.item(r, 0).text() == reply.get("first_divergent")), 0)
+    dialog.table.scrollToItem(dialog.table.item(first_row, 0))
+    settle(1200)
+    _compose(win, dialog, os.path.join(out, f"debug_diverge_{width}_{(lang or 'en').split('_')[0]}.png"))
+    dialog.close()
+    win.ctrl.undo_stack.setClean()
+    win.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
