@@ -66,21 +66,25 @@ def pump_for(app, ms: int) -> None:  # noqa: ANN001 - a QApplication
         QThread.msleep(20)
 
 
-def main(argv: list[str]) -> int:
-    """Entry point: ``argv[0]`` is the output folder; ``--dark`` for the dark-palette shots."""
-    dark = "--dark" in argv
+def _options(argv: list[str]) -> dict:
+    """The command line: the output folder and the ``--dark``/``--lang=``/``--small``/``--wire``/``--profile``/
+    ``--size=`` options, with the file names they imply (``ws``: the workspace shots' stem, ``prefix``)."""
     lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
-    small = "--small" in argv
-    wire = "--wire" in argv
-    profile_only = "--profile" in argv
     size = next((a.split("=", 1)[1] for a in argv if a.startswith("--size=")), None)
-    argv = [a for a in argv if a not in ("--dark", "--small", "--wire", "--profile")
+    rest = [a for a in argv if a not in ("--dark", "--small", "--wire", "--profile")
             and not a.startswith(("--lang=", "--size="))]
     # --size=WxH: the workspace shots ws_<W>_<lang>.png (FuseOps), ws_<W>_<lang>_failed.png and ws_<W>_<lang>_compare.png
     # (Compare with Baseline in the Build & Run panel) at that size.
-    ws = f"ws_{size.split('x')[0]}_{(lang or 'en').split('_')[0]}" if size else None
-    prefix = f"{lang.split('_')[0]}_" if lang else ""
-    out = argv[0] if argv else "docs/screenshots"
+    return {"dark": "--dark" in argv, "lang": lang, "small": "--small" in argv, "wire": "--wire" in argv,
+            "profile_only": "--profile" in argv, "size": size,
+            "ws": f"ws_{size.split('x')[0]}_{(lang or 'en').split('_')[0]}" if size else None,
+            "prefix": f"{lang.split('_')[0]}_" if lang else "", "out": rest[0] if rest else "docs/screenshots"}
+
+
+def main(argv: list[str]) -> int:
+    """Entry point: ``argv[0]`` is the output folder; ``--dark`` for the dark-palette shots."""
+    opts = _options(argv)
+    dark, lang, small, size, ws, prefix, out = (opts[k] for k in ("dark", "lang", "small", "size", "ws", "prefix", "out"))
     os.makedirs(out, exist_ok=True)
     from app.application import make_application
     from app.appearance import apply_dark
@@ -122,18 +126,23 @@ def main(argv: list[str]) -> int:
     assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
     done = lambda: all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps)  # noqa: E731
     assert wait(done), "run did not finish"
-    steps = win.ctrl.doc.steps
-    if profile_only:
+    if opts["profile_only"]:
         _profile_shots(win, wait, settle, lambda name: os.path.join(
             out, name.replace(".png", "_1024x700.png") if small else prefix + name))
-        win.ctrl.undo_stack.setClean()
-        win.close()
-        return 0
-    if wire:
+    elif opts["wire"]:
         _wire_shots(win, out, wait, settle, done)
-        win.ctrl.undo_stack.setClean()
-        win.close()
-        return 0
+    else:
+        _state_shots(win, opts, wait, settle, shot, done)
+    win.ctrl.undo_stack.setClean()
+    win.close()
+    return 0
+
+
+def _state_shots(win, opts: dict, wait, settle, shot, done) -> None:  # noqa: ANN001 - window, helpers of main()
+    """main.png (FuseOps), graph.png / dark.png (a node selected), diff.png (LegalizeOps), failed.png (a failing
+    custom step) and, at ``--size``, compare.png (Compare with Baseline); see the module docstring."""
+    dark, small, ws = opts["dark"], opts["small"], opts["ws"]
+    steps = win.ctrl.doc.steps
     # FuseOps: graph with fused calls highlighted, diff below.
     win.pipeline_view.select_uids([steps[2].uid])
     wait(lambda: not win.graph_view.is_busy(), 10_000)
@@ -142,9 +151,7 @@ def main(argv: list[str]) -> int:
     if not dark:
         shot("main.png")
         if small:
-            win.ctrl.undo_stack.setClean()
-            win.close()
-            return 0
+            return
     # A node selected: details panel.
     calls = [n for n in (win.graph_view.graph_json() or {}).get("nodes", []) if n.get("callee")]
     if calls:
@@ -173,9 +180,6 @@ def main(argv: list[str]) -> int:
         wait(lambda: not win.run_controller.busy, 300_000)
         settle(1500)
         shot("compare.png")
-    win.ctrl.undo_stack.setClean()
-    win.close()
-    return 0
 
 
 def _compose(window, dialog, path: str) -> None:
