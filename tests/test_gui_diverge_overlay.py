@@ -305,3 +305,37 @@ def test_diverge_of_a_step_not_shown_colours_it_when_it_is(diverging):
     assert qt_wait(lambda: gv.first_error_node() == "n1", 5000)
     win.diverger.finished.disconnect(replies.append)
     win.diverger.dialog.close()
+
+
+@pytest.mark.e2e
+def test_real_diverge_colours_the_rewritten_binding_first(studio, tmp_path):
+    """On the real engine: the wrong step's graph is coloured, the rewritten ``add`` (now a subtract) ringed as
+    the first diverging node, what comes before it ok."""
+    from tests.debug_fixtures import injected_pipeline
+
+    win = studio
+    gv = win.graph_view
+    path, wrong = injected_pipeline(str(tmp_path), 9, 72, "relax")
+    win.ctrl.undo_stack.setClean()
+    assert win.files.open_pipeline(path, remember=False)
+    assert qt_wait(lambda: all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps)
+                   and not win.act_stop.isEnabled(), 240_000)
+    uid = win.ctrl.doc.steps[wrong - 1].uid
+    win.pipeline_view.select_uids([uid])
+    key = win.step_model.result(uid).snapshot_key
+    assert qt_wait(lambda: not gv.is_busy() and win.graphs.shown_graph() is not None
+                   and win.graphs.shown_graph()[0] == key, 60_000)
+    replies: list = []
+    win.diverger.finished.connect(replies.append)
+    win.diverger.failed.connect(replies.append)
+    assert win.diverger.show_dialog()
+    assert qt_wait(lambda: bool(replies), 240_000)
+    assert isinstance(replies[0], dict), replies[0]
+    assert qt_wait(lambda: gv.first_error_node() is not None and not gv.is_busy(), 30_000)
+    first = gv.first_error_node()
+    node = next(n for n in gv.graph_json()["nodes"] if n["id"] == first)
+    assert node["name"] == "add" and node.get("op") == "relax.subtract", node
+    assert gv.node_error_mark(first).status == "diverges" and gv.selected_node() == first
+    rows = {r["node_id"]: r["status"] for r in replies[0]["nodes"] if r.get("node_id")}
+    assert {n: e.status for n, e in gv.node_errors().items()} == rows
+    win.diverger.dialog.close()
