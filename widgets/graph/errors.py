@@ -11,9 +11,10 @@ step made that has nothing to compare with) is not an error: grey, with a dashed
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
-from typing import Mapping, Optional
+from typing import Mapping, NamedTuple, Optional
 
 from PySide6.QtGui import QColor
 
@@ -30,6 +31,8 @@ ERROR_STOPS = ((0.0, "#1a9850"), (0.25, "#a6d96a"), (0.5, "#fee08b"), (0.6, "#fd
                (1.0, "#d73027"))
 #: Where the scale's "ok" half ends and its "diverges" part starts.
 OK_END, DIVERGES_START = 0.5, 0.6
+#: Steps of the colour scale (colours are looked up, not blended, per node).
+BINS = 64
 #: The grey of "no counterpart".
 NO_COUNTERPART_COLOUR = "#8c8c8c"
 
@@ -44,14 +47,15 @@ class NodeError:
     tooltip: str = ""
 
 
-@dataclass(frozen=True)
-class ErrorMark:
-    """What the diagram paints on one view node: the status, the position on the scale and the pill text
-    (the relative error of a diverging node; empty otherwise)."""
+class ErrorMark(NamedTuple):
+    """What the diagram paints on one view node: the status, the position on the scale, the pill text (the
+    relative error of a diverging node; empty otherwise) and its entry in :func:`colour_table` (-1: from
+    ``status`` and ``t``)."""
 
     status: str
     t: float
     label: str = ""
+    colour: int = -1
 
 
 def scale_position(error: NodeError, tolerance: float) -> float:
@@ -77,19 +81,37 @@ def scale_colour(t: float) -> QColor:
     return QColor(ERROR_STOPS[-1][1])
 
 
-def fill_colour(mark: ErrorMark, base: QColor) -> QColor:
-    """A node box's fill for ``mark`` on a view whose background is ``base``: the scale's colour toned
-    towards the background so the theme's text reads on it (black on light, white on dark)."""
+def colour_index(mark: ErrorMark) -> int:
+    """The mark's entry in :func:`colour_table` (the scale in ``BINS`` steps; the last entry: no counterpart)."""
+    if mark.colour >= 0:
+        return mark.colour
+    return BINS if mark.status == NO_COUNTERPART else round(min(1.0, max(0.0, mark.t)) * (BINS - 1))
+
+
+@functools.lru_cache(maxsize=8)
+def colour_table(base_rgb: int) -> tuple[tuple[QColor, ...], tuple[QColor, ...]]:
+    """Fills and outlines of every :func:`colour_index` on a background of ``base_rgb`` (built once per
+    background: a repaint of thousands of coloured nodes looks its colours up). Fills are the scale's colour
+    toned towards the background so the theme's text reads on it (black on light, white on dark); outlines
+    are the scale's colour, darkened on a light view. Shared objects: never changed by a caller."""
+    base = QColor.fromRgb(base_rgb)
     dark = base.lightness() < 128
-    if mark.status == NO_COUNTERPART:
-        return blend(base, QColor(NO_COUNTERPART_COLOUR), 0.3 if dark else 0.22)
-    return blend(base, scale_colour(mark.t), 0.45 if dark else 0.6)
+    raw = [scale_colour(k / (BINS - 1)) for k in range(BINS)]
+    fills = [blend(base, c, 0.45 if dark else 0.6) for c in raw]
+    fills.append(blend(base, QColor(NO_COUNTERPART_COLOUR), 0.3 if dark else 0.22))
+    raw.append(QColor(NO_COUNTERPART_COLOUR))
+    outlines = [c if dark else c.darker(125) for c in raw]
+    return tuple(fills), tuple(outlines)
+
+
+def fill_colour(mark: ErrorMark, base: QColor) -> QColor:
+    """A node box's fill for ``mark`` on a view whose background is ``base`` (see :func:`colour_table`)."""
+    return colour_table(base.rgb())[0][colour_index(mark)]
 
 
 def outline_colour(mark: ErrorMark, base: QColor) -> QColor:
-    """The outline of a coloured box: the scale's colour, darkened on a light view."""
-    colour = scale_colour(mark.t) if mark.status != NO_COUNTERPART else QColor(NO_COUNTERPART_COLOUR)
-    return colour if base.lightness() < 128 else colour.darker(125)
+    """The outline of a coloured box (see :func:`colour_table`)."""
+    return colour_table(base.rgb())[1][colour_index(mark)]
 
 
 def first_colour(base: QColor) -> QColor:
@@ -120,8 +142,12 @@ def view_marks(errors: Mapping[str, NodeError], tolerance: float, rep: Mapping[s
         held = worst.get(i)
         if held is None or _worse(error, held):
             worst[i] = error
-    return {i: ErrorMark(e.status, scale_position(e, tolerance), error_label(e.rel_error) if e.status == DIVERGES else "")
-            for i, e in worst.items()}
+    marks = {}
+    for i, e in worst.items():
+        t = scale_position(e, tolerance)
+        marks[i] = ErrorMark(e.status, t, error_label(e.rel_error) if e.status == DIVERGES else "",
+                             BINS if e.status == NO_COUNTERPART else round(t * (BINS - 1)))
+    return marks
 
 
 def _worse(a: NodeError, b: NodeError) -> bool:

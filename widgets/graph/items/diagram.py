@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from widgets.graph.errors import ErrorMark
 from widgets.graph.items.edges import paint_edges, paint_overview_edges
-from widgets.graph.items.errors import paint_error_boxes, paint_error_labels, paint_overview_errors
+from widgets.graph.items.errors import group_rects, paint_error_boxes, paint_error_labels, paint_overview_errors
 from widgets.graph.items.frames import paint_frames
 from widgets.graph.items.labels import paint_group_labels
 from widgets.graph.items.nodes import (
@@ -51,6 +51,7 @@ class DiagramItem(QGraphicsItem):
         self.errors: dict[int, ErrorMark] = {}
         self.first_error: Optional[int] = None
         self.first_text = "first"
+        self._overview_errors: Optional[tuple] = None  # (errors and tiles painted, the errors, their boxes by colour)
         self._rect = QRectF(0.0, 0.0, max(prepared.layout.width, 100.0), max(prepared.layout.height, 100.0))
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
         self.static_texts: dict[tuple[int, str], tuple[QStaticText, float]] = {}
@@ -114,8 +115,12 @@ class DiagramItem(QGraphicsItem):
         paint_overview_edges(painter, tiles, self.palette)
         paint_overview_boxes(painter, tiles, self.palette)
         if self.errors:
-            paint_overview_errors(painter, [i for t in tiles for i in t.nodes if i in self.errors], self.errors,
-                                  self.first_error, p.rects, self.palette)
+            errors = self.errors
+            key = (id(errors), tuple(id(t) for t in tiles))
+            if self._overview_errors is None or self._overview_errors[0] != key or self._overview_errors[1] is not errors:
+                ids = [i for t in tiles for i in t.nodes if i in errors]
+                self._overview_errors = (key, errors, group_rects(ids, errors, p.rects))
+            paint_overview_errors(painter, [], errors, self.first_error, p.rects, self.palette, self._overview_errors[2])
         elif self.heat:
             paint_overview_heat(painter, [i for t in tiles for i in t.nodes if i in self.heat], self.heat, p.rects)
         paint_group_labels(painter, exposed, p, tiles, self.palette)

@@ -12,7 +12,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
 
 from widgets.graph.adapter import CHANGED
-from widgets.graph.errors import NO_COUNTERPART, ErrorMark, fill_colour, first_colour, outline_colour
+from widgets.graph.errors import BINS, NO_COUNTERPART, ErrorMark, colour_index, colour_table, fill_colour, \
+    first_colour, outline_colour
 from widgets.graph.palette import GraphPalette
 from widgets.graph.tiles import NODE_RADIUS, Rect
 
@@ -95,18 +96,29 @@ def paint_error_labels(painter: QPainter, shown: list[int], marks: dict[int, Err
     painter.restore()
 
 
+def group_rects(ids: list[int], marks: dict[int, ErrorMark], rects: list[Rect]) -> dict[int, list[QRectF]]:
+    """The boxes of the marked ``ids`` by their :func:`colour_index` (what the overview paints)."""
+    by_colour: dict[int, list[QRectF]] = {}
+    for i in ids:
+        by_colour.setdefault(colour_index(marks[i]), []).append(QRectF(*rects[i]))
+    return by_colour
+
+
 def paint_overview_errors(painter: QPainter, ids: list[int], marks: dict[int, ErrorMark], first: Optional[int],
-                          rects: list[Rect], pal: GraphPalette) -> None:
-    """Far out: each marked node filled in its colour (the worst on top), the first one ringed (three
-    pixels at any zoom)."""
+                          rects: list[Rect], pal: GraphPalette,
+                          grouped: Optional[dict[int, list[QRectF]]] = None) -> None:
+    """Far out: each marked node filled in its colour (the outline colour of the scale, the grey fill for no
+    counterpart; one ``drawRects`` per colour, the worst last), the first one ringed (three pixels at any
+    zoom)."""
     base = pal.colors["base"]
+    fills, outlines = colour_table(base.rgb())
+    by_colour = grouped if grouped is not None else group_rects(ids, marks, rects)
     painter.save()
     painter.setPen(Qt.PenStyle.NoPen)
-    for i in sorted(ids, key=lambda k: marks[k].t if marks[k].status != NO_COUNTERPART else -1.0):
-        painter.setBrush(fill_colour(marks[i], base) if marks[i].status == NO_COUNTERPART
-                         else outline_colour(marks[i], base))
-        painter.drawRect(QRectF(*rects[i]))
-    if first is not None and first in ids:
+    for k in sorted(by_colour, key=lambda k: -1 if k == BINS else k):
+        painter.setBrush(fills[k] if k == BINS else outlines[k])
+        painter.drawRects(by_colour[k])
+    if first is not None and first in marks:
         pen = QPen(first_colour(base), 3.0)
         pen.setCosmetic(True)
         painter.setPen(pen)
