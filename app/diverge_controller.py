@@ -235,7 +235,7 @@ class DivergeController(QObject):
         self.dialog.show_reply(reply)
         if asked is not None and asked[1] == self.ctx.document.revision:
             self._reply, self._reply_uid = reply, asked[0]
-            if not self.show_on_graph():
+            if not self.show_on_graph(switch=True):
                 _errors, first = node_errors(reply)
                 if first is not None and self._current() == asked[0]:
                     self._reveal(first)
@@ -262,16 +262,17 @@ class DivergeController(QObject):
             return False
         return shown[0] == result.snapshot_key and (not reply.get("function") or shown[1] == reply.get("function"))
 
-    def show_on_graph(self) -> bool:
+    def show_on_graph(self, switch: bool = False) -> bool:
         """Colour the step's graph by the last answer when the dialog's box is checked and the graph shows
-        that step's module (else when it comes: the step run, its function shown); True when coloured."""
+        that step's module (else when it comes: the step run, its function shown; with ``switch`` the graph is
+        switched to the function measured when it shows another one); True when coloured."""
         reply = self._reply
         if reply is None or self.dialog is None or not self.dialog.show_on_graph.isChecked():
             return False
         view = self._graphs.area.graph_view
         if not self.graph_is_of_the_step():
             shown = self._graphs.shown_graph()
-            if (self._current() == self._reply_uid and shown is not None and reply.get("function")
+            if (switch and self._current() == self._reply_uid and shown is not None and reply.get("function")
                     and shown[1] != reply.get("function")):
                 self._graphs.show_function(str(reply["function"]))  # coloured when that graph is shown
             return False
@@ -304,7 +305,7 @@ class DivergeController(QObject):
 
     def _on_toggled(self, checked: bool) -> None:
         if checked:
-            self.show_on_graph()
+            self.show_on_graph(switch=True)
         else:
             self.clear_graph()
 
