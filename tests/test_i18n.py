@@ -122,9 +122,9 @@ def scan_source(source: str) -> list[tuple[int, str]]:
 def _sources() -> list[Path]:
     files = []
     for folder in SOURCE_DIRS:
-        pattern = "**/*.py" if folder == "pipeline_model/passkinds" else "*.py"  # a pass kind may be a folder
+        pattern = "**/*.py" if folder in ("pipeline_model/passkinds", "widgets") else "*.py"  # folders of kinds/views
         for path in sorted((ROOT / folder).glob(pattern)):
-            if f"{folder}/{path.name}" not in SKIP_FILES:
+            if f"{folder}/{path.name}" not in SKIP_FILES and not path.name.startswith("screenshot_"):
                 files.append(path)
     return files + [ROOT / path for path in SOURCE_FILES]
 
