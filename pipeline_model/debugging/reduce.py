@@ -5,6 +5,12 @@ The module is reduced by greedy steps: candidates (see :func:`halving_order` and
 same way (the engine's ``reduce_check``) becomes the new best and the candidates are made again. It ends when
 no candidate is interesting any more, when :attr:`Reducer.max_checks` checks were made, or when stopped
 (the best module so far is kept either way).
+
+:func:`reduce_folder` is the whole reduction of a reproducer folder through an engine client (prepare, check
+that it reproduces, the loop, write the best module), shared by ``main.py reduce`` and the GUI's Reduce
+Reproducer: callbacks report each check and ask whether to stop. Running ``repro.py`` is running code: the
+client's consent must cover it (``--trust``, or the content hash of the folder's ``repro.py`` that the GUI
+asked about: :func:`pipeline_model.consent.reproducer_item`).
 """
 
 from __future__ import annotations
@@ -61,23 +67,33 @@ class Reducer:
                  apply: Callable[[Module, dict[str, Any]], Optional[Module]],
                  check: Callable[[Module], bool], *, max_checks: int = 400,
                  on_progress: Optional[Callable[[str, Module, ReduceStats], None]] = None,
-                 should_stop: Optional[Callable[[], bool]] = None) -> None:
+                 should_stop: Optional[Callable[[], bool]] = None,
+                 on_check: Optional[Callable[[Module, ReduceStats], None]] = None) -> None:
         self.candidates, self.apply, self.check = candidates, apply, check
         self.max_checks = max_checks
         self.on_progress = on_progress or (lambda _m, _b, _s: None)
         self.should_stop = should_stop or (lambda: False)
+        #: Called after every check with the best module so far (the GUI's progress).
+        self.on_check = on_check or (lambda _b, _s: None)
         self.stats = ReduceStats()
+        #: The smallest failing module so far (kept when the loop is interrupted or stopped mid-request).
+        self.best: Optional[Module] = None
 
     def run(self, start: Module) -> Module:
-        """Reduce ``start`` (assumed to fail); the smallest failing module found."""
+        """Reduce ``start`` (assumed to fail); the smallest failing module found. Ctrl+C, and an error of a
+        request that a stop cut short, end the loop with the best module so far."""
         t0 = time.perf_counter()
-        best = start
+        self.best = start
         try:
-            best = self._loop(best)
+            self._loop(start)
         except KeyboardInterrupt:
             self.stats.stopped = "interrupted"
+        except Exception:
+            if not self.should_stop():
+                raise
+            self.stats.stopped = "stopped"
         self.stats.seconds = time.perf_counter() - t0
-        return best
+        return self.best
 
     def _loop(self, best: Module) -> Module:
         while True:
@@ -93,11 +109,14 @@ class Reducer:
                 if smaller is None or smaller.size() >= best.size():
                     continue
                 self.stats.checks += 1
-                if self.check(smaller):
+                interesting = self.check(smaller)
+                if interesting:
                     what = describe(candidate)
                     self.stats.accepted.append(what)
-                    best = smaller
+                    best = self.best = smaller
                     self.on_progress(f"{what}: {best.bindings} binding(s) left", best, self.stats)
+                self.on_check(best, self.stats)
+                if interesting:
                     improved = True
                     break
             if not improved:
@@ -119,3 +138,130 @@ def describe(candidate: dict[str, Any]) -> str:
     if op == "unused_params":
         return f"dropped the unused parameters of {candidate.get('function')}"
     return str(op)
+
+
+#: Seconds a candidate's check may take when the reproducer names no hang timeout.
+DEFAULT_TIMEOUT_S = 120.0
+
+
+class NotReproduced(Exception):
+    """The reproducer folder does not reproduce its failure (nothing to reduce)."""
+
+
+class EngineSide:
+    """The engine calls of a reduction through an ``EngineClient`` (its consent goes with each request); the
+    module is sent again after an engine restart (a crashing or hanging candidate: the engine's cache is gone)."""
+
+    def __init__(self, client: Any, folder: str, spec: Any) -> None:
+        self.client, self.folder, self.spec = client, folder, spec
+        self.pid: Optional[int] = None
+
+    def _module_args(self, module: Module) -> dict[str, Any]:
+        args: dict[str, Any] = {"key": module.key, "function": self.spec.function}
+        if self.client.pid != self.pid:
+            args["module_json"] = module.json
+        return args
+
+    def _call(self, cmd: str, args: dict[str, Any]) -> dict[str, Any]:
+        reply = self.client.request(cmd, args)
+        self.pid = self.client.pid
+        return dict(reply)
+
+    def prepare(self) -> Module:
+        """The reproducer's module."""
+        reply = self._call("reduce_prepare", {"folder": self.folder})
+        return Module(str(reply["key"]), str(reply["module_json"]), int(reply["bindings"]), int(reply["elements"]))
+
+    def candidates(self, module: Module) -> list[dict[str, Any]]:
+        """The engine's candidate reductions of ``module``."""
+        return list(self._call("reduce_candidates", self._module_args(module))["candidates"])
+
+    def apply(self, module: Module, candidate: dict[str, Any]) -> Optional[Module]:
+        """``module`` reduced by ``candidate`` (``None``: not possible)."""
+        reply = self._call("reduce_apply", {**self._module_args(module), "candidate": candidate})
+        if not reply.get("key"):
+            return None
+        return Module(str(reply["key"]), str(reply["module_json"]), int(reply["bindings"]), int(reply["elements"]))
+
+    def check(self, module: Module) -> bool:
+        """Does ``module`` still fail as expected? A crash or hang of the engine (the client's watchdog restarts
+        it) counts as what it is; one that a stop (cancel) caused is uninteresting."""
+        from pipeline_model.debugging import reproducer
+        from pipeline_model.engine.client import EngineCrashed
+
+        try:
+            return bool(self._call("reduce_check", {**self._module_args(module), "folder": self.folder})["interesting"])
+        except EngineCrashed as exc:
+            self.pid = None
+            if getattr(exc, "cancelled", False):
+                return False
+            if getattr(exc, "timed_out", False):
+                return bool(self.spec.kind == reproducer.KIND_HANG)
+            code = getattr(exc, "exit_code", None)
+            return (self.spec.kind == reproducer.KIND_CRASH and code is not None
+                    and -int(code) == int(self.spec.expected.get("signal", 11)))
+
+    def write(self, module: Module, out_dir: str, original: int, checks: int) -> dict[str, Any]:
+        """Write the reduced reproducer into ``out_dir``."""
+        return self._call("reduce_write", {**self._module_args(module), "folder": self.folder, "out_dir": out_dir,
+                                           "original": original, "checks": checks})
+
+
+@dataclass
+class ReduceOutcome:
+    """A finished reduction: the module at the start, the best one (written to ``folder``), the stats."""
+
+    start: Module
+    best: Module
+    stats: ReduceStats
+    folder: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON of ``main.py reduce --json`` (without ``ok`` / ``exit_code``)."""
+        return {"folder": self.folder, "bindings_before": self.start.bindings, "bindings_after": self.best.bindings,
+                "checks": self.stats.checks, "accepted": list(self.stats.accepted), "stopped": self.stats.stopped,
+                "seconds": round(self.stats.seconds, 3)}
+
+
+def reduce_folder(client: Any, folder: str, out_dir: str, *, max_checks: int = 400, timeout_s: Optional[float] = None,
+                  on_progress: Optional[Callable[[str, Module, ReduceStats], None]] = None,
+                  on_check: Optional[Callable[[Module, ReduceStats], None]] = None,
+                  on_start: Optional[Callable[[Module], None]] = None,
+                  should_stop: Optional[Callable[[], bool]] = None) -> ReduceOutcome:
+    """Reduce the reproducer ``folder`` into ``out_dir`` through ``client`` (an ``EngineClient``, whose consent
+    must cover the folder's ``repro.py``). ``on_start(module)`` once the folder reproduces, ``on_check`` after
+    each check, ``on_progress`` for each accepted reduction; ``should_stop()`` ends the loop between checks
+    (the best module so far is written either way). ``timeout_s`` is the client's watchdog limit while it reduces
+    (default: the reproducer's hang timeout, else 120 s): a candidate that takes longer counts as a hang. Raises :class:`NotReproduced` when the folder does not
+    fail as it says, ``EngineError`` (``ConsentRequired`` without consent) when the engine cannot do it."""
+    from pipeline_model.debugging import reproducer
+
+    spec = reproducer.read_spec(folder)
+    timeout = float(timeout_s or spec.expected.get("timeout") or DEFAULT_TIMEOUT_S)
+    saved = getattr(client, "step_timeout_s", None)
+    if saved is not None:
+        client.step_timeout_s = timeout
+    try:
+        return _reduce(EngineSide(client, folder, spec), out_dir, max_checks, on_progress, on_check, on_start,
+                       should_stop)
+    finally:
+        if saved is not None:
+            client.step_timeout_s = saved
+
+
+def _reduce(side: EngineSide, out_dir: str, max_checks: int,
+            on_progress: Optional[Callable[[str, Module, ReduceStats], None]],
+            on_check: Optional[Callable[[Module, ReduceStats], None]], on_start: Optional[Callable[[Module], None]],
+            should_stop: Optional[Callable[[], bool]]) -> ReduceOutcome:
+    start = side.prepare()
+    if not side.check(start):
+        if should_stop is not None and should_stop():
+            raise NotReproduced("stopped before the reproducer's own check ended: nothing reduced")
+        raise NotReproduced("the reproducer does not reproduce its failure: nothing to reduce")
+    if on_start is not None:
+        on_start(start)
+    reducer = Reducer(side.candidates, side.apply, side.check, max_checks=max_checks, on_progress=on_progress,
+                      should_stop=should_stop, on_check=on_check)
+    best = reducer.run(start)
+    written = side.write(best, out_dir, start.bindings, reducer.stats.checks)
+    return ReduceOutcome(start, best, reducer.stats, str(written["folder"]))
