@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, QRect, QSize, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QKeySequence, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -19,6 +19,8 @@ from PySide6.QtWidgets import (
     QListView,
     QMenu,
     QSplitter,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -31,6 +33,7 @@ from widgets.step_model import (
     MIME_PASS,
     MIME_STEP,
     BISECT_CULPRIT,
+    CULPRIT_COLOUR,
     BisectRole,
     CompositeRole,
     NestedRole,
@@ -82,6 +85,18 @@ class QtHideUnchangedProxy(QSortFilterProxyModel):
         return source.dropMimeData(data, action, source_row, 0, QModelIndex())
 
 
+class _StepDelegate(QStyledItemDelegate):
+    """The default item painting plus a violet bar along the left edge of the breaking step a bisection found
+    (seen also while the step is selected, when the row's own tint is under the selection colour)."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,  # noqa: D102
+              index: QModelIndex | QPersistentModelIndex) -> None:
+        super().paint(painter, option, index)
+        if index.data(BisectRole) == BISECT_CULPRIT:
+            rect = option.rect  # type: ignore[attr-defined]
+            painter.fillRect(QRect(rect.left(), rect.top(), 4, rect.height()), QColor(CULPRIT_COLOUR))
+
+
 class _StepListView(QListView):
     """List view that asks for deletion on the Delete key instead of editing anything."""
 
@@ -122,6 +137,7 @@ class PipelineView(QWidget):
         self.list = _StepListView(self)
         self.list.setObjectName("pipelineList")
         self.list.setModel(self.proxy)
+        self.list.setItemDelegate(_StepDelegate(self.list))
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.setDragEnabled(True)
         self.list.setAcceptDrops(True)

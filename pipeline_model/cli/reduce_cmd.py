@@ -22,7 +22,7 @@ from typing import Any
 
 from pipeline_model.consent import Consent
 from pipeline_model.debugging import reproducer
-from pipeline_model.debugging.reduce import DEFAULT_TIMEOUT_S, Module, NotReproduced, reduce_folder
+from pipeline_model.debugging.reduce import Module, NotReproduced, reduce_folder
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -57,7 +57,7 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
 
     folder = os.path.abspath(args.folder)
     try:
-        spec = reproducer.read_spec(folder)
+        reproducer.read_spec(folder)  # a reproducer folder, or bad input
     except (OSError, ValueError, SyntaxError) as exc:
         return _fail(f"{args.folder}: not a reproducer folder ({exc})", args.json, EXIT_BAD_INPUT)
     problem = reproducer_io.check_folder(args.output)
@@ -67,7 +67,7 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
         return _fail("reducing runs the reproducer's repro.py (its code): run with --trust", args.json, EXIT_BAD_INPUT)
     own = client is None
     if client is None:
-        client = EngineClient(step_timeout_s=float(args.timeout or spec.expected.get("timeout") or DEFAULT_TIMEOUT_S))
+        client = EngineClient()  # its default limits; each check runs under --timeout
 
     def progress(message: str, best: Module, stats: Any) -> None:
         if not args.json:

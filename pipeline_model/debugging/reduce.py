@@ -149,23 +149,38 @@ class NotReproduced(Exception):
 
 
 class EngineSide:
-    """The engine calls of a reduction through an ``EngineClient`` (its consent goes with each request); the
-    module is sent again after an engine restart (a crashing or hanging candidate: the engine's cache is gone)."""
+    """The engine calls of a reduction through an ``EngineClient`` (its consent goes with each request). A module is
+    sent by key while the engine holds it, else with its JSON (after an engine restart: a crashing or hanging
+    candidate ends the engine and its cache). Only a check runs under ``check_timeout_s`` (a candidate that takes
+    longer is a hang); the other requests, and starting a fresh engine, under the client's own limits."""
 
-    def __init__(self, client: Any, folder: str, spec: Any) -> None:
+    def __init__(self, client: Any, folder: str, spec: Any, check_timeout_s: Optional[float] = None) -> None:
         self.client, self.folder, self.spec = client, folder, spec
+        self.check_timeout_s = check_timeout_s
         self.pid: Optional[int] = None
+        self._held: set[str] = set()
 
-    def _module_args(self, module: Module) -> dict[str, Any]:
-        args: dict[str, Any] = {"key": module.key, "function": self.spec.function}
+    def _call(self, cmd: str, args: dict[str, Any], module: Optional[Module] = None,
+              timeout_s: Optional[float] = None) -> dict[str, Any]:
+        if module is not None:
+            args = {**args, "key": module.key, "function": self.spec.function}
+            if self.client.pid != self.pid or module.key not in self._held:
+                args["module_json"] = module.json
+        saved = getattr(self.client, "step_timeout_s", None)
+        if timeout_s and saved is not None:
+            self.client.step_timeout_s = float(timeout_s)
+        try:
+            reply = dict(self.client.request(cmd, args))
+        finally:
+            if timeout_s and saved is not None:
+                self.client.step_timeout_s = saved
         if self.client.pid != self.pid:
-            args["module_json"] = module.json
-        return args
-
-    def _call(self, cmd: str, args: dict[str, Any]) -> dict[str, Any]:
-        reply = self.client.request(cmd, args)
-        self.pid = self.client.pid
-        return dict(reply)
+            self.pid, self._held = self.client.pid, set()
+        if module is not None:
+            self._held.add(module.key)
+        if reply.get("key"):
+            self._held.add(str(reply["key"]))
+        return reply
 
     def prepare(self) -> Module:
         """The reproducer's module."""
@@ -174,11 +189,11 @@ class EngineSide:
 
     def candidates(self, module: Module) -> list[dict[str, Any]]:
         """The engine's candidate reductions of ``module``."""
-        return list(self._call("reduce_candidates", self._module_args(module))["candidates"])
+        return list(self._call("reduce_candidates", {}, module)["candidates"])
 
     def apply(self, module: Module, candidate: dict[str, Any]) -> Optional[Module]:
         """``module`` reduced by ``candidate`` (``None``: not possible)."""
-        reply = self._call("reduce_apply", {**self._module_args(module), "candidate": candidate})
+        reply = self._call("reduce_apply", {"candidate": candidate}, module)
         if not reply.get("key"):
             return None
         return Module(str(reply["key"]), str(reply["module_json"]), int(reply["bindings"]), int(reply["elements"]))
@@ -190,7 +205,10 @@ class EngineSide:
         from pipeline_model.engine.client import EngineCrashed
 
         try:
-            return bool(self._call("reduce_check", {**self._module_args(module), "folder": self.folder})["interesting"])
+            if self.client.pid != self.pid or self.pid is None:
+                self.client.ping()  # a fresh engine starts (imports TVM) under the client's limit, not the check's
+            reply = self._call("reduce_check", {"folder": self.folder}, module, self.check_timeout_s)
+            return bool(reply["interesting"])
         except EngineCrashed as exc:
             self.pid = None
             if getattr(exc, "cancelled", False):
@@ -203,8 +221,8 @@ class EngineSide:
 
     def write(self, module: Module, out_dir: str, original: int, checks: int) -> dict[str, Any]:
         """Write the reduced reproducer into ``out_dir``."""
-        return self._call("reduce_write", {**self._module_args(module), "folder": self.folder, "out_dir": out_dir,
-                                           "original": original, "checks": checks})
+        return self._call("reduce_write", {"folder": self.folder, "out_dir": out_dir, "original": original,
+                                           "checks": checks}, module)
 
 
 @dataclass
@@ -231,22 +249,15 @@ def reduce_folder(client: Any, folder: str, out_dir: str, *, max_checks: int = 4
     """Reduce the reproducer ``folder`` into ``out_dir`` through ``client`` (an ``EngineClient``, whose consent
     must cover the folder's ``repro.py``). ``on_start(module)`` once the folder reproduces, ``on_check`` after
     each check, ``on_progress`` for each accepted reduction; ``should_stop()`` ends the loop between checks
-    (the best module so far is written either way). ``timeout_s`` is the client's watchdog limit while it reduces
-    (default: the reproducer's hang timeout, else 120 s): a candidate that takes longer counts as a hang. Raises :class:`NotReproduced` when the folder does not
+    (the best module so far is written either way). ``timeout_s`` is the watchdog limit of each check (default: the
+    reproducer's hang timeout, else 120 s): a candidate that takes longer counts as a hang. Raises :class:`NotReproduced` when the folder does not
     fail as it says, ``EngineError`` (``ConsentRequired`` without consent) when the engine cannot do it."""
     from pipeline_model.debugging import reproducer
 
     spec = reproducer.read_spec(folder)
     timeout = float(timeout_s or spec.expected.get("timeout") or DEFAULT_TIMEOUT_S)
-    saved = getattr(client, "step_timeout_s", None)
-    if saved is not None:
-        client.step_timeout_s = timeout
-    try:
-        return _reduce(EngineSide(client, folder, spec), out_dir, max_checks, on_progress, on_check, on_start,
-                       should_stop)
-    finally:
-        if saved is not None:
-            client.step_timeout_s = saved
+    return _reduce(EngineSide(client, folder, spec, timeout), out_dir, max_checks, on_progress, on_check, on_start,
+                   should_stop)
 
 
 def _reduce(side: EngineSide, out_dir: str, max_checks: int,
