@@ -272,7 +272,8 @@ class ReduceController(QObject):
                     on_start=lambda m: on_event("reduce_started", {"bindings": m.bindings}),
                     on_check=lambda best, stats: on_event("reduce_check", {"checks": stats.checks,
                                                                            "bindings": best.bindings}),
-                    on_progress=lambda message, _best, _stats: on_event("reduce_accepted", {"message": message}))
+                    on_progress=lambda _message, best, stats: on_event("reduce_accepted", {
+                        "candidate": dict(stats.last), "bindings": best.bindings}))
             except NotReproduced as exc:
                 raise EngineError(str(exc)) from None
             return dict(outcome.to_json(), restarted=getattr(client, "pid", None) != pid)
@@ -306,7 +307,8 @@ class ReduceController(QObject):
             self.dialog.show_counts(int(data.get("checks") or 0), int(data.get("bindings") or 0),
                                     self._start_bindings)
         elif name == "reduce_accepted":
-            self.dialog.accepted_list.addItem(str(data.get("message") or ""))
+            self.dialog.accepted_list.addItem(describe_candidate(dict(data.get("candidate") or {}),
+                                                                 int(data.get("bindings") or 0)))
             self.dialog.accepted_list.scrollToBottom()
 
     def _on_finished(self, request: EngineRequest, value: Any) -> None:
@@ -346,6 +348,25 @@ def suggested_output(folder: str) -> str:
         n += 1
         candidate = f"{base}-{n}"
     return candidate
+
+
+def describe_candidate(candidate: dict[str, Any], bindings: int) -> str:
+    """An accepted reduction in the interface's language (the CLI's words:
+    :func:`pipeline_model.debugging.reduce.describe`) and the bindings left."""
+    op, function, at = candidate.get("op"), candidate.get("function"), candidate.get("at")
+    if op == "dce":
+        what = tr("dropped unreachable functions and unused bindings")
+    elif op == "cut":
+        what = tr("cut {0} after binding {1} (returns it)").format(function, at)
+    elif op == "params":
+        what = tr("the bindings before {0} of {1} became parameters").format(at, function)
+    elif op == "shrink":
+        what = tr("dimension {0} became {1}").format(candidate.get("from"), candidate.get("to"))
+    elif op == "unused_params":
+        what = tr("dropped the unused parameters of {0}").format(function)
+    else:
+        what = str(op)
+    return tr("{0}: {1} binding(s) left").format(what, bindings)
 
 
 def stopped_text(stopped: str) -> str:

@@ -44,6 +44,9 @@ class DebugFakeEngine(FakeEngineClient):
     def __init__(self) -> None:
         super().__init__()
         self.permits = threading.Semaphore(10_000)
+        #: A "hang" reproducer: a check of a module holding NEEDED ends the engine past the watchdog (a new one starts).
+        self.hang = False
+        self.crashed: list[str] = []
         self.checks = 0
         self.modules: dict[str, list[int]] = {}
 
@@ -89,6 +92,9 @@ class DebugFakeEngine(FakeEngineClient):
         return self._write(str(args["out_dir"]), list(range(self.START)), str(args.get("kind") or "exception"),
                            int(args.get("step_index") or 0), "")
 
+    def _write_kind(self) -> str:
+        return "hang" if self.hang else "exception"
+
     @staticmethod
     def _write(folder: str, bindings: list[int], kind: str, index: int, note: str) -> dict:
         spec = reproducer.ReproSpec(
@@ -106,8 +112,11 @@ class DebugFakeEngine(FakeEngineClient):
         return {"key": key, "module_json": text, "bindings": len(bindings), "elements": 0}
 
     def _of(self, args: dict) -> list[int]:
+        """The module of a request: by key, else from its JSON (then held under that key, as the engine does)."""
         key = str(args.get("key") or "")
-        return self.modules[key] if key in self.modules else json.loads(args["module_json"])
+        if key not in self.modules:
+            self.modules[key] = json.loads(args["module_json"])
+        return self.modules[key]
 
     def _reduce_prepare(self, args: dict, _fields: dict) -> dict:
         text = reproducer.read_spec(str(args["folder"])).module_text
@@ -131,11 +140,19 @@ class DebugFakeEngine(FakeEngineClient):
             raise EngineError(str(ConsentError("reducing runs the reproducer's repro.py: not consented to")))
         self.permits.acquire(timeout=30)
         self.checks += 1
+        if self.hang and NEEDED in self._of(args):
+            from pipeline_model.engine.client import EngineCrashed
+
+            self.crashed.append(str(args.get("key")))
+            self.modules.clear()  # the engine's cache went with it
+            self.pid += 1
+            raise EngineCrashed("the 'reduce_check' request did not answer within 3 s; the engine was restarted",
+                                exit_code=-9, timed_out=True)
         return {"interesting": NEEDED in self._of(args), "seen": {}}
 
     def _reduce_write(self, args: dict, _fields: dict) -> dict:
         bindings = self._of(args)
-        return self._write(str(args["out_dir"]), bindings, "exception", 0, f"fake reduction of {args['original']}")
+        return self._write(str(args["out_dir"]), bindings, self._write_kind(), 0, f"fake reduction of {args['original']}")
 
 
 @pytest.fixture
@@ -351,3 +368,29 @@ def test_save_and_reduce_opens_the_dialog_on_the_saved_folder(studio, tmp_path, 
     assert win.reducer.dialog.input_edit.text() == folder
     assert win.reducer.dialog.output_edit.text() == folder + "-reduced"
     assert win.reducer.request is None  # the user starts it (and may choose another output folder)
+
+
+def test_a_hanging_candidate_restarts_the_engine_and_is_no_app_crash(studio, tmp_path):
+    win = studio
+    fake = win.fake_client
+    fake.hang = True
+    folder = str(tmp_path / "repro")
+    DebugFakeEngine._write(folder, list(range(DebugFakeEngine.START)), "hang", 1, "")
+    crashes: list = []
+    restarts: list = []
+    win.worker.engine_crashed.connect(crashes.append)
+    win.worker.engine_restarted.connect(lambda: restarts.append(1))
+    dialog = win.reducer.show_dialog(folder)
+    done: list = []
+    win.reducer.finished.connect(done.append)
+    win.reducer.failed.connect(done.append)
+    assert win.reducer.start()
+    assert qt_wait(lambda: bool(done), 20_000)
+    out = done[0]
+    assert isinstance(out, dict), out
+    # Every check of a module holding the binding "hung": each counted as reproduced, the engine started again.
+    assert out["bindings_after"] == 1 and len(fake.crashed) == len(out["accepted"]) + 1, (out, fake.crashed)
+    assert out["restarted"] and restarts, out  # the app forgets the old engine's modules (graphs)...
+    assert not crashes and not win.banner.isVisible()  # ...and reports no crash
+    assert reproducer.read_spec(out["folder"]).module_text.endswith(f"[{NEEDED}]\n")
+    assert "1 binding(s) left" in dialog.accepted_list.item(dialog.accepted_list.count() - 1).text()

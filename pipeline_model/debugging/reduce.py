@@ -56,6 +56,8 @@ class ReduceStats:
 
     checks: int = 0
     accepted: list[str] = field(default_factory=list)
+    #: The last candidate accepted (the engine's dict: ``op``, ``function``, ``at``, ``from``, ``to``).
+    last: dict[str, Any] = field(default_factory=dict)
     stopped: str = ""
     seconds: float = 0.0
 
@@ -113,6 +115,7 @@ class Reducer:
                 if interesting:
                     what = describe(candidate)
                     self.stats.accepted.append(what)
+                    self.stats.last = dict(candidate)
                     best = self.best = smaller
                     self.on_progress(f"{what}: {best.bindings} binding(s) left", best, self.stats)
                 self.on_check(best, self.stats)
