@@ -359,7 +359,7 @@ def describe_candidate(candidate: dict[str, Any], bindings: int) -> str:
     elif op == "cut":
         what = tr("cut {0} after binding {1} (returns it)").format(function, at)
     elif op == "params":
-        what = tr("the bindings before {0} of {1} became parameters").format(at, function)
+        what = tr("bindings before {0} of {1} became parameters").format(at, function)
     elif op == "shrink":
         what = tr("dimension {0} became {1}").format(candidate.get("from"), candidate.get("to"))
     elif op == "unused_params":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Optional
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, QRect, QSize, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QKeySequence, QPainter
+from PySide6.QtGui import QAction, QBrush, QColor, QKeySequence, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QListView,
     QMenu,
     QSplitter,
+    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QToolButton,
@@ -86,14 +87,18 @@ class QtHideUnchangedProxy(QSortFilterProxyModel):
 
 
 class _StepDelegate(QStyledItemDelegate):
-    """The default item painting plus a violet bar along the left edge of the breaking step a bisection found
-    (seen also while the step is selected, when the row's own tint is under the selection colour)."""
+    """The default item painting, under it the row's tint (``BackgroundRole``: a failed step, the running one, the
+    breaking step; the style sheet's ``::item`` rule would leave it out), and a violet bar along the left edge of
+    the breaking step a bisection found (seen also while it is selected, when the tint is under the selection)."""
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem,  # noqa: D102
               index: QModelIndex | QPersistentModelIndex) -> None:
+        rect = option.rect  # type: ignore[attr-defined]
+        tint = index.data(Qt.ItemDataRole.BackgroundRole)
+        if isinstance(tint, QBrush) and not option.state & QStyle.StateFlag.State_Selected:  # type: ignore[attr-defined]
+            painter.fillRect(rect, tint)
         super().paint(painter, option, index)
         if index.data(BisectRole) == BISECT_CULPRIT:
-            rect = option.rect  # type: ignore[attr-defined]
             painter.fillRect(QRect(rect.left(), rect.top(), 4, rect.height()), QColor(CULPRIT_COLOUR))
 
 
