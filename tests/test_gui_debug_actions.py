@@ -394,3 +394,33 @@ def test_a_hanging_candidate_restarts_the_engine_and_is_no_app_crash(studio, tmp
     assert not crashes and not win.banner.isVisible()  # ...and reports no crash
     assert reproducer.read_spec(out["folder"]).module_text.endswith(f"[{NEEDED}]\n")
     assert "1 binding(s) left" in dialog.accepted_list.item(dialog.accepted_list.count() - 1).text()
+
+
+def test_the_pipeline_list_paints_the_culprit_bar_and_tint(qapp):
+    # The app's style sheet (``QListView#pipelineList::item``) would leave the row's BackgroundRole out; the view's
+    # delegate paints it and the culprit's violet bar (the bar also over the selection).
+    from PySide6.QtGui import QColor
+
+    from widgets.pipeline_view import PipelineView
+    from widgets.step_model import CULPRIT_COLOUR, QtPipelineModel
+
+    doc = PipelineDocument(steps=[Step("relax.LegalizeOps"), Step("custom.python"), Step("relax.FuseOps")])
+    model = QtPipelineModel(doc)
+    view = PipelineView(model)
+    view.list.setStyleSheet("QListView#pipelineList::item { padding: 3px 2px; border-bottom: 1px solid gray; }")
+    view.resize(320, 240)
+    model.set_bisect_marks({doc.steps[1].uid: ("culprit", "breaking step found by bisect")})
+    view.show()
+    qt_wait(lambda: view.isVisible(), 2000)
+    rect = view.list.visualRect(view.proxy.index(1, 0))
+    image = view.list.viewport().grab().toImage()
+    bar = image.pixelColor(rect.left() + 1, rect.center().y())
+    assert bar.name() == QColor(CULPRIT_COLOUR).name()
+    inside = image.pixelColor(rect.right() - 4, rect.center().y())
+    plain = image.pixelColor(rect.right() - 4, view.list.visualRect(view.proxy.index(2, 0)).center().y())
+    assert inside != plain and inside.blue() > inside.green(), (inside.name(), plain.name())
+    view.select_uids([doc.steps[1].uid])
+    qapp.processEvents()
+    image = view.list.viewport().grab().toImage()
+    assert image.pixelColor(rect.left() + 1, rect.center().y()).name() == QColor(CULPRIT_COLOUR).name()
+    view.close()
