@@ -164,3 +164,33 @@ def test_reduce_a_hang(engine, tmp_path, capsys):
     assert before >= 30 and (after <= 10 or after * 10 <= before), out
     assert "R.nn.softmax" in open(os.path.join(reduced, "repro.py")).read()
     _reduced_reproduces(reduced, tmp_path, ("--timeout", "4"))
+
+
+@pytest.mark.e2e
+def test_reduce_runs_repro_py_only_with_consent_to_its_content(engine, tmp_path, capsys):
+    # The GUI consents to a reproducer's repro.py by its content hash (the engine client carries it); the engine's
+    # reduce_check refuses without it, and refuses a repro.py changed since.
+    from pipeline_model import consent
+    from pipeline_model.debugging.reduce import reduce_folder
+    from pipeline_model.engine.client import ConsentRequired
+
+    doc = PipelineDocument(name="x", model="builtin:mlp", target={"kind": "llvm"},
+                           steps=[Step("custom.python", {"source": "def transform(mod):\n    raise ValueError('no')\n"})])
+    path = str(tmp_path / "p.json")
+    save_pipeline(doc, path)
+    folder = str(tmp_path / "repro")
+    assert _cli(run_cmd, "run", [path, "--trust", "--reproducer", folder], engine) == 1
+    capsys.readouterr()
+    item = consent.reproducer_item(folder)
+    assert item.kind == consent.KIND_REPRO and item.sha256
+    with engine.consented(consent.Consent()):
+        with pytest.raises(ConsentRequired, match="repro.py"):
+            reduce_folder(engine, folder, str(tmp_path / "none"), max_checks=2)
+    with engine.consented(consent.Consent(hashes=[item.sha256])):
+        out = reduce_folder(engine, folder, str(tmp_path / "by_hash"), max_checks=2)
+    assert out.folder == str(tmp_path / "by_hash") and out.stats.checks <= 2
+    with open(os.path.join(folder, "repro.py"), "a", encoding="utf-8") as f:
+        f.write("\n# changed after the consent\n")
+    with engine.consented(consent.Consent(hashes=[item.sha256])):
+        with pytest.raises(ConsentRequired):
+            reduce_folder(engine, folder, str(tmp_path / "changed"), max_checks=2)

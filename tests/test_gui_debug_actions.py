@@ -424,3 +424,19 @@ def test_the_pipeline_list_paints_the_culprit_bar_and_tint(qapp):
     image = view.list.viewport().grab().toImage()
     assert image.pixelColor(rect.left() + 1, rect.center().y()).name() == QColor(CULPRIT_COLOUR).name()
     view.close()
+
+
+def test_the_consent_dialog_shows_the_reproducers_code(qapp, tmp_path):
+    from app.consent_service import ConsentDialog, item_code
+
+    folder = str(tmp_path / "repro")
+    DebugFakeEngine._write(folder, [1, 2, 3], "exception", 0, "")
+    item = consent_mod.reproducer_item(folder)
+    dialog = ConsentDialog([item], folder, [item_code(item)])
+    assert "MODULE_TEXT" in dialog.code_text and "def attempt" in dialog.code_text
+    from PySide6.QtWidgets import QLabel
+
+    intro = " ".join(label.text() for label in dialog.findChildren(QLabel))
+    assert "Reproducer script" in intro and os.path.join(folder, "repro.py") in intro
+    assert dialog.tabs.tabText(0) == "repro.py" and dialog.run_button.isEnabled()
+    dialog.close()
