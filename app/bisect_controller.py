@@ -2,7 +2,9 @@
 
 :class:`BisectDialog` shows the engine's ``bisect_progress`` messages while it works (Stop cancels between two
 builds) and then one row per tested module (step, outcome, built?, max |diff|/max |ref|, milliseconds) and the
-verdict. The culprit step is selected in the pipeline list (so its diff shows) and the status bar names it.
+verdict. The culprit step is selected in the pipeline list (so its diff shows), marked there with its own colour,
+icon and tooltip (the tested steps get a small good / bad badge: :meth:`QtPipelineModel.set_bisect_marks`), and the
+status bar names it. Any edit of the pipeline clears the marks (they may no longer hold).
 Tolerances and inputs are the Build & Run panel's; the engine side is
 :mod:`pipeline_model.engine.handlers_debug` (``bisect``).
 """
@@ -103,14 +105,34 @@ class BisectController(QObject):
     #: The message when it failed.
     failed = Signal(str)
 
-    def __init__(self, ctx: AppContext, run_settings: Callable[[], Any], select_uids: Callable[[list[str]], None]) -> None:
+    def __init__(self, ctx: AppContext, run_settings: Callable[[], Any], select_uids: Callable[[list[str]], None],
+                 set_marks: Optional[Callable[[dict[str, tuple[str, str]]], None]] = None) -> None:
         super().__init__(ctx)
         self.ctx = ctx
         self._run_settings = run_settings
         self._select_uids = select_uids
+        self._set_marks = set_marks or (lambda _marks: None)
         self.dialog: Optional[BisectDialog] = None
         self.request: Optional[EngineRequest] = None
         self._uids: list[str] = []
+        #: The last report while the pipeline is unchanged since (its culprit's reproducer can be saved).
+        self.report: Optional[BisectReport] = None
+        #: The ``bisect`` request arguments of :attr:`report`.
+        self.report_args: Optional[dict[str, Any]] = None
+        self._args: Optional[dict[str, Any]] = None
+        ctx.document.edited.connect(self.forget)
+        ctx.document.document_replaced.connect(self.forget)
+
+    def forget(self, *_args: Any) -> None:
+        """The pipeline changed: the last report and the marks in the pipeline list no longer hold."""
+        if self.report is not None:
+            self.report = self.report_args = None
+            self._set_marks({})
+
+    def culprit_uid(self) -> str:
+        """The uid of the last report's culprit step ("" when none, or after an edit)."""
+        step = self.report.culprit_step if self.report is not None else None
+        return self._uids[step - 1] if step is not None and 1 <= step <= len(self._uids) else ""
 
     def show_dialog(self) -> BisectDialog:
         """Run ▸ Find Breaking Step…"""
@@ -151,6 +173,7 @@ class BisectController(QObject):
         def call(client: Any, on_event: Callable[[str, dict], None]) -> dict:
             return request_bisect(client, args, on_event=on_event)
 
+        self._args = args
         self.dialog.table.setRowCount(0)
         self.dialog.set_busy(True, tr("Running the pipeline…"))
         dialog_request.track(self, self.ctx.engine.submit_fn("bisect", call), ("bisect_progress", "build_progress"),
@@ -166,6 +189,8 @@ class BisectController(QObject):
         report = BisectReport.from_json(dict(value or {}))
         self.dialog.set_busy(False)
         self.dialog.show_report(report)
+        self.report, self.report_args = report, self._args
+        self._set_marks(bisect_marks(report, self._uids))
         step = report.culprit_step
         if step is not None and 1 <= step <= len(self._uids):
             self._select_uids([self._uids[step - 1]])
@@ -176,3 +201,52 @@ class BisectController(QObject):
         assert self.dialog is not None
         self.dialog.set_busy(False, tr("Find Breaking Step failed: {0}").format(message.strip()))
         self.failed.emit(message)
+
+
+def _ratio(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value:.3g}"
+
+
+def culprit_tip(report: BisectReport) -> str:
+    """The culprit's tooltip line: what the bisection saw after it (the error ratio, or the error)."""
+    tested = next((t for t in report.tested if t.step == report.culprit_step and t.outcome == "fail"), None)
+    failure = dict(report.failure or {})
+    ratio = tested.max_abs_over_ref if tested is not None else failure.get("max_abs_over_ref")
+    if ratio is not None:
+        text = tr("breaking step found by bisect: max |diff|/max |ref| {0}").format(_ratio(ratio))
+    else:
+        error = (tested.error if tested is not None else None) or str(failure.get("error") or "")
+        text = tr("breaking step found by bisect: {0}").format(error.strip().splitlines()[0][:200] if error.strip()
+                                                               else report.method)
+    if report.method == "leave-one-out":
+        text += " " + tr("(the pipeline passes without it)")
+    return text
+
+
+def bisect_marks(report: BisectReport, uids: list[str]) -> dict[str, tuple[str, str]]:
+    """The marks of a report for the pipeline list: the culprit, and each tested prefix step good / bad / skipped
+    (uid -> (mark, tooltip line))."""
+    from widgets.step_model import BISECT_CULPRIT, BISECT_FAIL, BISECT_PASS, BISECT_SKIP
+
+    def uid(step: Optional[int]) -> str:
+        return uids[step - 1] if step is not None and 1 <= step <= len(uids) else ""
+
+    marks: dict[str, tuple[str, str]] = {}
+    for tested in report.tested:
+        if tested.mode != "prefix" or not uid(tested.step):
+            continue
+        if tested.outcome == "pass":
+            tip = tr("bisect: the model after this step is right (max |diff|/max |ref| {0})").format(
+                _ratio(tested.max_abs_over_ref))
+            marks[uid(tested.step)] = (BISECT_PASS, tip)
+        elif tested.outcome == "fail":
+            first = (tested.error or "").strip().splitlines()[:1]
+            tip = tr("bisect: the model after this step is wrong or fails ({0})").format(
+                first[0][:160] if first else tr("max |diff|/max |ref| {0}").format(_ratio(tested.max_abs_over_ref)))
+            marks[uid(tested.step)] = (BISECT_FAIL, tip)
+        else:
+            marks[uid(tested.step)] = (BISECT_SKIP, tr("bisect: skipped (the module after this step could not be "
+                                                       "completed)"))
+    if not report.ok and uid(report.culprit_step):
+        marks[uid(report.culprit_step)] = (BISECT_CULPRIT, culprit_tip(report))
+    return marks

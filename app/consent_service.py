@@ -247,7 +247,8 @@ class ConsentDialog(QDialog):
 def _describe(item: consent.CodeItem) -> str:
     what = {consent.KIND_MODEL: tr("Model file {0}: Python code that runs when the model is loaded"),
             consent.KIND_PATTERN: tr("Pattern file {0}: Python code that runs when the step is built"),
-            consent.KIND_CUSTOM: tr("{0}: your custom pass code, run as a pipeline step")}[item.kind]
+            consent.KIND_CUSTOM: tr("{0}: your custom pass code, run as a pipeline step"),
+            consent.KIND_REPRO: tr("Reproducer script {0}: reduce runs it on every smaller module it tries")}[item.kind]
     text = what.format(item.path or _item_label(item))
     if not item.sha256 and item.kind != consent.KIND_CUSTOM:
         text += " — " + tr("cannot be checked: {0}").format(item.reason)

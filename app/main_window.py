@@ -26,6 +26,7 @@ from app.appearance import AppearanceController
 from app.autosave import AutosaveController
 from app.bisect_controller import BisectController
 from app.reproducer_controller import ReproducerController
+from app.reduce_controller import ReduceController
 from app.compare_controller import CompareController
 from app.diverge_controller import DivergeController
 from app.context import AppContext
@@ -144,8 +145,11 @@ class MainWindow(QMainWindow):
                                                                    self.step_model, self._step_key))
         self.comparer = CompareController(ctx, self.run_controller.run_settings, self.files.open_pipeline,
                                           self.files.maybe_save)
-        self.bisector = BisectController(ctx, self.run_controller.run_settings, self.pipeline_view.select_uids)
-        self.reproducers = ReproducerController(ctx, self.step_model.result, current, self.run_controller.run_settings)
+        self.bisector = BisectController(ctx, self.run_controller.run_settings, self.pipeline_view.select_uids,
+                                         self.step_model.set_bisect_marks)
+        self.reproducers = ReproducerController(ctx, self.step_model.result, current, self.run_controller.run_settings,
+                                                self.bisector)
+        self.reducer = ReduceController(ctx, self.reproducers)
         self.diverger = DivergeController(ctx, self.run_controller.run_settings, current, self.graphs,
                                           self.step_model.result)
         self.appearance = AppearanceController(ctx.settings, self, self)
@@ -225,6 +229,8 @@ class MainWindow(QMainWindow):
         ctx.status_message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
         ctx.banner_message.connect(self.banner.show_message)
         self.pipeline_view.run_to_requested.connect(self.session.run_to_uid)
+        self.pipeline_view.reproducer_requested.connect(self.reproducers.save_dialog)
+        self.pipeline_view.reduce_requested.connect(self.reducer.save_and_reduce)
         s = self.session
         s.running_changed.connect(self.act_stop.setEnabled)
         s.input_loaded.connect(self.inspector.on_input_loaded)

@@ -42,6 +42,8 @@ from pipeline_model.resources import resource_root
 KIND_CUSTOM = "custom_pass"
 KIND_PATTERN = "pattern_file"
 KIND_MODEL = "model_file"
+#: A reproducer folder's ``repro.py`` (reduce runs it on every candidate module).
+KIND_REPRO = "reproducer"
 
 #: The app's own folder: code under ``resources/`` ships with the app and is trusted.
 RESOURCES_DIR = str(resource_root())
@@ -161,6 +163,12 @@ def archive_listing(item: CodeItem) -> Optional[str]:
     lines += [f"#   {entry.entry}: {entry.reason}" for entry in found]
     lines += ["#", "# A plain torch.export.save archive holds no such pickle. Consent only if you trust its author."]
     return "\n".join(lines)
+
+
+def reproducer_item(folder: str) -> CodeItem:
+    """The ``repro.py`` of a reproducer folder as code to consent to (reduce runs it on each candidate)."""
+    path = os.path.join(folder, "repro.py")
+    return _file_item(KIND_REPRO, f"reproducer {path}", path, None, "is Python code (reduce runs it on each candidate)")
 
 
 def _content_item(label: str, path: str, data: bytes, reason: str) -> CodeItem:

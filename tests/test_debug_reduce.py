@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from pipeline_model.cli import reduce_cmd, run_cmd
+from pipeline_model.debugging import reproducer
 from pipeline_model.debugging.reduce import Module, Reducer, halving_order
 from pipeline_model.document import PipelineDocument, Step
 from pipeline_model.fileformat import save_pipeline
@@ -101,3 +102,95 @@ def test_reduce_a_numerics_reproducer_of_bisect(engine, tmp_path, capsys):
     proc = subprocess.run([sys.executable, os.path.join(reduced, "repro.py")], cwd=str(tmp_path),
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1 and "above tolerance" in proc.stdout, proc.stdout + proc.stderr
+
+
+DATAFLOW_LOWER = ("relax.LegalizeOps", "relax.ToNonDataflow", "relax.RemovePurityChecking", "relax.CallTIRRewrite",
+                  "relax.LowerRuntimeBuiltin")
+
+
+def _reduced_reproduces(reduced: str, tmp_path, extra: tuple = ()) -> str:
+    """``python repro.py`` of the reduced folder in a fresh interpreter, from another folder: its output."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(exist_ok=True)
+    proc = subprocess.run([sys.executable, os.path.join(reduced, "repro.py"), *extra], cwd=str(elsewhere),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "REPRODUCED" in proc.stdout, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+@pytest.mark.e2e
+def test_reduce_a_tvm_pass_error(engine, tmp_path, capsys):
+    # LowerRuntimeBuiltin on unplanned allocations of the transformer: a TVM InternalError; the module before it
+    # does not parse back from TVMScript, so the reproducer (and each candidate) goes through module.json.
+    doc = PipelineDocument(name="tvm", model="builtin:transformer", target={"kind": "llvm"},
+                           steps=[Step(p) for p in DATAFLOW_LOWER])
+    path = str(tmp_path / "p.json")
+    save_pipeline(doc, path)
+    folder, reduced = str(tmp_path / "repro"), str(tmp_path / "reduced")
+    assert _cli(run_cmd, "run", [path, "--reproducer", folder], engine) == 1
+    capsys.readouterr()
+    assert "module.json" in os.listdir(folder)
+    assert _cli(reduce_cmd, "reduce", [folder, "-o", reduced, "--trust", "--json"], engine) == 0
+    out = json.loads(capsys.readouterr().out)
+    before, after = out["bindings_before"], out["bindings_after"]
+    assert before >= 30 and (after <= 10 or after * 10 <= before), out
+    assert "VMBuiltinLower encountered" in _reduced_reproduces(reduced, tmp_path)
+
+
+HANG_ON_SOFTMAX = ('import time\n\nfrom tvm import relax\n\n\ndef transform(mod):\n'
+                   '    for _gv, func in mod.functions_items():\n'
+                   '        if isinstance(func, relax.Function) and "R.nn.softmax" in func.script():\n'
+                   '            while True:\n                time.sleep(0.05)\n    return mod\n')
+
+
+@pytest.mark.e2e
+@pytest.mark.slow  # ~100 s on 2 loaded cores: each reproducing candidate waits for the 3 s watchdog and a new engine
+def test_reduce_a_hang(engine, tmp_path, capsys):
+    # A custom step that hangs on R.nn.softmax: each candidate that still holds it hangs the engine until the
+    # (short) watchdog limit ends it; the client restarts the engine and the hang counts as reproduced.
+    doc = PipelineDocument(name="hang", model="builtin:transformer", target={"kind": "llvm"},
+                           steps=[Step("relax.FoldConstant"), Step("custom.python", {"source": HANG_ON_SOFTMAX})])
+    path = str(tmp_path / "p.json")
+    save_pipeline(doc, path)
+    folder, reduced = str(tmp_path / "repro"), str(tmp_path / "reduced")
+    assert _cli(run_cmd, "run", [path, "--trust", "--timeout", "3", "--reproducer", folder], engine) == 1
+    capsys.readouterr()
+    assert reproducer.read_spec(folder).kind == reproducer.KIND_HANG
+    saved = engine.step_timeout_s
+    assert _cli(reduce_cmd, "reduce", [folder, "-o", reduced, "--trust", "--json", "--timeout", "3"], engine) == 0
+    assert engine.step_timeout_s == saved  # the shared client's watchdog limit is given back
+    out = json.loads(capsys.readouterr().out)
+    before, after = out["bindings_before"], out["bindings_after"]
+    assert before >= 30 and (after <= 10 or after * 10 <= before), out
+    assert "R.nn.softmax" in open(os.path.join(reduced, "repro.py")).read()
+    _reduced_reproduces(reduced, tmp_path, ("--timeout", "4"))
+
+
+@pytest.mark.e2e
+def test_reduce_runs_repro_py_only_with_consent_to_its_content(engine, tmp_path, capsys):
+    # The GUI consents to a reproducer's repro.py by its content hash (the engine client carries it); the engine's
+    # reduce_check refuses without it, and refuses a repro.py changed since.
+    from pipeline_model import consent
+    from pipeline_model.debugging.reduce import reduce_folder
+    from pipeline_model.engine.client import ConsentRequired
+
+    doc = PipelineDocument(name="x", model="builtin:mlp", target={"kind": "llvm"},
+                           steps=[Step("custom.python", {"source": "def transform(mod):\n    raise ValueError('no')\n"})])
+    path = str(tmp_path / "p.json")
+    save_pipeline(doc, path)
+    folder = str(tmp_path / "repro")
+    assert _cli(run_cmd, "run", [path, "--trust", "--reproducer", folder], engine) == 1
+    capsys.readouterr()
+    item = consent.reproducer_item(folder)
+    assert item.kind == consent.KIND_REPRO and item.sha256
+    with engine.consented(consent.Consent()):
+        with pytest.raises(ConsentRequired, match="repro.py"):
+            reduce_folder(engine, folder, str(tmp_path / "none"), max_checks=2)
+    with engine.consented(consent.Consent(hashes=[item.sha256])):
+        out = reduce_folder(engine, folder, str(tmp_path / "by_hash"), max_checks=2)
+    assert out.folder == str(tmp_path / "by_hash") and out.stats.checks <= 2
+    with open(os.path.join(folder, "repro.py"), "a", encoding="utf-8") as f:
+        f.write("\n# changed after the consent\n")
+    with engine.consented(consent.Consent(hashes=[item.sha256])):
+        with pytest.raises(ConsentRequired):
+            reduce_folder(engine, folder, str(tmp_path / "changed"), max_checks=2)

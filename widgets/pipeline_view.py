@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, QRect, QSize, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QAction, QBrush, QColor, QKeySequence, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -19,6 +19,9 @@ from PySide6.QtWidgets import (
     QListView,
     QMenu,
     QSplitter,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -26,10 +29,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pipeline_model.engine.results import UNCHANGED
+from pipeline_model.engine.results import FAILED, UNCHANGED
 from widgets.step_model import (
     MIME_PASS,
     MIME_STEP,
+    BISECT_CULPRIT,
+    CULPRIT_COLOUR,
+    BisectRole,
     CompositeRole,
     NestedRole,
     QtPipelineModel,
@@ -80,6 +86,22 @@ class QtHideUnchangedProxy(QSortFilterProxyModel):
         return source.dropMimeData(data, action, source_row, 0, QModelIndex())
 
 
+class _StepDelegate(QStyledItemDelegate):
+    """The default item painting, under it the row's tint (``BackgroundRole``: a failed step, the running one, the
+    breaking step; the style sheet's ``::item`` rule would leave it out), and a violet bar along the left edge of
+    the breaking step a bisection found (seen also while it is selected, when the tint is under the selection)."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,  # noqa: D102
+              index: QModelIndex | QPersistentModelIndex) -> None:
+        rect = option.rect  # type: ignore[attr-defined]
+        tint = index.data(Qt.ItemDataRole.BackgroundRole)
+        if isinstance(tint, QBrush) and not option.state & QStyle.StateFlag.State_Selected:  # type: ignore[attr-defined]
+            painter.fillRect(rect, tint)
+        super().paint(painter, option, index)
+        if index.data(BisectRole) == BISECT_CULPRIT:
+            painter.fillRect(QRect(rect.left(), rect.top(), 4, rect.height()), QColor(CULPRIT_COLOUR))
+
+
 class _StepListView(QListView):
     """List view that asks for deletion on the Delete key instead of editing anything."""
 
@@ -97,7 +119,9 @@ class PipelineView(QWidget):
     """Step list + nested-pass panel.
 
     Signals: ``delete_requested(uids)``, ``duplicate_requested(uids)``, ``current_step_changed(uid)``
-    (``""`` when none), ``nested_selected(uid, nested_index)``, ``run_to_requested(uid)``.
+    (``""`` when none), ``nested_selected(uid, nested_index)``, ``run_to_requested(uid)``,
+    ``reproducer_requested(uid)`` / ``reduce_requested(uid)`` (the context menu of a failed step, or of the
+    breaking step a bisection marked: Save Reproducer… / Save and Reduce…).
     Add/move/toggle requests come from :attr:`model` (``QtPipelineModel``).
     """
 
@@ -106,6 +130,8 @@ class PipelineView(QWidget):
     current_step_changed = Signal(str)
     nested_selected = Signal(str, int)
     run_to_requested = Signal(str)
+    reproducer_requested = Signal(str)
+    reduce_requested = Signal(str)
 
     def __init__(self, model: QtPipelineModel, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -116,6 +142,7 @@ class PipelineView(QWidget):
         self.list = _StepListView(self)
         self.list.setObjectName("pipelineList")
         self.list.setModel(self.proxy)
+        self.list.setItemDelegate(_StepDelegate(self.list))
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.list.setDragEnabled(True)
         self.list.setAcceptDrops(True)
@@ -301,17 +328,38 @@ class PipelineView(QWidget):
         if uids:
             self.duplicate_requested.emit(uids)
 
-    def _context_menu(self, pos) -> None:
+    def context_menu(self, uid: str = "") -> QMenu:
+        """The context menu of step ``uid`` (default: the current one); Save Reproducer… and Save and Reduce…
+        when it failed in the last run or is the breaking step of the last bisection."""
         menu = QMenu(self)
+        menu.setObjectName("pipelineContextMenu")
         uids = self.selected_uids()
+        uid = uid or self.current_uid() or (uids[-1] if uids else "")
         run_to = menu.addAction(self.tr("Run to this step"))
-        run_to.setEnabled(bool(uids))
+        run_to.setEnabled(bool(uid))
+        run_to.triggered.connect(lambda: self.run_to_requested.emit(uid))
+        row = self._source_row(uid) if uid else -1
+        index = self.model.index(row) if row >= 0 else QModelIndex()
+        culprit = index.isValid() and index.data(BisectRole) == BISECT_CULPRIT
+        if index.isValid() and (index.data(StateRole) == FAILED or culprit):
+            menu.addSeparator()
+            save = menu.addAction(self.tr("Save Reproducer…"))
+            save.setObjectName("saveReproducerAction")
+            save.setToolTip(self.tr("A folder with a standalone repro.py of plain TVM calls that fails the same way"))
+            save.triggered.connect(lambda: self.reproducer_requested.emit(uid))
+            reduce = menu.addAction(self.tr("Save and Reduce…"))
+            reduce.setObjectName("saveAndReduceAction")
+            reduce.triggered.connect(lambda: self.reduce_requested.emit(uid))
         menu.addSeparator()
         menu.addAction(self.duplicate_action)
         menu.addAction(self.delete_action)
-        chosen = menu.exec(self.list.viewport().mapToGlobal(pos))
-        if chosen is run_to and uids:
-            self.run_to_requested.emit(self.current_uid() or uids[-1])
+        return menu
+
+    def _context_menu(self, pos) -> None:
+        clicked = self.list.indexAt(pos)
+        menu = self.context_menu(clicked.data(UidRole) or "" if clicked.isValid() else "")
+        menu.exec(self.list.viewport().mapToGlobal(pos))
+        menu.deleteLater()
 
     def _update_hint(self) -> None:
         self.empty_hint.setVisible(self.model.rowCount() == 0)

@@ -19,10 +19,12 @@ from PySide6.QtCore import (
     QMimeData,
     QModelIndex,
     QPersistentModelIndex,
+    QPointF,
+    QRectF,
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap, QPen, QBrush
+from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from pipeline_model.document import PipelineDocument, Step
@@ -57,6 +59,19 @@ UidRole = Qt.ItemDataRole.UserRole + 9
 ResultRole = Qt.ItemDataRole.UserRole + 10
 StepRole = Qt.ItemDataRole.UserRole + 11
 CompositeRole = Qt.ItemDataRole.UserRole + 12
+#: The step's mark from the last Find Breaking Step: ``"culprit"``, ``"pass"``, ``"fail"``, ``"skip"`` or ``None``.
+BisectRole = Qt.ItemDataRole.UserRole + 13
+
+BISECT_CULPRIT, BISECT_PASS, BISECT_FAIL, BISECT_SKIP = "culprit", "pass", "fail", "skip"
+#: Labels of the bisect marks (English; shown through ``QtPipelineModel.tr``).
+BISECT_LABELS = {
+    BISECT_CULPRIT: QT_TRANSLATE_NOOP("QtPipelineModel", "breaking step"),
+    BISECT_PASS: QT_TRANSLATE_NOOP("QtPipelineModel", "bisect: good"),
+    BISECT_FAIL: QT_TRANSLATE_NOOP("QtPipelineModel", "bisect: bad"),
+    BISECT_SKIP: QT_TRANSLATE_NOOP("QtPipelineModel", "bisect: skipped"),
+}
+#: The culprit's colour: a violet apart from the state colours, mid value so it reads on light and dark bases.
+CULPRIT_COLOUR = "#a35ad6"
 
 #: Human labels for step states (English; shown through ``QtPipelineModel.tr``).
 STATE_LABELS = {
@@ -140,17 +155,77 @@ def state_colour(state: str, palette: Optional[QPalette] = None) -> QColor:
 _icon_cache: dict[tuple[str, int], QIcon] = {}
 
 
-def state_icon(state: str, size: int = 16) -> QIcon:
-    """A small icon for a step state: a disc (filled for changed/failed/running, hollow otherwise)."""
-    palette = QApplication.palette()
-    key = (state + "|" + palette.color(QPalette.ColorRole.Base).name() + palette.color(QPalette.ColorRole.Text).name(), size)
+def bisect_colour(mark: str) -> QColor:
+    """The colour of a bisect mark: violet for the culprit, the state colours for a good / bad module."""
+    if mark == BISECT_CULPRIT:
+        return QColor(CULPRIT_COLOUR)
+    if mark == BISECT_PASS:
+        return state_colour(CHANGED)
+    if mark == BISECT_FAIL:
+        return state_colour(FAILED)
+    return muted_colour(QApplication.palette(), 0.45)
+
+
+def _draw_badge(painter: QPainter, mark: str, size: int) -> None:
+    """A bisect mark in the lower right corner of a ``size`` icon: a disc with a tick, cross or dash, ringed
+    with the base colour so it stands apart from the state disc under it."""
+    d = size * 0.55
+    x = y = size - d - 0.2
+    colour = bisect_colour(mark)
+    painter.setPen(QPen(QApplication.palette().color(QPalette.ColorRole.Base), 1.2))
+    painter.setBrush(QBrush(colour))
+    painter.drawEllipse(QRectF(x, y, d, d))
+    painter.setPen(QPen(QColor("white"), 1.3))
+    cx, cy, r = x + d / 2, y + d / 2, d * 0.22
+    if mark == BISECT_PASS:
+        painter.drawLine(QPointF(cx - r, cy), QPointF(cx - r * 0.2, cy + r * 0.8))
+        painter.drawLine(QPointF(cx - r * 0.2, cy + r * 0.8), QPointF(cx + r, cy - r * 0.8))
+    elif mark == BISECT_FAIL:
+        painter.drawLine(QPointF(cx - r, cy - r), QPointF(cx + r, cy + r))
+        painter.drawLine(QPointF(cx - r, cy + r), QPointF(cx + r, cy - r))
+    else:
+        painter.drawLine(QPointF(cx - r, cy), QPointF(cx + r, cy))
+
+
+def culprit_icon(size: int = 16) -> QIcon:
+    """The icon of the breaking step a bisection found: a violet disc with a white exclamation mark."""
+    key = ("culprit|" + QApplication.palette().color(QPalette.ColorRole.Base).name(), size)
     cached = _icon_cache.get(key)
     if cached is not None:
         return cached
-    ratio = 2
+    pix = _blank_pixmap(size)
+    painter = QPainter(pix)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QBrush(QColor(CULPRIT_COLOUR)))
+    painter.drawEllipse(QRectF(1, 1, size - 2, size - 2))
+    painter.setPen(QPen(QColor("white"), max(1.8, size / 8)))
+    c = size / 2.0
+    painter.drawLine(QPointF(c, size * 0.24), QPointF(c, size * 0.58))
+    painter.drawPoint(QPointF(c, size * 0.76))
+    painter.end()
+    icon = QIcon(pix)
+    _icon_cache[key] = icon
+    return icon
+
+
+def _blank_pixmap(size: int, ratio: int = 2) -> QPixmap:
     pix = QPixmap(size * ratio, size * ratio)
     pix.setDevicePixelRatio(ratio)
     pix.fill(Qt.GlobalColor.transparent)
+    return pix
+
+
+def state_icon(state: str, size: int = 16, badge: Optional[str] = None) -> QIcon:
+    """A small icon for a step state: a disc (filled for changed/failed/running, hollow otherwise); ``badge``
+    (a bisect mark, ``"pass"`` / ``"fail"`` / ``"skip"``) adds a small corner disc."""
+    palette = QApplication.palette()
+    key = (state + "|" + (badge or "") + "|" + palette.color(QPalette.ColorRole.Base).name()
+           + palette.color(QPalette.ColorRole.Text).name(), size)
+    cached = _icon_cache.get(key)
+    if cached is not None:
+        return cached
+    pix = _blank_pixmap(size)
     painter = QPainter(pix)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     colour = state_colour(state, palette)
@@ -188,6 +263,8 @@ def state_icon(state: str, size: int = 16) -> QIcon:
     elif state == CANCELLED:
         painter.drawLine(int(c - 3), int(c), int(c + 3), int(c))
     del rect
+    if badge:
+        _draw_badge(painter, badge, size)
     painter.end()
     icon = QIcon(pix)
     _icon_cache[key] = icon
@@ -234,6 +311,8 @@ class QtPipelineModel(QAbstractListModel):
         self._running_uid: Optional[str] = None
         self._title_for: Callable[[str], str] = lambda pass_id: pass_id
         self._composite: Callable[[str], bool] = _kind_is_composite
+        #: Marks of the last Find Breaking Step: uid -> (mark, tooltip line); cleared by any edit.
+        self._bisect: dict[str, tuple[str, str]] = {}
 
     # ---- document / results ---------------------------------------------------------------
     @property
@@ -246,6 +325,7 @@ class QtPipelineModel(QAbstractListModel):
         self.beginResetModel()
         self._doc = document
         self._results.clear()
+        self._bisect.clear()
         self._running_uid = None
         self.endResetModel()
 
@@ -288,6 +368,23 @@ class QtPipelineModel(QAbstractListModel):
         if self._running_uid == result.uid:
             self._running_uid = None
         self.step_changed(result.uid)
+
+    def set_bisect_marks(self, marks: dict[str, tuple[str, str]]) -> None:
+        """Mark steps with a bisection's findings: uid -> (``"culprit"`` / ``"pass"`` / ``"fail"`` / ``"skip"``,
+        a tooltip line); replaces the earlier marks."""
+        self._bisect = {uid: (str(mark), str(tip)) for uid, (mark, tip) in marks.items()}
+        self.refresh_data()
+
+    def clear_bisect_marks(self) -> None:
+        """Forget the bisection's marks (the pipeline was edited: they may no longer hold)."""
+        if self._bisect:
+            self._bisect.clear()
+            self.refresh_data()
+
+    def bisect_mark(self, uid: str) -> Optional[str]:
+        """Step ``uid``'s bisect mark (``None`` when none)."""
+        mark = self._bisect.get(uid)
+        return mark[0] if mark is not None else None
 
     def result(self, uid: str) -> Optional[StepResult]:
         """The latest result for step ``uid``, if any."""
@@ -341,6 +438,11 @@ class QtPipelineModel(QAbstractListModel):
         result = self._results.get(step.uid)
         state = self.state_of(row)
         title = self._title_for(step.pass_id) or step.pass_id
+        bisect = self._bisect.get(step.uid)
+        if bisect is not None:
+            marked = self._bisect_data(role, bisect, state)
+            if marked is not None:
+                return marked
         if role == Qt.ItemDataRole.DisplayRole:
             extra = self.tr(STATE_LABELS.get(state, state))
             if state == NOT_RUN and result is not None and self.after_failure(row):
@@ -351,6 +453,9 @@ class QtPipelineModel(QAbstractListModel):
                     extra += " · " + self.tr("cached")
             if step.placeholder:
                 extra = self.tr("unknown pass")
+            if bisect is not None:
+                extra = self.tr(BISECT_LABELS[bisect[0]]) + " · " + extra if bisect[0] == BISECT_CULPRIT \
+                    else extra + " · " + self.tr(BISECT_LABELS.get(bisect[0], bisect[0]))
             return f"{row + 1}. {title}\n{step.pass_id} — {extra}"
         if role == TitleRole:
             return title
@@ -384,6 +489,8 @@ class QtPipelineModel(QAbstractListModel):
             label = (not_run_after_failure_label() if state == NOT_RUN and result is not None and self.after_failure(row)
                      else self.tr(STATE_LABELS.get(state, state)))
             lines = [f"<b>{title}</b> <code>{step.pass_id}</code>", self.tr("state: {state}").format(state=label)]
+            if bisect is not None and bisect[1]:
+                lines.insert(1, ("<b>{0}</b>" if bisect[0] == BISECT_CULPRIT else "{0}").format(_html_escape(bisect[1])))
             if result is not None and result.elapsed_ms:
                 lines.append(self.tr("time: {time}").format(time=format_ms(result.elapsed_ms))
                              + (self.tr(" (cached)") if result.cached else ""))
@@ -412,6 +519,25 @@ class QtPipelineModel(QAbstractListModel):
                 colour.setAlpha(36)
                 return QBrush(colour)
             return None
+        return None
+
+    def _bisect_data(self, role: int, bisect: tuple[str, str], state: str) -> Any:
+        """The roles a bisect mark changes (``None``: the plain step's value)."""
+        mark = bisect[0]
+        if role == BisectRole:
+            return mark
+        if role == Qt.ItemDataRole.DecorationRole:
+            return culprit_icon() if mark == BISECT_CULPRIT else state_icon(state, badge=mark)
+        if mark != BISECT_CULPRIT:
+            return None
+        if role == Qt.ItemDataRole.BackgroundRole:
+            colour = QColor(CULPRIT_COLOUR)
+            colour.setAlpha(56)
+            return QBrush(colour)
+        if role == Qt.ItemDataRole.FontRole:
+            font = QFont(QApplication.font())
+            font.setBold(True)
+            return font
         return None
 
     def setData(self, index: QModelIndex | QPersistentModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
@@ -485,5 +611,7 @@ __all__ = [
     "parse_step_mime",
     "state_icon",
     "state_colour",
+    "culprit_icon",
+    "BisectRole",
     "format_ms",
 ]

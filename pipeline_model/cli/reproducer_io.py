@@ -57,16 +57,8 @@ def save_for_run(client: Any, doc: PipelineDocument, result: Any, args: argparse
 
 def save_for_report(client: Any, doc: PipelineDocument, report: Any, args: argparse.Namespace, folder: str) -> str:
     """Save a reproducer of a bisection's culprit (a numerics or build failure, or the step that failed)."""
-    failure = dict(report.failure or {})
-    error = str(failure.get("error") or "")
-    if report.method == "run":
-        kind = reproducer.failure_kind(error)
-    elif failure.get("kind") == "crash":
-        kind = reproducer.KIND_CRASH  # building and running the module after the step killed the engine
-    else:
-        kind = reproducer.KIND_NUMERIC if failure.get("kind") == "numeric" else reproducer.KIND_BUILD
-    request = _request(doc, args, int(report.culprit_step) - 1, kind, folder, error,
-                       run_after=report.method != "run" and kind == reproducer.KIND_CRASH)
+    kind, error, run_after = reproducer.report_kind(report)
+    request = _request(doc, args, int(report.culprit_step) - 1, kind, folder, error, run_after=run_after)
     return str(client.request("save_reproducer", request)["folder"])
 
 

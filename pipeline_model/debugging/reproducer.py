@@ -130,6 +130,19 @@ def hang_seconds(error: str) -> Optional[float]:
     return float(match.group(1)) if match else None
 
 
+def report_kind(report: Any) -> tuple[str, str, bool]:
+    """``(kind, error, run_after)`` of the reproducer of a bisection's culprit (a ``BisectReport``): the failure
+    of the step itself (``method: run``), else a crash when building and running the module after the step,
+    a numerics failure or a build failure (CLI ``bisect --reproducer`` and the GUI)."""
+    failure = dict(report.failure or {})
+    error = str(failure.get("error") or "")
+    if report.method == "run":
+        return failure_kind(error), error, False
+    if failure.get("kind") == "crash":
+        return KIND_CRASH, error, True
+    return (KIND_NUMERIC if failure.get("kind") == "numeric" else KIND_BUILD), error, False
+
+
 def save_request(run: dict[str, Any], index: int, kind: str, folder: str, *, error: str = "", traceback: str = "",
                  timeout_s: Optional[float] = None, rtol: float = 1e-4, atol: float = 1e-4,
                  inputs: Optional[dict[str, Any]] = None, run_after: bool = False) -> dict[str, Any]:

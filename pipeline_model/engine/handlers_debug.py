@@ -41,12 +41,17 @@ def handle_save_reproducer(args: dict, ctx: "WorkerContext") -> dict:
     return save(args, ctx)
 
 
-def _trusted(ctx: "WorkerContext") -> None:
-    """A reproducer's ``repro.py`` is code: run it only with consent to all code (``--trust``)."""
-    if not ctx.consent.get("trust_all"):
+def _trusted(ctx: "WorkerContext", folder: str) -> None:
+    """A reproducer's ``repro.py`` is code: run it only with consent to all code (``--trust``) or to its content
+    (the app asks about it: :func:`pipeline_model.consent.reproducer_item`)."""
+    from pipeline_model import consent
+
+    missing = ctx.missing_consent([consent.reproducer_item(folder)])
+    if missing:
         from pipeline_model.engine.context import ConsentError
 
-        raise ConsentError("reducing runs the reproducer's repro.py (custom code): run with --trust")
+        raise ConsentError("reducing runs the reproducer's repro.py (custom code): run with --trust or consent in "
+                           "the app", missing)
 
 
 @handler("reduce_prepare")
@@ -84,7 +89,7 @@ def handle_reduce_check(args: dict, ctx: "WorkerContext") -> dict:
     """Does the module ``key`` still fail as the reproducer ``folder`` expects? ``{interesting, seen}``."""
     from pipeline_model.engine.debugging import reduce_tvm
 
-    _trusted(ctx)
+    _trusted(ctx, str(args["folder"]))
     mod, _key = reduce_tvm.module_of(args, ctx)
     return reduce_tvm.check(str(args["folder"]), mod)
 
