@@ -11,11 +11,15 @@ from bench.latency import timing
 EAGER, COMPILE, ORT = "PyTorch eager", "torch.compile", "ONNX Runtime"
 
 
+def _num(ms: float) -> str:
+    return f"{ms:.0f}" if ms >= 100 else f"{ms:.1f}" if ms >= 10 else f"{ms:.3g}"
+
+
 def _ms(samples: Optional[list[float]]) -> str:
     if not samples:
         return "-"
     st = timing.summary(samples)
-    return f"{st['min'] / 1000:.3g} / {st['median'] / 1000:.3g}"
+    return f"{_num(st['min'] / 1000)} / {_num(st['median'] / 1000)}"
 
 
 def _ratio(a: Optional[list[float]], b: Optional[list[float]]) -> str:

@@ -1,5 +1,7 @@
-"""Interleaved timing in one process: every system is warmed up (at least 100 ms of calls), then each repeat
-times every system once, in a rotating order, so a change of machine load falls on all of them alike.
+"""Interleaved timing in one process: each repeat times every system once, in a rotating order, so a change of
+machine load falls on all of them alike; every sample is preceded by at least 100 ms of untimed calls of that
+system (at least one call), so it is measured warm, and the other systems' thread pools, which spin for a while
+after their work, have gone quiet.
 
 A sample is the mean of ``number`` calls, ``number`` chosen per system from its warm-up so a sample lasts about
 ``sample_ms`` (at least one call). Ratios between two systems are read per round (paired) and over the minimums.
@@ -33,10 +35,10 @@ def warm_up(fn: Callable[[], Any], min_s: float = 0.1, min_calls: int = 1) -> fl
 def interleaved(systems: dict[str, Callable[[], Any]], repeat: int, sample_ms: float = 50.0,
                 warmup_s: float = 0.1) -> dict[str, list[float]]:
     """``{name: [µs per call of each round]}``: ``repeat`` rounds, each timing every system once (the order
-    rotates by one per round), after a warm-up of ``warmup_s`` per system (all warmed before the first round)."""
+    rotates by one per round), each sample after a warm-up of ``warmup_s`` (at least one call) of that system."""
     names = list(systems)
     number = {}
-    for name in names:
+    for name in names:  # the first warm-up also sizes the samples
         per_call = warm_up(systems[name], warmup_s)
         number[name] = max(1, int(sample_ms / 1000.0 / max(per_call, 1e-9)))
     samples: dict[str, list[float]] = {n: [] for n in names}
@@ -44,6 +46,7 @@ def interleaved(systems: dict[str, Callable[[], Any]], repeat: int, sample_ms: f
         order = names[r % len(names):] + names[:r % len(names)]
         for name in order:
             fn, n = systems[name], number[name]
+            warm_up(fn, warmup_s)
             t0 = time.perf_counter()
             for _ in range(n):
                 fn()
