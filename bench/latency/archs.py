@@ -48,8 +48,9 @@ def _init(model: Any) -> Any:
             nn.init.ones_(m.weight)
             nn.init.zeros_(m.bias)
             with torch.no_grad():
-                m.running_mean.uniform_(-0.1, 0.1)
-                m.running_var.uniform_(0.5, 1.5)
+                if m.running_mean is not None and m.running_var is not None:
+                    m.running_mean.uniform_(-0.1, 0.1)
+                    m.running_var.uniform_(0.5, 1.5)
         elif isinstance(m, nn.Linear):
             nn.init.normal_(m.weight, 0, 0.01)
             nn.init.zeros_(m.bias)
@@ -63,7 +64,7 @@ def _image() -> tuple[Any, ...]:
 
 
 def _conv_bn_act(cin: int, cout: int, k: int, stride: int = 1, groups: int = 1, act: Optional[Callable] = None,
-                 norm: Callable = None) -> Any:  # type: ignore[assignment]
+                 norm: Optional[Callable] = None) -> Any:
     """torchvision's ``Conv2dNormActivation``: conv (no bias, padding (k-1)//2), BN, optional activation."""
     from torch import nn
 
