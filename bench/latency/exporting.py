@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import os
+import warnings
 from typing import Any
 
 #: The file formats the bench can import through the app (``--formats``).
@@ -17,9 +19,10 @@ def export_pt2(model: Any, inputs: tuple[Any, ...], path: str) -> str:
     """``torch.export.export`` + ``torch.export.save`` to ``path``."""
     import torch
 
-    with torch.no_grad():
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # pytree's LeafSpec deprecation, inside torch
         ep = torch.export.export(model, inputs)
-    torch.export.save(ep, path)
+        torch.export.save(ep, path)
     return path
 
 
@@ -27,7 +30,10 @@ def export_onnx(model: Any, inputs: tuple[Any, ...], path: str) -> str:
     """Dynamo ONNX export of ``model`` to ``path`` (one file, weights inside; the exporter's chatter is dropped)."""
     import torch
 
-    with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
+    # "torchvision is not installed. Skipping torchvision::nms" and the like: nothing the bench needs
+    logging.getLogger("torch.onnx").setLevel(logging.ERROR)
+    with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
         torch.onnx.export(model, inputs, path, dynamo=True, external_data=False, verbose=False)
     return path
 
