@@ -1,5 +1,9 @@
-"""Smoke tests of bench/bench_latency.py's set-up (no TVM, no torch, no tuning): the bundled tuned CPU
-pipeline is well formed, and the benchmark's column documents are what their names say."""
+"""Smoke tests of bench/bench_latency.py (the bench/latency package): the bundled tuned CPU pipeline is well
+formed, the benchmark's column documents are what their names say, the real architectures are torchvision's and
+Hugging Face's (parameter counts, tuple outputs), the interleaved timing is round-robin with a warm-up before
+every sample, the ratios and checks of the table, and one tiny end-to-end run (the MLP as dynamo ONNX, no
+torch.compile, one round) through the real engine. No tuning, no heavy model; the parts that need torch,
+onnxruntime, onnxscript or transformers skip when they are missing."""
 
 from __future__ import annotations
 
@@ -122,3 +126,144 @@ def test_cpu_tuned_focus_pipeline_is_cpu_tuned_with_a_targeted_step() -> None:
     assert settings["total_trials"] > 0 and settings["min_trials"] >= 1
     # the bench's "app best" column starts from this file
     assert _bench().BEST_TUNED == "cpu_tuned_focus"
+
+
+# --------------------------------------------------------------------------- bench/latency: models, timing, report
+
+
+@pytest.mark.parametrize("name,params", [("resnet18_tv", 11_689_512), ("mobilenet_v3_small", 2_542_856),
+                                         ("efficientnet_b0", 5_288_548)])
+def test_cnns_have_torchvisions_parameter_counts(name: str, params: int, monkeypatch) -> None:
+    """The plain-torch CNNs are torchvision's architectures: same parameter count (torchvision's own figures),
+    1000 classes, and they run on a small image."""
+    torch = pytest.importorskip("torch")
+    from bench.latency import archs
+
+    monkeypatch.setitem(archs.IMAGE, "size", 32)
+    model, (x,) = archs.REAL_MODELS[name]()
+    assert sum(p.numel() for p in model.parameters()) == params
+    assert not model.training and tuple(x.shape) == (1, 3, 32, 32)
+    with torch.inference_mode():
+        assert tuple(model(x).shape) == (1, 1000)
+    bns = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    assert bns and all(float(m.running_var.min()) != 1.0 for m in bns)  # BN is not an identity
+
+
+def test_mobilenet_and_efficientnet_use_torchvisions_activations() -> None:
+    torch = pytest.importorskip("torch")
+    from bench.latency import archs
+
+    kinds = {type(m).__name__ for m in archs.mobilenet_v3_small()[0].modules()}
+    assert {"Hardswish", "Hardsigmoid", "ReLU"} <= kinds and "SiLU" not in kinds
+    eff = archs.efficientnet_b0()[0]
+    kinds = {type(m).__name__ for m in eff.modules()}
+    assert {"SiLU", "Sigmoid"} <= kinds and "Hardswish" not in kinds
+    depthwise = [m for m in eff.modules() if isinstance(m, torch.nn.Conv2d) and m.groups > 1]
+    assert len(depthwise) == 16 and all(m.groups == m.in_channels == m.out_channels for m in depthwise)
+
+
+@pytest.mark.parametrize("name", ["gpt2_hf", "bert_hf", "llama_hf"])
+def test_hugging_face_models_return_tuples(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from bench.latency import archs
+
+    model, (ids,) = archs.REAL_MODELS[name]()
+    assert ids.dtype == torch.int64 and tuple(ids.shape) == (1, archs.SEQ)
+    with torch.inference_mode():
+        out = model(ids)
+    assert isinstance(out, tuple) and len(out) == 1 and isinstance(out[0], torch.Tensor)
+    assert out[0].shape[:2] == (1, archs.SEQ)
+
+
+def test_interleaved_timing_is_round_robin_with_a_warm_up_before_every_sample() -> None:
+    from bench.latency import timing
+
+    calls: list[str] = []
+    systems = {n: (lambda n=n: calls.append(n)) for n in ("a", "b", "c")}
+    samples = timing.interleaved(systems, repeat=3, sample_ms=0.0, warmup_s=0.0)
+    assert {n: len(v) for n, v in samples.items()} == {"a": 3, "b": 3, "c": 3}
+    # the sizing warm-up (one call each), then per round: a warm-up call and one timed call per system,
+    # the order rotating by one per round
+    assert calls[:3] == ["a", "b", "c"]
+    rounds = calls[3:]
+    assert rounds == ["a", "a", "b", "b", "c", "c", "b", "b", "c", "c", "a", "a", "c", "c", "a", "a", "b", "b"]
+
+
+def test_ratios_are_paired_medians_and_ratios_of_minimums() -> None:
+    from bench.latency import timing
+
+    r = timing.ratios([10.0, 40.0, 30.0], [5.0, 10.0, 30.0])
+    assert r == {"median": 2.0, "min": 2.0}
+    r = timing.ratios([10.0, 12.0], [20.0, 4.0])
+    assert r["median"] == pytest.approx((0.5 + 3.0) / 2) and r["min"] == pytest.approx(2.5)
+
+
+def test_relative_error_and_flattening() -> None:
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("torch")
+    from bench.latency import systems
+
+    ref = [np.array([[1.0, -4.0]], dtype=np.float32)]
+    assert systems.relative_error([np.array([[1.0, -3.0]], dtype=np.float32)], ref) == pytest.approx(0.25)
+    assert systems.relative_error([np.zeros((2, 1), np.float32)], ref) == float("inf")  # shape mismatch
+    assert systems.relative_error([], ref) == float("inf")
+    # ONNX Runtime answers a list of arrays: kept whole, not split into rows
+    flat = systems._flatten([np.ones((2, 3)), (np.zeros(4),)])
+    assert [a.shape for a in flat] == [(2, 3), (4,)]
+
+
+def test_table_ratios_build_time_and_failed_checks() -> None:
+    from bench.latency import report
+
+    row = {"model": "m", "format": "onnx", "tvm": {"build_s": 2.0},
+           "app": {"app default": {"build_s": 3.0}, "tuned": {"error": "boom"}}}
+    ok = {"vs_torch": 1e-7, "vs_tvm": 2e-7, "ok": True}
+    timed = {"m": {"samples": {"onnx:app default": [400.0, 600.0], "onnx:TVM default": [800.0, 800.0],
+                               report.EAGER: [200.0, 200.0], report.COMPILE: [100.0, 300.0], report.ORT: [100.0, 100.0]},
+                   "checks": {"onnx:app default": ok, "onnx:TVM default": ok, report.EAGER: ok, report.COMPILE: ok,
+                              report.ORT: {"vs_torch": 0.5, "vs_tvm": 0.5, "ok": False}},
+                   "load": ("1.0 1.0 1.0", "2.0 1.5 1.0")}}
+    header, lines = report.table([row], timed, [], None)
+    cell = dict(zip(header, lines[0]))
+    assert cell["app÷ORT"] == "5.00x (4.00x)" and cell["app÷eager"] == "2.50x (2.00x)"
+    assert cell["app÷compile"] == "3.00x (4.00x)" and cell["app÷TVM"] == "0.62x (0.50x)"
+    assert cell["tuned÷ORT"] == "-" and cell["build ratio"] == "1.50x"
+    assert cell["check (worst vs PyTorch, vs TVM)"] == "FAIL: ONNX Runtime, tuned (error)"
+    assert cell["load before → after"] == "1.0 1.0 1.0 → 2.0 1.5 1.0"
+
+
+def test_command_line_refuses_bad_choices() -> None:
+    pytest.importorskip("torch")
+    from bench.latency import cli
+
+    for argv, message in ((["--models", "nope"], "unknown model 'nope'"), (["--formats", "tflite"], "unknown format"),
+                          (["--tuned-minutes", "11"], "at most 10 minutes")):
+        with pytest.raises(SystemExit, match=message):
+            cli.Plan(cli.parser().parse_args(argv))
+
+
+@pytest.mark.e2e
+def test_tiny_end_to_end_run(capsys, monkeypatch) -> None:
+    """The MLP as dynamo ONNX through the real engine: every column built, checked and timed (one round)."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnxscript")
+    pytest.importorskip("tvm")
+    from bench.latency import cli
+
+    monkeypatch.setenv("TVM_NUM_THREADS", "2")  # the bench sets it; restored afterwards
+    threads = torch.get_num_threads()
+    try:
+        status = cli.main(["--models", "mlp", "--formats", "onnx", "--repeat", "1", "--no-compile", "--markdown"])
+    finally:
+        torch.set_num_threads(threads)
+    assert status == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("| mlp | onnx |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    header = [c.strip() for c in next(line for line in out.splitlines() if line.startswith("| model |")).strip("|").split("|")]
+    cell = dict(zip(header, cells))
+    assert cell["check (worst vs PyTorch, vs TVM)"].startswith("pass (")
+    assert cell["app÷ORT"].endswith("x)") and cell["compile ms"] == "-"
+    assert cell["build ratio"].endswith("x")
