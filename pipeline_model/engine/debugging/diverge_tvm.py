@@ -1,23 +1,32 @@
 """Engine half of ``main.py diverge``: where values diverge across one step (imports TVM).
 
-The entry function of the module before the step and of the module after it is rewritten to return every
-tensor it binds (each dataflow block binds a tuple of its tensors to a new output variable; the function
-returns the tuple of those), both are completed and built as the reference build does, run on the same
-inputs and weights, and the values are matched by binding name where shape and dtype agree (a pass that
-kept a binding kept its name). Per node: max |diff| / max |ref| (the value before the step is the
-reference) and pass/fail with the check's tolerance; the first failing node in binding order of the module
-after the step is marked; nodes with no counterpart are listed as such, not as errors. Modules already
-lowered for the VM (memory planned: an intermediate buffer may be reused) are refused.
+The module before the step and the module after it are each built unchanged, as the reference build does,
+and run once on the same inputs and weights with the VM instrument
+(:mod:`pipeline_model.engine.debugging.capture_tvm`): a copy of the output of every ``call_tir`` / packed /
+Relax-function call is kept under the binding that made it, also inside a called Relax function (a fused
+function before ``FuseTIR``: its operators are inner values, rows with ``parent``) and in a module already
+lowered for the VM. Values are matched by binding name where shape and dtype agree (a pass that kept a
+binding kept its name; an operator moved into a fused function is found there by its name, except for the
+names the BlockBuilder makes up). Per value: max |diff| / max |ref| (the value before the step is the
+reference) and ok / diverges with the check's tolerance; the first diverging value in binding order of the
+module after the step names the first diverging node (its top-level binding: the fused call that holds
+it); values with no counterpart are listed as such, not as errors.
+
+``via="expose"`` is the older way, kept for comparison (``bench/bench_diverge.py``): the entry function is
+rewritten to return every tensor it binds (modules not yet lowered for the VM only, no inner values).
 """
 
 from __future__ import annotations
 
+import re
 import time
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Optional
 
 import numpy as np
 
 from pipeline_model.engine.debugging.bisect_tvm import Tester
+from pipeline_model.engine.debugging.capture_tvm import Entry, capture
 from pipeline_model.engine.debugging.reproducer_tvm import module_after
 
 # The build functions these checks reuse (engine/build and the scriptlib rules exported scripts share).
@@ -93,50 +102,141 @@ def graph_ids(mod: Any, func_name: str) -> dict[str, str]:
     return {str(n["name"]): str(n["id"]) for n in graph["nodes"] if n.get("kind") == "binding"}
 
 
-def _values(tester: Tester, mod: Any, what: str) -> tuple[dict[str, np.ndarray], list[str], str]:
+@dataclass
+class Side:
+    """The values of the module before or after the step: by key, in binding order (``entries``)."""
+
+    values: dict[str, Any]
+    entries: list[Entry]
+    func_name: str
+    via: str
+    unmatched: int = 0
+
+
+def _side(tester: Tester, mod: Any, via: str) -> Side:
+    """Build and run ``mod`` once and keep every intermediate value (through the VM instrument, or with
+    ``via="expose"`` by returning every binding of the entry function)."""
     func_name, arrays, _ref, _described = tester.arguments(mod)
-    if _is_vm_lowered(mod):
-        raise BuildError(f"the module {what} the step is already lowered for the VM: its intermediate buffers "
-                         "may be reused, so its values cannot be compared binding by binding")
-    exposed, names = expose_bindings(mod, func_name)
     tester.check_cancel()
-    ex = build_module(exposed, tester.target)
-    dev = _device_for(tester.target)
-    outputs = run_function(_vm(ex, dev), func_name, dev, arrays)
-    return dict(zip(names, outputs)), names, func_name
+    if via == "expose":
+        if _is_vm_lowered(mod):
+            raise BuildError("a module already lowered for the VM cannot return its bindings (use the instrument)")
+        exposed, names = expose_bindings(mod, func_name)
+        ex = build_module(exposed, tester.target)
+        dev = _device_for(tester.target)
+        outputs = run_function(_vm(ex, dev), func_name, dev, arrays)
+        entries = [Entry(n, n, None, "", "exposed") for n in names]
+        return Side(dict(zip(names, outputs)), entries, func_name, via)
+    captured = capture(mod, tester.target, func_name, arrays, tester.check_cancel)
+    return Side(captured.values, captured.entries, func_name, via, captured.unmatched)
+
+
+#: Names the BlockBuilder makes up (``lv``, ``gv3``): matched only in the same place (same parent).
+_GENERATED = re.compile(r"^(lv|gv)\d*$")
+
+
+def _flat(value: Any) -> list[np.ndarray]:
+    if isinstance(value, np.ndarray):
+        return [value]
+    if isinstance(value, list):
+        return [a for v in value for a in _flat(v)]
+    return []
+
+
+def counterpart(entry: Entry, ref: Side, by_name: dict[str, list[str]]) -> Optional[str]:
+    """The key of ``entry``'s value before the step: the same key; else (not for made-up names) the binding of
+    the same name at the top level, or the only inner one (an operator that a fusion moved into a function)."""
+    if entry.key in ref.values:
+        return entry.key
+    if _GENERATED.match(entry.name):
+        return None
+    keys = by_name.get(entry.name, [])
+    if entry.name in keys:
+        return entry.name
+    return keys[0] if len(keys) == 1 else None
+
+
+def _shape_of(value: Any) -> tuple[list[Any], str]:
+    arrays = _flat(value)
+    if isinstance(value, np.ndarray):
+        return list(value.shape), str(value.dtype)
+    return [list(a.shape) for a in arrays], ",".join(str(a.dtype) for a in arrays)
+
+
+def compare_sides(got: Side, ref: Side, calls: dict[str, str], ids: dict[str, str], rtol: float,
+                  atol: float) -> dict[str, Any]:
+    """Rows (one per value after the step, inner values after their parent with ``parent``), the first
+    diverging node (the top-level binding holding the first diverging value) and what is only before."""
+    by_name: dict[str, list[str]] = {}
+    for entry in ref.entries:
+        if entry.key in ref.values:
+            by_name.setdefault(entry.name, []).append(entry.key)
+    rows: list[dict[str, Any]] = []
+    used: set[str] = set()
+    first: Optional[str] = None
+    first_inside: Optional[str] = None
+    top_rows: dict[str, dict[str, Any]] = {}
+    missing: list[str] = []
+    for entry in got.entries:
+        value = got.values.get(entry.key)
+        if value is None:
+            if entry.parent is None:
+                missing.append(entry.key)
+            continue
+        shape, dtype = _shape_of(value)
+        top = entry.parent is None
+        row: dict[str, Any] = {"name": entry.name, "key": entry.key,
+                               "callee": (calls.get(entry.name) if top and entry.kind != "lowered" else None) or entry.callee,
+                               "node_id": ids.get(entry.name) if top else None, "shape": shape, "dtype": dtype,
+                               "via": got.via}
+        if not top:
+            row["parent"] = entry.parent
+        else:
+            top_rows[entry.key] = row
+        other_key = counterpart(entry, ref, by_name)
+        other = ref.values.get(other_key) if other_key is not None else None
+        mine, theirs = _flat(value), _flat(other)
+        if other is None or [a.shape for a in mine] != [b.shape for b in theirs] or not mine:
+            row["status"] = "no counterpart"
+        else:
+            used.add(str(other_key))
+            if other_key != entry.key:
+                row["counterpart"] = other_key
+            check = compare_outputs(mine, theirs, rtol, atol)
+            row.update(max_abs=check["max_abs"], max_abs_over_ref=check["max_abs_over_ref"],
+                       status="ok" if check["passed"] else "diverges")
+            if not check["passed"] and first is None:
+                first = entry.key.split("/", 1)[0]
+                if not top:
+                    first_inside = entry.key
+                    row["first_inside"] = True
+        rows.append(row)
+    if first is not None and first in top_rows:
+        top_rows[first]["first"] = True
+    only_before = [e.key for e in ref.entries if e.key in ref.values and e.key not in used
+                   and e.key not in got.values]
+    return {"nodes": rows, "first_divergent": first, "first_inside": first_inside, "only_before": only_before,
+            "not_captured": missing}
 
 
 def diverge(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    """The ``diverge`` request: per-node errors of the module after step ``step_index`` vs before it."""
+    """The ``diverge`` request: per-node errors of the module after step ``step_index`` vs before it
+    (``via``: ``"instrument"``, the default, or ``"expose"``)."""
     t0 = time.perf_counter()
     tester = Tester(args, ctx)
     index = int(args["step_index"])
+    via = str(args.get("via") or "instrument")
+    if via not in ("instrument", "expose"):
+        raise BuildError(f"via must be instrument or expose, not {via!r}")
     steps = list(tester.run_args.get("steps") or [])
     if not 0 <= index < len(steps):
         raise BuildError(f"step {index + 1}: the pipeline has steps 1..{len(steps)}")
     before = module_after(tester.run_args, index - 1, ctx)
     after = module_after(tester.run_args, index, ctx)
-    ref, ref_names, func_name = _values(tester, before, "before")
-    got, got_names, _ = _values(tester, after, "after")
-    rows, first = [], None
-    calls = callees(after, func_name)
-    ids = graph_ids(after, func_name)
-    for name in got_names:
-        value = got[name]
-        row: dict[str, Any] = {"name": name, "callee": calls.get(name, ""), "node_id": ids.get(name),
-                               "shape": list(value.shape), "dtype": str(value.dtype)}
-        other = ref.get(name)
-        if other is None or other.shape != value.shape:
-            row["status"] = "no counterpart"
-        else:
-            check = compare_outputs([value], [other], tester.rtol, tester.atol)
-            row.update(max_abs=check["max_abs"], max_abs_over_ref=check["max_abs_over_ref"],
-                       status="ok" if check["passed"] else "diverges")
-            if not check["passed"] and first is None:
-                first = name
-                row["first"] = True
-        rows.append(row)
-    only_before = [n for n in ref_names if n not in got]
+    ref = _side(tester, before, via)
+    got = _side(tester, after, via)
+    func_name = got.func_name
+    result = compare_sides(got, ref, callees(after, func_name), graph_ids(after, func_name), tester.rtol, tester.atol)
     return {"step": index + 1, "pass_id": str(steps[index].get("pass") or ""), "function": func_name,
-            "first_divergent": first, "nodes": rows, "only_before": only_before,
+            "via": via, "unmatched_calls": got.unmatched + ref.unmatched, **result,
             "rtol": tester.rtol, "atol": tester.atol, "ms": round((time.perf_counter() - t0) * 1000.0, 3)}
