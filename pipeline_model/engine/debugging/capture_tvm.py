@@ -240,7 +240,7 @@ class Recorder:
                 if entry is None:
                     self.unmatched += 1
             self.calls.append(entry)
-            sub = None
+            sub: Optional[tuple[Layout, dict[str, int]]] = None
             if entry is not None and entry.sub is not None and entry.key.count("/") < MAX_DEPTH:
                 sub = (layout(self.mod, entry.sub, entry.key, entry.key.count("/") + 1, self.cache), {})
             self.frames.append(sub)

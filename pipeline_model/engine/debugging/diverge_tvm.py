@@ -163,6 +163,20 @@ def _shape_of(value: Any) -> tuple[list[Any], str]:
     return [list(a.shape) for a in arrays], ",".join(str(a.dtype) for a in arrays)
 
 
+def run_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` (each parent followed by its inner rows) in the order the values were made: the inner values of
+    a call before the call's own output."""
+    out: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []  # parents whose inner rows are being listed, innermost last
+    for row in rows:
+        while pending and not str(row["key"]).startswith(str(pending[-1]["key"]) + "/"):
+            out.append(pending.pop())
+        pending.append(row)
+    while pending:
+        out.append(pending.pop())
+    return out
+
+
 def compare_sides(got: Side, ref: Side, calls: dict[str, str], ids: dict[str, str], rtol: float,
                   atol: float) -> dict[str, Any]:
     """Rows (one per value after the step, inner values after their parent with ``parent``), the first
@@ -205,14 +219,15 @@ def compare_sides(got: Side, ref: Side, calls: dict[str, str], ids: dict[str, st
             check = compare_outputs(mine, theirs, rtol, atol)
             row.update(max_abs=check["max_abs"], max_abs_over_ref=check["max_abs_over_ref"],
                        status="ok" if check["passed"] else "diverges")
-            if not check["passed"] and first is None:
-                first = entry.key.split("/", 1)[0]
-                if not top:
-                    first_inside = entry.key
-                    row["first_inside"] = True
         rows.append(row)
-    if first is not None and first in top_rows:
-        top_rows[first]["first"] = True
+    first_row = next((r for r in run_order(rows) if r["status"] == "diverges"), None)
+    if first_row is not None:
+        first = str(first_row["key"]).split("/", 1)[0]
+        if first in top_rows:
+            top_rows[first]["first"] = True
+        if "parent" in first_row:
+            first_inside = str(first_row["key"])
+            first_row["first_inside"] = True
     only_before = [e.key for e in ref.entries if e.key in ref.values and e.key not in used
                    and e.key not in got.values]
     return {"nodes": rows, "first_divergent": first, "first_inside": first_inside, "only_before": only_before,
