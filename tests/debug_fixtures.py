@@ -243,6 +243,10 @@ def _tir(mod, rng, entry):
     func = mod[name]
     out_name = func.params[-1].name
     lines = func.script().splitlines()
+    allocs = [m.group(1) for m in (re.match(r"^    (\\w+) = T\\.sblock_alloc_buffer\\(", line) for line in lines) if m]
+    intermediate = bool(allocs) and rng.random() < 0.5
+    if intermediate:
+        out_name = rng.choice(allocs)
     pattern = re.compile(r"^(\\s*)" + re.escape(out_name) + r"\\[(.*)\\] = (.*)$")
     last = max(i for i, line in enumerate(lines) if pattern.match(line))
     indent, index, rhs = pattern.match(lines[last]).groups()
@@ -256,7 +260,8 @@ def _tir(mod, rng, entry):
     if isinstance(mod[gv], relax.Function):
         inside = next((b.var.name for b in _bindings(mod[gv]) if _called(b.value) is not None
                        and _called(b.value).name_hint == name), None)
-    return out, {{"target": name, "mode": "scale", "expected": expected, "inside": inside}}
+    return out, {{"target": name + ("." + out_name if intermediate else ""), "mode": "scale", "expected": expected,
+                 "inside": out_name if intermediate else inside}}
 
 
 def transform(mod):

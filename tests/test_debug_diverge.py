@@ -57,3 +57,43 @@ def test_diverge_defaults_to_the_bisect_culprit_and_a_correct_step_is_quiet(engi
     assert f"step {wrong} (custom.python)" in text and "first diverging node: add" in text
     assert _diverge([path, "--trust", "--step", str(wrong + 1 if wrong < 9 else wrong - 1)], engine) == 0
     assert "no node diverges" in capsys.readouterr().out
+
+
+def test_run_order_puts_inner_values_before_their_call_and_marks_the_first():
+    from pipeline_model.engine.debugging.diverge_tvm import mark_first, run_order
+
+    rows = [{"key": "a", "status": "ok"}, {"key": "lv", "status": "diverges"},
+            {"key": "lv/mm", "parent": "lv", "status": "ok"},
+            {"key": "lv/mm/buf", "parent": "lv/mm", "status": "diverges"},
+            {"key": "lv/add", "parent": "lv", "status": "diverges"}, {"key": "b", "status": "diverges"}]
+    assert [r["key"] for r in run_order(rows)] == ["a", "lv/mm/buf", "lv/mm", "lv/add", "lv", "b"]
+    assert mark_first(rows) == ("lv", "lv/mm/buf")
+    assert rows[1].get("first") and rows[3].get("first_inside") and not rows[5].get("first")
+    assert mark_first([{"key": "a", "status": "ok"}, {"key": "b", "status": "no counterpart"}]) == (None, None)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("seed,model,level", [
+    (0, "builtin:mlp", "relax"),   # a binding of a module not yet legalized, offset
+    (21, "builtin:mlp", "tir"),    # a PrimFunc called inside a fused Relax function (between FuseOps and FuseTIR)
+    (9, "builtin:mlp", "tir"),     # a module already lowered for the VM (default_build ran): refused before
+    (29, CNN, "tir"),              # lowered, an intermediate buffer of a fused PrimFunc
+    (26, CNN, "relax"),            # ONNX model, scaled binding
+])
+def test_first_node_is_the_rewritten_value_for_seeded_cases(engine, tmp_path, seed, model, level):
+    from bench.bench_diverge import diverge_request
+    from tests.debug_fixtures import diverge_case
+
+    path, wrong, facts_path = diverge_case(str(tmp_path), seed, model, level)
+    reply = engine.request("diverge", diverge_request(path, wrong))
+    with open(facts_path, encoding="utf-8") as f:
+        facts = json.load(f)
+    assert reply["first_divergent"] == facts["expected"][0], (facts, reply["first_divergent"])
+    first = [n for n in reply["nodes"] if n.get("first")]
+    assert [n["key"] for n in first] == [facts["expected"][0]]
+    if facts.get("inside"):
+        assert str(reply["first_inside"]).split("/")[-1] == facts["inside"], (facts, reply["first_inside"])
+        inner = next(n for n in reply["nodes"] if n["key"] == reply["first_inside"])
+        assert inner["status"] == "diverges" and inner["parent"] == reply["first_inside"].rsplit("/", 1)[0]
+    order = [n["key"] for n in reply["nodes"]]
+    assert all(n["status"] in ("ok", "no counterpart") for n in reply["nodes"][: order.index(first[0]["key"])])

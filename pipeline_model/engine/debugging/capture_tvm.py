@@ -26,11 +26,14 @@ import numpy as np
 from pipeline_model.engine.build.devices import device_for, tvm_target
 from pipeline_model.engine.build.measure import _is_vm_lowered, build_module
 from pipeline_model.engine.build.errors import error_text
+from pipeline_model.engine.debugging.split_tvm import has_intermediates
 from pipeline_model.scriptlib.functions import BuildError
 
 #: Ops whose first argument is the callee and second the tuple of inputs (destination-passing or in place).
 _DPS_OPS = ("relax.call_tir", "relax.call_dps_packed", "relax.call_tir_inplace", "relax.call_tir_with_grad")
 _PACKED_OPS = ("relax.call_packed", "relax.call_pure_packed", "relax.call_inplace_packed")
+#: Bytes of call inputs kept (per run) for splitting PrimFunc calls (:mod:`.split_tvm`).
+KEEP_INPUT_BYTES = 256 << 20
 #: Nesting below the entry function that is followed (a Relax function calling a Relax function ...).
 MAX_DEPTH = 4
 
@@ -53,6 +56,7 @@ class Entry:
     source: Optional[str] = None  # the key an alias / item / reshape derives from
     index: int = 0
     shape: Optional[tuple[int, ...]] = None
+    split: bool = False  # a PrimFunc call whose intermediate buffers can be split out (its inputs are kept)
 
 
 @dataclass
@@ -98,10 +102,12 @@ def _call_entry(mod: Any, value: Any, lowered: bool) -> Optional[dict[str, Any]]
             n_out = len(out_ty.fields) if isinstance(out_ty, relax.TupleType) else 1
             n_in = len(args[1].fields) if len(args) > 1 and isinstance(args[1], relax.Tuple) else 1
             label = getattr(callee, "name_hint", symbol)
+            split = isinstance(callee, tvm.ir.GlobalVar) and isinstance(mod[callee], tvm.tirx.PrimFunc) and \
+                has_intermediates(mod[callee])
             if name == "relax.call_tir_inplace":
                 indices = tuple(int(i) for i in value.attrs.inplace_indices)
                 return {"kind": "inplace", "symbol": symbol, "callee": label, "n_in": n_in, "inplace": indices}
-            return {"kind": "dps", "symbol": symbol, "callee": label, "n_in": n_in, "n_out": n_out}
+            return {"kind": "dps", "symbol": symbol, "callee": label, "n_in": n_in, "n_out": n_out, "split": split}
         if name in _PACKED_OPS and args and isinstance(args[0], relax.ExternFunc):
             return {"kind": "packed", "symbol": str(args[0].global_symbol), "callee": str(args[0].global_symbol)}
         return None
@@ -167,11 +173,14 @@ def _binding_entry(mod: Any, binding: Any, prefix: Optional[str], keys: dict[Any
             name = tensors[-1].name
             key = name if prefix is None else f"{prefix}/{name}"
             shape = _static_shape(tensors[-1].ty)
+            found["n_in"] = max(i for i, a in enumerate(value.args) if a.same_as(tensors[-1]))
+            found["split"] = isinstance(value.op, tvm.ir.GlobalVar) and isinstance(
+                mod[value.op], tvm.tirx.PrimFunc) and has_intermediates(mod[value.op])
         if found["symbol"].startswith("vm.builtin."):
             return None
         return Entry(key, name, prefix, found["callee"], found["kind"], symbol=found["symbol"],
                      n_in=found.get("n_in", 0), n_out=found.get("n_out", 1), inplace=found.get("inplace", ()),
-                     sub=found.get("sub"), shape=shape)
+                     sub=found.get("sub"), shape=shape, split=bool(found.get("split")))
     if isinstance(value, relax.Var) and value in keys:
         return Entry(key, name, prefix, "", "alias", source=keys[value], shape=shape)
     if isinstance(value, relax.TupleGetItem) and value.tuple_value in keys:
@@ -223,6 +232,8 @@ class Recorder:
         self.frames: list[Optional[tuple[Layout, dict[str, int]]]] = [(self.top, {})]
         self.calls: list[Optional[Entry]] = []
         self.unmatched = 0
+        self.inputs: dict[str, list[Any]] = {}
+        self.kept_bytes = 0
 
     def __call__(self, func: Any, symbol: Any, before: bool, ret: Any, *args: Any) -> int:
         name = str(symbol)
@@ -240,6 +251,8 @@ class Recorder:
                 if entry is None:
                     self.unmatched += 1
             self.calls.append(entry)
+            if entry is not None and entry.split and self.kept_bytes < KEEP_INPUT_BYTES:
+                self._keep_inputs(entry, args)
             sub: Optional[tuple[Layout, dict[str, int]]] = None
             if entry is not None and entry.sub is not None and entry.key.count("/") < MAX_DEPTH:
                 sub = (layout(self.mod, entry.sub, entry.key, entry.key.count("/") + 1, self.cache), {})
@@ -252,6 +265,22 @@ class Recorder:
             if value is not None:
                 self.values[entry.key] = value
         return 0
+
+    def _keep_inputs(self, entry: Entry, args: tuple[Any, ...]) -> None:
+        import tvm
+
+        kept: list[Any] = []
+        for i, arg in enumerate(args):
+            if entry.n_in <= i < entry.n_in + entry.n_out:
+                kept.append(None)
+            elif isinstance(arg, tvm.runtime.Tensor):
+                kept.append(arg.numpy())
+                self.kept_bytes += kept[-1].nbytes
+            elif isinstance(arg, (int, float)):
+                kept.append(arg)
+            else:
+                return
+        self.inputs[entry.key] = kept
 
     def derive(self, entries: list[Entry]) -> None:
         """Values of aliases, tuple items and reshapes of captured values."""
@@ -289,11 +318,14 @@ def front_half(mod: Any, target: dict[str, Any]) -> Any:
 @dataclass
 class Captured:
     """The values of one run: ``values`` by key (numpy arrays; lists for tuples), ``entries`` in binding
-    order (inner entries after their parent), ``unmatched`` calls no binding claimed."""
+    order (inner entries after their parent), ``unmatched`` calls no binding claimed, ``inputs`` the arguments kept of calls that can be split
+    (:mod:`.split_tvm`), ``module`` the module whose bindings the keys name (after the first passes)."""
 
     values: dict[str, Any]
     entries: list[Entry]
     unmatched: int
+    inputs: dict[str, list[Any]] = field(default_factory=dict)
+    module: Any = None
 
 
 def capture(mod: Any, target: dict[str, Any], func_name: str, arrays: list[np.ndarray],
@@ -319,4 +351,4 @@ def capture(mod: Any, target: dict[str, Any], func_name: str, arrays: list[np.nd
         vm.set_instrument(None)
     entries = recorder.top.entries
     recorder.derive(entries)
-    return Captured(recorder.values, entries, recorder.unmatched)
+    return Captured(recorder.values, entries, recorder.unmatched, recorder.inputs, front)

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 import numpy as np
 
 from pipeline_model.engine.debugging.bisect_tvm import Tester
 from pipeline_model.engine.debugging.capture_tvm import Entry, capture
+from pipeline_model.engine.debugging.split_tvm import inner_values
 from pipeline_model.engine.debugging.reproducer_tvm import module_after
 
 # The build functions these checks reuse (engine/build and the scriptlib rules exported scripts share).
@@ -111,6 +112,8 @@ class Side:
     func_name: str
     via: str
     unmatched: int = 0
+    inputs: dict[str, list[Any]] = field(default_factory=dict)
+    module: Any = None
 
 
 def _side(tester: Tester, mod: Any, via: str) -> Side:
@@ -128,7 +131,8 @@ def _side(tester: Tester, mod: Any, via: str) -> Side:
         entries = [Entry(n, n, None, "", "exposed") for n in names]
         return Side(dict(zip(names, outputs)), entries, func_name, via)
     captured = capture(mod, tester.target, func_name, arrays, tester.check_cancel)
-    return Side(captured.values, captured.entries, func_name, via, captured.unmatched)
+    return Side(captured.values, captured.entries, func_name, via, captured.unmatched, captured.inputs,
+                captured.module)
 
 
 #: Names the BlockBuilder makes up (``lv``, ``gv3``): matched only in the same place (same parent).
@@ -177,19 +181,28 @@ def run_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def compare_sides(got: Side, ref: Side, calls: dict[str, str], ids: dict[str, str], rtol: float,
-                  atol: float) -> dict[str, Any]:
-    """Rows (one per value after the step, inner values after their parent with ``parent``), the first
-    diverging node (the top-level binding holding the first diverging value) and what is only before."""
+def _compare(row: dict[str, Any], mine: list[np.ndarray], theirs: list[np.ndarray], rtol: float,
+             atol: float) -> bool:
+    """Fill ``row``'s status and errors; False when there is nothing to compare with."""
+    if not mine or [a.shape for a in mine] != [b.shape for b in theirs]:
+        row["status"] = "no counterpart"
+        return False
+    check = compare_outputs(mine, theirs, rtol, atol)
+    row.update(max_abs=check["max_abs"], max_abs_over_ref=check["max_abs_over_ref"],
+               status="ok" if check["passed"] else "diverges")
+    return True
+
+
+def value_rows(got: Side, ref: Side, calls: dict[str, str], ids: dict[str, str], rtol: float,
+               atol: float) -> tuple[list[dict[str, Any]], set[str], list[str]]:
+    """One row per value after the step (inner values after their parent, with ``parent``), the keys of the
+    values before it that were compared, and the top-level bindings with no value captured."""
     by_name: dict[str, list[str]] = {}
     for entry in ref.entries:
         if entry.key in ref.values:
             by_name.setdefault(entry.name, []).append(entry.key)
     rows: list[dict[str, Any]] = []
     used: set[str] = set()
-    first: Optional[str] = None
-    first_inside: Optional[str] = None
-    top_rows: dict[str, dict[str, Any]] = {}
     missing: list[str] = []
     for entry in got.entries:
         value = got.values.get(entry.key)
@@ -199,35 +212,83 @@ def compare_sides(got: Side, ref: Side, calls: dict[str, str], ids: dict[str, st
             continue
         shape, dtype = _shape_of(value)
         top = entry.parent is None
-        row: dict[str, Any] = {"name": entry.name, "key": entry.key,
-                               "callee": (calls.get(entry.name) if top and entry.kind != "lowered" else None) or entry.callee,
+        callee = calls.get(entry.name) if top and entry.kind != "lowered" else None
+        row: dict[str, Any] = {"name": entry.name, "key": entry.key, "callee": callee or entry.callee,
                                "node_id": ids.get(entry.name) if top else None, "shape": shape, "dtype": dtype,
                                "via": got.via}
         if not top:
             row["parent"] = entry.parent
-        else:
-            top_rows[entry.key] = row
         other_key = counterpart(entry, ref, by_name)
         other = ref.values.get(other_key) if other_key is not None else None
-        mine, theirs = _flat(value), _flat(other)
-        if other is None or [a.shape for a in mine] != [b.shape for b in theirs] or not mine:
-            row["status"] = "no counterpart"
-        else:
+        if _compare(row, _flat(value), _flat(other), rtol, atol):
             used.add(str(other_key))
             if other_key != entry.key:
                 row["counterpart"] = other_key
-            check = compare_outputs(mine, theirs, rtol, atol)
-            row.update(max_abs=check["max_abs"], max_abs_over_ref=check["max_abs_over_ref"],
-                       status="ok" if check["passed"] else "diverges")
         rows.append(row)
+    return rows, used, missing
+
+
+def _inner(side: Side, key: str, target: dict[str, Any]) -> dict[str, np.ndarray]:
+    entry = next((e for e in side.entries if e.key == key), None)
+    if entry is None or key not in side.inputs or side.module is None:
+        return {}
+    outputs = _flat(side.values.get(key))
+    return inner_values(side.module[entry.callee], side.inputs[key], outputs, entry.n_in, target)
+
+
+#: Diverging PrimFunc calls whose intermediate buffers are split out (the first ones in run order).
+SPLIT_LIMIT = 4
+
+
+def split_rows(rows: list[dict[str, Any]], got: Side, ref: Side, target: dict[str, Any], rtol: float,
+               atol: float) -> None:
+    """Add rows for the intermediate buffers of the first diverging PrimFunc calls (:mod:`.split_tvm`), after
+    the call's row, compared with the same buffers of its counterpart before the step when it has them."""
+    todo = [r for r in run_order(rows) if r["status"] == "diverges" and r["key"] in got.inputs][:SPLIT_LIMIT]
+    for row in todo:
+        key = str(row["key"])
+        mine = _inner(got, key, target)
+        if not mine:
+            continue
+        theirs = _inner(ref, str(row.get("counterpart") or key), target)
+        added = []
+        for name, value in mine.items():
+            new: dict[str, Any] = {"name": name, "key": f"{key}/{name}", "parent": key, "callee": row["callee"],
+                                   "node_id": None, "shape": list(value.shape), "dtype": str(value.dtype),
+                                   "via": "split"}
+            other = theirs.get(name)
+            _compare(new, [value], [other] if other is not None else [], rtol, atol)
+            added.append(new)
+        at = rows.index(row) + 1
+        while at < len(rows) and str(rows[at]["key"]).startswith(key + "/"):
+            at += 1
+        rows[at:at] = added
+
+
+def mark_first(rows: list[dict[str, Any]]) -> tuple[Optional[str], Optional[str]]:
+    """Mark the first diverging node (``first``: the top-level row holding the first diverging value in the
+    order values were made) and that value when it is inside a call (``first_inside``); their keys."""
     first_row = next((r for r in run_order(rows) if r["status"] == "diverges"), None)
-    if first_row is not None:
-        first = str(first_row["key"]).split("/", 1)[0]
-        if first in top_rows:
-            top_rows[first]["first"] = True
-        if "parent" in first_row:
-            first_inside = str(first_row["key"])
-            first_row["first_inside"] = True
+    if first_row is None:
+        return None, None
+    first = str(first_row["key"]).split("/", 1)[0]
+    for row in rows:
+        if row["key"] == first:
+            row["first"] = True
+    if "parent" not in first_row:
+        return first, None
+    first_row["first_inside"] = True
+    return first, str(first_row["key"])
+
+
+def compare_sides(got: Side, ref: Side, calls: dict[str, str], ids: dict[str, str], rtol: float,
+                  atol: float, target: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """Rows (:func:`value_rows`, with :func:`split_rows` when ``target`` is given), the first diverging node
+    (:func:`mark_first`) and what is only before the step."""
+    rows, used, missing = value_rows(got, ref, calls, ids, rtol, atol)
+    if target is not None:
+        split_rows(rows, got, ref, target, rtol, atol)
+    first, first_inside = mark_first(rows)
     only_before = [e.key for e in ref.entries if e.key in ref.values and e.key not in used
                    and e.key not in got.values]
     return {"nodes": rows, "first_divergent": first, "first_inside": first_inside, "only_before": only_before,
@@ -251,7 +312,8 @@ def diverge(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
     ref = _side(tester, before, via)
     got = _side(tester, after, via)
     func_name = got.func_name
-    result = compare_sides(got, ref, callees(after, func_name), graph_ids(after, func_name), tester.rtol, tester.atol)
+    result = compare_sides(got, ref, callees(after, func_name), graph_ids(after, func_name), tester.rtol,
+                           tester.atol, tester.target)
     return {"step": index + 1, "pass_id": str(steps[index].get("pass") or ""), "function": func_name,
             "via": via, "unmatched_calls": got.unmatched + ref.unmatched, **result,
             "rtol": tester.rtol, "atol": tester.atol, "ms": round((time.perf_counter() - t0) * 1000.0, 3)}
