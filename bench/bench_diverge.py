@@ -28,6 +28,7 @@ import time
 from typing import Any
 
 from pipeline_model import build_api
+from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument, Step
 from pipeline_model.engine.client import EngineClient, EngineError
 from pipeline_model.fileformat import load_pipeline, save_pipeline
@@ -91,8 +92,8 @@ def decoder_timing(client: EngineClient, repeat: int) -> dict[str, Any]:
                                       Step("relax.LegalizeOps"), Step("relax.DeadCodeElimination")])
         path = os.path.join(folder, "decoder.json")
         save_pipeline(doc, path)
-        client.run(doc, trust_custom_code=True, scripts=False)
-        request = dict(build_api.module_request(doc, trust_custom_code=True), bench=None,
+        client.run(doc, scripts=False)
+        request = dict(build_api.module_request(doc), bench=None,
                        check={"rtol": 1e-4, "atol": 1e-4})
         times = []
         for _ in range(repeat):
@@ -119,7 +120,7 @@ def main() -> None:
     with open("/proc/loadavg", encoding="utf-8") as f:
         print("load:", f.read().strip())
     summary: dict[str, Any] = {}
-    with EngineClient(step_timeout_s=900) as client:
+    with EngineClient(step_timeout_s=900, consent=Consent.everything()) as client:
         if args.cases:
             results = accuracy(client, args.cases, args.seed)
             hits = sum(r["hit"] for r in results)

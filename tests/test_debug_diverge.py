@@ -97,3 +97,19 @@ def test_first_node_is_the_rewritten_value_for_seeded_cases(engine, tmp_path, se
         assert inner["status"] == "diverges" and inner["parent"] == reply["first_inside"].rsplit("/", 1)[0]
     order = [n["key"] for n in reply["nodes"]]
     assert all(n["status"] in ("ok", "no counterpart") for n in reply["nodes"][: order.index(first[0]["key"])])
+
+
+def test_the_two_halves_build_what_default_build_builds():
+    """capture_tvm splits tvm.relax.pipeline.default_build in two: together they must lower the same module."""
+    import tvm
+    from tvm import relax
+
+    from pipeline_model.engine.debugging.capture_tvm import BACK_PASSES, FRONT_PASSES, _sequential
+    from pipeline_model.importers.load_tvm import load_model
+
+    mod = load_model("builtin:mlp").mod
+    with tvm.target.Target("llvm"):
+        fused = relax.transform.FuseOps()(relax.transform.AnnotateTIROpPattern()(relax.transform.LegalizeOps()(mod)))
+        for case in (mod, fused):
+            halves = _sequential([("transform", n) for n in BACK_PASSES])(_sequential(FRONT_PASSES)(case))
+            tvm.ir.assert_structural_equal(halves, relax.get_pipeline("default_build")(case))

@@ -1,10 +1,10 @@
 """Every intermediate value of one run, captured through the VM instrument (engine side, imports TVM).
 
 The module is built as the reference build builds it (:func:`build_module`: ``tvm.compile``'s ``default_build``
-pipeline for a module not yet lowered for the VM, nothing more for one already lowered), split in two: the
-first passes of ``default_build`` (dispatch, ``LegalizeOps``, ``RewriteDataflowReshape``) run here, so every
-binding of the entry function calls a PrimFunc, a packed function or a Relax function; the whole
-``default_build`` then completes that module (its first passes change nothing the second time).
+pipeline for a module not yet lowered for the VM, nothing more for one already lowered), split in two halves
+(:func:`front_half`, :func:`back_half`): after the first (dispatch, ``LegalizeOps``, ``RewriteDataflowReshape``)
+every binding of the entry function calls a PrimFunc, a packed function or a Relax function; the second
+completes the build.
 
 While the entry function runs, ``relax.VirtualMachine.set_instrument`` sees every call but the VM's own
 builtins (``vm.builtin.*``, skipped): after each call a copy of its output is kept (the destination arguments
@@ -24,7 +24,8 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from pipeline_model.engine.build.devices import device_for, tvm_target
-from pipeline_model.engine.build.measure import _is_vm_lowered, build_module
+from pipeline_model import targets as targets_mod
+from pipeline_model.engine.build.measure import _is_vm_lowered, _refuse_unscheduled, build_module
 from pipeline_model.engine.build.errors import error_text
 from pipeline_model.engine.debugging.split_tvm import has_intermediates
 from pipeline_model.scriptlib.functions import BuildError
@@ -297,20 +298,50 @@ class Recorder:
                     self.values[entry.key] = src.reshape(entry.shape)
 
 
-def front_half(mod: Any, target: dict[str, Any]) -> Any:
-    """``mod`` after the first passes of ``default_build`` (dispatch, legalize, dataflow reshapes), or ``mod``
-    when it is already lowered for the VM."""
+#: ``tvm.relax.pipeline.default_build_pipeline`` (TVM 0.27) in two halves: the bindings are read after the
+#: first (every operator then calls a PrimFunc), the second completes the build
+#: (``tests/test_debug_diverge.py`` checks that both together build what ``default_build`` builds).
+FRONT_PASSES = (("backend", "DispatchSampling"), ("backend", "DispatchSortScan"), ("transform", "LegalizeOps"),
+                ("transform", "RewriteDataflowReshape"))
+BACK_PASSES = ("ToNonDataflow", "RemovePurityChecking", "CallTIRRewrite", "StaticPlanBlockMemory",
+               "RewriteCUDAGraph", "LowerAllocTensor", "KillAfterLastUse", "LowerRuntimeBuiltin",
+               "ComputePrimValue", "VMShapeLower", "AttachGlobalSymbol")
+
+
+def _sequential(names: Any) -> Any:
     import tvm
     from tvm import relax
-    from tvm.relax import backend
 
+    return tvm.transform.Sequential([getattr(getattr(relax, where), name)() for where, name in names])
+
+
+def front_half(mod: Any, target: dict[str, Any]) -> Any:
+    """``mod`` after the first passes of ``default_build`` (:data:`FRONT_PASSES`), or ``mod`` when it is
+    already lowered for the VM."""
     if _is_vm_lowered(mod):
         return mod
-    seq = tvm.transform.Sequential([backend.DispatchSampling(), backend.DispatchSortScan(),
-                                    relax.transform.LegalizeOps(), relax.transform.RewriteDataflowReshape()])
     try:
         with tvm_target(target):
-            return seq(mod)
+            return _sequential(FRONT_PASSES)(mod)
+    except Exception as exc:  # noqa: BLE001
+        raise BuildError(f"tvm.compile for {target.get('kind')} failed: {error_text(exc)}") from None
+
+
+def back_half(front: Any, target: dict[str, Any]) -> Any:
+    """The executable of a module after :func:`front_half`: the rest of ``default_build``
+    (:data:`BACK_PASSES`), then ``tvm.compile`` (what :func:`build_module` builds from the module before the
+    first half; a GPU target refuses unscheduled PrimFuncs as it does)."""
+    import tvm
+
+    if _is_vm_lowered(front):
+        return build_module(front, target)
+    if targets_mod.is_gpu_target(target):
+        _refuse_unscheduled(front, target)
+    tgt = tvm_target(target)
+    try:
+        with tgt:
+            lowered = _sequential([("transform", name) for name in BACK_PASSES])(front)
+        return tvm.compile(lowered, target=tgt, relax_pipeline=None)
     except Exception as exc:  # noqa: BLE001
         raise BuildError(f"tvm.compile for {target.get('kind')} failed: {error_text(exc)}") from None
 
@@ -337,7 +368,7 @@ def capture(mod: Any, target: dict[str, Any], func_name: str, arrays: list[np.nd
     front = front_half(mod, target)
     if check_cancel is not None:
         check_cancel()
-    ex = build_module(front, target)
+    ex = back_half(front, target)
     dev = device_for(target)
     vm = tvm.relax.VirtualMachine(ex, dev)
     recorder = Recorder(front, func_name)
