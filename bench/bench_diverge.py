@@ -10,9 +10,10 @@ node marked is the rewritten binding or the fused call that holds it (for a Prim
 calls it); ``inside`` counts the cases where the rewritten binding inside a fused call is also named.
 
 Speed (``--decoder``): on ``builtin:decoder`` with a wrong ``R.add`` at step 2 of 4 (CanonicalizeBindings,
-wrong step, LegalizeOps, DeadCodeElimination), one ``build_run`` with the check (the optimized build, its run
-and the reference build) and one ``diverge`` of step 2 (both ways: ``instrument``, ``expose``) in one engine;
-prints seconds and ratios (the issue's bound: ``diverge`` <= 3 x one build-and-run).
+wrong step, LegalizeOps, DeadCodeElimination), rounds of one ``build_run`` with the check (the optimized build,
+its run and the reference build) and one ``diverge`` of step 2 each way (``instrument``, ``expose``) in one
+engine; prints each round (wall seconds, and CPU seconds of the engine process: steadier on a busy machine)
+and the medians of seconds and of per-round ratios (the issue's bound: ``diverge`` <= 3 x one build-and-run).
 
 Run: ``.venv/bin/python -m bench.bench_diverge [--cases 45] [--seed 0] [--decoder] [--json]``.
 """
@@ -83,8 +84,17 @@ def accuracy(client: EngineClient, cases: int, seed: int) -> list[dict[str, Any]
     return results
 
 
+def _engine_cpu(client: EngineClient) -> float:
+    """CPU seconds the engine process (and its children) used so far."""
+    import psutil
+
+    times = psutil.Process(client.pid).cpu_times()
+    return float(times.user + times.system + times.children_user + times.children_system)
+
+
 def decoder_timing(client: EngineClient, repeat: int) -> dict[str, Any]:
-    """Seconds of one build-and-run and of ``diverge`` (instrument, expose) on the 32-layer decoder."""
+    """Seconds of one build-and-run and of ``diverge`` (instrument, expose) on the 32-layer decoder: ``repeat``
+    rounds of the three in turn (so each round's ratios are measured under the same load); medians."""
     with tempfile.TemporaryDirectory() as folder:
         doc = PipelineDocument(name="decoder", model="builtin:decoder", target={"kind": "llvm"},
                                steps=[Step("relax.CanonicalizeBindings"),
@@ -93,19 +103,32 @@ def decoder_timing(client: EngineClient, repeat: int) -> dict[str, Any]:
         path = os.path.join(folder, "decoder.json")
         save_pipeline(doc, path)
         client.run(doc, scripts=False)
-        request = dict(build_api.module_request(doc), bench=None,
-                       check={"rtol": 1e-4, "atol": 1e-4})
-        times = []
+        request = dict(build_api.module_request(doc), bench=None, check={"rtol": 1e-4, "atol": 1e-4})
+        rounds: list[dict[str, float]] = []
+        out: dict[str, Any] = {}
         for _ in range(repeat):
-            t0 = time.perf_counter()
-            client.request("build_run", request)
-            times.append(time.perf_counter() - t0)
-        out: dict[str, Any] = {"build_run_s": statistics.median(times)}
+            got: dict[str, float] = {}
+            for what in ("build_run", "instrument", "expose"):
+                cpu0, t0 = _engine_cpu(client), time.perf_counter()
+                if what == "build_run":
+                    client.request("build_run", request)
+                else:
+                    reply = client.request("diverge", diverge_request(path, 2, what))
+                    out[what] = {"first": reply.get("first_divergent"), "nodes": len(reply.get("nodes") or [])}
+                got[what] = time.perf_counter() - t0
+                got[what + "_cpu"] = _engine_cpu(client) - cpu0
+            rounds.append(got)
+            print(f"  round: build_run {got['build_run']:.1f} s (cpu {got['build_run_cpu']:.1f}), instrument "
+                  f"{got['instrument']:.1f} s (cpu {got['instrument_cpu']:.1f}), expose {got['expose']:.1f} s "
+                  f"(cpu {got['expose_cpu']:.1f})", flush=True)
+        out["build_run_s"] = statistics.median(r["build_run"] for r in rounds)
+        out["build_run_cpu_s"] = statistics.median(r["build_run_cpu"] for r in rounds)
         for via in ("instrument", "expose"):
-            t0 = time.perf_counter()
-            reply = client.request("diverge", diverge_request(path, 2, via))
-            out[via] = {"s": time.perf_counter() - t0, "first": reply.get("first_divergent"),
-                        "nodes": len(reply.get("nodes") or [])}
+            out[via].update(s=statistics.median(r[via] for r in rounds),
+                            ratio=statistics.median(r[via] / r["build_run"] for r in rounds),
+                            cpu_s=statistics.median(r[via + "_cpu"] for r in rounds),
+                            cpu_ratio=statistics.median(r[via + "_cpu"] / r["build_run_cpu"] for r in rounds))
+        out["rounds"] = rounds
         return out
 
 
@@ -114,7 +137,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=45)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--decoder", action="store_true", help="also time the 32-layer decoder")
-    parser.add_argument("--repeat", type=int, default=2, help="build-and-runs of the decoder (median)")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds on the decoder (medians)")
     parser.add_argument("--json", metavar="FILE", help="write every result to FILE")
     args = parser.parse_args()
     with open("/proc/loadavg", encoding="utf-8") as f:
@@ -132,10 +155,11 @@ def main() -> None:
         if args.decoder:
             got = decoder_timing(client, args.repeat)
             base = got["build_run_s"]
-            print(f"decoder: build_run {base:.1f} s; diverge instrument {got['instrument']['s']:.1f} s "
-                  f"({got['instrument']['s'] / base:.2f}x, first {got['instrument']['first']}, "
-                  f"{got['instrument']['nodes']} rows); expose {got['expose']['s']:.1f} s "
-                  f"({got['expose']['s'] / base:.2f}x, first {got['expose']['first']})")
+            print(f"decoder (medians): build_run {base:.1f} s; diverge instrument {got['instrument']['s']:.1f} s "
+                  f"(ratio {got['instrument']['ratio']:.2f}x, cpu ratio {got['instrument']['cpu_ratio']:.2f}x, "
+                  f"first {got['instrument']['first']}, {got['instrument']['nodes']} rows); expose "
+                  f"{got['expose']['s']:.1f} s (ratio {got['expose']['ratio']:.2f}x, cpu ratio "
+                  f"{got['expose']['cpu_ratio']:.2f}x, first {got['expose']['first']}, {got['expose']['nodes']} rows)")
             summary["decoder"] = got
     with open("/proc/loadavg", encoding="utf-8") as f:
         print("load:", f.read().strip())

@@ -32,6 +32,19 @@ def test_table_marks_the_first_node():
     assert "no counterpart" in lines[3] and lines[-1] == "first diverging node: add"
 
 
+
+def test_table_indents_values_inside_a_call_and_names_the_first_inside():
+    reply = {"step": 6, "pass_id": "custom.python", "function": "main", "first_divergent": "lv",
+             "first_inside": "lv/add", "only_before": [],
+             "nodes": [{"name": "lv", "key": "lv", "callee": "fused_matmul_add_relu", "shape": [1, 4],
+                        "status": "diverges", "max_abs_over_ref": 0.5, "first": True},
+                       {"name": "add", "key": "lv/add", "parent": "lv", "callee": "add", "shape": [1, 4],
+                        "status": "diverges", "max_abs_over_ref": 0.5, "first_inside": True}]}
+    lines = diverge_cmd.table(reply)
+    assert lines[1].startswith("> lv ") and lines[2].startswith("*   add ")
+    assert lines[-1] == "first diverging node: lv (inside it: lv/add)"
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize("seed,level,model", [(51, "relax", "builtin:mlp"), (52, "tir", "builtin:mlp"),
                                               (53, "tir", "builtin:mlp"), (54, "tir", CNN)])
