@@ -126,3 +126,23 @@ def test_the_two_halves_build_what_default_build_builds():
         for case in (mod, fused):
             halves = _sequential([("transform", n) for n in BACK_PASSES])(_sequential(FRONT_PASSES)(case))
             tvm.ir.assert_structural_equal(halves, relax.get_pipeline("default_build")(case))
+
+
+@pytest.mark.e2e
+def test_correct_fusion_steps_are_quiet(engine, tmp_path):
+    """FuseOps makes one function for equal groups (three q/k/v projections call one fused_matmul_add): the
+    names inside it are those of the first group only, so they are not matched by name elsewhere."""
+    from bench.bench_diverge import diverge_request
+    from pipeline_model.document import PipelineDocument, Step
+    from pipeline_model.fileformat import save_pipeline
+
+    steps = [Step(p) for p in ("relax.LegalizeOps", "relax.AnnotateTIROpPattern", "relax.FuseOps", "relax.FuseTIR")]
+    path = str(tmp_path / "fuse.json")
+    save_pipeline(PipelineDocument(name="fuse", model="builtin:transformer", target={"kind": "llvm"}, steps=steps),
+                  path)
+    for step in (3, 4):
+        reply = engine.request("diverge", diverge_request(path, step))
+        assert reply["first_divergent"] is None, [n for n in reply["nodes"] if n["status"] == "diverges"]
+        assert sum(n["status"] == "ok" for n in reply["nodes"]) >= 20
+        inner = [n for n in reply["nodes"] if n.get("parent")]
+        assert inner or step == 4

@@ -7,7 +7,7 @@ Relax-function call is kept under the binding that made it, also inside a called
 function before ``FuseTIR``: its operators are inner values, rows with ``parent``) and in a module already
 lowered for the VM. Values are matched by binding name where shape and dtype agree (a pass that kept a
 binding kept its name; an operator moved into a fused function is found there by its name, except for the
-names the BlockBuilder makes up). Per value: max |diff| / max |ref| (the value before the step is the
+names the BlockBuilder makes up and inside a function called from several places). Per value: max |diff| / max |ref| (the value before the step is the
 reference) and ok / diverges with the check's tolerance; the first diverging value in binding order of the
 module after the step names the first diverging node (its top-level binding: the fused call that holds
 it); values with no counterpart are listed as such, not as errors.
@@ -147,12 +147,35 @@ def _flat(value: Any) -> list[np.ndarray]:
     return []
 
 
-def counterpart(entry: Entry, ref: Side, by_name: dict[str, list[str]]) -> Optional[str]:
-    """The key of ``entry``'s value before the step: the same key; else (not for made-up names) the binding of
-    the same name at the top level, or the only inner one (an operator that a fusion moved into a function)."""
+def shared_scopes(entries: list[Entry]) -> set[str]:
+    """Keys of the calls to a Relax function that is called more than once (``FuseOps`` makes one function for
+    equal groups: its inner names are those of one of them, so they name nothing elsewhere)."""
+    calls: dict[str, list[str]] = {}
+    for entry in entries:
+        if entry.sub is not None:
+            calls.setdefault(entry.sub, []).append(entry.key)
+    return {key for keys in calls.values() if len(keys) > 1 for key in keys}
+
+
+def _named(entry: Entry, shared: set[str]) -> bool:
+    """True when ``entry``'s name may be looked up in another place: not made up, not inside a shared function."""
+    if _GENERATED.match(entry.name):
+        return False
+    parent = entry.parent
+    while parent is not None:
+        if parent in shared:
+            return False
+        parent = parent.rsplit("/", 1)[0] if "/" in parent else None
+    return True
+
+
+def counterpart(entry: Entry, ref: Side, by_name: dict[str, list[str]], shared: set[str]) -> Optional[str]:
+    """The key of ``entry``'s value before the step: the same key; else (not for made-up names, nor inside a
+    function called from several places: ``shared``) the binding of the same name at the top level, or the
+    only inner one (an operator that a fusion moved into a function)."""
     if entry.key in ref.values:
         return entry.key
-    if _GENERATED.match(entry.name):
+    if not _named(entry, shared):
         return None
     keys = by_name.get(entry.name, [])
     if entry.name in keys:
@@ -198,9 +221,11 @@ def value_rows(got: Side, ref: Side, calls: dict[str, str], ids: dict[str, str],
     """One row per value after the step (inner values after their parent, with ``parent``), the keys of the
     values before it that were compared, and the top-level bindings with no value captured."""
     by_name: dict[str, list[str]] = {}
+    ref_shared = shared_scopes(ref.entries)
     for entry in ref.entries:
-        if entry.key in ref.values:
+        if entry.key in ref.values and _named(entry, ref_shared):
             by_name.setdefault(entry.name, []).append(entry.key)
+    shared = shared_scopes(got.entries)
     rows: list[dict[str, Any]] = []
     used: set[str] = set()
     missing: list[str] = []
@@ -218,7 +243,7 @@ def value_rows(got: Side, ref: Side, calls: dict[str, str], ids: dict[str, str],
                                "via": got.via}
         if not top:
             row["parent"] = entry.parent
-        other_key = counterpart(entry, ref, by_name)
+        other_key = counterpart(entry, ref, by_name, shared)
         other = ref.values.get(other_key) if other_key is not None else None
         if _compare(row, _flat(value), _flat(other), rtol, atol):
             used.add(str(other_key))
