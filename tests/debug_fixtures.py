@@ -128,8 +128,8 @@ def injected_pipeline(folder: str, n: int, seed: int, level: str, model: str = "
 
 #: A wrong rewrite of one value, chosen by ``SEED`` (for ``main.py diverge``'s acceptance): ``LEVEL`` "relax"
 #: rewrites a binding of the entry function or of a fused Relax function it calls (scaled, offset, or
-#: ``R.add`` -> ``R.subtract``); "tir" scales the last store to the output of a PrimFunc the entry function
-#: reaches. The step writes to ``OUT`` what it rewrote and the node ``diverge`` should mark first
+#: ``R.add`` -> ``R.subtract``; inner bindings and ``R.add`` drawn more often); "tir" scales the last store to
+#: the output (or, half the time, to an intermediate buffer) of a PrimFunc the entry function reaches. The step writes to ``OUT`` what it rewrote and the node ``diverge`` should mark first
 #: (``expected``: the entry-function bindings that hold the rewritten value, in binding order; ``inside``:
 #: the rewritten binding when it sits inside a called function).
 WRONG_VALUE = '''import json
@@ -221,7 +221,12 @@ def _relax(mod, rng, entry):
         if gv is not None and isinstance(caller.value.op, tvm.ir.GlobalVar) and isinstance(mod[gv], relax.Function):
             picks += [(caller, gv.name_hint, b) for b in _bindings(mod[gv])
                       if isinstance(b.value, relax.Call) and _float(b.var)]
-    caller, fname, b = rng.choice(picks)
+    inner = [p for p in picks if p[0] is not None]
+    adds = [p for p in picks if isinstance(p[2].value.op, tvm.ir.Op) and p[2].value.op.name == "relax.add"]
+    draw = rng.random()
+    caller, fname, b = rng.choice(inner if inner and draw < 0.4 else adds if adds and draw < 0.7 else picks)
+    if caller is not None:  # a function called from several places: the first call holds the wrong value first
+        caller = next(c for c in top if _called(c.value) is not None and _called(c.value).name_hint == fname)
     op = b.value.op
     mode = "swap" if isinstance(op, tvm.ir.Op) and op.name == "relax.add" else rng.choice(["scale", "offset"])
     out = tvm.IRModule(dict(mod.functions_items()), attrs=mod.attrs)

@@ -1,16 +1,18 @@
 """Engine half of ``main.py diverge``: where values diverge across one step (imports TVM).
 
-The module before the step and the module after it are each built unchanged, as the reference build does,
-and run once on the same inputs and weights with the VM instrument
+The module before the step and the module after it are each built unchanged (as ``bisect`` builds a tested
+module) and run once on the same inputs and weights with the VM instrument
 (:mod:`pipeline_model.engine.debugging.capture_tvm`): a copy of the output of every ``call_tir`` / packed /
 Relax-function call is kept under the binding that made it, also inside a called Relax function (a fused
 function before ``FuseTIR``: its operators are inner values, rows with ``parent``) and in a module already
-lowered for the VM. Values are matched by binding name where shape and dtype agree (a pass that kept a
-binding kept its name; an operator moved into a fused function is found there by its name, except for the
-names the BlockBuilder makes up and inside a function called from several places). Per value: max |diff| / max |ref| (the value before the step is the
-reference) and ok / diverges with the check's tolerance; the first diverging value in binding order of the
-module after the step names the first diverging node (its top-level binding: the fused call that holds
-it); values with no counterpart are listed as such, not as errors.
+lowered for the VM; the intermediate buffers of the first diverging PrimFunc calls are split out
+(:mod:`pipeline_model.engine.debugging.split_tvm`). Values are matched by binding name where shape and dtype
+agree (a pass that kept a binding kept its name; an operator moved into a fused function is found there by
+its name, except for the names the BlockBuilder makes up and inside a function called from several places).
+Per value: max |diff| / max |ref| (the value before the step is the reference) and ok / diverges with the
+check's tolerance. The first diverging value in the order the values were made (inner values before their
+call's output) names the first diverging node: its top-level binding in the module after the step (the fused
+call that holds it). Values with no counterpart are listed as such, not as errors.
 
 ``via="expose"`` is the older way, kept for comparison (``bench/bench_diverge.py``): the entry function is
 rewritten to return every tensor it binds (modules not yet lowered for the VM only, no inner values).
