@@ -92,6 +92,7 @@ def test_run_order_puts_inner_values_before_their_call_and_marks_the_first():
     (9, "builtin:mlp", "tir"),     # a module already lowered for the VM (default_build ran): refused before
     (29, CNN, "tir"),              # lowered, an intermediate buffer of a fused PrimFunc
     (26, CNN, "relax"),            # ONNX model, scaled binding
+    (13, "builtin:transformer", "relax"),  # a binding inside a fused Relax function
 ])
 def test_first_node_is_the_rewritten_value_for_seeded_cases(engine, tmp_path, seed, model, level):
     from bench.bench_diverge import diverge_request
