@@ -253,7 +253,10 @@ class Recorder:
                     self.unmatched += 1
             self.calls.append(entry)
             if entry is not None and entry.split and self.kept_bytes < KEEP_INPUT_BYTES:
-                self._keep_inputs(entry, args)
+                try:
+                    self._keep_inputs(entry, args)
+                except Exception:  # noqa: BLE001 - inputs that cannot be copied: the call is not split
+                    self.inputs.pop(entry.key, None)
             sub: Optional[tuple[Layout, dict[str, int]]] = None
             if entry is not None and entry.sub is not None and entry.key.count("/") < MAX_DEPTH:
                 sub = (layout(self.mod, entry.sub, entry.key, entry.key.count("/") + 1, self.cache), {})
@@ -262,7 +265,10 @@ class Recorder:
         self.frames.pop()
         entry = self.calls.pop() if self.calls else None
         if entry is not None:
-            value = _outputs(entry, ret, args)
+            try:
+                value = _outputs(entry, ret, args)
+            except Exception:  # noqa: BLE001 - an output that cannot be copied: no value (not_captured), run on
+                return 0
             if value is not None:
                 self.values[entry.key] = value
         return 0
