@@ -147,3 +147,26 @@ def test_correct_fusion_steps_are_quiet(engine, tmp_path):
         assert sum(n["status"] == "ok" for n in reply["nodes"]) >= 20
         inner = [n for n in reply["nodes"] if n.get("parent")]
         assert inner or step == 4
+
+
+def test_split_gives_the_intermediate_buffers_of_a_fused_primfunc():
+    import numpy as np
+    import tvm
+    from tvm import relax
+
+    from pipeline_model.engine.debugging.split_tvm import has_intermediates, inner_values
+    from pipeline_model.importers.load_tvm import load_model
+
+    mod = load_model("builtin:mlp").mod
+    with tvm.target.Target("llvm"):
+        mod = relax.transform.LegalizeOps()(mod)
+        mod = relax.transform.FuseTIR()(relax.transform.FuseOps()(relax.transform.AnnotateTIROpPattern()(mod)))
+    func = mod["fused_matmul_add_relu"]
+    assert has_intermediates(func) and not has_intermediates(mod["transpose"])
+    rng = np.random.default_rng(0)
+    x, w, b = (rng.standard_normal(s).astype("float32") for s in ((1, 784), (784, 256), (256,)))
+    out = np.zeros((1, 256), "float32")
+    values = inner_values(func, [x, w, b, None], [out], 3, {"kind": "llvm"})
+    assert sorted(values) == ["T_add_intermediate", "matmul_intermediate"]
+    np.testing.assert_allclose(values["matmul_intermediate"], x @ w, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(values["T_add_intermediate"], x @ w + b, rtol=1e-4, atol=1e-4)

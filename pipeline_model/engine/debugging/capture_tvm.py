@@ -101,7 +101,11 @@ def _call_entry(mod: Any, value: Any, lowered: bool) -> Optional[dict[str, Any]]
                 getattr(callee, "global_symbol", ""))
             out_ty = value.ty
             n_out = len(out_ty.fields) if isinstance(out_ty, relax.TupleType) else 1
-            n_in = len(args[1].fields) if len(args) > 1 and isinstance(args[1], relax.Tuple) else 1
+            n_in = 1
+            if len(args) > 1 and isinstance(args[1], relax.Tuple):
+                n_in = len(args[1].fields)
+            elif len(args) > 1 and isinstance(getattr(args[1], "ty", None), relax.TupleType):
+                n_in = len(args[1].ty.fields)
             label = getattr(callee, "name_hint", symbol)
             split = isinstance(callee, tvm.ir.GlobalVar) and isinstance(mod[callee], tvm.tirx.PrimFunc) and \
                 has_intermediates(mod[callee])
