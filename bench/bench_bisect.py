@@ -20,6 +20,7 @@ import tempfile
 import time
 
 from pipeline_model import build_api
+from pipeline_model.consent import Consent
 from pipeline_model.engine.client import EngineClient
 from pipeline_model.fileformat import load_pipeline
 from tests.debug_fixtures import ROOT, injected_pipeline
@@ -32,8 +33,8 @@ def measure(client: EngineClient, path: str, repeat: int) -> dict:
     from pipeline_model.cli.bisect_cmd import bisect_request
 
     doc = load_pipeline(path)
-    client.run(doc, trust_custom_code=True, scripts=False)
-    request = dict(build_api.module_request(doc, trust_custom_code=True), bench=None,
+    client.run(doc, scripts=False)
+    request = dict(build_api.module_request(doc), bench=None,
                    check={"rtol": 1e-4, "atol": 1e-4})
     times = []
     for _ in range(repeat):
@@ -52,7 +53,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
     print(f"{'case':<26} {'builds':>6} {'build+run s':>11} {'bisect s':>9} {'budget s':>9} {'ratio':>6}")
-    with EngineClient() as client, tempfile.TemporaryDirectory() as folder:
+    with EngineClient(consent=Consent.everything()) as client, tempfile.TemporaryDirectory() as folder:
         for n in args.sizes:
             for level, model, label in (("relax", "builtin:mlp", "mlp"), ("tir", CNN, "cnn_bn.onnx")):
                 path, wrong = injected_pipeline(folder, n, n, level, model=model, name=f"{label}_{level}_{n}")

@@ -124,3 +124,183 @@ def injected_pipeline(folder: str, n: int, seed: int, level: str, model: str = "
     save_pipeline(doc, path)
     position = steps.index(wrong) + 1 if wrong is not None else 0
     return path, position
+
+
+#: A wrong rewrite of one value, chosen by ``SEED`` (for ``main.py diverge``'s acceptance): ``LEVEL`` "relax"
+#: rewrites a binding of the entry function or of a fused Relax function it calls (scaled, offset, or
+#: ``R.add`` -> ``R.subtract``; inner bindings and ``R.add`` drawn more often); "tir" scales the last store to
+#: the output (or, half the time, to an intermediate buffer) of a PrimFunc the entry function reaches. The step writes to ``OUT`` what it rewrote and the node ``diverge`` should mark first
+#: (``expected``: the entry-function bindings that hold the rewritten value, in binding order; ``inside``:
+#: the rewritten binding when it sits inside a called function).
+WRONG_VALUE = '''import json
+import random
+import re
+
+import tvm
+from tvm import relax
+
+SEED = {seed}
+LEVEL = "{level}"
+OUT = {out!r}
+
+
+def _entry(mod):
+    names = [gv.name_hint for gv, f in mod.functions_items()
+             if isinstance(f, relax.Function) and "global_symbol" in (f.attrs or {{}})]
+    for name in ("main", "forward"):
+        if name in names:
+            return name
+    return sorted(names)[0]
+
+
+def _bindings(func):
+    return [b for block in func.body.blocks for b in block.bindings]
+
+
+def _called(value):
+    if not isinstance(value, relax.Call):
+        return None
+    if isinstance(value.op, tvm.ir.GlobalVar):
+        return value.op
+    if isinstance(value.op, tvm.ir.Op) and value.op.name.startswith("relax.call_tir") and value.args:
+        if isinstance(value.args[0], tvm.ir.GlobalVar):
+            return value.args[0]
+    return None
+
+
+def _reaches(mod, gv, name, depth=0):
+    if gv.name_hint == name:
+        return True
+    func = mod[gv]
+    if depth > 4 or not isinstance(func, relax.Function):
+        return False
+    return any(_called(b.value) is not None and _reaches(mod, _called(b.value), name, depth + 1)
+               for b in _bindings(func))
+
+
+def _node_name(mod, binding):
+    gv = _called(binding.value)
+    if gv is not None and isinstance(binding.value.op, tvm.ir.GlobalVar) and not isinstance(mod[gv], relax.Function):
+        tensors = [a for a in binding.value.args if isinstance(a, relax.Var)]
+        return tensors[-1].name
+    return binding.var.name
+
+
+def _float(var):
+    ty = var.ty
+    return isinstance(ty, relax.TensorType) and ty.dtype == "float32" and ty.shape is not None
+
+
+def _rewrite_binding(func, target, mode):
+    blocks = []
+    for block in func.body.blocks:
+        new = []
+        for b in block.bindings:
+            if not b.var.same_as(target):
+                new.append(b)
+                continue
+            value = b.value
+            if mode == "swap":
+                new.append(relax.VarBinding(b.var, relax.op.subtract(value.args[0], value.args[1])))
+                continue
+            orig = relax.Var(b.var.name + "_orig", b.var.ty)
+            new.append(relax.VarBinding(orig, value))
+            if mode == "scale":
+                new.append(relax.VarBinding(b.var, relax.op.multiply(orig, relax.const(1.5, "float32"))))
+            else:
+                new.append(relax.VarBinding(b.var, relax.op.add(orig, relax.const(0.5, "float32"))))
+        blocks.append(relax.DataflowBlock(new) if isinstance(block, relax.DataflowBlock) else relax.BindingBlock(new))
+    return relax.Function(func.params, relax.SeqExpr(blocks, func.body.body), func.ret_ty, func.is_pure, func.attrs)
+
+
+def _relax(mod, rng, entry):
+    top = _bindings(mod[entry])
+    picks = [(None, entry, b) for b in top if isinstance(b.value, relax.Call) and _float(b.var)]
+    for caller in top:
+        gv = _called(caller.value)
+        if gv is not None and isinstance(caller.value.op, tvm.ir.GlobalVar) and isinstance(mod[gv], relax.Function):
+            picks += [(caller, gv.name_hint, b) for b in _bindings(mod[gv])
+                      if isinstance(b.value, relax.Call) and _float(b.var)]
+    inner = [p for p in picks if p[0] is not None]
+    adds = [p for p in picks if isinstance(p[2].value.op, tvm.ir.Op) and p[2].value.op.name == "relax.add"]
+    draw = rng.random()
+    caller, fname, b = rng.choice(inner if inner and draw < 0.4 else adds if adds and draw < 0.7 else picks)
+    if caller is not None:  # a function called from several places: the first call holds the wrong value first
+        caller = next(c for c in top if _called(c.value) is not None and _called(c.value).name_hint == fname)
+    op = b.value.op
+    mode = "swap" if isinstance(op, tvm.ir.Op) and op.name == "relax.add" else rng.choice(["scale", "offset"])
+    out = tvm.IRModule(dict(mod.functions_items()), attrs=mod.attrs)
+    out[mod.get_global_var(fname)] = _rewrite_binding(mod[fname], b.var, mode)
+    expected = [b.var.name] if caller is None else [caller.var.name]
+    return relax.transform.Normalize()(out), {{"target": b.var.name, "function": fname, "mode": mode,
+                                               "expected": expected, "inside": None if caller is None else b.var.name}}
+
+
+def _tir(mod, rng, entry):
+    names = []
+    for gv, func in mod.functions_items():
+        if isinstance(func, tvm.tirx.PrimFunc) and func.params and str(func.params[-1].dtype) == "float32":
+            names.append(gv.name_hint)
+    top = _bindings(mod[entry])
+    names = [n for n in sorted(names) if any(_called(b.value) is not None and _reaches(mod, _called(b.value), n)
+                                             for b in top)]
+    name = rng.choice(names)
+    func = mod[name]
+    out_name = func.params[-1].name
+    lines = func.script().splitlines()
+    allocs = [m.group(1) for m in (re.match(r"^    (\\w+) = T\\.sblock_alloc_buffer\\(", line) for line in lines) if m]
+    intermediate = bool(allocs) and rng.random() < 0.5
+    if intermediate:
+        out_name = rng.choice(allocs)
+    pattern = re.compile(r"^(\\s*)" + re.escape(out_name) + r"\\[(.*)\\] = (.*)$")
+    last = max(i for i, line in enumerate(lines) if pattern.match(line))
+    indent, index, rhs = pattern.match(lines[last]).groups()
+    lines[last] = f"{{indent}}{{out_name}}[{{index}}] = ({{rhs}}) * T.float32(1.01)"
+    out = tvm.IRModule(dict(mod.functions_items()), attrs=mod.attrs)
+    out[mod.get_global_var(name)] = tvm.script.from_source("\\n".join(lines))
+    expected = [_node_name(mod, b) for b in top if _called(b.value) is not None and _reaches(mod, _called(b.value), name)]
+    inside = None
+    first = next(b for b in top if _called(b.value) is not None and _reaches(mod, _called(b.value), name))
+    gv = _called(first.value)
+    if isinstance(mod[gv], relax.Function):
+        inside = next((b.var.name for b in _bindings(mod[gv]) if _called(b.value) is not None
+                       and _called(b.value).name_hint == name), None)
+    return out, {{"target": name + ("." + out_name if intermediate else ""), "mode": "scale", "expected": expected,
+                 "inside": out_name if intermediate else inside}}
+
+
+def transform(mod):
+    rng = random.Random(SEED)
+    entry = _entry(mod)
+    out, facts = (_relax if LEVEL == "relax" else _tir)(mod, rng, entry)
+    with open(OUT, "w") as f:
+        json.dump(dict(facts, level=LEVEL, entry=entry), f)
+    return out
+'''
+
+
+def diverge_case(folder: str, seed: int, model: str, level: str, name: str = "case") -> tuple[str, int, str]:
+    """A pipeline (stock passes around LegalizeOps, AnnotateTIROpPattern, FuseOps, FuseTIR, sometimes the whole
+    ``default_build`` lowering) with one :data:`WRONG_VALUE` step at a seeded position valid for ``level``
+    ("relax": anywhere before the lowering; "tir": after LegalizeOps). Returns ``(path, 1-based position of the
+    wrong step, file the step writes its facts to)``."""
+    rng = random.Random(seed)
+    pre = [_step(rng.choice(PRE), i) for i in range(rng.randint(1, 3))]
+    lowered = rng.random() < 0.2
+    post = [Step("relax.LegalizeOps")] + [_step(p, 0) for p in POST]
+    tail = [Step("pipeline.default_build")] if lowered else []
+    out = os.path.join(folder, f"{name}_facts.json")
+    wrong = Step("custom.python", {"source": WRONG_VALUE.format(seed=seed, level=level, out=out)})
+    if level == "relax":
+        steps = pre + post
+        steps.insert(rng.randint(0, len(steps)), wrong)
+        steps += tail
+    elif lowered:
+        steps = pre + post + tail + [wrong]
+    else:
+        post.insert(rng.randint(1, len(post)), wrong)
+        steps = pre + post
+    doc = PipelineDocument(name=name, model=model, target={"kind": "llvm"}, steps=steps)
+    path = os.path.join(folder, f"{name}.json")
+    save_pipeline(doc, path)
+    return path, steps.index(wrong) + 1, out

@@ -1,10 +1,12 @@
 """``python main.py diverge PIPELINE [--step K]``: where values diverge across one step.
 
-Every tensor binding of the entry function is computed in the module before step K and in the module after
-it (both completed and built as the reference is, same inputs and weights), matched by name, and compared
+Every intermediate value of the entry function (and of the functions and fused PrimFuncs it calls) is
+captured through the VM instrument in the module before step K and in the module after it (both built
+unchanged as ``bisect`` builds them, same inputs and weights), matched by name, and compared
 (:mod:`pipeline_model.engine.debugging.diverge_tvm`). Without ``--step`` the step is the culprit that
-``bisect`` names (the bisection runs first). Prints one row per node (name, shape, max |diff|/max |ref|,
-what it calls, ok / DIVERGES / no counterpart) with the first diverging node marked ``>``; ``--json`` prints the reply.
+``bisect`` names (the bisection runs first). Prints one row per value (name, shape, max |diff|/max |ref|,
+what it calls, ok / DIVERGES / no counterpart; values inside a call indented under it) with the first diverging
+node marked ``>`` and the first diverging value inside it ``*``; ``--json`` prints the reply.
 Exit codes: 0 no node diverges, 1 a node diverges (or the engine failed), 2 bad input.
 """
 
@@ -50,20 +52,24 @@ def _fail(message: str, as_json: bool, code: int) -> int:
 
 
 def table(reply: dict[str, Any]) -> list[str]:
-    """Text rows of a ``diverge`` reply."""
+    """Text rows of a ``diverge`` reply (values inside a call indented under it; ``>`` the first diverging node,
+    ``*`` the first diverging value inside it)."""
     lines = [f"step {reply['step']} ({reply['pass_id']}), function {reply['function']}: "
-             f"{len(reply['nodes'])} node(s) after the step"]
+             f"{len(reply['nodes'])} value(s) after the step"]
     for node in reply["nodes"]:
-        mark = ">" if node.get("first") else " "
+        mark = ">" if node.get("first") else "*" if node.get("first_inside") else " "
         ratio = node.get("max_abs_over_ref")
         err = f"{ratio:.3g}" if isinstance(ratio, (int, float)) else "-"
         status = {"diverges": "DIVERGES"}.get(node["status"], node["status"])
-        lines.append(f"{mark} {node['name']:<20} {node.get('callee', ''):<28} {str(node['shape']):<18} {err:<10} "
+        name = "  " * str(node.get("key") or node["name"]).count("/") + str(node["name"])
+        lines.append(f"{mark} {name:<20} {node.get('callee', ''):<28} {str(node['shape']):<18} {err:<10} "
                      f"{status}")
     if reply.get("only_before"):
         lines.append("only before the step: " + ", ".join(reply["only_before"]))
     first = reply.get("first_divergent")
-    lines.append(f"first diverging node: {first}" if first else "no node diverges beyond the tolerance")
+    inside = reply.get("first_inside")
+    lines.append((f"first diverging node: {first}" + (f" (inside it: {inside})" if inside else "")) if first
+                 else "no node diverges beyond the tolerance")
     return lines
 
 

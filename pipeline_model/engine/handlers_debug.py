@@ -106,12 +106,15 @@ def handle_reduce_write(args: dict, ctx: "WorkerContext") -> dict:
 
 @handler("diverge")
 def handle_diverge(args: dict, ctx: "WorkerContext") -> dict:
-    """Where values diverge across step ``step_index`` (0-based): per binding of the entry function, the error
-    of its value after the step against its value before (:mod:`pipeline_model.engine.debugging.diverge_tvm`).
+    """Where values diverge across step ``step_index`` (0-based): per value the VM made (bindings of the entry
+    function, values inside the calls it makes), the error of its value after the step against its value
+    before (:mod:`pipeline_model.engine.debugging.diverge_tvm`).
 
-    args: like ``bisect`` plus ``step_index``. Reply: ``step``, ``pass_id``, ``function``, ``first_divergent``,
-    ``nodes`` (``name``, ``shape``, ``dtype``, ``status`` ok / diverges / no counterpart, ``max_abs``,
-    ``max_abs_over_ref``, ``first``), ``only_before``.
+    args: like ``bisect`` plus ``step_index`` (and ``via``: instrument / expose). Reply: ``step``, ``pass_id``,
+    ``function``, ``via``, ``first_divergent``, ``first_inside``, ``nodes`` (``name``, ``key``, ``callee``,
+    ``node_id``, ``shape``, ``dtype``, ``status`` ok / diverges / no counterpart, ``max_abs``,
+    ``max_abs_over_ref``, ``via``, ``first``, ``first_inside``, ``parent``, ``counterpart``), ``only_before``,
+    ``not_captured``, ``unmatched_calls``.
     """
     from pipeline_model.engine.debugging.diverge_tvm import diverge
 

@@ -1,23 +1,35 @@
 """Engine half of ``main.py diverge``: where values diverge across one step (imports TVM).
 
-The entry function of the module before the step and of the module after it is rewritten to return every
-tensor it binds (each dataflow block binds a tuple of its tensors to a new output variable; the function
-returns the tuple of those), both are completed and built as the reference build does, run on the same
-inputs and weights, and the values are matched by binding name where shape and dtype agree (a pass that
-kept a binding kept its name). Per node: max |diff| / max |ref| (the value before the step is the
-reference) and pass/fail with the check's tolerance; the first failing node in binding order of the module
-after the step is marked; nodes with no counterpart are listed as such, not as errors. Modules already
-lowered for the VM (memory planned: an intermediate buffer may be reused) are refused.
+The module before the step and the module after it are each built unchanged (as ``bisect`` builds a tested
+module) and run once on the same inputs and weights with the VM instrument
+(:mod:`pipeline_model.engine.debugging.capture_tvm`): a copy of the output of every ``call_tir`` / packed /
+Relax-function call is kept under the binding that made it, also inside a called Relax function (a fused
+function before ``FuseTIR``: its operators are inner values, rows with ``parent``) and in a module already
+lowered for the VM; the intermediate buffers of the first diverging PrimFunc calls are split out
+(:mod:`pipeline_model.engine.debugging.split_tvm`). Values are matched by binding name where shape and dtype
+agree (a pass that kept a binding kept its name; an operator moved into a fused function is found there by
+its name, except for the names the BlockBuilder makes up and inside a function called from several places).
+Per value: max |diff| / max |ref| (the value before the step is the reference) and ok / diverges with the
+check's tolerance. The first diverging value in the order the values were made (inner values before their
+call's output) names the first diverging node: its top-level binding in the module after the step (the fused
+call that holds it). Values with no counterpart are listed as such, not as errors.
+
+``via="expose"`` is the older way, kept for comparison (``bench/bench_diverge.py``): the entry function is
+rewritten to return every tensor it binds (modules not yet lowered for the VM only, no inner values).
 """
 
 from __future__ import annotations
 
+import re
 import time
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
 import numpy as np
 
 from pipeline_model.engine.debugging.bisect_tvm import Tester
+from pipeline_model.engine.debugging.capture_tvm import Entry, capture
+from pipeline_model.engine.debugging.split_tvm import inner_values
 from pipeline_model.engine.debugging.reproducer_tvm import module_after
 
 # The build functions these checks reuse (engine/build and the scriptlib rules exported scripts share).
@@ -93,50 +105,242 @@ def graph_ids(mod: Any, func_name: str) -> dict[str, str]:
     return {str(n["name"]): str(n["id"]) for n in graph["nodes"] if n.get("kind") == "binding"}
 
 
-def _values(tester: Tester, mod: Any, what: str) -> tuple[dict[str, np.ndarray], list[str], str]:
+@dataclass
+class Side:
+    """The values of the module before or after the step: by key, in binding order (``entries``)."""
+
+    values: dict[str, Any]
+    entries: list[Entry]
+    func_name: str
+    via: str
+    unmatched: int = 0
+    inputs: dict[str, list[Any]] = field(default_factory=dict)
+    module: Any = None
+
+
+def _side(tester: Tester, mod: Any, via: str) -> Side:
+    """Build and run ``mod`` once and keep every intermediate value (through the VM instrument, or with
+    ``via="expose"`` by returning every binding of the entry function)."""
     func_name, arrays, _ref, _described = tester.arguments(mod)
-    if _is_vm_lowered(mod):
-        raise BuildError(f"the module {what} the step is already lowered for the VM: its intermediate buffers "
-                         "may be reused, so its values cannot be compared binding by binding")
-    exposed, names = expose_bindings(mod, func_name)
     tester.check_cancel()
-    ex = build_module(exposed, tester.target)
-    dev = _device_for(tester.target)
-    outputs = run_function(_vm(ex, dev), func_name, dev, arrays)
-    return dict(zip(names, outputs)), names, func_name
+    if via == "expose":
+        if _is_vm_lowered(mod):
+            raise BuildError("a module already lowered for the VM cannot return its bindings (use the instrument)")
+        exposed, names = expose_bindings(mod, func_name)
+        ex = build_module(exposed, tester.target)
+        dev = _device_for(tester.target)
+        outputs = run_function(_vm(ex, dev), func_name, dev, arrays)
+        entries = [Entry(n, n, None, "", "exposed") for n in names]
+        return Side(dict(zip(names, outputs)), entries, func_name, via)
+    captured = capture(mod, tester.target, func_name, arrays, tester.check_cancel)
+    return Side(captured.values, captured.entries, func_name, via, captured.unmatched, captured.inputs,
+                captured.module)
+
+
+#: Names the BlockBuilder makes up (``lv``, ``gv3``): matched only in the same place (same parent).
+_GENERATED = re.compile(r"^(lv|gv)\d*$")
+
+
+def _flat(value: Any) -> list[np.ndarray]:
+    if isinstance(value, np.ndarray):
+        return [value]
+    if isinstance(value, list):
+        return [a for v in value for a in _flat(v)]
+    return []
+
+
+def shared_scopes(entries: list[Entry]) -> set[str]:
+    """Keys of the calls to a Relax function that is called more than once (``FuseOps`` makes one function for
+    equal groups: its inner names are those of one of them, so they name nothing elsewhere)."""
+    calls: dict[str, list[str]] = {}
+    for entry in entries:
+        if entry.sub is not None:
+            calls.setdefault(entry.sub, []).append(entry.key)
+    return {key for keys in calls.values() if len(keys) > 1 for key in keys}
+
+
+def _named(entry: Entry, shared: set[str]) -> bool:
+    """True when ``entry``'s name may be looked up in another place: not made up, not inside a shared function."""
+    if _GENERATED.match(entry.name):
+        return False
+    parent = entry.parent
+    while parent is not None:
+        if parent in shared:
+            return False
+        parent = parent.rsplit("/", 1)[0] if "/" in parent else None
+    return True
+
+
+def counterpart(entry: Entry, ref: Side, by_name: dict[str, list[str]], shared: set[str]) -> Optional[str]:
+    """The key of ``entry``'s value before the step: the same key; else (not for made-up names, nor inside a
+    function called from several places: ``shared``) the binding of the same name at the top level, or the
+    only inner one (an operator that a fusion moved into a function)."""
+    if entry.key in ref.values:
+        return entry.key
+    if not _named(entry, shared):
+        return None
+    keys = by_name.get(entry.name, [])
+    if entry.name in keys:
+        return entry.name
+    return keys[0] if len(keys) == 1 else None
+
+
+def _shape_of(value: Any) -> tuple[list[Any], str]:
+    arrays = _flat(value)
+    if isinstance(value, np.ndarray):
+        return list(value.shape), str(value.dtype)
+    return [list(a.shape) for a in arrays], ",".join(str(a.dtype) for a in arrays)
+
+
+def run_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` (each parent followed by its inner rows) in the order the values were made: the inner values of
+    a call before the call's own output."""
+    out: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []  # parents whose inner rows are being listed, innermost last
+    for row in rows:
+        while pending and not str(row["key"]).startswith(str(pending[-1]["key"]) + "/"):
+            out.append(pending.pop())
+        pending.append(row)
+    while pending:
+        out.append(pending.pop())
+    return out
+
+
+def _compare(row: dict[str, Any], mine: list[np.ndarray], theirs: list[np.ndarray], rtol: float,
+             atol: float) -> bool:
+    """Fill ``row``'s status and errors; False when there is nothing to compare with."""
+    if not mine or [a.shape for a in mine] != [b.shape for b in theirs]:
+        row["status"] = "no counterpart"
+        return False
+    check = compare_outputs(mine, theirs, rtol, atol)
+    row.update(max_abs=check["max_abs"], max_abs_over_ref=check["max_abs_over_ref"],
+               status="ok" if check["passed"] else "diverges")
+    return True
+
+
+def value_rows(got: Side, ref: Side, calls: dict[str, str], ids: dict[str, str], rtol: float,
+               atol: float) -> tuple[list[dict[str, Any]], set[str], list[str]]:
+    """One row per value after the step (inner values after their parent, with ``parent``), the keys of the
+    values before it that were compared, and the top-level bindings with no value captured."""
+    by_name: dict[str, list[str]] = {}
+    ref_shared = shared_scopes(ref.entries)
+    for entry in ref.entries:
+        if entry.key in ref.values and _named(entry, ref_shared):
+            by_name.setdefault(entry.name, []).append(entry.key)
+    shared = shared_scopes(got.entries)
+    rows: list[dict[str, Any]] = []
+    used: set[str] = set()
+    missing: list[str] = []
+    for entry in got.entries:
+        value = got.values.get(entry.key)
+        if value is None:
+            if entry.parent is None:
+                missing.append(entry.key)
+            continue
+        shape, dtype = _shape_of(value)
+        top = entry.parent is None
+        callee = calls.get(entry.name) if top and entry.kind != "lowered" else None
+        row: dict[str, Any] = {"name": entry.name, "key": entry.key, "callee": callee or entry.callee,
+                               "node_id": ids.get(entry.name) if top else None, "shape": shape, "dtype": dtype,
+                               "via": got.via}
+        if not top:
+            row["parent"] = entry.parent
+        other_key = counterpart(entry, ref, by_name, shared)
+        other = ref.values.get(other_key) if other_key is not None else None
+        if _compare(row, _flat(value), _flat(other), rtol, atol):
+            used.add(str(other_key))
+            if other_key != entry.key:
+                row["counterpart"] = other_key
+        rows.append(row)
+    return rows, used, missing
+
+
+def _inner(side: Side, key: str, target: dict[str, Any]) -> dict[str, np.ndarray]:
+    entry = next((e for e in side.entries if e.key == key), None)
+    if entry is None or key not in side.inputs or side.module is None:
+        return {}
+    outputs = _flat(side.values.get(key))
+    return inner_values(side.module[entry.callee], side.inputs[key], outputs, entry.n_in, target)
+
+
+#: Diverging PrimFunc calls whose intermediate buffers are split out (the first ones in run order).
+SPLIT_LIMIT = 4
+
+
+def split_rows(rows: list[dict[str, Any]], got: Side, ref: Side, target: dict[str, Any], rtol: float,
+               atol: float) -> None:
+    """Add rows for the intermediate buffers of the first diverging PrimFunc calls (:mod:`.split_tvm`), after
+    the call's row, compared with the same buffers of its counterpart before the step when it has them."""
+    todo = [r for r in run_order(rows) if r["status"] == "diverges" and r["key"] in got.inputs][:SPLIT_LIMIT]
+    for row in todo:
+        key = str(row["key"])
+        mine = _inner(got, key, target)
+        if not mine:
+            continue
+        theirs = _inner(ref, str(row.get("counterpart") or key), target)
+        added = []
+        for name, value in mine.items():
+            new: dict[str, Any] = {"name": name, "key": f"{key}/{name}", "parent": key, "callee": row["callee"],
+                                   "node_id": None, "shape": list(value.shape), "dtype": str(value.dtype),
+                                   "via": "split"}
+            other = theirs.get(name)
+            _compare(new, [value], [other] if other is not None else [], rtol, atol)
+            added.append(new)
+        at = rows.index(row) + 1
+        while at < len(rows) and str(rows[at]["key"]).startswith(key + "/"):
+            at += 1
+        rows[at:at] = added
+
+
+def mark_first(rows: list[dict[str, Any]]) -> tuple[Optional[str], Optional[str]]:
+    """Mark the first diverging node (``first``: the top-level row holding the first diverging value in the
+    order values were made) and that value when it is inside a call (``first_inside``); their keys."""
+    first_row = next((r for r in run_order(rows) if r["status"] == "diverges"), None)
+    if first_row is None:
+        return None, None
+    first = str(first_row["key"]).split("/", 1)[0]
+    for row in rows:
+        if row["key"] == first:
+            row["first"] = True
+    if "parent" not in first_row:
+        return first, None
+    first_row["first_inside"] = True
+    return first, str(first_row["key"])
+
+
+def compare_sides(got: Side, ref: Side, calls: dict[str, str], ids: dict[str, str], rtol: float,
+                  atol: float, target: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """Rows (:func:`value_rows`, with :func:`split_rows` when ``target`` is given), the first diverging node
+    (:func:`mark_first`) and what is only before the step."""
+    rows, used, missing = value_rows(got, ref, calls, ids, rtol, atol)
+    if target is not None:
+        split_rows(rows, got, ref, target, rtol, atol)
+    first, first_inside = mark_first(rows)
+    only_before = [e.key for e in ref.entries if e.key in ref.values and e.key not in used
+                   and e.key not in got.values]
+    return {"nodes": rows, "first_divergent": first, "first_inside": first_inside, "only_before": only_before,
+            "not_captured": missing}
 
 
 def diverge(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    """The ``diverge`` request: per-node errors of the module after step ``step_index`` vs before it."""
+    """The ``diverge`` request: per-node errors of the module after step ``step_index`` vs before it
+    (``via``: ``"instrument"``, the default, or ``"expose"``)."""
     t0 = time.perf_counter()
     tester = Tester(args, ctx)
     index = int(args["step_index"])
+    via = str(args.get("via") or "instrument")
+    if via not in ("instrument", "expose"):
+        raise BuildError(f"via must be instrument or expose, not {via!r}")
     steps = list(tester.run_args.get("steps") or [])
     if not 0 <= index < len(steps):
         raise BuildError(f"step {index + 1}: the pipeline has steps 1..{len(steps)}")
     before = module_after(tester.run_args, index - 1, ctx)
     after = module_after(tester.run_args, index, ctx)
-    ref, ref_names, func_name = _values(tester, before, "before")
-    got, got_names, _ = _values(tester, after, "after")
-    rows, first = [], None
-    calls = callees(after, func_name)
-    ids = graph_ids(after, func_name)
-    for name in got_names:
-        value = got[name]
-        row: dict[str, Any] = {"name": name, "callee": calls.get(name, ""), "node_id": ids.get(name),
-                               "shape": list(value.shape), "dtype": str(value.dtype)}
-        other = ref.get(name)
-        if other is None or other.shape != value.shape:
-            row["status"] = "no counterpart"
-        else:
-            check = compare_outputs([value], [other], tester.rtol, tester.atol)
-            row.update(max_abs=check["max_abs"], max_abs_over_ref=check["max_abs_over_ref"],
-                       status="ok" if check["passed"] else "diverges")
-            if not check["passed"] and first is None:
-                first = name
-                row["first"] = True
-        rows.append(row)
-    only_before = [n for n in ref_names if n not in got]
+    ref = _side(tester, before, via)
+    got = _side(tester, after, via)
+    func_name = got.func_name
+    result = compare_sides(got, ref, callees(after, func_name), graph_ids(after, func_name), tester.rtol,
+                           tester.atol, tester.target)
     return {"step": index + 1, "pass_id": str(steps[index].get("pass") or ""), "function": func_name,
-            "first_divergent": first, "nodes": rows, "only_before": only_before,
+            "via": via, "unmatched_calls": got.unmatched + ref.unmatched, **result,
             "rtol": tester.rtol, "atol": tester.atol, "ms": round((time.perf_counter() - t0) * 1000.0, 3)}

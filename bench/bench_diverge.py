@@ -1,0 +1,172 @@
+"""Benchmark of ``diverge`` (issue 21): how often the first node marked is the wrong binding, and its time on
+the 32-layer decoder against one build-and-run.
+
+Accuracy (``--cases N``): seeded pipelines (``tests/debug_fixtures.diverge_case``) on ``builtin:mlp``,
+``builtin:transformer`` and ``resources/models/cnn_bn.onnx``, each with one wrong custom step at a random
+position: a Relax-level rewrite of a random binding (of the entry function or inside a fused function: scaled,
+offset, ``R.add`` -> ``R.subtract``) or a TIR-level one (the last store of a random PrimFunc scaled), sometimes
+after the whole ``default_build`` lowering. ``diverge`` runs on the wrong step; a case is a hit when the first
+node marked is the rewritten binding or the fused call that holds it (for a PrimFunc, the first binding that
+calls it); ``inside`` counts the cases where the rewritten binding inside a fused call is also named.
+
+Speed (``--decoder``): on ``builtin:decoder`` with a wrong ``R.add`` at step 2 of 4 (CanonicalizeBindings,
+wrong step, LegalizeOps, DeadCodeElimination), rounds of one ``build_run`` with the check (the optimized build,
+its run and the reference build) and one ``diverge`` of step 2 each way (``instrument``, ``expose``) in one
+engine; prints each round (wall seconds, and CPU seconds of the engine process: steadier on a busy machine)
+and the medians of seconds and of per-round ratios (the issue's bound: ``diverge`` <= 3 x one build-and-run).
+
+Run: ``.venv/bin/python -m bench.bench_diverge [--cases 45] [--seed 0] [--decoder] [--json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+from typing import Any
+
+from pipeline_model import build_api
+from pipeline_model.consent import Consent
+from pipeline_model.document import PipelineDocument, Step
+from pipeline_model.engine.client import EngineClient, EngineError
+from pipeline_model.fileformat import load_pipeline, save_pipeline
+from tests.debug_fixtures import RELAX_WRONG, ROOT, diverge_case
+
+CNN = os.path.join(ROOT, "resources", "models", "cnn_bn.onnx")
+MODELS = ("builtin:mlp", "builtin:transformer", CNN)
+
+
+def diverge_request(path: str, step: int, via: str = "instrument") -> dict[str, Any]:
+    """The engine's ``diverge`` arguments for ``step`` (1-based) of the pipeline at ``path``."""
+    from pipeline_model.cli.bisect_cmd import bisect_request
+
+    args = argparse.Namespace(trust=True, rtol=1e-4, atol=1e-4, check_against="tvm", inputs=None)
+    return dict(bisect_request(load_pipeline(path), args), step_index=step - 1, via=via)
+
+
+def run_case(client: EngineClient, folder: str, seed: int, model: str, level: str) -> dict[str, Any]:
+    """One injected case: the facts the wrong step wrote, the reply's first node, hit or not."""
+    path, wrong, facts_path = diverge_case(folder, seed, model, level, name=f"case{seed}")
+    out: dict[str, Any] = {"seed": seed, "model": os.path.basename(model), "level": level, "step": wrong}
+    try:
+        reply = client.request("diverge", diverge_request(path, wrong))
+    except EngineError as exc:
+        return dict(out, hit=False, error=exc.message.splitlines()[0][:200])
+    with open(facts_path, encoding="utf-8") as f:
+        facts = json.load(f)
+    expected = facts["expected"][:1]
+    first = reply.get("first_divergent")
+    inside = reply.get("first_inside")
+    out.update(mode=facts["mode"], target=facts["target"], expected=expected, first=first, inside=inside,
+               expected_inside=facts.get("inside"), hit=first in expected, ms=reply.get("ms"),
+               nodes=len(reply.get("nodes") or []))
+    if facts.get("inside"):
+        out["inside_hit"] = bool(inside) and str(inside).split("/")[-1] == facts["inside"]
+    return out
+
+
+def accuracy(client: EngineClient, cases: int, seed: int) -> list[dict[str, Any]]:
+    """``cases`` seeded cases, models and levels in turn."""
+    results = []
+    with tempfile.TemporaryDirectory() as folder:
+        for i in range(cases):
+            model = MODELS[i % len(MODELS)]
+            level = ("relax", "tir")[(i // len(MODELS)) % 2]
+            got = run_case(client, folder, seed + i, model, level)
+            results.append(got)
+            mark = "hit " if got["hit"] else "MISS"
+            print(f"{mark} seed {got['seed']:<4} {got['model']:<12} {level:<5} step {got['step']:<2} "
+                  f"{got.get('mode', ''):<6} {str(got.get('target')):<24} first {got.get('first')!s:<16} "
+                  f"expected {got.get('expected')} {got.get('error', '')}", flush=True)
+    return results
+
+
+def _engine_cpu(client: EngineClient) -> float:
+    """CPU seconds the engine process (and its children) used so far."""
+    import psutil
+
+    times = psutil.Process(client.pid).cpu_times()
+    return float(times.user + times.system + times.children_user + times.children_system)
+
+
+def decoder_timing(client: EngineClient, repeat: int) -> dict[str, Any]:
+    """Seconds of one build-and-run and of ``diverge`` (instrument, expose) on the 32-layer decoder: ``repeat``
+    rounds of the three in turn (so each round's ratios are measured under the same load); medians."""
+    with tempfile.TemporaryDirectory() as folder:
+        doc = PipelineDocument(name="decoder", model="builtin:decoder", target={"kind": "llvm"},
+                               steps=[Step("relax.CanonicalizeBindings"),
+                                      Step("custom.python", {"source": RELAX_WRONG}),
+                                      Step("relax.LegalizeOps"), Step("relax.DeadCodeElimination")])
+        path = os.path.join(folder, "decoder.json")
+        save_pipeline(doc, path)
+        client.run(doc, scripts=False)
+        request = dict(build_api.module_request(doc), bench=None, check={"rtol": 1e-4, "atol": 1e-4})
+        rounds: list[dict[str, float]] = []
+        out: dict[str, Any] = {}
+        for _ in range(repeat):
+            got: dict[str, float] = {}
+            for what in ("build_run", "instrument", "expose"):
+                cpu0, t0 = _engine_cpu(client), time.perf_counter()
+                if what == "build_run":
+                    client.request("build_run", request)
+                else:
+                    reply = client.request("diverge", diverge_request(path, 2, what))
+                    out[what] = {"first": reply.get("first_divergent"), "nodes": len(reply.get("nodes") or [])}
+                got[what] = time.perf_counter() - t0
+                got[what + "_cpu"] = _engine_cpu(client) - cpu0
+            rounds.append(got)
+            print(f"  round: build_run {got['build_run']:.1f} s (cpu {got['build_run_cpu']:.1f}), instrument "
+                  f"{got['instrument']:.1f} s (cpu {got['instrument_cpu']:.1f}), expose {got['expose']:.1f} s "
+                  f"(cpu {got['expose_cpu']:.1f})", flush=True)
+        out["build_run_s"] = statistics.median(r["build_run"] for r in rounds)
+        out["build_run_cpu_s"] = statistics.median(r["build_run_cpu"] for r in rounds)
+        for via in ("instrument", "expose"):
+            out[via].update(s=statistics.median(r[via] for r in rounds),
+                            ratio=statistics.median(r[via] / r["build_run"] for r in rounds),
+                            cpu_s=statistics.median(r[via + "_cpu"] for r in rounds),
+                            cpu_ratio=statistics.median(r[via + "_cpu"] / r["build_run_cpu"] for r in rounds))
+        out["rounds"] = rounds
+        return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=45)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--decoder", action="store_true", help="also time the 32-layer decoder")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds on the decoder (medians)")
+    parser.add_argument("--json", metavar="FILE", help="write every result to FILE")
+    args = parser.parse_args()
+    with open("/proc/loadavg", encoding="utf-8") as f:
+        print("load:", f.read().strip())
+    summary: dict[str, Any] = {}
+    with EngineClient(step_timeout_s=900, consent=Consent.everything()) as client:
+        if args.cases:
+            results = accuracy(client, args.cases, args.seed)
+            hits = sum(r["hit"] for r in results)
+            inside = [r["inside_hit"] for r in results if "inside_hit" in r]
+            print(f"first node marked is the rewritten binding (or the fused call holding it): {hits}/{len(results)}"
+                  f" = {100.0 * hits / len(results):.1f} %; rewritten binding inside a fused call also named: "
+                  f"{sum(inside)}/{len(inside)}")
+            summary["cases"] = results
+        if args.decoder:
+            got = decoder_timing(client, args.repeat)
+            base = got["build_run_s"]
+            print(f"decoder (medians): build_run {base:.1f} s; diverge instrument {got['instrument']['s']:.1f} s "
+                  f"(ratio {got['instrument']['ratio']:.2f}x, cpu ratio {got['instrument']['cpu_ratio']:.2f}x, "
+                  f"first {got['instrument']['first']}, {got['instrument']['nodes']} rows); expose "
+                  f"{got['expose']['s']:.1f} s (ratio {got['expose']['ratio']:.2f}x, cpu ratio "
+                  f"{got['expose']['cpu_ratio']:.2f}x, first {got['expose']['first']}, {got['expose']['nodes']} rows)")
+            summary["decoder"] = got
+    with open("/proc/loadavg", encoding="utf-8") as f:
+        print("load:", f.read().strip())
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(summary, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
