@@ -79,10 +79,10 @@
         <translation>请勾选两条或更多流水线进行比较。</translation>
     </message>
     <message>
-        <location filename="../../app/bisect_controller.py" line="+148"/>
+        <location filename="../../app/bisect_controller.py" line="+170"/>
         <location filename="../../app/compare_controller.py" line="+4"/>
         <source>The Build &amp; Run panel&apos;s settings are not valid (see the panel).</source>
-        <extracomment>``BisectReport`` when a bisection finished (tests, screenshots). The message when it failed.</extracomment>
+        <extracomment>``BisectReport`` when a bisection finished (tests, screenshots). The message when it failed. The last report while the pipeline is unchanged since (its culprit&apos;s reproducer can be saved). The ``bisect`` request arguments of :attr:`report`.</extracomment>
         <translation>“构建并运行”面板的设置无效（请查看该面板）。</translation>
     </message>
     <message>
@@ -258,7 +258,7 @@
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+64"/>
+        <location filename="../../app/main_window.py" line="+65"/>
         <source>Relax Pipeline Studio</source>
         <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
         <translation>Relax Pipeline Studio</translation>
@@ -300,7 +300,7 @@
         <translation>引擎：已停止</translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+72"/>
         <source>&amp;Built-in Models</source>
         <translation>内置模型(&amp;B)</translation>
     </message>
@@ -545,6 +545,16 @@
     </message>
     <message>
         <location line="+7"/>
+        <source>Reduce Repr&amp;oducer…</source>
+        <translation>精简复现包(&amp;O)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Shrink a saved reproducer&apos;s module while it still fails the same way</source>
+        <translation>在仍以相同方式失败的前提下缩小已保存复现包中的模块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>&amp;PassContext…</source>
         <translation>PassContext(&amp;P)…</translation>
     </message>
@@ -603,7 +613,7 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location line="+67"/>
         <source>The engine was restarted; your pipeline is unchanged.</source>
         <translation>引擎已重启；您的流水线未受影响。</translation>
     </message>
@@ -840,12 +850,134 @@
         <translation>{0} 来自缓存</translation>
     </message>
     <message>
+        <location filename="../../app/reduce_controller.py" line="+116"/>
+        <source>Checks: {0} · bindings: {1} (at the start: {2})</source>
+        <translation>检查：{0} · 绑定：{1}（开始时：{2}）</translation>
+    </message>
+    <message>
+        <location line="+53"/>
+        <source>Not a reproducer folder: {0}</source>
+        <extracomment>The JSON of the finished reduction (``folder``, ``bindings_before`` / ``after``, ``checks``, ``stopped``...). The message when it failed. The :class:`app.reproducer_controller.ReproducerController` that saves the reproducer to reduce.</extracomment>
+        <translation>不是复现包文件夹：{0}</translation>
+    </message>
+    <message>
         <location line="+2"/>
+        <source>Step {0} ({1}), {2} binding(s) before it: {3}</source>
+        <translation>步骤 {0}（{1}），之前有 {2} 个绑定：{3}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Reproducer Folder</source>
+        <translation>复现包文件夹</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Write the Reduced Reproducer Into</source>
+        <translation>将精简后的复现包写入</translation>
+    </message>
+    <message>
+        <location line="+45"/>
+        <source>Choose a reproducer folder (one that Save Reproducer wrote).</source>
+        <translation>请选择复现包文件夹（由“保存复现包”写出的文件夹）。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the output folder</source>
+        <translation>输出文件夹</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{0} holds other files: choose a new or empty folder</source>
+        <translation>{0} 中有其他文件：请选择新的或空的文件夹</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The reduced reproducer needs a folder of its own.</source>
+        <translation>精简后的复现包需要一个单独的文件夹。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Not reduced: reducing runs the reproducer&apos;s repro.py, and it was not consented to.</source>
+        <translation>未精简：精简会运行复现包的 repro.py，而您未同意运行它。</translation>
+    </message>
+    <message>
+        <location line="+40"/>
+        <source>Checking that the reproducer fails as it says…</source>
+        <translation>正在检查复现包是否按所述方式失败…</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Stopping: the smallest module so far is written…</source>
+        <translation>正在停止：写出目前最小的模块…</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>It reproduces; trying smaller modules…</source>
+        <translation>已复现；正在尝试更小的模块…</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Reduced from {0} to {1} binding(s) in {2} check(s) ({3}); written to {4} (python repro.py)</source>
+        <translation>经 {2} 次检查（{3}）从 {0} 个绑定精简到 {1} 个；已写入 {4}（python repro.py）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Reduced reproducer written to {0}</source>
+        <translation>精简后的复现包已写入 {0}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Not reduced: {0}</source>
+        <translation>未精简：{0}</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>dropped unreachable functions and unused bindings</source>
+        <translation>删除了不可达的函数和未使用的绑定</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>cut {0} after binding {1} (returns it)</source>
+        <translation>在绑定 {1} 之后截断 {0}（返回该值）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>bindings before {0} of {1} became parameters</source>
+        <translation>{1} 中 {0} 之前的绑定变为参数</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>dimension {0} became {1}</source>
+        <translation>维度 {0} 变为 {1}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>dropped the unused parameters of {0}</source>
+        <translation>删除了 {0} 未使用的参数</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0}: {1} binding(s) left</source>
+        <translation>{0}：剩余 {1} 个绑定</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <location filename="../../app/run_session.py" line="+2"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+2"/>
+        <source>no smaller module fails the same way</source>
+        <translation>没有更小的模块以相同方式失败</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} checks made</source>
+        <translation>已进行 {0} 次检查</translation>
+    </message>
+    <message>
+        <location filename="../../app/run_session.py" line="+4"/>
         <source>step {0} failed</source>
         <translation>步骤 {0} 失败</translation>
     </message>
@@ -915,7 +1047,7 @@
         <translation>{0} — 已停止；显示其输入</translation>
     </message>
     <message>
-        <location filename="../../app/consent_service.py" line="+262"/>
+        <location filename="../../app/consent_service.py" line="+263"/>
         <location filename="../../app/step_inspector.py" line="+12"/>
         <source>step {0} ({1})</source>
         <translation>步骤 {0}（{1}）</translation>
@@ -1078,7 +1210,7 @@
         <translation type="vanished">&lt;b&gt;{where}&lt;/b&gt; 含有 {count} 个带自定义 Python 代码的步骤。运行它们会以您的权限在引擎进程中执行下面的代码（它可以读写您的文件）。请仅在信任此流水线来源时运行。代码变化后会再次询问。</translation>
     </message>
     <message>
-        <location filename="../../app/consent_service.py" line="-52"/>
+        <location filename="../../app/consent_service.py" line="-53"/>
         <source>Run code from this file?</source>
         <extracomment>Largest file shown in the consent dialog (the rest is cut, and the dialog says so). The engine client&apos;s consent (``QtEngineWorker.consent``), kept equal to what was consented to. Tests/screenshots: skip the question; True consents to every item, False to none (nothing is remembered). Hashes of code the user typed in the app this session (their own code). Hashes refused this session (automatic re-runs do not ask about them again). Step uids whose code the user edited although it was never consented to (not asked on auto re-runs). Hashes consented to by ``override`` (tests): granted while it stays true, never remembered.</extracomment>
         <translation>运行来自此文件的代码？</translation>
@@ -1118,6 +1250,11 @@
         <location line="+1"/>
         <source>{0}: your custom pass code, run as a pipeline step</source>
         <translation>{0}：你的自定义 pass 代码，作为流水线步骤运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reproducer script {0}: reduce runs it on every smaller module it tries</source>
+        <translation>复现脚本 {0}：精简会在尝试的每个更小模块上运行它</translation>
     </message>
     <message>
         <location line="+3"/>
@@ -1283,7 +1420,7 @@
         <translation>引擎内存上限：</translation>
     </message>
     <message>
-        <location filename="../../app/bisect_controller.py" line="-71"/>
+        <location filename="../../app/bisect_controller.py" line="-91"/>
         <source>model as loaded</source>
         <translation>加载的模型</translation>
     </message>
@@ -1308,12 +1445,12 @@
         <translation> 构建次数：{0}（预算 {1}）。</translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location line="+82"/>
         <source>Running the pipeline…</source>
         <translation>正在运行流水线…</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+19"/>
         <source>Breaking step: {0} ({1})</source>
         <translation>出错的步骤：{0}（{1}）</translation>
     </message>
@@ -1323,7 +1460,42 @@
         <translation>查找出错步骤失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/actions.py" line="-8"/>
+        <location line="+14"/>
+        <source>breaking step found by bisect: max |diff|/max |ref| {0}</source>
+        <translation>二分查找发现的出错步骤：max |diff|/max |ref| {0}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>breaking step found by bisect: {0}</source>
+        <translation>二分查找发现的出错步骤：{0}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>(the pipeline passes without it)</source>
+        <translation>（去掉它后流水线通过）</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>bisect: the model after this step is right (max |diff|/max |ref| {0})</source>
+        <translation>二分查找：此步骤之后模型正确（max |diff|/max |ref| {0}）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>bisect: the model after this step is wrong or fails ({0})</source>
+        <translation>二分查找：此步骤之后模型错误或失败（{0}）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>max |diff|/max |ref| {0}</source>
+        <translation>max |diff|/max |ref| {0}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>bisect: skipped (the module after this step could not be completed)</source>
+        <translation>二分查找：已跳过（此步骤之后的模块无法补全）</translation>
+    </message>
+    <message>
+        <location filename="../../app/actions.py" line="-10"/>
         <source>Find Brea&amp;king Step…</source>
         <translation>查找出错步骤(&amp;K)…</translation>
     </message>
@@ -1353,18 +1525,19 @@
         <translation>一个文件夹，含只用 TVM 调用、以同样方式失败的独立 repro.py</translation>
     </message>
     <message>
-        <location filename="../../app/reproducer_controller.py" line="+53"/>
+        <location filename="../../app/reduce_controller.py" line="-178"/>
+        <location filename="../../app/reproducer_controller.py" line="+80"/>
         <source>No step failed in the last run: nothing to reproduce.</source>
-        <extracomment>The folder when a reproducer was written. The message when it could not be written.</extracomment>
         <translation>上次运行没有失败的步骤：无需复现。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location filename="../../app/reproducer_controller.py" line="-5"/>
         <source>Save Reproducer Into</source>
+        <extracomment>The folder when a reproducer was written. The message when it could not be written. The :class:`app.bisect_controller.BisectController` whose culprit can be saved (``None``: none).</extracomment>
         <translation>复现包保存到</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+59"/>
         <source>Saving a reproducer of step {0}…</source>
         <translation>正在保存步骤 {0} 的复现包…</translation>
     </message>
@@ -1379,8 +1552,9 @@
         <translation>未能保存复现包：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/diverge_controller.py" line="+65"/>
+        <location filename="../../app/diverge_controller.py" line="+46"/>
         <source>ok</source>
+        <extracomment>Item data: the graph node id of a row.</extracomment>
         <translation>正常</translation>
     </message>
     <message>
@@ -1394,7 +1568,22 @@
         <translation>无对应节点</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+24"/>
+        <source>max |diff| / max |ref| = {0}</source>
+        <translation>max |diff| / max |ref| = {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>shape {0}</source>
+        <translation>形状 {0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>first diverging value inside: {0}</source>
+        <translation>内部第一个偏离的值：{0}</translation>
+    </message>
+    <message>
+        <location line="+85"/>
         <source>Step {0} ({1}): first diverging node: {2}</source>
         <translation>步骤 {0}（{1}）：第一个偏离的节点：{2}</translation>
     </message>
@@ -1404,20 +1593,30 @@
         <translation>步骤 {0}（{1}）：没有节点超出容差。</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+45"/>
         <source>Select the step to look at (and check the Build &amp; Run panel&apos;s settings).</source>
         <extracomment>The reply when it finished (tests). The message when it failed.</extracomment>
         <translation>请选择要查看的步骤（并检查“构建并运行”面板的设置）。</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+20"/>
         <source>Building and running the modules before and after step {0}…</source>
         <translation>正在构建并运行步骤 {0} 前后的模块…</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+25"/>
         <source>Where Values Diverge failed: {0}</source>
         <translation>数值偏离分析失败：{0}</translation>
+    </message>
+    <message>
+        <location line="+34"/>
+        <source>Step {0} ({1}): where values diverge</source>
+        <translation>步骤 {0}（{1}）：数值偏离位置</translation>
+    </message>
+    <message>
+        <location line="+47"/>
+        <source>The pipeline changed since: this table is of the pipeline as it was (run Where Values Diverge again).</source>
+        <translation>流水线已更改：此表对应更改前的流水线（请再次运行“数值偏离位置”）。</translation>
     </message>
     <message>
         <location filename="../../app/step_reports.py" line="-30"/>
@@ -1428,7 +1627,7 @@
 <context>
     <name>BisectDialog</name>
     <message>
-        <location filename="../../app/bisect_controller.py" line="-142"/>
+        <location filename="../../app/bisect_controller.py" line="-211"/>
         <source>Find Breaking Step</source>
         <translation>查找出错步骤</translation>
     </message>
@@ -1775,9 +1974,8 @@
 <context>
     <name>DivergeDialog</name>
     <message>
-        <location filename="../../app/diverge_controller.py" line="-115"/>
+        <location filename="../../app/diverge_controller.py" line="-232"/>
         <source>Where Values Diverge</source>
-        <extracomment>Item data: the graph node id of a row.</extracomment>
         <translation>数值在何处偏离</translation>
     </message>
     <message>
@@ -1804,6 +2002,16 @@
         <location line="+0"/>
         <source>Status</source>
         <translation>状态</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Show on graph</source>
+        <translation>在图上显示</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Colour the step&apos;s graph by each node&apos;s error (Esc in the graph clears it; any edit of the pipeline too)</source>
+        <translation>按每个节点的误差为该步骤的图着色（在图中按 Esc 或编辑流水线即清除）</translation>
     </message>
 </context>
 <context>
@@ -2114,8 +2322,8 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+131"/>
-        <location line="+40"/>
+        <location filename="../../widgets/graph_view.py" line="+132"/>
+        <location line="+41"/>
         <source>No graph</source>
         <translation>无图</translation>
     </message>
@@ -2125,12 +2333,12 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+424"/>
+        <location line="+378"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
     </message>
     <message>
-        <location line="-465"/>
+        <location line="-342"/>
         <source>Profile: share of run time</source>
         <translation>性能分析：运行时间占比</translation>
     </message>
@@ -2140,7 +2348,7 @@
         <translation>本步骤修改的节点</translation>
     </message>
     <message>
-        <location line="+71"/>
+        <location line="-6"/>
         <source>{0} op</source>
         <translation>{0} 个算子</translation>
     </message>
@@ -2175,7 +2383,67 @@
         <translation>另有 {0} 个</translation>
     </message>
     <message>
-        <location line="+433"/>
+        <location line="+5"/>
+        <source>Where values diverge</source>
+        <translation>数值偏离位置</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>{0} diverge · {1} ok · {2} no counterpart</source>
+        <translation>{0} 偏离 · {1} 正常 · {2} 无对应</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ok</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>tolerance {0}</source>
+        <translation>容差 {0}</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>diverges</source>
+        <translation>偏离</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no counterpart (not compared)</source>
+        <translation>无对应（未比较）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>first diverging node</source>
+        <translation>第一个偏离的节点</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>first</source>
+        <translation>首个</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Clear the colouring (Esc)</source>
+        <translation>清除着色（Esc）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>holds a diverging node</source>
+        <translation>含有偏离的节点</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>DIVERGES</source>
+        <translation>偏离</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no counterpart</source>
+        <translation>无对应</translation>
+    </message>
+    <message>
+        <location line="+377"/>
         <source>dataflow block {0}</source>
         <translation>数据流块 {0}</translation>
     </message>
@@ -2565,7 +2833,7 @@
 <context>
     <name>PipelineView</name>
     <message>
-        <location filename="../../widgets/pipeline_view.py" line="+136"/>
+        <location filename="../../widgets/pipeline_view.py" line="+163"/>
         <source>Hide unchanged steps</source>
         <translation>隐藏未改变的步骤</translation>
     </message>
@@ -2623,9 +2891,24 @@
         <translation>嵌套 Pass：运行该步骤后查看</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+27"/>
         <source>Run to this step</source>
         <translation>运行到此步骤</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Save Reproducer…</source>
+        <translation>保存复现包…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>A folder with a standalone repro.py of plain TVM calls that fails the same way</source>
+        <translation>一个文件夹，内含仅用 TVM 调用、以相同方式失败的独立 repro.py</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Save and Reduce…</source>
+        <translation>保存并精简…</translation>
     </message>
 </context>
 <context>
@@ -2779,9 +3062,30 @@
 <context>
     <name>QtPipelineModel</name>
     <message>
-        <location filename="../../widgets/step_model.py" line="+63"/>
+        <location filename="../../widgets/step_model.py" line="+68"/>
+        <source>breaking step</source>
+        <extracomment>MIME type of a pass dragged out of the palette: UTF-8 JSON ``{&quot;pass_id&quot;: ...}``. MIME type of steps dragged inside the pipeline list: UTF-8 JSON ``{&quot;uids&quot;: [...]}``. The step&apos;s mark from the last Find Breaking Step: ``&quot;culprit&quot;``, ``&quot;pass&quot;``, ``&quot;fail&quot;``, ``&quot;skip&quot;`` or ``None``. Labels of the bisect marks (English; shown through ``QtPipelineModel.tr``).</extracomment>
+        <translation>出错步骤</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>bisect: good</source>
+        <translation>二分查找：正确</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>bisect: bad</source>
+        <translation>二分查找：错误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>bisect: skipped</source>
+        <translation>二分查找：已跳过</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>not run</source>
-        <extracomment>MIME type of a pass dragged out of the palette: UTF-8 JSON ``{&quot;pass_id&quot;: ...}``. MIME type of steps dragged inside the pipeline list: UTF-8 JSON ``{&quot;uids&quot;: [...]}``. Human labels for step states (English; shown through ``QtPipelineModel.tr``).</extracomment>
+        <extracomment>The culprit&apos;s colour: a violet apart from the state colours, mid value so it reads on light and dark bases. Human labels for step states (English; shown through ``QtPipelineModel.tr``).</extracomment>
         <translation>未运行</translation>
     </message>
     <message>
@@ -2815,13 +3119,14 @@
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="+130"/>
+        <location line="+192"/>
         <source>not run (an earlier step failed)</source>
         <translation>未运行（之前的步骤失败）</translation>
     </message>
     <message>
-        <location line="+152"/>
+        <location line="+177"/>
         <source>cached</source>
+        <extracomment>Marks of the last Find Breaking Step: uid -&gt; (mark, tooltip line); cleared by any edit.</extracomment>
         <translation>已缓存</translation>
     </message>
     <message>
@@ -2830,12 +3135,12 @@
         <translation>未知 Pass</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+36"/>
         <source>state: {state}</source>
         <translation>状态：{state}</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>time: {time}</source>
         <translation>用时：{time}</translation>
     </message>
@@ -2960,6 +3265,59 @@
         <location line="+14"/>
         <source>%1 (%2): %3 calls, %4 per run (min %5, max %6 over the runs)</source>
         <translation>%1（%2）：%3 次调用，每次运行 %4（各次运行最小 %5，最大 %6）</translation>
+    </message>
+</context>
+<context>
+    <name>ReduceDialog</name>
+    <message>
+        <location filename="../../app/reduce_controller.py" line="-157"/>
+        <source>Reduce Reproducer</source>
+        <translation>精简复现包</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>a folder saved by Save Reproducer (repro.py, repro.json)</source>
+        <translation>由“保存复现包”保存的文件夹（repro.py、repro.json）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>a new or empty folder for the reduced reproducer</source>
+        <translation>用于精简后复现包的新文件夹或空文件夹</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Reproducer:</source>
+        <translation>复现包：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reduced into:</source>
+        <translation>精简到：</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Reduce</source>
+        <translation>精简</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop after the check in flight and write the smallest module so far</source>
+        <translation>在当前检查结束后停止，并写出目前最小的模块</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Reductions that still fail the same way:</source>
+        <translation>仍以相同方式失败的精简：</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
     </message>
 </context>
 <context>
@@ -3809,7 +4167,7 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="-508"/>
+        <location filename="../../widgets/graph_view.py" line="-462"/>
         <source>Overview: click or drag to move the view</source>
         <extracomment>Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>概览：点击或拖动以移动视图</translation>
