@@ -213,7 +213,9 @@ def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int,
         should_stop_tuning=getattr(ctx, "stop_tuning_requested", None),
         input_key=input_key,
         weights=lambda: weights,
-        profile=lambda mod: profile_module(mod, dict(args.get("target") or {"kind": "llvm"}), input_key),
+        # fresh=True: measure ``mod`` now (time-budgeted tuning profiles its tuned module), never the stored one
+        profile=lambda mod, fresh=False: profile_module(mod, dict(args.get("target") or {"kind": "llvm"}),
+                                                        None if fresh else input_key),
     )
 
 
