@@ -155,12 +155,17 @@ def run_budgeted_tuning(weights, budget_s, floor, tune_round, now, reprofile=Non
                 current = {n: float(timed.get(n) or 0.0) for n in weights}
                 source = "tuned profile"
             left = deadline - now()
-        total = sum(done.values()) + trials_that_fit(plan["pace"], left)
-        alloc = round_increments(current, done, total, floor)
+        fit = trials_that_fit(plan["pace"], left)
+        if fit <= 0:
+            plan["end"] = "deadline"
+            break
+        alloc = round_increments(current, done, sum(done.values()) + fit, floor)
         kind = "main" if kind == "calibration" else "more"
         if not any(alloc.values()):
             plan["end"] = "deadline"
             break
+    if stop():
+        plan["end"] = "stopped"
     plan["not_reached"] = [n for n in order if done[n] == 0]
     plan["spent_s"] = round(now() - start, 3)
     return plan
