@@ -44,7 +44,7 @@ from pipeline_model.passkinds.metaschedule.config import (
     tuning_param,
     tvm_tuning_params,
 )
-from pipeline_model.passkinds.metaschedule.focus import is_targeted
+from pipeline_model.passkinds.metaschedule.focus import is_budgeted, is_targeted
 from pipeline_model.passkinds.metaschedule.report import apply_database_html, tuning_html
 from pipeline_model.passkinds.metaschedule.script import STATE_FILE
 from pipeline_model.passkinds.registry import register
@@ -201,6 +201,8 @@ class MetaScheduleKind(PassKind):
         piece = ExportPiece(helpers=[script.constants_source(), *map(emit.helper_source, script.SCRIPT_HELPERS)])
         wd = params.get("work_dir")
         wd_src = emit.render(emit.Lit(emit.check_literal(wd)) if wd else emit.Ref("work_dir"))
+        if pass_id == TUNE_TIR and is_budgeted(params):
+            return self._export_budgeted(params, piece, wd_src, options, label)
         if pass_id == TUNE_TIR and is_targeted(params):
             return self._export_targeted(params, piece, wd_src, options, index, label)
         piece.lines.append(f"install_meta_schedule_cpu({wd_src}, {emit.check_literal(options, 'options')!r})")
@@ -208,6 +210,28 @@ class MetaScheduleKind(PassKind):
         piece.helpers.extend(rest.helpers)
         piece.imports.extend(rest.imports)
         piece.lines.extend(rest.lines)
+        return piece
+
+    @staticmethod
+    def _export_budgeted(params: dict[str, Any], piece: ExportPiece, wd_src: str, options: dict[str, Any],
+                         label: str) -> ExportPiece:
+        """A time-budgeted ``MetaScheduleTuneTIR`` step: the script runs the engine's rounds
+        (:func:`.plan.run_budgeted_tuning` and the helpers of :data:`.plan.PLAN_HELPERS`, copied verbatim)."""
+        from pipeline_model.passkinds.metaschedule.focus import FocusError, focus_settings
+        from pipeline_model.passkinds.metaschedule.plan import PLAN_HELPERS, plan_constants_source
+        from pipeline_model.passkinds.metaschedule.script import TARGETED_HELPERS
+
+        try:
+            settings = focus_settings(params, label)
+        except FocusError as exc:
+            raise emit.EmitError(str(exc)) from None
+        budget = {"time_budget_s": settings["time_budget_s"], "min_trials": settings["min_trials"]}
+        piece.helpers.extend(emit.helper_source(f) for f in TARGETED_HELPERS)
+        piece.helpers.append(plan_constants_source())
+        piece.helpers.extend(emit.helper_source(f) for f in PLAN_HELPERS)
+        opts = emit.check_literal(options, "options")
+        piece.lines.append(f"tune_tir = install_meta_schedule_cpu({wd_src}, {opts!r})")
+        piece.lines.append(f"pass_ = budgeted_tuning_pass(tune_tir, {wd_src}, {emit.check_literal(budget, 'settings')!r}, {opts!r})")
         return piece
 
     @staticmethod

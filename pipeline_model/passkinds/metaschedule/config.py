@@ -277,7 +277,7 @@ def format_progress_line(progress: dict[str, Any] | TuningProgress) -> str:
             untargeted += 1
             continue
         best = f"{task.best_us:.1f} us" if task.best_us is not None else "-"
-        extra = " reused" if task.reused else ""
+        extra = (" from user database" if task.source == "user database" else " reused") if task.reused else ""
         parts.append(f"{task.name} {task.trials} ({best}{extra})")
     head = f"tuning {progress.done}/{progress.total} trials"
     if progress.stopped:
@@ -288,6 +288,9 @@ def format_progress_line(progress: dict[str, Any] | TuningProgress) -> str:
         head += f", ETA {format_eta(progress.eta_s)}"
     if untargeted:
         parts.append(f"{untargeted} not targeted")
+    budget = progress.budget if isinstance(progress.budget, dict) else None
+    if budget and budget.get("round") and not progress.finished:
+        head += f" ({budget['round']})"
     focus = progress.focus if isinstance(progress.focus, dict) else None
     if focus and progress.done == 0 and not progress.finished:  # the plan, once, before the first trial
         chosen = ", ".join(f"{c.get('name')} {float(c.get('share') or 0) * 100:.1f}% -> {c.get('trials')}"

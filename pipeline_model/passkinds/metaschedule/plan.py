@@ -20,6 +20,15 @@ Everything here is pure Python; the caller passes ``tune_round(allocation) -> {n
 and a clock.
 """
 
+from pipeline_model.passkinds.metaschedule.script import (  # the helpers the budgeted script pass uses
+    DATABASE_FILES,
+    import_user_records,
+    meta_schedule_target,
+    profile_prim_funcs,
+    track_work_dir,
+    user_tuning_database_dir,
+)
+
 #: Fraction of the time left that the trials of a round are sized to (the pace varies between tasks).
 ROUND_SAFETY = 0.9
 #: Fewest seconds left for which another round is started.
@@ -171,9 +180,80 @@ def run_budgeted_tuning(weights, budget_s, floor, tune_round, now, reprofile=Non
     return plan
 
 
-#: Helpers an exported script with a time-budgeted tuning step needs (in this order).
+def budgeted_tuning_pass(tune_tir, work_dir, settings, options):
+    """Exported scripts only: a module pass spending ``settings["time_budget_s"]`` on the PrimFuncs of its
+    input with :func:`run_budgeted_tuning` (the engine's driver): the user database first (tasks found there
+    get zero trials), then rounds through the stock ``MetaScheduleTuneTIR`` with ``tune_tir`` (from
+    ``install_meta_schedule_cpu``) told each PrimFunc's trials, heaviest first; the tuned profile
+    (:func:`profile_prim_funcs` of the module with the database applied) weighs the later rounds. A round
+    is not cut at the deadline here (the engine's is); no round starts after it. Prints the rounds."""
+    import os
+    import time
+
+    import tvm
+    from tvm import relax
+    from tvm.s_tir import meta_schedule as ms
+    from tvm.s_tir.meta_schedule.tune_context import _normalize_mod
+
+    def records():
+        try:
+            with open(os.path.join(str(work_dir), DATABASE_FILES[1]), "rb") as fh:
+                return sum(1 for line in fh if line.strip())
+        except OSError:
+            return 0
+
+    @tvm.transform.module_pass(opt_level=0, name="BudgetedTuneTIR")
+    def budgeted(mod, _ctx):
+        target = meta_schedule_target(tvm.target.Target.current())
+        deadline = time.perf_counter() + float(settings["time_budget_s"])
+        funcs = {gv.name_hint: (gv, f) for gv, f in mod.functions_items() if isinstance(f, tvm.tirx.PrimFunc)}
+        user_db = user_tuning_database_dir() if options["user_database"] and not options["retune"] else ""
+        reused = []
+        if user_db:
+            os.makedirs(str(work_dir), exist_ok=True)
+            with track_work_dir(str(work_dir)):
+                database = ms.database.JSONDatabase(work_dir=str(work_dir), module_equality="structural")
+                for name, (gv, func) in funcs.items():
+                    if import_user_records(user_db, database, _normalize_mod(tvm.IRModule({gv: func})), target):
+                        reused.append(name)
+        if reused:
+            print("from the user tuning database (no trials): " + ", ".join(sorted(reused)))
+        flops, calls = prim_func_costs(mod)
+        weights = task_weights({n: flops.get(n, 0.0) for n in funcs if n not in reused}, calls)
+
+        def tune_round(alloc):
+            measured = {}
+            for name, trials in alloc.items():
+                if time.perf_counter() >= deadline:
+                    break
+                gv, func = funcs[name]
+                before = records()
+                tune_tir.choose = lambda _one, k=trials: (k, "post-order-apply")
+                try:
+                    relax.transform.MetaScheduleTuneTIR(work_dir=str(work_dir), max_trials_global=1)(tvm.IRModule({gv: func}))
+                finally:
+                    tune_tir.choose = None
+                measured[name] = max(0, records() - before)
+            return measured
+
+        def reprofile():
+            with target:
+                applied = relax.transform.MetaScheduleApplyDatabase(work_dir=str(work_dir))(mod)
+            return {e["name"]: e["total_us"] for e in profile_prim_funcs(applied, target) if e["name"] in weights}
+
+        plan = run_budgeted_tuning(weights, max(0.0, deadline - time.perf_counter()), int(settings["min_trials"]),
+                                   tune_round, time.perf_counter, reprofile, log=print)
+        print(f"tuning: {sum(plan['trials'].values())} trials in {plan['spent_s']:.0f} s, ends: {plan['end']}"
+              + (f"; not reached: {', '.join(plan['not_reached'])}" if plan["not_reached"] else ""))
+        return mod
+
+    return budgeted
+
+
+#: Helpers an exported script with a time-budgeted tuning step needs (in this order, after the script.py ones
+#: and its targeted helpers, whose ``profile_prim_funcs`` it uses).
 PLAN_HELPERS = (allocate_by_weight, round_increments, trials_that_fit, task_weights, prim_func_costs,
-                run_budgeted_tuning)
+                run_budgeted_tuning, budgeted_tuning_pass)
 #: Module constants those helpers use (written into the script before them).
 PLAN_CONSTANTS = ("ROUND_SAFETY", "MIN_ROUND_S", "REPROFILE_MIN_S", "REPROFILE_MIN_SHARE")
 

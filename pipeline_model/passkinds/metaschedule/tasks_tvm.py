@@ -27,11 +27,12 @@ from pipeline_model.passkinds.metaschedule.config import TuningConfig, has_datab
 from pipeline_model.passkinds.metaschedule.script import (
     STATE_FILE,
     TuningConfigError,
+    commit_user_records,
+    import_user_records,
     tuning_cores,
     track_work_dir,
     wipe_work_dir,
 )
-from pipeline_model.passkinds.metaschedule.userdb import commit_user_records, import_user_records
 from pipeline_model.passkinds.metaschedule.session_tvm import (
     ProgressCallback,
     ProgressFn,
@@ -190,7 +191,9 @@ def _run_tasks_untracked(
         task.source = "tuned" if count else task.source
         prior = state.get(key) or {}
         spent = budget + (int(prior.get("budget", 0)) if session.incremental else 0)
-        state[key] = {"name": name, "budget": spent, "records": count, "complete": not session.user_stopped}
+        # a task the deadline cut before any record is left open (a later run tunes it); the user's stop too
+        complete = not session.user_stopped and (count > 0 or not session.deadline_hit)
+        state[key] = {"name": name, "budget": spent, "records": count, "complete": complete}
     _save_state(work_dir, state)
     if user_db:
         added, problem = commit_user_records(user_db, database, [t[1] for t in todo], target)
