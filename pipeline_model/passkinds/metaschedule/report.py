@@ -60,7 +60,7 @@ def sources_html(tasks: Any, user_db: Any) -> str:
     labels = {"user database": translate("StepReport", "From the user database (no trials)"),
               "work dir": translate("StepReport", "From this pipeline's earlier tuning"),
               "tuned": translate("StepReport", "Tuned now"),
-              "untuned": translate("StepReport", "Not tuned (the following schedule step, or none)")}
+              "untuned": translate("StepReport", "Not tuned (a later schedule step, if any, schedules them)")}
     lines = [f"<li>{esc(labels[k])}: {esc(', '.join(v[:20]) + (' …' if len(v) > 20 else ''))}</li>"
              for k, v in groups.items() if v]
     db = user_db if isinstance(user_db, dict) else {}
