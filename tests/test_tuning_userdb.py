@@ -133,3 +133,28 @@ def test_a_workload_tuned_once_costs_the_next_model_zero_trials(tmp_path, monkey
     by_name = {t["name"]: t for t in budget["tasks"]}
     assert all(by_name[n]["status"] == "not reached" for n in plan["not_reached"])
     assert "Time budget" in tuning_html(budget, {}, "")
+
+
+@pytest.mark.slow
+def test_later_rounds_profile_the_module_with_the_tuned_schedules(tuned_mlp, tmp_path):
+    """``reprofile`` applies the work directory's database to the step's input and asks the engine for a fresh
+    profile of that module (``fresh=True``, never the stored profile of the untuned input)."""
+    from pipeline_model.importers import load_tvm
+    from pipeline_model.passkinds.metaschedule.budget_tvm import _reprofiler
+    from pipeline_model.passkinds.metaschedule.builder_tvm import tuning_target
+    from tests.tuning_fixtures import copy_tuned_work_dir
+
+    work = copy_tuned_work_dir(tuned_mlp, str(tmp_path / "wd"))
+    mlp = lowered(load_tvm.load_model("builtin:mlp", None).mod)
+    seen = []
+
+    def profile(mod, fresh=False):
+        seen.append((mod, fresh))
+        return {"entries": [{"name": SHARED, "total_us": 12.5}, {"name": "transpose", "total_us": 40.0},
+                            {"name": "vm.builtin.alloc", "total_us": 3.0}]}, "measured"
+
+    assert _reprofiler(mlp, tuning_target(TARGET), work, {SHARED}, lambda mod: ({}, "stored")) is None
+    reprofile = _reprofiler(mlp, tuning_target(TARGET), work, {SHARED, "transpose"}, profile)
+    assert reprofile() == {SHARED: 12.5, "transpose": 40.0}
+    (mod, fresh), = seen
+    assert fresh and mod[SHARED].attrs["tirx.is_scheduled"]  # the tuned schedules were applied first

@@ -31,6 +31,7 @@ def budgeted_tune(session: TuningSession, run_inner: Callable[[tvm.IRModule], An
     session.deadline = session.started + budget_s
     funcs = {gv.name_hint: (gv, f) for gv, f in mod.functions_items() if isinstance(f, tvm.tirx.PrimFunc)}
     prims = list(funcs)
+    session.progress.total = 0  # the rounds set it as they go
     session.import_only, session.allocation = True, {n: 1 for n in prims}
     try:
         run_inner(mod)
