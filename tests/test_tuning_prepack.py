@@ -4,6 +4,7 @@ inference), then the untuned leftovers get the app's schedule rule."""
 
 from __future__ import annotations
 
+import logging
 import os
 
 import numpy as np
@@ -72,9 +73,18 @@ def test_weights_are_packed_at_build_time(tmp_path):
     assert mod[conv].attrs["layout_free_buffers"], "AttachAttrLayoutFreeBuffers marks the constant weight"
     work = str(tmp_path / "wd")
     options = TuningConfig(num_trials_per_iter=2, builder_workers=1).to_json()
-    ms.tir_integration.tune_tir(tvm.IRModule({"main": mod[conv]}), target, work, 2, num_trials_per_iter=2,
-                                builder=tuning_builder(options), runner=tuning_runner(options),
-                                strategy="replay-trace", task_scheduler="round-robin")
+    # MetaSchedule's logging set-up fails on unnamed handlers (pytest's); tasks_tvm._task_loggers does the same
+    meta_logger = logging.getLogger("tvm.s_tir.meta_schedule")
+    unnamed = [h for h in meta_logger.handlers if not h.get_name()]
+    for h in unnamed:
+        meta_logger.removeHandler(h)
+    try:
+        ms.tir_integration.tune_tir(tvm.IRModule({"main": mod[conv]}), target, work, 2, num_trials_per_iter=2,
+                                    builder=tuning_builder(options), runner=tuning_runner(options),
+                                    strategy="replay-trace", task_scheduler="round-robin")
+    finally:
+        for h in unnamed:
+            meta_logger.addHandler(h)
     post_ids = ids[ids.index("relax.MetaScheduleApplyDatabase"):ids.index("dlight.ApplyDefaultSchedule")]
     with target:
         post = [relax.transform.MetaScheduleApplyDatabase(work_dir=work)] + [
