@@ -47,6 +47,25 @@ def test_user_database_safety_rules(tmp_path):
     assert script.user_database_problem("", False) == "the user tuning database is off"
 
 
+def test_a_damaged_user_database_is_not_used(tmp_path):
+    """Garbage in the user database: the look-up finds nothing (the task is tuned) instead of failing the step."""
+    import tvm
+    from tvm.s_tir import meta_schedule as ms
+
+    from pipeline_model.importers import load_tvm
+    from pipeline_model.passkinds.metaschedule.builder_tvm import tuning_target
+
+    db = tmp_path / "db"
+    db.mkdir()
+    (db / "database_workload.json").write_text("this is not json\n")
+    (db / "database_tuning_record.json").write_text("[0, nonsense]\n")
+    mlp = lowered(load_tvm.load_model("builtin:mlp", None).mod)
+    task = tvm.IRModule({"main": mlp[SHARED]})
+    (tmp_path / "wd").mkdir()
+    work = ms.database.JSONDatabase(work_dir=str(tmp_path / "wd"), module_equality="structural")
+    assert script.import_user_records(str(db), work, task, tuning_target(TARGET)) == 0
+
+
 def test_database_stats_count_records_and_bytes(tmp_path):
     db = tmp_path / "db"
     db.mkdir()

@@ -382,8 +382,11 @@ def import_user_records(db_dir, database, mod, target):
         return 0
     if not os.path.isfile(os.path.join(db_dir, DATABASE_FILES[1])):
         return 0
-    user = ms.database.JSONDatabase(work_dir=db_dir, module_equality="structural", allow_missing=False)
-    records = _user_db_records(user, mod, target, USER_DB_TOP_K)
+    try:
+        user = ms.database.JSONDatabase(work_dir=db_dir, module_equality="structural", allow_missing=False)
+        records = _user_db_records(user, mod, target, USER_DB_TOP_K)
+    except Exception:  # noqa: BLE001 - a damaged user database is not used; the task is tuned instead
+        return 0
     if records:
         _copy_records(records, database, mod)
     return len(records)
@@ -414,6 +417,8 @@ def commit_user_records(db_dir, database, mods, target):
             user = ms.database.JSONDatabase(work_dir=db_dir, module_equality="structural")
             for mod, records in picked:
                 added += _copy_records(records, user, mod)
+        except Exception as exc:  # noqa: BLE001 - a damaged user database never fails the tuning step
+            return added, f"the user tuning database in {db_dir} could not be updated: {str(exc).splitlines()[0][:200]}"
         finally:
             os.close(lock)
     return added, None
