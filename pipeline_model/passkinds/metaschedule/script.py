@@ -15,6 +15,9 @@ functions, so the two cannot drift:
 * the work-directory manifest (:func:`read_manifest`, :func:`write_manifest`, :class:`track_work_dir`)
   and :func:`wipe_work_dir`, the ``retune`` rule: only files the manifest lists are deleted, never a
   user's file, in the engine and in exported scripts alike;
+* the per-user tuning database (:func:`import_user_records` before a task is tuned, :func:`commit_user_records`
+  after, :func:`user_database_problem` the safety rule; the folder is
+  :func:`pipeline_model.work_dirs.user_tuning_database_dir`);
 * :func:`register_tuning_functions` (TVM's global ``tune_tir`` / ``tune_relax`` overridden), used by the
   script's :func:`install_meta_schedule_cpu` and by the engine's session-based overrides;
 * targeted tuning (``relax.MetaScheduleTuneTIR`` with ``focus``/``functions``/``schedule_fn``, see
