@@ -233,6 +233,13 @@ def test_exported_budgeted_step_runs_the_engines_rounds(tmp_path):
     assert len(calls) == 1 and ast.literal_eval(calls[0].args[2]) == {"time_budget_s": 90.0, "min_trials": 3}
     options = ast.literal_eval(calls[0].args[3])
     assert options == _exported_options(source) and options["user_database"] is True
+    # the engine calls these very functions (not copies)
+    from pipeline_model.passkinds.metaschedule import budget_tvm, tasks_tvm
+
+    assert budget_tvm.run_budgeted_tuning is plan.run_budgeted_tuning
+    assert budget_tvm.prim_func_costs is plan.prim_func_costs and budget_tvm.task_weights is plan.task_weights
+    assert tasks_tvm.import_user_records is script.import_user_records
+    assert tasks_tvm.commit_user_records is script.commit_user_records
     ns = _helpers_namespace(source)
     weights = {"conv": 9.0e8, "gelu": 1.0e5, "copy": 1.0}
     done = {"conv": 5, "gelu": 3, "copy": 3}
