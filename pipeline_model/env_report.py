@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 from pipeline_model.i18n import QT_TRANSLATE_NOOP, translate, translate_marked
 from pipeline_model.scriptlib.threads import usable_cores
+from pipeline_model.work_dirs import tuning_database_stats, user_tuning_database_dir
 
 #: Severity of a problem: ``error`` (something will crash or cannot work) or ``warning``.
 ERROR, WARNING = "error", "warning"
@@ -136,6 +137,7 @@ def local_facts() -> dict[str, Any]:
         "usable_cores": usable_cores(),
         "memory_bytes": _memory_bytes(),
         "packages": packages,
+        "tuning_database": tuning_database_stats(user_tuning_database_dir()),
     }
 
 
@@ -301,12 +303,30 @@ def render_text(report: EnvReport) -> str:
         if not eng.get("pattern_tables"):
             out.append("  " + translate("EnvReport", "none"))
     out.append("")
+    out.extend(_tuning_database_lines(loc.get("tuning_database")))
     out.append(translate("EnvReport", "== Python packages =="))
     for name, item in (loc.get("packages") or {}).items():
         version = item.get("version") or translate("EnvReport", "not installed")
         purpose = translate_marked("EnvReport", str(item.get("purpose", "")))
         out.append(f"  {name:<15} {version:<16} {purpose}")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _tuning_database_lines(db: Any) -> list[str]:
+    """The per-user MetaSchedule database: where it is and how big (records, workloads, bytes), or that it is off."""
+    out = [translate("EnvReport", "== Tuning database (per user, reused across pipelines and models) ==")]
+    if not isinstance(db, dict):
+        return []
+    if not db.get("path"):
+        out.append("  " + translate("EnvReport", "off (RPS_TUNING_DB_DIR=off)"))
+    elif not db.get("exists"):
+        out.append("  " + translate("EnvReport", "{0} (not created yet: nothing tuned with it)").format(db["path"]))
+    else:
+        out.append(f"  {db['path']}")
+        out.append("  " + translate("EnvReport", "{records} records of {workloads} workloads, {size} KiB").format(
+            records=db.get("records", 0), workloads=db.get("workloads", 0), size=f"{int(db.get('bytes') or 0) / 1024:.1f}"))
+    out.append("")
+    return out
 
 
 def render_json(report: EnvReport) -> dict[str, Any]:

@@ -61,3 +61,40 @@ def run_work_dir(args: dict[str, Any]) -> str:
         return os.path.abspath(str(given))
     return default_work_dir(args.get("pipeline_path"), str(args.get("model") or ""),
                             dict(args.get("target") or {"kind": "llvm"}))
+
+
+#: Environment variable naming the per-user tuning database folder; ``off`` turns the database off.
+USER_DB_ENV = "RPS_TUNING_DB_DIR"
+
+
+def user_tuning_database_dir():  # type: ignore[no-untyped-def]  # copied verbatim into exported scripts
+    """The per-user MetaSchedule database shared by every pipeline and model (records found there by
+    workload are reused instead of tuned): ``$RPS_TUNING_DB_DIR`` when set (``off``: no database, returns
+    ""), else ``$XDG_DATA_HOME/relax-pipeline-studio/tuning-db`` (``~/.local/share/...``)."""
+    import os
+
+    given = os.environ.get("RPS_TUNING_DB_DIR", "").strip()
+    if given.lower() in ("off", "0", "none", "false"):
+        return ""
+    if given:
+        return os.path.abspath(os.path.expanduser(given))
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(base, "relax-pipeline-studio", "tuning-db")
+
+
+def tuning_database_stats(path: str) -> dict[str, Any]:
+    """Size of a MetaSchedule JSON database folder without reading it into TVM: ``{path, exists,
+    workloads, records, bytes}`` (one JSON line per workload / record; symlinked files are not read)."""
+    out: dict[str, Any] = {"path": path, "exists": bool(path) and os.path.isdir(path), "workloads": 0,
+                           "records": 0, "bytes": 0}
+    for name, key in (("database_workload.json", "workloads"), ("database_tuning_record.json", "records")):
+        full = os.path.join(path, name) if path else ""
+        if not full or os.path.islink(full) or not os.path.isfile(full):
+            continue
+        try:
+            with open(full, "rb") as fh:
+                out[key] = sum(1 for line in fh if line.strip())
+            out["bytes"] += os.path.getsize(full)
+        except OSError:
+            continue
+    return out

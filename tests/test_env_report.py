@@ -119,3 +119,30 @@ def test_env_dialog_offscreen(qtbot):
     assert "No problems found" in dialog.problems_label.text()
     with qtbot.waitSignal(dialog.refresh_requested, timeout=1000):
         dialog.refresh_button.click()
+
+
+def test_env_report_shows_the_user_tuning_database(tmp_path, monkeypatch, qtbot):
+    """Location and size (records, workloads, bytes) of the per-user tuning database, in the text, the JSON
+    and the Help ▸ Environment dialog; "off" when turned off."""
+    from widgets.env_dialog import EnvDialog
+
+    db = tmp_path / "tuning-db"
+    db.mkdir()
+    (db / "database_workload.json").write_text('["w1"]\n')
+    (db / "database_tuning_record.json").write_text('[0, "r1"]\n[0, "r2"]\n')
+    monkeypatch.setenv("RPS_TUNING_DB_DIR", str(db))
+    local = env_report.local_facts()
+    stats = local["tuning_database"]
+    assert stats["path"] == str(db) and stats["records"] == 2 and stats["workloads"] == 1
+    assert stats["bytes"] == os.path.getsize(db / "database_workload.json") + os.path.getsize(db / "database_tuning_record.json")
+    report = env_report.make_report(local, None, "")
+    text = env_report.render_text(report)
+    assert str(db) in text and "2 records of 1 workloads" in text
+    assert env_report.render_json(report)["local"]["tuning_database"]["records"] == 2
+    dialog = EnvDialog()
+    qtbot.addWidget(dialog)
+    dialog.set_report(report)
+    assert "2 records of 1 workloads" in dialog.text.toPlainText()
+    monkeypatch.setenv("RPS_TUNING_DB_DIR", "off")
+    off = env_report.render_text(env_report.make_report(env_report.local_facts(), None, ""))
+    assert "off (RPS_TUNING_DB_DIR=off)" in off

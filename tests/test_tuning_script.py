@@ -215,3 +215,47 @@ def test_where_tuning_writes_is_one_rule(tmp_path):
     # The kind's cache key names the folder the engine's run tunes into (no engine import needed).
     key = KIND.cache_key_extra(TUNE_TIR, {}, {"pipeline_path": pipeline})
     assert key == f"work_dir={tmp_path / 'mine.tuning'}"
+
+
+# ---- time budget and the user database: the same code in exported scripts ----------------------------
+def test_exported_budgeted_step_runs_the_engines_rounds(tmp_path):
+    """A time-budgeted step exports the engine's driver and planning helpers verbatim (and the user-database
+    helpers every tuning script has); the script's copy plans exactly as the engine does."""
+    from pipeline_model.passkinds.metaschedule import plan
+
+    doc = _tuning_doc(TUNE_TIR, {"time_budget_s": 90.0, "min_trials": 3, "num_trials_per_iter": 8})
+    source = export_script(doc, work_dir=str(tmp_path))
+    for helper in (*script.SCRIPT_HELPERS, *script.TARGETED_HELPERS, *plan.PLAN_HELPERS):
+        assert emit.helper_source(helper) in source, helper.__name__
+    assert plan.plan_constants_source() in source
+    calls = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)
+             and getattr(n.func, "id", "") == "budgeted_tuning_pass"]
+    assert len(calls) == 1 and ast.literal_eval(calls[0].args[2]) == {"time_budget_s": 90.0, "min_trials": 3}
+    options = ast.literal_eval(calls[0].args[3])
+    assert options == _exported_options(source) and options["user_database"] is True
+    # the engine calls these very functions (not copies)
+    from pipeline_model.passkinds.metaschedule import budget_tvm, tasks_tvm
+
+    assert budget_tvm.run_budgeted_tuning is plan.run_budgeted_tuning
+    assert budget_tvm.prim_func_costs is plan.prim_func_costs and budget_tvm.task_weights is plan.task_weights
+    assert tasks_tvm.import_user_records is script.import_user_records
+    assert tasks_tvm.commit_user_records is script.commit_user_records
+    ns = _helpers_namespace(source)
+    weights = {"conv": 9.0e8, "gelu": 1.0e5, "copy": 1.0}
+    done = {"conv": 5, "gelu": 3, "copy": 3}
+    assert ns["round_increments"](weights, done, 60, 3) == plan.round_increments(weights, done, 60, 3)
+    assert ns["allocate_by_weight"](weights, 10, 3) == plan.allocate_by_weight(weights, 10, 3)
+
+
+def test_every_exported_tuning_script_uses_the_user_database(tmp_path):
+    """``install_meta_schedule_cpu`` looks tasks up in the user database and adds to it (the engine's rule:
+    ``user_database`` on by default, off by the step's parameter)."""
+    on = export_script(_tuning_doc(TUNE_TIR, {"max_trials_global": 4}), work_dir=str(tmp_path))
+    assert _exported_options(on)["user_database"] is True
+    for helper in (script.user_tuning_database_dir, script.import_user_records, script.commit_user_records):
+        assert emit.helper_source(helper) in on
+    off = export_script(_tuning_doc(TUNE_TIR, {"max_trials_global": 4, "user_database": False}),
+                        work_dir=str(tmp_path))
+    assert _exported_options(off)["user_database"] is False
+    ns = _helpers_namespace(on)
+    assert ns["USER_DB_TOP_K"] == script.USER_DB_TOP_K

@@ -17,6 +17,11 @@ from typing import Any
 
 import pytest
 
+# The per-user tuning database is off for the test session (set before any engine starts, so engine
+# processes inherit it): tests must not read or fill the user's database, and a workload tuned by one test
+# must not turn another test's tuning into a look-up. Tests of the database point it at their own folder.
+os.environ.setdefault("RPS_TUNING_DB_DIR", "off")
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TUNING_PIPELINE = os.path.join(ROOT, "resources", "pipelines", "tuning_mlp_cpu.json")
 #: Index of the MetaScheduleTuneTIR step in ``tuning_mlp_cpu.json`` (the apply step follows it).
@@ -67,3 +72,49 @@ def tuned_mlp(engine, tmp_path_factory) -> TunedRun:
     result = engine.run(doc, on_event=lambda ev, data: events.append((ev, data)))
     assert result.ok, (result.error, [s.error for s in result.steps])
     return TunedRun(doc=doc, result=result, events=events, work_dir=work_dir)
+
+
+#: A second model sharing the seed MLP's first layer (same shapes: the same ``fused_matmul_add_relu``
+#: workload) with another head (256 -> 5, sigmoid): the user tuning database's "next model".
+OTHER_MODEL_SOURCE = """
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+@I.ir_module
+class Other:
+    @R.function
+    def main(x: R.Tensor((1, 784), dtype="float32"), w1: R.Tensor((256, 784), dtype="float32"),
+             b1: R.Tensor((256,), dtype="float32"), w2: R.Tensor((256, 5), dtype="float32")) -> R.Tensor((1, 5), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            t = R.permute_dims(w1, axes=None)
+            m = R.matmul(x, t, out_dtype=None)
+            a = R.add(m, b1)
+            r = R.nn.relu(a)
+            o = R.matmul(r, w2, out_dtype=None)
+            s = R.sigmoid(o)
+            R.output(s)
+        return s
+"""
+
+
+def lowered(mod: Any) -> Any:
+    """``mod`` after LegalizeOps, AnnotateTIROpPattern, FuseOps, FuseTIR (the tuning steps' input)."""
+    import tvm
+    from tvm import relax
+
+    seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
+                                    relax.transform.FuseOps(), relax.transform.FuseTIR()])
+    with tvm.transform.PassContext(opt_level=3):
+        return seq(mod)
+
+
+def other_model(folder: str) -> Any:
+    """:data:`OTHER_MODEL_SOURCE` loaded as a model file written into ``folder`` (a Relax module)."""
+    from pipeline_model.importers import load_tvm
+
+    path = os.path.join(folder, "other_model.py")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(OTHER_MODEL_SOURCE)
+    return load_tvm.load_model(path, None).mod

@@ -202,6 +202,10 @@ def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int,
         payload.update(data or {})
         ctx.emit(event, payload)
 
+    def profile(mod: Any, fresh: bool = False) -> tuple[dict[str, Any], str]:
+        # fresh: measure ``mod`` now (time-budgeted tuning profiles its tuned module), not the stored profile
+        return profile_module(mod, dict(args.get("target") or {"kind": "llvm"}), None if fresh else input_key)
+
     return catalogue_tvm.PassBuildContext(
         target=target,
         base_dir=args.get("base_dir"),
@@ -213,7 +217,7 @@ def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int,
         should_stop_tuning=getattr(ctx, "stop_tuning_requested", None),
         input_key=input_key,
         weights=lambda: weights,
-        profile=lambda mod: profile_module(mod, dict(args.get("target") or {"kind": "llvm"}), input_key),
+        profile=profile,
     )
 
 

@@ -7,13 +7,15 @@ The whole kind lives in this folder:
   export, cache key, user code, report sections);
 * :mod:`.config` (pass ids, :class:`~.config.TuningConfig` — the one table of tuning defaults —, progress
   records, where tuning writes), :mod:`.focus` (targeted-tuning parameters), :mod:`.budget` (a budget in
-  minutes), :mod:`.report` (report HTML) — all TVM-free;
+  minutes), :mod:`.plan` (a time-budgeted step's rounds, also copied into scripts), :mod:`.report` (report
+  HTML) — all TVM-free;
 * :mod:`.script`: the plain-TVM code exported scripts contain (target and cores, intrinsics, builder and
   runner from the options, the manifest and re-tune rule, targeted tuning), which the engine calls too;
 * the engine half, imported lazily by :meth:`MetaScheduleKind.build_pass` and never importing this
   package's ``__init__`` back: ``builder_tvm`` (stoppable builder, runner, RPC check), ``session_tvm``
   (progress and stop), ``tasks_tvm`` (tuning tasks with database reuse, apply), ``overrides_tvm`` (TVM's
-  ``tune_tir``/``tune_relax`` overrides), ``pass_tvm`` (the pass of a step).
+  ``tune_tir``/``tune_relax`` overrides), ``budget_tvm`` (the engine's pieces of a time-budgeted step),
+  ``pass_tvm`` (the pass of a step).
 
 Their ``work_dir`` "" means the session's tuning folder (``Ref("work_dir")``). Only the TVM keyword
 arguments (:data:`~.config.TVM_TUNING_KWARGS`) reach TVM's constructor in the recipe; the other
@@ -44,7 +46,7 @@ from pipeline_model.passkinds.metaschedule.config import (
     tuning_param,
     tvm_tuning_params,
 )
-from pipeline_model.passkinds.metaschedule.focus import is_targeted
+from pipeline_model.passkinds.metaschedule.focus import is_budgeted, is_targeted
 from pipeline_model.passkinds.metaschedule.report import apply_database_html, tuning_html
 from pipeline_model.passkinds.metaschedule.script import STATE_FILE
 from pipeline_model.passkinds.registry import register
@@ -201,6 +203,8 @@ class MetaScheduleKind(PassKind):
         piece = ExportPiece(helpers=[script.constants_source(), *map(emit.helper_source, script.SCRIPT_HELPERS)])
         wd = params.get("work_dir")
         wd_src = emit.render(emit.Lit(emit.check_literal(wd)) if wd else emit.Ref("work_dir"))
+        if pass_id == TUNE_TIR and is_budgeted(params):
+            return self._export_budgeted(params, piece, wd_src, options, label)
         if pass_id == TUNE_TIR and is_targeted(params):
             return self._export_targeted(params, piece, wd_src, options, index, label)
         piece.lines.append(f"install_meta_schedule_cpu({wd_src}, {emit.check_literal(options, 'options')!r})")
@@ -208,6 +212,28 @@ class MetaScheduleKind(PassKind):
         piece.helpers.extend(rest.helpers)
         piece.imports.extend(rest.imports)
         piece.lines.extend(rest.lines)
+        return piece
+
+    @staticmethod
+    def _export_budgeted(params: dict[str, Any], piece: ExportPiece, wd_src: str, options: dict[str, Any],
+                         label: str) -> ExportPiece:
+        """A time-budgeted ``MetaScheduleTuneTIR`` step: the script runs the engine's rounds
+        (:func:`.plan.run_budgeted_tuning` and the helpers of :data:`.plan.PLAN_HELPERS`, copied verbatim)."""
+        from pipeline_model.passkinds.metaschedule.focus import FocusError, focus_settings
+        from pipeline_model.passkinds.metaschedule.plan import PLAN_HELPERS, plan_constants_source
+        from pipeline_model.passkinds.metaschedule.script import TARGETED_HELPERS
+
+        try:
+            settings = focus_settings(params, label)
+        except FocusError as exc:
+            raise emit.EmitError(str(exc)) from None
+        budget = {"time_budget_s": settings["time_budget_s"], "min_trials": settings["min_trials"]}
+        piece.helpers.extend(emit.helper_source(f) for f in TARGETED_HELPERS)
+        piece.helpers.append(plan_constants_source())
+        piece.helpers.extend(emit.helper_source(f) for f in PLAN_HELPERS)
+        opts = emit.check_literal(options, "options")
+        piece.lines.append(f"tune_tir = install_meta_schedule_cpu({wd_src}, {opts!r})")
+        piece.lines.append(f"pass_ = budgeted_tuning_pass(tune_tir, {wd_src}, {emit.check_literal(budget, 'settings')!r}, {opts!r})")
         return piece
 
     @staticmethod

@@ -113,6 +113,7 @@ class TuningConfig:
     min_repeat_ms: int = 20
     seed: Optional[int] = None
     retune: bool = False
+    user_database: bool = True
     work_dir: str = ""
     op_names: list[str] = field(default_factory=list)
 
@@ -197,6 +198,8 @@ COMMON_TUNING_PARAMS: list[dict] = [
     tuning_param("builder_workers", "int", TuningConfig.builder_workers, "Parallel build processes (0: number of CPU cores)."),
     tuning_param("builder_timeout_s", "float", TuningConfig.builder_timeout_s, "Build time limit per candidate, seconds."),
     tuning_param("retune", "bool", TuningConfig.retune, "Wipe the work directory's database and tune again from scratch."),
+    tuning_param("user_database", "bool", TuningConfig.user_database, "Reuse records of the per-user tuning database "
+           "(same workload and target: zero trials) and add the new ones to it (off: this work directory only)."),
 ]
 
 def script_options(params: dict[str, Any], where: str = "tuning step") -> dict[str, Any]:
@@ -219,7 +222,8 @@ class TaskProgress:
     best_us: Optional[float] = None
     errors: int = 0
     reused: bool = False  # already tuned in the work directory's database; skipped this time
-    status: str = "pending"  # pending | tuning | done | skipped | stopped
+    status: str = "pending"  # pending | tuning | done | skipped | stopped | from user database | not targeted
+    source: str = ""  # where its schedule comes from: "tuned" (now), "work dir", "user database", "" (untuned)
 
 
 @dataclass
@@ -238,6 +242,8 @@ class TuningProgress:
     eta_s: Optional[float] = None  # estimated seconds left (from trials done / elapsed); None: unknown
     focus: Optional[dict] = None  # targeted tuning plan (pipeline_model.passkinds.metaschedule.script.plan_targeted_tuning)
     best: dict = field(default_factory=dict)  # task -> {trace, tir, ...} (best schedule, shortened), at the end
+    budget: Optional[dict] = None  # time-budgeted tuning: the rounds (pipeline_model.passkinds.metaschedule.plan)
+    user_database: dict = field(default_factory=dict)  # {path, imported: [names], added, problem}
 
     def task(self, name: str) -> TaskProgress:
         """The task record named ``name`` (created when missing)."""
@@ -271,7 +277,7 @@ def format_progress_line(progress: dict[str, Any] | TuningProgress) -> str:
             untargeted += 1
             continue
         best = f"{task.best_us:.1f} us" if task.best_us is not None else "-"
-        extra = " reused" if task.reused else ""
+        extra = (" from user database" if task.source == "user database" else " reused") if task.reused else ""
         parts.append(f"{task.name} {task.trials} ({best}{extra})")
     head = f"tuning {progress.done}/{progress.total} trials"
     if progress.stopped:
@@ -282,6 +288,9 @@ def format_progress_line(progress: dict[str, Any] | TuningProgress) -> str:
         head += f", ETA {format_eta(progress.eta_s)}"
     if untargeted:
         parts.append(f"{untargeted} not targeted")
+    budget = progress.budget if isinstance(progress.budget, dict) else None
+    if budget and budget.get("round") and not progress.finished:
+        head += f" ({budget['round']})"
     focus = progress.focus if isinstance(progress.focus, dict) else None
     if focus and progress.done == 0 and not progress.finished:  # the plan, once, before the first trial
         chosen = ", ".join(f"{c.get('name')} {float(c.get('share') or 0) * 100:.1f}% -> {c.get('trials')}"

@@ -53,6 +53,9 @@ FOCUS_PARAMS: list[dict] = [
     _param("total_trials", "int", 0, "Trials for the whole step when targeted, split by time share "
            "(0: max_trials_global × the number of chosen PrimFuncs)."),
     _param("min_trials", "int", 2, "Fewest trials a chosen PrimFunc gets."),
+    _param("time_budget_s", "float", 0.0, "Spend this many seconds of wall-clock time (0: off): every PrimFunc "
+           "gets min_trials, the rest goes by FLOPs x calls, tasks continue in later rounds, and time left "
+           "goes by the tuned profile. Replaces focus and total_trials."),
     _param("schedule_fn", "code", "", "Your own search space: Python defining schedule(sch) (a stochastic "
            "schedule, ms.space_generator.ScheduleFn) applied to the chosen PrimFuncs. User code: needs trust."),
 ]
@@ -86,6 +89,12 @@ def focus_settings(params: dict[str, Any], where: str = "tuning step") -> dict[s
         raise bad("top_k", f"must be at least 1, not {out['top_k']}")
     if out["total_trials"] < 0:
         raise bad("total_trials", "must be 0 (per-function budget) or more")
+    budget = out["time_budget_s"]
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or budget < 0:
+        raise bad("time_budget_s", f"must be 0 (off) or a number of seconds, not {budget!r}")
+    out["time_budget_s"] = float(budget)
+    if out["time_budget_s"] > 0 and (out["focus"] != "all" or out["functions"] or str(out["schedule_fn"]).strip()):
+        raise bad("time_budget_s", "tunes every PrimFunc: set focus to all, no functions and no schedule_fn")
     if out["min_trials"] < 1:
         raise bad("min_trials", f"must be at least 1, not {out['min_trials']}")
     share = out["min_share"]
@@ -99,6 +108,13 @@ def focus_settings(params: dict[str, Any], where: str = "tuning step") -> dict[s
     if not isinstance(out["schedule_fn"], str):
         raise bad("schedule_fn", "must be Python source text")
     return out
+
+
+def is_budgeted(params: dict[str, Any]) -> bool:
+    """True when a ``relax.MetaScheduleTuneTIR`` step spends a wall-clock budget (``time_budget_s`` > 0,
+    :mod:`pipeline_model.passkinds.metaschedule.plan`)."""
+    value = (params or {}).get("time_budget_s") or 0
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and value > 0
 
 
 def is_targeted(params: dict[str, Any]) -> bool:

@@ -73,6 +73,7 @@ def make_tuning_pass(
     work_dir = resolve_work_dir(config.work_dir, default_work_dir, base_dir)
     tgt = tuning_target(target)
     targeted = _targeted_setup(pass_id, mode, params, trusted, step_number)
+    budgeted = _budget_setup(pass_id, mode, params, step_number)
     with tgt:
         if mode == "tir":
             inner = relax.transform.MetaScheduleTuneTIR(work_dir=work_dir, max_trials_global=config.max_trials_global)
@@ -95,7 +96,16 @@ def make_tuning_pass(
     def tune_step(mod, _ctx):
         session = new_session()
         _prepare_session(session, mod, mode, work_dir, targeted, profile_fn)
-        out = _tune_in_session(session, inner, mod, work_dir, tgt, targeted)
+        if budgeted is not None:
+            from pipeline_model.passkinds.metaschedule.budget_tvm import budgeted_tune
+
+            budgeted_tune(session, lambda sub: _run_inner(session, inner, sub, work_dir, tgt, None), mod,
+                          work_dir, tgt, budgeted, profile_fn)
+            out = mod
+            session.progress.finished = True
+            session.emit()
+        else:
+            out = _tune_in_session(session, inner, mod, work_dir, tgt, targeted)
         if report is not None:
             report["tuning"] = _step_summary(session, work_dir)
         return out
@@ -148,11 +158,21 @@ def _prepare_session(session: TuningSession, mod: tvm.IRModule, mode: str, work_
     if config.retune:
         wipe_work_dir(work_dir)
         session.config.retune = False
+        session.retuned = True
 
 
 def _tune_in_session(session: TuningSession, inner: tvm.transform.Pass, mod: tvm.IRModule, work_dir: str,
                      tgt: Any, targeted: Optional[dict[str, Any]]) -> tvm.IRModule:
-    """Run TVM's tuning pass ``inner`` with ``session`` active (files recorded in the manifest)."""
+    """Run TVM's tuning pass ``inner`` with ``session`` active, then report the end."""
+    out = _run_inner(session, inner, mod, work_dir, tgt, targeted)
+    session.progress.finished = True
+    session.emit()
+    return out
+
+
+def _run_inner(session: TuningSession, inner: tvm.transform.Pass, mod: tvm.IRModule, work_dir: str,
+               tgt: Any, targeted: Optional[dict[str, Any]]) -> tvm.IRModule:
+    """Run TVM's tuning pass ``inner`` once with ``session`` active (files recorded in the manifest)."""
     # A fresh PassContext: the step's instruments must not see the thousands of passes
     # MetaSchedule runs internally (the stop flag is polled by the session instead).
     try:
@@ -163,15 +183,29 @@ def _tune_in_session(session: TuningSession, inner: tvm.transform.Pass, mod: tvm
         if failure:
             raise TuningConfigError(failure[0]) from None
         raise
-    session.progress.finished = True
-    session.emit()
     return out
+
+
+def _budget_setup(pass_id: str, mode: str, params: dict[str, Any],
+                  step_number: Optional[int]) -> Optional[dict[str, Any]]:
+    """Validated settings of a time-budgeted ``relax.MetaScheduleTuneTIR`` step (``None``: no budget)."""
+    from pipeline_model.passkinds.metaschedule.focus import FocusError, focus_settings, is_budgeted
+
+    if not is_budgeted(params):
+        return None
+    where = f"step {step_number} ({pass_id})" if step_number else f"step {pass_id}"
+    if mode != "tir":
+        raise TuningConfigError(f"{where}: time_budget_s needs relax.MetaScheduleTuneTIR")
+    try:
+        return focus_settings(params, where)
+    except FocusError as exc:
+        raise TuningConfigError(str(exc)) from None
 
 
 def _step_summary(session: TuningSession, work_dir: str) -> dict[str, Any]:
     """``report["tuning"]``: the session's summary, with a message when it was stopped early."""
     summary = session.summary()
-    if session.stopped:
+    if session.user_stopped:
         summary["message"] = (
             f"stopped early after {summary['done']} of {summary['total']} trials "
             f"({summary['measured']} measured); the records are kept in {work_dir}"

@@ -36,7 +36,63 @@ def tuning_html(value: Any, _target: dict, _error_css: str) -> str:
     summary = summary.format(done=value.get("done"), total=value.get("total"))
     database = esc(translate("StepReport", "database"))
     return (f"<p><b>MetaSchedule</b>: {esc(summary)}; {database} <code>{esc(value.get('work_dir', ''))}</code></p>"
-            f"<table>{rows}</table>" + focus_html(value.get("focus")) + best_html(value.get("best")))
+            f"<table>{rows}</table>" + sources_html(tasks, value.get("user_database"))
+            + budget_html(value.get("budget")) + focus_html(value.get("focus")) + best_html(value.get("best")))
+
+
+def task_sources(tasks: Any) -> dict[str, list[str]]:
+    """The tasks' names by where their schedule comes from: ``user database`` (reused by workload, zero
+    trials), ``work dir`` (tuned by an earlier run of this pipeline), ``tuned`` (now) and ``untuned``."""
+    out: dict[str, list[str]] = {"user database": [], "work dir": [], "tuned": [], "untuned": []}
+    for t in tasks or []:
+        if not isinstance(t, dict):
+            continue
+        source = str(t.get("source") or "")
+        if source not in out:
+            source = "work dir" if t.get("reused") else ("tuned" if int(t.get("trials") or 0) > 0 else "untuned")
+        out[source].append(str(t.get("name")))
+    return out
+
+
+def sources_html(tasks: Any, user_db: Any) -> str:
+    """Which PrimFuncs came from the per-user database, which were tuned now, which stay untuned."""
+    groups = task_sources(tasks)
+    labels = {"user database": translate("StepReport", "From the user database (no trials)"),
+              "work dir": translate("StepReport", "From this pipeline's earlier tuning"),
+              "tuned": translate("StepReport", "Tuned now"),
+              "untuned": translate("StepReport", "Not tuned (a later schedule step, if any, schedules them)")}
+    lines = [f"<li>{esc(labels[k])}: {esc(', '.join(v[:20]) + (' …' if len(v) > 20 else ''))}</li>"
+             for k, v in groups.items() if v]
+    db = user_db if isinstance(user_db, dict) else {}
+    if db.get("path"):
+        note = translate("StepReport", "user tuning database {path}: {added} record(s) added").format(
+            path=db.get("path"), added=int(db.get("added") or 0))
+    else:
+        note = translate("StepReport", "user tuning database off")
+    problem = f" — {esc(db['problem'])}" if db.get("problem") else ""
+    return f"<ul>{''.join(lines)}</ul><p><small>{esc(note)}{problem}</small></p>" if lines or db else ""
+
+
+def budget_html(plan: Any) -> str:
+    """The rounds of a time-budgeted step: kind, where the weights came from, trials asked and measured."""
+    if not isinstance(plan, dict) or "rounds" not in plan:
+        return ""
+    title = translate("StepReport", "Time budget {budget:.0f} s, spent {spent:.0f} s, ends: {end}").format(
+        budget=float(plan.get("budget_s") or 0), spent=float(plan.get("spent_s") or 0), end=plan.get("end"))
+    heads = "".join(f"<th>{esc(h)}</th>" for h in (translate("StepReport", "round"), translate("StepReport", "weights"),
+                                                   translate("StepReport", "trials asked"),
+                                                   translate("StepReport", "measured"), translate("StepReport", "seconds")))
+    rows = "".join(
+        f"<tr><td>{esc(r.get('kind'))}</td><td>{esc(r.get('weights_from'))}</td>"
+        f"<td align='right'>{sum((r.get('allocation') or {}).values())}</td>"
+        f"<td align='right'>{sum((r.get('measured') or {}).values())}</td>"
+        f"<td align='right'>{float(r.get('seconds') or 0):.0f}</td></tr>"
+        for r in plan.get("rounds") or [] if isinstance(r, dict))
+    missed = plan.get("not_reached") or []
+    tail = ""
+    if missed:
+        tail = "<p>" + esc(translate("StepReport", "Not reached before the deadline: {0}").format(", ".join(map(str, missed)))) + "</p>"
+    return f"<p><b>{esc(title)}</b></p><table><tr>{heads}</tr>{rows}</table>{tail}"
 
 
 def focus_html(plan: Any) -> str:

@@ -15,6 +15,9 @@ functions, so the two cannot drift:
 * the work-directory manifest (:func:`read_manifest`, :func:`write_manifest`, :class:`track_work_dir`)
   and :func:`wipe_work_dir`, the ``retune`` rule: only files the manifest lists are deleted, never a
   user's file, in the engine and in exported scripts alike;
+* the per-user tuning database (:func:`import_user_records` before a task is tuned, :func:`commit_user_records`
+  after, :func:`user_database_problem` the safety rule; the folder is
+  :func:`pipeline_model.work_dirs.user_tuning_database_dir`);
 * :func:`register_tuning_functions` (TVM's global ``tune_tir`` / ``tune_relax`` overridden), used by the
   script's :func:`install_meta_schedule_cpu` and by the engine's session-based overrides;
 * targeted tuning (``relax.MetaScheduleTuneTIR`` with ``focus``/``functions``/``schedule_fn``, see
@@ -27,6 +30,7 @@ of other module globals than :data:`SCRIPT_CONSTANTS` and each other.
 """
 
 from pipeline_model.scriptlib.threads import usable_cores  # the core rule; scripts define it in their header
+from pipeline_model.work_dirs import user_tuning_database_dir  # copied into exported tuning scripts
 
 #: Name of the small state file kept in a work directory (which tasks finished tuning).
 STATE_FILE = "rps_tuning_state.json"
@@ -293,6 +297,136 @@ def wipe_work_dir(work_dir):
             "another work_dir")
 
 
+# ---- the per-user tuning database ------------------------------------------------------------------
+# Records reused across pipelines and models by workload. Where it lives: work_dirs.user_tuning_database_dir.
+# Before a task is tuned, import_user_records looks its workload up there (same structure, same target):
+# found, its best records are copied into the step's work-directory database and the task gets zero trials.
+# After tuning, commit_user_records adds each tuned task's best records. Never written through a symlink;
+# a database file the app did not create (not in the folder's manifest) is read, never written to.
+#: Best records per workload copied in either direction.
+USER_DB_TOP_K = 3
+#: The lock file of the user database folder.
+USER_DB_LOCK = ".rps_lock"
+
+
+def user_database_problem(db_dir, write):
+    """``None`` when ``db_dir`` may be read (``write``: and appended to), else a sentence saying why not:
+    a symlinked folder or database file, a file that is not a regular file, or (for writing) a database
+    file the app did not create."""
+    import os
+
+    if not db_dir:
+        return "the user tuning database is off"
+    if os.path.islink(db_dir.rstrip(os.sep)):
+        return f"{db_dir} is a symlink; the user tuning database is not used through it"
+    if os.path.exists(db_dir) and not os.path.isdir(db_dir):
+        return f"{db_dir} is not a folder"
+    listed = set(read_manifest(db_dir)) if write else set()
+    for name in (*DATABASE_FILES, USER_DB_LOCK):
+        full = os.path.join(db_dir, name)
+        if os.path.islink(full):
+            return f"{full} is a symlink; the user tuning database is not used through it"
+        if os.path.exists(full) and not os.path.isfile(full):
+            return f"{full} is not a regular file"
+        if write and os.path.exists(full) and name not in listed:
+            return f"{full} was not created by this app (not in the folder's manifest); it is not written to"
+    return None
+
+
+def _user_db_records(database, mod, target, top_k):
+    """The valid records of workload ``mod`` for ``target`` in ``database``, best first (at most ``top_k``)."""
+    if not database.has_workload(mod):
+        return []
+    import json
+
+    def key(tgt):  # the same target whatever the order of its JSON keys
+        return json.dumps(json.loads(str(tgt)), sort_keys=True)
+
+    workload = database.commit_workload(mod)
+    wanted = key(target)
+    out = []
+    for rec in database.get_top_k(workload, 1 << 20):
+        if rec.target is None or key(rec.target) != wanted or not rec.run_secs:
+            continue
+        secs = [float(x) for x in rec.run_secs]
+        if sum(secs) / len(secs) >= 1e9:
+            continue
+        out.append(rec)
+        if len(out) >= int(top_k):
+            break
+    return out
+
+
+def _copy_records(records, database, mod):
+    """Commit ``records`` (of another database) into ``database`` under workload ``mod``, skipping traces
+    it already holds; returns how many were added."""
+    from tvm.s_tir.meta_schedule.database import TuningRecord
+
+    workload = database.commit_workload(mod)
+    have = {str(r.trace.as_json()) for r in database.get_top_k(workload, 1 << 20)}
+    added = 0
+    for rec in records:
+        if str(rec.trace.as_json()) in have:
+            continue
+        database.commit_tuning_record(TuningRecord(rec.trace, workload, rec.run_secs, rec.target, rec.args_info))
+        added += 1
+    return added
+
+
+def import_user_records(db_dir, database, mod, target):
+    """Copy the user database's best records of workload ``mod`` (a one-PrimFunc module, as MetaSchedule
+    tunes it) for ``target`` into ``database`` (the work directory's); returns how many records it has for
+    it (0: not there, or the user database is off or refused — then nothing is read)."""
+    import os
+
+    from tvm.s_tir import meta_schedule as ms
+
+    if not db_dir or user_database_problem(db_dir, False) is not None:
+        return 0
+    if not os.path.isfile(os.path.join(db_dir, DATABASE_FILES[1])):
+        return 0
+    try:
+        user = ms.database.JSONDatabase(work_dir=db_dir, module_equality="structural", allow_missing=False)
+        records = _user_db_records(user, mod, target, USER_DB_TOP_K)
+    except Exception:  # noqa: BLE001 - a damaged user database is not used; the task is tuned instead
+        return 0
+    if records:
+        _copy_records(records, database, mod)
+    return len(records)
+
+
+def commit_user_records(db_dir, database, mods, target):
+    """Add ``database``'s best records (:data:`USER_DB_TOP_K`) of each module in ``mods`` for ``target`` to
+    the user database (created when missing; files recorded in its manifest). Returns ``(added, problem)``:
+    records added and, when the folder is refused, why (nothing written then)."""
+    import fcntl
+    import os
+
+    from tvm.s_tir import meta_schedule as ms
+
+    problem = user_database_problem(db_dir, True)
+    if problem is not None:
+        return 0, problem
+    picked = [(m, _user_db_records(database, m, target, USER_DB_TOP_K)) for m in mods]
+    picked = [(m, r) for m, r in picked if r]
+    if not picked:
+        return 0, None
+    os.makedirs(db_dir, exist_ok=True)
+    added = 0
+    with track_work_dir(db_dir):  # the files it creates go into the manifest
+        lock = os.open(os.path.join(db_dir, USER_DB_LOCK), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            user = ms.database.JSONDatabase(work_dir=db_dir, module_equality="structural")
+            for mod, records in picked:
+                added += _copy_records(records, user, mod)
+        except Exception as exc:  # noqa: BLE001 - a damaged user database never fails the tuning step
+            return added, f"the user tuning database in {db_dir} could not be updated: {str(exc).splitlines()[0][:200]}"
+        finally:
+            os.close(lock)
+    return added, None
+
+
 # ---- TVM's tune_tir / tune_relax -------------------------------------------------------------------
 def register_tuning_functions(tune_tir, tune_relax):
     """Register ``tune_tir`` / ``tune_relax`` as TVM's global ``tvm.s_tir.meta_schedule.tune_tir`` /
@@ -322,13 +456,16 @@ def install_meta_schedule_cpu(work_dir, options):
     ``mod -> (trials, space) | None`` (None: leave that PrimFunc untuned; ``space``: a MetaSchedule space
     generator such as ``ms.space_generator.ScheduleFn``).
     """
+    from tvm.s_tir import meta_schedule as ms
     from tvm.s_tir.meta_schedule import relax_integration, tir_integration
+    from tvm.s_tir.meta_schedule.tune_context import _normalize_mod
 
     if options["retune"]:
         wipe_work_dir(str(work_dir))
     per_iter = int(options["num_trials_per_iter"])
     cost_model = str(options["cost_model"])
     seed = options["seed"]
+    user_db = user_tuning_database_dir() if options["user_database"] else ""
 
     def tune_tir(mod, target, work_dir, max_trials_global, *_args, space="post-order-apply", **_kwargs):
         choose = getattr(tune_tir, "choose", None)  # set by a targeted step: (trials, space) or None per PrimFunc
@@ -339,12 +476,20 @@ def install_meta_schedule_cpu(work_dir, options):
             max_trials_global, space = picked
         target = meta_schedule_target(target)
         load_tensor_intrinsics(target)
+        task = _normalize_mod(mod)
+        shared = user_db if space == "post-order-apply" else ""  # a user's own search space stays apart
         with track_work_dir(str(work_dir)):
+            database = ms.database.JSONDatabase(work_dir=str(work_dir), module_equality="structural")
+            if shared and not options["retune"] and import_user_records(shared, database, task, target):
+                print("from the user tuning database (no trials): " + str(mod.get_global_vars()[0].name_hint))
+                return mod
             tir_integration.tune_tir(
                 mod, target, str(work_dir), int(max_trials_global), num_trials_per_iter=per_iter,
                 builder=tuning_builder(options), runner=tuning_runner(options), cost_model=cost_model,
-                task_scheduler="round-robin", seed=seed, space=space,
+                task_scheduler="round-robin", seed=seed, space=space, database=database,
             )
+        if shared:
+            commit_user_records(shared, database, [task], target)
         return mod
 
     def tune_relax(mod, params, target, work_dir, max_trials_global, max_trials_per_task=None, op_names=None,
@@ -546,12 +691,13 @@ def targeted_tuning_pass(tune_tir, work_dir, settings, max_trials_global, schedu
 
 #: Module constants the helpers use (written into a script before them).
 SCRIPT_CONSTANTS = ("STATE_FILE", "DATABASE_FILES", "MANIFEST_FILE", "MANIFEST_FORMAT", "MANIFEST_MAX_BYTES",
-                    "TRACKED_DIRS")
+                    "TRACKED_DIRS", "USER_DB_TOP_K", "USER_DB_LOCK")
 #: Helpers an exported script with a MetaSchedule tuning step needs (in this order).
 SCRIPT_HELPERS = (TuningConfigError, tuning_cores, meta_schedule_target, load_tensor_intrinsics,
                   meta_schedule_f_build, tuning_builder, tuning_runner, manifest_entry_path, read_manifest,
-                  write_manifest, work_dir_files, track_work_dir, wipe_work_dir, register_tuning_functions,
-                  install_meta_schedule_cpu)
+                  write_manifest, work_dir_files, track_work_dir, wipe_work_dir, user_tuning_database_dir,
+                  user_database_problem, _user_db_records, _copy_records, import_user_records, commit_user_records,
+                  register_tuning_functions, install_meta_schedule_cpu)
 #: Helpers a targeted ``MetaScheduleTuneTIR`` step needs besides :data:`SCRIPT_HELPERS` (in this order).
 TARGETED_HELPERS = (choose_tuning_functions, allocate_trials, plan_targeted_tuning, load_schedule_fn,
                     profile_prim_funcs, targeted_tuning_pass)

@@ -69,24 +69,40 @@ class TuningSession:
         self.space: Any = "post-order-apply"  # MetaSchedule space generator (a ScheduleFn for user spaces)
         self.current_task = ""  # name of the PrimFunc being tuned (tune_tir override)
         self.space_tag = ""  # mixed into the reuse state's task keys (another search space tunes again)
+        self.deadline: Optional[float] = None  # time-budgeted tuning: perf_counter() at which tuning ends
+        self.deadline_hit = False  # the stop came from the deadline (a normal end), not from the user
+        self.incremental = False  # time-budgeted rounds: every call tunes more, the reuse state never skips
+        self.retuned = False  # this step wiped its work directory (retune): nothing is taken from the user database
+        self.import_only = False  # look tasks up (work dir, user database) without tuning any
+        self.user_db: dict[str, Any] = {"path": "", "imported": [], "added": 0, "problem": None}
 
     def should_stop(self) -> bool:
-        """True once a stop was requested (sticky)."""
+        """True once a stop was requested or the deadline passed (sticky)."""
         if not self.stopped:
             try:
                 self.stopped = bool(self._should_stop())
             except Exception:  # noqa: BLE001 - a broken stop callback must not break tuning
                 self.stopped = False
+            if not self.stopped and self.deadline is not None and time.perf_counter() >= self.deadline:
+                self.stopped = self.deadline_hit = True
         return self.stopped
+
+    @property
+    def user_stopped(self) -> bool:
+        """True when the user (or a cancelled run) ended tuning, not the time budget's deadline."""
+        return self.stopped and not self.deadline_hit
 
     def emit(self) -> None:
         """Send the current progress to ``on_progress``."""
         if self.progress.finished:
             self.progress.total = max(self.progress.total, self.progress.done)
         self.progress.elapsed_s = round(time.perf_counter() - self.started, 3)
-        self.progress.stopped = self.stopped
+        self.progress.stopped = self.user_stopped
+        self.progress.user_database = dict(self.user_db)
         self.progress.eta_s = (None if self.progress.finished or self.stopped
                                else estimate_eta(self.progress.done, self.progress.total, self.progress.elapsed_s))
+        if self.deadline is not None and not (self.progress.finished or self.stopped):
+            self.progress.eta_s = round(max(0.0, self.deadline - time.perf_counter()), 1)  # the budget's end
         if self.on_progress is not None:
             self.on_progress(self.progress)
 
@@ -123,4 +139,5 @@ class TuningSession:
         data["measured"] = self.measured_ok
         data["errors"] = list(self.errors)
         data["config"] = self.config.to_json()
+        data["user_database"] = dict(self.user_db)
         return data

@@ -27,6 +27,8 @@ from pipeline_model.passkinds.metaschedule.config import TuningConfig, has_datab
 from pipeline_model.passkinds.metaschedule.script import (
     STATE_FILE,
     TuningConfigError,
+    commit_user_records,
+    import_user_records,
     tuning_cores,
     track_work_dir,
     wipe_work_dir,
@@ -126,26 +128,16 @@ def _run_tasks_untracked(
     """Tune ``named`` = [(task name, task module, weight)] in ``work_dir``, skipping tasks the state
     file marks as tuned with at least this budget; updates ``session`` and the state file."""
     config = session.config
+    user_db = _user_db_dir(session)
     database = _open_database(work_dir, config.retune)
     state = _load_state(work_dir)
     budget = max_trials_per_task or max_trials_global
-    todo: list[tuple[str, tvm.IRModule, float, str]] = []
-    for name, mod, weight in named:
-        key = _task_key(mod, target) + session.space_tag
-        count, best = _best_in_db(database, mod)
-        prior = state.get(key) or {}
-        task = session.progress.task(name)
-        if prior.get("complete") and int(prior.get("budget", 0)) >= budget:
-            task.trials, task.best_us, task.reused, task.status = count, best, True, "skipped"
-            if session.preplanned:
-                session.progress.total = max(0, session.progress.total - budget)
-            continue
-        todo.append((name, mod, weight, key))
+    todo = _tasks_to_tune(session, database, state, named, target, budget, user_db, work_dir)
     if not session.preplanned and todo:
         cap = len(todo) * max_trials_per_task if max_trials_per_task else max_trials_global
         session.progress.total += min(max_trials_global, cap)
     session.emit()
-    if not todo or session.should_stop():
+    if not todo or session.should_stop() or session.import_only:
         return
     from tvm.s_tir.meta_schedule.utils import fork_seed
 
@@ -195,11 +187,60 @@ def _run_tasks_untracked(
         task = session.progress.task(name)
         if best is not None and (task.best_us is None or best < task.best_us):
             task.best_us = best
-        task.status = "stopped" if session.stopped else "done"
-        state[key] = {"name": name, "budget": budget, "records": count, "complete": not session.stopped}
+        task.status = "stopped" if session.user_stopped else "done"
+        task.source = "tuned" if count else task.source
+        prior = state.get(key) or {}
+        spent = budget + (int(prior.get("budget", 0)) if session.incremental else 0)
+        # a task the deadline cut before any record is left open (a later run tunes it); the user's stop too
+        complete = not session.user_stopped and (count > 0 or not session.deadline_hit)
+        state[key] = {"name": name, "budget": spent, "records": count, "complete": complete}
     _save_state(work_dir, state)
+    if user_db:
+        added, problem = commit_user_records(user_db, database, [t[1] for t in todo], target)
+        session.user_db["added"] = int(session.user_db.get("added") or 0) + added
+        session.user_db["problem"] = problem or session.user_db.get("problem")
     for name, mod, _w in named:
         record_best_schedule(session, database, name, mod, target, work_dir)
+
+
+def _user_db_dir(session: TuningSession) -> str:
+    """The per-user database this session consults and adds to ("" when off: the step's
+    ``user_database`` parameter, ``RPS_TUNING_DB_DIR=off``, or a user search space)."""
+    from pipeline_model.work_dirs import user_tuning_database_dir
+
+    path = user_tuning_database_dir() if session.config.user_database and not session.space_tag else ""
+    session.user_db["path"] = path
+    return path
+
+
+def _tasks_to_tune(session: TuningSession, database, state: dict[str, Any], named: list, target: Target,
+                   budget: int, user_db: str, work_dir: str) -> list[tuple[str, tvm.IRModule, float, str]]:
+    """The tasks of ``named`` that need tuning. Skipped: those the work directory's state marks complete
+    with at least ``budget`` (status ``skipped``) and, for tasks the work directory never tuned, those whose
+    workload the user database holds for this target (copied in; status ``from user database``). In
+    time-budgeted rounds (``session.incremental``) nothing is skipped: every round tunes further."""
+    todo: list[tuple[str, tvm.IRModule, float, str]] = []
+    for name, mod, weight in named:
+        key = _task_key(mod, target) + session.space_tag
+        prior = state.get(key) or {}
+        task = session.progress.task(name)
+        if not session.incremental:
+            reused = ""
+            if prior.get("complete") and int(prior.get("budget", 0)) >= budget:
+                reused, task.source = "skipped", prior.get("source") or "work dir"
+            elif not prior and user_db and not (session.config.retune or session.retuned) and import_user_records(user_db, database, mod, target):
+                reused, task.source = "from user database", "user database"
+                session.user_db["imported"] = [*session.user_db.get("imported", []), name]
+                state[key] = {"name": name, "budget": budget, "complete": True, "source": "user database"}
+                _save_state(work_dir, state)
+            if reused:
+                count, best = _best_in_db(database, mod)
+                task.trials, task.best_us, task.reused, task.status = count, best, True, reused
+                if session.preplanned:
+                    session.progress.total = max(0, session.progress.total - budget)
+                continue
+        todo.append((name, mod, weight, key))
+    return todo
 
 
 #: Characters of a best trace / tuned TensorIR kept in reports and events (the full text goes to a file).
