@@ -104,7 +104,7 @@ class CPUMatmul(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
         """(loops, A indices, B indices, nt) of a ``C[S...] += A * B`` block with static extents, or None."""
         block = sch.get(info.block_rv)
         kinds = info.dom_kind()
-        if kinds.count("R") != 1 or not kinds.endswith("R") or "O" in kinds or len(kinds) < 3:
+        if kinds.count("R") != 1 or not kinds.endswith("R") or "O" in kinds or len(kinds) < 2:
             return None
         if any(not isinstance(it.dom, (int, tvm.tirx.IntImm)) for it in info.iters):
             return None
@@ -121,14 +121,14 @@ class CPUMatmul(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
             return None
         ivars = [iv.var for iv in block.iter_vars]
         spatial, k = ivars[:-1], ivars[-1]
-        if list(store.indices) != spatial or not all(isinstance(x, tvm.tirx.Var) for x in store.indices):
+        if [x for x in store.indices if not isinstance(x, tvm.tirx.IntImm)] != spatial:  # unit dims: constants
             return None
         j = spatial[-1]
         a_load, b_load = loads[1], loads[2]
         if any(x.same_as(j) for x in a_load.indices):
             a_load, b_load = b_load, a_load
         for load in (a_load, b_load):
-            if not all(isinstance(x, tvm.tirx.Var) for x in load.indices):
+            if not all(isinstance(x, (tvm.tirx.Var, tvm.tirx.IntImm)) for x in load.indices) or len(load.indices) < 2:
                 return None
         if any(x.same_as(j) for x in a_load.indices) or not a_load.indices[-1].same_as(k):
             return None
@@ -139,7 +139,10 @@ class CPUMatmul(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
         else:
             return None
         extents = [int(it.dom) for it in info.iters]
-        return [it.loop_rv for it in info.iters], extents, nt
+        loops = [it.loop_rv for it in info.iters]
+        if len(loops) == 2:  # one output row (its unit loop was dropped): a unit loop stands for it
+            loops, extents = [sch.add_unit_loop(loops[0]), *loops], [1, *extents]
+        return loops, extents, nt
 
     def _schedule(self, func, target):  # type: ignore[no-untyped-def]
         from tvm.s_tir.dlight.analysis import normalize_prim_func
