@@ -195,6 +195,7 @@ def bench_model(name: str, factory: Callable[[], tuple[Any, tuple]], args: argpa
     doc = load_pipeline(os.path.join(ROOT, "resources", "pipelines", "cpu_build.json"))
     runners: dict[str, Callable[[], Any]] = {}
     builds: dict[str, float] = {}
+    exes: dict[str, Any] = {}
     new_steps = ("app.SinkReshape", "relax.FastMathTransform")
     for column, rules, target, skip in (("before", ["app.CPUParallel"], {"kind": "llvm"}, new_steps),
                                         ("rule", None, doc.target, new_steps),
@@ -202,6 +203,7 @@ def bench_model(name: str, factory: Callable[[], tuple[Any, tuple]], args: argpa
                                         ("after", None, doc.target, ())):
         ex, builds[column] = _app_build(mod, doc, rules, target, skip)
         runners[column] = _tvm_runner(ex, arrays, params, mod)
+        exes[column] = ex
     start = time.perf_counter()
     ex, _ = build_lowered(mod, native_target({"kind": "llvm", "mcpu": "native"}), baseline=True)  # tvm.compile
     builds["tvm"] = time.perf_counter() - start
@@ -222,6 +224,8 @@ def bench_model(name: str, factory: Callable[[], tuple[Any, tuple]], args: argpa
         runners["inductor"] = lambda: compiled(*inputs)
     with torch.no_grad():
         times = _time_rounds(runners, args.rounds, args.budget)
+    if args.profile:
+        _profile(exes["after"], arrays, params, mod)
     med = {k: statistics.median(v) for k, v in times.items()}
     print(f"\n{name}: max |error| / max |torch| : " + ", ".join(f"{k} {v:.1e}" for k, v in checks.items()))
     print("  build s: " + ", ".join(f"{k} {v:.2f}" for k, v in builds.items())
@@ -236,6 +240,28 @@ def bench_model(name: str, factory: Callable[[], tuple[Any, tuple]], args: argpa
               f"{min(after) / min(vals):.2f}")
 
 
+def _profile(ex: Any, arrays: list[np.ndarray], params: dict[str, np.ndarray], mod: Any) -> None:
+    """Per-callee time of one executable (the engine's ``profile_vm``): kernels, VM builtins (allocation,
+    reshape views ...) and what the VM itself spends between calls."""
+    import tvm
+    from tvm import relax
+
+    from pipeline_model.engine.build.measure import profile_vm
+
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    names = [str(p.name) for p in mod["main"].params]
+    full = list(arrays) + [params[n] for n in names[len(arrays):]]
+    prof = profile_vm(vm, "main", tvm.cpu(), full, {"repeat": 5, "warmup": 3})
+    entries = [e for e in prof["entries"] if e["name"] != "main"]
+    kernels = sum(e["total_us"] for e in entries if e.get("kind") == "prim_func" or not str(e["name"]).startswith("vm."))
+    builtins = [e for e in entries if str(e["name"]).startswith("vm.")]
+    print(f"  profile (after): run {prof['run_us']:.0f} us, kernels {kernels:.0f} us in "
+          f"{sum(e['calls'] for e in entries if e not in builtins)} calls; VM builtins "
+          + ", ".join(f"{e['name']} {e['calls']}x {e['total_us']:.0f} us" for e in builtins[:4]))
+    for e in entries[:5]:
+        print(f"    {e['name']}: {e['calls']} calls, {e['total_us']:.0f} us ({e['share'] * 100:.0f} %)")
+
+
 def main() -> int:
     """Command line entry."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -243,6 +269,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--budget", type=float, default=0.05, help="seconds per column per round")
     parser.add_argument("--no-ort", dest="ort", action="store_false")
+    parser.add_argument("--profile", action="store_true", help="profile the 'after' build per callee")
     parser.add_argument("--torch-compile", action="store_true", help="add torch.compile (inductor; slow first call)")
     args = parser.parse_args()
     import warnings

@@ -97,6 +97,7 @@ def test_exported_script_carries_the_rule_class_and_runs(tmp_path):
     assert "class CPUMatmul(tvm.s_tir.dlight.ScheduleRule):" in source
     assert "tvm.s_tir.dlight.ApplyDefaultSchedule(CPUMatmul(), CPUParallel())" in source
     assert "def native_target(" in source and "TARGET = tvm.target.Target(native_target(" in source
+    assert "def sink_reshapes(" in source and "relax.transform.FastMathTransform()" in source
     assert "pipeline_model" not in source
     script = tmp_path / "cpu_build.py"
     script.write_text(source)
