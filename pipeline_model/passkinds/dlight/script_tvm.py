@@ -10,6 +10,10 @@ functions and slowed the bench CNN down 1.95x. Measured on the 2-core machine (b
 transformers (their small leftover kernels pay the thread start-up: 137 -> 197 us), so the tuned bundled
 pipelines do not use it.
 
+``app.CPUMatmul`` gives matmul, batch matmul and NT_matmul (with their fused elementwise epilogues) a
+register-blocked, vectorized, parallel schedule (docs/PERFORMANCE.md "CPU matmul schedule": 30-60x faster
+kernels than ``app.CPUParallel``); put it before ``app.CPUParallel``, which takes what it declines.
+
 This is the code exported scripts contain (the kind's "script" module, engine side because a rule class
 needs its TVM base class when it is defined): the engine's recipe names the class by its dotted name, and
 exported scripts copy its source (read with ``ast``, no TVM needed:
