@@ -73,13 +73,18 @@ class CPUMatmul(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
     ``vectors`` vectors of the target's width (16 floats with AVX-512, 8 with AVX/AVX2, 4 otherwise) are kept
     in registers while ``k`` runs outside the vectorized lanes (a broadcast of ``A[i, k]`` times a vector of
     ``B[k, j:j+16]``). With ``B[..., j, k]`` (NT_matmul: ``k`` innermost) ``k`` is split into vector lanes and
-    rfactored: ``rows x dots`` vector partial sums, added across lanes once per output. Tiles run in parallel
+    rfactored: ``nt_rows x dots`` vector partial sums, added across lanes once per output. Tiles run in parallel
     over the cores; the epilogue runs per tile on the tile while it is in cache. Declines (returns ``None``,
     so a later rule such as ``app.CPUParallel`` takes the function) dynamic shapes, non-float32, other
     reductions, sizes the vector width does not divide, and matmuls under ``min_flops``."""
 
-    rows = 4
-    vectors = 2
+    #: Tile of the ``B[k, j]`` kernel with 32 vector registers (AVX-512): 8 rows x 3 vectors = 24 accumulators
+    #: (halved with 16 registers). Chosen by a sweep on the quiet 2-core AVX-512 machine: 8 rows beat 4 by
+    #: 20-40 % (docs/PERFORMANCE.md).
+    rows = 8
+    vectors = 3
+    #: Tile of the ``B[j, k]`` kernel: ``nt_rows`` x ``dots`` vector partial sums (halved with 16 registers).
+    nt_rows = 4
     dots = 4
     min_flops = 1 << 14
 
@@ -175,7 +180,9 @@ class CPUMatmul(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
             epilogue = [sch.cache_write(block, 0, "local")]
         elif epilogue:  # the intermediate between matmul and epilogue: one tile, per thread
             sch.set_scope(block, 0, "local")
-        rows = max(r for r in range(1, self.rows + 1) if m % r == 0 or r == 1)
+        wide = lanes >= 16  # 32 vector registers (AVX-512); else 16
+        most = (self.nt_rows if nt else self.rows) if wide else max(1, (self.nt_rows if nt else self.rows) // 2)
+        rows = max(r for r in range(1, most + 1) if m % r == 0)
         if nt:
             tile = self._nt(sch, block, loops, rows, n, lanes)
         else:
@@ -195,7 +202,8 @@ class CPUMatmul(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
     def _nn(self, sch, block, loops, rows, n, lanes):  # type: ignore[no-untyped-def]
         """``B[k, j]``: rows x (vectors x lanes) accumulators, ``k`` outside the vector lanes."""
         *batch, i, j, k = loops
-        nvec = max(v for v in range(1, self.vectors + 1) if n % (v * lanes) == 0)
+        most = self.vectors if lanes >= 16 else min(2, self.vectors)
+        nvec = max(v for v in range(1, most + 1) if n % (v * lanes) == 0)
         io, ii = sch.split(i, factors=[None, rows])
         jo, jv, jl = sch.split(j, factors=[None, nvec, lanes])
         sch.reorder(*batch, jo, io, k, ii, jv, jl)
