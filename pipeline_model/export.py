@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from typing import Any, Optional
 
-from pipeline_model import emit, runtime_threads, scriptlib
+from pipeline_model import emit, runtime_threads, scriptlib, targets
 from pipeline_model.catalogue import Catalogue
 from pipeline_model.document import PipelineDocument
 
@@ -189,7 +189,11 @@ def export_script(
             out.append(f"import {module}\n")
     out.append("\n")
     out.append(f"PIPELINE_NAME = {name!r}\n")
-    out.append(f"TARGET = tvm.target.Target({target!r})\n")
+    if targets.is_native(target):  # this machine's CPU, found where the script runs (the engine's code)
+        out.append("\n" + emit.script_source("pipeline_model.targets", "native_target").rstrip("\n") + "\n\n\n")
+        out.append(f"TARGET = tvm.target.Target(native_target({target!r}))\n")
+    else:
+        out.append(f"TARGET = tvm.target.Target({target!r})\n")
     out.append(f"BASE_DIR = {emit.check_literal(base_dir)!r}\n")
     out.append(f"WORK_DIR = os.path.abspath({emit.check_literal(work_dir)!r})\n")
     out.append(f"PASS_CONTEXT = {pass_context!r}\n")

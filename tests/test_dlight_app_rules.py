@@ -1,5 +1,7 @@
-"""The app's own DLight rule ``app.CPUParallel``: every block's spatial loops on all cores, same results,
-left alone on GPU targets, unknown app rules refused, and exported scripts that carry the rule's class."""
+"""The app's own DLight rules: ``app.CPUParallel`` (every block's spatial loops on all cores) and ``app.CPUMatmul``
+(register-blocked, vectorized matmuls with their epilogues): same results as the unscheduled functions on many
+shapes, left alone on GPU targets, declined where they do not fit, unknown app rules refused, and exported
+scripts that carry the rules' classes (and the native target) and run."""
 
 from __future__ import annotations
 
@@ -92,7 +94,10 @@ def test_exported_script_carries_the_rule_class_and_runs(tmp_path):
     doc = load_pipeline(os.path.join(ROOT, "resources", "pipelines", "cpu_build.json"))
     source = export_script(doc, build=True)
     assert "class CPUParallel(tvm.s_tir.dlight.ScheduleRule):" in source
-    assert "tvm.s_tir.dlight.ApplyDefaultSchedule(CPUParallel())" in source
+    assert "class CPUMatmul(tvm.s_tir.dlight.ScheduleRule):" in source
+    assert "tvm.s_tir.dlight.ApplyDefaultSchedule(CPUMatmul(), CPUParallel())" in source
+    assert "def native_target(" in source and "TARGET = tvm.target.Target(native_target(" in source
+    assert "def sink_reshapes(" in source and "relax.transform.FastMathTransform()" in source
     assert "pipeline_model" not in source
     script = tmp_path / "cpu_build.py"
     script.write_text(source)
@@ -111,3 +116,153 @@ def test_rule_source_is_read_without_tvm():
     assert app_rule_source("CPUParallel").startswith("class CPUParallel(")
     with pytest.raises(emit.EmitError):
         app_rule_source("NotThere")
+
+
+# ---- app.CPUMatmul ----
+
+def _native():
+    from pipeline_model.targets import native_target
+
+    return native_target({"kind": "llvm", "mcpu": "native"})
+
+
+def _matmul_module(m, k, n, *, nt=False, batch=(), bias=False, gelu=False, residual=False, dtype="float32"):
+    """A Relax ``x @ w`` (``w`` given as ``[n, k]`` and transposed when ``nt``) with the requested epilogue,
+    legalized and fused as the default CPU pipeline does (FuseTransposeMatmul makes NT_matmul)."""
+    from tvm import relax
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((*batch, m, k), dtype))
+    w = relax.Var("w", relax.TensorType((n, k) if nt else (k, n), dtype))
+    params = [x, w]
+    if bias:
+        params.append(relax.Var("b", relax.TensorType((n,), dtype)))
+    if residual:
+        params.append(relax.Var("r", relax.TensorType((*batch, m, n), dtype)))
+    with bb.function("main", params):
+        with bb.dataflow():
+            y = bb.emit(relax.op.matmul(x, bb.emit(relax.op.permute_dims(w)) if nt else w))
+            if bias:
+                y = bb.emit(relax.op.add(y, params[2]))
+            if gelu:
+                y = bb.emit(relax.op.nn.gelu_tanh(y))
+            if residual:
+                y = bb.emit(relax.op.add(y, params[-1]))
+            out = bb.emit_output(y)
+        bb.emit_func_output(out)
+    passes = [relax.transform.FuseTransposeMatmul(), relax.transform.LegalizeOps(),
+              relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps(), relax.transform.FuseTIR(),
+              relax.transform.DeadCodeElimination()]
+    return tvm.ir.transform.Sequential(passes)(bb.get()), [tuple(int(d) for d in p.ty.shape) for p in params]
+
+
+def _prims(mod):
+    return {gv.name_hint: f for gv, f in mod.functions_items() if isinstance(f, tvm.tirx.PrimFunc)}
+
+
+def _run_on(mod, target, arrays):
+    from tvm import relax
+
+    vm = relax.VirtualMachine(tvm.compile(mod, target=tvm.target.Target(target)), tvm.cpu())
+    return vm["main"](*[tvm.runtime.tensor(a) for a in arrays]).numpy()
+
+
+MATMUL_CASES = [  # (m, k, n, nt, batch, bias, gelu, residual)
+    (32, 128, 256, False, (), True, True, False),   # GPT-2 style Conv1D + bias + GELU
+    (32, 128, 256, True, (), True, True, False),    # nn.Linear (NT) + bias + GELU
+    (64, 256, 128, True, (), True, False, True),    # projection + bias + residual add
+    (64, 256, 128, False, (), False, False, False),  # plain matmul writing the output
+    (13, 64, 48, False, (), True, False, False),    # odd rows, n = 3 x 16
+    (7, 72, 40, True, (), True, False, False),      # odd rows, odd n, k = 72 (8-lane vectors)
+    (17, 40, 24, False, (3,), False, False, True),  # batch, n = 24 (8-lane vectors)
+    (32, 32, 32, True, (1, 4), False, False, False),  # attention q @ k^T (batch x heads)
+    (32, 32, 32, False, (1, 4), False, False, False),  # attention att @ v
+    (1, 256, 512, True, (), True, False, False),    # one row (decode step)
+]
+
+
+@pytest.mark.parametrize("target_kind", ["native", "generic"])
+@pytest.mark.parametrize("case", MATMUL_CASES, ids=lambda c: "x".join(map(str, c[:3])) + ("_nt" if c[3] else "")
+                         + ("_b" + "x".join(map(str, c[4])) if c[4] else "") + ("_bias" if c[5] else "")
+                         + ("_gelu" if c[6] else "") + ("_res" if c[7] else ""))
+def test_matmul_rule_schedules_and_matches_the_unscheduled_function(case, target_kind):
+    from tvm.s_tir import dlight as dl
+
+    from pipeline_model.passkinds.dlight.script_tvm import CPUMatmul
+
+    m, k, n, nt, batch, bias, gelu, residual = case
+    target = _native() if target_kind == "native" else {"kind": "llvm"}
+    mod, shapes = _matmul_module(m, k, n, nt=nt, batch=batch, bias=bias, gelu=gelu, residual=residual)
+    with tvm.target.Target(target):
+        scheduled = dl.ApplyDefaultSchedule(CPUMatmul())(mod)
+    (name, func), = _prims(scheduled).items()
+    text = func.script()
+    assert "is_scheduled" in text and "T.vectorized(" in text and "T.parallel(" in text, (name, text)
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal(s).astype("float32") for s in shapes]
+    got, want = _run_on(scheduled, target, arrays), _run_on(mod, target, arrays)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+
+
+def test_matmul_rule_vector_width_follows_the_target():
+    from pipeline_model.passkinds.dlight.script_tvm import CPUMatmul
+
+    lanes = {mcpu: CPUMatmul.lanes(tvm.target.Target({"kind": "llvm", "mcpu": mcpu}))
+             for mcpu in ("skylake-avx512", "haswell", "x86-64")}
+    assert lanes == {"skylake-avx512": 16, "haswell": 8, "x86-64": 4}
+    assert CPUMatmul.lanes(tvm.target.Target({"kind": "llvm", "mcpu": "x86-64", "mattr": ["+avx512f"]})) == 16
+
+
+def _declines(mod, target=None):
+    from pipeline_model.passkinds.dlight.script_tvm import CPUMatmul
+
+    rule = CPUMatmul()
+    return all(rule.apply(f, tvm.target.Target(target or _native()), False) is None for f in _prims(mod).values())
+
+
+def test_matmul_rule_declines_dynamic_tiny_non_float32_and_non_matmul_functions():
+    from tvm import relax
+
+    bb = relax.BlockBuilder()
+    m = tvm.tirx.Var("m", "int64")
+    x = relax.Var("x", relax.TensorType((m, 64), "float32"))
+    w = relax.Var("w", relax.TensorType((64, 64), "float32"))
+    with bb.function("main", [x, w]):
+        with bb.dataflow():
+            out = bb.emit_output(bb.emit(relax.op.matmul(x, w)))
+        bb.emit_func_output(out)
+    dynamic = tvm.ir.transform.Sequential([relax.transform.LegalizeOps()])(bb.get())
+    assert len(_prims(dynamic)) == 1 and _declines(dynamic)  # CPUParallel takes it
+    assert _declines(_matmul_module(2, 4, 16)[0])  # 256 flops: not worth a schedule
+    assert _declines(_matmul_module(32, 64, 64, dtype="float16")[0])
+    assert _declines(_matmul_module(32, 64, 34)[0])  # n = 34: no 4-lane vector fits
+    mlp = _legalized_mlp()  # fused matmul + add + relu (one output row: scheduled), then a sum (declined)
+    sums = tvm.IRModule({n: f for n, f in _prims(mlp).items() if n.startswith("sum")})
+    assert len(sums.functions) == 1 and _declines(sums) and not _declines(mlp)
+    assert _declines(_matmul_module(32, 64, 64)[0], {"kind": "cuda", "arch": "sm_80"})
+
+
+def test_matmul_rule_runs_before_parallel_in_the_default_pipeline():
+    from pipeline_model.fileformat import load_pipeline
+
+    for name in ("cpu_build", "cpu_build_bound", "cpu_build_nhwc", "cpu_build_no_transpose", "cpu_build_dlight"):
+        doc = load_pipeline(os.path.join(ROOT, "resources", "pipelines", f"{name}.json"))
+        rules = [s.params["rules"] for s in doc.steps if s.pass_id == "dlight.ApplyDefaultSchedule"]
+        assert len(rules) == 1 and rules[0].index("app.CPUMatmul") < rules[0].index("app.CPUParallel"), name
+        assert doc.target == {"kind": "llvm", "mcpu": "native"}, name
+
+
+def test_native_target_is_this_machines_cpu_and_other_targets_are_kept():
+    from tvm.target import codegen
+
+    from pipeline_model.targets import is_native, native_target
+
+    host = native_target({"kind": "llvm", "mcpu": "native", "opt-level": 3})
+    assert host.get("mcpu") != "native" and host["num-cores"] >= 1 and host["opt-level"] == 3
+    if str(codegen.llvm_get_system_cpu()) not in ("", "generic"):
+        assert host["mcpu"] == str(codegen.llvm_get_system_cpu())
+    assert native_target({"kind": "llvm", "mcpu": "native", "num-cores": 7})["num-cores"] == 7
+    for other in ({"kind": "llvm"}, {"kind": "llvm", "mcpu": "haswell"}, {"kind": "cuda", "arch": "sm_80"}):
+        assert native_target(other) is other and not is_native(other)
+    assert is_native({"kind": "llvm", "mcpu": "native"})
+    tvm.target.Target(host)  # TVM accepts it

@@ -38,6 +38,7 @@ import tvm_ffi
 
 from pipeline_model.engine import protocol
 from pipeline_model.passkinds.base import PassKind as PassKindBase
+from pipeline_model.targets import native_target
 from pipeline_model.engine.results import (
     CANCELLED,
     CHANGED,
@@ -303,7 +304,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
     until = args.get("until")
     try:
         target_dict = dict(args.get("target") or {"kind": "llvm"})
-        target = tvm.target.Target(target_dict)
+        target = tvm.target.Target(native_target(target_dict))  # "mcpu": "native": this machine's CPU
     except Exception as exc:  # noqa: BLE001
         source = f"{args['pipeline_path']}: " if args.get("pipeline_path") else ""
         return out.fail_before_steps(f"{source}bad target {args.get('target')!r}: {_error_text(exc)}")

@@ -30,6 +30,7 @@ BUILTIN_MODULES = (
     "pipeline_model.passkinds.dlight",
     "pipeline_model.passkinds.custom_python",
     "pipeline_model.passkinds.bind_weights",
+    "pipeline_model.passkinds.sink_reshape",
 )
 
 #: Environment variable naming extra modules that register kinds.

@@ -14,7 +14,7 @@ def tvm_target(target: dict[str, Any]) -> Any:
     import tvm
 
     try:
-        return tvm.target.Target(dict(target))
+        return tvm.target.Target(targets_mod.native_target(dict(target)))  # "mcpu": "native": this machine
     except Exception as exc:  # noqa: BLE001 - TVM raises ValueError/TVMError
         raise BuildError(f"invalid target {target!r}: {first_line(exc)}") from None
 

@@ -5,8 +5,8 @@ are applied by :func:`.report_tvm.reporting_step` (same algorithm) so the step r
 which rule (``report["dlight"]``), with a warning for PrimFuncs without a GPU schedule on a GPU target.
 
 Files of this kind: ``__init__.py`` (spec, recipe, hooks, report; TVM-free), ``script_tvm.py`` (the app's own
-rules, group ``app``: the classes exported scripts contain and the engine instantiates; engine side because a
-rule class needs its TVM base class) and ``report_tvm.py`` (engine half: the reporting pass).
+rules, group ``app``: ``CPUMatmul``, ``CPUParallel``; the classes exported scripts contain and the engine
+instantiates; engine side because a rule class needs its TVM base class) and ``report_tvm.py`` (engine half: the reporting pass).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ SCRIPT_MODULE = "pipeline_model.passkinds.dlight.script_tvm"
 DLIGHT_RULE_MODULES = {"gpu": "tvm.s_tir.dlight.gpu", "cpu": "tvm.s_tir.dlight.cpu"}
 APP_GROUP = "app"
 #: The app's own rules (classes of :data:`SCRIPT_MODULE`).
-APP_RULES = ("CPUParallel",)
+APP_RULES = ("CPUMatmul", "CPUParallel")
 #: Rules of a new step (those present in this TVM build).
 DEFAULT_RULES = ["gpu.Matmul", "gpu.GEMV", "gpu.Reduction", "gpu.GeneralReduction", "gpu.Fallback"]
 
@@ -72,7 +72,9 @@ def dlight_spec() -> Any:
         category="Scheduling (DLight)",
         doc=first_paragraph(inspect.getdoc(dl.ApplyDefaultSchedule))
         + " Rules are tried in order on each PrimFunc; the first that applies wins. gpu rules need a GPU target; "
-        "app.CPUParallel (the app's own rule) runs each block's spatial loops on all CPU cores.",
+        "app.CPUMatmul (the app's own rule) gives matmuls and their fused epilogues a register-blocked, "
+        "vectorized, parallel CPU schedule; app.CPUParallel (the app's own rule) runs each block's spatial loops "
+        "on all CPU cores.",
         params=[
             ParamSpec("rules", "rule_list", [r for r in DEFAULT_RULES if r in rules],
                       "Ordered DLight rules.", choices=rules)

@@ -1,0 +1,75 @@
+"""Code of the ``sink_reshape`` kind that exported scripts contain, called by the engine too.
+
+:func:`sink_reshapes` is the pass of a ``app.SinkReshape`` step (TVM imported inside the function).
+"""
+
+
+def sink_reshapes():  # type: ignore[no-untyped-def]  # copied verbatim into exported scripts
+    """A module pass moving ``R.reshape`` below elementwise ops so a matmul's epilogue (bias, GELU, residual
+    add) follows the matmul directly and ``FuseOps`` fuses it into the matmul.
+
+    ``op(reshape(x, s))`` -> ``reshape(op(x), s)`` for unary elementwise ops; for binary ones
+    ``op(reshape(x, s), c)`` -> ``reshape(op(x, c), s)`` with a scalar ``c`` and ``op(reshape(x, s), y)`` ->
+    ``reshape(op(x, reshape(y, shape(x))), s)`` where ``y`` already has shape ``s`` (no broadcasting). Static
+    shapes only, and only reshapes that add dimensions (``x`` has fewer than ``s``), so rewriting ends. Then ``RemoveRedundantReshape`` folds the reshape pairs this leaves (``reshape(reshape(x))``,
+    reshapes to the same shape) and dead bindings go."""
+    import tvm
+    from tvm import relax
+    from tvm.relax.dpl import is_op, rewrite_call, wildcard
+
+    unary = ("relax.tanh", "relax.exp", "relax.sigmoid", "relax.sqrt", "relax.rsqrt", "relax.erf",
+             "relax.negative", "relax.abs", "relax.log", "relax.nn.relu", "relax.nn.gelu", "relax.nn.gelu_tanh",
+             "relax.nn.silu", "relax.square")
+    binary = ("relax.add", "relax.subtract", "relax.multiply", "relax.divide", "relax.power", "relax.maximum",
+              "relax.minimum")
+
+    def static_shape(expr):  # type: ignore[no-untyped-def]
+        shape = getattr(expr.ty, "shape", None)
+        if shape is None or not all(isinstance(d, tvm.tirx.IntImm) for d in shape):
+            return None
+        return [int(d) for d in shape]
+
+    src, shp, other = wildcard(), wildcard(), wildcard()
+    reshaped = is_op("relax.reshape")(src, shp)
+    pattern = None
+    for name in unary:
+        pattern = is_op(name)(reshaped) if pattern is None else pattern | is_op(name)(reshaped)
+    for name in binary:
+        pattern = pattern | is_op(name)(reshaped, other) | is_op(name)(other, reshaped)
+
+    def rewrite(call, matches):  # type: ignore[no-untyped-def]
+        x, target = matches[src], static_shape(call)
+        if static_shape(x) is None or target is None or str(x.ty.dtype) != str(call.ty.dtype):
+            return call
+        if len(static_shape(x)) >= len(target):  # only reshapes that add dimensions (a matmul's 2-D output
+            return call  # viewed as [batch, seq, n]) sink: one direction, so rewriting ends
+        if len(call.args) == 1:
+            return relax.op.reshape(relax.Call(call.op, [x], call.attrs, call.ty_args), target)
+        first = not call.args[0].same_as(matches[other])  # the reshape is the first operand
+        y = call.args[1] if first else call.args[0]
+        y_shape = static_shape(y)
+        if y_shape == []:
+            y_new = y
+        elif y_shape == target and str(y.ty.dtype) == str(x.ty.dtype):
+            y_new = relax.op.reshape(y, static_shape(x))
+        else:
+            return call
+        args = [x, y_new] if first else [y_new, x]
+        return relax.op.reshape(relax.Call(call.op, args, call.attrs, call.ty_args), target)
+
+    def transform(mod, _ctx):  # type: ignore[no-untyped-def]
+        updates = {}
+        for gvar, func in mod.functions_items():
+            if isinstance(func, relax.Function):
+                new = rewrite_call(pattern, rewrite, func)
+                if not new.same_as(func):
+                    updates[gvar] = new
+        if not updates:
+            return mod
+        mod = mod.clone() if hasattr(mod, "clone") else mod
+        for gvar, func in updates.items():
+            mod[gvar] = func
+        return tvm.transform.Sequential([relax.transform.RemoveRedundantReshape(),
+                                         relax.transform.DeadCodeElimination()])(mod)
+
+    return tvm.transform.module_pass(transform, opt_level=0, name="SinkReshape")
