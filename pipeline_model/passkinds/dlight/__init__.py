@@ -28,7 +28,7 @@ SCRIPT_MODULE = "pipeline_model.passkinds.dlight.script_tvm"
 DLIGHT_RULE_MODULES = {"gpu": "tvm.s_tir.dlight.gpu", "cpu": "tvm.s_tir.dlight.cpu"}
 APP_GROUP = "app"
 #: The app's own rules (classes of :data:`SCRIPT_MODULE`).
-APP_RULES = ("CPUParallel",)
+APP_RULES = ("CPUParallel", "CPUConv2d")
 #: Rules of a new step (those present in this TVM build).
 DEFAULT_RULES = ["gpu.Matmul", "gpu.GEMV", "gpu.Reduction", "gpu.GeneralReduction", "gpu.Fallback"]
 
