@@ -102,7 +102,7 @@ def _values(tester: Tester, mod: Any, what: str) -> tuple[dict[str, np.ndarray],
     tester.check_cancel()
     ex = build_module(exposed, tester.target)
     dev = _device_for(tester.target)
-    outputs = run_function(_vm(ex, dev), func_name, dev, arrays)
+    outputs = run_function(_vm(ex, dev, exposed), func_name, dev, arrays)
     return dict(zip(names, outputs)), names, func_name
 
 
