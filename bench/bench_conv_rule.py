@@ -11,7 +11,8 @@ weights kept as parameters), it builds:
 * "before": the same pipeline without this work (its DLight step with ``app.CPUParallel`` only, no
   ``SplitLayoutRewritePreproc`` / ``LiftTransformParams`` / second ``FoldConstant``) — the app default until now;
 * "tvm": ``tvm.compile``'s default pipeline (the numerical reference);
-* "ort": ONNX Runtime on the legacy TorchScript ONNX export (``intra_op_num_threads`` = threads).
+* "ort": ONNX Runtime on the legacy TorchScript ONNX export (``intra_op_num_threads`` = threads, its workers
+  not spinning between runs: spinning workers took the cores from TVM's threads in the next sample).
 
 Timing: every system warmed up (>= 100 ms), then ``--rounds`` rounds, each one sample per system (mean of enough
 calls to last ``--sample-ms``) in rotating order, so load changes hit all alike. Prints min and median per
@@ -92,6 +93,7 @@ def _import(name: str) -> tuple[Any, dict[str, Any], Any, tuple[Any, ...]]:
 
     from bench.conv_models import build
 
+    torch.set_num_threads(1)  # torch only exports here; its thread pool must not compete with the timed systems
     model, inputs = build(name)
     with torch.no_grad():
         exported = torch.export.export(model, inputs)
@@ -111,6 +113,8 @@ def _ort_session(model: Any, inputs: tuple[Any, ...], threads: int, folder: str)
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
+    # Its workers would spin after each run and take the cores from TVM's threads in the next sample.
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
     feed = {"x": inputs[0].numpy()}
     return lambda: sess.run(None, feed)
