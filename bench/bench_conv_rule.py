@@ -220,9 +220,8 @@ def main() -> int:
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name in args.models.split(","):
         row = run_model(name.strip(), args, target)
-        ms = row["ms"]
 
-        def cell(k: str) -> str:
+        def cell(k: str, ms: dict[str, Any] = row["ms"]) -> str:
             return f"{ms[k]['min']:.2f} / {ms[k]['median']:.2f}" if k in ms else "–"
 
         print(f"| {name} | {cell('app')} | {cell('ort')} | {cell('before')} | {cell('tvm')} | "
