@@ -20,7 +20,7 @@ system, the ratios app/ort and app/before, build times (pipeline + compile vs ``
 numerical check (app vs tvm, max |diff| / max |ref|) and the load average. Needs torch, onnx, onnxruntime.
 
 Usage: ``TVM_NUM_THREADS=2 .venv/bin/python -m bench.bench_conv_rule [--models a,b] [--rounds N]
-[--sample-ms MS] [--threads N] [--no-before] [--target JSON]``
+[--sample-ms MS] [--threads N] [--no-before] [--target JSON] [--spin-count N]``
 """
 
 from __future__ import annotations
@@ -185,6 +185,8 @@ def run_model(name: str, args: argparse.Namespace, target: Any) -> dict[str, Any
     row = {"model": name, "load": f"{load0} -> {_loadavg()}", "check_rel_err": err,
            "build_app_s": systems["app"]["passes_s"] + systems["app"]["compile_s"],
            "build_tvm_s": systems["tvm"]["passes_s"] + systems["tvm"]["compile_s"],
+           "build_before_s": (f"{systems['before']['passes_s'] + systems['before']['compile_s']:.1f}"
+                              if "before" in systems else "–"),
            "ms": {k: {"min": min(v), "median": statistics.median(v)} for k, v in times.items()}}
     return row
 
@@ -203,8 +205,12 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=int(os.environ.get("TVM_NUM_THREADS", "2")))
     parser.add_argument("--no-before", action="store_true", help="leave out the slow 'before' column")
     parser.add_argument("--target", default=None, help="target JSON (default: llvm with the host mcpu)")
+    parser.add_argument("--spin-count", type=int, default=None,
+                        help="TVM_THREAD_POOL_SPIN_COUNT for TVM's thread pool (0: workers sleep at once)")
     args = parser.parse_args()
     os.environ.setdefault("TVM_NUM_THREADS", str(args.threads))
+    if args.spin_count is not None:
+        os.environ["TVM_THREAD_POOL_SPIN_COUNT"] = str(args.spin_count)
     sys.path.insert(0, ROOT)
     import tvm
     from tvm.target import codegen
@@ -214,9 +220,10 @@ def main() -> int:
                        {"kind": "llvm", "mcpu": str(codegen.llvm_get_system_cpu()), "num-cores": args.threads})
     target = tvm.target.Target(TARGET_JSON)
     print(f"target {target}  TVM_NUM_THREADS={os.environ['TVM_NUM_THREADS']}  ORT threads {args.threads}  "
-          f"load {_loadavg()}", flush=True)
+          f"TVM_THREAD_POOL_SPIN_COUNT={os.environ.get('TVM_THREAD_POOL_SPIN_COUNT', 'unset')}  load {_loadavg()}",
+          flush=True)
     print("| model | app ms (min / median) | ORT ms | before ms | TVM default ms | app ÷ ORT (min / median) | "
-          "before ÷ app (median) | build app / TVM default s | check rel err | load |")
+          "before ÷ app (median) | build app / before / TVM default s | check rel err | load |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name in args.models.split(","):
         row = run_model(name.strip(), args, target)
@@ -226,7 +233,8 @@ def main() -> int:
 
         print(f"| {name} | {cell('app')} | {cell('ort')} | {cell('before')} | {cell('tvm')} | "
               f"{_ratio(row, 'app', 'ort', 'min')} / {_ratio(row, 'app', 'ort', 'median')} | "
-              f"{_ratio(row, 'before', 'app', 'median')} | {row['build_app_s']:.1f} / {row['build_tvm_s']:.1f} | "
+              f"{_ratio(row, 'before', 'app', 'median')} | {row['build_app_s']:.1f} / {row['build_before_s']} / "
+              f"{row['build_tvm_s']:.1f} | "
               f"{row['check_rel_err']:.1e} | {row['load']} |", flush=True)
     return 0
 

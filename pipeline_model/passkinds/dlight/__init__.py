@@ -72,7 +72,9 @@ def dlight_spec() -> Any:
         category="Scheduling (DLight)",
         doc=first_paragraph(inspect.getdoc(dl.ApplyDefaultSchedule))
         + " Rules are tried in order on each PrimFunc; the first that applies wins. gpu rules need a GPU target; "
-        "app.CPUParallel (the app's own rule) runs each block's spatial loops on all CPU cores.",
+        "app.CPUConv2d (the app's own rule) gives NCHW convolutions a register-blocked, vectorized CPU schedule with "
+        "weights packed by a separate stage (follow it with SplitLayoutRewritePreproc and LiftTransformParams to "
+        "pack them once); app.CPUParallel runs each block's spatial loops on all CPU cores.",
         params=[
             ParamSpec("rules", "rule_list", [r for r in DEFAULT_RULES if r in rules],
                       "Ordered DLight rules.", choices=rules)

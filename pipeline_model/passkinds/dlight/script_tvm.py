@@ -220,8 +220,10 @@ class CPUConv2d(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
         sch.parallel(sch.get_loops(packed)[0])
         for block in producers:
             if any(w.source.same_as(data_buf) for w in sch.get(block).writes):
-                if info["depthwise"]:
-                    sch.transform_layout(block, ("write", 0), lambda n, c, h, w: (n, c // lanes, h, w, c % lanes))
+                if info["depthwise"]:  # channel-blocked like the output: one vector load per tap
+                    nchwc = lambda n, c, h, w: (n, c // lanes, h, w, c % lanes)  # noqa: E731
+                    sch.transform_layout(block, ("write", 0), nchwc)
+                    sch.transform_block_layout(block, nchwc)
                 pad_loops = sch.get_loops(block)
                 sch.parallel(sch.fuse(*pad_loops[:2]))
         local = sch.cache_write(conv, 0, "local")
