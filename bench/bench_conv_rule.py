@@ -8,8 +8,9 @@ weights kept as parameters), it builds:
 * "app": ``resources/pipelines/cpu_build.json`` (its steps applied in this process with the app's own pass
   construction), run through :class:`~pipeline_model.scriptlib.arguments.PrepackedVM` (the weights transformed
   once by ``main_transform_params``, as the engine and exported scripts do);
-* "before": the same pipeline without this work (its DLight step with ``app.CPUParallel`` only, no
-  ``SplitLayoutRewritePreproc`` / ``LiftTransformParams`` / second ``FoldConstant``) — the app default until now;
+* "before": cpu_build.json as it was before this work (``FoldConstant`` before ``FuseOps``, DLight with
+  ``app.CPUParallel`` only, no ``DecomposeOpsForInference`` / ``SplitLayoutRewritePreproc`` /
+  ``LiftTransformParams``) — the app default until now;
 * "tvm": ``tvm.compile``'s default pipeline (the numerical reference);
 * "ort": ONNX Runtime on the legacy TorchScript ONNX export (``intra_op_num_threads`` = threads, its workers
   not spinning between runs: spinning workers took the cores from TVM's threads in the next sample).
@@ -36,7 +37,7 @@ from typing import Any, Callable
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: Steps this work added to cpu_build.json (left out of "before").
-NEW_STEPS = ("relax.SplitLayoutRewritePreproc", "relax.LiftTransformParams")
+NEW_STEPS = ("relax.DecomposeOpsForInference", "relax.SplitLayoutRewritePreproc", "relax.LiftTransformParams")
 #: The target as a dict (set by :func:`main`).
 TARGET_JSON: dict[str, Any] = {"kind": "llvm"}
 
@@ -50,25 +51,29 @@ def _loadavg() -> str:
 
 
 def _steps(before: bool) -> list[tuple[str, dict[str, Any]]]:
-    """The enabled steps of cpu_build.json (``before``: without this work's steps and rule)."""
+    """The enabled steps of cpu_build.json; ``before``: the pipeline as it was before this work (no
+    ``DecomposeOpsForInference``, ``FoldConstant`` before ``FuseOps``, DLight with ``app.CPUParallel`` only,
+    no ``SplitLayoutRewritePreproc`` / ``LiftTransformParams`` / ``FoldConstant`` after them)."""
     from pipeline_model.fileformat import load_pipeline
 
     doc = load_pipeline(os.path.join(ROOT, "resources", "pipelines", "cpu_build.json"))
     steps: list[tuple[str, dict[str, Any]]] = []
-    seen_split = False
+    lifted = False
     for step in doc.steps:
         if not step.enabled:
             continue
         params = dict(step.params)
         if before:
             if step.pass_id in NEW_STEPS:
-                seen_split = True
+                lifted = lifted or step.pass_id == "relax.LiftTransformParams"
                 continue
-            if step.pass_id == "relax.FoldConstant" and seen_split:
-                continue  # the FoldConstant after the split belongs to the new steps
+            if step.pass_id == "relax.FoldConstant" and lifted:
+                continue
             if step.pass_id == "dlight.ApplyDefaultSchedule":
                 params["rules"] = [r for r in params.get("rules", []) if r != "app.CPUConv2d"]
         steps.append((step.pass_id, params))
+        if before and step.pass_id == "relax.AnnotateTIROpPattern":
+            steps.append(("relax.FoldConstant", {}))
     return steps
 
 

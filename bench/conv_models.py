@@ -1,6 +1,7 @@
 """Convolutional bench models in plain PyTorch (torchvision is not installable next to the CPU torch pin):
 torchvision-style ResNet-18, MobileNetV3-small and EfficientNet-B0 (same layer shapes as torchvision's,
-random weights, eval mode), plus the small CNN and the 64x64 ResNet-18 of ``bench/bench_latency.py``.
+random weights, eval mode), plus the models of ``bench/bench_latency.py`` (its small CNN, 64x64 ResNet-18, MLP, transformer block, GPT-2-style
+decoder: to check that the convolution work leaves them alone).
 
 :func:`build` returns ``(model, example_inputs)``; used by ``bench/bench_conv_rule.py``."""
 
@@ -166,6 +167,9 @@ def _from_bench_latency(name: str) -> tuple[Any, tuple[Any, ...]]:
 
 
 MODELS: dict[str, Callable[[], tuple[Any, tuple[Any, ...]]]] = {
+    "mlp": lambda: _from_bench_latency("mlp"),
+    "transformer": lambda: _from_bench_latency("transformer"),
+    "gpt2": lambda: _from_bench_latency("gpt2"),
     "cnn": lambda: _from_bench_latency("cnn"),
     "resnet18_64": lambda: _from_bench_latency("resnet18"),
     "resnet18": resnet18,
