@@ -18,7 +18,8 @@ weights kept as parameters), it builds:
 Timing: every system warmed up (>= 100 ms), then ``--rounds`` rounds, each one sample per system (mean of enough
 calls to last ``--sample-ms``) in rotating order, so load changes hit all alike. Prints min and median per
 system, the ratios app/ort and app/before, build times (pipeline + compile vs ``tvm.compile`` default), the
-numerical check (app vs tvm, max |diff| / max |ref|) and the load average. Needs torch, onnx, onnxruntime.
+numerical check (max |diff| / max |ref| of the app's output vs the TVM default's and vs PyTorch's) and the load
+average. Needs torch, onnx, onnxruntime.
 
 Usage: ``TVM_NUM_THREADS=2 .venv/bin/python -m bench.bench_conv_rule [--models a,b] [--rounds N]
 [--sample-ms MS] [--threads N] [--no-before] [--target JSON] [--spin-count N]``
@@ -180,14 +181,20 @@ def run_model(name: str, args: argparse.Namespace, target: Any) -> dict[str, Any
                "tvm": _tvm_system(mod, weights, x, target, None)}
     if not args.no_before:
         systems["before"] = _tvm_system(mod, weights, x, target, _steps(before=True))
-    ref = systems["tvm"]["out"]
-    err = float(np.abs(systems["app"]["out"] - ref).max() / max(float(np.abs(ref).max()), 1e-30))
+    import torch
+
+    def rel_err(got: Any, ref: Any) -> float:
+        return float(np.abs(got - ref).max() / max(float(np.abs(ref).max()), 1e-30))
+
+    err = rel_err(systems["app"]["out"], systems["tvm"]["out"])
+    with torch.no_grad():
+        err_torch = rel_err(systems["app"]["out"], model(*inputs).numpy())
     with tempfile.TemporaryDirectory() as folder:
         calls = {k: v["call"] for k, v in systems.items()}
         calls["ort"] = _ort_session(model, inputs, args.threads, folder)
         load0 = _loadavg()
         times = _time_interleaved(calls, args.rounds, args.sample_ms / 1000.0)
-    row = {"model": name, "load": f"{load0} -> {_loadavg()}", "check_rel_err": err,
+    row = {"model": name, "load": f"{load0} -> {_loadavg()}", "check_rel_err": err, "torch_rel_err": err_torch,
            "build_app_s": systems["app"]["passes_s"] + systems["app"]["compile_s"],
            "build_tvm_s": systems["tvm"]["passes_s"] + systems["tvm"]["compile_s"],
            "build_before_s": (f"{systems['before']['passes_s'] + systems['before']['compile_s']:.1f}"
@@ -235,7 +242,7 @@ def main() -> int:
           f"TVM_THREAD_POOL_SPIN_COUNT={os.environ.get('TVM_THREAD_POOL_SPIN_COUNT', 'unset')}  load {_loadavg()}",
           flush=True)
     print("| model | app ms (min / median) | ORT ms | before ms | TVM default ms | app ÷ ORT (min / median) | "
-          "before ÷ app (median) | build app / before / TVM default s | check rel err | load |")
+          "before ÷ app (median) | build app / before / TVM default s | rel err vs TVM / torch | load |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     _warm_up(target)
     for name in args.models.split(","):
@@ -248,7 +255,7 @@ def main() -> int:
               f"{_ratio(row, 'app', 'ort', 'min')} / {_ratio(row, 'app', 'ort', 'median')} | "
               f"{_ratio(row, 'before', 'app', 'median')} | {row['build_app_s']:.1f} / {row['build_before_s']} / "
               f"{row['build_tvm_s']:.1f} | "
-              f"{row['check_rel_err']:.1e} | {row['load']} |", flush=True)
+              f"{row['check_rel_err']:.1e} / {row['torch_rel_err']:.1e} | {row['load']} |", flush=True)
     return 0
 
 
