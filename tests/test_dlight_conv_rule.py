@@ -261,3 +261,28 @@ def test_exported_script_carries_the_conv_rule_and_runs_transform_params(tmp_pat
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "def main_transform_params(" in proc.stdout and "_weight_prepack" in proc.stdout
     assert "check output 0: PASS" in proc.stdout
+
+
+def test_deploy_script_runs_transform_params_of_a_lifted_library(tmp_path):
+    import json
+
+    from pipeline_model.engine.build.deploy import DEPLOY_SCRIPT
+    from pipeline_model.scriptlib.arguments import make_arguments
+
+    mod = _module([SHAPES[0]])
+    lifted = _lifted(_schedule(mod))
+    arrays, described = make_arguments(lifted, "main", None)
+    want = _run(mod, arrays)
+    tvm.compile(lifted, target=tvm.target.Target(TARGET)).export_library(str(tmp_path / "model.so"))
+    inputs = [d for d in described if not d.get("weight")]
+    np.savez(tmp_path / "weights.npz", **{f"w{i}": a for i, a in enumerate(arrays[len(inputs):])})
+    np.savez(tmp_path / "inputs.npz", **{d["name"]: a for d, a in zip(inputs, arrays)})
+    meta = {"library": "model.so", "function": "main", "device": "cpu", "inputs": inputs,
+            "weights": [d for d in described if d.get("weight")]}
+    (tmp_path / "model.json").write_text(json.dumps(meta))
+    (tmp_path / "deploy.py").write_text(DEPLOY_SCRIPT.format(library="model.so", target_label="llvm"))
+    proc = subprocess.run([sys.executable, "deploy.py", "inputs.npz"], capture_output=True, text=True, timeout=300,
+                          cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = np.load(tmp_path / "outputs.npz")["arr_0"]
+    np.testing.assert_allclose(got, want[0], rtol=1e-4, atol=1e-4 * float(np.abs(want[0]).max()))
