@@ -101,6 +101,8 @@ class PrepackedVM:
         self._packed: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
 
     def __getattr__(self, attr: str) -> Any:
+        if attr in ("vm", "lifted", "_packed"):  # not set yet (a copy being built): no recursion into self.vm
+            raise AttributeError(attr)
         return getattr(self.vm, attr)
 
     def __getitem__(self, name: str) -> Any:
