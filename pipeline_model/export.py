@@ -75,7 +75,7 @@ def build_and_run(final, original, number=10, repeat=5):
     entry = entry_function(original)
     ex = tvm.compile(final, target=TARGET)
     dev = tvm.cpu(0) if TARGET.kind.name in ("llvm", "c") else tvm.device(TARGET.kind.name, 0)
-    vm = relax.VirtualMachine(ex, dev)
+    vm = prepacked_vm(relax.VirtualMachine(ex, dev), final)  # runs <entry>_transform_params once, if lifted
     arrays, described = make_arguments(original, entry, params)
     for arg in described:
         if not arg.get("weight") and np.dtype(arg["dtype"]).kind in "iu":

@@ -29,28 +29,112 @@ def input_count(func: Any) -> int:
     return len(func.params)
 
 
-def param_types(func: Any) -> list[dict[str, Any]]:
-    """Name, shape (ints and symbolic names) and dtype of each parameter of ``func``."""
+def _tensor_param(name: str, ty: Any) -> dict[str, Any]:
+    """Name, shape (ints and symbolic names) and dtype of a tensor parameter ``name`` of type ``ty``."""
     import tvm
 
-    out = []
-    for var in func.params:
-        ty = var.ty
-        if not isinstance(ty, tvm.relax.TensorType) or ty.shape is None:
-            raise BuildError(
-                f"parameter {var.name!r} of the entry function is not a tensor of known rank ({ty}); "
-                "only tensor parameters can be fed"
-            )
-        dims: list[Any] = []
-        for d in ty.shape.values:
-            if isinstance(d, tvm.tirx.IntImm):
-                dims.append(int(d))
-            elif isinstance(d, tvm.tirx.Var):
-                dims.append(str(d.name))
-            else:
-                dims.append(str(d))
-        out.append({"name": str(var.name), "shape": dims, "dtype": str(ty.dtype)})
-    return out
+    if not isinstance(ty, tvm.relax.TensorType) or ty.shape is None:
+        raise BuildError(
+            f"parameter {name!r} of the entry function is not a tensor of known rank ({ty}); "
+            "only tensor parameters can be fed"
+        )
+    dims: list[Any] = []
+    for d in ty.shape.values:
+        if isinstance(d, tvm.tirx.IntImm):
+            dims.append(int(d))
+        elif isinstance(d, tvm.tirx.Var):
+            dims.append(str(d.name))
+        else:
+            dims.append(str(d))
+    return {"name": name, "shape": dims, "dtype": str(ty.dtype)}
+
+
+def param_types(func: Any) -> list[dict[str, Any]]:
+    """Name, shape (ints and symbolic names) and dtype of each parameter of ``func``."""
+    return [_tensor_param(str(var.name), var.ty) for var in func.params]
+
+
+#: ``relax.LiftTransformParams`` moves the weight-only work of ``f`` (weights pre-packed for a schedule,
+#: folded constants) into ``f + TRANSFORM_SUFFIX``, which takes the weights as one tuple and returns what
+#: the lifted ``f`` takes after its inputs.
+TRANSFORM_SUFFIX = "_transform_params"
+
+
+def transform_param_types(func: Any) -> list[dict[str, Any]]:
+    """The weights a ``<f>_transform_params`` function takes (its tuple's fields), named as ``f``'s
+    parameters were (the names of the bindings that read the tuple's fields), else ``param_<i>``."""
+    import tvm
+
+    params = list(func.params)
+    if len(params) != 1 or not isinstance(params[0].ty, tvm.relax.TupleType):
+        return param_types(func)
+    names: dict[int, str] = {}
+    for block in getattr(func.body, "blocks", []):
+        for binding in block.bindings:
+            value = binding.value
+            if isinstance(value, tvm.relax.TupleGetItem) and value.tuple_value.same_as(params[0]):
+                names.setdefault(int(value.index), str(binding.var.name))
+    return [_tensor_param(names.get(i, f"param_{i}"), ty) for i, ty in enumerate(params[0].ty.fields)]
+
+
+def caller_signature(mod: Any, func_name: str) -> tuple[list[dict[str, Any]], int]:
+    """The parameters a caller gives ``func_name`` (:func:`param_types`) and how many are inputs: its own,
+    or when ``relax.LiftTransformParams`` made ``<func_name>_transform_params``, its inputs then the
+    original weights (what that function takes; :class:`PrepackedVM` runs it once and calls the lifted
+    function with its result)."""
+    func = mod[func_name]
+    ptypes, n_in = param_types(func), input_count(func)
+    lifted = func_name + TRANSFORM_SUFFIX
+    if lifted not in relax_function_names(mod):
+        return ptypes, n_in
+    return ptypes[:n_in] + transform_param_types(mod[lifted]), n_in
+
+
+class PrepackedVM:
+    """A Relax VM whose functions lifted by ``relax.LiftTransformParams`` take their original arguments:
+    calling ``vm[f](*inputs, *weights)`` (or ``vm.time_evaluator(f, ...)``) runs ``f_transform_params`` on
+    the weights once (again only for other weight objects) and calls ``f`` with the inputs and its result,
+    so timings measure ``f`` alone. Everything else is the VM's own."""
+
+    def __init__(self, vm: Any, lifted: dict[str, int]) -> None:
+        self.vm, self.lifted = vm, lifted
+        self._packed: dict[str, tuple[tuple[Any, ...], list[Any]]] = {}
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr in ("vm", "lifted", "_packed"):  # not set yet (a copy being built): no recursion into self.vm
+            raise AttributeError(attr)
+        return getattr(self.vm, attr)
+
+    def __getitem__(self, name: str) -> Any:
+        func = self.vm[name]
+        if name not in self.lifted:
+            return func
+        return lambda *args: func(*self.arguments(name, args))
+
+    def arguments(self, name: str, args: Any) -> list[Any]:
+        """The arguments of the lifted ``name``: the inputs, then the weights transformed (once)."""
+        n_in = self.lifted[name]
+        weights = tuple(args[n_in:])
+        cached = self._packed.get(name)
+        if cached is None or len(cached[0]) != len(weights) or any(a is not b for a, b in zip(cached[0], weights)):
+            packed = self.vm[name + TRANSFORM_SUFFIX](list(weights))
+            cached = (weights, [packed] if hasattr(packed, "numpy") else list(packed))
+            self._packed[name] = cached
+        return list(args[:n_in]) + cached[1]
+
+    def time_evaluator(self, func_name: str, dev: Any, *args: Any, **kwargs: Any) -> Any:
+        """The VM's ``time_evaluator`` of ``func_name``; for a lifted function it takes the original arguments."""
+        evaluator = self.vm.time_evaluator(func_name, dev, *args, **kwargs)
+        if func_name not in self.lifted:
+            return evaluator
+        return lambda *call_args: evaluator(*self.arguments(func_name, call_args))
+
+
+def prepacked_vm(vm: Any, mod: Any) -> Any:
+    """``vm`` itself, or a :class:`PrepackedVM` when ``mod`` has functions lifted by ``LiftTransformParams``."""
+    names = relax_function_names(mod)
+    lifted = {n: input_count(mod[n]) for n in names if n + TRANSFORM_SUFFIX in names}
+    return PrepackedVM(vm, lifted) if lifted else vm
 
 
 def concrete_shape(param: dict[str, Any], dims: dict[str, int]) -> tuple[int, ...]:
@@ -189,9 +273,7 @@ def make_arguments(
     if bounds is None:
         bounds = integer_input_bounds(mod, func_name)
     inputs = dict(inputs or {})
-    func = mod[func_name]
-    ptypes = param_types(func)
-    n_in = input_count(func)
+    ptypes, n_in = caller_signature(mod, func_name)
     if params and n_in == len(ptypes):
         n_in = len([p for p in ptypes if p["name"] not in params])
     seed = int(inputs.get("seed", DEFAULT_SEED))
@@ -249,7 +331,7 @@ def arguments_by_name(mod: Any, func_name: str, values: dict[str, np.ndarray],
     """The arguments of ``mod``'s ``func_name`` taken from ``values`` by parameter name (modules compared side
     by side may differ in signature: one with its weights bound as constants takes only its inputs);
     ``default`` when a parameter has no value there."""
-    names = [var.name for var in mod[func_name].params]
+    names = [p["name"] for p in caller_signature(mod, func_name)[0]]
     if any(name not in values for name in names):
         return default
     return [values[name] for name in names]

@@ -1,5 +1,6 @@
 """The ``deploy.py`` that ``export_library`` writes beside ``model.so``, ``weights.npz`` and ``model.json``: it
-loads the library and runs the entry function on an ``.npz`` of inputs or seeded random ones."""
+loads the library and runs the entry function on an ``.npz`` of inputs or seeded random ones (first its
+``<function>_transform_params`` on the weights, when ``relax.LiftTransformParams`` made one)."""
 
 from __future__ import annotations
 
@@ -34,8 +35,15 @@ def main() -> None:
         inputs = [rng.standard_normal(a["shape"]).astype(a["dtype"]) for a in META["inputs"]]
     weights = np.load(os.path.join(HERE, "weights.npz"))
     args = [tvm.runtime.tensor(np.asarray(x), dev) for x in inputs]
-    args += [tvm.runtime.tensor(weights[f"w{{i}}"], dev) for i in range(len(META["weights"]))]
-    out = vm[META["function"]](*args)
+    weight_args = [tvm.runtime.tensor(weights[f"w{{i}}"], dev) for i in range(len(META["weights"]))]
+    try:  # weights pre-packed by relax.LiftTransformParams: transform them once
+        transform = vm[META["function"] + "_transform_params"]
+    except Exception:  # noqa: BLE001 - no such function: the weights go in as they are
+        transform = None
+    if transform is not None:
+        packed = transform(weight_args)
+        weight_args = [packed] if hasattr(packed, "numpy") else list(packed)
+    out = vm[META["function"]](*args, *weight_args)
     outs = [out] if hasattr(out, "numpy") else list(out)
     for i, o in enumerate(outs):
         arr = o.numpy()

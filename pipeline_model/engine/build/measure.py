@@ -16,6 +16,7 @@ from pipeline_model import targets as targets_mod
 from pipeline_model.engine.build.devices import device_for, target_label, tvm_target
 from pipeline_model.engine.build.errors import error_text
 from pipeline_model.engine.build.requests import check_cancel, progress
+from pipeline_model.scriptlib.arguments import prepacked_vm
 from pipeline_model.scriptlib.functions import BuildError
 from pipeline_model.scriptlib.outputs import Timer, benchmark, benchmark_interleaved, flatten_outputs
 
@@ -122,11 +123,14 @@ def build_module(mod: Any, target: dict[str, Any], *, baseline: bool = False) ->
     return build_lowered(mod, target, baseline=baseline)[0]
 
 
-def make_vm(executable: Any, dev: Any) -> Any:
-    """``relax.VirtualMachine`` of ``executable`` on ``dev``."""
+def make_vm(executable: Any, dev: Any, mod: Any = None) -> Any:
+    """``relax.VirtualMachine`` of ``executable`` on ``dev``; with ``mod`` (the module that was built) a
+    function lifted by ``relax.LiftTransformParams`` takes its original arguments and runs its
+    ``<f>_transform_params`` once (:func:`~pipeline_model.scriptlib.arguments.prepacked_vm`)."""
     import tvm
 
-    return tvm.relax.VirtualMachine(executable, dev)
+    vm = tvm.relax.VirtualMachine(executable, dev)
+    return vm if mod is None else prepacked_vm(vm, mod)
 
 
 def run_function(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray]) -> list[np.ndarray]:
@@ -259,7 +263,7 @@ def build_and_measure(mod: Any, target: dict[str, Any], func_name: str, arrays: 
     ex, fingerprint = build_lowered(mod, target, baseline=baseline)
     build_ms = (time.perf_counter() - t0) * 1000.0
     dev = device_for(target)
-    vm = make_vm(ex, dev)
+    vm = make_vm(ex, dev, mod)
     check_cancel(ctx)
     progress(ctx, "running", f"running {what}")
     outputs = run_function(vm, func_name, dev, arrays)

@@ -53,7 +53,7 @@ def profile_module(mod: Any, target: dict[str, Any], key: Optional[str] = None,
     arrays, _described = make_arguments(mod, func_name, None)
     ex = build_module(mod, target)
     dev = device_for(target)
-    vm = make_vm(ex, dev)
+    vm = make_vm(ex, dev, mod)
     run_function(vm, func_name, dev, arrays)
     prof = profile_vm(vm, func_name, dev, arrays, settings or DEFAULT_PROFILE, mod)
     prof.update({"key": key, "label": "tuning step input", "function": func_name, "target": target})

@@ -125,7 +125,7 @@ class Tester:
         out["built"] = True
         dev = _device_for(self.target)
         try:
-            got = run_function(_vm(ex, dev), func_name, dev, arrays)
+            got = run_function(_vm(ex, dev, mod), func_name, dev, arrays)
         except BuildError as exc:
             out.update(kind="run", error=str(exc), ms=(time.perf_counter() - t0) * 1000.0)
             return out

@@ -23,6 +23,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from pipeline_model.scriptlib.arguments import PrepackedVM, prepacked_vm
 from pipeline_model.engine.build.devices import device_for, tvm_target
 from pipeline_model import targets as targets_mod
 from pipeline_model.engine.build.measure import _is_vm_lowered, _refuse_unscheduled, build_module
@@ -380,9 +381,13 @@ def capture(mod: Any, target: dict[str, Any], func_name: str, arrays: list[np.nd
         check_cancel()
     ex = back_half(front, target)
     dev = device_for(target)
-    vm = tvm.relax.VirtualMachine(ex, dev)
+    vm = prepacked_vm(tvm.relax.VirtualMachine(ex, dev), front)
     recorder = Recorder(front, func_name)
     args = [tvm.runtime.tensor(a, dev) for a in arrays]
+    if isinstance(vm, PrepackedVM):  # weights packed once by <func>_transform_params, outside the capture
+        if func_name in vm.lifted:
+            args = vm.arguments(func_name, args)
+        vm = vm.vm
     vm.set_instrument(recorder)
     try:
         vm[func_name](*args)

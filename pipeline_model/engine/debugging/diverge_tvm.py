@@ -129,7 +129,7 @@ def _side(tester: Tester, mod: Any, via: str) -> Side:
         exposed, names = expose_bindings(mod, func_name)
         ex = build_module(exposed, tester.target)
         dev = _device_for(tester.target)
-        outputs = run_function(_vm(ex, dev), func_name, dev, arrays)
+        outputs = run_function(_vm(ex, dev, exposed), func_name, dev, arrays)
         entries = [Entry(n, n, None, "", "exposed") for n in names]
         return Side(dict(zip(names, outputs)), entries, func_name, via)
     captured = capture(mod, tester.target, func_name, arrays, tester.check_cancel)

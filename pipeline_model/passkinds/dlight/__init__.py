@@ -28,7 +28,7 @@ SCRIPT_MODULE = "pipeline_model.passkinds.dlight.script_tvm"
 DLIGHT_RULE_MODULES = {"gpu": "tvm.s_tir.dlight.gpu", "cpu": "tvm.s_tir.dlight.cpu"}
 APP_GROUP = "app"
 #: The app's own rules (classes of :data:`SCRIPT_MODULE`).
-APP_RULES = ("CPUMatmul", "CPUParallel")
+APP_RULES = ("CPUMatmul", "CPUConv2d", "CPUParallel")
 #: Rules of a new step (those present in this TVM build).
 DEFAULT_RULES = ["gpu.Matmul", "gpu.GEMV", "gpu.Reduction", "gpu.GeneralReduction", "gpu.Fallback"]
 
@@ -73,8 +73,10 @@ def dlight_spec() -> Any:
         doc=first_paragraph(inspect.getdoc(dl.ApplyDefaultSchedule))
         + " Rules are tried in order on each PrimFunc; the first that applies wins. gpu rules need a GPU target; "
         "app.CPUMatmul (the app's own rule) gives matmuls and their fused epilogues a register-blocked, "
-        "vectorized, parallel CPU schedule; app.CPUParallel (the app's own rule) runs each block's spatial loops "
-        "on all CPU cores.",
+        "vectorized, parallel CPU schedule; app.CPUConv2d (the app's own rule) gives NCHW convolutions a "
+        "register-blocked, vectorized CPU schedule with weights packed by a separate stage (follow it with "
+        "SplitLayoutRewritePreproc and LiftTransformParams to pack them once); app.CPUParallel (the app's own "
+        "rule) runs each block's spatial loops on all CPU cores.",
         params=[
             ParamSpec("rules", "rule_list", [r for r in DEFAULT_RULES if r in rules],
                       "Ordered DLight rules.", choices=rules)

@@ -12,7 +12,10 @@ pipelines do not use it.
 
 ``app.CPUMatmul`` gives matmul, batch matmul and NT_matmul (with their fused elementwise epilogues) a
 register-blocked, vectorized, parallel schedule (docs/PERFORMANCE.md "CPU matmul schedule": 30-60x faster
-kernels than ``app.CPUParallel``); put it before ``app.CPUParallel``, which takes what it declines.
+kernels than ``app.CPUParallel``); ``app.CPUConv2d`` gives NCHW float32 convolutions (regular, depthwise, 1x1)
+register tiles with output channels in the vector lanes, padding as its own stage and weights repacked by a
+block marked for ``SplitLayoutRewritePreproc`` (docs/PERFORMANCE.md "CPU convolution schedule"). Put both
+before ``app.CPUParallel``, which takes what they decline.
 
 This is the code exported scripts contain (the kind's "script" module, engine side because a rule class
 needs its TVM base class when it is defined): the engine's recipe names the class by its dotted name, and
@@ -239,3 +242,199 @@ class CPUMatmul(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
             sch.vectorize(init_l)
         sch.set_scope(rf, 0, "local")
         return outer
+
+
+class CPUConv2d(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied verbatim into exported scripts
+    """Register-blocked, vectorized NCHW 2-D convolution for llvm targets (regular and depthwise, any
+    stride/padding/dilation, 1x1 included, with its fused elementwise epilogue).
+
+    The output channels are split into blocks of the target's vector width (16 floats with AVX-512, else
+    what the target says, default 8); each thread computes a tile of ``channels x rows x cols`` outputs in
+    a local accumulator whose lanes are output channels, with the ``Cin x kh x kw`` reduction outside the
+    lanes: per reduction step one weight vector and one broadcast input value per output pixel (depthwise:
+    one input vector). The weights are repacked ``OIHW -> O/v I H W v`` by a block marked
+    ``meta_schedule.layout_rewrite_preproc``: ``relax.SplitLayoutRewritePreproc`` moves it out of the
+    function (then ``relax.LiftTransformParams`` runs it once, or ``relax.FoldConstant`` folds it for bound
+    weights); without those steps it runs at the start of every call. Padding is its own stage computed
+    before the convolution (no bounds check in the hot loop); the fused epilogue (bias, batch norm, ReLU,
+    residual add) is computed per tile from the accumulator. The tiles run in parallel. Anything else
+    (grouped convolutions, symbolic shapes, channel counts no vector width divides, dtypes other than
+    float32) is declined and left to the next rule."""
+
+    #: Most output pixels per register tile (the accumulators take pixels x channel blocks registers).
+    max_pixels = 14
+
+    def apply(self, func, target, _tunable):  # type: ignore[no-untyped-def]
+        if not isinstance(func, tvm.tirx.PrimFunc) or target.kind.name != "llvm":
+            return None
+        try:
+            sch = tvm.s_tir.Schedule(func)
+            found = self._find_conv(sch, func)
+            if found is None:
+                return None
+            conv, info = found
+            info["lanes"] = self._lanes(target, info["oc"])
+            if info["lanes"] is None:
+                return None
+            self._schedule(sch, conv, info)
+            return sch
+        except Exception:  # noqa: BLE001 - a loop nest the rule cannot reshape: leave it to the next rule
+            return None
+
+    @staticmethod
+    def _lanes(target, channels):  # type: ignore[no-untyped-def]
+        """float32 lanes of the target's vector registers that divide ``channels`` (None: none does)."""
+        try:
+            width = int(tvm.target.codegen.llvm_get_vector_width(target)) // 32
+        except Exception:  # noqa: BLE001 - an LLVM build without the query
+            width = 8
+        width = max(4, min(16, width or 8))
+        while width >= 4:
+            if channels % width == 0:
+                return width
+            width //= 2
+        return None
+
+    @staticmethod
+    def _conv_block(sch):  # type: ignore[no-untyped-def]
+        """The only reduction block of the function, when its iterators are ``SSSSRRR``."""
+        from tvm.s_tir.dlight.analysis import get_root_block
+
+        found = None
+        for block_rv in sch.get_child_blocks(get_root_block(sch)):
+            kinds = [int(iv.iter_type) for iv in sch.get(block_rv).iter_vars]
+            if 2 not in kinds:
+                continue
+            if found is not None or kinds != [0, 0, 0, 0, 2, 2, 2]:
+                return None
+            found = block_rv
+        return found
+
+    @staticmethod
+    def _find_conv(sch, func):  # type: ignore[no-untyped-def]
+        """The NCHW convolution block (``out[n,f,y,x] += data[n,c,..] * w[f,rc,ry,rx]``, c = rc or
+        depthwise c = f) and its facts, or None."""
+        block_rv = CPUConv2d._conv_block(sch)
+        if block_rv is None:
+            return None
+        block = sch.get(block_rv)
+        store = block.body
+        if not isinstance(store, tvm.tirx.BufferStore) or str(store.buffer.dtype) != "float32":
+            return None
+        n, f, y, x, rc, ry, rx = [iv.var for iv in block.iter_vars]
+        value = store.value
+        if not (isinstance(value, tvm.tirx.Add) and isinstance(value.b, tvm.tirx.Mul)):
+            return None
+        loads = [value.a, value.b.a, value.b.b]
+        if not all(isinstance(ld, tvm.ir.TensorLoad) and str(ld.source.dtype) == "float32" for ld in loads):
+            return None
+        if not loads[0].source.same_as(store.buffer) or not all(
+                i.same_as(v) for i, v in zip(list(store.indices) + list(loads[0].indices), (n, f, y, x) * 2)):
+            return None
+        weight = next((ld for ld in loads[1:] if len(ld.indices) == 4 and all(
+            i.same_as(v) for i, v in zip(ld.indices, (f, rc, ry, rx)))), None)
+        data = loads[2] if weight is loads[1] else loads[1]
+        extents = [iv.dom.extent for iv in block.iter_vars]
+        if weight is None or len(data.indices) != 4 or not all(isinstance(e, tvm.tirx.IntImm) for e in extents):
+            return None
+        extents = [int(e) for e in extents]
+        ana = tvm.sym.Analyzer()
+        if ana.can_prove_equal(data.indices[1], rc):
+            depthwise = False
+        elif extents[4] == 1 and ana.can_prove_equal(data.indices[1], f + rc):
+            depthwise = True
+        else:
+            return None
+        loops = sch.get_loops(block_rv)
+        realize = sch.get(loops[-1]).body if len(loops) == 7 else None
+        if not isinstance(realize, tvm.s_tir.SBlockRealize) or not all(
+                v.same_as(sch.get(lp).loop_var) for v, lp in zip(realize.iter_values, loops)):
+            return None
+        params = list(func.params)
+        return block_rv, {"oc": extents[1], "oh": extents[2], "ow": extents[3], "depthwise": depthwise,
+                          "weight": weight.source, "data": data.source,
+                          "weight_is_param": any(weight.source.same_as(p) for p in params)}
+
+    def _tile(self, info):  # type: ignore[no-untyped-def]
+        """Register tile ``(channel vectors, rows, cols)``: the widest column block dividing the output
+        width, then rows, then a second channel vector while the tile stays small."""
+        limit = self.max_pixels
+        cols = max(d for d in range(1, min(info["ow"], limit) + 1) if info["ow"] % d == 0)
+        rows = max(d for d in range(1, min(info["oh"], limit // cols) + 1) if info["oh"] % d == 0)
+        vectors = 2 if rows * cols * 2 <= limit + 2 and info["oc"] % (2 * info["lanes"]) == 0 else 1
+        return vectors, rows, cols
+
+    @staticmethod
+    def _inline_around(sch, conv, keep):  # type: ignore[no-untyped-def]
+        """Inline every other spatial block into its consumers (bias/batch-norm constants ...) except the
+        convolution's producers ``keep``; returns the blocks left (the epilogue writing the output)."""
+        from tvm.s_tir.dlight.analysis import get_root_block
+
+        names = {sch.get(b).name_hint for b in keep} | {sch.get(conv).name_hint}
+        left = [b for b in sch.get_child_blocks(get_root_block(sch)) if sch.get(b).name_hint not in names]
+        changed = True
+        while changed:
+            changed = False
+            for block in list(left):
+                try:
+                    sch.compute_inline(block)
+                except Exception:  # noqa: BLE001, S112 - it writes an output or is not inlinable
+                    continue
+                left.remove(block)
+                changed = True
+        return left
+
+    def _schedule(self, sch, conv, info):  # type: ignore[no-untyped-def]
+        """Pack weights, pad first, tile, vectorize and parallelize the convolution, fuse the epilogue."""
+        lanes = info["lanes"]
+        vectors, rows, cols = self._tile(info)
+        block_oc = vectors * lanes
+        producers = sch.get_producers(conv)
+        epilogue = self._inline_around(sch, conv, producers)
+        reads = [r.source for r in sch.get(conv).reads]
+        weight_index = next(i for i, r in enumerate(reads) if r.same_as(info["weight"]))
+        data_buf = info["data"]
+        packed = sch.cache_read(conv, weight_index, "global")
+        # (Loops in the packed order would write contiguously but made LLVM take 3x longer on this block,
+        # which runs once when lifted.)
+        sch.transform_layout(packed, ("write", 0), lambda o, i, h, w: (o // block_oc, i, h, w, o % block_oc))
+        if info["weight_is_param"]:
+            sch.annotate(packed, "meta_schedule.layout_rewrite_preproc", True)
+        sch.parallel(sch.get_loops(packed)[0])
+        for block in producers:
+            if any(w.source.same_as(data_buf) for w in sch.get(block).writes):
+                if info["depthwise"]:  # channel-blocked like the output: one vector load per tap
+                    nchwc = lambda n, c, h, w: (n, c // lanes, h, w, c % lanes)  # noqa: E731
+                    sch.transform_layout(block, ("write", 0), nchwc)
+                    sch.transform_block_layout(block, nchwc)
+                pad_loops = sch.get_loops(block)
+                sch.parallel(sch.fuse(*pad_loops[:2]))
+        local = sch.cache_write(conv, 0, "local")
+        sch.transform_layout(conv, ("write", 0), lambda n, f, y, x: (n, f // lanes, y, x, f % lanes))
+        for block in epilogue:
+            try:
+                sch.reverse_compute_inline(block)
+            except Exception:  # noqa: BLE001 - not elementwise on the output: it stays a stage of its own
+                self._parallel_rest(sch, block)
+        n, f, y, x, rc, ry, rx = sch.get_loops(conv)
+        fo, fv, fi = sch.split(f, [None, vectors, lanes])
+        yo, yi = sch.split(y, [None, rows])
+        xo, xi = sch.split(x, [None, cols])
+        sch.reorder(n, fo, yo, xo, rc, ry, rx, fv, yi, xi, fi)
+        sch.reverse_compute_at(local, xo)
+        sch.parallel(sch.fuse(n, fo, yo, xo))
+        sch.vectorize(fi)
+        for loop in (fv, yi, xi):
+            sch.unroll(loop)
+        init = sch.decompose_reduction(conv, rc)
+        init_loops = sch.get_loops(init)[-4:]
+        if sch.get(init_loops[-1]).kind != sch.get(fi).kind:
+            sch.vectorize(init_loops[-1])
+
+    @staticmethod
+    def _parallel_rest(sch, block):  # type: ignore[no-untyped-def]
+        """A stage the tile cannot take (a reduction after the convolution): its outer loop in parallel."""
+        try:
+            sch.parallel(sch.get_loops(block)[0])
+        except Exception:  # noqa: BLE001 - left serial
+            pass

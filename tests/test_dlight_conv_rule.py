@@ -1,0 +1,288 @@
+"""The app's DLight rule ``app.CPUConv2d`` and weights packed once.
+
+Scheduled convolutions compute what the unscheduled ones do over many shapes (stride, padding, dilation,
+depthwise, 1x1, odd sizes, epilogues); what the rule cannot handle (grouped, symbolic shapes, channel counts
+no vector width divides, GPU targets) is left alone; ``SplitLayoutRewritePreproc`` + ``LiftTransformParams``
+move the weight packing into ``main_transform_params``, which :class:`PrepackedVM` (the engine's ``make_vm``,
+exported scripts, ``deploy.py``) runs once; exported scripts carry the rule and run.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+tvm = pytest.importorskip("tvm")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGET = {"kind": "llvm", "num-cores": 2}
+PACK_MARK = "meta_schedule.layout_rewrite_preproc"
+
+#: (input NCHW, weight OIHW, stride, padding, dilation, groups, epilogue)
+SHAPES = [
+    ((1, 16, 12, 12), (32, 16, 3, 3), 1, 1, 1, 1, "bias_relu"),
+    ((1, 16, 13, 11), (16, 16, 3, 3), 2, 1, 1, 1, "none"),  # odd sizes, stride 2
+    ((1, 24, 10, 10), (24, 24, 1, 1), 1, 0, 1, 1, "residual"),  # 1x1 (24: 8-wide vectors)
+    ((2, 3, 17, 17), (16, 3, 7, 7), 2, 3, 1, 1, "bias_relu"),  # stem-like, batch 2
+    ((1, 32, 9, 9), (32, 1, 3, 3), 1, 1, 1, 32, "bias_relu"),  # depthwise
+    ((1, 48, 11, 11), (48, 1, 5, 5), 2, 2, 1, 48, "none"),  # depthwise 5x5 stride 2
+    ((1, 12, 9, 9), (20, 12, 3, 3), 1, 2, 2, 1, "batch_norm"),  # dilation 2, 20 channels (4-wide)
+    ((1, 64, 2, 2), (64, 64, 3, 3), 1, 1, 1, 1, "residual"),  # tiny spatial, two channel vectors per tile
+]
+
+
+def _module(shapes, *, dynamic=False):
+    """One Relax function with one convolution (and its epilogue) per entry of ``shapes``, each on an input of
+    its own (the inputs first, then the weights: ``num_input``), legalized and fused."""
+    from tvm import relax
+
+    bb = relax.BlockBuilder()
+    x_shape = shapes[0][0]
+    h = tvm.tirx.Var("h", "int64") if dynamic else x_shape[2]
+    x = relax.Var("x", relax.TensorType((x_shape[0], x_shape[1], h, x_shape[3]), "float32"))
+    params, outs = [x], []
+    with bb.function("main"):
+        with bb.dataflow():
+            for i, (xs, ws, stride, pad, dil, groups, epi) in enumerate(shapes):
+                data = x if i == 0 else relax.Var(f"x{i}", relax.TensorType(xs, "float32"))
+                if i:
+                    params.insert(i, data)
+                w = relax.Var(f"w{i}", relax.TensorType(ws, "float32"))
+                b = relax.Var(f"b{i}", relax.TensorType((ws[0], 1, 1), "float32"))
+                params += [w, b]
+                y = bb.emit(relax.op.nn.conv2d(data, w, strides=stride, padding=pad, dilation=dil, groups=groups))
+                if epi == "bias_relu":
+                    y = bb.emit(relax.op.nn.relu(relax.op.add(y, b)))
+                elif epi == "residual":
+                    y = bb.emit(relax.op.nn.relu(relax.op.add(relax.op.add(y, b), data)))
+                elif epi == "batch_norm":
+                    y = bb.emit(relax.op.nn.relu(relax.op.add(relax.op.multiply(y, b), relax.op.sqrt(b))))
+                else:
+                    y = bb.emit(relax.op.add(y, relax.op.multiply(b, relax.const(0.0, "float32"))))
+                outs.append(y)
+            out = bb.emit_output(relax.Tuple(outs))
+        bb.emit_func_output(out, params=params)
+    mod = bb.get()
+    mod["main"] = mod["main"].with_attr("num_input", len(shapes))  # the inputs x, x1, ... then the weights
+    passes = [relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps(),
+              relax.transform.FuseTIR()]
+    with tvm.target.Target(TARGET):
+        return tvm.ir.transform.Sequential(passes)(mod)
+
+
+def _schedule(mod, target=None):
+    from tvm.s_tir import dlight as dl
+
+    from pipeline_model.passkinds.dlight.script_tvm import CPUConv2d
+
+    with tvm.target.Target(target or TARGET):
+        return dl.ApplyDefaultSchedule(CPUConv2d())(mod)
+
+
+def _arrays(mod):
+    from pipeline_model.scriptlib.arguments import make_arguments
+
+    arrays, _ = make_arguments(mod, "main", None)
+    return arrays
+
+
+def _run(mod, arrays, lifted=False):
+    from tvm import relax
+
+    from pipeline_model.engine.build.measure import make_vm, run_function
+
+    ex = tvm.compile(mod, target=tvm.target.Target(TARGET))
+    vm = make_vm(ex, tvm.cpu(), mod) if lifted else relax.VirtualMachine(ex, tvm.cpu())
+    return run_function(vm, "main", tvm.cpu(), arrays)
+
+
+def _prims(mod):
+    return {gv.name_hint: f for gv, f in mod.functions_items() if isinstance(f, tvm.tirx.PrimFunc)}
+
+
+def test_scheduled_convolutions_match_the_unscheduled_ones_over_many_shapes():
+    mod = _module(SHAPES)
+    scheduled = _schedule(mod)
+    convs = {n: f for n, f in _prims(scheduled).items() if "conv2d" in n}
+    assert len(convs) == len(SHAPES)
+    for name, func in convs.items():  # every one got the rule: packed weights, vector lanes, parallel tiles
+        text = func.script()
+        assert PACK_MARK in text and "T.vectorized(" in text and "T.parallel(" in text, name
+        assert "if_then_else" not in text.split("T.vectorized(")[1], name  # no padding check in the hot loop
+    arrays = _arrays(mod)
+    got, want = _run(scheduled, arrays), _run(mod, arrays)
+    assert len(got) == len(want) == len(SHAPES)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4 * float(np.abs(w).max()))
+
+
+@pytest.mark.parametrize("case", [
+    ((1, 16, 8, 8), (16, 8, 3, 3), 1, 1, 1, 2, "none"),  # grouped (not depthwise)
+    ((1, 8, 8, 8), (6, 8, 3, 3), 1, 1, 1, 1, "none"),  # 6 output channels: no vector width divides them
+])
+def test_declines_what_it_cannot_handle(case):
+    mod = _module([case])
+    assert all(PACK_MARK not in f.script() for f in _prims(_schedule(mod)).values())
+
+
+def test_declines_symbolic_shapes_and_gpu_targets():
+    dyn = _module([SHAPES[0]], dynamic=True)
+    assert all(PACK_MARK not in f.script() for f in _prims(_schedule(dyn)).values())
+    static = _module([SHAPES[0]])
+    gpu = _schedule(static, {"kind": "cuda", "arch": "sm_80"})
+    assert all(PACK_MARK not in f.script() for f in _prims(gpu).values())
+
+
+def _lifted(mod):
+    from tvm import relax
+
+    with tvm.target.Target(TARGET):
+        return relax.transform.LiftTransformParams()(relax.transform.SplitLayoutRewritePreproc()(mod))
+
+
+def test_packing_is_lifted_into_transform_params_and_run_once():
+    from pipeline_model.scriptlib.arguments import caller_signature, make_arguments
+
+    mod = _module(SHAPES[:3])
+    lifted = _lifted(_schedule(mod))
+    names = {gv.name_hint for gv, _ in lifted.functions_items()}
+    assert "main_transform_params" in names
+    assert any(n.endswith("_weight_prepack") for n in names) and any(n.endswith("_prepacked") for n in names)
+    # The caller still gives the model's weights, by their names.
+    assert [p["name"] for p in caller_signature(lifted, "main")[0]] == [v.name for v in mod["main"].params]
+    arrays, described = make_arguments(lifted, "main", None)
+    assert [d["name"] for d in described] == [v.name for v in mod["main"].params]
+    want = _run(mod, arrays)
+    got = _run(lifted, arrays, lifted=True)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4 * float(np.abs(w).max()))
+
+
+class _CountingVM:
+    """A VM stand-in that counts calls (the caching rule of PrepackedVM, without building anything)."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __getitem__(self, name):
+        def call(*args):
+            self.calls.append(name)
+            if name.endswith("_transform_params"):
+                return [f"packed({a})" for a in args[0]]
+            return args
+        return call
+
+    def time_evaluator(self, name, dev, **_kw):
+        return lambda *args: ("timed", name, args)
+
+
+def test_prepacked_vm_transforms_the_weights_once_per_weight_set():
+    from pipeline_model.scriptlib.arguments import PrepackedVM
+
+    inner = _CountingVM()
+    vm = PrepackedVM(inner, {"main": 1})
+    x, w1, w2 = object(), "w1", "w2"
+    assert vm["main"](x, w1, w2) == (x, "packed(w1)", "packed(w2)")
+    vm["main"](x, w1, w2)
+    assert vm.time_evaluator("main", None, number=1)(x, w1, w2) == ("timed", "main", (x, "packed(w1)", "packed(w2)"))
+    assert inner.calls.count("main_transform_params") == 1 and inner.calls.count("main") == 2
+    vm["main"](x, "w3", w2)  # other weights: transformed again
+    assert inner.calls.count("main_transform_params") == 2
+    assert vm["other"]("a") == ("a",)  # functions that were not lifted are the VM's own
+
+
+def test_engine_make_vm_without_lifted_functions_is_the_plain_vm():
+    from pipeline_model.engine.build.measure import make_vm
+    from pipeline_model.scriptlib.arguments import PrepackedVM
+
+    mod = _module([SHAPES[0]])
+    ex = tvm.compile(mod, target=tvm.target.Target(TARGET))
+    assert not isinstance(make_vm(ex, tvm.cpu(), mod), PrepackedVM)
+    lifted = _lifted(_schedule(mod))
+    assert isinstance(make_vm(tvm.compile(lifted, target=tvm.target.Target(TARGET)), tvm.cpu(), lifted), PrepackedVM)
+
+
+CONV_MODEL = '''
+import torch
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(3, 16, 3, padding=1)
+        self.b1 = torch.nn.BatchNorm2d(16)
+        self.dw = torch.nn.Conv2d(16, 16, 3, 2, 1, groups=16)
+        self.c2 = torch.nn.Conv2d(16, 32, 1)
+
+    def forward(self, x):
+        return self.c2(torch.relu(self.dw(torch.relu(self.b1(self.c1(x))))))
+
+torch.manual_seed(0)
+model = Net().eval()
+example_inputs = (torch.randn(1, 3, 16, 16),)
+'''
+
+
+def test_default_pipeline_steps_are_app_steps_the_user_sees():
+    from pipeline_model.fileformat import load_pipeline
+
+    for name in ("cpu_build", "cpu_build_bound", "cpu_build_nhwc", "cpu_build_no_transpose", "cpu_build_dlight"):
+        doc = load_pipeline(os.path.join(ROOT, "resources", "pipelines", f"{name}.json"))
+        ids = [s.pass_id for s in doc.steps]
+        rules = next(s.params["rules"] for s in doc.steps if s.pass_id == "dlight.ApplyDefaultSchedule")
+        assert rules.index("app.CPUConv2d") < rules.index("app.CPUParallel"), name
+        split = ids.index("relax.SplitLayoutRewritePreproc")
+        assert ids.index("dlight.ApplyDefaultSchedule") < split < ids.index("relax.LiftTransformParams"), name
+        assert "relax.FoldConstant" in ids[split:], name  # folds the packing of bound weights
+        if name != "cpu_build_bound":  # (there batch norm folds into the bound weights)
+            assert ids.index("relax.DecomposeOpsForInference") < ids.index("relax.LegalizeOps"), name
+            assert "relax.FoldConstant" not in ids[:ids.index("relax.FuseOps")], name  # seconds on batch norms
+
+
+@pytest.mark.e2e
+def test_exported_script_carries_the_conv_rule_and_runs_transform_params(tmp_path):
+    from pipeline_model.export import export_script
+    from pipeline_model.fileformat import load_pipeline
+
+    model = tmp_path / "net.py"
+    model.write_text(CONV_MODEL)
+    doc = load_pipeline(os.path.join(ROOT, "resources", "pipelines", "cpu_build.json"))
+    doc.model = str(model)
+    source = export_script(doc, build=True)
+    assert "class CPUConv2d(tvm.s_tir.dlight.ScheduleRule):" in source
+    assert "CPUConv2d(), CPUParallel())" in source and "class PrepackedVM" in source
+    script = tmp_path / "cpu_build.py"
+    script.write_text(source)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600,
+                          cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "def main_transform_params(" in proc.stdout and "_weight_prepack" in proc.stdout
+    assert "check output 0: PASS" in proc.stdout
+
+
+def test_deploy_script_runs_transform_params_of_a_lifted_library(tmp_path):
+    import json
+
+    from pipeline_model.engine.build.deploy import DEPLOY_SCRIPT
+    from pipeline_model.scriptlib.arguments import make_arguments
+
+    mod = _module([SHAPES[0]])
+    lifted = _lifted(_schedule(mod))
+    arrays, described = make_arguments(lifted, "main", None)
+    want = _run(mod, arrays)
+    tvm.compile(lifted, target=tvm.target.Target(TARGET)).export_library(str(tmp_path / "model.so"))
+    inputs = [d for d in described if not d.get("weight")]
+    np.savez(tmp_path / "weights.npz", **{f"w{i}": a for i, a in enumerate(arrays[len(inputs):])})
+    np.savez(tmp_path / "inputs.npz", **{d["name"]: a for d, a in zip(inputs, arrays)})
+    meta = {"library": "model.so", "function": "main", "device": "cpu", "inputs": inputs,
+            "weights": [d for d in described if d.get("weight")]}
+    (tmp_path / "model.json").write_text(json.dumps(meta))
+    (tmp_path / "deploy.py").write_text(DEPLOY_SCRIPT.format(library="model.so", target_label="llvm"))
+    proc = subprocess.run([sys.executable, "deploy.py", "inputs.npz"], capture_output=True, text=True, timeout=300,
+                          cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = np.load(tmp_path / "outputs.npz")["arr_0"]
+    np.testing.assert_allclose(got, want[0], rtol=1e-4, atol=1e-4 * float(np.abs(want[0]).max()))
