@@ -89,3 +89,49 @@ def test_script_thread_lines_are_the_rule_the_engine_applies():
     assert script["use_every_core"](env, 8) == (3, "TVM_NUM_THREADS")
     fresh: dict[str, str] = {}
     assert script["use_every_core"](fresh, 8) == (8, "usable cores") and fresh["TVM_NUM_THREADS"] == "8"
+
+
+LIFT_MODULE = '''
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 4), "float32"), w1: R.Tensor((8, 4), "float32"), b1: R.Tensor((8,), "float32"),
+             w2: R.Tensor((3, 8), "float32")) -> R.Tensor((1, 3), "float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            y = R.matmul(x, R.permute_dims(w1))
+            z = R.add(y, b1)
+            o = R.matmul(z, R.permute_dims(w2))
+            R.output(o)
+        return o
+'''
+
+
+@pytest.mark.parametrize("transposes_folded", [False, True])
+def test_lifted_weights_keep_their_names(tmp_path, transposes_folded):
+    """After LiftTransformParams the weights are still taken by name from the model's values, also when the
+    transform passes them through unchanged (``return model_params``: no binding names them; the default CPU
+    pipeline on an ONNX MLP once fed random weights and failed its check)."""
+    from tvm import relax
+
+    path = tmp_path / "lift.py"
+    path.write_text(LIFT_MODULE)
+    namespace: dict = {}
+    exec(compile(LIFT_MODULE, str(path), "exec"), namespace)  # noqa: S102 - the test's own module
+    mod = namespace["Module"]
+    if transposes_folded:
+        mod = relax.transform.FuseTransposeMatmul()(mod)
+    lifted = relax.transform.LiftTransformParams()(mod)
+    lifted = relax.transform.DeadCodeElimination()(relax.transform.CanonicalizeBindings()(lifted))
+    rng = np.random.default_rng(3)
+    params = {"w1": rng.standard_normal((8, 4)).astype("float32"), "b1": rng.standard_normal(8).astype("float32"),
+              "w2": rng.standard_normal((3, 8)).astype("float32")}
+    types, n_in = arguments.caller_signature(lifted, "main")
+    assert n_in == 1 and [t["name"] for t in types] == ["x", "w1", "b1", "w2"]
+    arrays, described = arguments.make_arguments(lifted, "main", params)
+    assert [d["source"] for d in described[1:]] == ["model"] * 3
+    assert all(np.array_equal(a, params[n]) for a, n in zip(arrays[1:], ["w1", "b1", "w2"]))

@@ -60,9 +60,11 @@ def param_types(func: Any) -> list[dict[str, Any]]:
 TRANSFORM_SUFFIX = "_transform_params"
 
 
-def transform_param_types(func: Any) -> list[dict[str, Any]]:
+def transform_param_types(func: Any, lifted: Any = None) -> list[dict[str, Any]]:
     """The weights a ``<f>_transform_params`` function takes (its tuple's fields), named as ``f``'s
-    parameters were (the names of the bindings that read the tuple's fields), else ``param_<i>``."""
+    parameters were: the names of the bindings that read the tuple's fields; for a field the function passes
+    through unchanged (``return model_params``, or ``model_params[j]`` as output ``k``), the name of the
+    lifted ``f``'s ``k``-th weight parameter (``lifted``, optional); else ``param_<i>``."""
     import tvm
 
     params = list(func.params)
@@ -74,7 +76,38 @@ def transform_param_types(func: Any) -> list[dict[str, Any]]:
             value = binding.value
             if isinstance(value, tvm.relax.TupleGetItem) and value.tuple_value.same_as(params[0]):
                 names.setdefault(int(value.index), str(binding.var.name))
+    if lifted is not None:
+        for index, name in _passed_through(func, params[0], lifted).items():
+            names.setdefault(index, name)
     return [_tensor_param(names.get(i, f"param_{i}"), ty) for i, ty in enumerate(params[0].ty.fields)]
+
+
+def _passed_through(func: Any, tuple_param: Any, lifted: Any) -> dict[int, str]:
+    """Field index of the transform's tuple parameter -> the name of the lifted function's weight parameter
+    it is passed to unchanged."""
+    import tvm
+
+    weights = [str(v.name) for v in list(lifted.params)[input_count(lifted):]]
+    body = func.body
+    result = body.body if isinstance(body, tvm.relax.SeqExpr) else body
+    bound: dict[Any, Any] = {}
+    for block in getattr(body, "blocks", []):
+        for binding in block.bindings:
+            bound[binding.var] = binding.value
+    while isinstance(result, tvm.relax.Var) and result in bound:
+        result = bound[result]
+    if isinstance(result, tvm.relax.Var) and result.same_as(tuple_param):
+        n = len(tuple_param.ty.fields)
+        return {i: weights[i] for i in range(n)} if len(weights) == n else {}
+    out: dict[int, str] = {}
+    if isinstance(result, tvm.relax.Tuple):
+        for k, field in enumerate(result.fields):
+            while isinstance(field, tvm.relax.Var) and field in bound:
+                field = bound[field]
+            if (isinstance(field, tvm.relax.TupleGetItem) and field.tuple_value.same_as(tuple_param)
+                    and k < len(weights)):
+                out.setdefault(int(field.index), weights[k])
+    return out
 
 
 def caller_signature(mod: Any, func_name: str) -> tuple[list[dict[str, Any]], int]:
@@ -87,7 +120,7 @@ def caller_signature(mod: Any, func_name: str) -> tuple[list[dict[str, Any]], in
     lifted = func_name + TRANSFORM_SUFFIX
     if lifted not in relax_function_names(mod):
         return ptypes, n_in
-    return ptypes[:n_in] + transform_param_types(mod[lifted]), n_in
+    return ptypes[:n_in] + transform_param_types(mod[lifted], func), n_in
 
 
 class PrepackedVM:
