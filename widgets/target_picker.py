@@ -49,6 +49,8 @@ def preset_label(support: TargetSupport) -> str:
     target = support.target
     if support.group == "cpu" and target == {"kind": "llvm"}:
         return QCoreApplication.translate("TargetPicker", "CPU: generic llvm")
+    if support.group == "cpu" and target.get("mcpu") == "native":
+        return QCoreApplication.translate("TargetPicker", "CPU: the machine that builds (llvm -mcpu=native)")
     if support.group == "cpu":
         cores = target.get("num-cores")
         return QCoreApplication.translate("TargetPicker", "CPU: this machine (llvm -mcpu={mcpu}, {cores} cores)").format(

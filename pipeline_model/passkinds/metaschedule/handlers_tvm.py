@@ -55,7 +55,9 @@ def handle_tune(args: dict, ctx: WorkerContext) -> dict:
     from pipeline_model.work_dirs import run_work_dir
     from pipeline_model.passkinds.metaschedule.tasks_tvm import apply_database, tune_module
 
-    target = resolve_target(args.get("target") or {"kind": "llvm"})
+    from pipeline_model.targets import native_target
+
+    target = native_target(resolve_target(args.get("target") or {"kind": "llvm"}))  # "mcpu": "native": this CPU
     config = TuningConfig.from_params(dict(args.get("params") or {}), where="tune")
     key = args.get("key")
     if key:
