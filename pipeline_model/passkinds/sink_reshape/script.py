@@ -10,7 +10,8 @@ def sink_reshapes():  # type: ignore[no-untyped-def]  # copied verbatim into exp
 
     ``op(reshape(x, s))`` -> ``reshape(op(x), s)`` for unary elementwise ops; for binary ones
     ``op(reshape(x, s), c)`` -> ``reshape(op(x, c), s)`` with a scalar ``c`` and ``op(reshape(x, s), y)`` ->
-    ``reshape(op(x, reshape(y, shape(x))), s)`` where ``y`` already has shape ``s`` (no broadcasting). Static
+    ``reshape(op(x, reshape(y, shape(x))), s)`` where ``y`` and the result already have shape ``s`` (no
+    broadcasting on either side). Static
     shapes only, and only reshapes that add dimensions (``x`` has fewer than ``s``), so rewriting ends. Then ``RemoveRedundantReshape`` folds the reshape pairs this leaves (``reshape(reshape(x))``,
     reshapes to the same shape) and dead bindings go."""
     import tvm
@@ -45,7 +46,15 @@ def sink_reshapes():  # type: ignore[no-untyped-def]  # copied verbatim into exp
             return call  # viewed as [batch, seq, n]) sink: one direction, so rewriting ends
         if len(call.args) == 1:
             return relax.op.reshape(relax.Call(call.op, [x], call.attrs, call.ty_args), target)
-        first = not call.args[0].same_as(matches[other])  # the reshape is the first operand
+        # The operands are variables; the pattern saw through their bindings, so find which one is bound to
+        # the matched reshape (``bound``: this round's bindings; a variable made in this round is not there yet,
+        # and the call is left for the next round).
+        is_reshape = [a.same_as(matches[reshaped]) or bound.get(a, a).same_as(matches[reshaped]) for a in call.args]
+        if not any(is_reshape):
+            return call
+        first = is_reshape[0]
+        if static_shape(call.args[0] if first else call.args[1]) != target:  # the reshaped side broadcasts
+            return call  # (a bias [C] viewed as [1, C, 1, 1] added to a feature map): leave it
         y = call.args[1] if first else call.args[0]
         y_shape = static_shape(y)
         if y_shape == []:
@@ -57,11 +66,23 @@ def sink_reshapes():  # type: ignore[no-untyped-def]  # copied verbatim into exp
         args = [x, y_new] if first else [y_new, x]
         return relax.op.reshape(relax.Call(call.op, args, call.attrs, call.ty_args), target)
 
+    bound = {}  # variable -> the value it is bound to, in the function being rewritten
+
+    def sink(func):  # type: ignore[no-untyped-def]
+        for _round in range(64):  # each round sinks what the bindings known at its start allow
+            bound.clear()
+            bound.update(dict(relax.analysis.get_var2val(func).items()))
+            new = rewrite_call(pattern, rewrite, func)
+            if new.same_as(func):
+                break
+            func = new
+        return func
+
     def transform(mod, _ctx):  # type: ignore[no-untyped-def]
         updates = {}
         for gvar, func in mod.functions_items():
             if isinstance(func, relax.Function):
-                new = rewrite_call(pattern, rewrite, func)
+                new = sink(func)
                 if not new.same_as(func):
                     updates[gvar] = new
         if not updates:
