@@ -276,7 +276,7 @@ def _wire_shots(win, out: str, wait, settle, done) -> None:
     from pipeline_model.resources import resource_path
 
     win.comparer.add_files([str(resource_path("pipelines", n))
-                            for n in ("cpu_build.json", "cpu_build_no_transpose.json")])
+                            for n in ("cpu_build.json", "cpu_build_fuse_transpose.json")])
     results: list = []
     win.comparer.finished.connect(results.append)
     win.comparer.failed.connect(results.append)

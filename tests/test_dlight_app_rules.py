@@ -248,7 +248,7 @@ def test_matmul_rule_declines_dynamic_tiny_non_float32_and_non_matmul_functions(
 def test_matmul_rule_runs_before_parallel_in_the_default_pipeline():
     from pipeline_model.fileformat import load_pipeline
 
-    for name in ("cpu_build", "cpu_build_bound", "cpu_build_nhwc", "cpu_build_no_transpose", "cpu_build_dlight"):
+    for name in ("cpu_build", "cpu_build_bound", "cpu_build_nhwc", "cpu_build_fuse_transpose", "cpu_build_dlight"):
         doc = load_pipeline(os.path.join(ROOT, "resources", "pipelines", f"{name}.json"))
         rules = [s.params["rules"] for s in doc.steps if s.pass_id == "dlight.ApplyDefaultSchedule"]
         assert len(rules) == 1 and rules[0].index("app.CPUMatmul") < rules[0].index("app.CPUParallel"), name

@@ -229,7 +229,7 @@ example_inputs = (torch.randn(1, 3, 16, 16),)
 def test_default_pipeline_steps_are_app_steps_the_user_sees():
     from pipeline_model.fileformat import load_pipeline
 
-    for name in ("cpu_build", "cpu_build_bound", "cpu_build_nhwc", "cpu_build_no_transpose", "cpu_build_dlight"):
+    for name in ("cpu_build", "cpu_build_bound", "cpu_build_nhwc", "cpu_build_fuse_transpose", "cpu_build_dlight"):
         doc = load_pipeline(os.path.join(ROOT, "resources", "pipelines", f"{name}.json"))
         ids = [s.pass_id for s in doc.steps]
         rules = next(s.params["rules"] for s in doc.steps if s.pass_id == "dlight.ApplyDefaultSchedule")

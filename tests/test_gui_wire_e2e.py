@@ -119,7 +119,7 @@ def test_compare_two_pipelines(studio):
     win = studio
     _open_tutorial(win)
     dialog = win.comparer.show_dialog()
-    win.comparer.add_files([os.path.join(PIPELINES_DIR, "cpu_build_no_transpose.json")])
+    win.comparer.add_files([os.path.join(PIPELINES_DIR, "cpu_build_fuse_transpose.json")])
     results: list = []
     win.comparer.finished.connect(results.append)
     win.comparer.failed.connect(results.append)
@@ -127,7 +127,7 @@ def test_compare_two_pipelines(studio):
     assert qt_wait(lambda: bool(results), 300_000)
     result = results[0]
     assert not isinstance(result, str), result
-    assert [r.label for r in result.rows] == ["Current document", "cpu_build_no_transpose.json"]
+    assert [r.label for r in result.rows] == ["Current document", "cpu_build_fuse_transpose.json"]
     assert all(r.error is None and r.latency is not None and r.latency.median_us > 0 for r in result.rows)
     assert dialog.view.table().rowCount() == 2 and "Fastest" in dialog.view.best_label_text()
     dialog.close()
