@@ -2084,7 +2084,7 @@
 <context>
     <name>EnvReport</name>
     <message>
-        <location filename="../../pipeline_model/env_report.py" line="+26"/>
+        <location filename="../../pipeline_model/env_report.py" line="+27"/>
         <source>the compiler (engine process)</source>
         <extracomment>Severity of a problem: ``error`` (something will crash or cannot work) or ``warning``. Distributions whose presence and version the report lists (name -&gt; what it is for; translated where shown).</extracomment>
         <translation>编译器（引擎进程）</translation>
@@ -2145,7 +2145,7 @@
         <translation>桌面应用</translation>
     </message>
     <message>
-        <location line="+126"/>
+        <location line="+127"/>
         <source>the engine could not start: {0}</source>
         <extracomment>Other distribution names of the same package (checked when the main name is absent). The tvm-ffi version known to work (see docs and the engine&apos;s refusal message).</extracomment>
         <translation>引擎无法启动：{0}</translation>
@@ -2309,7 +2309,7 @@
         <translation>{0} 个模式</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>== Python packages ==</source>
         <translation>== Python 包 ==</translation>
     </message>
@@ -2317,6 +2317,26 @@
         <location line="+2"/>
         <source>not installed</source>
         <translation>未安装</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>== Tuning database (per user, reused across pipelines and models) ==</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>off (RPS_TUNING_DB_DIR=off)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} (not created yet: nothing tuned with it)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{records} records of {workloads} workloads, {size} KiB</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -3704,7 +3724,7 @@
 <context>
     <name>StepReport</name>
     <message>
-        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+96"/>
+        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+100"/>
         <source>no rule applied</source>
         <extracomment>The app&apos;s own rules (group ``app``): the code exported scripts contain, instantiated by the engine too. DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:data:`SCRIPT_MODULE`, copied into exported scripts). The app&apos;s own rules (classes of :data:`SCRIPT_MODULE`). Rules of a new step (those present in this TVM build).</extracomment>
         <translation>未应用规则</translation>
@@ -3787,7 +3807,72 @@
         <translation>数据库</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+23"/>
+        <source>From the user database (no trials)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>From this pipeline&apos;s earlier tuning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tuned now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Not tuned (a later schedule step, if any, schedules them)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>user tuning database {path}: {added} record(s) added</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>user tuning database off</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Time budget {budget:.0f} s, spent {spent:.0f} s, ends: {end}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>round</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>weights</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>trials asked</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>seconds</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Not reached before the deadline: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+15"/>
         <source>the stored profile</source>
         <translation>已保存的性能剖析</translation>
     </message>
@@ -3944,7 +4029,12 @@
         <translation>本机无法运行：{reason}（可在本机构建，在其他机器上运行）</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+11"/>
+        <source>CPU: the machine that builds (llvm -mcpu=native)</source>
+        <translation>CPU：执行构建的机器（llvm -mcpu=native）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>CPU: this machine (llvm -mcpu={mcpu}, {cores} cores)</source>
         <translation>CPU：本机（llvm -mcpu={mcpu}，{cores} 核）</translation>
     </message>
@@ -3959,8 +4049,8 @@
         <translation>本机设备</translation>
     </message>
     <message>
-        <location line="-41"/>
-        <location line="+58"/>
+        <location line="-43"/>
+        <location line="+60"/>
         <source>CPU: generic llvm</source>
         <translation>CPU：通用 llvm</translation>
     </message>
