@@ -2321,22 +2321,22 @@
     <message>
         <location line="+8"/>
         <source>== Tuning database (per user, reused across pipelines and models) ==</source>
-        <translation type="unfinished"></translation>
+        <translation>== 调优数据库（按用户，在流水线和模型之间复用）==</translation>
     </message>
     <message>
         <location line="+4"/>
         <source>off (RPS_TUNING_DB_DIR=off)</source>
-        <translation type="unfinished"></translation>
+        <translation>已关闭（RPS_TUNING_DB_DIR=off）</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>{0} (not created yet: nothing tuned with it)</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}（尚未创建：还没有用它调优过）</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>{records} records of {workloads} workloads, {size} KiB</source>
-        <translation type="unfinished"></translation>
+        <translation>{workloads} 个工作负载的 {records} 条记录，{size} KiB</translation>
     </message>
 </context>
 <context>
@@ -3809,67 +3809,67 @@
     <message>
         <location line="+23"/>
         <source>From the user database (no trials)</source>
-        <translation type="unfinished"></translation>
+        <translation>来自用户数据库（无需试验）</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>From this pipeline&apos;s earlier tuning</source>
-        <translation type="unfinished"></translation>
+        <translation>来自此流水线之前的调优</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Tuned now</source>
-        <translation type="unfinished"></translation>
+        <translation>本次调优</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Not tuned (a later schedule step, if any, schedules them)</source>
-        <translation type="unfinished"></translation>
+        <translation>未调优（如有后续调度步骤，由其调度）</translation>
     </message>
     <message>
         <location line="+5"/>
         <source>user tuning database {path}: {added} record(s) added</source>
-        <translation type="unfinished"></translation>
+        <translation>用户调优数据库 {path}：新增 {added} 条记录</translation>
     </message>
     <message>
         <location line="+3"/>
         <source>user tuning database off</source>
-        <translation type="unfinished"></translation>
+        <translation>用户调优数据库已关闭</translation>
     </message>
     <message>
         <location line="+9"/>
         <source>Time budget {budget:.0f} s, spent {spent:.0f} s, ends: {end}</source>
-        <translation type="unfinished"></translation>
+        <translation>时间预算 {budget:.0f} 秒，已用 {spent:.0f} 秒，结束原因：{end}</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>round</source>
-        <translation type="unfinished"></translation>
+        <translation>轮次</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>weights</source>
-        <translation type="unfinished"></translation>
+        <translation>权重</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>trials asked</source>
-        <translation type="unfinished"></translation>
+        <translation>请求的试验数</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>measured</source>
-        <translation type="unfinished"></translation>
+        <translation>已测量</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>seconds</source>
-        <translation type="unfinished"></translation>
+        <translation>秒</translation>
     </message>
     <message>
         <location line="+10"/>
         <source>Not reached before the deadline: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>截止时间前未轮到：{0}</translation>
     </message>
     <message>
         <location line="+15"/>
