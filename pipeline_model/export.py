@@ -190,7 +190,7 @@ def export_script(
     out.append("\n")
     out.append(f"PIPELINE_NAME = {name!r}\n")
     if targets.is_native(target):  # this machine's CPU, found where the script runs (the engine's code)
-        out.append("\n" + emit.script_source("pipeline_model.targets", "native_target").rstrip("\n") + "\n\n\n")
+        out.append("\n" + emit.script_source("pipeline_model.scriptlib.host", "native_target").rstrip("\n") + "\n\n\n")
         out.append(f"TARGET = tvm.target.Target(native_target({target!r}))\n")
     else:
         out.append(f"TARGET = tvm.target.Target({target!r})\n")

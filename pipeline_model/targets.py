@@ -27,7 +27,7 @@ DEVICE_KINDS = ("cpu", "cuda", "vulkan", "opencl", "rocm", "metal")
 GPU_TARGET_KINDS = frozenset({"cuda", "vulkan", "opencl", "rocm", "metal", "webgpu"})
 
 #: ``"mcpu": "native"`` in an llvm target means this machine's CPU (LLVM's word, as in ``clang -march=native``):
-#: :func:`native_target` replaces it by the CPU LLVM detects (AVX-512 where the host has it) and adds
+#: :func:`pipeline_model.scriptlib.host.native_target` replaces it by the CPU LLVM detects (AVX-512 where the host has it) and adds
 #: ``num-cores``. The bundled CPU pipelines use it, so they build for the machine they run on; TVM itself
 #: would treat ``native`` as ``generic`` (with a warning), so the app and exported scripts expand it first.
 NATIVE_MCPU = "native"
@@ -78,31 +78,6 @@ def device_kind_for(target: dict[str, Any]) -> str:
 def is_native(target: Any) -> bool:
     """True when ``target`` is an llvm target dict for this machine's CPU (``"mcpu": "native"``)."""
     return isinstance(target, dict) and target.get("kind") == "llvm" and target.get("mcpu") == NATIVE_MCPU
-
-
-def native_target(target: "Any") -> "Any":  # quoted: exported scripts hold this function without typing
-    """``target`` with ``"mcpu": "native"`` replaced by this machine's CPU as LLVM names it (left out where
-    LLVM knows none) and ``num-cores`` added when absent (the cores this process may use); any other target
-    is returned unchanged. Imports TVM only for a native target. The engine builds every target through it
-    and exported scripts contain this very function."""
-    if not (isinstance(target, dict) and target.get("kind") == "llvm" and target.get("mcpu") == "native"):
-        return target
-    import os
-
-    from tvm.target import codegen
-
-    out = dict(target)
-    del out["mcpu"]
-    try:
-        cpu = str(codegen.llvm_get_system_cpu())
-        if cpu and cpu != "generic" and codegen.llvm_is_valid_cpu(cpu, ""):
-            out["mcpu"] = cpu
-    except Exception:  # noqa: BLE001 - host detection is best effort: generic llvm always works
-        pass
-    if "num-cores" not in out:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        out["num-cores"] = max(1, int(cores or 1))
-    return out
 
 
 def parse_target_json(text: str) -> dict[str, Any]:

@@ -124,7 +124,7 @@ def test_rule_source_is_read_without_tvm():
 # ---- app.CPUMatmul ----
 
 def _native():
-    from pipeline_model.targets import native_target
+    from pipeline_model.scriptlib.host import native_target
 
     return native_target({"kind": "llvm", "mcpu": "native"})
 
@@ -258,7 +258,8 @@ def test_matmul_rule_runs_before_parallel_in_the_default_pipeline():
 def test_native_target_is_this_machines_cpu_and_other_targets_are_kept():
     from tvm.target import codegen
 
-    from pipeline_model.targets import is_native, native_target
+    from pipeline_model.scriptlib.host import native_target
+    from pipeline_model.targets import is_native
 
     host = native_target({"kind": "llvm", "mcpu": "native", "opt-level": 3})
     assert host.get("mcpu") != "native" and host["num-cores"] >= 1 and host["opt-level"] == 3

@@ -27,9 +27,9 @@ def test_profile_lists_every_prim_func_of_the_built_module(mlp_profile):
     prof = mlp_profile.profile
     assert prof is not None and prof.repeat == 3 and prof.key == mlp_profile.key and prof.key
     names = {e.name for e in prof.entries}
-    assert {"fused_NT_matmul_add_relu", "NT_matmul1"} <= names  # the MLP's two PrimFuncs after cpu_build
+    assert {"fused_matmul_add_relu", "matmul1"} <= names  # the MLP's two PrimFuncs after cpu_build
     kinds = {e.name: e.kind for e in prof.entries}
-    assert kinds["fused_NT_matmul_add_relu"] == "prim_func"
+    assert kinds["fused_matmul_add_relu"] == "prim_func"
     assert any(k == "builtin" for k in kinds.values())
     totals = [e.total_us for e in prof.entries]
     assert totals == sorted(totals, reverse=True)
@@ -37,18 +37,18 @@ def test_profile_lists_every_prim_func_of_the_built_module(mlp_profile):
     for e in prof.entries:
         assert e.calls >= 1 and e.total_us > 0 and e.mean_us == pytest.approx(e.total_us / e.calls)
     # the 784x256 layer does more work than the 256x10 one
-    assert prof.entries[0].name == "fused_NT_matmul_add_relu" or \
-        next(e for e in prof.entries if e.name == "fused_NT_matmul_add_relu").total_us > \
-        next(e for e in prof.entries if e.name == "NT_matmul1").total_us
+    assert prof.entries[0].name == "fused_matmul_add_relu" or \
+        next(e for e in prof.entries if e.name == "fused_matmul_add_relu").total_us > \
+        next(e for e in prof.entries if e.name == "matmul1").total_us
 
 
 def test_profile_maps_callees_to_graph_nodes(mlp_profile):
     prof = mlp_profile.profile
-    assert prof.nodes.get("fused_NT_matmul_add_relu") and prof.nodes.get("NT_matmul1")
+    assert prof.nodes.get("fused_matmul_add_relu") and prof.nodes.get("matmul1")
     shares = prof.node_shares()
-    node = prof.nodes["fused_NT_matmul_add_relu"][0]
-    entry = next(e for e in prof.entries if e.name == "fused_NT_matmul_add_relu")
-    assert shares[node] == pytest.approx(entry.share / len(prof.nodes["fused_NT_matmul_add_relu"]))
+    node = prof.nodes["fused_matmul_add_relu"][0]
+    entry = next(e for e in prof.entries if e.name == "fused_matmul_add_relu")
+    assert shares[node] == pytest.approx(entry.share / len(prof.nodes["fused_matmul_add_relu"]))
 
 
 def test_profiles_are_kept_per_snapshot_key(engine, mlp_profile):
@@ -60,7 +60,7 @@ def test_profiles_are_kept_per_snapshot_key(engine, mlp_profile):
     before = build_api.profile(engine, doc, key=None, settings=build_api.ProfileSettings(repeat=2))
     assert before.key == mlp_profile.key  # same final module, same key
     rows = build_api.diff_profiles(kept, before)
-    assert {r.name for r in rows} >= {"fused_NT_matmul_add_relu", "NT_matmul1"}
+    assert {r.name for r in rows} >= {"fused_matmul_add_relu", "matmul1"}
     assert mlp_profile.key in build_api.stored_profile_keys(engine)
     assert set(build_api.stored_profiles(engine, [mlp_profile.key, "no-such-key"])) == {mlp_profile.key}
 
@@ -142,7 +142,7 @@ def test_cli_run_profile_prints_top_entries():
     assert "top 2" in lines[start]
     table = lines[start + 2:start + 4]
     assert len(table) == 2 and all("%" in ln for ln in table)
-    assert "fused_NT_matmul_add_relu" in out.stdout
+    assert "fused_matmul_add_relu" in out.stdout
 
 
 def test_profile_view_widget(qtbot):

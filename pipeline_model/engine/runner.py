@@ -38,7 +38,7 @@ import tvm_ffi
 
 from pipeline_model.engine import protocol
 from pipeline_model.passkinds.base import PassKind as PassKindBase
-from pipeline_model.targets import native_target
+from pipeline_model.scriptlib.host import native_target
 from pipeline_model.engine.results import (
     CANCELLED,
     CHANGED,

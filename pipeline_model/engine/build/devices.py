@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from pipeline_model import targets as targets_mod
+from pipeline_model.scriptlib.host import native_target
 from pipeline_model.scriptlib.functions import BuildError, first_line
 from pipeline_model.scriptlib.threads import usable_cores
 
@@ -14,7 +15,7 @@ def tvm_target(target: dict[str, Any]) -> Any:
     import tvm
 
     try:
-        return tvm.target.Target(targets_mod.native_target(dict(target)))  # "mcpu": "native": this machine
+        return tvm.target.Target(native_target(dict(target)))  # "mcpu": "native": this machine
     except Exception as exc:  # noqa: BLE001 - TVM raises ValueError/TVMError
         raise BuildError(f"invalid target {target!r}: {first_line(exc)}") from None
 

@@ -55,7 +55,7 @@ def handle_tune(args: dict, ctx: WorkerContext) -> dict:
     from pipeline_model.work_dirs import run_work_dir
     from pipeline_model.passkinds.metaschedule.tasks_tvm import apply_database, tune_module
 
-    from pipeline_model.targets import native_target
+    from pipeline_model.scriptlib.host import native_target
 
     target = native_target(resolve_target(args.get("target") or {"kind": "llvm"}))  # "mcpu": "native": this CPU
     config = TuningConfig.from_params(dict(args.get("params") or {}), where="tune")
