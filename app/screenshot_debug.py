@@ -19,37 +19,10 @@ import tempfile
 from typing import Any
 
 from app.screenshot_tour import pump_for, pump_until
+from pipeline_model.resources import resource_path
 
-#: A Relax-level wrong rewrite: the first ``R.add`` of the module becomes ``R.subtract``.
-WRONG_ADD = '''"""Swap the first R.add for R.subtract (a wrong rewrite, for the screenshots)."""
-import tvm
-from tvm import relax
-
-
-@relax.expr_functor.mutator
-class _Swap(relax.PyExprMutator):
-    def __init__(self, mod):
-        super().__init__(mod)
-        self.done = False
-
-    def visit_call_(self, call):
-        call = super().visit_call_(call)
-        if not self.done and isinstance(call.op, tvm.ir.Op) and call.op.name == "relax.add":
-            self.done = True
-            return relax.op.subtract(call.args[0], call.args[1])
-        return call
-
-
-def transform(mod):
-    out = tvm.IRModule(dict(mod.functions_items()), attrs=mod.attrs)
-    for gv, func in mod.functions_items():
-        if isinstance(func, relax.Function):
-            swap = _Swap(mod)
-            out[gv] = swap.visit_expr(func)
-            if swap.done:
-                break
-    return out
-'''
+#: A Relax-level wrong rewrite: the bundled example (the first ``R.add`` of the module becomes ``R.subtract``).
+WRONG_ADD = resource_path("custom_passes", "wrong_add_to_subtract.py").read_text(encoding="utf-8")
 
 #: A step that fails on the softmax (what a user would save a reproducer of and reduce).
 NO_SOFTMAX = '''from tvm import relax

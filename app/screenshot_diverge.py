@@ -3,7 +3,7 @@
 Run under a real X server from a checkout, once per size and language: ``xvfb-run -a -s "-screen 0
 1920x1080x24" .venv/bin/python -m app.screenshot_diverge docs/screenshots 1920x1080 [--lang=zh_CN]`` (and
 ``1024x700``). It opens ``builtin:transformer`` with a pipeline whose second step is the test suite's wrong
-custom step (``tests/debug_fixtures.RELAX_WRONG``: the first ``R.add`` becomes ``R.subtract``), runs it on
+custom step (the bundled example ``resources/custom_passes/wrong_add_to_subtract.py``: the first ``R.add`` becomes ``R.subtract``), runs it on
 the real engine, selects that step, runs the real ``diverge`` and saves the window with the coloured graph,
 the dialog's table drawn over the window's lower right (dialogs are windows of their own).
 """
@@ -24,9 +24,11 @@ def _pipeline(folder: str) -> str:
     """Write the pipeline file (the wrong step from the test suite's fixtures); returns its path."""
     from pipeline_model.document import PipelineDocument, Step
     from pipeline_model.fileformat import save_pipeline
-    from tests.debug_fixtures import RELAX_WRONG  # a checkout's developer tool: the suite's injected step
+    from pipeline_model.resources import resource_path
 
-    steps = [Step("custom.python", {"source": RELAX_WRONG}) if s == "WRONG" else Step(s) for s in STEPS]
+    wrong = resource_path("custom_passes", "wrong_add_to_subtract.py").read_text(encoding="utf-8")  # bundled example
+
+    steps = [Step("custom.python", {"source": wrong}) if s == "WRONG" else Step(s) for s in STEPS]
     doc = PipelineDocument(name="transformer with a wrong step", model="builtin:transformer",
                            target={"kind": "llvm"}, steps=steps)
     path = os.path.join(folder, "diverge_demo.json")

@@ -8,38 +8,12 @@ from typing import Optional
 
 from pipeline_model.document import PipelineDocument, Step
 from pipeline_model.fileformat import save_pipeline
+from pipeline_model.resources import resource_path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 #: A Relax-level wrong rewrite: the first ``R.add`` of the module becomes ``R.subtract``.
-RELAX_WRONG = '''import tvm
-from tvm import relax
-
-
-@relax.expr_functor.mutator
-class _Swap(relax.PyExprMutator):
-    def __init__(self, mod):
-        super().__init__(mod)
-        self.done = False
-
-    def visit_call_(self, call):
-        call = super().visit_call_(call)
-        if not self.done and isinstance(call.op, tvm.ir.Op) and call.op.name == "relax.add":
-            self.done = True
-            return relax.op.subtract(call.args[0], call.args[1])
-        return call
-
-
-def transform(mod):
-    out = tvm.IRModule(dict(mod.functions_items()), attrs=mod.attrs)
-    for gv, func in mod.functions_items():
-        if isinstance(func, relax.Function):
-            swap = _Swap(mod)
-            out[gv] = swap.visit_expr(func)
-            if swap.done:
-                break
-    return out
-'''
+RELAX_WRONG = resource_path("custom_passes", "wrong_add_to_subtract.py").read_text(encoding="utf-8")
 
 #: A TIR-level wrong rewrite: the first PrimFunc holding ``T.max`` (a ReLU) gets ``T.min`` instead.
 TIR_WRONG = '''import tvm
