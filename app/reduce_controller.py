@@ -351,22 +351,11 @@ def suggested_output(folder: str) -> str:
 
 
 def describe_candidate(candidate: dict[str, Any], bindings: int) -> str:
-    """An accepted reduction in the interface's language (the CLI's words:
-    :func:`pipeline_model.debugging.reduce.describe`) and the bindings left."""
-    op, function, at = candidate.get("op"), candidate.get("function"), candidate.get("at")
-    if op == "dce":
-        what = tr("dropped unreachable functions and unused bindings")
-    elif op == "cut":
-        what = tr("cut {0} after binding {1} (returns it)").format(function, at)
-    elif op == "params":
-        what = tr("bindings before {0} of {1} became parameters").format(at, function)
-    elif op == "shrink":
-        what = tr("dimension {0} became {1}").format(candidate.get("from"), candidate.get("to"))
-    elif op == "unused_params":
-        what = tr("dropped the unused parameters of {0}").format(function)
-    else:
-        what = str(op)
-    return tr("{0}: {1} binding(s) left").format(what, bindings)
+    """An accepted reduction (the core's words, :func:`pipeline_model.debugging.reduce.describe`, translated)
+    and the bindings left."""
+    from pipeline_model.debugging.reduce import describe
+
+    return tr("{0}: {1} binding(s) left").format(describe(candidate), bindings)
 
 
 def stopped_text(stopped: str) -> str:

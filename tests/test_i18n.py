@@ -18,7 +18,7 @@ TS = ROOT / "resources" / "translations" / "relax_pipeline_studio_zh_CN.ts"
 QM = TS.with_suffix(".qm")
 SOURCE_DIRS = ("app", "widgets", "pipeline_model/passkinds")
 #: Single core modules with texts people read (the environment report).
-SOURCE_FILES = ("pipeline_model/env_report.py",)
+SOURCE_FILES = ("pipeline_model/env_report.py", "pipeline_model/debugging/reduce.py")
 #: Files that are tools, not user interface.
 SKIP_FILES = {"app/screenshot_tour.py", "app/screenshot_graph.py", "app/screenshot_safety.py"}  # developer tools that drive the UI
 #: Technical words shown as they are (numpy / TVM names, not prose).

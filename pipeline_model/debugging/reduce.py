@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from pipeline_model.i18n import translate
+
 
 def halving_order(n: int, limit: int = 24) -> list[int]:
     """Positions ``0..n-1`` coarse to fine: ``n/2``, then ``n/4, 3n/4``, then eighths ... (at most ``limit``;
@@ -128,18 +130,19 @@ class Reducer:
 
 
 def describe(candidate: dict[str, Any]) -> str:
-    """Words for a candidate of the engine's ``reduce_candidates``."""
-    op = candidate.get("op")
+    """Words for a candidate of the engine's ``reduce_candidates``, in the interface's language where a
+    translator is installed (the GUI; the CLI prints them in English)."""
+    op, function, at = candidate.get("op"), candidate.get("function"), candidate.get("at")
     if op == "dce":
-        return "dropped unreachable functions and unused bindings"
+        return translate("Reduce", "dropped unreachable functions and unused bindings")
     if op == "cut":
-        return f"cut {candidate.get('function')} after binding {candidate.get('at')} (returns it)"
+        return translate("Reduce", "cut {0} after binding {1} (returns it)").format(function, at)
     if op == "params":
-        return f"bindings before {candidate.get('at')} of {candidate.get('function')} became parameters"
+        return translate("Reduce", "bindings before {0} of {1} became parameters").format(at, function)
     if op == "shrink":
-        return f"dimension {candidate.get('from')} became {candidate.get('to')}"
+        return translate("Reduce", "dimension {0} became {1}").format(candidate.get("from"), candidate.get("to"))
     if op == "unused_params":
-        return f"dropped the unused parameters of {candidate.get('function')}"
+        return translate("Reduce", "dropped the unused parameters of {0}").format(function)
     return str(op)
 
 

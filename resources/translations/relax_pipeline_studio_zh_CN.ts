@@ -931,32 +931,27 @@
         <translation>未精简：{0}</translation>
     </message>
     <message>
-        <location line="+20"/>
         <source>dropped unreachable functions and unused bindings</source>
-        <translation>删除了不可达的函数和未使用的绑定</translation>
+        <translation type="vanished">删除了不可达的函数和未使用的绑定</translation>
     </message>
     <message>
-        <location line="+2"/>
         <source>cut {0} after binding {1} (returns it)</source>
-        <translation>在绑定 {1} 之后截断 {0}（返回该值）</translation>
+        <translation type="vanished">在绑定 {1} 之后截断 {0}（返回该值）</translation>
     </message>
     <message>
-        <location line="+2"/>
         <source>bindings before {0} of {1} became parameters</source>
-        <translation>{1} 中 {0} 之前的绑定变为参数</translation>
+        <translation type="vanished">{1} 中 {0} 之前的绑定变为参数</translation>
     </message>
     <message>
-        <location line="+2"/>
         <source>dimension {0} became {1}</source>
-        <translation>维度 {0} 变为 {1}</translation>
+        <translation type="vanished">维度 {0} 变为 {1}</translation>
     </message>
     <message>
-        <location line="+2"/>
         <source>dropped the unused parameters of {0}</source>
-        <translation>删除了 {0} 未使用的参数</translation>
+        <translation type="vanished">删除了 {0} 未使用的参数</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+20"/>
         <source>{0}: {1} binding(s) left</source>
         <translation>{0}：剩余 {1} 个绑定</translation>
     </message>
@@ -1525,7 +1520,7 @@
         <translation>一个文件夹，含只用 TVM 调用、以同样方式失败的独立 repro.py</translation>
     </message>
     <message>
-        <location filename="../../app/reduce_controller.py" line="-178"/>
+        <location filename="../../app/reduce_controller.py" line="-167"/>
         <location filename="../../app/reproducer_controller.py" line="+80"/>
         <source>No step failed in the last run: nothing to reproduce.</source>
         <translation>上次运行没有失败的步骤：无需复现。</translation>
@@ -3285,6 +3280,35 @@
         <location line="+14"/>
         <source>%1 (%2): %3 calls, %4 per run (min %5, max %6 over the runs)</source>
         <translation>%1（%2）：%3 次调用，每次运行 %4（各次运行最小 %5，最大 %6）</translation>
+    </message>
+</context>
+<context>
+    <name>Reduce</name>
+    <message>
+        <location filename="../../pipeline_model/debugging/reduce.py" line="+137"/>
+        <source>dropped unreachable functions and unused bindings</source>
+        <extracomment>The last candidate accepted (the engine&apos;s dict: ``op``, ``function``, ``at``, ``from``, ``to``). Called after every check with the best module so far (the GUI&apos;s progress). The smallest failing module so far (kept when the loop is interrupted or stopped mid-request).</extracomment>
+        <translation>删除了不可达的函数和未使用的绑定</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>cut {0} after binding {1} (returns it)</source>
+        <translation>在绑定 {1} 之后截断 {0}（返回该值）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>bindings before {0} of {1} became parameters</source>
+        <translation>{1} 中 {0} 之前的绑定变为参数</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>dimension {0} became {1}</source>
+        <translation>维度 {0} 变为 {1}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>dropped the unused parameters of {0}</source>
+        <translation>删除了 {0} 未使用的参数</translation>
     </message>
 </context>
 <context>

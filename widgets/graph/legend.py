@@ -191,13 +191,7 @@ class ErrorLegend(QWidget):
                 y += line
                 painter.drawText(QPointF(8, y), t["summary"])
             bar = QRectF(8, y + 6, self.width() - 16, line - 2)
-            grad = QLinearGradient(bar.topLeft(), bar.topRight())
-            for stop, _colour in ERROR_STOPS:
-                grad.setColorAt(stop, fill_colour(ErrorMark("ok", stop), c["base"]))
-            painter.fillRect(bar, grad)
-            edge = bar.left() + bar.width() * (OK_END + DIVERGES_START) / 2.0
-            painter.setPen(QPen(c["text"], 1.5))
-            painter.drawLine(QPointF(edge, bar.top() - 2), QPointF(edge, bar.bottom() + 2))
+            edge = self._paint_scale(painter, bar)
             y = bar.bottom() + 3 + fm.ascent()
             painter.drawText(QPointF(bar.left(), y), t["ok"])
             tw = fm.horizontalAdvance(t["tolerance"])
@@ -224,6 +218,18 @@ class ErrorLegend(QWidget):
         finally:
             painter.end()
 
+    def _paint_scale(self, painter: QPainter, bar: QRectF) -> float:
+        """The error scale (ok -> diverges) in ``bar`` with the tolerance marked; returns the mark's x."""
+        base, text = self._palette.colors["base"], self._palette.colors["text"]
+        grad = QLinearGradient(bar.topLeft(), bar.topRight())
+        for stop, _colour in ERROR_STOPS:
+            grad.setColorAt(stop, fill_colour(ErrorMark("ok", stop), base))
+        painter.fillRect(bar, grad)
+        edge = bar.left() + bar.width() * (OK_END + DIVERGES_START) / 2.0
+        painter.setPen(QPen(text, 1.5))
+        painter.drawLine(QPointF(edge, bar.top() - 2), QPointF(edge, bar.bottom() + 2))
+        return edge
+
     def _paint_compact_bar(self, painter: QPainter, top: float, fm: QFontMetricsF) -> None:
         """``ok`` [the scale with the tolerance marked] ``diverges`` on one line."""
         c = self._palette.colors
@@ -232,11 +238,5 @@ class ErrorLegend(QWidget):
         painter.setPen(c["text"])
         painter.drawText(QPointF(8, top + fm.ascent() - 1), t["ok"])
         bar = QRectF(14 + fm.horizontalAdvance(t["ok"]), top, self.BAR_COMPACT, line - 2)
-        grad = QLinearGradient(bar.topLeft(), bar.topRight())
-        for stop, _colour in ERROR_STOPS:
-            grad.setColorAt(stop, fill_colour(ErrorMark("ok", stop), c["base"]))
-        painter.fillRect(bar, grad)
-        edge = bar.left() + bar.width() * (OK_END + DIVERGES_START) / 2.0
-        painter.setPen(QPen(c["text"], 1.5))
-        painter.drawLine(QPointF(edge, bar.top() - 2), QPointF(edge, bar.bottom() + 2))
+        self._paint_scale(painter, bar)
         painter.drawText(QPointF(bar.right() + 6, top + fm.ascent() - 1), t["diverges"])
