@@ -161,6 +161,8 @@ class CPUMatmul(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
         from tvm.s_tir.dlight.base import try_inline_contiguous_spatial
 
         sch = tvm.s_tir.Schedule(func)
+        if not self._one_k_reduction(sch):  # a cheap look first: inlining to find out costs more (convolutions)
+            return None
         infos = try_inline_contiguous_spatial(sch, normalize_prim_func(sch))
         if not infos or not infos[0].is_reduction() or any(not i.is_injective() for i in infos[1:]):
             return None
@@ -196,6 +198,18 @@ class CPUMatmul(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
             if sch.get(inner).extent.value % lanes == 0:
                 sch.vectorize(sch.split(inner, factors=[None, lanes])[1])
         return sch
+
+    @staticmethod
+    def _one_k_reduction(sch):  # type: ignore[no-untyped-def]
+        """Whether the function has exactly one reduction block and it reduces over one iterator."""
+        from tvm.s_tir.dlight.analysis import get_root_block
+
+        reductions = []
+        for block_rv in sch.get_child_blocks(get_root_block(sch)):
+            kinds = [int(iv.iter_type) for iv in sch.get(block_rv).iter_vars]
+            if 2 in kinds:
+                reductions.append(kinds.count(2))
+        return reductions == [1]
 
     def _outer(self, sch, batch, io, jo):  # type: ignore[no-untyped-def]
         fused = sch.fuse(*batch, jo, io)

@@ -45,6 +45,7 @@ def sink_reshapes():  # type: ignore[no-untyped-def]  # copied verbatim into exp
         if len(static_shape(x)) >= len(target):  # only reshapes that add dimensions (a matmul's 2-D output
             return call  # viewed as [batch, seq, n]) sink: one direction, so rewriting ends
         if len(call.args) == 1:
+            rewrote.append(call)
             return relax.op.reshape(relax.Call(call.op, [x], call.attrs, call.ty_args), target)
         # The operands are variables; the pattern saw through their bindings, so find which one is bound to
         # the matched reshape (``bound``: this round's bindings; a variable made in this round is not there yet,
@@ -64,16 +65,19 @@ def sink_reshapes():  # type: ignore[no-untyped-def]  # copied verbatim into exp
         else:
             return call
         args = [x, y_new] if first else [y_new, x]
+        rewrote.append(call)
         return relax.op.reshape(relax.Call(call.op, args, call.attrs, call.ty_args), target)
 
     bound = {}  # variable -> the value it is bound to, in the function being rewritten
+    rewrote = []  # the calls this round rewrote (``rewrite_call`` may rebuild an unchanged function)
 
     def sink(func):  # type: ignore[no-untyped-def]
         for _round in range(64):  # each round sinks what the bindings known at its start allow
             bound.clear()
             bound.update(dict(relax.analysis.get_var2val(func).items()))
+            rewrote.clear()
             new = rewrite_call(pattern, rewrite, func)
-            if new.same_as(func):
+            if not rewrote:  # nothing sank: the function as it came (not the rebuilt copy)
                 break
             func = new
         return func
