@@ -39,7 +39,6 @@ class CPUParallel(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copie
 
     def apply(self, func, target, _tunable):  # type: ignore[no-untyped-def]
         from tvm.s_tir.dlight.analysis import normalize_prim_func
-        from tvm.s_tir.dlight.base import try_inline
 
         if not isinstance(func, tvm.tirx.PrimFunc) or target.kind.name != "llvm":
             return None
@@ -48,7 +47,7 @@ class CPUParallel(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copie
             infos = normalize_prim_func(sch)
             if infos is None:
                 return None
-            infos = try_inline(sch, infos)
+            infos = self._inline(sch, infos)
             changed = False
             for info in infos:
                 block = info.block_rv
@@ -66,6 +65,44 @@ class CPUParallel(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copie
             return sch if changed else None
         except Exception:  # noqa: BLE001 - a loop nest the rule cannot reshape: leave the function as it is
             return None
+
+    def _work(self, sch, block):  # type: ignore[no-untyped-def]
+        """Iterations of ``block`` (symbolic extents count as ``min_work``)."""
+        work = 1
+        for iv in sch.get(block).iter_vars:
+            extent = iv.dom.extent
+            work *= int(extent) if isinstance(extent, tvm.tirx.IntImm) else self.min_work
+        return work
+
+    def _inline(self, sch, infos):  # type: ignore[no-untyped-def]
+        """DLight's ``try_inline``, except that a small block feeding a block 8x its size stays a stage of its
+        own: inlined, it would be recomputed for every element of the big one (a squeeze-excitation's sigmoid
+        over 144 channels became 451,584 sigmoids in the multiply by the 56x56 feature map)."""
+        big = max(self._work(sch, i.block_rv) for i in infos)
+
+        def feeds_big(block):  # type: ignore[no-untyped-def]
+            if self._work(sch, block) * 8 > big:
+                return False
+            return any(self._work(sch, c) * 8 > big for c in sch.get_consumers(block))
+
+        def trial(primitive, skip_small):  # type: ignore[no-untyped-def]
+            for i, info in enumerate(infos):
+                if skip_small and feeds_big(info.block_rv):
+                    continue
+                try:
+                    primitive(info.block_rv)
+                except Exception:  # noqa: BLE001, S112 - not inlinable: try the next block
+                    continue
+                return i
+            return None
+
+        while True:
+            i = trial(sch.compute_inline, True)
+            if i is None:
+                i = trial(sch.reverse_compute_inline, False)
+            if i is None:
+                return infos
+            infos.pop(i)
 
 
 class CPUMatmul(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied verbatim into exported scripts
@@ -437,6 +474,7 @@ class CPUConv2d(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
         sch.reorder(n, fo, yo, xo, rc, ry, rx, fv, yi, xi, fi)
         sch.reverse_compute_at(local, xo)
         sch.parallel(sch.fuse(n, fo, yo, xo))
+        self._vectorize_write_back(sch, local, block_oc, lanes)
         sch.vectorize(fi)
         for loop in (fv, yi, xi):
             sch.unroll(loop)
@@ -444,6 +482,18 @@ class CPUConv2d(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
         init_loops = sch.get_loops(init)[-4:]
         if sch.get(init_loops[-1]).kind != sch.get(fi).kind:
             sch.vectorize(init_loops[-1])
+
+    @staticmethod
+    def _vectorize_write_back(sch, local, block_oc, lanes):  # type: ignore[no-untyped-def]
+        """The tile's write-back (with the fused epilogue: bias, batch norm, SiLU ...) computes a vector of
+        output channels at a time, as the accumulator holds them (the NCHW stores are scattered; the epilogue's
+        arithmetic, an ``exp`` per element for SiLU, is what costs)."""
+        loops = sch.get_loops(local)[1:]
+        if not loops or int(sch.get(loops[0]).extent) != block_oc:
+            return
+        outer, inner = sch.split(loops[0], [None, lanes])
+        sch.reorder(outer, *loops[1:], inner)
+        sch.vectorize(inner)
 
     @staticmethod
     def _parallel_rest(sch, block):  # type: ignore[no-untyped-def]
