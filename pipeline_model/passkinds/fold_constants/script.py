@@ -8,14 +8,11 @@ def fold_constants():  # type: ignore[no-untyped-def]  # copied verbatim into ex
     """A module pass giving the module ``relax.transform.FoldConstant()`` gives, with one build instead of one
     per folded ``R.call_tir``.
 
-    A binding ``v = R.call_tir(f, (a, b, ...), out_ty)`` is foldable when ``f`` is a PrimFunc of the module,
-    every argument is a constant or a variable found foldable before it, there are no TIR variables and the
-    output is one tensor of a static shape (what ``FoldConstant`` folds). The foldable bindings of every Relax
-    function are recomputed by one Relax function, compiled once for the CPU and run once; each folded variable
-    is then bound to its value as a constant, and ``FoldConstant`` propagates the constants into their uses,
-    folds what is left (Relax-level ops on constants) and removes the unused bindings. When the one build or
-    run fails (a PrimFunc scheduled for a GPU, anything), the pass is ``FoldConstant`` on the module as it came.
-    """
+    ``v = R.call_tir(f, (a, ...), out_ty)`` is foldable when ``f`` is a PrimFunc of the module, every argument
+    is a constant or a variable found foldable before, there are no TIR variables and the output is one tensor
+    of a static shape. All foldable bindings are recomputed by one Relax function built and run once on the CPU;
+    each folded variable is bound to its constant, and ``FoldConstant`` propagates the constants, folds what is
+    left and removes unused bindings. When that build or run fails, the pass is ``FoldConstant`` alone."""
     import tvm
     from tvm import relax
 
