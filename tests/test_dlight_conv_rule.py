@@ -236,10 +236,11 @@ def test_default_pipeline_steps_are_app_steps_the_user_sees():
         assert rules.index("app.CPUConv2d") < rules.index("app.CPUParallel"), name
         split = ids.index("relax.SplitLayoutRewritePreproc")
         assert ids.index("dlight.ApplyDefaultSchedule") < split < ids.index("relax.LiftTransformParams"), name
-        assert "relax.FoldConstant" in ids[split:], name  # folds the packing of bound weights
+        assert "app.FoldConstants" in ids[split:], name  # folds the packing of bound weights
         if name != "cpu_build_bound":  # (there batch norm folds into the bound weights)
             assert ids.index("relax.DecomposeOpsForInference") < ids.index("relax.LegalizeOps"), name
             assert "relax.FoldConstant" not in ids[:ids.index("relax.FuseOps")], name  # seconds on batch norms
+            assert "app.FoldConstants" not in ids[:ids.index("relax.FuseOps")], name
 
 
 @pytest.mark.e2e

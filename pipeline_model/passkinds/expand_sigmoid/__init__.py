@@ -32,7 +32,7 @@ class ExpandSigmoidKind(PassKind):
 
     name = "expand_sigmoid"
     priority = 15
-    catalogue_order = 47
+    catalogue_order = 48
 
     def matches(self, pass_id: str) -> bool:
         return pass_id == PASS_ID
