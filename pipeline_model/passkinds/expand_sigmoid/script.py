@@ -23,14 +23,18 @@ def expand_sigmoid():  # type: ignore[no-untyped-def]  # copied verbatim into ex
         one = relax.const(1.0, dtype)
         denominator = relax.op.add(one, relax.op.exp(relax.op.negative(arg)))
         numerator = one if call.op.name == "relax.sigmoid" else arg
+        rewrote.append(call)
         return relax.op.divide(numerator, denominator)
+
+    rewrote = []  # the calls rewritten in this function (``rewrite_call`` may rebuild an unchanged one)
 
     def transform(mod, _ctx):  # type: ignore[no-untyped-def]
         updates = {}
         for gvar, func in mod.functions_items():
             if isinstance(func, relax.Function):
+                rewrote.clear()
                 new = rewrite_call(pattern, rewrite, func)
-                if not new.same_as(func):
+                if rewrote:
                     updates[gvar] = new
         if not updates:
             return mod
