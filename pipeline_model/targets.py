@@ -127,9 +127,10 @@ def target_presets(host: Optional[dict[str, Any]] = None) -> list[TargetPreset]:
         mcpu = host.get("mcpu") or "generic"
         cores = f", {host['num-cores']} cores" if host.get("num-cores") else ""
         out.append(TargetPreset("cpu", f"CPU: this machine (llvm -mcpu={mcpu}{cores})", dict(host)))
-    # the bundled CPU pipelines' target: whatever machine builds it (expanded by native_target)
-    out.append(TargetPreset("cpu", "CPU: the machine that builds (llvm -mcpu=native)",
-                            {"kind": "llvm", "mcpu": NATIVE_MCPU}))
+    # the bundled CPU pipelines' target: whatever machine builds it (expanded by native_target), LLVM at -O2
+    # (the app's schedules vectorize and unroll themselves; -O3 built 7-15 % slower for no faster code)
+    out.append(TargetPreset("cpu", "CPU: the machine that builds (llvm -mcpu=native -O2)",
+                            {"kind": "llvm", "mcpu": NATIVE_MCPU, "opt-level": 2}))
     out.append(TargetPreset("cpu", "CPU: generic llvm", {"kind": "llvm"}))
     out += [TargetPreset("cuda", f"CUDA {arch}", {"kind": "cuda", "arch": arch}) for arch in CUDA_ARCHS]
     out += [TargetPreset("rocm", f"ROCm {arch}", {"kind": "rocm", "mcpu": arch}) for arch in ROCM_ARCHS]

@@ -252,7 +252,7 @@ def test_matmul_rule_runs_before_parallel_in_the_default_pipeline():
         doc = load_pipeline(os.path.join(ROOT, "resources", "pipelines", f"{name}.json"))
         rules = [s.params["rules"] for s in doc.steps if s.pass_id == "dlight.ApplyDefaultSchedule"]
         assert len(rules) == 1 and rules[0].index("app.CPUMatmul") < rules[0].index("app.CPUParallel"), name
-        assert doc.target == {"kind": "llvm", "mcpu": "native"}, name
+        assert doc.target == {"kind": "llvm", "mcpu": "native", "opt-level": 2}, name
 
 
 def test_native_target_is_this_machines_cpu_and_other_targets_are_kept():

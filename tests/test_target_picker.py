@@ -12,12 +12,16 @@ def test_presets_cover_every_family_and_cuda_architecture():
     assert {p.group for p in presets} == {"cpu", "cuda", "rocm", "vulkan", "metal", "opencl"}
     assert [p.target["arch"] for p in presets if p.group == "cuda"] == list(targets.CUDA_ARCHS)
     assert targets.CUDA_ARCHS[0] == "sm_50" and targets.CUDA_ARCHS[-1] == "sm_90"
-    assert [p.target for p in targets.target_presets(None)[:2]] == [{"kind": "llvm", "mcpu": "native"}, {"kind": "llvm"}]
+    assert [p.target for p in targets.target_presets(None)[:2]] == [{"kind": "llvm", "mcpu": "native", "opt-level": 2},
+                                                                    {"kind": "llvm"}]
     native = targets.TargetSupport(target={"kind": "llvm", "mcpu": "native"}, group="cpu", label="",
                                    compile=True, run=True)
     from widgets.target_picker import preset_label
 
     assert preset_label(native) == "CPU: the machine that builds (llvm -mcpu=native)"
+    native_o2 = targets.TargetSupport(target={"kind": "llvm", "mcpu": "native", "opt-level": 2}, group="cpu", label="",
+                                      compile=True, run=True)
+    assert preset_label(native_o2) == "CPU: the machine that builds (llvm -mcpu=native -O2)"
 
 
 def test_engine_says_what_compiles_and_runs(engine):

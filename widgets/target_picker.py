@@ -49,6 +49,9 @@ def preset_label(support: TargetSupport) -> str:
     target = support.target
     if support.group == "cpu" and target == {"kind": "llvm"}:
         return QCoreApplication.translate("TargetPicker", "CPU: generic llvm")
+    if support.group == "cpu" and target.get("mcpu") == "native" and target.get("opt-level") is not None:
+        return QCoreApplication.translate("TargetPicker", "CPU: the machine that builds (llvm -mcpu=native -O{level})"
+                                          ).format(level=target["opt-level"])
     if support.group == "cpu" and target.get("mcpu") == "native":
         return QCoreApplication.translate("TargetPicker", "CPU: the machine that builds (llvm -mcpu=native)")
     if support.group == "cpu":

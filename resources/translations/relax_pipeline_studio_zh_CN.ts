@@ -4054,6 +4054,11 @@
     </message>
     <message>
         <location line="+11"/>
+        <source>CPU: the machine that builds (llvm -mcpu=native -O{level})</source>
+        <translation>CPU：执行构建的机器（llvm -mcpu=native -O{level}）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>CPU: the machine that builds (llvm -mcpu=native)</source>
         <translation>CPU：执行构建的机器（llvm -mcpu=native）</translation>
     </message>
@@ -4073,8 +4078,8 @@
         <translation>本机设备</translation>
     </message>
     <message>
-        <location line="-43"/>
-        <location line="+60"/>
+        <location line="-46"/>
+        <location line="+63"/>
         <source>CPU: generic llvm</source>
         <translation>CPU：通用 llvm</translation>
     </message>

@@ -423,10 +423,13 @@ class CPUConv2d(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
 
         names = {sch.get(b).name_hint for b in keep} | {sch.get(conv).name_hint}
         left = [b for b in sch.get_child_blocks(get_root_block(sch)) if sch.get(b).name_hint not in names]
+        outputs = list(sch.mod["main"].params)  # the buffers (inputs can be written by no block)
         changed = True
         while changed:
             changed = False
             for block in list(left):
+                if any(w.source.same_as(o) for w in sch.get(block).writes for o in outputs):
+                    continue  # writes an output: never inlinable (a failed try costs an error report)
                 try:
                     sch.compute_inline(block)
                 except Exception:  # noqa: BLE001, S112 - it writes an output or is not inlinable
