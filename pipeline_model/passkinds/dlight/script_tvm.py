@@ -211,9 +211,11 @@ class CPUMatmul(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
         flops = 1
         for e in extents:
             flops *= e
-        lanes = self.lanes(target)
+        lanes = full = self.lanes(target)
         while lanes > 4 and (k if nt else n) % lanes:  # narrower vectors for sizes the full width misses
             lanes //= 2
+        if not nt and n % lanes and n < 2 * full:  # a narrow output (a classifier's 10 classes): one vector of
+            lanes = n  # n lanes (LLVM splits it into the widths it has), k still outside the lanes
         if flops < self.min_flops or (k if nt else n) % lanes:
             return None
         block = infos[0].block_rv
@@ -250,7 +252,8 @@ class CPUMatmul(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
 
     def _outer(self, sch, batch, io, jo):  # type: ignore[no-untyped-def]
         fused = sch.fuse(*batch, jo, io)
-        sch.parallel(fused)
+        if int(sch.get(fused).extent) > 1:  # one tile: starting the thread pool would cost more than it gives
+            sch.parallel(fused)
         return fused
 
     def _nn(self, sch, block, loops, rows, n, lanes):  # type: ignore[no-untyped-def]
