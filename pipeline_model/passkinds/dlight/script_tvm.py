@@ -317,6 +317,9 @@ class CPUConv2d(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
 
     #: Most output pixels per register tile (the accumulators take pixels x channel blocks registers).
     max_pixels = 14
+    #: Fewest elements for which the padding copy runs on all cores (as ``app.CPUParallel.min_work``): below
+    #: it, starting the thread pool costs more than the copy.
+    min_parallel = 1 << 16
 
     def apply(self, func, target, _tunable):  # type: ignore[no-untyped-def]
         if not isinstance(func, tvm.tirx.PrimFunc) or target.kind.name != "llvm":
@@ -465,7 +468,11 @@ class CPUConv2d(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
                     sch.transform_layout(block, ("write", 0), nchwc)
                     sch.transform_block_layout(block, nchwc)
                 pad_loops = sch.get_loops(block)
-                sch.parallel(sch.fuse(*pad_loops[:2]))
+                copies = 1
+                for loop in pad_loops:
+                    copies *= int(sch.get(loop).extent)
+                if copies >= self.min_parallel:  # a small copy: the thread pool's start-up costs more
+                    sch.parallel(sch.fuse(*pad_loops[:2]))
         local = sch.cache_write(conv, 0, "local")
         sch.transform_layout(conv, ("write", 0), lambda n, f, y, x: (n, f // lanes, y, x, f % lanes))
         for block in epilogue:
