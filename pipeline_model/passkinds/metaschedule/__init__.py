@@ -37,6 +37,7 @@ from pipeline_model.passkinds.metaschedule.config import (
     APPLY_DATABASE,
     COMMON_TUNING_PARAMS,
     PASS_IDS,
+    SEED_RULES,
     TUNE_IRMOD,
     TUNE_TIR,
     TUNING_IDS,
@@ -60,6 +61,9 @@ TUNING_PARAMS: dict[str, list[dict]] = {
     TUNE_TIR: [
         tuning_param("max_trials_global", "int", TuningConfig.max_trials_global, "Trials per PrimFunc (TVM tunes each PrimFunc separately)."),
         *COMMON_TUNING_PARAMS,
+        tuning_param("seed_rules", "rule_list", list(TuningConfig().seed_rules), "The app's DLight rules (e.g. app.CPUMatmul, app.CPUConv2d, "
+                     "app.CPUParallel) whose schedule of each PrimFunc is measured and put into the database before "
+                     "the search, so applying the database keeps it where nothing tuned is faster (empty: off).", list(SEED_RULES)),
     ],
     TUNE_IRMOD: [
         tuning_param("max_trials_global", "int", TuningConfig.max_trials_global, "Trials in total over all tasks."),
@@ -204,15 +208,36 @@ class MetaScheduleKind(PassKind):
         wd = params.get("work_dir")
         wd_src = emit.render(emit.Lit(emit.check_literal(wd)) if wd else emit.Ref("work_dir"))
         if pass_id == TUNE_TIR and is_budgeted(params):
-            return self._export_budgeted(params, piece, wd_src, options, label)
-        if pass_id == TUNE_TIR and is_targeted(params):
-            return self._export_targeted(params, piece, wd_src, options, index, label)
-        piece.lines.append(f"install_meta_schedule_cpu({wd_src}, {emit.check_literal(options, 'options')!r})")
-        rest = super().export_step(pass_id, params, expr, index=index, label=label)
-        piece.helpers.extend(rest.helpers)
-        piece.imports.extend(rest.imports)
-        piece.lines.extend(rest.lines)
+            piece = self._export_budgeted(params, piece, wd_src, options, label)
+        elif pass_id == TUNE_TIR and is_targeted(params):
+            piece = self._export_targeted(params, piece, wd_src, options, index, label)
+        else:
+            seeded = "tune_tir = " if options["seed_rules"] else ""
+            piece.lines.append(f"{seeded}install_meta_schedule_cpu({wd_src}, {emit.check_literal(options, 'options')!r})")
+            rest = super().export_step(pass_id, params, expr, index=index, label=label)
+            piece.helpers.extend(rest.helpers)
+            piece.imports.extend(rest.imports)
+            piece.lines.extend(rest.lines)
+        if options["seed_rules"]:
+            self._export_seeds(piece, wd_src, options)
         return piece
+
+    @staticmethod
+    def _export_seeds(piece: ExportPiece, wd_src: str, options: dict[str, Any]) -> None:
+        """A step with ``seed_rules``: the tuning pass runs between :func:`.seed.seed_tuning_pass` (the app rules'
+        schedules measured into the database; the rule classes and the helpers of :data:`.seed.SEED_HELPERS`
+        copied verbatim) and :func:`.seed.print_seed_outcome`."""
+        from pipeline_model.passkinds.dlight import APP_GROUP, app_rule_source
+        from pipeline_model.passkinds.metaschedule.seed import SEED_HELPERS
+
+        names = [str(r).partition(".")[2] for r in options["seed_rules"] if str(r).startswith(APP_GROUP + ".")]
+        piece.imports.append("tvm.s_tir.dlight")
+        piece.helpers.extend(app_rule_source(name) for name in names)
+        piece.helpers.extend(emit.helper_source(f) for f in SEED_HELPERS)
+        rules = "[" + ", ".join(f"{name}()" for name in names) + "]"
+        opts = emit.check_literal(options, "options")
+        piece.lines.append(f"pass_ = tvm.transform.Sequential([seed_tuning_pass(tune_tir, {wd_src}, {opts!r}, {rules}), "
+                           f"pass_, print_seed_outcome(tune_tir, {wd_src})])")
 
     @staticmethod
     def _export_budgeted(params: dict[str, Any], piece: ExportPiece, wd_src: str, options: dict[str, Any],
