@@ -336,7 +336,7 @@ def user_database_problem(db_dir, write):
 def is_search_record(record):
     """True when a tuning record came from MetaSchedule's search: every candidate it measures enters the
     post-processors (an ``EnterPostproc`` instruction in its trace); a seed of the app's own schedule
-    (:mod:`pipeline_model.passkinds.metaschedule.seed`) never does."""
+    (the seeding of ``seed_rules``) never does."""
     return any(inst.kind.name == "EnterPostproc" for inst in record.trace.insts)
 
 

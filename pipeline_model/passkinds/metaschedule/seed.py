@@ -143,7 +143,7 @@ def seed_app_schedules(database, tasks, target, rules, builder, runner):
                 continue
             args = ms.arg_info.ArgInfo.from_entry_func(sch.mod, remove_preproc=True)
             record = ms.database.TuningRecord(sch.trace, database.commit_workload(workload), None, target, args)
-            folder = os.path.join(scratch, str(len(todo)))
+            folder = os.path.join(scratch, str(len(info["tasks"])))  # one scratch database per seed
             os.makedirs(folder)
             entry["reason"] = replays(record, workload, target, folder, sch.mod) or ""
             if not entry["reason"]:
