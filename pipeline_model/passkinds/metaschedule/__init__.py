@@ -7,15 +7,16 @@ The whole kind lives in this folder:
   export, cache key, user code, report sections);
 * :mod:`.config` (pass ids, :class:`~.config.TuningConfig` — the one table of tuning defaults —, progress
   records, where tuning writes), :mod:`.focus` (targeted-tuning parameters), :mod:`.budget` (a budget in
-  minutes), :mod:`.plan` (a time-budgeted step's rounds, also copied into scripts), :mod:`.report` (report
-  HTML) — all TVM-free;
+  minutes), :mod:`.plan` (a time-budgeted step's rounds, also copied into scripts), :mod:`.seed` (the app's
+  DLight schedules measured into the database before the search, ``seed_rules``; also copied into scripts),
+  :mod:`.report` (report HTML) — all TVM-free;
 * :mod:`.script`: the plain-TVM code exported scripts contain (target and cores, intrinsics, builder and
   runner from the options, the manifest and re-tune rule, targeted tuning), which the engine calls too;
 * the engine half, imported lazily by :meth:`MetaScheduleKind.build_pass` and never importing this
   package's ``__init__`` back: ``builder_tvm`` (stoppable builder, runner, RPC check), ``session_tvm``
   (progress and stop), ``tasks_tvm`` (tuning tasks with database reuse, apply), ``overrides_tvm`` (TVM's
   ``tune_tir``/``tune_relax`` overrides), ``budget_tvm`` (the engine's pieces of a time-budgeted step),
-  ``pass_tvm`` (the pass of a step).
+  ``seed_tvm`` (the engine's pieces of a seeded step), ``pass_tvm`` (the pass of a step).
 
 Their ``work_dir`` "" means the session's tuning folder (``Ref("work_dir")``). Only the TVM keyword
 arguments (:data:`~.config.TVM_TUNING_KWARGS`) reach TVM's constructor in the recipe; the other

@@ -16,7 +16,8 @@ functions, so the two cannot drift:
   and :func:`wipe_work_dir`, the ``retune`` rule: only files the manifest lists are deleted, never a
   user's file, in the engine and in exported scripts alike;
 * the per-user tuning database (:func:`import_user_records` before a task is tuned, :func:`commit_user_records`
-  after, :func:`user_database_problem` the safety rule; the folder is
+  after — never a seed of the app's own schedule, :func:`is_search_record` —, :func:`user_database_problem`
+  the safety rule; the folder is
   :func:`pipeline_model.work_dirs.user_tuning_database_dir`);
 * :func:`register_tuning_functions` (TVM's global ``tune_tir`` / ``tune_relax`` overridden), used by the
   script's :func:`install_meta_schedule_cpu` and by the engine's session-based overrides;
