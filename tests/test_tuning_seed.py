@@ -323,3 +323,19 @@ def test_cpu_tuned_app_is_the_default_pipeline_with_seeded_tuning_after_fuse_tir
     assert focus_settings(tune.params)["time_budget_s"] == 600.0
     assert TuningConfig.from_params(tune.params).user_database  # the per-user database, as the other tuned pipelines
     assert len({s.uid for s in app.steps}) == len(app.steps)
+
+
+def test_tuning_panel_says_which_schedules_won(qtbot):
+    from widgets.tuning_panel import TuningPanel
+
+    panel = TuningPanel()
+    qtbot.addWidget(panel)
+    seeds = {"rules": ["CPUConv2d"], "tasks": {"conv": {"status": "seeded"}, "copy": {"status": "seeded"}},
+             "no_rule": ["mean"]}
+    event = {"done": 4, "total": 8, "pass_id": TUNE_TIR, "work_dir": "/tmp/wd", "tasks": [], "seeds": seeds}
+    panel.update_progress(event)
+    assert panel.footer.text() == "Database: /tmp/wd · 2 app schedules seeded"
+    panel.update_progress({**event, "finished": True, "seeds": {**seeds, "outcome": {"app": 1, "tuned": 1}}})
+    assert panel.footer.text().endswith("best schedule: the app's for 1 PrimFunc(s), a tuned one for 1")
+    panel.update_progress({k: v for k, v in event.items() if k != "seeds"})
+    assert panel.footer.text() == "Database: /tmp/wd"

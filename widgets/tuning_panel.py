@@ -211,7 +211,7 @@ class TuningPanel(QWidget):
         seeds = data.get("seeds")
         if isinstance(seeds, dict):  # seed_rules: the app's schedules compete with the tuned ones
             counts = seed_counts(seeds)
-            text = (self.tr("app's schedule kept for {app}, tuned for {tuned}").format(**counts)
+            text = (self.tr("best schedule: the app's for {app} PrimFunc(s), a tuned one for {tuned}").format(**counts)
                     if seeds.get("outcome") else self.tr("{seeded} app schedules seeded").format(**counts))
             footer = f"{footer} · {text}" if footer else text
         self.footer.setText(footer)
