@@ -142,11 +142,11 @@ def test_tuned_column_is_cpu_tuned_app_with_the_minutes_as_its_time_budget() -> 
     assert tune[0].params["seed_rules"] == ["app.CPUMatmul", "app.CPUConv2d", "app.CPUParallel"]
     report = {"budget": {"trials": {"conv": 30, "copy": 0}, "end": "deadline", "not_reached": ["copy"]},
               "seeds": {"tasks": {"conv": {"status": "seeded"}, "copy": {"status": "present"}}, "no_rule": [],
-                        "outcome": {"app": 1, "tuned": 1}}}
+                        "outcome": {"app": 1, "tuned": 1}, "seconds": 12.5}}
     summary = run_summary([report], 60.0)
     assert summary["trials"] == 30 and summary["rate_per_min"] == 30.0 and summary["end"] == "deadline"
     assert summary["chosen"] == [{"name": "conv", "trials": 30}] and summary["not_reached"] == ["copy"]
-    assert summary["seeds"] == {"seeded": 2, "skipped": 0, "no_rule": 0, "app": 1, "tuned": 1}
+    assert summary["seeds"] == {"seeded": 2, "skipped": 0, "no_rule": 0, "app": 1, "tuned": 1, "seconds": 12.5}
 
 
 # --------------------------------------------------------------------------- bench/latency: models, timing, report

@@ -45,7 +45,7 @@ def run_summary(reports: list[dict[str, Any]], tuning_s: float) -> dict[str, Any
             "end": budget.get("end"), "stopped": any(r.get("stopped") for r in reports),
             "chosen": [{"name": n, "trials": k} for n, k in trials.items() if k > 0],
             "not_reached": list(budget.get("not_reached") or []),
-            "seeds": seed_counts(seeds) if seeds else None}
+            "seeds": {**seed_counts(seeds), "seconds": float(seeds.get("seconds") or 0)} if seeds else None}
 
 
 def tuned_column(client: Any, prepare: Callable[[Any, str], Any], app_doc: Any, label: str, minutes: float,

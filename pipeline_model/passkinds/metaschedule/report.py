@@ -61,8 +61,9 @@ def seeds_html(seeds: Any) -> str:
     counts = seed_counts(seeds)
     rules = ", ".join(str(r) for r in seeds.get("rules") or [])
     title = translate("StepReport", "Seeded with the app's schedules ({0})").format(rules)
-    text = translate("StepReport", "{seeded} PrimFunc(s) seeded, {skipped} refused, {no_rule} without a rule; "
-                                   "best schedule: the app's for {app}, a tuned one for {tuned}").format(**counts)
+    text = translate("StepReport", "{seeded} PrimFunc(s) seeded, {skipped} refused, {no_rule} without a rule "
+                                   "(in {seconds:.0f} s); best schedule: the app's for {app}, a tuned one for {tuned}").format(
+        seconds=float(seeds.get("seconds") or 0), **counts)
     refused = "".join(f"<li><code>{esc(name)}</code>: {esc(t.get('reason'))}</li>"
                       for name, t in (seeds.get("tasks") or {}).items()
                       if isinstance(t, dict) and t.get("status") == "skipped")

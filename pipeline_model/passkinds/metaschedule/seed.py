@@ -112,16 +112,18 @@ def seed_app_schedules(database, tasks, target, rules, builder, runner):
     ``tasks``: ``[(name, workload)]`` (one-PrimFunc modules, as MetaSchedule tunes them); ``target``: the
     tuning target; ``rules``: DLight rule objects in order; ``builder``/``runner``: the step's. The schedules
     are built in one batch and measured in one. Returns ``{rules, tasks: {name: {rule, status, us, reason}},
-    no_rule: [names]}`` where ``status`` is ``seeded`` (measured and committed now), ``present`` (the database
+    no_rule: [names], seconds}`` (``seconds``: the time it took) where ``status`` is ``seeded`` (measured and committed now), ``present`` (the database
     held it already) or ``skipped`` (``reason`` says why: its trace does not replay, the rule, build or run
     failed)."""
     import os
     import shutil
     import tempfile
+    import time
 
     from tvm.s_tir import meta_schedule as ms
 
-    info = {"rules": [type(r).__name__ for r in rules], "tasks": {}, "no_rule": []}
+    start = time.perf_counter()
+    info = {"rules": [type(r).__name__ for r in rules], "tasks": {}, "no_rule": [], "seconds": 0.0}
     todo = []
     scratch = tempfile.mkdtemp(prefix="rps_seed_")
     try:
@@ -150,6 +152,7 @@ def seed_app_schedules(database, tasks, target, rules, builder, runner):
                 todo.append((name, workload, sch, args))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    info["seconds"] = round(time.perf_counter() - start, 3)
     if not todo:
         return info
     device = "cpu" if target.kind.name in ("llvm", "c") else target.kind.name
@@ -171,6 +174,7 @@ def seed_app_schedules(database, tasks, target, rules, builder, runner):
         database.commit_tuning_record(ms.database.TuningRecord(
             sch.trace, database.commit_workload(workload), result.run_secs, target, args))
         entry["status"], entry["us"] = "seeded", round(sum(secs) / len(secs) * 1e6, 3)
+    info["seconds"] = round(time.perf_counter() - start, 3)
     return info
 
 
@@ -200,7 +204,8 @@ def seed_summary(info):
     3 tuned``."""
     statuses = [e["status"] for e in info["tasks"].values()]
     seeded = sum(1 for s in statuses if s in ("seeded", "present"))
-    line = f"app schedules: {seeded} seeded, {statuses.count('skipped')} skipped, {len(info['no_rule'])} no rule"
+    line = (f"app schedules: {seeded} seeded, {statuses.count('skipped')} skipped, {len(info['no_rule'])} no rule"
+            f" ({float(info.get('seconds') or 0):.0f} s)")
     outcome = info.get("outcome")
     if outcome:
         line += f"; best: {outcome['app']} app, {outcome['tuned']} tuned"
