@@ -2,8 +2,8 @@
 
 Fed with the data of the engine's ``tuning_progress`` events (``pipeline_model.passkinds.metaschedule.config.TuningProgress``
 as JSON: ``{done, total, tasks: [{name, trials, best_us, errors, reused, status}], work_dir,
-elapsed_s, finished, stopped, pass_id, runner, eta_s, focus, best}``): the title shows the estimated
-time left; a task row's tooltip its time share and trials (targeted tuning) and the start of its best
+elapsed_s, finished, stopped, pass_id, runner, eta_s, focus, best, seeds}``): the title shows the estimated
+time left; the footer, with ``seed_rules``, how many PrimFuncs kept the app's schedule and how many a tuned one; a task row's tooltip its time share and trials (targeted tuning) and the start of its best
 schedule, and a double-click opens its full best trace and tuned TensorIR. "Stop Tuning" asks the owner to end tuning early
 (``stop_requested``): the tuning step ends as a successful step with what was measured, and the run
 goes on (a following apply step uses the records).
