@@ -13,9 +13,8 @@ Columns (:mod:`bench.latency.appside`, :mod:`bench.latency.systems`):
 * TVM default: the model as imported, built by ``tvm.compile``'s default pipeline;
 * app default: ``resources/pipelines/cpu_build.json`` run by the engine, built, exported with the app's
   ``export_library``; its build time is the pipeline's passes plus the build;
-* app tuned (``--tuned-minutes M``, at most 10 per model file): ``cpu_tuned_focus.json``, a targeted tuning
-  step whose trials are sized to the minutes (calibration round, final round, Stop Tuning at the deadline;
-  :mod:`bench.latency.tuned`); ``--best`` adds "app best" (the fastest of app tuned within ``--tune-minutes``,
+* app tuned (``--tuned-minutes M``, at most 10 per model file): ``cpu_tuned_app.json``, the default pipeline with a
+  tuning step seeded with its own schedules and ``time_budget_s`` = M minutes (one run; :mod:`bench.latency.tuned`); ``--best`` adds "app best" (the fastest of app tuned within ``--tune-minutes``,
   app default and ``--best-from``); ``--tuned`` adds ``cpu_tuned.json`` with ``--trials``; ``--pipelines`` and
   ``--variants`` add other untuned app pipelines;
 * PyTorch eager, ``torch.compile`` (inductor, CPU; warmed by a first call) and ONNX Runtime (on the same ONNX file).

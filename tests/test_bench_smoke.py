@@ -124,8 +124,29 @@ def test_cpu_tuned_focus_pipeline_is_cpu_tuned_with_a_targeted_step() -> None:
     settings = focus_settings(tune.params, path)
     assert settings["focus"] == "share" and 0 < settings["min_share"] < 0.5
     assert settings["total_trials"] > 0 and settings["min_trials"] >= 1
-    # the bench's "app best" column starts from this file
-    assert _bench().BEST_TUNED == "cpu_tuned_focus"
+
+
+def test_tuned_column_is_cpu_tuned_app_with_the_minutes_as_its_time_budget() -> None:
+    """The "app tuned" column (and the tuned candidate of "app best") is cpu_tuned_app.json in one run: its seeded,
+    time-budgeted step gets time_budget_s = the minutes (no calibration round, no targeted trial count)."""
+    from bench.latency import docs
+    from bench.latency.tuned import run_summary
+    from pipeline_model.passkinds.metaschedule.focus import focus_settings, is_budgeted, is_targeted
+
+    assert _bench().BEST_TUNED == "cpu_tuned_app"
+    doc = docs.budgeted(load_pipeline(os.path.join(PIPES, "cpu_tuned_app.json")),
+                        {"time_budget_s": 300.0, "min_trials": 8, "num_trials_per_iter": 16})
+    tune = [s for s in doc.steps if s.pass_id == TUNE]
+    assert len(tune) == 1 and is_budgeted(tune[0].params) and not is_targeted(tune[0].params)
+    assert focus_settings(tune[0].params)["time_budget_s"] == 300.0
+    assert tune[0].params["seed_rules"] == ["app.CPUMatmul", "app.CPUConv2d", "app.CPUParallel"]
+    report = {"budget": {"trials": {"conv": 30, "copy": 0}, "end": "deadline", "not_reached": ["copy"]},
+              "seeds": {"tasks": {"conv": {"status": "seeded"}, "copy": {"status": "present"}}, "no_rule": [],
+                        "outcome": {"app": 1, "tuned": 1}, "seconds": 12.5}}
+    summary = run_summary([report], 60.0)
+    assert summary["trials"] == 30 and summary["rate_per_min"] == 30.0 and summary["end"] == "deadline"
+    assert summary["chosen"] == [{"name": "conv", "trials": 30}] and summary["not_reached"] == ["copy"]
+    assert summary["seeds"] == {"seeded": 2, "skipped": 0, "no_rule": 0, "app": 1, "tuned": 1, "seconds": 12.5}
 
 
 # --------------------------------------------------------------------------- bench/latency: models, timing, report

@@ -2,8 +2,8 @@
 
 Fed with the data of the engine's ``tuning_progress`` events (``pipeline_model.passkinds.metaschedule.config.TuningProgress``
 as JSON: ``{done, total, tasks: [{name, trials, best_us, errors, reused, status}], work_dir,
-elapsed_s, finished, stopped, pass_id, runner, eta_s, focus, best}``): the title shows the estimated
-time left; a task row's tooltip its time share and trials (targeted tuning) and the start of its best
+elapsed_s, finished, stopped, pass_id, runner, eta_s, focus, best, seeds}``): the title shows the estimated
+time left; the footer, with ``seed_rules``, how many PrimFuncs kept the app's schedule and how many a tuned one; a task row's tooltip its time share and trials (targeted tuning) and the start of its best
 schedule, and a double-click opens its full best trace and tuned TensorIR. "Stop Tuning" asks the owner to end tuning early
 (``stop_requested``): the tuning step ends as a successful step with what was measured, and the run
 goes on (a following apply step uses the records).
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from pipeline_model.passkinds.metaschedule.report import seed_counts
 from widgets.latency_chart import format_us
 from widgets.units import format_duration_s
 
@@ -206,7 +207,14 @@ class TuningPanel(QWidget):
                 item.setText(text)
                 item.setToolTip(self._task_tooltip(task, best_of.get(task.get("name")), shares.get(task.get("name"))))
         work_dir = data.get("work_dir")
-        self.footer.setText(self.tr("Database: {path}").format(path=work_dir) if work_dir else "")
+        footer = self.tr("Database: {path}").format(path=work_dir) if work_dir else ""
+        seeds = data.get("seeds")
+        if isinstance(seeds, dict):  # seed_rules: the app's schedules compete with the tuned ones
+            counts = seed_counts(seeds)
+            text = (self.tr("best schedule: the app's for {app} PrimFunc(s), a tuned one for {tuned}").format(**counts)
+                    if seeds.get("outcome") else self.tr("{seeded} app schedules seeded").format(**counts))
+            footer = f"{footer} · {text}" if footer else text
+        self.footer.setText(footer)
 
     def _task_tooltip(self, task: dict[str, Any], best: Optional[dict[str, Any]], chosen: Optional[dict[str, Any]]) -> str:
         """Tooltip of a task row: its share of the measured time and trials (targeted tuning) and the

@@ -36,8 +36,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--work-dir", default=None, help="tuning work folder (one sub-folder per model file; reused "
                                                     "by later runs); default: a temporary folder")
     p.add_argument("--tuned-minutes", default=None,
-                   help="add the 'app tuned' column: cpu_tuned_focus.json tuned within this many minutes per "
-                        "model file (ceiling 10): one number or model=minutes pairs")
+                   help="add the 'app tuned' column: cpu_tuned_app.json (the default pipeline, tuning seeded with "
+                        "its schedules) with time_budget_s = this many minutes per model file (ceiling 10): one "
+                        "number or model=minutes pairs")
     p.add_argument("--best", action="store_true",
                    help="add 'app best': the fastest of app tuned (within --tune-minutes), app default and "
                         "--best-from")
@@ -45,9 +46,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--best-from", default="cpu_build_dlight", help="untuned bundled pipelines --best considers")
     p.add_argument("--tuned", action="store_true", help="add cpu_tuned.json (--trials per PrimFunc) as a column")
     p.add_argument("--trials", type=int, default=None, help="MetaSchedule trials of --tuned")
-    p.add_argument("--min-share", type=float, default=0.02, help="tuned column: PrimFuncs with this share or more")
-    p.add_argument("--min-trials", type=int, default=8, help="tuned column: fewest trials per tuned PrimFunc")
-    p.add_argument("--calibration-trials", type=int, default=64, help="tuned column: trials of the pace round")
+    p.add_argument("--min-trials", type=int, default=8, help="tuned column: fewest trials per PrimFunc (min_trials)")
     p.add_argument("--trials-per-iter", type=int, default=16, help="tuned column: num_trials_per_iter")
     p.add_argument("--pipelines", default="", help="bundled pipelines (resources/pipelines/NAME.json) as columns")
     p.add_argument("--variants", default="", help="variations of cpu_build_dlight.json: "
@@ -82,7 +81,7 @@ class Plan:
         self.best_from = ["app default", "tuned", *_names(opts.best_from)] if opts.best else None
         extra = [*_names(opts.pipelines), *(self.best_from[2:] if self.best_from else [])]
         self.docs = {}
-        for name in dict.fromkeys(["cpu_build", "cpu_build_dlight", "cpu_tuned", "cpu_tuned_focus", *extra]):
+        for name in dict.fromkeys(["cpu_build", "cpu_build_dlight", "cpu_tuned", docs.BEST_TUNED, *extra]):
             path = os.path.join(folder, f"{name}.json")
             if not os.path.isfile(path):
                 raise SystemExit(f"unknown pipeline {name!r}: no {path}")
@@ -138,7 +137,7 @@ def _print_header(plan: Plan, t_start: float, load: tuple[str, str]) -> None:
     print(f"target {plan.target}; {plan.threads} threads per system (TVM_NUM_THREADS, torch.set_num_threads, "
           f"ORT intra_op_num_threads); TVM {tvm.__version__}, torch {torch.__version__}, onnxruntime "
           f"{ort.__version__}, numpy {np.__version__}")
-    tuning = (f"app tuned: cpu_tuned_focus.json within {plan.tuned_minutes} min per model file"
+    tuning = (f"app tuned: {docs.BEST_TUNED}.json, time_budget_s = {plan.tuned_minutes} min per model file"
               if plan.tuned_minutes else "no tuning (--tuned-minutes M adds 'app tuned')")
     print(f"{tuning}; {plan.opts.repeat} interleaved rounds of ~{plan.opts.sample_ms:g} ms samples after >= 100 ms "
           f"warm-up each; total {time.perf_counter() - t_start:.0f} s; load average before {load[0]}, after {load[1]}")

@@ -1,6 +1,7 @@
 """The pipeline documents of the app columns: tuning settings, the untuned variations of
-``cpu_build_dlight.json`` (``--variants``), the targeted tuning document of the tuned column and its replay
-(a re-run applies the stored database without tuning)."""
+``cpu_build_dlight.json`` (``--variants``), the time-budgeted tuning document of the tuned column
+(:func:`budgeted`) and its replay (a re-run applies the stored database without tuning), the targeted one
+(:func:`targeted`)."""
 
 from __future__ import annotations
 
@@ -60,8 +61,10 @@ def variant_doc(name: str, cpu_doc: Any, tuned_doc: Any) -> Any:
     return doc
 
 
-#: The tuned candidate of "app best" (``resources/pipelines/cpu_tuned_focus.json``, total_trials sized to the minutes).
-BEST_TUNED = "cpu_tuned_focus"
+#: The pipeline of the "app tuned" column, also the tuned candidate of "app best"
+#: (``resources/pipelines/cpu_tuned_app.json``: the default pipeline, tuning seeded with its schedules,
+#: time_budget_s = the minutes).
+BEST_TUNED = "cpu_tuned_app"
 
 #: Where the "app best" column keeps its final tuning plan (in the model's work folder): a re-run with the
 #: same ``--work-dir`` and minutes applies that folder's database without tuning (only re-measures).
@@ -78,6 +81,18 @@ def targeted(doc: Any, params: dict[str, Any]) -> Any:
             step.params["num_trials_per_iter"] = min(int(step.params.get("num_trials_per_iter", 16)),
                                                      int(params.get("total_trials") or 16))
     doc.name = f"{doc.name} (targeted)"
+    return doc
+
+
+def budgeted(doc: Any, params: dict[str, Any]) -> Any:
+    """``doc`` with ``params`` (``time_budget_s``, ``min_trials``, ``num_trials_per_iter``) on its
+    ``relax.MetaScheduleTuneTIR`` step (the app's own validation checks them when it runs)."""
+    from pipeline_model.passkinds.metaschedule.config import tuning_mode
+
+    for step in doc.steps:
+        if tuning_mode(step.pass_id) == "tir":
+            step.params.update(params)
+    doc.name = f"{doc.name} ({float(params.get('time_budget_s') or 0):g} s)"
     return doc
 
 

@@ -69,7 +69,7 @@ def _engine_file(client: Any, plan: Any, name: str, fmt: str, path: str) -> dict
 
         minutes = plan.tuned_minutes[name]
         row["app"]["tuned"] = appside.timed(f"{tag} app tuned ({minutes:g} min)", lambda: tuned_column(
-            client, prep, plan.docs["cpu_tuned_focus"], f"{tag} tuned", minutes,
+            client, prep, plan.docs[docs.BEST_TUNED], f"{tag} tuned", minutes,
             os.path.join(plan.work_root, f"{tag}.best"), os.path.join(out, "tuned"), plan.opts))
     return row
 

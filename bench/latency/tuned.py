@@ -1,73 +1,74 @@
-"""The "app tuned" column: ``resources/pipelines/cpu_tuned_focus.json`` with a wall-clock budget per model.
+"""The "app tuned" column: ``resources/pipelines/cpu_tuned_app.json`` with a wall-clock budget per model.
 
-Its tuning step is *targeted* (the app's own focus: the PrimFuncs holding at least ``--min-share`` of the untuned
-profile, trials allocated by share). A calibration round measures the pace (trials per second), the final round
-gets the trials that fit in the minutes left, and the app's Stop Tuning ends it at the deadline. The plan is
-stored in the work folder (``<model>.best/``), so a re-run with the same minutes applies that folder's database
-without tuning (only re-measures).
+``cpu_tuned_app.json`` is the app's default CPU pipeline with a time-budgeted ``relax.MetaScheduleTuneTIR`` step
+seeded with the app's own DLight schedules (``seed_rules``): every PrimFunc's app schedule is measured into the
+database first, so applying the database keeps it wherever the search found nothing faster. One run: the step's
+``time_budget_s`` is the minutes × 60 (the engine's rounds spend it: a floor of trials per PrimFunc, the rest by
+FLOPs × calls, then by the tuned profile; the seeding counts in it), and a Stop Tuning a little after the deadline
+is only a safety net. The run's summary is stored in the work folder (``<model>.best/``), so a re-run with the
+same minutes applies that folder's database without tuning (only re-measures).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import time
 from typing import Any, Callable
 
 from bench.latency import appside, docs
 
+#: Seconds after the step's own deadline at which the bench stops tuning (the step ends itself at its budget).
+GRACE_S = 60.0
 
-def _replay(client: Any, prepare: Callable[[Any, str], Any], focus_doc: Any, label: str, out_dir: str,
+
+def _replay(client: Any, prepare: Callable[[Any, str], Any], app_doc: Any, label: str, out_dir: str,
             budget_s: float, stored: dict[str, Any], plan_path: str) -> dict[str, Any]:
-    print(f"  {label}: applying the database tuned by the stored plan {plan_path}", file=sys.stderr, flush=True)
-    doc = docs.replayed(prepare(focus_doc, "best"))
+    print(f"  {label}: applying the database tuned by the stored run {plan_path}", file=sys.stderr, flush=True)
+    doc = docs.replayed(prepare(app_doc, "best"))
     col = appside.app_column(client, doc, label, out_dir, deadline_s=budget_s, profile_top=6)
     col["tuning_first_s"] = float(stored.get("tuning_s") or 0.0)
     col["plan"] = stored
     return col
 
 
-def tuned_column(client: Any, prepare: Callable[[Any, str], Any], focus_doc: Any, label: str, minutes: float,
-                 work: str, out_dir: str, opts: Any) -> dict[str, Any]:
-    """Tune ``focus_doc`` (prepared by ``prepare(doc, "best")`` for the model) within ``minutes``, then build and
-    export the tuned module into ``out_dir`` (:func:`bench.latency.appside.app_column`'s result, plus ``plan``)."""
-    from pipeline_model.passkinds.metaschedule.budget import trials_for_budget, trials_per_second
+def run_summary(reports: list[dict[str, Any]], tuning_s: float) -> dict[str, Any]:
+    """What the bench keeps of a tuned run (the tuning step's ``report["tuning"]``): trials per PrimFunc
+    (``chosen``: those that got any), the pace, how the rounds ended and how many PrimFuncs kept the app's
+    schedule (``seeds``)."""
+    from pipeline_model.passkinds.metaschedule.report import seed_counts
 
+    budget = next((r.get("budget") for r in reports if isinstance(r.get("budget"), dict)), None) or {}
+    seeds = next((r.get("seeds") for r in reports if isinstance(r.get("seeds"), dict)), None)
+    trials = {str(n): int(k) for n, k in (budget.get("trials") or {}).items()}
+    total = sum(trials.values())
+    return {"tuning_s": tuning_s, "trials": total, "rate_per_min": total / tuning_s * 60.0 if tuning_s > 0 else 0.0,
+            "end": budget.get("end"), "stopped": any(r.get("stopped") for r in reports),
+            "chosen": [{"name": n, "trials": k} for n, k in trials.items() if k > 0],
+            "not_reached": list(budget.get("not_reached") or []),
+            "seeds": {**seed_counts(seeds), "seconds": float(seeds.get("seconds") or 0)} if seeds else None}
+
+
+def tuned_column(client: Any, prepare: Callable[[Any, str], Any], app_doc: Any, label: str, minutes: float,
+                 work: str, out_dir: str, opts: Any) -> dict[str, Any]:
+    """Tune ``app_doc`` (``cpu_tuned_app.json``, prepared by ``prepare(doc, "best")`` for the model) with
+    ``time_budget_s`` = ``minutes`` × 60, then build and export the tuned module into ``out_dir``
+    (:func:`bench.latency.appside.app_column`'s result, plus ``plan``: :func:`run_summary`)."""
     os.makedirs(work, exist_ok=True)
     plan_path = os.path.join(work, docs.BEST_PLAN_FILE)
     budget_s = minutes * 60.0
-    settings = {"focus": "share", "min_share": float(opts.min_share), "num_trials_per_iter": int(opts.trials_per_iter)}
+    settings = {"time_budget_s": budget_s, "min_trials": int(opts.min_trials),
+                "num_trials_per_iter": int(opts.trials_per_iter)}
     stored = docs.read_json(plan_path)
-    if stored and stored.get("minutes") == minutes and stored.get("settings") == settings and stored.get("chosen"):
-        return _replay(client, prepare, focus_doc, label, out_dir, budget_s, stored, plan_path)
-    t0 = time.perf_counter()
-    cal = docs.targeted(prepare(focus_doc, "best"), {**settings, "min_trials": 1,
-                                                     "total_trials": int(opts.calibration_trials)})
-    first = appside.app_column(client, cal, f"{label}/calibration", None, deadline_s=budget_s)
-    if "error" in first:
-        return first
-    done = sum(int(t.get("done") or 0) for t in first["tuning"])
-    rate = trials_per_second(*first["pace"]) or trials_per_second(done, first["tuning_s"])
-    if rate <= 0:  # nothing measured (every task already tuned in the work folder): an earlier pace
-        rate = float((stored or {}).get("rate_per_min") or 20.0) / 60.0
-    # the final round profiles its input and sets up again before it searches: that overhead is the
-    # calibration's time outside its search
-    overhead = max(0.0, first["tuning_s"] - float(first["pace"][1])) if first["pace"][1] else 0.0
-    left = budget_s - (time.perf_counter() - t0)
-    total = trials_for_budget(rate, left - overhead, safety=0.9, minimum=int(opts.calibration_trials))
-    print(f"  {label}: calibration {done} trials in {first['tuning_s']:.0f} s (search pace {rate * 60:.0f} "
-          f"trials/min, set-up {overhead:.0f} s); {left:.0f} s left -> {total} trials", file=sys.stderr, flush=True)
-    doc = docs.targeted(prepare(focus_doc, "best"), {**settings, "min_trials": int(opts.min_trials),
-                                                     "total_trials": total})
-    col = appside.app_column(client, doc, label, out_dir, deadline_s=max(0.0, left), profile_top=6)
-    col["tuning_s"] = float(col.get("tuning_s") or 0.0) + first["tuning_s"]
-    plan = next((t.get("focus") for t in col.get("tuning") or [] if t.get("focus")), None) or {}
-    info = {"minutes": minutes, "settings": settings, "tuning_s": col["tuning_s"], "rate_per_min": rate * 60,
-            "calibration": done, "total_trials": total,
-            "stopped": any(t.get("stopped") for t in col.get("tuning") or []),
-            "chosen": [{"name": c["name"], "trials": c["trials"], "share": c.get("share")}
-                       for c in plan.get("chosen") or []],
-            "skipped": plan.get("skipped") or []}
+    if stored and stored.get("minutes") == minutes and stored.get("settings") == settings:
+        return _replay(client, prepare, app_doc, label, out_dir, budget_s, stored, plan_path)
+    doc = docs.budgeted(prepare(app_doc, "best"), settings)
+    col = appside.app_column(client, doc, label, out_dir, deadline_s=budget_s + GRACE_S, profile_top=6)
+    info = {"minutes": minutes, "settings": settings,
+            **run_summary(col.get("tuning") or [], float(col.get("tuning_s") or 0.0))}
+    seeds = info["seeds"] or {}
+    print(f"  {label}: {info['trials']} trials in {info['tuning_s']:.0f} s (ends: {info['end']}); best schedule: "
+          f"the app's for {seeds.get('app', 0)}, a tuned one for {seeds.get('tuned', 0)} PrimFuncs",
+          file=sys.stderr, flush=True)
     if "error" not in col:
         docs.write_json(plan_path, info)
     col["plan"] = info
@@ -81,10 +82,13 @@ def print_profiles(rows: list[dict[str, Any]]) -> None:
         tuned = row["app"].get("tuned") or {}
         plan = tuned.get("plan") or {}
         chosen = plan.get("chosen") or []
+        seeds = plan.get("seeds") or {}
         print(f"  {row['model']} ({row['format']}): {len(chosen)} PrimFuncs tuned, "
-              f"{sum(int(c['trials']) for c in chosen)} trials"
+              f"{sum(int(c['trials']) for c in chosen)} trials in {float(plan.get('tuning_s') or 0):.0f} s"
               + (f" (pace {plan['rate_per_min']:.0f} trials/min)" if plan.get("rate_per_min") else "")
-              + (", stopped at the deadline" if plan.get("stopped") else ""))
+              + (", stopped at the deadline" if plan.get("stopped") else "")
+              + (f"; best schedule: the app's for {seeds.get('app', 0)}, tuned for {seeds.get('tuned', 0)}"
+                 if seeds else ""))
         names = {c["name"] for c in chosen}
         for entry_name, kind, share, total_us in tuned.get("profile") or []:
             mark = "tuned" if entry_name in names else ("not tuned" if kind == "prim_func" else kind)

@@ -7,15 +7,16 @@ The whole kind lives in this folder:
   export, cache key, user code, report sections);
 * :mod:`.config` (pass ids, :class:`~.config.TuningConfig` — the one table of tuning defaults —, progress
   records, where tuning writes), :mod:`.focus` (targeted-tuning parameters), :mod:`.budget` (a budget in
-  minutes), :mod:`.plan` (a time-budgeted step's rounds, also copied into scripts), :mod:`.report` (report
-  HTML) — all TVM-free;
+  minutes), :mod:`.plan` (a time-budgeted step's rounds, also copied into scripts), :mod:`.seed` (the app's
+  DLight schedules measured into the database before the search, ``seed_rules``; also copied into scripts),
+  :mod:`.report` (report HTML) — all TVM-free;
 * :mod:`.script`: the plain-TVM code exported scripts contain (target and cores, intrinsics, builder and
   runner from the options, the manifest and re-tune rule, targeted tuning), which the engine calls too;
 * the engine half, imported lazily by :meth:`MetaScheduleKind.build_pass` and never importing this
   package's ``__init__`` back: ``builder_tvm`` (stoppable builder, runner, RPC check), ``session_tvm``
   (progress and stop), ``tasks_tvm`` (tuning tasks with database reuse, apply), ``overrides_tvm`` (TVM's
   ``tune_tir``/``tune_relax`` overrides), ``budget_tvm`` (the engine's pieces of a time-budgeted step),
-  ``pass_tvm`` (the pass of a step).
+  ``seed_tvm`` (the engine's pieces of a seeded step), ``pass_tvm`` (the pass of a step).
 
 Their ``work_dir`` "" means the session's tuning folder (``Ref("work_dir")``). Only the TVM keyword
 arguments (:data:`~.config.TVM_TUNING_KWARGS`) reach TVM's constructor in the recipe; the other
@@ -37,6 +38,7 @@ from pipeline_model.passkinds.metaschedule.config import (
     APPLY_DATABASE,
     COMMON_TUNING_PARAMS,
     PASS_IDS,
+    SEED_RULES,
     TUNE_IRMOD,
     TUNE_TIR,
     TUNING_IDS,
@@ -60,6 +62,9 @@ TUNING_PARAMS: dict[str, list[dict]] = {
     TUNE_TIR: [
         tuning_param("max_trials_global", "int", TuningConfig.max_trials_global, "Trials per PrimFunc (TVM tunes each PrimFunc separately)."),
         *COMMON_TUNING_PARAMS,
+        tuning_param("seed_rules", "rule_list", list(TuningConfig().seed_rules), "The app's DLight rules (e.g. app.CPUMatmul, app.CPUConv2d, "
+                     "app.CPUParallel) whose schedule of each PrimFunc is measured and put into the database before "
+                     "the search, so applying the database keeps it where nothing tuned is faster (empty: off).", list(SEED_RULES)),
     ],
     TUNE_IRMOD: [
         tuning_param("max_trials_global", "int", TuningConfig.max_trials_global, "Trials in total over all tasks."),
@@ -204,15 +209,36 @@ class MetaScheduleKind(PassKind):
         wd = params.get("work_dir")
         wd_src = emit.render(emit.Lit(emit.check_literal(wd)) if wd else emit.Ref("work_dir"))
         if pass_id == TUNE_TIR and is_budgeted(params):
-            return self._export_budgeted(params, piece, wd_src, options, label)
-        if pass_id == TUNE_TIR and is_targeted(params):
-            return self._export_targeted(params, piece, wd_src, options, index, label)
-        piece.lines.append(f"install_meta_schedule_cpu({wd_src}, {emit.check_literal(options, 'options')!r})")
-        rest = super().export_step(pass_id, params, expr, index=index, label=label)
-        piece.helpers.extend(rest.helpers)
-        piece.imports.extend(rest.imports)
-        piece.lines.extend(rest.lines)
+            piece = self._export_budgeted(params, piece, wd_src, options, label)
+        elif pass_id == TUNE_TIR and is_targeted(params):
+            piece = self._export_targeted(params, piece, wd_src, options, index, label)
+        else:
+            seeded = "tune_tir = " if options["seed_rules"] else ""
+            piece.lines.append(f"{seeded}install_meta_schedule_cpu({wd_src}, {emit.check_literal(options, 'options')!r})")
+            rest = super().export_step(pass_id, params, expr, index=index, label=label)
+            piece.helpers.extend(rest.helpers)
+            piece.imports.extend(rest.imports)
+            piece.lines.extend(rest.lines)
+        if options["seed_rules"]:
+            self._export_seeds(piece, wd_src, options)
         return piece
+
+    @staticmethod
+    def _export_seeds(piece: ExportPiece, wd_src: str, options: dict[str, Any]) -> None:
+        """A step with ``seed_rules``: the tuning pass runs between :func:`.seed.seed_tuning_pass` (the app rules'
+        schedules measured into the database; the rule classes and the helpers of :data:`.seed.SEED_HELPERS`
+        copied verbatim) and :func:`.seed.print_seed_outcome`."""
+        from pipeline_model.passkinds.dlight import APP_GROUP, app_rule_source
+        from pipeline_model.passkinds.metaschedule.seed import SEED_HELPERS
+
+        names = [str(r).partition(".")[2] for r in options["seed_rules"] if str(r).startswith(APP_GROUP + ".")]
+        piece.imports.append("tvm.s_tir.dlight")
+        piece.helpers.extend(app_rule_source(name) for name in names)
+        piece.helpers.extend(emit.helper_source(f) for f in SEED_HELPERS)
+        rules = "[" + ", ".join(f"{name}()" for name in names) + "]"
+        opts = emit.check_literal(options, "options")
+        piece.lines.append(f"pass_ = tvm.transform.Sequential([seed_tuning_pass(tune_tir, {wd_src}, {opts!r}, {rules}), "
+                           f"pass_, print_seed_outcome(tune_tir, {wd_src})])")
 
     @staticmethod
     def _export_budgeted(params: dict[str, Any], piece: ExportPiece, wd_src: str, options: dict[str, Any],

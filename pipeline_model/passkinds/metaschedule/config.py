@@ -7,7 +7,7 @@ CLI, the catalogue and the exporter need without importing TVM:
   :func:`tvm_tuning_params` (the TVM keyword arguments of a step);
 * :class:`TuningConfig` — the user-facing tuning options (trials in total / per task / per round,
   cost model, runner "local" or "rpc" with tracker host/port/key, builder and measurement settings,
-  work directory, "re-tune"), parsed from step parameters with clear messages. Its field defaults are
+  work directory, "re-tune", the app rules that seed the search), parsed from step parameters with clear messages. Its field defaults are
   the one table of tuning defaults: the catalogue's parameters (:data:`COMMON_TUNING_PARAMS`), the
   engine and the options an exported script gets (:func:`script_options`) all read them;
 * :class:`TaskProgress` / :class:`TuningProgress` — what a ``tuning_progress`` event carries
@@ -27,6 +27,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
+from pipeline_model.passkinds.dlight import APP_GROUP, APP_RULES
 from pipeline_model.passkinds.metaschedule.script import DATABASE_FILES, TuningConfigError
 
 TUNE_TIR = "relax.MetaScheduleTuneTIR"
@@ -53,6 +54,9 @@ _MODES = {TUNE_TIR: "tir", TUNE_IRMOD: "irmod", APPLY_DATABASE: "apply"}
 COST_MODELS = ("xgb", "random", "mlp")
 #: Runner choices.
 RUNNERS = ("local", "rpc")
+#: Rules a ``relax.MetaScheduleTuneTIR`` step may seed its database with (``seed_rules``, see
+#: :mod:`pipeline_model.passkinds.metaschedule.seed`): the app's own DLight rules, named as in a dlight step.
+SEED_RULES = tuple(f"{APP_GROUP}.{name}" for name in APP_RULES)
 
 
 def tuning_mode(pass_id: str) -> Optional[str]:
@@ -116,6 +120,7 @@ class TuningConfig:
     user_database: bool = True
     work_dir: str = ""
     op_names: list[str] = field(default_factory=list)
+    seed_rules: list[str] = field(default_factory=list)
 
     @classmethod
     def from_params(cls, params: dict[str, Any], where: str = "tuning step") -> "TuningConfig":
@@ -177,6 +182,9 @@ class TuningConfig:
             raise bad("builder_workers", "must be 0 (all cores) or more")
         if cfg.builder_timeout_s <= 0:
             raise bad("builder_timeout_s", "must be positive")
+        unknown = [r for r in cfg.seed_rules if r not in SEED_RULES]
+        if unknown:
+            raise bad("seed_rules", f"names unknown rules {unknown}; the app's rules are {list(SEED_RULES)}")
         return cfg
 
     def to_json(self) -> dict[str, Any]:
@@ -244,6 +252,7 @@ class TuningProgress:
     best: dict = field(default_factory=dict)  # task -> {trace, tir, ...} (best schedule, shortened), at the end
     budget: Optional[dict] = None  # time-budgeted tuning: the rounds (pipeline_model.passkinds.metaschedule.plan)
     user_database: dict = field(default_factory=dict)  # {path, imported: [names], added, problem}
+    seeds: Optional[dict] = None  # seed_rules: the app's schedules put into the database (metaschedule.seed)
 
     def task(self, name: str) -> TaskProgress:
         """The task record named ``name`` (created when missing)."""

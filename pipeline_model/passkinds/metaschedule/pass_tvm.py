@@ -74,6 +74,7 @@ def make_tuning_pass(
     tgt = tuning_target(target)
     targeted = _targeted_setup(pass_id, mode, params, trusted, step_number)
     budgeted = _budget_setup(pass_id, mode, params, step_number)
+    rules = _seed_setup(pass_id, mode, config, step_number)
     with tgt:
         if mode == "tir":
             inner = relax.transform.MetaScheduleTuneTIR(work_dir=work_dir, max_trials_global=config.max_trials_global)
@@ -96,6 +97,11 @@ def make_tuning_pass(
     def tune_step(mod, _ctx):
         session = new_session()
         _prepare_session(session, mod, mode, work_dir, targeted, profile_fn)
+        seeded = []
+        if rules:
+            from pipeline_model.passkinds.metaschedule.seed_tvm import seed_session
+
+            seeded = seed_session(session, mod, work_dir, tgt, rules)
         if budgeted is not None:
             from pipeline_model.passkinds.metaschedule.budget_tvm import budgeted_tune
 
@@ -106,6 +112,10 @@ def make_tuning_pass(
             session.emit()
         else:
             out = _tune_in_session(session, inner, mod, work_dir, tgt, targeted)
+        if seeded:
+            from pipeline_model.passkinds.metaschedule.seed_tvm import finish_seeds
+
+            finish_seeds(session, work_dir, seeded)
         if report is not None:
             report["tuning"] = _step_summary(session, work_dir)
         return out
@@ -200,6 +210,18 @@ def _budget_setup(pass_id: str, mode: str, params: dict[str, Any],
         return focus_settings(params, where)
     except FocusError as exc:
         raise TuningConfigError(str(exc)) from None
+
+
+def _seed_setup(pass_id: str, mode: str, config: TuningConfig, step_number: Optional[int]) -> list[Any]:
+    """The rule objects of a step's ``seed_rules`` (``[]``: no seeding); only ``relax.MetaScheduleTuneTIR`` seeds."""
+    if not config.seed_rules:
+        return []
+    if mode != "tir":
+        where = f"step {step_number} ({pass_id})" if step_number else f"step {pass_id}"
+        raise TuningConfigError(f"{where}: seed_rules needs relax.MetaScheduleTuneTIR")
+    from pipeline_model.passkinds.metaschedule.seed_tvm import app_rules
+
+    return app_rules(config.seed_rules)
 
 
 def _step_summary(session: TuningSession, work_dir: str) -> dict[str, Any]:

@@ -186,7 +186,8 @@ def budgeted_tuning_pass(tune_tir, work_dir, settings, options):
     get zero trials), then rounds through the stock ``MetaScheduleTuneTIR`` with ``tune_tir`` (from
     ``install_meta_schedule_cpu``) told each PrimFunc's trials, heaviest first; the tuned profile
     (:func:`profile_prim_funcs` of the module with the database applied) weighs the later rounds. A round
-    is not cut at the deadline here (the engine's is); no round starts after it. Prints the rounds."""
+    is not cut at the deadline here (the engine's is); no round starts after it; the seconds a seeding pass
+    before it took (``tune_tir.seed_s``, :func:`.seed.seed_tuning_pass`) count in the budget. Prints the rounds."""
     import os
     import time
 
@@ -205,7 +206,7 @@ def budgeted_tuning_pass(tune_tir, work_dir, settings, options):
     @tvm.transform.module_pass(opt_level=0, name="BudgetedTuneTIR")
     def budgeted(mod, _ctx):
         target = meta_schedule_target(tvm.target.Target.current())
-        deadline = time.perf_counter() + float(settings["time_budget_s"])
+        deadline = time.perf_counter() + float(settings["time_budget_s"]) - float(getattr(tune_tir, "seed_s", 0.0))
         funcs = {gv.name_hint: (gv, f) for gv, f in mod.functions_items() if isinstance(f, tvm.tirx.PrimFunc)}
         user_db = user_tuning_database_dir() if options["user_database"] and not options["retune"] else ""
         reused = []

@@ -37,7 +37,37 @@ def tuning_html(value: Any, _target: dict, _error_css: str) -> str:
     database = esc(translate("StepReport", "database"))
     return (f"<p><b>MetaSchedule</b>: {esc(summary)}; {database} <code>{esc(value.get('work_dir', ''))}</code></p>"
             f"<table>{rows}</table>" + sources_html(tasks, value.get("user_database"))
-            + budget_html(value.get("budget")) + focus_html(value.get("focus")) + best_html(value.get("best")))
+            + seeds_html(value.get("seeds")) + budget_html(value.get("budget")) + focus_html(value.get("focus"))
+            + best_html(value.get("best")))
+
+
+def seed_counts(seeds: Any) -> dict[str, int]:
+    """``{seeded, skipped, no_rule, app, tuned}`` of a step's ``report["tuning"]["seeds"]``
+    (:mod:`pipeline_model.passkinds.metaschedule.seed`): PrimFuncs seeded with the app's schedule, those whose
+    seed was refused, those no rule schedules, and after tuning how many kept the app's schedule / a tuned one."""
+    tasks = [t for t in (seeds.get("tasks") or {}).values() if isinstance(t, dict)] if isinstance(seeds, dict) else []
+    outcome = (seeds.get("outcome") if isinstance(seeds, dict) else None) or {}
+    return {"seeded": sum(1 for t in tasks if t.get("status") in ("seeded", "present")),
+            "skipped": sum(1 for t in tasks if t.get("status") == "skipped"),
+            "no_rule": len(seeds.get("no_rule") or []) if isinstance(seeds, dict) else 0,
+            "app": int(outcome.get("app") or 0), "tuned": int(outcome.get("tuned") or 0)}
+
+
+def seeds_html(seeds: Any) -> str:
+    """The app's schedules that seeded the search: how many PrimFuncs kept them, how many got a tuned one,
+    and why a seed was refused (its trace does not replay, the build or run failed)."""
+    if not isinstance(seeds, dict):
+        return ""
+    counts = seed_counts(seeds)
+    rules = ", ".join(str(r) for r in seeds.get("rules") or [])
+    title = translate("StepReport", "Seeded with the app's schedules ({0})").format(rules)
+    text = translate("StepReport", "{seeded} PrimFunc(s) seeded, {skipped} refused, {no_rule} without a rule "
+                                   "(in {seconds:.0f} s); best schedule: the app's for {app}, a tuned one for {tuned}").format(
+        seconds=float(seeds.get("seconds") or 0), **counts)
+    refused = "".join(f"<li><code>{esc(name)}</code>: {esc(t.get('reason'))}</li>"
+                      for name, t in (seeds.get("tasks") or {}).items()
+                      if isinstance(t, dict) and t.get("status") == "skipped")
+    return f"<p><b>{esc(title)}</b>: {esc(text)}</p>" + (f"<ul>{refused}</ul>" if refused else "")
 
 
 def task_sources(tasks: Any) -> dict[str, list[str]]:

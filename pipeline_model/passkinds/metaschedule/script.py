@@ -16,7 +16,8 @@ functions, so the two cannot drift:
   and :func:`wipe_work_dir`, the ``retune`` rule: only files the manifest lists are deleted, never a
   user's file, in the engine and in exported scripts alike;
 * the per-user tuning database (:func:`import_user_records` before a task is tuned, :func:`commit_user_records`
-  after, :func:`user_database_problem` the safety rule; the folder is
+  after — never a seed of the app's own schedule, :func:`is_search_record` —, :func:`user_database_problem`
+  the safety rule; the folder is
   :func:`pipeline_model.work_dirs.user_tuning_database_dir`);
 * :func:`register_tuning_functions` (TVM's global ``tune_tir`` / ``tune_relax`` overridden), used by the
   script's :func:`install_meta_schedule_cpu` and by the engine's session-based overrides;
@@ -333,8 +334,16 @@ def user_database_problem(db_dir, write):
     return None
 
 
+def is_search_record(record):
+    """True when a tuning record came from MetaSchedule's search: every candidate it measures enters the
+    post-processors (an ``EnterPostproc`` instruction in its trace); a seed of the app's own schedule
+    (the seeding of ``seed_rules``) never does."""
+    return any(inst.kind.name == "EnterPostproc" for inst in record.trace.insts)
+
+
 def _user_db_records(database, mod, target, top_k):
-    """The valid records of workload ``mod`` for ``target`` in ``database``, best first (at most ``top_k``)."""
+    """The valid records of workload ``mod`` for ``target`` in ``database``, best first (at most ``top_k``);
+    never a seed of the app's own schedule (:func:`is_search_record`: the user database holds tuned results)."""
     if not database.has_workload(mod):
         return []
     import json
@@ -346,7 +355,7 @@ def _user_db_records(database, mod, target, top_k):
     wanted = key(target)
     out = []
     for rec in database.get_top_k(workload, 1 << 20):
-        if rec.target is None or key(rec.target) != wanted or not rec.run_secs:
+        if rec.target is None or key(rec.target) != wanted or not rec.run_secs or not is_search_record(rec):
             continue
         secs = [float(x) for x in rec.run_secs]
         if sum(secs) / len(secs) >= 1e9:
@@ -696,7 +705,7 @@ SCRIPT_CONSTANTS = ("STATE_FILE", "DATABASE_FILES", "MANIFEST_FILE", "MANIFEST_F
 SCRIPT_HELPERS = (TuningConfigError, tuning_cores, meta_schedule_target, load_tensor_intrinsics,
                   meta_schedule_f_build, tuning_builder, tuning_runner, manifest_entry_path, read_manifest,
                   write_manifest, work_dir_files, track_work_dir, wipe_work_dir, user_tuning_database_dir,
-                  user_database_problem, _user_db_records, _copy_records, import_user_records, commit_user_records,
+                  user_database_problem, is_search_record, _user_db_records, _copy_records, import_user_records, commit_user_records,
                   register_tuning_functions, install_meta_schedule_cpu)
 #: Helpers a targeted ``MetaScheduleTuneTIR`` step needs besides :data:`SCRIPT_HELPERS` (in this order).
 TARGETED_HELPERS = (choose_tuning_functions, allocate_trials, plan_targeted_tuning, load_schedule_fn,
