@@ -3831,7 +3831,17 @@
         <translation>数据库</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+26"/>
+        <source>Seeded with the app&apos;s schedules ({0})</source>
+        <translation>以应用自身的调度作为种子（{0}）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{seeded} PrimFunc(s) seeded, {skipped} refused, {no_rule} without a rule (in {seconds:.0f} s); best schedule: the app&apos;s for {app}, a tuned one for {tuned}</source>
+        <translation>已为 {seeded} 个 PrimFunc 提供种子，{skipped} 个被拒绝，{no_rule} 个没有适用规则（用时 {seconds:.0f} 秒）；最佳调度：{app} 个为应用自身的，{tuned} 个为调优得到的</translation>
+    </message>
+    <message>
+        <location line="+26"/>
         <source>From the user database (no trials)</source>
         <translation>来自用户数据库（无需试验）</translation>
     </message>
@@ -4092,7 +4102,7 @@
 <context>
     <name>TuningPanel</name>
     <message>
-        <location filename="../../widgets/tuning_panel.py" line="+34"/>
+        <location filename="../../widgets/tuning_panel.py" line="+35"/>
         <source>Task</source>
         <translation>任务</translation>
     </message>
@@ -4169,7 +4179,17 @@
         <translation>&lt;b&gt;{pass_id}&lt;/b&gt;：{done} / {total} 次试验，{elapsed}，运行器 {runner}</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+30"/>
+        <source>best schedule: the app&apos;s for {app} PrimFunc(s), a tuned one for {tuned}</source>
+        <translation>最佳调度：{app} 个 PrimFunc 为应用自身的，{tuned} 个为调优得到的</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{seeded} app schedules seeded</source>
+        <translation>已提供 {seeded} 个应用调度作为种子</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>{share:.1f} % of the measured time; {trials} trials allocated</source>
         <translation>占测得时间的 {share:.1f} %；分配了 {trials} 次试验</translation>
     </message>
@@ -4206,7 +4226,7 @@
         <translation type="vanished">&lt;b&gt;{pass_id}&lt;/b&gt;：{done} / {total} 次试验，{elapsed} 秒，运行器 {runner}</translation>
     </message>
     <message>
-        <location line="-63"/>
+        <location line="-70"/>
         <source> (reused)</source>
         <translation>（复用）</translation>
     </message>
