@@ -66,3 +66,4 @@ def finish_seeds(session: TuningSession, work_dir: str, tasks: list[tuple[str, t
         return
     database = ms.database.JSONDatabase(work_dir=work_dir, module_equality="structural")
     seed_outcome(database, tasks, info)
+    session.emit()  # the tuning panel's footer says which schedule won (the last progress event had no outcome)
