@@ -288,3 +288,15 @@ def test_tiny_end_to_end_run(capsys, monkeypatch) -> None:
     assert cell["check (worst vs PyTorch, vs TVM)"].startswith("pass (")
     assert cell["app÷ORT"].endswith("x)") and cell["compile ms"] == "-"
     assert cell["build ratio"].endswith("x")
+
+
+def test_tuned_minutes_pairs_tune_only_the_models_they_name() -> None:
+    """``--tuned-minutes cnn=5`` tunes the CNN only (the other models got the 15-minute ceiling of ``--best`` and
+    the command refused to start); a bare number among the pairs is the other models' minutes."""
+    pytest.importorskip("torch")
+    from bench.latency import cli
+
+    plan = cli.Plan(cli.parser().parse_args(["--models", "mlp,cnn,gpt2", "--tuned-minutes", "cnn=5,gpt2=3"]))
+    assert plan.tuned_minutes == {"cnn": 5.0, "gpt2": 3.0}
+    plan = cli.Plan(cli.parser().parse_args(["--models", "mlp,cnn", "--tuned-minutes", "cnn=5,2"]))
+    assert plan.tuned_minutes == {"mlp": 2.0, "cnn": 5.0}

@@ -102,6 +102,10 @@ class Plan:
                 self.tuned_minutes = parse_tune_minutes(minutes_text, self.models)
             except BudgetError as exc:
                 raise SystemExit(str(exc)) from None
+            parts = [p.strip() for p in str(minutes_text).split(",") if p.strip()]
+            if opts.tuned_minutes is not None and all("=" in p for p in parts):  # only the models named are tuned
+                named = {p.split("=", 1)[0].strip() for p in parts}
+                self.tuned_minutes = {m: v for m, v in self.tuned_minutes.items() if m in named}
             if opts.tuned_minutes is not None and max(self.tuned_minutes.values(), default=0) > 10:
                 raise SystemExit("--tuned-minutes: at most 10 minutes per model")
         self.tmp = tempfile.mkdtemp(prefix="bench_latency_")
