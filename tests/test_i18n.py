@@ -286,3 +286,20 @@ def test_pass_categories_are_translated_and_match_the_catalogue(qapp):
         from pipeline_model import i18n as core_i18n
 
         core_i18n.set_translator(None)
+
+
+def test_tuning_panel_status_and_end_words_are_translated(qapp):
+    """The Tuning dock's task status column and its end reason show in Chinese (they had been wrapped in a helper
+    lupdate does not see, so the zh_CN build showed "done")."""
+    from app.i18n import install_translator
+    from widgets.tuning_panel import end_reason, status_text
+
+    assert status_text("done") == "done" and end_reason({"finished": True, "done": 4, "total": 4}) == "done"
+    try:
+        assert install_translator(qapp, "zh_CN") is not None
+        assert status_text("done") == "完成" and status_text("not reached") == "未轮到"
+        assert end_reason({"finished": True, "done": 4, "total": 4}) == "完成"
+        assert end_reason({"stopped": True}) == "已停止；已测量的试验会保留"
+        assert status_text("something new") == "something new"  # an unknown word is shown as it came
+    finally:
+        install_translator(qapp, "en")

@@ -39,8 +39,16 @@ COLUMNS = (  # header texts, translated where shown
 
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("TuningPanel", text)
+def status_text(status: str) -> str:
+    """A task's status word from the engine (``tuning``, ``done`` ...), translated."""
+    words = {"tuning": QCoreApplication.translate("TuningPanel", "tuning"),
+             "done": QCoreApplication.translate("TuningPanel", "done"),
+             "stopped": QCoreApplication.translate("TuningPanel", "stopped"),
+             "not reached": QCoreApplication.translate("TuningPanel", "not reached"),
+             "not targeted": QCoreApplication.translate("TuningPanel", "not targeted"),
+             "skipped": QCoreApplication.translate("TuningPanel", "skipped"),
+             "from user database": QCoreApplication.translate("TuningPanel", "from user database")}
+    return words.get(status, status)
 
 
 def end_reason(data: dict[str, Any]) -> str:
@@ -52,24 +60,24 @@ def end_reason(data: dict[str, Any]) -> str:
     exhausted (it found no more distinct candidates)."""
     done, total = int(data.get("done") or 0), int(data.get("total") or 0)
     if data.get("stopped"):
-        return _tr("stopped; measured trials are kept")
+        return QCoreApplication.translate("TuningPanel", "stopped; measured trials are kept")
     if not data.get("finished"):
         return ""
     if total <= 0 or done >= total:
-        return _tr("done")
+        return QCoreApplication.translate("TuningPanel", "done")
     tasks = list(data.get("tasks") or [])
     reused = sum(1 for t in tasks if t.get("reused"))
     errors = sum(int(t.get("errors") or 0) for t in tasks)
     parts = []
     if tasks and reused == len(tasks):
-        return _tr("all {0} tasks already tuned (reused from the database)").format(len(tasks))
+        return QCoreApplication.translate("TuningPanel", "all {0} tasks already tuned (reused from the database)").format(len(tasks))
     if reused:
-        parts.append(_tr("{0} of {1} tasks reused from the database").format(reused, len(tasks)))
+        parts.append(QCoreApplication.translate("TuningPanel", "{0} of {1} tasks reused from the database").format(reused, len(tasks)))
     if errors:
-        parts.append(_tr("{0} candidates failed to build or run").format(errors))
+        parts.append(QCoreApplication.translate("TuningPanel", "{0} candidates failed to build or run").format(errors))
     if not parts:
-        parts.append(_tr("search space exhausted (MetaSchedule found no more candidates)"))
-    return _tr("ended early: {0}").format("; ".join(parts))
+        parts.append(QCoreApplication.translate("TuningPanel", "search space exhausted (MetaSchedule found no more candidates)"))
+    return QCoreApplication.translate("TuningPanel", "ended early: {0}").format("; ".join(parts))
 
 class TuningPanel(QWidget):
     """Progress bar, summary line and per-task table of a tuning run."""
@@ -195,7 +203,7 @@ class TuningPanel(QWidget):
                 str(task.get("trials", 0)),
                 format_us(float(best)) if best is not None else "–",
                 str(task.get("errors", 0)),
-                str(task.get("status", "")) + (self.tr(" (reused)") if task.get("reused") else ""),
+                status_text(str(task.get("status", ""))) + (self.tr(" (reused)") if task.get("reused") else ""),
             )
             for col, text in enumerate(cells):
                 item = self.table.item(row, col)

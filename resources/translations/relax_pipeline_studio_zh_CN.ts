@@ -4127,7 +4127,73 @@
         <translation>状态</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+7"/>
+        <source>tuning</source>
+        <translation>调优中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+22"/>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <location line="-21"/>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not reached</source>
+        <translation>未轮到</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not targeted</source>
+        <translation>未选中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>from user database</source>
+        <translation>来自用户数据库</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>stopped; measured trials are kept</source>
+        <translation>已停止；已测量的试验会保留</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>all {0} tasks already tuned (reused from the database)</source>
+        <translation>全部 {0} 个任务均已调优（复用数据库中的记录）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} of {1} tasks reused from the database</source>
+        <translation>{1} 个任务中有 {0} 个复用了数据库中的记录</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} candidates failed to build or run</source>
+        <translation>{0} 个候选调度构建或运行失败</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>search space exhausted (MetaSchedule found no more candidates)</source>
+        <translation>搜索空间已穷尽（MetaSchedule 找不到更多候选）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ended early: {0}</source>
+        <translation>提前结束：{0}</translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <location line="+49"/>
         <source>No tuning step has run yet. Add a MetaSchedule step (relax.MetaScheduleTuneTIR / TuneIRMod) and run.</source>
         <extracomment>How the trial budget splits: TuneTIR&apos;s ``max_trials_global`` is a budget per PrimFunc (TVM tunes each PrimFunc on its own), so the total is that times the number of PrimFuncs.</extracomment>
