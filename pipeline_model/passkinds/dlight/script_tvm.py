@@ -116,7 +116,8 @@ class CPUMatmul(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
     rfactored: ``nt_rows x dots`` vector partial sums, added across lanes once per output. Tiles run in parallel
     over the cores; the epilogue runs per tile on the tile while it is in cache. Declines (returns ``None``,
     so a later rule such as ``app.CPUParallel`` takes the function) dynamic shapes, non-float32, other
-    reductions, sizes the vector width does not divide, and matmuls under ``min_flops``."""
+    reductions, sizes the vector width does not divide (a narrow NN output under two vector widths, a
+    classifier's 10 classes, is one vector of its own width instead), and matmuls under ``min_flops``."""
 
     #: Tile of the ``B[k, j]`` kernel with 32 vector registers (AVX-512): 8 rows x 3 vectors = 24 accumulators
     #: (halved with 16 registers). Chosen by a sweep on the quiet 2-core AVX-512 machine: 8 rows beat 4 by
