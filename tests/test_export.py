@@ -114,7 +114,10 @@ def test_tuning_pipeline_script_measures_on_cpu(tmp_path):
 
     cat = catalogue_tvm.catalogue()
     doc = load_pipeline(os.path.join(ROOT, "resources", "pipelines", "tuning_mlp_cpu.json"), known_pass_ids=set(cat.ids()))
-    doc.steps[4].params.update(max_trials_global=1, num_trials_per_iter=1)
+    # seeded with two app rules: the script also seeds its database with the app's schedules (measured records
+    # MetaSchedule's search did not make) and says which schedules won (one script run checks both)
+    doc.steps[4].params.update(max_trials_global=1, num_trials_per_iter=1, builder_workers=1,
+                               seed_rules=["app.CPUMatmul", "app.CPUParallel"])
     work = tmp_path / "wd"
     source = export_script(doc, catalogue=cat, work_dir=str(work))
     assert "pipeline_model" not in source
@@ -125,12 +128,19 @@ def test_tuning_pipeline_script_measures_on_cpu(tmp_path):
     script.write_text(source)
     out = tmp_path / "final.py"
     proc = subprocess.run([PYTHON, str(script), "--quiet", "--save-script", str(out)], capture_output=True,
-                          text=True, timeout=240, cwd=str(tmp_path), env={**os.environ, "PYTHONPATH": ""})
+                          text=True, timeout=300, cwd=str(tmp_path),
+                          env={**os.environ, "PYTHONPATH": "", "RPS_TUNING_DB_DIR": "off"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     records = [json.loads(line) for line in (work / "database_tuning_record.json").read_text().splitlines() if line.strip()]
     assert records and (work / "database_workload.json").stat().st_size > 0
     measured = [r for r in records if r[1][1] and max(r[1][1]) < 1.0]  # run_secs of a real measurement
     assert len(measured) >= 4, records  # one per PrimFunc of the MLP, none a builder timeout
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("app schedules:")]
+    assert len(lines) == 2 and "2 seeded, 0 skipped" in lines[0] and "best:" in lines[1], proc.stdout[-2000:]
+    seeds = [r for r in records if "EnterPostproc" not in json.dumps(r[1][0])]
+    assert len(seeds) == 2 and all(0 < max(r[1][1]) < 1.0 for r in seeds)
+    searched = [r for r in records if "EnterPostproc" in json.dumps(r[1][0])]
+    assert searched, records  # and the search measured candidates of its own
     final = tvm.script.from_source(out.read_text())
     prim_funcs = [f for _, f in final.functions_items() if isinstance(f, tvm.tirx.PrimFunc)]
     assert prim_funcs and all(f.attrs is not None and f.attrs.get("tirx.is_scheduled", False) for f in prim_funcs)

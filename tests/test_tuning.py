@@ -239,3 +239,18 @@ def test_bad_tuning_params_fail_at_construction(tmp_path):
 
     with pytest.raises(TuningConfigError, match="num_trials_per_iter"):
         pass_tvm.make_tuning_pass("relax.MetaScheduleTuneTIR", {"num_trials_per_iter": 0}, TARGET, str(tmp_path))
+
+
+def test_without_seed_rules_the_database_holds_only_searched_records(tuned_mlp):
+    """The suite's one tuning run (tuning_mlp_cpu.json, no seed_rules): no seed in its database, no seeds report
+    (here, beside the other users of the session's tuning run, so a test worker tunes it once)."""
+    from tvm.s_tir import meta_schedule as ms
+
+    from pipeline_model.passkinds.metaschedule.script import is_search_record
+
+    database = ms.database.JSONDatabase(work_dir=tuned_mlp.work_dir, module_equality="structural",
+                                        allow_missing=False)
+    records = database.get_all_tuning_records()
+    assert records and all(is_search_record(r) for r in records)
+    step = tuned_mlp.result.steps[4]
+    assert step.report["tuning"].get("seeds") is None

@@ -10,10 +10,7 @@ trials at most."""
 from __future__ import annotations
 
 import ast
-import json
 import os
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -241,18 +238,6 @@ def test_seeded_step_applies_the_faster_schedule_and_keeps_seeds_out_of_the_user
     assert records and all(is_search_record(r) for r in records)
 
 
-def test_without_seed_rules_the_database_holds_only_searched_records(tuned_mlp):
-    """The suite's one tuning run (tuning_mlp_cpu.json, no seed_rules): no seed in its database, no seeds report."""
-    from tvm.s_tir import meta_schedule as ms
-
-    database = ms.database.JSONDatabase(work_dir=tuned_mlp.work_dir, module_equality="structural",
-                                        allow_missing=False)
-    records = database.get_all_tuning_records()
-    assert records and all(is_search_record(r) for r in records)
-    step = tuned_mlp.result.steps[4]
-    assert step.report["tuning"].get("seeds") is None
-
-
 # ------------------------------------------------------------------------------------------ exported scripts
 def _seeded_doc(**params: Any) -> Any:
     doc = load_pipeline(os.path.join(PIPES, "tuning_mlp_cpu.json"))
@@ -280,31 +265,6 @@ def test_exported_seeded_step_holds_the_engines_seeding_code_and_the_rule_classe
     assert "seed_tuning_pass" not in plain and "class CPUMatmul(" not in plain
 
 
-@pytest.mark.e2e
-def test_exported_seeded_script_seeds_and_runs(tmp_path):
-    """The exported script seeds its database (records MetaSchedule's search did not make, measured), tunes,
-    says which schedules won and leaves every PrimFunc scheduled."""
-    work = tmp_path / "wd"
-    source = export_script(_seeded_doc(), work_dir=str(work))
-    assert "pipeline_model" not in source
-    script = tmp_path / "exported.py"
-    script.write_text(source)
-    out = tmp_path / "final.py"
-    proc = subprocess.run([sys.executable, str(script), "--quiet", "--save-script", str(out)], capture_output=True,
-                          text=True, timeout=300, cwd=str(tmp_path),
-                          env={**os.environ, "PYTHONPATH": "", "RPS_TUNING_DB_DIR": "off"})
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("app schedules:")]
-    assert len(lines) == 2 and "2 seeded, 0 skipped" in lines[0] and "best:" in lines[1], proc.stdout[-2000:]
-    records = [json.loads(line) for line in (work / "database_tuning_record.json").read_text().splitlines() if line]
-    seeds = [r for r in records if "EnterPostproc" not in json.dumps(r[1][0])]
-    assert len(seeds) == 2 and all(0 < max(r[1][1]) < 1.0 for r in seeds)
-    final = tvm.script.from_source(out.read_text())
-    prim_funcs = [f for _, f in final.functions_items() if isinstance(f, tvm.tirx.PrimFunc)]
-    assert prim_funcs and all(f.attrs is not None and f.attrs.get("tirx.is_scheduled", False) for f in prim_funcs)
-
-
-# ------------------------------------------------------------------------------------------ cpu_tuned_app.json
 def test_cpu_tuned_app_is_the_default_pipeline_with_seeded_tuning_after_fuse_tir():
     from pipeline_model.passkinds.metaschedule.focus import focus_settings, is_budgeted
 
