@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from typing import Any
 
-from app.screenshot_tour import pump_for, pump_until
+from app.screenshot_tour import pump_for, pump_until, shot_session
 from pipeline_model.resources import resource_path
 
 #: A Relax-level wrong rewrite: the bundled example (the first ``R.add`` of the module becomes ``R.subtract``).
@@ -60,16 +59,8 @@ def compose(window: Any, overlays: list[tuple[Any, int, int]], path: str) -> Non
 
 def main(argv: list[str]) -> int:
     """Write the three shots at ``--size`` (default 1024x700) in ``--lang`` (default English) into ``argv[0]``."""
-    size = next((a.split("=", 1)[1] for a in argv if a.startswith("--size=")), "1024x700")
-    lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
-    argv = [a for a in argv if not a.startswith(("--size=", "--lang="))]
-    out = os.path.abspath(argv[0] if argv else "docs/screenshots")
-    os.makedirs(out, exist_ok=True)
-    width, height = (int(v) for v in size.split("x"))
-    tag = f"{width}_{(lang or 'en').split('_')[0]}"
-    base = tempfile.mkdtemp(prefix="rps_debug_shots_")
-    os.environ.update({"RPS_CONFIG_DIR": base + "/cfg", "RPS_CACHE_DIR": base + "/cache",
-                       "XDG_STATE_HOME": base + "/state"})
+    opts = shot_session(argv, "rps_debug_shots_")
+    out, width, height, lang, tag, base = (opts[k] for k in ("out", "width", "height", "lang", "tag", "base"))
     from PySide6.QtCore import QSettings
 
     from app.application import make_application

@@ -66,6 +66,27 @@ def pump_for(app, ms: int) -> None:  # noqa: ANN001 - a QApplication
         QThread.msleep(20)
 
 
+def shot_session(argv: list[str], prefix: str, extra: tuple[str, ...] = ()) -> dict:
+    """The common set-up of the single-purpose screenshot tools (``screenshot_debug``, ``screenshot_tuning``):
+    ``--size=WxH`` (default 1024x700), ``--lang=``, the ``extra`` ``--name=value`` options, the output folder
+    (first other argument, default docs/screenshots, created) and a fresh temporary base folder the app's config,
+    cache and state go to. Returns ``out``, ``width``, ``height``, ``lang``, ``tag`` (``<W>_<lang>``), ``base``
+    and the extra options by name (``None`` when not given)."""
+    import tempfile
+
+    names = ("size", "lang", *extra)
+    given = {n: next((a.split("=", 1)[1] for a in argv if a.startswith(f"--{n}=")), None) for n in names}
+    rest = [a for a in argv if not a.startswith(tuple(f"--{n}=" for n in names))]
+    out = os.path.abspath(rest[0] if rest else "docs/screenshots")
+    os.makedirs(out, exist_ok=True)
+    width, height = (int(v) for v in (given["size"] or "1024x700").split("x"))
+    base = tempfile.mkdtemp(prefix=prefix)
+    os.environ.update({"RPS_CONFIG_DIR": base + "/cfg", "RPS_CACHE_DIR": base + "/cache",
+                       "XDG_STATE_HOME": base + "/state"})
+    return {**given, "out": out, "width": width, "height": height, "base": base,
+            "tag": f"{width}_{(given['lang'] or 'en').split('_')[0]}"}
+
+
 def _options(argv: list[str]) -> dict:
     """The command line: the output folder and the ``--dark``/``--lang=``/``--small``/``--wire``/``--profile``/
     ``--size=`` options, with the file names they imply (``ws``: the workspace shots' stem, ``prefix``)."""

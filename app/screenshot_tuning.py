@@ -12,24 +12,16 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 
-from app.screenshot_tour import pump_for, pump_until
+from app.screenshot_tour import pump_for, pump_until, shot_session
 
 
 def main(argv: list[str]) -> int:
     """Write the shot at ``--size`` (default 1024x700) in ``--lang`` (default English) into ``argv[0]``."""
-    size = next((a.split("=", 1)[1] for a in argv if a.startswith("--size=")), "1024x700")
-    lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
-    budget = float(next((a.split("=", 1)[1] for a in argv if a.startswith("--budget=")), "60"))
-    argv = [a for a in argv if not a.startswith(("--size=", "--lang=", "--budget="))]
-    out = os.path.abspath(argv[0] if argv else "docs/screenshots")
-    os.makedirs(out, exist_ok=True)
-    width, height = (int(v) for v in size.split("x"))
-    tag = f"{width}_{(lang or 'en').split('_')[0]}"
-    base = tempfile.mkdtemp(prefix="rps_tuning_shots_")
-    os.environ.update({"RPS_CONFIG_DIR": base + "/cfg", "RPS_CACHE_DIR": base + "/cache",
-                       "XDG_STATE_HOME": base + "/state", "RPS_TUNING_DB_DIR": base + "/user-db"})
+    opts = shot_session(argv, "rps_tuning_shots_", extra=("budget",))
+    out, width, height, lang, tag, base = (opts[k] for k in ("out", "width", "height", "lang", "tag", "base"))
+    budget = float(opts["budget"] or 60)
+    os.environ["RPS_TUNING_DB_DIR"] = base + "/user-db"
     from PySide6.QtCore import QSettings
 
     from app.application import make_application
