@@ -6,7 +6,7 @@ the step's pass kind),
 applies the steps one by one inside ``with TARGET, tvm.transform.PassContext(**PASS_CONTEXT)`` (the
 pipeline's ``opt_level``/``config``/``disabled_pass``, default opt level 3), prints
 the final module (or writes it with ``--save-script`` / ``--save-json``) and, with ``--build`` (or when
-exported with ``build=True``), compiles with ``tvm.compile`` and runs ``main`` on random inputs.
+exported with ``build=True``), compiles with ``tvm.compile`` (its PrimFuncs on every core: :mod:`pipeline_model.scriptlib.building`) and runs ``main`` on random inputs.
 
 Safety: every user-provided value (names, parameters, paths) reaches the script through ``repr()`` of
 a checked JSON-plain value; pass ids must consist of letters, digits, ``_`` and ``.``. The only user
@@ -73,7 +73,7 @@ def build_and_run(final, original, number=10, repeat=5):
     """Compile ``final`` for TARGET, run its entry on seeded inputs, print latency and the numerical check
     against ``original`` built by ``tvm.compile``'s default pipeline on the CPU. Returns True when it passes."""
     entry = entry_function(original)
-    ex = tvm.compile(final, target=TARGET)
+    ex = compile_module(final, TARGET)  # tvm.compile, its PrimFuncs compiled on every core (as the app builds)
     dev = tvm.cpu(0) if TARGET.kind.name in ("llvm", "c") else tvm.device(TARGET.kind.name, 0)
     vm = prepacked_vm(relax.VirtualMachine(ex, dev), final)  # runs <entry>_transform_params once, if lifted
     arrays, described = make_arguments(original, entry, params)
@@ -120,7 +120,7 @@ if __name__ == "__main__":
 '''
 
 #: The end of every exported script (appended after ``apply_steps``).
-_MAIN = "\n\n" + scriptlib.script_source(("functions", "arguments", "outputs")) + _RUN
+_MAIN = "\n\n" + scriptlib.script_source(("functions", "arguments", "outputs", "building")) + _RUN
 
 
 def _step_label(index: int, pass_id: str) -> str:

@@ -5,7 +5,8 @@ copied whole into exported scripts by :func:`module_source`, so the script runs 
 runs: :mod:`.threads` (how many cores TVM's CPU runtime uses), :mod:`.functions` (which Relax function
 runs), :mod:`.arguments` (the inputs and weights it runs on), :mod:`.outputs` (flattening, warm-up,
 timing and the numerical check), :mod:`.pickles` (which pickles in a model archive could run code: the
-consent rule, and the guard of an exported script that loads a ``.pt2``). A module here may import another one of them (the script holds their
+consent rule, and the guard of an exported script that loads a ``.pt2``), :mod:`.building` (``tvm.compile`` with the
+PrimFuncs compiled on every core). A module here may import another one of them (the script holds their
 code in :data:`SCRIPT_MODULES` order, so the names exist there), the standard library and numpy.
 """
 
@@ -16,7 +17,7 @@ import importlib
 import inspect
 
 #: The modules exported scripts contain, in the order their code is placed (later ones use earlier ones).
-SCRIPT_MODULES = ("threads", "functions", "arguments", "outputs")
+SCRIPT_MODULES = ("threads", "functions", "arguments", "outputs", "building")
 
 
 def _start_line(node: ast.stmt, lines: list[str]) -> int:

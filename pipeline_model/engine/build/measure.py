@@ -1,5 +1,6 @@
 """Building and measuring a module: ``tvm.compile`` with the ``default_build`` Relax pipeline (legalize
-what is left, then VM lowering; no extra scheduling or fusion, so the build measures the user's pipeline),
+what is left, then VM lowering; no extra scheduling or fusion, so the build measures the user's pipeline;
+the PrimFuncs of a CPU build compiled on every core, :func:`pipeline_model.scriptlib.building.compile_module`),
 refusing unscheduled PrimFuncs for a GPU target; one run, timing and profiling on the target's device.
 Imports TVM inside the functions.
 
@@ -17,6 +18,7 @@ from pipeline_model.engine.build.devices import device_for, target_label, tvm_ta
 from pipeline_model.engine.build.errors import error_text
 from pipeline_model.engine.build.requests import check_cancel, progress
 from pipeline_model.scriptlib.arguments import prepacked_vm
+from pipeline_model.scriptlib.building import compile_module
 from pipeline_model.scriptlib.functions import BuildError
 from pipeline_model.scriptlib.outputs import Timer, benchmark, benchmark_interleaved, flatten_outputs
 
@@ -106,7 +108,9 @@ def build_lowered(mod: Any, target: dict[str, Any], *, baseline: bool = False) -
             fingerprint = f"{int(tvm_ffi.structural_hash(lowered)) & 0xFFFFFFFFFFFFFFFF:016x}"
         except Exception:  # noqa: BLE001 - a module that cannot be hashed is never "the same build"
             fingerprint = ""
-        return tvm.compile(lowered, target=tgt, relax_pipeline=None), fingerprint
+        if baseline:
+            return tvm.compile(lowered, target=tgt, relax_pipeline=None), fingerprint
+        return compile_module(lowered, tgt, relax_pipeline=None), fingerprint
     except BuildError:
         raise
     except Exception as exc:  # noqa: BLE001

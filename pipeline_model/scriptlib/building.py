@@ -1,0 +1,107 @@
+"""Compiling a Relax module with its PrimFuncs compiled by LLVM on several cores at once.
+
+``tvm.compile`` hands every PrimFunc of a module to LLVM as one module, on one core. For a CPU build with many
+kernels (ResNet-18: 35 PrimFuncs, ~1.5 s of LLVM) :func:`compile_module` does what ``tvm.relax.build`` does —
+the Relax pipeline, the VM code generation, ``tvm.tirx.build`` of the PrimFuncs, the link — but splits the
+PrimFuncs into one LLVM module per thread (TVM releases the GIL while it compiles) and links the parts
+together. Each PrimFunc is compiled by the same passes with the same target as in one module, so the kernels
+are the same code; only their grouping into object files differs.
+
+The engine builds the pipeline's module with it and exported scripts contain this code (copied by
+:func:`pipeline_model.scriptlib.module_source`), so a script builds as the app builds. TVM is imported inside
+the functions; the module itself needs the standard library and :mod:`.threads` only.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from pipeline_model.scriptlib.threads import explicit_thread_count, usable_cores
+
+#: A part below this many PrimFuncs is not worth its own LLVM module (each costs ~20 ms of set-up).
+MIN_FUNCS_PER_PART = 4
+#: At most this many LLVM modules are compiled at once, whatever the core count.
+MAX_BUILD_THREADS = 8
+
+
+def build_threads() -> int:
+    """How many LLVM modules to compile at once: the runtime's thread count (``TVM_NUM_THREADS`` /
+    ``OMP_NUM_THREADS`` when set, else every usable core), at most :data:`MAX_BUILD_THREADS`."""
+    chosen = explicit_thread_count(os.environ)
+    return max(1, min(MAX_BUILD_THREADS, chosen[0] if chosen else usable_cores()))
+
+
+def split_functions(funcs: list, parts: int) -> list[list]:
+    """``funcs`` dealt round-robin into ``parts`` lists (neighbouring kernels of a network tend to have the same
+    size, so dealing them spreads the big ones)."""
+    return [funcs[i::parts] for i in range(parts) if funcs[i::parts]]
+
+
+def _split_build_possible(mod: Any, target: Any) -> bool:
+    """Whether the PrimFuncs of ``mod`` (after VM code generation) may be compiled in parts: a plain CPU target
+    (``llvm`` without a separate host, not WebAssembly) and no system-library prefix or external modules."""
+    if target.kind.name != "llvm" or target.host is not None and target.host.kind.name != "llvm":
+        return False
+    if "wasm" in str(target.attrs.get("mtriple", "")):
+        return False
+    attrs = dict(mod.attrs) if mod.attrs else {}
+    return not attrs.get("external_mods") and attrs.get("system_lib_prefix") is None
+
+
+def _build_parts(parts: list[Any], target: Any) -> list[Any]:
+    """``tvm.tirx.build`` of each IRModule in ``parts``, in one thread each; the first error is raised."""
+    import tvm
+
+    libs: list[Any] = [None] * len(parts)
+    errors: list[BaseException] = []
+
+    def build(index: int) -> None:
+        try:
+            libs[index] = tvm.tirx.build(parts[index], target=target, pipeline="default")
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=build, args=(i,), name=f"llvm-part-{i}") for i in range(1, len(parts))]
+    for thread in threads:
+        thread.start()
+    build(0)
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return libs
+
+
+def compile_module(mod: Any, target: Any, relax_pipeline: Any = "default_build", threads: "int | None" = None) -> Any:
+    """``tvm.compile(mod, target=target, relax_pipeline=relax_pipeline)`` for a Relax module, with the PrimFuncs
+    compiled in up to ``threads`` (default :func:`build_threads`) LLVM modules at once on a CPU target. Falls back
+    to plain ``tvm.compile`` where splitting does not apply (another target, too few PrimFuncs, a system library,
+    external modules). Returns the ``relax.VMExecutable``."""
+    import tvm
+    from tvm import relax
+    from tvm.relax import vm_build
+
+    if not isinstance(target, tvm.target.Target):
+        target = tvm.target.Target(target)
+    if isinstance(relax_pipeline, str):
+        relax_pipeline = relax.get_pipeline(relax_pipeline)
+    if relax_pipeline is not None:
+        with target:
+            mod = relax_pipeline(mod)
+    count = sum(isinstance(f, tvm.tirx.PrimFunc) for f in mod.functions.values())
+    parts_wanted = min(threads or build_threads(), count // MIN_FUNCS_PER_PART)
+    if parts_wanted < 2 or not _split_build_possible(mod, target):
+        return tvm.compile(mod, target=target, relax_pipeline=None)
+    attrs = dict(mod.attrs) if mod.attrs else {}
+    builder = relax.ExecBuilder()
+    leftover = vm_build._vmcodegen(builder, mod, "bytecode")
+    prim_funcs = [(gv, f) for gv, f in leftover.functions.items() if isinstance(f, tvm.tirx.PrimFunc)]
+    parts = [tvm.IRModule(dict(chunk), attrs=leftover.attrs) for chunk in split_functions(prim_funcs, parts_wanted)]
+    libs = _build_parts(parts, target)
+    lib = libs[0]
+    for other in libs[1:]:
+        lib.import_module(other)
+    params = dict(attrs.get("const_name_to_constant", {}))
+    return vm_build.VMExecutable(vm_build._ffi_api.VMLink(builder, target, lib, [], params))

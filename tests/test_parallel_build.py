@@ -1,0 +1,120 @@
+"""``scriptlib.building.compile_module``: ``tvm.compile`` with the PrimFuncs compiled in several LLVM modules at
+once. Same numbers as ``tvm.compile``, the parts really are separate modules, the executable exports and loads,
+it falls back where splitting does not apply, an error in any part reaches the caller, and the engine and
+exported scripts build with it."""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+
+import numpy as np
+import pytest
+
+from pipeline_model.document import PipelineDocument, Step
+from pipeline_model.export import export_script
+from pipeline_model.scriptlib import building
+
+tvm = pytest.importorskip("tvm")
+
+
+def _chain_module(count: int):
+    """A Relax module whose ``main`` calls ``count`` different elementwise PrimFuncs in a chain."""
+    from tvm import relax, te, topi
+    from tvm.script import relax as R
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", R.Tensor((4, 16), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            value = x
+            for i in range(count):
+                value = bb.emit_te(lambda a, k=i: topi.add(topi.multiply(a, float(k + 2)), te.const(1.0 + k)),
+                                   value, primfunc_name_hint=f"step{i}")
+            out = bb.emit_output(value)
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+def _expected(data: np.ndarray, count: int) -> np.ndarray:
+    for k in range(count):
+        data = data * (k + 2) + (1.0 + k)
+    return data
+
+
+def _run(ex, data):
+    from tvm import relax
+
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    return vm["main"](tvm.runtime.tensor(data)).numpy()
+
+
+def _llvm_modules(lib) -> int:
+    count = 1 if lib.kind == "llvm" else 0
+    return count + sum(_llvm_modules(m) for m in lib.imports)
+
+
+def test_split_build_runs_like_tvm_compile_and_exports(tmp_path):
+    mod = _chain_module(10)
+    data = np.random.default_rng(0).standard_normal((4, 16)).astype("float32")
+    plain = tvm.compile(mod, target="llvm")
+    split = building.compile_module(mod, "llvm", threads=2)
+    assert _llvm_modules(split.mod) == 2  # two LLVM modules: the PrimFuncs really were compiled in parts
+    assert _llvm_modules(plain.mod) == 1
+    np.testing.assert_array_equal(_run(split, data), _run(plain, data))
+    np.testing.assert_allclose(_run(split, data), _expected(data, 10), rtol=1e-5)
+    path = tmp_path / "lib.so"
+    split.export_library(str(path))
+    from tvm import relax
+
+    loaded = tvm.runtime.load_module(str(path))
+    np.testing.assert_array_equal(_run(relax.VMExecutable(loaded), data), _run(plain, data))
+
+
+def test_split_build_falls_back_where_it_does_not_apply():
+    few = _chain_module(building.MIN_FUNCS_PER_PART * 2 - 1)  # not enough PrimFuncs for two parts
+    assert _llvm_modules(building.compile_module(few, "llvm", threads=2).mod) == 1
+    many = _chain_module(12)
+    assert _llvm_modules(building.compile_module(many, "llvm", threads=1).mod) == 1
+    assert _llvm_modules(building.compile_module(many, "llvm", threads=3).mod) == 3
+    system_lib = many.with_attr("system_lib_prefix", "")
+    assert not building._split_build_possible(system_lib, tvm.target.Target("llvm"))
+    assert not building._split_build_possible(many, tvm.target.Target({"kind": "cuda", "arch": "sm_80"}))
+
+
+def test_an_error_in_any_part_reaches_the_caller(monkeypatch):
+    real_build = tvm.tirx.build
+    calls = []
+
+    def failing_build(mod, *args, **kwargs):
+        calls.append(mod)
+        if len(calls) == 2:
+            raise RuntimeError("LLVM failed on part two")
+        return real_build(mod, *args, **kwargs)
+
+    monkeypatch.setattr(tvm.tirx, "build", failing_build)
+    with pytest.raises(RuntimeError, match="part two"):
+        building.compile_module(_chain_module(8), "llvm", threads=2)
+    assert len(calls) == 2
+
+
+def test_build_threads_follow_the_runtime_thread_count(monkeypatch):
+    monkeypatch.setenv("TVM_NUM_THREADS", "3")
+    assert building.build_threads() == 3
+    monkeypatch.setenv("TVM_NUM_THREADS", "64")
+    assert building.build_threads() == building.MAX_BUILD_THREADS
+    assert building.split_functions(list(range(7)), 3) == [[0, 3, 6], [1, 4], [2, 5]]
+    assert building.split_functions([1], 4) == [[1]]
+
+
+def test_engine_and_exported_scripts_build_with_it():
+    from pipeline_model.engine.build import measure
+
+    assert measure.compile_module is building.compile_module
+    assert "compile_module(lowered, tgt, relax_pipeline=None)" in inspect.getsource(measure.build_lowered)
+    source = export_script(PipelineDocument(name="b", model="builtin:mlp", steps=[Step(pass_id="relax.LegalizeOps")]),
+                           build=True)
+    assert textwrap.dedent(inspect.getsource(building.compile_module)) in source
+    assert "ex = compile_module(final, TARGET)" in source
+    assert "pipeline_model" not in source
+    compile(source, "<exported>", "exec")
