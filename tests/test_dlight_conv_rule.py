@@ -32,6 +32,8 @@ SHAPES = [
     ((1, 48, 11, 11), (48, 1, 5, 5), 2, 2, 1, 48, "none"),  # depthwise 5x5 stride 2
     ((1, 12, 9, 9), (20, 12, 3, 3), 1, 2, 2, 1, "batch_norm"),  # dilation 2, 20 channels (4-wide)
     ((1, 64, 2, 2), (64, 64, 3, 3), 1, 1, 1, 1, "residual"),  # tiny spatial, two channel vectors per tile
+    ((1, 24, 16, 16), (40, 24, 1, 1), 1, 0, 1, 1, "batch_norm"),  # pointwise: pixels in the lanes
+    ((1, 16, 4, 8), (6, 16, 1, 1), 1, 0, 1, 1, "bias_relu"),  # pointwise, 6 channels (no lane width divides)
 ]
 
 
@@ -302,3 +304,44 @@ def test_padding_copy_runs_on_all_cores_only_when_big():
         return any("T.parallel(" in line for line in lines[at - 2:at])  # the pad's loop nest above its block
 
     assert not pad_loop_is_parallel(small) and pad_loop_is_parallel(big)
+
+
+def _local_dims(func) -> int:
+    """Dimensions of the convolution's accumulator buffer (``scope="local"``)."""
+    line = next(ln for ln in func.script().splitlines() if 'scope="local"' in ln)
+    return line.split("((", 1)[1].split("))", 1)[0].count("T.int64(")
+
+
+def test_pointwise_convolutions_put_pixels_in_the_lanes():
+    """A 1x1 stride-1 convolution is a matrix product over the pixels of each plane: its accumulator has one
+    pixel axis (the tile's pixels are one contiguous range of the NCHW output), while a 3x3 or a strided 1x1
+    (ResNet's downsample) keeps the channel-lane tile; both match the unscheduled convolution."""
+    shapes = [((1, 32, 8, 16), (48, 32, 1, 1), 1, 0, 1, 1, "bias_relu"),
+              ((1, 32, 8, 16), (48, 32, 1, 1), 2, 0, 1, 1, "none"),
+              ((1, 32, 8, 16), (48, 32, 3, 3), 1, 1, 1, 1, "none")]
+    mod = _module(shapes)
+    for target in (TARGET, {"kind": "llvm", "mcpu": "skylake-avx512"}):  # 4 and 16 lanes (only scheduled)
+        scheduled = _schedule(mod, target)
+        dims = {n.split("_")[1]: _local_dims(f) for n, f in _prims(scheduled).items() if "conv2d" in n}
+        assert dims == {"conv2d": 3, "conv2d1": 5, "conv2d2": 5}, dims  # pixel axis vs channel blocks (NCHWc)
+    scheduled = _schedule(mod)
+    arrays = _arrays(mod)
+    for g, w in zip(_run(scheduled, arrays), _run(mod, arrays)):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4 * float(np.abs(w).max()))
+
+
+def test_pointwise_tile_shapes():
+    """The tile takes the most accumulators up to ``max_accumulators`` (channels x pixel vectors), two pixel
+    vectors where the pixel count allows; a pixel count the lanes do not divide keeps the channel-lane tile."""
+    from pipeline_model.passkinds.dlight.script_tvm import CPUConv2d
+
+    rule = CPUConv2d()
+
+    def tile(oc, oh, ow, lanes=16, pointwise=True):
+        return rule._pixel_tile({"oc": oc, "oh": oh, "ow": ow, "pointwise": pointwise}, lanes)
+
+    assert tile(24, 56, 56) == (16, 8, 2)  # 3136 pixels = 196 vectors: 8 channels x 2 vectors
+    assert tile(40, 28, 28) == (16, 10, 1)  # 784 pixels = 49 vectors (odd): 10 channels x 1 vector
+    assert tile(6, 4, 8, lanes=16) == (16, 6, 2)
+    assert tile(96, 14, 14) is None  # 196 pixels: not a whole number of 16-lane vectors
+    assert tile(96, 56, 56, pointwise=False) is None

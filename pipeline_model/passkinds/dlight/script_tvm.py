@@ -13,7 +13,7 @@ pipelines do not use it.
 ``app.CPUMatmul`` gives matmul, batch matmul and NT_matmul (with their fused elementwise epilogues) a
 register-blocked, vectorized, parallel schedule (docs/PERFORMANCE.md "CPU matmul schedule": 30-60x faster
 kernels than ``app.CPUParallel``); ``app.CPUConv2d`` gives NCHW float32 convolutions (regular, depthwise, 1x1)
-register tiles with output channels in the vector lanes, padding as its own stage and weights repacked by a
+register tiles with output channels in the vector lanes (pixels for a 1x1 stride-1 one), padding as its own stage and weights repacked by a
 block marked for ``SplitLayoutRewritePreproc`` (docs/PERFORMANCE.md "CPU convolution schedule"). Put both
 before ``app.CPUParallel``, which takes what they decline.
 
@@ -312,12 +312,16 @@ class CPUConv2d(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
     function (then ``relax.LiftTransformParams`` runs it once, or ``relax.FoldConstant`` folds it for bound
     weights); without those steps it runs at the start of every call. Padding is its own stage computed
     before the convolution (no bounds check in the hot loop); the fused epilogue (bias, batch norm, ReLU,
-    residual add) is computed per tile from the accumulator. The tiles run in parallel. Anything else
+    residual add) is computed per tile from the accumulator. The tiles run in parallel. A pointwise
+    convolution (1x1, stride 1) whose pixel count the vector width divides is scheduled as the matrix product
+    it is instead, with pixels in the lanes (:meth:`_schedule_pixels`). Anything else
     (grouped convolutions, symbolic shapes, channel counts no vector width divides, dtypes other than
     float32) is declined and left to the next rule."""
 
     #: Most output pixels per register tile (the accumulators take pixels x channel blocks registers).
     max_pixels = 14
+    #: Most accumulator vectors of a pointwise convolution's tile (channels x pixel vectors).
+    max_accumulators = 16
     #: Fewest elements for which the padding copy runs on all cores (as ``app.CPUParallel.min_work``): below
     #: it, starting the thread pool costs more than the copy.
     min_parallel = 1 << 16
@@ -331,6 +335,10 @@ class CPUConv2d(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
             if found is None:
                 return None
             conv, info = found
+            pixels = self._pixel_tile(info, self._vector_width(target))
+            if pixels is not None:
+                self._schedule_pixels(sch, conv, info, *pixels)
+                return sch
             info["lanes"] = self._lanes(target, info["oc"])
             if info["lanes"] is None:
                 return None
@@ -340,13 +348,18 @@ class CPUConv2d(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
             return None
 
     @staticmethod
-    def _lanes(target, channels):  # type: ignore[no-untyped-def]
-        """float32 lanes of the target's vector registers that divide ``channels`` (None: none does)."""
+    def _vector_width(target):  # type: ignore[no-untyped-def]
+        """float32 lanes of the target's vector registers (4 to 16; 8 where LLVM cannot say)."""
         try:
             width = int(tvm.target.codegen.llvm_get_vector_width(target)) // 32
         except Exception:  # noqa: BLE001 - an LLVM build without the query
             width = 8
-        width = max(4, min(16, width or 8))
+        return max(4, min(16, width or 8))
+
+    @staticmethod
+    def _lanes(target, channels):  # type: ignore[no-untyped-def]
+        """float32 lanes of the target's vector registers that divide ``channels`` (None: none does)."""
+        width = CPUConv2d._vector_width(target)
         while width >= 4:
             if channels % width == 0:
                 return width
@@ -409,7 +422,13 @@ class CPUConv2d(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
                 v.same_as(sch.get(lp).loop_var) for v, lp in zip(realize.iter_values, loops)):
             return None
         params = list(func.params)
+        pointwise = not depthwise and extents[5] == 1 and extents[6] == 1
+        if pointwise:  # 1x1, stride 1: the pixel read is the pixel written
+            ana.bind(ry, tvm.ir.Range(0, 1))
+            ana.bind(rx, tvm.ir.Range(0, 1))
+            pointwise = ana.can_prove_equal(data.indices[2], y) and ana.can_prove_equal(data.indices[3], x)
         return block_rv, {"oc": extents[1], "oh": extents[2], "ow": extents[3], "depthwise": depthwise,
+                          "pointwise": pointwise,
                           "weight": weight.source, "data": data.source,
                           "weight_is_param": any(weight.source.same_as(p) for p in params)}
 
@@ -468,12 +487,8 @@ class CPUConv2d(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
                     nchwc = lambda n, c, h, w: (n, c // lanes, h, w, c % lanes)  # noqa: E731
                     sch.transform_layout(block, ("write", 0), nchwc)
                     sch.transform_block_layout(block, nchwc)
-                pad_loops = sch.get_loops(block)
-                copies = 1
-                for loop in pad_loops:
-                    copies *= int(sch.get(loop).extent)
-                if copies >= self.min_parallel:  # a small copy: the thread pool's start-up costs more
-                    sch.parallel(sch.fuse(*pad_loops[:2]))
+                if self._work_of(sch, block) >= self.min_parallel:  # small: the pool's start-up costs more
+                    sch.parallel(sch.fuse(*sch.get_loops(block)[:2]))
         local = sch.cache_write(conv, 0, "local")
         sch.transform_layout(conv, ("write", 0), lambda n, f, y, x: (n, f // lanes, y, x, f % lanes))
         for block in epilogue:
@@ -496,6 +511,72 @@ class CPUConv2d(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied 
         init_loops = sch.get_loops(init)[-4:]
         if sch.get(init_loops[-1]).kind != sch.get(fi).kind:
             sch.vectorize(init_loops[-1])
+
+    def _pixel_tile(self, info, lanes):  # type: ignore[no-untyped-def]
+        """``(lanes, channels, pixel vectors)`` of the register tile of a pointwise convolution (1x1, stride 1,
+        no padding) whose pixel count ``lanes`` divides, else None: the most accumulators up to
+        ``max_accumulators``, then two pixel vectors (each weight broadcast feeds both)."""
+        pixels = info["oh"] * info["ow"]
+        if not info["pointwise"] or pixels % lanes:
+            return None
+        tiles = [(ob * pv, pv, ob) for pv in (2, 1) if (pixels // lanes) % pv == 0
+                 for ob in range(1, self.max_accumulators + 1) if info["oc"] % ob == 0 and ob * pv <= self.max_accumulators]
+        _, pv, ob = max(tiles)
+        return lanes, ob, pv
+
+    def _schedule_pixels(self, sch, conv, info, lanes, ob, pv):  # type: ignore[no-untyped-def]
+        """A pointwise convolution as the matrix product it is (``out[f, p] += w[f, c] * in[c, p]`` over the
+        pixels ``p`` of the NCHW planes): pixels in the vector lanes, where input and output are contiguous, and
+        ``ob`` output channels x ``pv`` pixel vectors of accumulators per tile, one broadcast weight per channel
+        and reduction step. The weights are packed ``O/ob I 1 1 ob`` (as :meth:`_schedule` packs them); a
+        padding-free pad copy is inlined; the epilogue is computed as the tile is written back, a vector of
+        pixels at a time. With many pixels and few channels (EfficientNet's 56x56 projections) the
+        channel-lane tile wrote each vector to 16 planes; this writes whole vectors: 3-4x faster there."""
+        width = info["ow"]
+        producers = sch.get_producers(conv)
+        epilogue = self._inline_around(sch, conv, producers)
+        for block in producers:
+            if isinstance(getattr(sch.get(block).body, "value", None), tvm.ir.TensorLoad):  # a pad without padding
+                sch.compute_inline(block)
+            elif self._work_of(sch, block) >= self.min_parallel:
+                sch.parallel(sch.get_loops(block)[0])
+        reads = [r.source for r in sch.get(conv).reads]
+        packed = sch.cache_read(conv, next(i for i, r in enumerate(reads) if r.same_as(info["weight"])), "global")
+        sch.transform_layout(packed, ("write", 0), lambda o, i, h, w: (o // ob, i, h, w, o % ob))
+        if info["weight_is_param"]:
+            sch.annotate(packed, "meta_schedule.layout_rewrite_preproc", True)
+        sch.parallel(sch.get_loops(packed)[0])
+        local = sch.cache_write(conv, 0, "local")
+        for block in epilogue:
+            try:
+                sch.reverse_compute_inline(block)
+            except Exception:  # noqa: BLE001 - not elementwise on the output: it stays a stage of its own
+                self._parallel_rest(sch, block)
+        # One pixel axis (rows x cols), so that a tile's pixels are one range for the write-back too.
+        sch.transform_layout(conv, ("write", 0), lambda n, f, y, x: (n, f, y * width + x))
+        sch.transform_block_layout(conv, lambda n, f, y, x, rc, ry, rx: (n, f, y * width + x, rc, ry, rx))
+        sch.transform_block_layout(local, lambda n, f, y, x: (n, f, y * width + x))
+        n, f, p, rc, ry, rx = sch.get_loops(conv)
+        fo, fi = sch.split(f, [None, ob])
+        po, pvl, pl = sch.split(p, [None, pv, lanes])
+        sch.reorder(n, fo, po, rc, ry, rx, fi, pvl, pl)
+        sch.reverse_compute_at(local, po)
+        sch.parallel(sch.fuse(n, fo, po))
+        sch.vectorize(pl)
+        sch.unroll(fi)
+        sch.unroll(pvl)
+        init = sch.decompose_reduction(conv, rc)
+        sch.vectorize(sch.get_loops(init)[-1])
+        _outer, inner = sch.split(sch.get_loops(local)[-1], [None, lanes])
+        sch.vectorize(inner)
+
+    @staticmethod
+    def _work_of(sch, block):  # type: ignore[no-untyped-def]
+        """Iterations of ``block`` (its loops' extents multiplied)."""
+        work = 1
+        for loop in sch.get_loops(block):
+            work *= int(sch.get(loop).extent)
+        return work
 
     @staticmethod
     def _vectorize_write_back(sch, local, block_oc, lanes):  # type: ignore[no-untyped-def]
