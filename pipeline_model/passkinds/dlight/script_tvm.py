@@ -33,7 +33,8 @@ class CPUParallel(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copie
     """Inline elementwise producers, then run each block's fused spatial loops in parallel (llvm targets).
 
     Blocks with fewer than ``min_work`` loop iterations (all loops, symbolic extents count as large) stay
-    serial: starting the worker threads costs microseconds, more than a small block takes on one core."""
+    serial: starting the worker threads costs microseconds, more than a small block takes on one core. A sum or
+    max over contiguous memory (an average pool, a softmax's maximum) runs in vector lanes (``rfactor``)."""
 
     min_work = 1 << 16
 
@@ -62,9 +63,63 @@ class CPUParallel(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copie
                 sch.reorder(*spatial, *reduce, *other)
                 sch.parallel(sch.fuse(*spatial) if len(spatial) > 1 else spatial[0])
                 changed = True
+                if reduce and not other:
+                    sch = self._vector_reduce(sch, block, reduce, target)
             return sch if changed else None
         except Exception:  # noqa: BLE001 - a loop nest the rule cannot reshape: leave the function as it is
             return None
+
+    @staticmethod
+    def _contiguous_reduce(sch, block, reduce):  # type: ignore[no-untyped-def]
+        """Whether a read of ``block`` walks the ``reduce`` loops contiguously: its trailing indices are the
+        reduction variables, in order, over whole dimensions (a mean over H x W, a sum over the last axis)."""
+        stmt = sch.get(block)
+        realize = sch.get(sch.get_loops(block)[-1]).body
+        if not isinstance(realize, tvm.s_tir.SBlockRealize):
+            return False
+        bound = list(zip([iv.var for iv in stmt.iter_vars], realize.iter_values))  # block variable, its loop
+        extents = [int(sch.get(lp).extent) for lp in reduce]
+        reduce_vars = [sch.get(lp).loop_var for lp in reduce]
+        ivs = [next((iv for iv, value in bound if value.same_as(rv)), None) for rv in reduce_vars]
+        for region in stmt.reads:
+            trailing = region.region[-len(reduce):]
+            shape = list(region.source.shape)[-len(reduce):]
+            if len(trailing) == len(reduce) and all(
+                    iv is not None and r.min.same_as(iv) and int(e) == ext
+                    for r, iv, e, ext in zip(trailing, ivs, shape, extents)):
+                return True
+        return False
+
+    def _vector_reduce(self, sch, block, reduce, target):  # type: ignore[no-untyped-def]
+        """A sum/max over contiguous memory in vector lanes (``rfactor``): a scalar float reduction is one long
+        dependency chain LLVM may not reorder, a global average pool over 56x56 took 10x longer. Returns the
+        schedule (its copy with the reduction vectorized, or ``sch`` unchanged where it does not apply)."""
+        try:
+            extents = [int(sch.get(lp).extent) for lp in reduce]
+        except TypeError:
+            return sch  # a symbolic extent
+        total = 1
+        for e in extents:
+            total *= e
+        try:
+            width = max(4, min(16, int(tvm.target.codegen.llvm_get_vector_width(target)) // 32))
+        except Exception:  # noqa: BLE001 - an LLVM build without the query
+            width = 8
+        lanes = next((w for w in (width, width // 2, 4) if w >= 4 and total % w == 0 and total >= 4 * w), None)
+        if lanes is None or not self._contiguous_reduce(sch, block, reduce):
+            return sch
+        trial = sch.copy()
+        try:
+            fused = trial.fuse(*reduce) if len(reduce) > 1 else reduce[0]
+            _ro, ri = trial.split(fused, [None, lanes])
+            ndim = len(trial.get(block).writes[0].source.shape)
+            partial = trial.rfactor(ri, factor_axis=ndim)
+            trial.reverse_compute_at(block, trial.get_loops(partial)[0])  # one parallel loop for both
+            trial.vectorize(trial.get_loops(partial)[-1])
+            trial.decompose_reduction(partial, trial.get_loops(partial)[-2])
+            return trial
+        except Exception:  # noqa: BLE001 - not a reduction rfactor takes: the scalar loop stays
+            return sch
 
     def _work(self, sch, block):  # type: ignore[no-untyped-def]
         """Iterations of ``block`` (symbolic extents count as ``min_work``)."""
