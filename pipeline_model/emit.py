@@ -206,11 +206,8 @@ def script_calls(expr: Expr) -> list[ScriptCall]:
     return [e for e in _walk(expr) if isinstance(e, ScriptCall)]
 
 
-def script_source(module: str, name: str) -> str:
-    """Source of the top-level function or class ``name`` of ``module`` (a pass kind's script module), as
-    exported scripts hold it: the lines of its definition (decorators included), read from the module's
-    file with :mod:`ast`, so the module is not imported (a ``script_tvm`` module, which imports TVM, is read
-    in a TVM-free process). Raises :class:`EmitError` when the module or the name is unknown."""
+def _script_module(module: str) -> tuple[str, list[str], list[ast.stmt]]:
+    """(file, lines, top-level statements) of a pass kind's script module, read without importing it."""
     try:
         spec = importlib.util.find_spec(module)
     except (ImportError, ValueError):
@@ -219,12 +216,47 @@ def script_source(module: str, name: str) -> str:
         raise EmitError(f"no script module {module!r}")
     with open(spec.origin, encoding="utf-8") as fh:
         text = fh.read()
-    lines = text.splitlines(keepends=True)
-    for node in ast.parse(text, spec.origin).body:
+    return spec.origin, text.splitlines(keepends=True), ast.parse(text, spec.origin).body
+
+
+def _definition(module: str, name: str, lines: list[str], body: list[ast.stmt]) -> tuple[ast.AST, str]:
+    for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            return textwrap.dedent("".join(lines[first - 1:node.end_lineno]))
+            return node, textwrap.dedent("".join(lines[first - 1:node.end_lineno]))
     raise EmitError(f"{module} defines no {name!r}")
+
+
+def script_source(module: str, name: str) -> str:
+    """Source of the top-level function or class ``name`` of ``module`` (a pass kind's script module), as
+    exported scripts hold it: the lines of its definition (decorators included), read from the module's
+    file with :mod:`ast`, so the module is not imported (a ``script_tvm`` module, which imports TVM, is read
+    in a TVM-free process). Raises :class:`EmitError` when the module or the name is unknown."""
+    _origin, lines, body = _script_module(module)
+    return _definition(module, name, lines, body)[1]
+
+
+def script_sources(module: str, name: str) -> list[str]:
+    """What an exported script needs to define ``name`` of ``module``: the sources of the classes of the same
+    module it derives from (bases first, each once), then its own (:func:`script_source`). A base from
+    elsewhere (``tvm.s_tir.dlight.ScheduleRule``) is the script's import, not copied."""
+    _origin, lines, body = _script_module(module)
+    local = {node.name for node in body if isinstance(node, ast.ClassDef)}
+    out: list[str] = []
+
+    def add(wanted: str, seen: tuple[str, ...]) -> None:
+        if wanted in seen:
+            raise EmitError(f"{module}: class {wanted!r} derives from itself")
+        node, source = _definition(module, wanted, lines, body)
+        if isinstance(node, ast.ClassDef):
+            for base in node.bases:
+                if isinstance(base, ast.Name) and base.id in local:
+                    add(base.id, (*seen, wanted))
+        if source not in out:
+            out.append(source)
+
+    add(name, ())
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -255,7 +255,7 @@ def test_exported_script_carries_the_conv_rule_and_runs_transform_params(tmp_pat
     doc = load_pipeline(os.path.join(ROOT, "resources", "pipelines", "cpu_build.json"))
     doc.model = str(model)
     source = export_script(doc, build=True)
-    assert "class CPUConv2d(tvm.s_tir.dlight.ScheduleRule):" in source
+    assert "class CPUConv2d(AppRule):" in source and "class AppRule(tvm.s_tir.dlight.ScheduleRule):" in source
     assert "CPUConv2d(), CPUParallel())" in source and "class PrepackedVM" in source
     script = tmp_path / "cpu_build.py"
     script.write_text(source)

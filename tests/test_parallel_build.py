@@ -103,7 +103,7 @@ def test_build_threads_follow_the_runtime_thread_count(monkeypatch):
     assert building.build_threads() == 3
     monkeypatch.setenv("TVM_NUM_THREADS", "64")
     assert building.build_threads() == building.MAX_BUILD_THREADS
-    assert building.split_functions(list(range(7)), 3) == [[0, 3, 6], [1, 4], [2, 5]]
+    assert building.split_functions(list(range(7)), 3) == [[0, 3, 6], [1, 4], [2, 5]]  # equal costs: dealt in turn
     assert building.split_functions([1], 4) == [[1]]
 
 
@@ -118,3 +118,35 @@ def test_engine_and_exported_scripts_build_with_it():
     assert "ex = compile_module(final, TARGET)" in source
     assert "pipeline_model" not in source
     compile(source, "<exported>", "exec")
+
+
+def test_parts_are_balanced_by_the_expected_llvm_work():
+    # Heavy and light kernels alternate in a network; dealt in turn, the heavy ones all went to one part.
+    kernels = [("conv1", 9), ("add1", 1), ("conv2", 8), ("add2", 1), ("conv3", 7), ("add3", 1), ("conv4", 6),
+               ("add4", 1)]
+    parts = building.split_functions(kernels, 2, cost=lambda k: k[1])
+    assert sorted(sum(k[1] for k in p) for p in parts) == [17, 17]
+    assert all(p == sorted(p, key=kernels.index) for p in parts)  # each part keeps the module's order
+    assert building.split_functions(kernels, 2) == [kernels[0::2], kernels[1::2]]  # without costs: in turn
+
+
+def test_llvm_cost_counts_stores_times_the_unrolled_loops_around_them():
+    from tvm.script import tirx as T
+
+    @T.prim_func(s_tir=True)
+    def unrolled(a: T.Buffer((64,), "float32"), b: T.Buffer((64,), "float32")):
+        for i in range(8):
+            for j in T.unroll(8):
+                with T.sblock("copy"):
+                    v = T.axis.spatial(64, i * 8 + j)
+                    b[v] = a[v] * T.float32(2)
+
+    @T.prim_func(s_tir=True)
+    def plain(a: T.Buffer((64,), "float32"), b: T.Buffer((64,), "float32")):
+        for i in range(64):
+            with T.sblock("copy"):
+                v = T.axis.spatial(64, i)
+                b[v] = a[v] * T.float32(2)
+
+    assert building.llvm_cost(plain) == building.FIXED_COST + 1
+    assert building.llvm_cost(unrolled) == building.FIXED_COST + 8

@@ -184,9 +184,9 @@ class PassKind:
         (:class:`~pipeline_model.emit.ScriptCall`, e.g. a kind's ``script.py``) copied as helpers."""
         piece = ExportPiece()
         for call in emit.script_calls(expr):
-            source = emit.script_source(call.module, call.attr)
-            if source not in piece.helpers:
-                piece.helpers.append(source)
+            for source in emit.script_sources(call.module, call.attr):  # a class's local bases first
+                if source not in piece.helpers:
+                    piece.helpers.append(source)
         piece.imports.extend(emit.imports_of(expr))
         piece.lines.append(f"pass_ = {emit.render(expr)}")
         return piece

@@ -33,10 +33,50 @@ def build_threads() -> int:
     return max(1, min(MAX_BUILD_THREADS, chosen[0] if chosen else usable_cores()))
 
 
-def split_functions(funcs: list, parts: int) -> list[list]:
-    """``funcs`` dealt round-robin into ``parts`` lists (neighbouring kernels of a network tend to have the same
-    size, so dealing them spreads the big ones)."""
-    return [funcs[i::parts] for i in range(parts) if funcs[i::parts]]
+#: LLVM's fixed share of a PrimFunc, in :func:`llvm_cost` units (set-up, the packed-function wrapper): measured
+#: on EfficientNet-B0's 121 PrimFuncs, a function took about 1.7 ms per unit plus 21 ms.
+FIXED_COST = 13
+
+
+def llvm_cost(func: Any) -> int:
+    """A PrimFunc's expected LLVM work, in units of one stored value: each store counts as often as the
+    unrolled loops around it repeat it, plus :data:`FIXED_COST`. Read from the statements (a few microseconds);
+    it follows the measured compile time (correlation 0.88 over EfficientNet-B0's PrimFuncs)."""
+    import tvm
+
+    total = FIXED_COST
+    todo = [(func.body, 1)]
+    while todo:
+        stmt, repeat = todo.pop()
+        if isinstance(stmt, tvm.tirx.SeqStmt):
+            todo.extend((part, repeat) for part in stmt.seq)
+        elif isinstance(stmt, tvm.tirx.For):
+            unrolled = stmt.kind == tvm.tirx.ForKind.UNROLLED and isinstance(stmt.extent, tvm.tirx.IntImm)
+            todo.append((stmt.body, repeat * (int(stmt.extent) if unrolled else 1)))
+        elif isinstance(stmt, tvm.s_tir.SBlockRealize):
+            todo.extend((part, repeat) for part in (stmt.block.body, stmt.block.init) if part is not None)
+        elif isinstance(stmt, tvm.tirx.BufferStore):
+            total += repeat
+        elif isinstance(stmt, tvm.tirx.IfThenElse):
+            todo.extend((part, repeat) for part in (stmt.then_case, stmt.else_case) if part is not None)
+        elif isinstance(getattr(stmt, "body", None), tvm.tirx.Stmt):
+            todo.append((stmt.body, repeat))
+    return total
+
+
+def split_functions(funcs: list, parts: int, cost: Any = None) -> list[list]:
+    """``funcs`` split into at most ``parts`` lists of about equal total ``cost(func)`` (default: each counts 1):
+    the costliest first, each into the lightest list so far (a network alternates heavy convolutions and
+    small kernels, so dealing them in turn put EfficientNet-B0's convolutions in one part: 2.6 s vs 0.9 s)."""
+    weigh = cost or (lambda _item: 1)
+    weighed = sorted(((weigh(item), index, item) for index, item in enumerate(funcs)), key=lambda w: (-w[0], w[1]))
+    lists: list[list] = [[] for _ in range(max(1, min(parts, len(funcs))))]
+    loads = [0] * len(lists)
+    for weight, index, item in weighed:
+        lightest = loads.index(min(loads))
+        lists[lightest].append((index, item))
+        loads[lightest] += weight
+    return [[item for _index, item in sorted(chunk, key=lambda c: c[0])] for chunk in lists if chunk]
 
 
 def _split_build_possible(mod: Any, target: Any) -> bool:
@@ -98,7 +138,8 @@ def compile_module(mod: Any, target: Any, relax_pipeline: Any = "default_build",
     builder = relax.ExecBuilder()
     leftover = vm_build._vmcodegen(builder, mod, "bytecode")
     prim_funcs = [(gv, f) for gv, f in leftover.functions.items() if isinstance(f, tvm.tirx.PrimFunc)]
-    parts = [tvm.IRModule(dict(chunk), attrs=leftover.attrs) for chunk in split_functions(prim_funcs, parts_wanted)]
+    chunks = split_functions(prim_funcs, parts_wanted, cost=lambda item: llvm_cost(item[1]))
+    parts = [tvm.IRModule(dict(chunk), attrs=leftover.attrs) for chunk in chunks]
     libs = _build_parts(parts, target)
     lib = libs[0]
     for other in libs[1:]:

@@ -41,6 +41,14 @@ def app_rule_source(name: str) -> str:
     return emit.script_source(SCRIPT_MODULE, name)
 
 
+def app_rule_sources(name: str) -> list[str]:
+    """What an exported script holds to define the app's rule ``name``: its base class (``AppRule``), then the
+    rule (:func:`pipeline_model.emit.script_sources`)."""
+    if name not in APP_RULES:
+        raise emit.EmitError(f"unknown DLight rule {APP_GROUP}.{name}")
+    return emit.script_sources(SCRIPT_MODULE, name)
+
+
 def dlight_rule_names() -> list[str]:
     """DLight rule names ``"gpu.Matmul"`` ... found in ``tvm.s_tir.dlight.gpu`` / ``.cpu``. Engine side."""
     import inspect

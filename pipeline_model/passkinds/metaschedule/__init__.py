@@ -228,12 +228,13 @@ class MetaScheduleKind(PassKind):
         """A step with ``seed_rules``: the tuning pass runs between :func:`.seed.seed_tuning_pass` (the app rules'
         schedules measured into the database; the rule classes and the helpers of :data:`.seed.SEED_HELPERS`
         copied verbatim) and :func:`.seed.print_seed_outcome`."""
-        from pipeline_model.passkinds.dlight import APP_GROUP, app_rule_source
+        from pipeline_model.passkinds.dlight import APP_GROUP, app_rule_sources
         from pipeline_model.passkinds.metaschedule.seed import SEED_HELPERS
 
         names = [str(r).partition(".")[2] for r in options["seed_rules"] if str(r).startswith(APP_GROUP + ".")]
         piece.imports.append("tvm.s_tir.dlight")
-        piece.helpers.extend(app_rule_source(name) for name in names)
+        for name in names:
+            piece.helpers.extend(src for src in app_rule_sources(name) if src not in piece.helpers)
         piece.helpers.extend(emit.helper_source(f) for f in SEED_HELPERS)
         rules = "[" + ", ".join(f"{name}()" for name in names) + "]"
         opts = emit.check_literal(options, "options")
