@@ -150,3 +150,48 @@ def test_llvm_cost_counts_stores_times_the_unrolled_loops_around_them():
 
     assert building.llvm_cost(plain) == building.FIXED_COST + 1
     assert building.llvm_cost(unrolled) == building.FIXED_COST + 8
+
+
+def _module_with_a_parameter_transform(count: int):
+    """``_chain_module(count)`` plus ``main_transform_params`` calling a PrimFunc of its own (``pack``) and one
+    that ``main`` calls too (``step0``, which must keep the model's optimization)."""
+    from tvm import relax, topi
+    from tvm.script import relax as R
+
+    bb = relax.BlockBuilder(_chain_module(count))
+    w = relax.Var("w", R.Tensor((4, 16), "float32"))
+    with bb.function("main_transform_params", [w]):
+        with bb.dataflow():
+            packed = bb.emit_te(topi.transpose, w, primfunc_name_hint="pack")
+            out = bb.emit_output(relax.call_tir(bb.get().get_global_var("step0"), [w],
+                                                R.Tensor((4, 16), "float32")))
+        bb.emit_func_output(relax.Tuple([packed, out]))
+    return bb.get()
+
+
+def test_functions_only_parameter_transforms_call_are_compiled_without_optimization(monkeypatch):
+    mod = _module_with_a_parameter_transform(8)
+    assert building.run_once_functions(mod) == {"pack"}
+    real_build = tvm.tirx.build
+    built = []
+
+    def recording_build(part, *args, **kwargs):
+        names = sorted(gv.name_hint for gv in part.functions)
+        built.append((names, int(kwargs["target"].attrs.get("opt-level", 3))))
+        return real_build(part, *args, **kwargs)
+
+    monkeypatch.setattr(tvm.tirx, "build", recording_build)
+    target = tvm.target.Target({"kind": "llvm", "opt-level": 2})
+    ex = building.compile_module(mod, target, threads=2)
+    once = [level for names, level in built if names == ["pack"]]
+    assert once == [building.ONCE_OPT_LEVEL] and len(built) == 3
+    assert all(level == 2 for names, level in built if names != ["pack"])  # the model's kernels as asked
+    assert any("step0" in names for names, _ in built)
+    from tvm import relax
+
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    data = np.random.default_rng(1).standard_normal((4, 16)).astype("float32")
+    packed, stepped = vm["main_transform_params"](tvm.runtime.tensor(data))
+    np.testing.assert_array_equal(packed.numpy(), data.T)
+    np.testing.assert_allclose(stepped.numpy(), data * 2 + 1, rtol=1e-6)
+    np.testing.assert_allclose(_run(ex, data), _expected(data, 8), rtol=1e-5)
