@@ -177,3 +177,66 @@ def test_later_rounds_profile_the_module_with_the_tuned_schedules(tuned_mlp, tmp
     assert reprofile() == {SHARED: 12.5, "transpose": 40.0}
     (mod, fresh), = seen
     assert fresh and mod[SHARED].attrs["tirx.is_scheduled"]  # the tuned schedules were applied first
+
+
+def test_a_record_whose_trace_does_not_replay_on_the_workload_is_never_copied(tmp_path):
+    """A record's trace names blocks (``get_sblock("lv67_red")``); the same layer of another model may name them
+    otherwise (``lv99_red``: blocks are named after the Relax variables). Copied under a workload it does not
+    replay on, a database no longer loads (``parallel_for_dynamic error``: a Llama tuned after the other bench
+    models failed its tuning step before any trial). Such a record is skipped when records are copied (user
+    database to work folder and back); a record that replays is imported."""
+    import tvm
+    from tvm.s_tir import meta_schedule as ms
+    from tvm.s_tir.meta_schedule.arg_info import ArgInfo
+    from tvm.s_tir.meta_schedule.database import TuningRecord
+    from tvm.script import tirx as T
+
+    from pipeline_model.passkinds.metaschedule.builder_tvm import tuning_target
+
+    @T.prim_func(s_tir=True)
+    def first(x: T.Buffer((4, 32), "float32"), lv67_red: T.Buffer((4,), "float32")):
+        for i, k in T.grid(4, 32):
+            with T.sblock("lv67_red"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    lv67_red[vi] = T.float32(0)
+                lv67_red[vi] = lv67_red[vi] + x[vi, vk]
+
+    @T.prim_func(s_tir=True)
+    def second(x: T.Buffer((4, 32), "float32"), lv99_red: T.Buffer((4,), "float32")):
+        for i, k in T.grid(4, 32):
+            with T.sblock("lv99_red"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    lv99_red[vi] = T.float32(0)
+                lv99_red[vi] = lv99_red[vi] + x[vi, vk]
+
+    target = tuning_target(TARGET)
+    args = ArgInfo.from_prim_func(first)
+
+    def search_record(database, mod, block):  # a schedule as MetaSchedule's search records it
+        sch = tvm.s_tir.Schedule(mod)
+        sch.split(sch.get_loops(sch.get_sblock(block))[1], [None, 8])
+        sch.enter_postproc()
+        database.commit_tuning_record(TuningRecord(sch.trace, database.commit_workload(mod), [1e-6], target, args))
+
+    def opens(folder):
+        return ms.database.JSONDatabase(work_dir=str(folder), module_equality="structural", allow_missing=False)
+
+    db = tmp_path / "db"
+    db.mkdir()
+    search_record(ms.database.JSONDatabase(work_dir=str(db), module_equality="structural"), tvm.IRModule({"main": first}),
+                  "lv67_red")
+    records = opens(db).get_top_k(opens(db).commit_workload(tvm.IRModule({"main": first})), 10)
+    assert len(records) == 1 and script.is_search_record(records[0])
+    (tmp_path / "wd").mkdir()
+    work = ms.database.JSONDatabase(work_dir=str(tmp_path / "wd"), module_equality="structural")
+    later = tvm.IRModule({"main": second})
+    assert not script._replays(records[0].trace, later) and script._replays(records[0].trace, tvm.IRModule({"main": first}))
+    assert script._copy_records(records, work, later) == 0
+    assert not opens(tmp_path / "wd").get_top_k(opens(tmp_path / "wd").commit_workload(later), 10)  # it loads
+    # The record replays on its own layer: imported from the user database.
+    (tmp_path / "wd2").mkdir()
+    work2 = ms.database.JSONDatabase(work_dir=str(tmp_path / "wd2"), module_equality="structural")
+    assert script.import_user_records(str(db), work2, tvm.IRModule({"main": first}), target) == 1
+    assert len(opens(tmp_path / "wd2").get_top_k(opens(tmp_path / "wd2").commit_workload(tvm.IRModule({"main": first})), 10)) == 1

@@ -113,7 +113,9 @@ def app_column(client: Any, doc: Any, label: str, out_dir: Optional[str], *, dea
         "pace": (started[-1][0] - started[0][0], started[-1][1] - started[0][1]) if len(started) > 1 else (0, 0.0),
         "pipeline_s": pipeline_s}
     if not run.ok:
-        return {**out, "error": run.error or f"step {run.failed_index} failed"}
+        failed = run.steps[run.failed_index] if run.failed_index is not None and run.failed_index < len(run.steps) else None
+        detail = getattr(failed, "error", None) or ""
+        return {**out, "error": run.error or f"step {run.failed_index} failed: {detail}"}
     if out_dir is None:
         return out
     key = next((s.snapshot_key for s in reversed(run.steps) if s.snapshot_key), run.input_key)

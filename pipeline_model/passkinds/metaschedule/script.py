@@ -341,9 +341,22 @@ def is_search_record(record):
     return any(inst.kind.name == "EnterPostproc" for inst in record.trace.insts)
 
 
+def _replays(trace, mod):
+    """Whether ``trace`` applies to a fresh schedule of ``mod`` (as MetaSchedule's search replays database records:
+    one that raises there stops the whole tuning run with ``parallel_for_dynamic error``)."""
+    import tvm
+
+    try:
+        trace.apply_to_schedule(tvm.s_tir.Schedule(mod), remove_postproc=True)
+    except Exception:  # noqa: BLE001 - a record that does not replay on this workload is not imported
+        return False
+    return True
+
+
 def _user_db_records(database, mod, target, top_k):
     """The valid records of workload ``mod`` for ``target`` in ``database``, best first (at most ``top_k``);
-    never a seed of the app's own schedule (:func:`is_search_record`: the user database holds tuned results)."""
+    never a seed of the app's own schedule (:func:`is_search_record`: the user database holds tuned results),
+    never a trace that does not replay on ``mod`` (:func:`_replays`)."""
     if not database.has_workload(mod):
         return []
     import json
@@ -358,7 +371,7 @@ def _user_db_records(database, mod, target, top_k):
         if rec.target is None or key(rec.target) != wanted or not rec.run_secs or not is_search_record(rec):
             continue
         secs = [float(x) for x in rec.run_secs]
-        if sum(secs) / len(secs) >= 1e9:
+        if sum(secs) / len(secs) >= 1e9 or not _replays(rec.trace, mod):
             continue
         out.append(rec)
         if len(out) >= int(top_k):
@@ -368,14 +381,18 @@ def _user_db_records(database, mod, target, top_k):
 
 def _copy_records(records, database, mod):
     """Commit ``records`` (of another database) into ``database`` under workload ``mod``, skipping traces
-    it already holds; returns how many were added."""
+    it already holds and traces that do not replay on the workload it keeps (:func:`_replays`); returns how many
+    were added."""
     from tvm.s_tir.meta_schedule.database import TuningRecord
 
     workload = database.commit_workload(mod)
     have = {str(r.trace.as_json()) for r in database.get_top_k(workload, 1 << 20)}
     added = 0
     for rec in records:
-        if str(rec.trace.as_json()) in have:
+        # The database keeps the first structurally equal module as the workload; its blocks may be named
+        # otherwise (the same layer of another model), and a trace that does not replay on it would make the
+        # database fail to load ("parallel_for_dynamic error") for every later run.
+        if str(rec.trace.as_json()) in have or not _replays(rec.trace, workload.mod):
             continue
         database.commit_tuning_record(TuningRecord(rec.trace, workload, rec.run_secs, rec.target, rec.args_info))
         added += 1
@@ -705,7 +722,8 @@ SCRIPT_CONSTANTS = ("STATE_FILE", "DATABASE_FILES", "MANIFEST_FILE", "MANIFEST_F
 SCRIPT_HELPERS = (TuningConfigError, tuning_cores, meta_schedule_target, load_tensor_intrinsics,
                   meta_schedule_f_build, tuning_builder, tuning_runner, manifest_entry_path, read_manifest,
                   write_manifest, work_dir_files, track_work_dir, wipe_work_dir, user_tuning_database_dir,
-                  user_database_problem, is_search_record, _user_db_records, _copy_records, import_user_records, commit_user_records,
+                  user_database_problem, is_search_record, _replays, _user_db_records, _copy_records, import_user_records,
+                  commit_user_records,
                   register_tuning_functions, install_meta_schedule_cpu)
 #: Helpers a targeted ``MetaScheduleTuneTIR`` step needs besides :data:`SCRIPT_HELPERS` (in this order).
 TARGETED_HELPERS = (choose_tuning_functions, allocate_trials, plan_targeted_tuning, load_schedule_fn,
