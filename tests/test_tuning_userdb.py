@@ -180,11 +180,10 @@ def test_later_rounds_profile_the_module_with_the_tuned_schedules(tuned_mlp, tmp
 
 
 def test_a_record_whose_trace_does_not_replay_on_the_workload_is_never_copied(tmp_path):
-    """A record's trace names blocks (``get_sblock("lv67_red")``); the same layer of another model may name them
-    otherwise (``lv99_red``: blocks are named after the Relax variables). Copied under a workload it does not
-    replay on, a database no longer loads (``parallel_for_dynamic error``: a Llama tuned after the other bench
-    models failed its tuning step before any trial). Such a record is skipped when records are copied (user
-    database to work folder and back); a record that replays is imported."""
+    """A record's trace names blocks (``get_sblock("lv67_red")``); filed under a workload it does not replay on
+    (``lv99_red``), a database no longer loads (``parallel_for_dynamic error``: a Llama tuned after the other bench
+    models was handed such records and failed its tuning step before any trial). Such a record is skipped when
+    records are copied (user database to work folder and back); a record that replays is imported."""
     import tvm
     from tvm.s_tir import meta_schedule as ms
     from tvm.s_tir.meta_schedule.arg_info import ArgInfo

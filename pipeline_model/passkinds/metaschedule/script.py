@@ -389,9 +389,9 @@ def _copy_records(records, database, mod):
     have = {str(r.trace.as_json()) for r in database.get_top_k(workload, 1 << 20)}
     added = 0
     for rec in records:
-        # The database keeps the first structurally equal module as the workload; its blocks may be named
-        # otherwise (the same layer of another model), and a trace that does not replay on it would make the
-        # database fail to load ("parallel_for_dynamic error") for every later run.
+        # A trace names blocks; filed under a workload it does not replay on, it makes the database fail to load
+        # ("parallel_for_dynamic error") for every later run (seen: a Llama tuned after the other bench models
+        # was handed records naming "lv67_red" for its "lv99_red").
         if str(rec.trace.as_json()) in have or not _replays(rec.trace, workload.mod):
             continue
         database.commit_tuning_record(TuningRecord(rec.trace, workload, rec.run_secs, rec.target, rec.args_info))
