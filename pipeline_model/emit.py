@@ -206,8 +206,8 @@ def script_calls(expr: Expr) -> list[ScriptCall]:
     return [e for e in _walk(expr) if isinstance(e, ScriptCall)]
 
 
-def _script_module(module: str) -> tuple[str, list[str], list[ast.stmt]]:
-    """(file, lines, top-level statements) of a pass kind's script module, read without importing it."""
+def _script_module(module: str) -> tuple[list[str], list[ast.stmt]]:
+    """(lines, top-level statements) of a pass kind's script module, read without importing it."""
     try:
         spec = importlib.util.find_spec(module)
     except (ImportError, ValueError):
@@ -216,7 +216,7 @@ def _script_module(module: str) -> tuple[str, list[str], list[ast.stmt]]:
         raise EmitError(f"no script module {module!r}")
     with open(spec.origin, encoding="utf-8") as fh:
         text = fh.read()
-    return spec.origin, text.splitlines(keepends=True), ast.parse(text, spec.origin).body
+    return text.splitlines(keepends=True), ast.parse(text, spec.origin).body
 
 
 def _definition(module: str, name: str, lines: list[str], body: list[ast.stmt]) -> tuple[ast.AST, str]:
@@ -232,7 +232,7 @@ def script_source(module: str, name: str) -> str:
     exported scripts hold it: the lines of its definition (decorators included), read from the module's
     file with :mod:`ast`, so the module is not imported (a ``script_tvm`` module, which imports TVM, is read
     in a TVM-free process). Raises :class:`EmitError` when the module or the name is unknown."""
-    _origin, lines, body = _script_module(module)
+    lines, body = _script_module(module)
     return _definition(module, name, lines, body)[1]
 
 
@@ -240,7 +240,7 @@ def script_sources(module: str, name: str) -> list[str]:
     """What an exported script needs to define ``name`` of ``module``: the sources of the classes of the same
     module it derives from (bases first, each once), then its own (:func:`script_source`). A base from
     elsewhere (``tvm.s_tir.dlight.ScheduleRule``) is the script's import, not copied."""
-    _origin, lines, body = _script_module(module)
+    lines, body = _script_module(module)
     local = {node.name for node in body if isinstance(node, ast.ClassDef)}
     out: list[str] = []
 

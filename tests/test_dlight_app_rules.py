@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from pipeline_model import emit
-from pipeline_model.passkinds.dlight import DLightKind, app_rule_source
+from pipeline_model.passkinds.dlight import DLightKind, app_rule_sources
 
 tvm = pytest.importorskip("tvm")
 
@@ -166,9 +166,9 @@ def test_rule_source_is_read_without_tvm():
     base, first, count, loaded = out.stdout.split("\n")[:4]
     assert base.startswith("class AppRule(tvm.s_tir.dlight.ScheduleRule):") and count == "2"
     assert first.startswith("class CPUParallel(AppRule):") and loaded == "False"
-    assert app_rule_source("CPUParallel").startswith("class CPUParallel(")
+    assert app_rule_sources("CPUParallel")[-1].startswith("class CPUParallel(")
     with pytest.raises(emit.EmitError):
-        app_rule_source("NotThere")
+        app_rule_sources("NotThere")
 
 
 # ---- app.CPUMatmul ----

@@ -33,14 +33,6 @@ APP_RULES = ("CPUMatmul", "CPUConv2d", "CPUParallel")
 DEFAULT_RULES = ["gpu.Matmul", "gpu.GEMV", "gpu.Reduction", "gpu.GeneralReduction", "gpu.Fallback"]
 
 
-def app_rule_source(name: str) -> str:
-    """Source of the app's DLight rule class ``name`` (in :data:`SCRIPT_MODULE`), read with ``ast`` so
-    exporting needs no TVM (:func:`pipeline_model.emit.script_source`)."""
-    if name not in APP_RULES:
-        raise emit.EmitError(f"unknown DLight rule {APP_GROUP}.{name}")
-    return emit.script_source(SCRIPT_MODULE, name)
-
-
 def app_rule_sources(name: str) -> list[str]:
     """What an exported script holds to define the app's rule ``name``: its base class (``AppRule``), then the
     rule (:func:`pipeline_model.emit.script_sources`)."""
