@@ -36,9 +36,16 @@ tvm.compile, run the entry function on seeded inputs, print its latency and chec
 built by tvm.compile's default pipeline), --quiet (do not print the module).
 """
 
-import argparse
 import os
 import sys
+
+{sys_path}
+
+
+if __name__ == "__main__":
+    drop_script_folders(__file__)  # a numpy.py or argparse.py planted next to this script is not imported
+
+import argparse
 import time
 
 {runtime_threads}
@@ -183,7 +190,9 @@ def export_script(
     except Exception as exc:  # noqa: BLE001 - bad model spec: report it
         raise ExportError(f"model {doc.model!r}: {exc}") from None
 
-    out: list[str] = [_HEADER.format(tvm_hint="0.27", runtime_threads="\n".join(runtime_threads.script_lines()))]
+    out: list[str] = [_HEADER.format(
+        tvm_hint="0.27", sys_path=scriptlib.module_source("sys_path", imports=False).rstrip("\n"),
+        runtime_threads="\n".join(runtime_threads.script_lines()))]
     for module in imports:
         if module not in ("tvm", "tvm.relax"):
             out.append(f"import {module}\n")

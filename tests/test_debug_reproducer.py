@@ -79,6 +79,13 @@ def test_run_reproducer_of_a_failing_custom_step(engine, tmp_path, capsys, kind)
         assert "ValueError: boom from a custom pass" in seen
     readme = open(os.path.join(folder, "README.md")).read()
     assert "0.27" in readme and "USE_LLVM" in readme and "step 3 (custom.python)" in readme
+    if kind == "exception":  # modules planted in the reproducer's folder are not imported, run from there
+        from tests.test_trap_folder import plant
+
+        markers = plant(folder, ("numpy", "argparse", "tvm", "inspect", "subprocess"))
+        proc = subprocess.run([sys.executable, "repro.py"], cwd=folder, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 1 and "REPRODUCED" in proc.stdout, proc.stdout + proc.stderr
+        assert os.listdir(markers) == []
 
 
 @pytest.mark.e2e

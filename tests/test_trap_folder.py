@@ -123,3 +123,46 @@ def test_the_gui_from_a_trap_folder(tmp_path):
             proc.kill()
             proc.wait(30)
     assert os.listdir(markers) == [], os.listdir(markers)
+
+
+def test_trusted_path_drops_what_python_put_first_and_relative_entries(tmp_path):
+    from pipeline_model.scriptlib.sys_path import trusted_path
+
+    here, other, cwd = str(tmp_path / "here"), str(tmp_path / "lib"), str(tmp_path / "cwd")
+    for folder in (here, other, cwd):
+        os.makedirs(folder)
+    script = os.path.join(here, "s.py")
+    assert trusted_path([here, "", ".", other], script, cwd) == [other]  # python here/s.py
+    assert trusted_path([cwd, other], script, cwd) == [other]  # python -m s, run from cwd
+    # An absolute folder the user put on PYTHONPATH stays, even where it is the script's own folder.
+    assert trusted_path([here, here, other], script, cwd) == [here, other]
+    assert trusted_path([other, here], script, cwd) == [other, here]
+    link = str(tmp_path / "link")
+    os.symlink(here, link)
+    assert trusted_path([link, other], script, cwd) == [other]  # the same folder through a link
+    assert trusted_path([], script, cwd) == []
+
+
+@pytest.mark.parametrize("how", ["script", "module"])
+def test_exported_script_ignores_modules_planted_next_to_it(tmp_path, how):
+    """An exported script run from (and lying in) a folder of planted ``numpy.py``/``argparse.py``/``tvm.py``
+    runs its pipeline and imports none of them; a plain script in the same folder does import them (the
+    trap is real, so this test can fail)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    names = ("numpy", "argparse", "tvm", "difflib", "textwrap")
+    markers = plant(tmp_path, names)
+    proc = _cli(["export", os.path.join(ROOT, "resources", "pipelines", "fusion_walkthrough.json"),
+                 "-o", str(tmp_path / "exported.py")], ROOT)
+    assert proc.returncode == 0, proc.stderr
+    command = ["exported.py"] if how == "script" else ["-m", "exported"]
+    run = subprocess.run([sys.executable, *command, "--quiet"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300, stdin=subprocess.DEVNULL)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert os.listdir(markers) == [], os.listdir(markers)
+    (tmp_path / "plain.py").write_text("import argparse\nimport numpy\n", encoding="utf-8")
+    subprocess.run([sys.executable, "plain.py"], cwd=tmp_path, capture_output=True, timeout=120)
+    assert sorted(os.listdir(markers)) == ["argparse", "numpy"]

@@ -24,6 +24,8 @@ import textwrap
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional, Union
 
+from pipeline_model import scriptlib
+
 KIND_EXCEPTION, KIND_CRASH, KIND_HANG, KIND_NUMERIC, KIND_BUILD = "exception", "crash", "hang", "numeric", "build"
 KINDS = (KIND_EXCEPTION, KIND_CRASH, KIND_HANG, KIND_NUMERIC, KIND_BUILD)
 
@@ -200,13 +202,20 @@ The step runs in a child process (a crash or a hang is seen as such); --inline r
 Exit codes: 1 the failure reproduced, 0 it did not, 2 the reproducer itself could not run.
 """
 
+import os
+import sys
+
+{sys_path}
+
+
+if __name__ == "__main__":
+    drop_script_folders(__file__)  # a numpy.py or argparse.py planted next to this file is not imported
+
 import argparse
 import inspect
 import json
-import os
 import re
 import subprocess
-import sys
 
 import numpy as np
 
@@ -413,7 +422,8 @@ def render_repro(spec: ReproSpec) -> str:
         lines.append("mod = pass_(mod)")
     summary = textwrap.fill(f"{spec.kind} at step {spec.step_index + 1} ({spec.pass_id}): "
                             f"{spec.expected.get('line') or describe_expected(spec.expected)}", 100)
-    head = _REPRO_HEAD.format(summary=summary.replace('"""', "'''"), expected=repr(spec.expected),
+    head = _REPRO_HEAD.format(sys_path=scriptlib.module_source("sys_path", imports=False).rstrip("\n"),
+                              summary=summary.replace('"""', "'''"), expected=repr(spec.expected),
                               target=repr(spec.target), pass_context=repr(spec.pass_context),
                               module_text=python_literal(spec.module_text))
     imports = sorted({m for p in spec.pieces for m in p.get("imports", []) if m not in ("tvm", "tvm.relax")})

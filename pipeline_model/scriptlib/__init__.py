@@ -6,7 +6,8 @@ runs: :mod:`.threads` (how many cores TVM's CPU runtime uses), :mod:`.functions`
 runs), :mod:`.arguments` (the inputs and weights it runs on), :mod:`.outputs` (flattening, warm-up,
 timing and the numerical check), :mod:`.pickles` (which pickles in a model archive could run code: the
 consent rule, and the guard of an exported script that loads a ``.pt2``), :mod:`.building` (``tvm.compile`` with the
-PrimFuncs compiled on every core). A module here may import another one of them (the script holds their
+PrimFuncs compiled on every core), :mod:`.sys_path` (an exported script's or reproducer's first statement: nothing
+imported from the folder it lies in or is run from). A module here may import another one of them (the script holds their
 code in :data:`SCRIPT_MODULES` order, so the names exist there), the standard library and numpy.
 """
 
