@@ -77,11 +77,10 @@ def test_batch_norm_of_a_convolution_folds_into_its_weights(center, scale, group
     folded = _fold(mod)
     assert not _calls(folded, "nn.batch_norm")
     assert len(_calls(folded, "nn.conv2d")) == 1
-    weight_scaled = [line for line in _calls(folded, "multiply") if "(16, 16" in line.split("=")[0]
-                     or f"(16, {16 // groups}, 3, 3)" in line.split("=")[0]]
-    assert weight_scaled, folded["main"].script()
-    # No square root on a feature map: only on the [16] channel vectors.
-    assert all("(16,)" in line.split("=")[0] for line in _calls(folded, "sqrt")), folded["main"].script()
+    script = folded["main"].script()
+    assert "fold_batch_norm, (w, gamma, beta, mean, var)" in script, script
+    assert "batch_norm_factors, (gamma, beta, mean, var)" in script, script  # the second norm
+    assert not _calls(folded, "sqrt") and not _calls(folded, "divide"), script  # none on a feature map
     arrays = _arrays(groups)
     ref, got = _run(mod, arrays), _run(folded, arrays)
     assert np.abs(got - ref).max() <= 1e-5 * np.abs(ref).max()
@@ -93,9 +92,32 @@ def test_a_convolution_read_elsewhere_keeps_its_weights_and_is_computed_once():
     assert not _calls(folded, "nn.batch_norm")
     convs = _calls(folded, "nn.conv2d")
     assert len(convs) == 1 and "(x, w," in convs[0]
+    assert "fold_batch_norm" not in folded["main"].script()
     arrays = _arrays()
     ref, got = _run(mod, arrays), _run(folded, arrays)
     assert np.abs(got - ref).max() <= 1e-5 * np.abs(ref).max()
+
+
+def test_norms_of_one_shape_share_one_function():
+    """Two norms of the same shapes and attributes (a residual network has many) use one PrimFunc."""
+    from tvm import relax
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((1, 8, 4, 4), "float32"))
+    ws = [relax.Var(f"w{i}", relax.TensorType((8, 8, 1, 1), "float32")) for i in range(2)]
+    stats = [relax.Var(n, relax.TensorType((8,), "float32")) for n in ("gamma", "beta", "mean", "var")]
+    with bb.function("main", [x, *ws, *stats]):
+        with bb.dataflow():
+            y = x
+            for w in ws:
+                y = bb.emit(relax.op.nn.conv2d(y, w))
+                y = bb.emit(relax.TupleGetItem(bb.emit(relax.op.nn.batch_norm(y, *stats, axis=1, training=False)), 0))
+            out = bb.emit_output(y)
+        bb.emit_func_output(out)
+    folded = _fold(bb.get())
+    prims = [gv.name_hint for gv, f in folded.functions_items() if isinstance(f, tvm.tirx.PrimFunc)]
+    assert prims == ["fold_batch_norm"], prims
+    assert folded["main"].script().count("fold_batch_norm, (") == 2
 
 
 def test_training_norms_and_modules_without_norms_are_left_alone():
@@ -132,7 +154,8 @@ def test_the_cpu_pipeline_computes_the_factors_once_in_transform_params():
     assert "main_transform_params" in [gv.name_hint for gv in mod.get_global_vars()]
     main_calls = [gv.name_hint for gv in mod.get_global_vars()
                   if gv.name_hint in mod["main"].script() and isinstance(mod[gv], tvm.tirx.PrimFunc)]
-    assert main_calls and not any("sqrt" in name for name in main_calls), main_calls
+    assert main_calls and not any("sqrt" in name or "batch_norm" in name for name in main_calls), main_calls
+    assert "fold_batch_norm" in mod["main_transform_params"].script()
     from pipeline_model.scriptlib.arguments import make_arguments, prepacked_vm
 
     vm = prepacked_vm(relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu()), mod)

@@ -9,8 +9,9 @@ def fold_batch_norm():  # type: ignore[no-untyped-def]  # copied verbatim into e
     batch norm of a ``conv2d`` (NCHW data, OIHW kernel, channels on axis 1, the output read only through the
     norm) becomes ``conv2d(x, w * scale) + shift``, any other one ``x * scale + shift``, where
     ``scale = gamma / sqrt(var + eps)`` and ``shift = beta - mean * scale`` are computed on the ``[C]``
-    vectors, once (``LiftTransformParams`` lifts them with the weights, ``FoldConstant`` folds bound ones)
-    instead of a square root and a division per element of the feature map. Works on weights that are
+    vectors (with ``w * scale``) by one PrimFunc per shape, called once (``LiftTransformParams`` lifts the
+    call with the weights, ``FoldConstant`` folds bound ones), instead of a square root and a division per
+    element of the feature map. Works on weights that are
     parameters or constants (TVM's ``FoldBatchnormToConv2D`` takes constants only)."""
     import tvm
     from tvm import relax
@@ -19,12 +20,37 @@ def fold_batch_norm():  # type: ignore[no-untyped-def]  # copied verbatim into e
     norm = is_op("relax.nn.batch_norm")(*[wildcard() for _ in range(5)])  # data, gamma, beta, mean, var
     pattern = TupleGetItemPattern(norm, 0)
 
-    def factors(attrs, gamma, beta, mean, var, dtype):  # type: ignore[no-untyped-def]
-        """``(scale, shift)`` on the channel vectors (``center``/``scale`` off: no beta/gamma)."""
-        root = relax.op.sqrt(relax.op.add(var, relax.const(float(attrs.epsilon), dtype)))
-        scale = relax.op.divide(gamma if attrs.scale else relax.const(1.0, dtype), root)
-        moved = relax.op.multiply(mean, scale)
-        return scale, (relax.op.subtract(beta, moved) if attrs.center else relax.op.negative(moved))
+    def factors_func(attrs, stats, dtype, weight_shape):  # type: ignore[no-untyped-def]
+        """The global variable of a PrimFunc computing ``(w * scale, shift)`` (``weight_shape`` given: the
+        weights scaled along their first axis) or ``(scale, shift)`` from ``(w,) gamma, beta, mean, var``;
+        one PrimFunc per shape and attributes, shared by every norm that has them (a norm written with
+        Relax operators left LegalizeOps a dozen small functions to build per norm)."""
+        from tvm import te
+
+        shapes = [[int(d) for d in s.ty.shape] for s in stats]
+        key = (str(dtype), float(attrs.epsilon), bool(attrs.center), bool(attrs.scale), str(shapes),
+               None if weight_shape is None else str(weight_shape))
+        if key in funcs:
+            return funcs[key][0]
+        gamma, beta, mean, var = [te.placeholder(shape, dtype, n)
+                                  for shape, n in zip(shapes, ("gamma", "beta", "mean", "var"))]
+        eps = tvm.tirx.const(float(attrs.epsilon), dtype)
+        one = tvm.tirx.const(1.0, dtype)
+        scale = te.compute(shapes[0], lambda c: (gamma[c] if attrs.scale else one) / te.sqrt(var[c] + eps),
+                           name="scale")
+        shift = te.compute(shapes[0], lambda c: (beta[c] - mean[c] * scale[c]) if attrs.center else
+                           -(mean[c] * scale[c]), name="shift")
+        if weight_shape is None:
+            prim = te.create_prim_func([gamma, beta, mean, var, scale, shift])
+        else:
+            w = te.placeholder(weight_shape, dtype, "w")
+            scaled = te.compute(weight_shape, lambda o, *rest: w[(o, *rest)] * scale[o], name="scaled")
+            # (scale an output too: an intermediate buffer of a te PrimFunc did not survive the build's passes)
+            prim = te.create_prim_func([w, gamma, beta, mean, var, scaled, shift, scale])
+        prim = prim.without_attr("global_symbol")  # te names every PrimFunc "main"
+        gvar = builder[0].add_func(prim, "fold_batch_norm" if weight_shape is not None else "batch_norm_factors")
+        funcs[key] = (gvar, prim)
+        return gvar
 
     def rewrite(call, matches):  # type: ignore[no-untyped-def]
         bn = matches[norm]
@@ -36,23 +62,34 @@ def fold_batch_norm():  # type: ignore[no-untyped-def]  # copied verbatim into e
         # The norm's own arguments (variables), not what the pattern saw through their bindings: a rewrite
         # must not copy the computation bound to a variable.
         x, *stats = bn.args
+        if not all(getattr(s.ty, "shape", None) is not None and len(s.ty.shape) == 1
+                   and isinstance(s.ty.shape[0], tvm.tirx.IntImm) and str(s.ty.dtype) == dtype for s in stats):
+            return call  # symbolic or unknown channel counts: left to DecomposeOpsForInference
         rank, axis = len(shape), int(attrs.axis)
         axis = axis + rank if axis < 0 else axis
-        channels = shape[axis]
-        scale, shift = factors(attrs, *stats, dtype)
+        channels = int(stats[0].ty.shape[0])
+        vector = relax.TensorType([channels], dtype)
         along = lambda v: relax.op.reshape(v, [channels if i == axis else 1 for i in range(rank)])  # noqa: E731
         conv = convs.get(x) if isinstance(x, relax.Var) else None
         if conv is not None and reads.get(x) == 1 and axis == 1 and str(conv.attrs.data_layout) == "NCHW" \
                 and str(conv.attrs.kernel_layout) == "OIHW" and str(conv.attrs.out_layout) in ("", "NCHW") \
-                and str(getattr(conv.args[1].ty, "dtype", "")) == dtype:
+                and str(getattr(conv.args[1].ty, "dtype", "")) == dtype \
+                and all(isinstance(d, tvm.tirx.IntImm) for d in conv.args[1].ty.shape):
             data, weight = conv.args
-            folded = relax.op.multiply(weight, relax.op.reshape(scale, [channels, 1, 1, 1]))
+            weight_shape = [int(d) for d in weight.ty.shape]
+            folded = relax.call_tir(factors_func(attrs, stats, dtype, weight_shape), [weight, *stats],
+                                    [relax.TensorType(weight_shape, dtype), vector, vector])
             rewrote.append(call)
-            return relax.op.add(relax.Call(conv.op, (data, folded), conv.attrs), along(shift))
+            out = relax.Call(conv.op, (data, relax.TupleGetItem(folded, 0)), conv.attrs)
+            return relax.op.add(out, along(relax.TupleGetItem(folded, 1)))
+        factors = relax.call_tir(factors_func(attrs, stats, dtype, None), list(stats), [vector, vector])
         rewrote.append(call)
-        return relax.op.add(relax.op.multiply(x, along(scale)), along(shift))
+        return relax.op.add(relax.op.multiply(x, along(relax.TupleGetItem(factors, 0))),
+                            along(relax.TupleGetItem(factors, 1)))
 
     rewrote = []  # the calls rewritten in this function (``rewrite_call`` may rebuild an unchanged one)
+    funcs = {}  # (dtype, eps, center, scale, shapes, weight shape) -> (GlobalVar, PrimFunc) of its factors
+    builder = []  # the BlockBuilder of the module being rewritten (it names the PrimFuncs added)
     convs = {}  # variable -> the conv2d call bound to it
     reads = {}  # such a variable -> how many expressions read it (folded weights change the convolution for
     # every reader: only one, the norm, allows folding)
@@ -76,6 +113,8 @@ def fold_batch_norm():  # type: ignore[no-untyped-def]  # copied verbatim into e
 
     def transform(mod, _ctx):  # type: ignore[no-untyped-def]
         updates = {}
+        funcs.clear()
+        builder[:] = [relax.BlockBuilder(mod)]
         for gvar, func in mod.functions_items():
             if isinstance(func, relax.Function) and isinstance(func.body, relax.SeqExpr):
                 rewrote.clear()
@@ -85,9 +124,8 @@ def fold_batch_norm():  # type: ignore[no-untyped-def]  # copied verbatim into e
                     updates[gvar] = new
         if not updates:
             return mod
-        mod = mod.clone() if hasattr(mod, "clone") else mod
         for gvar, func in updates.items():
-            mod[gvar] = func
-        return mod
+            builder[0].update_func(gvar, func)
+        return builder[0].get()
 
     return tvm.transform.module_pass(transform, opt_level=0, name="FoldBatchNorm")
