@@ -401,7 +401,8 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     before the convolution (no bounds check in the hot loop); the fused epilogue (bias, batch norm, ReLU,
     residual add) is computed per tile from the accumulator. The tiles run in parallel. A pointwise
     convolution (1x1, stride 1) whose pixel count the vector width divides is scheduled as the matrix product
-    it is instead, with pixels in the lanes (:meth:`_schedule_pixels`). Anything else
+    it is instead, with pixels in the lanes (:meth:`_schedule_pixels`); so is a depthwise convolution of stride 1
+    or 2 whose output rows are whole vectors, along its rows (:meth:`_schedule_depthwise_rows`). Anything else
     (grouped convolutions, symbolic shapes, channel counts no vector width divides, dtypes other than
     float32) is declined and left to the next rule."""
 
@@ -409,6 +410,8 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     max_pixels = 14
     #: Most accumulator vectors of a pointwise convolution's tile (channels x pixel vectors).
     max_accumulators = 16
+    #: Most vectors in an output row for a depthwise convolution to be computed along its rows.
+    max_row_vectors = 8
     #: Fewest elements for which the padding copy runs on all cores (as ``app.CPUParallel.min_work``): below
     #: it, starting the thread pool costs more than the copy.
     min_parallel = 1 << 16
@@ -424,6 +427,10 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             if found is None:
                 return None
             conv, info = found
+            row_tile = self._depthwise_tile(info, self._vector_width(target))
+            if row_tile is not None:
+                self._schedule_depthwise_rows(sch, conv, info, *row_tile)
+                return sch
             pixels = self._pixel_tile(info, self._vector_width(target))
             if pixels is not None:
                 self._schedule_pixels(sch, conv, info, *pixels)
@@ -511,15 +518,18 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
                 v.same_as(sch.get(lp).loop_var) for v, lp in zip(realize.iter_values, loops)):
             return None
         params = list(func.params)
+        stride = next((st for st in (1, 2) if ana.can_prove_equal(data.indices[3], x * st + rx)
+                       and ana.can_prove_equal(data.indices[2], y * st + ry)), None)
         pointwise = not depthwise and extents[5] == 1 and extents[6] == 1
         if pointwise:  # 1x1, stride 1: the pixel read is the pixel written
             ana.bind(ry, tvm.ir.Range(0, 1))
             ana.bind(rx, tvm.ir.Range(0, 1))
             pointwise = ana.can_prove_equal(data.indices[2], y) and ana.can_prove_equal(data.indices[3], x)
         return block_rv, {"oc": extents[1], "oh": extents[2], "ow": extents[3], "depthwise": depthwise,
-                          "pointwise": pointwise,
+                          "pointwise": pointwise, "stride": stride, "kh": extents[5], "kw": extents[6],
                           "weight": weight.source, "data": data.source,
-                          "weight_is_param": any(weight.source.same_as(p) for p in params)}
+                          "weight_is_param": any(weight.source.same_as(p) for p in params),
+                          "data_is_param": any(data.source.same_as(p) for p in params)}
 
     def _tile(self, info):  # type: ignore[no-untyped-def]
         """Register tile ``(channel vectors, rows, cols)``: the widest column block dividing the output
@@ -600,6 +610,61 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         init_loops = sch.get_loops(init)[-4:]
         if sch.get(init_loops[-1]).kind != sch.get(fi).kind:
             sch.vectorize(init_loops[-1])
+
+    def _depthwise_tile(self, info, width):  # type: ignore[no-untyped-def]
+        """``(lanes, rows)`` of a depthwise convolution computed along its output rows (pixels in the lanes),
+        or None: stride 1 or 2 (2: with a padding stage of even width), no dilation, a row of at most
+        ``max_row_vectors`` vectors of the target's width or 8 lanes; ``rows`` whole rows per tile, at most
+        ``max_pixels`` vectors of accumulators."""
+        if not info["depthwise"] or info["stride"] is None:
+            return None
+        if info["stride"] == 2 and (info["data_is_param"] or int(info["data"].shape[3]) % 2):
+            return None  # no padding stage to store the input de-interleaved (or an odd padded width)
+        lanes = next((v for v in (width, 8) if v >= 8 and info["ow"] % v == 0
+                      and info["ow"] // v <= self.max_row_vectors), None)
+        if lanes is None:
+            return None
+        vectors = info["ow"] // lanes
+        rows = max(r for r in range(1, info["oh"] + 1) if info["oh"] % r == 0 and r * vectors <= self.max_pixels)
+        return lanes, rows
+
+    def _schedule_depthwise_rows(self, sch, conv, info, lanes, rows):  # type: ignore[no-untyped-def]
+        """A depthwise convolution in its NCHW layout, output pixels in the vector lanes: each tile is ``rows``
+        whole output rows of one channel, every tap a broadcast weight times a contiguous input vector (a
+        stride-2 input is stored de-interleaved by the padding stage, even columns then odd ones, so its taps
+        are contiguous too), the fused epilogue computed on whole vectors as the rows are written. The
+        channel-lane tile (:meth:`_schedule`) wrote each output vector to 16 planes, one lane each, and read
+        its input through a copy transposed to channel blocks."""
+        producers = sch.get_producers(conv)
+        epilogue = self._inline_around(sch, conv, producers)
+        for block in producers:
+            if not any(w.source.same_as(info["data"]) for w in sch.get(block).writes):
+                continue
+            if info["stride"] == 2:  # written in the new order: contiguous stores, stride-2 loads
+                split = lambda n, c, h, w: (n, c, h, w % 2, w // 2)  # noqa: E731
+                sch.transform_layout(block, ("write", 0), split)
+                sch.transform_block_layout(block, split)
+            if self._work_of(sch, block) >= self.min_parallel:
+                sch.parallel(sch.fuse(*sch.get_loops(block)[:2]))
+        local = sch.cache_write(conv, 0, "local")
+        for block in epilogue:
+            try:
+                sch.reverse_compute_inline(block)
+            except Exception:  # noqa: BLE001 - not elementwise on the output: it stays a stage of its own
+                self._parallel_rest(sch, block)
+        n, f, y, x, rc, ry, rx = sch.get_loops(conv)
+        yo, yi = sch.split(y, [None, rows])
+        xv, xl = sch.split(x, [None, lanes])
+        sch.reorder(n, f, yo, rc, ry, rx, yi, xv, xl)
+        sch.reverse_compute_at(local, yo)
+        sch.parallel(sch.fuse(n, f, yo))
+        sch.vectorize(xl)
+        sch.unroll(yi)
+        sch.unroll(xv)
+        init = sch.decompose_reduction(conv, rc)
+        sch.vectorize(sch.get_loops(init)[-1])
+        _outer, inner = sch.split(sch.get_loops(local)[-1], [None, lanes])
+        sch.vectorize(inner)
 
     def _pixel_tile(self, info, lanes):  # type: ignore[no-untyped-def]
         """``(lanes, channels, pixel vectors)`` of the register tile of a pointwise convolution (1x1, stride 1,
