@@ -23,6 +23,10 @@ OWN_TEXTS = (
                       "code is trusted."),
     QT_TRANSLATE_NOOP("PassCatalogue", "Python source of the pass."),
     QT_TRANSLATE_NOOP("PassCatalogue", "Bind model weights as constants"),
+    QT_TRANSLATE_NOOP("PassCatalogue", "Sink reshapes below elementwise ops (the app's)"),
+    QT_TRANSLATE_NOOP("PassCatalogue", "Sigmoid and SiLU through exp (the app's)"),
+    QT_TRANSLATE_NOOP("PassCatalogue", "Fold constants in one build (the app's)"),
+    QT_TRANSLATE_NOOP("PassCatalogue", "Fold batch norms into convolutions (the app's)"),
 )
 
 

@@ -2631,6 +2631,26 @@
         <source>Bind model weights as constants</source>
         <translation>将模型权重绑定为常量</translation>
     </message>
+    <message>
+        <location line="+1"/>
+        <source>Sink reshapes below elementwise ops (the app&apos;s)</source>
+        <translation>将 reshape 下沉到逐元素运算之后（本应用）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Sigmoid and SiLU through exp (the app&apos;s)</source>
+        <translation>用 exp 表示 Sigmoid 和 SiLU（本应用）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fold constants in one build (the app&apos;s)</source>
+        <translation>一次构建折叠常量（本应用）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fold batch norms into convolutions (the app&apos;s)</source>
+        <translation>将批归一化折叠进卷积（本应用）</translation>
+    </message>
 </context>
 <context>
     <name>PassCategory</name>
