@@ -117,6 +117,7 @@ def test_norms_of_one_shape_share_one_function():
     folded = _fold(bb.get())
     prims = [gv.name_hint for gv, f in folded.functions_items() if isinstance(f, tvm.tirx.PrimFunc)]
     assert prims == ["fold_batch_norm"], prims
+    assert bool(folded["fold_batch_norm"].attrs["tirx.is_scheduled"])  # DLight leaves the run-once function be
     assert folded["main"].script().count("fold_batch_norm, (") == 2
 
 

