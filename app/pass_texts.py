@@ -27,6 +27,26 @@ OWN_TEXTS = (
     QT_TRANSLATE_NOOP("PassCatalogue", "Sigmoid and SiLU through exp (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Fold constants in one build (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Fold batch norms into convolutions (the app's)"),
+    QT_TRANSLATE_NOOP("PassCatalogue", 'Rewrites op(reshape(x)) into reshape(op(x)) for elementwise ops (bias and residual adds, GELU, '
+                      'activations) when the reshape only adds dimensions, then folds the reshape pairs this leaves '
+                      "(RemoveRedundantReshape). A matmul viewed back to [batch, seq, n] before its activation (GPT-2's "
+                      "Conv1D) then fuses with its epilogue in FuseOps. Put it before LegalizeOps. The app's own step: "
+                      'exported scripts contain its code.'),
+    QT_TRANSLATE_NOOP("PassCatalogue", 'Rewrites sigmoid(x) into 1 / (1 + exp(-x)) and silu(x) into x / (1 + exp(-x)) for float tensors, so '
+                      "a FastMathTransform after it replaces the exp by TVM's vectorizable fast_exp (TVM compiles sigmoid "
+                      "into one libm expf call per element). Put it before FastMathTransform. The app's own step: exported "
+                      'scripts contain its code.'),
+    QT_TRANSLATE_NOOP("PassCatalogue", 'The module relax.FoldConstant gives, faster: the R.call_tir calls on constants (shape computations '
+                      'of imported models, rotary tables) are computed together by one function built and run once on the '
+                      'CPU, instead of one build per call; then FoldConstant propagates the constants and folds what is '
+                      "left. Falls back to plain FoldConstant when that build fails. The app's own step: exported scripts "
+                      'contain its code.'),
+    QT_TRANSLATE_NOOP("PassCatalogue", 'Rewrites an inference batch norm of a conv2d (NCHW, OIHW) into conv2d(x, w * scale) + shift, and any'
+                      ' other inference batch norm into x * scale + shift, with scale = gamma / sqrt(var + eps) and shift ='
+                      ' beta - mean * scale computed on the channel vectors (weight-only work that LiftTransformParams runs'
+                      ' once, FoldConstant folds for bound weights) instead of a square root and a division per element. '
+                      "Works on weights that are parameters (TVM's FoldBatchnormToConv2D needs constants). Put it before "
+                      "DecomposeOpsForInference. The app's own step: exported scripts contain its code."),
 )
 
 

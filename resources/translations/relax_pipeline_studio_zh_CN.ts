@@ -2651,6 +2651,26 @@
         <source>Fold batch norms into convolutions (the app&apos;s)</source>
         <translation>将批归一化折叠进卷积（本应用）</translation>
     </message>
+    <message>
+        <location line="+1"/>
+        <source>Rewrites op(reshape(x)) into reshape(op(x)) for elementwise ops (bias and residual adds, GELU, activations) when the reshape only adds dimensions, then folds the reshape pairs this leaves (RemoveRedundantReshape). A matmul viewed back to [batch, seq, n] before its activation (GPT-2&apos;s Conv1D) then fuses with its epilogue in FuseOps. Put it before LegalizeOps. The app&apos;s own step: exported scripts contain its code.</source>
+        <translation>当 reshape 只增加维度时，把逐元素运算（偏置和残差加法、GELU、激活函数）的 op(reshape(x)) 改写为 reshape(op(x))，再折叠由此留下的成对 reshape（RemoveRedundantReshape）。这样在激活之前被视图回 [batch, seq, n] 的矩阵乘（GPT-2 的 Conv1D）就能在 FuseOps 中与其尾部运算融合。请放在 LegalizeOps 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Rewrites sigmoid(x) into 1 / (1 + exp(-x)) and silu(x) into x / (1 + exp(-x)) for float tensors, so a FastMathTransform after it replaces the exp by TVM&apos;s vectorizable fast_exp (TVM compiles sigmoid into one libm expf call per element). Put it before FastMathTransform. The app&apos;s own step: exported scripts contain its code.</source>
+        <translation>对浮点张量，把 sigmoid(x) 改写为 1 / (1 + exp(-x))，把 silu(x) 改写为 x / (1 + exp(-x))，这样其后的 FastMathTransform 会把 exp 换成 TVM 可向量化的 fast_exp（TVM 会把 sigmoid 编译成每个元素一次 libm expf 调用）。请放在 FastMathTransform 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The module relax.FoldConstant gives, faster: the R.call_tir calls on constants (shape computations of imported models, rotary tables) are computed together by one function built and run once on the CPU, instead of one build per call; then FoldConstant propagates the constants and folds what is left. Falls back to plain FoldConstant when that build fails. The app&apos;s own step: exported scripts contain its code.</source>
+        <translation>得到与 relax.FoldConstant 相同的模块，但更快：作用在常量上的 R.call_tir 调用（导入模型的形状计算、旋转位置编码表）由一个在 CPU 上构建并运行一次的函数一起计算，而不是每个调用构建一次；然后 FoldConstant 传播这些常量并折叠剩下的部分。该构建失败时退回到普通的 FoldConstant。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Rewrites an inference batch norm of a conv2d (NCHW, OIHW) into conv2d(x, w * scale) + shift, and any other inference batch norm into x * scale + shift, with scale = gamma / sqrt(var + eps) and shift = beta - mean * scale computed on the channel vectors (weight-only work that LiftTransformParams runs once, FoldConstant folds for bound weights) instead of a square root and a division per element. Works on weights that are parameters (TVM&apos;s FoldBatchnormToConv2D needs constants). Put it before DecomposeOpsForInference. The app&apos;s own step: exported scripts contain its code.</source>
+        <translation>把卷积 conv2d（NCHW、OIHW）之后的推理批归一化改写为 conv2d(x, w * scale) + shift，把其他推理批归一化改写为 x * scale + shift，其中 scale = gamma / sqrt(var + eps)、shift = beta - mean * scale 在通道向量上计算（仅依赖权重的计算：LiftTransformParams 只运行一次，绑定的权重由 FoldConstant 折叠），而不是对每个元素做一次开方和一次除法。对作为参数的权重同样有效（TVM 的 FoldBatchnormToConv2D 需要常量）。请放在 DecomposeOpsForInference 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
+    </message>
 </context>
 <context>
     <name>PassCategory</name>
