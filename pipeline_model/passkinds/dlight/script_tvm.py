@@ -590,11 +590,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
                     sch.parallel(sch.fuse(*sch.get_loops(block)[:2]))
         local = sch.cache_write(conv, 0, "local")
         sch.transform_layout(conv, ("write", 0), lambda n, f, y, x: (n, f // lanes, y, x, f % lanes))
-        for block in epilogue:
-            try:
-                sch.reverse_compute_inline(block)
-            except Exception:  # noqa: BLE001 - not elementwise on the output: it stays a stage of its own
-                self._parallel_rest(sch, block)
+        self._write_back(sch, epilogue)
         n, f, y, x, rc, ry, rx = sch.get_loops(conv)
         fo, fv, fi = sch.split(f, [None, vectors, lanes])
         yo, yi = sch.split(y, [None, rows])
@@ -647,11 +643,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             if self._work_of(sch, block) >= self.min_parallel:
                 sch.parallel(sch.fuse(*sch.get_loops(block)[:2]))
         local = sch.cache_write(conv, 0, "local")
-        for block in epilogue:
-            try:
-                sch.reverse_compute_inline(block)
-            except Exception:  # noqa: BLE001 - not elementwise on the output: it stays a stage of its own
-                self._parallel_rest(sch, block)
+        self._write_back(sch, epilogue)
         n, f, y, x, rc, ry, rx = sch.get_loops(conv)
         yo, yi = sch.split(y, [None, rows])
         xv, xl = sch.split(x, [None, lanes])
@@ -661,10 +653,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         sch.vectorize(xl)
         sch.unroll(yi)
         sch.unroll(xv)
-        init = sch.decompose_reduction(conv, rc)
-        sch.vectorize(sch.get_loops(init)[-1])
-        _outer, inner = sch.split(sch.get_loops(local)[-1], [None, lanes])
-        sch.vectorize(inner)
+        self._vector_init_and_write_back(sch, conv, local, rc, lanes)
 
     def _pixel_tile(self, info, lanes):  # type: ignore[no-untyped-def]
         """``(lanes, channels, pixel vectors)`` of the register tile of a pointwise convolution (1x1, stride 1,
@@ -701,11 +690,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             sch.annotate(packed, "meta_schedule.layout_rewrite_preproc", True)
         sch.parallel(sch.get_loops(packed)[0])
         local = sch.cache_write(conv, 0, "local")
-        for block in epilogue:
-            try:
-                sch.reverse_compute_inline(block)
-            except Exception:  # noqa: BLE001 - not elementwise on the output: it stays a stage of its own
-                self._parallel_rest(sch, block)
+        self._write_back(sch, epilogue)
         # One pixel axis (rows x cols), so that a tile's pixels are one range for the write-back too.
         sch.transform_layout(conv, ("write", 0), lambda n, f, y, x: (n, f, y * width + x))
         sch.transform_block_layout(conv, lambda n, f, y, x, rc, ry, rx: (n, f, y * width + x, rc, ry, rx))
@@ -719,7 +704,22 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         sch.vectorize(pl)
         sch.unroll(fi)
         sch.unroll(pvl)
-        init = sch.decompose_reduction(conv, rc)
+        self._vector_init_and_write_back(sch, conv, local, rc, lanes)
+
+    def _write_back(self, sch, epilogue):  # type: ignore[no-untyped-def]
+        """The epilogue blocks computed as the tile is written back where they are elementwise on the
+        convolution's output; any other one stays a stage of its own (:meth:`_parallel_rest`)."""
+        for block in epilogue:
+            try:
+                sch.reverse_compute_inline(block)
+            except Exception:  # noqa: BLE001 - not elementwise on the output: it stays a stage of its own
+                self._parallel_rest(sch, block)
+
+    @staticmethod
+    def _vector_init_and_write_back(sch, conv, local, reduce_loop, lanes):  # type: ignore[no-untyped-def]
+        """The accumulator's zeroing split off at ``reduce_loop`` and the tile's write-back (its last loop),
+        both a vector of ``lanes`` at a time."""
+        init = sch.decompose_reduction(conv, reduce_loop)
         sch.vectorize(sch.get_loops(init)[-1])
         _outer, inner = sch.split(sch.get_loops(local)[-1], [None, lanes])
         sch.vectorize(inner)
