@@ -371,3 +371,37 @@ def test_pointwise_tile_shapes():
     assert tile(6, 4, 8, lanes=16) == (16, 6, 2)
     assert tile(96, 14, 14) is None  # 196 pixels: not a whole number of 16-lane vectors
     assert tile(96, 56, 56, pointwise=False) is None
+
+
+def test_a_gate_times_a_feature_map_after_the_convolution_runs_on_all_cores():
+    """A squeeze-excitation gate fused with its 1x1 convolution (the ONNX import fuses ``conv -> sigmoid ->
+    multiply(feature map)``): the multiply is bigger than the convolution's output, so it stays a stage of its own,
+    with its spatial loops but the innermost fused into one parallel loop (its batch loop alone, extent 1, left it
+    serial: EfficientNet-B0 `.onnx`'s 32 such kernels 1257 -> 705 us). The result matches."""
+    from tvm import relax
+
+    bb = relax.BlockBuilder()
+    s = relax.Var("s", relax.TensorType((1, 16, 1, 1), "float32"))
+    y = relax.Var("y", relax.TensorType((1, 32, 28, 28), "float32"))
+    w = relax.Var("w", relax.TensorType((32, 16, 1, 1), "float32"))
+    with bb.function("main", [s, y, w]):
+        with bb.dataflow():
+            gate = bb.emit(relax.op.sigmoid(relax.op.nn.conv2d(s, w)))
+            out = bb.emit_output(relax.op.multiply(y, gate))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    mod["main"] = mod["main"].with_attr("num_input", 2)
+    passes = [relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps(),
+              relax.transform.FuseTIR()]
+    with tvm.target.Target(TARGET):
+        mod = tvm.ir.transform.Sequential(passes)(mod)
+    scheduled = _schedule(mod)
+    (text,) = [f.script() for n, f in _prims(scheduled).items() if "conv2d" in n]
+    assert PACK_MARK in text  # the rule took the convolution
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if 'T.sblock("T_multiply")' in line)
+    loops = [line for line in lines[:at] if line.strip().startswith("for ")][-3:]
+    assert any("T.parallel(T.int64(896))" in line for line in loops), loops  # 32 channels x 28 rows
+    arrays = _arrays(mod)
+    for g, want in zip(_run(scheduled, arrays), _run(mod, arrays)):
+        np.testing.assert_allclose(g, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))

@@ -746,8 +746,15 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
 
     @staticmethod
     def _parallel_rest(sch, block):  # type: ignore[no-untyped-def]
-        """A stage the tile cannot take (a reduction after the convolution): its outer loop in parallel."""
+        """A stage the tile cannot take (a reduction after the convolution, a squeeze-excitation gate times the
+        feature map): its leading spatial loops fused into one parallel loop (the batch loop alone has extent 1),
+        else its outer loop in parallel."""
+        loops = sch.get_loops(block)
+        kinds = [int(iv.iter_type) for iv in sch.get(block).iter_vars]
+        spatial = 0
+        while len(loops) == len(kinds) and spatial < len(kinds) and kinds[spatial] == 0:
+            spatial += 1  # (loops one per iterator, in order: the block as FuseTIR left it)
         try:
-            sch.parallel(sch.get_loops(block)[0])
+            sch.parallel(sch.fuse(*loops[:spatial - 1]) if spatial > 2 else loops[0])
         except Exception:  # noqa: BLE001 - left serial
             pass
