@@ -427,11 +427,12 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             if found is None:
                 return None
             conv, info = found
-            row_tile = self._depthwise_tile(info, self._vector_width(target))
+            width = self._vector_width(target)
+            row_tile = self._depthwise_tile(info, width)
             if row_tile is not None:
                 self._schedule_depthwise_rows(sch, conv, info, *row_tile)
                 return sch
-            pixels = self._pixel_tile(info, self._vector_width(target))
+            pixels = self._pixel_tile(info, width)
             if pixels is not None:
                 self._schedule_pixels(sch, conv, info, *pixels)
                 return sch
@@ -526,7 +527,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             ana.bind(rx, tvm.ir.Range(0, 1))
             pointwise = ana.can_prove_equal(data.indices[2], y) and ana.can_prove_equal(data.indices[3], x)
         return block_rv, {"oc": extents[1], "oh": extents[2], "ow": extents[3], "depthwise": depthwise,
-                          "pointwise": pointwise, "stride": stride, "kh": extents[5], "kw": extents[6],
+                          "pointwise": pointwise, "stride": stride,
                           "weight": weight.source, "data": data.source,
                           "weight_is_param": any(weight.source.same_as(p) for p in params),
                           "data_is_param": any(data.source.same_as(p) for p in params)}

@@ -31,7 +31,7 @@ def fold_batch_norm():  # type: ignore[no-untyped-def]  # copied verbatim into e
         key = (str(dtype), float(attrs.epsilon), bool(attrs.center), bool(attrs.scale), str(shapes),
                None if weight_shape is None else str(weight_shape))
         if key in funcs:
-            return funcs[key][0]
+            return funcs[key]
         gamma, beta, mean, var = [te.placeholder(shape, dtype, n)
                                   for shape, n in zip(shapes, ("gamma", "beta", "mean", "var"))]
         eps = tvm.tirx.const(float(attrs.epsilon), dtype)
@@ -51,7 +51,7 @@ def fold_batch_norm():  # type: ignore[no-untyped-def]  # copied verbatim into e
         # into transform_params (ResNet-18: the transform as fast, the DLight step 37 ms shorter).
         prim = prim.without_attr("global_symbol").with_attr("tirx.is_scheduled", True)
         gvar = builder[0].add_func(prim, "fold_batch_norm" if weight_shape is not None else "batch_norm_factors")
-        funcs[key] = (gvar, prim)
+        funcs[key] = gvar
         return gvar
 
     def rewrite(call, matches):  # type: ignore[no-untyped-def]
@@ -90,7 +90,7 @@ def fold_batch_norm():  # type: ignore[no-untyped-def]  # copied verbatim into e
                             along(relax.TupleGetItem(factors, 1)))
 
     rewrote = []  # the calls rewritten in this function (``rewrite_call`` may rebuild an unchanged one)
-    funcs = {}  # (dtype, eps, center, scale, shapes, weight shape) -> (GlobalVar, PrimFunc) of its factors
+    funcs = {}  # (dtype, eps, center, scale, shapes, weight shape) -> GlobalVar of the PrimFunc of its factors
     builder = []  # the BlockBuilder of the module being rewritten (it names the PrimFuncs added)
     convs = {}  # variable -> the conv2d call bound to it
     reads = {}  # such a variable -> how many expressions read it (folded weights change the convolution for
