@@ -8,6 +8,7 @@ onnxruntime, onnxscript or transformers skip when they are missing."""
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -252,6 +253,12 @@ def test_table_ratios_build_time_and_failed_checks() -> None:
     assert cell["tuned÷ORT"] == "-" and cell["build ratio"] == "1.50x"
     assert cell["check (worst vs PyTorch, vs TVM)"] == "FAIL: ONNX Runtime, tuned (error)"
     assert cell["load before → after"] == "1.0 1.0 1.0 → 2.0 1.5 1.0"
+    # with build rounds: the medians and the median of the per-round ratios (ratio of the minimums)
+    row["tvm"]["build_rounds"] = [2.0, 0.5, 0.6]
+    row["app"]["app default"]["build_rounds"] = [3.0, 1.0, 0.9]
+    header, lines = report.table([row], timed, [], None)
+    cell = dict(zip(header, lines[0]))
+    assert cell["build app / TVM (s)"] == "1.00 / 0.60" and cell["build ratio"] == "1.50x (1.80x)"
 
 
 def test_command_line_refuses_bad_choices() -> None:
@@ -287,7 +294,9 @@ def test_tiny_end_to_end_run(capsys, monkeypatch) -> None:
     cell = dict(zip(header, cells))
     assert cell["check (worst vs PyTorch, vs TVM)"].startswith("pass (")
     assert cell["app÷ORT"].endswith("x)") and cell["compile ms"] == "-"
-    assert cell["build ratio"].endswith("x")
+    # three alternating build rounds by default: medians and the median ratio (ratio of the minimums)
+    assert re.fullmatch(r"\d+\.\d\dx \(\d+\.\d\dx\)", cell["build ratio"]), cell["build ratio"]
+    assert re.fullmatch(r"\d+\.\d\d / \d+\.\d\d", cell["build app / TVM (s)"]), cell["build app / TVM (s)"]
 
 
 def test_tuned_minutes_pairs_tune_only_the_models_they_name() -> None:

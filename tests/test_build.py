@@ -129,6 +129,33 @@ def test_compare_baseline_and_pipeline(engine):
     assert result.check is not None and result.check.passed
 
 
+def test_baseline_builds_are_plain_tvm_compile(tmp_path, monkeypatch):
+    """``build_run``, ``profile`` and ``export_library`` with ``baseline`` build the model as loaded the way plain
+    ``tvm.compile(mod, target)`` does (one LLVM module; the bench's "TVM default" column and its build time), not
+    with the app's build (its PrimFuncs compiled on every core, ``scriptlib.building.compile_module``)."""
+    import tvm
+
+    from pipeline_model.engine.build import measure
+    from pipeline_model.engine.client import EngineClient
+    from pipeline_model.engine.worker import HANDLERS, WorkerContext
+
+    calls: list[str] = []
+    real_compile, real_app = tvm.compile, measure.compile_module
+    monkeypatch.setattr(tvm, "compile", lambda *a, **k: calls.append("tvm.compile") or real_compile(*a, **k))
+    monkeypatch.setattr(measure, "compile_module", lambda *a, **k: calls.append("app") or real_app(*a, **k))
+    doc = load_pipeline(CPU_PIPELINE)
+    ctx = WorkerContext()
+    base = {"run": EngineClient.run_args(doc), "baseline": True, "inputs": build_api.InputSpec().to_json(),
+            "bench": None, "check": None}
+    HANDLERS["build_run"](dict(base), ctx)
+    assert calls == ["tvm.compile"]
+    HANDLERS["profile"]({**base, "profile": {"warmup": 1, "repeat": 1}}, ctx)
+    HANDLERS["export_library"]({**base, "out_dir": str(tmp_path / "lib")}, ctx)
+    assert calls == ["tvm.compile"] * 3 and (tmp_path / "lib" / "model.so").is_file()
+    HANDLERS["build_run"]({**base, "baseline": False}, ctx)  # the pipeline's module: the app's build
+    assert calls[3] == "app"  # (which falls back to tvm.compile for a module of a few PrimFuncs, like this MLP)
+
+
 def test_devices_and_target_validation(engine):
     from pipeline_model import targets
 

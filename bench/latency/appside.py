@@ -48,16 +48,51 @@ def build_and_export(client: Any, doc: Any, out_dir: str, *, key: Optional[str] 
     """Build the module (``key``, or the model as loaded with ``baseline``) once to measure the build
     (``build_run`` without timing or check), then ``export_library`` it into ``out_dir``.
     Returns ``(build seconds, export reply)``."""
+    build_s = _build_once(client, doc, key=key, baseline=baseline)
+    exp = _build_args(doc, key=key, baseline=baseline)
+    exp["out_dir"] = os.path.abspath(out_dir)
+    reply = client.request("export_library", exp)
+    return build_s, reply
+
+
+def _build_once(client: Any, doc: Any, *, key: Optional[str] = None, baseline: bool = False) -> float:
+    """Seconds of one ``build_run`` (no timing, no check) of the module ``key`` (or the model as loaded with
+    ``baseline``): ``tvm.compile`` with its Relax pipeline, as :func:`build_and_export` measures it."""
     from pipeline_model.build_api import InputSpec
 
     args = _build_args(doc, key=key, baseline=baseline)
     args.update({"inputs": InputSpec().to_json(), "bench": None, "check": None, "check_against": "tvm",
                  "function": None, "profile": None})
-    built = client.request("build_run", args)
-    exp = _build_args(doc, key=key, baseline=baseline)
-    exp["out_dir"] = os.path.abspath(out_dir)
-    reply = client.request("export_library", exp)
-    return float(built["build_ms"]) / 1000.0, reply
+    return float(client.request("build_run", args)["build_ms"]) / 1000.0
+
+
+def build_rounds(client: Any, tvm_doc: Any, app_doc: Any, rounds: int, first: tuple[float, float]
+                 ) -> tuple[list[float], list[float]]:
+    """Build times of the TVM default and app default columns over ``rounds`` rounds, ``first`` (the columns'
+    own builds, TVM then app) being round 0: each further round clears the engine's module cache (the loaded
+    model stays), runs the app's pipeline again and builds its module (the pipeline's passes + the build), and
+    builds the model as loaded with ``tvm.compile``'s default, alternating which goes first, so a change of
+    machine load falls on both alike. Returns ``(tvm seconds, app seconds)``, one per round."""
+    tvm_s, app_s = [first[0]], [first[1]]
+    for r in range(1, max(1, rounds)):
+        def app_build() -> float:
+            client.request("cache_clear", {"models": False})
+            run = client.run(app_doc, scripts=False)
+            if not run.ok:
+                raise RuntimeError(run.error or "the app's pipeline failed in a build round")
+            key = next((s.snapshot_key for s in reversed(run.steps) if s.snapshot_key), run.input_key)
+            return sum(float(s.elapsed_ms or 0.0) for s in run.steps) / 1000.0 + _build_once(client, app_doc, key=key)
+
+        def tvm_build() -> float:
+            return _build_once(client, tvm_doc, baseline=True)
+
+        if r % 2:
+            app_s.append(app_build())
+            tvm_s.append(tvm_build())
+        else:
+            tvm_s.append(tvm_build())
+            app_s.append(app_build())
+    return tvm_s, app_s
 
 
 def tvm_default(client: Any, doc: Any, out_dir: str) -> dict[str, Any]:

@@ -28,6 +28,9 @@ def parser() -> argparse.ArgumentParser:
                         + ", py (the small models' own source)")
     p.add_argument("--threads", type=int, default=2, help="threads of every system (TVM, PyTorch, ONNX Runtime)")
     p.add_argument("--repeat", type=int, default=7, help="interleaved rounds (each times every system once)")
+    p.add_argument("--build-rounds", type=int, default=3,
+                   help="build the TVM default and app default columns this many times (alternating, the engine's "
+                        "module cache cleared each round); the table gives the medians and the median ratio")
     p.add_argument("--sample-ms", type=float, default=50.0, help="about how long one sample of one system lasts")
     p.add_argument("--tol", type=float, default=1e-4, help="numerical check: max |diff| / max |ref| at most this")
     p.add_argument("--image", type=int, default=224, help="image side of the CNNs (1x3xNxN)")
@@ -76,6 +79,7 @@ class Plan:
             if f not in (*exporting.FORMATS, "py"):
                 raise SystemExit(f"unknown format {f!r}; known: {', '.join(exporting.FORMATS)}, py")
         self.threads = int(opts.threads)
+        self.build_rounds = max(1, int(opts.build_rounds))
         folder = str(resource_path("pipelines"))
         variants = list(docs.VARIANT_DOCS) if opts.variants.strip() == "all" else _names(opts.variants)
         self.best_from = ["app default", "tuned", *_names(opts.best_from)] if opts.best else None
@@ -146,7 +150,9 @@ def _print_header(plan: Plan, t_start: float, load: tuple[str, str]) -> None:
     print(f"{tuning}; {plan.opts.repeat} interleaved rounds of ~{plan.opts.sample_ms:g} ms samples after >= 100 ms "
           f"warm-up each; total {time.perf_counter() - t_start:.0f} s; load average before {load[0]}, after {load[1]}")
     print("ms = min / median of the rounds; ratio = median of the per-round ratios (ratio of the minimums); "
-          "build app = the pipeline's passes + tvm.compile of its module, TVM = tvm.compile's default build; "
+          "build app = the pipeline's passes + tvm.compile of its module, TVM = tvm.compile's default build "
+          f"(median of {plan.build_rounds} alternating rounds; build ratio = median of the per-round ratios "
+          "(ratio of the minimums)); "
           f"check: max |diff| / max |ref| <= {plan.opts.tol:g} against PyTorch and tvm.compile's default build")
     for v in plan.variants:
         print(f"  {v}: {docs.VARIANT_DOCS[v]}")

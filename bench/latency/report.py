@@ -4,6 +4,7 @@ the build times, the numerical check and the load average before and after the m
 
 from __future__ import annotations
 
+import statistics
 from typing import Any, Optional
 
 from bench.latency import timing
@@ -59,14 +60,22 @@ def table(rows: list[dict[str, Any]], timed: dict[str, dict[str, Any]], extras: 
             best = best_label(row, t, best_from)
             b = s.get(f"{fmt}:{best}") if best else None
             cells += [f"{best}: {_ms(b)}" if best else "none passed", _ratio(b, ort), _ratio(b, comp)]
-        a, d = row["app"].get("app default", {}), row["tvm"]
-        if "build_s" in a and "build_s" in d:
-            cells += [f"{a['build_s']:.1f} / {d['build_s']:.1f}", f"{a['build_s'] / d['build_s']:.2f}x"]
-        else:
-            cells += ["error", "-"]
+        cells += build_cells(row["app"].get("app default", {}), row["tvm"])
         cells += [check_cell(row, t), f"{t['load'][0]} → {t['load'][1]}"]
         lines.append(cells)
     return header, lines
+
+
+def build_cells(app: dict[str, Any], tvm: dict[str, Any]) -> list[str]:
+    """"build app / TVM (s)" and "build ratio": with ``build_rounds`` (seconds per round, both columns) the
+    medians and the median of the per-round ratios (the ratio of the minimums); else the single builds."""
+    if "build_s" not in app or "build_s" not in tvm:
+        return ["error", "-"]
+    a, d = app.get("build_rounds"), tvm.get("build_rounds")
+    if a and d and len(a) == len(d) and len(a) > 1:
+        r = timing.ratios(a, d)
+        return [f"{statistics.median(a):.2f} / {statistics.median(d):.2f}", f"{r['median']:.2f}x ({r['min']:.2f}x)"]
+    return [f"{app['build_s']:.1f} / {tvm['build_s']:.1f}", f"{app['build_s'] / tvm['build_s']:.2f}x"]
 
 
 def check_cell(row: dict[str, Any], timed: dict[str, Any]) -> str:

@@ -6,7 +6,9 @@ What a build does (the parts are in :mod:`pipeline_model.engine.build`):
 * The module to build is a snapshot of a run (``key``), or, without one, the final module of running
   the document's pipeline. It is compiled with ``tvm.compile`` and the ``default_build`` Relax pipeline
   (legalize what is left, then VM lowering; no extra scheduling or fusion, so the build measures the
-  user's pipeline). A module that is already VM-lowered is only code-generated.
+  user's pipeline). A module that is already VM-lowered is only code-generated. With ``baseline`` the module
+  is the model as loaded, compiled as plain ``tvm.compile(mod, target)`` compiles it (its ``"default"``
+  Relax pipeline: legalization, fusion, VM lowering; one LLVM module): what the user gets without the app.
 * For a GPU target, a module whose PrimFuncs have no thread binding is refused before compiling, with
   the function names and the fix (add a DLight or MetaSchedule step).
 * Inputs are seeded random arrays from the entry function's parameter types (symbolic dims from
@@ -61,7 +63,7 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
     func_name = entry_function(mod, args.get("function"))
     prepared = prepare_inputs(mod, func_name, loaded, args.get("inputs"))
     opt = build_and_measure(mod, target, func_name, prepared.arrays, args.get("bench", {}), ctx, label,
-                            profile=args.get("profile"))
+                            baseline=bool(args.get("baseline")), profile=args.get("profile"))
     result: dict[str, Any] = {
         "function": func_name, "target": target, "device": opt["device"], "label": label, "key": key,
         "build_ms": opt["build_ms"], "arguments": prepared.described,
@@ -102,7 +104,7 @@ def handle_export_library(args: dict, ctx: WorkerContext) -> dict:
     func_name = entry_function(mod, args.get("function"))
     arrays, described = make_arguments(mod, func_name, loaded.params, args.get("inputs"))
     progress(ctx, "building", f"building {label} for {target_label(target)}")
-    ex = build_module(mod, target)
+    ex = build_module(mod, target, baseline=bool(args.get("baseline")))
     try:
         os.makedirs(out_dir, exist_ok=True)
     except OSError as exc:
