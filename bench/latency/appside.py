@@ -55,6 +55,11 @@ def build_and_export(client: Any, doc: Any, out_dir: str, *, key: Optional[str] 
     return build_s, reply
 
 
+def _final_key(run: Any) -> Any:
+    """The snapshot key of a run's final module (the model as loaded when no step changed it)."""
+    return next((s.snapshot_key for s in reversed(run.steps) if s.snapshot_key), run.input_key)
+
+
 def _build_once(client: Any, doc: Any, *, key: Optional[str] = None, baseline: bool = False) -> float:
     """Seconds of one ``build_run`` (no timing, no check) of the module ``key`` (or the model as loaded with
     ``baseline``): ``tvm.compile`` with its Relax pipeline, as :func:`build_and_export` measures it."""
@@ -73,24 +78,21 @@ def build_rounds(client: Any, tvm_doc: Any, app_doc: Any, rounds: int, first: tu
     model stays), runs the app's pipeline again and builds its module (the pipeline's passes + the build), and
     builds the model as loaded with ``tvm.compile``'s default, alternating which goes first, so a change of
     machine load falls on both alike. Returns ``(tvm seconds, app seconds)``, one per round."""
+    def app_build() -> float:
+        client.request("cache_clear", {"models": False})
+        run = client.run(app_doc, scripts=False)
+        if not run.ok:
+            raise RuntimeError(run.error or "the app's pipeline failed in a build round")
+        key = _final_key(run)
+        return sum(float(s.elapsed_ms or 0.0) for s in run.steps) / 1000.0 + _build_once(client, app_doc, key=key)
+
     tvm_s, app_s = [first[0]], [first[1]]
     for r in range(1, max(1, rounds)):
-        def app_build() -> float:
-            client.request("cache_clear", {"models": False})
-            run = client.run(app_doc, scripts=False)
-            if not run.ok:
-                raise RuntimeError(run.error or "the app's pipeline failed in a build round")
-            key = next((s.snapshot_key for s in reversed(run.steps) if s.snapshot_key), run.input_key)
-            return sum(float(s.elapsed_ms or 0.0) for s in run.steps) / 1000.0 + _build_once(client, app_doc, key=key)
-
-        def tvm_build() -> float:
-            return _build_once(client, tvm_doc, baseline=True)
-
         if r % 2:
             app_s.append(app_build())
-            tvm_s.append(tvm_build())
+            tvm_s.append(_build_once(client, tvm_doc, baseline=True))
         else:
-            tvm_s.append(tvm_build())
+            tvm_s.append(_build_once(client, tvm_doc, baseline=True))
             app_s.append(app_build())
     return tvm_s, app_s
 
@@ -153,7 +155,7 @@ def app_column(client: Any, doc: Any, label: str, out_dir: Optional[str], *, dea
         return {**out, "error": run.error or f"step {run.failed_index} failed: {detail}"}
     if out_dir is None:
         return out
-    key = next((s.snapshot_key for s in reversed(run.steps) if s.snapshot_key), run.input_key)
+    key = _final_key(run)
     try:
         build_s, _reply = build_and_export(client, doc, out_dir, key=key)
     except Exception as exc:  # noqa: BLE001 - the engine's error names the problem
