@@ -150,7 +150,8 @@ def _print_header(plan: Plan, t_start: float, load: tuple[str, str]) -> None:
     print(f"{tuning}; {plan.opts.repeat} interleaved rounds of ~{plan.opts.sample_ms:g} ms samples after >= 100 ms "
           f"warm-up each; total {time.perf_counter() - t_start:.0f} s; load average before {load[0]}, after {load[1]}")
     print("ms = min / median of the rounds; ratio = median of the per-round ratios (ratio of the minimums); "
-          "build app = the pipeline's passes + tvm.compile of its module, TVM = tvm.compile's default build "
+          "build app = the pipeline's passes + the app's build of its module (tvm.compile's steps, the PrimFuncs "
+          "compiled on every core), TVM = plain tvm.compile of the model as imported "
           f"(median of {plan.build_rounds} alternating rounds; build ratio = median of the per-round ratios "
           "(ratio of the minimums)); "
           f"check: max |diff| / max |ref| <= {plan.opts.tol:g} against PyTorch and tvm.compile's default build")

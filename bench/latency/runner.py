@@ -86,7 +86,7 @@ def _build_rounds(client: Any, plan: Any, row: dict[str, Any], tvm_doc: Any, app
     try:
         tvm_col["build_rounds"], app_col["build_rounds"] = appside.build_rounds(
             client, tvm_doc, app_doc, plan.build_rounds, (tvm_col["build_s"], app_col["build_s"]))
-    except Exception as exc:  # noqa: BLE001 - the table keeps the first round and says why there is no more
+    except Exception as exc:  # noqa: BLE001 - the table keeps the first round; the error is printed
         print(f"  {tag} build rounds: ERROR {str(exc)[:300]}", file=sys.stderr, flush=True)
         return
     print(f"  {tag} build rounds (app / TVM s): " + ", ".join(
