@@ -8,7 +8,8 @@ What a build does (the parts are in :mod:`pipeline_model.engine.build`):
   (legalize what is left, then VM lowering; no extra scheduling or fusion, so the build measures the
   user's pipeline). A module that is already VM-lowered is only code-generated. With ``baseline`` the module
   is the model as loaded, compiled as plain ``tvm.compile(mod, target)`` compiles it (its ``"default"``
-  Relax pipeline: legalization, fusion, VM lowering; one LLVM module): what the user gets without the app.
+  Relax pipeline — on a CPU in TVM 0.27 the same ``default_build``, on a GPU the target's default with DLight —
+  and one LLVM module on one core): what the user gets without the app.
 * For a GPU target, a module whose PrimFuncs have no thread binding is refused before compiling, with
   the function names and the fix (add a DLight or MetaSchedule step).
 * Inputs are seeded random arrays from the entry function's parameter types (symbolic dims from
