@@ -177,7 +177,8 @@ def test_stop_during_build_raises_at_the_next_poll(lowered_mlp):
     inputs = [BuilderInput(mod, target) for _ in range(20)]
     # polled once before the round starts, then after each wait: stop at the 3rd poll (mid-round)
     flag = _StopAfterPolls(3)
-    builder = builder_tvm.StoppableLocalBuilder(1, 60, flag)
+    one_worker = TuningConfig(builder_workers=1, builder_timeout_s=60)
+    builder = builder_tvm.make_builder(one_worker, flag)
     # called through the FFI: the exception comes back as TVM's error type with our message
     with pytest.raises((builder_tvm.TuningStopped, RuntimeError), match="stopped while building"):
         builder.build(inputs)
@@ -185,8 +186,35 @@ def test_stop_during_build_raises_at_the_next_poll(lowered_mlp):
     # a stop before the round: nothing is built at all
     early = _StopAfterPolls(1)
     with pytest.raises((builder_tvm.TuningStopped, RuntimeError), match="stopped before building"):
-        builder_tvm.StoppableLocalBuilder(1, 60, early).build(inputs)
+        builder_tvm.make_builder(one_worker, early).build(inputs)
     assert early.polls == 1
+
+
+def test_builder_keeps_its_workers_across_rounds(lowered_mlp):
+    """One pool of build workers serves every round (TVM's LocalBuilder starts a new one, ~3 s, per round); a
+    worker is replaced after a failure, and close() ends the pool (the next round starts another)."""
+    import os
+
+    from tvm.s_tir.meta_schedule.builder import BuilderInput
+
+    from pipeline_model.passkinds.metaschedule import builder_tvm, overrides_tvm
+
+    target = builder_tvm.tuning_target(TARGET)
+    good = BuilderInput(overrides_tvm.IRModule_from_func(lowered_mlp["fused_matmul_add_relu"]), target)
+    bad = BuilderInput(good.mod, tvm.target.Target({"kind": "llvm", "mtriple": "bogus-unknown-none"}))  # fails
+    builder = builder_tvm.make_builder(TuningConfig(builder_workers=1, builder_timeout_s=60))
+    try:
+        first = builder.build([good])
+        pool = builder.pool
+        second = builder.build([bad, good])
+        assert builder.pool is pool  # the same workers
+        assert [r.error_msg is None for r in first + second] == [True, False, True], [r.error_msg for r in second]
+        assert all(os.path.exists(r.artifact_path) for r in (first[0], second[1]))
+    finally:
+        builder.close()
+    assert builder.pool is None
+    assert builder.build([good])[0].error_msg is None  # a new pool after close()
+    builder.close()
 
 
 @pytest.mark.slow

@@ -59,7 +59,7 @@ def test_weights_are_packed_at_build_time(tmp_path):
     from pipeline_model.passkinds.bind_weights.script import bind_model_weights
     from pipeline_model.passkinds.metaschedule.builder_tvm import tuning_target
     from pipeline_model.passkinds.metaschedule.config import TuningConfig
-    from pipeline_model.passkinds.metaschedule.script import tuning_builder, tuning_runner
+    from pipeline_model.passkinds.metaschedule.script_measure import close_tuning_tools, tuning_builder, tuning_runner
 
     doc = load_pipeline(PIPELINE)
     ids = [s.pass_id for s in doc.steps]
@@ -78,11 +78,13 @@ def test_weights_are_packed_at_build_time(tmp_path):
     unnamed = [h for h in meta_logger.handlers if not h.get_name()]
     for h in unnamed:
         meta_logger.removeHandler(h)
+    builder, runner = tuning_builder(options), tuning_runner(options)
     try:
         ms.tir_integration.tune_tir(tvm.IRModule({"main": mod[conv]}), target, work, 2, num_trials_per_iter=2,
-                                    builder=tuning_builder(options), runner=tuning_runner(options),
-                                    strategy="replay-trace", task_scheduler="round-robin")
+                                    builder=builder, runner=runner, strategy="replay-trace",
+                                    task_scheduler="round-robin")
     finally:
+        close_tuning_tools(builder, runner)
         for h in unnamed:
             meta_logger.addHandler(h)
     post_ids = ids[ids.index("relax.MetaScheduleApplyDatabase"):ids.index("dlight.ApplyDefaultSchedule")]

@@ -19,7 +19,7 @@ from pipeline_model import emit
 from pipeline_model.document import PipelineDocument, Step
 from pipeline_model.export import export_script
 from pipeline_model.fileformat import load_pipeline
-from pipeline_model.passkinds.metaschedule import script
+from pipeline_model.passkinds.metaschedule import script, script_measure
 from pipeline_model.passkinds.metaschedule.config import (
     PASS_ARGUMENTS,
     TUNE_IRMOD,
@@ -167,7 +167,7 @@ def test_engine_builder_and_runner_are_made_from_the_same_options():
     config = TuningConfig(number=3, repeat=2, min_repeat_ms=5, runner_timeout_s=7.0, builder_workers=1,
                           builder_timeout_s=9.0)
     engine_runner = builder_tvm.make_runner(config)
-    script_runner = script.tuning_runner(script_options(config.to_json()))
+    script_runner = script_measure.tuning_runner(script_options(config.to_json()))
     for runner in (engine_runner, script_runner):
         assert (runner.evaluator_config.number, runner.evaluator_config.repeat,
                 runner.evaluator_config.min_repeat_ms) == (3, 2, 5)
@@ -176,6 +176,8 @@ def test_engine_builder_and_runner_are_made_from_the_same_options():
     assert (engine_builder.max_workers, engine_builder.timeout_sec) == (1, 9.0)
     stock = builder_tvm.make_stock_builder(config)
     assert (stock.max_workers, stock.timeout_sec) == (1, 9.0)
+    for runner in (engine_runner, script_runner):
+        script_measure.close_tuning_tools(engine_builder, runner)
 
 
 # ---- the same source -------------------------------------------------------------------------------
@@ -185,11 +187,12 @@ def test_exported_helpers_are_the_source_of_the_functions_the_engine_calls():
     # The engine's modules call script.py's functions themselves, not copies.
     assert builder_tvm.meta_schedule_target is script.meta_schedule_target
     assert builder_tvm.load_tensor_intrinsics is script.load_tensor_intrinsics
-    assert builder_tvm.meta_schedule_f_build is script.meta_schedule_f_build
-    assert builder_tvm.tuning_builder is script.tuning_builder and builder_tvm.tuning_runner is script.tuning_runner
+    assert builder_tvm.meta_schedule_f_build is script_measure.meta_schedule_f_build
+    assert builder_tvm.tuning_builder is script_measure.tuning_builder
+    assert builder_tvm.tuning_runner is script_measure.tuning_runner
     assert tasks_tvm.wipe_work_dir is script.wipe_work_dir and pass_tvm.wipe_work_dir is script.wipe_work_dir
     assert tasks_tvm.track_work_dir is script.track_work_dir and pass_tvm.track_work_dir is script.track_work_dir
-    assert tasks_tvm.tuning_cores is script.tuning_cores
+    assert tasks_tvm.tuning_cores is script_measure.tuning_cores is script.tuning_cores
     assert overrides_tvm.register_tuning_functions is script.register_tuning_functions
     # ... and an exported script holds exactly their source.
     doc = load_pipeline(os.path.join(PIPES, "cpu_tuned_focus.json"))

@@ -7,8 +7,8 @@ What it fixes on TVM 0.27 (see ``../shared/TVM_NOTES.md``), through the helpers 
   tensor intrinsics are loaded (:func:`tuning_target`);
 * the builder's ``f_build`` is the stock ``default_build`` *without* ``import tvm.s_tir.tensor_intrin``
   (that import takes ~37 s in every fresh builder worker, so every stock candidate hits the 30 s
-  timeout); the engine's builder (:class:`StoppableLocalBuilder`) also polls a stop flag so Stop ends
-  a build round within a fraction of a second;
+  timeout); the builder keeps one pool of build workers across rounds and polls the session's stop flag, so
+  Stop ends a build round within a fraction of a second (:mod:`.script_measure`, which scripts contain too);
 * the runner measures with ``EvaluatorConfig(number=10, repeat=1, min_repeat_ms=20)``, locally or
   through an RPC tracker (``ms.runner.RPCRunner``); :func:`check_rpc_tracker` says plainly when the
   tracker or the device is missing.
@@ -16,30 +16,24 @@ What it fixes on TVM 0.27 (see ``../shared/TVM_NOTES.md``), through the helpers 
 
 from __future__ import annotations
 
-import concurrent.futures
-from collections import deque
 from typing import Any, Callable, Optional
 
-from tvm.ir.utils import derived_object
 from tvm.s_tir import meta_schedule as ms
-from tvm.s_tir.meta_schedule.builder import BuilderInput, BuilderResult, PyBuilder
 from tvm.target import Target
 
 from pipeline_model.passkinds.metaschedule.config import TuningConfig
-from pipeline_model.passkinds.metaschedule.script import (
-    TuningConfigError,
-    load_tensor_intrinsics,
+from pipeline_model.passkinds.metaschedule.script import TuningConfigError, load_tensor_intrinsics, meta_schedule_target
+from pipeline_model.passkinds.metaschedule.script_measure import (
+    TuningStopped,
     meta_schedule_f_build,
-    meta_schedule_target,
     tuning_builder,
+    tuning_cores,
     tuning_runner,
 )
 
+__all__ = ["TuningStopped", "check_rpc_tracker", "make_builder", "make_runner", "make_stock_builder", "tuning_target"]
+
 StopFn = Callable[[], bool]
-
-
-class TuningStopped(Exception):
-    """Raised inside MetaSchedule to end tuning early; caught by the engine half, never escapes it."""
 
 
 def tuning_target(target: Any) -> Target:
@@ -52,77 +46,18 @@ def tuning_target(target: Any) -> Target:
     return target
 
 
-@derived_object
-class StoppableLocalBuilder(PyBuilder):
-    """``LocalBuilder`` with the fast ``f_build`` that also polls a stop flag.
-
-    Candidates go to a pool of ``max_workers`` processes (one fresh pool per round, like the stock
-    builder); at most ``max_workers`` are in flight, so when ``should_stop()`` turns true the workers
-    are killed and :class:`TuningStopped` ends the round within a fraction of a second.
-    """
-
-    def __init__(self, max_workers: int, timeout_sec: float, should_stop: Optional[StopFn] = None):
-        super().__init__()
-        self.max_workers = max(1, int(max_workers))
-        self.timeout_sec = float(timeout_sec)
-        self.should_stop = should_stop or (lambda: False)
-        self.f_build = meta_schedule_f_build()
-
-    def build(self, build_inputs: list[BuilderInput]) -> list[BuilderResult]:
-        # _worker_func is TVM's own worker entry (importable in the worker); f_build goes by value.
-        from tvm.s_tir.meta_schedule.builder.local_builder import _serialize_params, _worker_func
-        from tvm.support.popen_pool import PopenPoolExecutor
-
-        if self.should_stop():
-            raise TuningStopped("stopped before building")
-        pool = PopenPoolExecutor(max_workers=self.max_workers, timeout=self.timeout_sec)
-        results: list[Optional[BuilderResult]] = [None] * len(build_inputs)
-        pending = deque(range(len(build_inputs)))
-        running: dict[concurrent.futures.Future, int] = {}
-        stopped = False
-        try:
-            while pending or running:
-                while pending and len(running) < self.max_workers:
-                    i = pending.popleft()
-                    inp = build_inputs[i]
-                    fut = pool.submit(
-                        _worker_func, self.f_build, None, inp.mod, inp.target, _serialize_params(inp.params)
-                    )
-                    running[fut] = i
-                done, _ = concurrent.futures.wait(
-                    list(running), timeout=0.2, return_when=concurrent.futures.FIRST_COMPLETED
-                )
-                for fut in done:
-                    i = running.pop(fut)
-                    exc = fut.exception()
-                    if exc is None:
-                        results[i] = BuilderResult(fut.result(), None)
-                    elif isinstance(exc, TimeoutError):
-                        results[i] = BuilderResult(
-                            None, f"LocalBuilder: Timeout, killed after {self.timeout_sec} seconds"
-                        )
-                    else:
-                        results[i] = BuilderResult(None, "LocalBuilder: An exception occurred\n" + str(exc))
-                if self.should_stop():
-                    stopped = True
-                    break
-        finally:
-            pool.shutdown(wait=not stopped)
-        if stopped:
-            raise TuningStopped("stopped while building")
-        return [r for r in results if r is not None]
-
-
-def make_builder(config: TuningConfig, should_stop: Optional[StopFn] = None) -> StoppableLocalBuilder:
-    """The engine's builder for ``config``
-    (:func:`~pipeline_model.passkinds.metaschedule.script.tuning_builder` with :class:`StoppableLocalBuilder`)."""
-    return tuning_builder(config.to_json(),
-                          stoppable=lambda workers, timeout: StoppableLocalBuilder(workers, timeout, should_stop))
+def make_builder(config: TuningConfig, should_stop: Optional[StopFn] = None) -> Any:
+    """The engine's builder for ``config``: :func:`~pipeline_model.passkinds.metaschedule.script_measure.tuning_builder`
+    (one pool of build workers kept across rounds) polling ``should_stop``, as exported scripts make it."""
+    return tuning_builder(config.to_json(), should_stop)
 
 
 def make_stock_builder(config: TuningConfig) -> ms.builder.LocalBuilder:
-    """TVM's own ``LocalBuilder`` with the same fast ``f_build``, as exported scripts build it (for comparisons)."""
-    return tuning_builder(config.to_json())
+    """TVM's own ``LocalBuilder`` (a fresh worker pool per round) with the same fast ``f_build`` and options,
+    for comparisons (``bench/bench_tuning.py``)."""
+    workers = int(config.builder_workers) or tuning_cores()
+    return ms.builder.LocalBuilder(f_build=meta_schedule_f_build(), max_workers=workers,
+                                   timeout_sec=float(config.builder_timeout_s))
 
 
 def make_runner(config: TuningConfig) -> ms.runner.Runner:

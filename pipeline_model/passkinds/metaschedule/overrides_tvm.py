@@ -11,6 +11,7 @@ those functions use in this thread.
 from __future__ import annotations
 
 import contextlib
+from contextlib import closing
 import os
 import threading
 from typing import Iterator, Optional
@@ -52,7 +53,14 @@ def tuning_session(session: TuningSession) -> Iterator[TuningSession]:
 def _override_tune_tir(mod, target, work_dir, max_trials_global, *args, **kwargs):
     """Replacement of ``tvm.s_tir.meta_schedule.tune_tir`` (called by ``MetaScheduleTuneTIR`` once
     per PrimFunc with a one-function module)."""
-    session = active_session() or TuningSession()
+    session = active_session()
+    if session is None:  # a tuning pass run outside a step: a session of its own for this call
+        with closing(TuningSession()) as own:
+            return _override_tune_tir_in(own, mod, target, work_dir, max_trials_global)
+    return _override_tune_tir_in(session, mod, target, work_dir, max_trials_global)
+
+
+def _override_tune_tir_in(session: TuningSession, mod, target, work_dir, max_trials_global):
     if session.should_stop():
         return mod
     if isinstance(mod, tvm.tirx.PrimFunc):
@@ -76,7 +84,17 @@ def _override_tune_tir(mod, target, work_dir, max_trials_global, *args, **kwargs
 def _override_tune_relax(mod, params, target, work_dir, max_trials_global, max_trials_per_task=None,
                          op_names=None, *args, **kwargs):
     """Replacement of ``tvm.s_tir.meta_schedule.tune_relax`` (called by ``MetaScheduleTuneIRMod``)."""
-    session = active_session() or TuningSession()
+    session = active_session()
+    if session is None:
+        with closing(TuningSession()) as own:
+            return _override_tune_relax_in(own, mod, params, target, work_dir, max_trials_global,
+                                           max_trials_per_task, op_names)
+    return _override_tune_relax_in(session, mod, params, target, work_dir, max_trials_global,
+                                   max_trials_per_task, op_names)
+
+
+def _override_tune_relax_in(session: TuningSession, mod, params, target, work_dir, max_trials_global,
+                            max_trials_per_task, op_names):
     if session.should_stop():
         return mod
     config = session.config

@@ -96,6 +96,12 @@ def make_tuning_pass(
     @tvm.transform.module_pass(opt_level=0, name=pass_id.split(".", 1)[1])
     def tune_step(mod, _ctx):
         session = new_session()
+        try:
+            return _tune_step(session, mod)
+        finally:
+            session.close()  # the step's build and measure workers
+
+    def _tune_step(session, mod):
         _prepare_session(session, mod, mode, work_dir, targeted, profile_fn)
         seeded = []
         if rules:

@@ -7,10 +7,10 @@ functions, so the two cannot drift:
 
 * the target: :func:`meta_schedule_target` (an llvm target gets ``"num-cores"`` = :func:`tuning_cores`,
   the one core-count rule of tuning) and :func:`load_tensor_intrinsics` (only the CPU intrinsics);
-* the builder and runner from the step's options (:func:`tuning_builder`, :func:`tuning_runner`, with
-  :func:`meta_schedule_f_build`); the engine passes its stoppable builder class, the script ``None``;
-  the options are always the complete dict of
-  :meth:`pipeline_model.passkinds.metaschedule.config.TuningConfig.to_json` (one table of defaults: the
+* the builder and runner from the step's options (:func:`tuning_builder` — one pool of build workers kept
+  across rounds —, :func:`tuning_runner`, with :func:`meta_schedule_f_build`; in :mod:`.script_measure`, whose
+  helpers a script defines first); the engine passes its stop flag, the script makes them once; the options
+  are always the complete dict of :meth:`pipeline_model.passkinds.metaschedule.config.TuningConfig.to_json` (one table of defaults: the
   script's copy gets it as a literal), so these functions have no defaults of their own;
 * the work-directory manifest (:func:`read_manifest`, :func:`write_manifest`, :class:`track_work_dir`)
   and :func:`wipe_work_dir`, the ``retune`` rule: only files the manifest lists are deleted, never a
@@ -30,7 +30,11 @@ TVM is imported inside the functions only, so this module is TVM-free at import.
 of other module globals than :data:`SCRIPT_CONSTANTS` and each other.
 """
 
-from pipeline_model.scriptlib.threads import usable_cores  # the core rule; scripts define it in their header
+from pipeline_model.passkinds.metaschedule.script_measure import (  # copied into exported scripts before these
+    MEASURE_HELPERS,
+    script_tuning_tools,
+    tuning_cores,
+)
 from pipeline_model.work_dirs import user_tuning_database_dir  # copied into exported tuning scripts
 
 #: Name of the small state file kept in a work directory (which tasks finished tuning).
@@ -51,13 +55,6 @@ class TuningConfigError(ValueError):
 
 
 # ---- target ------------------------------------------------------------------------------------
-def tuning_cores():
-    """The ``"num-cores"`` MetaSchedule tunes for and the default number of builder workers: the CPUs this
-    process may use — the app's one core-count rule (``usable_cores``, which also sizes TVM's runtime thread
-    pool, so tuned code is measured and run on the same number of threads)."""
-    return usable_cores()
-
-
 def meta_schedule_target(target):
     """``target`` (a Target, dict or JSON/kind string) as a ``tvm.target.Target`` fit for MetaSchedule:
     an llvm target without ``"num-cores"`` gets :func:`tuning_cores` (MetaSchedule refuses an
@@ -106,56 +103,6 @@ def load_tensor_intrinsics(target):
         setattr(s_tir_package, "tensor_intrin", package)
     for sub in ("dot_product_common", "x86", "arm_cpu", "riscv_cpu", "rocm", "hexagon"):
         importlib.import_module(f"{name}.{sub}")
-
-
-def meta_schedule_f_build():
-    """The candidate builder function for MetaSchedule's ``LocalBuilder``: the stock ``default_build``
-    without its ``import tvm.s_tir.tensor_intrin`` (~40 s in every fresh builder worker, so every stock
-    candidate hits the 30 s timeout). A closure, so it is shipped to the workers by value."""
-
-    def rps_build(mod, target, _params):  # runs in a builder worker process
-        from tvm.driver import build as tvm_build
-        from tvm.s_tir.transform import RemoveWeightLayoutRewriteBlock
-
-        mod = RemoveWeightLayoutRewriteBlock(skip_tensor_rewrite=True)(mod)
-        return tvm_build(mod, target=target)
-
-    return rps_build
-
-
-# ---- builder and runner --------------------------------------------------------------------------
-def tuning_builder(options, stoppable=None):
-    """MetaSchedule's builder for the step's ``options``: ``builder_workers`` processes (0: every
-    logical core), ``builder_timeout_s`` per candidate, building with :func:`meta_schedule_f_build`.
-    ``stoppable``: a builder class taking ``(max_workers, timeout_sec)`` (the engine's, which polls its
-    stop flag); ``None``: TVM's ``LocalBuilder``."""
-
-    from tvm.s_tir import meta_schedule as ms
-
-    workers = int(options["builder_workers"]) or tuning_cores()
-    timeout = float(options["builder_timeout_s"])
-    if stoppable is not None:
-        return stoppable(workers, timeout)
-    return ms.builder.LocalBuilder(f_build=meta_schedule_f_build(), max_workers=workers, timeout_sec=timeout)
-
-
-def tuning_runner(options):
-    """MetaSchedule's runner for the step's ``options``: a ``LocalRunner`` (``runner_timeout_s``), or an
-    ``RPCRunner`` through the tracker ``rpc_host``:``rpc_port`` with device key ``rpc_key`` for
-    ``runner = "rpc"``; both measure with ``EvaluatorConfig(number, repeat, min_repeat_ms)``."""
-    from tvm.s_tir import meta_schedule as ms
-
-    evaluator = ms.runner.EvaluatorConfig(
-        number=int(options["number"]), repeat=int(options["repeat"]),
-        min_repeat_ms=int(options["min_repeat_ms"]), enable_cpu_cache_flush=False,
-    )
-    if options["runner"] == "rpc":
-        rpc_config = ms.runner.RPCConfig(
-            tracker_host=str(options["rpc_host"]), tracker_port=int(options["rpc_port"]),
-            tracker_key=str(options["rpc_key"]), session_timeout_sec=int(options["rpc_session_timeout_s"]),
-        )
-        return ms.runner.RPCRunner(rpc_config=rpc_config, evaluator_config=evaluator, max_workers=1)
-    return ms.runner.LocalRunner(timeout_sec=float(options["runner_timeout_s"]), evaluator_config=evaluator)
 
 
 # ---- the work directory's manifest and re-tune -----------------------------------------------------
@@ -502,6 +449,7 @@ def install_meta_schedule_cpu(work_dir, options):
             max_trials_global, space = picked
         target = meta_schedule_target(target)
         load_tensor_intrinsics(target)
+        builder, runner = script_tuning_tools(options)  # one set of worker processes for every PrimFunc
         task = _normalize_mod(mod)
         shared = user_db if space == "post-order-apply" else ""  # a user's own search space stays apart
         with track_work_dir(str(work_dir)):
@@ -511,7 +459,7 @@ def install_meta_schedule_cpu(work_dir, options):
                 return mod
             tir_integration.tune_tir(
                 mod, target, str(work_dir), int(max_trials_global), num_trials_per_iter=per_iter,
-                builder=tuning_builder(options), runner=tuning_runner(options), cost_model=cost_model,
+                builder=builder, runner=runner, cost_model=cost_model,
                 task_scheduler="round-robin", seed=seed, space=space, database=database,
             )
         if shared:
@@ -522,11 +470,12 @@ def install_meta_schedule_cpu(work_dir, options):
                    *_args, **_kwargs):
         target = meta_schedule_target(target)
         load_tensor_intrinsics(target)
+        builder, runner = script_tuning_tools(options)
         with track_work_dir(str(work_dir)):
             relax_integration.tune_relax(
                 mod, dict(params.items()) if params else {}, target, str(work_dir), int(max_trials_global),
                 int(max_trials_per_task) if max_trials_per_task else None, list(op_names) if op_names else None,
-                num_trials_per_iter=per_iter, builder=tuning_builder(options), runner=tuning_runner(options),
+                num_trials_per_iter=per_iter, builder=builder, runner=runner,
                 cost_model=cost_model, seed=seed,
             )
         return mod
@@ -719,8 +668,8 @@ def targeted_tuning_pass(tune_tir, work_dir, settings, max_trials_global, schedu
 SCRIPT_CONSTANTS = ("STATE_FILE", "DATABASE_FILES", "MANIFEST_FILE", "MANIFEST_FORMAT", "MANIFEST_MAX_BYTES",
                     "TRACKED_DIRS", "USER_DB_TOP_K", "USER_DB_LOCK")
 #: Helpers an exported script with a MetaSchedule tuning step needs (in this order).
-SCRIPT_HELPERS = (TuningConfigError, tuning_cores, meta_schedule_target, load_tensor_intrinsics,
-                  meta_schedule_f_build, tuning_builder, tuning_runner, manifest_entry_path, read_manifest,
+SCRIPT_HELPERS = (*MEASURE_HELPERS, TuningConfigError, meta_schedule_target, load_tensor_intrinsics,
+                  manifest_entry_path, read_manifest,
                   write_manifest, work_dir_files, track_work_dir, wipe_work_dir, user_tuning_database_dir,
                   user_database_problem, is_search_record, _replays, _user_db_records, _copy_records, import_user_records,
                   commit_user_records,

@@ -27,9 +27,8 @@ MetaSchedule's post-processors (:func:`~pipeline_model.passkinds.metaschedule.sc
 from pipeline_model.passkinds.metaschedule.script import (  # the helpers the seeding uses
     is_search_record,
     meta_schedule_target,
+    script_tuning_tools,
     track_work_dir,
-    tuning_builder,
-    tuning_runner,
 )
 
 
@@ -233,7 +232,7 @@ def seed_tuning_pass(tune_tir, work_dir, options, rules):
         os.makedirs(str(work_dir), exist_ok=True)
         with track_work_dir(str(work_dir)):
             database = ms.database.JSONDatabase(work_dir=str(work_dir), module_equality="structural")
-            info = seed_app_schedules(database, tasks, target, rules, tuning_builder(options), tuning_runner(options))
+            info = seed_app_schedules(database, tasks, target, rules, *script_tuning_tools(options))
         for name, entry in info["tasks"].items():
             if entry["status"] == "skipped":
                 print(f"not seeded with the app's schedule: {name}: {entry['reason']}")

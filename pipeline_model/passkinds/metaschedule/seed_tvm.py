@@ -15,7 +15,6 @@ from typing import Any
 import tvm
 from tvm.s_tir import meta_schedule as ms
 
-from pipeline_model.passkinds.metaschedule.builder_tvm import make_builder, make_runner
 from pipeline_model.passkinds.metaschedule.script import track_work_dir
 from pipeline_model.passkinds.metaschedule.seed import seed_app_schedules, seed_outcome
 from pipeline_model.passkinds.metaschedule.session_tvm import TuningSession
@@ -47,8 +46,7 @@ def seed_session(session: TuningSession, mod: tvm.IRModule, work_dir: str, targe
     with track_work_dir(work_dir):
         database = ms.database.JSONDatabase(work_dir=work_dir, module_equality="structural")
         try:
-            info = seed_app_schedules(database, tasks, target, rules, make_builder(session.config, session.should_stop),
-                                      make_runner(session.config))
+            info = seed_app_schedules(database, tasks, target, rules, *session.tools())
         except Exception:  # noqa: BLE001 - a stop during the seeds' build ends the step like a stop in tuning
             if not session.should_stop():
                 raise

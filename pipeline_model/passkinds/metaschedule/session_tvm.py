@@ -14,7 +14,8 @@ from typing import Any, Callable, Optional
 from tvm.ir.utils import derived_object
 from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
 
-from pipeline_model.passkinds.metaschedule.builder_tvm import TuningStopped
+from pipeline_model.passkinds.metaschedule.builder_tvm import TuningStopped, make_builder, make_runner
+from pipeline_model.passkinds.metaschedule.script_measure import close_tuning_tools
 from pipeline_model.passkinds.metaschedule.config import TuningConfig, TuningProgress, estimate_eta
 
 ProgressFn = Callable[[TuningProgress], None]
@@ -75,6 +76,21 @@ class TuningSession:
         self.retuned = False  # this step wiped its work directory (retune): nothing is taken from the user database
         self.import_only = False  # look tasks up (work dir, user database) without tuning any
         self.user_db: dict[str, Any] = {"path": "", "imported": [], "added": 0, "problem": None}
+        self._tools: Optional[tuple[Any, Any]] = None
+
+    def tools(self) -> tuple[Any, Any]:
+        """``(builder, runner)`` of the session's options, made at the first call and kept until :meth:`close`:
+        every PrimFunc, round and seed of the step measures with the same worker processes (a fresh builder
+        pool and runner per PrimFunc cost ~7 s each)."""
+        if self._tools is None:
+            self._tools = (make_builder(self.config, self.should_stop), make_runner(self.config))
+        return self._tools
+
+    def close(self) -> None:
+        """End the worker processes of :meth:`tools` (the step's end; a later call makes new ones)."""
+        tools, self._tools = self._tools, None
+        if tools is not None:
+            close_tuning_tools(*tools)
 
     def should_stop(self) -> bool:
         """True once a stop was requested or the deadline passed (sticky)."""

@@ -22,17 +22,17 @@ from tvm import relax
 from tvm.s_tir import meta_schedule as ms
 from tvm.target import Target
 
-from pipeline_model.passkinds.metaschedule.builder_tvm import make_builder, make_runner, tuning_target
+from pipeline_model.passkinds.metaschedule.builder_tvm import tuning_target
 from pipeline_model.passkinds.metaschedule.config import TuningConfig, has_database
 from pipeline_model.passkinds.metaschedule.script import (
     STATE_FILE,
     TuningConfigError,
     commit_user_records,
     import_user_records,
-    tuning_cores,
     track_work_dir,
     wipe_work_dir,
 )
+from pipeline_model.passkinds.metaschedule.script_measure import tuning_cores
 from pipeline_model.passkinds.metaschedule.session_tvm import (
     ProgressCallback,
     ProgressFn,
@@ -155,8 +155,7 @@ def _run_tasks_untracked(
         )
         session.progress.task(name).status = "tuning"
     session.task_names = names
-    builder = make_builder(config, session.should_stop)
-    runner = make_runner(config)
+    builder, runner = session.tools()
     callbacks = list(ms.measure_callback.MeasureCallback.create("default")) + [ProgressCallback(session)]
     cost_model = ms.cost_model.CostModel.create(
         config.cost_model, **({"num_tuning_cores": num_threads} if config.cost_model == "xgb" and isinstance(num_threads, int) else {})
@@ -322,7 +321,10 @@ def tune_module(
     if retune is not None:
         config.retune = retune
     session = TuningSession(config, on_progress, should_stop, pass_id="tune_module")
-    return tune_module_in_session(session, mod, target, work_dir, params, op_names)
+    try:
+        return tune_module_in_session(session, mod, target, work_dir, params, op_names)
+    finally:
+        session.close()
 
 
 def tune_module_in_session(session, mod, target, work_dir, params=None, op_names=None) -> dict[str, Any]:
