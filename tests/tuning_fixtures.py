@@ -60,11 +60,7 @@ def copy_tuned_work_dir(tuned: TunedRun, dest: str) -> str:
     return dest
 
 
-@pytest.fixture(scope="session")
-def tuned_mlp(engine, tmp_path_factory) -> TunedRun:
-    """Runs ``tuning_mlp_cpu.json`` (4 trials) once through the session engine, work dir in a session
-    temporary folder. Read-only for tests: copy the work dir with :func:`copy_tuned_work_dir`."""
-    work_dir = str(tmp_path_factory.mktemp("tuned_mlp") / "wd")
+def _tune_mlp(engine, work_dir: str) -> TunedRun:
     doc = tuning_document()
     doc.build = {"work_dir": work_dir}
     assert doc.steps[TUNE_STEP].params["max_trials_global"] == TUNED_BUDGET
@@ -72,6 +68,37 @@ def tuned_mlp(engine, tmp_path_factory) -> TunedRun:
     result = engine.run(doc, on_event=lambda ev, data: events.append((ev, data)))
     assert result.ok, (result.error, [s.error for s in result.steps])
     return TunedRun(doc=doc, result=result, events=events, work_dir=work_dir)
+
+
+@pytest.fixture(scope="session")
+def tuned_mlp(engine, tmp_path_factory, worker_id) -> TunedRun:
+    """Runs ``tuning_mlp_cpu.json`` (4 trials) once through the session engine, work dir in a session
+    temporary folder. Read-only for tests: copy the work dir with :func:`copy_tuned_work_dir`.
+
+    Under pytest-xdist the run is made once for all workers (~30 s each on the 2-core machine): the first
+    worker that needs it tunes under a lock in the run's shared temporary folder and writes the result there;
+    the others wait for the lock and read it."""
+    import fcntl
+    import json
+
+    from pipeline_model.engine.results import RunResult
+
+    if worker_id == "master":
+        return _tune_mlp(engine, str(tmp_path_factory.mktemp("tuned_mlp") / "wd"))
+    shared = tmp_path_factory.getbasetemp().parent / "tuned_mlp_shared"  # this run's, shared by its workers
+    shared.mkdir(exist_ok=True)
+    saved = shared / "run.json"
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not saved.exists():
+            run = _tune_mlp(engine, str(shared / "wd"))
+            saved.write_text(json.dumps({"result": run.result.to_json(), "events": run.events}))
+            return run
+    data = json.loads(saved.read_text())
+    doc = tuning_document()
+    doc.build = {"work_dir": str(shared / "wd")}
+    return TunedRun(doc=doc, result=RunResult.from_json(data["result"]),
+                    events=[(ev, payload) for ev, payload in data["events"]], work_dir=str(shared / "wd"))
 
 
 #: A second model sharing the seed MLP's first layer (same shapes: the same ``fused_matmul_add_relu``
