@@ -231,6 +231,7 @@ MATMUL_CASES = [  # (m, k, n, nt, batch, bias, gelu, residual)
     (32, 32, 32, True, (1, 4), False, False, False),  # attention q @ k^T (batch x heads)
     (32, 32, 32, False, (1, 4), False, False, False),  # attention att @ v
     (1, 256, 512, True, (), True, False, False),    # one row (decode step)
+    (1, 1280, 1000, False, (), True, False, False),  # a CNN's classifier (EfficientNet-B0): wide one-row tiles
 ]
 
 
@@ -278,6 +279,30 @@ def test_matmul_rule_gives_a_narrow_output_one_vector_and_one_tile_no_thread_poo
     arrays = [rng.standard_normal(s).astype("float32") for s in shapes]
     got, want = _run_on(scheduled, target, arrays), _run_on(mod, target, arrays)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+
+
+@pytest.mark.parametrize("mcpu, n, columns, vectors", [
+    ("skylake-avx512", 1000, 40, 5),   # 8-float vectors (16 does not divide 1000)
+    ("skylake-avx512", 1024, 128, 8),
+    ("haswell", 1000, 40, 5),
+    ("skylake-avx512", 64, 32, 2),     # too narrow for wider tiles: the register tile of 2 vectors, as before
+])
+def test_one_row_matmul_tiles_read_weight_rows_in_long_runs(mcpu, n, columns, vectors):
+    """A one-row ``x @ W[k, j]`` (a classifier at batch 1) is memory-bound: a tile of 8 columns read 32 bytes of
+    each weight row (549 us for EfficientNet-B0's 1280 x 1000 with the weights out of cache, 376 us with 40);
+    tiles are now up to 8 vectors wide while at least 4 tiles are left for the cores."""
+    from tvm.s_tir import dlight as dl
+
+    from pipeline_model.passkinds.dlight.script_tvm import CPUMatmul
+
+    mod, _shapes = _matmul_module(1, 256, n)
+    with tvm.target.Target({"kind": "llvm", "mcpu": mcpu}):
+        scheduled = dl.ApplyDefaultSchedule(CPUMatmul())(mod)
+    (_name, func), = _prims(scheduled).items()
+    text = func.script()
+    tiles = re.findall(r"T\.parallel\(T\.int64\((\d+)\)\)", text)
+    assert tiles == [str(n // columns)], text
+    assert f"T.unroll(T.int64({vectors}))" in text and f"T.vectorized(T.int64({columns // vectors}))" in text, text
 
 
 def test_matmul_rule_vector_width_follows_the_target():
