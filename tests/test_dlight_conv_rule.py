@@ -373,6 +373,27 @@ def test_pointwise_tile_shapes():
     assert tile(96, 56, 56, pointwise=False) is None
 
 
+def test_channel_lane_tile_shapes():
+    """Two channel vectors wherever the channels allow, with the most pixels for 16 accumulators (2 rows x 4
+    columns before 1 x 8): one vector x 14 pixels was bound by its loads (ResNet-18's 56x56 3x3 convolution 824 ->
+    741 us, 28x28 789 -> 654 us, the 7x7 stem 1344 -> 940 us, in isolation); one vector keeps up to 14 pixels."""
+    from pipeline_model.passkinds.dlight.script_tvm import CPUConv2d
+
+    rule = CPUConv2d()
+
+    def tile(oc, oh, ow, lanes=16):
+        return rule._tile({"oc": oc, "oh": oh, "ow": ow, "lanes": lanes})
+
+    assert tile(64, 56, 56) == (2, 2, 4)
+    assert tile(128, 28, 28) == (2, 2, 4)
+    assert tile(64, 112, 112) == (2, 2, 4)
+    assert tile(256, 14, 14) == (2, 1, 7)  # 7 columns, not 7 rows of one column
+    assert tile(512, 7, 7) == (2, 1, 7)
+    assert tile(32, 9, 9, lanes=8) == (2, 1, 3)
+    assert tile(48, 56, 56) == (1, 1, 14)  # 3 vectors of 16: one vector, up to 14 pixels
+    assert tile(16, 7, 7) == (1, 1, 7)
+
+
 def test_a_gate_times_a_feature_map_after_the_convolution_runs_on_all_cores():
     """A squeeze-excitation gate fused with its 1x1 convolution (the ONNX import fuses ``conv -> sigmoid ->
     multiply(feature map)``): the multiply is bigger than the convolution's output, so it stays a stage of its own,

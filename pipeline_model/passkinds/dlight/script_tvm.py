@@ -543,13 +543,23 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
                           "data_is_param": any(data.source.same_as(p) for p in params)}
 
     def _tile(self, info):  # type: ignore[no-untyped-def]
-        """Register tile ``(channel vectors, rows, cols)``: the widest column block dividing the output
-        width, then rows, then a second channel vector while the tile stays small."""
+        """Register tile ``(channel vectors, rows, cols)``. Where the channels take two vectors, two of them
+        and the most pixels (``rows x cols`` dividing the output) for ``max_accumulators`` accumulators, rows
+        before a narrower column block: per reduction step the tile loads ``vectors + pixels`` values for
+        ``vectors x pixels`` FMAs, and one vector x 14 pixels was bound by those loads (ResNet-18's 3x3
+        convolutions 10-17 % slower than 2 x 8, its 7x7 stem 33 %; with more accumulators LLVM spills).
+        Else one vector and up to ``max_pixels`` pixels: the widest column block, then rows."""
+        ow, oh = info["ow"], info["oh"]
+        if info["oc"] % (2 * info["lanes"]) == 0:
+            budget = self.max_accumulators // 2
+            *_, rows, cols = max((r * c, min(c, 4), min(r, 2), r, c)
+                                 for c in range(1, min(ow, budget) + 1) if ow % c == 0
+                                 for r in range(1, budget // c + 1) if oh % r == 0)
+            return 2, rows, cols
         limit = self.max_pixels
-        cols = max(d for d in range(1, min(info["ow"], limit) + 1) if info["ow"] % d == 0)
-        rows = max(d for d in range(1, min(info["oh"], limit // cols) + 1) if info["oh"] % d == 0)
-        vectors = 2 if rows * cols * 2 <= limit + 2 and info["oc"] % (2 * info["lanes"]) == 0 else 1
-        return vectors, rows, cols
+        cols = max(d for d in range(1, min(ow, limit) + 1) if ow % d == 0)
+        rows = max(d for d in range(1, min(oh, limit // cols) + 1) if oh % d == 0)
+        return 1, rows, cols
 
     @staticmethod
     def _inline_around(sch, conv, keep):  # type: ignore[no-untyped-def]
