@@ -108,13 +108,18 @@ def main(argv=None):
     parser.add_argument("--build", action="store_true", default=BUILD, help="compile, run, time and check the model")
     parser.add_argument("--quiet", action="store_true", help="do not print the final module")
     args = parser.parse_args(argv)
+    for path in (args.save_script, args.save_json):  # refused before the steps run, not after
+        if path and output_problem(path):
+            parser.error("not written: " + output_problem(path))
     final = apply_steps(mod)
-    if args.save_script:
-        with open(args.save_script, "w", encoding="utf-8") as fh:
-            fh.write(final.script(show_meta=True))
-    if args.save_json:
-        with open(args.save_json, "w", encoding="utf-8") as fh:
-            fh.write(tvm.ir.save_json(final))
+    try:  # never through a symlink, into a device or a folder: a temporary file of its own, renamed over the name
+        if args.save_script:
+            write_output(args.save_script, final.script(show_meta=True).encode("utf-8"))
+        if args.save_json:
+            write_output(args.save_json, tvm.ir.save_json(final).encode("utf-8"))
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     if not args.quiet:
         print(final.script())
     if args.build:
@@ -127,7 +132,7 @@ if __name__ == "__main__":
 '''
 
 #: The end of every exported script (appended after ``apply_steps``).
-_MAIN = "\n\n" + scriptlib.script_source(("functions", "arguments", "outputs", "building")) + _RUN
+_MAIN = "\n\n" + scriptlib.script_source(("functions", "arguments", "outputs", "building", "files")) + _RUN
 
 
 def _step_label(index: int, pass_id: str) -> str:

@@ -117,6 +117,35 @@ def test_export_library_deploy_runs_in_fresh_interpreter(engine, tmp_path):
     ran = build_api.build_run(engine, doc, check=None)
     deployed = np.load(out_dir / "outputs.npz")["arr_0"]
     assert float(deployed.mean()) == pytest.approx(ran.outputs[0].mean, rel=1e-5)
+    # deploy.py never writes through a link planted at outputs.npz
+    outside = tmp_path / "outside.txt"
+    outside.write_text("the user's file")
+    os.remove(out_dir / "outputs.npz")
+    os.symlink(outside, out_dir / "outputs.npz")
+    proc = subprocess.run([sys.executable, exported.deploy_script], capture_output=True, text=True,
+                          timeout=300, cwd=str(tmp_path))
+    assert proc.returncode == 1 and "not written" in proc.stderr and "outputs.npz" in proc.stderr, proc.stderr
+    assert outside.read_text() == "the user's file" and os.path.islink(out_dir / "outputs.npz")
+
+
+def test_export_library_writes_nothing_through_a_link(engine, tmp_path):
+    """The export folder's files are written with safe_write (a temporary file renamed over the name): a symlink
+    planted at one of them, or a symlinked folder, is refused before the build and nothing is written."""
+    doc = load_pipeline(CPU_PIPELINE)
+    outside = tmp_path / "outside.py"
+    outside.write_text("# the user's script\n")
+    out_dir = tmp_path / "export"
+    out_dir.mkdir()
+    os.symlink(outside, out_dir / "deploy.py")
+    with pytest.raises(EngineError, match="deploy.py: is a symbolic link"):
+        build_api.export_library(engine, doc, str(out_dir))
+    assert outside.read_text() == "# the user's script\n" and sorted(os.listdir(out_dir)) == ["deploy.py"]
+    linked = tmp_path / "linked"
+    os.symlink(out_dir, linked)
+    with pytest.raises(EngineError, match="linked: is a symbolic link"):
+        build_api.export_library(engine, doc, str(linked))
+    with pytest.raises(EngineError, match="does not exist"):
+        build_api.export_library(engine, doc, str(tmp_path / "no" / "such"))
 
 
 def test_compare_baseline_and_pipeline(engine):

@@ -269,7 +269,7 @@ def test_exported_script_carries_the_conv_rule_and_runs_transform_params(tmp_pat
 def test_deploy_script_runs_transform_params_of_a_lifted_library(tmp_path):
     import json
 
-    from pipeline_model.engine.build.deploy import DEPLOY_SCRIPT
+    from pipeline_model.engine.build.deploy import deploy_script
     from pipeline_model.scriptlib.arguments import make_arguments
 
     mod = _module([SHAPES[0]])
@@ -283,7 +283,7 @@ def test_deploy_script_runs_transform_params_of_a_lifted_library(tmp_path):
     meta = {"library": "model.so", "function": "main", "device": "cpu", "inputs": inputs,
             "weights": [d for d in described if d.get("weight")]}
     (tmp_path / "model.json").write_text(json.dumps(meta))
-    (tmp_path / "deploy.py").write_text(DEPLOY_SCRIPT.format(library="model.so", target_label="llvm"))
+    (tmp_path / "deploy.py").write_text(deploy_script("model.so", "llvm"))
     proc = subprocess.run([sys.executable, "deploy.py", "inputs.npz"], capture_output=True, text=True, timeout=300,
                           cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr[-3000:]

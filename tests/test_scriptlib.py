@@ -135,3 +135,45 @@ def test_lifted_weights_keep_their_names(tmp_path, transposes_folded):
     arrays, described = arguments.make_arguments(lifted, "main", params)
     assert [d["source"] for d in described[1:]] == ["model"] * 3
     assert all(np.array_equal(a, params[n]) for a, n in zip(arrays[1:], ["w1", "b1", "w2"]))
+
+
+def test_script_file_writes_never_go_through_a_link(tmp_path):
+    """``scriptlib.files``: what an exported script or deploy.py writes replaces a regular file by renaming a
+    temporary file of its own over it; a link, a folder, a device or a missing folder is refused, nothing written."""
+    from pipeline_model.scriptlib import files
+
+    target = tmp_path / "out.py"
+    assert files.write_output(str(target), b"one") == str(target) and target.read_bytes() == b"one"
+    files.write_output(str(target), b"two")
+    assert target.read_bytes() == b"two"
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep")
+    link = tmp_path / "link.py"
+    os.symlink(outside, link)
+    for bad, why in ((link, "not a regular file"), (tmp_path, "not a regular file"),
+                     ("/dev/null", "/proc, /sys or /dev"), (tmp_path / "no" / "x.py", "folder does not exist")):
+        with pytest.raises(ValueError, match=why):
+            files.write_output(str(bad), b"x")
+    assert outside.read_text() == "keep" and os.path.islink(link)
+    assert sorted(os.listdir(tmp_path)) == ["link.py", "out.py", "outside.txt"]  # no temporary file left
+
+
+def test_exported_script_refuses_to_save_through_a_link(tmp_path):
+    import subprocess
+    import sys
+
+    pytest.importorskip("tvm")
+    script = tmp_path / "exported.py"
+    script.write_text(export_script(PipelineDocument(name="x", model="builtin:mlp",
+                                                     steps=[Step(pass_id="relax.LegalizeOps")])))
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep")
+    os.symlink(outside, tmp_path / "final.py")
+    proc = subprocess.run([sys.executable, str(script), "--quiet", "--save-script", str(tmp_path / "final.py")],
+                          capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
+    assert proc.returncode == 2 and "not written" in proc.stderr and "final.py" in proc.stderr, proc.stderr
+    assert outside.read_text() == "keep"
+    saved = tmp_path / "saved.json"
+    proc = subprocess.run([sys.executable, str(script), "--quiet", "--save-json", str(saved)],
+                          capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
+    assert proc.returncode == 0 and saved.read_text().startswith("{"), proc.stderr

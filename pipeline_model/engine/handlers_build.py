@@ -22,21 +22,24 @@ What a build does (the parts are in :mod:`pipeline_model.engine.build`):
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import tempfile
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pipeline_model import safe_write
 from pipeline_model import targets as targets_mod
-from pipeline_model.engine.build.deploy import DEPLOY_SCRIPT
+from pipeline_model.engine.build.deploy import deploy_script
 from pipeline_model.engine.build.devices import target_label
 from pipeline_model.engine.build.errors import error_text
 from pipeline_model.engine.build.inputs import prepare_inputs
-from pipeline_model.engine.build.measure import build_and_measure, build_module, output_stats
+from pipeline_model.engine.build.measure import build_resolved, measure_resolved, output_stats
 from pipeline_model.engine.build.profile import callee_nodes, keep_profile
 from pipeline_model.engine.build.reference import framework_check, reference_check
-from pipeline_model.engine.build.requests import check_settings, progress, resolve_module, resolve_module_key
+from pipeline_model.engine.build.requests import check_settings, progress, resolve_module
 from pipeline_model.engine.handler_registry import handler
 from pipeline_model.scriptlib.arguments import make_arguments
 from pipeline_model.scriptlib.functions import BuildError, entry_function
@@ -60,11 +63,12 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
     ``outputs``, ``latency``, ``check`` (vs TVM), ``framework_check``, ``profile`` (with ``nodes``: callee ->
     graph node ids of the entry function).
     """
-    mod, loaded, target, label, key = resolve_module_key(args, ctx)
+    resolved = resolve_module(args, ctx)
+    mod, loaded, target, label, key = resolved.mod, resolved.loaded, resolved.target, resolved.label, resolved.key
     func_name = entry_function(mod, args.get("function"))
     prepared = prepare_inputs(mod, func_name, loaded, args.get("inputs"))
-    opt = build_and_measure(mod, target, func_name, prepared.arrays, args.get("bench", {}), ctx, label,
-                            baseline=bool(args.get("baseline")), profile=args.get("profile"))
+    opt = measure_resolved(resolved, func_name, prepared.arrays, args.get("bench", {}), ctx, label,
+                           profile=args.get("profile"))
     result: dict[str, Any] = {
         "function": func_name, "target": target, "device": opt["device"], "label": label, "key": key,
         "build_ms": opt["build_ms"], "arguments": prepared.described,
@@ -96,37 +100,61 @@ def handle_export_library(args: dict, ctx: WorkerContext) -> dict:
     """Build the module and write ``model.so``, ``weights.npz``, ``model.json`` and ``deploy.py`` to ``out_dir``.
 
     args: like ``build_run`` plus ``out_dir``. The weights are the model's (or the seeded random ones
-    the build used); ``deploy.py`` loads the library and runs the entry function.
+    the build used); ``deploy.py`` loads the library and runs the entry function. Every file is written with
+    :mod:`pipeline_model.safe_write` (a temporary file renamed over the name; never through a symlink, into a
+    device or under ``/proc``); the library is linked in a private temporary folder first.
     """
     out_dir = str(args.get("out_dir") or "")
     if not out_dir:
         raise BuildError("export_library needs out_dir")
-    mod, loaded, target, label = resolve_module(args, ctx)
+    paths = _export_paths(out_dir)  # refused before the build: a symlinked folder or file, a device ...
+    resolved = resolve_module(args, ctx)
+    mod, loaded, target = resolved.mod, resolved.loaded, resolved.target
     func_name = entry_function(mod, args.get("function"))
     arrays, described = make_arguments(mod, func_name, loaded.params, args.get("inputs"))
-    progress(ctx, "building", f"building {label} for {target_label(target)}")
-    ex = build_module(mod, target, baseline=bool(args.get("baseline")))
-    try:
-        os.makedirs(out_dir, exist_ok=True)
-    except OSError as exc:
-        raise BuildError(f"cannot create {out_dir}: {exc.strerror or exc}") from None
-    lib_path = os.path.join(out_dir, "model.so")
-    progress(ctx, "exporting", f"writing {lib_path}")
-    try:
-        ex.export_library(lib_path)
-    except Exception as exc:  # noqa: BLE001
-        raise BuildError(f"export_library to {lib_path} failed: {error_text(exc)}") from None
+    progress(ctx, "building", f"building {resolved.label} for {target_label(target)}")
+    ex = build_resolved(resolved)
+    progress(ctx, "exporting", f"writing {paths['model.so']}")
+    with tempfile.TemporaryDirectory(prefix="rps-export-") as private:  # the linker writes here, never through a link
+        built = os.path.join(private, "model.so")
+        try:
+            ex.export_library(built)
+        except Exception as exc:  # noqa: BLE001
+            raise BuildError(f"export_library to {paths['model.so']} failed: {error_text(exc)}") from None
+        with open(built, "rb") as fh:
+            library = fh.read()
     inputs = [d for d in described if not d.get("weight")]
     weights = [d for d in described if d.get("weight")]
     n_in = len(inputs)
     weight_arrays: dict[str, Any] = {f"w{i}": a for i, a in enumerate(arrays[n_in:])}
-    np.savez(os.path.join(out_dir, "weights.npz"), **weight_arrays)
+    npz = io.BytesIO()
+    np.savez(npz, **weight_arrays)
     meta = {"library": "model.so", "function": func_name, "target": target,
             "device": targets_mod.device_kind_for(target), "inputs": inputs, "weights": weights}
-    with open(os.path.join(out_dir, "model.json"), "w", encoding="utf-8") as fh:
-        json.dump(meta, fh, indent=2)
-    deploy = os.path.join(out_dir, "deploy.py")
-    with open(deploy, "w", encoding="utf-8") as fh:
-        fh.write(DEPLOY_SCRIPT.format(library="model.so", target_label=target_label(target)))
-    return {"library": lib_path, "deploy_script": deploy, "weights": os.path.join(out_dir, "weights.npz"),
-            "metadata": os.path.join(out_dir, "model.json"), "function": func_name}
+    files: dict[str, bytes] = {
+        "model.so": library, "weights.npz": npz.getvalue(),
+        "model.json": json.dumps(meta, indent=2).encode("utf-8"),
+        "deploy.py": deploy_script("model.so", target_label(target)).encode("utf-8"),
+    }
+    try:
+        for name, data in files.items():
+            safe_write.write_bytes(paths[name], data, "export file", mode=0o755 if name == "model.so" else None)
+    except safe_write.OutputPathError as exc:
+        raise BuildError(str(exc)) from None
+    return {"library": paths["model.so"], "deploy_script": paths["deploy.py"], "weights": paths["weights.npz"],
+            "metadata": paths["model.json"], "function": func_name}
+
+
+#: The files ``export_library`` writes into its folder.
+EXPORT_FILES = ("model.so", "weights.npz", "model.json", "deploy.py")
+
+
+def _export_paths(out_dir: str) -> dict[str, str]:
+    """The paths of :data:`EXPORT_FILES` in ``out_dir`` (created when missing, one level), each written with
+    :mod:`pipeline_model.safe_write`: a folder that is a symlink, or a file there that is a symlink, a FIFO, a
+    device or a folder, is refused with a one-line :class:`BuildError` before anything is built or written."""
+    try:
+        folder = safe_write.ensure_folder(out_dir, "export folder")
+        return {name: safe_write.check_output_file(os.path.join(folder, name), "export file") for name in EXPORT_FILES}
+    except safe_write.OutputPathError as exc:
+        raise BuildError(str(exc)) from None

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 
 from pipeline_model.engine.build.inputs import PreparedInputs, prepare_inputs
-from pipeline_model.engine.build.measure import build_and_measure, output_stats, time_together
+from pipeline_model.engine.build.measure import measure_resolved, output_stats, time_together
 from pipeline_model.engine.build.reference import reference_outputs, tvm_check
-from pipeline_model.engine.build.requests import check_settings, resolve_module, resolve_module_key
+from pipeline_model.engine.build.requests import check_settings, resolve_module
 from pipeline_model.engine.handler_registry import handler
 from pipeline_model.latency_stats import FASTER, compare_runs
 from pipeline_model.scriptlib.functions import BuildError, entry_function
@@ -89,8 +89,9 @@ def _compare_many(args: dict, ctx: WorkerContext) -> dict:
     scripts: list[str] = []
     for i, spec in enumerate(specs):
         spec = dict(spec or {})
-        mod, loaded, target, label, key = resolve_module_key(spec, ctx)
-        label = str(spec.get("label") or label)
+        resolved = resolve_module(spec, ctx)
+        mod, loaded, target, key = resolved.mod, resolved.loaded, resolved.target, resolved.key
+        label = str(spec.get("label") or resolved.label)
         fname = entry_function(mod, func_name)
         if prepared is None:
             prepared = prepare_inputs(mod, fname, loaded, args.get("inputs"))
@@ -98,9 +99,8 @@ def _compare_many(args: dict, ctx: WorkerContext) -> dict:
             if chk is not None:
                 ref_outputs = reference_outputs(loaded, fname, prepared.for_reference(loaded, fname), ctx)
         try:
-            res = build_and_measure(mod, target, fname, prepared.for_module(mod, fname), args.get("bench", {}), ctx,
-                                    f"{i + 1}/{len(specs)}: {label}", baseline=bool(spec.get("baseline")),
-                                    time_later=True)
+            res = measure_resolved(resolved, fname, prepared.for_module(mod, fname), args.get("bench", {}), ctx,
+                                   f"{i + 1}/{len(specs)}: {label}", time_later=True)
         except BuildError as exc:
             rows.append({"label": label, "key": key, "target": target, "error": str(exc), "build_ms": None,
                          "latency": None, "outputs": [], "check": None, "fingerprint": ""})
@@ -149,12 +149,13 @@ def handle_compare(args: dict, ctx: WorkerContext) -> dict:
         spec = dict(args.get(side) or {})
         if not spec:
             raise BuildError(f"compare: module {side!r} is missing")
-        mod, loaded, target, label = resolve_module(spec, ctx)
+        resolved = resolve_module(spec, ctx)
+        mod, loaded, target, label = resolved.mod, resolved.loaded, resolved.target, resolved.label
         func_name = entry_function(mod, args.get("function") or func_name)
         if prepared is None:
             prepared = prepare_inputs(mod, func_name, loaded, args.get("inputs"))
-        res = build_and_measure(mod, target, func_name, prepared.for_module(mod, func_name), args.get("bench", {}),
-                                ctx, f"{side}: {label}", baseline=bool(spec.get("baseline")), time_later=True)
+        res = measure_resolved(resolved, func_name, prepared.for_module(mod, func_name), args.get("bench", {}),
+                               ctx, f"{side}: {label}", time_later=True)
         sides.append((label, target, res))
     time_together([res for _l, _t, res in sides], ctx)
     (la, ta, ra), (lb, tb, rb) = sides

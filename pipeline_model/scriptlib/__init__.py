@@ -6,7 +6,7 @@ runs: :mod:`.threads` (how many cores TVM's CPU runtime uses), :mod:`.functions`
 runs), :mod:`.arguments` (the inputs and weights it runs on), :mod:`.outputs` (flattening, warm-up,
 timing and the numerical check), :mod:`.pickles` (which pickles in a model archive could run code: the
 consent rule, and the guard of an exported script that loads a ``.pt2``), :mod:`.building` (``tvm.compile`` with the
-PrimFuncs compiled on every core), :mod:`.sys_path` (an exported script's or reproducer's first statement: nothing
+PrimFuncs compiled on every core), :mod:`.files` (the files a script writes: never through a link or into a device), :mod:`.sys_path` (an exported script's or reproducer's first statement: nothing
 imported from the folder it lies in or is run from). A module here may import another one of them (the script holds their
 code in :data:`SCRIPT_MODULES` order, so the names exist there), the standard library and numpy.
 """
@@ -18,7 +18,7 @@ import importlib
 import inspect
 
 #: The modules exported scripts contain, in the order their code is placed (later ones use earlier ones).
-SCRIPT_MODULES = ("threads", "functions", "arguments", "outputs", "building")
+SCRIPT_MODULES = ("threads", "functions", "arguments", "outputs", "building", "files")
 
 
 def _start_line(node: ast.stmt, lines: list[str]) -> int:

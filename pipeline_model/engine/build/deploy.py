@@ -4,13 +4,16 @@ loads the library and runs the entry function on an ``.npz`` of inputs or seeded
 
 from __future__ import annotations
 
-#: ``deploy.py`` (``str.format`` with ``library`` and ``target_label``).
+from pipeline_model import scriptlib
+
+#: ``deploy.py`` (``str.format`` with ``library``, ``target_label`` and ``files_helpers``; see :func:`deploy_script`).
 DEPLOY_SCRIPT = '''\
 """Run the exported model: {library} (built by Relax Pipeline Studio for target {target_label}).
 
 Usage: python deploy.py [inputs.npz]      (needs apache-tvm; arrays in the .npz named like the inputs)
 Without an inputs file it runs on seeded random inputs.
 """
+import io
 import json
 import os
 import sys
@@ -18,6 +21,8 @@ import sys
 import numpy as np
 import tvm
 from tvm import relax
+
+{files_helpers}
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 META = json.load(open(os.path.join(HERE, "model.json")))
@@ -48,9 +53,21 @@ def main() -> None:
     for i, o in enumerate(outs):
         arr = o.numpy()
         print(f"output {{i}}: shape={{list(arr.shape)}} dtype={{arr.dtype}} mean={{float(arr.mean()):.6g}}")
-    np.savez(os.path.join(HERE, "outputs.npz"), *[o.numpy() for o in outs])
+    buf = io.BytesIO()
+    np.savez(buf, *[o.numpy() for o in outs])
+    try:  # never through a symlink or into a device: a temporary file of its own, renamed over the name
+        write_output(os.path.join(HERE, "outputs.npz"), buf.getvalue())
+    except ValueError as exc:
+        sys.exit(str(exc))
 
 
 if __name__ == "__main__":
     main()
 '''
+
+
+def deploy_script(library: str, target_label: str) -> str:
+    """The ``deploy.py`` for ``library`` (a file name beside it) built for ``target_label``; it writes its
+    ``outputs.npz`` with :mod:`pipeline_model.scriptlib.files` (whose code it holds)."""
+    return DEPLOY_SCRIPT.format(library=library, target_label=target_label,
+                                files_helpers=scriptlib.script_source(("files",)).rstrip("\n"))

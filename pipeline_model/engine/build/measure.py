@@ -16,7 +16,7 @@ import numpy as np
 from pipeline_model import targets as targets_mod
 from pipeline_model.engine.build.devices import device_for, target_label, tvm_target
 from pipeline_model.engine.build.errors import error_text
-from pipeline_model.engine.build.requests import check_cancel, progress
+from pipeline_model.engine.build.requests import ResolvedModule, check_cancel, progress
 from pipeline_model.scriptlib.arguments import prepacked_vm
 from pipeline_model.scriptlib.building import compile_module
 from pipeline_model.scriptlib.functions import BuildError
@@ -125,6 +125,11 @@ def build_module(mod: Any, target: dict[str, Any], *, baseline: bool = False) ->
     after refusing unscheduled PrimFuncs for a GPU target.
     """
     return build_lowered(mod, target, baseline=baseline)[0]
+
+
+def build_resolved(resolved: ResolvedModule) -> Any:
+    """:func:`build_module` of a resolved request's module, with its ``baseline``."""
+    return build_module(resolved.mod, resolved.target, baseline=resolved.baseline)
 
 
 def make_vm(executable: Any, dev: Any, mod: Any = None) -> Any:
@@ -305,3 +310,11 @@ def time_together(results: list[dict[str, Any]], ctx: WorkerContext) -> None:
     for res, latency in zip(timed, benchmark_interleaved([r["timer"] for r in timed], between)):
         res["latency"] = {**latency, "interleaved": True}
         res["timer"] = None
+
+
+def measure_resolved(resolved: ResolvedModule, func_name: str, arrays: list[np.ndarray],
+                     bench: Optional[dict[str, Any]], ctx: WorkerContext, what: str,
+                     profile: Optional[dict[str, Any]] = None, time_later: bool = False) -> dict[str, Any]:
+    """:func:`build_and_measure` of a resolved request's module, with its ``baseline``."""
+    return build_and_measure(resolved.mod, resolved.target, func_name, arrays, bench, ctx, what,
+                             baseline=resolved.baseline, profile=profile, time_later=time_later)

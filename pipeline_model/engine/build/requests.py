@@ -3,6 +3,7 @@ build (a snapshot of a run, the final module of running the document's pipeline,
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from pipeline_model.engine.handler_registry import HANDLERS
@@ -65,14 +66,24 @@ def final_key(run_reply: dict[str, Any]) -> str:
     raise BuildError("the pipeline run produced no module")
 
 
-def resolve_module(args: dict[str, Any], ctx: WorkerContext) -> tuple[Any, Any, dict[str, Any], str]:
-    """``(module to build, LoadedModel, target dict, label)`` for a build request (see :func:`resolve_module_key`)."""
-    mod, loaded, target, label, _key = resolve_module_key(args, ctx)
-    return mod, loaded, target, label
+@dataclass(frozen=True)
+class ResolvedModule:
+    """The module a build request names, resolved: ``mod`` (to build), ``loaded`` (the ``LoadedModel``),
+    ``target``, ``label``, ``key`` (snapshot key) and ``baseline`` — the model as loaded, to be built as plain
+    ``tvm.compile`` builds it. The build functions take ``baseline`` from here
+    (:func:`pipeline_model.engine.build.measure.build_resolved`, ``measure_resolved``), so no handler has to pass
+    it on by hand (three of them once forgot to, and the bench's "TVM default" was built by the app's build)."""
+
+    mod: Any
+    loaded: Any
+    target: dict[str, Any]
+    label: str
+    key: str
+    baseline: bool
 
 
-def resolve_module_key(args: dict[str, Any], ctx: WorkerContext) -> tuple[Any, Any, dict[str, Any], str, str]:
-    """``(module to build, LoadedModel, target dict, label, snapshot key)`` for a build request.
+def resolve_module(args: dict[str, Any], ctx: WorkerContext) -> ResolvedModule:
+    """The :class:`ResolvedModule` of a build request.
 
     ``args``: ``document`` (pipeline document dict) with ``base_dir`` and ``trust_custom_code``, or
     ``run`` (the ``run`` request arguments, ``EngineClient.run_args(doc)``); optional ``key`` (a snapshot
@@ -97,7 +108,7 @@ def resolve_module_key(args: dict[str, Any], ctx: WorkerContext) -> tuple[Any, A
     progress(ctx, "loading", f"loading model {model}")
     loaded = ctx.load_model(model, run_args.get("base_dir"))
     if args.get("baseline"):
-        return loaded.mod, loaded, target, "baseline (model as loaded)", f"baseline:{loaded.key}"
+        return ResolvedModule(loaded.mod, loaded, target, "baseline (model as loaded)", f"baseline:{loaded.key}", True)
     key = args.get("key")
     if not key:
         run = HANDLERS.get("run")
@@ -110,4 +121,5 @@ def resolve_module_key(args: dict[str, Any], ctx: WorkerContext) -> tuple[Any, A
     mod = ctx.cache.get(str(key))
     if mod is None:
         raise BuildError(f"module {key!r} is not in the engine's cache (evicted or from an earlier engine); run again")
-    return mod, loaded, target, f"pipeline {name!r}" if name != "pipeline" else "pipeline", str(key)
+    return ResolvedModule(mod, loaded, target, f"pipeline {name!r}" if name != "pipeline" else "pipeline", str(key),
+                          False)
