@@ -106,7 +106,7 @@ def test_inputs_from_npz(engine, tmp_path):
 
 def test_export_library_deploy_runs_in_fresh_interpreter(engine, tmp_path):
     doc = load_pipeline(CPU_PIPELINE)
-    out_dir = tmp_path / "export"
+    out_dir = tmp_path / "exports" / "mlp"  # created with its missing parent
     exported = build_api.export_library(engine, doc, str(out_dir))
     assert os.path.isfile(exported.library) and os.path.isfile(exported.deploy_script)
     proc = subprocess.run([sys.executable, exported.deploy_script], capture_output=True, text=True,
@@ -144,8 +144,9 @@ def test_export_library_writes_nothing_through_a_link(engine, tmp_path):
     os.symlink(out_dir, linked)
     with pytest.raises(EngineError, match="linked: is a symbolic link"):
         build_api.export_library(engine, doc, str(linked))
-    with pytest.raises(EngineError, match="does not exist"):
-        build_api.export_library(engine, doc, str(tmp_path / "no" / "such"))
+    with pytest.raises(EngineError, match="nothing is written under /dev"):
+        build_api.export_library(engine, doc, "/dev/rps-export-test/lib")
+    assert not os.path.exists("/dev/rps-export-test")
 
 
 def test_compare_baseline_and_pipeline(engine):

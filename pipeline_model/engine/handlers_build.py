@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pipeline_model import safe_write
+from pipeline_model import safe_files, safe_write
 from pipeline_model import targets as targets_mod
 from pipeline_model.engine.build.deploy import deploy_script
 from pipeline_model.engine.build.devices import target_label
@@ -150,11 +150,18 @@ EXPORT_FILES = ("model.so", "weights.npz", "model.json", "deploy.py")
 
 
 def _export_paths(out_dir: str) -> dict[str, str]:
-    """The paths of :data:`EXPORT_FILES` in ``out_dir`` (created when missing, one level), each written with
+    """The paths of :data:`EXPORT_FILES` in ``out_dir`` (created with its missing parents), each written with
     :mod:`pipeline_model.safe_write`: a folder that is a symlink, or a file there that is a symlink, a FIFO, a
     device or a folder, is refused with a one-line :class:`BuildError` before anything is built or written."""
+    full = os.path.abspath(out_dir)
+    if not os.path.lexists(full) and safe_files.special_root(full) is None:
+        try:
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+        except OSError as exc:
+            raise BuildError(f"export folder {out_dir}: cannot create {os.path.dirname(full)}: "
+                             f"{exc.strerror or exc}") from None
     try:
-        folder = safe_write.ensure_folder(out_dir, "export folder")
+        folder = safe_write.ensure_folder(full, "export folder")
         return {name: safe_write.check_output_file(os.path.join(folder, name), "export file") for name in EXPORT_FILES}
     except safe_write.OutputPathError as exc:
         raise BuildError(str(exc)) from None
