@@ -82,6 +82,19 @@ def test_emit_ir_on_a_file_is_refused_before_the_run(tmp_path):
     assert not (tmp_path / "no").exists()
 
 
+def test_export_lib_on_a_link_or_a_system_folder_is_refused_before_the_run(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    os.symlink(real, tmp_path / "linked")
+    existing = tmp_path / "lib.txt"
+    existing.write_text("mine")
+    for target in (tmp_path / "linked", existing, "/proc/self", "/dev/rps-lib"):
+        proc = _cli("run", PIPELINE, "--export-lib", str(target))
+        _one_line_error(proc)
+        assert "pipeline" not in proc.stdout, proc.stdout  # refused before the engine ran anything
+    assert os.listdir(real) == [] and existing.read_text() == "mine" and not os.path.exists("/dev/rps-lib")
+
+
 def test_safe_write_refuses_links_and_specials_inside_an_emit_folder(tmp_path):
     precious = tmp_path / "precious.txt"
     precious.write_text("keep me")

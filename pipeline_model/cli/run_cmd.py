@@ -170,6 +170,17 @@ def _prepare(args: argparse.Namespace, out: dict[str, Any]) -> tuple[Optional[Pi
             check_output_folder(args.emit_ir, "--emit-ir")
         except OutputPathError as exc:
             return None, str(exc)
+    if getattr(args, "export_lib", None):  # refused before the run, not after the build (created with its parents)
+        from pipeline_model.safe_files import special_root
+        from pipeline_model.safe_write import OutputPathError, check_output_folder
+
+        try:
+            if os.path.lexists(args.export_lib):
+                check_output_folder(args.export_lib, "--export-lib")
+            elif special_root(os.path.abspath(args.export_lib)) is not None:
+                return None, f"--export-lib {args.export_lib}: nothing is written under /proc, /sys or /dev"
+        except OutputPathError as exc:
+            return None, str(exc)
     out.update({"pipeline": os.path.abspath(args.pipeline), "name": doc.name, "model": doc.model, "target": doc.target})
     return doc, None
 
