@@ -204,8 +204,10 @@ def test_builder_keeps_its_workers_across_rounds(lowered_mlp):
     bad = BuilderInput(good.mod, tvm.target.Target({"kind": "llvm", "mtriple": "bogus-unknown-none"}))  # fails
     builder = builder_tvm.make_builder(TuningConfig(builder_workers=1, builder_timeout_s=60))
     try:
-        first = builder.build([good])
+        builder.warm()  # the workers start now (the session warms them while it makes the runner)
         pool = builder.pool
+        first = builder.build([good])
+        assert builder.pool is pool
         second = builder.build([bad, good])
         assert builder.pool is pool  # the same workers
         assert [r.error_msg is None for r in first + second] == [True, False, True], [r.error_msg for r in second]

@@ -49,7 +49,9 @@ def pooled_builder(workers, timeout, should_stop=None, worker_uses=64):
     processes of one pool kept across rounds, ``timeout`` seconds per candidate; each worker is replaced after
     ``worker_uses`` builds, a timeout or a crash. At most ``workers`` candidates are in flight, and
     ``should_stop()`` is polled before a round and every 0.2 s in it: when it turns true the workers are killed
-    and :class:`TuningStopped` ends the round. ``close()`` ends the pool (a later round starts a new one)."""
+    and :class:`TuningStopped` ends the round. ``warm()`` starts the workers without waiting (the engine does
+    while it makes the runner: the two start-ups overlap); ``close()`` ends the pool (a later round starts a new
+    one)."""
     import concurrent.futures
     from collections import deque
 
@@ -72,12 +74,18 @@ def pooled_builder(workers, timeout, should_stop=None, worker_uses=64):
                 self.pool.shutdown(wait=False)
                 self.pool = None
 
-        def build(self, build_inputs):
-            if self.should_stop():
-                raise TuningStopped("stopped before building")
+        def warm(self):
+            """Start the workers now, without waiting for them (they import TVM while the caller goes on)."""
             if self.pool is None:
                 self.pool = PopenPoolExecutor(max_workers=self.max_workers, timeout=self.timeout_sec,
                                               maximum_process_uses=int(worker_uses))
+                for _ in range(self.max_workers):
+                    self.pool.submit(int)
+
+        def build(self, build_inputs):
+            if self.should_stop():
+                raise TuningStopped("stopped before building")
+            self.warm()
             results = [None] * len(build_inputs)
             pending, running = deque(range(len(build_inputs))), {}
             while pending or running:
