@@ -117,7 +117,9 @@ def test_export_library_deploy_runs_in_fresh_interpreter(engine, tmp_path):
     ran = build_api.build_run(engine, doc, check=None)
     deployed = np.load(out_dir / "outputs.npz")["arr_0"]
     assert float(deployed.mean()) == pytest.approx(ran.outputs[0].mean, rel=1e-5)
-    # deploy.py never writes through a link planted at outputs.npz
+    # deploy.py imports nothing planted next to it, and never writes through a link planted at outputs.npz
+    (out_dir / "numpy.py").write_text("raise SystemExit('planted numpy.py imported')\n")
+    (out_dir / "secrets.py").write_text("raise SystemExit('planted secrets.py imported')\n")
     outside = tmp_path / "outside.txt"
     outside.write_text("the user's file")
     os.remove(out_dir / "outputs.npz")

@@ -6,17 +6,25 @@ from __future__ import annotations
 
 from pipeline_model import scriptlib
 
-#: ``deploy.py`` (``str.format`` with ``library``, ``target_label`` and ``files_helpers``; see :func:`deploy_script`).
+#: ``deploy.py`` (``str.format`` with ``library``, ``target_label``, ``sys_path`` and ``files_helpers``; see
+#: :func:`deploy_script`).
 DEPLOY_SCRIPT = '''\
 """Run the exported model: {library} (built by Relax Pipeline Studio for target {target_label}).
 
 Usage: python deploy.py [inputs.npz]      (needs apache-tvm; arrays in the .npz named like the inputs)
 Without an inputs file it runs on seeded random inputs.
 """
-import io
-import json
 import os
 import sys
+
+{sys_path}
+
+
+if __name__ == "__main__":
+    drop_script_folders(__file__)  # a numpy.py or secrets.py planted next to this script is not imported
+
+import io
+import json
 
 import numpy as np
 import tvm
@@ -70,4 +78,5 @@ def deploy_script(library: str, target_label: str) -> str:
     """The ``deploy.py`` for ``library`` (a file name beside it) built for ``target_label``; it writes its
     ``outputs.npz`` with :mod:`pipeline_model.scriptlib.files` (whose code it holds)."""
     return DEPLOY_SCRIPT.format(library=library, target_label=target_label,
+                                sys_path=scriptlib.module_source("sys_path", imports=False).rstrip("\n"),
                                 files_helpers=scriptlib.script_source(("files",)).rstrip("\n"))
