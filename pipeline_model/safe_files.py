@@ -21,12 +21,14 @@ import os
 import stat
 from typing import Any, Iterator, Optional
 
+from pipeline_model.scriptlib import files
+
 #: Largest file :func:`sha256_file` hashes by default (model weights may be big).
 MAX_HASH_BYTES = 4 * 1024 * 1024 * 1024
 #: Largest file :func:`read_bytes` / :func:`read_text` read by default.
 MAX_TEXT_BYTES = 64 * 1024 * 1024
 #: Folders whose files are never read (kernel interfaces and devices).
-SPECIAL_ROOTS = ("/proc", "/sys", "/dev")
+SPECIAL_ROOTS = files.SPECIAL_ROOTS
 
 _CHUNK = 1 << 20
 
@@ -52,13 +54,9 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def special_root(path: str) -> Optional[str]:
-    """The system folder (``/proc``, ``/sys``, ``/dev``) ``path`` resolves into, or ``None``."""
-    real = os.path.realpath(path)
-    for root in SPECIAL_ROOTS:
-        if real == root or real.startswith(root + os.sep):
-            return root
-    return None
+#: The system folder (``/proc``, ``/sys``, ``/dev``) a path resolves into, or ``None`` (one rule for reading and
+#: writing, :func:`pipeline_model.scriptlib.files.special_root`).
+special_root = files.special_root
 
 
 def check_regular(path: str, what: str = "file", max_bytes: Optional[int] = None) -> os.stat_result:

@@ -17,13 +17,12 @@ TVM-free and Qt-free.
 
 from __future__ import annotations
 
-import errno
 import os
-import secrets
 import stat
 from typing import Optional, Union
 
 from pipeline_model import safe_files
+from pipeline_model.scriptlib import files
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -103,63 +102,28 @@ def ensure_folder(path: PathLike, what: str = "output folder") -> str:
     return full
 
 
-def _open_temp(folder: str, base: str) -> tuple[int, str]:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    for _ in range(100):
-        tmp = os.path.join(folder, f".{base}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
-        try:
-            return os.open(tmp, flags, 0o600), tmp
-        except FileExistsError:
-            continue
-    raise OSError(errno.EEXIST, "no free temporary name", folder)
-
-
 def write_bytes(path: PathLike, data: bytes, what: str = "output file", *, make_folder: bool = False,
                 mode: Optional[int] = None) -> str:
     """Write ``data`` to ``path`` atomically under the module's rules; returns the absolute path written.
 
     ``mode``: permission bits of a new file (default ``0o666`` less the umask); an existing file keeps its own.
     Raises :class:`OutputPathError` for a refused path and for a failed write (the message names the path).
+    The write itself is :func:`pipeline_model.scriptlib.files.replace_file`, the code exported scripts carry.
     """
     full = check_output_file(path, what, make_folder=make_folder)
-    folder, base = os.path.split(full)
+    folder = os.path.dirname(full)
     if make_folder and not os.path.isdir(folder):
         try:
             os.makedirs(folder, exist_ok=True)
         except OSError as exc:
             raise OutputPathError(f"{what} {os.fspath(path)}: cannot create {folder}: {exc.strerror or exc}") from None
     try:
-        fd, tmp = _open_temp(folder, base)
-    except OSError as exc:
-        raise OutputPathError(f"{what} {os.fspath(path)}: cannot write into {folder}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            st = os.lstat(full)
-            bits = st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else None
-        except FileNotFoundError:
-            bits = None
-        if bits is None:
-            umask = os.umask(0)
-            os.umask(umask)
-            bits = (mode if mode is not None else 0o666) & ~umask
-        os.chmod(tmp, bits)
-        # The target may have been replaced by something else since the check: check again right before.
-        check_output_file(full, what)
-        os.replace(tmp, full)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OutputPathError):
-            raise
-        if isinstance(exc, OSError):
-            raise OutputPathError(f"{what} {os.fspath(path)}: {exc.strerror or exc}") from None
+        # The target may have been replaced by something else since the check: checked again right before.
+        files.replace_file(full, data, lambda: check_output_file(full, what), suffix=TEMP_SUFFIX, mode=mode)
+    except OutputPathError:
         raise
+    except OSError as exc:
+        raise OutputPathError(f"{what} {os.fspath(path)}: {exc.strerror or exc}") from None
     return full
 
 

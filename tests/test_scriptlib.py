@@ -151,7 +151,7 @@ def test_script_file_writes_never_go_through_a_link(tmp_path):
     link = tmp_path / "link.py"
     os.symlink(outside, link)
     for bad, why in ((link, "not a regular file"), (tmp_path, "not a regular file"),
-                     ("/dev/null", "/proc, /sys or /dev"), (tmp_path / "no" / "x.py", "folder does not exist")):
+                     ("/dev/null", "under /dev"), (tmp_path / "no" / "x.py", "folder does not exist")):
         with pytest.raises(ValueError, match=why):
             files.write_output(str(bad), b"x")
     assert outside.read_text() == "keep" and os.path.islink(link)
@@ -177,3 +177,37 @@ def test_exported_script_refuses_to_save_through_a_link(tmp_path):
     proc = subprocess.run([sys.executable, str(script), "--quiet", "--save-json", str(saved)],
                           capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     assert proc.returncode == 0 and saved.read_text().startswith("{"), proc.stderr
+
+
+@pytest.mark.parametrize("writer", ["script", "app"])
+def test_a_target_swapped_for_a_link_during_the_write_is_not_replaced(tmp_path, monkeypatch, writer):
+    """The app's ``safe_write`` and an exported script's ``write_output`` are one writer (``files.replace_file``):
+    a target swapped for a symlink between the first look and the rename is left alone, the temporary file removed."""
+    from pipeline_model import safe_write
+    from pipeline_model.scriptlib import files
+
+    target = tmp_path / "out.json"
+    target.write_text("old")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep")
+    calls = []
+    real_replace_file, real_fsync = files.replace_file, os.fsync
+
+    def spy(*args, **kwargs):
+        calls.append(args[0])
+        return real_replace_file(*args, **kwargs)
+
+    def swap(fd):
+        real_fsync(fd)
+        target.unlink()
+        os.symlink(outside, target)
+
+    monkeypatch.setattr(files, "replace_file", spy)
+    monkeypatch.setattr(os, "fsync", swap)
+    with pytest.raises(ValueError, match="out.json"):
+        if writer == "script":
+            files.write_output(str(target), b"new")
+        else:
+            safe_write.write_bytes(target, b"new")
+    assert calls == [str(target)] and os.path.islink(target) and outside.read_text() == "keep"
+    assert sorted(os.listdir(tmp_path)) == ["out.json", "outside.txt"]

@@ -65,6 +65,6 @@ def module_source(name: str, imports: bool = True) -> str:
 def script_source(names: tuple[str, ...] = SCRIPT_MODULES) -> str:
     """The code of the modules ``names`` for an exported script, each under a comment naming it (the script
     names no ``pipeline_model`` module: it runs without this package)."""
-    parts = [f"# ---- scriptlib/{name}.py: the same code as the app's engine runs ----\n\n{module_source(name)}"
+    parts = [f"# ---- scriptlib/{name}.py: the same code as the app runs ----\n\n{module_source(name)}"
              for name in names]
     return "\n\n".join(parts)

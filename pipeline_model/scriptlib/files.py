@@ -1,33 +1,94 @@
-"""Writing the files an exported script or a ``deploy.py`` is asked to write (``--save-script``, ``--save-json``,
-``outputs.npz``) without harm: the rules of the app's own :mod:`pipeline_model.safe_write`, in the few lines a
-script can carry (this module's code is copied into exported scripts and ``deploy.py``).
+"""Writing files without harm: the core of the app's :mod:`pipeline_model.safe_write` and what an exported script
+or a ``deploy.py`` uses for the files it is asked to write (``--save-script``, ``--save-json``, ``outputs.npz``);
+this module's code is copied into those scripts, so they write with the very code the app writes with.
 
 A target that exists must be a regular file (a symlink, folder, FIFO or device is refused); nothing is written
 under ``/proc``, ``/sys`` or ``/dev``; the data goes to a temporary file this call creates itself
-(``O_CREAT | O_EXCL | O_NOFOLLOW``) and is renamed over the target, so nothing is ever written through a link
-and a failed write leaves the target as it was.
+(``O_CREAT | O_EXCL | O_NOFOLLOW``, in the target's folder), is fsynced and renamed over the target after one
+more look at it, so nothing is ever written through a link and a failed write (also Ctrl+C) leaves the target as
+it was and removes the temporary file, and only it.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import stat
+from typing import Callable, Optional
 
 #: System folders nothing is written under.
 SPECIAL_ROOTS = ("/proc", "/sys", "/dev")
 
 
+def special_root(path: str) -> Optional[str]:
+    """The system folder (``/proc``, ``/sys``, ``/dev``) ``path`` resolves into, or ``None``."""
+    real = os.path.realpath(path)
+    for root in SPECIAL_ROOTS:
+        if real == root or real.startswith(root + os.sep):
+            return root
+    return None
+
+
+def open_temp(folder: str, base: str, suffix: str = ".tmp") -> tuple[int, str]:
+    """A new temporary file ``.<base>.<random><suffix>`` in ``folder``, created by this call and never through a
+    link (``O_CREAT | O_EXCL | O_NOFOLLOW``, mode 0600): ``(fd, path)``. ``OSError`` when none can be made."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = os.path.join(folder, f".{base}.{secrets.token_hex(4)}{suffix}")
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise OSError(errno.EEXIST, "no free temporary name", folder)
+
+
+def replace_file(full: str, data: bytes, recheck: Callable[[], object], *, suffix: str = ".tmp",
+                 mode: Optional[int] = None) -> None:
+    """Write ``data`` to the absolute path ``full`` (already checked by the caller) through a temporary file in
+    its folder, then call ``recheck()`` (which raises when the target was swapped for a link or a device since the
+    check) and rename the temporary file over ``full``. A new file gets ``mode`` (default ``0o666``) less the
+    umask, an existing one keeps its bits. On any failure the temporary file is removed and the error raised
+    (``OSError`` from the file system, whatever ``recheck`` raises)."""
+    folder, base = os.path.split(full)
+    fd, tmp = open_temp(folder, base, suffix)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            st = os.lstat(full)
+            bits = st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else None
+        except FileNotFoundError:
+            bits = None
+        if bits is None:
+            umask = os.umask(0)
+            os.umask(umask)
+            bits = (mode if mode is not None else 0o666) & ~umask
+        os.chmod(tmp, bits)
+        recheck()
+        os.replace(tmp, full)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def output_problem(path: str) -> str:
     """Why ``path`` may not be written (one line naming it), or ``""`` when it may."""
     full = os.path.abspath(path)
-    real = os.path.realpath(full)
-    if any(real == root or real.startswith(root + os.sep) for root in SPECIAL_ROOTS):
-        return f"{path}: nothing is written under /proc, /sys or /dev"
+    root = special_root(full)
+    if root is not None:
+        return f"{path}: nothing is written under {root}"
     try:
         st = os.lstat(full)
     except FileNotFoundError:
         st = None
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
     if st is not None and not stat.S_ISREG(st.st_mode):
         return f"{path}: exists and is not a regular file (a link, a folder or a device); name another file"
     if not os.path.isdir(os.path.dirname(full)):
@@ -42,26 +103,14 @@ def write_output(path: str, data: bytes) -> str:
     if problem:
         raise ValueError(f"not written: {problem}")
     full = os.path.abspath(path)
-    folder, base = os.path.split(full)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    tmp = os.path.join(folder, f".{base}.{secrets.token_hex(4)}.tmp")
+
+    def recheck() -> None:
+        again = output_problem(path)  # replaced by a link since the first look?
+        if again:
+            raise ValueError(f"not written: {again}")
+
     try:
-        fd = os.open(tmp, flags, 0o644)
+        replace_file(full, data, recheck)
     except OSError as exc:
         raise ValueError(f"not written: {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        problem = output_problem(path)  # replaced by a link since the first look?
-        if problem:
-            raise ValueError(f"not written: {problem}")
-        os.replace(tmp, full)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise ValueError(f"not written: {path}: {exc.strerror or exc}") from None
-        raise
     return full
