@@ -92,6 +92,20 @@ def test_main_py_run_subprocess(tmp_path):
     assert proc.stdout.count("changed") == 4 and (tmp_path / "final.py").exists()
 
 
+def test_a_budgeted_steps_look_up_is_one_line_per_step():
+    """The look-up phase of a time-budgeted step (an event per PrimFunc, total 0) prints one line per step that
+    says what it does; the rounds' events print a line each, with their trial counts."""
+    lines = run_cmd.ProgressLines()
+    lookup = {"index": 4, "phase": "lookup", "done": 0, "total": 0, "tasks": []}
+    first = lines.line(lookup)
+    assert first == "     step 5: tuning: looking the PrimFuncs up in the work folder and the user tuning database (no trials yet)"
+    assert lines.line(dict(lookup, tasks=[{"name": "matmul", "trials": 0}])) is None
+    assert lines.line(dict(lookup, index=6)) is not None  # another step looks its own functions up
+    assert lines.line({"index": 4, "phase": "", "done": 0, "total": 12, "tasks": []}) == "     step 5: tuning 0/12 trials"
+    assert lines.line({"index": 4, "phase": "", "done": 0, "total": 12, "tasks": []}) is not None
+    assert "[stopped]" in lines.line(dict(lookup, index=7, stopped=True))  # a stop ends the look-up's wording
+
+
 def test_run_prints_tuning_progress_lines(engine, tmp_path, capsys):
     """MetaSchedule progress comes out as ``step N: tuning d/t trials; <task> ...`` lines (not with --json)."""
     steps = [Step("relax.LegalizeOps"), Step("relax.AnnotateTIROpPattern"), Step("relax.FuseOps"), Step("relax.FuseTIR"),

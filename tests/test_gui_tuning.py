@@ -72,6 +72,19 @@ def test_tuning_panel_renders_event(qtbot):
     assert not panel.stop_button.isEnabled() and "stopped" in panel.title.text()
 
 
+def test_tuning_panel_is_busy_while_a_budgeted_step_looks_its_functions_up(qtbot):
+    # A time-budgeted step knows no trial total before its first round: a busy bar and what it does, not "0 / 0".
+    panel = TuningPanel()
+    qtbot.addWidget(panel)
+    panel.start("step 5: MetaSchedule")
+    panel.update_progress({"done": 0, "total": 0, "phase": "lookup", "pass_id": "relax.MetaScheduleTuneTIR",
+                           "elapsed_s": 1.0, "tasks": []})
+    assert panel.bar.maximum() == 0 and "looking the PrimFuncs up" in panel.title.text()
+    assert "0 / 0" not in panel.title.text() and panel.stop_button.isEnabled()
+    panel.update_progress({"done": 0, "total": 16, "phase": "", "pass_id": "relax.MetaScheduleTuneTIR", "tasks": []})
+    assert panel.bar.maximum() == 16 and "0 / 16 trials" in panel.title.text()
+
+
 def test_step_reports_dlight_warning_and_fused_nodes():
     # The documented format of pipeline_model/passkinds/dlight/report_tvm.py.
     report = {"target": "cuda", "gpu": True, "rules": ["gpu.Matmul"], "scheduled": {"matmul": "gpu.Matmul"},

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from pipeline_model.passkinds.metaschedule import script
-from pipeline_model.passkinds.metaschedule.config import TUNE_TIR, TuningConfig
+from pipeline_model.passkinds.metaschedule.config import TUNE_TIR, TuningConfig, format_progress_line
 from pipeline_model.work_dirs import tuning_database_stats, user_tuning_database_dir
 from tests.tuning_fixtures import lowered, other_model
 
@@ -89,13 +89,14 @@ def test_the_session_follows_the_user_database_parameter(tmp_path, monkeypatch):
     assert _user_db_dir(own_space) == ""
 
 
-def _tune(mod, work_dir, params):
+def _tune(mod, work_dir, params, events=None):
     import tvm
 
     from pipeline_model.passkinds.metaschedule import pass_tvm
 
     report: dict = {}
-    tune = pass_tvm.make_tuning_pass(TUNE_TIR, params, TARGET, work_dir, report=report)
+    emit = (lambda name, data: events.append(dict(data))) if events is not None else None
+    tune = pass_tvm.make_tuning_pass(TUNE_TIR, params, TARGET, work_dir, emit=emit, report=report)
     with tvm.target.Target(TARGET), tvm.transform.PassContext(opt_level=3):
         tune(mod)
     return report["tuning"]
@@ -140,8 +141,14 @@ def test_a_workload_tuned_once_costs_the_next_model_zero_trials(tmp_path, monkey
 
     # A time-budgeted step on the other model: the shared layer comes from the database, never into the
     # rounds; every other PrimFunc is weighed (none left out), tuned or named as not reached.
+    events: list = []
     budget = _tune(other, str(tmp_path / "budget.tuning"), {"time_budget_s": 5.0, "min_trials": 1,
-                                                           "num_trials_per_iter": 1})
+                                                           "num_trials_per_iter": 1}, events)
+    # before its rounds the step looks every PrimFunc up (no total yet): the progress says so, not "0/0 trials"
+    lookup = [e for e in events if e.get("phase") == "lookup"]
+    assert lookup and events[0].get("phase") == "lookup" and all(e["total"] == 0 for e in lookup), events[:3]
+    assert format_progress_line(lookup[0]).startswith("tuning: looking the PrimFuncs up")
+    assert events[-1]["phase"] == "" and any(e["total"] > 0 for e in events) and budget["phase"] == ""
     plan = budget["budget"]
     assert plan["reused"] == [SHARED] and SHARED not in plan["weights"]
     prims = {"fused_matmul1_tir_sigmoid", "transpose"}

@@ -189,8 +189,13 @@ class TuningPanel(QWidget):
         eta = data.get("eta_s")
         if self.active and eta is not None:
             state += self.tr(" — about {eta} left").format(eta=format_duration_s(float(eta)))
-        self.title.setText(self.tr("<b>{pass_id}</b>: {done} / {total} trials, {elapsed}, runner {runner}").format(
-            pass_id=pass_id, done=done, total=total, elapsed=elapsed, runner=data.get("runner", "local")) + state)
+        if self.active and data.get("phase") == "lookup":  # a time-budgeted step before its first round
+            self.bar.setRange(0, 0)
+            self.title.setText(self.tr("<b>{pass_id}</b>: looking the PrimFuncs up in the work folder and the user "
+                                       "tuning database, {elapsed}").format(pass_id=pass_id, elapsed=elapsed))
+        else:
+            self.title.setText(self.tr("<b>{pass_id}</b>: {done} / {total} trials, {elapsed}, runner {runner}").format(
+                pass_id=pass_id, done=done, total=total, elapsed=elapsed, runner=data.get("runner", "local")) + state)
         tasks = list(data.get("tasks") or [])
         self.budget.setText(self.budget_text(pass_id, total, len(tasks)))
         best_of = data.get("best") if isinstance(data.get("best"), dict) else {}

@@ -21,9 +21,10 @@ from typing import Any, Callable, Optional
 
 
 def progress_printer(label: str) -> Callable[[str, dict], None]:
-    """An engine event listener printing one line per finished tuning round to stderr."""
+    """An engine event listener printing one line per tuning progress event to stderr (not while a time-budgeted
+    step is still looking its PrimFuncs up in the databases: no trials yet)."""
     def on_event(name: str, data: dict) -> None:
-        if name == "tuning_progress":
+        if name == "tuning_progress" and data.get("phase") != "lookup":
             print(f"  [{label}] tuning {data.get('done')}/{data.get('total')} trials, "
                   f"{float(data.get('elapsed_s') or 0):.0f} s", file=sys.stderr, flush=True)
     return on_event

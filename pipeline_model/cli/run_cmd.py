@@ -120,6 +120,22 @@ def progress_line(data: dict[str, Any]) -> str:
     return f"     step {int(index) + 1}: {line}" if isinstance(index, int) else f"     {line}"
 
 
+class ProgressLines:
+    """The CLI's tuning progress lines: one per ``tuning_progress`` event, except that a time-budgeted step's look-up
+    phase (one event per PrimFunc looked up in the databases, no trials yet) gets one line per step."""
+
+    def __init__(self) -> None:
+        self._looked_up: set[Any] = set()
+
+    def line(self, data: dict[str, Any]) -> Optional[str]:
+        """The line to print for ``data``, or ``None`` for a repeated look-up event."""
+        if data.get("phase") == "lookup":
+            if data.get("index") in self._looked_up:
+                return None
+            self._looked_up.add(data.get("index"))
+        return progress_line(data)
+
+
 def _step_summary(step: StepResult) -> dict[str, Any]:
     return {
         "index": step.index, "uid": step.uid, "pass": step.pass_id, "title": step.title, "state": step.state,
@@ -236,6 +252,8 @@ def _run(args: argparse.Namespace, client: Any, doc: PipelineDocument, out: dict
         for line in resolved_paths(doc):
             print(f"     {line}")
 
+    progress = ProgressLines()
+
     def on_event(name: str, data: dict) -> None:
         if as_json:
             return
@@ -248,7 +266,9 @@ def _run(args: argparse.Namespace, client: Any, doc: PipelineDocument, out: dict
             if isinstance(tuning, dict) and tuning.get("message"):
                 print(f"     {tuning['message']}", flush=True)
         elif name == "tuning_progress":
-            print(progress_line(data), flush=True)
+            line = progress.line(data)
+            if line is not None:
+                print(line, flush=True)
         elif name == "warning" and data.get("message"):
             print(f"     warning: {data['message']}", flush=True)
 

@@ -4280,7 +4280,12 @@
         <translation> — 约剩 {eta}</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+3"/>
+        <source>&lt;b&gt;{pass_id}&lt;/b&gt;: looking the PrimFuncs up in the work folder and the user tuning database, {elapsed}</source>
+        <translation>&lt;b&gt;{pass_id}&lt;/b&gt;：正在工作目录和用户调优数据库中查找各 PrimFunc，{elapsed}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>&lt;b&gt;{pass_id}&lt;/b&gt;: {done} / {total} trials, {elapsed}, runner {runner}</source>
         <translation>&lt;b&gt;{pass_id}&lt;/b&gt;：{done} / {total} 次试验，{elapsed}，运行器 {runner}</translation>
     </message>

@@ -32,11 +32,13 @@ def budgeted_tune(session: TuningSession, run_inner: Callable[[tvm.IRModule], An
     funcs = {gv.name_hint: (gv, f) for gv, f in mod.functions_items() if isinstance(f, tvm.tirx.PrimFunc)}
     prims = list(funcs)
     session.progress.total = 0  # the rounds set it as they go
+    session.progress.phase = "lookup"
     session.import_only, session.allocation = True, {n: 1 for n in prims}
     try:
         run_inner(mod)
     finally:
         session.import_only = False
+        session.progress.phase = ""
     reused = {t.name for t in session.progress.tasks if t.reused}
     flops, calls = prim_func_costs(mod)
     weights = task_weights({n: flops.get(n, 0.0) for n in prims if n not in reused}, calls)

@@ -253,6 +253,9 @@ class TuningProgress:
     budget: Optional[dict] = None  # time-budgeted tuning: the rounds (pipeline_model.passkinds.metaschedule.plan)
     user_database: dict = field(default_factory=dict)  # {path, imported: [names], added, problem}
     seeds: Optional[dict] = None  # seed_rules: the app's schedules put into the database (metaschedule.seed)
+    #: ``"lookup"`` while a time-budgeted step looks its PrimFuncs up in the work folder and the user database,
+    #: before it knows how many trials its rounds get (``total`` is 0 then); ``""`` otherwise.
+    phase: str = ""
 
     def task(self, name: str) -> TaskProgress:
         """The task record named ``name`` (created when missing)."""
@@ -289,7 +292,9 @@ def format_progress_line(progress: dict[str, Any] | TuningProgress) -> str:
         extra = (" from user database" if task.source == "user database" else " reused") if task.reused else ""
         parts.append(f"{task.name} {task.trials} ({best}{extra})")
     head = f"tuning {progress.done}/{progress.total} trials"
-    if progress.stopped:
+    if progress.phase == "lookup" and not (progress.finished or progress.stopped):
+        head = "tuning: looking the PrimFuncs up in the work folder and the user tuning database (no trials yet)"
+    elif progress.stopped:
         head += " [stopped]"
     elif progress.finished:
         head += " [done]"
