@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Union
 
 from pipeline_model.document import PipelineDocument, Step, new_uid, resolve_target
+from pipeline_model.scriptlib import files
 
 #: Format name written in every pipeline file.
 FORMAT_NAME = "relax-pipeline-studio.pipeline"
@@ -732,30 +733,10 @@ def save_pipeline(doc: PipelineDocument, path: PathLike, backup: bool = True) ->
 
     check_output_file(target, "pipeline file")  # a device, FIFO or folder (after links are resolved) is refused
     clean_stale_temp_files(target)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=TEMP_SUFFIX, dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            for chunk in _encoder().iterencode(data):
-                fh.write(chunk)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            mode = os.stat(target).st_mode & 0o7777
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        if backup:
-            _keep_backup(target)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    text = "".join(_encoder().iterencode(data)) + "\n"
+    # the old version is kept as <path>.bak right before the new one replaces it
+    files.replace_file(target, text.encode("utf-8"), (lambda: _keep_backup(target)) if backup else None,
+                       suffix=TEMP_SUFFIX)
     try:  # make the rename itself durable (best effort; not possible on every platform)
         dir_fd = os.open(folder, os.O_RDONLY)
         try:

@@ -147,24 +147,13 @@ def read_text(path: str, what: str = "file", max_bytes: int = MAX_TEXT_BYTES) ->
 
 def write_json_atomic(path: str, data: Any, *, prefix: str, indent: Optional[int] = None,
                       sort_keys: bool = False) -> None:
-    """Write ``data`` as JSON to ``path`` atomically: a temporary file of the app's own naming
-    (``<prefix>*.rps-tmp`` in the same folder, which is created), flushed and fsynced, then renamed over
-    ``path``; on any failure the temporary file is removed and ``path`` is untouched."""
+    """Write ``data`` as JSON to ``path`` atomically (:func:`pipeline_model.scriptlib.files.replace_file`): a
+    temporary file of the app's own naming (``<prefix>*.rps-tmp`` in the same folder, which is created; a new
+    file is private, mode 0600), flushed and fsynced, then renamed over ``path``; on any failure the temporary
+    file is removed and ``path`` is untouched."""
     import json
-    import tempfile
 
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".rps-tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=indent, sort_keys=sort_keys, ensure_ascii=False)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    full = os.path.abspath(path)
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    text = json.dumps(data, indent=indent, sort_keys=sort_keys, ensure_ascii=False)
+    files.replace_file(full, text.encode("utf-8"), prefix=prefix, suffix=".rps-tmp", mode=0o600)

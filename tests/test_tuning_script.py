@@ -54,11 +54,15 @@ def _tuning_doc(pass_id: str, params: dict[str, Any]) -> PipelineDocument:
 
 
 def _helpers_namespace(source: str) -> dict[str, Any]:
-    """The exported script's helper section, executed on its own (TVM-free at import, like script.py)."""
+    """The exported script's helper section and its ``scriptlib/files.py`` section (the writer the manifest uses),
+    executed on their own (TVM-free at import, like script.py)."""
     start = source.index(HELPERS_MARK)
     end = source.index("\ndef apply_steps(", start)
+    files_start = source.index("# ---- scriptlib/files.py")
+    files_end = source.index("\ndef main(", files_start)
     namespace: dict[str, Any] = {"__name__": "exported_helpers"}
-    exec(compile(source[start:end], "<exported helpers>", "exec"), namespace)  # noqa: S102 - our own export
+    for part in (source[files_start:files_end], source[start:end]):
+        exec(compile(part, "<exported helpers>", "exec"), namespace)  # noqa: S102 - our own export
     return namespace
 
 

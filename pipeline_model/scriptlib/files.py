@@ -30,12 +30,14 @@ def special_root(path: str) -> Optional[str]:
     return None
 
 
-def open_temp(folder: str, base: str, suffix: str = ".tmp") -> tuple[int, str]:
-    """A new temporary file ``.<base>.<random><suffix>`` in ``folder``, created by this call and never through a
-    link (``O_CREAT | O_EXCL | O_NOFOLLOW``, mode 0600): ``(fd, path)``. ``OSError`` when none can be made."""
+def open_temp(folder: str, base: str, suffix: str = ".tmp", prefix: Optional[str] = None) -> tuple[int, str]:
+    """A new temporary file ``<prefix><8 random hex digits><suffix>`` in ``folder`` (``prefix`` default
+    ``.<base>.``), created by this call and never through a link (``O_CREAT | O_EXCL | O_NOFOLLOW``, mode 0600):
+    ``(fd, path)``. ``OSError`` when none can be made."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    head = f".{base}." if prefix is None else prefix
     for _ in range(100):
-        tmp = os.path.join(folder, f".{base}.{secrets.token_hex(4)}{suffix}")
+        tmp = os.path.join(folder, f"{head}{secrets.token_hex(4)}{suffix}")
         try:
             return os.open(tmp, flags, 0o600), tmp
         except FileExistsError:
@@ -43,15 +45,16 @@ def open_temp(folder: str, base: str, suffix: str = ".tmp") -> tuple[int, str]:
     raise OSError(errno.EEXIST, "no free temporary name", folder)
 
 
-def replace_file(full: str, data: bytes, recheck: Callable[[], object], *, suffix: str = ".tmp",
-                 mode: Optional[int] = None) -> None:
+def replace_file(full: str, data: bytes, before_rename: Optional[Callable[[], object]] = None, *,
+                 suffix: str = ".tmp", prefix: Optional[str] = None, mode: Optional[int] = None) -> None:
     """Write ``data`` to the absolute path ``full`` (already checked by the caller) through a temporary file in
-    its folder, then call ``recheck()`` (which raises when the target was swapped for a link or a device since the
-    check) and rename the temporary file over ``full``. A new file gets ``mode`` (default ``0o666``) less the
-    umask, an existing one keeps its bits. On any failure the temporary file is removed and the error raised
-    (``OSError`` from the file system, whatever ``recheck`` raises)."""
+    its folder (:func:`open_temp`), flushed and fsynced, then call ``before_rename()`` (a last look at the target,
+    which raises when it was swapped for a link or a device since the check; a backup of the old file) and rename
+    the temporary file over ``full``. A new file gets ``mode`` (default ``0o666``) less the umask, an existing one
+    keeps its bits. On any failure (also Ctrl+C) the temporary file, and only it, is removed and the error raised
+    (``OSError`` from the file system, whatever ``before_rename`` raises)."""
     folder, base = os.path.split(full)
-    fd, tmp = open_temp(folder, base, suffix)
+    fd, tmp = open_temp(folder, base, suffix, prefix)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -67,7 +70,8 @@ def replace_file(full: str, data: bytes, recheck: Callable[[], object], *, suffi
             os.umask(umask)
             bits = (mode if mode is not None else 0o666) & ~umask
         os.chmod(tmp, bits)
-        recheck()
+        if before_rename is not None:
+            before_rename()
         os.replace(tmp, full)
     except BaseException:
         try:

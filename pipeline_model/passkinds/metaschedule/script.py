@@ -35,6 +35,7 @@ from pipeline_model.passkinds.metaschedule.script_measure import (  # copied int
     script_tuning_tools,
     tuning_cores,
 )
+from pipeline_model.scriptlib.files import replace_file  # every exported script holds scriptlib/files.py
 from pipeline_model.work_dirs import user_tuning_database_dir  # copied into exported tuning scripts
 
 #: Name of the small state file kept in a work directory (which tasks finished tuning).
@@ -147,27 +148,17 @@ def read_manifest(work_dir):
 
 
 def write_manifest(work_dir, files):
-    """Write the manifest atomically: a temporary file of the app's own naming (``.rps_manifest.*.rps-tmp``),
-    flushed and fsynced, then renamed; on failure the temporary file is removed."""
+    """Write the manifest atomically (``replace_file`` of scriptlib/files.py, which exported scripts carry
+    too): a temporary file of the app's own naming (``.rps_manifest.*.rps-tmp``, mode 0600), fsynced, then
+    renamed; on failure the temporary file is removed."""
     import json
     import os
-    import tempfile
 
     os.makedirs(work_dir, exist_ok=True)
     data = {"format": MANIFEST_FORMAT, "version": 1, "files": sorted(set(files))}
-    fd, tmp = tempfile.mkstemp(prefix=".rps_manifest.", suffix=".rps-tmp", dir=os.path.abspath(work_dir))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1, ensure_ascii=False)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, os.path.join(work_dir, MANIFEST_FILE))
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    replace_file(os.path.join(os.path.abspath(work_dir), MANIFEST_FILE),
+                 json.dumps(data, indent=1, ensure_ascii=False).encode("utf-8"),
+                 prefix=".rps_manifest.", suffix=".rps-tmp", mode=0o600)
 
 
 def work_dir_files(work_dir):
