@@ -109,7 +109,7 @@ def test_a_budgeted_steps_look_up_is_one_line_per_step():
 def test_run_prints_tuning_progress_lines(engine, tmp_path, capsys):
     """MetaSchedule progress comes out as ``step N: tuning d/t trials; <task> ...`` lines (not with --json)."""
     steps = [Step("relax.LegalizeOps"), Step("relax.AnnotateTIROpPattern"), Step("relax.FuseOps"), Step("relax.FuseTIR"),
-             Step("relax.MetaScheduleTuneIRMod", {"max_trials_global": 2, "num_trials_per_iter": 2,
+             Step("relax.MetaScheduleTuneIRMod", {"max_trials_global": 2, "num_trials_per_iter": 2, "search_population": 64,
                                                   "op_names": ["fused_matmul_add_relu"]}),
              Step("relax.MetaScheduleApplyDatabase")]
     path = _pipeline(tmp_path, steps)

@@ -24,7 +24,7 @@ def test_tuning_progress_and_stop(studio, tmp_path):
     win.session.auto_run = False
     try:
         steps = [Step("relax.LegalizeOps"), Step("relax.AnnotateTIROpPattern"), Step("relax.FuseOps"), Step("relax.FuseTIR"),
-                 Step("relax.MetaScheduleTuneTIR", params={"max_trials_global": 64, "num_trials_per_iter": 4, "work_dir": str(tmp_path / "db")}),
+                 Step("relax.MetaScheduleTuneTIR", params={"max_trials_global": 64, "num_trials_per_iter": 4, "search_population": 64, "work_dir": str(tmp_path / "db")}),
                  Step("relax.MetaScheduleApplyDatabase", params={"work_dir": str(tmp_path / "db")})]
         win.ctrl.undo_stack.push(AddStepCommand(win.ctrl, 0, steps))
         finished: list = []

@@ -83,7 +83,8 @@ def test_tune_through_rpc_runner(tracker, tmp_path):
     from pipeline_model.passkinds.metaschedule import builder_tvm, tasks_tvm
     from pipeline_model.passkinds.metaschedule.config import TuningConfig, TuningConfigError
 
-    cfg = TuningConfig(runner="rpc", rpc_host="127.0.0.1", rpc_port=tracker, rpc_key="local", num_trials_per_iter=2)
+    cfg = TuningConfig(runner="rpc", rpc_host="127.0.0.1", rpc_port=tracker, rpc_key="local", num_trials_per_iter=2,
+                       search_population=64)
     assert builder_tvm.check_rpc_tracker(cfg) >= 1
     with pytest.raises(TuningConfigError, match="no device with key 'gpu9'"):
         builder_tvm.check_rpc_tracker(TuningConfig(runner="rpc", rpc_port=tracker, rpc_key="gpu9"))

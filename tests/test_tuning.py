@@ -271,6 +271,42 @@ def test_bad_tuning_params_fail_at_construction(tmp_path):
         pass_tvm.make_tuning_pass("relax.MetaScheduleTuneTIR", {"num_trials_per_iter": 0}, TARGET, str(tmp_path))
 
 
+def test_search_population_reaches_the_search_in_the_engine_and_in_scripts(lowered_mlp, tmp_path, monkeypatch):
+    """``search_population``: TVM's own "evolutionary" strategy at its default 512 (plain TVM, nothing of ours),
+    an EvolutionarySearch of that population otherwise; the engine's tuning hands it to every task's context
+    (seen by a stand-in for TVM's ``tune_tasks``: nothing is measured). Bad values are refused by name."""
+    from tvm.s_tir import meta_schedule as ms
+
+    from pipeline_model.passkinds.metaschedule import pass_tvm
+    from pipeline_model.passkinds.metaschedule.script_measure import search_strategy
+    from pipeline_model.passkinds.metaschedule.session_tvm import TuningSession
+
+    assert search_strategy(512) == "evolutionary"
+    small = search_strategy(24)
+    assert small.population_size == 24 and small.init_min_unmeasured == 24
+    assert search_strategy(200).init_min_unmeasured == 50  # TVM's default random samples
+    with pytest.raises(TuningConfigError, match="search_population"):
+        pass_tvm.make_tuning_pass("relax.MetaScheduleTuneTIR", {"search_population": 1}, TARGET, str(tmp_path))
+    monkeypatch.setenv("RPS_TUNING_DB_DIR", str(tmp_path / "user-db"))
+    seen = []
+
+    class Seen(Exception):
+        pass
+
+    def tune_tasks(tasks, **_kwargs):
+        seen.extend(task.search_strategy for task in tasks)
+        raise Seen()
+
+    monkeypatch.setattr(ms.tune, "tune_tasks", tune_tasks)
+    monkeypatch.setattr(TuningSession, "tools", lambda self: (None, None))  # no worker processes: nothing is built
+    tune = pass_tvm.make_tuning_pass("relax.MetaScheduleTuneTIR", {"max_trials_global": 1, "search_population": 24},
+                                     TARGET, str(tmp_path / "wd"))
+    with pytest.raises((Seen, RuntimeError)), tvm.target.Target(TARGET), tvm.transform.PassContext(opt_level=3):
+        tune(lowered_mlp)
+    assert seen and all(isinstance(s, ms.search_strategy.EvolutionarySearch) and s.population_size == 24
+                        for s in seen), seen
+
+
 def test_without_seed_rules_the_database_holds_only_searched_records(tuned_mlp):
     """The suite's one tuning run (tuning_mlp_cpu.json, no seed_rules): no seed in its database, no seeds report
     (here, beside the other users of the session's tuning run, so a test worker tunes it once)."""

@@ -210,7 +210,7 @@ def test_schedule_fn_needs_trust_and_names_its_failing_line(lowered_mlp, tmp_pat
     from pipeline_model.passkinds.metaschedule import pass_tvm
     from pipeline_model.passkinds.metaschedule.config import TuningConfigError
 
-    params = {"functions": ["matmul1"], "max_trials_global": 1, "num_trials_per_iter": 1,
+    params = {"functions": ["matmul1"], "max_trials_global": 1, "num_trials_per_iter": 1, "search_population": 64,
               "schedule_fn": "def schedule(sch):\n    sch.get_sblock('nope', 'main')\n"}
     with pytest.raises(TuningConfigError, match=r"<schedule_fn of step 5>: custom Python code is not trusted"):
         pass_tvm.make_tuning_pass("relax.MetaScheduleTuneTIR", params, TARGET, str(tmp_path), step_number=5)
@@ -237,7 +237,8 @@ def test_targeted_run_in_the_engine_tunes_only_the_top_function(engine, tmp_path
     path = tmp_path / "targeted.json"
     shutil.copy(os.path.join(PIPES, "tuning_mlp_cpu.json"), path)
     doc = load_pipeline(str(path))
-    doc.steps[4].params = {"focus": "top_k", "top_k": 1, "max_trials_global": 2, "num_trials_per_iter": 1}
+    doc.steps[4].params = {"focus": "top_k", "top_k": 1, "max_trials_global": 2, "num_trials_per_iter": 1,
+                           "search_population": 64}
     save_pipeline(doc, str(path))
     doc = load_pipeline(str(path))
     events = []

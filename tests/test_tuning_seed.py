@@ -216,7 +216,8 @@ def test_seeded_step_applies_the_faster_schedule_and_keeps_seeds_out_of_the_user
     mod = _mlp()
     work = str(tmp_path / "wd")
     report: dict[str, Any] = {}
-    params = {"max_trials_global": 1, "num_trials_per_iter": 1, "builder_workers": 1, "seed_rules": APP_RULES}
+    params = {"max_trials_global": 1, "num_trials_per_iter": 1, "builder_workers": 1, "seed_rules": APP_RULES,
+              "search_population": 64}
     step = make_tuning_pass(TUNE_TIR, params, TARGET, work, report=report)
     step(mod)
     seeds = report["tuning"]["seeds"]

@@ -117,7 +117,7 @@ def test_a_workload_tuned_once_costs_the_next_model_zero_trials(tmp_path, monkey
     monkeypatch.setenv("RPS_TUNING_DB_DIR", db)
     mlp = lowered(load_tvm.load_model("builtin:mlp", None).mod)
     first = _tune(mlp, str(tmp_path / "mlp.tuning"),
-                  {"functions": [SHARED], "max_trials_global": 2, "num_trials_per_iter": 2})
+                  {"functions": [SHARED], "max_trials_global": 2, "num_trials_per_iter": 2, "search_population": 64})
     tuned = {t["name"]: t for t in first["tasks"]}
     assert tuned[SHARED]["trials"] >= 1 and tuned[SHARED]["source"] == "tuned", first["tasks"]
     assert first["user_database"]["path"] == db and first["user_database"]["added"] >= 1
@@ -127,7 +127,7 @@ def test_a_workload_tuned_once_costs_the_next_model_zero_trials(tmp_path, monkey
 
     other = lowered(other_model(str(tmp_path)))
     work = str(tmp_path / "other.tuning")
-    second = _tune(other, work, {"functions": [SHARED], "max_trials_global": 2, "num_trials_per_iter": 2})
+    second = _tune(other, work, {"functions": [SHARED], "max_trials_global": 2, "num_trials_per_iter": 2, "search_population": 64})
     task = {t["name"]: t for t in second["tasks"]}[SHARED]
     assert second["done"] == 0 and second["measured"] == 0, second
     assert task["reused"] and task["status"] == "from user database" and task["source"] == "user database"
@@ -143,7 +143,7 @@ def test_a_workload_tuned_once_costs_the_next_model_zero_trials(tmp_path, monkey
     # rounds; every other PrimFunc is weighed (none left out), tuned or named as not reached.
     events: list = []
     budget = _tune(other, str(tmp_path / "budget.tuning"), {"time_budget_s": 5.0, "min_trials": 1,
-                                                           "num_trials_per_iter": 1}, events)
+                                                           "num_trials_per_iter": 1, "search_population": 64}, events)
     # before its rounds the step looks every PrimFunc up (no total yet): the progress says so, not "0/0 trials"
     lookup = [e for e in events if e.get("phase") == "lookup"]
     assert lookup and events[0].get("phase") == "lookup" and all(e["total"] == 0 for e in lookup), events[:3]

@@ -104,6 +104,7 @@ class TuningConfig:
     max_trials_per_task: Optional[int] = None
     num_trials_per_iter: int = 16
     cost_model: str = "xgb"
+    search_population: int = 512  # TVM's EvolutionarySearch default
     runner: str = "local"
     rpc_host: str = "127.0.0.1"
     rpc_port: int = 9190
@@ -167,6 +168,8 @@ class TuningConfig:
             raise bad("max_trials_per_task", "must be at least 1 (or 0 for no limit)")
         if cfg.num_trials_per_iter < 1:
             raise bad("num_trials_per_iter", f"must be at least 1, not {cfg.num_trials_per_iter}")
+        if cfg.search_population < 2:
+            raise bad("search_population", f"must be at least 2, not {cfg.search_population}")
         if cfg.cost_model not in COST_MODELS:
             raise bad("cost_model", f"must be one of {list(COST_MODELS)}, not {cfg.cost_model!r}")
         if cfg.runner not in RUNNERS:
@@ -198,6 +201,9 @@ COMMON_TUNING_PARAMS: list[dict] = [
            "'<pipeline name>.tuning' next to the pipeline file, so a re-run reuses it."),
     tuning_param("num_trials_per_iter", "int", TuningConfig.num_trials_per_iter, "Candidates measured per round (smaller rounds stop faster)."),
     tuning_param("cost_model", "choice", TuningConfig.cost_model, "Cost model guiding the search.", list(COST_MODELS)),
+    tuning_param("search_population", "int", TuningConfig.search_population, "Candidates the evolutionary search "
+           "evolves each round before it picks the ones to measure (TVM's default 512). Smaller: much faster rounds "
+           "when a round measures few candidates (a 2-core CPU, a short budget); larger: a wider search per round."),
     tuning_param("runner", "choice", TuningConfig.runner, "Where candidates are measured: this machine or an RPC tracker.",
            list(RUNNERS)),
     tuning_param("rpc_host", "str", TuningConfig.rpc_host, "RPC tracker host (runner = rpc)."),

@@ -33,6 +33,7 @@ of other module globals than :data:`SCRIPT_CONSTANTS` and each other.
 from pipeline_model.passkinds.metaschedule.script_measure import (  # copied into exported scripts before these
     MEASURE_HELPERS,
     script_tuning_tools,
+    search_strategy,
     tuning_cores,
 )
 from pipeline_model.scriptlib.files import replace_file  # every exported script holds scriptlib/files.py
@@ -427,6 +428,7 @@ def install_meta_schedule_cpu(work_dir, options):
     if options["retune"]:
         wipe_work_dir(str(work_dir))
     per_iter = int(options["num_trials_per_iter"])
+    population = int(options["search_population"])
     cost_model = str(options["cost_model"])
     seed = options["seed"]
     user_db = user_tuning_database_dir() if options["user_database"] else ""
@@ -450,7 +452,7 @@ def install_meta_schedule_cpu(work_dir, options):
                 return mod
             tir_integration.tune_tir(
                 mod, target, str(work_dir), int(max_trials_global), num_trials_per_iter=per_iter,
-                builder=builder, runner=runner, cost_model=cost_model,
+                builder=builder, runner=runner, cost_model=cost_model, strategy=search_strategy(population),
                 task_scheduler="round-robin", seed=seed, space=space, database=database,
             )
         if shared:
@@ -467,7 +469,7 @@ def install_meta_schedule_cpu(work_dir, options):
                 mod, dict(params.items()) if params else {}, target, str(work_dir), int(max_trials_global),
                 int(max_trials_per_task) if max_trials_per_task else None, list(op_names) if op_names else None,
                 num_trials_per_iter=per_iter, builder=builder, runner=runner,
-                cost_model=cost_model, seed=seed,
+                cost_model=cost_model, seed=seed, strategy=search_strategy(population),
             )
         return mod
 

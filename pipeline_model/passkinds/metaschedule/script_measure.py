@@ -9,6 +9,7 @@ calls (TVM-free at import; copied verbatim like :mod:`.script`'s helpers, see :d
   the tuning time; the engine also starts tuning once per PrimFunc. A worker is replaced after
   ``worker_uses`` builds (why TVM restarts its pool: a worker's memory grows with use), after a timeout and
   after a crash. ``should_stop`` (the engine's stop flag and time budget) is polled every 0.2 s while building;
+* :func:`search_strategy`: the evolutionary search with the step's ``search_population``;
 * :func:`tuning_builder` / :func:`tuning_runner` from the step's options (the complete dict of
   :meth:`pipeline_model.passkinds.metaschedule.config.TuningConfig.to_json`), :func:`close_tuning_tools` ends
   their worker processes; an exported script makes them once (:func:`script_tuning_tools`), the engine once per
@@ -139,6 +140,19 @@ def tuning_runner(options):
     return ms.runner.LocalRunner(timeout_sec=float(options["runner_timeout_s"]), evaluator_config=evaluator)
 
 
+def search_strategy(population):
+    """MetaSchedule's search strategy for a step's ``search_population``: TVM's own ``"evolutionary"`` (exactly
+    as plain TVM) at its default of 512, else an ``EvolutionarySearch`` of that population (its random
+    initial samples capped by it; every other setting TVM's default)."""
+    from tvm.s_tir import meta_schedule as ms
+
+    population = int(population)
+    if population == 512:
+        return "evolutionary"
+    return ms.search_strategy.EvolutionarySearch(population_size=population,
+                                                 init_min_unmeasured=min(50, population))
+
+
 def close_tuning_tools(builder, runner):
     """End the worker processes of a builder of :func:`tuning_builder` and a runner of :func:`tuning_runner`
     (either may be None)."""
@@ -163,4 +177,4 @@ def script_tuning_tools(options):
 
 #: The helpers above, in the order an exported script defines them (before :mod:`.script`'s).
 MEASURE_HELPERS = (TuningStopped, tuning_cores, meta_schedule_f_build, pooled_builder, tuning_builder, tuning_runner,
-                   close_tuning_tools, script_tuning_tools)
+                   search_strategy, close_tuning_tools, script_tuning_tools)

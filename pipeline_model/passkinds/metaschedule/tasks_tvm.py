@@ -32,7 +32,7 @@ from pipeline_model.passkinds.metaschedule.script import (
     track_work_dir,
     wipe_work_dir,
 )
-from pipeline_model.passkinds.metaschedule.script_measure import tuning_cores
+from pipeline_model.passkinds.metaschedule.script_measure import search_strategy, tuning_cores
 from pipeline_model.passkinds.metaschedule.session_tvm import (
     ProgressCallback,
     ProgressFn,
@@ -149,7 +149,8 @@ def _run_tasks_untracked(
     ):
         contexts.append(
             ms.TuneContext(
-                mod=mod, target=target, space_generator=session.space, search_strategy="evolutionary",
+                mod=mod, target=target, space_generator=session.space,
+                search_strategy=search_strategy(config.search_population),
                 task_name=name, logger=logger, rand_state=rand_state, num_threads=num_threads,
             ).clone()
         )
