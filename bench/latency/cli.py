@@ -51,6 +51,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--trials", type=int, default=None, help="MetaSchedule trials of --tuned")
     p.add_argument("--min-trials", type=int, default=8, help="tuned column: fewest trials per PrimFunc (min_trials)")
     p.add_argument("--trials-per-iter", type=int, default=16, help="tuned column: num_trials_per_iter")
+    p.add_argument("--search-population", type=int, default=512,
+                   help="tuned column: search_population (MetaSchedule's evolutionary search; 512 = TVM's default)")
     p.add_argument("--pipelines", default="", help="bundled pipelines (resources/pipelines/NAME.json) as columns")
     p.add_argument("--variants", default="", help="variations of cpu_build_dlight.json: "
                                                   + ", ".join(docs.VARIANT_DOCS) + " (or 'all')")

@@ -58,6 +58,8 @@ def tuned_column(client: Any, prepare: Callable[[Any, str], Any], app_doc: Any, 
     budget_s = minutes * 60.0
     settings = {"time_budget_s": budget_s, "min_trials": int(opts.min_trials),
                 "num_trials_per_iter": int(opts.trials_per_iter)}
+    if int(getattr(opts, "search_population", 512)) != 512:  # (plans stored before the option replay as they were)
+        settings["search_population"] = int(opts.search_population)
     stored = docs.read_json(plan_path)
     if stored and stored.get("minutes") == minutes and stored.get("settings") == settings:
         return _replay(client, prepare, app_doc, label, out_dir, budget_s, stored, plan_path)
