@@ -336,3 +336,18 @@ def test_builtin_script_functions_are_what_exports_copy():
 
 def teardown_module() -> None:
     unregister(MyDCEKind.name)  # leave the registry as other test modules expect it
+
+
+def test_script_source_reads_a_changed_module_again(tmp_path, monkeypatch) -> None:
+    """Script modules are parsed once per version of their file (an export reads the same few many times): the
+    same text while the file is unchanged, the new definition once it changes."""
+    import importlib
+
+    module = tmp_path / "rps_emit_probe.py"
+    module.write_text("def helper():\n    return 1\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    first = emit.script_source("rps_emit_probe", "helper")
+    assert first == "def helper():\n    return 1\n" and emit.script_source("rps_emit_probe", "helper") == first
+    module.write_text("def helper():\n    return 22\n", encoding="utf-8")
+    assert emit.script_source("rps_emit_probe", "helper") == "def helper():\n    return 22\n"
