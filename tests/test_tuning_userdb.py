@@ -3,6 +3,7 @@ through the engine's pass: a model tuned once makes the next model with the same
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -241,6 +242,29 @@ def test_a_record_whose_trace_does_not_replay_on_the_workload_is_never_copied(tm
     assert not script._replays(records[0].trace, later) and script._replays(records[0].trace, tvm.IRModule({"main": first}))
     assert script._copy_records(records, work, later) == 0
     assert not opens(tmp_path / "wd").get_top_k(opens(tmp_path / "wd").commit_workload(later), 10)  # it loads
+    # The full bench of 2026-11-29 again: the block is named only after EnterPostproc (MetaSchedule's
+    # post-processing, RewriteReductionBlock's DecomposeReduction on "lv67_red"); the part before it replays on
+    # lv99_red, but the JSON database replays the whole trace when it loads, so the record is not copied either.
+    sch = tvm.s_tir.Schedule(tvm.IRModule({"main": first}))
+    sch.enter_postproc()
+    sch.decompose_reduction(sch.get_sblock("lv67_red"), sch.get_loops(sch.get_sblock("lv67_red"))[1])
+    post = TuningRecord(sch.trace, ms.database.Workload(tvm.IRModule({"main": first})), [1e-6], target, args)
+    assert not script._replays(post.trace, later) and script._replays(post.trace, tvm.IRModule({"main": first}))
+    assert script._copy_records([post], work, later) == 0
+    assert not opens(tmp_path / "wd").get_top_k(opens(tmp_path / "wd").commit_workload(later), 10)
+    # A work folder an earlier version wrote such a record into: the step says which file and line, and how to
+    # start afresh (MetaSchedule's own error was "parallel_for_dynamic error with (not rendered)").
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    good = TuningRecord(records[0].trace, ms.database.Workload(tvm.IRModule({"main": first})), [1e-6], target, args)
+    (broken / "database_workload.json").write_text(
+        json.dumps(ms.database.Workload(tvm.IRModule({"main": first})).as_json()) + "\n"
+        + json.dumps(ms.database.Workload(later).as_json()) + "\n")
+    (broken / "database_tuning_record.json").write_text(
+        json.dumps([0, good.as_json()]) + "\n" + json.dumps([1, post.as_json()]) + "\n")
+    assert script.unloadable_records(str(broken)) == [(2, "its schedule does not replay on its workload")]
+    with pytest.raises(script.TuningConfigError, match=r"database_tuning_record.json does not load \(line 2: .*retune"):
+        script.open_work_database(str(broken))
     # The record replays on its own layer: imported from the user database.
     (tmp_path / "wd2").mkdir()
     work2 = ms.database.JSONDatabase(work_dir=str(tmp_path / "wd2"), module_equality="structural")

@@ -24,6 +24,7 @@ from pipeline_model.passkinds.metaschedule.script import (  # the helpers the bu
     DATABASE_FILES,
     import_user_records,
     meta_schedule_target,
+    open_work_database,
     profile_prim_funcs,
     track_work_dir,
     user_tuning_database_dir,
@@ -193,7 +194,6 @@ def budgeted_tuning_pass(tune_tir, work_dir, settings, options):
 
     import tvm
     from tvm import relax
-    from tvm.s_tir import meta_schedule as ms
     from tvm.s_tir.meta_schedule.tune_context import _normalize_mod
 
     def records():
@@ -213,7 +213,7 @@ def budgeted_tuning_pass(tune_tir, work_dir, settings, options):
         if user_db:
             os.makedirs(str(work_dir), exist_ok=True)
             with track_work_dir(str(work_dir)):
-                database = ms.database.JSONDatabase(work_dir=str(work_dir), module_equality="structural")
+                database = open_work_database(work_dir)
                 for name, (gv, func) in funcs.items():
                     if import_user_records(user_db, database, _normalize_mod(tvm.IRModule({gv: func})), target):
                         reused.append(name)

@@ -281,15 +281,80 @@ def is_search_record(record):
 
 
 def _replays(trace, mod):
-    """Whether ``trace`` applies to a fresh schedule of ``mod`` (as MetaSchedule's search replays database records:
-    one that raises there stops the whole tuning run with ``parallel_for_dynamic error``)."""
+    """Whether the whole of ``trace``, its post-processing part included, applies to a fresh schedule of ``mod``, as
+    MetaSchedule's JSON database replays every record when it loads (one that raises there stops the database from
+    loading and the whole tuning run with ``parallel_for_dynamic error``). The part after ``EnterPostproc`` names
+    blocks too (``DecomposeReduction`` of ``lv67_red``), and blocks are named after Relax variables: a workload
+    structurally equal to the record's may call it ``lv99_red``."""
     import tvm
 
     try:
-        trace.apply_to_schedule(tvm.s_tir.Schedule(mod), remove_postproc=True)
+        trace.apply_to_schedule(tvm.s_tir.Schedule(mod), remove_postproc=False)
     except Exception:  # noqa: BLE001 - a record that does not replay on this workload is not imported
         return False
     return True
+
+
+def unloadable_records(work_dir, limit=3):
+    """``[(line, reason)]`` of the first ``limit`` records in ``work_dir``'s ``database_tuning_record.json`` that
+    do not load (a trace that does not replay on the workload it is filed under, a line that is not a record), or
+    ``[]``. Reads the files as MetaSchedule's JSON database does, record by record, to say which line is wrong."""
+    import json
+    import os
+
+    from tvm.s_tir import meta_schedule as ms
+
+    workloads = []
+    with open(os.path.join(work_dir, DATABASE_FILES[0]), encoding="utf-8") as fh:
+        for text in fh:
+            if text.strip():
+                try:
+                    workloads.append(ms.database.Workload.from_json(json.loads(text)))
+                except Exception:  # noqa: BLE001 - a workload that does not load is reported through its records
+                    workloads.append(None)
+    bad = []
+    with open(os.path.join(work_dir, DATABASE_FILES[1]), encoding="utf-8") as fh:
+        for number, text in enumerate(fh, 1):
+            if not text.strip():
+                continue
+            try:
+                index, record = json.loads(text)
+                workload = workloads[int(index)]
+                if workload is None:
+                    raise ValueError(f"its workload (line {int(index) + 1} of {DATABASE_FILES[0]}) does not load")
+                ms.database.TuningRecord.from_json(record, workload)
+            except Exception as exc:  # noqa: BLE001 - what is wrong with this line, in a few words
+                why = str(exc).strip().splitlines()[-1:] or ["?"]
+                bad.append((number, "its schedule does not replay on its workload" if "not rendered" in why[0]
+                            or "parallel_for" in why[0] else why[0][:160]))
+                if len(bad) >= limit:
+                    break
+    return bad
+
+
+def open_work_database(work_dir):
+    """MetaSchedule's JSON database of the tuning work folder ``work_dir`` (created when missing). One that does
+    not load raises :class:`TuningConfigError` naming the file, the line and what to do (MetaSchedule's own error
+    is ``parallel_for_dynamic error with (not rendered)``): an earlier version of the app could copy a record from
+    the user database onto a workload it only looks like (:func:`_replays`)."""
+    import os
+
+    from tvm.s_tir import meta_schedule as ms
+
+    try:
+        return ms.database.JSONDatabase(work_dir=str(work_dir), module_equality="structural")
+    except Exception as exc:  # noqa: BLE001 - said with the file and the line
+        try:
+            bad = unloadable_records(str(work_dir))
+        except OSError:
+            bad = []
+        if not bad:
+            raise
+        path = os.path.join(str(work_dir), DATABASE_FILES[1])
+        lines = "; ".join(f"line {n}: {why}" for n, why in bad)
+        raise TuningConfigError(
+            f"the tuning database {path} does not load ({lines}). Turn on 'retune' for this step to start the "
+            "work folder afresh (only the files the app wrote there are removed), or delete that line") from exc
 
 
 def _user_db_records(database, mod, target, top_k):
@@ -421,7 +486,6 @@ def install_meta_schedule_cpu(work_dir, options):
     ``mod -> (trials, space) | None`` (None: leave that PrimFunc untuned; ``space``: a MetaSchedule space
     generator such as ``ms.space_generator.ScheduleFn``).
     """
-    from tvm.s_tir import meta_schedule as ms
     from tvm.s_tir.meta_schedule import relax_integration, tir_integration
     from tvm.s_tir.meta_schedule.tune_context import _normalize_mod
 
@@ -446,7 +510,7 @@ def install_meta_schedule_cpu(work_dir, options):
         task = _normalize_mod(mod)
         shared = user_db if space == "post-order-apply" else ""  # a user's own search space stays apart
         with track_work_dir(str(work_dir)):
-            database = ms.database.JSONDatabase(work_dir=str(work_dir), module_equality="structural")
+            database = open_work_database(work_dir)
             if shared and not options["retune"] and import_user_records(shared, database, task, target):
                 print("from the user tuning database (no trials): " + str(mod.get_global_vars()[0].name_hint))
                 return mod
@@ -664,7 +728,8 @@ SCRIPT_CONSTANTS = ("STATE_FILE", "DATABASE_FILES", "MANIFEST_FILE", "MANIFEST_F
 SCRIPT_HELPERS = (*MEASURE_HELPERS, TuningConfigError, meta_schedule_target, load_tensor_intrinsics,
                   manifest_entry_path, read_manifest,
                   write_manifest, work_dir_files, track_work_dir, wipe_work_dir, user_tuning_database_dir,
-                  user_database_problem, is_search_record, _replays, _user_db_records, _copy_records, import_user_records,
+                  user_database_problem, is_search_record, _replays, unloadable_records, open_work_database,
+                  _user_db_records, _copy_records, import_user_records,
                   commit_user_records,
                   register_tuning_functions, install_meta_schedule_cpu)
 #: Helpers a targeted ``MetaScheduleTuneTIR`` step needs besides :data:`SCRIPT_HELPERS` (in this order).

@@ -27,6 +27,7 @@ MetaSchedule's post-processors (:func:`~pipeline_model.passkinds.metaschedule.sc
 from pipeline_model.passkinds.metaschedule.script import (  # the helpers the seeding uses
     is_search_record,
     meta_schedule_target,
+    open_work_database,
     script_tuning_tools,
     track_work_dir,
 )
@@ -220,7 +221,6 @@ def seed_tuning_pass(tune_tir, work_dir, options, rules):
     import time
 
     import tvm
-    from tvm.s_tir import meta_schedule as ms
     from tvm.s_tir.meta_schedule.tune_context import _normalize_mod
 
     @tvm.transform.module_pass(opt_level=0, name="SeedAppSchedules")
@@ -231,7 +231,7 @@ def seed_tuning_pass(tune_tir, work_dir, options, rules):
                  if isinstance(f, tvm.tirx.PrimFunc) and not (f.attrs is not None and f.attrs.get("tirx.is_scheduled", False))]
         os.makedirs(str(work_dir), exist_ok=True)
         with track_work_dir(str(work_dir)):
-            database = ms.database.JSONDatabase(work_dir=str(work_dir), module_equality="structural")
+            database = open_work_database(work_dir)
             info = seed_app_schedules(database, tasks, target, rules, *script_tuning_tools(options))
         for name, entry in info["tasks"].items():
             if entry["status"] == "skipped":
@@ -248,13 +248,12 @@ def print_seed_outcome(tune_tir, work_dir):
     """Exported scripts only: a module pass printing, after the tuning step, how many PrimFuncs kept the
     app's schedule and how many got a tuned one (:func:`seed_outcome`)."""
     import tvm
-    from tvm.s_tir import meta_schedule as ms
 
     @tvm.transform.module_pass(opt_level=0, name="SeedOutcome")
     def outcome(mod, _ctx):
         seeds = getattr(tune_tir, "seeds", None)
         if seeds:
-            database = ms.database.JSONDatabase(work_dir=str(work_dir), module_equality="structural")
+            database = open_work_database(work_dir)
             seed_outcome(database, seeds[1], seeds[0])
             print(seed_summary(seeds[0]))
         return mod

@@ -13,9 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import tvm
-from tvm.s_tir import meta_schedule as ms
 
-from pipeline_model.passkinds.metaschedule.script import track_work_dir
+from pipeline_model.passkinds.metaschedule.script import open_work_database, track_work_dir
 from pipeline_model.passkinds.metaschedule.seed import seed_app_schedules, seed_outcome
 from pipeline_model.passkinds.metaschedule.session_tvm import TuningSession
 
@@ -44,7 +43,7 @@ def seed_session(session: TuningSession, mod: tvm.IRModule, work_dir: str, targe
     if session.should_stop() or not tasks:
         return tasks
     with track_work_dir(work_dir):
-        database = ms.database.JSONDatabase(work_dir=work_dir, module_equality="structural")
+        database = open_work_database(work_dir)
         try:
             info = seed_app_schedules(database, tasks, target, rules, *session.tools())
         except Exception:  # noqa: BLE001 - a stop during the seeds' build ends the step like a stop in tuning
@@ -62,6 +61,6 @@ def finish_seeds(session: TuningSession, work_dir: str, tasks: list[tuple[str, t
     info = session.progress.seeds
     if not isinstance(info, dict) or not tasks:
         return
-    database = ms.database.JSONDatabase(work_dir=work_dir, module_equality="structural")
+    database = open_work_database(work_dir)
     seed_outcome(database, tasks, info)
     session.emit()  # the tuning panel's footer says which schedule won (the last progress event had no outcome)

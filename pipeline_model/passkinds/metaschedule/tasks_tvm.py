@@ -29,6 +29,7 @@ from pipeline_model.passkinds.metaschedule.script import (
     TuningConfigError,
     commit_user_records,
     import_user_records,
+    open_work_database,
     track_work_dir,
     wipe_work_dir,
 )
@@ -107,7 +108,7 @@ def _open_database(work_dir: str, retune: bool):
     os.makedirs(work_dir, exist_ok=True)
     if retune:
         wipe_work_dir(work_dir)
-    return ms.database.JSONDatabase(work_dir=work_dir, module_equality="structural")
+    return open_work_database(work_dir)
 
 
 def run_task_modules(session: TuningSession, named: list, target: Target, work_dir: str, *rest: Any) -> None:
