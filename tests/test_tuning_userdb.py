@@ -187,7 +187,7 @@ def test_later_rounds_profile_the_module_with_the_tuned_schedules(tuned_mlp, tmp
     assert fresh and mod[SHARED].attrs["tirx.is_scheduled"]  # the tuned schedules were applied first
 
 
-def test_a_record_whose_trace_does_not_replay_on_the_workload_is_never_copied(tmp_path):
+def test_a_record_whose_trace_does_not_replay_on_the_workload_is_never_copied(tmp_path, monkeypatch):
     """A record's trace names blocks (``get_sblock("lv67_red")``); filed under a workload it does not replay on
     (``lv99_red``), a database no longer loads (``parallel_for_dynamic error``: a Llama tuned after the other bench
     models was handed such records and failed its tuning step before any trial). Such a record is skipped when
@@ -269,4 +269,21 @@ def test_a_record_whose_trace_does_not_replay_on_the_workload_is_never_copied(tm
     (tmp_path / "wd2").mkdir()
     work2 = ms.database.JSONDatabase(work_dir=str(tmp_path / "wd2"), module_equality="structural")
     assert script.import_user_records(str(db), work2, tvm.IRModule({"main": first}), target) == 1
+    # The user database is read once while its files stay the same (a step looks each PrimFunc up in it), and
+    # read again once they change.
+    opened = []
+    real = ms.database.JSONDatabase
+
+    def counting(*args, **kwargs):
+        opened.append(kwargs.get("work_dir"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ms.database, "JSONDatabase", counting)
+    script.open_user_database.__dict__.pop("cache", None)
+    for _ in range(3):
+        assert script.import_user_records(str(db), work2, tvm.IRModule({"main": first}), target) == 1
+    assert opened == [str(db)]
+    search_record(real(work_dir=str(db), module_equality="structural"), tvm.IRModule({"main": first}), "lv67_red")
+    assert script.import_user_records(str(db), work2, tvm.IRModule({"main": first}), target) == 2
+    assert opened == [str(db), str(db)]
     assert len(opens(tmp_path / "wd2").get_top_k(opens(tmp_path / "wd2").commit_workload(tvm.IRModule({"main": first})), 10)) == 1

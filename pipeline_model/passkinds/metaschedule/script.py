@@ -403,20 +403,38 @@ def _copy_records(records, database, mod):
     return added
 
 
+def open_user_database(db_dir):
+    """The user tuning database in ``db_dir``, read once while its files stay the same (opening it parses every
+    record: 1.7 s for the ~600 records the full bench leaves, and a step looks each of its PrimFuncs up in it — a
+    38-function Llama spent most of a minute of its tuning budget re-reading it). Raises what MetaSchedule raises."""
+    import os
+
+    from tvm.s_tir import meta_schedule as ms
+
+    stamp = tuple((st.st_mtime_ns, st.st_size, st.st_ino)
+                  for st in (os.stat(os.path.join(db_dir, name)) for name in DATABASE_FILES))
+    cache = open_user_database.__dict__.setdefault("cache", {})
+    held = cache.get(db_dir)
+    if held is not None and held[0] == stamp:
+        return held[1]
+    user = ms.database.JSONDatabase(work_dir=db_dir, module_equality="structural", allow_missing=False)
+    cache.clear()  # one user database at a time
+    cache[db_dir] = (stamp, user)
+    return user
+
+
 def import_user_records(db_dir, database, mod, target):
     """Copy the user database's best records of workload ``mod`` (a one-PrimFunc module, as MetaSchedule
     tunes it) for ``target`` into ``database`` (the work directory's); returns how many records it has for
     it (0: not there, or the user database is off or refused — then nothing is read)."""
     import os
 
-    from tvm.s_tir import meta_schedule as ms
-
     if not db_dir or user_database_problem(db_dir, False) is not None:
         return 0
     if not os.path.isfile(os.path.join(db_dir, DATABASE_FILES[1])):
         return 0
     try:
-        user = ms.database.JSONDatabase(work_dir=db_dir, module_equality="structural", allow_missing=False)
+        user = open_user_database(db_dir)
         records = _user_db_records(user, mod, target, USER_DB_TOP_K)
     except Exception:  # noqa: BLE001 - a damaged user database is not used; the task is tuned instead
         return 0
@@ -729,7 +747,7 @@ SCRIPT_HELPERS = (*MEASURE_HELPERS, TuningConfigError, meta_schedule_target, loa
                   manifest_entry_path, read_manifest,
                   write_manifest, work_dir_files, track_work_dir, wipe_work_dir, user_tuning_database_dir,
                   user_database_problem, is_search_record, _replays, unloadable_records, open_work_database,
-                  _user_db_records, _copy_records, import_user_records,
+                  _user_db_records, _copy_records, open_user_database, import_user_records,
                   commit_user_records,
                   register_tuning_functions, install_meta_schedule_cpu)
 #: Helpers a targeted ``MetaScheduleTuneTIR`` step needs besides :data:`SCRIPT_HELPERS` (in this order).
