@@ -33,6 +33,8 @@ class DocumentController(QObject):
         before it).
       - ``modified_changed(bool)``.
       - ``pass_context_changed()``: the PassContext settings changed (edit, undo, redo).
+      - ``target_changed()``: the target changed (steps' defaults may depend on it: the catalogue's
+        ``target_defaults``).
     """
 
     edited = Signal(int)
@@ -43,6 +45,7 @@ class DocumentController(QObject):
     modified_changed = Signal(bool)
     select_request = Signal(list)
     pass_context_changed = Signal()
+    target_changed = Signal()
 
     def __init__(self, parent: Optional[QObject] = None) -> None:
         super().__init__(parent)
@@ -164,6 +167,7 @@ class DocumentController(QObject):
     def set_target(self, target: dict[str, Any]) -> None:
         """Change the target (everything re-runs)."""
         self.doc.target = copy.deepcopy(target)
+        self.target_changed.emit()  # a step's defaults may depend on it (the parameter form shows them)
         self._bump(0)
 
     def set_pass_context(self, settings: dict[str, Any]) -> None:

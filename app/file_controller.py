@@ -272,6 +272,11 @@ class FileController(QObject):
         from pipeline_model.export import export_script
 
         doc = self.ctx.doc
+        catalogue = self.ctx.catalogue.catalogue  # the defaults the form shows and the engine runs with
+        if catalogue is None:
+            QMessageBox.information(self._parent(), tr("Export Python script"),
+                                    tr("The pass catalogue is still loading; export when it is there."))
+            return
         start = os.path.join(os.path.dirname(doc.path or os.path.expanduser("~/x")), _slug(document_name(doc)) + ".py")
         path, _ = QFileDialog.getSaveFileName(self._parent(), tr("Export Python script"), start, tr("Python (*.py)"))
         if not path:
@@ -279,7 +284,7 @@ class FileController(QObject):
         try:
             from pipeline_model import safe_write
 
-            safe_write.write_text(path, export_script(doc), "script")  # never through a link, FIFO or device
+            safe_write.write_text(path, export_script(doc, catalogue=catalogue), "script")  # never through a link, FIFO or device
         except Exception as exc:  # noqa: BLE001 - show any export problem plainly
             QMessageBox.critical(self._parent(), tr("Cannot export script"), f"{path}: {exc}")
             return

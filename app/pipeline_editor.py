@@ -49,6 +49,7 @@ class PipelineEditor(QObject):
         palette.pass_activated.connect(self.append_pass)
         panel.param_editor.param_changed.connect(self._on_param_changed)
         ctx.catalogue.changed.connect(self._on_catalogue_changed)
+        doc.target_changed.connect(lambda: self.show_params(self.view.current_uid()))  # target defaults
 
     # ---- edits (each one an undo command) ----------------------------------------------------
     def add_pass(self, pass_id: str, row: int = -1) -> Optional[str]:
@@ -180,14 +181,15 @@ class PipelineEditor(QObject):
             editor.empty_label.setText(
                 step.placeholder or (tr("Loading the pass catalogue…") if loading else tr("Unknown pass {0}").format(step.pass_id)))
             return
-        editor.set_step(spec.to_json(), step.params)
+        editor.set_step(spec.for_target(self.ctx.doc.target).to_json(), step.params)  # the catalogue's defaults
 
     def _sync_param_values(self, uid: str) -> None:
         """Show a step's current values (after undo/redo) without rebuilding the form."""
         step = self.ctx.doc.step(uid)
         spec = self.ctx.catalogue.get(step.pass_id)
         if spec is not None:
-            self.panel.param_editor.set_values({p.name: step.params.get(p.name, p.default) for p in spec.params})
+            target = self.ctx.doc.target
+            self.panel.param_editor.set_values({p.name: step.params.get(p.name, p.default_for(target)) for p in spec.params})
 
     # ---- document notifications ---------------------------------------------------------------
     def on_document_replaced(self) -> None:

@@ -23,6 +23,11 @@ parameter also accepts ``None``, meaning "leave it to TVM's default" (the argume
 ``choice_notes`` maps a choice to a remark the UI should show next to it (e.g. a pattern table whose
 codegen is missing from this TVM build). ``warning`` on a pass is a remark that does not make it
 unavailable; ``omitted_params`` lists TVM arguments the app cannot set (they keep TVM's default).
+
+``target_defaults`` maps a target class (``"cpu"`` or ``"gpu"``, :func:`target_class`) to the default a
+parameter takes on such a target (DLight's rules: ``gpu.*`` rules on a GPU, CPU rules on ``llvm``). The
+catalogue is the one source of every step default: the form shows, the engine runs and the exporter writes
+:meth:`ParamSpec.default_for` the pipeline's target (a step keeps only the values the user set).
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Optional
+
+from pipeline_model.targets import is_gpu_target
 
 PARAM_KINDS = ("bool", "int", "float", "str", "choice", "str_list", "rule_list", "file", "code", "json")
 
@@ -65,6 +72,15 @@ class ParamSpec:
     required: bool = False
     nullable: bool = False
     choice_notes: dict[str, str] = field(default_factory=dict)
+    target_defaults: dict[str, Any] = field(default_factory=dict)
+
+    def default_for(self, target: Any = None) -> Any:
+        """The default on ``target`` (a target dict; ``None``: the target-independent ``default``)."""
+        if target is not None and self.target_defaults:
+            found = self.target_defaults.get(target_class(target))
+            if found is not None:
+                return copy.deepcopy(found)
+        return copy.deepcopy(self.default)
 
     def to_json(self) -> dict[str, Any]:
         """The parameter spec as a JSON-ready dict."""
@@ -82,6 +98,7 @@ class ParamSpec:
             required=bool(data.get("required", False)),
             nullable=bool(data.get("nullable", False)),
             choice_notes=dict(data.get("choice_notes") or {}),
+            target_defaults=copy.deepcopy(dict(data.get("target_defaults") or {})),
         )
 
 
@@ -111,9 +128,16 @@ class PassSpec:
                 return p
         return None
 
-    def defaults(self) -> dict[str, Any]:
-        """Default values of all parameters."""
-        return {p.name: copy.deepcopy(p.default) for p in self.params}
+    def defaults(self, target: Any = None) -> dict[str, Any]:
+        """Default values of all parameters (on ``target``, see :meth:`ParamSpec.default_for`)."""
+        return {p.name: p.default_for(target) for p in self.params}
+
+    def for_target(self, target: Any) -> "PassSpec":
+        """A copy whose parameter defaults are those on ``target`` (what a form shows for a step)."""
+        spec = copy.deepcopy(self)
+        for p in spec.params:
+            p.default = p.default_for(target)
+        return spec
 
     def to_json(self) -> dict[str, Any]:
         """The pass spec as a JSON-ready dict (see the module docstring for its shape)."""
@@ -175,6 +199,11 @@ def preferred_function(names: list[str], default: Any) -> Any:
         if name in names:
             return name
     return names[0]
+
+
+def target_class(target: Any) -> str:
+    """``"gpu"`` for a target dict that compiles for a GPU, else ``"cpu"`` (the keys of ``target_defaults``)."""
+    return "gpu" if isinstance(target, dict) and is_gpu_target(target) else "cpu"
 
 
 def check_param_value(spec: ParamSpec, value: Any) -> Optional[str]:
@@ -270,16 +299,18 @@ class Catalogue:
                 (head if all(w in label for w in words) else tail).append(spec)
         return head + tail
 
-    def validate_params(self, pass_id: str, params: Optional[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
+    def validate_params(self, pass_id: str, params: Optional[dict[str, Any]],
+                        target: Any = None) -> tuple[dict[str, Any], list[str]]:
         """Check ``params`` against the spec of ``pass_id``.
 
         Returns ``(cleaned, errors)``: ``cleaned`` holds every parameter of the spec (missing ones
-        take their default); ``errors`` are plain messages naming the pass and the parameter.
+        take their default on ``target``, a target dict); ``errors`` are plain messages naming the pass
+        and the parameter.
         """
         spec = self.get(pass_id)
         if spec is None:
             return dict(params or {}), [f"unknown pass {pass_id!r}"]
-        return validate_against_spec(spec, params)
+        return validate_against_spec(spec, params, target)
 
     def to_json(self) -> dict[str, Any]:
         """The catalogue as JSON (``{"version", "categories", "passes", "meta"}``)."""
@@ -302,8 +333,9 @@ class Catalogue:
         return json.dumps(self.to_json(), indent=1, sort_keys=True)
 
 
-def validate_against_spec(spec: PassSpec, params: Optional[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
-    """Validate ``params`` against one spec; see :meth:`Catalogue.validate_params`."""
+def validate_against_spec(spec: PassSpec, params: Optional[dict[str, Any]],
+                          target: Any = None) -> tuple[dict[str, Any], list[str]]:
+    """Validate ``params`` against one spec (defaults on ``target``); see :meth:`Catalogue.validate_params`."""
     errors: list[str] = []
     if not isinstance(params, (dict, type(None))):
         return {}, [f"{spec.id}: params must be an object, not {type(params).__name__}"]
@@ -321,9 +353,10 @@ def validate_against_spec(spec: PassSpec, params: Optional[dict[str, Any]]) -> t
                 errors.append(f"{spec.id}: '{p.name}' is required")
             cleaned[p.name] = value
         else:
-            if p.required and p.default in (None, ""):
+            default = p.default_for(target)
+            if p.required and default in (None, ""):
                 errors.append(f"{spec.id}: '{p.name}' is required")
-            cleaned[p.name] = copy.deepcopy(p.default)
+            cleaned[p.name] = default
     for name in sorted(given):
         errors.append(f"{spec.id}: unknown parameter {name!r} (known: {[p.name for p in spec.params]})")
     return cleaned, errors

@@ -183,7 +183,7 @@ def export_script(
     pieces = _StepPieces()
     for index, step in enumerate(doc.steps):
         if step.runnable:
-            pieces.add(index, step, catalogue)
+            pieces.add(index, step, catalogue, target)
     imports, helpers, custom_funcs, body = pieces.imports, pieces.helpers, pieces.functions, pieces.body
 
     try:
@@ -245,8 +245,9 @@ class _StepPieces:
         self.functions: list[str] = []
         self.body: list[str] = []
 
-    def add(self, index: int, step: Any, catalogue: Any) -> None:
-        """Add step ``index`` (validated against ``catalogue`` when given); :class:`ExportError` names the step."""
+    def add(self, index: int, step: Any, catalogue: Any, target: Any = None) -> None:
+        """Add step ``index`` (validated against ``catalogue`` when given, defaults on ``target``);
+        :class:`ExportError` names the step."""
         from pipeline_model.passkinds.registry import kind_for, recipe_for
 
         pass_id = step.pass_id
@@ -254,7 +255,7 @@ class _StepPieces:
             raise ExportError(f"{_step_label(index, repr(pass_id))}: pass id has characters other than "
                               "letters, digits, '_' and '.'")
         label = _step_label(index, pass_id)
-        params = _checked_params(pass_id, dict(step.params or {}), catalogue, label)
+        params = _checked_params(pass_id, dict(step.params or {}), catalogue, label, target)
         try:
             expr = recipe_for(pass_id, params, step_number=index + 1)
             kind = kind_for(pass_id)
@@ -274,8 +275,10 @@ class _StepPieces:
         self.body.append("        mod = pass_(mod)")
 
 
-def _checked_params(pass_id: str, params: dict[str, Any], catalogue: Any, label: str) -> dict[str, Any]:
-    """``params`` validated and completed by ``catalogue`` (as the engine does), or as written without one."""
+def _checked_params(pass_id: str, params: dict[str, Any], catalogue: Any, label: str,
+                    target: Any = None) -> dict[str, Any]:
+    """``params`` validated and completed by ``catalogue`` with its defaults on ``target`` (as the engine does),
+    or as written without one."""
     if catalogue is None:
         return params
     spec = catalogue.get(pass_id)
@@ -283,7 +286,7 @@ def _checked_params(pass_id: str, params: dict[str, Any], catalogue: Any, label:
         raise ExportError(f"{label}: unknown pass")
     if not spec.available:
         raise ExportError(f"{label}: not available: {spec.unavailable_reason}")
-    params, errors = catalogue.validate_params(pass_id, params)
+    params, errors = catalogue.validate_params(pass_id, params, target)
     if errors:
         raise ExportError(f"{label}: " + "; ".join(errors))
     return params

@@ -111,6 +111,21 @@ def test_validate_params(cat):
         make_pass("relax.NoSuchPass", {})
 
 
+def test_dlight_default_rules_follow_the_target(cat):
+    """Issue 33: DLight dropped on an llvm target started with gpu.* rules and scheduled nothing. The
+    catalogue's default is the target's, for the form (for_target), the run and the export (validate_params)."""
+    cpu, gpu = {"kind": "llvm", "mcpu": "native"}, {"kind": "cuda", "arch": "sm_80"}
+    on_cpu, _ = cat.validate_params("dlight.ApplyDefaultSchedule", {}, cpu)
+    on_gpu, _ = cat.validate_params("dlight.ApplyDefaultSchedule", {}, gpu)
+    assert on_cpu["rules"] and not any(r.startswith("gpu.") for r in on_cpu["rules"])
+    assert on_gpu["rules"] and all(r.startswith("gpu.") for r in on_gpu["rules"])
+    spec = cat.get("dlight.ApplyDefaultSchedule")
+    assert spec.for_target(cpu).param("rules").default == on_cpu["rules"] == spec.defaults(cpu)["rules"]
+    assert PassSpec.from_json(json.loads(json.dumps(spec.to_json()))) == spec  # the GUI gets the same defaults
+    given, _ = cat.validate_params("dlight.ApplyDefaultSchedule", {"rules": ["gpu.Fallback"]}, cpu)
+    assert given["rules"] == ["gpu.Fallback"]  # a value the user set stays
+
+
 def test_search(cat):
     hits = [s.id for s in cat.search("fuse tir")]
     assert hits[0] == "relax.FuseTIR"

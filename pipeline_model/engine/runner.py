@@ -319,7 +319,7 @@ def run_pipeline(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         return out.fail_before_steps(f"model {args.get('model')!r} could not be loaded: {exc}")
 
     pos = _input_position(out, loaded, target_dict)
-    _preflight_warnings(out.steps_in, ctx)
+    _preflight_warnings(out.steps_in, ctx, target_dict)
 
     stop = False  # a step failed or the run was cancelled: the rest stays NOT_RUN
     for i, step in enumerate(out.steps_in):
@@ -478,7 +478,7 @@ def _run_step(out: _RunOutput, res: StepResult, args: dict[str, Any], target: An
     return True
 
 
-def _preflight_warnings(steps: list[dict[str, Any]], ctx: Any) -> None:
+def _preflight_warnings(steps: list[dict[str, Any]], ctx: Any, target: Optional[dict[str, Any]] = None) -> None:
     """Before any step runs: one ``warning`` event per enabled step whose pass kind says it cannot work
     as configured (:meth:`~pipeline_model.passkinds.base.PassKind.run_preflight`, e.g. a
     FuseOpsByPattern step with ``annotate_codegen`` for a codegen this TVM build lacks)."""
@@ -493,7 +493,7 @@ def _preflight_warnings(steps: list[dict[str, Any]], ctx: Any) -> None:
         if kind is None or type(kind).run_preflight is PassKindBase.run_preflight:
             continue
         try:
-            cleaned, errors = catalogue_tvm.catalogue().validate_params(pass_id, dict(step.get("params") or {}))
+            cleaned, errors = catalogue_tvm.catalogue().validate_params(pass_id, dict(step.get("params") or {}), target)
             if errors:
                 continue  # the step itself reports bad parameters
             message = kind.run_preflight(pass_id, cleaned)

@@ -250,20 +250,29 @@ def catalogue() -> Catalogue:
 # ---------------------------------------------------------------------------------------------
 # building passes
 
-def recipe(pass_id: str, params: dict[str, Any], step_number: Optional[int] = None) -> emit.Expr:
-    """Validate ``params`` and return the construction expression of the pass (no TVM objects built)."""
+def recipe(pass_id: str, params: dict[str, Any], step_number: Optional[int] = None, target: Any = None) -> emit.Expr:
+    """Validate ``params`` (defaults on ``target``, a target dict) and return the construction expression of
+    the pass (no TVM objects built)."""
     spec = catalogue().get(pass_id)
     if spec is None:
         raise PassConfigError(f"unknown pass {pass_id!r}")
     if not spec.available:
         raise PassConfigError(f"{pass_id} is not available: {spec.unavailable_reason}")
-    cleaned, errors = catalogue().validate_params(pass_id, params)
+    cleaned, errors = catalogue().validate_params(pass_id, params, _target_dict(target))
     if errors:
         raise PassConfigError("; ".join(errors))
     try:
         return recipe_for(pass_id, cleaned, step_number=step_number)
     except emit.EmitError as exc:
         raise PassConfigError(f"{pass_id}: {exc}") from None
+
+
+def _target_dict(target: Any) -> Any:
+    """``target`` as the dict the catalogue's target defaults look at (a ``tvm.target.Target`` exported)."""
+    if target is None or isinstance(target, dict):
+        return target
+    export = getattr(target, "export", None)
+    return dict(export()) if callable(export) else None
 
 
 def make_pass(pass_id: str, params: Optional[dict[str, Any]], ctx: Optional[PassBuildContext] = None) -> "tvm.transform.Pass":
@@ -273,9 +282,9 @@ def make_pass(pass_id: str, params: Optional[dict[str, Any]], ctx: Optional[Pass
     parameters, untrusted or broken custom code, or a TVM error while constructing the pass.
     """
     ctx = ctx or PassBuildContext()
-    expr = recipe(pass_id, params or {}, ctx.step_number)
+    expr = recipe(pass_id, params or {}, ctx.step_number, ctx.target)
     kind = kind_for(pass_id)
     if kind is None:  # pragma: no cover - recipe() already refused it
         raise PassConfigError(f"unknown pass {pass_id!r}")
-    cleaned, _ = catalogue().validate_params(pass_id, params or {})
+    cleaned, _ = catalogue().validate_params(pass_id, params or {}, _target_dict(ctx.target))
     return kind.build_pass(pass_id, cleaned, expr, ctx)

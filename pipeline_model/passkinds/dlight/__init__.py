@@ -29,8 +29,10 @@ DLIGHT_RULE_MODULES = {"gpu": "tvm.s_tir.dlight.gpu", "cpu": "tvm.s_tir.dlight.c
 APP_GROUP = "app"
 #: The app's own rules (classes of :data:`SCRIPT_MODULE`).
 APP_RULES = ("CPUMatmul", "CPUConv2d", "CPUParallel")
-#: Rules of a new step (those present in this TVM build).
+#: Rules of a new step on a GPU target (those present in this TVM build).
 DEFAULT_RULES = ["gpu.Matmul", "gpu.GEMV", "gpu.Reduction", "gpu.GeneralReduction", "gpu.Fallback"]
+#: Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): the bundled CPU pipelines' rules.
+DEFAULT_CPU_RULES = ["app.CPUMatmul", "app.CPUConv2d", "app.CPUParallel"]
 
 
 def app_rule_sources(name: str) -> list[str]:
@@ -66,6 +68,8 @@ def dlight_spec() -> Any:
     from pipeline_model.passkinds.catalogue_tvm import first_paragraph
 
     rules = dlight_rule_names()
+    gpu_rules = [r for r in DEFAULT_RULES if r in rules]
+    cpu_rules = [r for r in DEFAULT_CPU_RULES if r in rules]
     return PassSpec(
         id=PASS_ID,
         title="DLight: Apply Default Schedule",
@@ -78,8 +82,9 @@ def dlight_spec() -> Any:
         "SplitLayoutRewritePreproc and LiftTransformParams to pack them once); app.CPUParallel (the app's own "
         "rule) runs each block's spatial loops on all CPU cores.",
         params=[
-            ParamSpec("rules", "rule_list", [r for r in DEFAULT_RULES if r in rules],
-                      "Ordered DLight rules.", choices=rules)
+            ParamSpec("rules", "rule_list", gpu_rules, "Ordered DLight rules (by default the target's: gpu.* "
+                      "rules on a GPU, the app's CPU rules on llvm).", choices=rules,
+                      target_defaults={"gpu": gpu_rules, "cpu": cpu_rules})
         ],
         tvm_name="tvm.s_tir.dlight.ApplyDefaultSchedule",
     )
