@@ -8,7 +8,9 @@ model's own structure:
   weights (directly or through weight-only bindings such as ``permute_dims(weight)``) belongs to the deepest
   common prefix of their paths; every other binding joins the path its producers and consumers agree on most
   (a prefix covering most of them, deeper wins ties, producers before consumers). Containers such as
-  ``layers`` (whose children are numbered) are never groups, so a binding between two layers stays outside.
+  ``layers`` (whose children are numbered) never decide where a binding goes; a container becomes a group of
+  its own (``layers ×32``, with ``container: True``) when it holds at least two numbered groups and no value
+  leaves it and comes back (collapsed, it is one box: the 32-layer decoder reads ``x → layers → norm``).
 * **call groups** (id ``c:<node id>``): a call of a Relax function whose graph the engine attached under
   ``graph["callees"]`` (fused/composite functions) can be expanded in place to show the callee's bindings.
 
@@ -214,18 +216,23 @@ def group_tree(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
                                     if p not in containers]
         for p in chain:
             size[p] += 1
+        for c in _containers_of(path, containers):  # counted for the containers that become groups
+            size[c] += 1
+    grouped = _container_groups(data, containers, size)
     out: dict[str, dict[str, Any]] = {}
     for path, count in size.items():
-        if count < 2:
+        if count < 2 or (path in containers and path not in grouped):
             continue
         parts = path.split(".")
         parent = None
         for k in range(len(parts) - 1, 0, -1):
             cand = ".".join(parts[:k])
-            if size.get(cand, 0) >= 2 and cand not in containers:
+            if (size.get(cand, 0) >= 2 and cand not in containers) or cand in grouped:
                 parent = MODULE_PREFIX + cand
                 break
         out[MODULE_PREFIX + path] = {"label": path, "parent": parent, "kind": "module", "size": count}
+        if path in grouped:
+            out[MODULE_PREFIX + path]["container"] = grouped[path]
     callees = (data.get("graph") or {}).get("callees") or {}
     if callees:
         for n in data.get("nodes", []):
@@ -235,6 +242,48 @@ def group_tree(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
                 out[CALL_PREFIX + n["id"]] = {"label": str(callee), "parent": chain[-1] if chain else None,
                                               "kind": "call", "size": len(callees[callee].get("nodes", []))}
     return out
+
+
+def _containers_of(path: str, containers: set[str]) -> list[str]:
+    """The containers a module path lies in (``layers`` for ``layers.3.mlp``)."""
+    if not containers:
+        return []
+    parts = path.split(".")
+    return [p for p in (".".join(parts[:k]) for k in range(1, len(parts))) if p in containers]
+
+
+def _container_groups(data: dict[str, Any], containers: set[str], size: Counter[str]) -> dict[str, int]:
+    """The containers that are groups: container path -> number of numbered child groups (at least two),
+    for each container no value leaves and re-enters (collapsed, it must not sit on a cycle)."""
+    out: dict[str, int] = {}
+    for c in sorted(containers):
+        children = {p for p in size if p.startswith(c + ".") and p.count(".") == c.count(".") + 1
+                    and p.rsplit(".", 1)[1].isdigit() and size[p] >= 2}
+        if len(children) >= 2 and not _leaves_and_returns(data, c + "."):
+            out[c] = len(children)
+    return out
+
+
+def _leaves_and_returns(data: dict[str, Any], prefix: str) -> bool:
+    """True when a path of edges goes from a node whose module starts with ``prefix`` through nodes outside
+    it back into it (linear in nodes and edges)."""
+    inside = {n["id"] for n in data.get("nodes", []) if str(n.get("module") or "").startswith(prefix)}
+    succs: dict[str, list[str]] = {}
+    for e in _edges(data):
+        succs.setdefault(str(e.get("source")), []).append(str(e.get("target")))
+    seen: set[str] = set()
+    todo = [t for s in inside for t in succs.get(s, ()) if t not in inside]
+    while todo:
+        node = todo.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for t in succs.get(node, ()):
+            if t in inside:
+                return True
+            if t not in seen:
+                todo.append(t)
+    return False
 
 
 def all_group_ids(data: dict[str, Any]) -> list[str]:
@@ -341,6 +390,8 @@ def _group_node(gid: str, tree: dict[str, dict[str, Any]], first: dict[str, Any]
     info = tree[gid]
     name = info["label"]
     label = _short_label(gid, tree) if frames else name  # inside its parent's frame: relative to it
+    if info.get("container"):
+        label = f"{label} \u00d7{info['container']}"  # layers ×32
     return {
         "id": gid, "kind": "group", "name": name, "op": None, "callee": None,
         "callee_kind": None, "composite": None, "label": label, "shape": None, "dtype": None,
@@ -517,7 +568,8 @@ def _short_label(gid: str, tree: dict[str, dict[str, Any]]) -> str:
     info = tree[gid]
     parent = tree.get(info.get("parent") or "")
     label = str(info["label"])
-    if info["kind"] == "module" and parent and parent["kind"] == "module" and label.startswith(parent["label"] + "."):
+    if (info["kind"] == "module" and parent and parent["kind"] == "module" and not parent.get("container")
+            and label.startswith(parent["label"] + ".")):
         return label[len(parent["label"]) + 1:]
     return label
 

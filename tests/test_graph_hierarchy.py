@@ -78,15 +78,38 @@ def test_grouping_from_weight_names(dec4):
     adds = [n for n in data["nodes"] if n.get("op") == "relax.add" and n["module"] and n["module"].count(".") == 1]
     assert {n["module"] for n in adds} == {f"layers.{i}" for i in range(4)}
     tree = gh.group_tree(data)
-    assert "m:layers" not in tree  # a container of numbered children is never a group
-    assert tree["m:layers.1"]["parent"] is None
+    # a container of numbered children that no value leaves and re-enters is a group of its own (issue 33:
+    # the collapsed decoder reads x -> layers x4 -> norm); it never decides where a binding goes
+    assert tree["m:layers"]["container"] == 4 and tree["m:layers"]["parent"] is None
+    assert tree["m:layers.1"]["parent"] == "m:layers"
     assert tree["m:layers.1.self_attn.k_proj"]["parent"] == "m:layers.1.self_attn"
     assert tree["m:layers.1.self_attn"]["parent"] == "m:layers.1"
 
 
-def test_collapsed_groups_keep_their_edges(dec4):
+def test_a_container_collapses_into_one_box_unless_a_value_leaves_and_returns(dec4):
+    import copy
+
     _mod, data = dec4
     view = gh.build_view(data, ())
+    shown = {n["id"]: n for n in view["nodes"]}
+    assert set(shown) == {"x", "cos", "sin", "mask", "m:layers", "m:norm", "output"}
+    assert shown["m:layers"]["label"] == "layers \u00d74"
+    edges = {(e["source"], e["target"]) for e in view["edges"]}
+    assert ("x", "m:layers") in edges and ("m:layers", "m:norm") in edges
+    # expanded, its layers keep their whole names (not "0", "1" relative to the container)
+    view = gh.build_view(data, {"m:layers"})
+    assert {n["label"] for n in view["nodes"] if n["kind"] == "group"} >= {"layers.0", "layers.3", "norm"}
+    # a value that leaves the container and comes back (a binding between two layers outside them):
+    # collapsing the container would make a cycle, so it is no group
+    cut = copy.deepcopy(data)
+    add = next(n for n in cut["nodes"] if n.get("op") == "relax.add" and n["module"] == "layers.1")
+    add["module"] = None
+    assert "m:layers" not in gh.group_tree(cut) and gh.group_tree(cut)["m:layers.1"]["parent"] is None
+
+
+def test_collapsed_groups_keep_their_edges(dec4):
+    _mod, data = dec4
+    view = gh.build_view(data, {"m:layers"})
     ids = {n["id"] for n in view["nodes"]}
     assert {"m:layers.0", "m:layers.3", "m:norm"} <= ids
     assert not any(n["kind"] == "binding" and n["id"] != "output" for n in view["nodes"])
@@ -96,16 +119,16 @@ def test_collapsed_groups_keep_their_edges(dec4):
     grp = next(n for n in view["nodes"] if n["id"] == "m:layers.2")
     assert grp["kind"] == "group" and grp["size"] > 50 and grp["shape"] == [1, "seq_len", 512]
     # expanding one layer shows its sub-modules, collapsed, wired to the neighbouring layers
-    view = gh.build_view(data, {"m:layers.2"})
+    view = gh.build_view(data, {"m:layers", "m:layers.2"})
     ids = {n["id"] for n in view["nodes"]}
     assert "m:layers.2" not in ids and {"m:layers.2.self_attn", "m:layers.2.mlp"} <= ids
     edges = {(e["source"], e["target"]) for e in view["edges"]}
     assert ("m:layers.1", "m:layers.2.input_layernorm") in edges
     assert any(s == "m:layers.2.mlp" for s, _t in edges)
-    assert all(n["frames"] == ["m:layers.2"] for n in view["nodes"] if n["id"].startswith("m:layers.2."))
+    assert all(n["frames"] == ["m:layers", "m:layers.2"] for n in view["nodes"] if n["id"].startswith("m:layers.2."))
     # a full-graph node maps to the group that shows it
     assert view["graph"]["rep"]["softmax"] == "m:layers.0"
-    assert gh.groups_of(data, "softmax2") == ["m:layers.2", "m:layers.2.self_attn"]
+    assert gh.groups_of(data, "softmax2") == ["m:layers", "m:layers.2", "m:layers.2.self_attn"]
 
 
 def test_shared_inputs_get_per_use_stubs(dec4):
@@ -216,7 +239,7 @@ def test_engine_graph_falls_back_to_default_function():
 
 def test_collapsed_group_is_a_real_node_with_ops_inputs_outputs_and_edges(dec4):
     _mod, data = dec4
-    view = gh.build_view(data, ())
+    view = gh.build_view(data, {"m:layers"})
     by_id = {n["id"]: n for n in view["nodes"]}
     layer = by_id["m:layers.1"]
     inside = [n for n in data["nodes"] if str(n.get("module") or "").startswith("layers.1.")
@@ -241,7 +264,7 @@ def test_collapsed_group_is_a_real_node_with_ops_inputs_outputs_and_edges(dec4):
     lines = node_details(layer)
     assert lines[0].startswith("in  layers.0 (1, seq_len, 512)") and lines[-1] == "out (1, seq_len, 512)"
     # inside an expanded parent, a collapsed group is named relative to it
-    inner = gh.build_view(data, {"m:layers.1"})
+    inner = gh.build_view(data, {"m:layers", "m:layers.1"})
     attn = next(n for n in inner["nodes"] if n["id"] == "m:layers.1.self_attn")
     assert attn["label"] == "self_attn" and attn["name"] == "layers.1.self_attn"
 
@@ -250,9 +273,24 @@ def test_details_of_a_collapsed_layer_list_its_inputs_and_outputs_with_shapes(de
     from app.step_reports import group_details_html
 
     _mod, data = dec4
-    view = gh.build_view(data, ())
+    view = gh.build_view(data, {"m:layers"})
     layer = next(n for n in view["nodes"] if n["id"] == "m:layers.2")
     html = group_details_html(layer, view, gh.group_tree(data))
     for text in ("layers.1  (1, seq_len, 512)", "cos  (seq_len, 64)", "mask", f"{layer['ops']} ops, 9 weights",
                  "(1, seq_len, 512)\u00b7float32  \u2192 layers.3"):
         assert text in html, text
+
+
+def test_a_port_line_elides_the_name_never_the_shape():
+    """Issue 33: a collapsed group's input line was cut mid-shape ("(1, seq_len, 5…"): the name is elided in its
+    middle instead, the shape stays whole."""
+    from pipeline_model.layout import node_details
+    from pipeline_model.layout.model import DETAIL_CHARS
+
+    group = {"kind": "group", "inputs": [{"name": "layers.0.self_attn.o_proj.weight_transposed", "shape": "(1, seq_len, 512)"},
+                                         {"name": "x", "shape": "(1, seq_len, 512)\u00b7float32"}],
+             "outputs": [{"name": "y", "shape": "(1, seq_len, 512)"}]}
+    lines = node_details(group)
+    assert all(line.endswith("(1, seq_len, 512)") and len(line) <= DETAIL_CHARS for line in lines), lines
+    assert lines[0].startswith("in  layers.0.se") and "\u2026" in lines[0] and lines[0].split()[1].endswith("transposed")
+    assert lines[1] == "in  x (1, seq_len, 512)" and lines[2] == "out (1, seq_len, 512)"

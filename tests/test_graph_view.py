@@ -185,11 +185,16 @@ def test_bad_graph_json_reports_a_clear_message(qtbot, view):
 
 @pytest.fixture(scope="module")
 def decoder_json():
+    """The decoder's graph with 8 layers (collapsed: one box ``layers ×8``; ``expanded=LAYERS``: a box per layer)."""
     pytest.importorskip("tvm")
     from pipeline_model.engine.graph_extract_tvm import extract_graph
     from tests.test_graph_hierarchy import decoder_mod
 
     return ig.graph_to_json(extract_graph(decoder_mod(8), "forward"))
+
+
+#: The expansion that shows the decoder's layers, each collapsed.
+LAYERS = frozenset({"m:layers"})
 
 
 def test_large_graph_starts_collapsed_and_click_expands(qtbot, view, decoder_json):
@@ -198,14 +203,17 @@ def test_large_graph_starts_collapsed_and_click_expands(qtbot, view, decoder_jso
     data = copy.deepcopy(decoder_json)
     _show(qtbot, view, data, key=("k", "forward"))
     ids = view.node_ids()
-    assert "m:layers.3" in ids and len(ids) < 40  # one node per layer
+    assert "m:layers" in ids and len(ids) < 10  # the layers are one box: x -> layers x8 -> norm -> output
     assert view.expanded_groups() == frozenset()
     view.reset_zoom()
-    rect = view.node_rect("m:layers.3")
-    view.centerOn(rect.center())
-    with qtbot.waitSignal(view.graph_shown, timeout=20000):
-        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(rect.center()))
-    assert view.expanded_groups() == frozenset({"m:layers.3"})
+    for gid in ("m:layers", "m:layers.3"):  # a click opens the layers, another one layer
+        rect = view.node_rect(gid)
+        view.centerOn(rect.center())
+        with qtbot.waitSignal(view.graph_shown, timeout=20000):
+            qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(rect.center()))
+        assert gid in view.expanded_groups()
+    assert "m:layers.0" in view.node_ids() and len(view.node_ids()) < 40  # one node per other layer
+    assert view.expanded_groups() == frozenset({"m:layers", "m:layers.3"})
     assert "m:layers.3.self_attn" in view.node_ids() and "m:layers.3" not in view.node_ids()
     frame = next(f for f in view.graph_layout().frames if f.group == "m:layers.3")
     assert frame.kind == "nested" and frame.label == "layers.3"
@@ -213,7 +221,7 @@ def test_large_graph_starts_collapsed_and_click_expands(qtbot, view, decoder_jso
     view.centerOn(frame.x0 + 40, frame.y0 + 20)
     with qtbot.waitSignal(view.graph_shown, timeout=20000):
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(frame.x0 + 6, frame.y0 + 6))
-    assert view.expanded_groups() == frozenset()
+    assert view.expanded_groups() == frozenset({"m:layers"})
     with qtbot.waitSignal(view.graph_shown, timeout=20000):
         view.expand_all()
     assert not any(n.startswith("m:") for n in view.node_ids())
@@ -221,27 +229,27 @@ def test_large_graph_starts_collapsed_and_click_expands(qtbot, view, decoder_jso
 
 
 def test_layout_cache_hit_is_synchronous(qtbot, view, decoder_json):
-    _show(qtbot, view, decoder_json, key=("k1", "forward"))
+    _show(qtbot, view, decoder_json, key=("k1", "forward"), expanded=LAYERS)
     assert not view.last_from_cache and view.cache_size() == 1
     _show(qtbot, view, ig.synthetic_graph_json(200), key=("k2", "forward"))
     shown = []
     view.graph_shown.connect(lambda: shown.append(True))
-    view.set_graph(decoder_json, key=("k1", "forward"))
+    view.set_graph(decoder_json, key=("k1", "forward"))  # its last expansion, from the cache
     assert shown and view.last_from_cache and not view.is_busy()  # no layout thread involved
     assert "m:layers.0" in view.node_ids()
     # expansion is remembered per key and cached too
     with qtbot.waitSignal(view.graph_shown, timeout=20000):
-        view.set_expanded({"m:layers.1"})
+        view.set_expanded(LAYERS | {"m:layers.1"})
     view.set_graph(ig.synthetic_graph_json(200), key=("k2", "forward"))
     view.set_graph(decoder_json, key=("k1", "forward"))
-    assert view.last_from_cache and view.expanded_groups() == frozenset({"m:layers.1"})
+    assert view.last_from_cache and view.expanded_groups() == LAYERS | {"m:layers.1"}
 
 
 def test_newer_request_cancels_older_ones(qtbot, view, decoder_json):
     big = ig.synthetic_graph_json(3000)
     for k in range(3):
         view.set_graph(big, key=("big", k), expanded=())
-    _show(qtbot, view, decoder_json, key=("dec", "f"))
+    _show(qtbot, view, decoder_json, key=("dec", "f"), expanded=LAYERS)
     assert "m:layers.0" in view.node_ids()
     # at most the one task already running finished (and was dropped); the queued ones never ran
     assert view.cancelled_count <= 1
@@ -254,7 +262,7 @@ def test_change_detection_against_before_runs_in_the_task(qtbot, view, decoder_j
     after = copy.deepcopy(decoder_json)
     soft = next(n for n in after["nodes"] if n["id"] == "softmax3")
     soft["op"] = "relax.nn.log_softmax"
-    _show(qtbot, view, after, key=("a", "f"), before=decoder_json)
+    _show(qtbot, view, after, key=("a", "f"), before=decoder_json, expanded=LAYERS)
     assert view.highlighted() == frozenset({"m:layers.3"})  # the collapsed group holding the change
     assert view.node_fill("m:layers.3") != view.node_fill("m:layers.2")
 
@@ -269,9 +277,9 @@ def test_before_graph_arriving_during_the_layout_recolours_it_without_a_second_l
     soft["op"] = "relax.nn.log_softmax"
     shown: list[frozenset] = []
     view.graph_shown.connect(lambda: shown.append(view.highlighted()))
-    view.set_graph(after, key=("a", "f"))
+    view.set_graph(after, key=("a", "f"), expanded=LAYERS)
     assert view.is_busy()
-    view.set_graph(after, key=("a", "f"), before=decoder_json)  # the "before" graph just arrived
+    view.set_graph(after, key=("a", "f"), before=decoder_json, expanded=LAYERS)  # the "before" graph just arrived
     qtbot.waitUntil(lambda: len(shown) >= 2 and not view.is_busy(), timeout=20000)
     assert view.cancelled_count == 0  # the first layout was not thrown away
     assert shown[0] == frozenset() and shown[-1] == frozenset({"m:layers.3"})
@@ -290,13 +298,13 @@ def test_a_large_graph_is_shown_first_and_coloured_after(qtbot, view, decoder_js
     next(n for n in after["nodes"] if n["id"] == "softmax3")["op"] = "relax.nn.log_softmax"
     shown: list[frozenset] = []
     view.graph_shown.connect(lambda: shown.append(view.highlighted()))
-    view.set_graph(after, key=("late", "f"), before=decoder_json)
+    view.set_graph(after, key=("late", "f"), before=decoder_json, expanded=LAYERS)
     qtbot.waitUntil(lambda: len(shown) >= 2 and not view.is_busy(), timeout=20000)
     assert shown == [frozenset(), frozenset({"m:layers.3"})] and view.cancelled_count == 0
     # small graphs are coloured in the same pass, as before
     monkeypatch.setattr(view, "HIGHLIGHT_LATER_NODES", 10**9)
     shown.clear()
-    view.set_graph(after, key=("now", "f"), before=decoder_json)
+    view.set_graph(after, key=("now", "f"), before=decoder_json, expanded=LAYERS)
     qtbot.waitUntil(lambda: bool(shown) and not view.is_busy(), timeout=20000)
     assert shown == [frozenset({"m:layers.3"})]
 
@@ -319,7 +327,7 @@ def test_find_expands_groups_centres_and_selects(qtbot, view, decoder_json):
 def test_overview_shows_viewport_and_group_labels_far_out(qtbot, view, decoder_json):
     from PySide6.QtGui import QImage, QPainter
 
-    _show(qtbot, view, decoder_json, key=("o", "f"))
+    _show(qtbot, view, decoder_json, key=("o", "f"), expanded=LAYERS)
     ov = view.overview()
     assert not ov.isVisible()  # off by default: it would cover nodes
     view.set_overview_visible(True)
@@ -358,7 +366,7 @@ def test_overview_is_off_by_default_and_covers_no_node(qtbot, view, decoder_json
 
 @pytest.mark.parametrize("scale", [0.8, 0.15])
 def test_expand_and_collapse_keep_the_clicked_group_in_view(qtbot, view, decoder_json, scale):
-    _show(qtbot, view, decoder_json, key=("anchor", str(scale)), expanded=())
+    _show(qtbot, view, decoder_json, key=("anchor", str(scale)), expanded=LAYERS)
     view.resetTransform()
     view.scale(scale, scale)
     gid = "m:layers.5"
@@ -374,7 +382,8 @@ def test_expand_and_collapse_keep_the_clicked_group_in_view(qtbot, view, decoder
     if scale < 0.5:  # it fits: shown whole
         assert seen.contains(frame)
     if scale < 0.5:  # nothing had to scroll: the group's top edge stayed where it was clicked
-        assert abs(view.mapFromScene(frame.topLeft()).y() - before.y()) < 40
+        # (a scene smaller than the view is centred by Qt: it moves by half its growth, the layers frame included)
+        assert abs(view.mapFromScene(frame.topLeft()).y() - before.y()) < 50
     before = view.mapFromScene(QPointF(frame.center().x(), frame.top()))
     with qtbot.waitSignal(view.graph_shown, timeout=20000):
         view.toggle_group(gid)
@@ -444,23 +453,28 @@ def test_fit_labels_every_collapsed_layer_inside_its_box_and_the_view(qtbot, vie
     pytest.importorskip("tvm")
     from pipeline_model.engine.graph_extract_tvm import extract_graph
     from tests.test_graph_hierarchy import decoder_mod
-    from widgets.graph.items.labels import place_labels
-    from widgets.graph.tiles import visible
+    from widgets.graph.palette import READABLE_PX
 
     data = ig.graph_to_json(extract_graph(decoder_mod(32), "forward"))
     for size in ((900, 700), (700, 420)):
         view.resize(*size)
-        _show(qtbot, view, data, key=("fit", size), expanded=())
+        # collapsed (issue 33): the decoder at fit reads x -> layers x32 -> norm -> output in the boxes' own,
+        # legible text (titles and shapes), scrolled rather than shrunk to a strip
+        _show(qtbot, view, data, key=("fit0", size), expanded=())
         view.fit_to_view()
-        p = view._prepared  # noqa: SLF001
-        world = view.viewportTransform()
-        exposed = view.mapToScene(view.viewport().rect()).boundingRect()
-        labels = place_labels(world, exposed, p, visible(p.coarse, p.coarse_starts, p.band_margin, exposed),
-                              view._palette)  # noqa: SLF001
-        texts = {t for _r, t, _f in labels}
+        assert view.label_mode() == "text" and view.title_px() >= READABLE_PX, (view.current_scale(), size)
+        assert [view.node_info(n)["label"] for n in view.node_ids() if n.startswith("m:")] == ["layers \u00d732", "norm"]
+        # the layers opened, each collapsed: far out, every layer named at a legible size inside the view
+        _show(qtbot, view, data, key=("fit", size), expanded=LAYERS)
+        view.fit_to_view()
+        assert view.label_mode() == "overview"
+        labels = view.screen_labels()
+        texts = {t for _r, t, _px in labels}
         assert {f"layers.{k}" for k in range(32)} <= texts, sorted(texts)  # every layer, not every second
         port = view.viewport().rect()
-        for rect, text, _font in labels:
+        world = view.viewportTransform()
+        for rect, text, px in labels:
+            assert px >= READABLE_PX, (text, px)
             assert port.contains(rect.toAlignedRect()), f"{text!r} clipped at fit: {rect}"
             if text.startswith("layers."):
                 box = world.mapRect(view.group_rect("m:" + text))
@@ -471,7 +485,7 @@ def test_fit_labels_every_collapsed_layer_inside_its_box_and_the_view(qtbot, vie
 
 
 def test_double_click_on_a_collapsed_layer_expands_it_once_and_keeps_it_in_view(qtbot, view, decoder_json):
-    _show(qtbot, view, decoder_json, key=("dbl", "f"), expanded=())
+    _show(qtbot, view, decoder_json, key=("dbl", "f"), expanded=LAYERS)
     view.fit_to_view()
     gid = "m:layers.5"
     pos = view.mapFromScene(view.group_rect(gid).center())
@@ -485,3 +499,60 @@ def test_double_click_on_a_collapsed_layer_expands_it_once_and_keeps_it_in_view(
     assert gid in view.expanded_groups()
     seen = view.mapToScene(view.viewport().rect()).boundingRect()
     assert seen.contains(view.group_rect(gid))
+
+
+def _tutorial_mlp_json():
+    """The tutorial MLP after LegalizeOps (12 nodes in two expanded layers), as the engine extracts it."""
+    pytest.importorskip("tvm")
+    import runpy
+
+    from tvm import relax
+
+    from pipeline_model.engine.graph_extract_tvm import extract_graph
+    from pipeline_model.resources import resource_path
+
+    ns = runpy.run_path(resource_path("models", "mlp.py"))
+    mod, _ = ns["model"].export_tvm(spec=ns["spec"])
+    return ig.graph_to_json(extract_graph(relax.transform.LegalizeOps()(mod), "forward"))
+
+
+@pytest.mark.parametrize("size", [(660, 255), (900, 700), (1500, 700)])
+def test_the_tutorial_mlp_at_fit_shows_names_and_shapes_legibly(qtbot, view, size):
+    """Issue 33: at the default window size the fitted MLP showed empty boxes (scale below the text
+    threshold for 12 nodes). Fit now stops at the scale where titles and shapes are legible and scrolls."""
+    from widgets.graph.palette import READABLE_PX
+
+    data = _tutorial_mlp_json()
+    view.resize(*size)
+    _show(qtbot, view, data, key=("mlp", size))
+    assert view.expanded_groups()  # small: shown expanded
+    view.fit_to_view()
+    assert view.label_mode() == "text" and view.title_px() >= READABLE_PX, view.current_scale()
+    assert view.current_scale() >= view._palette.sub_scale  # noqa: SLF001 - the shapes are drawn too
+    top = view.mapToScene(view.viewport().rect()).boundingRect()
+    assert top.top() <= view.sceneRect().top() + 1  # the graph's top in view (scroll for the rest)
+
+
+def test_zoomed_out_every_node_is_named_at_a_legible_size(qtbot, view):
+    """Below the scale where a box's own text is legible the diagram writes each node's name in screen-size
+    text (simplified boxes, Model Explorer's level of detail), never an empty box."""
+    from widgets.graph.palette import READABLE_PX
+
+    data = _tutorial_mlp_json()
+    _show(qtbot, view, data, key=("mlp-lod", "f"))
+    seen_modes = set()
+    for scale in (0.5, 0.3):
+        view.resetTransform()
+        view.scale(scale, scale)
+        view.centerOn(view.sceneRect().center())
+        seen_modes.add(view.label_mode())
+        assert view.label_mode() != "text"
+        labels = view.screen_labels()
+        named = {t for _r, t, px in labels if px >= READABLE_PX}
+        titles = {view._prepared.titles[i] for i in range(len(view.node_ids()))}  # noqa: SLF001
+        unnamed = {t for t in titles if not any(n == t or (n.endswith("\u2026") and t.startswith(n[:-1]))
+                                                for n in named)}
+        assert not unnamed, (scale, unnamed, named)
+        assert all(px >= READABLE_PX for _r, _t, px in labels)
+        view.grab()  # paints without error
+    assert seen_modes == {"labels", "overview"}

@@ -34,8 +34,13 @@ def _show(win, uid: str) -> None:
 
 
 def _fitted(gv) -> bool:
+    """The whole graph in view, or (a graph too small to read whole) the legible scale fit-to-view picks."""
+    from widgets.graph import lod
+
     visible = gv.mapToScene(gv.viewport().rect()).boundingRect().adjusted(-2, -2, 2, 2)
-    return visible.contains(gv.scene().sceneRect())
+    rect = gv.scene().sceneRect()
+    legible = lod.fit_scale(rect, QRectF(gv.viewport().rect()), gv._palette)  # noqa: SLF001
+    return visible.contains(rect) or abs(gv.current_scale() - legible) < 1e-6
 
 
 def test_find_bar_next_previous_and_escape(fake_studio, qtbot):

@@ -221,7 +221,12 @@ def test_mlp_fc2_frame_does_not_enclose_fc1_bias() -> None:
 
 def test_collapsed_gpt2_reads_as_a_model_summary() -> None:
     data = gh.annotate_modules(_held_out("gpt2"))
-    view = gh.build_view(data, ())
+    view = gh.build_view(data, ())  # collapsed: embedding -> the blocks (one box) -> norm -> head
+    short = ["ids", "m:wte", "m:h", "m:ln_f", "m:lm_head", "output"]
+    assert [n["id"] for n in view["nodes"]] == short
+    assert {(e["source"], e["target"]) for e in view["edges"]} == set(zip(short, short[1:]))
+    assert next(n for n in view["nodes"] if n["id"] == "m:h")["label"] == "h \u00d73"
+    view = gh.build_view(data, {"m:h"})
     ids = [n["id"] for n in view["nodes"]]
     chain = ["ids", "m:wte", "m:h.0", "m:h.1", "m:h.2", "m:ln_f", "m:lm_head", "output"]
     assert ids == chain

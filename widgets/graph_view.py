@@ -29,6 +29,7 @@ from pipeline_model import graph_hierarchy
 from pipeline_model.layout import GraphLayout
 from widgets.graph import anchor
 from widgets.graph.adapter import categories
+from widgets.graph import lod
 from widgets.graph.items.diagram import LOD_SCALE
 from widgets.graph.errors import NodeError
 from widgets.graph.minimap import GraphMinimap
@@ -503,13 +504,40 @@ class GraphView(OverlayMixin, QGraphicsView):
         return None
 
     def fit_to_view(self) -> None:
-        """Zoom so the whole graph fits (a deep graph then shows as the overview; zoom in for details)."""
+        """Zoom so the whole graph fits; a graph that would then be too small to read but is at most
+        ``FIT_SCREENS`` viewports tall at a legible scale is shown at that scale from its top instead
+        (scroll for the rest; :func:`widgets.graph.lod.fit_scale`). Far out, names are written at screen size."""
         rect = self._scene.itemsBoundingRect() if self._prepared is None else self._scene.sceneRect()
         if rect.isEmpty():
             return
         self.resetTransform()
         self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        port = QRectF(self.viewport().rect())
+        scale = lod.fit_scale(rect, port, self._palette) if self._prepared is not None else 0.0
+        if scale > self.transform().m11():
+            self.resetTransform()
+            self.scale(scale, scale)
+            centre = lod.fitted_centre(rect, port, scale)
+            if centre is not None:
+                self.centerOn(*centre)
         self._apply_lod()
+
+    def label_mode(self) -> str:
+        """How names are drawn at the current scale (:func:`widgets.graph.lod.label_mode`): ``"text"``,
+        ``"labels"`` or ``"overview"``."""
+        return lod.label_mode(self.transform().m11(), self._palette)
+
+    def screen_labels(self) -> list[tuple[QRectF, str, float]]:
+        """The names written in screen-size text over the viewport (viewport rectangle, text, font pixel size)."""
+        if self._prepared is None:
+            return []
+        exposed = self.mapToScene(self.viewport().rect()).boundingRect()
+        return lod.screen_labels(self._prepared, self._palette, self.viewportTransform(), exposed,
+                                 QRectF(self.viewport().rect()), self.transform().m11())
+
+    def title_px(self) -> float:
+        """Screen pixel size of a box's own title text at the current scale."""
+        return self._palette.title_px * self.transform().m11()
 
     def zoom_by(self, factor: float) -> None:
         """Zoom by ``factor`` around the mouse (or the centre), within the scale limits."""

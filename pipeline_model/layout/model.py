@@ -101,8 +101,20 @@ def text_width(text: str) -> int:
     return len(text) + sum(1 for ch in text if ord(ch) >= 0x1100 and unicodedata.east_asian_width(ch) in "WF")
 
 
-def _elide(text: str, limit: int = DETAIL_CHARS) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+def _port_line(prefix: str, name: str, shape: str, limit: int = DETAIL_CHARS) -> str:
+    """``in  name (shape)`` in at most ``limit`` characters: a long name is elided in its middle (both its
+    ends tell which value it is), never the shape; a shape alone too long keeps its whole dimensions."""
+    line = f"{prefix} {name} {shape}".rstrip() if name else f"{prefix} {shape}"
+    if len(line) <= limit:
+        return line
+    room = limit - len(prefix) - len(shape) - 2
+    if name and room >= 7:
+        head = room // 2
+        name = name[:head] + "\u2026" + name[len(name) - (room - 1 - head):]
+        return f"{prefix} {name} {shape}"
+    if name:
+        return f"{prefix} {shape}"  # no room for a readable name: the shape says more
+    return line
 
 
 def _port_lines(prefix: str, ports: Any, more: str) -> list[str]:
@@ -111,8 +123,7 @@ def _port_lines(prefix: str, ports: Any, more: str) -> list[str]:
     lines = []
     for p in shown:
         shape = str(p.get("shape") or "").split("\u00b7", 1)[0]
-        name = str(p.get("name") or "")
-        lines.append(_elide(f"{prefix} {name} {shape}".rstrip() if name else f"{prefix} {shape}"))
+        lines.append(_port_line(prefix, str(p.get("name") or ""), shape))
     if len(ports) > len(shown):
         lines.append(f"{prefix} " + more.format(len(ports) - len(shown)))
     return lines

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPalette, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontInfo, QFontMetricsF, QPalette, QPen
 
 from widgets.graph.adapter import CATEGORIES, CHANGED
 
@@ -20,6 +20,12 @@ def blend(a: QColor, b: QColor, t: float) -> QColor:
         round(a.blue() * (1 - t) + b.blue() * t),
     )
 
+
+#: Smallest screen size (pixels) a node's name is written at: below it the name is not legible, so the
+#: diagram writes names in screen-size text instead (:mod:`widgets.graph.items.labels`).
+READABLE_PX = 8.0
+#: Screen size (pixels) of a node's name written in screen-size text (far out).
+NODE_LABEL_PX = 10.0
 
 #: The profile heat overlay's own colour scale (ColorBrewer RdPu: pale pink to deep purple), far from the
 #: amber of "changed by this step" and from the node categories' fills, so heat reads on changed nodes too.
@@ -90,6 +96,11 @@ class GraphPalette:
         self.char_width = max(fm_title.horizontalAdvance("m_x0") / 4.0, fm_sub.horizontalAdvance("m_x0") / 4.0) * 1.08
         self.node_height = max(36.0, fm_title.height() + fm_sub.height() + 14.0)
         self.sub_height = fm_sub.height()
+        #: Pixel size of the node title font at scale 1, and the view scale from which titles drawn at
+        #: their scene size are legible (``READABLE_PX``); below it names are written at screen size.
+        self.title_px = float(max(1, QFontInfo(self.title_font).pixelSize()))
+        self.text_scale = READABLE_PX / self.title_px
+        self.sub_scale = READABLE_PX / float(max(1, QFontInfo(self.sub_font).pixelSize()))
         self.label_font = QFont(font)
         self.label_font.setBold(True)
         self.label_metrics = QFontMetricsF(self.label_font)

@@ -2,8 +2,11 @@
 
 So a repaint costs what is on screen, never the node count, and the scene has three items instead of
 20,000 (building it is free): the tiles that meet the exposed rectangle draw a handful of merged paths each,
-plus the texts of the visible nodes as cached ``QStaticText``. Far out (below ``LOD_SCALE``) the coarse
-bands replace the tiles (no text, no antialiasing) and group names are written in screen-size text.
+plus the texts of the visible nodes as cached ``QStaticText``. Level of detail: from the palette's
+``text_scale`` the boxes carry their own text (legible: at least ``READABLE_PX`` on screen); below it the
+names of the nodes, groups and frames are written in screen-size text instead (:mod:`widgets.graph.items.labels`),
+so no zoom that fit-to-view can choose shows empty boxes; far out (below ``LOD_SCALE``) the coarse bands
+replace the tiles (plain rectangles, no antialiasing) under those labels.
 """
 
 from __future__ import annotations
@@ -104,7 +107,10 @@ class DiagramItem(QGraphicsItem):
             paint_error_boxes(painter, shown, errors, self.cats, p.base_cats, p.rects, p.pills, pal)
         elif self.heat:
             paint_heat(painter, [i for i in shown if i in self.heat], self.heat, p.rects, pal)
-        paint_texts(painter, shown, p, self.cats, lod, pal, self._static, strong=errors)
+        if lod < pal.text_scale:  # the boxes' own text would not be legible: names at screen size
+            paint_group_labels(painter, exposed, p, tiles, pal)
+        else:
+            paint_texts(painter, shown, p, self.cats, lod, pal, self._static, strong=errors)
         if errors:
             paint_error_labels(painter, shown, errors, self.first_error, p.rects, p.pills, pal, self.first_text)
 

@@ -1,4 +1,6 @@
-"""Painter of the group labels far out: names of collapsed groups and expanded frames in screen-size text."""
+"""Painter of the labels written in screen-size text where the diagram's own text would be too small to read:
+names of collapsed groups, of the other nodes and of expanded frames (level of detail, as Model Explorer
+does: a simplified box with a legible name, never an empty box)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QTransform
 
 from widgets.graph.adapter import GROUP
-from widgets.graph.palette import GraphPalette
+from widgets.graph.palette import NODE_LABEL_PX, READABLE_PX, GraphPalette
 from widgets.graph.prepare import Prepared
 from widgets.graph.tiles import Tile
 
@@ -16,8 +18,13 @@ DeviceBox = tuple[float, float, float, float]
 #: Most labels painted at once, and how many recent ones each new label is tested against for overlap.
 MAX_LABELS = 300
 OVERLAP_WINDOW = 40
-#: A group's name is not written in a box shorter than this many pixels (it could not be read).
-MIN_LABEL_PX = 7.0
+#: A group's name is written inside its box only when the box is at least this many pixels tall, and never
+#: smaller than 0.8 of it (``READABLE_PX``): below that it could not be read.
+MIN_LABEL_PX = READABLE_PX / 0.8
+#: With more nodes than this on screen only groups and frames are named (a far-out view of a huge graph).
+MAX_NODE_LABELS = 800
+#: Label kinds: a collapsed group (inside its box, one size for all), another node, an expanded frame.
+GROUP_LABEL, NODE_LABEL, FRAME_LABEL = 0, 1, 2
 
 
 def _to_device(world: QTransform) -> Callable[[float, float, float, float], DeviceBox]:
@@ -33,20 +40,29 @@ def _to_device(world: QTransform) -> Callable[[float, float, float, float], Devi
     return scaled
 
 
-def _label_items(world: QTransform, exposed: QRectF, p: Prepared, tiles: list[Tile],
-                 ) -> list[tuple[DeviceBox, str, bool]]:
-    """Device boxes and texts of the collapsed groups of ``tiles`` (``False``: written inside the box) and
-    of the nested frames that meet ``exposed`` (``True``: written beside the frame's top left corner)."""
+def _label_items(world: QTransform, exposed: QRectF, p: Prepared, tiles: list[Tile], nodes: bool = True,
+                 ) -> list[tuple[DeviceBox, str, int]]:
+    """Device boxes, texts and kinds of the labels to place, in priority order: the collapsed groups of
+    ``tiles``, their other nodes (when ``nodes`` and at most ``MAX_NODE_LABELS`` of them meet ``exposed``),
+    then the nested frames that meet ``exposed`` (written beside the frame's top left corner)."""
     to_device = _to_device(world)
-    items: list[tuple[DeviceBox, str, bool]] = []
+    items: list[tuple[DeviceBox, str, int]] = []
+    plain: list[int] = []
     base_cats, rects, titles = p.base_cats, p.rects, p.titles
+    left, right, top, bottom = exposed.left(), exposed.right(), exposed.top(), exposed.bottom()
     for t in tiles:
         for i in t.nodes:
             if base_cats[i] == GROUP:
-                items.append((to_device(*rects[i]), titles[i], False))
+                items.append((to_device(*rects[i]), titles[i], GROUP_LABEL))
+            elif nodes:
+                x0, y0, w, h = rects[i]
+                if x0 <= right and x0 + w >= left and y0 <= bottom and y0 + h >= top:
+                    plain.append(i)
+    if len(plain) <= MAX_NODE_LABELS:
+        items.extend((to_device(*rects[i]), titles[i], NODE_LABEL) for i in plain)
     for _path, rect, label, _gid, kind in p.frames:
         if kind == "nested" and rect.intersects(exposed):
-            items.append((to_device(rect.x(), rect.y(), rect.width(), rect.height()), label, True))
+            items.append((to_device(rect.x(), rect.y(), rect.width(), rect.height()), label, FRAME_LABEL))
     return items
 
 
@@ -83,14 +99,36 @@ def _inside_size(pal: GraphPalette, widths: dict[tuple[int, str], float], box: D
     return size if w > 6.0 else 0.0
 
 
-def _fit(pal: GraphPalette, widths: dict[tuple[int, str], float], box: DeviceBox, label: str, beside: bool,
+def _fit_node(pal: GraphPalette, widths: dict[tuple[int, str], float], box: DeviceBox, label: str,
+              ) -> tuple[QFont, str, float, float, float, float]:
+    """A node's name at ``NODE_LABEL_PX``: inside its box when it fits (elided at its end when at least
+    three characters fit), else beside the box on its right."""
+    x, y, w, h = box
+    font, fm = _scaled_font(pal, NODE_LABEL_PX)
+    line_h = fm.height()
+    tw = _width(pal, widths, NODE_LABEL_PX, label)
+    if h >= 0.7 * line_h:
+        room = w - 6.0
+        if tw <= room:
+            return font, label, tw, line_h, x + w / 2.0 - tw / 2.0, y + h / 2.0 - line_h / 2.0
+        if len(label) > 3 and _width(pal, widths, NODE_LABEL_PX, label[:3] + "\u2026") <= room:
+            text = fm.elidedText(label, Qt.TextElideMode.ElideRight, room)
+            tw = fm.horizontalAdvance(text)
+            return font, text, tw, line_h, x + w / 2.0 - tw / 2.0, y + h / 2.0 - line_h / 2.0
+    return font, label, tw, line_h, x + w + 4.0, y + h / 2.0 - line_h / 2.0
+
+
+def _fit(pal: GraphPalette, widths: dict[tuple[int, str], float], box: DeviceBox, label: str, kind: int,
          normal: float, inside: Optional[float]) -> Optional[tuple[QFont, str, float, float, float, float]]:
     """Font, text, width, line height and top-left corner of one label: a group's name inside its box at
     size ``inside`` (one size for all, scaled down to the boxes' heights and widths) when that is readable,
-    else beside the box on its right (a column of layers far out); a frame's name beside its top left corner."""
+    else beside the box on its right (a column of layers far out); another node's name by :func:`_fit_node`;
+    a frame's name beside its top left corner."""
     x, y, w, h = box
     lo = MIN_LABEL_PX * 0.8
-    if not beside:
+    if kind == NODE_LABEL:
+        return _fit_node(pal, widths, box, label)
+    if kind == GROUP_LABEL:
         if inside is not None and inside >= lo:
             size = min(inside, _inside_size(pal, widths, box, label, normal))
             font, fm = _scaled_font(pal, size)
@@ -108,11 +146,14 @@ def _fit(pal: GraphPalette, widths: dict[tuple[int, str], float], box: DeviceBox
 
 
 def place_labels(world: QTransform, exposed: QRectF, p: Prepared, tiles: list[Tile], pal: GraphPalette,
-                 ) -> list[tuple[QRectF, str, QFont]]:
-    """Far out: where the names of collapsed groups and expanded frames go (device rectangles), in paint
-    order: each group's name inside its box, scaled to the box (never larger than it, never above the normal
-    label size; beside it when too small to read inside), each frame's name beside its top left corner
-    (:func:`_fit`); a label that would overlap an earlier one is left out, at most ``MAX_LABELS``.
+                 nodes: bool = True, port: Optional[QRectF] = None) -> list[tuple[QRectF, str, QFont]]:
+    """Zoomed out: where the names of collapsed groups, of the other nodes (``nodes``) and of expanded frames
+    go (device rectangles), in paint order: each group's name inside its box, scaled to the box (never larger
+    than it, never above the normal label size; beside it when too small to read inside), each node's name
+    at ``NODE_LABEL_PX`` inside its box or beside it, each frame's name beside its top left corner
+    (:func:`_fit`); a node's name is kept inside ``port`` (the device rectangle painted, when given) so the
+    last node at a fit is named whole; a label that would overlap an earlier one is left out, at most
+    ``MAX_LABELS``.
 
     Geometry and overlap tests are plain Python arithmetic and label widths are cached: every Qt call
     from Python gives up the GIL and waits to get it back, which, while a worker thread runs Python,
@@ -121,14 +162,17 @@ def place_labels(world: QTransform, exposed: QRectF, p: Prepared, tiles: list[Ti
     widths = pal.label_widths
     placed: list[DeviceBox] = []
     out: list[tuple[QRectF, str, QFont]] = []
-    items = _label_items(world, exposed, p, tiles)
-    sizes = [_inside_size(pal, widths, box, label, normal) for box, label, beside in items if not beside]
+    items = _label_items(world, exposed, p, tiles, nodes)
+    sizes = [_inside_size(pal, widths, box, label, normal) for box, label, kind in items if kind == GROUP_LABEL]
     inside = min(sizes) if sizes else None  # one size for every group's name: they read as one column
-    for box, label, beside in items:
-        fitted = _fit(pal, widths, box, label, beside, normal, inside)
+    for box, label, kind in items:
+        fitted = _fit(pal, widths, box, label, kind, normal, inside)
         if fitted is None:
             continue
         font, text, tw, line_h, bx, by = fitted
+        if port is not None and kind == NODE_LABEL:
+            bx = max(port.left(), min(bx, port.right() - tw))
+            by = max(port.top(), min(by, port.bottom() - line_h))
         bx1, by1 = bx + tw, by + line_h
         if any(bx < ox1 and ox0 < bx1 and by < oy1 and oy0 < by1 for ox0, oy0, ox1, oy1 in placed[-OVERLAP_WINDOW:]):
             continue
@@ -140,9 +184,9 @@ def place_labels(world: QTransform, exposed: QRectF, p: Prepared, tiles: list[Ti
 
 
 def paint_group_labels(painter: QPainter, exposed: QRectF, p: Prepared, tiles: list[Tile],
-                       pal: GraphPalette) -> None:
-    """Far out: the labels of :func:`place_labels`, in screen-size text on a background."""
-    labels = place_labels(painter.worldTransform(), exposed, p, tiles, pal)
+                       pal: GraphPalette, nodes: bool = True) -> None:
+    """Zoomed out: the labels of :func:`place_labels`, in screen-size text on a background."""
+    labels = place_labels(painter.worldTransform(), exposed, p, tiles, pal, nodes, QRectF(painter.viewport()))
     if not labels:
         return
     painter.save()

@@ -13,7 +13,8 @@ from widgets.graph.palette import GraphPalette, heat_colour, heat_text_colour
 from widgets.graph.prepare import Prepared
 from widgets.graph.tiles import Rect, Tile
 
-#: Below this view scale the second text line (shape·dtype) of a node is not drawn.
+#: Below this view scale (or below the palette's ``sub_scale``, where it is not legible) the second text line
+#: (shape·dtype) of a node is not drawn.
 SUBTITLE_SCALE = 0.5
 
 #: ``(which line, text, font) -> (prepared static text, its width)`` (the diagram item's cache).
@@ -66,7 +67,7 @@ def shown_nodes(tiles: list[Tile], rects: list[Rect], exposed: QRectF) -> list[i
 def paint_texts(painter: QPainter, shown: list[int], p: Prepared, cats: list[int], lod: float,
                 pal: GraphPalette, static: StaticText, strong: Container[int] = ()) -> None:
     """Titles of the ``shown`` nodes, and their shape·dtype lines (a collapsed group's op count, inputs and
-    outputs) from ``SUBTITLE_SCALE`` on; every line sits at a fixed offset from the box's top. The lines of
+    outputs) from ``SUBTITLE_SCALE`` (or the palette's ``sub_scale``) on; every line sits at a fixed offset from the box's top. The lines of
     changed nodes and of the nodes in ``strong`` (coloured fills) are in the full text colour."""
     node_h = pal.node_height
     painter.setPen(pal.text_pen)
@@ -79,7 +80,7 @@ def paint_texts(painter: QPainter, shown: list[int], p: Prepared, cats: list[int
         x0, y0, w, h = rects[i]
         st, tw = static(0, titles[i], font)
         draw(QPointF(x0 + (w - tw) / 2.0, y0 + 5.0), st)
-    if lod < SUBTITLE_SCALE:
+    if lod < max(SUBTITLE_SCALE, pal.sub_scale):
         return
     _paint_details(painter, shown, p, pal, static)
     font = pal.sub_font
