@@ -31,6 +31,8 @@ class BisectDialog(QDialog):
 
     find_requested = Signal()
     stop_requested = Signal()
+    #: Save Reproducer… of the breaking step (offered when TVM's own default pipeline fails on the model).
+    reproducer_requested = Signal()
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -46,6 +48,18 @@ class BisectDialog(QDialog):
         self.status.setObjectName("bisectStatus")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.reference = QLabel(self)  # the reference used, when the default-pipeline one failed
+        self.reference.setObjectName("bisectReference")
+        self.reference.setWordWrap(True)
+        self.reference.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.reference.hide()
+        self.tvm_bug = QLabel(self)
+        self.tvm_bug.setObjectName("bisectTvmBug")
+        self.tvm_bug.setWordWrap(True)
+        self.tvm_bug.hide()
+        self.reproducer_button = QPushButton(self.tr("Save Reproducer…"), self)
+        self.reproducer_button.clicked.connect(self.reproducer_requested)
+        self.reproducer_button.hide()
         self.table = QTableWidget(0, 5, self)
         self.table.setHorizontalHeaderLabels([self.tr("Tested"), self.tr("Result"), self.tr("Built"),
                                               self.tr("max |diff| / max |ref|"), self.tr("ms")])
@@ -61,6 +75,11 @@ class BisectDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(self.status)
+        bug_row = QHBoxLayout()
+        bug_row.addWidget(self.tvm_bug, 1)
+        bug_row.addWidget(self.reproducer_button)
+        layout.addLayout(bug_row)
+        layout.addWidget(self.reference)
         layout.addWidget(self.table, 1)
         layout.addWidget(close)
         self.resize(760, 420)
@@ -95,6 +114,23 @@ class BisectDialog(QDialog):
         self.table.resizeColumnsToContents()
         extra = tr(" Builds: {0} (budget {1}).").format(report.builds, report.max_builds)
         self.status.setText(report.message + extra)
+        self._show_reference(report)
+
+    def _show_reference(self, report: BisectReport) -> None:
+        """The reference the numbers were checked against when the default-pipeline one failed, and the line
+        saying TVM's own default pipeline fails on the model (with Save Reproducer… when a step was found)."""
+        if report.reference_failure:
+            self.reference.setText(self.tr("The default-pipeline reference failed ({0}). Reference used: {1}")
+                                   .format(report.reference_failure, report.reference or self.tr("none")))
+        self.reference.setVisible(bool(report.reference_failure))
+        kind = report.default_pipeline_fails
+        texts = {"crash": self.tr("TVM's default pipeline crashes on this model too: this is a TVM bug."),
+                 "build": self.tr("TVM's default pipeline fails to build this model too: this is a TVM bug."),
+                 "run": self.tr("TVM's default pipeline fails at run time on this model too: this is a TVM bug.")}
+        self.tvm_bug.setText(texts.get(kind or "", self.tr("TVM's default pipeline fails on this model too: "
+                                                           "this is a TVM bug.")) if kind else "")
+        self.tvm_bug.setVisible(bool(kind))
+        self.reproducer_button.setVisible(bool(kind) and report.culprit_step is not None)
 
 
 class BisectController(QObject):
@@ -104,6 +140,8 @@ class BisectController(QObject):
     finished = Signal(object)
     #: The message when it failed.
     failed = Signal(str)
+    #: Save Reproducer… of the breaking step asked in the dialog (its uid; the main window saves it).
+    reproducer_requested = Signal(str)
 
     def __init__(self, ctx: AppContext, run_settings: Callable[[], Any], select_uids: Callable[[list[str]], None],
                  set_marks: Optional[Callable[[dict[str, tuple[str, str]]], None]] = None) -> None:
@@ -140,6 +178,7 @@ class BisectController(QObject):
             dialog = self.dialog = BisectDialog(self.ctx.dialog_parent)
             dialog.find_requested.connect(self.find)
             dialog.stop_requested.connect(self.stop)
+            dialog.reproducer_requested.connect(lambda: self.reproducer_requested.emit(self.culprit_uid()))
         self.dialog.show()
         self.dialog.raise_()
         return self.dialog

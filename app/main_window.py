@@ -150,6 +150,7 @@ class MainWindow(QMainWindow):
         self.reproducers = ReproducerController(ctx, self.step_model.result, current, self.run_controller.run_settings,
                                                 self.bisector)
         self.reducer = ReduceController(ctx, self.reproducers)
+        self.bisector.reproducer_requested.connect(self.reproducers.save_dialog)
         self.diverger = DivergeController(ctx, self.run_controller.run_settings, current, self.graphs,
                                           self.step_model.result)
         self.appearance = AppearanceController(ctx.settings, self, self)

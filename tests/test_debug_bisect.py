@@ -168,3 +168,42 @@ def test_bisect_against_the_framework(engine, tmp_path, capsys):
     assert _bisect([path, "--trust", "--json", "--check-against", "framework"], engine) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["culprit_step"] == wrong and out["reference"].startswith("onnxruntime")
+
+
+TVM_BUG = os.path.join(ROOT, "tests", "data", "tvm_bugs_bisect")
+
+
+@pytest.mark.e2e
+def test_bisect_names_the_stock_lowering_step_when_tvm_itself_crashes(engine, tmp_path, capsys):
+    """apache/tvm#20191 (still crashes on 0.27): the CPU default lowering spelled out step by step; with
+    StaticPlanBlockMemory the VM segfaults, and so does the default-pipeline reference. The crash needs no reference:
+    leaving single steps out of the pipeline as written names StaticPlanBlockMemory within N + 2 builds, the report
+    says TVM's own default pipeline crashes too, and the reproducer is saved."""
+    path = os.path.join(TVM_BUG, "lowering_spelled_out.json")
+    folder = str(tmp_path / "repro")
+    assert _bisect([path, "--trust", "--json", "--reproducer", folder], engine) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["culprit_pass_id"] == "relax.StaticPlanBlockMemory", out["message"]
+    assert out["method"] == "leave-one-out" and out["builds"] <= len(out["candidates"]) + 2
+    assert out["default_pipeline_fails"] == "crash" and "SIGSEGV" in out["reference_failure"]
+    assert out["tvm_bug"].startswith("TVM's default pipeline crashes on this model too: this is a TVM bug")
+    assert "without step" in out["reference"] and os.path.isfile(os.path.join(folder, "repro.py"))
+    # The module that passed is the pipeline without the culprit; nothing was blamed on the reference's crash.
+    passed = [t for t in out["tested"] if t["outcome"] == "pass"]
+    assert [(t["mode"], t["step"]) for t in passed] == [("without", out["culprit_step"])]
+
+
+@pytest.mark.e2e
+def test_build_of_a_working_pipeline_survives_a_crashing_reference(engine):
+    """The same model without StaticPlanBlockMemory builds and runs; only the reference crashes the engine: the
+    build's result stands and its check says the reference crashed (no framework to fall back to)."""
+    from pipeline_model import build_api
+    from pipeline_model.fileformat import load_pipeline
+
+    from pipeline_model.consent import Consent
+
+    doc = load_pipeline(os.path.join(TVM_BUG, "lowering_no_static_plan.json"))
+    with engine.consented(Consent(trust_all=True)):
+        result = build_api.build_run(engine, doc, check=(1e-4, 1e-4))
+    assert result.outputs and result.check is not None and not result.check.passed
+    assert "crashed" in (result.check.reference_failure or "") and "could not be done" in (result.check.error or "")

@@ -7,6 +7,8 @@ run fails (:mod:`pipeline_model.engine.handlers_debug`). Prints one line per tes
 ``--json`` prints the report (``culprit_step`` 1-based, ``culprit_pass_id``, ``builds``, ``tested``, ``ok``).
 ``--reproducer DIR`` saves a reproducer folder for the culprit (:mod:`pipeline_model.cli.reproducer_io`): for a
 numerics failure ``repro.py`` builds the module before and after the culprit step and compares their outputs.
+When TVM's own default pipeline fails on the model too, the report says so in one line (a TVM bug) and names the
+reference the numbers were checked against instead.
 Exit codes: 0 the pipeline is correct, 1 a culprit was found (or the bisection failed), 2 bad input.
 """
 
@@ -95,7 +97,7 @@ def _fail(message: str, as_json: bool, code: int) -> int:
 
 def main(args: argparse.Namespace, client: Any = None) -> int:
     """Bisect the pipeline; returns the exit code (0 correct, 1 culprit found or failure, 2 bad input)."""
-    from pipeline_model.debugging.bisect import BisectReport, request_bisect
+    from pipeline_model.debugging.bisect import BisectReport, request_bisect, tvm_bug_line
     from pipeline_model.engine.client import EngineClient, EngineError
 
     doc, problem = load_document(args)
@@ -142,9 +144,11 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
             out.update({"exit_code": code, "pipeline": os.path.abspath(args.pipeline), "model": doc.model})
             if written:
                 out["reproducer"] = written
+            if report.default_pipeline_fails:
+                out["tvm_bug"] = tvm_bug_line(report.default_pipeline_fails, written)
             print(json.dumps(out, indent=2))
         else:
-            for line in report.lines():
+            for line in report.lines(written):
                 print(line)
             if written:
                 print(f"reproducer written to {written}")

@@ -92,6 +92,10 @@ def print_check(name: str, chk: build_api.CheckResult, stream: TextIO) -> None:
     print(f"{name}: {verdict}  max |diff| {_fmt(chk.max_abs)}, max |diff|/max |ref| {_fmt(chk.max_abs_over_ref)} "
           f"(max |ref| {_fmt(chk.max_ref)}), max rel err {_fmt(chk.max_rel)} ({tol}) vs {chk.reference}{detail}",
           file=stream)
+    if chk.reference_failure:
+        print(f"  the default-pipeline reference failed ({chk.reference_failure}): "
+              + (f"checked against {chk.reference} instead" if chk.max_abs is not None
+                 else "the check could not be done; the module itself built and ran"), file=stream)
     for warning in chk.warnings:
         print(f"  warning: {warning}", file=stream)
 

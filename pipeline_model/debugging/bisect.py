@@ -9,6 +9,11 @@ without skips takes at most ``1 + ceil(log2 n)`` builds. A position whose module
 position nearest the middle. When skips leave a range of several steps, :func:`leave_one_out_order`
 gives the order of the fallback (the whole pipeline with one step left out, XLA's
 ``--xla_disable_hlo_passes``).
+
+When TVM's own default pipeline fails on the model as loaded (the reference build crashes, or the model as loaded
+completed with the stock lowering fails like the pipeline), completed prefixes all carry the failure: the bisection
+goes straight to leaving single steps out of the pipeline as written, and the report says so
+(:attr:`BisectReport.default_pipeline_fails`, :func:`tvm_bug_line`).
 """
 
 from __future__ import annotations
@@ -135,6 +140,10 @@ class BisectReport:
     last_good_key: Optional[str] = None
     culprit_key: Optional[str] = None
     total_ms: float = 0.0
+    #: Why the default-pipeline reference (the model as loaded, ``tvm.compile``'s default) could not be used.
+    reference_failure: Optional[str] = None
+    #: How TVM's own default pipeline fails on the model as loaded (``"crash"``, ``"build"``, ``"run"``), or None.
+    default_pipeline_fails: Optional[str] = None
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-plain dict (``tested`` as dicts)."""
@@ -150,15 +159,35 @@ class BisectReport:
         report.tested = [TestedStep.from_json(t) for t in data.get("tested") or []]
         return report
 
-    def lines(self) -> list[str]:
-        """The human report: one line per tested module, then the verdict."""
+    def lines(self, reproducer: Optional[str] = None) -> list[str]:
+        """The human report: one line per tested module, then the verdict (``reproducer``: where the reproducer
+        was saved, named in the TVM-bug line)."""
         out = [t.line() for t in self.tested]
         if self.skipped:
             out.append("skipped (module could not be completed): "
                        + ", ".join(f"step {s}" for s in self.skipped))
         out.append(self.message)
+        if self.reference_failure:
+            out.append(f"reference unavailable: {self.reference_failure.splitlines()[0][:200]}")
+        if self.reference:
+            out.append(f"reference used: {self.reference}")
+        if self.default_pipeline_fails:
+            out.append(tvm_bug_line(self.default_pipeline_fails, reproducer))
         out.append(f"builds: {self.builds} (budget without skips: {self.max_builds})")
         return out
+
+
+#: What TVM's default pipeline does to the model, by failure kind (:func:`tvm_bug_line`).
+_DEFAULT_FAILS = {"crash": "crashes on", "build": "fails to build", "run": "fails at run time on",
+                  "numeric": "gives a wrong result on"}
+
+
+def tvm_bug_line(kind: str, reproducer: Optional[str] = None) -> str:
+    """The one line saying TVM's own default pipeline fails on the model (``kind`` as
+    :attr:`BisectReport.default_pipeline_fails`); ``reproducer``: the folder it was saved to."""
+    verb = _DEFAULT_FAILS.get(kind, "fails on")
+    tail = f"reproducer saved to {reproducer}" if reproducer else "save a reproducer with --reproducer DIR"
+    return f"TVM's default pipeline {verb} this model too: this is a TVM bug; {tail}"
 
 
 def request_bisect(client: Any, args: dict[str, Any],
@@ -166,16 +195,25 @@ def request_bisect(client: Any, args: dict[str, Any],
     """Send the engine's ``bisect`` request through ``client`` (an ``EngineClient``). When a tested module
     crashes the engine (or hangs past the watchdog), the client restarts it and this sends the request again
     with what was found so far (``known``: each tested module's result from the ``bisect_tested`` events, the
-    crashed one as ``kind: "crash"``, a failing module), so a crash is a result and nothing is built twice."""
+    crashed one as ``kind: "crash"``, a failing module), so a crash is a result and nothing is built twice. A crash
+    while the reference is built or run (``build_progress`` phases ``reference`` .. ``reference_done``) is sent as
+    the reference's failure (``mode: "reference"``): the engine then checks against a fallback instead of blaming
+    the module being tested."""
     from pipeline_model.engine.client import EngineCrashed
 
     known: list[dict[str, Any]] = list(args.get("known") or [])
     current: dict[str, Any] = {}
+    module: dict[str, Any] = {}  # the module being tested while the reference is built
 
     def listen(name: str, data: dict[str, Any]) -> None:
-        if name == "bisect_progress" and "position" in data:
+        if name == "bisect_progress" and "position" in data:  # a module is being tested
             current.clear()
             current.update(data)
+            module.clear()
+            module.update(data)
+        elif name == "build_progress" and data.get("phase") in ("reference", "reference_done"):
+            current.clear()
+            current.update({"mode": "reference", "position": 0} if data["phase"] == "reference" else module)
         elif name == "bisect_tested":
             known.append({"mode": data.get("mode"), "position": data.get("position"), "result": data.get("result")})
             current.clear()

@@ -124,11 +124,30 @@ def reference_outputs(loaded: Any, func_name: str, ref_arrays: list[np.ndarray],
 
 
 def reference_check(loaded: Any, func_name: str, ref_arrays: list[np.ndarray], outputs: list[np.ndarray],
-                    chk: dict[str, Any], ctx: WorkerContext) -> dict[str, Any]:
-    """The check of ``outputs`` against the model as loaded, built with the stock pipeline on the CPU."""
-    ref = reference_outputs(loaded, func_name, ref_arrays, ctx)
-    progress(ctx, "checking", "comparing outputs")
-    return tvm_check(outputs, ref, chk)
+                    chk: dict[str, Any], ctx: WorkerContext, failed: Optional[str] = None,
+                    fallback: Optional[Any] = None) -> dict[str, Any]:
+    """The check of ``outputs`` against the model as loaded, built with the stock pipeline on the CPU.
+
+    The reference is built under the progress phase ``"reference"`` (the client tells a crash there from the
+    module's own: ``pipeline_model.build_api.build_run`` sends the request again with ``failed``, the crash).
+    When it fails — ``failed``, or a build or run error here — the module's result stands and the check falls
+    back to ``fallback()`` (the framework check, when the model came from ONNX / PyTorch) or says it could not be
+    done; either names the reference's failure (``reference_failure``)."""
+    if failed is None:
+        progress(ctx, "reference", f"building and running {REFERENCE_LABEL}")
+        try:
+            ref = reference_outputs(loaded, func_name, ref_arrays, ctx)
+        except BuildError as exc:
+            failed = f"{TVM_REFERENCE}: {str(exc).splitlines()[0] if str(exc) else 'failed'}"
+        else:
+            progress(ctx, "checking", "comparing outputs")
+            return tvm_check(outputs, ref, chk)
+    if fallback is not None:
+        return {**fallback(), "reference_failure": failed}
+    return {"passed": False, "rtol": chk["rtol"], "atol": chk["atol"], "scale": chk["scale"], "max_abs": None,
+            "max_rel": None, "max_ref": None, "max_abs_over_ref": None, "warnings": [], "outputs": [],
+            "error": "the reference failed, so the check could not be done", "reference": TVM_REFERENCE,
+            "reference_failure": failed}
 
 
 def tvm_check(outputs: list[np.ndarray], ref: list[np.ndarray], chk: dict[str, Any]) -> dict[str, Any]:

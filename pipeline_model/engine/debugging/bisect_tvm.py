@@ -4,6 +4,12 @@ A tested module is completed as the reference build does (:func:`build_module`: 
 ``tvm.compile``'s default pipeline), run on the same inputs and weights as the reference
 (:func:`make_arguments`, :func:`reference_values`) and compared with it (:func:`compare_outputs`).
 The pipeline itself runs once through the ``run`` command, so every step's module is in the engine's cache.
+
+A crash or a build failure needs no reference: the reference is built once, before the first tested module, under
+its own progress (``build_progress`` phases ``reference`` .. ``reference_done``), so a reference that crashes the engine is the reference's failure, not
+the tested module's. When the default-pipeline reference fails, the numbers are checked against the framework's
+outputs (an ONNX / PyTorch model) or, without one, against the first tested module that built and ran; the report
+names the reference used and why the default one failed.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from pipeline_model.engine.build.devices import device_for as _device_for
 from pipeline_model.engine.build.errors import error_text
 from pipeline_model.engine.build.inputs import reference_entry, reference_values
 from pipeline_model.engine.build.measure import _is_vm_lowered, build_module, make_vm as _vm, run_function
-from pipeline_model.engine.build.reference import framework_outputs
+from pipeline_model.engine.build.reference import TVM_REFERENCE, framework_kind, framework_outputs
 from pipeline_model.engine.build.requests import DEFAULT_CHECK, progress as _progress
 from pipeline_model.scriptlib.arguments import arguments_by_name, integer_input_bounds, make_arguments
 from pipeline_model.scriptlib.functions import BuildError, entry_function, relax_function_names
@@ -65,7 +71,13 @@ class Tester:
         self.loaded = ctx.load_model(str(self.run_args.get("model") or ""), self.run_args.get("base_dir"))
         self.builds = 0
         self._ref: Optional[list[np.ndarray]] = None
+        self._ref_tried = False
+        self.candidate_reference = False  # the reference is a tested module's outputs (no other works)
         self.reference_label = ""
+        #: Why the default-pipeline reference failed (a crash an earlier engine died of, a build or run error).
+        self.reference_failure: Optional[str] = None
+        #: How it failed: ``"crash"``, ``"build"`` or ``"run"`` (None while it works or was not tried).
+        self.reference_failure_kind: Optional[str] = None
 
     def check_cancel(self) -> None:
         """Raise :class:`Cancelled` when the client asked to stop."""
@@ -92,24 +104,56 @@ class Tester:
         ref_arrays = arguments_by_name(loaded.mod, reference_entry(loaded, func_name), values, arrays)
         return func_name, arrays, ref_arrays, described
 
-    def reference(self, mod: Any) -> list[np.ndarray]:
-        """The reference outputs (computed once: the model as loaded on the CPU, or its framework)."""
-        if self._ref is None:
+    def reference(self, mod: Any) -> Optional[list[np.ndarray]]:
+        """The reference outputs, computed once: the model as loaded on the CPU, or its framework; when the
+        default-pipeline reference fails, the framework's outputs, else ``None`` (the first module that builds
+        and runs becomes the reference, :meth:`evaluate`)."""
+        if self._ref is None and not self._ref_tried:
+            self._ref_tried = True
             func_name, arrays, ref_arrays, described = self.arguments(mod)
+            n_in = len([d for d in described if not d.get("weight")])
             if self.against == "framework":
-                n_in = len([d for d in described if not d.get("weight")])
                 self._ref, self.reference_label = framework_outputs(self.loaded, arrays[:n_in])
-            else:
-                _progress(self.ctx, "building", "building the reference (model as loaded, default pipeline, CPU)")
-                ex = build_module(self.loaded.mod, {"kind": "llvm"}, baseline=True)
-                dev = _device_for({"kind": "llvm"})
-                self._ref = run_function(_vm(ex, dev), reference_entry(self.loaded, func_name), dev, ref_arrays)
-                self.reference_label = "model as loaded, tvm.compile default pipeline, llvm"
+                return self._ref
+            if self.reference_failure is None:
+                self._default_reference(func_name, ref_arrays)
+            if self.reference_failure is not None:
+                self._fallback_reference(arrays[:n_in])
         return self._ref
 
-    def evaluate(self, mod: Any) -> dict[str, Any]:
-        """Build (completing it with the stock lowering), run and check ``mod``: ``built``, ``ran``, ``kind``
-        (``None`` passed, ``"numeric"``, ``"build"``, ``"run"``), ``error``, ``max_abs_over_ref``, ``ms``."""
+    def _default_reference(self, func_name: str, ref_arrays: list[np.ndarray]) -> None:
+        """Build and run the model as loaded with ``tvm.compile``'s default pipeline (its own progress, so the
+        client tells a crash here from a tested module's)."""
+        _progress(self.ctx, "reference", "building the reference (model as loaded, default pipeline, CPU)")
+        try:
+            ex = build_module(self.loaded.mod, {"kind": "llvm"}, baseline=True)
+            dev = _device_for({"kind": "llvm"})
+        except BuildError as exc:
+            self.reference_failure = f"{TVM_REFERENCE}: build failed: {first_line(str(exc))}"
+            self.reference_failure_kind = "build"
+        else:
+            try:
+                self._ref = run_function(_vm(ex, dev), reference_entry(self.loaded, func_name), dev, ref_arrays)
+                self.reference_label = TVM_REFERENCE
+            except Exception as exc:  # noqa: BLE001 - BuildError or a VM that cannot be made
+                self.reference_failure = f"{TVM_REFERENCE}: run failed: {first_line(error_text(exc))}"
+                self.reference_failure_kind = "run"
+        _progress(self.ctx, "reference_done", "the reference failed" if self.reference_failure else "reference ready")
+
+    def _fallback_reference(self, inputs: list[np.ndarray]) -> None:
+        """The framework's outputs when the model came from ONNX / PyTorch with its weights (else none yet)."""
+        if framework_kind(self.loaded) is None or not self.loaded.params:
+            return
+        try:
+            self._ref, label = framework_outputs(self.loaded, inputs)
+        except BuildError:
+            return
+        self.reference_label = f"{label} (fallback: the default-pipeline reference failed)"
+
+    def evaluate(self, mod: Any, what: str = "the tested module") -> dict[str, Any]:
+        """Build (completing it with the stock lowering when not yet lowered), run and check ``mod``: ``built``,
+        ``ran``, ``kind`` (``None`` passed, ``"numeric"``, ``"build"``, ``"run"``), ``error``,
+        ``max_abs_over_ref``, ``ms``. Without any reference, ``mod`` (``what``) becomes the reference."""
         self.check_cancel()
         t0 = time.perf_counter()
         out: dict[str, Any] = {"built": False, "ran": False, "kind": None, "error": None, "max_abs_over_ref": None}
@@ -133,6 +177,11 @@ class Tester:
             out.update(kind="run", error=error_text(exc), ms=(time.perf_counter() - t0) * 1000.0)
             return out
         out["ran"] = True
+        if ref is None:  # no reference works: the first module that runs is the one the others are checked against
+            self._ref = ref = got
+            self.candidate_reference = True
+            self.reference_label = (f"{what} (the first tested module that built and ran: the default-pipeline "
+                                    "reference failed and the model has no framework to check against)")
         check = compare_outputs(got, ref, self.rtol, self.atol)
         out["max_abs_over_ref"] = check.get("max_abs_over_ref")
         if not check["passed"]:
@@ -178,8 +227,14 @@ class Bisection:
         self.input_key: Optional[str] = None
         # Results of an earlier engine that died during this bisection (a tested module crashed or hung it), by
         # (mode, position): the client sends them again, so nothing is built twice (``request_bisect``).
-        self.known = {(str(k.get("mode") or "prefix"), int(k["position"])): dict(k["result"])
-                      for k in args.get("known") or []}
+        self.known: dict[tuple[str, int], dict[str, Any]] = {}
+        for item in args.get("known") or []:
+            if item.get("mode") == "reference":  # the default-pipeline reference killed an earlier engine
+                error = first_line((item.get("result") or {}).get("error")) or "the engine died"
+                self.tester.reference_failure = f"{TVM_REFERENCE}: {error}"
+                self.tester.reference_failure_kind = "crash"
+            else:
+                self.known[(str(item.get("mode") or "prefix"), int(item["position"]))] = dict(item["result"])
         self.tester.builds = len(self.known)
 
     def evaluate(self, mode: str, position: int, mod: Any) -> dict[str, Any]:
@@ -188,7 +243,12 @@ class Bisection:
         known = self.known.get((mode, position))
         if known is not None:
             return known
-        result = self.tester.evaluate(mod)
+        step, pass_id = self.step_of(position)
+        if mode == "without":
+            what = f"the pipeline without step {step} ({pass_id})"
+        else:
+            what = f"the module after step {step} ({pass_id})" if position else "the model as loaded"
+        result = self.tester.evaluate(mod, what)
         self.ctx.emit("bisect_tested", {"mode": mode, "position": position, "result": result})
         return result
 
@@ -228,6 +288,9 @@ class Bisection:
             self.report.message = "cancelled; " + (self.report.message or "no verdict yet")
         self.report.builds = self.tester.builds
         self.report.reference = self.tester.reference_label
+        if self.tester.reference_failure and self.tester.against == "tvm":
+            self.report.reference_failure = self.tester.reference_failure
+            self.report.default_pipeline_fails = self.report.default_pipeline_fails or self.tester.reference_failure_kind
         self.report.total_ms = round((time.perf_counter() - t0) * 1000.0, 3)
         return self.report.to_json()
 
@@ -281,12 +344,27 @@ class Bisection:
         outcome, result = self._test_position(n, None)
         if outcome == PASS:
             report.ok = True
-            report.message = (f"the pipeline is correct: the final module matches the reference "
-                              f"(max |diff|/max |ref| = {result.get('max_abs_over_ref') or 0:.3g})")
+            if self.tester.candidate_reference:  # it was its own reference
+                report.message = "the final module builds and runs; its numbers could not be checked (no reference)"
+            else:
+                report.message = (f"the pipeline is correct: the final module matches the reference "
+                                  f"(max |diff|/max |ref| = {result.get('max_abs_over_ref') or 0:.3g})")
             return
         failure = {"kind": result["kind"], "first_line": first_line(result.get("error")), "error": result.get("error")}
         report.failure = failure
         plan.record(n, FAIL)
+        zero: Optional[str] = None
+        if self.tester.reference_failure is None and failure["kind"] in ("build", "run", "crash"):
+            # A crash or a build failure needs no reference; but when the stock lowering itself fails on the model
+            # as loaded, every completed prefix fails with it and only the pipeline as written can tell.
+            zero, zero_result = self._test_position(0, failure)
+            if zero != PASS:
+                report.default_pipeline_fails = str(zero_result.get("kind") or "build")
+        if self.tester.reference_failure is not None or zero not in (None, PASS):
+            if not self._leave_one_out(1, n, n, failure):
+                report.message = ("TVM's default pipeline fails on the model as loaded, and leaving single steps "
+                                  f"out of the pipeline does not help: no step to blame ({failure['first_line']})")
+            return
         position = plan.next_position()
         while position is not None:
             outcome, _result = self._test_position(position, failure)
@@ -296,7 +374,7 @@ class Bisection:
         first, last = plan.culprit_range() or (n, n)
         if first == last and not any(o == PASS for o in plan.outcomes.values()):
             # Every tested prefix failed: is the model as loaded (completed the same way) good?
-            if self._test_position(0, failure)[0] != PASS:
+            if (zero or self._test_position(0, failure)[0]) != PASS:
                 if not self._leave_one_out(first, last, n, failure):
                     report.message = ("every module fails, the model as loaded (completed with the stock lowering) "
                                       "too, and leaving single steps out does not help: no step to blame "
