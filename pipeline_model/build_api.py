@@ -118,6 +118,9 @@ class CheckResult:
     max_abs_over_ref: Optional[float] = None
     scale: str = "output"
     warnings: list[str] = field(default_factory=list)
+    #: Why the default-pipeline reference could not be used (it crashed, or did not build or run): the check
+    #: then fell back to the framework (``reference`` names it) or could not be done (``error``).
+    reference_failure: Optional[str] = None
 
     @classmethod
     def from_json(cls, data: Optional[dict[str, Any]]) -> Optional["CheckResult"]:
@@ -525,7 +528,36 @@ def build_run(client: Any, doc: PipelineDocument, *, key: Optional[str] = None,
         "function": function,
         "profile": asdict(profile) if profile is not None else None,
     })
-    return BuildRunResult.from_json(client.request("build_run", args, on_event))
+    return BuildRunResult.from_json(request_build_run(client, args, on_event))
+
+
+def request_build_run(client: Any, args: dict[str, Any], on_event: Optional[EventCallback] = None) -> dict[str, Any]:
+    """The engine's ``build_run`` reply. When the reference (the model as loaded built by ``tvm.compile``'s
+    default pipeline: progress phase ``"reference"``) crashes the engine, the module itself built and ran: the
+    request is sent once more to the restarted engine with ``reference_failed``, and the reply's check says the
+    reference crashed (and falls back to the framework, or says the check could not be done)."""
+    from pipeline_model.engine.errors import EngineCrashed
+
+    phase: dict[str, str] = {}
+
+    def listen(name: str, data: dict[str, Any]) -> None:
+        if name == "build_progress":
+            if data.get("phase") == "reference":
+                phase["now"] = "reference"
+            elif data.get("phase") not in ("building", "running"):
+                phase.pop("now", None)
+        if on_event is not None:
+            on_event(name, data)
+
+    try:
+        return dict(client.request("build_run", args, listen))
+    except EngineCrashed as exc:
+        if phase.get("now") != "reference" or getattr(exc, "cancelled", False) or args.get("reference_failed"):
+            raise
+        crash = str(exc.message).split("\n", 1)[0]
+        return dict(client.request("build_run", dict(args, reference_failed=f"the reference crashed: {crash}",
+                                                      rerun_missing=True),
+                                   on_event))
 
 
 def profile(client: Any, doc: PipelineDocument, *, key: Optional[str] = None,

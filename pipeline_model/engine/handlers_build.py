@@ -22,6 +22,7 @@ What a build does (the parts are in :mod:`pipeline_model.engine.build`):
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -38,7 +39,7 @@ from pipeline_model.engine.build.errors import error_text
 from pipeline_model.engine.build.inputs import prepare_inputs
 from pipeline_model.engine.build.measure import build_resolved, measure_resolved, output_stats
 from pipeline_model.engine.build.profile import callee_nodes, keep_profile
-from pipeline_model.engine.build.reference import framework_check, reference_check
+from pipeline_model.engine.build.reference import framework_check, framework_kind, reference_check
 from pipeline_model.engine.build.requests import check_settings, progress, resolve_module
 from pipeline_model.engine.handler_registry import handler
 from pipeline_model.scriptlib.arguments import make_arguments
@@ -87,8 +88,13 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
         if chk["against"] not in ("tvm", "framework", "both"):
             raise BuildError(f"check_against must be tvm, framework or both, not {chk['against']!r}")
         if chk["against"] in ("tvm", "both"):
+            failed = args.get("reference_failed")  # the reference crashed an earlier engine (build_api.build_run)
+            fallback = (functools.partial(framework_check, loaded, prepared.arrays, prepared.described,
+                                          opt["outputs"], chk, ctx)
+                        if chk["against"] == "tvm" and framework_kind(loaded) is not None else None)
             result["check"] = reference_check(loaded, func_name, prepared.for_reference(loaded, func_name),
-                                              opt["outputs"], chk, ctx)
+                                              opt["outputs"], chk, ctx, failed=str(failed) if failed else None,
+                                              fallback=fallback)
         if chk["against"] in ("framework", "both"):
             result["framework_check"] = framework_check(loaded, prepared.arrays, prepared.described, opt["outputs"],
                                                         chk, ctx)

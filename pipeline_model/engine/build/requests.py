@@ -88,7 +88,8 @@ def resolve_module(args: dict[str, Any], ctx: WorkerContext) -> ResolvedModule:
     ``args``: ``document`` (pipeline document dict) with ``base_dir`` and ``trust_custom_code``, or
     ``run`` (the ``run`` request arguments, ``EngineClient.run_args(doc)``); optional ``key`` (a snapshot
     key; default: run the pipeline and take the final module); ``baseline`` (build the model as loaded
-    instead); ``target`` (overrides the document's).
+    instead); ``target`` (overrides the document's); ``rerun_missing`` (run the pipeline again when ``key`` is not
+    in the cache: a request sent again to a restarted engine).
     """
     run_args = args.get("run")
     if not isinstance(run_args, dict):
@@ -110,14 +111,17 @@ def resolve_module(args: dict[str, Any], ctx: WorkerContext) -> ResolvedModule:
     if args.get("baseline"):
         return ResolvedModule(loaded.mod, loaded, target, "baseline (model as loaded)", f"baseline:{loaded.key}", True)
     key = args.get("key")
-    if not key:
+    if not key or (args.get("rerun_missing") and ctx.cache.get(str(key)) is None):
+        # No key: the final module. A key the engine lost (it restarted): the run caches every step's module under
+        # the same deterministic key again.
         run = HANDLERS.get("run")
         if run is None:
             raise BuildError("this engine has no run command")
         run_args["until"] = None
         run_args["scripts"] = False  # a build needs the final module, not every step's TVMScript
         progress(ctx, "pipeline", f"running the pipeline ({len(run_args.get('steps') or [])} steps)")
-        key = final_key(run(run_args, ctx))
+        reply = run(run_args, ctx)
+        key = key or final_key(reply)
     mod = ctx.cache.get(str(key))
     if mod is None:
         raise BuildError(f"module {key!r} is not in the engine's cache (evicted or from an earlier engine); run again")
