@@ -1666,6 +1666,34 @@
         <source>The first step after which the built model is wrong or fails to build:</source>
         <translation>第一个使构建出的模型出错或无法构建的步骤：</translation>
     </message>
+    <message>
+        <source>Save Reproducer…</source>
+        <translation>保存复现包…</translation>
+    </message>
+    <message>
+        <source>The default-pipeline reference failed ({0}). Reference used: {1}</source>
+        <translation>默认流水线构建的参考结果失败（{0}）。改用的参考：{1}</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>TVM&apos;s default pipeline crashes on this model too: this is a TVM bug.</source>
+        <translation>TVM 的默认流水线在此模型上同样崩溃：这是 TVM 的缺陷。</translation>
+    </message>
+    <message>
+        <source>TVM&apos;s default pipeline fails to build this model too: this is a TVM bug.</source>
+        <translation>TVM 的默认流水线同样无法构建此模型：这是 TVM 的缺陷。</translation>
+    </message>
+    <message>
+        <source>TVM&apos;s default pipeline fails at run time on this model too: this is a TVM bug.</source>
+        <translation>TVM 的默认流水线在此模型上同样运行失败：这是 TVM 的缺陷。</translation>
+    </message>
+    <message>
+        <source>TVM&apos;s default pipeline fails on this model too: this is a TVM bug.</source>
+        <translation>TVM 的默认流水线在此模型上同样失败：这是 TVM 的缺陷。</translation>
+    </message>
 </context>
 <context>
     <name>CodeEditor</name>
