@@ -360,6 +360,7 @@ class MainWindow(QMainWindow):
     # ---- layout, palette, close ------------------------------------------------------------------
     def _restore_layout(self) -> None:
         """The user's remembered layout, else the default one for the window's size once it is shown."""
+        window_layout.set_corners(self)
         self._default_layout_pending = not window_layout.restore_layout(self)
 
     def reset_layout(self) -> None:
@@ -372,6 +373,17 @@ class MainWindow(QMainWindow):
             self._default_layout_pending = False
             window_layout.apply_default_layout(self)  # at the size the window is shown with
             QTimer.singleShot(0, lambda: window_layout.apply_default_layout(self))  # after the window manager's
+        QTimer.singleShot(0, lambda: window_layout.hide_stale_tab_bars(self))  # left over by restoreState
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        """A narrower window: the side docks give way so the graph keeps its share of the width."""
+        super().resizeEvent(event)
+        if self.isVisible() and 0 < event.size().width() < event.oldSize().width():
+            QTimer.singleShot(0, self._fit_panes)
+
+    def _fit_panes(self) -> None:
+        window_layout.keep_graph_room(self)
+        window_layout.hide_stale_tab_bars(self)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
         """Follow a system light/dark palette switch in the parts painted with fixed colours."""

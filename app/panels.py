@@ -316,7 +316,7 @@ class PipelinePanel(QWidget):
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         split.setChildrenCollapsible(False)
-        self.pipeline_view.setMinimumHeight(150)
+        # no fixed minimum: the step list (MIN_STEPS rows) and the nested-pass table (when open) set it
         split.setSizes([480, 380])
         self.right_split = split
         layout = QVBoxLayout(self)

@@ -12,7 +12,7 @@ import html
 from typing import Any, Optional
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QMimeData, QModelIndex, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtGui import QStandardItem, QStandardItemModel, QTextOption
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLineEdit,
@@ -222,6 +222,8 @@ class PassPalette(QWidget):
         self.doc.setObjectName("passDoc")
         self.doc.setOpenExternalLinks(True)
         self.doc.setPlaceholderText(self.tr("Select or hover a pass to read its documentation. Drag it into the pipeline."))
+        # Lines break between words only: a parameter's name (max_trials_global) is never cut mid-identifier.
+        self.doc.setWordWrapMode(QTextOption.WrapMode.WordWrap)
 
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.tree)

@@ -103,9 +103,16 @@ class _StepDelegate(QStyledItemDelegate):
 
 
 class _StepListView(QListView):
-    """List view that asks for deletion on the Delete key instead of editing anything."""
+    """List view that asks for deletion on the Delete key instead of editing anything, and keeps the current
+    step in view when it gets shorter (the nested-pass table opening under it, a smaller window)."""
 
     delete_pressed = Signal()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        current = self.currentIndex()
+        if current.isValid():
+            self.scrollTo(current)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802
         if event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and self.selectionModel().hasSelection():
@@ -187,7 +194,7 @@ class PipelineView(QWidget):
         self.nested.setRootIsDecorated(True)
         self.nested.setUniformRowHeights(True)
         self.nested.itemSelectionChanged.connect(self._on_nested_selected)
-        # Enough rows to read a nested pipeline without scrolling two lines at a time.
+        # Enough rows to read a nested pipeline, few enough to leave the step list MIN_STEPS rows at 1024×700.
         self.nested.setMinimumHeight(self.nested_min_height())
         self.nested_label = QLabel(self)
         self.nested_box = QWidget(self)
@@ -196,6 +203,7 @@ class PipelineView(QWidget):
         nested_layout.addWidget(self.nested_label)
         nested_layout.addWidget(self.nested)
         self.nested_box.setVisible(False)
+        self.list.setMinimumHeight(self.steps_min_height())
 
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
@@ -228,7 +236,14 @@ class PipelineView(QWidget):
         self._update_hint()
 
     #: Rows of the nested-pass table that are always visible (plus its header).
-    NESTED_MIN_ROWS = 6
+    NESTED_MIN_ROWS = 4
+    #: Steps the list always shows (the nested-pass table open or not).
+    MIN_STEPS = 5
+
+    def steps_min_height(self) -> int:
+        """Minimum height of the step list: :attr:`MIN_STEPS` rows of two text lines."""
+        row = 2 * self.list.fontMetrics().height() + 2 * self.list.spacing() + 6
+        return self.MIN_STEPS * row + 2 * self.list.frameWidth()
 
     def nested_min_height(self) -> int:
         """Minimum height of the nested-pass table: its header and :attr:`NESTED_MIN_ROWS` rows."""

@@ -546,5 +546,13 @@ def _sci_spin(parent: QWidget, value: float) -> QLineEdit:
     validator.setNotation(QDoubleValidator.Notation.ScientificNotation)
     validator.setLocale(QLocale.c())
     edit.setValidator(validator)
-    edit.setMaximumWidth(90)
+    edit.setMinimumWidth(value_width(edit, ("0.00001", "1e-05", "0.0001")))  # never squeezed to "001"
+    edit.setMaximumWidth(max(90, edit.minimumWidth()))
     return edit
+
+
+def value_width(edit: QLineEdit, samples: tuple[str, ...]) -> int:
+    """The width a line edit needs to show each of ``samples`` whole: text, text margins, frame and cursor."""
+    fm = edit.fontMetrics()
+    margins = edit.textMargins()
+    return max(fm.horizontalAdvance(t) for t in samples) + margins.left() + margins.right() + 2 * 6 + 4
