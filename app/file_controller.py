@@ -151,7 +151,8 @@ class FileController(QObject):
             save_pipeline(doc, path)
         except (OSError, ValueError) as exc:
             doc.name = old_name
-            QMessageBox.critical(self._parent(), tr("Cannot save pipeline"), f"{path}: {exc}")
+            text = str(exc) if path in str(exc) else f"{path}: {exc}"  # one line naming the file
+            QMessageBox.critical(self._parent(), tr("Cannot save pipeline"), text)
             return False
         self.ctx.document.mark_saved(path)
         self.ctx.consent.remember_own(self.ctx.doc)

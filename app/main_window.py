@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         self.graphs = GraphController(ctx, self.graph_area)
         self.inspector = StepInspector(ctx, self.graphs, self.pipeline_panel, self.diff_view, self.step_model)
         self.session = RunSession(ctx, self.step_model, self.tuning_panel, self.progress, self.run_label, current)
+        self.session.code_gate.editor_of = lambda uid, name: self.inspector.source_editor(uid, name)
         self.run_controller = RunController(ctx, self.run_panel, current)
         self.files = FileController(ctx, self.editor.set_model)
         self.pass_context = PassContextController(ctx)
@@ -405,6 +406,7 @@ class MainWindow(QMainWindow):
         app_settings_mod.set_last_document(self.settings, self.ctx.doc.path)
         self.settings.sync()
         self.session.run_timer.stop()
+        self.session.code_gate.timer.stop()
         self.autosave.timer.stop()
         if not self._exiting_on_signal:
             self.autosave.discard()  # a clean exit: the edits were saved or discarded by the user

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from app.context import AppContext
 from app.engine_worker import EngineRequest
 from app.i18n import tr
+from app.output_folder import ask_overwrite
 from pipeline_model import consent
 from pipeline_model.debugging import reproducer
 
@@ -163,10 +164,10 @@ class ReduceController(QObject):
         if not folder.strip():
             self.dialog.about.clear()
             return None
-        try:
-            spec = reproducer.read_spec(folder.strip())
-        except (OSError, ValueError, SyntaxError) as exc:
-            self.dialog.about.setText(tr("Not a reproducer folder: {0}").format(exc))
+        try:  # repro.json only (size-capped, validated); repro.py is read and parsed in the engine worker's thread
+            spec = reproducer.read_description(folder.strip())
+        except (OSError, ValueError) as exc:
+            self.dialog.about.setText(tr("Not a reproducer folder: {0}").format(str(exc).splitlines()[0]))
             return None
         self.dialog.about.setText(tr("Step {0} ({1}), {2} binding(s) before it: {3}").format(
             spec.step_index + 1, spec.pass_id, "?" if spec.bindings is None else spec.bindings,
@@ -233,16 +234,17 @@ class ReduceController(QObject):
         except OutputPathError as exc:
             dialog.status.setText(str(exc))
             return False
-        if os.path.isdir(out_dir) and os.listdir(out_dir) and not os.path.isfile(os.path.join(out_dir, "repro.json")):
-            dialog.status.setText(tr("{0} holds other files: choose a new or empty folder").format(out_dir))
-            return False
         if os.path.realpath(out_dir) == os.path.realpath(folder):
             dialog.status.setText(tr("The reduced reproducer needs a folder of its own."))
+            return False
+        overwrite = ask_overwrite(dialog, out_dir, reproducer.FOLDER_FILES)  # a file there is never replaced unasked
+        if overwrite is None:
+            dialog.status.setText(tr("Not reduced: choose another output folder."))
             return False
         if not self._consent(folder):
             dialog.status.setText(tr("Not reduced: reducing runs the reproducer's repro.py, and it was not consented to."))
             return False
-        self._submit(folder, out_dir)
+        self._submit(folder, out_dir, overwrite)
         return True
 
     def _consent(self, folder: str) -> bool:
@@ -255,7 +257,7 @@ class ReduceController(QObject):
             service.ask([item])
         return item.sha256 in service.allow([item])
 
-    def _submit(self, folder: str, out_dir: str) -> None:
+    def _submit(self, folder: str, out_dir: str, overwrite: bool = False) -> None:
         from pipeline_model.debugging.reduce import reduce_folder
 
         assert self.dialog is not None
@@ -268,13 +270,13 @@ class ReduceController(QObject):
             pid = getattr(client, "pid", None)
             try:
                 outcome = reduce_folder(
-                    client, folder, out_dir, should_stop=stop.is_set,
+                    client, folder, out_dir, should_stop=stop.is_set, overwrite=overwrite,
                     on_start=lambda m: on_event("reduce_started", {"bindings": m.bindings}),
                     on_check=lambda best, stats: on_event("reduce_check", {"checks": stats.checks,
                                                                            "bindings": best.bindings}),
                     on_progress=lambda _message, best, stats: on_event("reduce_accepted", {
                         "candidate": dict(stats.last), "bindings": best.bindings}))
-            except NotReproduced as exc:
+            except (NotReproduced, reproducer.ReproducerFolderError) as exc:
                 raise EngineError(str(exc)) from None
             return dict(outcome.to_json(), restarted=getattr(client, "pid", None) != pid)
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QFileDialog
 from app.context import AppContext
 from app.engine_worker import EngineRequest
 from app.i18n import tr
+from app.output_folder import ask_overwrite
 from pipeline_model.debugging import reproducer
 
 
@@ -102,6 +103,10 @@ class ReproducerController(QObject):
                                     bisect_args=self.bisector.report_args)
         else:
             return False
+        overwrite = ask_overwrite(self.ctx.dialog_parent, folder, reproducer.FOLDER_FILES)  # never replaced unasked
+        if overwrite is None:
+            return False
+        request["overwrite"] = overwrite
         return self._submit(request, index)
 
     def _request(self, index: int, kind: str, folder: str, *, error: str = "", traceback: str = "",

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QMenu
 from app.i18n import tr
 from app.context import AppContext
 from app.engine_worker import EngineRequest
+from app.output_folder import ask_overwrite
 from app.undo_commands import SetTargetCommand
 from pipeline_model import build_api
 from pipeline_model import targets as targets_mod
@@ -215,9 +216,12 @@ class RunController(QObject):
         doc = self._module_doc()
         if doc is None:
             return False
+        overwrite = ask_overwrite(self.ctx.dialog_parent, folder, build_api.EXPORT_FILES)  # never replaced unasked
+        if overwrite is None:
+            return False
 
         def fn(client: Any, on_event: Callable) -> dict:
-            result = build_api.export_library(client, doc, folder, on_event=on_event)
+            result = build_api.export_library(client, doc, folder, on_event=on_event, overwrite=overwrite)
             return dict(vars(result))
 
         return self._start("export_library", tr("Building and exporting into {0}…").format(folder), fn)

@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar
 
 from app.i18n import tr
+from app.code_gate import CodeGate
 from app.context import AppContext
 from app.engine_worker import RunRequest
 from app.pass_kinds import runs_tuning
@@ -55,17 +56,22 @@ class RunSession(QObject):
         self.run_timer = QTimer(self)
         self.run_timer.setSingleShot(True)
         self.run_timer.timeout.connect(self.run_pipeline_auto)
+        #: Holds automatic re-runs while edited custom-pass code is still being typed (``app.code_gate``).
+        self.code_gate = CodeGate(ctx, lambda: self.run_pipeline_auto(code_ready=True))
         tuning_panel.stop_requested.connect(self.stop_tuning)
         ctx.document.document_replaced.connect(tuning_panel.reset)
         ctx.document.document_replaced.connect(self._tuning_started.clear)
         ctx.document.model_changed.connect(tuning_panel.reset)
 
     # ---- actions ------------------------------------------------------------------------------
-    def run_pipeline_auto(self) -> None:
+    def run_pipeline_auto(self, code_ready: bool = False) -> None:
         """Debounced re-run after an edit. It stops before a tuning step the user has not run yet (a step
         just dropped, a file just opened): tuning takes minutes with the budget set in the step, so it
         starts only with Run (F5) or Run to; a tuning step that was run re-runs after an edit (a new
-        budget restarts it)."""
+        budget restarts it). Edited custom-pass code waits for :class:`app.code_gate.CodeGate` (never run while
+        the user is still typing it); ``code_ready``: the gate released it."""
+        if not code_ready and self.code_gate.hold():
+            return
         until = self._run_until
         waiting = self.tuning_waiting(until)
         if waiting is not None:
@@ -92,6 +98,7 @@ class RunSession(QObject):
         """Run (F5): every step, or up to ``until``. Code a file brings runs only with consent; an explicit
         run starts the tuning steps it covers (automatic re-runs then include them)."""
         self.run_timer.stop()
+        self.code_gate.settle()  # the code as it is now is what this run runs
         self.ctx.consent.for_run(explicit=explicit, until=until)  # asks; the engine client carries the consent
         if explicit:
             steps = self.ctx.doc.steps if until is None else self.ctx.doc.steps[: until + 1]
@@ -121,6 +128,7 @@ class RunSession(QObject):
     def stop(self) -> None:
         """Stop the running pipeline (between passes)."""
         self.run_timer.stop()
+        self.code_gate.timer.stop()
         if self.request is not None:
             self.request.cancel()
         self.ctx.status(tr("Stopping…"), 3000)

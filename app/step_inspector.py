@@ -356,14 +356,15 @@ class StepInspector(QObject):
             return None
         return locate_user_error(result.error or "", result.traceback or "", files)
 
-    def source_editor(self, uid: Optional[str] = None) -> Any:
-        """The code editor of the shown step's ``source`` parameter (custom step), or ``None``."""
+    def source_editor(self, uid: Optional[str] = None, name: str = "source") -> Any:
+        """The code editor of the shown step's ``source`` parameter (custom step; another code parameter by
+        ``name``), or ``None`` when that step is not shown."""
         if uid is not None and uid != self.view.current_uid():
             return None
         editor = self.panel.param_editor
-        if "source" not in editor.names():
+        if name not in editor.names():
             return None
-        return getattr(editor.editor("source"), "editor", None)
+        return getattr(editor.editor(name), "editor", None)
 
     def _mark_source_error(self, uid: str, location: Optional[ErrorLocation]) -> None:
         editor = self.source_editor(uid)

@@ -616,13 +616,19 @@ def compare(client: Any, a: dict[str, Any], b: dict[str, Any], *, inputs: Option
     return CompareResult.from_json(client.request("compare", args, on_event))
 
 
+#: The files ``export_library`` writes into its folder (checked before the build: none replaced unasked).
+EXPORT_FILES = ("model.so", "weights.npz", "model.json", "deploy.py")
+
+
 def export_library(client: Any, doc: PipelineDocument, out_dir: str, *, key: Optional[str] = None,
                    target: Optional[dict[str, Any]] = None,
-                   on_event: Optional[EventCallback] = None) -> ExportResult:
-    """Build and write ``model.so``, ``weights.npz``, ``model.json`` and ``deploy.py`` into ``out_dir``."""
+                   on_event: Optional[EventCallback] = None, overwrite: bool = False) -> ExportResult:
+    """Build and write ``model.so``, ``weights.npz``, ``model.json`` and ``deploy.py`` into ``out_dir``; an
+    existing file of those names is replaced only with ``overwrite`` (``--force``, the GUI's prompt)."""
     import os
 
     args = module_request(doc, key=key, target=target)
     args["out_dir"] = os.path.abspath(out_dir)
+    args["overwrite"] = bool(overwrite)
     reply = client.request("export_library", args, on_event)
     return ExportResult(**reply)

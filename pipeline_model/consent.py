@@ -228,6 +228,10 @@ def describe(item: CodeItem) -> str:
     return f"{item.label} {item.reason} and is not trusted"
 
 
+#: How the error of a step (or run) refused for lack of consent starts: nothing of it ran.
+REFUSAL_PREFIX = "nothing ran: "
+
+
 def refusal_message(missing: list[CodeItem]) -> str:
     """The message of a refused run: each item and how to consent."""
     lines = [describe(item) for item in missing]

@@ -40,6 +40,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 import time
 from functools import lru_cache
@@ -696,14 +697,30 @@ def clean_stale_temp_files(path: PathLike, older_than_s: float = STALE_TEMP_S) -
 
 
 def _keep_backup(target: str) -> None:
-    """Copy the current ``target`` to ``target + BACKUP_SUFFIX`` (atomically; best effort)."""
-    if not os.path.isfile(target):
+    """Copy the current ``target`` to ``target + BACKUP_SUFFIX`` (atomically; best effort). Only a regular file
+    is copied (read without following a link or blocking on a FIFO); a ``.bak`` that is not a regular file
+    (a link, a FIFO, a folder) is left alone and no backup is made."""
+    from pipeline_model import safe_files
+
+    try:
+        if not stat.S_ISREG(os.lstat(target).st_mode):
+            return
+    except OSError:
+        return
+    try:
+        if not stat.S_ISREG(os.lstat(target + BACKUP_SUFFIX).st_mode):
+            return
+    except FileNotFoundError:
+        pass
+    except OSError:
         return
     folder = os.path.dirname(target) or "."
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=TEMP_SUFFIX, dir=folder)
     os.close(fd)
     try:
-        shutil.copy2(target, tmp)
+        with safe_files.open_regular(target, "pipeline file") as src, open(tmp, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        shutil.copystat(target, tmp, follow_symlinks=False)
         os.replace(tmp, target + BACKUP_SUFFIX)
     except OSError:
         try:
@@ -722,7 +739,7 @@ def save_pipeline(doc: PipelineDocument, path: PathLike, backup: bool = True) ->
     ``<path>.bak``. Temp files of earlier saves that were killed outright are removed
     (:func:`clean_stale_temp_files`).
     """
-    target = os.path.realpath(os.fspath(path))
+    target = os.path.abspath(os.fspath(path))  # a symlink is refused below, never followed
     folder = os.path.dirname(target) or "."
     data = pipeline_to_json(doc)
     problem = _value_problem(data)
@@ -731,12 +748,17 @@ def save_pipeline(doc: PipelineDocument, path: PathLike, backup: bool = True) ->
                          f"{problem[1]}")
     from pipeline_model.safe_write import check_output_file
 
-    check_output_file(target, "pipeline file")  # a device, FIFO or folder (after links are resolved) is refused
+    check_output_file(target, "pipeline file")  # a symlink (also a dangling one), device, FIFO or folder is refused
     clean_stale_temp_files(target)
     text = "".join(_encoder().iterencode(data)) + "\n"
     # the old version is kept as <path>.bak right before the new one replaces it
-    files.replace_file(target, text.encode("utf-8"), (lambda: _keep_backup(target)) if backup else None,
-                       suffix=TEMP_SUFFIX)
+
+    def before_rename() -> None:
+        check_output_file(target, "pipeline file")  # swapped for a link or a FIFO since the check?
+        if backup:
+            _keep_backup(target)
+
+    files.replace_file(target, text.encode("utf-8"), before_rename, suffix=TEMP_SUFFIX)
     try:  # make the rename itself durable (best effort; not possible on every platform)
         dir_fd = os.open(folder, os.O_RDONLY)
         try:

@@ -51,6 +51,8 @@ def kind_of(mode: int) -> str:
         return "a socket"
     if stat.S_ISDIR(mode):
         return "a directory"
+    if stat.S_ISREG(mode):
+        return "a regular file"
     return "not a regular file"
 
 
@@ -77,6 +79,18 @@ def check_regular(path: str, what: str = "file", max_bytes: Optional[int] = None
         raise UnsafeFileError(
             f"{what} {path} is {st.st_size:,} bytes, more than the limit of {max_bytes:,} bytes; refused")
     return st
+
+
+def input_problem(path: str, what: str) -> Optional[str]:
+    """One line saying why the input file ``path`` (named by the option ``what``, e.g. ``--inputs``) cannot be
+    read — missing, a FIFO, a device, a folder, under ``/proc`` — or ``None`` when it is a regular file."""
+    if not os.path.lexists(path):
+        return f"{what} {path}: no such file"
+    try:
+        check_regular(path, what)
+    except UnsafeFileError as exc:
+        return str(exc)
+    return None
 
 
 def _open(path: str, what: str, max_bytes: Optional[int]) -> int:

@@ -90,6 +90,32 @@ def check_output_folder(path: PathLike, what: str = "output folder") -> str:
     return full
 
 
+def check_new_files(folder: PathLike, names: "list[str] | tuple[str, ...]", what: str = "output folder", *,
+                    overwrite: bool = False) -> dict[str, str]:
+    """Check every file a command will write into ``folder`` before the first byte is written: the folder by
+    :func:`check_output_folder`, each ``name`` by :func:`check_output_file` (a symlink, FIFO, device or folder
+    there is refused), and an existing regular file is refused too unless ``overwrite`` (the user asked to
+    replace it: ``--force``, a prompt). Returns ``{name: absolute path}``; :class:`OutputPathError` naming the
+    first path refused."""
+    full = check_output_folder(folder, what)
+    paths: dict[str, str] = {}
+    for name in names:
+        path = os.path.join(full, name)
+        if os.path.isdir(full):
+            check_output_file(path, f"{what} {os.fspath(folder)}:")
+            if not overwrite and os.path.lexists(path):
+                raise OutputPathError(f"{what} {os.fspath(folder)}: {path} already exists and would be replaced; "
+                                      f"choose a new folder or allow overwriting (--force)")
+        paths[name] = path
+    return paths
+
+
+def existing_files(folder: PathLike, names: "list[str] | tuple[str, ...]") -> list[str]:
+    """The ``names`` that exist in ``folder`` (as anything: a file, a link, a FIFO), for a prompt."""
+    full = os.path.abspath(os.fspath(folder))
+    return [name for name in names if os.path.isdir(full) and os.path.lexists(os.path.join(full, name))]
+
+
 def ensure_folder(path: PathLike, what: str = "output folder") -> str:
     """Create the folder checked by :func:`check_output_folder` (one level) if missing; returns it."""
     full = check_output_folder(path, what)
@@ -103,14 +129,24 @@ def ensure_folder(path: PathLike, what: str = "output folder") -> str:
 
 
 def write_bytes(path: PathLike, data: bytes, what: str = "output file", *, make_folder: bool = False,
-                mode: Optional[int] = None) -> str:
+                mode: Optional[int] = None, replace: bool = True) -> str:
     """Write ``data`` to ``path`` atomically under the module's rules; returns the absolute path written.
 
     ``mode``: permission bits of a new file (default ``0o666`` less the umask); an existing file keeps its own.
+    ``replace=False``: an existing file is not replaced (refused before anything is written, and looked at again
+    right before the rename).
     Raises :class:`OutputPathError` for a refused path and for a failed write (the message names the path).
     The write itself is :func:`pipeline_model.scriptlib.files.replace_file`, the code exported scripts carry.
     """
     full = check_output_file(path, what, make_folder=make_folder)
+
+    def recheck() -> None:
+        check_output_file(full, what)
+        if not replace and os.path.lexists(full):
+            raise OutputPathError(f"{what} {os.fspath(path)}: already exists; not replaced")
+
+    if not replace:
+        recheck()
     folder = os.path.dirname(full)
     if make_folder and not os.path.isdir(folder):
         try:
@@ -119,7 +155,7 @@ def write_bytes(path: PathLike, data: bytes, what: str = "output file", *, make_
             raise OutputPathError(f"{what} {os.fspath(path)}: cannot create {folder}: {exc.strerror or exc}") from None
     try:
         # The target may have been replaced by something else since the check: checked again right before.
-        files.replace_file(full, data, lambda: check_output_file(full, what), suffix=TEMP_SUFFIX, mode=mode)
+        files.replace_file(full, data, recheck, suffix=TEMP_SUFFIX, mode=mode)
     except OutputPathError:
         raise
     except OSError as exc:
@@ -128,6 +164,6 @@ def write_bytes(path: PathLike, data: bytes, what: str = "output file", *, make_
 
 
 def write_text(path: PathLike, text: str, what: str = "output file", *, make_folder: bool = False,
-               mode: Optional[int] = None) -> str:
+               mode: Optional[int] = None, replace: bool = True) -> str:
     """:func:`write_bytes` of ``text`` as UTF-8."""
-    return write_bytes(path, text.encode("utf-8"), what, make_folder=make_folder, mode=mode)
+    return write_bytes(path, text.encode("utf-8"), what, make_folder=make_folder, mode=mode, replace=replace)

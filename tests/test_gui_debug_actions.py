@@ -90,18 +90,18 @@ class DebugFakeEngine(FakeEngineClient):
     # ---- save_reproducer -------------------------------------------------------------------------
     def _save(self, args: dict) -> dict:
         return self._write(str(args["out_dir"]), list(range(self.START)), str(args.get("kind") or "exception"),
-                           int(args.get("step_index") or 0), "")
+                           int(args.get("step_index") or 0), "", bool(args.get("overwrite")))
 
     def _write_kind(self) -> str:
         return "hang" if self.hang else "exception"
 
     @staticmethod
-    def _write(folder: str, bindings: list[int], kind: str, index: int, note: str) -> dict:
+    def _write(folder: str, bindings: list[int], kind: str, index: int, note: str, overwrite: bool = False) -> dict:
         spec = reproducer.ReproSpec(
             kind=kind, expected=reproducer.expected_for(kind, "ValueError: fake failure"), target={"kind": "llvm"},
             pass_context={}, module_text=f"# fake module: bindings {json.dumps(bindings)}\n", step_index=index,
             pass_id="custom.python", bindings=len(bindings), note=note)
-        names = reproducer.write_folder(folder, reproducer.spec_files(spec))
+        names = reproducer.write_folder(folder, reproducer.spec_files(spec), overwrite=overwrite)
         return {"folder": folder, "files": names, "kind": kind, "bindings": len(bindings)}
 
     # ---- reduce ----------------------------------------------------------------------------------
@@ -152,7 +152,8 @@ class DebugFakeEngine(FakeEngineClient):
 
     def _reduce_write(self, args: dict, _fields: dict) -> dict:
         bindings = self._of(args)
-        return self._write(str(args["out_dir"]), bindings, self._write_kind(), 0, f"fake reduction of {args['original']}")
+        return self._write(str(args["out_dir"]), bindings, self._write_kind(), 0, f"fake reduction of {args['original']}",
+                           bool(args.get("overwrite")))
 
 
 @pytest.fixture

@@ -9,6 +9,8 @@ A big read-only text can be put in piece by piece (:meth:`CodeEditor.set_text` w
 
 from __future__ import annotations
 
+import io
+import tokenize
 from typing import Optional, Sequence
 
 from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
@@ -60,6 +62,8 @@ class CodeEditor(QPlainTextEdit):
         self._numbers_max = 1
         self._backgrounds: dict[int, QColor] = {}
         self._error: Optional[tuple[int, str]] = None
+        #: True from a key the user types here until the editor loses the focus (see :meth:`edit_in_progress`).
+        self._typing = False
         self._area = _LineNumberArea(self)
         self.blockCountChanged.connect(self._update_margin)
         self.updateRequest.connect(self._update_area)
@@ -342,12 +346,31 @@ class CodeEditor(QPlainTextEdit):
             return True
         return super().event(ev)
 
+    # -- is the user still typing? -----------------------------------------------------------------
+    def edit_in_progress(self) -> bool:
+        """True while the user is evidently in the middle of typing something: the editor has had keys typed
+        into it since it last had the focus, and the cursor sits inside a string literal or an unclosed bracket
+        (:func:`typing_inside`) — where every intermediate state may be valid Python (``os.remove("notes.txt``
+        on the way to ``notes.txt.bak``, with or without auto-closed quotes). Leaving the editor, or moving the
+        cursor out of the literal or the brackets, ends it. The app re-runs edited code automatically only when
+        this is False (``app.run_session``)."""
+        return self._typing and typing_inside(self.toPlainText(), self.textCursor().position())
+
+    def focusOutEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
+        self._typing = False
+        super().focusOutEvent(event)
+
+    def inputMethodEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
+        self._typing = not self.isReadOnly()
+        super().inputMethodEvent(event)
+
     # -- Python editing: indentation -----------------------------------------------------------------
     def keyPressEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
         """Enter keeps the line's indentation (one level more after a ``:``, one less after ``return``,
         ``pass``, ``raise``, ``break``, ``continue``); Tab inserts spaces to the next multiple of
         :data:`INDENT` (indents the selected lines); Shift+Tab dedents; Backspace in the indentation
         removes one level."""
+        self._typing = not self.isReadOnly()
         if self.isReadOnly() or event.modifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier):
             super().keyPressEvent(event)
             return
@@ -410,6 +433,21 @@ def next_line_indent(before_cursor: str) -> str:
     if word in _DEDENT_AFTER:
         return indent[:-INDENT] if len(indent) >= INDENT else ""
     return indent
+
+
+def typing_inside(text: str, position: int) -> bool:
+    """True when ``position`` (a character offset into ``text``) is inside a string literal or inside brackets
+    that are still open before it: the Python text up to it does not tokenize to its end."""
+    prefix = text[:position]
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(prefix).readline):
+            if token.type == tokenize.ERRORTOKEN and token.string[:1] in ("'", '"'):
+                return True  # an unterminated one-line string (Python 3.11)
+    except tokenize.TokenError:
+        return True  # the end came inside brackets or a triple-quoted string
+    except (SyntaxError, ValueError):  # an indentation error and the like: not a literal being typed
+        return False
+    return False
 
 
 def _in_indentation(cursor: QTextCursor) -> bool:

@@ -87,7 +87,13 @@ def build_run_html(result: dict[str, Any]) -> str:
         failed_text = QCoreApplication.translate("RunPanel", "✗ check failed")
         passed_text = QCoreApplication.translate("RunPanel", "✓ check passed")
         fail_text = QCoreApplication.translate("RunPanel", "✗ check FAILED")
-        if check.get("error"):
+        failure = check.get("reference_failure")  # the default-pipeline reference crashed or failed
+        if failure and check.get("max_abs") is None:
+            not_checked = QCoreApplication.translate(
+                "RunPanel", "✗ not checked: the reference (TVM's default pipeline on the model as loaded) failed; "
+                "this module built and ran")
+            verdict = (f"<span style='color:{status_css('error')}'><b>{esc(not_checked)}</b>: {esc(str(failure))}</span>")
+        elif check.get("error"):
             verdict = (f"<span style='color:{status_css('error')}'><b>{esc(failed_text)}</b>: {esc(str(check['error']))}</span>")
         elif check.get("passed"):
             verdict = f"<span style='color:{status_css('ok')}'><b>{esc(passed_text)}</b></span>"
@@ -96,6 +102,10 @@ def build_run_html(result: dict[str, Any]) -> str:
         detail = QCoreApplication.translate("RunPanel", "max abs error {abs}, max rel error {rel} (rtol {rtol}, atol {atol}) vs {reference}").format(
             abs=_fmt(check.get("max_abs")), rel=_fmt(check.get("max_rel")), rtol=check.get("rtol"), atol=check.get("atol"),
             reference=esc(str(check.get("reference") or QCoreApplication.translate("RunPanel", "the unoptimized model"))))
+        if failure and check.get("max_abs") is not None:
+            detail += "; " + esc(QCoreApplication.translate(
+                "RunPanel", "the default-pipeline reference failed ({failure}), so this is the fallback").format(
+                    failure=failure))
         rows.append(f"<p>{verdict} — {detail}</p>")
         rows.append(check_scale_html(check))
     latency = result.get("latency")

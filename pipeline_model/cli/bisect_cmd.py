@@ -46,6 +46,8 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     p.add_argument("--timeout", metavar="S", type=float, default=600.0,
                    help="kill the engine when it shows no progress for S seconds (default 600)")
     p.add_argument("--reproducer", metavar="DIR", help="save a reproducer of the culprit into DIR")
+    p.add_argument("--force", action="store_true",
+                   help="let --reproducer replace existing files of the same names (never without it)")
 
 
 def load_document(args: argparse.Namespace) -> tuple[Optional[PipelineDocument], Optional[str]]:
@@ -68,10 +70,22 @@ def load_document(args: argparse.Namespace) -> tuple[Optional[PipelineDocument],
             doc.target = resolve_target(args.target)
         except ValueError as exc:
             return None, f"--target: {exc}"
-    if getattr(args, "inputs", None) and not os.path.isfile(args.inputs):
-        return None, f"--inputs {args.inputs}: no such file"
-    if getattr(args, "timeout", 1.0) <= 0:
+    if getattr(args, "inputs", None):
+        from pipeline_model.safe_files import input_problem
+
+        problem = input_problem(args.inputs, "--inputs")  # missing, or a FIFO/device/folder: said as such
+        if problem:
+            return None, problem
+    if not getattr(args, "timeout", 1.0) > 0:  # also NaN
         return None, "--timeout must be > 0 seconds"
+    if not getattr(args, "trust", False):  # code that would run without --trust is bad input (exit 2), said first
+        from pipeline_model import consent
+        from pipeline_model.engine.client import EngineClient
+
+        run = EngineClient.run_args(doc)
+        missing = consent.code_items(str(run.get("model") or ""), run.get("base_dir"), run.get("steps") or [])
+        if missing:
+            return None, " ".join(line.strip() for line in consent.refusal_message(missing).splitlines())
     return doc, None
 
 
@@ -98,7 +112,7 @@ def _fail(message: str, as_json: bool, code: int) -> int:
 def main(args: argparse.Namespace, client: Any = None) -> int:
     """Bisect the pipeline; returns the exit code (0 correct, 1 culprit found or failure, 2 bad input)."""
     from pipeline_model.debugging.bisect import BisectReport, request_bisect, tvm_bug_line
-    from pipeline_model.engine.client import EngineClient, EngineError
+    from pipeline_model.engine.client import ConsentRequired, EngineClient, EngineError
 
     doc, problem = load_document(args)
     if doc is None:
@@ -108,7 +122,7 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
     if args.reproducer:
         from pipeline_model.cli import reproducer_io
 
-        problem = reproducer_io.check_folder(args.reproducer)
+        problem = reproducer_io.check_folder(args.reproducer, force=bool(getattr(args, "force", False)))
         if problem:
             return _fail(problem, args.json, EXIT_BAD_INPUT)
     own = client is None
@@ -125,6 +139,8 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
                   f"{sum(1 for s in doc.steps if s.enabled)} enabled step(s)")
         try:
             reply = request_bisect(client, bisect_request(doc, args), on_event=progress)
+        except ConsentRequired as exc:  # code that would run without --trust: bad input, as the README says
+            return _fail(f"bisect refused: {exc.message}", args.json, EXIT_BAD_INPUT)
         except EngineError as exc:
             message = exc.message.split(": ", 1)[1] if exc.message.startswith("BuildError: ") else exc.message
             code = EXIT_BAD_INPUT if message.startswith(("inputs file", "input ")) else EXIT_FAILED

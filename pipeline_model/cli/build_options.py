@@ -146,8 +146,12 @@ def run_build(args: argparse.Namespace, client: Any, doc: PipelineDocument, run_
     if top < 1:
         return fail(EXIT_BAD_INPUT, "--top must be >= 1")
     inputs_path = os.path.abspath(args.inputs) if getattr(args, "inputs", None) else None
-    if inputs_path and not os.path.isfile(inputs_path):
-        return fail(EXIT_BAD_INPUT, f"--inputs {args.inputs}: no such file")
+    if inputs_path:
+        from pipeline_model.safe_files import input_problem
+
+        problem = input_problem(args.inputs, "--inputs")  # missing, or a FIFO/device/folder: said as such
+        if problem:
+            return fail(EXIT_BAD_INPUT, problem)
     if inputs_path and not inputs_path.endswith((".npy", ".npz")):
         return fail(EXIT_BAD_INPUT, f"--inputs {args.inputs}: expected a .npy or .npz file")
     if run_result is not None and not getattr(run_result, "ok", True):
@@ -174,7 +178,8 @@ def run_build(args: argparse.Namespace, client: Any, doc: PipelineDocument, run_
 
     if getattr(args, "export_lib", None):
         try:
-            exported = build_api.export_library(client, doc, args.export_lib, key=key, on_event=progress)
+            exported = build_api.export_library(client, doc, args.export_lib, key=key, on_event=progress,
+                                                overwrite=bool(getattr(args, "force", False)))
         except EngineError as exc:
             return fail(EXIT_FAILED, f"export failed: {exc.message}")
         report["export"] = exported.__dict__

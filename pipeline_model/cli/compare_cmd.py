@@ -63,8 +63,12 @@ def _load(args: argparse.Namespace) -> tuple[list[PipelineDocument], Optional[st
         return [], "give at least two pipeline files"
     if args.number < 1 or args.repeat < 1:
         return [], "--number and --repeat must be >= 1"
-    if args.inputs and not os.path.isfile(args.inputs):
-        return [], f"--inputs {args.inputs}: no such file"
+    if args.inputs:
+        from pipeline_model.safe_files import input_problem
+
+        problem = input_problem(args.inputs, "--inputs")  # missing, or a FIFO/device/folder: said as such
+        if problem:
+            return [], problem
     docs = []
     for path in args.pipelines:
         try:

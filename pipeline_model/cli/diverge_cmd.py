@@ -75,7 +75,7 @@ def table(reply: dict[str, Any]) -> list[str]:
 
 def main(args: argparse.Namespace, client: Any = None) -> int:
     """Compare the values across the step; returns the exit code."""
-    from pipeline_model.engine.client import EngineClient, EngineError
+    from pipeline_model.engine.client import ConsentRequired, EngineClient, EngineError
 
     args.check_against = "tvm"
     doc, problem = load_document(args)
@@ -96,6 +96,8 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
                     return _fail(found.get("message") or "bisect named no step: give --step", args.json, EXIT_FAILED)
                 step = int(found["culprit_step"])
             reply = client.request("diverge", dict(request, step_index=step - 1))
+        except ConsentRequired as exc:  # code that would run without --trust: bad input, as the README says
+            return _fail(f"diverge refused: {exc.message}", args.json, EXIT_BAD_INPUT)
         except EngineError as exc:
             message = exc.message.split(": ", 1)[1] if exc.message.startswith("BuildError: ") else exc.message
             return _fail(f"diverge failed: {message}", args.json, EXIT_FAILED)

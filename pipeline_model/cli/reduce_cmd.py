@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from typing import Any
@@ -40,6 +41,8 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
                    help="seconds a candidate may take (default: the reproducer's hang timeout, else 120)")
     p.add_argument("--max-checks", metavar="N", type=int, default=400, help="stop after N checks (default 400)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("--force", action="store_true",
+                   help="replace existing reproducer files in OUT_DIR (without it an existing file is never replaced)")
 
 
 def _fail(message: str, as_json: bool, code: int) -> int:
@@ -56,11 +59,21 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
     from pipeline_model.engine.client import EngineClient, EngineError
 
     folder = os.path.abspath(args.folder)
-    try:
-        reproducer.read_spec(folder)  # a reproducer folder, or bad input
-    except (OSError, ValueError, SyntaxError) as exc:
-        return _fail(f"{args.folder}: not a reproducer folder ({exc})", args.json, EXIT_BAD_INPUT)
-    problem = reproducer_io.check_folder(args.output)
+    if args.max_checks < 1:
+        return _fail(f"--max-checks {args.max_checks}: give at least 1", args.json, EXIT_BAD_INPUT)
+    if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
+        return _fail(f"--timeout {args.timeout}: give a number of seconds > 0", args.json, EXIT_BAD_INPUT)
+    try:  # read safely (regular files under a cap, validated JSON) before anything is trusted
+        reproducer.read_spec(folder)
+    except reproducer.ReproducerFolderError as exc:
+        return _fail(str(exc), args.json, EXIT_BAD_INPUT)
+    except (OSError, ValueError) as exc:
+        return _fail(f"{args.folder}: not a reproducer folder ({str(exc).splitlines()[0] if str(exc) else exc})",
+                     args.json, EXIT_BAD_INPUT)
+    if os.path.lexists(args.output) and os.path.realpath(args.output) == os.path.realpath(folder):
+        return _fail(f"-o {args.output}: is the reproducer being reduced; name a folder of its own", args.json,
+                     EXIT_BAD_INPUT)
+    problem = reproducer_io.check_folder(args.output, "-o", force=args.force)
     if problem:
         return _fail(problem, args.json, EXIT_BAD_INPUT)
     if not args.trust:
@@ -76,7 +89,7 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
     try:
         with client.consented(Consent.everything()):  # --trust
             outcome = reduce_folder(client, folder, os.path.abspath(args.output), max_checks=args.max_checks,
-                                    timeout_s=args.timeout, on_progress=progress)
+                                    timeout_s=args.timeout, on_progress=progress, overwrite=args.force)
     except NotReproduced as exc:
         return _fail(str(exc), args.json, EXIT_FAILED)
     except EngineError as exc:

@@ -15,22 +15,32 @@ from pipeline_model.document import PipelineDocument
 
 
 def add_argument(parser: argparse.ArgumentParser) -> None:
-    """Add ``--reproducer DIR``."""
+    """Add ``--reproducer DIR`` (and ``--force``, which lets it replace the files of an earlier reproducer)."""
     parser.add_argument("--reproducer", metavar="DIR",
                         help="when a step fails, save a reproducer folder (repro.py, README.md, data) into DIR")
+    add_force(parser)
 
 
-def check_folder(folder: str) -> Optional[str]:
-    """An error message when ``folder`` cannot receive a reproducer, else ``None``."""
-    from pipeline_model.safe_write import OutputPathError, check_output_folder
+def add_force(parser: argparse.ArgumentParser) -> None:
+    """Add ``--force``: replace files of the same names in an output folder (refused without it)."""
+    if "--force" not in parser._option_string_actions:
+        parser.add_argument("--force", action="store_true",
+                            help="replace existing files of the same names in the output folder "
+                                 "(without it an existing file is never replaced)")
 
-    if os.path.exists(folder):
-        try:
-            check_output_folder(folder, "--reproducer")
-        except OutputPathError as exc:
-            return str(exc)
-    elif not os.path.isdir(os.path.dirname(os.path.abspath(folder))):
-        return f"--reproducer {folder}: its parent folder does not exist"
+
+def check_folder(folder: str, what: str = "--reproducer", force: bool = False) -> Optional[str]:
+    """An error message (one line, naming ``what``) when ``folder`` cannot receive a reproducer — a link, a FIFO,
+    a device or, without ``force``, an existing file at one of its names — else ``None``. Checked before the run,
+    so nothing is written when it is refused."""
+    from pipeline_model.safe_write import OutputPathError, check_new_files
+
+    if not os.path.lexists(folder) and not os.path.isdir(os.path.dirname(os.path.abspath(folder))):
+        return f"{what} {folder}: its parent folder does not exist"
+    try:
+        check_new_files(folder, reproducer.FOLDER_FILES, what, overwrite=force)
+    except OutputPathError as exc:
+        return str(exc)
     return None
 
 
@@ -43,7 +53,8 @@ def _request(doc: PipelineDocument, args: argparse.Namespace, index: int, kind: 
         EngineClient.run_args(doc, trust_custom_code=bool(getattr(args, "trust", False))), index, kind, folder,
         error=error, traceback=traceback, timeout_s=reproducer.hang_seconds(error) or getattr(args, "timeout", None),
         rtol=float(getattr(args, "rtol", 1e-4)), atol=float(getattr(args, "atol", 1e-4)),
-        inputs={"path": os.path.abspath(inputs)} if inputs else None, run_after=run_after)
+        inputs={"path": os.path.abspath(inputs)} if inputs else None, run_after=run_after,
+        overwrite=bool(getattr(args, "force", False)))
 
 
 def save_for_run(client: Any, doc: PipelineDocument, result: Any, args: argparse.Namespace) -> str:
@@ -69,10 +80,17 @@ def save_after_run(client: Any, doc: PipelineDocument, result: Any, args: argpar
 
     from pipeline_model.engine.client import EngineError
 
+    from pipeline_model.consent import REFUSAL_PREFIX
+
     folder = getattr(args, "reproducer", None)
     if not folder or result.failed_index is None:
         return
-    problem = check_folder(folder)
+    if (result.steps[result.failed_index].error or "").startswith(REFUSAL_PREFIX):
+        print("warning: no reproducer: the step was refused for lack of consent (nothing ran); run with --trust",
+              file=sys.stderr)
+        out["reproducer_error"] = "the step was refused for lack of consent"
+        return
+    problem = check_folder(folder, force=bool(getattr(args, "force", False)))
     try:
         if problem:
             raise ValueError(problem)

@@ -190,13 +190,21 @@ def _prepare(args: argparse.Namespace, out: dict[str, Any]) -> tuple[Optional[Pi
         from pipeline_model.safe_files import special_root
         from pipeline_model.safe_write import OutputPathError, check_output_folder
 
+        from pipeline_model.build_api import EXPORT_FILES
+        from pipeline_model.safe_write import check_new_files
+
         try:
             if os.path.lexists(args.export_lib):
                 check_output_folder(args.export_lib, "--export-lib")
+                check_new_files(args.export_lib, EXPORT_FILES, "--export-lib", overwrite=bool(args.force))
             elif special_root(os.path.abspath(args.export_lib)) is not None:
                 return None, f"--export-lib {args.export_lib}: nothing is written under /proc, /sys or /dev"
         except OutputPathError as exc:
             return None, str(exc)
+    if getattr(args, "reproducer", None):  # refused before the run: a link, a FIFO, an existing file (no --force)
+        problem = reproducer_io.check_folder(args.reproducer, force=bool(args.force))
+        if problem:
+            return None, problem
     out.update({"pipeline": os.path.abspath(args.pipeline), "name": doc.name, "model": doc.model, "target": doc.target})
     return doc, None
 

@@ -225,10 +225,12 @@ class EngineSide:
             return (self.spec.kind == reproducer.KIND_CRASH and code is not None
                     and -int(code) == int(self.spec.expected.get("signal", 11)))
 
-    def write(self, module: Module, out_dir: str, original: int, checks: int) -> dict[str, Any]:
-        """Write the reduced reproducer into ``out_dir``."""
+    def write(self, module: Module, out_dir: str, original: int, checks: int,
+              overwrite: bool = False) -> dict[str, Any]:
+        """Write the reduced reproducer into ``out_dir`` (an existing file there is replaced only with
+        ``overwrite``: the user asked, ``--force`` or a prompt)."""
         return self._call("reduce_write", {"folder": self.folder, "out_dir": out_dir, "original": original,
-                                           "checks": checks}, module)
+                                           "checks": checks, "overwrite": bool(overwrite)}, module)
 
 
 @dataclass
@@ -251,25 +253,26 @@ def reduce_folder(client: Any, folder: str, out_dir: str, *, max_checks: int = 4
                   on_progress: Optional[Callable[[str, Module, ReduceStats], None]] = None,
                   on_check: Optional[Callable[[Module, ReduceStats], None]] = None,
                   on_start: Optional[Callable[[Module], None]] = None,
-                  should_stop: Optional[Callable[[], bool]] = None) -> ReduceOutcome:
+                  should_stop: Optional[Callable[[], bool]] = None, overwrite: bool = False) -> ReduceOutcome:
     """Reduce the reproducer ``folder`` into ``out_dir`` through ``client`` (an ``EngineClient``, whose consent
     must cover the folder's ``repro.py``). ``on_start(module)`` once the folder reproduces, ``on_check`` after
     each check, ``on_progress`` for each accepted reduction; ``should_stop()`` ends the loop between checks
     (the best module so far is written either way). ``timeout_s`` is the watchdog limit of each check (default: the
-    reproducer's hang timeout, else 120 s): a candidate that takes longer counts as a hang. Raises :class:`NotReproduced` when the folder does not
+    reproducer's hang timeout, else 120 s): a candidate that takes longer counts as a hang; ``overwrite`` lets the
+    result replace existing files in ``out_dir``. Raises :class:`NotReproduced` when the folder does not
     fail as it says, ``EngineError`` (``ConsentRequired`` without consent) when the engine cannot do it."""
     from pipeline_model.debugging import reproducer
 
     spec = reproducer.read_spec(folder)
     timeout = float(timeout_s or spec.expected.get("timeout") or DEFAULT_TIMEOUT_S)
     return _reduce(EngineSide(client, folder, spec, timeout), out_dir, max_checks, on_progress, on_check, on_start,
-                   should_stop)
+                   should_stop, overwrite)
 
 
 def _reduce(side: EngineSide, out_dir: str, max_checks: int,
             on_progress: Optional[Callable[[str, Module, ReduceStats], None]],
             on_check: Optional[Callable[[Module, ReduceStats], None]], on_start: Optional[Callable[[Module], None]],
-            should_stop: Optional[Callable[[], bool]]) -> ReduceOutcome:
+            should_stop: Optional[Callable[[], bool]], overwrite: bool = False) -> ReduceOutcome:
     start = side.prepare()
     if not side.check(start):
         if should_stop is not None and should_stop():
@@ -280,5 +283,5 @@ def _reduce(side: EngineSide, out_dir: str, max_checks: int,
     reducer = Reducer(side.candidates, side.apply, side.check, max_checks=max_checks, on_progress=on_progress,
                       should_stop=should_stop, on_check=on_check)
     best = reducer.run(start)
-    written = side.write(best, out_dir, start.bindings, reducer.stats.checks)
+    written = side.write(best, out_dir, start.bindings, reducer.stats.checks, overwrite)
     return ReduceOutcome(start, best, reducer.stats, str(written["folder"]))

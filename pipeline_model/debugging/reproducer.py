@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Optional, Union
 
 from pipeline_model import scriptlib
+from pipeline_model.debugging import repro_folder
+from pipeline_model.debugging.repro_folder import MAX_DATA_BYTES, ReproducerFolderError  # noqa: F401 - re-exported
 
 KIND_EXCEPTION, KIND_CRASH, KIND_HANG, KIND_NUMERIC, KIND_BUILD = "exception", "crash", "hang", "numeric", "build"
 KINDS = (KIND_EXCEPTION, KIND_CRASH, KIND_HANG, KIND_NUMERIC, KIND_BUILD)
@@ -147,7 +149,8 @@ def report_kind(report: Any) -> tuple[str, str, bool]:
 
 def save_request(run: dict[str, Any], index: int, kind: str, folder: str, *, error: str = "", traceback: str = "",
                  timeout_s: Optional[float] = None, rtol: float = 1e-4, atol: float = 1e-4,
-                 inputs: Optional[dict[str, Any]] = None, run_after: bool = False) -> dict[str, Any]:
+                 inputs: Optional[dict[str, Any]] = None, run_after: bool = False,
+                 overwrite: bool = False) -> dict[str, Any]:
     """The engine's ``save_reproducer`` request for step ``index`` (0-based) of the pipeline whose ``run``
     arguments are given (CLI and GUI). A hang's timeout defaults to the limit its message names."""
     if timeout_s is None:
@@ -155,7 +158,7 @@ def save_request(run: dict[str, Any], index: int, kind: str, folder: str, *, err
     return {"run": run, "step_index": int(index), "kind": kind, "error": error, "traceback": traceback,
             "timeout_s": float(timeout_s), "out_dir": os.path.abspath(folder),
             "check": {"rtol": float(rtol), "atol": float(atol)}, "inputs": dict(inputs or {"seed": 0}),
-            "run_after": bool(run_after)}
+            "run_after": bool(run_after), "overwrite": bool(overwrite)}
 
 
 def crash_signal(error: str) -> int:
@@ -501,18 +504,25 @@ Files:
 """
 
 
-def write_folder(folder: str, files: dict[str, Union[str, bytes]]) -> list[str]:
+#: Every name a reproducer folder may hold (checked before one is written: none may be replaced unasked).
+FOLDER_FILES = ("repro.py", "README.md", "repro.json", "module.json", "inputs.npz")
+
+
+def write_folder(folder: str, files: dict[str, Union[str, bytes]], overwrite: bool = False) -> list[str]:
     """Write ``files`` (name -> text or bytes) into ``folder`` (created if missing) with
-    :mod:`pipeline_model.safe_write`; returns the names written."""
+    :mod:`pipeline_model.safe_write`; returns the names written. Every name is checked before the first byte is
+    written (:func:`pipeline_model.safe_write.check_new_files`): a link, FIFO or device is refused, an existing
+    file too unless ``overwrite``."""
     from pipeline_model import safe_write
 
+    safe_write.check_new_files(folder, list(files), "reproducer folder", overwrite=overwrite)
     safe_write.ensure_folder(folder, "reproducer folder")
     for name, data in files.items():
         path = os.path.join(folder, name)
         if isinstance(data, bytes):
-            safe_write.write_bytes(path, data, "reproducer file")
+            safe_write.write_bytes(path, data, "reproducer file", replace=overwrite)
         else:
-            safe_write.write_text(path, data, "reproducer file")
+            safe_write.write_text(path, data, "reproducer file", replace=overwrite)
     return sorted(files)
 
 
@@ -528,17 +538,14 @@ def spec_files(spec: ReproSpec, extra: Optional[dict[str, Union[str, bytes]]] = 
 
 
 def read_spec(folder: str) -> ReproSpec:
-    """The :class:`ReproSpec` of a reproducer folder (``repro.json`` and the module text of ``repro.py``)."""
-    with open(os.path.join(folder, "repro.json"), encoding="utf-8") as f:
-        data = json.load(f)
-    with open(os.path.join(folder, "repro.py"), encoding="utf-8") as f:
-        source = f.read()
-    import ast
-
-    text = None
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "MODULE_TEXT" for t in node.targets):
-            text = ast.literal_eval(node.value)
-    if not isinstance(text, str):
-        raise ValueError(f"{folder}: repro.py holds no MODULE_TEXT")
+    """The :class:`ReproSpec` of a reproducer folder (``repro.json`` and the module text of ``repro.py``), read
+    safely before anything in it is trusted (:mod:`~pipeline_model.debugging.repro_folder`: regular files under a
+    size cap, validated JSON); :class:`ReproducerFolderError` with one line naming the file otherwise."""
+    data, text = repro_folder.read(folder, KINDS)
     return ReproSpec.from_json(data, text)
+
+
+def read_description(folder: str) -> ReproSpec:
+    """:func:`read_spec` without the module text (``repro.py`` is only checked to be a regular file under its
+    cap, not read or parsed): what the GUI shows about a folder, quick enough for its thread."""
+    return ReproSpec.from_json(repro_folder.describe(folder, KINDS))

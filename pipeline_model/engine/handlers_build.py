@@ -33,6 +33,7 @@ import numpy as np
 
 from pipeline_model import safe_files, safe_write
 from pipeline_model import targets as targets_mod
+from pipeline_model.build_api import EXPORT_FILES
 from pipeline_model.engine.build.deploy import deploy_script
 from pipeline_model.engine.build.devices import target_label
 from pipeline_model.engine.build.errors import error_text
@@ -113,7 +114,8 @@ def handle_export_library(args: dict, ctx: WorkerContext) -> dict:
     out_dir = str(args.get("out_dir") or "")
     if not out_dir:
         raise BuildError("export_library needs out_dir")
-    paths = _export_paths(out_dir)  # refused before the build: a symlinked folder or file, a device ...
+    overwrite = bool(args.get("overwrite"))
+    paths = _export_paths(out_dir, overwrite)  # refused before the build: a link, a device, an existing file ...
     resolved = resolve_module(args, ctx)
     mod, loaded, target = resolved.mod, resolved.loaded, resolved.target
     func_name = entry_function(mod, args.get("function"))
@@ -144,21 +146,19 @@ def handle_export_library(args: dict, ctx: WorkerContext) -> dict:
     }
     try:
         for name, data in files.items():
-            safe_write.write_bytes(paths[name], data, "export file", mode=0o755 if name == "model.so" else None)
+            safe_write.write_bytes(paths[name], data, "export file", mode=0o755 if name == "model.so" else None,
+                                   replace=overwrite)
     except safe_write.OutputPathError as exc:
         raise BuildError(str(exc)) from None
     return {"library": paths["model.so"], "deploy_script": paths["deploy.py"], "weights": paths["weights.npz"],
             "metadata": paths["model.json"], "function": func_name}
 
 
-#: The files ``export_library`` writes into its folder.
-EXPORT_FILES = ("model.so", "weights.npz", "model.json", "deploy.py")
-
-
-def _export_paths(out_dir: str) -> dict[str, str]:
-    """The paths of :data:`EXPORT_FILES` in ``out_dir`` (created with its missing parents), each written with
-    :mod:`pipeline_model.safe_write`: a folder that is a symlink, or a file there that is a symlink, a FIFO, a
-    device or a folder, is refused with a one-line :class:`BuildError` before anything is built or written."""
+def _export_paths(out_dir: str, overwrite: bool = False) -> dict[str, str]:
+    """The paths of :data:`pipeline_model.build_api.EXPORT_FILES` in ``out_dir`` (created with its missing
+    parents), each written with :mod:`pipeline_model.safe_write`: a folder that is a symlink, or a file there that
+    is a symlink, a FIFO, a device or a folder — or, without ``overwrite``, an existing file — is refused with a
+    one-line :class:`BuildError` before anything is built or written."""
     full = os.path.abspath(out_dir)
     if not os.path.lexists(full) and safe_files.special_root(full) is None:
         try:
@@ -167,7 +167,8 @@ def _export_paths(out_dir: str) -> dict[str, str]:
             raise BuildError(f"export folder {out_dir}: cannot create {os.path.dirname(full)}: "
                              f"{exc.strerror or exc}") from None
     try:
-        folder = safe_write.ensure_folder(full, "export folder")
-        return {name: safe_write.check_output_file(os.path.join(folder, name), "export file") for name in EXPORT_FILES}
+        paths = safe_write.check_new_files(full, EXPORT_FILES, "export folder", overwrite=overwrite)
+        safe_write.ensure_folder(full, "export folder")
+        return paths
     except safe_write.OutputPathError as exc:
         raise BuildError(str(exc)) from None

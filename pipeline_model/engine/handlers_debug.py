@@ -101,7 +101,7 @@ def handle_reduce_write(args: dict, ctx: "WorkerContext") -> dict:
 
     mod, _key = reduce_tvm.module_of(args, ctx)
     return reduce_tvm.write(str(args["folder"]), str(args["out_dir"]), mod, int(args.get("original") or 0),
-                            int(args.get("checks") or 0))
+                            int(args.get("checks") or 0), overwrite=bool(args.get("overwrite")))
 
 
 @handler("diverge")

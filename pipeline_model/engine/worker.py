@@ -149,13 +149,13 @@ def _refused_run(steps: list[dict], missing: list[Any], ctx: WorkerContext) -> d
                          title=ctx.pass_title(pass_id) if pass_id else "", state=NOT_RUN)
         if not model_missing and i == first_step:
             res.state = FAILED
-            res.error = "nothing ran: " + consent.refusal_message([m for m in missing if m.index == i])
+            res.error = consent.REFUSAL_PREFIX + consent.refusal_message([m for m in missing if m.index == i])
             if len(missing) > 1:
                 res.error += "\n" + consent.refusal_message([m for m in missing if m.index != i])
             result.failed_index = i
         result.steps.append(res)
     if model_missing:
-        result.error = "nothing ran: " + consent.refusal_message(missing)
+        result.error = consent.REFUSAL_PREFIX + consent.refusal_message(missing)
     return result.to_json()
 
 

@@ -23,6 +23,7 @@ import re
 import runpy
 from typing import Any, Callable, Optional
 
+from pipeline_model import safe_files
 from pipeline_model.debugging import reproducer
 from pipeline_model.debugging.reduce import halving_order
 from pipeline_model.engine.debugging.reproducer_tvm import binding_count, module_texts
@@ -46,8 +47,7 @@ def load_folder_module(folder: str) -> Any:
         path = os.path.join(folder, "module.json")
         if not os.path.isfile(path):
             raise
-        with open(path, encoding="utf-8") as f:
-            return tvm.ir.load_json(f.read())
+        return tvm.ir.load_json(safe_files.read_text(path, "reproducer file", reproducer.MAX_DATA_BYTES))
 
 
 def module_of(args: dict[str, Any], ctx: Any) -> tuple[Any, str]:
@@ -264,8 +264,9 @@ def check(folder: str, mod: Any) -> dict[str, Any]:
     return {"interesting": bool(namespace["verdict"](seen)), "seen": seen}
 
 
-def write(folder: str, out_dir: str, mod: Any, original: int, checks: int) -> dict[str, Any]:
-    """Write the reduced reproducer: the folder's spec with ``mod`` as its module, its data files copied."""
+def write(folder: str, out_dir: str, mod: Any, original: int, checks: int, overwrite: bool = False) -> dict[str, Any]:
+    """Write the reduced reproducer: the folder's spec with ``mod`` as its module, its data files copied (an
+    existing file in ``out_dir`` is replaced only with ``overwrite``)."""
     spec = reproducer.read_spec(folder)
     text, json_text, note = module_texts(mod)
     spec.module_text, spec.has_module_json = text, json_text is not None
@@ -276,7 +277,7 @@ def write(folder: str, out_dir: str, mod: Any, original: int, checks: int) -> di
     if json_text is not None:
         extra["module.json"] = json_text
     if spec.has_inputs:
-        with open(os.path.join(folder, "inputs.npz"), "rb") as f:
-            extra["inputs.npz"] = f.read()
-    names = reproducer.write_folder(out_dir, reproducer.spec_files(spec, extra))
+        extra["inputs.npz"] = safe_files.read_bytes(os.path.join(folder, "inputs.npz"), "reproducer file",
+                                                    reproducer.MAX_DATA_BYTES)
+    names = reproducer.write_folder(out_dir, reproducer.spec_files(spec, extra), overwrite=overwrite)
     return {"folder": out_dir, "files": names, "bindings": spec.bindings}

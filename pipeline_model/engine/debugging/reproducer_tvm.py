@@ -152,7 +152,7 @@ def save(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         has_module_json=json_text is not None, has_inputs="inputs.npz" in extra, bindings=binding_count(before),
         note=note)
     folder = str(args["out_dir"])
-    names = reproducer.write_folder(folder, reproducer.spec_files(spec, extra))
+    names = reproducer.write_folder(folder, reproducer.spec_files(spec, extra), overwrite=bool(args.get("overwrite")))
     return {"folder": folder, "files": names, "kind": kind, "bindings": spec.bindings, "note": note}
 
 

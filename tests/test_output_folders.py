@@ -1,0 +1,224 @@
+"""Issue 32: every output follows the same rules, and reproducer folders from others are read safely.
+
+* Save never writes through a symlink (also a dangling one), into a FIFO or a device; ``.bak`` only of the user's
+  real file, never through a link at ``<name>.bak``.
+* Output folders (``run --reproducer``, ``reduce -o``, ``run --export-lib``): an existing file at one of the names
+  is never replaced without ``--force``, a link/FIFO/device there never even with it, and every check runs before
+  the first byte is written.
+* ``reduce DIR`` reads the folder safely before trust is asked: a FIFO, a link to ``/dev/zero``, ``[1,2]``, ``{}``
+  or 100,000-deep JSON give one line and exit 2.
+* Exit codes and messages as the README says (bisect/diverge without ``--trust``, ``--inputs`` FIFO, ``--emit-ir``
+  naming a file, ``reduce`` numbers).
+
+CLI commands run in this process (``main.cli_main``), none of them reaching an engine."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+
+import main
+from pipeline_model import safe_write
+from pipeline_model.debugging import reproducer
+from pipeline_model.document import PipelineDocument, Step
+from pipeline_model.fileformat import save_pipeline
+
+DECOY = b"the user's own notes\n"
+
+
+def _snapshot(folder) -> dict:
+    out = {}
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            full = os.path.join(root, name)
+            st = os.lstat(full)
+            content = os.readlink(full) if os.path.islink(full) else (
+                open(full, "rb").read() if stat.S_ISREG(st.st_mode) else None)
+            out[os.path.relpath(full, folder)] = (stat.S_IFMT(st.st_mode), content)
+    return out
+
+
+def _cli(capsys, *argv) -> tuple[int, str]:
+    code = main.cli_main([str(a) for a in argv])
+    err = capsys.readouterr().err
+    return code, err
+
+
+def _one_line(code: int, err: str, *words: str) -> None:
+    assert code == 2, (code, err)
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    for word in words:
+        assert word in err, (word, err)
+
+
+def _doc() -> PipelineDocument:
+    return PipelineDocument(model="builtin:mlp", name="p", target={"kind": "llvm"}, steps=[Step("relax.LegalizeOps")])
+
+
+# ---- Save --------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("planted", ["link", "dangling", "fifo", "device"])
+def test_save_refuses_links_fifos_and_devices(tmp_path, planted):
+    decoy = tmp_path / "decoy.txt"
+    decoy.write_bytes(DECOY)
+    target = tmp_path / "p.json"
+    if planted == "link":
+        target.symlink_to(decoy)
+    elif planted == "dangling":
+        target.symlink_to(tmp_path / "created.txt")
+    elif planted == "fifo":
+        os.mkfifo(target)
+    else:
+        target = "/dev/null"
+    before = _snapshot(tmp_path)
+    with pytest.raises(safe_write.OutputPathError) as info:
+        save_pipeline(_doc(), target)
+    assert str(target) in str(info.value) and "\n" not in str(info.value)
+    assert _snapshot(tmp_path) == before  # decoy byte-identical, no decoy.txt.bak, no created.txt, no temp file
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_save_keeps_a_backup_only_of_the_real_file(tmp_path):
+    decoy = tmp_path / "decoy.txt"
+    decoy.write_bytes(DECOY)
+    target = tmp_path / "p.json"
+    save_pipeline(_doc(), target)
+    first = target.read_bytes()
+    save_pipeline(_doc(), target)
+    assert (tmp_path / "p.json.bak").read_bytes() == first  # the ordinary backup
+    os.unlink(tmp_path / "p.json.bak")
+    (tmp_path / "p.json.bak").symlink_to(decoy)  # a link planted at the backup's name is never written through
+    save_pipeline(_doc(), target)
+    assert decoy.read_bytes() == DECOY and os.path.islink(tmp_path / "p.json.bak")
+
+
+# ---- output folders ----------------------------------------------------------------------------------------
+def _spec() -> reproducer.ReproSpec:
+    return reproducer.ReproSpec(kind="exception", expected=reproducer.expected_for("exception", "ValueError: x"),
+                                target={"kind": "llvm"}, pass_context={}, module_text="# module\n", step_index=0,
+                                pass_id="custom.python", bindings=3)
+
+
+def test_write_folder_checks_every_name_before_the_first_byte(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / "README.md")
+    with pytest.raises(safe_write.OutputPathError, match="README.md"):
+        reproducer.write_folder(str(out), reproducer.spec_files(_spec()), overwrite=True)
+    assert sorted(os.listdir(out)) == ["README.md"]  # repro.py was not written before the refusal
+    os.unlink(out / "README.md")
+    (out / "repro.py").write_bytes(DECOY)
+    with pytest.raises(safe_write.OutputPathError, match="already exists"):
+        reproducer.write_folder(str(out), reproducer.spec_files(_spec()))
+    assert sorted(os.listdir(out)) == ["repro.py"] and (out / "repro.py").read_bytes() == DECOY
+    reproducer.write_folder(str(out), reproducer.spec_files(_spec()), overwrite=True)  # the user asked
+    assert reproducer.read_spec(str(out)).bindings == 3
+
+
+def test_write_bytes_without_replace_never_replaces(tmp_path):
+    path = tmp_path / "a.txt"
+    path.write_bytes(DECOY)
+    with pytest.raises(safe_write.OutputPathError):
+        safe_write.write_bytes(path, b"new", replace=False)
+    assert path.read_bytes() == DECOY and os.listdir(tmp_path) == ["a.txt"]
+
+
+def _user_folder(tmp_path, name: str):
+    out = tmp_path / "out"
+    out.mkdir(exist_ok=True)
+    (out / name).write_bytes(DECOY)
+    return out
+
+
+@pytest.mark.parametrize("name", ["README.md", "repro.py", "repro.json"])
+def test_run_reproducer_refuses_a_users_file_before_the_run(tmp_path, capsys, name):
+    out = _user_folder(tmp_path, name)
+    before = _snapshot(tmp_path)
+    code, err = _cli(capsys, "run", "builtin:cpu_build", "--reproducer", out)
+    _one_line(code, err, "--reproducer", name, "--force")
+    assert _snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("name", ["deploy.py", "model.json"])
+def test_export_lib_refuses_a_users_file_before_the_run(tmp_path, capsys, name):
+    out = _user_folder(tmp_path, name)
+    before = _snapshot(tmp_path)
+    code, err = _cli(capsys, "run", "builtin:cpu_build", "--export-lib", out)
+    _one_line(code, err, "--export-lib", name, "--force")
+    assert _snapshot(tmp_path) == before
+
+
+@pytest.fixture
+def repro_dir(tmp_path):
+    folder = tmp_path / "repro"
+    reproducer.write_folder(str(folder), reproducer.spec_files(_spec()))
+    return folder
+
+
+def test_reduce_output_refused_before_trust(tmp_path, capsys, repro_dir):
+    out = _user_folder(tmp_path, "README.md")
+    link = tmp_path / "link"
+    link.symlink_to(out)
+    before = _snapshot(tmp_path)
+    for argv, words in [
+        (("-o", out), ("-o", "README.md", "--force")),
+        (("-o", out, "--force", "--trust", "--max-checks", "-5"), ("--max-checks",)),
+        (("-o", out, "--timeout", "nan"), ("--timeout",)),
+        (("-o", link), ("-o", "symbolic link")),
+        (("-o", repro_dir, "--force"), ("-o", "its own")),
+    ]:
+        code, err = _cli(capsys, "reduce", repro_dir, *argv)
+        _one_line(code, err, *words)
+        assert "--reproducer" not in err
+    assert _snapshot(tmp_path) == before
+
+
+def _hostile(tmp_path, kind: str):
+    folder = tmp_path / kind
+    folder.mkdir()
+    good = json.dumps(_spec().to_json())
+    (folder / "repro.py").write_text(reproducer.render_repro(_spec()))
+    if kind == "fifo":
+        os.mkfifo(folder / "repro.json")
+    elif kind == "zero":
+        (folder / "repro.json").write_text(good)
+        os.unlink(folder / "repro.py")
+        (folder / "repro.py").symlink_to("/dev/zero")
+    elif kind == "deep":
+        (folder / "repro.json").write_text("[" * 100_000 + "]" * 100_000)
+    else:
+        (folder / "repro.json").write_text({"list": "[1,2]", "empty": "{}", "types": good.replace(
+            '"step_index": 0', '"step_index": "0"')}[kind])
+    return folder
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "list", "empty", "deep", "types"])
+def test_reduce_reads_hostile_folders_safely(tmp_path, capsys, kind):
+    folder = _hostile(tmp_path, kind)
+    code, err = _cli(capsys, "reduce", folder, "-o", tmp_path / "out", "--trust")
+    _one_line(code, err, str(folder / ("repro.py" if kind == "zero" else "repro.json")))
+    assert not os.path.exists(tmp_path / "out")
+
+
+# ---- exit codes and messages -------------------------------------------------------------------------------
+def test_bisect_and_diverge_without_trust_exit_2(tmp_path, capsys):
+    path = tmp_path / "custom.json"
+    save_pipeline(PipelineDocument(model="builtin:mlp", name="c", target={"kind": "llvm"},
+                                   steps=[Step("custom.python", {"source": "def transform(mod):\n    return mod\n"})]),
+                  path)
+    for argv in (("bisect", path), ("diverge", path, "--step", "1")):
+        code, err = _cli(capsys, *argv)
+        _one_line(code, err, "--trust", "step 1")
+
+
+def test_input_and_emit_ir_messages_say_what_the_path_is(tmp_path, capsys):
+    os.mkfifo(tmp_path / "a.fifo")
+    pipeline = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "resources", "pipelines",
+                            "cpu_build.json")
+    code, err = _cli(capsys, "bisect", pipeline, "--inputs", tmp_path / "a.fifo")
+    _one_line(code, err, "FIFO")
+    (tmp_path / "f.txt").write_text("x")
+    code, err = _cli(capsys, "run", "builtin:cpu_build", "--emit-ir", tmp_path / "f.txt")
+    _one_line(code, err, "is a regular file")
