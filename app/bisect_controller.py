@@ -106,7 +106,8 @@ class BisectDialog(QDialog):
                 item = QTableWidgetItem(text)
                 if tested.error:
                     item.setToolTip(tested.error[:2000])
-                if tested.step == report.culprit_step and tested.outcome == "fail":
+                if tested.step == report.culprit_step and (tested.outcome == "fail" or tested.mode == "without"
+                                                           and tested.outcome == "pass"):
                     font = item.font()
                     font.setBold(True)
                     item.setFont(font)

@@ -207,3 +207,25 @@ def test_build_of_a_working_pipeline_survives_a_crashing_reference(engine):
         result = build_api.build_run(engine, doc, check=(1e-4, 1e-4))
     assert result.outputs and result.check is not None and not result.check.passed
     assert "crashed" in (result.check.reference_failure or "") and "could not be done" in (result.check.error or "")
+
+
+@pytest.mark.e2e
+@pytest.mark.heavy  # ~25 s: leaves each of ~9 steps out of a CNN pipeline
+def test_numbers_fall_back_to_the_framework_when_the_reference_crashed(engine, tmp_path):
+    """The default-pipeline reference crashed an earlier engine (sent as ``known``, as request_bisect does after
+    such a crash; cnn_bn itself builds fine in TVM): the numbers are checked against ONNX Runtime instead, the
+    report says so, and leaving steps out of the pipeline as written names the wrong step in <= N + 2 builds."""
+    pytest.importorskip("onnxruntime")
+    from pipeline_model.fileformat import load_pipeline
+
+    path, wrong = injected_pipeline(str(tmp_path), 8, 28, "tir", model=CNN)
+    args = argparse.Namespace(trust=True, rtol=1e-4, atol=1e-4, check_against="tvm", inputs=None)
+    request = bisect_cmd.bisect_request(load_pipeline(path), args)
+    request["known"] = [{"mode": "reference", "position": 0,
+                         "result": {"kind": "crash", "error": "the engine crashed (signal SIGSEGV) during the "
+                                                              "'bisect' request; it was restarted"}}]
+    reply = engine.request("bisect", request)
+    assert reply["culprit_step"] == wrong, reply["message"]
+    assert reply["reference"].startswith("onnxruntime") and "fallback" in reply["reference"]
+    assert reply["default_pipeline_fails"] == "crash" and "SIGSEGV" in reply["reference_failure"]
+    assert reply["builds"] <= len(reply["candidates"]) + 2

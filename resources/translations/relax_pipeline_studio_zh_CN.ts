@@ -3789,6 +3789,14 @@
         <source>Compared with the baseline: {verdict}</source>
         <translation>与基线比较：{verdict}</translation>
     </message>
+    <message>
+        <source>✗ not checked: the reference (TVM&apos;s default pipeline on the model as loaded) failed; this module built and ran</source>
+        <translation>✗ 未检查：参考结果（TVM 默认流水线处理的原始模型）失败；本模块已构建并运行</translation>
+    </message>
+    <message>
+        <source>the default-pipeline reference failed ({failure}), so this is the fallback</source>
+        <translation>默认流水线的参考结果失败（{failure}），因此这是后备参考</translation>
+    </message>
 </context>
 <context>
     <name>ShortcutsDialog</name>

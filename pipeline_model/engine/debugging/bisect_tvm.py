@@ -121,6 +121,12 @@ class Tester:
                 self._fallback_reference(arrays[:n_in])
         return self._ref
 
+    def default_pipeline_works(self) -> bool:
+        """True when the default-pipeline reference built and ran for this very target (an llvm CPU): the model
+        as loaded, completed with the stock lowering (position 0), is then known to build and run."""
+        return (self.against == "tvm" and self.reference_failure is None and self._ref is not None
+                and not self.candidate_reference and self.target.get("kind") == "llvm")
+
     def _default_reference(self, func_name: str, ref_arrays: list[np.ndarray]) -> None:
         """Build and run the model as loaded with ``tvm.compile``'s default pipeline (its own progress, so the
         client tells a crash here from a tested module's)."""
@@ -354,9 +360,11 @@ class Bisection:
         report.failure = failure
         plan.record(n, FAIL)
         zero: Optional[str] = None
-        if self.tester.reference_failure is None and failure["kind"] in ("build", "run", "crash"):
+        if (failure["kind"] in ("build", "run", "crash") and self.tester.reference_failure is None
+                and not self.tester.default_pipeline_works()):
             # A crash or a build failure needs no reference; but when the stock lowering itself fails on the model
-            # as loaded, every completed prefix fails with it and only the pipeline as written can tell.
+            # as loaded, every completed prefix fails with it and only the pipeline as written can tell (the
+            # reference, when it built and ran for this target, already showed that the stock lowering works).
             zero, zero_result = self._test_position(0, failure)
             if zero != PASS:
                 report.default_pipeline_fails = str(zero_result.get("kind") or "build")
