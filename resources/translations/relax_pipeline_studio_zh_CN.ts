@@ -79,10 +79,10 @@
         <translation>请勾选两条或更多流水线进行比较。</translation>
     </message>
     <message>
-        <location filename="../../app/bisect_controller.py" line="+170"/>
+        <location filename="../../app/bisect_controller.py" line="+210"/>
         <location filename="../../app/compare_controller.py" line="+4"/>
         <source>The Build &amp; Run panel&apos;s settings are not valid (see the panel).</source>
-        <extracomment>``BisectReport`` when a bisection finished (tests, screenshots). The message when it failed. The last report while the pipeline is unchanged since (its culprit&apos;s reproducer can be saved). The ``bisect`` request arguments of :attr:`report`.</extracomment>
+        <extracomment>``BisectReport`` when a bisection finished (tests, screenshots). The message when it failed. Save Reproducer… of the breaking step asked in the dialog (its uid; the main window saves it). The last report while the pipeline is unchanged since (its culprit&apos;s reproducer can be saved). The ``bisect`` request arguments of :attr:`report`.</extracomment>
         <translation>“构建并运行”面板的设置无效（请查看该面板）。</translation>
     </message>
     <message>
@@ -128,7 +128,7 @@
         <translation>保存流水线</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+18"/>
         <source>Cannot save pipeline</source>
         <translation>无法保存流水线</translation>
     </message>
@@ -188,12 +188,18 @@
         <translation>模型 {0}</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
+        <location line="+4"/>
         <source>Export Python script</source>
         <translation>导出 Python 脚本</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-3"/>
+        <source>The pass catalogue is still loading; export when it is there.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Python (*.py)</source>
         <translation>Python (*.py)</translation>
     </message>
@@ -300,7 +306,7 @@
         <translation>引擎：已停止</translation>
     </message>
     <message>
-        <location line="+72"/>
+        <location line="+74"/>
         <source>&amp;Built-in Models</source>
         <translation>内置模型(&amp;B)</translation>
     </message>
@@ -705,7 +711,7 @@
     </message>
     <message>
         <location line="+12"/>
-        <location filename="../../app/pipeline_editor.py" line="+171"/>
+        <location filename="../../app/pipeline_editor.py" line="+172"/>
         <source>Step parameters</source>
         <translation>步骤参数</translation>
     </message>
@@ -731,7 +737,7 @@
         <translation>正在加载 Pass 目录…</translation>
     </message>
     <message>
-        <location filename="../../app/run_controller.py" line="+54"/>
+        <location filename="../../app/run_controller.py" line="+55"/>
         <source>New document: Build &amp; Run to see its results.</source>
         <extracomment>``(kind, reply dict)`` after a build_run / compare / export_library answer (tests, screenshots). ``(kind, message)`` when a request failed.</extracomment>
         <translation>新文档：请“构建并运行”以查看结果。</translation>
@@ -767,7 +773,7 @@
         <translation>引擎仍在处理上一个请求（点击“停止”可结束）。</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+49"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -787,25 +793,25 @@
         <translation>正在构建基线和流水线并计时…</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+15"/>
         <source>Building and exporting into {0}…</source>
         <translation>正在构建并导出到 {0}…</translation>
     </message>
     <message>
         <location filename="../../app/dialog_request.py" line="+40"/>
         <location filename="../../app/run_controller.py" line="+6"/>
-        <location filename="../../app/run_session.py" line="+126"/>
+        <location filename="../../app/run_session.py" line="+143"/>
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../../app/run_session.py" line="-53"/>
+        <location filename="../../app/run_session.py" line="-61"/>
         <source>Step {0} ({1}) waits for Run (F5): set its tuning budget, then run it.</source>
-        <extracomment>True while a run is in flight (the Stop action follows it). ``(input_script, input_key)``: the model loaded for the current run. A step&apos;s result of the current run. ``(revision, RunResult)`` of a run of the current revision. Uids of the tuning steps the user ran (Run / Run to): automatic re-runs include only these.</extracomment>
+        <extracomment>True while a run is in flight (the Stop action follows it). ``(input_script, input_key)``: the model loaded for the current run. A step&apos;s result of the current run. ``(revision, RunResult)`` of a run of the current revision. Uids of the tuning steps the user ran (Run / Run to): automatic re-runs include only these. Holds automatic re-runs while edited custom-pass code is still being typed (``app.code_gate``).</extracomment>
         <translation>第 {0} 步（{1}）等待运行（F5）：先设置调优预算，再运行它。</translation>
     </message>
     <message>
-        <location line="+60"/>
+        <location line="+68"/>
         <source>Stopping tuning; measured trials are kept and the run goes on…</source>
         <translation>正在停止调优；已测量的试验会保留，运行继续…</translation>
     </message>
@@ -850,7 +856,7 @@
         <translation>{0} 来自缓存</translation>
     </message>
     <message>
-        <location filename="../../app/reduce_controller.py" line="+116"/>
+        <location filename="../../app/reduce_controller.py" line="+117"/>
         <source>Checks: {0} · bindings: {1} (at the start: {2})</source>
         <translation>检查：{0} · 绑定：{1}（开始时：{2}）</translation>
     </message>
@@ -881,19 +887,39 @@
         <translation>请选择复现包文件夹（由“保存复现包”写出的文件夹）。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location filename="../../app/output_folder.py" line="+25"/>
+        <location filename="../../app/reduce_controller.py" line="+3"/>
         <source>the output folder</source>
         <translation>输出文件夹</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>{0} holds other files: choose a new or empty folder</source>
-        <translation>{0} 中有其他文件：请选择新的或空的文件夹</translation>
+        <location line="+2"/>
+        <source>Cannot write into this folder</source>
+        <translation>无法写入此文件夹</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+7"/>
+        <source>Replace files?</source>
+        <translation>替换文件？</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} already holds {1}. Replace them? (The old files are not kept.)</source>
+        <translation>{0} 中已有 {1}。要替换它们吗？（旧文件不会保留。）</translation>
+    </message>
+    <message>
+        <source>{0} holds other files: choose a new or empty folder</source>
+        <translation type="vanished">{0} 中有其他文件：请选择新的或空的文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../app/reduce_controller.py" line="+5"/>
         <source>The reduced reproducer needs a folder of its own.</source>
         <translation>精简后的复现包需要一个单独的文件夹。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Not reduced: choose another output folder.</source>
+        <translation>未精简：请选择另一个输出文件夹。</translation>
     </message>
     <message>
         <location line="+3"/>
@@ -978,13 +1004,13 @@
     </message>
     <message>
         <location filename="../../app/step_inspector.py" line="+150"/>
-        <location line="+198"/>
+        <location line="+202"/>
         <source>Step {0}: {1}</source>
         <extracomment>The diff/graph for the selected step is on screen (used by the benchmark).</extracomment>
         <translation>步骤 {0}：{1}</translation>
     </message>
     <message>
-        <location line="-193"/>
+        <location line="-197"/>
         <location line="+62"/>
         <source>{0} has not run yet.</source>
         <translation>{0} 尚未运行。</translation>
@@ -1042,7 +1068,7 @@
         <translation>{0} — 已停止；显示其输入</translation>
     </message>
     <message>
-        <location filename="../../app/consent_service.py" line="+263"/>
+        <location filename="../../app/consent_service.py" line="+265"/>
         <location filename="../../app/step_inspector.py" line="+12"/>
         <source>step {0} ({1})</source>
         <translation>步骤 {0}（{1}）</translation>
@@ -1076,11 +1102,16 @@
     </message>
     <message>
         <location line="+38"/>
+        <source>The engine was restarted and no longer holds this module; Run (F5) makes it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>The module text could not be fetched: {0}</source>
         <translation>无法获取模块文本：{0}</translation>
     </message>
     <message>
-        <location line="+75"/>
+        <location line="+76"/>
         <source>Cannot show the file</source>
         <translation>无法显示该文件</translation>
     </message>
@@ -1205,7 +1236,7 @@
         <translation type="vanished">&lt;b&gt;{where}&lt;/b&gt; 含有 {count} 个带自定义 Python 代码的步骤。运行它们会以您的权限在引擎进程中执行下面的代码（它可以读写您的文件）。请仅在信任此流水线来源时运行。代码变化后会再次询问。</translation>
     </message>
     <message>
-        <location filename="../../app/consent_service.py" line="-53"/>
+        <location filename="../../app/consent_service.py" line="-55"/>
         <source>Run code from this file?</source>
         <extracomment>Largest file shown in the consent dialog (the rest is cut, and the dialog says so). The engine client&apos;s consent (``QtEngineWorker.consent``), kept equal to what was consented to. Tests/screenshots: skip the question; True consents to every item, False to none (nothing is remembered). Hashes of code the user typed in the app this session (their own code). Hashes refused this session (automatic re-runs do not ask about them again). Step uids whose code the user edited although it was never consented to (not asked on auto re-runs). Hashes consented to by ``override`` (tests): granted while it stays true, never remembered.</extracomment>
         <translation>运行来自此文件的代码？</translation>
@@ -1252,7 +1283,12 @@
         <translation>复现脚本 {0}：精简会在尝试的每个更小模块上运行它</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+1"/>
+        <source>Tuning records {0}: schedules your own tuning did not measure, compiled into the model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>cannot be checked: {0}</source>
         <translation>无法检查：{0}</translation>
     </message>
@@ -1415,7 +1451,7 @@
         <translation>引擎内存上限：</translation>
     </message>
     <message>
-        <location filename="../../app/bisect_controller.py" line="-91"/>
+        <location filename="../../app/bisect_controller.py" line="-112"/>
         <source>model as loaded</source>
         <translation>加载的模型</translation>
     </message>
@@ -1435,12 +1471,12 @@
         <translation>否</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+14"/>
         <source> Builds: {0} (budget {1}).</source>
         <translation> 构建次数：{0}（预算 {1}）。</translation>
     </message>
     <message>
-        <location line="+82"/>
+        <location line="+102"/>
         <source>Running the pipeline…</source>
         <translation>正在运行流水线…</translation>
     </message>
@@ -1520,8 +1556,8 @@
         <translation>一个文件夹，含只用 TVM 调用、以同样方式失败的独立 repro.py</translation>
     </message>
     <message>
-        <location filename="../../app/reduce_controller.py" line="-167"/>
-        <location filename="../../app/reproducer_controller.py" line="+80"/>
+        <location filename="../../app/reduce_controller.py" line="-168"/>
+        <location filename="../../app/reproducer_controller.py" line="+81"/>
         <source>No step failed in the last run: nothing to reproduce.</source>
         <translation>上次运行没有失败的步骤：无需复现。</translation>
     </message>
@@ -1532,7 +1568,7 @@
         <translation>复现包保存到</translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+63"/>
         <source>Saving a reproducer of step {0}…</source>
         <translation>正在保存步骤 {0} 的复现包…</translation>
     </message>
@@ -1618,12 +1654,24 @@
         <source>{0} ops, {1} weights</source>
         <translation>{0} 个算子，{1} 个权重</translation>
     </message>
+    <message>
+        <location filename="../../app/code_gate.py" line="+92"/>
+        <source>The edited code does not parse yet (line {0}); it runs once it does, or on Run (F5).</source>
+        <extracomment>How long edited code must stay unchanged before an automatic re-run may run it (milliseconds). ``(uid, name) -&gt; text`` of every code parameter as the last run (or the document&apos;s load) had it. The code editor showing parameter ``name`` of step ``uid``, or ``None`` (set by the main window).</extracomment>
+        <translation>编辑后的代码尚无法解析（第 {0} 行）；能解析后或按“运行”(F5) 时才会运行。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Still typing in a string or brackets: the edited code runs when the cursor leaves them or the editor, or on Run (F5).</source>
+        <translation>仍在字符串或括号中输入：光标离开它们或编辑器后，或按“运行”(F5) 时，编辑后的代码才会运行。</translation>
+    </message>
 </context>
 <context>
     <name>BisectDialog</name>
     <message>
-        <location filename="../../app/bisect_controller.py" line="-211"/>
+        <location filename="../../app/bisect_controller.py" line="-249"/>
         <source>Find Breaking Step</source>
+        <extracomment>Save Reproducer… of the breaking step (offered when TVM&apos;s own default pipeline fails on the model).</extracomment>
         <translation>查找出错步骤</translation>
     </message>
     <message>
@@ -1637,7 +1685,12 @@
         <translation>停止</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+16"/>
+        <source>Save Reproducer…</source>
+        <translation>保存复现包…</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>Tested</source>
         <translation>已测试</translation>
     </message>
@@ -1667,30 +1720,32 @@
         <translation>第一个使构建出的模型出错或无法构建的步骤：</translation>
     </message>
     <message>
-        <source>Save Reproducer…</source>
-        <translation>保存复现包…</translation>
-    </message>
-    <message>
+        <location line="+55"/>
         <source>The default-pipeline reference failed ({0}). Reference used: {1}</source>
         <translation>默认流水线构建的参考结果失败（{0}）。改用的参考：{1}</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
+        <location line="+3"/>
         <source>TVM&apos;s default pipeline crashes on this model too: this is a TVM bug.</source>
         <translation>TVM 的默认流水线在此模型上同样崩溃：这是 TVM 的缺陷。</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>TVM&apos;s default pipeline fails to build this model too: this is a TVM bug.</source>
         <translation>TVM 的默认流水线同样无法构建此模型：这是 TVM 的缺陷。</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>TVM&apos;s default pipeline fails at run time on this model too: this is a TVM bug.</source>
         <translation>TVM 的默认流水线在此模型上同样运行失败：这是 TVM 的缺陷。</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>TVM&apos;s default pipeline fails on this model too: this is a TVM bug.</source>
         <translation>TVM 的默认流水线在此模型上同样失败：这是 TVM 的缺陷。</translation>
     </message>
@@ -1698,8 +1753,9 @@
 <context>
     <name>CodeEditor</name>
     <message>
-        <location filename="../../widgets/code_editor.py" line="+200"/>
+        <location filename="../../widgets/code_editor.py" line="+204"/>
         <source>line {line}: {message}</source>
+        <extracomment>True from a key the user types here until the editor loses the focus (see :meth:`edit_in_progress`).</extracomment>
         <translation>第 {line} 行：{message}</translation>
     </message>
 </context>
@@ -2365,7 +2421,7 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+132"/>
+        <location filename="../../widgets/graph_view.py" line="+133"/>
         <location line="+41"/>
         <source>No graph</source>
         <translation>无图</translation>
@@ -2376,12 +2432,12 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+378"/>
+        <location line="+405"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
     </message>
     <message>
-        <location line="-342"/>
+        <location line="-369"/>
         <source>Profile: share of run time</source>
         <translation>性能分析：运行时间占比</translation>
     </message>
@@ -2486,7 +2542,7 @@
         <translation>无对应</translation>
     </message>
     <message>
-        <location line="+377"/>
+        <location line="+404"/>
         <source>dataflow block {0}</source>
         <translation>数据流块 {0}</translation>
     </message>
@@ -2883,7 +2939,7 @@
         <translation>选中或悬停在 Pass 上以阅读其文档。将其拖入流水线即可添加。</translation>
     </message>
     <message>
-        <location line="+66"/>
+        <location line="+68"/>
         <source>&lt;p&gt;&lt;code&gt;{id}&lt;/code&gt; is not in the catalogue.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;code&gt;{id}&lt;/code&gt; 不在目录中。&lt;/p&gt;</translation>
     </message>
@@ -2916,7 +2972,7 @@
 <context>
     <name>PipelineView</name>
     <message>
-        <location filename="../../widgets/pipeline_view.py" line="+163"/>
+        <location filename="../../widgets/pipeline_view.py" line="+170"/>
         <source>Hide unchanged steps</source>
         <translation>隐藏未改变的步骤</translation>
     </message>
@@ -2958,9 +3014,9 @@
         <translation>有改变</translation>
     </message>
     <message>
-        <location line="+108"/>
+        <location line="+116"/>
         <source>yes</source>
-        <extracomment>Rows of the nested-pass table that are always visible (plus its header).</extracomment>
+        <extracomment>Rows of the nested-pass table that are always visible (plus its header). Steps the list always shows (the nested-pass table open or not).</extracomment>
         <translation>是</translation>
     </message>
     <message>
@@ -3051,9 +3107,14 @@
 <context>
     <name>QtEngineWorker</name>
     <message>
-        <location filename="../../app/engine_worker.py" line="+406"/>
+        <location filename="../../app/engine_worker.py" line="+231"/>
+        <source>The engine process ended; starting a new one…</source>
+        <extracomment>How often the idle engine&apos;s process is checked (ms): the status bar never says &quot;Engine ready&quot; of a dead one. The engine process was replaced (crash, Stop of a step that did not return, Restart Engine): modules of the old one are gone. The engine process ended while idle (killed, out of memory): a fresh one is starting and the modules of the old one are gone (the run session runs the pipeline again to make them). ``EngineClient`` keyword arguments (watchdog, memory limit), read when the client is made and by :meth:`apply_client_options`. Graph / text requests put off until the queued run has made their module (see ``_put_off``). What the user consented to: the consent of every client this worker makes (or is lent). The state last announced (``state_changed``), read in the GUI thread. The engine process is watched while idle: &quot;Engine ready&quot; is said only of a process that runs.</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+211"/>
         <source>Starting engine…</source>
-        <extracomment>The engine process was replaced (crash, Stop of a step that did not return, Restart Engine): modules of the old one are gone. ``EngineClient`` keyword arguments (watchdog, memory limit), read when the client is made and by :meth:`apply_client_options`. Graph / text requests put off until the queued run has made their module (see ``_put_off``). What the user consented to: the consent of every client this worker makes (or is lent).</extracomment>
         <translation>正在启动引擎…</translation>
     </message>
     <message>
@@ -3126,7 +3187,7 @@
 <context>
     <name>QtPassPaletteModel</name>
     <message>
-        <location filename="../../widgets/pass_palette.py" line="-247"/>
+        <location filename="../../widgets/pass_palette.py" line="-249"/>
         <location line="+13"/>
         <source>Pass</source>
         <translation>Pass</translation>
@@ -3353,9 +3414,9 @@
 <context>
     <name>Reduce</name>
     <message>
-        <location filename="../../pipeline_model/debugging/reduce.py" line="+137"/>
+        <location filename="../../pipeline_model/debugging/reduce.py" line="+141"/>
         <source>dropped unreachable functions and unused bindings</source>
-        <extracomment>The last candidate accepted (the engine&apos;s dict: ``op``, ``function``, ``at``, ``from``, ``to``). Called after every check with the best module so far (the GUI&apos;s progress). The smallest failing module so far (kept when the loop is interrupted or stopped mid-request).</extracomment>
+        <extracomment>The last candidate accepted (the engine&apos;s dict: ``op``, ``function``, ``at``, ``from``, ``to``). Called after every check with the best module so far (the GUI&apos;s progress). The smallest failing module so far (kept when the loop is interrupted or stopped mid-request). Modules checked and found not to fail the same way (a candidate that makes one again is not checked).</extracomment>
         <translation>删除了不可达的函数和未使用的绑定</translation>
     </message>
     <message>
@@ -3377,6 +3438,21 @@
         <location line="+2"/>
         <source>dropped the unused parameters of {0}</source>
         <translation>删除了 {0} 未使用的参数</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>binding {0} of {1} became a parameter</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>binding {0} of {1} left out (its argument used instead)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>dropped the function {0}</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -3435,7 +3511,7 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+141"/>
+        <location filename="../../widgets/run_panel.py" line="+177"/>
         <source>max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})</source>
         <translation>max |diff| / max |ref| = {ratio}（max |ref| {ref}；容差按 {scale} 缩放）</translation>
     </message>
@@ -3490,7 +3566,7 @@
         <translation>.npy / .npz（数组与输入同名）</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+34"/>
         <source>repeats</source>
         <translation>重复</translation>
     </message>
@@ -3510,7 +3586,7 @@
         <translation>同时用 VM 的插桩为每次 PrimFunc / packed 函数调用计时（性能剖析面板、图上的热度叠加）</translation>
     </message>
     <message>
-        <location line="-93"/>
+        <location line="-97"/>
         <source>Target</source>
         <translation>目标</translation>
     </message>
@@ -3522,12 +3598,12 @@
     <message>
         <location line="-133"/>
         <location line="+134"/>
-        <location line="+195"/>
+        <location line="+208"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-376"/>
+        <location line="-425"/>
         <source>baseline (model as loaded)</source>
         <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>基线（加载时的模型）</translation>
@@ -3536,6 +3612,41 @@
         <location line="+5"/>
         <source>pipeline &apos;{0}&apos;</source>
         <translation>流水线 &apos;{0}&apos;</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>the model&apos;s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>random</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>absolute</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>model as loaded, tvm.compile default pipeline, llvm</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>random (seed {0})</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+11"/>
@@ -3563,7 +3674,12 @@
         <translation>✗ 检查未通过</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+3"/>
+        <source>✗ not checked: the reference (TVM&apos;s default pipeline on the model as loaded) failed; this module built and ran</source>
+        <translation>✗ 未检查：参考结果（TVM 默认流水线处理的原始模型）失败；本模块已构建并运行</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>max abs error {abs}, max rel error {rel} (rtol {rtol}, atol {atol}) vs {reference}</source>
         <translation>最大绝对误差 {abs}，最大相对误差 {rel}（rtol {rtol}，atol {atol}），参照 {reference}</translation>
     </message>
@@ -3573,7 +3689,17 @@
         <translation>未优化的模型</translation>
     </message>
     <message>
+        <location line="+2"/>
+        <source>the default-pipeline reference failed ({failure}), so this is the fallback</source>
+        <translation>默认流水线的参考结果失败（{failure}），因此这是后备参考</translation>
+    </message>
+    <message>
         <location line="+4"/>
+        <source>tolerance chosen for {dtype}, the module&apos;s lowest precision</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>Latency</source>
         <translation>延迟</translation>
     </message>
@@ -3608,7 +3734,17 @@
         <translation>检查</translation>
     </message>
     <message>
-        <location line="+98"/>
+        <location line="+72"/>
+        <source>auto</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Empty: chosen from the lowest floating-point precision in the built module (1e-4 for float32, 1e-2 for float16, 5e-2 for bfloat16)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+29"/>
         <source>Build &amp;&amp; Run</source>
         <translation>构建并运行</translation>
     </message>
@@ -3656,7 +3792,7 @@
         <translation type="vanished">自定义：{target}</translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+78"/>
         <source>NumPy arrays (*.npy *.npz);;All files (*)</source>
         <translation>NumPy 数组 (*.npy *.npz);;所有文件 (*)</translation>
     </message>
@@ -3720,6 +3856,26 @@
     </message>
     <message>
         <location line="+2"/>
+        <source>library</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>weights</source>
+        <translation type="unfinished">权重</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>metadata</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>deploy script</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Run it: {command}</source>
         <translation>运行：{command}</translation>
     </message>
@@ -3729,7 +3885,7 @@
         <translation>失败</translation>
     </message>
     <message>
-        <location line="-365"/>
+        <location line="-380"/>
         <source>ratio of the medians {value}× (no repeats: the spread is unknown)</source>
         <translation>中位数之比 {value}×（没有重复测量：离散程度未知）</translation>
     </message>
@@ -3774,13 +3930,23 @@
         <translation>✗ 结果不同</translation>
     </message>
     <message>
-        <location line="+287"/>
+        <location line="+215"/>
+        <source>{0} {1} is not a number (e.g. 1e-4)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} must not be negative</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+83"/>
         <source>baseline</source>
         <translation>基线</translation>
     </message>
     <message>
-        <location line="-434"/>
-        <location line="+435"/>
+        <location line="-483"/>
+        <location line="+484"/>
         <source>pipeline</source>
         <translation>流水线</translation>
     </message>
@@ -3788,14 +3954,6 @@
         <location line="+3"/>
         <source>Compared with the baseline: {verdict}</source>
         <translation>与基线比较：{verdict}</translation>
-    </message>
-    <message>
-        <source>✗ not checked: the reference (TVM&apos;s default pipeline on the model as loaded) failed; this module built and ran</source>
-        <translation>✗ 未检查：参考结果（TVM 默认流水线处理的原始模型）失败；本模块已构建并运行</translation>
-    </message>
-    <message>
-        <source>the default-pipeline reference failed ({failure}), so this is the fallback</source>
-        <translation>默认流水线的参考结果失败（{failure}），因此这是后备参考</translation>
     </message>
 </context>
 <context>
@@ -3824,9 +3982,9 @@
 <context>
     <name>StepReport</name>
     <message>
-        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+100"/>
+        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+105"/>
         <source>no rule applied</source>
-        <extracomment>The app&apos;s own rules (group ``app``): the code exported scripts contain, instantiated by the engine too. DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:data:`SCRIPT_MODULE`, copied into exported scripts). The app&apos;s own rules (classes of :data:`SCRIPT_MODULE`). Rules of a new step (those present in this TVM build).</extracomment>
+        <extracomment>The app&apos;s own rules (group ``app``): the code exported scripts contain, instantiated by the engine too. DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:data:`SCRIPT_MODULE`, copied into exported scripts). The app&apos;s own rules (classes of :data:`SCRIPT_MODULE`). Rules of a new step on a GPU target (those present in this TVM build). Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): the bundled CPU pipelines&apos; rules.</extracomment>
         <translation>未应用规则</translation>
     </message>
     <message>
@@ -3907,7 +4065,12 @@
         <translation>数据库</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+11"/>
+        <source>Tuning database lines skipped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+23"/>
         <source>Seeded with the app&apos;s schedules ({0})</source>
         <translation>以应用自身的调度作为种子（{0}）</translation>
     </message>
@@ -4453,7 +4616,7 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="-462"/>
+        <location filename="../../widgets/graph_view.py" line="-489"/>
         <source>Overview: click or drag to move the view</source>
         <extracomment>Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>概览：点击或拖动以移动视图</translation>
