@@ -186,7 +186,8 @@ class RunController(QObject):
         prepared = self._prepare()
         if prepared is None:
             return False
-        doc, spec, bench, tol = prepared
+        doc, spec, bench, _tol = prepared
+        tol = self.panel.check_tolerances()  # an empty field: the engine's default for the module's precision
 
         profile = build_api.ProfileSettings() if self.panel.profile_wanted() else None
 

@@ -121,6 +121,8 @@ class CheckResult:
     #: Why the default-pipeline reference could not be used (it crashed, or did not build or run): the check
     #: then fell back to the framework (``reference`` names it) or could not be done (``error``).
     reference_failure: Optional[str] = None
+    #: The lowest float precision of the built module when it chose the tolerance (the request left it out).
+    tolerance_dtype: Optional[str] = None
 
     @classmethod
     def from_json(cls, data: Optional[dict[str, Any]]) -> Optional["CheckResult"]:
@@ -509,12 +511,14 @@ CHECK_AGAINST = ("tvm", "framework", "both")
 
 def build_run(client: Any, doc: PipelineDocument, *, key: Optional[str] = None,
               target: Optional[dict[str, Any]] = None, inputs: Optional[InputSpec] = None,
-              bench: Optional[BenchSettings] = None, check: Optional[tuple[float, float]] = (1e-4, 1e-4),
+              bench: Optional[BenchSettings] = None,
+              check: Optional[tuple[Optional[float], Optional[float]]] = (1e-4, 1e-4),
               function: Optional[str] = None,
               on_event: Optional[EventCallback] = None, profile: Optional[ProfileSettings] = None,
               check_against: str = "tvm", check_scale: str = "output") -> BuildRunResult:
     """Build the document's module (snapshot ``key`` or the final one), run it, optionally time it
-    (``bench``), profile it (``profile``) and check it (``check`` = ``(rtol, atol)``, ``None`` to skip;
+    (``bench``), profile it (``profile``) and check it (``check`` = ``(rtol, atol)``, ``None`` to skip; a ``None``
+    tolerance is the engine's default for the lowest float precision of the built module, named in the result;
     ``check_against``: ``"tvm"`` (model as loaded, default build), ``"framework"`` (ONNX Runtime /
     PyTorch on the original file) or ``"both"``; ``check_scale``: ``"output"`` or ``"absolute"``)."""
     if check_against not in CHECK_AGAINST:

@@ -59,9 +59,12 @@ from tvm import relax
 #: check (:mod:`pipeline_model.scriptlib`, copied), then :func:`build_and_run` and ``main``.
 _RUN = '''
 
-def check_outputs(got, ref, rtol=1e-4, atol=1e-4):
-    """The app's check (``compare_outputs``: |diff| <= atol * max|ref| + rtol * |ref|), printed; returns pass/fail."""
-    result = compare_outputs(got, ref, rtol, atol)
+def check_outputs(got, ref, tolerance):
+    """The app's check (``compare_outputs``: |diff| <= atol * max|ref| + rtol * |ref|) at ``tolerance`` (the app's
+    default for the module's lowest float precision, ``default_tolerance``), printed; returns pass/fail."""
+    result = compare_outputs(got, ref, tolerance["rtol"], tolerance["atol"])
+    print(f"check: rtol {tolerance['rtol']:g}, atol {tolerance['atol']:g} ({tolerance['dtype']}, "
+          "the module's lowest precision)")
     if result.get("error"):
         print(f"check: FAIL  {result['error']}")
     for out in result["outputs"]:
@@ -98,7 +101,7 @@ def build_and_run(final, original, number=10, repeat=5):
           f"max {latency['max_us']:.1f}; {repeat} x {number} runs after {latency['warmup']} warm-up runs)")
     ref_vm = relax.VirtualMachine(tvm.compile(original, target="llvm"), tvm.cpu(0))
     ref = flatten_outputs(ref_vm[entry](*[tvm.runtime.tensor(a, tvm.cpu(0)) for a in arrays]))
-    return check_outputs(got, ref)
+    return check_outputs(got, ref, default_tolerance(final))
 
 
 def main(argv=None):

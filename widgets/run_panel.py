@@ -63,6 +63,29 @@ def shown_label(label: Any) -> str:
     return text
 
 
+def shown_text(value: Any) -> str:
+    """A fixed text the engine sends with a build for display (where the weights and inputs came from, what the
+    check compared with, the tolerance's scale) as the user reads it: translated; anything else as it is."""
+    import re
+
+    text = str(value if value is not None else "")
+    fixed = {
+        "model": QCoreApplication.translate("RunPanel", "the model's"),
+        "random": QCoreApplication.translate("RunPanel", "random"),
+        "file": QCoreApplication.translate("RunPanel", "file"),
+        "output": QCoreApplication.translate("RunPanel", "output"),
+        "absolute": QCoreApplication.translate("RunPanel", "absolute"),
+        "model as loaded, tvm.compile default pipeline, llvm":
+            QCoreApplication.translate("RunPanel", "model as loaded, tvm.compile default pipeline, llvm"),
+    }
+    if text in fixed:
+        return fixed[text]
+    match = re.fullmatch(r"random\(seed=(-?\d+)\)", text)
+    if match:
+        return QCoreApplication.translate("RunPanel", "random (seed {0})").format(match.group(1))
+    return text
+
+
 def _fmt(value: Optional[float], digits: int = 4) -> str:
     return "–" if value is None else f"{value:.{digits}g}"
 
@@ -80,7 +103,7 @@ def build_run_html(result: dict[str, Any]) -> str:
     head = QCoreApplication.translate("RunPanel", "{label} — {function} on {device}, target {target}; built in {time}; weights: {weights}").format(
         label=f"<b>{esc(shown_label(result.get('label', '')))}</b>", function=f"<code>{esc(str(result.get('function', '')))}</code>",
         device=esc(str(result.get("device", ""))), target=f"<code>{esc(target_label(result.get('target') or {}))}</code>",
-        time=format_duration_ms(result.get("build_ms")), weights=esc(str(result.get("weights", ""))))
+        time=format_duration_ms(result.get("build_ms")), weights=esc(shown_text(result.get("weights", ""))))
     rows = [f"<p>{head}</p>"]
     check = result.get("check")
     if check:
@@ -101,11 +124,14 @@ def build_run_html(result: dict[str, Any]) -> str:
             verdict = f"<span style='color:{status_css('error')}'><b>{esc(fail_text)}</b></span>"
         detail = QCoreApplication.translate("RunPanel", "max abs error {abs}, max rel error {rel} (rtol {rtol}, atol {atol}) vs {reference}").format(
             abs=_fmt(check.get("max_abs")), rel=_fmt(check.get("max_rel")), rtol=check.get("rtol"), atol=check.get("atol"),
-            reference=esc(str(check.get("reference") or QCoreApplication.translate("RunPanel", "the unoptimized model"))))
+            reference=esc(shown_text(check.get("reference") or QCoreApplication.translate("RunPanel", "the unoptimized model"))))
         if failure and check.get("max_abs") is not None:
             detail += "; " + esc(QCoreApplication.translate(
                 "RunPanel", "the default-pipeline reference failed ({failure}), so this is the fallback").format(
                     failure=failure))
+        if check.get("tolerance_dtype"):
+            detail += "; " + esc(QCoreApplication.translate("RunPanel", "tolerance chosen for {dtype}, the module's lowest "
+                                                            "precision").format(dtype=check["tolerance_dtype"]))
         rows.append(f"<p>{verdict} — {detail}</p>")
         rows.append(check_scale_html(check))
     latency = result.get("latency")
@@ -137,7 +163,7 @@ def build_run_html(result: dict[str, Any]) -> str:
     if args:
         inputs = [a for a in args if not a.get("weight")]
         rows.append(f"<p><b>{esc(inputs_title)}</b> " + ", ".join(
-            f"<code>{esc(str(a.get('name')))}</code> {list(a.get('shape') or [])} ({esc(str(a.get('source')))})" for a in inputs
+            f"<code>{esc(str(a.get('name')))}</code> {list(a.get('shape') or [])} ({esc(shown_text(a.get('source')))})" for a in inputs
         ) + "</p>")
     return "".join(rows)
 
@@ -149,7 +175,7 @@ def check_scale_html(check: dict[str, Any]) -> str:
     parts = []
     if check.get("max_abs_over_ref") is not None:
         ratio = QCoreApplication.translate("RunPanel", "max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})")
-        scale = str(check.get("scale") or "output")
+        scale = shown_text(check.get("scale") or "output")
         parts.append("<p>" + html.escape(ratio.format(ratio=_fmt(check.get("max_abs_over_ref"), 3),
                                                       ref=_fmt(check.get("max_ref"), 3), scale=scale)) + "</p>")
     warnings = [str(w) for w in check.get("warnings") or [] if w]
@@ -315,8 +341,12 @@ class RunPanel(QWidget):
 
     def _build_check_row(self) -> QHBoxLayout:
         """Numerical check tolerances, timing repeats and the profile box."""
-        self.rtol_spin = _sci_spin(self, 1e-4)
-        self.atol_spin = _sci_spin(self, 1e-4)
+        self.rtol_spin = _sci_spin(self, None)
+        self.atol_spin = _sci_spin(self, None)
+        for edit in (self.rtol_spin, self.atol_spin):  # empty: the engine picks it from the module's precision
+            edit.setPlaceholderText(self.tr("auto"))
+            edit.setToolTip(self.tr("Empty: chosen from the lowest floating-point precision in the built module "
+                                    "(1e-4 for float32, 1e-2 for float16, 5e-2 for bfloat16)"))
         self.repeat_spin = QSpinBox(self)
         self.repeat_spin.setRange(1, 1000)
         self.repeat_spin.setValue(20)
@@ -413,18 +443,27 @@ class RunPanel(QWidget):
             return {"path": self.input_path.text().strip()}
         return {"seed": int(self.seed_spin.value())}
 
-    def tolerances(self) -> tuple[float, float]:
-        """``(rtol, atol)``."""
-        values = []
+    def check_tolerances(self) -> tuple[Optional[float], Optional[float]]:
+        """``(rtol, atol)`` as typed; ``None`` for an empty field (the engine's default for the module's
+        precision). ``ValueError`` naming the field for a bad value."""
+        values: list[Optional[float]] = []
         for name, edit in (("rtol", self.rtol_spin), ("atol", self.atol_spin)):
+            if not edit.text().strip():
+                values.append(None)
+                continue
             try:
                 value = float(edit.text())
             except ValueError:
-                raise ValueError(f"{name} {edit.text()!r} is not a number (e.g. 1e-4)") from None
+                raise ValueError(self.tr("{0} {1} is not a number (e.g. 1e-4)").format(name, repr(edit.text()))) from None
             if value < 0:
-                raise ValueError(f"{name} must not be negative")
+                raise ValueError(self.tr("{0} must not be negative").format(name))
             values.append(value)
         return values[0], values[1]
+
+    def tolerances(self) -> tuple[float, float]:
+        """``(rtol, atol)`` with float32's default (1e-4) for an empty field (debugging requests need numbers)."""
+        rtol, atol = self.check_tolerances()
+        return (1e-4 if rtol is None else rtol), (1e-4 if atol is None else atol)
 
     def set_tolerances(self, rtol: float, atol: float) -> None:
         """Set the check tolerances."""
@@ -535,7 +574,9 @@ class RunPanel(QWidget):
             library=result.get("library"), script=result.get("deploy_script")))
         self.results.setHtml(
             "<p><b>" + self.tr("Exported") + "</b></p><ul>"
-            + "".join(f"<li>{k}: <code>{html.escape(str(result.get(k)))}</code></li>" for k in ("library", "weights", "metadata", "deploy_script"))
+            + "".join(f"<li>{html.escape(label)}: <code>{html.escape(str(result.get(k)))}</code></li>" for k, label in (
+                ("library", self.tr("library")), ("weights", self.tr("weights")), ("metadata", self.tr("metadata")),
+                ("deploy_script", self.tr("deploy script"))))
             + "</ul><p>" + self.tr("Run it: {command}").format(
                 command=f"<code>python {html.escape(str(result.get('deploy_script')))} [inputs.npz]</code>") + "</p>"
         )
@@ -550,8 +591,8 @@ class RunPanel(QWidget):
         self.results.setPlainText(message)
 
 
-def _sci_spin(parent: QWidget, value: float) -> QLineEdit:
-    edit = QLineEdit(f"{value:g}", parent)
+def _sci_spin(parent: QWidget, value: Optional[float]) -> QLineEdit:
+    edit = QLineEdit("" if value is None else f"{value:g}", parent)
     validator = QDoubleValidator(0.0, 1e6, 12, edit)
     validator.setNotation(QDoubleValidator.Notation.ScientificNotation)
     validator.setLocale(QLocale.c())

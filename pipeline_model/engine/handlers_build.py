@@ -84,7 +84,7 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
         prof.update({"key": key, "label": label, "function": func_name, "target": target})
         keep_profile(key, prof)
         result["profile"] = prof
-    chk = check_settings(args)
+    chk = check_settings(args, mod)  # a tolerance left to the engine: the one for the module's lowest precision
     if chk is not None:
         if chk["against"] not in ("tvm", "framework", "both"):
             raise BuildError(f"check_against must be tvm, framework or both, not {chk['against']!r}")
@@ -99,6 +99,9 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
         if chk["against"] in ("framework", "both"):
             result["framework_check"] = framework_check(loaded, prepared.arrays, prepared.described, opt["outputs"],
                                                         chk, ctx)
+        for name in ("check", "framework_check"):  # the result says which precision chose the tolerance
+            if result[name] is not None and chk.get("tolerance_dtype"):
+                result[name]["tolerance_dtype"] = chk["tolerance_dtype"]
     return result
 
 

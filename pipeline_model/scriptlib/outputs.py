@@ -131,6 +131,48 @@ def warm_up(call: Any, sync: Any, runs: int, seconds: float, max_runs: int = 1_0
 TINY_OUTPUT = 1e-6
 
 
+#: The numerical check's default ``rtol`` = ``atol`` by the lowest floating-point precision in the built module
+#: (:func:`default_tolerance`): float32 keeps 1e-4; a mixed-precision (float16) module differs from the float32
+#: reference by its rounding (~1e-3 relative, more after long sums), so 1e-4 failed it however good it was.
+CHECK_TOLERANCE = {"float64": 1e-4, "float32": 1e-4, "float16": 1e-2, "bfloat16": 5e-2, "float8": 1.25e-1}
+
+
+def _precision_rank(dtype: str) -> int:
+    """Mantissa bits of a float dtype name (``float8_e4m3fn`` counts as float8); -1 for other dtypes."""
+    bits = {"float64": 52, "float32": 23, "float16": 10, "bfloat16": 7}
+    if dtype in bits:
+        return bits[dtype]
+    return 3 if dtype.startswith("float8") else -1
+
+
+def module_float_dtypes(mod: Any) -> set[str]:
+    """The floating-point dtypes of ``mod``'s tensors: every Relax variable's tensor type (a PrimFunc's buffers are
+    those of the ``call_tir`` bindings that call it)."""
+    from tvm import relax
+
+    found: set[str] = set()
+
+    def visit(expr: Any) -> None:
+        ty = getattr(expr, "ty", None) if isinstance(expr, relax.Var) else None
+        if isinstance(ty, relax.TensorType) and ty.dtype:
+            found.add(str(ty.dtype))
+
+    for _gv, func in mod.functions.items():
+        if isinstance(func, relax.Function):
+            relax.analysis.post_order_visit(func, visit)
+    return {d for d in found if _precision_rank(d) >= 0}
+
+
+def default_tolerance(mod: Any) -> dict[str, Any]:
+    """The check's default ``{"rtol", "atol", "dtype"}`` for the built module ``mod``: those of its
+    lowest-precision float dtype (:data:`CHECK_TOLERANCE`; float32's when it has none)."""
+    dtypes = module_float_dtypes(mod)
+    lowest = min(dtypes, key=_precision_rank) if dtypes else "float32"
+    key = "float8" if lowest.startswith("float8") else lowest
+    tol = CHECK_TOLERANCE.get(key, CHECK_TOLERANCE["float32"])
+    return {"rtol": tol, "atol": tol, "dtype": lowest}
+
+
 def compare_outputs(got: list[np.ndarray], ref: list[np.ndarray], rtol: float, atol: float,
                     scale: str = "output") -> dict[str, Any]:
     """Compare outputs with a tolerance scaled to each output; pass/fail, errors and warnings.

@@ -27,15 +27,27 @@ def check_cancel(ctx: WorkerContext) -> None:
         raise BuildError("cancelled")
 
 
-def check_settings(args: dict[str, Any]) -> Optional[dict[str, Any]]:
-    """``{"rtol", "atol", "scale", "against"}`` of a request's ``check`` / ``check_against``; None: no check."""
+def check_settings(args: dict[str, Any], mod: Any = None) -> Optional[dict[str, Any]]:
+    """``{"rtol", "atol", "scale", "against"}`` of a request's ``check`` / ``check_against``; None: no check.
+
+    A tolerance the request leaves out (or null) is the default for the lowest-precision float dtype of the
+    built module ``mod`` (:func:`pipeline_model.scriptlib.outputs.default_tolerance`: 1e-4 for float32, 1e-2
+    for float16 …; float32's without ``mod``); the settings then say so: ``tolerance_dtype``, the dtype chosen.
+    """
     check = args.get("check", {})
     if check is None:
         return None
-    return {"rtol": float(check.get("rtol", DEFAULT_CHECK["rtol"])),
-            "atol": float(check.get("atol", DEFAULT_CHECK["atol"])),
-            "scale": str(check.get("scale", "output")),
-            "against": str(args.get("check_against") or check.get("against") or "tvm")}
+    out: dict[str, Any] = {"scale": str(check.get("scale", "output")),
+                           "against": str(args.get("check_against") or check.get("against") or "tvm")}
+    given = {name: check.get(name) for name in ("rtol", "atol")}
+    if any(value is None for value in given.values()):
+        from pipeline_model.scriptlib.outputs import default_tolerance
+
+        default = default_tolerance(mod) if mod is not None else {**DEFAULT_CHECK, "dtype": "float32"}
+        out["tolerance_dtype"] = default["dtype"]
+        given = {name: default[name] if value is None else value for name, value in given.items()}
+    out.update({name: float(value) for name, value in given.items()})
+    return out
 
 
 def _document(args: dict[str, Any]) -> Any:
