@@ -105,6 +105,10 @@ class RunRequest(EngineRequest):
         self._worker._stop_tuning()
 
 
+#: How often the idle engine's process is checked (ms): the status bar never says "Engine ready" of a dead one.
+ALIVE_CHECK_MS = 1000
+
+
 def catalogue_source_hash() -> str:
     """Hash of the app-side catalogue code: part of the catalogue cache key (dev edits invalidate it)."""
     digest = hashlib.sha256()
@@ -163,6 +167,9 @@ class QtEngineWorker(QThread):
     #: The engine process was replaced (crash, Stop of a step that did not return, Restart Engine):
     #: modules of the old one are gone.
     engine_restarted = Signal()
+    #: The engine process ended while idle (killed, out of memory): a fresh one is starting and the modules of
+    #: the old one are gone (the run session runs the pipeline again to make them).
+    engine_lost = Signal()
 
     def __init__(
         self,
@@ -197,8 +204,36 @@ class QtEngineWorker(QThread):
         self._lent_consent: Any = None  # a lent client's own consent, given back when the worker stops
         self.busy = False
         self.tvm_version: Optional[str] = None
+        #: The state last announced (``state_changed``), read in the GUI thread.
+        self.state = "starting"
+        self.state_changed.connect(self._remember_state)
+        #: The engine process is watched while idle: "Engine ready" is said only of a process that runs.
+        self._alive_timer = QTimer(self)
+        self._alive_timer.setInterval(ALIVE_CHECK_MS)
+        self._alive_timer.timeout.connect(self.check_engine_alive)
+        self._alive_timer.start()
 
     # ---- GUI-thread API --------------------------------------------------------------------
+    def _remember_state(self, state: str, _message: str) -> None:
+        self.state = state
+
+    def check_engine_alive(self) -> bool:
+        """While the engine is said to be ready: is its process still running? When it ended (killed, out of
+        memory) the status says so, a fresh engine starts and ``engine_lost`` is emitted; False then."""
+        client = self._client
+        if self.state != "ready" or self.busy or self._stopping or client is None or not hasattr(client, "pid"):
+            return True
+        try:
+            if client.pid is not None:
+                return True
+        except Exception:  # noqa: BLE001 - a client that cannot say is taken as alive
+            return True
+        self.state_changed.emit("crashed", self.tr("The engine process ended; starting a new one…"))
+        self.state = "crashed"
+        self._submit(EngineRequest(self, "restart", "restart", {}))
+        self.engine_lost.emit()
+        return False
+
     @property
     def revision(self) -> int:
         """The document revision run results must match to be delivered."""
@@ -265,6 +300,7 @@ class QtEngineWorker(QThread):
         """Stop the thread and close the engine process; bounded (about 3 s at most) also while a
         request is stuck in the engine: the thread is not waited for longer than ``timeout_ms`` before
         the client is closed (the engine killed), which ends the stuck request. True when the thread ended."""
+        self._alive_timer.stop()
         with self._lock:
             self._stopping = True
             self._pending_run = None

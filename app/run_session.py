@@ -62,6 +62,9 @@ class RunSession(QObject):
         ctx.document.document_replaced.connect(tuning_panel.reset)
         ctx.document.document_replaced.connect(self._tuning_started.clear)
         ctx.document.model_changed.connect(tuning_panel.reset)
+        lost = getattr(ctx.engine, "engine_lost", None)
+        if lost is not None:
+            lost.connect(self._on_engine_lost)
 
     # ---- actions ------------------------------------------------------------------------------
     def run_pipeline_auto(self, code_ready: bool = False) -> None:
@@ -124,6 +127,12 @@ class RunSession(QObject):
     def run_to_uid(self, uid: str) -> None:
         """Run the steps up to ``uid`` (inclusive)."""
         self.run_pipeline(until=self.ctx.doc.index_of(uid))
+
+    def _on_engine_lost(self) -> None:
+        """The engine process ended while idle: its modules are gone, so the steps run again (as after an edit;
+        tuning steps not run yet still wait for Run) and the diff and graph panes can fetch them again."""
+        if self.auto_run and self.ctx.doc.steps:  # lost only while idle: no run in flight
+            self.run_pipeline_auto()
 
     def stop(self) -> None:
         """Stop the running pipeline (between passes)."""

@@ -333,6 +333,10 @@ class StepInspector(QObject):
         pending = self._pending_diff
         if pending is not None and any(k == key for k, _s in pending[0]):
             self._pending_diff = None
+            if "not in the engine's cache" in message:  # the engine was restarted: its modules are gone
+                self._diff_message(tr("The engine was restarted and no longer holds this module; Run (F5) makes it "
+                                      "again."))
+                return
             first = message.splitlines()[0][:300] if message else ""
             self._diff_message(tr("The module text could not be fetched: {0}").format(first))
 
