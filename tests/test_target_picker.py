@@ -3,6 +3,8 @@ each saying whether this TVM build compiles for it and this machine runs it."""
 
 from __future__ import annotations
 
+import pytest
+
 from pipeline_model import targets
 
 
@@ -27,6 +29,8 @@ def test_presets_cover_every_family_and_cuda_architecture():
 def test_engine_says_what_compiles_and_runs(engine):
     import tvm
 
+    from pipeline_model.engine.build.devices import toolchain_problem
+
     devices, support = targets.target_support(engine)
     assert devices[0].kind == "cpu"
     host = support[0]
@@ -37,11 +41,27 @@ def test_engine_says_what_compiles_and_runs(engine):
     for kind in ("cuda", "rocm", "vulkan", "metal", "opencl"):
         s = by_kind[kind]
         has_codegen = tvm.get_global_func(f"target.build.{kind}", True) is not None
-        assert s.compile == has_codegen, (kind, s)
-        assert s.compile or kind in s.compile_note
+        assert s.compile == (has_codegen and not toolchain_problem(kind)), (kind, s)
+        assert s.compile or kind in s.compile_note.lower()
         device = targets.TARGET_DEVICE[kind]
         assert s.run == bool(getattr(tvm, device)(0).exist) or (kind == "cuda" and "GPU is" in s.run_note)
         assert s.run or s.run_note
+
+
+def test_rocm_compiles_only_with_rocm_on_the_machine(monkeypatch, tmp_path):
+    """Issue 33: the picker marked ROCm "compiles" from the code generator alone, and the build then failed
+    "Cannot find ROCm path". The probe asks TVM's own look-up of ROCm's device libraries (and ld.lld)."""
+    pytest.importorskip("tvm")
+    from pipeline_model.engine.build import devices
+
+    monkeypatch.setenv("ROCM_PATH", str(tmp_path))  # a ROCm folder without the device libraries
+    devices.toolchain_problem.cache_clear()
+    try:
+        support = devices.target_support({"kind": "rocm", "mcpu": "gfx908"})
+        assert not support["compile"] and "ROCm" in support["compile_note"], support
+        assert devices.toolchain_problem("llvm") == ""
+    finally:
+        devices.toolchain_problem.cache_clear()
 
 
 def test_run_panel_lists_presets_with_their_support(qtbot):

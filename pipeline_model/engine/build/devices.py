@@ -3,6 +3,7 @@ the device a target runs on, and the devices this machine has (imports TVM insid
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from pipeline_model import targets as targets_mod
@@ -94,9 +95,26 @@ def _device_arch(kind: str) -> str:
     return ""
 
 
+@functools.lru_cache(maxsize=None)
+def toolchain_problem(kind: str) -> str:
+    """What building for target kind ``kind`` needs on this machine besides TVM's code generator, and lacks ("" when
+    nothing is missing), found by TVM's own look-ups once per engine: ROCm needs its device libraries
+    (``tvm.support.rocm.callback_rocm_bitcode_path``: ``ROCM_PATH``, ``hipcc`` or ``/opt/rocm``) and ``ld.lld``."""
+    if kind == "rocm":
+        from tvm.support import rocm
+
+        try:
+            rocm.callback_rocm_bitcode_path()
+        except Exception as exc:  # noqa: BLE001 - TVM raises RuntimeError("Cannot find ROCm path") and the like
+            return f"ROCm's device libraries are not on this machine ({first_line(exc)}): install ROCm or set ROCM_PATH"
+        if not rocm.find_lld(required=False):
+            return "ld.lld (the linker ROCm builds need) is not on this machine"
+    return ""
+
+
 def target_support(target: dict[str, Any]) -> dict[str, Any]:
-    """Whether this TVM build compiles for ``target`` (its code generator ``target.build.<kind>`` is compiled in
-    and TVM accepts the target) and whether this machine runs it (a device of its kind exists; for CUDA, of the
+    """Whether this TVM build compiles for ``target`` (its code generator ``target.build.<kind>`` is compiled in,
+    TVM accepts the target and the toolchain it calls is here: :func:`toolchain_problem`) and whether this machine runs it (a device of its kind exists; for CUDA, of the
     same architecture), with the reasons: ``{target, compile, run, compile_note, run_note}``."""
     import tvm
 
@@ -108,6 +126,8 @@ def target_support(target: dict[str, Any]) -> dict[str, Any]:
             tvm_target(target)
         except BuildError as exc:
             compile_ok, compile_note = False, str(exc)
+    if compile_ok and toolchain_problem(kind):  # the code generator is there, what it calls is not
+        compile_ok, compile_note = False, toolchain_problem(kind)
     run_ok, run_note = False, ""
     try:
         device = targets_mod.device_kind_for(target)
