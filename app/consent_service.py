@@ -173,6 +173,22 @@ class ConsentService:
             and doc.steps[item.index].uid in self._edited_unconsented
 
     # ---- the user's own code ---------------------------------------------------------------------
+    def shown_error(self, error: Optional[str], index: Optional[int] = None) -> Optional[str]:
+        """A step's (``index``) or run's error as the app shows it: an engine refusal for lack of consent (its
+        advice is the command line's ``--trust``) becomes what was not allowed and how to allow it here; any
+        other error stays as it is."""
+        if not error or consent.HOW_TO_CONSENT not in error:
+            return error
+        try:
+            items = [i for i in self.missing(self.items()) if index is None or i.index in (index, None)]
+        except Exception:  # noqa: BLE001 - an unreadable document: say it without the list
+            items = []
+        advice = tr("Run (F5) asks again; choose Trust and Run to allow it.")
+        if not items:
+            return tr("Not run: its code was not allowed to run.") + " " + advice
+        return tr("Not run: you did not allow this code to run — {0}.").format("; ".join(_describe(i) for i in items)) \
+            + " " + advice
+
     def own_edit(self, uid: str, before: list[consent.CodeItem], after: list[consent.CodeItem]) -> None:
         """Step ``uid``'s code was edited in the app's editor: its code ``before`` and ``after`` the
         edit. When every piece it replaces was consented to (or the step had none), the new code is

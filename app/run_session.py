@@ -204,6 +204,7 @@ class RunSession(QObject):
     def _on_step_finished(self, revision: int, result: StepResult) -> None:
         if not self._current(revision):
             return
+        result.error = self.ctx.consent.shown_error(result.error, result.index)  # the app's words, not the CLI's
         self.step_model.set_result(result)
         self.progress.setValue(result.index + 1)
         self.step_result.emit(result)
@@ -217,7 +218,9 @@ class RunSession(QObject):
         self.last_run = result
         if self.tuning_panel.active:
             self.tuning_panel.end(tr("Run stopped; measured trials are kept in the database") if result.cancelled else "")
+        result.error = self.ctx.consent.shown_error(result.error)
         for step in result.steps:
+            step.error = self.ctx.consent.shown_error(step.error, step.index)
             self.step_model.set_result(step)
         self.run_label.setText(self.summary(result))
         if result.error and result.failed_index is None:

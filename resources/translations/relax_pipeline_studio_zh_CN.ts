@@ -196,7 +196,7 @@
     <message>
         <location line="-3"/>
         <source>The pass catalogue is still loading; export when it is there.</source>
-        <translation type="unfinished"></translation>
+        <translation>Pass 目录仍在加载；加载完成后再导出。</translation>
     </message>
     <message>
         <location line="+3"/>
@@ -841,12 +841,12 @@
         <translation>调优：{0}/{1} 次试验</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+21"/>
         <source>Run stopped; measured trials are kept in the database</source>
         <translation>运行已停止；已测量的试验保存在数据库中</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+15"/>
         <source>Run: {0} step(s), {1} (passes {2})</source>
         <translation>运行：{0} 个步骤，{1}（Pass 用时 {2}）</translation>
     </message>
@@ -1068,7 +1068,7 @@
         <translation>{0} — 已停止；显示其输入</translation>
     </message>
     <message>
-        <location filename="../../app/consent_service.py" line="+265"/>
+        <location filename="../../app/consent_service.py" line="+281"/>
         <location filename="../../app/step_inspector.py" line="+12"/>
         <source>step {0} ({1})</source>
         <translation>步骤 {0}（{1}）</translation>
@@ -1103,7 +1103,7 @@
     <message>
         <location line="+38"/>
         <source>The engine was restarted and no longer holds this module; Run (F5) makes it again.</source>
-        <translation type="unfinished"></translation>
+        <translation>引擎已重启，不再保留此模块；运行（F5）会重新生成它。</translation>
     </message>
     <message>
         <location line="+4"/>
@@ -1236,9 +1236,24 @@
         <translation type="vanished">&lt;b&gt;{where}&lt;/b&gt; 含有 {count} 个带自定义 Python 代码的步骤。运行它们会以您的权限在引擎进程中执行下面的代码（它可以读写您的文件）。请仅在信任此流水线来源时运行。代码变化后会再次询问。</translation>
     </message>
     <message>
-        <location filename="../../app/consent_service.py" line="-55"/>
-        <source>Run code from this file?</source>
+        <location filename="../../app/consent_service.py" line="-95"/>
+        <source>Run (F5) asks again; choose Trust and Run to allow it.</source>
         <extracomment>Largest file shown in the consent dialog (the rest is cut, and the dialog says so). The engine client&apos;s consent (``QtEngineWorker.consent``), kept equal to what was consented to. Tests/screenshots: skip the question; True consents to every item, False to none (nothing is remembered). Hashes of code the user typed in the app this session (their own code). Hashes refused this session (automatic re-runs do not ask about them again). Step uids whose code the user edited although it was never consented to (not asked on auto re-runs). Hashes consented to by ``override`` (tests): granted while it stays true, never remembered.</extracomment>
+        <translation>运行（F5）时会再次询问；选择“信任并运行”即可允许。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Not run: its code was not allowed to run.</source>
+        <translation>未运行：其代码未获准运行。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Not run: you did not allow this code to run — {0}.</source>
+        <translation>未运行：你没有允许运行这段代码 —— {0}。</translation>
+    </message>
+    <message>
+        <location line="+37"/>
+        <source>Run code from this file?</source>
         <translation>运行来自此文件的代码？</translation>
     </message>
     <message>
@@ -3110,7 +3125,7 @@
         <location filename="../../app/engine_worker.py" line="+231"/>
         <source>The engine process ended; starting a new one…</source>
         <extracomment>How often the idle engine&apos;s process is checked (ms): the status bar never says &quot;Engine ready&quot; of a dead one. The engine process was replaced (crash, Stop of a step that did not return, Restart Engine): modules of the old one are gone. The engine process ended while idle (killed, out of memory): a fresh one is starting and the modules of the old one are gone (the run session runs the pipeline again to make them). ``EngineClient`` keyword arguments (watchdog, memory limit), read when the client is made and by :meth:`apply_client_options`. Graph / text requests put off until the queued run has made their module (see ``_put_off``). What the user consented to: the consent of every client this worker makes (or is lent). The state last announced (``state_changed``), read in the GUI thread. The engine process is watched while idle: &quot;Engine ready&quot; is said only of a process that runs.</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>引擎进程已结束；正在启动新的引擎…</translation>
     </message>
     <message>
         <location line="+211"/>
@@ -3616,37 +3631,37 @@
     <message>
         <location line="+11"/>
         <source>the model&apos;s</source>
-        <translation type="unfinished"></translation>
+        <translation>模型自带</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>random</source>
-        <translation type="unfinished"></translation>
+        <translation>随机</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>file</source>
-        <translation type="unfinished"></translation>
+        <translation>文件</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>output</source>
-        <translation type="unfinished"></translation>
+        <translation>输出</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>absolute</source>
-        <translation type="unfinished"></translation>
+        <translation>绝对值</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>model as loaded, tvm.compile default pipeline, llvm</source>
-        <translation type="unfinished"></translation>
+        <translation>加载时的模型，tvm.compile 默认流水线，llvm</translation>
     </message>
     <message>
         <location line="+6"/>
         <source>random (seed {0})</source>
-        <translation type="unfinished"></translation>
+        <translation>随机（种子 {0}）</translation>
     </message>
     <message>
         <location line="+11"/>
@@ -3696,7 +3711,7 @@
     <message>
         <location line="+4"/>
         <source>tolerance chosen for {dtype}, the module&apos;s lowest precision</source>
-        <translation type="unfinished"></translation>
+        <translation>容差按模块中最低精度 {dtype} 选取</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -3736,12 +3751,12 @@
     <message>
         <location line="+72"/>
         <source>auto</source>
-        <translation type="unfinished"></translation>
+        <translation>自动</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Empty: chosen from the lowest floating-point precision in the built module (1e-4 for float32, 1e-2 for float16, 5e-2 for bfloat16)</source>
-        <translation type="unfinished"></translation>
+        <translation>留空：按构建模块中最低的浮点精度选取（float32 为 1e-4，float16 为 1e-2，bfloat16 为 5e-2）</translation>
     </message>
     <message>
         <location line="+29"/>
@@ -3857,22 +3872,22 @@
     <message>
         <location line="+2"/>
         <source>library</source>
-        <translation type="unfinished"></translation>
+        <translation>库</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>weights</source>
-        <translation type="unfinished">权重</translation>
+        <translation>权重</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>metadata</source>
-        <translation type="unfinished"></translation>
+        <translation>元数据</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>deploy script</source>
-        <translation type="unfinished"></translation>
+        <translation>部署脚本</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -3932,12 +3947,12 @@
     <message>
         <location line="+215"/>
         <source>{0} {1} is not a number (e.g. 1e-4)</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} {1} 不是数字（例如 1e-4）</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>{0} must not be negative</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} 不能为负</translation>
     </message>
     <message>
         <location line="+83"/>
