@@ -239,3 +239,18 @@ def test_with_real_catalogue_specs(qtbot, engine) -> None:
             if p["kind"] in ("bool", "int", "str", "choice", "str_list", "rule_list", "code", "json"):
                 assert values[p["name"]] == p["default"], (spec["id"], p["name"])
     assert got == []
+
+
+def test_a_float_field_shows_small_values_whole(editor, changes) -> None:
+    """Issue 33: a float parameter showed 0.000010 for 1e-05 and 0.000000 for 1e-07 (six decimals); it now
+    shows the shortest text that reads back as the value, takes scientific notation, and its box is wide
+    enough for it."""
+    spin = editor.editor("ratio").editor
+    for value, text in ((1e-4, "0.0001"), (1e-5, "1e-05"), (1e-7, "1e-07"), (2.5, "2.5"), (3.0, "3")):
+        spin.setValue(value)
+        assert spin.text() == text and spin.value() == value
+        room = spin.lineEdit().width() if spin.isVisible() else spin.minimumWidth() - 30
+        assert spin.fontMetrics().horizontalAdvance(text) <= room, (text, room)
+    spin.lineEdit().setText("3e-06")
+    spin.interpretText()
+    assert spin.value() == 3e-06 and changes[-1] == ("ratio", 3e-06)

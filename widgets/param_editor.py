@@ -63,11 +63,38 @@ class NoWheelSpinBox(_WheelNeedsFocus, QSpinBox):
 
 
 class NoWheelDoubleSpinBox(_WheelNeedsFocus, QDoubleSpinBox):
-    """A double spin box the wheel changes only when it has focus."""
+    """A double spin box the wheel changes only when it has focus. It shows a value in its shortest form
+    (``0.0001``, ``1e-05``, ``2.5``: never ``0.000010`` or ``0.000000`` for 1e-07) and accepts scientific
+    notation; it is wide enough for ``-1e-05`` and ``0.0001`` whatever its layout."""
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
         self._init_wheel()
+        self.setDecimals(15)  # the value is kept as typed; the text is textFromValue's
+        fm = self.fontMetrics()
+        self.setMinimumWidth(max(fm.horizontalAdvance(t) for t in ("-1e-05", "0.0001")) + 40)  # + arrows, frame
+
+    def textFromValue(self, value: float) -> str:  # noqa: N802 - Qt API
+        text = repr(float(value))  # the shortest text that reads back as the value
+        return text[:-2] if text.endswith(".0") else text
+
+    def valueFromText(self, text: str) -> float:  # noqa: N802 - Qt API
+        try:
+            return float(text.strip())
+        except ValueError:
+            return self.value()
+
+    def validate(self, text: str, pos: int) -> object:  # noqa: D102 - Qt API
+        from PySide6.QtGui import QValidator
+
+        stripped = text.strip()
+        try:
+            value = float(stripped)
+        except ValueError:
+            partial = re.fullmatch(r"[-+]?(\d*\.?\d*([eE][-+]?\d*)?)?", stripped) is not None
+            return (QValidator.State.Intermediate if partial else QValidator.State.Invalid, text, pos)
+        ok = self.minimum() <= value <= self.maximum()
+        return (QValidator.State.Acceptable if ok else QValidator.State.Intermediate, text, pos)
 
 
 class NoWheelComboBox(_WheelNeedsFocus, QComboBox):
@@ -157,7 +184,6 @@ class _FloatField(_Field):
         super().__init__(spec)
         self.editor = NoWheelDoubleSpinBox()
         self.editor.setRange(-1e12, 1e12)
-        self.editor.setDecimals(6)
         self.editor.setKeyboardTracking(False)
         QHBoxLayout(self).addWidget(self.editor)
         self.layout().setContentsMargins(0, 0, 0, 0)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QListView,
     QMenu,
@@ -193,6 +194,11 @@ class PipelineView(QWidget):
         self.nested.setHeaderLabels([self.tr("Nested pass"), self.tr("Time"), self.tr("Changed")])
         self.nested.setRootIsDecorated(True)
         self.nested.setUniformRowHeights(True)
+        header = self.nested.header()  # the name takes what the time and "changed" columns leave (no h-scroll)
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col in (1, 2):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         self.nested.itemSelectionChanged.connect(self._on_nested_selected)
         # Enough rows to read a nested pipeline, few enough to leave the step list MIN_STEPS rows at 1024×700.
         self.nested.setMinimumHeight(self.nested_min_height())
@@ -231,6 +237,8 @@ class PipelineView(QWidget):
         layout.addWidget(splitter)
 
         model.modelReset.connect(self._update_hint)
+        for signal in (model.modelReset, model.rowsInserted, model.dataChanged):
+            signal.connect(self._update_steps_min_height)  # the rows' real height, once there are rows
         model.modelReset.connect(lambda: self._show_nested(self.current_uid()))  # another document
         model.dataChanged.connect(self._on_data_changed)
         self._update_hint()
@@ -241,9 +249,15 @@ class PipelineView(QWidget):
     MIN_STEPS = 5
 
     def steps_min_height(self) -> int:
-        """Minimum height of the step list: :attr:`MIN_STEPS` rows of two text lines."""
-        row = 2 * self.list.fontMetrics().height() + 2 * self.list.spacing() + 6
-        return self.MIN_STEPS * row + 2 * self.list.frameWidth()
+        """Minimum height of the step list: :attr:`MIN_STEPS` rows (as the delegate sizes them once there are
+        steps; two text lines before)."""
+        row = self.list.sizeHintForRow(0) if self.proxy.rowCount() else -1
+        if row <= 0:
+            row = 2 * self.list.fontMetrics().lineSpacing() + 8
+        return self.MIN_STEPS * (row + 2 * self.list.spacing()) + 2 * self.list.frameWidth()
+
+    def _update_steps_min_height(self) -> None:
+        self.list.setMinimumHeight(self.steps_min_height())
 
     def nested_min_height(self) -> int:
         """Minimum height of the nested-pass table: its header and :attr:`NESTED_MIN_ROWS` rows."""
@@ -318,7 +332,6 @@ class PipelineView(QWidget):
                 self.nested.addTopLevelItem(item)
             parents.append(item)
         self.nested.expandAll()
-        self.nested.resizeColumnToContents(0)
         self.nested.blockSignals(False)
         changed = sum(1 for n in nested if n.changed)
         self.nested_label.setText(
