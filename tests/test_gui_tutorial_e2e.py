@@ -66,8 +66,8 @@ def test_tutorial_dropped_run_built_saved_reopened_and_exported(studio, tmp_path
     assert qt_wait(lambda: _all_ran(win), TIMEOUT_MS)
     results = [win.step_model.result(s.uid) for s in win.ctrl.doc.steps]
     assert not [r.error for r in results if r.state == FAILED]
-    scheduled = (results[-1].report or {}).get("dlight", {}).get("scheduled") or {}
-    assert scheduled, "DLight with its default rules scheduled no PrimFunc on the CPU target"
+    dlight_report = (results[-1].report or {}).get("dlight", {})
+    assert dlight_report.get("scheduled") and not dlight_report.get("unscheduled"), dlight_report  # all, on llvm
 
     win.pipeline_view.select_uids([dlight.uid])
     win.run_panel.random_radio.setChecked(True)
