@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from pipeline_model.i18n import QT_TRANSLATE_NOOP
 from pipeline_model.document import target_label
 from pipeline_model.latency_stats import FASTER, SAME_BUILD, SLOWER, Comparison, compare_runs
 from widgets.compare_view import latency_bar, verdict_label
@@ -83,6 +84,38 @@ def shown_text(value: Any) -> str:
     match = re.fullmatch(r"random\(seed=(-?\d+)\)", text)
     if match:
         return QCoreApplication.translate("RunPanel", "random (seed {0})").format(match.group(1))
+    return text
+
+
+#: The fixed framing of the engine's build errors (a pattern of the first line, its text for people); what the groups
+#: hold (TVM's words, a file, a step) is shown as it is.
+ERROR_FORMS = (
+    (r"tvm\.compile for (\S+) failed: (.*)", QT_TRANSLATE_NOOP("RunPanel", "tvm.compile for {0} failed: {1}")),
+    (r"running (\S+) failed: (.*)", QT_TRANSLATE_NOOP("RunPanel", "running {0} failed: {1}")),
+    (r"the pipeline failed at step (\d+) \(([^)]*)\): (.*)",
+     QT_TRANSLATE_NOOP("RunPanel", "the pipeline failed at step {0} ({1}): {2}")),
+    (r"the pipeline run failed: (.*)", QT_TRANSLATE_NOOP("RunPanel", "the pipeline run failed: {0}")),
+    (r"invalid target (.*?): (.*)", QT_TRANSLATE_NOOP("RunPanel", "invalid target {0}: {1}")),
+    (r"inputs file (.*): no such file", QT_TRANSLATE_NOOP("RunPanel", "inputs file {0}: no such file")),
+    (r"export_library to (.*) failed: (.*)", QT_TRANSLATE_NOOP("RunPanel", "export_library to {0} failed: {1}")),
+    (r"(?:module|snapshot) '[^']*' is not in the engine's cache.*",
+     QT_TRANSLATE_NOOP("RunPanel", "The engine was restarted and no longer holds this module; Run (F5) makes it "
+                                   "again.")),
+    (r"cancelled", QT_TRANSLATE_NOOP("RunPanel", "cancelled")),
+)
+
+
+def shown_error(message: str) -> str:
+    """A build error the engine sent (its own sentence around TVM's words) as the user reads it: the app's fixed
+    framing (:data:`ERROR_FORMS`) translated, what TVM or the file said kept as it is (never translated)."""
+    import re
+
+    text = str(message or "")
+    head, sep, rest = text.partition("\n")
+    for pattern, template in ERROR_FORMS:
+        match = re.fullmatch(pattern, head, re.S)
+        if match:
+            return QCoreApplication.translate("RunPanel", template).format(*match.groups()) + sep + rest
     return text
 
 
@@ -586,6 +619,7 @@ class RunPanel(QWidget):
         self.last_error = message
         self._results_render = None
         self.set_busy(False)
+        message = shown_error(message)  # the app's framing translated, TVM's words as they are
         first = message.strip().splitlines()[0] if message.strip() else self.tr("failed")
         self.status.setText(f"✗ {first[:400]}")
         self.results.setPlainText(message)

@@ -2676,7 +2676,7 @@
 <context>
     <name>ParamEditor</name>
     <message>
-        <location filename="../../widgets/param_editor.py" line="+533"/>
+        <location filename="../../widgets/param_editor.py" line="+559"/>
         <location line="+30"/>
         <source>No step selected.</source>
         <translation>未选择步骤。</translation>
@@ -2987,7 +2987,7 @@
 <context>
     <name>PipelineView</name>
     <message>
-        <location filename="../../widgets/pipeline_view.py" line="+170"/>
+        <location filename="../../widgets/pipeline_view.py" line="+171"/>
         <source>Hide unchanged steps</source>
         <translation>隐藏未改变的步骤</translation>
     </message>
@@ -3029,13 +3029,13 @@
         <translation>有改变</translation>
     </message>
     <message>
-        <location line="+116"/>
+        <location line="+129"/>
         <source>yes</source>
         <extracomment>Rows of the nested-pass table that are always visible (plus its header). Steps the list always shows (the nested-pass table open or not).</extracomment>
         <translation>是</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+15"/>
         <source>Nested passes: {ran} ran, {changed} changed the module</source>
         <translation>嵌套 Pass：运行 {ran} 个，其中 {changed} 个改变了模块</translation>
     </message>
@@ -3526,7 +3526,7 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+177"/>
+        <location filename="../../widgets/run_panel.py" line="+210"/>
         <source>max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})</source>
         <translation>max |diff| / max |ref| = {ratio}（max |ref| {ref}；容差按 {scale} 缩放）</translation>
     </message>
@@ -3618,7 +3618,7 @@
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-425"/>
+        <location line="-457"/>
         <source>baseline (model as loaded)</source>
         <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>基线（加载时的模型）</translation>
@@ -3664,7 +3664,53 @@
         <translation>随机（种子 {0}）</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+7"/>
+        <source>tvm.compile for {0} failed: {1}</source>
+        <extracomment>The fixed framing of the engine&apos;s build errors (a pattern of the first line, its text for people); what the groups hold (TVM&apos;s words, a file, a step) is shown as it is.</extracomment>
+        <translation>为 {0} 执行 tvm.compile 失败：{1}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>running {0} failed: {1}</source>
+        <translation>运行 {0} 失败：{1}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the pipeline failed at step {0} ({1}): {2}</source>
+        <translation>流水线在第 {0} 步（{1}）失败：{2}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the pipeline run failed: {0}</source>
+        <translation>流水线运行失败：{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>invalid target {0}: {1}</source>
+        <translation>无效的目标 {0}：{1}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>inputs file {0}: no such file</source>
+        <translation>输入文件 {0}：文件不存在</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>export_library to {0} failed: {1}</source>
+        <translation>导出库到 {0} 失败：{1}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The engine was restarted and no longer holds this module; Run (F5) makes it again.</source>
+        <translation>引擎已重启，不再保留此模块；运行（F5）会重新生成它。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location line="+25"/>
         <source>({time} of warm-up)</source>
         <translation>（预热 {time}）</translation>
     </message>
@@ -3895,12 +3941,12 @@
         <translation>运行：{command}</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location line="-380"/>
+        <location line="-381"/>
         <source>ratio of the medians {value}× (no repeats: the spread is unknown)</source>
         <translation>中位数之比 {value}×（没有重复测量：离散程度未知）</translation>
     </message>
@@ -3960,8 +4006,8 @@
         <translation>基线</translation>
     </message>
     <message>
-        <location line="-483"/>
-        <location line="+484"/>
+        <location line="-515"/>
+        <location line="+516"/>
         <source>pipeline</source>
         <translation>流水线</translation>
     </message>
@@ -3997,9 +4043,9 @@
 <context>
     <name>StepReport</name>
     <message>
-        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+105"/>
+        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+106"/>
         <source>no rule applied</source>
-        <extracomment>The app&apos;s own rules (group ``app``): the code exported scripts contain, instantiated by the engine too. DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:data:`SCRIPT_MODULE`, copied into exported scripts). The app&apos;s own rules (classes of :data:`SCRIPT_MODULE`). Rules of a new step on a GPU target (those present in this TVM build). Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): the bundled CPU pipelines&apos; rules.</extracomment>
+        <extracomment>The app&apos;s own rules (group ``app``): the code exported scripts contain, instantiated by the engine too. DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:data:`SCRIPT_MODULE`, copied into exported scripts). The app&apos;s own rules (classes of :data:`SCRIPT_MODULE`). Rules of a new step on a GPU target (those present in this TVM build). Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): those of the bundled ``cpu_build_dlight.json`` (TVM&apos;s cpu.GEMV takes the tutorial&apos;s matrix-vector products the app&apos;s CPUMatmul leaves).</extracomment>
         <translation>未应用规则</translation>
     </message>
     <message>

@@ -1,0 +1,61 @@
+"""Issue 33: in the Chinese UI the Build & Run panel shows no English of the app's own: the fixed texts the engine
+sends (where weights and inputs came from, what the check compared with, the tolerance's scale and the precision
+that chose it), the export result's labels and the framing of build errors. TVM's own words stay as they are."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from widgets.run_panel import RunPanel, build_run_html, shown_error  # noqa: E402
+
+RESULT = {
+    "label": "pipeline", "function": "forward", "device": "cpu:0", "target": {"kind": "llvm"}, "build_ms": 300.0,
+    "weights": "random", "arguments": [{"name": "x", "shape": [1, 784], "source": "random(seed=0)"}],
+    "outputs": [{"index": 0, "shape": [1, 10], "dtype": "float32"}],
+    "check": {"passed": True, "rtol": 0.01, "atol": 0.01, "max_abs": 1e-3, "max_rel": 1e-3, "max_ref": 2.9,
+              "max_abs_over_ref": 5e-3, "scale": "output", "warnings": [], "tolerance_dtype": "float16",
+              "reference": "model as loaded, tvm.compile default pipeline, llvm"},
+}
+EXPORT = {"library": "/o/model.so", "weights": "/o/weights.npz", "metadata": "/o/model.json",
+          "deploy_script": "/o/deploy.py"}
+
+
+@pytest.fixture
+def zh(qapp):
+    from app.i18n import install_translator
+
+    translator = install_translator(qapp, "zh_CN")
+    assert translator is not None
+    yield
+    qapp.removeTranslator(translator)
+
+
+def test_build_result_texts_in_chinese(zh, qtbot):
+    from PySide6.QtGui import QTextDocument
+
+    doc = QTextDocument()
+    doc.setHtml(build_run_html(RESULT))
+    text = doc.toPlainText()
+    for english in ("random", "model as loaded", "scaled to the output", "tolerance chosen", "weights:"):
+        assert english not in text, (english, text)
+    assert "随机（种子 0）" in text and "float16" in text
+    panel = RunPanel()
+    qtbot.addWidget(panel)
+    panel.show_export_result(EXPORT)
+    shown = panel.results.toPlainText()
+    assert "library:" not in shown and "weights:" not in shown and "库" in shown and "权重" in shown
+
+
+def test_build_errors_framed_in_chinese_with_tvms_words_kept(zh):
+    said = shown_error("tvm.compile for rocm failed: Cannot find ROCm path\nTraceback ...")
+    assert said.startswith("为 rocm") and "Cannot find ROCm path" in said and said.endswith("\nTraceback ...")
+    assert shown_error("the pipeline failed at step 2 (relax.FuseOps): boom").startswith("流水线在第 2 步")
+    assert shown_error("something TVM said") == "something TVM said"
+
+
+def test_english_texts_unchanged(qapp):
+    assert shown_error("tvm.compile for rocm failed: Cannot find ROCm path") == \
+        "tvm.compile for rocm failed: Cannot find ROCm path"
+    assert "random (seed 0)" in build_run_html(RESULT)
