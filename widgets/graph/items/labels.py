@@ -112,8 +112,12 @@ def _fit_node(pal: GraphPalette, widths: dict[tuple[int, str], float], box: Devi
         if tw <= room:
             return font, label, tw, line_h, x + w / 2.0 - tw / 2.0, y + h / 2.0 - line_h / 2.0
         if len(label) > 3 and _width(pal, widths, NODE_LABEL_PX, label[:3] + "\u2026") <= room:
-            text = fm.elidedText(label, Qt.TextElideMode.ElideRight, room)
-            tw = fm.horizontalAdvance(text)
+            key = (label, int(room))  # cached: a Qt call per label and paint would wait on the GIL
+            hit = pal.label_elided.get(key)
+            if hit is None:
+                text = fm.elidedText(label, Qt.TextElideMode.ElideRight, int(room))
+                hit = pal.label_elided[key] = (text, fm.horizontalAdvance(text))
+            text, tw = hit
             return font, text, tw, line_h, x + w / 2.0 - tw / 2.0, y + h / 2.0 - line_h / 2.0
     return font, label, tw, line_h, x + w + 4.0, y + h / 2.0 - line_h / 2.0
 
