@@ -4,13 +4,19 @@ Run under a real X server, once per screen size: ``xvfb-run -s "-screen 0 1920x1
 app.screenshot_graph docs/screenshots 1920x1080`` (and ``1024x700``; ``--lang=zh_CN`` for ``zh_graph_*``).
 Saves, with the size in the name:
 
-* ``graph_mlp_<size>.png``: ``builtin:mlp`` as loaded, every group expanded (frames never overlap);
+* ``graph_mlp_<size>.png``: ``builtin:mlp`` as loaded, every group expanded, fit to the view (at a scale
+  where names and shapes read: the view scrolls for the rest);
 * ``graph_heat_<size>.png``: the MLP after LegalizeOps (every node changed by the step, amber) with the
   profile heat overlay of a profiled build of that module (its own colour scale and legend);
-* ``graph_decoder_collapsed_<size>.png``: the 32-layer ``builtin:decoder`` collapsed, fit to the view (each
-  layer one box: its name, op count, inputs and outputs);
-* ``graph_decoder_layer_<size>.png``: ``layers.9`` clicked open at fit (it stays in view), then zoomed in;
-* ``graph_decoder_detail_<size>.png``: the collapsed decoder at a readable zoom (the model summary).
+* ``graph_decoder_collapsed_<size>.png``: the 32-layer ``builtin:decoder`` collapsed, fit to the view
+  (``x → layers ×32 → norm → output``: the layers are one box);
+* ``graph_decoder_layers_fit_<size>.png``: the layers opened and ``layers.9`` clicked open, fit to the view
+  (far out: every name written at a legible screen size);
+* ``graph_decoder_layer_<size>.png``: the same zoomed to 0.55 on ``layers.9`` (simplified boxes, names at
+  screen size);
+* ``graph_decoder_detail_<size>.png``: the layers at a readable zoom (the model summary);
+* ``graph_nested_<size>.png``: an MLP pipeline of eight steps run, its seventh (``pipeline.zero``) selected:
+  its nested passes listed under the steps, the step list still showing five steps and the selected one.
 """
 
 from __future__ import annotations
@@ -91,6 +97,16 @@ def _heat(win: Any, wait: Callable[..., bool]) -> None:
     assert wait(lambda: bool(gv.heat()) and not gv.is_busy(), 30_000), "no heat"
 
 
+def _nested(win: Any, wait: Callable[..., bool]) -> None:
+    """An MLP pipeline with a named pipeline step (nested passes) as its seventh of eight, run, that step selected."""
+    steps = ("relax.CanonicalizeBindings", "relax.FoldConstant", "relax.EliminateCommonSubexpr", "relax.Normalize",
+             "relax.DeadCodeElimination", "relax.ConvertToDataflow", "pipeline.zero", "relax.DeadCodeElimination")
+    _open(win, wait, "builtin:mlp", steps, "Nested passes")
+    step = win.ctrl.doc.steps[6]
+    win.pipeline_view.select_uids([step.uid])
+    assert wait(lambda: win.pipeline_view.nested_box.isVisible(), 30_000), "no nested passes"
+
+
 def main(argv: list[str]) -> int:
     """Entry point: ``argv[0]`` the output folder, ``argv[1]`` the screen size (``1920x1080``);
     ``--lang=zh_CN`` takes the shots in that language (names prefixed ``zh_``)."""
@@ -121,21 +137,26 @@ def main(argv: list[str]) -> int:
     gv.fit_to_view()
     shot("heat")
 
+    _nested(win, wait)
+    shot("nested")
+
     _open(win, wait, "builtin:decoder", (), "Decoder (32 layers)", min_nodes=1000)
     gv.collapse_all()
     wait(lambda: not gv.is_busy())
     gv.fit_to_view()
     shot("decoder_collapsed")
-    gv.toggle_group("m:layers.9")  # what a click on layers.9 does: it stays in view
+    gv.toggle_group("m:layers.9")  # what a click on layers.9 does (its parent, the layers, opens too)
     wait(lambda: not gv.is_busy() and "m:layers.9" in gv.expanded_groups())
+    gv.fit_to_view()
+    shot("decoder_layers_fit")
     frame = gv.group_rect("m:layers.9")
     gv.resetTransform()
     gv.scale(0.55, 0.55)
     if frame is not None:
         gv.centerOn(frame.center())
     shot("decoder_layer")
-    gv.collapse_all()
-    wait(lambda: not gv.is_busy())
+    gv.set_expanded({"m:layers"})
+    wait(lambda: not gv.is_busy() and gv.expanded_groups() == frozenset({"m:layers"}))
     gv.resetTransform()
     gv.scale(0.75, 0.75)
     box = gv.group_rect("m:layers.0")
