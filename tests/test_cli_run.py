@@ -57,8 +57,8 @@ def test_failing_step_exit_1_names_the_step(engine, tmp_path, capsys):
     assert _run([path, "--trust"], engine) == 1
     err = capsys.readouterr().err
     assert "step 2 (custom.python)" in err and "boom from custom" in err
-    # Without --trust the custom step does not run, and the message says why.
-    assert _run([path], engine) == 1
+    # Without --trust the custom step does not run, and the message says why (bad input: exit 2, as the README says).
+    assert _run([path], engine) == 2
     assert "trust" in capsys.readouterr().err
 
 

@@ -307,7 +307,10 @@ def _run(args: argparse.Namespace, client: Any, doc: PipelineDocument, out: dict
         message = failed.error or f"step {failed.index + 1} ({failed.pass_id}) failed"
         if not message.startswith("step ") and f"step {failed.index + 1}" not in message:
             message = f"step {failed.index + 1} ({failed.pass_id}) failed: {message}"
-        return _error(message, as_json, out, EXIT_STEP_FAILED)
+        from pipeline_model.consent import REFUSAL_PREFIX
+
+        refused = (failed.error or "").startswith(REFUSAL_PREFIX)  # code without --trust: bad input (README)
+        return _error(message, as_json, out, EXIT_BAD_INPUT if refused else EXIT_STEP_FAILED)
     if result.cancelled:
         return _error("the run was cancelled", as_json, out, EXIT_STEP_FAILED)
     if not as_json:
