@@ -125,29 +125,44 @@ def test_write_bytes_without_replace_never_replaces(tmp_path):
     assert path.read_bytes() == DECOY and os.listdir(tmp_path) == ["a.txt"]
 
 
-def _user_folder(tmp_path, name: str):
+def _user_folder(tmp_path, name: str, planted: str = "file"):
+    """``out/`` holding the user's file ``name`` (``planted``: ``file``; ``link`` to the user's ``decoy.txt``;
+    ``fifo``)."""
     out = tmp_path / "out"
     out.mkdir(exist_ok=True)
-    (out / name).write_bytes(DECOY)
+    if planted == "file":
+        (out / name).write_bytes(DECOY)
+    elif planted == "link":
+        (tmp_path / "decoy.txt").write_bytes(DECOY)
+        (out / name).symlink_to(tmp_path / "decoy.txt")
+    else:
+        os.mkfifo(out / name)
     return out
 
 
-@pytest.mark.parametrize("name", ["README.md", "repro.py", "repro.json"])
-def test_run_reproducer_refuses_a_users_file_before_the_run(tmp_path, capsys, name):
-    out = _user_folder(tmp_path, name)
-    before = _snapshot(tmp_path)
-    code, err = _cli(capsys, "run", "builtin:cpu_build", "--reproducer", out)
-    _one_line(code, err, "--reproducer", name, "--force")
-    assert _snapshot(tmp_path) == before
+_PLANTED = {"file": "--force", "link": "symbolic link", "fifo": "FIFO"}
 
 
-@pytest.mark.parametrize("name", ["deploy.py", "model.json"])
-def test_export_lib_refuses_a_users_file_before_the_run(tmp_path, capsys, name):
-    out = _user_folder(tmp_path, name)
+@pytest.mark.parametrize("name, planted", [("README.md", "file"), ("repro.py", "file"), ("repro.json", "file"),
+                                           ("repro.py", "link"), ("README.md", "fifo")])
+def test_run_reproducer_refuses_a_users_file_before_the_run(tmp_path, capsys, name, planted):
+    out = _user_folder(tmp_path, name, planted)
     before = _snapshot(tmp_path)
-    code, err = _cli(capsys, "run", "builtin:cpu_build", "--export-lib", out)
-    _one_line(code, err, "--export-lib", name, "--force")
-    assert _snapshot(tmp_path) == before
+    for force in ((), ("--force",)) if planted != "file" else ((),):  # a link or FIFO: not even with --force
+        code, err = _cli(capsys, "run", "builtin:cpu_build", "--reproducer", out, *force)
+        _one_line(code, err, "--reproducer", name, _PLANTED[planted])
+        assert _snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("name, planted", [("deploy.py", "file"), ("model.json", "file"), ("model.so", "link"),
+                                           ("weights.npz", "fifo")])
+def test_export_lib_refuses_a_users_file_before_the_run(tmp_path, capsys, name, planted):
+    out = _user_folder(tmp_path, name, planted)
+    before = _snapshot(tmp_path)
+    for force in ((), ("--force",)) if planted != "file" else ((),):
+        code, err = _cli(capsys, "run", "builtin:cpu_build", "--export-lib", out, *force)
+        _one_line(code, err, "--export-lib", name, _PLANTED[planted])
+        assert _snapshot(tmp_path) == before
 
 
 @pytest.fixture
@@ -218,6 +233,8 @@ def test_input_and_emit_ir_messages_say_what_the_path_is(tmp_path, capsys):
     pipeline = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "resources", "pipelines",
                             "cpu_build.json")
     code, err = _cli(capsys, "bisect", pipeline, "--inputs", tmp_path / "a.fifo")
+    _one_line(code, err, "FIFO")
+    code, err = _cli(capsys, "run", "builtin:cpu_build", "--build", "--inputs", tmp_path / "a.fifo")  # before the run
     _one_line(code, err, "FIFO")
     (tmp_path / "f.txt").write_text("x")
     code, err = _cli(capsys, "run", "builtin:cpu_build", "--emit-ir", tmp_path / "f.txt")

@@ -201,6 +201,12 @@ def _prepare(args: argparse.Namespace, out: dict[str, Any]) -> tuple[Optional[Pi
                 return None, f"--export-lib {args.export_lib}: nothing is written under /proc, /sys or /dev"
         except OutputPathError as exc:
             return None, str(exc)
+    if getattr(args, "inputs", None):  # said before the run (a FIFO, a device, a folder: said as such)
+        from pipeline_model.safe_files import input_problem
+
+        problem = input_problem(args.inputs, "--inputs")
+        if problem:
+            return None, problem
     if getattr(args, "reproducer", None):  # refused before the run: a link, a FIFO, an existing file (no --force)
         problem = reproducer_io.check_folder(args.reproducer, force=bool(args.force))
         if problem:
