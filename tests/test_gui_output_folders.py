@@ -89,3 +89,23 @@ def test_reduce_dialog_on_hostile_folders(fake_studio, tmp_path, kind):
     assert text.startswith("Not a reproducer folder") and "\n" not in text and str(folder) in text, text
     assert not win.reducer.start() and win.reducer.request is None
     dialog.close()
+
+
+def test_save_reproducer_asks_before_replacing_a_users_file(fake_studio, boxes, monkeypatch, tmp_path):
+    from types import SimpleNamespace
+
+    win = fake_studio
+    _edited(win)
+    out = tmp_path / "repro"
+    out.mkdir()
+    (out / "README.md").write_bytes(DECOY)
+    monkeypatch.setattr(win.reproducers, "failed_step",
+                        lambda: (0, SimpleNamespace(error="ValueError: boom", traceback="")))
+    asked: list[str] = []
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(
+        lambda _p, _t, text, *a, **k: asked.append(text) or QMessageBox.StandardButton.Cancel))
+    calls = len(win.fake_client.calls)
+    assert not win.reproducers.save(str(out))
+    assert asked and "README.md" in asked[0] and win.reproducers.request is None
+    assert not [c for c, _a in win.fake_client.calls[calls:] if c == "save_reproducer"]
+    assert sorted(os.listdir(out)) == ["README.md"] and (out / "README.md").read_bytes() == DECOY
