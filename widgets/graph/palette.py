@@ -107,6 +107,7 @@ class GraphPalette:
         self.label_widths: dict[tuple[int, str], float] = {}  # (pixel size, group label) -> its width
         self.label_fonts: dict[int, Any] = {}  # pixel size -> (label font at that size, its metrics)
         self.label_elided: dict[tuple[str, int], tuple[str, float]] = {}  # (name, room) -> (elided, its width)
+        self.label_static: dict[tuple[str, int], Any] = {}  # (label, pixel size) -> its prepared QStaticText
         self.colors: dict[str, Any] = {}
         self.update_colors(pal)
 

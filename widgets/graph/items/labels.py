@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QTransform
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QStaticText, QTransform
 
 from widgets.graph.adapter import GROUP
 from widgets.graph.palette import NODE_LABEL_PX, READABLE_PX, GraphPalette
@@ -189,7 +189,9 @@ def place_labels(world: QTransform, exposed: QRectF, p: Prepared, tiles: list[Ti
 
 def paint_group_labels(painter: QPainter, exposed: QRectF, p: Prepared, tiles: list[Tile],
                        pal: GraphPalette, nodes: bool = True) -> None:
-    """Zoomed out: the labels of :func:`place_labels`, in screen-size text on a background."""
+    """Zoomed out: the labels of :func:`place_labels`, in screen-size text on a background (each text a
+    ``QStaticText`` prepared once per text and size: a laid-out ``drawText`` per label and paint cost more
+    than the rest of the paint)."""
     labels = place_labels(painter.worldTransform(), exposed, p, tiles, pal, nodes, QRectF(painter.viewport()))
     if not labels:
         return
@@ -197,8 +199,20 @@ def paint_group_labels(painter: QPainter, exposed: QRectF, p: Prepared, tiles: l
     painter.resetTransform()
     painter.setPen(pal.text_pen)
     label_bg = pal.label_bg
+    cache = pal.label_static
+    current = None
     for rect, text, font in labels:
-        painter.setFont(font)
-        painter.fillRect(rect.adjusted(-2.0, 0.0, 2.0, 0.0), label_bg)
-        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+        if font is not current:
+            painter.setFont(font)
+            current = font
+        key = (text, font.pixelSize())
+        st = cache.get(key)
+        if st is None:
+            st = cache[key] = QStaticText(text)
+            st.setTextFormat(Qt.TextFormat.PlainText)
+            st.setPerformanceHint(QStaticText.PerformanceHint.AggressiveCaching)
+            st.prepare(QTransform(), font)
+        x, y, w, h = rect.x(), rect.y(), rect.width(), rect.height()
+        painter.fillRect(QRectF(x - 2.0, y, w + 4.0, h), label_bg)
+        painter.drawStaticText(QPointF(x, y), st)
     painter.restore()
