@@ -126,6 +126,17 @@ def test_dlight_default_rules_follow_the_target(cat):
     assert given["rules"] == ["gpu.Fallback"]  # a value the user set stays
 
 
+def test_reproducer_piece_takes_the_runs_target_defaults(cat):
+    """A reproducer's step is the step as the run built it: DLight's default rules on the run's CPU target."""
+    from types import SimpleNamespace
+
+    from pipeline_model.engine.debugging.reproducer_tvm import export_piece
+
+    ctx = SimpleNamespace(catalogue=lambda: cat)
+    piece = "\n".join(sum(export_piece("dlight.ApplyDefaultSchedule", {}, 0, ctx, {"kind": "llvm"}).values(), []))
+    assert "CPUMatmul" in piece and "gpu.Matmul" not in piece and "dlight.gpu" not in piece
+
+
 def test_search(cat):
     hits = [s.id for s in cat.search("fuse tir")]
     assert hits[0] == "relax.FuseTIR"

@@ -74,13 +74,15 @@ def module_texts(mod: Any) -> tuple[str, Optional[str], str]:
         return text, tvm.ir.save_json(mod), note
 
 
-def export_piece(pass_id: str, params: dict[str, Any], index: int, ctx: Any) -> dict[str, list[str]]:
-    """The failing step as an exported script builds it (its pass kind's ``export_step``)."""
+def export_piece(pass_id: str, params: dict[str, Any], index: int, ctx: Any,
+                 target: Optional[dict[str, Any]] = None) -> dict[str, list[str]]:
+    """The failing step as an exported script builds it (its pass kind's ``export_step``; its defaults on
+    ``target``, as the run took them)."""
     from pipeline_model import emit
     from pipeline_model.passkinds.registry import kind_for, recipe_for
 
     try:
-        checked, errors = ctx.catalogue().validate_params(pass_id, params)
+        checked, errors = ctx.catalogue().validate_params(pass_id, params, target)
         params = params if errors else checked
     except Exception:  # noqa: BLE001 - an unknown pass: the kind below says so
         pass
@@ -143,12 +145,13 @@ def save(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         rtol=float(check.get("rtol", 1e-4)), atol=float(check.get("atol", 1e-4)), function=function)
     if run_after:
         expected["run_after"] = True
+    spec_target = dict(run_args.get("target") or {"kind": "llvm"})
     spec = reproducer.ReproSpec(
-        kind=kind, expected=expected, target=dict(run_args.get("target") or {"kind": "llvm"}),
+        kind=kind, expected=expected, target=spec_target,
         pass_context=_pass_context(run_args), module_text=text, step_index=index, pass_id=pass_id, params=params,
         function=function, error=reproducer.scrub_paths(error), tvm_version=str(tvm.__version__),
         build_flags={str(k): str(v) for k, v in dict(tvm.support.libinfo()).items()},
-        python_version=platform.python_version(), pieces=[export_piece(pass_id, params, index, ctx)],
+        python_version=platform.python_version(), pieces=[export_piece(pass_id, params, index, ctx, spec_target)],
         has_module_json=json_text is not None, has_inputs="inputs.npz" in extra, bindings=binding_count(before),
         note=note)
     folder = str(args["out_dir"])
