@@ -39,3 +39,20 @@ def test_fp16_pipeline_passes_the_default_check_and_says_why(engine):
     assert check.max_abs_over_ref > 1e-4  # float32's tolerance would have failed it: the test means something
     same = build_api.build_run(engine, doc, bench=FAST, check=(1e-4, 1e-4))  # a tolerance given is used
     assert same.check is not None and same.check.rtol == 1e-4 and same.check.tolerance_dtype is None
+
+
+def test_cli_leaves_the_tolerance_to_the_engine_and_says_which():
+    import argparse
+    import io
+
+    from pipeline_model.cli import build_options
+
+    parser = argparse.ArgumentParser()
+    build_options.add_arguments(parser)
+    args = parser.parse_args([])
+    assert args.rtol is None and args.atol is None  # `run --build`: the engine's default for the module
+    out = io.StringIO()
+    chk = build_api.CheckResult(passed=True, rtol=1e-2, atol=1e-2, max_abs=1e-3, max_rel=1e-3,
+                                tolerance_dtype="float16")
+    build_options.print_check("check", chk, out)
+    assert "rtol 0.01" in out.getvalue() and "for float16" in out.getvalue()

@@ -32,8 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--inputs", metavar="FILE",
                        help=".npy/.npz file with the model inputs (arrays named like the inputs); "
                             "default: seeded random inputs")
-    group.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance of the check (default 1e-4)")
-    group.add_argument("--atol", type=float, default=1e-4, help="absolute tolerance of the check (default 1e-4)")
+    group.add_argument("--rtol", type=float, default=None, help="relative tolerance of the check (default: for "
+                       "the built module's lowest float precision, 1e-4 for float32, 1e-2 for float16)")
+    group.add_argument("--atol", type=float, default=None, help="absolute tolerance of the check (default: as "
+                       "--rtol's)")
     group.add_argument("--check-against", choices=build_api.CHECK_AGAINST, default="tvm",
                        help="reference of the check: tvm (the model as loaded, tvm.compile's default build; "
                             "default), framework (the original ONNX/PyTorch file in ONNX Runtime/PyTorch) or both")
@@ -89,6 +91,8 @@ def print_check(name: str, chk: build_api.CheckResult, stream: TextIO) -> None:
     detail = f" ({chk.error})" if chk.error else ""
     tol = (f"atol {chk.atol:g} x max|ref| + rtol {chk.rtol:g}" if chk.scale == "output"
            else f"rtol {chk.rtol:g}, atol {chk.atol:g}")
+    if chk.tolerance_dtype:
+        tol += f", for {chk.tolerance_dtype}, the module's lowest precision"
     print(f"{name}: {verdict}  max |diff| {_fmt(chk.max_abs)}, max |diff|/max |ref| {_fmt(chk.max_abs_over_ref)} "
           f"(max |ref| {_fmt(chk.max_ref)}), max rel err {_fmt(chk.max_rel)} ({tol}) vs {chk.reference}{detail}",
           file=stream)
