@@ -113,3 +113,32 @@ def test_bisect_reproducer_of_a_wrong_rewrite(engine, tmp_path, capsys):
     assert out["culprit_step"] == wrong and out["reproducer"] == folder
     assert "inputs.npz" in os.listdir(folder)
     assert "above tolerance" in _check_folder(folder, tmp_path)
+
+
+@pytest.mark.e2e
+def test_numerics_reproducer_after_lift_transform_params_feeds_the_real_weights(engine, tmp_path, capsys):
+    # The app's CPU build (LiftTransformParams packs the weights into forward_transform_params), then a wrong TIR
+    # step: inputs.npz holds the weights the transform takes (not packed, not random), repro.py runs the transform
+    # first as every build does, and sees the very error bisect measured.
+    import numpy as np
+
+    from pipeline_model.fileformat import load_pipeline
+    from tests.debug_fixtures import TIR_WRONG
+
+    doc = load_pipeline(os.path.join(ROOT, "resources", "pipelines", "cpu_build.json"))
+    doc.steps.append(Step("custom.python", {"source": TIR_WRONG}))
+    path = str(tmp_path / "p.json")
+    save_pipeline(doc, path)
+    folder = str(tmp_path / "repro")
+    assert _run_cli(bisect_cmd, "bisect", [path, "--trust", "--json", "--reproducer", folder], engine) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["culprit_step"] == len(doc.steps), out
+    ratio = next(t["max_abs_over_ref"] for t in out["tested"] if t["step"] == out["culprit_step"])
+    spec = reproducer.read_spec(folder)
+    assert "forward_transform_params" in spec.module_text and spec.kind == reproducer.KIND_NUMERIC
+    with np.load(os.path.join(folder, "inputs.npz")) as data:
+        assert {"x", "fc1_weight", "fc2_weight"} <= set(data.files), data.files
+        assert data["fc1_weight"].shape == (256, 784)  # as the transform takes it (forward takes it transposed)
+    seen = _check_folder(folder, tmp_path)
+    assert f"= {ratio:.3g} (above tolerance)" in seen and "random values were fed" not in seen, (seen, ratio)
+    assert "runs it first" in open(os.path.join(folder, "README.md")).read()

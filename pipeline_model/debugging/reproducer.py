@@ -283,20 +283,48 @@ def build_and_run(mod):
     dev = tvm.cpu(0) if kind in ("llvm", "c") else tvm.device(kind, 0)
     vm = relax.VirtualMachine(ex, dev)
     entry = EXPECTED["function"]
+    return flatten(vm[entry](*entry_arguments(mod, entry, vm, dev)))
+
+
+#: Parameters inputs.npz had no value for (added or shrunk by a reduction): fed seeded random values.
+RANDOM = []
+
+
+def entry_arguments(mod, entry, vm, dev):
+    """The entry's arguments from inputs.npz by parameter name (the values the app ran with). A function
+    lifted by relax.LiftTransformParams takes its weights packed: inputs.npz holds the weights its
+    <entry>_transform_params takes, and that function runs first, as every build runs it. A parameter
+    inputs.npz lacks, or holds with another shape, gets seeded random values (listed in RANDOM)."""
+    import tvm
+
     data = np.load(os.path.join(HERE, "inputs.npz"))
     canon = {{re.sub(r"\\W", "_", k): k for k in data.files}}  # TVMScript writes "fc1.weight" as fc1_weight
     rng = np.random.default_rng(0)
-    args = []
-    for p in mod[entry].params:
-        name = p.name if p.name in data.files else canon.get(re.sub(r"\\W", "_", p.name))
-        shape = [int(d) for d in p.ty.shape.values]
-        if name is None or list(data[name].shape) != shape:  # a parameter a reduction added or shrank
-            dtype = str(p.ty.dtype)
-            value = (rng.standard_normal(shape) if "float" in dtype else np.zeros(shape)).astype(dtype)
-        else:
-            value = data[name]
-        args.append(tvm.runtime.tensor(value, dev))
-    return flatten(vm[entry](*args))
+
+    def value(p):
+        name = p["name"] if p["name"] in data.files else canon.get(re.sub(r"\\W", "_", p["name"]))
+        shape = concrete_shape(p, {{}})
+        if name is not None and tuple(data[name].shape) == shape:
+            return tvm.runtime.tensor(data[name].astype(p["dtype"], copy=False), dev)
+        if p["name"] not in RANDOM:
+            RANDOM.append(p["name"])
+        dtype = p["dtype"]
+        return tvm.runtime.tensor((rng.standard_normal(shape) if "float" in dtype else np.zeros(shape)).astype(dtype),
+                                  dev)
+
+    func = mod[entry]
+    ptypes, n_in = param_types(func), input_count(func)
+    args = [value(p) for p in ptypes[:n_in]]
+    packed = []
+    if entry + TRANSFORM_SUFFIX in relax_function_names(mod):
+        transform = mod[entry + TRANSFORM_SUFFIX]
+        out = vm[entry + TRANSFORM_SUFFIX]([value(p) for p in transform_param_types(transform, func)])
+        packed = [out] if hasattr(out, "numpy") else list(out)
+    for i, p in enumerate(ptypes[n_in:]):
+        got = packed[i] if i < len(packed) and hasattr(packed[i], "numpy") else None
+        same = got is not None and tuple(got.shape) == concrete_shape(p, {{}}) and str(got.dtype) == p["dtype"]
+        args.append(got if same else value(p))
+    return args
 
 
 def compare(got, ref):
@@ -318,6 +346,7 @@ def compare(got, ref):
 
 def attempt():
     """Run the failing step once in this process; what was seen, as a dict."""
+    del RANDOM[:]
     try:
         mod = load_module()
     except Exception as exc:
@@ -326,13 +355,13 @@ def attempt():
         if EXPECTED["kind"] == "numeric":
             ref = build_and_run(mod)
             passed, ratio = compare(build_and_run(apply_steps(mod)), ref)
-            return {{"what": "numeric", "failed": not passed, "ratio": ratio}}
+            return {{"what": "numeric", "failed": not passed, "ratio": ratio, "random": RANDOM}}
         after = apply_steps(mod)
         if EXPECTED["kind"] == "build" or EXPECTED.get("run_after"):
             build_and_run(after)
     except Exception as exc:
-        return {{"what": "exception", "type": type(exc).__name__, "line": error_line(exc)}}
-    return {{"what": "finished"}}
+        return {{"what": "exception", "type": type(exc).__name__, "line": error_line(exc), "random": RANDOM}}
+    return {{"what": "finished", "random": RANDOM}}
 
 
 def in_child(timeout):
@@ -399,6 +428,8 @@ def main(argv=None):
     if seen["what"] == "setup":
         print(f"error: {{describe(seen)}}", file=sys.stderr)
         return 2
+    if seen.get("random"):
+        print(f"note: inputs.npz has no value of {{', '.join(seen['random'])}}: seeded random values were fed")
     if verdict(seen):
         print(f"REPRODUCED: {{describe(seen)}}")
         return 1
@@ -435,6 +466,7 @@ def render_repro(spec: ReproSpec) -> str:
     parts.append("\n\n" + textwrap.dedent(inspect.getsource(scrub_paths)))
     parts.append("\n\n" + textwrap.dedent(inspect.getsource(exception_text)))
     parts.append("\n\n" + textwrap.dedent(inspect.getsource(error_line)))
+    parts.append("\n\n" + scriptlib.script_source(("functions", "arguments")).rstrip("\n") + "\n")
     parts += ["\n\n" + h.rstrip("\n") + "\n" for h in helpers]
     parts += ["\n\n" + f.rstrip("\n") + "\n" for f in functions]
     parts.append(_REPRO_BODY.format(step_lines="\n".join("        " + ln for ln in lines)))
@@ -458,6 +490,27 @@ def describe_expected(expected: dict[str, Any]) -> str:
         return "building or running the module after the step fails"
     line, name = str(expected.get("line") or ""), expected.get("type")
     return line if not name or line.startswith(str(name)) else f"{name}: {line}"
+
+
+def inputs_note(sources: dict[str, str], lifted: bool = False) -> str:
+    """README words on where the values of ``inputs.npz`` come from (``sources``: parameter name -> the
+    ``source`` :func:`~pipeline_model.scriptlib.arguments.make_arguments` describes): the app's seeded inputs
+    or a file, the model's weights, and plainly which values are seeded random ones; ``lifted``: the entry
+    function was lifted by ``relax.LiftTransformParams``."""
+    random = [name for name, source in sources.items() if source.startswith("random")]
+    model = [name for name, source in sources.items() if source == "model"]
+    files = [name for name, source in sources.items() if source == "file"]
+    parts = ["`inputs.npz` holds the values the app ran the module with."]
+    if lifted:
+        parts.append("Its weights are the ones `<f>_transform_params` takes (not packed): `repro.py` runs it "
+                     "first, as every build does, and feeds its results to the lifted function.")
+    if model:
+        parts.append(f"The model's weights: {', '.join(model)}.")
+    if files:
+        parts.append(f"From the user's input file: {', '.join(files)}.")
+    if random:
+        parts.append(f"Seeded random values, as the app made them (no file or model value): {', '.join(random)}.")
+    return " ".join(parts)
 
 
 def render_readme(spec: ReproSpec) -> str:

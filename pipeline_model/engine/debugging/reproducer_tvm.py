@@ -20,7 +20,8 @@ from pipeline_model.engine.handler_registry import HANDLERS
 # Functions of the build handlers (issue 17 moves them to engine/build/; keep these imports together).
 # The build functions these checks reuse (engine/build and the scriptlib rules exported scripts share).
 from pipeline_model.engine.build.errors import error_text
-from pipeline_model.scriptlib.functions import BuildError
+from pipeline_model.scriptlib.arguments import TRANSFORM_SUFFIX, caller_signature
+from pipeline_model.scriptlib.functions import BuildError, relax_function_names
 
 _DONE_STATES = ("changed", "unchanged", "skipped")
 
@@ -98,21 +99,28 @@ def export_piece(pass_id: str, params: dict[str, Any], index: int, ctx: Any,
     return {k: list(v) for k, v in asdict(piece).items()}
 
 
-def argument_file(args: dict[str, Any], ctx: Any, before: Any, after: Optional[Any]) -> tuple[bytes, str]:
-    """``(inputs.npz bytes, entry function)``: the arguments of the module before (and after) the step by
-    parameter name, made as the build check makes them."""
+def argument_file(args: dict[str, Any], ctx: Any, before: Any, after: Optional[Any]) -> tuple[bytes, str, str]:
+    """``(inputs.npz bytes, entry function, words on where the values come from)``: the arguments of the
+    module before (and after) the step by name, made as the build check makes them. The weights of a function
+    lifted by ``relax.LiftTransformParams`` are the ones its ``<f>_transform_params`` takes (the model's, not
+    packed; ``repro.py`` runs that function as every build does), named as
+    :func:`~pipeline_model.scriptlib.arguments.caller_signature` names them."""
     tester = Tester(args, ctx)
     values: dict[str, np.ndarray] = {}
-    func_name = "main"
+    sources: dict[str, str] = {}
+    func_name, lifted = "main", False
     for mod in (before, after):
         if mod is None:
             continue
-        func_name, arrays, _ref, _described = tester.arguments(mod)
-        for var, a in zip(mod[func_name].params, arrays):
-            values.setdefault(str(var.name), a)
+        func_name, arrays, _ref, described = tester.arguments(mod)
+        ptypes, _n_in = caller_signature(mod, func_name)
+        lifted = lifted or func_name + TRANSFORM_SUFFIX in relax_function_names(mod)
+        for param, a, d in zip(ptypes, arrays, described):
+            values.setdefault(str(param["name"]), a)
+            sources.setdefault(str(param["name"]), str(d.get("source") or ""))
     buffer = io.BytesIO()
     np.savez(buffer, **values)  # type: ignore[arg-type]
-    return buffer.getvalue(), func_name
+    return buffer.getvalue(), func_name, reproducer.inputs_note(sources, lifted)
 
 
 def save(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
@@ -135,7 +143,8 @@ def save(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
     run_after = bool(args.get("run_after"))
     if kind in (reproducer.KIND_NUMERIC, reproducer.KIND_BUILD) or run_after:
         after = module_after(run_args, index, ctx) if kind == reproducer.KIND_NUMERIC else None
-        extra["inputs.npz"], function = argument_file(args, ctx, before, after)
+        extra["inputs.npz"], function, inputs_note = argument_file(args, ctx, before, after)
+        note = " ".join(n for n in (note, inputs_note) if n)
     if json_text is not None:
         extra["module.json"] = json_text
     error = str(args.get("error") or "")
