@@ -278,3 +278,160 @@ def diverge_case(folder: str, seed: int, model: str, level: str, name: str = "ca
     path = os.path.join(folder, f"{name}.json")
     save_pipeline(doc, path)
     return path, steps.index(wrong) + 1, out
+
+
+#: A custom step that fails only on a chain of ``len(CHAIN)`` operations (issue 31: reduce to the essence):
+#: a binding of ``CHAIN[0]`` with an argument made by ``CHAIN[1]``, whose argument is made by ``CHAIN[2]``...
+#: (in any Relax function). ``MODE``: "exception" raises a ValueError, "tvm" a TVM error (from its C++),
+#: "crash" dies of SIGSEGV, "hang" never ends, "numeric" scales the head of the chain by 1.5.
+CHAIN_STEP = '''import ctypes
+import time
+
+import tvm
+from tvm import relax
+
+CHAIN = {chain!r}
+MODE = "{mode}"
+
+
+def _op(value):
+    return value.op.name if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) else None
+
+
+def _args(value):
+    for arg in value.args:
+        yield from (arg.fields if isinstance(arg, relax.Tuple) else [arg])
+
+
+def _matches(value, depth, made):
+    if _op(value) != CHAIN[depth]:
+        return False
+    if depth + 1 == len(CHAIN):
+        return True
+    return any(isinstance(a, relax.Var) and a in made and _matches(made[a], depth + 1, made) for a in _args(value))
+
+
+def _head(func):
+    made = {{b.var: b.value for block in func.body.blocks for b in block.bindings}}
+    return next((var for var, value in made.items() if _matches(value, 0, made)), None)
+
+
+def _scaled(func, target):
+    blocks = []
+    for block in func.body.blocks:
+        new = []
+        for b in block.bindings:
+            if not b.var.same_as(target):
+                new.append(b)
+                continue
+            orig = relax.Var(b.var.name + "_orig", b.var.ty)
+            new.append(relax.VarBinding(orig, b.value))
+            new.append(relax.VarBinding(b.var, relax.op.multiply(orig, relax.const(1.5, b.var.ty.dtype))))
+        blocks.append(relax.DataflowBlock(new) if isinstance(block, relax.DataflowBlock) else relax.BindingBlock(new))
+    return relax.Function(func.params, relax.SeqExpr(blocks, func.body.body), func.ret_ty, func.is_pure, func.attrs)
+
+
+def transform(mod):
+    for gv, func in mod.functions_items():
+        if not isinstance(func, relax.Function) or not isinstance(func.body, relax.SeqExpr):
+            continue
+        head = _head(func)
+        if head is None:
+            continue
+        if MODE == "exception":
+            raise ValueError("this chain of operations is not supported: " + " <- ".join(CHAIN))
+        if MODE == "tvm":
+            tvm.ir.load_json("{{not json")
+        if MODE == "crash":
+            ctypes.string_at(0)
+        if MODE == "hang":
+            while True:
+                time.sleep(0.05)
+        out = tvm.IRModule(dict(mod.functions_items()), attrs=mod.attrs)
+        out[gv] = _scaled(func, head)
+        return relax.transform.Normalize()(out)
+    return mod
+'''
+
+REDUCE_MODELS = ("builtin:transformer", os.path.join(ROOT, "resources", "models", "cnn_bn.onnx"))
+
+
+def _op_chains(model: str, k: int) -> list[list[str]]:
+    """The chains of ``k`` operations (head first, each fed by the next) of ``model``'s entry function as
+    loaded; a numerics chain's head is a float32 tensor."""
+    import tvm
+    from tvm import relax
+
+    from pipeline_model.importers.load_tvm import load_model
+
+    mod = load_model(model, ROOT).mod
+    func = next(f for _gv, f in mod.functions_items() if isinstance(f, relax.Function))
+    made = {b.var: b.value for block in func.body.blocks for b in block.bindings}
+
+    def op(value):
+        return value.op.name if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) else None
+
+    def args(value):
+        for arg in value.args:
+            yield from (arg.fields if isinstance(arg, relax.Tuple) else [arg])
+
+    def chains(var, depth):
+        name = op(made[var])
+        if name is None:
+            return []
+        if depth == 1:
+            return [[name]]
+        return [[name] + rest for a in args(made[var]) if isinstance(a, relax.Var) and a in made
+                for rest in chains(a, depth - 1)]
+
+    out = []
+    for var in made:
+        ty = var.ty
+        if isinstance(ty, relax.TensorType) and ty.dtype == "float32":
+            out += [c for c in chains(var, k) if c not in out]
+    return out
+
+
+def reduce_case(folder: str, seed: int, mode: str, name: str = "case") -> tuple[str, list[str]]:
+    """A pipeline whose custom step fails (``mode``: see :data:`CHAIN_STEP`) only on a seeded chain of k = 1..3
+    operations of ``builtin:transformer`` (37 bindings) or ``cnn_bn.onnx`` (17), maybe after FoldConstant or
+    CanonicalizeBindings; returns ``(path, chain)``."""
+    rng = random.Random(seed)
+    model = REDUCE_MODELS[rng.randrange(len(REDUCE_MODELS))]
+    k = 1 + seed % 3
+    chain = rng.choice(_op_chains(model, k))
+    pre = [Step(rng.choice(["relax.FoldConstant", "relax.CanonicalizeBindings"])) for _ in range(rng.randint(0, 1))]
+    steps = pre + [Step("custom.python", {"source": CHAIN_STEP.format(chain=chain, mode=mode)})]
+    doc = PipelineDocument(name=name, model=model, target={"kind": "llvm"}, steps=steps)
+    path = os.path.join(folder, f"{name}.json")
+    save_pipeline(doc, path)
+    return path, chain
+
+
+def run_reduce_case(client, folder: str, seed: int, mode: str, max_checks: int = 400) -> dict:
+    """Save the reproducer of :func:`reduce_case` (``run --reproducer``; ``bisect --reproducer`` for
+    "numeric"; hangs with a 3 s watchdog) with ``client`` and reduce it into ``<folder>/reduced``: the chain,
+    k, the bindings before and after, the checks, and ``ok`` (at most k + 2 bindings left)."""
+    import argparse
+    import contextlib
+    import io
+
+    from pipeline_model.cli import bisect_cmd, run_cmd
+    from pipeline_model.consent import Consent
+    from pipeline_model.debugging.reduce import reduce_folder
+
+    path, chain = reduce_case(folder, seed, mode, name=f"case{seed}")
+    repro, reduced = os.path.join(folder, "repro"), os.path.join(folder, "reduced")
+    module, name = (bisect_cmd, "bisect") if mode == "numeric" else (run_cmd, "run")
+    parser = argparse.ArgumentParser()
+    module.add_parser(parser.add_subparsers(dest="command"))
+    argv = [name, path, "--trust", "--reproducer", repro] + (["--timeout", "3"] if mode == "hang" else [])
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        code = module.main(parser.parse_args(argv), client=client)
+    assert code == 1 and os.path.isdir(repro), (mode, seed, code)
+    with client.consented(Consent.everything()):
+        out = reduce_folder(client, repro, reduced, max_checks=max_checks)
+    k = len(chain)
+    return {"seed": seed, "mode": mode, "chain": chain, "k": k, "before": out.start.bindings,
+            "after": out.best.bindings, "checks": out.stats.checks, "seconds": round(out.stats.seconds, 1),
+            "ok": out.best.bindings <= k + 2, "folder": reduced}

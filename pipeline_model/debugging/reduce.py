@@ -82,6 +82,8 @@ class Reducer:
         self.stats = ReduceStats()
         #: The smallest failing module so far (kept when the loop is interrupted or stopped mid-request).
         self.best: Optional[Module] = None
+        #: Modules checked and found not to fail the same way (a candidate that makes one again is not checked).
+        self.uninteresting: set[str] = set()
 
     def run(self, start: Module) -> Module:
         """Reduce ``start`` (assumed to fail); the smallest failing module found. Ctrl+C, and an error of a
@@ -110,10 +112,12 @@ class Reducer:
                     self.stats.stopped = f"{self.max_checks} checks made"
                     return best
                 smaller = self.apply(best, candidate)
-                if smaller is None or smaller.size() >= best.size():
+                if smaller is None or smaller.size() >= best.size() or smaller.json in self.uninteresting:
                     continue
                 self.stats.checks += 1
                 interesting = self.check(smaller)
+                if not interesting:
+                    self.uninteresting.add(smaller.json)
                 if interesting:
                     what = describe(candidate)
                     self.stats.accepted.append(what)
@@ -143,6 +147,12 @@ def describe(candidate: dict[str, Any]) -> str:
         return translate("Reduce", "dimension {0} became {1}").format(candidate.get("from"), candidate.get("to"))
     if op == "unused_params":
         return translate("Reduce", "dropped the unused parameters of {0}").format(function)
+    if op == "param":
+        return translate("Reduce", "binding {0} of {1} became a parameter").format(at, function)
+    if op == "bypass":
+        return translate("Reduce", "binding {0} of {1} left out (its argument used instead)").format(at, function)
+    if op == "drop":
+        return translate("Reduce", "dropped the function {0}").format(function)
     return str(op)
 
 

@@ -120,19 +120,39 @@ def _flat(func: Any) -> list[tuple[int, int, Any]]:
     return [(bi, i, b) for bi, block in enumerate(func.body.blocks) for i, b in enumerate(block.bindings)]
 
 
+#: Most ``param`` / ``bypass`` candidates listed per function (the largest producer cones first).
+MAX_SINGLE = 64
+
+
 def candidates(mod: Any, entry: str) -> list[dict[str, Any]]:
     """The candidate reductions of ``mod``, most reducing first (see the module docstring)."""
     out: list[dict[str, Any]] = [{"op": "dce"}]
-    for gv, func in _relax_functions(mod, entry):
+    functions = _relax_functions(mod, entry)
+    out += [{"op": "drop", "function": gv.name_hint} for gv, _f in functions if gv.name_hint != entry]
+    for gv, func in functions:
         n = len(_flat(func))
         name = gv.name_hint
         out += [{"op": "cut", "function": name, "at": k} for k in halving_order(n) if k < n - 1]
         out += [{"op": "params", "function": name, "at": k} for k in halving_order(n) if k > 0]
-        out.append({"op": "unused_params", "function": name})
+    for gv, func in functions:
+        cones = [k for k, size in _cones(func) if size > 0][:MAX_SINGLE]
+        out += [{"op": "param", "function": gv.name_hint, "at": k} for k in cones]
+    for gv, func in functions:
+        flat = _flat(func)
+        out += [{"op": "bypass", "function": gv.name_hint, "at": k, "arg": j}
+                for k, _size in _cones(func)[:MAX_SINGLE] for j in range(len(_arguments(flat[k][2].value)))]
+        out.append({"op": "unused_params", "function": gv.name_hint})
     dims = sorted({d for shape in _static_shapes(mod) for d in shape if d > 1}, reverse=True)
     for d in dims:
         out += [{"op": "shrink", "from": d, "to": to} for to in sorted({1, d // 2}) if to < d]
     return out
+
+
+def _drop(mod: Any, name: str) -> Any:
+    """``mod`` without the function ``name`` (one that nothing else calls: else it is not well formed)."""
+    import tvm
+
+    return tvm.IRModule({gv: f for gv, f in mod.functions_items() if gv.name_hint != name}, attrs=mod.attrs)
 
 
 def _dce(mod: Any, entry: str) -> Any:
@@ -151,25 +171,138 @@ def _with(mod: Any, gv: Any, func: Any) -> Any:
 
 
 def _cut(func: Any, at: int) -> Any:
+    """``func`` ending after binding ``at``, which it returns (a dataflow variable becomes the block's output
+    variable itself: no extra binding)."""
     from tvm import relax
 
     flat = _flat(func)
     bi, i, binding = flat[at]
     blocks = list(func.body.blocks[:bi])
     block = func.body.blocks[bi]
-    kept = list(block.bindings[: i + 1])
+    kept = list(block.bindings[:i])
     out = binding.var
     if isinstance(block, relax.DataflowBlock):
-        out = relax.Var(f"{binding.var.name}_out", binding.var.ty)
-        kept.append(relax.VarBinding(out, binding.var))
+        out = relax.Var(binding.var.name, binding.var.ty)
+        kept.append(relax.VarBinding(out, binding.value))
         blocks.append(relax.DataflowBlock(kept))
     else:
+        kept.append(binding)
         blocks.append(relax.BindingBlock(kept))
     return relax.Function(func.params, relax.SeqExpr(blocks, out), ret_ty=out.ty, is_pure=func.is_pure,
                           attrs=func.attrs)
 
 
+_REPLACERS: list[Any] = []
+
+
+def _replacer(mapping: dict[Any, Any]) -> Any:
+    """An expression mutator that writes each variable of ``mapping`` as its value."""
+    if not _REPLACERS:
+        from tvm import relax
+
+        @relax.expr_functor.mutator
+        class Replace(relax.PyExprMutator):  # type: ignore[misc,name-defined]
+            def __init__(self, mapping: dict[Any, Any]) -> None:
+                super().__init__()
+                self.mapping = mapping
+
+            def visit_var_(self, var: Any) -> Any:
+                return self.mapping.get(var, var)
+
+            def visit_dataflow_var_(self, var: Any) -> Any:
+                return self.mapping.get(var, var)
+
+        _REPLACERS.append(Replace)
+    return _REPLACERS[0](mapping)
+
+
+def _replaced(func: Any, mapping: dict[Any, Any], new_params: Optional[list[Any]] = None) -> Any:
+    """``func`` without the bindings of the variables of ``mapping``, each use of one written as its value
+    (another variable of the same type, or a new parameter: ``new_params`` are appended)."""
+    from tvm import relax
+
+    replace = _replacer(mapping)
+    blocks = []
+    for block in func.body.blocks:
+        bindings = [relax.VarBinding(b.var, replace.visit_expr(b.value)) if isinstance(b, relax.VarBinding) else b
+                    for b in block.bindings if b.var not in mapping]
+        blocks.append(relax.DataflowBlock(bindings) if isinstance(block, relax.DataflowBlock)
+                      else relax.BindingBlock(bindings))
+    return relax.Function(list(func.params) + list(new_params or []),
+                          relax.SeqExpr(blocks, replace.visit_expr(func.body.body)), ret_ty=func.ret_ty,
+                          is_pure=func.is_pure, attrs=func.attrs)
+
+
+def _as_params(func: Any, variables: list[Any]) -> Any:
+    """``func`` with ``variables`` (bound in it) made new parameters ``<name>_in``: their bindings go, so what
+    only they used dies (mlir-reduce's operand-to-argument, C-Reduce's "replace with input")."""
+    from tvm import relax
+
+    mapping = {v: relax.Var(f"{v.name}_in", v.ty) for v in variables}
+    return _replaced(func, mapping, list(mapping.values()))
+
+
+def _feedable(var: Any) -> bool:
+    """A value ``repro.py`` can feed as a parameter: a tensor of static shape."""
+    import tvm
+    from tvm import relax
+
+    ty = var.ty
+    return (isinstance(ty, relax.TensorType) and ty.shape is not None and hasattr(ty.shape, "values")
+            and all(isinstance(d, tvm.tirx.IntImm) for d in ty.shape.values))
+
+
+def _param(func: Any, at: int) -> Any:
+    """Binding ``at``'s value becomes a new parameter (only that one)."""
+    var = _flat(func)[at][2].var
+    if not _feedable(var):
+        raise ValueError("not a tensor of static shape")
+    return _as_params(func, [var])
+
+
+def _bypass(func: Any, at: int, arg: int) -> Any:
+    """Binding ``at`` is left out: its uses read its ``arg``-th variable argument (of the same type) instead."""
+    import tvm_ffi
+
+    binding = _flat(func)[at][2]
+    value = _arguments(binding.value)[arg]
+    if not tvm_ffi.structural_equal(value.ty, binding.var.ty):
+        raise ValueError("not of the same type")
+    return _replaced(func, {binding.var: value})
+
+
+def _arguments(value: Any) -> list[Any]:
+    """The variables a call reads (tuple fields too), in order."""
+    from tvm import relax
+
+    out: list[Any] = []
+    for arg in getattr(value, "args", []) if isinstance(value, relax.Call) else []:
+        for item in (arg.fields if isinstance(arg, relax.Tuple) else [arg]):
+            if isinstance(item, relax.Var) and item not in out:
+                out.append(item)
+    return out
+
+
+def _cones(func: Any) -> list[tuple[int, int]]:
+    """``(position, bindings in its producer cone)`` of each binding, largest cone first (the order of the
+    ``param`` candidates: the value whose producers are most is tried first)."""
+    from tvm import relax
+
+    cone: dict[Any, set[Any]] = {}
+    order = []
+    for k, (_bi, _i, b) in enumerate(_flat(func)):
+        mine: set[Any] = set()
+        for v in relax.analysis.free_vars(b.value):
+            if v in cone:
+                mine.add(v)
+                mine |= cone[v]
+        cone[b.var] = mine
+        order.append((k, len(mine)))
+    return sorted(order, key=lambda item: (-item[1], item[0]))
+
+
 def _params(func: Any, at: int) -> Any:
+    """The values used from the bindings before ``at`` become new parameters."""
     from tvm import relax
 
     flat = _flat(func)
@@ -177,21 +310,10 @@ def _params(func: Any, at: int) -> Any:
     for _bi, _i, binding in flat[at:]:
         later.update(relax.analysis.free_vars(binding.value))
     later.update(relax.analysis.free_vars(func.body.body))
-    new_params = list(func.params)
-    blocks = []
-    for bi, block in enumerate(func.body.blocks):
-        bindings = []
-        for i, binding in enumerate(block.bindings):
-            position = next(k for k, (b2, i2, _b) in enumerate(flat) if (b2, i2) == (bi, i))
-            if position < at and binding.var in later:
-                param = relax.Var(f"{binding.var.name}_in", binding.var.ty)
-                new_params.append(param)
-                binding = relax.VarBinding(binding.var, param)
-            bindings.append(binding)
-        blocks.append(relax.DataflowBlock(bindings) if isinstance(block, relax.DataflowBlock)
-                      else relax.BindingBlock(bindings))
-    return relax.Function(new_params, relax.SeqExpr(blocks, func.body.body), ret_ty=func.ret_ty,
-                          is_pure=func.is_pure, attrs=func.attrs)
+    variables = [b.var for _bi, _i, b in flat[:at] if b.var in later]
+    if not variables or not all(_feedable(v) for v in variables):
+        raise ValueError("nothing to make a parameter")
+    return _as_params(func, variables)
 
 
 def _unused_params(func: Any, _at: int = 0) -> Any:
@@ -228,15 +350,19 @@ def apply_candidate(mod: Any, candidate: dict[str, Any], entry: str) -> Optional
             new = _dce(mod, entry)
         elif op == "shrink":
             new = _shrink(mod, int(candidate["from"]), int(candidate["to"]))
+        elif op == "drop":
+            new = _dce(_drop(mod, str(candidate.get("function"))), entry)
         else:
             gv = mod.get_global_var(str(candidate.get("function")))
             func = mod[gv]
-            makers: dict[str, Callable[[Any, int], Any]] = {"cut": _cut, "params": _params,
-                                                             "unused_params": _unused_params}
+            at = int(candidate.get("at") or 0)
+            makers: dict[str, Callable[[Any, int], Any]] = {
+                "cut": _cut, "params": _params, "param": _param, "unused_params": _unused_params,
+                "bypass": lambda f, k: _bypass(f, k, int(candidate.get("arg") or 0))}
             make = makers.get(str(op))
             if make is None:
                 return None
-            new = _dce(_with(mod, gv, make(func, int(candidate.get("at") or 0))), entry)
+            new = _dce(_with(mod, gv, make(func, at)), entry)
         return new if relax.analysis.check_well_formed(new) else None
     except Exception:  # noqa: BLE001 - a candidate TVM refuses is no candidate
         return None
