@@ -71,11 +71,24 @@ DEFAULT_MEMORY_SHARE = 0.6
 
 def default_memory_limit_mib() -> int:
     """The default engine memory limit: a safe share of this machine's RAM, in MiB (0: unknown = none)."""
+    total = _physical_memory_bytes()
+    return int(total * DEFAULT_MEMORY_SHARE / (1024 * 1024)) if total > 0 else 0
+
+
+def _physical_memory_bytes() -> int:
+    """This machine's RAM in bytes (0: unknown): ``os.sysconf`` where it answers (Linux, macOS), else psutil
+    (Windows); psutil's import costs ~0.1 s, asked for while the main window is built."""
+    try:
+        pages, page_size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+        if pages > 0 and page_size > 0:
+            return int(pages * page_size)
+    except (AttributeError, OSError, ValueError):
+        pass
     try:
         import psutil
     except ImportError:
         return 0
-    return int(psutil.virtual_memory().total * DEFAULT_MEMORY_SHARE / (1024 * 1024))
+    return int(psutil.virtual_memory().total)
 
 
 def _int_setting(settings: QSettings, key: str, default: int, low: int, high: int) -> int:

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from pipeline_model.layout import layered_layout  # re-exported: the contract lists it here
+
+if TYPE_CHECKING:
+    import networkx as nx  # imported where a graph is built: the GUI imports this module before its first paint
 
 GRAPH_FORMAT = "relax-pipeline-studio.graph"
 GRAPH_VERSION = 1
@@ -78,6 +79,8 @@ def graph_from_json(data: dict[str, Any]) -> nx.DiGraph:
         raise ValueError("graph JSON: expected an object with 'nodes' and 'edges'")
     if data.get("format", GRAPH_FORMAT) != GRAPH_FORMAT:
         raise ValueError(f"graph JSON: unknown format {data.get('format')!r}")
+    import networkx as nx
+
     g = nx.DiGraph(**dict(data.get("graph") or {}))
     for i, node in enumerate(data["nodes"]):
         if "id" not in node:

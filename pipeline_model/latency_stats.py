@@ -19,10 +19,12 @@ Used by the engine's ``compare`` replies, :mod:`pipeline_model.build_api`, the C
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any, Optional, Sequence
 
-import numpy as np
+# numpy is imported by the functions that use it: the GUI imports this module for its constants and
+# verdict texts before its first window is painted, and numpy's import costs ~0.1-0.3 s there.
 
 FASTER = "faster"
 SLOWER = "slower"
@@ -57,6 +59,8 @@ class Summary:
 
 def summarize(runs_us: Sequence[float]) -> Summary:
     """Median and spread of ``runs_us`` (at least one value)."""
+    import numpy as np
+
     data = np.asarray([float(x) for x in runs_us], dtype=np.float64)
     if data.size == 0:
         raise ValueError("summarize: no repeats")
@@ -108,6 +112,8 @@ class Comparison:
 def bootstrap_ratio_interval(a_us: Sequence[float], b_us: Sequence[float], level: float = LEVEL,
                              resamples: int = RESAMPLES, seed: int = 0) -> tuple[float, float]:
     """Percentile bootstrap interval of median(b) / median(a): both samples resampled independently."""
+    import numpy as np
+
     a = np.asarray(a_us, dtype=np.float64)
     b = np.asarray(b_us, dtype=np.float64)
     rng = np.random.default_rng(seed)
@@ -127,6 +133,8 @@ def bootstrap_paired_interval(a_us: Sequence[float], b_us: Sequence[float], leve
     """Median of the per-round ratios ``b[i] / a[i]`` (repeats measured in the same round, one right after the
     other) and its percentile bootstrap interval over the rounds: (median, low, high). Pairing cancels what
     changes between rounds (load, clock), so it needs far fewer repeats than comparing two medians."""
+    import numpy as np
+
     a = np.asarray(a_us, dtype=np.float64)
     b = np.asarray(b_us, dtype=np.float64)
     ratios = b / np.where(a > 0, a, np.nan)
@@ -174,7 +182,7 @@ def compare_runs(a_us: Sequence[float], b_us: Sequence[float], *, same_build: bo
     measured = verdict
     if same_build:
         verdict = SAME_BUILD
-    noise = max(abs(1.0 - low), abs(high - 1.0)) * 100.0 if np.isfinite(low) and np.isfinite(high) else float("inf")
+    noise = max(abs(1.0 - low), abs(high - 1.0)) * 100.0 if math.isfinite(low) and math.isfinite(high) else float("inf")
     return Comparison(ratio=float(ratio), low=float(low), high=float(high), level=level, verdict=verdict,
                       significant=verdict in (FASTER, SLOWER), noise_pct=float(noise), min_effect=min_effect,
                       n_a=sa.n, n_b=sb.n, measured=measured,
@@ -207,6 +215,6 @@ def verdict_text(cmp: Comparison, tr: Any = None) -> str:
 
 def _pct(value: float) -> str:
     """A percentage with sensible digits (``0.4``, ``4``, ``12``)."""
-    if not np.isfinite(value):
+    if not math.isfinite(value):
         return "?"
     return f"{value:.1f}" if value < 10 else f"{value:.0f}"

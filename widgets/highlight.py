@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.styles import get_style_by_name
 from pygments.token import String, Token, _TokenType
@@ -49,7 +50,10 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
 
     def __init__(self, document: QTextDocument, lexer: str = "python", dark: Optional[bool] = None) -> None:
         super().__init__(document)
-        self._lexer = get_lexer_by_name(lexer, stripnl=False, ensurenl=False)
+        # made on the first line lexed: building the Python lexer compiles its regular expressions (~0.2 s),
+        # and the main window makes its editors before its first paint
+        self._lexer_name = lexer
+        self._lexer: Optional[Lexer] = None
         self._dark_setting = dark
         self._formats: dict[_TokenType, Optional[QTextCharFormat]] = {}
         self._line_cache: dict[tuple[int, str], tuple[list[tuple[int, int, _TokenType]], int]] = {}
@@ -228,6 +232,8 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
         # A function signature with hundreds of weights is one line of 10k+ characters: lex its start
         # (what a view shows) and leave the rest plain, or one such line costs tens of milliseconds.
         lexed = rest if len(rest) <= MAX_LEX_CHARS else rest[:MAX_LEX_CHARS]
+        if self._lexer is None:
+            self._lexer = get_lexer_by_name(self._lexer_name, stripnl=False, ensurenl=False)
         for pos, ttype, value in self._lexer.get_tokens_unprocessed(lexed):
             if value:
                 spans.append((offset + pos, len(value), ttype))
