@@ -104,6 +104,15 @@ def test_hostile_param_name_without_catalogue():
         export_script(PipelineDocument(steps=[Step("relax.FuseOps", {"x=1); import os; f(y": 1})]))
 
 
+def test_step_on_defaults_exports_with_the_catalogue_and_says_why_without():
+    """Issue 33: a dropped FuseOpsByPattern keeps no parameters; with the catalogue it exports its default table,
+    without one (export --no-engine) the message says the default lives there."""
+    doc = PipelineDocument(steps=[Step("relax.FuseOpsByPattern")])
+    assert "get_patterns_with_prefix(" in export_script(doc, catalogue=catalogue_tvm.catalogue())
+    with pytest.raises(ExportError, match=r"step 1 \(relax.FuseOpsByPattern\): no pattern table given.*catalogue"):
+        export_script(doc)
+
+
 def test_tuning_pipeline_script_measures_on_cpu(tmp_path):
     """The exported tuning pipeline carries the working CPU set-up (no pipeline_model import), measures
     real candidates in a fresh interpreter and applies them: every PrimFunc of the final module is

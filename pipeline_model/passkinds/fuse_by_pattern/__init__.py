@@ -208,6 +208,9 @@ class FuseByPatternKind(PassKind):
                 what=f"pattern file {path}")
         else:
             prefix = str(params.get("table_prefix") or "")
+            if not prefix:  # parameters as written, without the catalogue that holds the default (export --no-engine)
+                raise emit.EmitError("no pattern table given (table_prefix is empty; its default comes from the "
+                                     "engine's catalogue)")
             if prefix not in PATTERN_TABLE_MODULES:
                 raise emit.EmitError(f"unknown pattern table {prefix!r}")
             patterns = emit.Call(
