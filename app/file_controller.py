@@ -285,7 +285,8 @@ class FileController(QObject):
         try:
             from pipeline_model import safe_write
 
-            safe_write.write_text(path, export_script(doc, catalogue=catalogue), "script")  # never through a link, FIFO or device
+            source = export_script(doc, catalogue=catalogue, plain=True)  # stock passes: the plain, tutorial-like script
+            safe_write.write_text(path, source, "script")  # never through a link, FIFO or device
         except Exception as exc:  # noqa: BLE001 - show any export problem plainly
             QMessageBox.critical(self._parent(), tr("Cannot export script"), f"{path}: {exc}")
             return

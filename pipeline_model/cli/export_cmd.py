@@ -1,5 +1,9 @@
-"""``python main.py export PIPELINE [-o FILE] [--build] [--model SPEC] [--target T]``: write a standalone
+"""``python main.py export PIPELINE [-o FILE] [--build] [--full] [--model SPEC] [--target T]``: write a standalone
 TVM script (``--model``/``--target`` override the pipeline file's, as for ``main.py run``).
+
+A pipeline of stock TVM passes on a fixed target gives the plain script (the model, the passes in order, the printed
+result: :func:`pipeline_model.export.export_script` with ``plain``); ``--build``, ``--full``, the app's own passes
+or rules and ``"mcpu": "native"`` give the full one, with the code they need below a marker.
 
 An enabled step whose pass id the engine's catalogue does not know (a typo such as ``relax.FuseOp``) is
 an error naming the step (exit 2); a disabled one is left out of the script."""
@@ -21,6 +25,9 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
                    "in the current folder for a bundled one)")
     p.add_argument("--build", action="store_true",
                    help="the script also compiles, runs, times and checks the model")
+    p.add_argument("--full", action="store_true",
+                   help="the full script even for stock TVM passes: it also takes --build, --save-script and "
+                   "--save-json (the app's code for them below a marker)")
     p.add_argument("--model", metavar="SPEC", help="model instead of the file's: builtin:mlp, builtin:transformer or a path")
     p.add_argument("--target", metavar="T", help="target instead of the file's: cpu, cuda or a JSON object")
     p.add_argument("--no-engine", action="store_true",
@@ -80,7 +87,7 @@ def main(args: argparse.Namespace) -> int:
             print(f"error: --target: {exc}", file=sys.stderr)
             return 2
     try:
-        source = export_script(doc, build=args.build, catalogue=catalogue)
+        source = export_script(doc, build=args.build, catalogue=catalogue, plain=not getattr(args, "full", False))
     except ExportError as exc:
         print(f"error: {args.pipeline}: {exc}", file=sys.stderr)
         return 2

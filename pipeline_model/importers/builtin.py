@@ -6,6 +6,7 @@ inline the model file's source so they stand alone.
 
 from __future__ import annotations
 
+import ast
 from typing import Any, Optional
 
 from pipeline_model import emit
@@ -30,15 +31,25 @@ class BuiltinFormat(ModelFormat):
 
     def loader_source(self, source: Any) -> str:
         with open(source.path, encoding="utf-8") as fh:
-            body = fh.read().rstrip() + "\n"
+            body = _without_docstring(fh.read()).rstrip() + "\n"
         return (
             f"# ---- model {emit.comment_safe(source.spec)} (inlined from resources/models/"
             f"{emit.comment_safe(source.name)}.py) ----\n"
             + body
-            + "\nmod, _param_spec = model.export_tvm(spec=spec)\n"
+            + "mod, _param_spec = model.export_tvm(spec=spec)\n"
             + "params = None  # nn.Module parameters are function inputs without data\n"
             + "# ---- end of model ----\n"
         )
+
+
+def _without_docstring(text: str) -> str:
+    """``text`` (a bundled model file) without its module docstring: in an exported script the comment line above
+    the model names the file, and its reader came for the model and the pipeline."""
+    body = ast.parse(text).body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        return "".join(text.splitlines(keepends=True)[body[0].end_lineno or 0:]).lstrip("\n")
+    return text
 
 
 FORMAT = register_format(BuiltinFormat())

@@ -6,6 +6,11 @@ argparse. Exported scripts call :func:`drop_script_folders` as their first state
 Python has not already made at start-up (``os`` and ``sys`` are). The app itself starts its child processes
 with ``python -P`` (:mod:`pipeline_model.child_process`) and ``main.py`` drops the current folder on its own
 first line. Standard library only; its code needs nothing but ``import os`` and ``import sys`` above it.
+
+:func:`trusted_path` keeps the absolute entries the user chose (``PYTHONPATH=/abs/dir``), in their order, and
+leaves out relative entries (``""``, ``"."``) and the first entry where it is the folder Python put there itself:
+the folder of the script (``python script.py``) or the current folder (``python -m``), compared after resolving
+links. The functions' docstrings are one line each: every exported script carries them above its pipeline.
 """
 
 from __future__ import annotations
@@ -15,10 +20,7 @@ import sys
 
 
 def trusted_path(entries: "list[str]", script_file: str, cwd: str) -> "list[str]":
-    """``entries`` (a ``sys.path``) without relative entries (``""``, ``"."``) and without its first entry where
-    that is the folder Python put there itself: the folder of ``script_file`` (``python script.py``) or the
-    current folder ``cwd`` (``python -m``), compared after resolving links. Absolute entries the user chose
-    (``PYTHONPATH=/abs/dir``) stay, in their order."""
+    """``entries`` without relative entries and without the folder Python put first (the script's or ``cwd``)."""
     implicit = {os.path.realpath(os.path.dirname(os.path.abspath(script_file))), os.path.realpath(cwd)}
     kept = [p for p in entries if p and os.path.isabs(p)]
     if entries and entries[0] and os.path.isabs(entries[0]) and os.path.realpath(entries[0]) in implicit:
