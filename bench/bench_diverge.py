@@ -15,7 +15,13 @@ its run and the reference build) and one ``diverge`` of step 2 each way (``instr
 engine; prints each round (wall seconds, and CPU seconds of the engine process: steadier on a busy machine)
 and the medians of seconds and of per-round ratios (the issue's bound: ``diverge`` <= 3 x one build-and-run).
 
-Run: ``.venv/bin/python -m bench.bench_diverge [--cases 45] [--seed 0] [--decoder] [--json]``.
+Structure (``--structure N``, issue 31): seeded cases of ``tests/diverge_cases.structure_case`` on
+``builtin:mlp``, ``builtin:transformer``, ``cnn_bn.onnx`` and the decoder with 2 layers, half of them after
+``FuseOpsByPattern`` with the cuBLAS table (composite functions that all bind ``lv``/``gv``): the wrong value at
+the top level, inside a fused or composite function, in a PrimFunc or a lowered module; a hit when the first node
+marked is the *key* of the call holding it (names repeat); prints the rate per place.
+
+Run: ``.venv/bin/python -m bench.bench_diverge [--cases 45] [--structure 40] [--seed 0] [--decoder] [--json]``.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from pipeline_model.document import PipelineDocument, Step
 from pipeline_model.engine.client import EngineClient, EngineError
 from pipeline_model.fileformat import load_pipeline, save_pipeline
 from tests.debug_fixtures import RELAX_WRONG, ROOT, diverge_case
+from tests.diverge_cases import MODELS as STRUCTURE_MODELS, structure_case
 
 CNN = os.path.join(ROOT, "resources", "models", "cnn_bn.onnx")
 MODELS = ("builtin:mlp", "builtin:transformer", CNN)
@@ -66,6 +73,48 @@ def run_case(client: EngineClient, folder: str, seed: int, model: str, level: st
     if facts.get("inside"):
         out["inside_hit"] = bool(inside) and str(inside).split("/")[-1] == facts["inside"]
     return out
+
+
+def run_structure_case(client: EngineClient, folder: str, seed: int, model: str, level: str) -> dict[str, Any]:
+    """One case of ``tests/diverge_cases.structure_case`` (issue 31: keys, not names): hit when the first node
+    marked is the key of the call holding the rewrite; ``inside_hit`` when the value inside it is named too."""
+    path, wrong, facts_path = structure_case(folder, seed, model, level, name=f"struct{seed}")
+    out: dict[str, Any] = {"seed": seed, "model": os.path.basename(model), "level": level, "step": wrong}
+    try:
+        reply = client.request("diverge", diverge_request(path, wrong))
+    except EngineError as exc:
+        return dict(out, hit=False, error=exc.message.splitlines()[0][:200])
+    with open(facts_path, encoding="utf-8") as f:
+        facts = json.load(f)
+    first, inside = reply.get("first_divergent"), reply.get("first_inside")
+    keys = [n["key"] for n in reply.get("nodes") or []]
+    steps = load_pipeline(path).steps[:wrong]
+    out["where"] = ("lowered" if facts.get("lowered") else "composite" if str(facts["target"]).startswith(
+        "fused_relax_") else "fused" if facts.get("inside") else "top")
+    out["pattern"] = any(s.pass_id == "relax.FuseOpsByPattern" for s in steps)
+    out.update(mode=facts["mode"], target=facts["target"], expected=facts["expected"], first=first, inside=inside,
+               expected_inside=facts.get("inside"), hit=first == facts["expected"][0], ms=reply.get("ms"),
+               culprit=(reply.get("likelier_culprit") or {}).get("key"), lowered=facts.get("lowered"),
+               unique=len(keys) == len(set(keys)), nodes=len(keys))
+    if facts.get("inside"):
+        out["inside_hit"] = bool(inside) and (inside == facts["inside"] or str(inside).endswith("/" + facts["inside"]))
+    return out
+
+
+def structure_accuracy(client: EngineClient, cases: int, seed: int) -> list[dict[str, Any]]:
+    """``cases`` seeded cases of :func:`run_structure_case` over the four models, levels in turn."""
+    results = []
+    with tempfile.TemporaryDirectory() as folder:
+        for i in range(cases):
+            model = STRUCTURE_MODELS[i % len(STRUCTURE_MODELS)]
+            level = ("relax", "tir")[(i // len(STRUCTURE_MODELS)) % 2]
+            got = run_structure_case(client, folder, seed + i, model, level)
+            results.append(got)
+            print(f"{'hit ' if got['hit'] else 'MISS'} seed {got['seed']:<4} {got['model']:<15} {level:<5} step "
+                  f"{got['step']:<2} {got.get('mode', ''):<6} {str(got.get('target')):<40} first "
+                  f"{got.get('first')!s:<12} expected {got.get('expected')} inside {got.get('inside')} "
+                  f"({got.get('expected_inside')}) {got.get('error', '')}", flush=True)
+    return results
 
 
 def accuracy(client: EngineClient, cases: int, seed: int) -> list[dict[str, Any]]:
@@ -136,6 +185,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=45)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--structure", type=int, default=0, metavar="N",
+                        help="N seeded cases of tests/diverge_cases (composites, fused functions, 4 models)")
     parser.add_argument("--decoder", action="store_true", help="also time the 32-layer decoder")
     parser.add_argument("--repeat", type=int, default=3, help="rounds on the decoder (medians)")
     parser.add_argument("--json", metavar="FILE", help="write every result to FILE")
@@ -152,6 +203,17 @@ def main() -> None:
                   f" = {100.0 * hits / len(results):.1f} %; rewritten binding inside a fused call also named: "
                   f"{sum(inside)}/{len(inside)}")
             summary["cases"] = results
+        if args.structure:
+            results = structure_accuracy(client, args.structure, args.seed)
+            hits = sum(r["hit"] for r in results)
+            inside = [r["inside_hit"] for r in results if "inside_hit" in r]
+            print(f"structure cases: first node marked is the call holding the rewrite: {hits}/{len(results)} = "
+                  f"{100.0 * hits / len(results):.1f} %; value inside named: {sum(inside)}/{len(inside)}; "
+                  f"duplicate keys in {sum(not r.get('unique', True) for r in results)} replies")
+            for where in ("top", "fused", "composite", "lowered"):
+                some = [r for r in results if r.get("where") == where]
+                print(f"  {where}: {sum(r['hit'] for r in some)}/{len(some)}")
+            summary["structure"] = results
         if args.decoder:
             got = decoder_timing(client, args.repeat)
             base = got["build_run_s"]

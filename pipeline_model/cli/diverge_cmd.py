@@ -2,11 +2,13 @@
 
 Every intermediate value of the entry function (and of the functions and fused PrimFuncs it calls) is
 captured through the VM instrument in the module before step K and in the module after it (both built
-unchanged as ``bisect`` builds them, same inputs and weights), matched by name, and compared
+unchanged as ``bisect`` builds them, same inputs and weights), matched by their place in the dataflow (not by
+name: keys are unique, ``lv``, ``lv#2``), and compared
 (:mod:`pipeline_model.engine.debugging.diverge_tvm`). Without ``--step`` the step is the culprit that
 ``bisect`` names (the bisection runs first). Prints one row per value (name, shape, max |diff|/max |ref|,
 what it calls, ok / DIVERGES / no counterpart; values inside a call indented under it) with the first diverging
-node marked ``>`` and the first diverging value inside it ``*``; ``--json`` prints the reply.
+node marked ``>`` and the first diverging value inside it ``*``, and a ``likelier culprit`` line when the
+first diverging value depends on one with no counterpart before the step; ``--json`` prints the reply.
 Exit codes: 0 no node diverges, 1 a node diverges (or the engine failed), 2 bad input.
 """
 
@@ -60,8 +62,11 @@ def table(reply: dict[str, Any]) -> list[str]:
         mark = ">" if node.get("first") else "*" if node.get("first_inside") else " "
         ratio = node.get("max_abs_over_ref")
         err = f"{ratio:.3g}" if isinstance(ratio, (int, float)) else "-"
-        status = {"diverges": "DIVERGES"}.get(node["status"], node["status"])
-        name = "  " * str(node.get("key") or node["name"]).count("/") + str(node["name"])
+        status = {"diverges": "DIVERGES", "no counterpart": str(node.get("note") or "no counterpart")}.get(
+            node["status"], node["status"])
+        key = str(node.get("key") or node["name"])
+        label = key.rsplit("/", 1)[-1]  # the key: unique where names repeat (lv, lv#2)
+        name = "  " * key.count("/") + label
         lines.append(f"{mark} {name:<20} {node.get('callee', ''):<28} {str(node['shape']):<18} {err:<10} "
                      f"{status}")
     if reply.get("only_before"):
@@ -70,6 +75,9 @@ def table(reply: dict[str, Any]) -> list[str]:
     inside = reply.get("first_inside")
     lines.append((f"first diverging node: {first}" + (f" (inside it: {inside})" if inside else "")) if first
                  else "no node diverges beyond the tolerance")
+    culprit = reply.get("likelier_culprit")
+    if first and isinstance(culprit, dict):
+        lines.append(f"likelier culprit: {culprit.get('key')} - {culprit.get('reason')}")
     return lines
 
 

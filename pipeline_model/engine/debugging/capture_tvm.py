@@ -7,17 +7,27 @@ every binding of the entry function calls a PrimFunc, a packed function or a Rel
 completes the build.
 
 While the entry function runs, ``relax.VirtualMachine.set_instrument`` sees every call but the VM's own
-builtins (``vm.builtin.*``, skipped): after each call a copy of its output is kept (the destination arguments
+builtins (``vm.builtin.*``, skipped, but for ``vm.builtin.reshape``, an ``R.reshape``): after each call a copy of its output is kept (the destination arguments
 of a ``call_tir``/``call_dps_packed``, the in-place arguments of a ``call_tir_inplace``, the return value of a
 packed or Relax function; in a module lowered for the VM, the last tensor argument of a call), so memory reuse
 does not matter. Calls are matched to the bindings that made them by callee and occurrence order within the
 Relax function running (the entry function, or a Relax function it calls: its bindings are *inner* values
-with the calling binding as parent, e.g. the operators inside a fused function before ``FuseTIR``). Aliases,
-tuple items and reshapes of captured values are derived without a call.
+with the calling binding as parent, e.g. the operators inside a fused function before ``FuseTIR``); the call
+stack at run time says which call instance an inner value belongs to. Aliases, tuple items and reshapes of
+captured values are derived without a call.
+
+Keys are unique: a binding's key is its name, or ``name#2``, ``name#3`` ... for the second, third binding of
+that name in the same function (the scheme of the graph's node ids, :mod:`pipeline_model.engine.graph_extract_tvm`),
+prefixed by its call's key inside a called function (``lv#2/add``). Names are labels only: every entry also
+carries its place in the dataflow (``inputs``: the ids of what it reads, through called functions' parameters
+to the caller's arguments, down to ``param:NAME`` / ``const:...`` leaves; ``op``; ``ty``), which
+:mod:`pipeline_model.engine.debugging.align` matches across a step.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -36,6 +46,8 @@ _DPS_OPS = ("relax.call_tir", "relax.call_dps_packed", "relax.call_tir_inplace",
 _PACKED_OPS = ("relax.call_packed", "relax.call_pure_packed", "relax.call_inplace_packed")
 #: Bytes of call inputs kept (per run) for splitting PrimFunc calls (:mod:`.split_tvm`).
 KEEP_INPUT_BYTES = 256 << 20
+#: The VM builtin ``R.reshape`` runs as (the one builtin whose result is kept: a binding's value).
+RESHAPE = "vm.builtin.reshape"
 #: Nesting below the entry function that is followed (a Relax function calling a Relax function ...).
 MAX_DEPTH = 4
 
@@ -59,6 +71,10 @@ class Entry:
     index: int = 0
     shape: Optional[tuple[int, ...]] = None
     split: bool = False  # a PrimFunc call whose intermediate buffers can be split out (its inputs are kept)
+    inputs: tuple[str, ...] = ()  # ids of the values it reads (entry keys, or param:/const:/lit: leaves)
+    op: str = ""  # what computes it, without made-up numbering (an operator, a PrimFunc's stem, "tuple" ...)
+    ty: str = ""  # dtype and shape as text (symbolic dimensions by name)
+    returns: Optional[str] = None  # for a "relax" entry: the id of the called function's returned value
 
 
 @dataclass
@@ -67,6 +83,7 @@ class Layout:
 
     entries: list[Entry] = field(default_factory=list)
     sites: dict[str, list[Entry]] = field(default_factory=dict)
+    returns: Optional[str] = None  # the id of the value the function returns (one tensor), else None
 
 
 def _symbol(mod: Any, gv: Any) -> str:
@@ -129,8 +146,10 @@ def _call_entry(mod: Any, value: Any, lowered: bool) -> Optional[dict[str, Any]]
 
 
 def layout(mod: Any, func_name: str, prefix: Optional[str] = None, depth: int = 0,
-           cache: Optional[dict[tuple[str, Optional[str]], Layout]] = None) -> Layout:
-    """The :class:`Entry` list of ``func_name`` (inner entries of called Relax functions follow their parent)."""
+           cache: Optional[dict[tuple[str, Optional[str]], Layout]] = None,
+           params: Optional[list[str]] = None, lowered: Optional[bool] = None) -> Layout:
+    """The :class:`Entry` list of ``func_name`` (inner entries of called Relax functions follow their parent);
+    ``params``: the ids its parameters stand for (the caller's arguments; ``param:NAME`` for the entry)."""
     from tvm import relax
 
     cache = {} if cache is None else cache
@@ -140,59 +159,175 @@ def layout(mod: Any, func_name: str, prefix: Optional[str] = None, depth: int = 
     func = mod[func_name]
     if not isinstance(func, relax.Function) or not isinstance(func.body, relax.SeqExpr):
         return out
-    lowered = _is_vm_lowered(mod)
-    keys: dict[Any, str] = {}
+    lowered = _is_vm_lowered(mod) if lowered is None else lowered  # prints the module: once per layout tree
+    ids = list(params or [])
+    names: dict[Any, str] = {p: (ids[i] if i < len(ids) else f"param:{p.name}") for i, p in enumerate(func.params)}
+    scope = BindingScope(names, {p.name for p in func.params}, prefix)
     for block in func.body.blocks:
         for binding in block.bindings:
-            entry = _binding_entry(mod, binding, prefix, keys, lowered)
-            if entry is None:
+            found = _binding_entry(mod, binding, scope, lowered)
+            if found is None:
                 continue
-            keys[binding.var] = entry.key
+            entry, holder = found
+            scope.ids[holder] = entry.key
             out.entries.append(entry)
-            if entry.kind in ("dps", "inplace", "packed", "relax", "lowered"):
+            if entry.kind in ("dps", "inplace", "packed", "relax", "lowered", "reshape"):
                 out.sites.setdefault(entry.symbol, []).append(entry)
             if entry.sub is not None and depth < MAX_DEPTH:
-                out.entries += layout(mod, entry.sub, entry.key, depth + 1, cache).entries
+                inner = layout(mod, entry.sub, entry.key, depth + 1, cache, list(entry.inputs), lowered)
+                entry.returns = inner.returns
+                out.entries += inner.entries
+    returned = scope.resolve(func.body.body)
+    out.returns = returned[0] if len(returned) == 1 else None
     cache[(func_name, prefix)] = out
     return out
 
 
-def _binding_entry(mod: Any, binding: Any, prefix: Optional[str], keys: dict[Any, str],
-                   lowered: bool) -> Optional[Entry]:
+class BindingScope:
+    """The ids of one function's values while its bindings are read: ``ids`` (a var -> its entry key or the
+    leaf/argument id it stands for), the names taken (keys unique as the graph's node ids are)."""
+
+    def __init__(self, ids: dict[Any, str], taken: set[str], prefix: Optional[str]) -> None:
+        self.ids = ids
+        self.taken = taken
+        self.prefix = prefix
+
+    def key(self, name: str) -> str:
+        """A key for a new binding named ``name``: ``name``, else ``name#2``, ``name#3`` ..."""
+        local, k = name or "v", 2
+        while local in self.taken:
+            local, k = f"{name}#{k}", k + 1
+        self.taken.add(local)
+        return local if self.prefix is None else f"{self.prefix}/{local}"
+
+    def resolve(self, expr: Any) -> list[str]:
+        """The ids of the values ``expr`` reads (a tuple: its fields; a constant: its dtype, shape and data)."""
+        import tvm
+        from tvm import relax
+
+        if isinstance(expr, relax.Var):
+            return [self.ids.get(expr, f"?:{expr.name}")]
+        if isinstance(expr, tvm.ir.Constant):
+            return [_const_id(expr)]
+        if isinstance(expr, relax.Tuple):
+            return [i for f in expr.fields for i in self.resolve(f)]
+        if isinstance(expr, (tvm.ir.GlobalVar, relax.ExternFunc)):
+            return []
+        return ["lit:" + str(expr)[:80]]
+
+    def resolve_all(self, exprs: Any) -> tuple[str, ...]:
+        return tuple(i for e in exprs for i in self.resolve(e))
+
+
+def _const_id(const: Any) -> str:
+    """``const:`` + dtype, shape and a digest of the first values (weights bound as constants differ by them)."""
+    try:
+        data = const.data.numpy()
+    except Exception:  # noqa: BLE001 - a constant that cannot be read: by type only
+        return "const:" + _type_text(const.ty)
+    digest = hashlib.sha1(np.ascontiguousarray(data.reshape(-1)[:256]).tobytes()).hexdigest()[:12]
+    return f"const:{data.dtype}{list(data.shape)}:{digest}"
+
+
+def _type_text(ty: Any) -> str:
+    """dtype and shape of a tensor (tuple) type as text; symbolic dimensions by name."""
+    from tvm import relax
+
+    if isinstance(ty, relax.TupleType):
+        return "(" + ",".join(_type_text(f) for f in ty.fields) + ")"
+    if isinstance(ty, relax.TensorType):
+        shape = getattr(ty, "shape", None)
+        dims = [str(d) for d in shape.values] if shape is not None and hasattr(shape, "values") else ["?"]
+        return f"{ty.dtype}[{','.join(dims)}]"
+    return type(ty).__name__
+
+
+#: A made-up numbering at the end of a name (``matmul1``, ``fused_add_3``): ignored in ``Entry.op``.
+_NUMBERED = re.compile(r"_?\d+$")
+
+
+def _stem(name: str) -> str:
+    return _NUMBERED.sub("", name) or name
+
+
+def _op_text(mod: Any, value: Any) -> str:
+    """What a call computes, without made-up numbering: an operator's name, a called function's stem (its
+    ``Composite`` pattern name when it has one)."""
+    import tvm
+    from tvm import relax
+
+    op = value.op
+    if isinstance(op, tvm.ir.Op):
+        if op.name in _DPS_OPS + _PACKED_OPS and value.args:
+            callee = value.args[0]
+            name = getattr(callee, "name_hint", None) or str(getattr(callee, "global_symbol", op.name))
+            return "call:" + _stem(str(name))
+        return str(op.name)
+    if isinstance(op, tvm.ir.GlobalVar):
+        func = mod[op]
+        composite = (func.attrs or {}).get("Composite") if isinstance(func, relax.Function) else None
+        return "fn:" + (str(composite) if composite else _stem(op.name_hint))
+    if isinstance(op, relax.ExternFunc):
+        return "extern:" + str(op.global_symbol)
+    return "call"
+
+
+def _binding_entry(mod: Any, binding: Any, scope: BindingScope, lowered: bool) -> Optional[tuple[Entry, Any]]:
+    """The entry of one binding and the variable that then holds its value (in a module lowered for the VM,
+    the output argument of a call); in a module not lowered, every binding gets one (``kind`` "struct" when
+    it runs no call: its place in the dataflow still counts)."""
     import tvm
     from tvm import relax
 
     var, value = binding.var, binding.value
-    name = var.name
-    key = name if prefix is None else f"{prefix}/{name}"
-    shape = _static_shape(var.ty)
+    name, ty, holder = var.name, var.ty, var
     if isinstance(value, relax.Call):
-        if isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.reshape" and value.args[0] in keys:
-            return Entry(key, name, prefix, "relax.reshape", "reshape", source=keys[value.args[0]], shape=shape)
+        args = list(value.args)
+        if isinstance(value.op, tvm.ir.Op) and value.op.name == "relax.reshape" and value.args[0] in scope.ids:
+            source = scope.ids[value.args[0]]
+            return Entry(scope.key(name), name, scope.prefix, "relax.reshape", "reshape", symbol=RESHAPE,
+                         source=source, shape=_static_shape(ty), inputs=scope.resolve_all(args),
+                         op="relax.reshape", ty=_type_text(ty)), var
         found = _call_entry(mod, value, lowered)
-        if found is None:
-            return None
-        if lowered and found["kind"] == "lowered":
-            tensors = [a for a in value.args if isinstance(a, relax.Var) and isinstance(a.ty, relax.TensorType)]
+        if found is not None and lowered and found["kind"] == "lowered":
+            tensors = [a for a in args if isinstance(a, relax.Var) and isinstance(a.ty, relax.TensorType)]
             if not tensors or found["symbol"].startswith("vm.builtin."):
                 return None
-            name = tensors[-1].name
-            key = name if prefix is None else f"{prefix}/{name}"
-            shape = _static_shape(tensors[-1].ty)
-            found["n_in"] = max(i for i, a in enumerate(value.args) if a.same_as(tensors[-1]))
+            holder = tensors[-1]
+            name, ty = holder.name, holder.ty
+            found["n_in"] = max(i for i, a in enumerate(args) if a.same_as(holder))
+            args = [a for a in args if not a.same_as(holder)]
             found["split"] = isinstance(value.op, tvm.ir.GlobalVar) and isinstance(
                 mod[value.op], tvm.tirx.PrimFunc) and has_intermediates(mod[value.op])
-        if found["symbol"].startswith("vm.builtin."):
-            return None
-        return Entry(key, name, prefix, found["callee"], found["kind"], symbol=found["symbol"],
+        elif isinstance(value.op, tvm.ir.Op) and value.op.name in _DPS_OPS + _PACKED_OPS:
+            args = args[1:]
+        if found is None or found["symbol"].startswith("vm.builtin."):
+            if lowered:
+                return None
+            return _struct(scope, name, ty, _op_text(mod, value), scope.resolve_all(args)), var
+        return Entry(scope.key(name), name, scope.prefix, found["callee"], found["kind"], symbol=found["symbol"],
                      n_in=found.get("n_in", 0), n_out=found.get("n_out", 1), inplace=found.get("inplace", ()),
-                     sub=found.get("sub"), shape=shape, split=bool(found.get("split")))
-    if isinstance(value, relax.Var) and value in keys:
-        return Entry(key, name, prefix, "", "alias", source=keys[value], shape=shape)
-    if isinstance(value, relax.TupleGetItem) and value.tuple_value in keys:
-        return Entry(key, name, prefix, "", "item", source=keys[value.tuple_value], index=int(value.index),
-                     shape=shape)
-    return None
+                     sub=found.get("sub"), shape=_static_shape(ty), split=bool(found.get("split")),
+                     inputs=scope.resolve_all(args), op=_op_text(mod, value), ty=_type_text(ty)), holder
+    if isinstance(value, relax.Var) and value in scope.ids:
+        source = scope.ids[value]
+        return Entry(scope.key(name), name, scope.prefix, "", "alias", source=source, shape=_static_shape(ty),
+                     inputs=(source,), op="alias", ty=_type_text(ty)), var
+    if isinstance(value, relax.TupleGetItem) and value.tuple_value in scope.ids:
+        source = scope.ids[value.tuple_value]
+        return Entry(scope.key(name), name, scope.prefix, "", "item", source=source, index=int(value.index),
+                     shape=_static_shape(ty), inputs=(source,), op=f"item{int(value.index)}",
+                     ty=_type_text(ty)), var
+    if lowered:
+        return None
+    kind = "tuple" if isinstance(value, relax.Tuple) else type(value).__name__.lower()
+    return _struct(scope, name, ty, kind, scope.resolve_all([value])), var
+
+
+def _struct(scope: BindingScope, name: str, ty: Any, op: str, inputs: tuple[str, ...]) -> Entry:
+    """An entry that runs no instrumented call (a tuple, a shape computation ...): no value, a place."""
+    return Entry(scope.key(name), name, scope.prefix, op, "struct", shape=_static_shape(ty), inputs=inputs, op=op,
+                 ty=_type_text(ty))
 
 
 def _host(value: Any) -> Any:
@@ -240,10 +375,12 @@ class Recorder:
         self.unmatched = 0
         self.inputs: dict[str, list[Any]] = {}
         self.kept_bytes = 0
+        # R.reshape runs as vm.builtin.reshape: kept (a reshape to a symbolic shape is not derived otherwise)
+        self.reshapes = any(e.kind == "reshape" for e in self.top.entries)
 
     def __call__(self, func: Any, symbol: Any, before: bool, ret: Any, *args: Any) -> int:
         name = str(symbol)
-        if name.startswith("vm.builtin."):
+        if name.startswith("vm.builtin.") and not (self.reshapes and name == RESHAPE):
             return 0
         if before:
             frame = self.frames[-1]
@@ -274,6 +411,9 @@ class Recorder:
                 value = _outputs(entry, ret, args)
             except Exception:  # noqa: BLE001 - an output that cannot be copied: no value (not_captured), run on
                 return 0
+            if entry.kind == "reshape" and (not isinstance(value, np.ndarray) or (
+                    entry.shape is not None and tuple(value.shape) != entry.shape)):
+                return 0  # not the value of that binding: left to derive()
             if value is not None:
                 self.values[entry.key] = value
         return 0
@@ -297,7 +437,7 @@ class Recorder:
     def derive(self, entries: list[Entry]) -> None:
         """Values of aliases, tuple items and reshapes of captured values."""
         for entry in entries:
-            if entry.source is None or entry.source not in self.values:
+            if entry.source is None or entry.source not in self.values or entry.key in self.values:
                 continue
             src = self.values[entry.source]
             if entry.kind == "alias":

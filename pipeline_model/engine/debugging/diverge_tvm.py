@@ -20,7 +20,6 @@ rewritten to return every tensor it binds (modules not yet lowered for the VM on
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -28,7 +27,8 @@ from typing import Any, Optional
 import numpy as np
 
 from pipeline_model.engine.debugging.bisect_tvm import Tester
-from pipeline_model.engine.debugging.capture_tvm import Entry, capture
+from pipeline_model.engine.debugging.align import Alignment, align, ancestors, canonical, inner_first
+from pipeline_model.engine.debugging.capture_tvm import Entry, BindingScope, capture
 from pipeline_model.engine.debugging.split_tvm import inner_values
 from pipeline_model.engine.debugging.reproducer_tvm import module_after
 
@@ -72,13 +72,17 @@ def expose_bindings(mod: Any, func_name: str) -> tuple[Any, list[str]]:
 
 
 def callees(mod: Any, func_name: str) -> dict[str, str]:
-    """Binding name -> what it calls (an operator, a PrimFunc of ``call_tir``, a Relax function)."""
+    """Binding key (:class:`~.capture_tvm.Entry` keys: ``name``, ``name#2`` ...) -> what it calls (an operator,
+    a PrimFunc of ``call_tir``, a Relax function)."""
     import tvm
     from tvm import relax
 
+    func = mod[func_name]
+    scope = BindingScope({}, {p.name for p in func.params}, None)
     out: dict[str, str] = {}
-    for block in mod[func_name].body.blocks:
+    for block in func.body.blocks:
         for binding in block.bindings:
+            key = scope.key(binding.var.name)
             value = binding.value
             if not isinstance(value, relax.Call):
                 continue
@@ -89,20 +93,20 @@ def callees(mod: Any, func_name: str) -> dict[str, str]:
                     callee = getattr(value.args[0], "name_hint", callee)
             else:
                 callee = getattr(op, "name_hint", "") or str(type(op).__name__)
-            out[binding.var.name] = callee
+            out[key] = callee
     return out
 
 
-def graph_ids(mod: Any, func_name: str) -> dict[str, str]:
-    """Binding name -> node id in the graph the app draws of ``func_name``
-    (:mod:`pipeline_model.engine.graph_extract_tvm`)."""
+def graph_ids(mod: Any, func_name: str) -> set[str]:
+    """The ids of the binding nodes in the graph the app draws of ``func_name``
+    (:mod:`pipeline_model.engine.graph_extract_tvm`: ``name``, ``name#2`` ..., as the entry keys)."""
     from pipeline_model.engine import graph_extract_tvm
 
     try:
         graph = graph_extract_tvm.extract_graph_json(mod, func_name)
     except Exception:  # noqa: BLE001 - a module the graph extractor cannot walk: no ids
-        return {}
-    return {str(n["name"]): str(n["id"]) for n in graph["nodes"] if n.get("kind") == "binding"}
+        return set()
+    return {str(n["id"]) for n in graph["nodes"] if n.get("kind") == "binding"}
 
 
 @dataclass
@@ -137,52 +141,12 @@ def _side(tester: Tester, mod: Any, via: str) -> Side:
                 captured.module)
 
 
-#: Names the BlockBuilder makes up (``lv``, ``gv3``): matched only in the same place (same parent).
-_GENERATED = re.compile(r"^(lv|gv)\d*$")
-
-
 def _flat(value: Any) -> list[np.ndarray]:
     if isinstance(value, np.ndarray):
         return [value]
     if isinstance(value, list):
         return [a for v in value for a in _flat(v)]
     return []
-
-
-def shared_scopes(entries: list[Entry]) -> set[str]:
-    """Keys of the calls to a Relax function that is called more than once (``FuseOps`` makes one function for
-    equal groups: its inner names are those of one of them, so they name nothing elsewhere)."""
-    calls: dict[str, list[str]] = {}
-    for entry in entries:
-        if entry.sub is not None:
-            calls.setdefault(entry.sub, []).append(entry.key)
-    return {key for keys in calls.values() if len(keys) > 1 for key in keys}
-
-
-def _named(entry: Entry, shared: set[str]) -> bool:
-    """True when ``entry``'s name may be looked up in another place: not made up, not inside a shared function."""
-    if _GENERATED.match(entry.name):
-        return False
-    parent = entry.parent
-    while parent is not None:
-        if parent in shared:
-            return False
-        parent = parent.rsplit("/", 1)[0] if "/" in parent else None
-    return True
-
-
-def counterpart(entry: Entry, ref: Side, by_name: dict[str, list[str]], shared: set[str]) -> Optional[str]:
-    """The key of ``entry``'s value before the step: the same key; else (not for made-up names, nor inside a
-    function called from several places: ``shared``) the binding of the same name at the top level, or the
-    only inner one (an operator that a fusion moved into a function)."""
-    if entry.key in ref.values:
-        return entry.key
-    if not _named(entry, shared):
-        return None
-    keys = by_name.get(entry.name, [])
-    if entry.name in keys:
-        return entry.name
-    return keys[0] if len(keys) == 1 else None
 
 
 def _shape_of(value: Any) -> tuple[list[Any], str]:
@@ -218,41 +182,48 @@ def _compare(row: dict[str, Any], mine: list[np.ndarray], theirs: list[np.ndarra
     return True
 
 
-def value_rows(got: Side, ref: Side, calls: dict[str, str], ids: dict[str, str], rtol: float,
-               atol: float) -> tuple[list[dict[str, Any]], set[str], list[str]]:
+#: What a row with no counterpart says (the step made a value whose place in the dataflow has none before it).
+NO_COUNTERPART_NOTE = "no counterpart: the step changed the structure here"
+
+
+def value_rows(got: Side, ref: Side, calls: dict[str, str], ids: set[str], rtol: float,
+               atol: float) -> tuple[list[dict[str, Any]], set[str], list[str], Alignment]:
     """One row per value after the step (inner values after their parent, with ``parent``), the keys of the
-    values before it that were compared, and the top-level bindings with no value captured."""
-    by_name: dict[str, list[str]] = {}
-    ref_shared = shared_scopes(ref.entries)
-    for entry in ref.entries:
-        if entry.key in ref.values and _named(entry, ref_shared):
-            by_name.setdefault(entry.name, []).append(entry.key)
-    shared = shared_scopes(got.entries)
+    values before it that were compared, the top-level bindings with no value captured, and the alignment
+    (:func:`~.align.align`: each value's counterpart by its place in the dataflow)."""
+    if got.via == "expose":  # the older way: the entry function's bindings by key only
+        aligned = Alignment({k: k for k in got.values if k in ref.values})
+    else:
+        aligned = align(got.entries, ref.entries)
     rows: list[dict[str, Any]] = []
     used: set[str] = set()
     missing: list[str] = []
     for entry in got.entries:
         value = got.values.get(entry.key)
         if value is None:
-            if entry.parent is None:
+            if entry.parent is None and entry.kind != "struct":
                 missing.append(entry.key)
             continue
         shape, dtype = _shape_of(value)
         top = entry.parent is None
-        callee = calls.get(entry.name) if top and entry.kind != "lowered" else None
+        callee = calls.get(entry.key) if top and entry.kind != "lowered" else None
+        node_id = (entry.name if entry.kind == "lowered" else entry.key) if top else None
         row: dict[str, Any] = {"name": entry.name, "key": entry.key, "callee": callee or entry.callee,
-                               "node_id": ids.get(entry.name) if top else None, "shape": shape, "dtype": dtype,
+                               "node_id": node_id if node_id in ids else None, "shape": shape, "dtype": dtype,
                                "via": got.via}
         if not top:
             row["parent"] = entry.parent
-        other_key = counterpart(entry, ref, by_name, shared)
+        other_key = aligned.counterpart.get(entry.key)
         other = ref.values.get(other_key) if other_key is not None else None
         if _compare(row, _flat(value), _flat(other), rtol, atol):
             used.add(str(other_key))
+            row["match"] = aligned.how.get(entry.key, "")
             if other_key != entry.key:
                 row["counterpart"] = other_key
+        else:
+            row["note"] = NO_COUNTERPART_NOTE
         rows.append(row)
-    return rows, used, missing
+    return rows, used, missing, aligned
 
 
 def _inner(side: Side, key: str, target: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -308,18 +279,43 @@ def mark_first(rows: list[dict[str, Any]]) -> tuple[Optional[str], Optional[str]
     return first, str(first_row["key"])
 
 
-def compare_sides(got: Side, ref: Side, calls: dict[str, str], ids: dict[str, str], rtol: float,
+def likelier_culprit(first_key: Optional[str], got: Side, aligned: Alignment) -> Optional[dict[str, Any]]:
+    """When the first diverging value depends on a value with no counterpart before the step (the step changed
+    the structure there, so nothing says that value is right), that value: ``key``, ``node`` (its top-level
+    binding), ``reason``. ``None`` when every value it depends on was compared."""
+    if first_key is None:
+        return None
+    entries = {e.key: e for e in got.entries}
+    while first_key not in entries and "/" in first_key:  # a buffer split out of a PrimFunc call: its call
+        first_key = first_key.rsplit("/", 1)[0]
+    upstream = set(ancestors(first_key, entries))
+    if first_key in entries and entries[first_key].kind == "relax":
+        upstream |= {k for k in entries if k.startswith(first_key + "/")}
+    unmatched = [e.key for e in inner_first(got.entries) if e.key in upstream and e.key not in aligned.counterpart
+                 and not e.key.startswith(("param:", "const:"))]
+    if not unmatched:
+        return None
+    origins = [k for k in unmatched if k in aligned.origins]
+    key = (origins or unmatched)[0]
+    return {"key": key, "node": key.split("/", 1)[0],
+            "reason": "it has no counterpart before the step (the step changed the structure there) and the first "
+                      "diverging value depends on it: it is the likelier culprit"}
+
+
+def compare_sides(got: Side, ref: Side, calls: dict[str, str], ids: set[str], rtol: float,
                   atol: float, target: Optional[dict[str, Any]] = None) -> dict[str, Any]:
     """Rows (:func:`value_rows`, with :func:`split_rows` when ``target`` is given), the first diverging node
-    (:func:`mark_first`) and what is only before the step."""
-    rows, used, missing = value_rows(got, ref, calls, ids, rtol, atol)
+    (:func:`mark_first`), a likelier culprit upstream of it (:func:`likelier_culprit`) and what is only before
+    the step."""
+    rows, used, missing, aligned = value_rows(got, ref, calls, ids, rtol, atol)
     if target is not None:
         split_rows(rows, got, ref, target, rtol, atol)
     first, first_inside = mark_first(rows)
-    only_before = [e.key for e in ref.entries if e.key in ref.values and e.key not in used
-                   and e.key not in got.values]
-    return {"nodes": rows, "first_divergent": first, "first_inside": first_inside, "only_before": only_before,
-            "not_captured": missing}
+    culprit = likelier_culprit(first_inside or first, got, aligned)
+    same = canonical(ref.entries)  # a call of a Relax function (an alias) is compared as the value it returns
+    only_before = [e.key for e in ref.entries if e.key in ref.values and same.get(e.key, e.key) not in used]
+    return {"nodes": rows, "first_divergent": first, "first_inside": first_inside, "likelier_culprit": culprit,
+            "only_before": only_before, "not_captured": missing}
 
 
 def diverge(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
