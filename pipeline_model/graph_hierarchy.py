@@ -72,6 +72,9 @@ class _Prefixes:
                 if parts[k].isdigit():
                     self.containers.add(".".join(parts[:k]))
         self._cache: dict[str, list[str]] = {}
+        # best() by its argument: a layer's bindings ask for the same few label lists again and again
+        # (82k calls, ~20 distinct lists per layer in the 800-layer decoder)
+        self._best: dict[tuple[str, ...], Optional[str]] = {}
 
     def of(self, path: str) -> list[str]:
         """Non-container prefixes of ``path``, outermost first (``path`` itself included)."""
@@ -100,6 +103,13 @@ class _Prefixes:
         """The prefix covering most of ``paths`` (deeper wins ties, then the earliest path)."""
         if not paths:
             return None
+        key = tuple(paths)
+        if key in self._best:
+            return self._best[key]
+        found = self._best[key] = self._best_of(paths)
+        return found
+
+    def _best_of(self, paths: list[str]) -> Optional[str]:
         if len(paths) == 1 or all(p == paths[0] for p in paths):
             first = self.of(paths[0])
             return first[-1] if first else None
