@@ -8,8 +8,11 @@ selected. Activating a row reveals that node in the graph (the graph of the step
 The graph of the step is coloured by the errors (:meth:`widgets.graph_view.GraphView.set_node_errors`, the
 dialog's *Show on graph* box): only while it shows the module after that step, of the pipeline as it was
 asked — any edit of the document clears the colouring (and the dialog says its table is of the pipeline as it
-was), selecting another step clears it, Esc or the legend's button too. Rows the graph has no node for
-(``node_id`` null, values inside a called function with ``parent``) are in the table only.
+was), selecting another step clears it, Esc or the legend's button too. A value inside a call (a row with
+``parent``, key ``<call>/<binding>``) is coloured on the node of that binding when the graph expands the call in
+place (the graph's id of that node is the row's key), and the first diverging value inside the first node is
+marked first while its call is expanded; buffers split out of a PrimFunc and values two calls deep are in the
+table only. Keys, not names, identify rows: names repeat (``lv`` in every fused function).
 """
 
 from __future__ import annotations
@@ -50,31 +53,52 @@ def _ratio_text(ratio: Any) -> str:
     return "-" if not isinstance(ratio, (int, float)) or isinstance(ratio, bool) else f"{ratio:.3g}"
 
 
+def _graph_id(row: dict[str, Any]) -> Optional[str]:
+    """The graph node a row colours: a top-level row's ``node_id``; a value inside a call, its key
+    (``<call>/<binding>``: the id the graph gives that binding when it expands the call in place)."""
+    if not row.get("parent"):
+        return str(row["node_id"]) if row.get("node_id") else None
+    key = str(row.get("key") or "")
+    return key if row.get("via") != "split" and key.count("/") == 1 else None
+
+
 def node_errors(reply: dict[str, Any]) -> tuple[dict[str, NodeError], Optional[str]]:
     """The graph's error colouring of a ``diverge`` reply: ``{node id: NodeError}`` for the rows that name
-    a node of the graph (``node_id``) with a known status, and the first diverging node's id (the row
-    marked ``first``). Rows without a node id (values inside a called function) and unknown keys are
-    ignored."""
+    a node of the graph (``node_id``, or the key of a value inside a call: :func:`_graph_id`) with a known
+    status, and the first diverging node's id (the row marked ``first``). Other rows (buffers split out of a
+    PrimFunc, values two calls deep) and unknown statuses are ignored."""
     errors: dict[str, NodeError] = {}
     first: Optional[str] = None
+    culprit = reply.get("likelier_culprit") if isinstance(reply.get("likelier_culprit"), dict) else None
     for row in reply.get("nodes") or []:
         if not isinstance(row, dict):
             continue
-        node_id, status = row.get("node_id"), row.get("status")
-        if not node_id or row.get("parent") or status not in (OK, DIVERGES, NO_COUNTERPART):
+        node_id, status = _graph_id(row), row.get("status")
+        if not node_id or status not in (OK, DIVERGES, NO_COUNTERPART):
             continue
         ratio = row.get("max_abs_over_ref")
         rel = float(ratio) if isinstance(ratio, (int, float)) and not isinstance(ratio, bool) else None
-        lines = [f"{row.get('name') or node_id}: {_status_word(status)}"]
+        lines = [f"{row.get('key') or row.get('name') or node_id}: {_status_word(status)}"]
         if status != NO_COUNTERPART:
             lines.append(tr("max |diff| / max |ref| = {0}").format(_ratio_text(rel)))
+        else:
+            lines.append(tr("the step changed the structure here"))
         lines.append(tr("shape {0}").format(row.get("shape")))
         if row.get("first") and reply.get("first_inside"):
             lines.append(tr("first diverging value inside: {0}").format(reply["first_inside"]))
+        if row.get("first") and culprit:
+            lines.append(tr("likelier culprit: {0} (no counterpart before the step, and this value depends on "
+                            "it)").format(culprit.get("key")))
         errors[str(node_id)] = NodeError(str(status), rel, " · ".join(lines))
         if row.get("first"):
             first = str(node_id)
     return errors, first
+
+
+def first_inside_node(reply: dict[str, Any]) -> Optional[str]:
+    """The graph id of the first diverging value inside the first node (a call), when the graph can show it."""
+    row = next((r for r in reply.get("nodes") or [] if isinstance(r, dict) and r.get("first_inside")), None)
+    return _graph_id(row) if row is not None and row.get("parent") else None
 
 
 def tolerance_of(reply: dict[str, Any]) -> float:
@@ -138,7 +162,7 @@ class DivergeDialog(QDialog):
             if not isinstance(node, dict):
                 continue
             status = str(node.get("status") or "")
-            name = str(node.get("name") or node.get("key") or "")
+            name = str(node.get("key") or node.get("name") or "").rsplit("/", 1)[-1]  # lv, lv#2: unique
             if node.get("parent"):
                 name = f"{node['parent']} ▸ {name}"
             cells = [name, str(node.get("callee") or ""), str(node.get("shape")),
@@ -147,7 +171,8 @@ class DivergeDialog(QDialog):
             self.table.insertRow(r)
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setData(NODE_ROLE, node.get("node_id") if not node.get("parent") else None)
+                item.setData(NODE_ROLE, _graph_id(node) or (str(node["parent"]).split("/", 1)[0]
+                                                             if node.get("parent") else None))
                 if status == DIVERGES:
                     item.setForeground(QColor("#c0392b"))
                 self.table.setItem(r, c, item)
@@ -155,9 +180,14 @@ class DivergeDialog(QDialog):
                 first_row = r
         self.table.resizeColumnsToContents()
         first = reply.get("first_divergent")
-        self.status.setText(tr("Step {0} ({1}): first diverging node: {2}").format(reply.get("step"), reply.get("pass_id"), first)
-                            if first else tr("Step {0} ({1}): no node diverges beyond the tolerance.").format(
-                                reply.get("step"), reply.get("pass_id")))
+        text = (tr("Step {0} ({1}): first diverging node: {2}").format(reply.get("step"), reply.get("pass_id"), first)
+                if first else tr("Step {0} ({1}): no node diverges beyond the tolerance.").format(
+                    reply.get("step"), reply.get("pass_id")))
+        culprit = reply.get("likelier_culprit")
+        if first and isinstance(culprit, dict) and culprit.get("key"):
+            text += " " + tr("Likelier culprit: {0}: it has no counterpart before the step (the step changed the "
+                             "structure there) and the first diverging value depends on it.").format(culprit["key"])
+        self.status.setText(text)
         if first_row is not None:
             self.table.selectRow(first_row)
             self.table.scrollToItem(self.table.item(first_row, 0))
@@ -280,7 +310,8 @@ class DivergeController(QObject):
             return False  # coloured when the layout is shown (graph_shown)
         errors, first = node_errors(reply)
         view.set_node_errors(errors, first, tolerance_of(reply),
-                             title=tr("Step {0} ({1}): where values diverge").format(reply.get("step"), reply.get("pass_id")))
+                             title=tr("Step {0} ({1}): where values diverge").format(reply.get("step"), reply.get("pass_id")),
+                             first_inside=first_inside_node(reply))
         self._on_graph = True
         return True
 

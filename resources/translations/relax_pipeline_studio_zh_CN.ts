@@ -189,22 +189,27 @@
     </message>
     <message>
         <location line="+10"/>
-        <location line="+4"/>
+        <location line="+7"/>
         <source>Export Python script</source>
         <translation>导出 Python 脚本</translation>
     </message>
     <message>
-        <location line="-3"/>
+        <location line="-6"/>
         <source>The pass catalogue is still loading; export when it is there.</source>
         <translation>Pass 目录仍在加载；加载完成后再导出。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>Python (*.py)</source>
         <translation>Python (*.py)</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+0"/>
+        <source>Python with --build, --save-script, --save-json (*.py)</source>
+        <translation>Python，含 --build、--save-script、--save-json (*.py)</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>Cannot export script</source>
         <translation>无法导出脚本</translation>
     </message>
@@ -1068,7 +1073,7 @@
         <translation>{0} — 已停止；显示其输入</translation>
     </message>
     <message>
-        <location filename="../../app/consent_service.py" line="+281"/>
+        <location filename="../../app/consent_service.py" line="+285"/>
         <location filename="../../app/step_inspector.py" line="+12"/>
         <source>step {0} ({1})</source>
         <translation>步骤 {0}（{1}）</translation>
@@ -1236,7 +1241,7 @@
         <translation type="vanished">&lt;b&gt;{where}&lt;/b&gt; 含有 {count} 个带自定义 Python 代码的步骤。运行它们会以您的权限在引擎进程中执行下面的代码（它可以读写您的文件）。请仅在信任此流水线来源时运行。代码变化后会再次询问。</translation>
     </message>
     <message>
-        <location filename="../../app/consent_service.py" line="-95"/>
+        <location filename="../../app/consent_service.py" line="-99"/>
         <source>Run (F5) asks again; choose Trust and Run to allow it.</source>
         <extracomment>Largest file shown in the consent dialog (the rest is cut, and the dialog says so). The engine client&apos;s consent (``QtEngineWorker.consent``), kept equal to what was consented to. Tests/screenshots: skip the question; True consents to every item, False to none (nothing is remembered). Hashes of code the user typed in the app this session (their own code). Hashes refused this session (automatic re-runs do not ask about them again). Step uids whose code the user edited although it was never consented to (not asked on auto re-runs). Hashes consented to by ``override`` (tests): granted while it stays true, never remembered.</extracomment>
         <translation>运行（F5）时会再次询问；选择“信任并运行”即可允许。</translation>
@@ -1257,12 +1262,17 @@
         <translation>运行来自此文件的代码？</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+8"/>
         <source>&lt;b&gt;{where}&lt;/b&gt; would run {count} piece(s) of Python code that did not ship with the app:&lt;ul&gt;{lines}&lt;/ul&gt;Running it executes the code below with your permissions (it can read and write your files). Run it only if you trust where it comes from. You are asked again when the code changes.</source>
         <translation>&lt;b&gt;{where}&lt;/b&gt; 将运行 {count} 段并非随应用提供的 Python 代码：&lt;ul&gt;{lines}&lt;/ul&gt;运行它会以你的权限执行下面的代码（它可以读写你的文件）。只有在你信任其来源时才运行。代码改变时会再次询问你。</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="-5"/>
+        <source>&lt;b&gt;{where}&lt;/b&gt; would compile {count} set(s) of tuning records your own tuning did not measure:&lt;ul&gt;{lines}&lt;/ul&gt;A tuning record is a schedule replayed on your model and compiled into it; records outside the app&apos;s allow-list are refused in any case. Use them only if you trust where they come from. You are asked again when they change.</source>
+        <translation>&lt;b&gt;{where}&lt;/b&gt; 将编译 {count} 组不是你自己的调优测得的调优记录：&lt;ul&gt;{lines}&lt;/ul&gt;调优记录是在你的模型上重放并编译进模型的调度；不在应用允许列表中的记录无论如何都会被拒绝。只有在你信任其来源时才使用它们。它们改变时会再次询问你。</translation>
+    </message>
+    <message>
+        <location line="+17"/>
         <source>step {0}</source>
         <translation>步骤 {0}</translation>
     </message>
@@ -1300,7 +1310,7 @@
     <message>
         <location line="+1"/>
         <source>Tuning records {0}: schedules your own tuning did not measure, compiled into the model</source>
-        <translation type="unfinished"></translation>
+        <translation>调优记录 {0}：不是你自己的调优测得的调度，会被编译进模型</translation>
     </message>
     <message>
         <location line="+4"/>
@@ -1598,7 +1608,7 @@
         <translation>未能保存复现包：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/diverge_controller.py" line="+46"/>
+        <location filename="../../app/diverge_controller.py" line="+49"/>
         <source>ok</source>
         <extracomment>Item data: the graph node id of a row.</extracomment>
         <translation>正常</translation>
@@ -1614,9 +1624,14 @@
         <translation>无对应节点</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+34"/>
         <source>max |diff| / max |ref| = {0}</source>
         <translation>max |diff| / max |ref| = {0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the step changed the structure here</source>
+        <translation>该步骤改变了此处的结构</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1629,7 +1644,12 @@
         <translation>内部第一个偏离的值：{0}</translation>
     </message>
     <message>
-        <location line="+85"/>
+        <location line="+2"/>
+        <source>likelier culprit: {0} (no counterpart before the step, and this value depends on it)</source>
+        <translation>更可能的元凶：{0}（步骤之前没有对应值，而此值依赖于它）</translation>
+    </message>
+    <message>
+        <location line="+93"/>
         <source>Step {0} ({1}): first diverging node: {2}</source>
         <translation>步骤 {0}（{1}）：第一个偏离的节点：{2}</translation>
     </message>
@@ -1639,7 +1659,12 @@
         <translation>步骤 {0}（{1}）：没有节点超出容差。</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+4"/>
+        <source>Likelier culprit: {0}: it has no counterpart before the step (the step changed the structure there) and the first diverging value depends on it.</source>
+        <translation>更可能的元凶：{0}：它在步骤之前没有对应值（该步骤改变了那里的结构），而第一个偏离的值依赖于它。</translation>
+    </message>
+    <message>
+        <location line="+46"/>
         <source>Select the step to look at (and check the Build &amp; Run panel&apos;s settings).</source>
         <extracomment>The reply when it finished (tests). The message when it failed.</extracomment>
         <translation>请选择要查看的步骤（并检查“构建并运行”面板的设置）。</translation>
@@ -1660,7 +1685,7 @@
         <translation>步骤 {0}（{1}）：数值偏离位置</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+48"/>
         <source>The pipeline changed since: this table is of the pipeline as it was (run Where Values Diverge again).</source>
         <translation>流水线已更改：此表对应更改前的流水线（请再次运行“数值偏离位置”）。</translation>
     </message>
@@ -2068,7 +2093,7 @@
 <context>
     <name>DivergeDialog</name>
     <message>
-        <location filename="../../app/diverge_controller.py" line="-232"/>
+        <location filename="../../app/diverge_controller.py" line="-239"/>
         <source>Where Values Diverge</source>
         <translation>数值在何处偏离</translation>
     </message>
@@ -3457,17 +3482,17 @@
     <message>
         <location line="+2"/>
         <source>binding {0} of {1} became a parameter</source>
-        <translation type="unfinished"></translation>
+        <translation>{1} 的绑定 {0} 变为参数</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>binding {0} of {1} left out (its argument used instead)</source>
-        <translation type="unfinished"></translation>
+        <translation>省略了 {1} 的绑定 {0}（改用其参数）</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>dropped the function {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>删除了函数 {0}</translation>
     </message>
 </context>
 <context>
@@ -4043,9 +4068,9 @@
 <context>
     <name>StepReport</name>
     <message>
-        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+106"/>
+        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+107"/>
         <source>no rule applied</source>
-        <extracomment>The app&apos;s own rules (group ``app``): the code exported scripts contain, instantiated by the engine too. DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:data:`SCRIPT_MODULE`, copied into exported scripts). The app&apos;s own rules (classes of :data:`SCRIPT_MODULE`). Rules of a new step on a GPU target (those present in this TVM build). Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): those of the bundled ``cpu_build_dlight.json`` (TVM&apos;s cpu.GEMV takes the tutorial&apos;s matrix-vector products the app&apos;s CPUMatmul leaves).</extracomment>
+        <extracomment>The app&apos;s own rules (group ``app``): the code exported scripts contain, instantiated by the engine too. DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:data:`SCRIPT_MODULE`, copied into exported scripts). The app&apos;s own rules (classes of :data:`SCRIPT_MODULE`). Rules of a new step on a GPU target (those present in this TVM build). Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): those of the bundled ``cpu_build.json``. Not TVM&apos;s cpu.* rules: they slowed the CNNs down and can make LLVM take minutes on one function (docs/PERFORMANCE.md); a PrimFunc no app rule takes (the tutorial&apos;s 256x10 matrix-vector product) builds as it is.</extracomment>
         <translation>未应用规则</translation>
     </message>
     <message>
@@ -4128,7 +4153,7 @@
     <message>
         <location line="+11"/>
         <source>Tuning database lines skipped</source>
-        <translation type="unfinished"></translation>
+        <translation>已跳过的调优数据库行</translation>
     </message>
     <message>
         <location line="+23"/>

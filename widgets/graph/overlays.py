@@ -46,6 +46,7 @@ class OverlayMixin:
         self._errors: dict[str, NodeError] = {}
         self._error_marks: dict[int, ErrorMark] = {}
         self._first_error: Optional[str] = None
+        self._first_inside: Optional[str] = None  # the first diverging value inside the first node (a call)
         self._tolerance = 1e-5
         self._errors_for: Any = None  # the graph the errors were given for (see _bind_graph)
         self._asked_graph: Any = None
@@ -101,15 +102,19 @@ class OverlayMixin:
 
     # ---- where values diverge
     def set_node_errors(self, errors: Mapping[str, NodeError], first_id: Optional[str] = None,
-                        tolerance: float = 1e-5, *, title: str = "", reveal: bool = True) -> None:
+                        tolerance: float = 1e-5, *, title: str = "", reveal: bool = True,
+                        first_inside: Optional[str] = None) -> None:
         """Colour the nodes of the graph shown (or being laid out) by their error: ``errors`` maps ids of the
         full graph to :class:`NodeError` (nodes not in it keep their look), ``first_id`` is the first
         diverging node in topological order (thick outline and a badge; revealed, centred and selected when
         ``reveal``), ``tolerance`` the check's relative tolerance (the middle of the colour scale), ``title``
-        the legend's title. Cleared by :meth:`clear_node_errors`, Esc, the legend's button, or showing
+        the legend's title, ``first_inside`` the first diverging value inside the first node when that is a
+        call (``<call id>/<id in the callee>``: marked instead of the call while the call is expanded in place;
+        ``errors`` may name such values too). Cleared by :meth:`clear_node_errors`, Esc, the legend's button, or showing
         another graph (another layout key); ``node_errors_cleared`` is emitted then."""
         self._errors = {str(k): v for k, v in errors.items() if isinstance(v, NodeError)}
         self._first_error = str(first_id) if first_id else None
+        self._first_inside = str(first_inside) if first_inside else None
         self._tolerance = float(tolerance) if tolerance and tolerance > 0 else 1e-5
         self._errors_for = self._asked_graph
         words = self._overlay_words()  # type: ignore[attr-defined]
@@ -131,6 +136,7 @@ class OverlayMixin:
         had = bool(self._errors)
         self._errors = {}
         self._first_error = None
+        self._first_inside = None
         self._reveal_error = None
         self._errors_for = None
         self._update_error_view()
@@ -178,7 +184,7 @@ class OverlayMixin:
             status = {OK: words["ok"], DIVERGES: words["diverges_status"], NO_COUNTERPART: words["no counterpart"]}
             text = html.escape(error.tooltip or status.get(error.status, error.status))
             return f"<b>{text}</b>" + (" — <b>" + html.escape(words["first"]) + "</b>"
-                                       if node_id == self._first_error else "")
+                                       if node_id in (self._first_error, self._first_inside) else "")
         mark = self.node_error_mark(node_id)
         if mark is not None and mark.status == DIVERGES:
             return "<b>" + html.escape(self._overlay_words()["holds"]) + "</b>"  # type: ignore[attr-defined]
@@ -203,12 +209,16 @@ class OverlayMixin:
             self.reveal(target)  # type: ignore[attr-defined]
 
     def _first_index(self) -> Optional[int]:
+        """The view index marked first: the first node (or the collapsed group showing it), else, while that
+        node is a call expanded in place, the first diverging value inside it."""
         p = self._prepared
-        first = self._first_error
-        if p is None or not first:
+        if p is None or not self._first_error:
             return None
-        vid = first if first in p.index else p.rep.get(first)
-        return p.index.get(vid) if vid is not None else None
+        for node_id in (self._first_error, self._first_inside):
+            vid = node_id if node_id in p.index else p.rep.get(node_id) if node_id else None
+            if vid is not None and vid in p.index:
+                return p.index[vid]
+        return None
 
     # ---- painting state
     def _push_item_state(self) -> None:
