@@ -49,10 +49,11 @@ def _request(doc: PipelineDocument, args: argparse.Namespace, index: int, kind: 
     from pipeline_model.engine.client import EngineClient
 
     inputs = getattr(args, "inputs", None)
+    rtol, atol = (getattr(args, name, None) for name in ("rtol", "atol"))  # None: run --build's engine default
     return reproducer.save_request(
         EngineClient.run_args(doc, trust_custom_code=bool(getattr(args, "trust", False))), index, kind, folder,
         error=error, traceback=traceback, timeout_s=reproducer.hang_seconds(error) or getattr(args, "timeout", None),
-        rtol=float(getattr(args, "rtol", 1e-4)), atol=float(getattr(args, "atol", 1e-4)),
+        rtol=1e-4 if rtol is None else float(rtol), atol=1e-4 if atol is None else float(atol),
         inputs={"path": os.path.abspath(inputs)} if inputs else None, run_after=run_after,
         overwrite=bool(getattr(args, "force", False)))
 
