@@ -239,3 +239,8 @@ def test_input_and_emit_ir_messages_say_what_the_path_is(tmp_path, capsys):
     (tmp_path / "f.txt").write_text("x")
     code, err = _cli(capsys, "run", "builtin:cpu_build", "--emit-ir", tmp_path / "f.txt")
     _one_line(code, err, "is a regular file")
+
+
+def test_a_tolerance_left_to_the_engine_saves_a_reproducer_with_the_default():
+    request = reproducer.save_request({}, 0, "exception", "/tmp/x", rtol=None, atol=None)  # was a TypeError
+    assert request["check"] == {"rtol": 1e-4, "atol": 1e-4} and request["overwrite"] is False

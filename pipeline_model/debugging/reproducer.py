@@ -148,16 +148,18 @@ def report_kind(report: Any) -> tuple[str, str, bool]:
 
 
 def save_request(run: dict[str, Any], index: int, kind: str, folder: str, *, error: str = "", traceback: str = "",
-                 timeout_s: Optional[float] = None, rtol: float = 1e-4, atol: float = 1e-4,
+                 timeout_s: Optional[float] = None, rtol: Optional[float] = 1e-4, atol: Optional[float] = 1e-4,
                  inputs: Optional[dict[str, Any]] = None, run_after: bool = False,
                  overwrite: bool = False) -> dict[str, Any]:
     """The engine's ``save_reproducer`` request for step ``index`` (0-based) of the pipeline whose ``run``
-    arguments are given (CLI and GUI). A hang's timeout defaults to the limit its message names."""
+    arguments are given (CLI and GUI). A hang's timeout defaults to the limit its message names; a tolerance left
+    to the engine (``None``: run --build's per-precision default) is the reproducer's 1e-4."""
     if timeout_s is None:
         timeout_s = hang_seconds(error) or 60.0
     return {"run": run, "step_index": int(index), "kind": kind, "error": error, "traceback": traceback,
             "timeout_s": float(timeout_s), "out_dir": os.path.abspath(folder),
-            "check": {"rtol": float(rtol), "atol": float(atol)}, "inputs": dict(inputs or {"seed": 0}),
+            "check": {"rtol": 1e-4 if rtol is None else float(rtol), "atol": 1e-4 if atol is None else float(atol)},
+            "inputs": dict(inputs or {"seed": 0}),
             "run_after": bool(run_after), "overwrite": bool(overwrite)}
 
 
