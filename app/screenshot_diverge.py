@@ -6,6 +6,11 @@ Run under a real X server from a checkout, once per size and language: ``xvfb-ru
 custom step (the bundled example ``resources/custom_passes/wrong_add_to_subtract.py``: the first ``R.add`` becomes ``R.subtract``), runs it on
 the real engine, selects that step, runs the real ``diverge`` and saves the window with the coloured graph,
 the dialog's table drawn over the window's lower right (dialogs are windows of their own).
+
+``--inside`` (``debug_diverge_inside_<W>_<lang>.png``, issue 31): the reported pipeline instead —
+``builtin:mlp``, ``FuseOpsByPattern`` with the cuBLAS table (two composite calls, both bound to ``lv``), the
+wrong step, the lowering — with both calls expanded in place: the values inside them coloured, the rewritten
+``add`` ringed as first.
 """
 
 from __future__ import annotations
@@ -20,7 +25,12 @@ STEPS = ("relax.CanonicalizeBindings", "WRONG", "relax.LegalizeOps", "relax.Anno
          "relax.FuseTIR")
 
 
-def _pipeline(folder: str) -> str:
+#: ``--inside``: the pipeline of issue 31's report.
+INSIDE_STEPS = ("PATTERN", "WRONG", "relax.LegalizeOps", "relax.AnnotateTIROpPattern", "relax.FuseOps",
+                "relax.FuseTIR")
+
+
+def _pipeline(folder: str, inside: bool = False) -> str:
     """Write the pipeline file (the wrong step from the test suite's fixtures); returns its path."""
     from pipeline_model.document import PipelineDocument, Step
     from pipeline_model.fileformat import save_pipeline
@@ -28,9 +38,12 @@ def _pipeline(folder: str) -> str:
 
     wrong = resource_path("custom_passes", "wrong_add_to_subtract.py").read_text(encoding="utf-8")  # bundled example
 
-    steps = [Step("custom.python", {"source": wrong}) if s == "WRONG" else Step(s) for s in STEPS]
-    doc = PipelineDocument(name="transformer with a wrong step", model="builtin:transformer",
-                           target={"kind": "llvm"}, steps=steps)
+    pattern = Step("relax.FuseOpsByPattern", {"pattern_source": "table", "table_prefix": "cublas"})
+    steps = [Step("custom.python", {"source": wrong}) if s == "WRONG" else pattern if s == "PATTERN" else Step(s)
+             for s in (INSIDE_STEPS if inside else STEPS)]
+    doc = PipelineDocument(name="mlp, composites, a wrong step" if inside else "transformer with a wrong step",
+                           model="builtin:mlp" if inside else "builtin:transformer", target={"kind": "llvm"},
+                           steps=steps)
     path = os.path.join(folder, "diverge_demo.json")
     save_pipeline(doc, path)
     return path
@@ -76,7 +89,8 @@ def main(argv: list[str]) -> int:
     from app.screenshot_graph import _session
 
     lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
-    argv = [a for a in argv if not a.startswith("--lang=")]
+    inside = "--inside" in argv
+    argv = [a for a in argv if not a.startswith("--lang=") and a != "--inside"]
     out = argv[0] if argv else "docs/screenshots"
     size = argv[1] if len(argv) > 1 else "1920x1080"
     os.makedirs(out, exist_ok=True)
@@ -86,14 +100,17 @@ def main(argv: list[str]) -> int:
     win.ctx.consent.override = True  # the wrong step is custom code of this tool's own
     assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
     win.ctrl.undo_stack.setClean()
-    assert win.files.open_pipeline(_pipeline(os.environ["RPS_CONFIG_DIR"]), remember=False)
+    assert win.files.open_pipeline(_pipeline(os.environ["RPS_CONFIG_DIR"], inside), remember=False)
     assert wait(lambda: all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps)
                 and not win.act_stop.isEnabled(), 600_000), "run failed"
     reply = _diverge(win, wait)
     print("first diverging node:", reply.get("first_divergent"))
     width = int(size.split("x")[0])
     gv = win.graph_view
-    first = gv.first_error_node()
+    if inside:  # both composite calls expanded in place: their values coloured, the first inside ringed
+        gv.set_expanded(set(gv.expanded_groups()) | {"c:lv", "c:lv#2"})
+        assert wait(lambda: not gv.is_busy() and "lv/add" in gv.node_ids(), 30_000), "the calls did not expand"
+    first = "lv/add" if inside else gv.first_error_node()
     if first is not None and gv.node_rect(first) is not None:
         gv.resetTransform()  # zoomed out a little from where Reveal put it, so the branches around show
         scale = 0.62 if width < 1400 else 0.72
@@ -109,9 +126,14 @@ def main(argv: list[str]) -> int:
     dialog.resize(min(wide, width - 40), 250 if width < 1400 else 330)  # every column whole
     first_row = next((r for r in range(dialog.table.rowCount()) if dialog.table.item(r, 4).text()
                       and dialog.table.item(r, 0).text() == reply.get("first_divergent")), 0)
+    if inside:
+        gv.resetTransform()
+        gv.scale(0.9, 0.9)
+        gv.centerOn(gv.node_rect(first).center())
     dialog.table.scrollToItem(dialog.table.item(first_row, 0))
     settle(1200)
-    _compose(win, dialog, os.path.join(out, f"debug_diverge_{width}_{(lang or 'en').split('_')[0]}.png"))
+    name = "debug_diverge_inside" if inside else "debug_diverge"
+    _compose(win, dialog, os.path.join(out, f"{name}_{width}_{(lang or 'en').split('_')[0]}.png"))
     dialog.close()
     win.ctrl.undo_stack.setClean()
     win.close()

@@ -71,6 +71,19 @@ def test_align_says_where_the_structure_changed():
     assert got.counterpart == {"a": "a"} and got.origins == ["n"]  # b is downstream of n, not an origin
 
 
+def test_likelier_culprit_is_the_unmatched_value_the_first_diverging_one_depends_on():
+    from pipeline_model.engine.debugging.diverge_tvm import Side, likelier_culprit
+
+    before = [E("a", ("param:x",)), E("b", ("a",))]
+    after = [E("a", ("param:x",)), E("n", ("a", "param:y")), E("c", ("n", "param:y")), E("b", ("a",))]
+    got = align(after, before)
+    side = Side({}, after, "main", "instrument")
+    assert got.origins == ["n"] and "c" not in got.counterpart
+    assert likelier_culprit("c", side, got)["key"] == "n"  # c diverging is downstream of the change
+    assert likelier_culprit("b", side, got) is None  # b depends on matched values only
+    assert likelier_culprit(None, side, got) is None
+
+
 def _diverge(argv: list[str], engine) -> int:
     parser = argparse.ArgumentParser()
     diverge_cmd.add_parser(parser.add_subparsers(dest="command"))
