@@ -185,9 +185,11 @@ class ConsentService:
             items = []
         advice = tr("Run (F5) asks again; choose Trust and Run to allow it.")
         if not items:
-            return tr("Not run: its code was not allowed to run.") + " " + advice
-        return tr("Not run: you did not allow this code to run — {0}.").format("; ".join(_describe(i) for i in items)) \
-            + " " + advice
+            return tr("nothing ran: its code was not allowed to run.") + " " + advice
+        # a model file's own reason (what in it runs: a pickle's callables) is the technical why, kept as the core says it
+        what = "; ".join(_describe(i) + (f" ({i.reason})" if i.kind == consent.KIND_MODEL and i.reason else "")
+                         for i in items)
+        return tr("nothing ran: you did not allow this code to run — {0}.").format(what) + " " + advice
 
     def own_edit(self, uid: str, before: list[consent.CodeItem], after: list[consent.CodeItem]) -> None:
         """Step ``uid``'s code was edited in the app's editor: its code ``before`` and ``after`` the

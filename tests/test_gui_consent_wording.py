@@ -45,4 +45,4 @@ def test_declined_code_is_explained_in_chinese(fake_studio, qapp):
     finally:
         qapp.removeTranslator(translator)
     assert "--trust" not in error and "--trust" not in summary
-    assert "F5" in error and not error.startswith("Not run")
+    assert "F5" in error and not error.startswith("nothing ran")

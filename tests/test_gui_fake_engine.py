@@ -205,7 +205,8 @@ def test_trust_refusal_and_syntax_error_line(fake_studio, monkeypatch):
         assert qt_wait(lambda: win.step_model.result(custom.uid) is not None, 10_000)
         assert win.step_model.result(custom.uid).state == FAILED
         assert "nothing ran" in win.step_model.result(custom.uid).error
-        assert "not trusted" in win.step_model.result(custom.uid).error
+        assert "did not allow" in win.step_model.result(custom.uid).error  # the app's words (issue 33)
+        assert "--trust" not in win.step_model.result(custom.uid).error
         assert win.fake_client.calls[-1][1]["trusted_hashes"] == []
         win.ctx.consent.override = True
         win.session.run_pipeline()

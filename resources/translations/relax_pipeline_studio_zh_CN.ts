@@ -1073,7 +1073,7 @@
         <translation>{0} — 已停止；显示其输入</translation>
     </message>
     <message>
-        <location filename="../../app/consent_service.py" line="+285"/>
+        <location filename="../../app/consent_service.py" line="+287"/>
         <location filename="../../app/step_inspector.py" line="+12"/>
         <source>step {0} ({1})</source>
         <translation>步骤 {0}（{1}）</translation>
@@ -1241,23 +1241,21 @@
         <translation type="vanished">&lt;b&gt;{where}&lt;/b&gt; 含有 {count} 个带自定义 Python 代码的步骤。运行它们会以您的权限在引擎进程中执行下面的代码（它可以读写您的文件）。请仅在信任此流水线来源时运行。代码变化后会再次询问。</translation>
     </message>
     <message>
-        <location filename="../../app/consent_service.py" line="-99"/>
+        <location filename="../../app/consent_service.py" line="-101"/>
         <source>Run (F5) asks again; choose Trust and Run to allow it.</source>
         <extracomment>Largest file shown in the consent dialog (the rest is cut, and the dialog says so). The engine client&apos;s consent (``QtEngineWorker.consent``), kept equal to what was consented to. Tests/screenshots: skip the question; True consents to every item, False to none (nothing is remembered). Hashes of code the user typed in the app this session (their own code). Hashes refused this session (automatic re-runs do not ask about them again). Step uids whose code the user edited although it was never consented to (not asked on auto re-runs). Hashes consented to by ``override`` (tests): granted while it stays true, never remembered.</extracomment>
         <translation>运行（F5）时会再次询问；选择“信任并运行”即可允许。</translation>
     </message>
     <message>
-        <location line="+2"/>
         <source>Not run: its code was not allowed to run.</source>
-        <translation>未运行：其代码未获准运行。</translation>
+        <translation type="vanished">未运行：其代码未获准运行。</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>Not run: you did not allow this code to run — {0}.</source>
-        <translation>未运行：你没有允许运行这段代码 —— {0}。</translation>
+        <translation type="vanished">未运行：你没有允许运行这段代码 —— {0}。</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+42"/>
         <source>Run code from this file?</source>
         <translation>运行来自此文件的代码？</translation>
     </message>
@@ -1272,7 +1270,17 @@
         <translation>&lt;b&gt;{where}&lt;/b&gt; 将编译 {count} 组不是你自己的调优测得的调优记录：&lt;ul&gt;{lines}&lt;/ul&gt;调优记录是在你的模型上重放并编译进模型的调度；不在应用允许列表中的记录无论如何都会被拒绝。只有在你信任其来源时才使用它们。它们改变时会再次询问你。</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="-43"/>
+        <source>nothing ran: its code was not allowed to run.</source>
+        <translation>未运行：其代码未获准运行。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>nothing ran: you did not allow this code to run — {0}.</source>
+        <translation>未运行：你没有允许运行这段代码 —— {0}。</translation>
+    </message>
+    <message>
+        <location line="+56"/>
         <source>step {0}</source>
         <translation>步骤 {0}</translation>
     </message>
