@@ -44,6 +44,8 @@ KIND_PATTERN = "pattern_file"
 KIND_MODEL = "model_file"
 #: A reproducer folder's ``repro.py`` (reduce runs it on every candidate module).
 KIND_REPRO = "reproducer"
+#: A MetaSchedule tuning database the user's own tuning did not write (its schedules are compiled in).
+KIND_TUNING = "tuning_records"
 
 #: The app's own folder: code under ``resources/`` ships with the app and is trusted.
 RESOURCES_DIR = str(resource_root())
@@ -165,6 +167,16 @@ def archive_listing(item: CodeItem) -> Optional[str]:
     return "\n".join(lines)
 
 
+def tuning_listing(item: CodeItem) -> Optional[str]:
+    """What a consent dialog shows for a tuning database (:data:`KIND_TUNING`): each record's time and schedule
+    instructions, and which the allow-list refuses; ``None`` for other items."""
+    if item.kind != KIND_TUNING or not item.path:
+        return None
+    from pipeline_model.passkinds.metaschedule.records import records_listing
+
+    return records_listing(os.path.dirname(item.path))
+
+
 def reproducer_item(folder: str) -> CodeItem:
     """The ``repro.py`` of a reproducer folder as code to consent to (reduce runs it on each candidate)."""
     path = os.path.join(folder, "repro.py")
@@ -202,10 +214,29 @@ def step_items(steps: Iterable[dict[str, Any]], base_dir: Optional[str]) -> list
     return items
 
 
-def code_items(model: str, base_dir: Optional[str], steps: Iterable[dict[str, Any]]) -> list[CodeItem]:
-    """Everything a run of ``model`` with ``steps`` would execute that did not ship with the app."""
+def tuning_items(steps: Iterable[dict[str, Any]], work_dir: Optional[str], base_dir: Optional[str]) -> list[CodeItem]:
+    """The tuning databases the MetaSchedule steps would read that hold records the user's own tuning did not
+    write (a pipeline folder's ``NAME.tuning/``, a folder a step points at;
+    :func:`pipeline_model.passkinds.metaschedule.records.foreign_databases`), hashed by content: a tuning record
+    is a schedule compiled into the model."""
+    from pipeline_model.passkinds.metaschedule.records import DATABASE_FILES, foreign_databases
+
+    items = []
+    for index, folder, digest, problem in foreign_databases(list(steps), work_dir, base_dir):
+        items.append(CodeItem(KIND_TUNING, f"tuning database {folder}", os.path.join(folder, DATABASE_FILES[1]),
+                              digest, index, problem or "holds tuning records your own tuning did not measure "
+                              "(their schedules are compiled into the model)"))
+    return items
+
+
+def code_items(model: str, base_dir: Optional[str], steps: Iterable[dict[str, Any]],
+               work_dir: Optional[str] = None) -> list[CodeItem]:
+    """Everything a run of ``model`` with ``steps`` would execute that did not ship with the app; with the run's
+    tuning ``work_dir``, also the tuning databases of :func:`tuning_items`."""
+    steps = list(steps)
     item = model_item(model, base_dir)
-    return ([item] if item is not None else []) + step_items(steps, base_dir)
+    records = tuning_items(steps, work_dir, base_dir) if work_dir else []
+    return ([item] if item is not None else []) + step_items(steps, base_dir) + records
 
 
 def request_trusts_all(args: dict[str, Any]) -> bool:

@@ -17,7 +17,7 @@ import pytest
 
 from pipeline_model import emit
 from pipeline_model.document import PipelineDocument, Step
-from pipeline_model.export import export_script
+from pipeline_model.export import MARKER, export_script
 from pipeline_model.fileformat import load_pipeline
 from pipeline_model.passkinds.metaschedule import script, script_measure
 from pipeline_model.passkinds.metaschedule.config import (
@@ -31,7 +31,7 @@ from pipeline_model.passkinds.metaschedule.config import (
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PIPES = os.path.join(ROOT, "resources", "pipelines")
-HELPERS_MARK = "# ---- helpers (same code as the engine's) ----"
+HELPERS_MARK = MARKER  # the full script's helpers follow apply_steps, after this marker
 
 
 def _write(path: str, text: str) -> None:
@@ -56,8 +56,8 @@ def _tuning_doc(pass_id: str, params: dict[str, Any]) -> PipelineDocument:
 def _helpers_namespace(source: str) -> dict[str, Any]:
     """The exported script's helper section and its ``scriptlib/files.py`` section (the writer the manifest uses),
     executed on their own (TVM-free at import, like script.py)."""
-    start = source.index(HELPERS_MARK)
-    end = source.index("\ndef apply_steps(", start)
+    start = source.index(HELPERS_MARK) + len(HELPERS_MARK)  # the code below apply_steps, up to scriptlib's
+    end = source.index("\n# ---- scriptlib/", start)
     files_start = source.index("# ---- scriptlib/files.py")
     files_end = source.index("\ndef main(", files_start)
     namespace: dict[str, Any] = {"__name__": "exported_helpers"}
@@ -118,8 +118,10 @@ def test_exported_retune_never_deletes_a_database_it_did_not_write(tmp_path):
     source = export_script(_tuning_doc(TUNE_IRMOD, {"retune": True}), work_dir=work)
     ns = _helpers_namespace(source)
     ns["register_tuning_functions"] = lambda tir, relax: None
-    with pytest.raises(ValueError, match="database_workload.json .* was not written by this app"):
+    # The script ends with one line (a SystemExit carrying the message, no traceback).
+    with pytest.raises(SystemExit, match="^error: re-tune: database_workload.json .* was not written by this app") as exc:
         ns["install_meta_schedule_cpu"](work, _exported_options(source))
+    assert "\n" not in str(exc.value.code)
     for path, text in user.items():
         assert _read(path) == text
     # The engine's copy (script.py, which the engine calls) follows the same rule.

@@ -273,12 +273,13 @@ def test_a_record_whose_trace_does_not_replay_on_the_workload_is_never_copied(tm
     # read again once they change.
     opened = []
     real = ms.database.JSONDatabase
+    read = script.checked_memory_database  # the user database is read with limits, into memory
 
-    def counting(*args, **kwargs):
-        opened.append(kwargs.get("work_dir"))
-        return real(*args, **kwargs)
+    def counting(folder, warn):
+        opened.append(folder)
+        return read(folder, warn)
 
-    monkeypatch.setattr(ms.database, "JSONDatabase", counting)
+    monkeypatch.setattr(script, "checked_memory_database", counting)
     script.open_user_database.__dict__.pop("cache", None)
     for _ in range(3):
         assert script.import_user_records(str(db), work2, tvm.IRModule({"main": first}), target) == 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,9 @@ import pytest
 # processes inherit it): tests must not read or fill the user's database, and a workload tuned by one test
 # must not turn another test's tuning into a look-up. Tests of the database point it at their own folder.
 os.environ.setdefault("RPS_TUNING_DB_DIR", "off")
+# The list of the user's own tuning databases (tuning records need no consent there) lives in the config folder:
+# a session folder of its own, so tests never read or write the user's.
+os.environ.setdefault("RPS_CONFIG_DIR", tempfile.mkdtemp(prefix="rps-test-config-"))
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TUNING_PIPELINE = os.path.join(ROOT, "resources", "pipelines", "tuning_mlp_cpu.json")

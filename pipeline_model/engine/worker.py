@@ -120,11 +120,12 @@ def handle_run(args: dict, ctx: WorkerContext) -> dict:
     (every step not run), each message naming the file and why."""
     from pipeline_model import consent
     from pipeline_model.engine import runner
+    from pipeline_model.work_dirs import run_work_dir
 
     steps = list(args.get("steps") or [])
     until = args.get("until")
     considered = [s for i, s in enumerate(steps) if until is None or not isinstance(until, int) or i <= until]
-    items = consent.code_items(str(args.get("model") or ""), args.get("base_dir"), considered)
+    items = consent.code_items(str(args.get("model") or ""), args.get("base_dir"), considered, run_work_dir(args))
     # A file that cannot be read safely (FIFO, device, too big) is refused even with trust_all.
     missing = [i for i in items if not i.sha256 and i.kind != consent.KIND_CUSTOM] or ctx.missing_consent(items)
     if missing:

@@ -196,11 +196,18 @@ class MetaScheduleKind(PassKind):
         """A tuning step is preceded by ``install_meta_schedule_cpu(work_dir, options)`` (the helpers of
         :mod:`.script` are copied into the script; ``options``: :func:`.config.script_options`, every
         default filled in), so TVM's own pass measures real candidates on a CPU."""
-        if pass_id not in TUNING_IDS:
-            return super().export_step(pass_id, params, expr, index=index, label=label)
         from pipeline_model.passkinds.metaschedule import script
         from pipeline_model.passkinds.metaschedule.config import TuningConfigError, script_options
 
+        if pass_id not in TUNING_IDS:  # the apply step: the work folder's lines checked before TVM reads them
+            piece = ExportPiece(helpers=[script.constants_source(), *map(emit.helper_source, script.SCRIPT_HELPERS)])
+            wd = params.get("work_dir")
+            piece.lines.append(f"check_work_dir({emit.render(emit.Lit(emit.check_literal(wd)) if wd else emit.Ref('work_dir'))})")
+            rest = super().export_step(pass_id, params, expr, index=index, label=label)
+            piece.helpers.extend(rest.helpers)
+            piece.imports.extend(rest.imports)
+            piece.lines.extend(rest.lines)
+            return piece
         try:
             options = script_options(params, where=label)
         except TuningConfigError as exc:

@@ -43,6 +43,19 @@ def _install_overrides() -> None:
 _install_overrides()
 
 
+def _check_records_consent(ctx: "WorkerContext", work_dir: str) -> None:
+    """Tuning records the user's own tuning did not write are code: tuning in their folder needs consent
+    (:func:`pipeline_model.consent.tuning_items`); a database file that cannot be read safely is refused."""
+    from pipeline_model import consent
+    from pipeline_model.engine.context import ConsentError
+    from pipeline_model.passkinds.metaschedule.config import TUNE_IRMOD
+
+    items = consent.tuning_items([{"pass": TUNE_IRMOD, "params": {}}], work_dir, None)
+    missing = [i for i in items if not i.sha256] or ctx.missing_consent(items)
+    if missing:
+        raise ConsentError(consent.refusal_message(missing), missing)
+
+
 @handler("tune")
 def handle_tune(args: dict, ctx: WorkerContext) -> dict:
     """Tune a module with MetaSchedule (see the module docstring for arguments and events)."""
@@ -53,6 +66,7 @@ def handle_tune(args: dict, ctx: WorkerContext) -> dict:
     from pipeline_model.passkinds.metaschedule.builder_tvm import check_rpc_tracker
     from pipeline_model.passkinds.metaschedule.config import TuningConfig, resolve_work_dir
     from pipeline_model.work_dirs import run_work_dir
+    from pipeline_model.passkinds.metaschedule.records import remember_own_database
     from pipeline_model.passkinds.metaschedule.tasks_tvm import apply_database, tune_module
 
     from pipeline_model.scriptlib.host import native_target
@@ -80,18 +94,22 @@ def handle_tune(args: dict, ctx: WorkerContext) -> dict:
         raise ValueError("tune needs 'key' (a cached snapshot) or 'model'")
     default = run_work_dir({**args, "target": target})  # where tuning writes: the rule runs use too
     work_dir = resolve_work_dir(config.work_dir, default, args.get("base_dir"))
+    _check_records_consent(ctx, work_dir)
     if config.runner == "rpc":
         check_rpc_tracker(config)
 
     def on_progress(progress: Any) -> None:
         ctx.emit("tuning_progress", progress.to_json())
 
-    summary = tune_module(
-        mod, target, work_dir, config.max_trials_global, config.max_trials_per_task, config.cost_model,
-        runner_config=config, on_progress=on_progress,
-        should_stop=lambda: ctx.cancelled() or ctx.stop_tuning_requested(),
-        op_names=config.op_names or None,
-    )
+    try:
+        summary = tune_module(
+            mod, target, work_dir, config.max_trials_global, config.max_trials_per_task, config.cost_model,
+            runner_config=config, on_progress=on_progress,
+            should_stop=lambda: ctx.cancelled() or ctx.stop_tuning_requested(),
+            op_names=config.op_names or None,
+        )
+    finally:
+        remember_own_database(work_dir)  # what this tuning wrote there is the user's own
     if args.get("apply", True):
         tuned, info = apply_database(mod, target, work_dir)
         digest = hashlib.sha256(json.dumps([source, target, work_dir, summary["done"]], default=str).encode())

@@ -24,6 +24,7 @@ from pipeline_model.passkinds.metaschedule.config import (
     tuning_mode,
 )
 from pipeline_model.passkinds.metaschedule.overrides_tvm import func_id, tuning_session
+from pipeline_model.passkinds.metaschedule.records import remember_own_database
 from pipeline_model.passkinds.metaschedule.script import TuningConfigError, track_work_dir, wipe_work_dir
 from pipeline_model.passkinds.metaschedule.session_tvm import StopFn, TuningSession
 from pipeline_model.passkinds.metaschedule.tasks_tvm import apply_database
@@ -100,6 +101,7 @@ def make_tuning_pass(
             return _tune_step(session, mod)
         finally:
             session.close()  # the step's build and measure workers
+            remember_own_database(work_dir)  # the run had consent for what was there; the rest it measured
 
     def _tune_step(session, mod):
         _prepare_session(session, mod, mode, work_dir, targeted, profile_fn)
@@ -144,8 +146,13 @@ def _apply_step(pass_id: str, work_dir: str, tgt: Any, emit: Optional[EmitFn],
                 report["apply_database"] = {"applied": [], "missing": [], "work_dir": work_dir,
                                             "warning": message}
             return mod
-        new_mod, info = apply_database(mod, tgt, work_dir)
+        warnings: list[str] = []
+        new_mod, info = apply_database(mod, tgt, work_dir, warnings.append)
         info["work_dir"] = work_dir
+        if warnings:  # lines of the database skipped (too long, too deep, not JSON, refused by the allow-list)
+            info["warnings"] = warnings
+            for message in warnings if emit is not None else ():
+                emit("warning", {"pass_id": pass_id, "message": message})
         if report is not None:
             report["apply_database"] = info
         return new_mod

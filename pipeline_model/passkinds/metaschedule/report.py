@@ -38,7 +38,15 @@ def tuning_html(value: Any, _target: dict, _error_css: str) -> str:
     return (f"<p><b>MetaSchedule</b>: {esc(summary)}; {database} <code>{esc(value.get('work_dir', ''))}</code></p>"
             f"<table>{rows}</table>" + sources_html(tasks, value.get("user_database"))
             + seeds_html(value.get("seeds")) + budget_html(value.get("budget")) + focus_html(value.get("focus"))
-            + best_html(value.get("best")))
+            + best_html(value.get("best")) + skipped_lines_html(value.get("warnings")))
+
+
+def skipped_lines_html(warnings: Any) -> str:
+    """The database lines a step skipped when it read them (file, line, why), as a list."""
+    if not isinstance(warnings, list) or not warnings:
+        return ""
+    title = esc(translate("StepReport", "Tuning database lines skipped"))
+    return f"<p><b>{title}</b></p><ul>" + "".join(f"<li>{esc(w)}</li>" for w in warnings) + "</ul>"
 
 
 def seed_counts(seeds: Any) -> dict[str, int]:
@@ -180,6 +188,6 @@ def apply_database_html(value: Any, _target: dict, _error_css: str) -> str:
     title = esc(translate("StepReport", "Tuned schedules applied"))
     text = translate("StepReport", "to {0} PrimFunc(s); none found for {1}").format(len(ok), len(missing))
     listed = f": {esc(', '.join(map(str, missing[:12])))}" if missing else ""
-    return f"<p><b>{title}</b> {esc(text)}{listed}</p>"
+    return f"<p><b>{title}</b> {esc(text)}{listed}</p>" + skipped_lines_html(value.get("warnings"))
 
 

@@ -36,6 +36,15 @@ from pipeline_model.passkinds.metaschedule.script_measure import (  # copied int
     search_strategy,
     tuning_cores,
 )
+from pipeline_model.passkinds.metaschedule.script_records import (  # copied into exported scripts before these
+    RECORD_HELPERS,
+    TuningConfigError,
+    check_database_folder,
+    checked_memory_database,
+    records_constants_source,
+    trace_problem,
+    unloadable_records,
+)
 from pipeline_model.scriptlib.files import replace_file  # every exported script holds scriptlib/files.py
 from pipeline_model.work_dirs import user_tuning_database_dir  # copied into exported tuning scripts
 
@@ -50,10 +59,6 @@ MANIFEST_FORMAT = "relax-pipeline-studio.tuning-manifest"
 MANIFEST_MAX_BYTES = 16 * 1024 * 1024
 #: Folders of a work directory the tracker looks into (MetaSchedule writes its task logs to ``logs/``).
 TRACKED_DIRS = ("", "logs")
-
-
-class TuningConfigError(ValueError):
-    """A tuning parameter has a bad value, or a work directory cannot be re-tuned; the message says which."""
 
 
 # ---- target ------------------------------------------------------------------------------------
@@ -295,52 +300,27 @@ def _replays(trace, mod):
     return True
 
 
-def unloadable_records(work_dir, limit=3):
-    """``[(line, reason)]`` of the first ``limit`` records in ``work_dir``'s ``database_tuning_record.json`` that
-    do not load (a trace that does not replay on the workload it is filed under, a line that is not a record), or
-    ``[]``. Reads the files as MetaSchedule's JSON database does, record by record, to say which line is wrong."""
-    import json
+def check_work_database(work_dir, warn=print):
+    """The lines of the tuning work folder ``work_dir``'s database checked before TVM reads it
+    (``check_database_folder``: ``warn`` gets each line removed from the app's own files); a bad line in a file the
+    app did not write raises :class:`TuningConfigError` naming the file and the line."""
+    _removed, refusal = check_database_folder(str(work_dir), warn, read_manifest(str(work_dir)))
+    if refusal:
+        raise TuningConfigError(refusal)
+
+
+def open_work_database(work_dir, warn=print):
+    """MetaSchedule's JSON database of the tuning work folder ``work_dir`` (created when missing), its lines checked
+    first (:func:`check_database_folder`: ``warn`` gets one sentence per line removed from the app's files; a bad
+    line in a file the app did not write raises :class:`TuningConfigError`). One that does not load raises
+    :class:`TuningConfigError` naming the file, the line and what to do (MetaSchedule's own error is
+    ``parallel_for_dynamic error with (not rendered)``): an earlier version of the app could copy a record from
+    the user database onto a workload it only looks like (``_replays``)."""
     import os
 
     from tvm.s_tir import meta_schedule as ms
 
-    workloads = []
-    with open(os.path.join(work_dir, DATABASE_FILES[0]), encoding="utf-8") as fh:
-        for text in fh:
-            if text.strip():
-                try:
-                    workloads.append(ms.database.Workload.from_json(json.loads(text)))
-                except Exception:  # noqa: BLE001 - a workload that does not load is reported through its records
-                    workloads.append(None)
-    bad = []
-    with open(os.path.join(work_dir, DATABASE_FILES[1]), encoding="utf-8") as fh:
-        for number, text in enumerate(fh, 1):
-            if not text.strip():
-                continue
-            try:
-                index, record = json.loads(text)
-                workload = workloads[int(index)]
-                if workload is None:
-                    raise ValueError(f"its workload (line {int(index) + 1} of {DATABASE_FILES[0]}) does not load")
-                ms.database.TuningRecord.from_json(record, workload)
-            except Exception as exc:  # noqa: BLE001 - what is wrong with this line, in a few words
-                why = str(exc).strip().splitlines()[-1:] or ["?"]
-                bad.append((number, "its schedule does not replay on its workload" if "not rendered" in why[0]
-                            or "parallel_for" in why[0] else why[0][:160]))
-                if len(bad) >= limit:
-                    break
-    return bad
-
-
-def open_work_database(work_dir):
-    """MetaSchedule's JSON database of the tuning work folder ``work_dir`` (created when missing). One that does
-    not load raises :class:`TuningConfigError` naming the file, the line and what to do (MetaSchedule's own error
-    is ``parallel_for_dynamic error with (not rendered)``): an earlier version of the app could copy a record from
-    the user database onto a workload it only looks like (:func:`_replays`)."""
-    import os
-
-    from tvm.s_tir import meta_schedule as ms
-
+    check_work_database(work_dir, warn)
     try:
         return ms.database.JSONDatabase(work_dir=str(work_dir), module_equality="structural")
     except Exception as exc:  # noqa: BLE001 - said with the file and the line
@@ -350,17 +330,42 @@ def open_work_database(work_dir):
             bad = []
         if not bad:
             raise
-        path = os.path.join(str(work_dir), DATABASE_FILES[1])
+        path = os.path.join(str(work_dir), "database_tuning_record.json")
         lines = "; ".join(f"line {n}: {why}" for n, why in bad)
         raise TuningConfigError(
             f"the tuning database {path} does not load ({lines}). Turn on 'retune' for this step to start the "
             "work folder afresh (only the files the app wrote there are removed), or delete that line") from exc
 
 
-def _user_db_records(database, mod, target, top_k):
+def held_traces(database, mods):
+    """The JSON of every trace ``database`` holds for the workloads ``mods`` (taken before tuning: what the user
+    database must not receive from this run, :func:`commit_user_records`)."""
+    held = set()
+    for mod in mods:
+        if database.has_workload(mod):
+            held.update(str(r.trace.as_json()) for r in database.get_top_k(database.commit_workload(mod), 1 << 20))
+    return held
+
+
+def check_work_dir(work_dir):
+    """Exported scripts only: check the work folder's database before TVM reads it (``check_database_folder``:
+    bad lines of the files the script or the app wrote are removed, each printed); one the script may not
+    change ends the script with that one line (a ``SystemExit``, no traceback)."""
+    import os
+
+    if not any(os.path.exists(os.path.join(str(work_dir), name)) for name in DATABASE_FILES):
+        return
+    _removed, refusal = check_database_folder(str(work_dir), lambda text: print("warning: " + text),
+                                              read_manifest(str(work_dir)))
+    if refusal:
+        raise SystemExit("error: " + refusal)
+
+
+def _user_db_records(database, mod, target, top_k, known=()):
     """The valid records of workload ``mod`` for ``target`` in ``database``, best first (at most ``top_k``);
     never a seed of the app's own schedule (:func:`is_search_record`: the user database holds tuned results),
-    never a trace that does not replay on ``mod`` (:func:`_replays`)."""
+    never a trace the allow-list refuses (``trace_problem``), that does not replay on ``mod`` (:func:`_replays`)
+    or whose JSON is in ``known`` (records the database held before this run measured its own)."""
     if not database.has_workload(mod):
         return []
     import json
@@ -375,7 +380,9 @@ def _user_db_records(database, mod, target, top_k):
         if rec.target is None or key(rec.target) != wanted or not rec.run_secs or not is_search_record(rec):
             continue
         secs = [float(x) for x in rec.run_secs]
-        if sum(secs) / len(secs) >= 1e9 or not _replays(rec.trace, mod):
+        if sum(secs) / len(secs) >= 1e9 or trace_problem(rec.trace) or not _replays(rec.trace, mod):
+            continue
+        if known and str(rec.trace.as_json()) in known:
             continue
         out.append(rec)
         if len(out) >= int(top_k):
@@ -396,20 +403,20 @@ def _copy_records(records, database, mod):
         # A trace names blocks; filed under a workload it does not replay on, it makes the database fail to load
         # ("parallel_for_dynamic error") for every later run (seen: a Llama tuned after the other bench models
         # was handed records naming "lv67_red" for its "lv99_red").
-        if str(rec.trace.as_json()) in have or not _replays(rec.trace, workload.mod):
+        if str(rec.trace.as_json()) in have or trace_problem(rec.trace) or not _replays(rec.trace, workload.mod):
             continue
         database.commit_tuning_record(TuningRecord(rec.trace, workload, rec.run_secs, rec.target, rec.args_info))
         added += 1
     return added
 
 
-def open_user_database(db_dir):
+def open_user_database(db_dir, warn=print):
     """The user tuning database in ``db_dir``, read once while its files stay the same (opening it parses every
     record: 1.7 s for the ~600 records the full bench leaves, and a step looks each of its PrimFuncs up in it — a
-    38-function Llama spent most of a minute of its tuning budget re-reading it). Raises what MetaSchedule raises."""
+    38-function Llama spent most of a minute of its tuning budget re-reading it). Read with limits and the
+    allow-list into memory (``checked_memory_database``): ``warn`` gets one sentence per line skipped, the other
+    records are kept; TVM never parses the files themselves. Raises ``OSError`` for a file that is not regular."""
     import os
-
-    from tvm.s_tir import meta_schedule as ms
 
     stamp = tuple((st.st_mtime_ns, st.st_size, st.st_ino)
                   for st in (os.stat(os.path.join(db_dir, name)) for name in DATABASE_FILES))
@@ -417,16 +424,17 @@ def open_user_database(db_dir):
     held = cache.get(db_dir)
     if held is not None and held[0] == stamp:
         return held[1]
-    user = ms.database.JSONDatabase(work_dir=db_dir, module_equality="structural", allow_missing=False)
+    user = checked_memory_database(db_dir, warn)
     cache.clear()  # one user database at a time
     cache[db_dir] = (stamp, user)
     return user
 
 
-def import_user_records(db_dir, database, mod, target):
+def import_user_records(db_dir, database, mod, target, warn=print):
     """Copy the user database's best records of workload ``mod`` (a one-PrimFunc module, as MetaSchedule
     tunes it) for ``target`` into ``database`` (the work directory's); returns how many records it has for
-    it (0: not there, or the user database is off or refused — then nothing is read)."""
+    it (0: not there, or the user database is off or refused — then nothing is read). ``warn``: lines of the
+    user database skipped when it is read (:func:`open_user_database`)."""
     import os
 
     if not db_dir or user_database_problem(db_dir, False) is not None:
@@ -434,7 +442,7 @@ def import_user_records(db_dir, database, mod, target):
     if not os.path.isfile(os.path.join(db_dir, DATABASE_FILES[1])):
         return 0
     try:
-        user = open_user_database(db_dir)
+        user = open_user_database(db_dir, warn)
         records = _user_db_records(user, mod, target, USER_DB_TOP_K)
     except Exception:  # noqa: BLE001 - a damaged user database is not used; the task is tuned instead
         return 0
@@ -443,10 +451,13 @@ def import_user_records(db_dir, database, mod, target):
     return len(records)
 
 
-def commit_user_records(db_dir, database, mods, target):
+def commit_user_records(db_dir, database, mods, target, known=(), warn=print):
     """Add ``database``'s best records (:data:`USER_DB_TOP_K`) of each module in ``mods`` for ``target`` to
-    the user database (created when missing; files recorded in its manifest). Returns ``(added, problem)``:
-    records added and, when the folder is refused, why (nothing written then)."""
+    the user database (created when missing; files recorded in its manifest) — only records this run measured:
+    never one whose trace JSON is in ``known`` (what the work folder held before tuning: records a pipeline
+    folder brought, records copied in from the user database). Its lines are checked first
+    (``check_database_folder``; ``warn`` gets the lines removed). Returns ``(added, problem)``: records added and,
+    when the folder is refused, why (nothing written then)."""
     import fcntl
     import os
 
@@ -455,7 +466,7 @@ def commit_user_records(db_dir, database, mods, target):
     problem = user_database_problem(db_dir, True)
     if problem is not None:
         return 0, problem
-    picked = [(m, _user_db_records(database, m, target, USER_DB_TOP_K)) for m in mods]
+    picked = [(m, _user_db_records(database, m, target, USER_DB_TOP_K, set(known))) for m in mods]
     picked = [(m, r) for m, r in picked if r]
     if not picked:
         return 0, None
@@ -465,6 +476,9 @@ def commit_user_records(db_dir, database, mods, target):
         lock = os.open(os.path.join(db_dir, USER_DB_LOCK), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX)
+            _removed, refusal = check_database_folder(db_dir, warn, read_manifest(db_dir))
+            if refusal:
+                return 0, refusal
             user = ms.database.JSONDatabase(work_dir=db_dir, module_equality="structural")
             for mod, records in picked:
                 added += _copy_records(records, user, mod)
@@ -508,7 +522,11 @@ def install_meta_schedule_cpu(work_dir, options):
     from tvm.s_tir.meta_schedule.tune_context import _normalize_mod
 
     if options["retune"]:
-        wipe_work_dir(str(work_dir))
+        try:
+            wipe_work_dir(str(work_dir))
+        except TuningConfigError as exc:  # a database the script did not write: one line, no traceback
+            raise SystemExit(f"error: {exc}") from None
+    check_work_dir(work_dir)
     per_iter = int(options["num_trials_per_iter"])
     population = int(options["search_population"])
     cost_model = str(options["cost_model"])
@@ -532,13 +550,14 @@ def install_meta_schedule_cpu(work_dir, options):
             if shared and not options["retune"] and import_user_records(shared, database, task, target):
                 print("from the user tuning database (no trials): " + str(mod.get_global_vars()[0].name_hint))
                 return mod
+            known = held_traces(database, [task])
             tir_integration.tune_tir(
                 mod, target, str(work_dir), int(max_trials_global), num_trials_per_iter=per_iter,
                 builder=builder, runner=runner, cost_model=cost_model, strategy=search_strategy(population),
                 task_scheduler="round-robin", seed=seed, space=space, database=database,
             )
         if shared:
-            commit_user_records(shared, database, [task], target)
+            commit_user_records(shared, database, [task], target, known)
         return mod
 
     def tune_relax(mod, params, target, work_dir, max_trials_global, max_trials_per_task=None, op_names=None,
@@ -743,18 +762,18 @@ def targeted_tuning_pass(tune_tir, work_dir, settings, max_trials_global, schedu
 SCRIPT_CONSTANTS = ("STATE_FILE", "DATABASE_FILES", "MANIFEST_FILE", "MANIFEST_FORMAT", "MANIFEST_MAX_BYTES",
                     "TRACKED_DIRS", "USER_DB_TOP_K", "USER_DB_LOCK")
 #: Helpers an exported script with a MetaSchedule tuning step needs (in this order).
-SCRIPT_HELPERS = (*MEASURE_HELPERS, TuningConfigError, meta_schedule_target, load_tensor_intrinsics,
+SCRIPT_HELPERS = (*MEASURE_HELPERS, *RECORD_HELPERS, meta_schedule_target, load_tensor_intrinsics,
                   manifest_entry_path, read_manifest,
                   write_manifest, work_dir_files, track_work_dir, wipe_work_dir, user_tuning_database_dir,
-                  user_database_problem, is_search_record, _replays, unloadable_records, open_work_database,
-                  _user_db_records, _copy_records, open_user_database, import_user_records,
-                  commit_user_records,
-                  register_tuning_functions, install_meta_schedule_cpu)
+                  user_database_problem, is_search_record, _replays, check_work_database, open_work_database,
+                  held_traces, check_work_dir, _user_db_records, _copy_records, open_user_database,
+                  import_user_records, commit_user_records, register_tuning_functions, install_meta_schedule_cpu)
 #: Helpers a targeted ``MetaScheduleTuneTIR`` step needs besides :data:`SCRIPT_HELPERS` (in this order).
 TARGETED_HELPERS = (choose_tuning_functions, allocate_trials, plan_targeted_tuning, load_schedule_fn,
                     profile_prim_funcs, targeted_tuning_pass)
 
 
 def constants_source():
-    """The assignments of :data:`SCRIPT_CONSTANTS`, for an exported script."""
-    return "".join(f"{name} = {globals()[name]!r}\n" for name in SCRIPT_CONSTANTS)
+    """The assignments of :data:`SCRIPT_CONSTANTS` and of the record limits and allow-list (``RECORD_CONSTANTS``
+    of :mod:`.script_records`), for an exported script."""
+    return "".join(f"{name} = {globals()[name]!r}\n" for name in SCRIPT_CONSTANTS) + records_constants_source()

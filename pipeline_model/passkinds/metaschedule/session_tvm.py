@@ -61,6 +61,7 @@ class TuningSession:
         self.progress = TuningProgress(pass_id=pass_id, runner=self.config.runner)
         self.stopped = False
         self.errors: list[str] = []
+        self.warnings: list[str] = []  # database lines skipped when read (file, line, why)
         self.started = time.perf_counter()
         self.task_names: list[str] = []  # task id -> name, for the tune call in flight
         self.name_of_func: dict[int, str] = {}  # id(PrimFunc body) -> name (for the tune_tir override)
@@ -110,6 +111,11 @@ class TuningSession:
         """True when the user (or a cancelled run) ended tuning, not the time budget's deadline."""
         return self.stopped and not self.deadline_hit
 
+    def warn(self, message: str) -> None:
+        """Note a database line skipped when read (shown in the step's report; at most 50 kept)."""
+        if message not in self.warnings and len(self.warnings) < 50:
+            self.warnings.append(message)
+
     def emit(self) -> None:
         """Send the current progress to ``on_progress``."""
         if self.progress.finished:
@@ -156,6 +162,7 @@ class TuningSession:
         data = self.progress.to_json()
         data["measured"] = self.measured_ok
         data["errors"] = list(self.errors)
+        data["warnings"] = list(self.warnings)
         data["config"] = self.config.to_json()
         data["user_database"] = dict(self.user_db)
         return data

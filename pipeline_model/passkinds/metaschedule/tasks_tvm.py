@@ -27,7 +27,9 @@ from pipeline_model.passkinds.metaschedule.config import TuningConfig, has_datab
 from pipeline_model.passkinds.metaschedule.script import (
     STATE_FILE,
     TuningConfigError,
+    check_work_database,
     commit_user_records,
+    held_traces,
     import_user_records,
     open_work_database,
     track_work_dir,
@@ -104,11 +106,11 @@ def _task_loggers(work_dir: str, names: list[str]) -> list:
             global_logger.addHandler(h)
 
 
-def _open_database(work_dir: str, retune: bool):
+def _open_database(work_dir: str, retune: bool, warn: Any = print):
     os.makedirs(work_dir, exist_ok=True)
     if retune:
         wipe_work_dir(work_dir)
-    return open_work_database(work_dir)
+    return open_work_database(work_dir, warn)
 
 
 def run_task_modules(session: TuningSession, named: list, target: Target, work_dir: str, *rest: Any) -> None:
@@ -130,7 +132,7 @@ def _run_tasks_untracked(
     file marks as tuned with at least this budget; updates ``session`` and the state file."""
     config = session.config
     user_db = _user_db_dir(session)
-    database = _open_database(work_dir, config.retune)
+    database = _open_database(work_dir, config.retune, session.warn)
     state = _load_state(work_dir)
     budget = max_trials_per_task or max_trials_global
     todo = _tasks_to_tune(session, database, state, named, target, budget, user_db, work_dir)
@@ -141,6 +143,8 @@ def _run_tasks_untracked(
     if not todo or session.should_stop() or session.import_only:
         return
     from tvm.s_tir.meta_schedule.utils import fork_seed
+
+    known = held_traces(database, [t[1] for t in todo])  # never sent on to the user database: not measured here
 
     num_threads = int(target.attrs.get("num-cores", 0) or tuning_cores()) if target.kind.name == "llvm" else "physical"
     contexts = []
@@ -197,7 +201,7 @@ def _run_tasks_untracked(
         state[key] = {"name": name, "budget": spent, "records": count, "complete": complete}
     _save_state(work_dir, state)
     if user_db:
-        added, problem = commit_user_records(user_db, database, [t[1] for t in todo], target)
+        added, problem = commit_user_records(user_db, database, [t[1] for t in todo], target, known, session.warn)
         session.user_db["added"] = int(session.user_db.get("added") or 0) + added
         session.user_db["problem"] = problem or session.user_db.get("problem")
     for name, mod, _w in named:
@@ -229,7 +233,7 @@ def _tasks_to_tune(session: TuningSession, database, state: dict[str, Any], name
             reused = ""
             if prior.get("complete") and int(prior.get("budget", 0)) >= budget:
                 reused, task.source = "skipped", prior.get("source") or "work dir"
-            elif not prior and user_db and not (session.config.retune or session.retuned) and import_user_records(user_db, database, mod, target):
+            elif not prior and user_db and not (session.config.retune or session.retuned) and import_user_records(user_db, database, mod, target, session.warn):
                 reused, task.source = "from user database", "user database"
                 session.user_db["imported"] = [*session.user_db.get("imported", []), name]
                 state[key] = {"name": name, "budget": budget, "complete": True, "source": "user database"}
@@ -352,15 +356,18 @@ def tune_module_in_session(session, mod, target, work_dir, params=None, op_names
     return session.summary()
 
 
-def apply_database(mod: tvm.IRModule, target: Any, work_dir: str) -> tuple[tvm.IRModule, dict[str, Any]]:
-    """Apply ``work_dir``'s best schedules (``MetaScheduleApplyDatabase``); returns the module and a
-    report ``{"applied": [names], "missing": [names]}``. Raises ``TuningConfigError`` when there is
-    no database."""
+def apply_database(mod: tvm.IRModule, target: Any, work_dir: str,
+                   warn: Any = print) -> tuple[tvm.IRModule, dict[str, Any]]:
+    """Apply ``work_dir``'s best schedules (``MetaScheduleApplyDatabase``) once its lines are checked
+    (``check_work_database``: ``warn`` gets each line removed); returns the module and a report
+    ``{"applied": [names], "missing": [names]}``. Raises ``TuningConfigError`` when there is no database
+    or a line of a file the app did not write is refused."""
     if not has_database(work_dir):
         raise TuningConfigError(
             f"no tuning database in {work_dir}: run a MetaSchedule tuning step (or the 'tune' command) first"
         )
     target = tuning_target(target)
+    check_work_database(work_dir, warn)  # its lines checked (limits, allow-list) before TVM reads the folder
     with target:
         apply_pass = relax.transform.MetaScheduleApplyDatabase(work_dir=work_dir)
     with tvm.transform.PassContext(opt_level=3):
