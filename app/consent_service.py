@@ -46,7 +46,7 @@ def document_items(doc: PipelineDocument, until: Optional[int] = None) -> list[c
 
     args = run_args(doc, until=until)
     steps = [s for i, s in enumerate(args["steps"]) if until is None or i <= until]
-    return consent.code_items(str(args["model"] or ""), args["base_dir"], steps)
+    return consent.code_items(str(args["model"] or ""), args["base_dir"], steps, args.get("work_dir"))
 
 
 def item_code(item: consent.CodeItem, doc: Optional[PipelineDocument] = None) -> str:
@@ -61,7 +61,7 @@ def item_code(item: consent.CodeItem, doc: Optional[PipelineDocument] = None) ->
                 if ref.path is None:
                     return ref.read()
         return ""
-    listing = consent.archive_listing(item)  # an archive has no source: what its pickles would run
+    listing = consent.archive_listing(item) or consent.tuning_listing(item)  # no source: what would run
     if listing is not None:
         return listing
     try:
@@ -227,13 +227,17 @@ class ConsentDialog(QDialog):
         self.items = list(items)
         self.setWindowTitle(tr("Run code from this file?"))
         lines = "".join(f"<li>{html.escape(_describe(item))}</li>" for item in items)
-        intro = QLabel(
-            tr("<b>{where}</b> would run {count} piece(s) of Python code that did not ship with the app:"
-               "<ul>{lines}</ul>Running it executes the code below with your permissions (it can read and "
-               "write your files). Run it only if you trust where it comes from. You are asked again when "
-               "the code changes.").format(where=html.escape(where), count=len(items), lines=lines),
-            self,
-        )
+        if items and all(item.kind == consent.KIND_TUNING for item in items):
+            text = tr("<b>{where}</b> would compile {count} set(s) of tuning records your own tuning did not "
+                      "measure:<ul>{lines}</ul>A tuning record is a schedule replayed on your model and compiled "
+                      "into it; records outside the app's allow-list are refused in any case. Use them only if you "
+                      "trust where they come from. You are asked again when they change.")
+        else:
+            text = tr("<b>{where}</b> would run {count} piece(s) of Python code that did not ship with the app:"
+                      "<ul>{lines}</ul>Running it executes the code below with your permissions (it can read and "
+                      "write your files). Run it only if you trust where it comes from. You are asked again when "
+                      "the code changes.")
+        intro = QLabel(text.format(where=html.escape(where), count=len(items), lines=lines), self)
         intro.setWordWrap(True)
         self.tabs = QTabWidget(self)
         self.editors: list[Any] = []
@@ -266,7 +270,9 @@ def _describe(item: consent.CodeItem) -> str:
     what = {consent.KIND_MODEL: tr("Model file {0}: Python code that runs when the model is loaded"),
             consent.KIND_PATTERN: tr("Pattern file {0}: Python code that runs when the step is built"),
             consent.KIND_CUSTOM: tr("{0}: your custom pass code, run as a pipeline step"),
-            consent.KIND_REPRO: tr("Reproducer script {0}: reduce runs it on every smaller module it tries")}[item.kind]
+            consent.KIND_REPRO: tr("Reproducer script {0}: reduce runs it on every smaller module it tries"),
+            consent.KIND_TUNING: tr("Tuning records {0}: schedules your own tuning did not measure, compiled into "
+                                    "the model")}[item.kind]
     text = what.format(item.path or _item_label(item))
     if not item.sha256 and item.kind != consent.KIND_CUSTOM:
         text += " — " + tr("cannot be checked: {0}").format(item.reason)
