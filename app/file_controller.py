@@ -279,13 +279,17 @@ class FileController(QObject):
                                     tr("The pass catalogue is still loading; export when it is there."))
             return
         start = os.path.join(os.path.dirname(doc.path or os.path.expanduser("~/x")), _slug(document_name(doc)) + ".py")
-        path, _ = QFileDialog.getSaveFileName(self._parent(), tr("Export Python script"), start, tr("Python (*.py)"))
+        # Two kinds: the plain script (stock TVM passes: the model, the passes, the printed module, like TVM's
+        # tutorial) or the full one, which also builds, runs, times, checks and saves (its code below a marker).
+        plain_kind, full_kind = tr("Python (*.py)"), tr("Python with --build, --save-script, --save-json (*.py)")
+        path, kind = QFileDialog.getSaveFileName(self._parent(), tr("Export Python script"), start,
+                                                 f"{plain_kind};;{full_kind}")
         if not path:
             return
         try:
             from pipeline_model import safe_write
 
-            source = export_script(doc, catalogue=catalogue, plain=True)  # stock passes: the plain, tutorial-like script
+            source = export_script(doc, catalogue=catalogue, plain=kind != full_kind)
             safe_write.write_text(path, source, "script")  # never through a link, FIFO or device
         except Exception as exc:  # noqa: BLE001 - show any export problem plainly
             QMessageBox.critical(self._parent(), tr("Cannot export script"), f"{path}: {exc}")

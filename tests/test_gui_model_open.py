@@ -148,6 +148,22 @@ def test_export_python_script_through_menu(fake_empty, tmp_path, monkeypatch):
     compile(text, str(out), "exec")
     for step in empty.ctrl.doc.steps:
         assert step.pass_id.split(".", 1)[1] in text
+    # Stock TVM passes: the plain script (issue 33); the dialog's second kind gives the full one.
+    from pipeline_model.export import MARKER
+
+    assert len(text.splitlines()) <= 80 and MARKER not in text and "--save-json" not in text
+    full = tmp_path / "full_script.py"
+    kinds: list = []
+
+    def save_as_full(_parent, _title, _start, filters):
+        kinds.extend(filters.split(";;"))
+        return str(full), kinds[1]
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(save_as_full))
+    empty.act_export.trigger()
+    assert len(kinds) == 2 and "--build" in kinds[1]
+    text = full.read_text()
+    assert text.count(MARKER) == 1 and text.index("def apply_steps(") < text.index(MARKER) < text.index('add_argument("--save-json"')
 
 
 def test_recent_menu_reopens_a_saved_pipeline(fake_empty, tmp_path, monkeypatch):
