@@ -12,13 +12,15 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from pipeline_model.catalogue import Catalogue
 from pipeline_model.cli import export_cmd
 from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument, Step
-from pipeline_model.export import MARKER, export_script
+from pipeline_model.export import MARKER, ExportError, export_script
 from pipeline_model.fileformat import load_pipeline
+from tests.test_export_injection import HOSTILE, _model_file, _shape
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PIPELINES = os.path.join(ROOT, "resources", "pipelines")
@@ -100,3 +102,22 @@ def test_plain_script_keeps_every_value_a_literal():
     assert not any(isinstance(n, ast.Attribute) and n.attr == "system" for n in ast.walk(tree))
     assert "PassContext(opt_level=3, config={'relax.FuseOps.max_depth': 1}, disabled_pass=[" in source
     assert "argparse.ArgumentParser(description=" + repr(hostile) + ")" in source
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=HOSTILE)
+def test_plain_script_fields_stay_data(tmp_path_factory, text):
+    """Every field of a plain script (model path in its comment line, name, target, parameters, PassContext) stays a
+    literal or a one-line comment: the code is the same as for a plain name."""
+    def doc(folder: str, value: str) -> PipelineDocument:
+        return PipelineDocument(model=_model_file(folder, value), name=value,
+                                target={"kind": "llvm", "mcpu": value, "tag": [value, {"k": value}]},
+                                pass_context={"disabled_pass": [value]},
+                                steps=[Step("relax.LegalizeOps", {"skip_ops": [value]}), Step("relax.FuseTIR")])
+
+    try:
+        source = export_script(doc(str(tmp_path_factory.mktemp("exp")), text), plain=True)
+    except ExportError:
+        return  # a clean refusal is fine
+    plain = export_script(doc(str(tmp_path_factory.mktemp("plain")), "plain" if text.strip() else text), plain=True)
+    assert MARKER not in source and _shape(source) == _shape(plain)
