@@ -207,6 +207,21 @@ def test_the_engine_refuses_a_run_on_a_shipped_work_folder_without_consent(engin
     assert error.startswith(consent.REFUSAL_PREFIX) and f"tuning database {folder}" in error and "--trust" in error
     with open(folder / "database_tuning_record.json", "rb") as fh:
         assert fh.read() == before
+    # The tune command likewise refuses before it loads anything.
+    from pipeline_model.engine.client import ConsentRequired
+
+    with pytest.raises(ConsentRequired, match="tuning database"):
+        engine.request("tune", {"model": "builtin:mlp", "work_dir": str(folder), "params": {"max_trials_global": 1}})
+    # With consent (--trust) the crafted record is still refused: the step stops in one line naming it, the engine
+    # lives (it used to crash with SIGSEGV at build), the folder (not the app's) is unchanged.
+    with engine.consented(consent.Consent.everything()):
+        result = engine.run(doc)
+    error = result.steps[TUNE_STEP].error or ""
+    assert not result.ok and "database_tuning_record.json, line 1: refused: " in error and "pragma_import_llvm" in error
+    assert "\n" not in error.strip() and "Traceback" not in error
+    with open(folder / "database_tuning_record.json", "rb") as fh:
+        assert fh.read() == before
+    assert engine.request("ping", {}) is not None
 
 
 # ---- exported scripts ---------------------------------------------------------------------------------------

@@ -73,6 +73,9 @@ def handle_tune(args: dict, ctx: WorkerContext) -> dict:
 
     target = native_target(resolve_target(args.get("target") or {"kind": "llvm"}))  # "mcpu": "native": this CPU
     config = TuningConfig.from_params(dict(args.get("params") or {}), where="tune")
+    default = run_work_dir({**args, "target": target})  # where tuning writes: the rule runs use too
+    work_dir = resolve_work_dir(config.work_dir, default, args.get("base_dir"))
+    _check_records_consent(ctx, work_dir)  # before anything loads
     key = args.get("key")
     if key:
         mod = ctx.cache.get(str(key))
@@ -92,9 +95,6 @@ def handle_tune(args: dict, ctx: WorkerContext) -> dict:
                 mod = seq(mod)
     else:
         raise ValueError("tune needs 'key' (a cached snapshot) or 'model'")
-    default = run_work_dir({**args, "target": target})  # where tuning writes: the rule runs use too
-    work_dir = resolve_work_dir(config.work_dir, default, args.get("base_dir"))
-    _check_records_consent(ctx, work_dir)
     if config.runner == "rpc":
         check_rpc_tracker(config)
 
