@@ -4,11 +4,11 @@ operations is reduced to at most k + 2 bindings.
 Seeded cases (``tests/debug_fixtures.reduce_case``): ``builtin:transformer`` (37 bindings) or
 ``cnn_bn.onnx`` (17), maybe after FoldConstant or CanonicalizeBindings, then a custom step that fails only on
 a seeded chain of k = 1..3 operations (the head fed by the next, ...): a Python exception, a TVM error, a
-segfault, a hang (3 s watchdog; each reproducing candidate waits for it and a new engine) or a wrong result
+segfault, a hang (``--hang-s`` watchdog, 3 s; each reproducing candidate waits for it and a new engine) or a wrong result
 (the head scaled by 1.5; reproducer of ``bisect``). Prints each case and the rate per kind and overall.
 
 Run: ``.venv/bin/python -m bench.bench_reduce [--cases 10] [--kinds exception,tvm,crash,hang,numeric]
-[--seed 0] [--json]`` (``--cases`` per kind).
+[--seed 0] [--hang-s 3] [--json]`` (``--cases`` per kind).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=10, help="seeded cases per kind")
     parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument("--seed", type=int, default=0, help="first seed")
+    parser.add_argument("--hang-s", type=float, default=3.0, help="watchdog of the hang cases (raise on a busy machine)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rows: list[dict[str, Any]] = []
@@ -38,7 +39,7 @@ def main() -> int:
             for seed in range(args.seed, args.seed + args.cases):
                 with tempfile.TemporaryDirectory() as folder:
                     try:
-                        row = run_reduce_case(client, folder, seed, kind)
+                        row = run_reduce_case(client, folder, seed, kind, hang_s=args.hang_s)
                     except Exception as exc:  # noqa: BLE001 - a case that fails is a miss, said so
                         row = {"seed": seed, "mode": kind, "ok": False, "error": str(exc).splitlines()[0][:200]}
                 row.pop("folder", None)

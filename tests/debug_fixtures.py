@@ -408,9 +408,9 @@ def reduce_case(folder: str, seed: int, mode: str, name: str = "case") -> tuple[
     return path, chain
 
 
-def run_reduce_case(client, folder: str, seed: int, mode: str, max_checks: int = 400) -> dict:
+def run_reduce_case(client, folder: str, seed: int, mode: str, max_checks: int = 400, hang_s: float = 3.0) -> dict:
     """Save the reproducer of :func:`reduce_case` (``run --reproducer``; ``bisect --reproducer`` for
-    "numeric"; hangs with a 3 s watchdog) with ``client`` and reduce it into ``<folder>/reduced``: the chain,
+    "numeric"; hangs with a ``hang_s`` watchdog) with ``client`` and reduce it into ``<folder>/reduced``: the chain,
     k, the bindings before and after, the checks, and ``ok`` (at most k + 2 bindings left)."""
     import argparse
     import contextlib
@@ -425,7 +425,7 @@ def run_reduce_case(client, folder: str, seed: int, mode: str, max_checks: int =
     module, name = (bisect_cmd, "bisect") if mode == "numeric" else (run_cmd, "run")
     parser = argparse.ArgumentParser()
     module.add_parser(parser.add_subparsers(dest="command"))
-    argv = [name, path, "--trust", "--reproducer", repro] + (["--timeout", "3"] if mode == "hang" else [])
+    argv = [name, path, "--trust", "--reproducer", repro] + (["--timeout", str(hang_s)] if mode == "hang" else [])
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         code = module.main(parser.parse_args(argv), client=client)
     assert code == 1 and os.path.isdir(repro), (mode, seed, code)

@@ -253,8 +253,27 @@ def test_candidates_cut_an_operand_and_bypass_a_binding():
     assert binding_count(bypass) == 4 and "R.nn.relu" not in bypass.script()
     cut = reduce_tvm.apply_candidate(mod, {"op": "cut", "function": "main", "at": at["c"]}, "main")
     assert binding_count(cut) == 3 and "R.output(c)" in cut.script()
-    # a candidate leaving the module ill-formed is none: relu's argument is of another type than a tuple
+    # a candidate that cannot be made is none: permute_dims has no second argument
     assert reduce_tvm.apply_candidate(mod, {"op": "bypass", "function": "main", "at": at["b"], "arg": 1}, "main") is None
+
+
+def test_candidates_inline_a_fused_function():
+    import tvm
+    from tvm import relax
+
+    from pipeline_model.engine.debugging import reduce_tvm
+    from pipeline_model.engine.debugging.reproducer_tvm import binding_count
+    from pipeline_model.importers.load_tvm import load_model
+
+    mod = load_model("builtin:mlp").mod
+    for p in (relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps()):
+        mod = p(mod)
+    fused = [c for c in reduce_tvm.candidates(mod, "forward") if c["op"] == "inline"]
+    assert [c["function"] for c in fused] == ["fused_matmul_add_relu"]
+    inlined = reduce_tvm.apply_candidate(mod, fused[0], "forward")
+    assert inlined is not None and binding_count(inlined) < binding_count(mod)
+    assert "fused_matmul_add_relu" not in [gv.name_hint for gv, _f in inlined.functions_items()]
+    assert all(isinstance(f, tvm.tirx.PrimFunc) or gv.name_hint == "forward" for gv, f in inlined.functions_items())
 
 
 #: Seeded cases of the default suite (fast kinds; ``bench/bench_reduce.py`` and the heavy test run them all).

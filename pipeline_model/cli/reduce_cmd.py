@@ -1,9 +1,10 @@
 """``python main.py reduce REPRO_DIR -o OUT_DIR``: shrink a reproducer's module while it still fails the same way.
 
 Delta-debugging (:func:`pipeline_model.debugging.reduce.reduce_folder`, shared with the GUI) over the engine's candidate reductions (drop
-unreachable functions and unused PrimFuncs, cut a function after a binding and return it, turn the values
-used from earlier bindings into new parameters, drop unused parameters, shrink a static dimension
-everywhere; :mod:`pipeline_model.engine.debugging.reduce_tvm`). Each
+unreachable functions and unused PrimFuncs, drop a function nothing calls, cut a function after a binding
+and return it, turn the values used from earlier bindings into new parameters, turn one value into a new
+parameter (its producers die), leave a binding out for its argument, drop unused parameters, shrink a static
+dimension everywhere; :mod:`pipeline_model.engine.debugging.reduce_tvm`). Each
 candidate is checked in the engine by the reproducer's own check (same exception type and first line, the
 same signal, no end within the timeout, or error above the tolerance); a crash or hang of a candidate ends
 that engine (the client's watchdog restarts it) and counts as what it is. Ctrl+C keeps the best module so

@@ -153,6 +153,8 @@ def describe(candidate: dict[str, Any]) -> str:
         return translate("Reduce", "binding {0} of {1} left out (its argument used instead)").format(at, function)
     if op == "drop":
         return translate("Reduce", "dropped the function {0}").format(function)
+    if op == "inline":
+        return translate("Reduce", "inlined the function {0}").format(function)
     return str(op)
 
 

@@ -3502,6 +3502,11 @@
         <source>dropped the function {0}</source>
         <translation>删除了函数 {0}</translation>
     </message>
+    <message>
+        <location line="+2"/>
+        <source>inlined the function {0}</source>
+        <translation>内联了函数 {0}</translation>
+    </message>
 </context>
 <context>
     <name>ReduceDialog</name>

@@ -3,11 +3,16 @@
 Candidates of a module (:func:`candidates`), each applied by :func:`apply_candidate`:
 
 * ``dce``: drop the functions the entry does not reach (unused PrimFuncs too) and unused bindings;
-* ``cut``: end a Relax function after binding ``at`` and return that value (a dataflow variable is bound
-  to a new output variable first); later bindings are dropped;
-* ``params``: the values used from bindings before ``at`` become new function parameters
-  (``v = R.add(...)`` becomes ``v = v_in``), so the bindings that computed them die;
+* ``drop``: drop a Relax function other than the entry that nothing calls (e.g. ``<f>_transform_params``);
+* ``cut``: end a Relax function after binding ``at`` and return that value (a dataflow variable becomes the
+  block's output variable itself); later bindings are dropped;
+* ``params``: the values used from bindings before ``at`` become new function parameters ``<name>_in``
+  (their bindings go, each use reads the parameter), so the bindings that computed them die;
+* ``param``: the value of binding ``at`` alone becomes a new parameter (operand-to-argument; the values
+  with the largest producer cone first);
+* ``bypass``: binding ``at`` is left out, its uses read its ``arg``-th argument (of the same type);
 * ``unused_params``: drop the parameters the function no longer uses;
+* ``inline``: a private Relax function (a fused one too) inlined where it is called;
 * ``shrink``: a static dimension ``from`` written ``to`` (1 or half) everywhere in the module's TVMScript.
 
 A candidate is kept only when it is well formed (``relax.analysis.well_formed``). The check runs the
@@ -142,10 +147,38 @@ def candidates(mod: Any, entry: str) -> list[dict[str, Any]]:
         out += [{"op": "bypass", "function": gv.name_hint, "at": k, "arg": j}
                 for k, _size in _cones(func)[:MAX_SINGLE] for j in range(len(_arguments(flat[k][2].value)))]
         out.append({"op": "unused_params", "function": gv.name_hint})
+    out += [{"op": "inline", "function": gv.name_hint} for gv, f in functions
+            if gv.name_hint != entry and "global_symbol" not in (f.attrs or {})]
     dims = sorted({d for shape in _static_shapes(mod) for d in shape if d > 1}, reverse=True)
     for d in dims:
         out += [{"op": "shrink", "from": d, "to": to} for to in sorted({1, d // 2}) if to < d]
     return out
+
+
+def _inline(mod: Any, name: str) -> Any:
+    """``mod`` with the private Relax function ``name`` (a fused ``Primitive`` one too) inlined where it is
+    called (``relax.transform.InlinePrivateFunctions``; the other functions are left as they are)."""
+    import tvm
+    from tvm import relax
+
+    func = mod[name]
+    if func.attrs is not None and "Primitive" in func.attrs:
+        func = func.without_attr("Primitive")
+    hidden = {}
+    out = tvm.IRModule(attrs=mod.attrs)
+    for gv, f in mod.functions_items():
+        if gv.name_hint == name:
+            out[gv] = func
+        elif isinstance(f, relax.Function) and "global_symbol" not in (f.attrs or {}):
+            hidden[gv.name_hint] = f  # kept out of the pass: put back unchanged
+            out[gv] = f.with_attr("global_symbol", gv.name_hint)
+        else:
+            out[gv] = f
+    out = relax.transform.InlinePrivateFunctions()(out)
+    result = tvm.IRModule(attrs=mod.attrs)
+    for gv, f in out.functions_items():
+        result[gv] = hidden.get(gv.name_hint, f)
+    return result
 
 
 def _drop(mod: Any, name: str) -> Any:
@@ -352,6 +385,8 @@ def apply_candidate(mod: Any, candidate: dict[str, Any], entry: str) -> Optional
             new = _shrink(mod, int(candidate["from"]), int(candidate["to"]))
         elif op == "drop":
             new = _dce(_drop(mod, str(candidate.get("function"))), entry)
+        elif op == "inline":
+            new = _dce(_inline(mod, str(candidate.get("function"))), entry)
         else:
             gv = mod.get_global_var(str(candidate.get("function")))
             func = mod[gv]
