@@ -46,8 +46,8 @@ if __name__ == "__main__":
 
 #: The head of a script of stock TVM passes (:func:`_is_plain`): the model, the passes, the result; nothing else.
 _PLAIN_HEADER = '''#!/usr/bin/env python3
-"""TVM {tvm_hint} script exported by Relax Pipeline Studio: loads the model, applies the pipeline's passes in order
-and prints the final module (--quiet: not). `main.py export --build` (or --full) adds saving, building and checking."""
+"""TVM {tvm_hint} script exported by Relax Pipeline Studio: loads the model, applies the pipeline's passes in order and
+prints the final module (--quiet: not). The full export (--build, --full) also saves, builds, runs and checks it."""
 
 {guard}
 import argparse
