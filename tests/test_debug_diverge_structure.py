@@ -145,8 +145,13 @@ def _no_op_rows(engine, folder, model: str) -> dict:
     return reply
 
 
+#: The default suite's models (CI's time budget); the ONNX CNN and the 2-layer decoder are in the heavy tests.
+LIGHT = ["builtin:mlp", "builtin:transformer"]
+HEAVY = [CNN, DECODER2]
+
+
 @pytest.mark.e2e
-@pytest.mark.parametrize("model", ["builtin:mlp", "builtin:transformer", CNN, DECODER2])
+@pytest.mark.parametrize("model", LIGHT + [pytest.param(m, marks=pytest.mark.heavy) for m in HEAVY])
 def test_no_two_rows_share_a_key_and_a_no_op_step_is_quiet(engine, tmp_path, model):
     """Composites and fused functions all bind ``lv``/``gv``: after a step that changes nothing every value
     has one key and is compared with itself."""
@@ -189,7 +194,8 @@ def _layout_keys(model: str) -> list[str]:
     return [e.key for e in entries]
 
 
-@pytest.mark.parametrize("name", [n for n in BUNDLED if "decoder" not in n])
+@pytest.mark.parametrize("name", [n if n.endswith(".py") else pytest.param(n, marks=pytest.mark.heavy)
+                                  for n in BUNDLED if "decoder" not in n])
 def test_every_value_has_its_own_key(name):
     """Without running anything: the keys of every value (top level and inside composites/fused calls)."""
     keys = _layout_keys(_bundled(name))
@@ -222,8 +228,9 @@ def _check_case(engine, folder, seed: int, model: str, level: str) -> None:
 
 
 #: A few seeded cases (kept small for CI): a composite's inner add rewritten, a fused PrimFunc, the decoder.
-SAMPLE = [(1, "builtin:transformer", "relax"), (6, CNN, "relax"), (12, "builtin:mlp", "tir"),
-          (3, DECODER2, "relax")]
+SAMPLE = [(1, "builtin:transformer", "relax"), (12, "builtin:mlp", "tir"),
+          pytest.param(6, CNN, "relax", marks=pytest.mark.heavy),
+          pytest.param(3, DECODER2, "relax", marks=pytest.mark.heavy)]
 
 
 @pytest.mark.e2e
