@@ -277,7 +277,7 @@ def test_candidates_inline_a_fused_function():
 
 
 #: Seeded cases of the default suite (fast kinds; ``bench/bench_reduce.py`` and the heavy test run them all).
-ESSENCE_DEFAULT = [("exception", seed) for seed in range(6)] + [("tvm", seed) for seed in range(3)]
+ESSENCE_DEFAULT = [("exception", seed) for seed in range(3)] + [("tvm", seed) for seed in range(3, 6)]
 
 
 @pytest.mark.e2e
@@ -300,7 +300,7 @@ def test_reduce_to_the_essence(engine, tmp_path):
 
 
 @pytest.mark.e2e
-@pytest.mark.heavy  # ~25 minutes on 2 loaded cores: every reproducing crash or hang restarts the engine
+@pytest.mark.heavy  # ~60 minutes on 2 loaded cores: every reproducing crash or hang restarts the engine
 @pytest.mark.parametrize("mode", ["exception", "tvm", "crash", "hang", "numeric"])
 def test_reduce_to_the_essence_all_seeded_cases(engine, tmp_path, mode):
     from tests.debug_fixtures import run_reduce_case
@@ -309,5 +309,5 @@ def test_reduce_to_the_essence_all_seeded_cases(engine, tmp_path, mode):
     for seed in range(10):
         folder = tmp_path / f"{seed}"
         folder.mkdir()
-        rows.append(run_reduce_case(engine, str(folder), seed, mode))
+        rows.append(run_reduce_case(engine, str(folder), seed, mode, hang_s=10.0))  # a busy machine: no false hang
     assert sum(r["ok"] for r in rows) >= 9, [(r["seed"], r["chain"], r["before"], r["after"]) for r in rows]
