@@ -6,7 +6,7 @@
 
     python main.py passes [--json]
     python main.py run PIPELINE [--model SPEC] [--target T] [--until N] [--emit-ir DIR] [--json] ...
-    python main.py export PIPELINE [-o FILE] [--model SPEC] [--target T]
+    python main.py export PIPELINE [-o FILE [--force]] [--model SPEC] [--target T]
     python main.py env [--json]
     python main.py compare A.json B.json [...] [--model SPEC] [--target T] [--json]
 

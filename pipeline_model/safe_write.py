@@ -30,16 +30,22 @@ PathLike = Union[str, "os.PathLike[str]"]
 TEMP_SUFFIX = ".rps-tmp"
 
 
+#: Why an existing file is not replaced (the end of the one-line message).
+EXISTS = "already exists and would be replaced; name a new file or allow overwriting (--force)"
+
+
 class OutputPathError(ValueError):
     """An output path cannot be written safely; the message names the path and why (one line)."""
 
 
-def check_output_file(path: PathLike, what: str = "output file", *, make_folder: bool = False) -> str:
+def check_output_file(path: PathLike, what: str = "output file", *, make_folder: bool = False,
+                      overwrite: bool = True) -> str:
     """``path`` (as an absolute path) when a file may be written there, else :class:`OutputPathError`.
 
     Refused: an empty path, an existing target that is not a regular file (folder, symlink, device, FIFO,
     socket), a path under ``/proc``, ``/sys`` or ``/dev``, a missing folder (unless ``make_folder``), a
-    folder part that is not a folder.
+    folder part that is not a folder; with ``overwrite=False`` also an existing regular file (the user did not
+    ask to replace it: no ``--force``), the message naming the file and ``--force``.
     """
     text = os.fspath(path)
     if not text or "\0" in text:
@@ -58,6 +64,8 @@ def check_output_file(path: PathLike, what: str = "output file", *, make_folder:
         raise OutputPathError(f"{what} {text}: {exc.strerror or exc}") from None
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise OutputPathError(f"{what} {text}: is {safe_files.kind_of(st.st_mode)}; name a regular file")
+    if st is not None and not overwrite:
+        raise OutputPathError(f"{what} {text}: {EXISTS}")
     folder = os.path.dirname(full)
     if not os.path.isdir(folder):
         if os.path.lexists(folder) or not make_folder:
@@ -143,7 +151,7 @@ def write_bytes(path: PathLike, data: bytes, what: str = "output file", *, make_
     def recheck() -> None:
         check_output_file(full, what)
         if not replace and os.path.lexists(full):
-            raise OutputPathError(f"{what} {os.fspath(path)}: already exists; not replaced")
+            raise OutputPathError(f"{what} {os.fspath(path)}: {EXISTS}")
 
     if not replace:
         recheck()
@@ -167,3 +175,82 @@ def write_text(path: PathLike, text: str, what: str = "output file", *, make_fol
                mode: Optional[int] = None, replace: bool = True) -> str:
     """:func:`write_bytes` of ``text`` as UTF-8."""
     return write_bytes(path, text.encode("utf-8"), what, make_folder=make_folder, mode=mode, replace=replace)
+
+
+# ---- folders the app writes into again (``run --emit-ir``) ----------------------------------------------------
+#: The file in which the app lists the files it wrote into a folder it writes into again (``--emit-ir``), with
+#: the SHA-256 of what it wrote: a re-run may replace those (unchanged since) but never a file of the user's.
+MANIFEST_NAME = ".rps-files.json"
+MANIFEST_FORMAT, MANIFEST_VERSION = "rps-written-files", 1
+_MANIFEST_MAX_BYTES = 4 * 1024 * 1024
+
+
+def _read_manifest(path: str) -> Optional[dict[str, str]]:
+    """``{name: sha256}`` of the app's manifest at ``path``, ``{}`` when there is none, ``None`` when a file of
+    another kind (the user's, garbage, a newer version) holds the name."""
+    import json
+
+    if not os.path.lexists(path):
+        return {}
+    try:
+        data = json.loads(safe_files.read_bytes(path, "file list", _MANIFEST_MAX_BYTES).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or (data.get("format"), data.get("version")) != (MANIFEST_FORMAT, MANIFEST_VERSION):
+        return None
+    files_ = data.get("files")
+    if not isinstance(files_, dict):
+        return None
+    return {k: v for k, v in files_.items() if isinstance(k, str) and isinstance(v, str) and len(v) == 64}
+
+
+def check_own_files(folder: PathLike, names: "list[str] | tuple[str, ...]", what: str = "output folder", *,
+                    overwrite: bool = False) -> dict[str, str]:
+    """Check, before the first byte is written, that the files ``names`` may be written into ``folder``, which
+    the app writes into again (``--emit-ir``): as :func:`check_new_files` (a link, FIFO or device at a name — also
+    at :data:`MANIFEST_NAME` — is refused even with ``overwrite``), except that an existing file the app wrote
+    there itself and nobody changed since (listed in the folder's manifest with the same SHA-256) may be replaced.
+    Any other existing file, and a file at the manifest's name that is not the app's manifest, is refused unless
+    ``overwrite`` (``--force``). Returns the app's manifest as read (``{name: sha256}``)."""
+    paths = check_new_files(folder, [MANIFEST_NAME, *names], what, overwrite=True)
+    manifest = _read_manifest(paths[MANIFEST_NAME])
+    if manifest is None and not overwrite:
+        raise OutputPathError(f"{what} {os.fspath(folder)}: {paths[MANIFEST_NAME]} is not this app's list of the "
+                              f"files it wrote; choose a new folder or allow overwriting (--force)")
+    manifest = manifest or {}
+    for name in names:
+        path = paths[name]
+        if overwrite or not os.path.lexists(path):
+            continue
+        try:
+            own = manifest.get(name) == safe_files.sha256_file(path, what)
+        except OSError:
+            own = False
+        if not own:
+            raise OutputPathError(f"{what} {os.fspath(folder)}: {path} already exists and is not a file this app "
+                                  f"wrote there (or it was changed since); choose a new folder or allow "
+                                  f"overwriting (--force)")
+    return manifest
+
+
+def write_own_files(folder: PathLike, contents: "dict[str, bytes]", what: str = "output folder", *,
+                    overwrite: bool = False) -> list[str]:
+    """Write ``contents`` (``{name: data}``) into ``folder`` (created, one level, if missing) after
+    :func:`check_own_files` of every name, and record them in the folder's manifest (written first, so a file
+    written is always listed; the entries of earlier files that still exist are kept). Returns the paths
+    written; :class:`OutputPathError` naming the first path refused, before anything is written."""
+    import hashlib
+    import json
+
+    manifest = check_own_files(folder, list(contents), what, overwrite=overwrite)
+    full = ensure_folder(folder, what)
+    existed = {name for name in contents if os.path.lexists(os.path.join(full, name))}
+    entries = {name: digest for name, digest in manifest.items()
+               if name not in contents and os.path.lexists(os.path.join(full, name))}
+    entries.update({name: hashlib.sha256(data).hexdigest() for name, data in contents.items()})
+    listing = {"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION, "files": dict(sorted(entries.items()))}
+    write_text(os.path.join(full, MANIFEST_NAME), json.dumps(listing, indent=1) + "\n", what)
+    written = []
+    for name, data in contents.items():  # a file that was not there at the check may not appear meanwhile
+        written.append(write_bytes(os.path.join(full, name), data, what, replace=name in existed))
+    return written

@@ -31,10 +31,12 @@ def test_run_ok_prints_steps_and_emits_ir(engine, tmp_path, capsys):
     assert len(lines) == 4
     assert "changed" in lines[0] and "relax.LegalizeOps" in lines[0] and " ms" in lines[0]
     names = sorted(os.listdir(out_dir))
-    assert names == ["00_input.py", "01_relax.LegalizeOps.py", "02_relax.AnnotateTIROpPattern.py",
-                     "03_relax.FuseOps.py", "04_relax.FuseTIR.py", "final.py"]
+    assert names == [".rps-files.json", "00_input.py", "01_relax.LegalizeOps.py",  # the list of its own files
+                     "02_relax.AnnotateTIROpPattern.py", "03_relax.FuseOps.py", "04_relax.FuseTIR.py", "final.py"]
     assert (out_dir / "final.py").read_text() == (out_dir / "04_relax.FuseTIR.py").read_text()
     assert "R.matmul" in (out_dir / "00_input.py").read_text()
+    assert _run([FUSION, "--emit-ir", str(out_dir)], engine) == 0  # a re-run replaces the files it wrote itself
+    assert sorted(os.listdir(out_dir)) == names
 
 
 def test_run_until_model_and_target_overrides_json(engine, capsys):

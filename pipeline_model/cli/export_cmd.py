@@ -6,7 +6,10 @@ result: :func:`pipeline_model.export.export_script` with ``plain``); ``--build``
 or rules and ``"mcpu": "native"`` give the full one, with the code they need below a marker.
 
 An enabled step whose pass id the engine's catalogue does not know (a typo such as ``relax.FuseOp``) is
-an error naming the step (exit 2); a disabled one is left out of the script."""
+an error naming the step (exit 2); a disabled one is left out of the script.
+
+An existing file at the output path is replaced only with ``--force`` (exit 2 naming it otherwise, before the
+engine is asked anything); a link, FIFO or device there is refused even then (``docs/RELIABILITY.md``)."""
 
 from __future__ import annotations
 
@@ -32,6 +35,8 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     p.add_argument("--target", metavar="T", help="target instead of the file's: cpu, cuda or a JSON object")
     p.add_argument("--no-engine", action="store_true",
                    help="do not ask the engine for the catalogue (parameters are used as written)")
+    p.add_argument("--force", action="store_true",
+                   help="replace the output file when it exists (without it an existing file is never replaced)")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -43,7 +48,7 @@ def main(args: argparse.Namespace) -> int:
         from pipeline_model.safe_write import OutputPathError, check_output_file
 
         try:
-            check_output_file(args.output, "output file")
+            check_output_file(args.output, "output file", overwrite=bool(args.force))  # before the engine starts
         except OutputPathError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -100,7 +105,8 @@ def main(args: argparse.Namespace) -> int:
     if not args.output and doc.path and is_resource(doc.path):  # the app's own files stay as shipped
         out = os.path.basename(out)
     try:
-        safe_write.write_text(out, source, "output file")
+        # a link, FIFO or device is refused; an existing file only replaced with --force (looked at before the rename)
+        safe_write.write_text(out, source, "output file", replace=bool(args.force))
     except safe_write.OutputPathError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -4,7 +4,8 @@ Prints one line per step (index, title and pass id, changed/unchanged/failed/ski
 one line per MetaSchedule tuning round (``tuning 12/64 trials; <task> <trials> (<best> us), ...``, from
 the engine's ``tuning_progress`` events) and the engine's warnings,
 optionally writes the IR after every step (``--emit-ir DIR``: ``00_input.py``, ``01_<pass>.py``, ...,
-``final.py``) or one JSON document (``--json``). Exit codes: 0 ok, 1 a step failed (the message names
+``final.py``; an existing file there is replaced only when this command wrote it and nobody changed it since, as
+listed in the folder's ``.rps-files.json``, or with ``--force``) or one JSON document (``--json``). Exit codes: 0 ok, 1 a step failed (the message names
 it; also a custom step or pattern file without ``--trust``), 2 bad input (missing or bad pipeline/model
 file, a model ``.py`` file without ``--trust``, bad target, unknown model, bad option, an enabled step whose
 pass id is unknown — disable it to run the others). Before the run it prints the absolute paths the run
@@ -72,30 +73,35 @@ def ir_file_name(position: int, pass_id: str) -> str:
     return f"{position:02d}_{safe}.py"
 
 
-def emit_ir(result: RunResult, directory: str) -> list[str]:
+def emit_ir(result: RunResult, directory: str, overwrite: bool = False) -> list[str]:
     """Write ``00_input.py``, ``NN_<pass>.py`` for each step with a script, and ``final.py`` into ``directory``
-    (created if missing; each file written by :mod:`pipeline_model.safe_write`, so a symlink, FIFO or device
-    planted at one of those names is refused, not written through). Raises
-    :class:`~pipeline_model.safe_write.OutputPathError`."""
+    (created if missing) by :func:`pipeline_model.safe_write.write_own_files`: every name is checked before the
+    first byte is written; a symlink, FIFO or device at a name is refused; an existing file is replaced only when
+    this command wrote it there earlier and nobody changed it since (the folder's ``.rps-files.json``), or with
+    ``overwrite`` (``--force``). Raises :class:`~pipeline_model.safe_write.OutputPathError`."""
     from pipeline_model import safe_write
 
-    safe_write.ensure_folder(directory, "--emit-ir")
-    written = []
+    contents: dict[str, bytes] = {}
 
-    def write(name: str, text: str) -> None:
-        path = os.path.join(directory, name)
-        safe_write.write_text(path, text if text.endswith("\n") else text + "\n", "--emit-ir file")
-        written.append(path)
+    def add(name: str, text: str) -> None:
+        contents[name] = (text if text.endswith("\n") else text + "\n").encode("utf-8")
 
     if result.input_script is not None:
-        write("00_input.py", result.input_script)
+        add("00_input.py", result.input_script)
     for step in result.steps:
         if step.script is not None and step.state not in (FAILED, NOT_RUN, CANCELLED):
-            write(ir_file_name(step.index + 1, step.pass_id), step.script)
+            add(ir_file_name(step.index + 1, step.pass_id), step.script)
     final = result.final_script
     if final is not None:
-        write("final.py", final)
-    return written
+        add("final.py", final)
+    return safe_write.write_own_files(directory, contents, "--emit-ir", overwrite=overwrite)
+
+
+def emit_ir_names(doc: PipelineDocument, until: Optional[int]) -> list[str]:
+    """Every name :func:`emit_ir` may write for ``doc`` run up to the 1-based step ``until`` (checked before the
+    run, so a user's file there stops it before anything runs)."""
+    steps = doc.steps[:until] if until is not None else doc.steps
+    return ["00_input.py", *(ir_file_name(i + 1, step.pass_id) for i, step in enumerate(steps)), "final.py"]
 
 
 def step_line(step: StepResult) -> str:
@@ -179,11 +185,12 @@ def _prepare(args: argparse.Namespace, out: dict[str, Any]) -> tuple[Optional[Pi
         return None, f"--until {args.until}: the pipeline has steps 1..{len(doc.steps)}"
     if args.timeout is not None and args.timeout <= 0:
         return None, "--timeout must be > 0 seconds"
-    if args.emit_ir:
-        from pipeline_model.safe_write import OutputPathError, check_output_folder
+    if args.emit_ir:  # refused before the run: a link, a FIFO, a file of the user's at a name (no --force)
+        from pipeline_model.safe_write import OutputPathError, check_own_files
 
         try:
-            check_output_folder(args.emit_ir, "--emit-ir")
+            check_own_files(args.emit_ir, emit_ir_names(doc, args.until), "--emit-ir",
+                            overwrite=bool(getattr(args, "force", False)))
         except OutputPathError as exc:
             return None, str(exc)
     if getattr(args, "export_lib", None):  # refused before the run, not after the build (created with its parents)
@@ -294,7 +301,7 @@ def _run(args: argparse.Namespace, client: Any, doc: PipelineDocument, out: dict
         return _error(f"the engine failed: {exc.message}", as_json, out, EXIT_STEP_FAILED)
 
     try:
-        written = emit_ir(result, args.emit_ir) if args.emit_ir else []
+        written = emit_ir(result, args.emit_ir, bool(getattr(args, "force", False))) if args.emit_ir else []
     except ValueError as exc:  # safe_write.OutputPathError: the folder changed during the run
         return _error(str(exc), as_json, out, EXIT_BAD_INPUT)
     reproducer_io.save_after_run(client, doc, result, args, out)
