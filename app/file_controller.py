@@ -139,6 +139,12 @@ class FileController(QObject):
             return False
         if not os.path.splitext(path)[1]:
             path += ".json"
+            # The dialog asked about the name without ".json" only: a file of the name written is asked about here.
+            from app.output_folder import ask_overwrite
+
+            if os.path.lexists(path) and ask_overwrite(self._parent(), os.path.dirname(path),
+                                                       [os.path.basename(path)]) is None:
+                return False
         return self._save_to(path)
 
     def _save_to(self, path: str) -> bool:

@@ -186,3 +186,30 @@ def test_gui_export_dialog_confirms_replacing_and_refuses_links(fake_studio, tmp
     assert asked == [False]  # Qt's own "replace?" question is on: the user confirmed replacing an existing file
     assert errors and "symbolic link" in errors[0] and (tmp_path / "decoy.txt").read_bytes() == DECOY
     assert os.path.islink(link)
+
+
+@pytest.mark.parametrize("answer", ["Cancel", "Yes"])
+def test_gui_save_as_asks_before_replacing_the_file_a_json_suffix_names(fake_studio, tmp_path, monkeypatch, answer):
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    win = fake_studio
+    win.files.new_pipeline(force=True)
+    target = tmp_path / "mine.json"
+    target.write_bytes(DECOY)
+    asked: list = []
+
+    def dialog(*args, **kwargs):
+        options = kwargs.get("options", args[4] if len(args) > 4 else QFileDialog.Option(0))
+        asked.append(bool(options & QFileDialog.Option.DontConfirmOverwrite))
+        return str(tmp_path / "mine"), ""  # the dialog confirmed "mine" only; ".json" is added after it
+
+    questions: list = []
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(dialog))
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(
+        lambda *a, **k: questions.append(a[2]) or getattr(QMessageBox.StandardButton, answer)))
+    assert win.files.save_as() is (answer == "Yes")
+    assert asked == [False] and len(questions) == 1 and "mine.json" in questions[0]
+    if answer == "Cancel":
+        assert target.read_bytes() == DECOY and sorted(os.listdir(tmp_path)) == ["mine.json"]
+    else:
+        assert target.read_bytes() != DECOY and (tmp_path / "mine.json.bak").read_bytes() == DECOY
