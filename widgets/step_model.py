@@ -281,6 +281,13 @@ def format_ms(ms: float) -> str:
     return format_duration_ms(ms)
 
 
+def _result_line(pass_id: str, report: Any) -> str:
+    """What a step produced in one line, by its pass kind ("" when it has nothing to add)."""
+    from pipeline_model.passkinds import step_result_line
+
+    return step_result_line(pass_id, report)
+
+
 def _kind_is_composite(pass_id: str) -> bool:
     """Default composite test (before the catalogue arrives): the pass kind's answer."""
     from pipeline_model.passkinds import kind_for
@@ -451,6 +458,9 @@ class QtPipelineModel(QAbstractListModel):
                 extra += f" · {format_ms(result.elapsed_ms)}"
                 if result.cached:
                     extra += " · " + self.tr("cached")
+                produced = _result_line(step.pass_id, result.report)
+                if produced:  # what the step produced, by its kind (a tuning step's records and best schedules)
+                    extra += " · " + produced
             if step.placeholder:
                 extra = self.tr("unknown pass")
             if bisect is not None:

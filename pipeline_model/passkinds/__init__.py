@@ -16,10 +16,12 @@ from pipeline_model.passkinds.registry import (
     recipe_for,
     register,
     step_report_html,
+    step_result_line,
     unregister,
 )
 
 __all__ = [
     "ExportPiece", "PassBuildContext", "PassConfigError", "PassKind", "UserCodeRef",
-    "all_kinds", "kind_for", "kind_name", "recipe_for", "register", "step_report_html", "unregister",
+    "all_kinds", "kind_for", "kind_name", "recipe_for", "register", "step_report_html", "step_result_line",
+    "unregister",
 ]

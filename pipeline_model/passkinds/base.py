@@ -164,6 +164,12 @@ class PassKind:
         """The report sections this kind's steps produce (rendered by :mod:`.report_html`)."""
         return ()
 
+    def result_line(self, report: dict) -> str:
+        """A short line of what a step of this kind produced (its ``StepResult.report``), shown after the step's
+        state in the pipeline list — a tuning step that leaves the module unchanged still says what it measured;
+        "" (nothing to add) by default."""
+        return ""
+
     def report_html(self, report: dict, target: dict, error_css: str = DEFAULT_ERROR_CSS,
                     sections: Sequence[ReportSection] = ()) -> str:
         """HTML for a step's report ("" when empty): ``sections`` (the registry passes every registered

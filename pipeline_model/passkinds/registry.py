@@ -109,6 +109,12 @@ def all_report_sections() -> list[ReportSection]:
     return sections
 
 
+def step_result_line(pass_id: str, report: Any) -> str:
+    """What step ``pass_id`` produced, in one line (:meth:`~.base.PassKind.result_line`; "" when nothing)."""
+    kind = kind_for(pass_id)
+    return kind.result_line(report) if kind is not None and isinstance(report, dict) and report else ""
+
+
 def step_report_html(pass_id: str, report: dict, target: dict, error_css: Optional[str] = None) -> str:
     """HTML for a step's ``StepResult.report`` ("" when there is nothing to show), by its kind."""
     from pipeline_model.passkinds.report_html import DEFAULT_ERROR_CSS, render_report

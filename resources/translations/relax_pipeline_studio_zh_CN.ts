@@ -3316,13 +3316,13 @@
         <translation>未运行（之前的步骤失败）</translation>
     </message>
     <message>
-        <location line="+177"/>
+        <location line="+184"/>
         <source>cached</source>
         <extracomment>Marks of the last Find Breaking Step: uid -&gt; (mark, tooltip line); cleared by any edit.</extracomment>
         <translation>已缓存</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+5"/>
         <source>unknown pass</source>
         <translation>未知 Pass</translation>
     </message>
@@ -4164,7 +4164,12 @@
         <translation>数据库</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+16"/>
+        <source>{0} record(s) measured, a best schedule for {1} of {2} PrimFunc(s)</source>
+        <translation>已测量 {0} 条记录，{2} 个 PrimFunc 中 {1} 个有最佳调度</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>Tuning database lines skipped</source>
         <translation>已跳过的调优数据库行</translation>
     </message>

@@ -49,7 +49,7 @@ from pipeline_model.passkinds.metaschedule.config import (
     tvm_tuning_params,
 )
 from pipeline_model.passkinds.metaschedule.focus import is_budgeted, is_targeted
-from pipeline_model.passkinds.metaschedule.report import apply_database_html, tuning_html
+from pipeline_model.passkinds.metaschedule.report import apply_database_html, tuning_html, tuning_line
 from pipeline_model.passkinds.metaschedule.script import STATE_FILE
 from pipeline_model.passkinds.registry import register
 from pipeline_model.passkinds.report_html import ReportSection
@@ -190,6 +190,10 @@ class MetaScheduleKind(PassKind):
 
     def report_sections(self) -> tuple[ReportSection, ...]:
         return (ReportSection("tuning", 50, tuning_html), ReportSection("apply_database", 60, apply_database_html))
+
+    def result_line(self, report: dict) -> str:
+        """Records measured and PrimFuncs with a best schedule (:func:`.report.tuning_line`)."""
+        return tuning_line(report)
 
     def export_step(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, *, index: int,
                     label: str) -> ExportPiece:

@@ -41,6 +41,19 @@ def tuning_html(value: Any, _target: dict, _error_css: str) -> str:
             + best_html(value.get("best")) + skipped_lines_html(value.get("warnings")))
 
 
+def tuning_line(report: dict) -> str:
+    """What a tuning step produced, in one line: the records it measured and how many PrimFuncs have a best
+    schedule ("" without ``report["tuning"]``)."""
+    value = report.get("tuning")
+    if not isinstance(value, dict):
+        return ""
+    tasks = [t for t in value.get("tasks") or [] if isinstance(t, dict)]
+    best = sum(1 for t in tasks if t.get("best_us") is not None)
+    measured = value.get("measured", value.get("done")) or 0
+    return translate("StepReport", "{0} record(s) measured, a best schedule for {1} of {2} PrimFunc(s)").format(
+        measured, best, len(tasks))
+
+
 def skipped_lines_html(warnings: Any) -> str:
     """The database lines a step skipped when it read them (file, line, why), as a list."""
     if not isinstance(warnings, list) or not warnings:
