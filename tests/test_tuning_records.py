@@ -187,6 +187,8 @@ def test_a_pipeline_folders_records_need_consent_until_the_users_own_tuning_wrot
     assert "tuning database " + str(folder) in consent.refusal_message(items)
     assert "REFUSED" in consent.tuning_listing(items[0]) and "pragma_import_llvm" in consent.tuning_listing(items[0])
     assert consent.code_items(doc.model, str(tmp_path), steps) == []  # no run work folder given: nothing to ask
+    named = [{"pass": "pipeline.static_shape_tuning", "params": {"work_dir": "", "total_trials": 8}}]
+    assert [i.index for i in consent.tuning_items(named, str(folder), str(tmp_path))] == [0]  # TVM's pipeline too
     records.remember_own_database(str(folder))  # what the engine does after the user's own tuning step
     assert not [i for i in consent.code_items(doc.model, str(tmp_path), steps, str(folder)) if i.kind == consent.KIND_TUNING]
     with open(folder / "database_tuning_record.json", "a", encoding="utf-8") as fh:

@@ -66,7 +66,6 @@ def handle_tune(args: dict, ctx: WorkerContext) -> dict:
     from pipeline_model.passkinds.metaschedule.builder_tvm import check_rpc_tracker
     from pipeline_model.passkinds.metaschedule.config import TuningConfig, resolve_work_dir
     from pipeline_model.work_dirs import run_work_dir
-    from pipeline_model.passkinds.metaschedule.records import remember_own_database
     from pipeline_model.passkinds.metaschedule.tasks_tvm import apply_database, tune_module
 
     from pipeline_model.scriptlib.host import native_target
@@ -101,15 +100,12 @@ def handle_tune(args: dict, ctx: WorkerContext) -> dict:
     def on_progress(progress: Any) -> None:
         ctx.emit("tuning_progress", progress.to_json())
 
-    try:
-        summary = tune_module(
-            mod, target, work_dir, config.max_trials_global, config.max_trials_per_task, config.cost_model,
-            runner_config=config, on_progress=on_progress,
-            should_stop=lambda: ctx.cancelled() or ctx.stop_tuning_requested(),
-            op_names=config.op_names or None,
-        )
-    finally:
-        remember_own_database(work_dir)  # what this tuning wrote there is the user's own
+    summary = tune_module(
+        mod, target, work_dir, config.max_trials_global, config.max_trials_per_task, config.cost_model,
+        runner_config=config, on_progress=on_progress,
+        should_stop=lambda: ctx.cancelled() or ctx.stop_tuning_requested(),
+        op_names=config.op_names or None,
+    )
     if args.get("apply", True):
         tuned, info = apply_database(mod, target, work_dir)
         digest = hashlib.sha256(json.dumps([source, target, work_dir, summary["done"]], default=str).encode())

@@ -22,7 +22,7 @@ import stat
 import textwrap
 from typing import Any, Iterable, Optional
 
-from pipeline_model.passkinds.metaschedule.config import DATABASE_FILES, TUNING_IDS, APPLY_DATABASE, resolve_work_dir
+from pipeline_model.passkinds.metaschedule.config import DATABASE_FILES, resolve_work_dir
 from pipeline_model.passkinds.metaschedule.script_records import RECORD_LINE_MAX_BYTES, trace_json_problem
 from pipeline_model.scriptlib.files import replace_file
 
@@ -106,23 +106,40 @@ def remember_own_database(folder: str) -> None:
         return
 
 
+def _step_work_dir(raw: dict[str, Any], work_dir: Optional[str], base_dir: Optional[str]) -> Optional[str]:
+    """The tuning folder a step reads: its recipe's ``work_dir`` argument (``Ref("work_dir")``: the run's folder; a
+    path: relative to ``base_dir``), as every kind that tunes or reads a database builds it (MetaSchedule's steps,
+    ``pipeline.static_shape_tuning``); ``None`` for a step without one."""
+    from pipeline_model import emit
+    from pipeline_model.passkinds.registry import recipe_for
+
+    params = raw.get("params") if isinstance(raw.get("params"), dict) else {}
+    try:
+        expr = recipe_for(str(raw.get("pass") or ""), dict(params or {}))
+    except Exception:  # noqa: BLE001 - a step that cannot be built reads no database (its build fails itself)
+        return None
+    for key, value in expr.kwargs if isinstance(expr, emit.Call) else ():
+        if key == "work_dir" and isinstance(value, emit.Ref) and work_dir:
+            return os.path.abspath(work_dir)
+        if key == "work_dir" and isinstance(value, emit.Lit):
+            try:
+                return resolve_work_dir(str(value.value or ""), work_dir, base_dir)
+            except ValueError:
+                return None
+    return None
+
+
 def step_work_dirs(steps: Iterable[dict[str, Any]], work_dir: Optional[str],
                    base_dir: Optional[str]) -> list[tuple[int, str]]:
-    """``[(step index, folder)]``: the tuning database each enabled MetaSchedule step reads (tuning and apply
-    steps; their ``work_dir`` parameter, else the run's ``work_dir``), first use of each folder only."""
+    """``[(step index, folder)]``: the tuning database each enabled step reads (:func:`_step_work_dir`), first use
+    of each folder only."""
     out: list[tuple[int, str]] = []
     seen: set[str] = set()
     for i, raw in enumerate(steps):
         if not isinstance(raw, dict) or not raw.get("enabled", True) or raw.get("placeholder"):
             continue
-        if str(raw.get("pass") or "") not in (*TUNING_IDS, APPLY_DATABASE):
-            continue
-        params = raw.get("params") if isinstance(raw.get("params"), dict) else {}
-        try:
-            folder = resolve_work_dir(str((params or {}).get("work_dir") or ""), work_dir, base_dir)
-        except ValueError:
-            continue
-        if folder not in seen:
+        folder = _step_work_dir(raw, work_dir, base_dir)
+        if folder is not None and folder not in seen:
             seen.add(folder)
             out.append((i, folder))
     return out

@@ -24,6 +24,7 @@ from tvm.target import Target
 
 from pipeline_model.passkinds.metaschedule.builder_tvm import tuning_target
 from pipeline_model.passkinds.metaschedule.config import TuningConfig, has_database
+from pipeline_model.passkinds.metaschedule.records import remember_own_database
 from pipeline_model.passkinds.metaschedule.script import (
     STATE_FILE,
     TuningConfigError,
@@ -114,9 +115,14 @@ def _open_database(work_dir: str, retune: bool, warn: Any = print):
 
 
 def run_task_modules(session: TuningSession, named: list, target: Target, work_dir: str, *rest: Any) -> None:
-    """:func:`_run_tasks_untracked` with the files it writes recorded in the work dir's manifest."""
-    with track_work_dir(work_dir):
-        _run_tasks_untracked(session, named, target, work_dir, *rest)
+    """:func:`_run_tasks_untracked` with the files it writes recorded in the work dir's manifest; afterwards the
+    folder's database is noted as the user's own (``remember_own_database``: the run had consent for what was
+    there, the rest it measured), whichever way the engine tuned (a step, the ``tune`` command, TVM's pipelines)."""
+    try:
+        with track_work_dir(work_dir):
+            _run_tasks_untracked(session, named, target, work_dir, *rest)
+    finally:
+        remember_own_database(work_dir)
 
 
 def _run_tasks_untracked(
