@@ -81,8 +81,9 @@ _HEADER = '''#!/usr/bin/env python3
 It loads the model, applies the pipeline's enabled steps one by one (``apply_steps``) and prints the final
 module. Options: --save-script FILE (TVMScript), --save-json FILE (tvm.ir.save_json), --build (compile with
 tvm.compile, run the entry function on seeded inputs, print its latency and check it against the model
-built by tvm.compile's default pipeline), --quiet (do not print the module). The code these need beyond plain
-TVM (the app's passes and rules, measuring, checking) is below the marker after ``apply_steps``.
+built by tvm.compile's default pipeline), --quiet (do not print the module), --force (replace existing files).
+The code these need beyond plain TVM (the app's passes and rules, measuring, checking) is below the marker
+after ``apply_steps``.
 """
 
 {guard}
@@ -151,16 +152,17 @@ def main(argv=None):
     parser.add_argument("--save-json", metavar="FILE", help="write the final module with tvm.ir.save_json")
     parser.add_argument("--build", action="store_true", default=BUILD, help="compile, run, time and check the model")
     parser.add_argument("--quiet", action="store_true", help="do not print the final module")
+    parser.add_argument("--force", action="store_true", help="replace existing --save-script/--save-json files")
     args = parser.parse_args(argv)
     for path in (args.save_script, args.save_json):  # refused before the steps run, not after
-        if path and output_problem(path):
-            parser.error("not written: " + output_problem(path))
+        if path and output_problem(path, args.force):
+            parser.error("not written: " + output_problem(path, args.force))
     final = apply_steps(mod)
     try:  # never through a symlink, into a device or a folder: a temporary file of its own, renamed over the name
         if args.save_script:
-            write_output(args.save_script, final.script(show_meta=True).encode("utf-8"))
+            write_output(args.save_script, final.script(show_meta=True).encode("utf-8"), args.force)
         if args.save_json:
-            write_output(args.save_json, tvm.ir.save_json(final).encode("utf-8"))
+            write_output(args.save_json, tvm.ir.save_json(final).encode("utf-8"), args.force)
     except ValueError as exc:
         print(exc, file=sys.stderr)
         return 2

@@ -30,8 +30,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 TEMP_SUFFIX = ".rps-tmp"
 
 
-#: Why an existing file is not replaced (the end of the one-line message).
-EXISTS = "already exists and would be replaced; name a new file or allow overwriting (--force)"
+#: Why an existing file is not replaced (the end of the one-line message; the same in exported scripts).
+EXISTS = files.EXISTS
 
 
 class OutputPathError(ValueError):

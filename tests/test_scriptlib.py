@@ -177,6 +177,23 @@ def test_exported_script_refuses_to_save_through_a_link(tmp_path):
     proc = subprocess.run([sys.executable, str(script), "--quiet", "--save-json", str(saved)],
                           capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     assert proc.returncode == 0 and saved.read_text().startswith("{"), proc.stderr
+    saved.write_bytes(b"the user's own notes\n")  # an existing file: replaced only with --force (issue 32)
+    proc = subprocess.run([sys.executable, str(script), "--quiet", "--save-json", str(saved)],
+                          capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
+    assert proc.returncode == 2 and "--force" in proc.stderr and str(saved) in proc.stderr, proc.stderr
+    assert saved.read_bytes() == b"the user's own notes\n"
+
+
+def test_write_output_replaces_an_existing_file_only_when_asked(tmp_path):
+    from pipeline_model.scriptlib import files
+
+    target = tmp_path / "final.py"
+    target.write_bytes(b"mine")
+    with pytest.raises(ValueError, match="--force"):
+        files.write_output(str(target), b"new", overwrite=False)
+    assert target.read_bytes() == b"mine" and os.listdir(tmp_path) == ["final.py"]
+    files.write_output(str(target), b"new", overwrite=True)
+    assert target.read_bytes() == b"new"
 
 
 @pytest.mark.parametrize("writer", ["script", "app"])

@@ -81,8 +81,13 @@ def replace_file(full: str, data: bytes, before_rename: Optional[Callable[[], ob
         raise
 
 
-def output_problem(path: str) -> str:
-    """Why ``path`` may not be written (one line naming it), or ``""`` when it may."""
+#: Why an existing file is not replaced (the end of a one-line message; the app's and the scripts' ``--force``).
+EXISTS = "already exists and would be replaced; name a new file or allow overwriting (--force)"
+
+
+def output_problem(path: str, overwrite: bool = True) -> str:
+    """Why ``path`` may not be written (one line naming it), or ``""`` when it may; with ``overwrite=False`` an
+    existing file is not replaced either (the user did not pass ``--force``)."""
     full = os.path.abspath(path)
     root = special_root(full)
     if root is not None:
@@ -95,21 +100,24 @@ def output_problem(path: str) -> str:
         return f"{path}: {exc.strerror or exc}"
     if st is not None and not stat.S_ISREG(st.st_mode):
         return f"{path}: exists and is not a regular file (a link, a folder or a device); name another file"
+    if st is not None and not overwrite:
+        return f"{path}: {EXISTS}"
     if not os.path.isdir(os.path.dirname(full)):
         return f"{path}: its folder does not exist"
     return ""
 
 
-def write_output(path: str, data: bytes) -> str:
-    """Write ``data`` to ``path`` under this module's rules; raises ``ValueError`` with a one-line message when
-    the path is refused or the write fails. Returns the absolute path written."""
-    problem = output_problem(path)
+def write_output(path: str, data: bytes, overwrite: bool = True) -> str:
+    """Write ``data`` to ``path`` under this module's rules (``overwrite=False``: an existing file is not replaced,
+    also one that appears before the rename); raises ``ValueError`` with a one-line message when the path is
+    refused or the write fails. Returns the absolute path written."""
+    problem = output_problem(path, overwrite)
     if problem:
         raise ValueError(f"not written: {problem}")
     full = os.path.abspath(path)
 
     def recheck() -> None:
-        again = output_problem(path)  # replaced by a link since the first look?
+        again = output_problem(path, overwrite)  # replaced by a link since the first look?
         if again:
             raise ValueError(f"not written: {again}")
 
