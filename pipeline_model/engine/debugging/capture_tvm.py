@@ -216,6 +216,7 @@ class BindingScope:
         return ["lit:" + str(expr)[:80]]
 
     def resolve_all(self, exprs: Any) -> tuple[str, ...]:
+        """The ids ``exprs`` read, in order (:meth:`resolve` of each)."""
         return tuple(i for e in exprs for i in self.resolve(e))
 
 
