@@ -66,8 +66,8 @@ class Sandbox:
         self.special = self._special_files()
         self.pipelines = self._pipeline_files(pipeline_files)
         self.outputs = self._output_targets()
-        #: Folder arguments (--emit-ir, --export-lib) also get an existing file of the user's (never written to;
-        #: ``-o`` naming a regular file replaces it, as the user asked).
+        #: Folder arguments (--emit-ir, --export-lib) and ``export -o`` also get an existing file of the user's (never
+        #: written to: ``-o`` replaces an existing file only with ``--force``, which the fuzzer never passes).
         self.folder_outputs = self.outputs + [self.path("existing_ir.txt")]
         self.models = self._models()
 
@@ -172,7 +172,7 @@ def command_lines(box: Sandbox, n: int, rng: random.Random) -> list[list[str]]:
         elif cmd == "export":
             argv += [pipeline, "--no-engine"] if rng.random() < 0.85 else [pipeline]
             if rng.random() < 0.8:
-                argv += ["-o", rng.choice(box.outputs)]
+                argv += ["-o", rng.choice(box.folder_outputs)]
             if rng.random() < 0.2:
                 argv += ["--model", rng.choice(box.models)]
             if rng.random() < 0.2:
