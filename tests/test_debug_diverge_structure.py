@@ -34,6 +34,8 @@ class E:
     ty: str = "f32[4]"
     kind: str = "dps"
     returns: Optional[str] = None
+    source: Optional[str] = None
+    index: int = 0
 
     @property
     def name(self) -> str:
@@ -69,6 +71,20 @@ def test_align_says_where_the_structure_changed():
     after = [E("a", ("param:x",)), E("n", ("a", "param:y")), E("b", ("n",))]
     got = align(after, before)
     assert got.counterpart == {"a": "a"} and got.origins == ["n"]  # b is downstream of n, not an origin
+
+
+def test_align_meets_again_after_a_decomposition():
+    """batch_norm decomposed into operators (DecomposeOpsForInference): the operators have no counterpart, the
+    tuple built in its place and its result are compared with batch_norm's, what follows is matched again."""
+    tup = "(f32[4],f32[2])"
+    before = [E("bn", ("param:x", "param:m"), "call:batch_norm", tup),
+              E("y", ("bn",), "item0", kind="item", source="bn"), E("r", ("y",), "call:relu")]
+    after = [E("s", ("param:x", "param:m"), "call:subtract", "f32[8]"), E("d", ("s",), "call:divide"),
+             E("t", ("d", "param:m"), "tuple", tup, kind="struct"), E("y", ("t",), "item0", kind="item"),
+             E("r", ("y",), "call:relu")]
+    got = align(after, before)
+    assert got.counterpart == {"d": "y", "t": "bn", "y": "y", "r": "r"}, got.counterpart
+    assert got.how["r"] == "inputs" and got.how["y"] == "resync" and got.origins == ["s"]
 
 
 def test_likelier_culprit_is_the_unmatched_value_the_first_diverging_one_depends_on():

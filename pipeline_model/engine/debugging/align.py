@@ -14,6 +14,10 @@ PrimFunc call reads what the fused function's call read). Where that finds nothi
   literal (a shape given as an argument or held in a PrimFunc);
 - ``inserted``: one value read with constants only and of the same type (an operation the step inserted
   after a value, ``x * 1.5``): compared with the value before the step it was computed from;
+- ``resync``: where the structure meets again after a change (an input without counterpart, e.g. after
+  ``DecomposeOpsForInference`` turned ``batch_norm`` into several operators): the first value before the step
+  not yet taken, of the same operation and type, reading the inputs that do have counterparts; the input
+  without one is matched with the value it replaces when that is alone and of its type;
 - none: no counterpart, the step changed the structure here (``origin`` when all its inputs were matched:
   where the change starts, as opposed to values downstream of an unmatched one).
 
@@ -31,7 +35,7 @@ from typing import Any, Iterable, Optional
 @dataclass
 class Alignment:
     """``counterpart``: key after -> key before; ``how``: key after -> the rule that matched it (``inputs``,
-    ``output``, ``relaxed``, ``inserted``); ``origins``: keys after with no counterpart although all their
+    ``output``, ``relaxed``, ``inserted``, ``resync``); ``origins``: keys after with no counterpart although all their
     inputs had one (where the step changed the structure)."""
 
     counterpart: dict[str, str] = field(default_factory=dict)
@@ -84,14 +88,18 @@ def align(after: list[Any], before: list[Any]) -> Alignment:
     ``name``, ``kind``, ``returns``) with one before it (see the module docstring)."""
     result = Alignment()
     by_key = {b.key: b for b in before}
+    after_by_key = {a.key: a for a in after}
     order = {b.key: i for i, b in enumerate(before)}
     canon = canonical(before)
     exact: dict[tuple[Any, ...], list[Any]] = {}
     relaxed: dict[tuple[Any, ...], list[Any]] = {}
+    same_op: dict[tuple[str, str], list[Any]] = {}
     for b in before:
         ins = [canon.get(i, i) for i in b.inputs]
         exact.setdefault((tuple(sorted(ins)), b.ty), []).append(b)
         relaxed.setdefault((_relaxed(ins), b.ty), []).append(b)
+        if b.kind not in ("alias", "struct"):
+            same_op.setdefault((_what(b.op), b.ty), []).append(b)
     match = result.counterpart
     taken: set[str] = set()
 
@@ -120,6 +128,11 @@ def align(after: list[Any], before: list[Any]) -> Alignment:
         if found is None:
             found = _inserted(a, ins, by_key)
             how = "inserted"
+        if found is None and any(i is None for i in ins) and a.kind not in ("alias", "struct"):
+            found = _resync(a, ins, same_op.get((_what(a.op), a.ty), []), canon, taken, by_key, match)
+            if found is not None:
+                _fields(after_by_key, before, match, taken)
+            how = "resync"
         if found is None:
             if all(i is not None for i in ins):
                 result.origins.append(a.key)
@@ -149,6 +162,45 @@ def canonical(entries: list[Any]) -> dict[str, str]:
         if target != entry.key:
             out[entry.key] = target
     return out
+
+
+def _resync(a: Any, ins: list[Optional[str]], pool: list[Any], canon: dict[str, str], taken: set[str],
+            by_key: dict[str, Any], match: dict[str, str]) -> Optional[Any]:
+    """Where the structure meets again after a change: the first value before the step not yet taken that is
+    computed by the same operation with the same type, reads every input of ``a`` that has a counterpart, and
+    whose other inputs are values no one took (the ones the step changed). The one input of ``a`` without a
+    counterpart then gets that other input as its counterpart when it is alone and of the same type (a
+    decomposed ``batch_norm``'s result and the ``batch_norm``'s)."""
+    known = {str(i) for i in ins if i is not None}
+    for b in pool:
+        b_ins = [canon.get(i, i) for i in b.inputs]
+        if b.key in taken or canon.get(b.key, b.key) in taken or not known <= set(b_ins):
+            continue
+        rest = [i for i in b_ins if i not in known]
+        if any(_leaf(i) or i in taken for i in rest):
+            continue
+        lost = [raw for raw, i in zip(a.inputs, ins) if i is None]
+        if len(lost) == 1 and len(rest) == 1 and rest[0] in by_key:
+            taken.add(rest[0])
+            match.setdefault(lost[0], rest[0])
+        return b
+    return None
+
+
+def _fields(after: dict[str, Any], before: list[Any], match: dict[str, str], taken: set[str]) -> None:
+    """A tuple the step built (``(y, mean, var)`` in place of ``batch_norm``'s result) matched by
+    :func:`_resync`: its fields get the items of the value it was matched with, by position and type."""
+    for key, other in list(match.items()):
+        tup = after.get(key)
+        if tup is None or tup.kind != "struct" or tup.op != "tuple":
+            continue
+        items = {b.index: b for b in before if b.kind == "item" and b.source == other}
+        for i, field_id in enumerate(tup.inputs):
+            item = items.get(i)
+            field = after.get(field_id)
+            if item is not None and field is not None and field_id not in match and field.ty == item.ty:
+                match[field_id] = item.key
+                taken.add(item.key)
 
 
 def _inserted(a: Any, ins: list[Optional[str]], by_key: dict[str, Any]) -> Optional[Any]:
