@@ -152,12 +152,20 @@ class PipelineDocument:
 
     def to_dict(self) -> dict[str, Any]:
         """The body of a pipeline file (without the format header)."""
+        from pipeline_model.importers.dims import DimsError, split_spec
+
+        try:
+            model, dims = split_spec(self.model)
+        except DimsError:
+            model, dims = self.model, {}  # saved as is; the run names the problem
         data: dict[str, Any] = {
             "name": self.name,
-            "model": self.model,
+            "model": model,
             "target": copy.deepcopy(self.target),
             "steps": [s.to_dict() for s in self.steps],
         }
+        if dims:
+            data["model_dims"] = dims
         if self.description:
             data["description"] = self.description
         if self.build:
@@ -183,7 +191,7 @@ class PipelineDocument:
     def from_dict(cls, data: dict[str, Any], path: Optional[str] = None) -> "PipelineDocument":
         """Build a document from a current-format body (validated by the file reader)."""
         return cls(
-            model=str(data.get("model") or "builtin:mlp"),
+            model=_with_dims(str(data.get("model") or "builtin:mlp"), data.get("model_dims")),
             target=resolve_target(data.get("target") or {"kind": "llvm"}),
             steps=[Step.from_dict(s) for s in data.get("steps") or []],
             name=str(data.get("name") or "Untitled pipeline"),
@@ -196,3 +204,11 @@ class PipelineDocument:
     def clone(self) -> "PipelineDocument":
         """A deep copy (the engine gets copies, never the live document)."""
         return copy.deepcopy(self)
+
+
+def _with_dims(model: str, dims: Any) -> str:
+    """The in-memory model spec of a file's ``model`` and ``model_dims`` (pins carried in the spec, see
+    :mod:`pipeline_model.importers.dims`)."""
+    from pipeline_model.importers.dims import join_spec
+
+    return join_spec(model, {str(k): int(v) for k, v in dict(dims).items()}) if dims else model

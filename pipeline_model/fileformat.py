@@ -1,9 +1,9 @@
 """Pipeline files: reading, writing, validation and migration of older versions.
 
-Current format (version 2) is a flat JSON object::
+Current format (version 3) is a flat JSON object::
 
-    {"format": "relax-pipeline-studio.pipeline", "version": 2,
-     "name": "...", "description": "...", "model": "builtin:mlp" | "path/to/model",
+    {"format": "relax-pipeline-studio.pipeline", "version": 3,
+     "name": "...", "description": "...", "model": "builtin:mlp" | "path/to/model", "model_dims": {"seq": 8},
      "target": {"kind": "llvm", ...},
      "steps": [{"uid": "3f2a...", "pass": "relax.LegalizeOps", "params": {...}, "enabled": true,
                 "note": "optional"}],
@@ -13,6 +13,8 @@ Current format (version 2) is a flat JSON object::
 ``pass_context`` (optional, new in version 2) holds the ``tvm.transform.PassContext`` settings every step
 runs under (:mod:`pipeline_model.pass_context`). Version 1 is the same without ``pass_context``; it is
 migrated by :func:`migrate_1_to_2` (steps run under the defaults, opt level 3, as version-1 builds did).
+``model_dims`` (optional, new in version 3) pins symbolic dimensions of the model at load time
+(:mod:`pipeline_model.importers.dims`); a version-2 file is migrated by :func:`migrate_2_to_3` unchanged.
 
 It is described by the JSON Schema ``pipeline_model/schemas/pipeline.schema.json`` (draft 2020-12) and
 validated with :mod:`jsonschema` on load.
@@ -53,7 +55,7 @@ from pipeline_model.scriptlib import files
 #: Format name written in every pipeline file.
 FORMAT_NAME = "relax-pipeline-studio.pipeline"
 #: Current (newest) format version; files are migrated up to it on load.
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 #: Where the JSON Schema of the current version lives.
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "pipeline.schema.json"
 
@@ -280,8 +282,23 @@ def migrate_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def migrate_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
+    """Turn a version-2 document into a version-3 document.
+
+    Version 3 adds the optional ``model_dims`` object (the model's pinned symbolic dimensions, name -> value,
+    see :mod:`pipeline_model.importers.dims`); a version-2 file has none: its model loads with the dimensions
+    it declares. A version-2 file that already has ``model_dims`` is refused (it is not a version-2 file).
+    """
+    if "model_dims" in data:
+        raise _MigrationError(("model_dims",), "model_dims needs file format version 3")
+    out = dict(data)
+    out["version"] = 3
+    return out
+
+
 #: ``MIGRATIONS[n]`` turns a version-``n`` document into a version-``n + 1`` document.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: migrate_0_to_1, 1: migrate_1_to_2}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    0: migrate_0_to_1, 1: migrate_1_to_2, 2: migrate_2_to_3}
 
 
 def detect_version(data: Any) -> int:
@@ -581,8 +598,10 @@ def loads_pipeline(
         if known_pass_ids is not None and step.pass_id not in known_pass_ids:
             step.placeholder = f"unknown pass '{step.pass_id}'"
         steps.append(step)
+    from pipeline_model.importers.dims import join_spec
+
     return PipelineDocument(
-        model=data["model"],
+        model=join_spec(data["model"], dict(data.get("model_dims") or {})) if data.get("model_dims") else data["model"],
         target=target,
         steps=steps,
         name=data.get("name", "Untitled pipeline"),

@@ -64,6 +64,8 @@ class ModelSource:
     label: str
     name: Optional[str] = None  # built-in name
     format: str = ""  # name of the model format (pipeline_model.importers) that reads it
+    #: Pinned dimensions ``((name, value), ...)`` the spec carries (see :mod:`pipeline_model.importers.dims`).
+    dims: tuple[tuple[str, int], ...] = ()
 
 
 def builtin_model_path(name: str) -> str:
@@ -82,7 +84,17 @@ def resolve_model(spec: str, base_dir: Optional[str] = None) -> ModelSource:
     Relative paths are resolved against ``base_dir`` (the pipeline file's folder) or the current
     directory. Raises :class:`ModelSpecError` with a message naming the spec or file.
     """
-    spec = str(spec or "").strip()
+    from dataclasses import replace
+
+    from pipeline_model.importers.dims import split_spec
+
+    base, dims = split_spec(str(spec or "").strip())
+    source = _resolve_base(base.strip(), base_dir)
+    return replace(source, spec=str(spec or "").strip(), dims=tuple(dims.items())) if dims else source
+
+
+def _resolve_base(spec: str, base_dir: Optional[str]) -> ModelSource:
+    """:func:`resolve_model` of a spec without pinned dimensions."""
     if not spec:
         raise ModelSpecError("no model given: use builtin:mlp, builtin:transformer or a model file path")
     if spec.startswith("builtin:"):
@@ -142,15 +154,20 @@ def model_key(spec: str, base_dir: Optional[str] = None) -> str:
         content = file_sha256(source.path)
     except OSError as exc:
         raise ModelSpecError(str(exc)) from None
-    return hashlib.sha256(f"{source.kind}\0{source.path}\0{content}".encode()).hexdigest()
+    pins = "".join(f"\0{k}={v}" for k, v in source.dims)
+    return hashlib.sha256(f"{source.kind}\0{source.path}\0{content}{pins}".encode()).hexdigest()
 
 
 def model_label(spec: str) -> str:
     """A short label for a model spec (``builtin:mlp`` or the file name)."""
-    spec = str(spec or "")
-    if spec.startswith("builtin:"):
-        return spec
-    return os.path.basename(spec) or spec
+    from pipeline_model.importers.dims import format_dims, split_spec
+
+    try:
+        base, dims = split_spec(str(spec or ""))
+    except ModelLoadError:
+        base, dims = str(spec or ""), {}
+    label = base if base.startswith("builtin:") else (os.path.basename(base) or base)
+    return f"{label} [{format_dims(dims, ', ')}]" if dims else label
 
 
 def emit_model_loader(spec: str, base_dir: Optional[str] = None) -> str:
@@ -164,4 +181,8 @@ def emit_model_loader(spec: str, base_dir: Optional[str] = None) -> str:
     fmt = format_named(source.format)
     if fmt is None:  # pragma: no cover - resolve_model names a registered format
         raise ModelSpecError(f"{source.path}: no model format {source.format!r}")
-    return fmt.loader_source(source)
+    code = fmt.loader_source(source)
+    if source.dims and not fmt.pins_in_loader:
+        code += ("\n# pinned dimensions (--shape)\nimport tvm.relax as _relax_dims\n"
+                 f"mod = _relax_dims.transform.BindSymbolicVars({dict(source.dims)!r})(mod)\n")
+    return code

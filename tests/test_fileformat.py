@@ -105,7 +105,7 @@ def test_saved_file_has_header_and_validates_against_schema(tmp_path: Path) -> N
     save_pipeline(doc, path)
     data = json.loads(path.read_text(encoding="utf-8"))
     assert data["format"] == FORMAT_NAME == "relax-pipeline-studio.pipeline"
-    assert data["version"] == FORMAT_VERSION == 2
+    assert data["version"] == FORMAT_VERSION == 3
     assert list(data)[:2] == ["format", "version"]
     jsonschema.Draft202012Validator(fileformat.load_schema()).validate(data)
 

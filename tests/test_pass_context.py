@@ -23,7 +23,7 @@ def test_v2_fixture_loads_and_round_trips():
     assert settings == PassContextSettings(2, {"relax.FuseOps.max_depth": 1}, ["FoldConstant"])
     text = dumps_pipeline(doc)
     data = json.loads(text)
-    assert data["version"] == FORMAT_VERSION == 2 and data["pass_context"] == settings.to_json()
+    assert data["version"] == FORMAT_VERSION == 3 and data["pass_context"] == settings.to_json()
     assert loads_pipeline(text).pass_context_settings() == settings
 
 
@@ -33,7 +33,7 @@ def test_v1_migrates_to_v2_with_default_context():
     doc = load_pipeline(DATA / "v1_walkthrough.json")
     assert doc.pass_context_settings().is_default
     data = json.loads(dumps_pipeline(doc))
-    assert data["version"] == 2 and "pass_context" not in data  # defaults are not written
+    assert data["version"] == 3 and "pass_context" not in data  # defaults are not written
 
 
 def test_v1_file_with_pass_context_is_refused(tmp_path):

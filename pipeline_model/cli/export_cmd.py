@@ -17,6 +17,7 @@ import argparse
 import os
 import sys
 
+from pipeline_model.cli import shape_arg
 from pipeline_model.resources import is_resource, pipeline_argument
 
 
@@ -32,6 +33,7 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
                    help="the full script even for stock TVM passes: it also takes --build, --save-script and "
                    "--save-json (the app's code for them below a marker)")
     p.add_argument("--model", metavar="SPEC", help="model instead of the file's: builtin:mlp, builtin:transformer or a path")
+    shape_arg.add_argument(p)
     p.add_argument("--target", metavar="T", help="target instead of the file's: cpu, cuda or a JSON object")
     p.add_argument("--no-engine", action="store_true",
                    help="do not ask the engine for the catalogue (parameters are used as written)")
@@ -83,6 +85,15 @@ def main(args: argparse.Namespace) -> int:
             print(f"error: --model: {exc}", file=sys.stderr)
             return 2
         doc.model = spec
+    if getattr(args, "shape", None):
+        from pipeline_model import models
+
+        try:
+            doc.model = shape_arg.apply(doc.model, args.shape)
+            models.resolve_model(doc.model, doc.model_path_base())
+        except models.ModelLoadError as exc:
+            print(f"error: --shape: {exc}", file=sys.stderr)
+            return 2
     if getattr(args, "target", None):
         from pipeline_model.document import resolve_target
 

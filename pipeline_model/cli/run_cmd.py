@@ -22,7 +22,7 @@ import re
 import sys
 from typing import Any, Optional
 
-from pipeline_model.cli import reproducer_io
+from pipeline_model.cli import reproducer_io, shape_arg
 from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument, resolve_target, target_label
 from pipeline_model.resources import pipeline_argument
@@ -52,6 +52,7 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     p.add_argument("pipeline", metavar="PIPELINE", type=pipeline_argument,
                    help="pipeline file (.json) or bundled pipeline (builtin:NAME, e.g. builtin:cpu_build)")
     p.add_argument("--model", metavar="SPEC", help="model instead of the file's: builtin:mlp, builtin:transformer or a path")
+    shape_arg.add_argument(p)
     p.add_argument("--target", metavar="T", help="target instead of the file's: cpu, cuda or a JSON object")
     p.add_argument("--until", metavar="N", type=int, help="run steps 1..N only (steps are numbered from 1, as in the output and the IR file names)")
     p.add_argument("--emit-ir", metavar="DIR", help="write the TVMScript before/after every step into DIR")
@@ -172,6 +173,10 @@ def _prepare(args: argparse.Namespace, out: dict[str, Any]) -> tuple[Optional[Pi
     if args.model:
         spec = args.model if args.model.startswith("builtin:") else os.path.abspath(args.model)
         doc.model = spec
+    try:
+        doc.model = shape_arg.apply(doc.model, getattr(args, "shape", None))
+    except shape_arg.DimsError as exc:
+        return None, str(exc)
     try:
         models.resolve_model(doc.model, doc.model_path_base())
     except models.ModelLoadError as exc:

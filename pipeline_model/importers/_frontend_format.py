@@ -19,15 +19,28 @@ class FrontendFormat(ModelFormat):
         raise NotImplementedError
 
     def load(self, path: str) -> tuple[Any, Optional[dict[str, Any]]]:
-        import numpy
-
         loaded = self.load_file(path)
-        params = loaded.params
-        if params is not None:
-            params = {str(k): (v if isinstance(v, numpy.ndarray) else v.numpy()) for k, v in dict(params).items()}
-        return loaded.mod, params
+        return loaded.mod, _numpy_params(loaded.params)
+
+    def load_file_pinned(self, path: str, dims: dict[str, int]) -> tuple[Any, dict[str, int]]:
+        """``(LoadedModel, pins left)``: :meth:`load_file` with the pins the frontend applies before importing
+        (none by default: all are left to ``BindSymbolicVars`` after the import)."""
+        return self.load_file(path), dict(dims)
+
+    def load_pinned(self, path: str, dims: dict[str, int]) -> tuple[Any, Optional[dict[str, Any]], dict[str, int]]:
+        loaded, left = self.load_file_pinned(path, dims)
+        return loaded.mod, _numpy_params(loaded.params), left
 
     def loader_source(self, source: Any) -> str:
         from pipeline_model.importers.frontends import emit_loader
 
         return emit_loader(source.path)
+
+
+def _numpy_params(params: Any) -> Optional[dict[str, Any]]:
+    """A loader's params as name -> numpy array (``None`` stays ``None``)."""
+    import numpy
+
+    if params is None:
+        return None
+    return {str(k): (v if isinstance(v, numpy.ndarray) else v.numpy()) for k, v in dict(params).items()}

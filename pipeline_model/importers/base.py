@@ -83,6 +83,9 @@ class ModelFormat:
     suffixes: tuple[str, ...] = ()
     source_kind = KIND_IMPORTER
     priority = 50
+    #: Whether :meth:`loader_source` applies a source's pinned dimensions itself (else the exported script
+    #: binds them after the loader with ``relax.transform.BindSymbolicVars``).
+    pins_in_loader = False
 
     def identify(self, path: str) -> bool:
         """Whether the file at ``path`` is in this format (TVM-free; reads, never executes it)."""
@@ -92,6 +95,13 @@ class ModelFormat:
         """``(IRModule, params or None)`` of the model at ``path`` (engine side; imports TVM).
         Raises :class:`ModelLoadError` naming the file and the cause."""
         raise ModelLoadError(f"{path}: the {self.name} format has no loader")
+
+    def load_pinned(self, path: str, dims: dict[str, int]) -> tuple[Any, Optional[dict[str, Any]], dict[str, int]]:
+        """``(IRModule, params or None, pins left)``: the model at ``path`` with the pinned dimensions ``dims``
+        (:mod:`pipeline_model.importers.dims`) its frontend applies before the import; the pins left are bound
+        in the loaded module afterwards (``relax.transform.BindSymbolicVars``). By default none is applied early."""
+        mod, params = self.load(path)
+        return mod, params, dict(dims)
 
     def loader_source(self, source: Any) -> str:
         """Plain TVM Python code defining ``mod`` and ``params`` for ``source`` (a ``models.ModelSource``);

@@ -117,7 +117,7 @@ from tvm.relax.frontend.onnx import from_onnx
 
 {prepare}
 _onnx_model = onnx.load({path})
-prepare_onnx_model(_onnx_model)
+{pin}prepare_onnx_model(_onnx_model)
 mod = from_onnx(_onnx_model, keep_params_in_input=True)
 mod, _detached = detach_params(mod)
 _main = mod["main"]
@@ -164,18 +164,26 @@ _exported = torch.export.export(_ns["model"].eval(), tuple(_ns["example_inputs"]
 ''' + _TORCH_TAIL
 
 
-def emit_loader(path: str) -> str:
+def emit_loader(path: str, dims: "dict[str, int] | None" = None) -> str:
     """Plain-TVM Python code that defines ``mod`` (IRModule) and ``params`` for the model at ``path``.
 
     ``params`` maps the names of ``main``'s weight parameters to numpy arrays, exactly as
     :func:`pipeline_model.importers.load_tvm.load_file` returns them. Used by the script export; the path
     is embedded with ``repr`` (never formatted into code). Raises :class:`ModelLoadError` for a file
     no importer handles.
+    ``dims`` (ONNX only): pinned input dimensions (:mod:`pipeline_model.importers.dims`), set in the graph
+    before the import, as the app does.
     """
     kind = importer_kind(path)
     literal = repr(os.path.abspath(path))
     if kind == "onnx":
-        return _ONNX_LOADER.format(path=literal, prepare=inspect.getsource(prepare_onnx_model))
+        pin = ""
+        if dims:
+            from pipeline_model.importers.dims import pin_onnx_inputs
+
+            pin = (inspect.getsource(pin_onnx_inputs).replace("  # noqa: ANN001 - an onnx.ModelProto", "")
+                   + f"\n\npin_onnx_inputs(_onnx_model, {dict(dims)!r})\n")
+        return _ONNX_LOADER.format(path=literal, prepare=inspect.getsource(prepare_onnx_model), pin=pin)
     if kind == "pt2":
         from pipeline_model.scriptlib import module_source
 

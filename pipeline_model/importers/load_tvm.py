@@ -15,6 +15,7 @@ from typing import Any, Optional
 from pipeline_model import models
 from pipeline_model.importers import onnx_tvm, pt2_tvm, torch_tvm
 from pipeline_model.importers.base import LoadedModel, ModelLoadError
+from pipeline_model.importers.dims_tvm import bind_dims
 from pipeline_model.importers.frontend_tvm import file_key
 from pipeline_model.importers.nn_module_tvm import load_nn_module
 from pipeline_model.importers.registry import format_named
@@ -50,9 +51,14 @@ def load_model(spec: str, base_dir: Optional[str] = None) -> LoadedModel:
     fmt = format_named(source.format)
     if fmt is None:  # pragma: no cover - resolve_model names a registered format
         raise ModelLoadError(f"{source.path}: unsupported model format {source.format!r}")
-    mod, params = fmt.load(source.path)
+    dims = dict(source.dims)
+    if dims:
+        mod, params, left = fmt.load_pinned(source.path, dims)
+    else:
+        (mod, params), left = fmt.load(source.path), {}
     if not isinstance(mod, tvm.IRModule):
         raise ModelLoadError(f"{source.path}: the loader did not produce an IRModule ({type(mod).__name__})")
+    mod = bind_dims(mod, left, source.path, [k for k in dims if k not in left])
     return LoadedModel(mod=mod, params=params, key=key, source=source.path)
 
 

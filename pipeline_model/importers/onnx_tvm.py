@@ -4,21 +4,24 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Optional
 
 from pipeline_model.importers.base import ModelLoadError
+from pipeline_model.importers.dims import onnx_input_dim_names, pin_onnx_inputs, unknown_dims_error
 from pipeline_model.importers.frontend_tvm import file_key, loaded_model, short_cause, split_params
 from pipeline_model.importers.frontends import prepare_onnx_model
 
 
-def load_file(path: str) -> Any:
-    """Import the ONNX file at ``path`` as a :class:`~pipeline_model.importers.base.LoadedModel`."""
+def load_file(path: str, dims: Optional[dict[str, int]] = None) -> Any:
+    """Import the ONNX file at ``path`` as a :class:`~pipeline_model.importers.base.LoadedModel`
+    (``dims``: pinned dimensions, see :mod:`pipeline_model.importers.dims`)."""
     _kind, key = file_key(path)
-    return load_onnx(path, key)
+    return load_onnx(path, key, dims)
 
 
-def load_onnx(path: str, key: str) -> Any:
-    """Import the ONNX file at ``path`` (``key``: its cache key)."""
+def load_onnx(path: str, key: str, dims: Optional[dict[str, int]] = None) -> Any:
+    """Import the ONNX file at ``path`` (``key``: its cache key) with the graph inputs' symbolic dimensions
+    named in ``dims`` pinned; a name no input has raises a one-line ``DimsError`` listing those it has."""
     try:
         import onnx
     except ImportError:  # pragma: no cover - onnx is a runtime requirement
@@ -45,6 +48,10 @@ def load_onnx(path: str, key: str) -> Any:
     except Exception as exc:
         raise ModelLoadError(f"{path}: invalid ONNX model ({short_cause(exc)})") from None
 
+    if dims:
+        left = pin_onnx_inputs(model, dims)
+        if left:
+            raise unknown_dims_error(path, list(left), onnx_input_dim_names(model))
     prepare_onnx_model(model)
     try:
         with warnings.catch_warnings():
