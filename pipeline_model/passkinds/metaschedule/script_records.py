@@ -193,9 +193,10 @@ def _workload_problem(value):
     if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)):
         return "not a workload ([hash, module])"
     try:
-        blob = base64.b64decode(value[1], validate=True)
-        start = blob.find(b"{")
-        module = json.loads(blob[start:].decode("utf-8")) if start >= 0 else None
+        blob = base64.b64decode(value[1], validate=True)  # 8 bytes of length (little-endian), then the JSON
+        if len(blob) < 8 or int.from_bytes(blob[:8], "little") != len(blob) - 8:
+            return "its module is not a saved TVM module"
+        module = json.loads(blob[8:].decode("utf-8"))
     except RecursionError:
         return f"its module is nested deeper than {RECORD_MAX_DEPTH} levels"
     except (binascii.Error, UnicodeDecodeError, ValueError):

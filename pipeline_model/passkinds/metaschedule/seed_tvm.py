@@ -43,7 +43,7 @@ def seed_session(session: TuningSession, mod: tvm.IRModule, work_dir: str, targe
     if session.should_stop() or not tasks:
         return tasks
     with track_work_dir(work_dir):
-        database = open_work_database(work_dir)
+        database = open_work_database(work_dir, session.warn)
         try:
             info = seed_app_schedules(database, tasks, target, rules, *session.tools())
         except Exception:  # noqa: BLE001 - a stop during the seeds' build ends the step like a stop in tuning
@@ -61,6 +61,6 @@ def finish_seeds(session: TuningSession, work_dir: str, tasks: list[tuple[str, t
     info = session.progress.seeds
     if not isinstance(info, dict) or not tasks:
         return
-    database = open_work_database(work_dir)
+    database = open_work_database(work_dir, session.warn)
     seed_outcome(database, tasks, info)
     session.emit()  # the tuning panel's footer says which schedule won (the last progress event had no outcome)
