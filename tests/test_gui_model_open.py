@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -182,3 +183,29 @@ def test_recent_menu_reopens_a_saved_pipeline(fake_empty, tmp_path, monkeypatch)
     actions[0].trigger()
     assert empty.ctrl.doc.path == str(saved)
     assert [s.pass_id for s in empty.ctrl.doc.steps] == names
+
+
+def test_dialog_pinned_dimensions_set_the_model_undoably(fake_empty, qtbot, tmp_path, monkeypatch):
+    """Issue 34: the dialog's Pinned dimensions field pins symbolic dims (the spec's |dims: part), undoably;
+    a bad entry keeps the dialog open with the problem shown."""
+    dialog = ModelDialog("/m/gpt2.onnx|dims:seq=8,batch=1")
+    qtbot.addWidget(dialog)
+    assert dialog.path.text() == "/m/gpt2.onnx" and dialog.dims.text() == "seq=8 batch=1"
+    dialog.dims.setText("seq")
+    dialog.accept()
+    assert dialog.result() != int(QDialog.DialogCode.Accepted) and "NAME=DIM" in dialog.dims_error.text()
+    path = tmp_path / "dyn.onnx"
+    path.write_bytes(b"")
+
+    def choose(d: ModelDialog) -> None:
+        d.path.setText(str(path))
+        d.dims.setText("seq=16")
+
+    _open_through_dialog(fake_empty, monkeypatch, choose)
+    assert qt_wait(lambda: fake_empty.ctrl.doc.model == f"{path}|dims:seq=16", 20_000), fake_empty.files.model_error
+    from pipeline_model.fileformat import dumps_pipeline
+
+    saved = json.loads(dumps_pipeline(fake_empty.ctrl.doc))
+    assert saved["model"] == str(path) and saved["model_dims"] == {"seq": 16}
+    fake_empty.ctrl.undo_stack.undo()
+    assert fake_empty.ctrl.doc.model == "builtin:mlp"

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from pipeline_model.importers import file_filter as model_file_filter
+from pipeline_model.importers.dims import DimsError, format_dims, join_spec, parse_dims, split_spec
 
 
 FILE_KINDS = (  # translated where shown (QT_TRANSLATE_NOOP marks them for lupdate)
@@ -60,13 +61,17 @@ class ModelDialog(QDialog):
             item.setData(Qt.ItemDataRole.UserRole, f"builtin:{name}")
             item.setToolTip(desc)
             self.list.addItem(item)
-            if current == f"builtin:{name}":
+            if split_spec_quiet(current) == f"builtin:{name}":
                 self.list.setCurrentItem(item)
         self.list.itemDoubleClicked.connect(lambda _item: self.accept())
         self.list.currentItemChanged.connect(self._on_builtin_selected)
         self.path = QLineEdit(self)
         self.path.setObjectName("modelPath")
         self.path.setPlaceholderText(self.tr("a .py, .onnx or .pt2 file"))
+        try:
+            current, current_dims = split_spec(current)
+        except DimsError:
+            current_dims = {}
         if current and not current.startswith("builtin:"):
             self.path.setText(current)
         self.path.textEdited.connect(lambda _t: self.list.setCurrentItem(None))
@@ -75,6 +80,18 @@ class ModelDialog(QDialog):
         file_row = QHBoxLayout()
         file_row.addWidget(self.path, 1)
         file_row.addWidget(browse)
+        self.dims = QLineEdit(format_dims(current_dims, " "), self)
+        self.dims.setObjectName("modelDims")
+        self.dims.setPlaceholderText(self.tr("e.g. seq=8 batch=1 — pin symbolic dimensions of a dynamic model"))
+        self.dims.setToolTip(self.tr("Symbolic dimensions (a dynamic batch or sequence axis) fixed to a value when "
+                                     "the model loads, as ONNX Runtime's free-dimension overrides do"))
+        self.dims_error = QLabel("", self)
+        self.dims_error.setObjectName("modelDimsError")
+        self.dims_error.setStyleSheet("color: #c0392b;")
+        self.dims_error.setVisible(False)
+        dims_row = QHBoxLayout()
+        dims_row.addWidget(QLabel(self.tr("Pinned dimensions:"), self))
+        dims_row.addWidget(self.dims, 1)
         kinds = QLabel("<br>".join("• " + self.tr(k) for k in FILE_KINDS), self)
         kinds.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Cancel, self)
@@ -85,6 +102,8 @@ class ModelDialog(QDialog):
         layout.addWidget(self.list, 1)
         layout.addWidget(QLabel(self.tr("<b>Or a model file</b>"), self))
         layout.addLayout(file_row)
+        layout.addLayout(dims_row)
+        layout.addWidget(self.dims_error)
         layout.addWidget(kinds)
         layout.addWidget(buttons)
         self.resize(620, 420)
@@ -110,10 +129,36 @@ class ModelDialog(QDialog):
                 return True
         return False
 
+    def accept(self) -> None:
+        """Close when the pinned dimensions parse; else say what is wrong and stay open."""
+        try:
+            parse_dims(self.dims.text())
+        except DimsError as exc:
+            self.dims_error.setText(self.tr("Pinned dimensions: {error}").format(error=str(exc).split(": ", 1)[-1]))
+            self.dims_error.setVisible(True)
+            return
+        super().accept()
+
     def spec(self) -> Optional[str]:
-        """The chosen model spec: an absolute file path, ``builtin:<name>``, or None."""
+        """The chosen model spec: an absolute file path or ``builtin:<name>`` with the pinned dimensions
+        (``|dims:…``, see :mod:`pipeline_model.importers.dims`), or None."""
         text = self.path.text().strip()
         if text:
-            return os.path.abspath(os.path.expanduser(text))
-        item = self.list.currentItem()
-        return str(item.data(Qt.ItemDataRole.UserRole)) if item is not None else None
+            base: Optional[str] = os.path.abspath(os.path.expanduser(text))
+        else:
+            item = self.list.currentItem()
+            base = str(item.data(Qt.ItemDataRole.UserRole)) if item is not None else None
+        if base is None:
+            return None
+        try:
+            return join_spec(base, parse_dims(self.dims.text()))
+        except DimsError:
+            return base
+
+
+def split_spec_quiet(spec: str) -> str:
+    """The base of a model spec (its pins dropped; a spec whose pins do not parse is returned whole)."""
+    try:
+        return split_spec(spec)[0]
+    except DimsError:
+        return spec

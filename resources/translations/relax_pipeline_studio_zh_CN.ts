@@ -2697,6 +2697,22 @@
         <translation>&lt;b&gt;或选择模型文件&lt;/b&gt;</translation>
     </message>
     <message>
+        <source>e.g. seq=8 batch=1 — pin symbolic dimensions of a dynamic model</source>
+        <translation>例如 seq=8 batch=1 — 固定动态模型的符号维度</translation>
+    </message>
+    <message>
+        <source>Symbolic dimensions (a dynamic batch or sequence axis) fixed to a value when the model loads, as ONNX Runtime&apos;s free-dimension overrides do</source>
+        <translation>加载模型时把符号维度（动态的批量或序列轴）固定为某个值，如同 ONNX Runtime 的自由维度覆盖</translation>
+    </message>
+    <message>
+        <source>Pinned dimensions:</source>
+        <translation>固定维度：</translation>
+    </message>
+    <message>
+        <source>Pinned dimensions: {error}</source>
+        <translation>固定维度：{error}</translation>
+    </message>
+    <message>
         <location line="+12"/>
         <source>Open model file</source>
         <translation>打开模型文件</translation>
