@@ -25,10 +25,6 @@ from tests import tvm_bug_corpus as corpus
 
 #: Assertions about the app's answers that are wrong today, by (case, check); each reason says what is wrong.
 KNOWN_WRONG = {
-    ("expand_matmul_of_sum_illtyped_20198", "bisect"):
-        "bisect blames the step that raises (3, relax.LegalizeOps), not the step before it that left y "
-        "declared float32 but computed in float16 (2, relax.ExpandMatmulOfSum; the module after it is not "
-        "well-formed)",
     ("expand_matmul_of_sum_dtype_20198", "diverge"):
         "diverge matches values by name, shape and dtype: y, now float16, is 'no counterpart' and nothing is "
         "marked as diverging although the function's output differs",
@@ -42,18 +38,14 @@ KNOWN_WRONG = {
     ("expand_matmul_of_sum_illtyped_20198", "reproduce"):
         "reduce accepts no candidate (4 -> 4 bindings, no dimension shrunk): the module before the failing step "
         "is not well-formed (that is the bug), and candidates that are not well-formed are dropped",
-    ("static_plan_if_reshape_20191", "reproduce"):
-        "bisect --reproducer saves nothing when no single step is to blame, although it says 'save a "
-        "reproducer with --reproducer DIR': TVM's default pipeline crashing on the model as loaded is not saved",
     ("shape_roundtrip_reshape_20193", "reproduce"):
-        "bisect --reproducer saves nothing when no single step is to blame, although it says 'save a "
-        "reproducer with --reproducer DIR': TVM's default pipeline failing on the model as loaded is not saved",
+        "bisect --reproducer saves the default pipeline's build failure and it reproduces, but reduce accepts no "
+        "candidate (5 -> 5 bindings, no dimension shrunk): the module does not print back to TVMScript "
+        "(R.tensor_to_shape), so no dimension is rewritten, and no smaller module fails the same way",
     ("tensor_to_shape_const_20192", "reproduce"):
-        "bisect --reproducer saves nothing when no single step is to blame (here 'nothing to bisect'): TVM's "
-        "default pipeline failing on the model as loaded is not saved",
-    ("tensor_to_shape_const_20192", "bisect"):
-        "no step changes the module, and bisect answers 'nothing to bisect' with ok=true (exit 0) without "
-        "building it: the pipeline's module does not build (TVM's default pipeline leaves R.add for VM codegen)",
+        "bisect --reproducer saves the default pipeline's build failure and it reproduces, but reduce accepts no "
+        "candidate (3 -> 3 bindings, no dimension shrunk): the module does not print back to TVMScript "
+        "(R.tensor_to_shape), so no dimension is rewritten, and no smaller module fails the same way",
 }
 
 

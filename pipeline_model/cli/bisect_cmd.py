@@ -6,7 +6,8 @@ weights as the reference, and bisects to the first step after which the result i
 run fails (:mod:`pipeline_model.engine.handlers_debug`). Prints one line per tested module and the culprit;
 ``--json`` prints the report (``culprit_step`` 1-based, ``culprit_pass_id``, ``builds``, ``tested``, ``ok``).
 ``--reproducer DIR`` saves a reproducer folder for the culprit (:mod:`pipeline_model.cli.reproducer_io`): for a
-numerics failure ``repro.py`` builds the module before and after the culprit step and compares their outputs.
+numerics failure ``repro.py`` builds the module before and after the culprit step and compares their outputs; with
+no step to blame because TVM's default pipeline fails on the model as loaded, it builds and runs that module.
 When TVM's own default pipeline fails on the model too, the report says so in one line (a TVM bug) and names the
 reference the numbers were checked against instead.
 Exit codes: 0 the pipeline is correct, 1 a culprit was found (or the bisection failed), 2 bad input.
@@ -45,7 +46,7 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
                    help="allow custom Python code in the pipeline (and a model .py file) to run")
     p.add_argument("--timeout", metavar="S", type=float, default=600.0,
                    help="kill the engine when it shows no progress for S seconds (default 600)")
-    p.add_argument("--reproducer", metavar="DIR", help="save a reproducer of the culprit into DIR")
+    p.add_argument("--reproducer", metavar="DIR", help="save a reproducer of the culprit (or of TVM's default pipeline failing on the model) into DIR")
     p.add_argument("--force", action="store_true",
                    help="let --reproducer replace existing files of the same names (never without it)")
 
@@ -147,7 +148,8 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
             return _fail(f"bisect failed: {message}", args.json, code)
         report = BisectReport.from_json(reply)
         written: Optional[str] = None
-        if args.reproducer and not report.ok and report.culprit_step is not None:
+        savable = report.culprit_step is not None or report.default_pipeline_fails in ("build", "run", "crash")
+        if args.reproducer and not report.ok and savable:
             from pipeline_model.cli import reproducer_io
 
             try:

@@ -68,9 +68,11 @@ def save_for_run(client: Any, doc: PipelineDocument, result: Any, args: argparse
 
 
 def save_for_report(client: Any, doc: PipelineDocument, report: Any, args: argparse.Namespace, folder: str) -> str:
-    """Save a reproducer of a bisection's culprit (a numerics or build failure, or the step that failed)."""
+    """Save a reproducer of a bisection's culprit (a numerics or build failure, or the step that failed), or with
+    no culprit step, of TVM's default pipeline failing on the model as loaded (:data:`reproducer.NO_STEP`)."""
     kind, error, run_after = reproducer.report_kind(report)
-    request = _request(doc, args, int(report.culprit_step) - 1, kind, folder, error, run_after=run_after)
+    index = reproducer.NO_STEP if report.culprit_step is None else int(report.culprit_step) - 1
+    request = _request(doc, args, index, kind, folder, error, run_after=run_after)
     return str(client.request("save_reproducer", request)["folder"])
 
 

@@ -85,7 +85,7 @@ def _check_fields(path: str, data: Any, kinds: Iterable[str]) -> dict[str, Any]:
                 raise ReproducerFolderError(f"{path}: {key} must be {wanted}")
     if data["kind"] not in tuple(kinds):
         raise ReproducerFolderError(f"{path}: kind {str(data['kind'])[:40]!r} is not one of {', '.join(kinds)}")
-    if data["step_index"] < 0 or data["step_index"] > 1_000_000:
+    if data["step_index"] < -1 or data["step_index"] > 1_000_000:  # -1: no step (reproducer.NO_STEP)
         raise ReproducerFolderError(f"{path}: step_index {data['step_index']} is out of range")
     for i, piece in enumerate(data.get("pieces") or []):
         if not isinstance(piece, dict) or not all(

@@ -137,14 +137,32 @@ def hang_seconds(error: str) -> Optional[float]:
 def report_kind(report: Any) -> tuple[str, str, bool]:
     """``(kind, error, run_after)`` of the reproducer of a bisection's culprit (a ``BisectReport``): the failure
     of the step itself (``method: run``), else a crash when building and running the module after the step,
-    a numerics failure or a build failure (CLI ``bisect --reproducer`` and the GUI)."""
+    a numerics failure or a build failure (CLI ``bisect --reproducer`` and the GUI). With no culprit step and TVM's
+    default pipeline failing on the model as loaded (``default_pipeline_fails``), the build (or crash) of the model
+    as loaded: the reproducer of step index ``-1`` (:data:`NO_STEP`)."""
     failure = dict(report.failure or {})
     error = str(failure.get("error") or "")
+    if report.culprit_step is None and report.default_pipeline_fails:  # no step: TVM's default pipeline fails
+        error = str(report.reference_failure or error)
+        if report.default_pipeline_fails == "crash":
+            return KIND_CRASH, error, True
+        return KIND_BUILD, error, False
     if report.method == "run":
         return failure_kind(error), error, False
     if failure.get("kind") == "crash":
         return KIND_CRASH, error, True
     return (KIND_NUMERIC if failure.get("kind") == "numeric" else KIND_BUILD), error, False
+
+
+#: ``step_index`` of a reproducer without a step: the model as loaded built with ``tvm.compile``'s default pipeline.
+NO_STEP = -1
+
+
+def step_words(step_index: int, pass_id: str) -> str:
+    """``step 3 (relax.FuseOps)``, or what a :data:`NO_STEP` reproducer reproduces."""
+    if step_index < 0:
+        return "no step: TVM's default pipeline on the model as loaded"
+    return f"step {step_index + 1} ({pass_id})"
 
 
 def save_request(run: dict[str, Any], index: int, kind: str, folder: str, *, error: str = "", traceback: str = "",
@@ -456,7 +474,7 @@ def render_repro(spec: ReproSpec) -> str:
         functions.extend(piece.get("functions", []))
         lines.extend(piece.get("lines", []))
         lines.append("mod = pass_(mod)")
-    summary = textwrap.fill(f"{spec.kind} at step {spec.step_index + 1} ({spec.pass_id}): "
+    summary = textwrap.fill(f"{spec.kind} at {step_words(spec.step_index, spec.pass_id)}: "
                             f"{spec.expected.get('line') or describe_expected(spec.expected)}", 100)
     head = _REPRO_HEAD.format(sys_path=scriptlib.module_source("sys_path", imports=False).rstrip("\n"),
                               summary=summary.replace('"""', "'''"), expected=repr(spec.expected),
@@ -526,7 +544,7 @@ def render_readme(spec: ReproSpec) -> str:
     if spec.has_inputs:
         files.append("- `inputs.npz`: the entry function's arguments (inputs and weights) by parameter name")
     note = f"\n{spec.note}\n" if spec.note else ""
-    return f"""# Reproducer: {spec.kind} at step {spec.step_index + 1} ({spec.pass_id})
+    return f"""# Reproducer: {spec.kind} at {step_words(spec.step_index, spec.pass_id)}
 
 Saved by Relax Pipeline Studio. Run `python repro.py` (add `--timeout S` for a hang, `--inline` for a
 debugger): exit code 1 and `REPRODUCED: ...` when the failure shows again, 0 when it does not.

@@ -199,6 +199,17 @@ class Tester:
         return out
 
 
+def well_formed_problem(mod: Any) -> str:
+    """Why ``mod`` is not well formed (``relax.analysis.well_formed``'s first violation), ``""`` when it is."""
+    from tvm import relax
+
+    try:
+        relax.analysis.well_formed(mod)
+    except Exception as exc:  # noqa: BLE001 - the violation, as TVM words it
+        return first_line(error_text(exc)) or type(exc).__name__
+    return ""
+
+
 def classify(result: dict[str, Any], failure: dict[str, Any]) -> str:
     """:data:`PASS`, :data:`FAIL` (wrong, or fails like the full pipeline) or :data:`SKIP` (does not build,
     unlike the failure looked for: the module cannot be completed)."""
@@ -317,23 +328,94 @@ class Bisection:
         if failed is not None and str(self.steps[failed].get("error") or "").startswith("nothing ran"):
             raise BuildError(str(self.steps[failed].get("error")))  # refused for lack of consent: no culprit
         if failed is not None:
-            step = self.steps[failed]
-            report.culprit_step, report.culprit_pass_id = failed + 1, str(step.get("pass_id") or "")
-            report.method = "run"
-            report.failure = {"kind": "step", "first_line": first_line(step.get("error")), "error": step.get("error")}
-            report.last_good_key = self.keys[failed - 1] if failed > 0 else self.input_key
-            report.message = (f"step {failed + 1} ({report.culprit_pass_id}) failed while the pipeline ran: "
-                              f"{first_line(step.get('error'))}")
+            self._step_failed(int(failed))
             return
         self.candidates = [i for i, s in enumerate(self.steps) if s.get("state") == "changed"]
         report.candidates = [i + 1 for i in self.candidates]
         n = len(self.candidates)
         report.max_builds = max_builds(n)
         if n == 0:
-            report.ok = True
-            report.message = "no step changed the module: nothing to bisect"
+            self._nothing_changed()
             return
         self._bisect(n)
+
+    def _step_failed(self, failed: int) -> None:
+        """A step raised while the pipeline ran: it is the culprit, unless an earlier step's output is not well
+        formed while that step's input was (the step that raises only tripped over the ill-formed IR)."""
+        report = self.report
+        step = self.steps[failed]
+        error = first_line(step.get("error"))
+        report.failure = {"kind": "step", "first_line": error, "error": step.get("error")}
+        report.method = "run"
+        culprit, reason = failed, ""
+        found = self._first_ill_formed(failed)
+        if found is not None:
+            culprit, reason = found
+            report.method = "well-formed"
+        report.culprit_step, report.culprit_pass_id = culprit + 1, str(self.steps[culprit].get("pass_id") or "")
+        report.last_good_key = self.keys[culprit - 1] if culprit > 0 else self.input_key
+        failing = f"step {failed + 1} ({step.get('pass_id') or ''})"
+        if culprit == failed:
+            report.message = f"{failing} failed while the pipeline ran: {error}"
+        else:
+            report.culprit_key = self.keys[culprit]
+            report.message = (f"culprit: step {culprit + 1} ({report.culprit_pass_id}) produced IR that is not "
+                              f"well-formed: {reason}; {failing} failed on it: {error}")
+
+    def _first_ill_formed(self, failed: int) -> Optional[tuple[int, str]]:
+        """``(doc index, reason)`` of the first step before ``failed`` whose output is not well formed
+        (``relax.analysis.well_formed``) while its input was; ``None`` when there is none."""
+        verdicts: dict[str, str] = {}
+
+        def problem(key: Optional[str]) -> Optional[str]:
+            """Why the module of ``key`` is not well formed ("" when it is; None when it is not cached)."""
+            if key is None or self.ctx.cache.get(key) is None:
+                return None
+            if key not in verdicts:
+                verdicts[key] = well_formed_problem(self.ctx.cache.get(key))
+            return verdicts[key]
+
+        for index in range(failed):
+            if self.steps[index].get("state") != "changed":
+                continue
+            before = self.keys[index - 1] if index > 0 else self.input_key
+            after = problem(self.keys[index])
+            if after and problem(before) == "":
+                return index, after
+        return None
+
+    def _nothing_changed(self) -> None:
+        """No step changed the module: it is the model as loaded; it must still build and run (else TVM's
+        default pipeline fails on it, and no step is to blame)."""
+        report = self.report
+        tester = self.tester
+        tester.reference(self.module(self.key_at(0)))  # the model as loaded, built by the default pipeline
+        result: dict[str, Any] = {"kind": None}
+        if tester.default_pipeline_works():
+            outcome = PASS
+        elif tester.reference_failure is not None and tester.against == "tvm" and tester.target.get("kind") == "llvm":
+            # the reference was this very module built for this target: its failure is the module's
+            kind = tester.reference_failure_kind or "build"
+            result = {"built": kind != "build", "ran": False, "kind": kind, "error": tester.reference_failure}
+            outcome = FAIL
+            report.tested.append(_tested(0, 0, "", FAIL, result))
+        else:
+            outcome, result = self._test_position(0, None)
+        if outcome == PASS:
+            report.ok = True
+            report.message = "no step changed the module: nothing to bisect (the model as loaded builds and runs)"
+            return
+        kind = str(result.get("kind") or "build")
+        report.failure = {"kind": kind, "first_line": first_line(result.get("error")), "error": result.get("error")}
+        if kind == "numeric":  # against a framework reference: the default pipeline's numbers are wrong
+            report.default_pipeline_fails = "numeric"
+            report.message = ("no step changed the module, and the model as loaded gives a wrong result even with "
+                              f"no step (TVM's default pipeline: a TVM bug): {report.failure['first_line']}")
+            return
+        report.default_pipeline_fails = kind
+        verb = {"run": "does not run", "crash": "crashes"}.get(kind, "does not build")
+        report.message = (f"the model {verb} even with no step (TVM's default pipeline fails on it: a TVM bug); "
+                          f"no step to blame: {report.failure['first_line']}")
 
     def _test_position(self, position: int, failure: Optional[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
         step, pass_id = self.step_of(position)

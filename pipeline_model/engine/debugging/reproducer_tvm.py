@@ -130,10 +130,10 @@ def save(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
     run_args = dict(args.get("run") or {})
     index = int(args["step_index"])
     steps = list(run_args.get("steps") or [])
-    if not 0 <= index < len(steps):
+    if not reproducer.NO_STEP <= index < len(steps):
         raise BuildError(f"step {index + 1}: the pipeline has steps 1..{len(steps)}")
     kind = str(args.get("kind") or reproducer.KIND_EXCEPTION)
-    step = steps[index]
+    step = steps[index] if index >= 0 else {}  # NO_STEP: the model as loaded, TVM's default pipeline
     pass_id, params = str(step.get("pass") or ""), dict(step.get("params") or {})
     before = module_after(run_args, index - 1, ctx)
     text, json_text, note = module_texts(before)
@@ -147,6 +147,9 @@ def save(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         note = " ".join(n for n in (note, inputs_note) if n)
     if json_text is not None:
         extra["module.json"] = json_text
+    if index < 0:
+        note = " ".join(n for n in ("No pipeline step: repro.py builds the model as loaded with tvm.compile's "
+                                    "default pipeline and runs it, and that fails (a TVM bug).", note) if n)
     error = str(args.get("error") or "")
     expected = reproducer.expected_for(
         kind, error, str(args.get("traceback") or ""), timeout_s=args.get("timeout_s"),
@@ -160,7 +163,7 @@ def save(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         pass_context=_pass_context(run_args), module_text=text, step_index=index, pass_id=pass_id, params=params,
         function=function, error=reproducer.scrub_paths(error), tvm_version=str(tvm.__version__),
         build_flags={str(k): str(v) for k, v in dict(tvm.support.libinfo()).items()},
-        python_version=platform.python_version(), pieces=[export_piece(pass_id, params, index, ctx, spec_target)],
+        python_version=platform.python_version(), pieces=[export_piece(pass_id, params, index, ctx, spec_target)] if index >= 0 else [],
         has_module_json=json_text is not None, has_inputs="inputs.npz" in extra, bindings=binding_count(before),
         note=note)
     folder = str(args["out_dir"])
