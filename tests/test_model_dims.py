@@ -111,3 +111,52 @@ def test_bind_symbolic_vars_for_relax_models():
 
     with pytest.raises(DimsError, match="none .all its dimensions are static"):
         load_model("builtin:mlp|dims:seq=8")
+
+
+def _position_ids_onnx(path: str) -> None:
+    """x[1, seq, 4] + Range(0, Shape(x)[1]) as positions: the shape arithmetic dynamo exporters write."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "seq", 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "seq", 4])
+    inits = [numpy_helper.from_array(np.array(v, np.int64), n) for n, v in
+             (("one", 1), ("zero", 0), ("axes", [0, 2]), ("newshape", [1, -1, 1]))]
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "one"], ["n"], axis=0),
+        helper.make_node("Range", ["zero", "n", "one"], ["r"]),
+        helper.make_node("Cast", ["r"], ["rf"], to=TensorProto.FLOAT),
+        helper.make_node("Reshape", ["rf", "newshape"], ["pos"]),
+        helper.make_node("Add", ["x", "pos"], ["h"]),
+        helper.make_node("Reshape", ["h", "newshape"], ["h2"]),
+        helper.make_node("Reshape", ["h2", "s"], ["y"]),
+    ]
+    model = helper.make_model(helper.make_graph(nodes, "g", [x], [y], inits), opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+def test_pinned_onnx_shape_arithmetic_is_folded(tmp_path):
+    """Issue 34: with seq pinned, Shape -> Gather -> Range chains become constants (TVM's from_onnx would make a
+    fresh range_len variable and lose the shapes after it); the exported loader folds alike."""
+    import onnx
+
+    from pipeline_model import models
+    from pipeline_model.importers.dims import pin_onnx_inputs
+    from pipeline_model.importers.load_tvm import load_model
+    from pipeline_model.importers.onnx_fold import fold_shape_subgraphs
+
+    path = str(tmp_path / "pos.onnx")
+    _position_ids_onnx(path)
+    model = onnx.load(path)
+    pin_onnx_inputs(model, {"seq": 5})
+    assert fold_shape_subgraphs(model) >= 4
+    assert {n.op_type for n in model.graph.node} >= {"Constant", "Add"} and "Range" not in {n.op_type for n in model.graph.node}
+    text = load_model(path + "|dims:seq=5").mod["main"].script()
+    assert 'def main(x: R.Tensor((1, 5, 4), dtype="float32")) -> R.Tensor((1, 5, 4), dtype="float32")' in text, text
+    assert "range_len" not in text
+    ns: dict = {}
+    exec(compile(models.emit_model_loader(path + "|dims:seq=5"), "loader", "exec"), ns)
+    assert "range_len" not in ns["mod"]["main"].script()

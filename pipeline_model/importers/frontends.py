@@ -181,8 +181,12 @@ def emit_loader(path: str, dims: "dict[str, int] | None" = None) -> str:
         if dims:
             from pipeline_model.importers.dims import pin_onnx_inputs
 
+            from pipeline_model.importers import onnx_fold
+
             pin = (inspect.getsource(pin_onnx_inputs).replace("  # noqa: ANN001 - an onnx.ModelProto", "")
-                   + f"\n\npin_onnx_inputs(_onnx_model, {dict(dims)!r})\n")
+                   + f"\n\n_NEVER = {onnx_fold._NEVER!r}\nMAX_FOLD_ELEMENTS = {onnx_fold.MAX_FOLD_ELEMENTS!r}\n\n\n"
+                   + inspect.getsource(onnx_fold.fold_shape_subgraphs)
+                   + f"\n\npin_onnx_inputs(_onnx_model, {dict(dims)!r})\nfold_shape_subgraphs(_onnx_model)\n")
         return _ONNX_LOADER.format(path=literal, prepare=inspect.getsource(prepare_onnx_model), pin=pin)
     if kind == "pt2":
         from pipeline_model.scriptlib import module_source

@@ -10,6 +10,7 @@ from pipeline_model.importers.base import ModelLoadError
 from pipeline_model.importers.dims import onnx_input_dim_names, pin_onnx_inputs, unknown_dims_error
 from pipeline_model.importers.frontend_tvm import file_key, loaded_model, short_cause, split_params
 from pipeline_model.importers.frontends import prepare_onnx_model
+from pipeline_model.importers.onnx_fold import fold_shape_subgraphs
 
 
 def load_file(path: str, dims: Optional[dict[str, int]] = None) -> Any:
@@ -52,6 +53,7 @@ def load_onnx(path: str, key: str, dims: Optional[dict[str, int]] = None) -> Any
         left = pin_onnx_inputs(model, dims)
         if left:
             raise unknown_dims_error(path, list(left), onnx_input_dim_names(model))
+        fold_shape_subgraphs(model)  # the shape arithmetic the pins made constant (TVM's from_onnx cannot)
     prepare_onnx_model(model)
     try:
         with warnings.catch_warnings():
