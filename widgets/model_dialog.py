@@ -9,6 +9,7 @@ Built-ins come from ``pipeline_model.models.BUILTIN_MODELS`` (name → descripti
 from __future__ import annotations
 
 import os
+import re
 from typing import Optional
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
@@ -131,12 +132,14 @@ class ModelDialog(QDialog):
 
     def accept(self) -> None:
         """Close when the pinned dimensions parse; else say what is wrong and stay open."""
-        try:
-            parse_dims(self.dims.text())
-        except DimsError as exc:
-            self.dims_error.setText(self.tr("Pinned dimensions: {error}").format(error=str(exc).split(": ", 1)[-1]))
-            self.dims_error.setVisible(True)
-            return
+        for item in [p for p in re.split(r"[,\s]+", self.dims.text()) if p]:
+            try:
+                parse_dims([item])
+            except DimsError:
+                self.dims_error.setText(self.tr("Pinned dimensions: '{item}' is not NAME=DIM (e.g. seq=8; DIM a "
+                                                "positive integer)").format(item=item))
+                self.dims_error.setVisible(True)
+                return
         super().accept()
 
     def spec(self) -> Optional[str]:

@@ -2709,8 +2709,8 @@
         <translation>固定维度：</translation>
     </message>
     <message>
-        <source>Pinned dimensions: {error}</source>
-        <translation>固定维度：{error}</translation>
+        <source>Pinned dimensions: &apos;{item}&apos; is not NAME=DIM (e.g. seq=8; DIM a positive integer)</source>
+        <translation>固定维度：“{item}”不是 NAME=DIM 形式（例如 seq=8；DIM 为正整数）</translation>
     </message>
     <message>
         <location line="+12"/>
