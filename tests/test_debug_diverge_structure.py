@@ -87,6 +87,33 @@ def test_align_meets_again_after_a_decomposition():
     assert got.how["r"] == "inputs" and got.how["y"] == "resync" and got.origins == ["s"]
 
 
+def test_align_compares_a_value_whose_dtype_the_step_changed():
+    """A rewrite that dropped ``out_dtype`` (apache/tvm#20198): the same inputs and shape, another dtype — compared
+    (after casting) rather than left without counterpart."""
+    before = [E("t", ("param:w",), "call:take", "float16[64,3]"), E("y", ("param:x", "t"), "call:matmul",
+                                                                     "float32[2,3]")]
+    after = [E("t", ("param:w",), "call:take", "float16[64,3]"), E("y", ("param:x", "t"), "call:matmul",
+                                                                    "float16[2,3]")]
+    got = align(after, before)
+    assert got.counterpart == {"t": "t", "y": "y"} and got.how["y"] == "dtype" and not got.origins
+
+
+def test_align_matches_the_returned_value_when_the_step_rebuilt_what_computes_it():
+    """matmul(x, a + b) rewritten as matmul(x, a) + matmul(x, b) in another dtype: the new matmuls have no
+    counterpart, but the function's result is still the result (``result`` rule), so it is compared."""
+    before = [E("s", ("param:a", "param:b"), "call:add", "float16[64,3]"),
+              E("y", ("param:x", "s"), "call:matmul", "float32[2,3]")]
+    after = [E("lv", ("param:x", "param:a"), "call:matmul", "float16[2,3]"),
+             E("lv1", ("param:x", "param:b"), "call:matmul", "float16[2,3]"),
+             E("y", ("lv", "lv1"), "call:add", "float16[2,3]")]
+    got = align(after, before, ("y", "y"))
+    assert got.counterpart == {"y": "y"} and got.how["y"] == "result"
+    assert got.origins == ["lv", "lv1"]
+    assert align(after, before).counterpart == {}  # without the returned values nothing anchors it
+    # a returned value of another shape is no counterpart
+    assert align(after, [E("y", ("param:x",), "call:matmul", "float32[3,3]")], ("y", "y")).counterpart == {}
+
+
 def test_likelier_culprit_is_the_unmatched_value_the_first_diverging_one_depends_on():
     from pipeline_model.engine.debugging.diverge_tvm import Side, likelier_culprit
 

@@ -25,16 +25,6 @@ from tests import tvm_bug_corpus as corpus
 
 #: Assertions about the app's answers that are wrong today, by (case, check); each reason says what is wrong.
 KNOWN_WRONG = {
-    ("expand_matmul_of_sum_dtype_20198", "diverge"):
-        "diverge matches values by name, shape and dtype: y, now float16, is 'no counterpart' and nothing is "
-        "marked as diverging although the function's output differs",
-    ("expand_matmul_of_sum_astype_20198", "diverge"):
-        "diverge marks nothing (exit 0): y, now float16, is 'no counterpart', and so is z although z has the "
-        "same name, shape and dtype on both sides and differs by 1e-3 of max |ref| ('the step changed the "
-        "structure here')",
-    ("reorder_take_after_matmul_dtype_20198", "diverge"):
-        "diverge matches values by name, shape and dtype: y, now float16, is 'no counterpart' and nothing is "
-        "marked as diverging although the function's output differs",
     ("expand_matmul_of_sum_illtyped_20198", "reproduce"):
         "reduce accepts no candidate (4 -> 4 bindings, no dimension shrunk): the module before the failing step "
         "is not well-formed (that is the bug), and candidates that are not well-formed are dropped",

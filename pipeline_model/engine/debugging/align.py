@@ -14,6 +14,11 @@ PrimFunc call reads what the fused function's call read). Where that finds nothi
   literal (a shape given as an argument or held in a PrimFunc);
 - ``inserted``: one value read with constants only and of the same type (an operation the step inserted
   after a value, ``x * 1.5``): compared with the value before the step it was computed from;
+- ``dtype``: the same inputs and shape but another dtype (a step that changed a value's precision, e.g. a
+  rewrite that dropped ``out_dtype``): compared after casting, so the error the change makes shows;
+- ``result``: the value the entry function returns, when nothing else matched it, is the value returned before
+  the step if it has the same shape (the function's result is the same place in the dataflow whatever computes
+  it);
 - ``resync``: where the structure meets again after a change (an input without counterpart, e.g. after
   ``DecomposeOpsForInference`` turned ``batch_norm`` into several operators): the first value before the step
   not yet taken, of the same operation and type, reading the inputs that do have counterparts; the input
@@ -28,6 +33,7 @@ made-up numbering ignored), the same name, the first in binding order.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
@@ -35,7 +41,7 @@ from typing import Any, Iterable, Optional
 @dataclass
 class Alignment:
     """``counterpart``: key after -> key before; ``how``: key after -> the rule that matched it (``inputs``,
-    ``output``, ``relaxed``, ``inserted``, ``resync``); ``origins``: keys after with no counterpart although all their
+    ``output``, ``relaxed``, ``dtype``, ``inserted``, ``resync``, ``result``); ``origins``: keys after with no counterpart although all their
     inputs had one (where the step changed the structure)."""
 
     counterpart: dict[str, str] = field(default_factory=dict)
@@ -53,6 +59,14 @@ def _leaf(ident: str) -> bool:
 def _general(ident: str) -> str:
     """A constant's id without its data (``const:float32[]``): the relaxed key of :func:`align`."""
     return ident.rsplit(":", 1)[0] if ident.startswith("const:") and ident.count(":") >= 2 else ident
+
+
+_DTYPE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?=\[)")
+
+
+def shape_only(ty: str) -> str:
+    """A type text without its dtypes (``float16[2,3]`` -> ``?[2,3]``): the key of the ``dtype`` rule."""
+    return _DTYPE.sub("?", ty)
 
 
 def _relaxed(idents: Iterable[str]) -> tuple[str, ...]:
@@ -83,9 +97,11 @@ def _score(b: Any, a: Any, ins: list[str], taken: set[str], order: dict[str, int
     return (b.key not in taken, list(b.inputs) == ins, _what(b.op) == _what(a.op), b.name == a.name, -order[b.key])
 
 
-def align(after: list[Any], before: list[Any]) -> Alignment:
+def align(after: list[Any], before: list[Any],
+          results: tuple[Optional[str], Optional[str]] = (None, None)) -> Alignment:
     """Match every entry after the step (:class:`~.capture_tvm.Entry`: ``key``, ``inputs``, ``op``, ``ty``,
-    ``name``, ``kind``, ``returns``) with one before it (see the module docstring)."""
+    ``name``, ``kind``, ``returns``) with one before it (see the module docstring); ``results``: the ids of the
+    values the entry function returns after and before the step (the ``result`` rule)."""
     result = Alignment()
     by_key = {b.key: b for b in before}
     after_by_key = {a.key: a for a in after}
@@ -94,10 +110,12 @@ def align(after: list[Any], before: list[Any]) -> Alignment:
     exact: dict[tuple[Any, ...], list[Any]] = {}
     relaxed: dict[tuple[Any, ...], list[Any]] = {}
     same_op: dict[tuple[str, str], list[Any]] = {}
+    retyped: dict[tuple[Any, ...], list[Any]] = {}
     for b in before:
         ins = [canon.get(i, i) for i in b.inputs]
         exact.setdefault((tuple(sorted(ins)), b.ty), []).append(b)
         relaxed.setdefault((_relaxed(ins), b.ty), []).append(b)
+        retyped.setdefault((tuple(sorted(ins)), shape_only(b.ty)), []).append(b)
         if b.kind not in ("alias", "struct"):
             same_op.setdefault((_what(b.op), b.ty), []).append(b)
     match = result.counterpart
@@ -121,6 +139,9 @@ def align(after: list[Any], before: list[Any]) -> Alignment:
             if not pool and a.kind != "alias":
                 pool = relaxed.get((_relaxed(known), a.ty), [])
                 how = "relaxed"
+            if not pool and a.kind != "alias":
+                pool = [b for b in retyped.get((tuple(sorted(known)), shape_only(a.ty)), []) if b.key not in taken]
+                how = "dtype"
             if pool:
                 found = max(pool, key=lambda b: _score(b, a, known, taken, order))
         if found is None and a.kind == "alias" and ins and ins[0] in by_key:
@@ -140,7 +161,25 @@ def align(after: list[Any], before: list[Any]) -> Alignment:
         match[a.key] = canon.get(found.key, found.key)
         result.how[a.key] = how
         taken.add(found.key)
+    _result(result, results, after_by_key, by_key, taken)
     return result
+
+
+def _result(result: Alignment, results: tuple[Optional[str], Optional[str]], after: dict[str, Any],
+            before: dict[str, Any], taken: set[str]) -> None:
+    """The ``result`` rule: the entry function's returned value after the step, still unmatched, stands for the
+    one returned before it when their shapes agree."""
+    mine, theirs = results
+    a, b = after.get(mine or ""), before.get(theirs or "")
+    if a is None or b is None or a.key in result.counterpart or b.key in taken:
+        return
+    if shape_only(a.ty) != shape_only(b.ty):
+        return
+    result.counterpart[a.key] = b.key
+    result.how[a.key] = "result"
+    taken.add(b.key)
+    if a.key in result.origins:
+        result.origins.remove(a.key)
 
 
 def canonical(entries: list[Any]) -> dict[str, str]:

@@ -509,6 +509,7 @@ class Captured:
     unmatched: int
     inputs: dict[str, list[Any]] = field(default_factory=dict)
     module: Any = None
+    returns: Optional[str] = None  # the id of the value the entry function returns
 
 
 def capture(mod: Any, target: dict[str, Any], func_name: str, arrays: list[np.ndarray],
@@ -538,4 +539,4 @@ def capture(mod: Any, target: dict[str, Any], func_name: str, arrays: list[np.nd
         vm.set_instrument(None)
     entries = recorder.top.entries
     recorder.derive(entries)
-    return Captured(recorder.values, entries, recorder.unmatched, recorder.inputs, front)
+    return Captured(recorder.values, entries, recorder.unmatched, recorder.inputs, front, recorder.top.returns)

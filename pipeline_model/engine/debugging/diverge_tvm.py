@@ -120,6 +120,7 @@ class Side:
     unmatched: int = 0
     inputs: dict[str, list[Any]] = field(default_factory=dict)
     module: Any = None
+    returns: Optional[str] = None  # the id of the value the entry function returns (the ``result`` rule)
 
 
 def _side(tester: Tester, mod: Any, via: str) -> Side:
@@ -138,7 +139,7 @@ def _side(tester: Tester, mod: Any, via: str) -> Side:
         return Side(dict(zip(names, outputs)), entries, func_name, via)
     captured = capture(mod, tester.target, func_name, arrays, tester.check_cancel)
     return Side(captured.values, captured.entries, func_name, via, captured.unmatched, captured.inputs,
-                captured.module)
+                captured.module, captured.returns)
 
 
 def _flat(value: Any) -> list[np.ndarray]:
@@ -184,6 +185,8 @@ def _compare(row: dict[str, Any], mine: list[np.ndarray], theirs: list[np.ndarra
 
 #: What a row with no counterpart says (the step made a value whose place in the dataflow has none before it).
 NO_COUNTERPART_NOTE = "no counterpart: the step changed the structure here"
+#: What a row says whose value the step gave another dtype (compared after casting).
+DTYPE_CHANGED_NOTE = "the step changed its dtype: {was} before, {now} after"
 
 
 def value_rows(got: Side, ref: Side, calls: dict[str, str], ids: set[str], rtol: float,
@@ -194,7 +197,7 @@ def value_rows(got: Side, ref: Side, calls: dict[str, str], ids: set[str], rtol:
     if got.via == "expose":  # the older way: the entry function's bindings by key only
         aligned = Alignment({k: k for k in got.values if k in ref.values})
     else:
-        aligned = align(got.entries, ref.entries)
+        aligned = align(got.entries, ref.entries, (got.returns, ref.returns))
     rows: list[dict[str, Any]] = []
     used: set[str] = set()
     missing: list[str] = []
@@ -220,6 +223,9 @@ def value_rows(got: Side, ref: Side, calls: dict[str, str], ids: set[str], rtol:
             row["match"] = aligned.how.get(entry.key, "")
             if other_key != entry.key:
                 row["counterpart"] = other_key
+            was = _shape_of(other)[1]
+            if was != dtype:
+                row["note"] = DTYPE_CHANGED_NOTE.format(was=was, now=dtype)
         else:
             row["note"] = NO_COUNTERPART_NOTE
         rows.append(row)
