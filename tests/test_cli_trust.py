@@ -59,12 +59,12 @@ def _compare(engine, argv: list[str]) -> int:
 def test_every_cli_command_runs_a_python_model_with_trust(engine, model_file, pipelines, tmp_path, capsys):
     one, two = pipelines
     model = ["--model", model_file]
-    lib = str(tmp_path / "lib")
+    libs = [str(tmp_path / "lib")]  # the refusals get a folder of their own (an existing model.so is refused first)
     commands = [
         ("run", lambda trust: _run(engine, [one, *model, *trust])),
         ("run --build", lambda trust: _run(engine, [one, *model, "--build", *trust])),
         ("run --profile", lambda trust: _run(engine, [one, *model, "--profile", *trust])),
-        ("run --export-lib", lambda trust: _run(engine, [one, *model, "--export-lib", lib, *trust])),
+        ("run --export-lib", lambda trust: _run(engine, [one, *model, "--export-lib", libs[-1], *trust])),
         ("compare", lambda trust: _compare(engine, [one, two, *model, *FAST, *trust])),
     ]
     for name, command in commands:
@@ -73,8 +73,9 @@ def test_every_cli_command_runs_a_python_model_with_trust(engine, model_file, pi
         captured = capsys.readouterr()
         assert code == 0, f"{name} --trust: exit {code}\n{captured.err}\n{captured.out[-2000:]}"
         assert HOW_TO_CONSENT not in captured.err + captured.out, f"{name} --trust: {captured.err}"
-    assert os.path.isfile(os.path.join(lib, "model.so")) and os.path.isfile(os.path.join(lib, "deploy.py"))
+    assert os.path.isfile(os.path.join(libs[0], "model.so")) and os.path.isfile(os.path.join(libs[0], "deploy.py"))
     assert engine.consent.trust_all is False, "a command's --trust outlived the command"
+    libs.append(str(tmp_path / "lib2"))
 
     # Without --trust each refuses and says why (the model file, --trust): nothing ran.
     for name, command in commands:
