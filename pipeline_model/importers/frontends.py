@@ -179,9 +179,8 @@ def emit_loader(path: str, dims: "dict[str, int] | None" = None) -> str:
     if kind == "onnx":
         pin = ""
         if dims:
+            import pipeline_model.importers.onnx_fold as onnx_fold  # the submodule only (no package cycle)
             from pipeline_model.importers.dims import pin_onnx_inputs
-
-            from pipeline_model.importers import onnx_fold
 
             pin = (inspect.getsource(pin_onnx_inputs).replace("  # noqa: ANN001 - an onnx.ModelProto", "")
                    + f"\n\n_NEVER = {onnx_fold._NEVER!r}\nMAX_FOLD_ELEMENTS = {onnx_fold.MAX_FOLD_ELEMENTS!r}\n\n\n"
