@@ -189,26 +189,7 @@ class PipelineView(QWidget):
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_hint.setEnabled(False)
 
-        self.nested = QTreeWidget(self)
-        self.nested.setObjectName("nestedPasses")
-        self.nested.setHeaderLabels([self.tr("Nested pass"), self.tr("Time"), self.tr("Changed")])
-        self.nested.setRootIsDecorated(True)
-        self.nested.setUniformRowHeights(True)
-        header = self.nested.header()  # the name takes what the time and "changed" columns leave (no h-scroll)
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for col in (1, 2):
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        self.nested.itemSelectionChanged.connect(self._on_nested_selected)
-        # Enough rows to read a nested pipeline, few enough to leave the step list MIN_STEPS rows at 1024×700.
-        self.nested.setMinimumHeight(self.nested_min_height())
-        self.nested_label = QLabel(self)
-        self.nested_box = QWidget(self)
-        nested_layout = QVBoxLayout(self.nested_box)
-        nested_layout.setContentsMargins(0, 0, 0, 0)
-        nested_layout.addWidget(self.nested_label)
-        nested_layout.addWidget(self.nested)
-        self.nested_box.setVisible(False)
+        self._make_nested_table()
         self.list.setMinimumHeight(self.steps_min_height())
 
         top = QHBoxLayout()
@@ -388,6 +369,29 @@ class PipelineView(QWidget):
         menu = self.context_menu(clicked.data(UidRole) or "" if clicked.isValid() else "")
         menu.exec(self.list.viewport().mapToGlobal(pos))
         menu.deleteLater()
+
+    def _make_nested_table(self) -> None:
+        """The table of a composite step's nested passes, under the step list (hidden until such a step is shown)."""
+        self.nested = QTreeWidget(self)
+        self.nested.setObjectName("nestedPasses")
+        self.nested.setHeaderLabels([self.tr("Nested pass"), self.tr("Time"), self.tr("Changed")])
+        self.nested.setRootIsDecorated(True)
+        self.nested.setUniformRowHeights(True)
+        header = self.nested.header()  # the name takes what the time and "changed" columns leave (no h-scroll)
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col in (1, 2):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.nested.itemSelectionChanged.connect(self._on_nested_selected)
+        # Enough rows to read a nested pipeline, few enough to leave the step list MIN_STEPS rows at 1024×700.
+        self.nested.setMinimumHeight(self.nested_min_height())
+        self.nested_label = QLabel(self)
+        self.nested_box = QWidget(self)
+        nested_layout = QVBoxLayout(self.nested_box)
+        nested_layout.setContentsMargins(0, 0, 0, 0)
+        nested_layout.addWidget(self.nested_label)
+        nested_layout.addWidget(self.nested)
+        self.nested_box.setVisible(False)
 
     def _update_hint(self) -> None:
         self.empty_hint.setVisible(self.model.rowCount() == 0)
