@@ -20,38 +20,14 @@ import stat
 
 import pytest
 
-import main
 from pipeline_model import safe_write
 from pipeline_model.debugging import reproducer
 from pipeline_model.document import PipelineDocument, Step
 from pipeline_model.fileformat import save_pipeline
-
-DECOY = b"the user's own notes\n"
-
-
-def _snapshot(folder) -> dict:
-    out = {}
-    for root, dirs, files in os.walk(folder):
-        for name in dirs + files:
-            full = os.path.join(root, name)
-            st = os.lstat(full)
-            content = os.readlink(full) if os.path.islink(full) else (
-                open(full, "rb").read() if stat.S_ISREG(st.st_mode) else None)
-            out[os.path.relpath(full, folder)] = (stat.S_IFMT(st.st_mode), content)
-    return out
-
-
-def _cli(capsys, *argv) -> tuple[int, str]:
-    code = main.cli_main([str(a) for a in argv])
-    err = capsys.readouterr().err
-    return code, err
-
-
-def _one_line(code: int, err: str, *words: str) -> None:
-    assert code == 2, (code, err)
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    for word in words:
-        assert word in err, (word, err)
+from tests.output_checks import DECOY
+from tests.output_checks import cli as _cli
+from tests.output_checks import one_line as _one_line
+from tests.output_checks import snapshot as _snapshot
 
 
 def _doc() -> PipelineDocument:

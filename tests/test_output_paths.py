@@ -13,6 +13,7 @@ import pytest
 
 from pipeline_model import safe_write
 from tests.conftest import ROOT
+from tests.output_checks import snapshot as _snapshot
 
 PIPELINE = os.path.join(ROOT, "resources", "pipelines", "cpu_build.json")
 
@@ -20,18 +21,6 @@ PIPELINE = os.path.join(ROOT, "resources", "pipelines", "cpu_build.json")
 def _cli(*args, cwd=None, timeout=120):
     return subprocess.run([sys.executable, os.path.join(ROOT, "main.py"), *args], capture_output=True, text=True,
                           timeout=timeout, cwd=cwd or ROOT, stdin=subprocess.DEVNULL)
-
-
-def _snapshot(folder) -> dict:
-    out = {}
-    for root, dirs, files in os.walk(folder):
-        for name in dirs + files:
-            full = os.path.join(root, name)
-            st = os.lstat(full)
-            content = os.readlink(full) if os.path.islink(full) else (
-                open(full, "rb").read() if stat.S_ISREG(st.st_mode) else None)
-            out[os.path.relpath(full, folder)] = (stat.S_IFMT(st.st_mode), content)
-    return out
 
 
 def _one_line_error(proc) -> None:
