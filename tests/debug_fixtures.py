@@ -106,6 +106,34 @@ def injected_pipeline(folder: str, n: int, seed: int, level: str, model: str = "
 #: the output (or, half the time, to an intermediate buffer) of a PrimFunc the entry function reaches. The step writes to ``OUT`` what it rewrote and the node ``diverge`` should mark first
 #: (``expected``: the entry-function bindings that hold the rewritten value, in binding order; ``inside``:
 #: the rewritten binding when it sits inside a called function).
+#: The two functions the seeded wrong steps share (their sources are pasted into the step's code).
+REWRITE_HELPERS = '''def _float(var):
+    ty = var.ty
+    return isinstance(ty, relax.TensorType) and ty.dtype == "float32" and ty.shape is not None
+
+
+def _rewrite_binding(func, target, mode):
+    blocks = []
+    for block in func.body.blocks:
+        new = []
+        for b in block.bindings:
+            if not b.var.same_as(target):
+                new.append(b)
+                continue
+            value = b.value
+            if mode == "swap":
+                new.append(relax.VarBinding(b.var, relax.op.subtract(value.args[0], value.args[1])))
+                continue
+            orig = relax.Var(b.var.name + "_orig", b.var.ty)
+            new.append(relax.VarBinding(orig, value))
+            if mode == "scale":
+                new.append(relax.VarBinding(b.var, relax.op.multiply(orig, relax.const(1.5, "float32"))))
+            else:
+                new.append(relax.VarBinding(b.var, relax.op.add(orig, relax.const(0.5, "float32"))))
+        blocks.append(relax.DataflowBlock(new) if isinstance(block, relax.DataflowBlock) else relax.BindingBlock(new))
+    return relax.Function(func.params, relax.SeqExpr(blocks, func.body.body), func.ret_ty, func.is_pure, func.attrs)
+'''
+
 WRONG_VALUE = '''import json
 import random
 import re
@@ -160,32 +188,7 @@ def _node_name(mod, binding):
     return binding.var.name
 
 
-def _float(var):
-    ty = var.ty
-    return isinstance(ty, relax.TensorType) and ty.dtype == "float32" and ty.shape is not None
-
-
-def _rewrite_binding(func, target, mode):
-    blocks = []
-    for block in func.body.blocks:
-        new = []
-        for b in block.bindings:
-            if not b.var.same_as(target):
-                new.append(b)
-                continue
-            value = b.value
-            if mode == "swap":
-                new.append(relax.VarBinding(b.var, relax.op.subtract(value.args[0], value.args[1])))
-                continue
-            orig = relax.Var(b.var.name + "_orig", b.var.ty)
-            new.append(relax.VarBinding(orig, value))
-            if mode == "scale":
-                new.append(relax.VarBinding(b.var, relax.op.multiply(orig, relax.const(1.5, "float32"))))
-            else:
-                new.append(relax.VarBinding(b.var, relax.op.add(orig, relax.const(0.5, "float32"))))
-        blocks.append(relax.DataflowBlock(new) if isinstance(block, relax.DataflowBlock) else relax.BindingBlock(new))
-    return relax.Function(func.params, relax.SeqExpr(blocks, func.body.body), func.ret_ty, func.is_pure, func.attrs)
-
+''' + REWRITE_HELPERS + '''
 
 def _relax(mod, rng, entry):
     top = _bindings(mod[entry])

@@ -16,7 +16,7 @@ import random
 
 from pipeline_model.document import PipelineDocument, Step
 from pipeline_model.fileformat import save_pipeline
-from tests.debug_fixtures import PRE, ROOT, _step
+from tests.debug_fixtures import PRE, REWRITE_HELPERS, ROOT, _step
 
 CNN = os.path.join(ROOT, "resources", "models", "cnn_bn.onnx")
 #: The fourth model: the Llama-style decoder (symbolic sequence length) with 2 layers instead of 32.
@@ -111,32 +111,7 @@ def _keys(mod, func, lowered):
     return out
 
 
-def _float(var):
-    ty = var.ty
-    return isinstance(ty, relax.TensorType) and ty.dtype == "float32" and ty.shape is not None
-
-
-def _rewrite_binding(func, target, mode):
-    blocks = []
-    for block in func.body.blocks:
-        new = []
-        for b in block.bindings:
-            if not b.var.same_as(target):
-                new.append(b)
-                continue
-            value = b.value
-            if mode == "swap":
-                new.append(relax.VarBinding(b.var, relax.op.subtract(value.args[0], value.args[1])))
-                continue
-            orig = relax.Var(b.var.name + "_orig", b.var.ty)
-            new.append(relax.VarBinding(orig, value))
-            if mode == "scale":
-                new.append(relax.VarBinding(b.var, relax.op.multiply(orig, relax.const(1.5, "float32"))))
-            else:
-                new.append(relax.VarBinding(b.var, relax.op.add(orig, relax.const(0.5, "float32"))))
-        blocks.append(relax.DataflowBlock(new) if isinstance(block, relax.DataflowBlock) else relax.BindingBlock(new))
-    return relax.Function(func.params, relax.SeqExpr(blocks, func.body.body), func.ret_ty, func.is_pure, func.attrs)
-
+''' + REWRITE_HELPERS + '''
 
 def _sites(mod, fname, path, depth, lowered):
     """(path of keys to the call, function name, binding) for every float binding of ``fname`` and of the Relax
