@@ -107,7 +107,6 @@ def run_app(argv: list[str]) -> int:
     parser.add_argument("file", nargs="?", help="pipeline file (.json) to open")
     parser.add_argument("--model", help="model spec to use instead of the file's (builtin:mlp, path)")
     parser.add_argument("--dark", action="store_true", help="use a dark palette whatever the desktop's theme")
-    parser.add_argument("--screenshot", help=argparse.SUPPRESS)
     args, qt_args = parser.parse_known_args(argv)
     from app.platform_check import xcb_problem
 

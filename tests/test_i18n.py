@@ -19,8 +19,6 @@ QM = TS.with_suffix(".qm")
 SOURCE_DIRS = ("app", "widgets", "pipeline_model/passkinds")
 #: Single core modules with texts people read (the environment report).
 SOURCE_FILES = ("pipeline_model/env_report.py", "pipeline_model/debugging/reduce.py")
-#: Files that are tools, not user interface.
-SKIP_FILES = {"app/screenshot_tour.py", "app/screenshot_graph.py", "app/screenshot_safety.py"}  # developer tools that drive the UI
 #: Technical words shown as they are (numpy / TVM names, not prose).
 ALLOWED_LITERALS = {"rtol", "atol"}
 
@@ -123,9 +121,7 @@ def _sources() -> list[Path]:
     files = []
     for folder in SOURCE_DIRS:
         pattern = "**/*.py" if folder in ("pipeline_model/passkinds", "widgets") else "*.py"  # folders of kinds/views
-        for path in sorted((ROOT / folder).glob(pattern)):
-            if f"{folder}/{path.name}" not in SKIP_FILES and not path.name.startswith("screenshot_"):
-                files.append(path)
+        files.extend(sorted((ROOT / folder).glob(pattern)))
     return files + [ROOT / path for path in SOURCE_FILES]
 
 

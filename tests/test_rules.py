@@ -2,7 +2,7 @@
 
 - ``pipeline_model`` never imports PySide6, ``app`` or ``widgets`` (AST scan of every file, plus a
   fresh interpreter that imports every TVM-free ``pipeline_model`` module and checks ``sys.modules``);
-- ``widgets`` never imports ``app``;
+- ``widgets`` never imports ``app``; nothing the app runs imports the developer tools of ``scripts/``;
 - nothing in ``app``/``widgets``/``main.py`` imports TVM (``tvm`` or ``tvm_ffi``), not even lazily, nor an
   engine-side ``pipeline_model`` module;
 - inside ``pipeline_model`` only engine-side modules import TVM, named by rule (:func:`tvm_policy`):
@@ -173,6 +173,13 @@ def test_pipeline_model_never_imports_qt_app_or_widgets() -> None:
 
 def test_widgets_never_import_app() -> None:
     assert violations("widgets", ("app",)) == []
+
+
+@pytest.mark.parametrize("folder", ["pipeline_model", "app", "widgets", "main.py"])
+def test_product_never_imports_developer_tools(folder: str) -> None:
+    # scripts/ (the screenshot tour & co.) drives the app; the app never needs it (nor ships it)
+    assert (ROOT / "scripts" / "screenshots" / "tour.py").exists()
+    assert violations(folder, ("scripts",)) == []
 
 
 @pytest.mark.parametrize("folder", ["app", "widgets", "main.py"])

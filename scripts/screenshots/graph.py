@@ -1,7 +1,7 @@
 """Screenshots of the graph view in the real main window (docs/screenshots/graph_*.png).
 
 Run under a real X server, once per screen size: ``xvfb-run -s "-screen 0 1920x1080x24" .venv/bin/python -m
-app.screenshot_graph docs/screenshots 1920x1080`` (and ``1024x700``; ``--lang=zh_CN`` for ``zh_graph_*``).
+scripts.screenshots.graph docs/screenshots 1920x1080`` (and ``1024x700``; ``--lang=zh_CN`` for ``zh_graph_*``).
 Saves, with the size in the name:
 
 * ``graph_mlp_<size>.png``: ``builtin:mlp`` as loaded, every group expanded, fit to the view (at a scale
@@ -34,7 +34,7 @@ def _session(size: str, lang: Optional[str]) -> tuple[Any, Any, Callable[..., bo
 
     from app.application import make_application
     from app.main_window import MainWindow
-    from app.screenshot_tour import pump_for, pump_until
+    from scripts.screenshots.tour import pump_for, pump_until
 
     app = make_application([])
     if lang:

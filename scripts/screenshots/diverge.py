@@ -1,7 +1,7 @@
 """Screenshot of Run ▸ Where Values Diverge… on the graph (docs/screenshots/debug_diverge_<W>_<lang>.png).
 
 Run under a real X server from a checkout, once per size and language: ``xvfb-run -a -s "-screen 0
-1920x1080x24" .venv/bin/python -m app.screenshot_diverge docs/screenshots 1920x1080 [--lang=zh_CN]`` (and
+1920x1080x24" .venv/bin/python -m scripts.screenshots.diverge docs/screenshots 1920x1080 [--lang=zh_CN]`` (and
 ``1024x700``). It opens ``builtin:transformer`` with a pipeline whose second step is the test suite's wrong
 custom step (the bundled example ``resources/custom_passes/wrong_add_to_subtract.py``: the first ``R.add`` becomes ``R.subtract``), runs it on
 the real engine, selects that step, runs the real ``diverge`` and saves the window with the coloured graph,
@@ -86,7 +86,7 @@ def _compose(win: Any, dialog: Any, path: str) -> None:
 
 def main(argv: list[str]) -> int:
     """Entry point: ``argv[0]`` the output folder, ``argv[1]`` the size (``1920x1080``); ``--lang=zh_CN``."""
-    from app.screenshot_graph import _session
+    from scripts.screenshots.graph import _session
 
     lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
     inside = "--inside" in argv

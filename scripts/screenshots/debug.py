@@ -1,5 +1,5 @@
 """Screenshots of the debugging GUI (issue 21; a developer tool, real engine):
-``xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python -m app.screenshot_debug docs/screenshots --size=1024x700
+``xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python -m scripts.screenshots.debug docs/screenshots --size=1024x700
 [--lang=zh_CN]``.
 
 On ``builtin:transformer`` with a pipeline whose third step quietly turns the first ``R.add`` into ``R.subtract``:
@@ -17,7 +17,7 @@ import os
 import sys
 from typing import Any
 
-from app.screenshot_tour import pump_for, pump_until, shot_session
+from scripts.screenshots.tour import pump_for, pump_until, shot_session
 from pipeline_model.resources import resource_path
 
 #: A Relax-level wrong rewrite: the bundled example (the first ``R.add`` of the module becomes ``R.subtract``).

@@ -4,7 +4,7 @@ Build & Run of a mixed-precision (float16) pipeline whose check's tolerance is f
 (``first_hour_fp16_<W>_<lang>.png``).
 
 Run under a real X server from a checkout, once per size and language: ``xvfb-run -a -s "-screen 0
-1920x1080x24" .venv/bin/python -m app.screenshot_first_hour docs/screenshots 1920x1080 [--lang=zh_CN]`` (and
+1920x1080x24" .venv/bin/python -m scripts.screenshots.first_hour docs/screenshots 1920x1080 [--lang=zh_CN]`` (and
 ``1024x700``).
 """
 
@@ -49,7 +49,7 @@ def _shoot(win: Any, wait: Callable[..., bool], settle: Callable[[int], None], s
 
 def main(argv: list[str]) -> int:
     """Entry point: ``argv[0]`` the output folder, ``argv[1]`` the size (``1920x1080``); ``--lang=zh_CN``."""
-    from app.screenshot_graph import _session
+    from scripts.screenshots.graph import _session
 
     lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
     argv = [a for a in argv if not a.startswith("--lang=")]

@@ -1,5 +1,5 @@
 """Screenshots of the consent dialog (a model .py file) and the restore-after-crash offer (developer tool):
-``xvfb-run -a .venv/bin/python -m app.screenshot_safety docs/screenshots``."""
+``xvfb-run -a .venv/bin/python -m scripts.screenshots.safety docs/screenshots``."""
 
 from __future__ import annotations
 

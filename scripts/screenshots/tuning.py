@@ -1,5 +1,5 @@
 """Screenshot of seeded tuning in the main window (issue 19; a developer tool, real engine):
-``xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python -m app.screenshot_tuning docs/screenshots --size=1024x700
+``xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python -m scripts.screenshots.tuning docs/screenshots --size=1024x700
 [--lang=zh_CN] [--budget=60]``.
 
 ``tuning_seeded_<W>_<lang>.png``: ``cpu_tuned_app.json`` (the default CPU pipeline with a seeded
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-from app.screenshot_tour import pump_for, pump_until, shot_session
+from scripts.screenshots.tour import pump_for, pump_until, shot_session
 
 
 def main(argv: list[str]) -> int:

@@ -1,7 +1,7 @@
 """Take screenshots of the real main window in its main states (for docs/screenshots/).
 
 Run under a real X server, e.g. ``xvfb-run -s "-screen 0 1600x1000x24" .venv/bin/python -m
-app.screenshot_tour docs/screenshots``. It opens the tutorial pipeline, waits for the engine, and
+scripts.screenshots.tour docs/screenshots``. It opens the tutorial pipeline, waits for the engine, and
 saves ``main.png`` (graph + diff of FuseOps), ``graph.png`` (a node selected, details shown),
 ``diff.png`` (LegalizeOps diff), ``failed.png`` (a failing custom step: the error at its line in the
 step's source, the traceback, the last good IR). With ``--dark`` it uses a dark Fusion palette and
@@ -67,7 +67,7 @@ def pump_for(app, ms: int) -> None:  # noqa: ANN001 - a QApplication
 
 
 def shot_session(argv: list[str], prefix: str, extra: tuple[str, ...] = ()) -> dict:
-    """The common set-up of the single-purpose screenshot tools (``screenshot_debug``, ``screenshot_tuning``):
+    """The common set-up of the single-purpose screenshot tools (``debug``, ``tuning``):
     ``--size=WxH`` (default 1024x700), ``--lang=``, the ``extra`` ``--name=value`` options, the output folder
     (first other argument, default docs/screenshots, created) and a fresh temporary base folder the app's config,
     cache and state go to. Returns ``out``, ``width``, ``height``, ``lang``, ``tag`` (``<W>_<lang>``), ``base``
