@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QApplication
 
 from pipeline_model import ir_graph
 from pipeline_model.layout import compute_layout
-from pipeline_model.resources import resource_path
+from pipeline_model.models import builtin_model_source
 from widgets.graph_view import GraphView
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -237,11 +237,9 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
     if args.layers:
         # A deeper builtin:decoder, written next to the pipeline (a 50,000-node real-structured graph
         # needs ~800 layers: 63 nodes per layer).
-        with open(resource_path("models", "decoder.py"), encoding="utf-8") as handle:
-            source = handle.read()
         model = os.path.join(tmp, f"decoder{args.layers}.py")
         with open(model, "w", encoding="utf-8") as handle:
-            handle.write(source.replace("\nLAYERS = 32\n", f"\nLAYERS = {int(args.layers)}\n", 1))
+            handle.write(builtin_model_source("decoder", layers=int(args.layers)))
     steps = [s.strip() for s in args.steps.split(",") if s.strip()] if args.steps else list(DEFAULT_STEPS)
     if args.pipeline:
         doc = load_pipeline(args.pipeline)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -50,6 +51,12 @@ BUILTIN_MODELS: dict[str, str] = {
     "decoder128": "The Llama-style decoder of builtin:decoder with 128 layers (for benchmarks).",
 }
 
+#: Built-ins that are another built-in's file with another layer count: name -> (model file, layers). The file
+#: sets its layer count on one top-level line ``LAYERS = <n>`` (:func:`builtin_model_source`).
+BUILTIN_SIZES: dict[str, tuple[str, int]] = {"decoder128": ("decoder", 128)}
+
+_LAYERS_LINE = re.compile(r"^LAYERS = \d+$", re.MULTILINE)
+
 class ModelSpecError(ModelLoadError):
     """A model spec that cannot be resolved (unknown built-in, missing or unsupported file)."""
 
@@ -75,7 +82,23 @@ def builtin_model_path(name: str) -> str:
             f"unknown built-in model 'builtin:{name}': choose one of "
             + ", ".join(f"builtin:{n}" for n in sorted(BUILTIN_MODELS))
         )
-    return os.path.join(MODELS_DIR, f"{name}.py")
+    return os.path.join(MODELS_DIR, f"{BUILTIN_SIZES.get(name, (name, 0))[0]}.py")
+
+
+def builtin_model_source(name: str, layers: Optional[int] = None) -> str:
+    """The Python text of built-in model ``name``: its file, with ``layers`` layers when given (else the built-in's
+    own count: ``builtin:decoder128`` is ``decoder.py`` with 128). ``ModelSpecError`` for an unknown built-in, or a
+    layer count asked of a file without a top-level ``LAYERS = <n>`` line."""
+    path = builtin_model_path(name)
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    layers = layers if layers is not None else BUILTIN_SIZES.get(name, ("", None))[1]
+    if layers is None:
+        return text
+    text, found = _LAYERS_LINE.subn(f"LAYERS = {int(layers)}", text, count=1)
+    if not found:
+        raise ModelSpecError(f"{path}: no top-level 'LAYERS = <n>' line, so builtin:{name} has no layer count to set")
+    return text
 
 
 def resolve_model(spec: str, base_dir: Optional[str] = None) -> ModelSource:
@@ -155,6 +178,8 @@ def model_key(spec: str, base_dir: Optional[str] = None) -> str:
     except OSError as exc:
         raise ModelSpecError(str(exc)) from None
     pins = "".join(f"\0{k}={v}" for k, v in source.dims)
+    if source.kind == KIND_BUILTIN and source.name in BUILTIN_SIZES:
+        pins += f"\0layers={BUILTIN_SIZES[source.name][1]}"  # another built-in's file, another size
     return hashlib.sha256(f"{source.kind}\0{source.path}\0{content}{pins}".encode()).hexdigest()
 
 

@@ -211,11 +211,10 @@ def decoder2(folder: str) -> str:
     """``resources/models/decoder.py`` with 2 layers, written to ``folder`` (a model file: needs trust)."""
     path = os.path.join(folder, "decoder2.py")
     if not os.path.exists(path):
-        with open(os.path.join(ROOT, "resources", "models", "decoder.py"), encoding="utf-8") as f:
-            text = f.read()
-        assert "\nLAYERS = 32\n" in text
+        from pipeline_model.models import builtin_model_source
+
         with open(path, "w", encoding="utf-8") as f:
-            f.write(text.replace("\nLAYERS = 32\n", "\nLAYERS = 2\n"))
+            f.write(builtin_model_source("decoder", layers=2))
     return path
 
 

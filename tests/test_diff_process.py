@@ -32,8 +32,9 @@ def decoder_texts() -> list[str]:
     pytest.importorskip("tvm")
     from tvm import relax
 
-    with open(os.path.join(ROOT, "resources", "models", "decoder.py"), encoding="utf-8") as fh:
-        source = fh.read().replace("\nLAYERS = 32\n", "\nLAYERS = 12\n", 1)
+    from pipeline_model.models import builtin_model_source
+
+    source = builtin_model_source("decoder", layers=12)
     namespace: dict = {"__name__": "decoder12"}
     exec(compile(source, "decoder12.py", "exec"), namespace)  # noqa: S102 - the repository's own model file
     mod, _ = namespace["model"].export_tvm(spec=namespace["spec"])

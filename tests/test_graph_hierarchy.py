@@ -54,13 +54,16 @@ def test_decoder_builtin_loads_with_symbolic_seq_len():
     data = ig.graph_to_json(gx.extract_graph(mod, "forward"))
     uses = sum(1 for e in data["edges"] if e["source"] == "mask")
     assert uses == 32
-    # the 128-layer variant is the same file with another LAYERS
-    with open(DECODER, encoding="utf-8") as fh:
-        a = fh.read().splitlines()
-    with open(os.path.join(ROOT, "resources", "models", "decoder128.py"), encoding="utf-8") as fh:
-        b = fh.read().splitlines()
-    diff = [(x, y) for x, y in zip(a, b) if x != y]
-    assert len(a) == len(b) and len(diff) == 2 and diff[1] == ("LAYERS = 32", "LAYERS = 128")
+    # the 128-layer variant is decoder.py's code with another LAYERS: one file, a layer count
+    from pipeline_model.models import ModelSpecError, builtin_model_path, builtin_model_source, model_key
+
+    assert builtin_model_path("decoder128") == DECODER
+    a, b = builtin_model_source("decoder").splitlines(), builtin_model_source("decoder128").splitlines()
+    assert [(x, y) for x, y in zip(a, b) if x != y] == [("LAYERS = 32", "LAYERS = 128")] and len(a) == len(b)
+    assert "LAYERS = 5" in builtin_model_source("decoder", layers=5).splitlines()
+    assert model_key("builtin:decoder") != model_key("builtin:decoder128")
+    with pytest.raises(ModelSpecError, match="LAYERS"):
+        builtin_model_source("mlp", layers=2)
 
 
 def test_grouping_from_weight_names(dec4):

@@ -103,6 +103,16 @@ class ModelFormat:
         mod, params = self.load(path)
         return mod, params, dict(dims)
 
+    def load_source(self, source: Any) -> tuple[Any, Optional[dict[str, Any]], dict[str, int]]:
+        """``(IRModule, params or None, pins left)`` of ``source`` (a ``models.ModelSource``): :meth:`load_pinned`
+        with its pinned dimensions, else :meth:`load` of its file. Formats whose sources are more than their file
+        (``builtin``: a built-in with its own layer count) override it."""
+        dims = dict(source.dims)
+        if dims:
+            return self.load_pinned(source.path, dims)
+        mod, params = self.load(source.path)
+        return mod, params, {}
+
     def loader_source(self, source: Any) -> str:
         """Plain TVM Python code defining ``mod`` and ``params`` for ``source`` (a ``models.ModelSource``);
         paths are embedded with ``repr()``, never formatted into code."""

@@ -52,10 +52,7 @@ def load_model(spec: str, base_dir: Optional[str] = None) -> LoadedModel:
     if fmt is None:  # pragma: no cover - resolve_model names a registered format
         raise ModelLoadError(f"{source.path}: unsupported model format {source.format!r}")
     dims = dict(source.dims)
-    if dims:
-        mod, params, left = fmt.load_pinned(source.path, dims)
-    else:
-        (mod, params), left = fmt.load(source.path), {}
+    mod, params, left = fmt.load_source(source)
     if not isinstance(mod, tvm.IRModule):
         raise ModelLoadError(f"{source.path}: the loader did not produce an IRModule ({type(mod).__name__})")
     mod = bind_dims(mod, left, source.path, [k for k in dims if k not in left])

@@ -3,17 +3,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from pipeline_model.importers.base import ModelLoadError
 from pipeline_model.importers.pyfile import describe, run_python_file, user_frame_line
 
 
-def load_nn_module(path: str) -> Any:
-    """Execute an nn.Module file (defines ``model`` and ``spec``) and export it with ``export_tvm``."""
+def load_nn_module(path: str, text: Optional[str] = None) -> Any:
+    """Execute an nn.Module file (defines ``model`` and ``spec``; its ``text`` when given, else the file's) and
+    export it with ``export_tvm``."""
     from tvm.relax.frontend import nn
 
-    namespace = run_python_file(path, "model file")
+    namespace = run_python_file(path, "model file", text)
     model = namespace.get("model")
     spec = namespace.get("spec")
     if not isinstance(model, nn.Module):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import traceback
-from typing import Any
+from typing import Any, Optional
 
 from pipeline_model.importers.base import ModelLoadError
 
@@ -30,12 +30,14 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def run_python_file(path: str, what: str) -> dict[str, Any]:
-    """Execute a model ``.py`` file and return its globals; errors name the file and line."""
+def run_python_file(path: str, what: str, text: Optional[str] = None) -> dict[str, Any]:
+    """Execute a model ``.py`` file (or ``text`` in its name: a bundled file made another size) and return its
+    globals; errors name the file and line."""
     from pipeline_model.importers import content
 
     try:
-        text = content.read_text(path, what)  # the bytes consent was checked on, when the engine pinned them
+        if text is None:
+            text = content.read_text(path, what)  # the bytes consent was checked on, when the engine pinned them
         compile(text, path, "exec")
     except SyntaxError as exc:
         raise ModelLoadError(f"{path}:{exc.lineno}: syntax error in {what}: {exc.msg}") from None

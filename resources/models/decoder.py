@@ -5,8 +5,9 @@ attention ``mask`` (1, 1, seq_len, seq_len) are function inputs shared by every 
 multi-head self-attention with rotary embeddings (q/k/v/o projections without bias), residual add, RMSNorm,
 SwiGLU MLP (gate/up/down projections), residual add; a final RMSNorm. Weight names keep the module path
 (``layers.3.self_attn.q_proj.weight``), which the graph view uses to group bindings by layer and block.
-Follows the nn.Module file convention: defines ``model`` and ``spec``. ``builtin:decoder128`` is the same
-file with ``LAYERS = 128`` (for the benches).
+Follows the nn.Module file convention: defines ``model`` and ``spec``. ``builtin:decoder128`` is this
+file with ``LAYERS = 128`` (``pipeline_model.models.BUILTIN_SIZES``, for the benches): keep the layer count on
+the one top-level line ``LAYERS = <n>``.
 """
 
 from tvm.relax.frontend import nn
