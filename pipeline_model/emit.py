@@ -253,10 +253,12 @@ def script_source(module: str, name: str) -> str:
 
 def script_sources(module: str, name: str) -> list[str]:
     """What an exported script needs to define ``name`` of ``module``: the sources of the classes of the same
-    module it derives from (bases first, each once), then its own (:func:`script_source`). A base from
-    elsewhere (``tvm.s_tir.dlight.ScheduleRule``) is the script's import, not copied."""
+    module it derives from and of the module's top-level functions it names (its parts, e.g. the helpers of a
+    pass), each once and before what uses it, then its own (:func:`script_source`). A base from elsewhere
+    (``tvm.s_tir.dlight.ScheduleRule``) is the script's import, not copied."""
     lines, body = _script_module(module)
     local = {node.name for node in body if isinstance(node, ast.ClassDef)}
+    functions = {node.name for node in body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     out: list[str] = []
 
     def add(wanted: str, seen: tuple[str, ...]) -> None:
@@ -267,6 +269,9 @@ def script_sources(module: str, name: str) -> list[str]:
             for base in node.bases:
                 if isinstance(base, ast.Name) and base.id in local:
                     add(base.id, (*seen, wanted))
+        used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        for part in sorted(used & functions - {wanted, *seen}):  # a function calling back into its caller: once
+            add(part, (*seen, wanted))
         if source not in out:
             out.append(source)
 

@@ -188,3 +188,16 @@ def test_kind_is_in_the_catalogue_pipelines_and_exported_scripts():
         assert ids.index("app.FoldBatchNorm") + 1 == ids.index("relax.DecomposeOpsForInference"), name
     script = export_script(load_pipeline(os.path.join(ROOT, "resources", "pipelines", "cpu_build.json")))
     assert "def fold_batch_norm(" in script and "fold_batch_norm()" in script
+
+
+def test_an_exported_script_carries_the_pass_with_its_parts():
+    """The pass is split into top-level parts (``_bn_*``): an exported script holds each once, before the pass,
+    and the script's copy alone folds a module exactly as the engine's module does."""
+    sources = emit.script_sources("pipeline_model.passkinds.fold_batch_norm.script", "fold_batch_norm")
+    names = [source.split("(", 1)[0].removeprefix("def ") for source in sources]
+    assert names[-1] == "fold_batch_norm" and len(set(names)) == len(names), names
+    assert {"_bn_fold_module", "_bn_conv_reads", "_bn_rewrite", "_bn_factors"} <= set(names), names
+    namespace: dict = {}
+    exec(compile("\n\n".join(sources), "<exported>", "exec"), namespace)  # noqa: S102 - the app's own code
+    mod = _module(conv_read_twice=False)
+    tvm.ir.assert_structural_equal(namespace["fold_batch_norm"]()(mod), _fold(mod))
