@@ -101,36 +101,33 @@ def run_structure_case(client: EngineClient, folder: str, seed: int, model: str,
     return out
 
 
-def structure_accuracy(client: EngineClient, cases: int, seed: int) -> list[dict[str, Any]]:
-    """``cases`` seeded cases of :func:`run_structure_case` over the four models, levels in turn."""
+def _seeded(client: EngineClient, cases: int, seed: int, models: Any, run: Any, line: Any) -> list[dict[str, Any]]:
+    """``cases`` seeded cases ``run(client, folder, seed, model, level)`` over ``models``, levels in turn (relax for
+    a round of the models, then tir), each printed as ``hit``/``MISS``, its seed and ``line(case, level)``."""
     results = []
     with tempfile.TemporaryDirectory() as folder:
         for i in range(cases):
-            model = STRUCTURE_MODELS[i % len(STRUCTURE_MODELS)]
-            level = ("relax", "tir")[(i // len(STRUCTURE_MODELS)) % 2]
-            got = run_structure_case(client, folder, seed + i, model, level)
+            model = models[i % len(models)]
+            level = ("relax", "tir")[(i // len(models)) % 2]
+            got = run(client, folder, seed + i, model, level)
             results.append(got)
-            print(f"{'hit ' if got['hit'] else 'MISS'} seed {got['seed']:<4} {got['model']:<15} {level:<5} step "
-                  f"{got['step']:<2} {got.get('mode', ''):<6} {str(got.get('target')):<40} first "
-                  f"{got.get('first')!s:<12} expected {got.get('expected')} inside {got.get('inside')} "
-                  f"({got.get('expected_inside')}) {got.get('error', '')}", flush=True)
+            print(f"{'hit ' if got['hit'] else 'MISS'} seed {got['seed']:<4} {line(got, level)}", flush=True)
     return results
+
+
+def structure_accuracy(client: EngineClient, cases: int, seed: int) -> list[dict[str, Any]]:
+    """``cases`` seeded cases of :func:`run_structure_case` over the four models, levels in turn."""
+    return _seeded(client, cases, seed, STRUCTURE_MODELS, run_structure_case, lambda got, level: (
+        f"{got['model']:<15} {level:<5} step {got['step']:<2} {got.get('mode', ''):<6} {str(got.get('target')):<40} "
+        f"first {got.get('first')!s:<12} expected {got.get('expected')} inside {got.get('inside')} "
+        f"({got.get('expected_inside')}) {got.get('error', '')}"))
 
 
 def accuracy(client: EngineClient, cases: int, seed: int) -> list[dict[str, Any]]:
     """``cases`` seeded cases, models and levels in turn."""
-    results = []
-    with tempfile.TemporaryDirectory() as folder:
-        for i in range(cases):
-            model = MODELS[i % len(MODELS)]
-            level = ("relax", "tir")[(i // len(MODELS)) % 2]
-            got = run_case(client, folder, seed + i, model, level)
-            results.append(got)
-            mark = "hit " if got["hit"] else "MISS"
-            print(f"{mark} seed {got['seed']:<4} {got['model']:<12} {level:<5} step {got['step']:<2} "
-                  f"{got.get('mode', ''):<6} {str(got.get('target')):<24} first {got.get('first')!s:<16} "
-                  f"expected {got.get('expected')} {got.get('error', '')}", flush=True)
-    return results
+    return _seeded(client, cases, seed, MODELS, run_case, lambda got, level: (
+        f"{got['model']:<12} {level:<5} step {got['step']:<2} {got.get('mode', ''):<6} {str(got.get('target')):<24} "
+        f"first {got.get('first')!s:<16} expected {got.get('expected')} {got.get('error', '')}"))
 
 
 def _engine_cpu(client: EngineClient) -> float:
