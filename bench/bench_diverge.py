@@ -32,7 +32,7 @@ import os
 import statistics
 import tempfile
 import time
-from typing import Any
+from typing import Any, Optional
 
 from pipeline_model import build_api
 from pipeline_model.consent import Consent
@@ -54,16 +54,26 @@ def diverge_request(path: str, step: int, via: str = "instrument") -> dict[str, 
     return dict(bisect_request(load_pipeline(path), args), step_index=step - 1, via=via)
 
 
-def run_case(client: EngineClient, folder: str, seed: int, model: str, level: str) -> dict[str, Any]:
-    """One injected case: the facts the wrong step wrote, the reply's first node, hit or not."""
-    path, wrong, facts_path = diverge_case(folder, seed, model, level, name=f"case{seed}")
+def _ask(client: EngineClient, made: tuple[str, int, str], seed: int, model: str,
+         level: str) -> tuple[dict[str, Any], Optional[dict], dict]:
+    """``(out, reply, facts)`` of a seeded case ``made`` (pipeline path, wrong step, facts file) asked of the
+    engine: ``out`` holds the case's seed, model, level and step, and on an engine error ``hit=False`` and the
+    error's first line (``reply`` then None)."""
+    path, wrong, facts_path = made
     out: dict[str, Any] = {"seed": seed, "model": os.path.basename(model), "level": level, "step": wrong}
     try:
         reply = client.request("diverge", diverge_request(path, wrong))
     except EngineError as exc:
-        return dict(out, hit=False, error=exc.message.splitlines()[0][:200])
+        return dict(out, hit=False, error=exc.message.splitlines()[0][:200]), None, {}
     with open(facts_path, encoding="utf-8") as f:
-        facts = json.load(f)
+        return out, reply, json.load(f)
+
+
+def run_case(client: EngineClient, folder: str, seed: int, model: str, level: str) -> dict[str, Any]:
+    """One injected case: the facts the wrong step wrote, the reply's first node, hit or not."""
+    out, reply, facts = _ask(client, diverge_case(folder, seed, model, level, name=f"case{seed}"), seed, model, level)
+    if reply is None:
+        return out
     expected = facts["expected"][:1]
     first = reply.get("first_divergent")
     inside = reply.get("first_inside")
@@ -78,14 +88,11 @@ def run_case(client: EngineClient, folder: str, seed: int, model: str, level: st
 def run_structure_case(client: EngineClient, folder: str, seed: int, model: str, level: str) -> dict[str, Any]:
     """One case of ``tests/diverge_cases.structure_case`` (issue 31: keys, not names): hit when the first node
     marked is the key of the call holding the rewrite; ``inside_hit`` when the value inside it is named too."""
-    path, wrong, facts_path = structure_case(folder, seed, model, level, name=f"struct{seed}")
-    out: dict[str, Any] = {"seed": seed, "model": os.path.basename(model), "level": level, "step": wrong}
-    try:
-        reply = client.request("diverge", diverge_request(path, wrong))
-    except EngineError as exc:
-        return dict(out, hit=False, error=exc.message.splitlines()[0][:200])
-    with open(facts_path, encoding="utf-8") as f:
-        facts = json.load(f)
+    made = structure_case(folder, seed, model, level, name=f"struct{seed}")
+    out, reply, facts = _ask(client, made, seed, model, level)
+    if reply is None:
+        return out
+    path, wrong = made[0], made[1]
     first, inside = reply.get("first_divergent"), reply.get("first_inside")
     keys = [n["key"] for n in reply.get("nodes") or []]
     steps = load_pipeline(path).steps[:wrong]
