@@ -137,6 +137,11 @@ def accuracy(client: EngineClient, cases: int, seed: int) -> list[dict[str, Any]
         f"first {got.get('first')!s:<16} expected {got.get('expected')} {got.get('error', '')}"))
 
 
+def _hit_counts(results: list[dict[str, Any]]) -> tuple[int, list[bool]]:
+    """How many cases hit, and the ``inside_hit`` of those that have one."""
+    return sum(r["hit"] for r in results), [r["inside_hit"] for r in results if "inside_hit" in r]
+
+
 def _engine_cpu(client: EngineClient) -> float:
     """CPU seconds the engine process (and its children) used so far."""
     import psutil
@@ -201,16 +206,14 @@ def main() -> None:
     with EngineClient(step_timeout_s=900, consent=Consent.everything()) as client:
         if args.cases:
             results = accuracy(client, args.cases, args.seed)
-            hits = sum(r["hit"] for r in results)
-            inside = [r["inside_hit"] for r in results if "inside_hit" in r]
+            hits, inside = _hit_counts(results)
             print(f"first node marked is the rewritten binding (or the fused call holding it): {hits}/{len(results)}"
                   f" = {100.0 * hits / len(results):.1f} %; rewritten binding inside a fused call also named: "
                   f"{sum(inside)}/{len(inside)}")
             summary["cases"] = results
         if args.structure:
             results = structure_accuracy(client, args.structure, args.seed)
-            hits = sum(r["hit"] for r in results)
-            inside = [r["inside_hit"] for r in results if "inside_hit" in r]
+            hits, inside = _hit_counts(results)
             print(f"structure cases: first node marked is the call holding the rewrite: {hits}/{len(results)} = "
                   f"{100.0 * hits / len(results):.1f} %; value inside named: {sum(inside)}/{len(inside)}; "
                   f"duplicate keys in {sum(not r.get('unique', True) for r in results)} replies")
