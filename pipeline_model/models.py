@@ -57,6 +57,7 @@ BUILTIN_SIZES: dict[str, tuple[str, int]] = {"decoder128": ("decoder", 128)}
 
 _LAYERS_LINE = re.compile(r"^LAYERS = \d+$", re.MULTILINE)
 
+
 class ModelSpecError(ModelLoadError):
     """A model spec that cannot be resolved (unknown built-in, missing or unsupported file)."""
 
