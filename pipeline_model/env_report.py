@@ -41,6 +41,14 @@ PACKAGES: dict[str, str] = {
     "PySide6": QT_TRANSLATE_NOOP("EnvReport", "the desktop app"),
 }
 
+#: What each plug-in group adds, as the report names it (translated where shown).
+PLUGIN_GROUP_TITLES: dict[str, str] = {
+    plugins.GROUP_PASS_KINDS: QT_TRANSLATE_NOOP("EnvReport", "pass kind"),
+    plugins.GROUP_MODEL_FORMATS: QT_TRANSLATE_NOOP("EnvReport", "model format"),
+    plugins.GROUP_DLIGHT_RULES: QT_TRANSLATE_NOOP("EnvReport", "DLight rule"),
+    plugins.GROUP_ENGINE_COMMANDS: QT_TRANSLATE_NOOP("EnvReport", "engine command"),
+}
+
 #: Other distribution names of the same package (checked when the main name is absent).
 ALIASES: dict[str, tuple[str, ...]] = {"PySide6": ("PySide6_Essentials", "PySide6-Essentials"),
                                        "xgboost": ("xgboost-cpu",)}
@@ -161,6 +169,20 @@ def all_plugins(local: dict[str, Any], engine: Optional[dict[str, Any]]) -> dict
     return plugins.merge_reports(local.get("plugins"), (engine or {}).get("plugins"))
 
 
+def _titles() -> dict[str, str]:
+    return {group: translate_marked("EnvReport", title) for group, title in PLUGIN_GROUP_TITLES.items()}
+
+
+def plugin_lines(rep: dict[str, Any]) -> list[str]:
+    """One line per plug-in of a (merged) report, the groups' names translated."""
+    return plugins.plugin_lines(rep, _titles())
+
+
+def plugin_failure_lines(rep: dict[str, Any]) -> list[str]:
+    """One line per plug-in that could not be loaded, the groups' names translated."""
+    return plugins.failure_lines(rep, _titles())
+
+
 def _ffi_problem(version: str) -> Optional[str]:
     from pipeline_model.engine.worker import ffi_version_problem  # stdlib-only module: no TVM import
 
@@ -200,7 +222,7 @@ def find_problems(local: dict[str, Any], engine: Optional[dict[str, Any]], engin
     if version_of("cloudpickle") is None:
         problems.append(Problem(WARNING, translate("EnvReport", "cloudpickle is missing: MetaSchedule's workers need it"),
                                 "pip install cloudpickle"))
-    for line in plugins.failure_lines(all_plugins(local, engine)):
+    for line in plugin_failure_lines(all_plugins(local, engine)):
         problems.append(Problem(WARNING, translate("EnvReport", "a plug-in could not be loaded (the app runs "
                                                                 "without it): {0}").format(line),
                                 translate("EnvReport", "reinstall or uninstall its package")))
@@ -340,8 +362,8 @@ def render_text(report: EnvReport) -> str:
 def _plugin_lines(rep: dict[str, Any]) -> list[str]:
     """The plug-ins (package, version, what each adds) and those that could not be loaded."""
     out = [translate("EnvReport", "== Plug-ins (entry points) ==")]
-    out.extend("  " + line for line in plugins.plugin_lines(rep))
-    out.extend("  " + translate("EnvReport", "NOT LOADED: {0}").format(line) for line in plugins.failure_lines(rep))
+    out.extend("  " + line for line in plugin_lines(rep))
+    out.extend("  " + translate("EnvReport", "NOT LOADED: {0}").format(line) for line in plugin_failure_lines(rep))
     if len(out) == 1:
         out.append("  " + translate("EnvReport", "none installed"))
     out.append("")

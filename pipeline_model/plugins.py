@@ -98,10 +98,12 @@ class PluginFailure:
         """The failure as a JSON object."""
         return asdict(self)
 
-    def line(self) -> str:
-        """``"rps-broken 1.0: pass kind 'broken' (rps_broken.kind:KIND): ImportError: ..."``."""
+    def line(self, titles: Optional[dict[str, str]] = None) -> str:
+        """``"rps-broken 1.0: pass kind 'broken' (rps_broken.kind:KIND): ImportError: ..."`` (``titles``: the
+        groups' names to show, default :data:`GROUP_TITLES`)."""
         package = f"{self.dist} {self.version}".strip() or "(no package)"
-        return f"{package}: {GROUP_TITLES.get(self.group, self.group)} {self.name!r} ({self.value}): {self.error}"
+        title = (titles or GROUP_TITLES).get(self.group, self.group)
+        return f"{package}: {title} {self.name!r} ({self.value}): {self.error}"
 
 
 def parse_entry(line: str, group: str, *, dist: str = "", version: str = "", origin: str = BUILTIN) -> PluginEntry:
@@ -217,19 +219,19 @@ def merge_reports(*reports: Optional[dict[str, Any]]) -> dict[str, Any]:
     return {"plugins": plugins, "failures": broken}
 
 
-def failure_lines(rep: dict[str, Any]) -> list[str]:
-    """One line per failure of a (merged) report."""
+def failure_lines(rep: dict[str, Any], titles: Optional[dict[str, str]] = None) -> list[str]:
+    """One line per failure of a (merged) report (``titles``: the groups' names to show)."""
     out = []
     for item in rep.get("failures") or []:
-        try:
-            out.append(PluginFailure(**{k: str(item.get(k, "")) for k in PluginFailure.__dataclass_fields__}).line())
-        except (TypeError, AttributeError):
-            continue
+        if isinstance(item, dict):
+            fields = {k: str(item.get(k, "")) for k in PluginFailure.__dataclass_fields__}
+            out.append(PluginFailure(**fields).line(titles))
     return out
 
 
-def plugin_lines(rep: dict[str, Any]) -> list[str]:
+def plugin_lines(rep: dict[str, Any], titles: Optional[dict[str, str]] = None) -> list[str]:
     """One line per plug-in entry of a (merged) report: ``"rps-example-plugin 0.1: pass kind 'example'"``."""
+    titles = titles or GROUP_TITLES
     return [f"{item.get('dist') or '?'} {item.get('version') or ''}".rstrip()
-            + f": {GROUP_TITLES.get(str(item.get('group')), item.get('group'))} {str(item.get('name'))!r}"
+            + f": {titles.get(str(item.get('group')), item.get('group'))} {str(item.get('name'))!r}"
             for item in rep.get("plugins") or [] if isinstance(item, dict)]
