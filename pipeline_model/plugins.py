@@ -197,18 +197,19 @@ def load_entry(entry: PluginEntry) -> Optional[Any]:
 def report(groups: Iterable[str] = GROUPS) -> dict[str, Any]:
     """What the environment report and Help ▸ About show of ``groups``: the plug-in entries (installed and
     development ones, not the app's own) with their packages and versions, and the failures recorded in this
-    process. JSON-plain."""
+    process (a failed entry is listed among the failures only). JSON-plain."""
     groups = tuple(groups)
     found = []
     for group in groups:
         for entry in installed_entries(group) + dev_entries(group):
             found.append({"group": group, "name": entry.name, "value": entry.value,
                           "dist": entry.dist or entry.origin, "version": entry.version})
-    return {"plugins": found, "failures": [f.to_json() for f in failures(groups)]}
+    return merge_reports({"plugins": found, "failures": [f.to_json() for f in failures(groups)]})
 
 
 def merge_reports(*reports: Optional[dict[str, Any]]) -> dict[str, Any]:
-    """One report out of several processes' (the GUI's and the engine's): entries and failures each once."""
+    """One report out of several processes' (the GUI's and the engine's): entries and failures each once, an
+    entry that failed in any of them listed among the failures only."""
     plugins: list[dict[str, Any]] = []
     broken: list[dict[str, Any]] = []
     for rep in reports:
@@ -216,7 +217,9 @@ def merge_reports(*reports: Optional[dict[str, Any]]) -> dict[str, Any]:
             for item in (rep or {}).get(key) or []:
                 if isinstance(item, dict) and item not in out:
                     out.append(item)
-    return {"plugins": plugins, "failures": broken}
+    failed = {(f.get("group"), f.get("name"), f.get("value")) for f in broken}
+    return {"plugins": [p for p in plugins if (p.get("group"), p.get("name"), p.get("value")) not in failed],
+            "failures": broken}
 
 
 def failure_lines(rep: dict[str, Any], titles: Optional[dict[str, str]] = None) -> list[str]:
