@@ -24,7 +24,7 @@ EXAMPLE = os.path.join(ROOT, "examples", "rps-example-plugin")
 MAIN = os.path.join(ROOT, "main.py")
 PASS_ID = "example.CanonicalizeAndDCE"
 
-#: A plug-in whose pass kind and engine command modules raise when imported.
+#: A plug-in whose pass kind, engine command and DLight rule modules raise when imported.
 BROKEN = {
     "pyproject.toml": textwrap.dedent('''\
         [build-system]
@@ -40,6 +40,9 @@ BROKEN = {
 
         [project.entry-points."relax_pipeline_studio.engine_commands"]
         broken_cmd = "rps_broken_plugin.commands"
+
+        [project.entry-points."relax_pipeline_studio.dlight_rules"]
+        "broken.Rule" = "rps_broken_plugin.rule_tvm:Rule"
 
         [tool.setuptools]
         packages = ["rps_broken_plugin"]
@@ -101,11 +104,26 @@ def test_a_broken_plugin_is_named_by_the_environment_report(venv):
     local = {(f["name"], f["dist"]) for f in report["local"]["plugins"]["failures"]}
     engine = {(f["name"], f["dist"]) for f in report["engine"]["plugins"]["failures"]}
     assert ("broken", "rps-broken-plugin") in local  # the GUI/CLI process
-    assert {("broken", "rps-broken-plugin"), ("broken_cmd", "rps-broken-plugin")} <= engine  # the engine
+    assert {("broken", "rps-broken-plugin"), ("broken_cmd", "rps-broken-plugin"),
+            ("broken.Rule", "rps-broken-plugin")} <= engine  # the engine (the rule's class is imported there only)
     warnings = [p["message"] for p in report["problems"] if "rps-broken-plugin" in p["message"]]
     assert warnings and "RuntimeError: deliberately broken plug-in" in warnings[0]
     text = run_ok([python, MAIN, "env"], cwd=work, env=env).stdout
     assert "rps-example-plugin 0.1.0: pass kind 'example'" in text and "NOT LOADED: rps-broken-plugin 9.9" in text
+
+
+def test_a_step_using_a_broken_plugins_rule_fails_naming_it(venv):
+    python, env, work = venv
+    with open(os.path.join(work, "example_pipeline.json"), encoding="utf-8") as handle:
+        doc = json.load(handle)
+    doc["steps"][2]["params"]["rules"] = ["broken.Rule", "app.CPUParallel"]
+    with open(os.path.join(work, "broken_rule.json"), "w", encoding="utf-8") as handle:
+        json.dump(doc, handle)
+    proc = subprocess.run([python, MAIN, "run", "broken_rule.json"], cwd=work, env=env, capture_output=True,
+                          text=True, timeout=240)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "step 3 (dlight.ApplyDefaultSchedule) failed" in proc.stderr
+    assert "DLight rule 'broken.Rule' of rps-broken-plugin 9.9: RuntimeError: deliberately broken plug-in" in proc.stderr
 
 
 GUI_DRIVER = '''

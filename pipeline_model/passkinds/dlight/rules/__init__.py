@@ -77,7 +77,8 @@ def rule_call(name: str) -> emit.ScriptCall:
     entry = rule_entry(name)
     if entry is None:
         raise emit.EmitError(missing_rule_message(name))
-    return emit.ScriptCall(entry.module, entry.attr)
+    what = "" if entry.builtin else f"DLight rule {name!r} of {entry.dist or entry.origin} {entry.version}".rstrip()
+    return emit.ScriptCall(entry.module, entry.attr, what=what)  # a plug-in's failure names it
 
 
 def rule_sources(name: str) -> list[str]:
