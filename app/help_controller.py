@@ -1,7 +1,8 @@
 """The Help menu: Documentation (the repository's Markdown files in a read-only viewer, or the system
 browser), Keyboard Shortcuts (generated from the window's actions), Environment (the environment report:
 local facts plus the engine's ``env`` reply, in :class:`widgets.env_dialog.EnvDialog`) and About (app and
-TVM versions)."""
+TVM versions, the installed plug-ins with their versions and those that could not be loaded, which a status
+message also names once the engine answers)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
 from app import __version__
 from app.i18n import tr
 from widgets.env_dialog import EnvDialog
+from widgets.theme import status_css
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Where an installed copy keeps the documentation, under its data prefix (pyproject ``data-files``).
@@ -170,10 +172,30 @@ class HelpController(QObject):
         self.dialog: Optional[QDialog] = None
         self.env_dialog: Optional[EnvDialog] = None
         self.env_request: Any = None
+        self._reported_failures: set[str] = set()
         ctx.engine.ping_ready.connect(self._on_ping)
 
     def _on_ping(self, info: dict) -> None:
         self.engine_info = dict(info)
+        self.report_plugin_failures()
+
+    def plugin_report(self) -> dict:
+        """The plug-ins of this process and the engine's failures (its ping), each once."""
+        from pipeline_model import plugins
+        from pipeline_model.env_report import local_plugins
+
+        engine = {"failures": self.engine_info.get("plugin_failures") or []}
+        return plugins.merge_reports(local_plugins(), engine)
+
+    def report_plugin_failures(self) -> None:
+        """A status message naming the plug-ins that could not be loaded (each once per session)."""
+        from pipeline_model.env_report import plugin_failure_lines
+
+        new = [line for line in plugin_failure_lines(self.plugin_report()) if line not in self._reported_failures]
+        if new:
+            self._reported_failures.update(new)
+            self.ctx.status(tr("Plug-in not loaded (the app runs without it; see Help ▸ Environment): {0}").format(
+                "; ".join(new)), 20000)
 
     def build_menu(self, menu_bar: QMenuBar) -> QMenu:
         """Add the Help menu to ``menu_bar``."""
@@ -242,10 +264,23 @@ class HelpController(QObject):
         """The About box's HTML: app version, TVM / tvm-ffi versions from the engine's ping."""
         tvm = self.engine_info.get("tvm") or tr("unknown (the engine has not answered yet)")
         ffi = self.engine_info.get("tvm_ffi") or "?"
-        return tr("<h3>Relax Pipeline Studio {version}</h3>"
+        text = tr("<h3>Relax Pipeline Studio {version}</h3>"
                   "<p>Build, preview and run Apache TVM Relax pass pipelines.</p>"
                   "<p>TVM {tvm} (tvm-ffi {ffi}), in the engine process.</p>").format(
             version=html.escape(__version__), tvm=html.escape(str(tvm)), ffi=html.escape(str(ffi)))
+        return text + self._plugins_html()
+
+    def _plugins_html(self) -> str:
+        """The About box's plug-in list: package, version, what each adds; those not loaded, with why."""
+        from pipeline_model.env_report import plugin_failure_lines, plugin_lines
+
+        report = self.plugin_report()
+        items = [html.escape(line) for line in plugin_lines(report)]
+        items += [f"<span style='color:{status_css('error')}'>" + html.escape(tr("not loaded: {0}").format(line)) + "</span>"
+                  for line in plugin_failure_lines(report)]
+        body = "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>" if items else \
+            "<p>" + html.escape(tr("No plug-ins installed.")) + "</p>"
+        return "<p><b>" + html.escape(tr("Plug-ins")) + "</b></p>" + body
 
     def show_about(self) -> None:
         """Help ▸ About."""

@@ -18,6 +18,7 @@ from app.undo_commands import (
     SetParamsCommand, ToggleEnabledCommand,
 )
 from pipeline_model.document import Step
+from pipeline_model.passkinds.registry import unknown_pass_reason
 from widgets.pass_palette import PassPalette
 from widgets.step_model import QtPipelineModel
 
@@ -157,7 +158,7 @@ class PipelineEditor(QObject):
         for step in self.ctx.doc.steps:
             known = step.pass_id in self.ctx.catalogue.catalogue
             if not known and step.placeholder is None:
-                step.placeholder = f"unknown pass {step.pass_id!r}: not in this TVM's catalogue"
+                step.placeholder = f"unknown pass {step.pass_id!r}: {unknown_pass_reason(step.pass_id)}"
                 changed = True
             elif known and step.placeholder is not None and step.placeholder.startswith("unknown pass"):
                 step.placeholder = None

@@ -234,7 +234,8 @@ def check_param_value(spec: ParamSpec, value: Any) -> Optional[str]:
         if kind == "rule_list":
             bad = [v for v in value if v not in (spec.choices or [])]
             if bad:
-                return f"'{spec.name}' has unknown entries {bad}; known: {spec.choices}"
+                return (f"'{spec.name}' has unknown entries {bad} (misspelt, or from a plug-in that is not installed: "
+                        f"'main.py env' lists the plug-ins); known: {spec.choices}")
     elif kind == "json":
         if not _is_json_plain(value):
             return f"'{spec.name}' must be a JSON value (null, bool, number, string, list, object)"

@@ -252,30 +252,50 @@ def script_source(module: str, name: str) -> str:
 
 
 def script_sources(module: str, name: str) -> list[str]:
-    """What an exported script needs to define ``name`` of ``module``: the sources of the classes of the same
-    module it derives from and of the module's top-level functions it names (its parts, e.g. the helpers of a
-    pass), each once and before what uses it, then its own (:func:`script_source`). A base from elsewhere
-    (``tvm.s_tir.dlight.ScheduleRule``) is the script's import, not copied."""
-    lines, body = _script_module(module)
-    local = {node.name for node in body if isinstance(node, ast.ClassDef)}
-    functions = {node.name for node in body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    """What an exported script needs to define ``name`` of ``module``: the sources of the classes it derives from
+    (bases first, each once) and of the module's top-level functions it names (its parts, e.g. the helpers of a
+    pass), each once and before what uses it, then its own (:func:`script_source`). A base class of the same
+    module, or one imported by name at the top of it from another ``pipeline_model`` module or a module of the same
+    top-level package (``from pipeline_model.passkinds.dlight.rules.app_rule_tvm import AppRule``), is copied; a
+    base from elsewhere (``tvm.s_tir.dlight.ScheduleRule``) is the script's import, not copied."""
     out: list[str] = []
 
-    def add(wanted: str, seen: tuple[str, ...]) -> None:
-        if wanted in seen:
-            raise EmitError(f"{module}: class {wanted!r} derives from itself")
-        node, source = _definition(module, wanted, lines, body)
+    def add(mod: str, wanted: str, seen: tuple[tuple[str, str], ...]) -> None:
+        if (mod, wanted) in seen:
+            raise EmitError(f"{mod}: class {wanted!r} derives from itself")
+        lines, body = _script_module(mod)
+        node, source = _definition(mod, wanted, lines, body)
         if isinstance(node, ast.ClassDef):
+            local = {n.name for n in body if isinstance(n, ast.ClassDef)}
+            imported = _copied_imports(mod, body)
             for base in node.bases:
                 if isinstance(base, ast.Name) and base.id in local:
-                    add(base.id, (*seen, wanted))
+                    add(mod, base.id, (*seen, (mod, wanted)))
+                elif isinstance(base, ast.Name) and base.id in imported:
+                    add(imported[base.id], base.id, (*seen, (mod, wanted)))
+        functions = {n.name for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-        for part in sorted(used & functions - {wanted, *seen}):  # a function calling back into its caller: once
-            add(part, (*seen, wanted))
+        callers = {w for m, w in seen if m == mod}
+        for part in sorted(used & functions - {wanted, *callers}):  # a function calling back into its caller: once
+            add(mod, part, (*seen, (mod, wanted)))
         if source not in out:
             out.append(source)
 
-    add(name, ())
+    add(module, name, ())
+    return out
+
+
+def _copied_imports(module: str, body: list[ast.stmt]) -> dict[str, str]:
+    """``{name: module}`` of the top-level ``from M import name`` statements of ``module`` whose classes an
+    exported script copies: ``M`` in ``pipeline_model`` or in ``module``'s own top-level package."""
+    roots = {"pipeline_model", module.partition(".")[0]}
+    out = {}
+    for node in body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
+                and node.module.partition(".")[0] in roots:
+            for alias in node.names:
+                if alias.asname is None:
+                    out[alias.name] = node.module
     return out
 
 

@@ -4,7 +4,8 @@ The report combines facts gathered in the calling process without importing TVM
 (:func:`local_facts`: Python, OS, CPU count, memory, installed package versions read from their
 distribution metadata) with the engine's ``env`` reply (:mod:`pipeline_model.engine.handlers_env`:
 TVM and tvm-ffi versions and paths, ``tvm.support.libinfo()`` build flags, devices, codegens and
-pattern tables). :func:`find_problems` flags known problems, each with its fix; :func:`render_text`
+pattern tables, the plug-ins as the engine loaded them) and the plug-ins as this process loaded them
+(:func:`local_plugins`). :func:`find_problems` flags known problems, each with its fix; :func:`render_text`
 and :func:`render_json` print it (``python main.py env [--json]``, Help ▸ Environment).
 """
 
@@ -15,6 +16,8 @@ import platform
 import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
+
+from pipeline_model import plugins
 from pipeline_model.i18n import QT_TRANSLATE_NOOP, translate, translate_marked
 from pipeline_model.scriptlib.threads import usable_cores
 from pipeline_model.work_dirs import tuning_database_stats, user_tuning_database_dir
@@ -36,6 +39,14 @@ PACKAGES: dict[str, str] = {
     "onnxruntime": QT_TRANSLATE_NOOP("EnvReport", "ONNX Runtime comparison"),
     "transformers": QT_TRANSLATE_NOOP("EnvReport", "Hugging Face models"),
     "PySide6": QT_TRANSLATE_NOOP("EnvReport", "the desktop app"),
+}
+
+#: What each plug-in group adds, as the report names it (translated where shown).
+PLUGIN_GROUP_TITLES: dict[str, str] = {
+    plugins.GROUP_PASS_KINDS: QT_TRANSLATE_NOOP("EnvReport", "pass kind"),
+    plugins.GROUP_MODEL_FORMATS: QT_TRANSLATE_NOOP("EnvReport", "model format"),
+    plugins.GROUP_DLIGHT_RULES: QT_TRANSLATE_NOOP("EnvReport", "DLight rule"),
+    plugins.GROUP_ENGINE_COMMANDS: QT_TRANSLATE_NOOP("EnvReport", "engine command"),
 }
 
 #: Other distribution names of the same package (checked when the main name is absent).
@@ -138,7 +149,38 @@ def local_facts() -> dict[str, Any]:
         "memory_bytes": _memory_bytes(),
         "packages": packages,
         "tuning_database": tuning_database_stats(user_tuning_database_dir()),
+        "plugins": local_plugins(),
     }
+
+
+def local_plugins() -> dict[str, Any]:
+    """The plug-ins as this process loads them (pass kinds and model formats; a failure is named), with their
+    packages and versions (:func:`pipeline_model.plugins.report`)."""
+    from pipeline_model.importers.registry import FORMATS
+    from pipeline_model.passkinds.registry import KINDS
+
+    KINDS.load()
+    FORMATS.load()
+    return plugins.report()
+
+
+def all_plugins(local: dict[str, Any], engine: Optional[dict[str, Any]]) -> dict[str, Any]:
+    """The plug-ins of both processes (this one's and the engine's ``env`` reply), each once."""
+    return plugins.merge_reports(local.get("plugins"), (engine or {}).get("plugins"))
+
+
+def _titles() -> dict[str, str]:
+    return {group: translate_marked("EnvReport", title) for group, title in PLUGIN_GROUP_TITLES.items()}
+
+
+def plugin_lines(rep: dict[str, Any]) -> list[str]:
+    """One line per plug-in of a (merged) report, the groups' names translated."""
+    return plugins.plugin_lines(rep, _titles())
+
+
+def plugin_failure_lines(rep: dict[str, Any]) -> list[str]:
+    """One line per plug-in that could not be loaded, the groups' names translated."""
+    return plugins.failure_lines(rep, _titles())
 
 
 def _ffi_problem(version: str) -> Optional[str]:
@@ -180,6 +222,10 @@ def find_problems(local: dict[str, Any], engine: Optional[dict[str, Any]], engin
     if version_of("cloudpickle") is None:
         problems.append(Problem(WARNING, translate("EnvReport", "cloudpickle is missing: MetaSchedule's workers need it"),
                                 "pip install cloudpickle"))
+    for line in plugin_failure_lines(all_plugins(local, engine)):
+        problems.append(Problem(WARNING, translate("EnvReport", "a plug-in could not be loaded (the app runs "
+                                                                "without it): {0}").format(line),
+                                translate("EnvReport", "reinstall or uninstall its package")))
     if engine:
         libinfo = engine.get("libinfo") or {}
         if str(libinfo.get("USE_LLVM", "")).upper() in ("OFF", "") and libinfo:
@@ -303,6 +349,7 @@ def render_text(report: EnvReport) -> str:
         if not eng.get("pattern_tables"):
             out.append("  " + translate("EnvReport", "none"))
     out.append("")
+    out.extend(_plugin_lines(all_plugins(loc, eng)))
     out.extend(_tuning_database_lines(loc.get("tuning_database")))
     out.append(translate("EnvReport", "== Python packages =="))
     for name, item in (loc.get("packages") or {}).items():
@@ -310,6 +357,17 @@ def render_text(report: EnvReport) -> str:
         purpose = translate_marked("EnvReport", str(item.get("purpose", "")))
         out.append(f"  {name:<15} {version:<16} {purpose}")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _plugin_lines(rep: dict[str, Any]) -> list[str]:
+    """The plug-ins (package, version, what each adds) and those that could not be loaded."""
+    out = [translate("EnvReport", "== Plug-ins (entry points) ==")]
+    out.extend("  " + line for line in plugin_lines(rep))
+    out.extend("  " + translate("EnvReport", "NOT LOADED: {0}").format(line) for line in plugin_failure_lines(rep))
+    if len(out) == 1:
+        out.append("  " + translate("EnvReport", "none installed"))
+    out.append("")
+    return out
 
 
 def _tuning_database_lines(db: Any) -> list[str]:

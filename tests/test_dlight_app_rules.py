@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from pipeline_model import emit
-from pipeline_model.passkinds.dlight import DLightKind, app_rule_sources
+from pipeline_model.passkinds.dlight import DLightKind
+from pipeline_model.passkinds.dlight.rules import rule_sources
 
 tvm = pytest.importorskip("tvm")
 
@@ -43,7 +44,7 @@ def _legalized_mlp():
 def _schedule(mod, target):
     from tvm.s_tir import dlight as dl
 
-    from pipeline_model.passkinds.dlight.script_tvm import CPUParallel
+    from pipeline_model.passkinds.dlight.rules.cpu_parallel_tvm import CPUParallel
 
     with tvm.target.Target(target):
         return dl.ApplyDefaultSchedule(CPUParallel())(mod)
@@ -57,7 +58,7 @@ def _run(mod, arrays):
 
 
 def test_big_blocks_get_a_parallel_loop_small_ones_stay_serial_and_results_match():
-    from pipeline_model.passkinds.dlight.script_tvm import CPUParallel
+    from pipeline_model.passkinds.dlight.rules.cpu_parallel_tvm import CPUParallel
 
     mod = _legalized_mlp()
     scheduled = _schedule(mod, {"kind": "llvm", "num-cores": 2})
@@ -158,17 +159,17 @@ def test_exported_script_carries_the_rule_class_and_runs(tmp_path):
 
 
 def test_rule_source_is_read_without_tvm():
-    code = ("import sys; from pipeline_model.passkinds.dlight import app_rule_sources; "
-            "srcs = app_rule_sources('CPUParallel'); print(srcs[0].splitlines()[0]); print(srcs[1].splitlines()[0]); "
+    code = ("import sys; from pipeline_model.passkinds.dlight.rules import rule_sources; "
+            "srcs = rule_sources('app.CPUParallel'); print(srcs[0].splitlines()[0]); print(srcs[1].splitlines()[0]); "
             "print(len(srcs)); print('tvm' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     base, first, count, loaded = out.stdout.split("\n")[:4]
     assert base.startswith("class AppRule(tvm.s_tir.dlight.ScheduleRule):") and count == "2"
     assert first.startswith("class CPUParallel(AppRule):") and loaded == "False"
-    assert app_rule_sources("CPUParallel")[-1].startswith("class CPUParallel(")
-    with pytest.raises(emit.EmitError):
-        app_rule_sources("NotThere")
+    assert rule_sources("app.CPUParallel")[-1].startswith("class CPUParallel(")
+    with pytest.raises(emit.EmitError, match="'app.NotThere' is not installed"):
+        rule_sources("app.NotThere")
 
 
 # ---- app.CPUMatmul ----
@@ -242,7 +243,7 @@ MATMUL_CASES = [  # (m, k, n, nt, batch, bias, gelu, residual)
 def test_matmul_rule_schedules_and_matches_the_unscheduled_function(case, target_kind):
     from tvm.s_tir import dlight as dl
 
-    from pipeline_model.passkinds.dlight.script_tvm import CPUMatmul
+    from pipeline_model.passkinds.dlight.rules.cpu_matmul_tvm import CPUMatmul
 
     m, k, n, nt, batch, bias, gelu, residual = case
     target = _native() if target_kind == "native" else {"kind": "llvm"}
@@ -263,7 +264,7 @@ def test_matmul_rule_gives_a_narrow_output_one_vector_and_one_tile_no_thread_poo
     (23 us of the bench CNN's 84); now one 10-lane vector accumulates over k, without starting the threads."""
     from tvm.s_tir import dlight as dl
 
-    from pipeline_model.passkinds.dlight.script_tvm import CPUMatmul
+    from pipeline_model.passkinds.dlight.rules.cpu_matmul_tvm import CPUMatmul
 
     target = _native()
     mod, shapes = _matmul_module(1, 2048, 10, bias=True)
@@ -293,7 +294,7 @@ def test_one_row_matmul_tiles_read_weight_rows_in_long_runs(mcpu, n, columns, ve
     tiles are now up to 8 vectors wide while at least 4 tiles are left for the cores."""
     from tvm.s_tir import dlight as dl
 
-    from pipeline_model.passkinds.dlight.script_tvm import CPUMatmul
+    from pipeline_model.passkinds.dlight.rules.cpu_matmul_tvm import CPUMatmul
 
     mod, _shapes = _matmul_module(1, 256, n)
     with tvm.target.Target({"kind": "llvm", "mcpu": mcpu}):
@@ -306,7 +307,7 @@ def test_one_row_matmul_tiles_read_weight_rows_in_long_runs(mcpu, n, columns, ve
 
 
 def test_matmul_rule_vector_width_follows_the_target():
-    from pipeline_model.passkinds.dlight.script_tvm import CPUMatmul
+    from pipeline_model.passkinds.dlight.rules.cpu_matmul_tvm import CPUMatmul
 
     lanes = {mcpu: CPUMatmul.lanes(tvm.target.Target({"kind": "llvm", "mcpu": mcpu}))
              for mcpu in ("skylake-avx512", "haswell", "x86-64")}
@@ -315,7 +316,7 @@ def test_matmul_rule_vector_width_follows_the_target():
 
 
 def _declines(mod, target=None):
-    from pipeline_model.passkinds.dlight.script_tvm import CPUMatmul
+    from pipeline_model.passkinds.dlight.rules.cpu_matmul_tvm import CPUMatmul
 
     rule = CPUMatmul()
     return all(rule.apply(f, tvm.target.Target(target or _native()), False) is None for f in _prims(mod).values())
@@ -398,7 +399,10 @@ def _legalized_net():
 def test_unchecked_schedules_give_the_same_schedules_as_checked_ones(monkeypatch):
     from tvm.s_tir import dlight as dl
 
-    from pipeline_model.passkinds.dlight.script_tvm import AppRule, CPUConv2d, CPUMatmul, CPUParallel
+    from pipeline_model.passkinds.dlight.rules.app_rule_tvm import AppRule
+    from pipeline_model.passkinds.dlight.rules.cpu_conv2d_tvm import CPUConv2d
+    from pipeline_model.passkinds.dlight.rules.cpu_matmul_tvm import CPUMatmul
+    from pipeline_model.passkinds.dlight.rules.cpu_parallel_tvm import CPUParallel
 
     mod = _legalized_net()
     func = next(f for _, f in mod.functions_items() if isinstance(f, tvm.tirx.PrimFunc))
@@ -424,7 +428,7 @@ def test_unchecked_schedules_give_the_same_schedules_as_checked_ones(monkeypatch
 def test_reductions_are_the_reduction_blocks_the_schedule_sees():
     from tvm.s_tir.dlight.analysis import get_root_block
 
-    from pipeline_model.passkinds.dlight.script_tvm import AppRule
+    from pipeline_model.passkinds.dlight.rules.app_rule_tvm import AppRule
 
     seen = []
     for mod in (_legalized_net(), _legalized_mlp()):

@@ -79,7 +79,7 @@ def _module(shapes, *, dynamic=False):
 def _schedule(mod, target=None):
     from tvm.s_tir import dlight as dl
 
-    from pipeline_model.passkinds.dlight.script_tvm import CPUConv2d
+    from pipeline_model.passkinds.dlight.rules.cpu_conv2d_tvm import CPUConv2d
 
     with tvm.target.Target(target or TARGET):
         return dl.ApplyDefaultSchedule(CPUConv2d())(mod)
@@ -359,7 +359,7 @@ def test_depthwise_convolutions_run_along_their_rows():
 def test_pointwise_tile_shapes():
     """The tile takes the most accumulators up to ``max_accumulators`` (channels x pixel vectors), two pixel
     vectors where the pixel count allows; a pixel count the lanes do not divide keeps the channel-lane tile."""
-    from pipeline_model.passkinds.dlight.script_tvm import CPUConv2d
+    from pipeline_model.passkinds.dlight.rules.cpu_conv2d_tvm import CPUConv2d
 
     rule = CPUConv2d()
 
@@ -377,7 +377,7 @@ def test_channel_lane_tile_shapes():
     """Two channel vectors wherever the channels allow, with the most pixels for 16 accumulators (2 rows x 4
     columns before 1 x 8): one vector x 14 pixels was bound by its loads (ResNet-18's 56x56 3x3 convolution 824 ->
     741 us, 28x28 789 -> 654 us, the 7x7 stem 1344 -> 940 us, in isolation); one vector keeps up to 14 pixels."""
-    from pipeline_model.passkinds.dlight.script_tvm import CPUConv2d
+    from pipeline_model.passkinds.dlight.rules.cpu_conv2d_tvm import CPUConv2d
 
     rule = CPUConv2d()
 

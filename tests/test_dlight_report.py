@@ -90,7 +90,7 @@ def test_rule_names_match_the_step_parameters():
     """Reports name rules as the step's ``rules`` parameter does, the app's own ones included."""
     from tvm.s_tir import dlight as dl
 
-    from pipeline_model.passkinds.dlight.script_tvm import CPUParallel
+    from pipeline_model.passkinds.dlight.rules.cpu_parallel_tvm import CPUParallel
 
     assert [dr.rule_name(r) for r in (dl.gpu.Matmul(), dl.cpu.GEMV(), CPUParallel())] == \
         ["gpu.Matmul", "cpu.GEMV", "app.CPUParallel"]

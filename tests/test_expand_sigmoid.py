@@ -171,7 +171,7 @@ def test_parallel_rule_computes_a_small_producer_once_not_per_element_of_the_big
     from tvm import relax
     from tvm.s_tir import dlight as dl
 
-    from pipeline_model.passkinds.dlight.script_tvm import CPUParallel
+    from pipeline_model.passkinds.dlight.rules.cpu_parallel_tvm import CPUParallel
 
     mod = _squeeze_excitation()
     with tvm.target.Target({"kind": "llvm", "num-cores": 2}):
@@ -195,7 +195,7 @@ def test_conv_rule_writes_its_epilogue_back_a_vector_of_channels_at_a_time():
     from tvm import relax
     from tvm.s_tir import dlight as dl
 
-    from pipeline_model.passkinds.dlight.script_tvm import CPUConv2d
+    from pipeline_model.passkinds.dlight.rules.cpu_conv2d_tvm import CPUConv2d
 
     bb = relax.BlockBuilder()
     x = relax.Var("x", relax.TensorType((1, 16, 14, 14), "float32"))

@@ -146,7 +146,7 @@ def _graphs() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
 def test_graph_is_built():
     top, lazy = _graphs()
     assert "pipeline_model.catalogue" in top["pipeline_model.passkinds.catalogue_tvm"]
-    assert "pipeline_model.passkinds.registry" in top["pipeline_model.passkinds.fuse_by_pattern"]
+    assert "pipeline_model.passkinds.base" in top["pipeline_model.passkinds.fuse_by_pattern"]
     assert "pipeline_model.passkinds.fuse_by_pattern.patterns_tvm" in lazy["pipeline_model.passkinds.fuse_by_pattern"]
     assert "pipeline_model.passkinds.fuse_by_pattern.script" in top["pipeline_model.passkinds.fuse_by_pattern.patterns_tvm"]
 

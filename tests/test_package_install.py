@@ -8,14 +8,13 @@ this interpreter's site-packages through a ``.pth`` file."""
 
 from __future__ import annotations
 
-import glob
 import os
 import shutil
 import subprocess
-import sys
-import sysconfig
 
 import pytest
+
+from tests.venv_tools import build_wheel, fresh_venv, install, isolated_env, run_ok
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: What the wheel is built from (a copy, so that a stale build/ folder of the checkout cannot leak in).
@@ -25,10 +24,7 @@ SOURCES = ("pyproject.toml", "README.md", "DEVELOPERS.md", "main.py", "docs", "p
 pytestmark = pytest.mark.package
 
 
-def _run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=240, **kwargs)
-    assert proc.returncode == 0, f"{cmd}\nstdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}"
-    return proc
+_run = run_ok
 
 
 @pytest.fixture(scope="module")
@@ -44,23 +40,13 @@ def installed(tmp_path_factory):
             shutil.copytree(path, src / name, ignore=ignore)
         else:
             shutil.copy2(path, src / name)
-    wheels = base / "wheels"
-    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-index", "--no-build-isolation",
-          str(src), "-w", str(wheels)])
-    (wheel,) = glob.glob(str(wheels / "relax_pipeline_studio-*.whl"))
+    wheel = build_wheel(str(src), str(base / "wheels"), "relax_pipeline_studio-*.whl")
     venv = base / "venv"
-    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
-    python = str(venv / "bin" / "python")
-    purelib = _run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
-    deps = {os.path.realpath(sysconfig.get_paths()[key]) for key in ("purelib", "platlib")}
-    with open(os.path.join(purelib, "project_dependencies.pth"), "w", encoding="utf-8") as handle:
-        handle.write("\n".join(sorted(deps)) + "\n")
-    _run([sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps", "--no-index", wheel])
+    python, purelib = fresh_venv(str(venv))
+    install(python, wheel)
     work = base / "elsewhere"
     work.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "RPS_"))}
-    env.update(HOME=str(base / "home"), XDG_CACHE_HOME=str(base / "cache"), XDG_CONFIG_HOME=str(base / "config"),
-               XDG_STATE_HOME=str(base / "state"), QT_QPA_PLATFORM="offscreen")
+    env = isolated_env(str(base))
     return python, str(venv / "bin" / "relax-pipeline-studio"), env, str(work), purelib
 
 

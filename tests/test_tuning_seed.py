@@ -248,7 +248,7 @@ def _seeded_doc(**params: Any) -> Any:
 
 
 def test_exported_seeded_step_holds_the_engines_seeding_code_and_the_rule_classes(tmp_path):
-    from pipeline_model.passkinds.dlight import app_rule_sources
+    from pipeline_model.passkinds.dlight.rules import rule_sources
     from pipeline_model.passkinds.metaschedule import seed_tvm
 
     assert seed_tvm.seed_app_schedules is seed_module.seed_app_schedules  # the engine calls the shared code
@@ -257,7 +257,7 @@ def test_exported_seeded_step_holds_the_engines_seeding_code_and_the_rule_classe
         source = export_script(_seeded_doc(**params), work_dir=str(tmp_path))
         for helper in seed_module.SEED_HELPERS:
             assert emit.helper_source(helper) in source, helper.__name__
-        assert app_rule_sources("CPUMatmul")[-1] in source and app_rule_sources("CPUParallel")[-1] in source
+        assert rule_sources("app.CPUMatmul")[-1] in source and rule_sources("app.CPUParallel")[-1] in source
         assert "class CPUConv2d(" not in source  # only the rules the step names
         calls = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)
                  and getattr(n.func, "id", "") == "seed_tuning_pass"]

@@ -348,14 +348,17 @@ def _run(args: argparse.Namespace, client: Any, doc: PipelineDocument, out: dict
 
 def unknown_step_errors(doc: PipelineDocument, until: Optional[int] = None) -> list[str]:
     """One message per enabled step (1-based positions up to ``until``) whose pass id is unknown, e.g.
-    ``step 3: unknown pass id 'relax.FuseOp' (disable the step to run the rest)``."""
+    ``step 3: unknown pass id 'relax.FuseOp' (misspelt, or from another TVM build; disable the step to run the
+    others)``; a pass of no installed plug-in says so (:func:`~pipeline_model.passkinds.registry.unknown_pass_reason`)."""
+    from pipeline_model.passkinds.registry import unknown_pass_reason
+
     out = []
     for i, step in enumerate(doc.steps):
         if until is not None and i >= until:
             break
         if step.enabled and step.placeholder:
             out.append(f"{doc.path or doc.name}: step {i + 1}: unknown pass id {step.pass_id!r} "
-                       "(misspelt, or from another TVM build; disable the step to run the others)")
+                       f"({unknown_pass_reason(step.pass_id)}; disable the step to run the others)")
     return out
 
 

@@ -1,9 +1,11 @@
 """The engine's command table: ``@handler("name")`` registers ``fn(args, ctx) -> dict``.
 
-A :class:`pipeline_model.registry.Registry` of handler functions named by their command. Its built-in
-modules are every ``pipeline_model/engine/handlers_*.py`` (:func:`discover_handler_modules`: a new engine
-command is one new file); plug-in modules are named in ``RPS_ENGINE_HANDLER_MODULES`` (the registry's
-separator rule: commas). Shared by :mod:`pipeline_model.engine.worker` (which loads the table at start
+A :class:`pipeline_model.registry.Registry` of handler functions named by their command, the entry-point group
+``relax_pipeline_studio.engine_commands`` (:mod:`pipeline_model.plugins`; loaded in the engine only). Its
+built-in entries are every ``pipeline_model/engine/handlers_*.py`` (:func:`discover_handler_modules`: a new
+engine command is one new file; each entry names the module, whose ``@handler`` functions register
+themselves); a plug-in's entry point names either such a module or one function (``cmd = pkg.mod:fn``,
+registered under the entry's name); ``RPS_ENGINE_HANDLER_MODULES`` is the development shortcut. Shared by :mod:`pipeline_model.engine.worker` (which loads the table at start
 and dispatches requests through :data:`HANDLERS`) and the ``handlers_*`` modules (which register their
 commands here), so neither imports the other: no import cycle. TVM-free (the handler modules import TVM
 when loaded).
@@ -15,12 +17,13 @@ import os
 from collections.abc import Mapping
 from typing import Any, Callable, Iterator
 
+from pipeline_model import plugins
 from pipeline_model.registry import Registry
 
 #: A command handler: ``fn(args, ctx) -> reply dict`` (``ctx`` is a ``worker.WorkerContext``).
 HandlerFn = Callable[[dict, Any], dict]
-#: Environment variable naming extra handler modules (comma-separated dotted names) imported at start.
-ENV_HANDLER_MODULES = "RPS_ENGINE_HANDLER_MODULES"
+#: Development shortcut: handler modules (comma-separated dotted names) imported at start without installing them.
+ENV_HANDLER_MODULES = plugins.DEV_VARIABLES[plugins.GROUP_ENGINE_COMMANDS]
 
 
 def discover_handler_modules() -> list[str]:
@@ -37,8 +40,10 @@ def discover_handler_modules() -> list[str]:
 
 
 #: Command name -> handler, loaded on first lookup (built-in handler modules, then the plug-ins).
-COMMANDS: Registry[HandlerFn] = Registry("engine handler", tuple(discover_handler_modules()), ENV_HANDLER_MODULES,
-                                         name_of=lambda fn: fn.__name__)
+COMMANDS: Registry[HandlerFn] = Registry(
+    "engine command", plugins.GROUP_ENGINE_COMMANDS,
+    tuple(f"{module.rpartition('.')[2]} = {module}" for module in discover_handler_modules()),
+    name_of=lambda fn: fn.__name__, named_by_entry=True)
 
 
 def handler(name: str) -> Callable[[HandlerFn], HandlerFn]:
@@ -52,13 +57,16 @@ def handler(name: str) -> Callable[[HandlerFn], HandlerFn]:
 
 def handler_modules() -> list[str]:
     """Every module the table imports: the built-in handler modules, then the plug-in ones."""
-    names = list(COMMANDS.builtin_modules)
-    return names + [n for n in COMMANDS.plugin_modules() if n not in names]
+    names: list[str] = []
+    for entry in COMMANDS.entries():
+        if entry.module not in names:
+            names.append(entry.module)
+    return names
 
 
 def load_handlers() -> list[str]:
-    """Import every handler module (once; a plug-in that cannot be imported raises ``ImportError`` naming
-    the variable and the module); returns :func:`handler_modules`."""
+    """Import every handler module (once; a plug-in that cannot be loaded is recorded in
+    :func:`pipeline_model.plugins.failures` and left out); returns :func:`handler_modules`."""
     COMMANDS.load()
     return handler_modules()
 

@@ -6,7 +6,8 @@ Reply (see :mod:`pipeline_model.env_report` for how it is shown)::
      "libinfo": {"USE_LLVM": "ON", "USE_CUDA": ...}, "devices": [DeviceInfo JSON],
      "codegens": {"cublas": bool, ...}, "pattern_tables": {prefix: {"patterns", "codegen", "message"}},
      "pass_configs": {"relax.FuseOps.max_depth": "int", ...},
-     "runtime_threads": {"count": int, "source": "usable cores" | "TVM_NUM_THREADS" | ...}}
+     "runtime_threads": {"count": int, "source": "usable cores" | "TVM_NUM_THREADS" | ...},
+     "plugins": {"plugins": [...], "failures": [...]}}  (pipeline_model.plugins.report, every group loaded)
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from pipeline_model import runtime_threads
+from pipeline_model import plugins, runtime_threads
 from pipeline_model.engine.build.devices import detect_devices
 from pipeline_model.engine.handler_registry import handler
 
@@ -73,4 +74,15 @@ def handle_env(args: dict, ctx: WorkerContext) -> dict:
         "pattern_tables": tables,
         "pass_configs": pass_configs(),
         "runtime_threads": runtime_threads.in_effect().to_json(),
+        "plugins": engine_plugins(),
     }
+
+
+def engine_plugins() -> dict[str, Any]:
+    """The plug-ins of every group as this engine loaded them (:func:`pipeline_model.plugins.report`; asked after
+    the kinds' ``environment()``, in which the DLight kind imports every rule class, so a rule whose module
+    fails is named)."""
+    from pipeline_model.importers.registry import FORMATS
+
+    FORMATS.load()
+    return plugins.report()

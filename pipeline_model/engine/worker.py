@@ -8,9 +8,9 @@ the main thread through a handler registry::
     @handler("name")
     def fn(args: dict, ctx: WorkerContext) -> dict: ...
 
-Handler modules (:mod:`pipeline_model.engine.handler_registry`: every ``engine/handlers_*.py`` plus the
-modules named in ``RPS_ENGINE_HANDLER_MODULES``) are imported at start; a plug-in module that cannot be
-imported stops the start with a message naming it (the rule of every registry). Built-in commands: ``ping``, ``catalogue``, ``run`` (see :mod:`pipeline_model.engine.runner`),
+Handler modules (:mod:`pipeline_model.engine.handler_registry`: every ``engine/handlers_*.py``, then the
+plug-ins' ``relax_pipeline_studio.engine_commands`` entry points) are imported at start; a plug-in that cannot
+be imported is left out and named in the ``ping`` reply (``plugin_failures``) and the ``env`` reply. Built-in commands: ``ping``, ``catalogue``, ``run`` (see :mod:`pipeline_model.engine.runner`),
 ``snapshot``. The engine refuses to start (``fatal`` message, exit code 3) with a tvm_ffi version that is
 known to crash.
 """
@@ -26,6 +26,7 @@ import time
 import traceback
 from typing import Any, Optional
 
+from pipeline_model import plugins
 from pipeline_model.engine import messages, protocol
 from pipeline_model.engine.context import ConsentError, WorkerContext, _Output
 from pipeline_model.engine.handler_registry import (  # noqa: F401 - re-exported
@@ -77,6 +78,7 @@ def handle_ping(args: dict, ctx: WorkerContext) -> dict:
         "handlers": sorted(HANDLERS),
         "cache_entries": len(ctx.cache),
         "cache_bytes": ctx.cache.nbytes,
+        "plugin_failures": [f.to_json() for f in plugins.failures()],
     }
 
 
@@ -378,7 +380,7 @@ def main() -> int:
 
     from pipeline_model.engine import runner  # noqa: F401 - runner imports tvm pieces
 
-    imported = load_handlers()  # every handlers_*.py, then RPS_ENGINE_HANDLER_MODULES
+    imported = load_handlers()  # every handlers_*.py, then the plug-ins' engine commands
     ctx = WorkerContext(output)
     output.write(messages.Notification(None, messages.Ready(
         pid=os.getpid(), tvm=str(tvm.__version__), tvm_ffi=str(tvm_ffi.__version__),

@@ -13,7 +13,6 @@ from typing import Any, Optional
 
 from pipeline_model import emit
 from pipeline_model.importers.base import KIND_BUILTIN, ModelFormat
-from pipeline_model.importers.registry import register_format
 
 
 class BuiltinFormat(ModelFormat):
@@ -57,4 +56,4 @@ def _without_docstring(text: str) -> str:
     return text
 
 
-FORMAT = register_format(BuiltinFormat())
+FORMAT = BuiltinFormat()

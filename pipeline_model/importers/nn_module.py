@@ -7,7 +7,6 @@ from typing import Any, Optional
 
 from pipeline_model import emit
 from pipeline_model.importers.base import KIND_NN_MODULE, ModelFormat, classify_python_file, read_text
-from pipeline_model.importers.registry import register_format
 
 
 class NNModuleFormat(ModelFormat):
@@ -38,4 +37,4 @@ class NNModuleFormat(ModelFormat):
         )
 
 
-FORMAT = register_format(NNModuleFormat())
+FORMAT = NNModuleFormat()

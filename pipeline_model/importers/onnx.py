@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from pipeline_model.importers._frontend_format import FrontendFormat
-from pipeline_model.importers.registry import register_format
 
 
 class ONNXFormat(FrontendFormat):
@@ -36,5 +35,5 @@ class ONNXFormat(FrontendFormat):
         return onnx_tvm.load_file(path, dims), {}
 
 
-FORMAT = register_format(ONNXFormat())
+FORMAT = ONNXFormat()
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from pipeline_model.importers._frontend_format import FrontendFormat
-from pipeline_model.importers.registry import register_format
 
 
 class PT2Format(FrontendFormat):
@@ -22,4 +21,4 @@ class PT2Format(FrontendFormat):
         return pt2_tvm.load_file(path)
 
 
-FORMAT = register_format(PT2Format())
+FORMAT = PT2Format()

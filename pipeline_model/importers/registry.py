@@ -1,31 +1,30 @@
 """The model-format registry: which :class:`~pipeline_model.importers.base.ModelFormat` reads a file.
 
 A :class:`pipeline_model.registry.Registry` of formats named by ``name`` and asked in ascending
-``priority``: the built-in formats (:data:`BUILTIN_MODULES`) are imported on first use, each registering
-itself; extra formats come from modules named in ``RPS_MODEL_FORMAT_MODULES`` (the registry's separator
-rule: commas) or from :func:`register_format` at run time. TVM-free.
+``priority``, the entry-point group ``relax_pipeline_studio.model_formats`` (:mod:`pipeline_model.plugins`):
+the built-in formats (:data:`BUILTIN`, entries ``name = module:FORMAT``), the installed plug-ins' entry points
+(a ``ModelFormat`` instance or subclass), then the development shortcut ``RPS_MODEL_FORMAT_MODULES`` (modules
+that call :func:`register_format` when imported); :func:`register_format` adds one at run time. TVM-free.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from pipeline_model.importers.base import ModelFormat, ModelLoadError
+from pipeline_model import plugins
+from pipeline_model.importers.base import ModelFormat
 from pipeline_model.registry import Registry
 
-BUILTIN_MODULES = (
-    "pipeline_model.importers.builtin",
-    "pipeline_model.importers.torch_py",
-    "pipeline_model.importers.tvmscript",
-    "pipeline_model.importers.nn_module",
-    "pipeline_model.importers.onnx",
-    "pipeline_model.importers.pt2",
-)
-ENV_MODULES = "RPS_MODEL_FORMAT_MODULES"
+#: The built-in formats, declared as entry points are (``name = module:attr``).
+BUILTIN = tuple(f"{name} = pipeline_model.importers.{name}:FORMAT"
+                for name in ("builtin", "torch_py", "tvmscript", "nn_module", "onnx", "pt2"))
+#: Development shortcut: modules (comma-separated) imported as model-format plug-ins without installing them.
+ENV_MODULES = plugins.DEV_VARIABLES[plugins.GROUP_MODEL_FORMATS]
 
-#: The formats (loaded on first use; a plug-in module that cannot be imported raises ``ModelLoadError``).
-FORMATS: Registry[ModelFormat] = Registry("model-format", BUILTIN_MODULES, ENV_MODULES, name_of=lambda f: f.name,
-                                          order_of=lambda f: f.priority, load_error=ModelLoadError)
+#: The formats (loaded on first use; a plug-in that cannot be loaded is recorded and left out).
+FORMATS: Registry[ModelFormat] = Registry("model format", plugins.GROUP_MODEL_FORMATS, BUILTIN,
+                                          name_of=lambda f: f.name, order_of=lambda f: f.priority,
+                                          member_type=ModelFormat)
 
 
 def register_format(fmt: ModelFormat) -> ModelFormat:

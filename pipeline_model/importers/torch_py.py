@@ -13,7 +13,6 @@ from typing import Any
 from pipeline_model.importers._frontend_format import FrontendFormat
 from pipeline_model.importers.base import KIND_IMPORTER, classify_python_file, read_text
 from pipeline_model.importers.frontends import is_torch_python_file
-from pipeline_model.importers.registry import register_format
 
 
 class TorchPyFormat(FrontendFormat):
@@ -36,4 +35,4 @@ class TorchPyFormat(FrontendFormat):
         return text is not None and classify_python_file(text) == KIND_IMPORTER
 
 
-FORMAT = register_format(TorchPyFormat())
+FORMAT = TorchPyFormat()

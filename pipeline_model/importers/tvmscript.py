@@ -6,7 +6,6 @@ from typing import Any, Optional
 
 from pipeline_model import emit
 from pipeline_model.importers.base import KIND_TVMSCRIPT, ModelFormat, classify_python_file, read_text
-from pipeline_model.importers.registry import register_format
 
 
 class TVMScriptFormat(ModelFormat):
@@ -45,4 +44,4 @@ class TVMScriptFormat(ModelFormat):
         )
 
 
-FORMAT = register_format(TVMScriptFormat())
+FORMAT = TVMScriptFormat()

@@ -1,10 +1,11 @@
 """The pass-kind registry: which :class:`~pipeline_model.passkinds.base.PassKind` handles a pass id.
 
-A :class:`pipeline_model.registry.Registry` (:data:`KINDS`). The built-in kinds (:data:`BUILTIN_MODULES`, one
-folder package each) are imported on first use; each package calls :func:`register` for its kind. Extra
-kinds come from the modules named in the environment variable ``RPS_PASSKIND_MODULES`` (comma-separated
-dotted module names, imported on first use in every process that asks the registry: the GUI, the CLI and
-the engine, which inherits the environment) or from :func:`register` called at run time.
+A :class:`pipeline_model.registry.Registry` (:data:`KINDS`) of the entry-point group
+``relax_pipeline_studio.pass_kinds`` (:mod:`pipeline_model.plugins`), loaded on first use in every process that
+asks it (the GUI and the CLI for the specs' hooks, the engine for the TVM halves): the built-in kinds
+(:data:`BUILTIN`, one folder package each, entries ``name = package:KIND``), the installed plug-ins' entry
+points (a ``PassKind`` instance or subclass), then the development shortcut ``RPS_PASSKIND_MODULES`` (modules that
+call :func:`register` when imported). :func:`register` adds a kind at run time (tests).
 
 :func:`recipe_for` asks the kind of a pass id for its construction (:mod:`pipeline_model.emit`).
 
@@ -15,38 +16,22 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from pipeline_model import emit
+from pipeline_model import emit, plugins
 from pipeline_model.passkinds.base import PassKind
 from pipeline_model.passkinds.report_html import COMMON_SECTIONS, ReportSection
 from pipeline_model.registry import Registry
 
-#: Packages defining the built-in kinds (imported by :func:`load_kinds`), one folder each.
-BUILTIN_MODULES = (
-    "pipeline_model.passkinds.relax_pass",
-    "pipeline_model.passkinds.fuse_by_pattern",
-    "pipeline_model.passkinds.metaschedule",
-    "pipeline_model.passkinds.pipeline",
-    "pipeline_model.passkinds.stage",
-    "pipeline_model.passkinds.dlight",
-    "pipeline_model.passkinds.custom_python",
-    "pipeline_model.passkinds.bind_weights",
-    "pipeline_model.passkinds.sink_reshape",
-    "pipeline_model.passkinds.expand_sigmoid",
-    "pipeline_model.passkinds.fold_batch_norm",
-    "pipeline_model.passkinds.fold_constants",
-)
+#: The built-in kinds, one folder package each, declared as entry points are (``name = module:attr``).
+BUILTIN = tuple(f"{name} = pipeline_model.passkinds.{name}:KIND" for name in (
+    "relax_pass", "fuse_by_pattern", "metaschedule", "pipeline", "stage", "dlight", "custom_python", "bind_weights",
+    "sink_reshape", "expand_sigmoid", "fold_batch_norm", "fold_constants"))
 
-#: Environment variable naming extra modules that register kinds.
-ENV_MODULES = "RPS_PASSKIND_MODULES"
-
-
-class PassKindLoadError(ImportError):
-    """A module named in ``RPS_PASSKIND_MODULES`` could not be imported; the message names it."""
-
+#: Development shortcut: modules (comma-separated) imported as pass-kind plug-ins without installing them.
+ENV_MODULES = plugins.DEV_VARIABLES[plugins.GROUP_PASS_KINDS]
 
 #: Every registered kind by name, asked in ascending ``priority``.
-KINDS: Registry[PassKind] = Registry("pass-kind", BUILTIN_MODULES, ENV_MODULES, name_of=lambda k: k.name,
-                                     order_of=lambda k: k.priority, load_error=PassKindLoadError)
+KINDS: Registry[PassKind] = Registry("pass kind", plugins.GROUP_PASS_KINDS, BUILTIN, name_of=lambda k: k.name,
+                                     order_of=lambda k: k.priority, member_type=PassKind)
 
 
 def register(kind: PassKind) -> PassKind:
@@ -59,16 +44,9 @@ def unregister(name: str) -> None:
     KINDS.remove(name)
 
 
-def extra_module_names() -> list[str]:
-    """The module names in ``RPS_PASSKIND_MODULES`` (empty when unset)."""
-    return KINDS.plugin_modules()
-
-
 def load_kinds() -> None:
-    """Import the built-in kind packages and the modules in ``RPS_PASSKIND_MODULES`` (once per process).
-
-    Raises :class:`PassKindLoadError` naming the module when an extra module cannot be imported.
-    """
+    """Load the built-in kinds and the plug-ins (once per process; a plug-in that cannot be loaded is recorded
+    in :func:`pipeline_model.plugins.failures` and left out)."""
     KINDS.load()
 
 
@@ -86,6 +64,20 @@ def kind_name(pass_id: str) -> str:
     """The name of ``pass_id``'s kind, or ``""``."""
     kind = kind_for(pass_id)
     return kind.name if kind is not None else ""
+
+
+def unknown_pass_reason(pass_id: str) -> str:
+    """Why ``pass_id`` is in no catalogue, for messages that name the step: a kind of the app claims it (misspelt,
+    or from another TVM build), or none does (the plug-in of its namespace is not installed)."""
+    kind = kind_for(pass_id)
+    entry = KINDS.entry_of(kind.name) if kind is not None else None
+    if kind is not None and (entry is None or entry.builtin):
+        return "misspelt, or from another TVM build"
+    if entry is not None:
+        return f"misspelt, or not offered by the installed plug-in {entry.dist or entry.origin} {entry.version}".rstrip()
+    namespace = pass_id.partition(".")[0] if "." in pass_id else pass_id
+    return (f"no installed plug-in provides it: the plug-in of the {namespace!r} passes is not installed "
+            "('main.py env' lists the plug-ins)")
 
 
 def recipe_for(pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:

@@ -128,7 +128,7 @@
         <translation>保存流水线</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+24"/>
         <source>Cannot save pipeline</source>
         <translation>无法保存流水线</translation>
     </message>
@@ -219,7 +219,12 @@
         <translation>已导出 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/help_controller.py" line="+180"/>
+        <location filename="../../app/help_controller.py" line="+197"/>
+        <source>Plug-in not loaded (the app runs without it; see Help ▸ Environment): {0}</source>
+        <translation>插件未加载（应用在没有它的情况下运行；见 帮助 ▸ 运行环境）：{0}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
@@ -264,7 +269,22 @@
         <translation>&lt;h3&gt;Relax Pipeline Studio {version}&lt;/h3&gt;&lt;p&gt;构建、预览并运行 Apache TVM Relax Pass 流水线。&lt;/p&gt;&lt;p&gt;TVM {tvm}（tvm-ffi {ffi}），运行于引擎进程中。&lt;/p&gt;</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+12"/>
+        <source>not loaded: {0}</source>
+        <translation>未加载：{0}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>No plug-ins installed.</source>
+        <translation>未安装插件。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Plug-ins</source>
+        <translation>插件</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>About Relax Pipeline Studio</source>
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
@@ -716,7 +736,7 @@
     </message>
     <message>
         <location line="+12"/>
-        <location filename="../../app/pipeline_editor.py" line="+172"/>
+        <location filename="../../app/pipeline_editor.py" line="+173"/>
         <source>Step parameters</source>
         <translation>步骤参数</translation>
     </message>
@@ -2144,7 +2164,7 @@
 <context>
     <name>DocumentationDialog</name>
     <message>
-        <location filename="../../app/help_controller.py" line="-165"/>
+        <location filename="../../app/help_controller.py" line="-198"/>
         <source>Documentation</source>
         <extracomment>Where an installed copy keeps the documentation, under its data prefix (pyproject ``data-files``). Documents for those who work on the app, not with it: not listed by Help ▸ Documentation.</extracomment>
         <translation>文档</translation>
@@ -2211,7 +2231,7 @@
 <context>
     <name>EnvReport</name>
     <message>
-        <location filename="../../pipeline_model/env_report.py" line="+27"/>
+        <location filename="../../pipeline_model/env_report.py" line="+30"/>
         <source>the compiler (engine process)</source>
         <extracomment>Severity of a problem: ``error`` (something will crash or cannot work) or ``warning``. Distributions whose presence and version the report lists (name -&gt; what it is for; translated where shown).</extracomment>
         <translation>编译器（引擎进程）</translation>
@@ -2272,7 +2292,28 @@
         <translation>桌面应用</translation>
     </message>
     <message>
-        <location line="+127"/>
+        <location line="+5"/>
+        <source>pass kind</source>
+        <extracomment>What each plug-in group adds, as the report names it (translated where shown).</extracomment>
+        <translation>Pass 种类</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>model format</source>
+        <translation>模型格式</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>DLight rule</source>
+        <translation>DLight 规则</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>engine command</source>
+        <translation>引擎命令</translation>
+    </message>
+    <message>
+        <location line="+158"/>
         <source>the engine could not start: {0}</source>
         <extracomment>Other distribution names of the same package (checked when the main name is absent). The tvm-ffi version known to work (see docs and the engine&apos;s refusal message).</extracomment>
         <translation>引擎无法启动：{0}</translation>
@@ -2298,7 +2339,17 @@
         <translation>缺少 cloudpickle：MetaSchedule 的工作进程需要它</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+3"/>
+        <source>a plug-in could not be loaded (the app runs without it): {0}</source>
+        <translation>一个插件无法加载（应用在没有它的情况下运行）：{0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>reinstall or uninstall its package</source>
+        <translation>重新安装或卸载它的包</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>this TVM build has no LLVM: nothing can be compiled for the CPU</source>
         <translation>此 TVM 构建不含 LLVM：无法为 CPU 编译任何内容</translation>
     </message>
@@ -2436,7 +2487,7 @@
         <translation>{0} 个模式</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>== Python packages ==</source>
         <translation>== Python 包 ==</translation>
     </message>
@@ -2447,6 +2498,21 @@
     </message>
     <message>
         <location line="+8"/>
+        <source>== Plug-ins (entry points) ==</source>
+        <translation>== 插件（入口点） ==</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>NOT LOADED: {0}</source>
+        <translation>未加载：{0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>none installed</source>
+        <translation>未安装</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>== Tuning database (per user, reused across pipelines and models) ==</source>
         <translation>== 调优数据库（按用户，在流水线和模型之间复用）==</translation>
     </message>
@@ -2652,7 +2718,7 @@
 <context>
     <name>ModelDialog</name>
     <message>
-        <location filename="../../widgets/model_dialog.py" line="+33"/>
+        <location filename="../../widgets/model_dialog.py" line="+35"/>
         <source>TVMScript .py — a class decorated with @I.ir_module (or the text of mod.script())</source>
         <translation>TVMScript .py — 用 @I.ir_module 装饰的类（或 mod.script() 的文本）</translation>
     </message>
@@ -2682,12 +2748,12 @@
         <translation>.py、.onnx 或 .pt2 文件</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+23"/>
         <source>&lt;b&gt;Built-in models&lt;/b&gt;</source>
         <translation>&lt;b&gt;内置模型&lt;/b&gt;</translation>
     </message>
@@ -2697,23 +2763,27 @@
         <translation>&lt;b&gt;或选择模型文件&lt;/b&gt;</translation>
     </message>
     <message>
+        <location line="-18"/>
         <source>e.g. seq=8 batch=1 — pin symbolic dimensions of a dynamic model</source>
         <translation>例如 seq=8 batch=1 — 固定动态模型的符号维度</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Symbolic dimensions (a dynamic batch or sequence axis) fixed to a value when the model loads, as ONNX Runtime&apos;s free-dimension overrides do</source>
         <translation>加载模型时把符号维度（动态的批量或序列轴）固定为某个值，如同 ONNX Runtime 的自由维度覆盖</translation>
     </message>
     <message>
+        <location line="+7"/>
         <source>Pinned dimensions:</source>
         <translation>固定维度：</translation>
     </message>
     <message>
+        <location line="+45"/>
         <source>Pinned dimensions: &apos;{item}&apos; is not NAME=DIM (e.g. seq=8; DIM a positive integer)</source>
         <translation>固定维度：“{item}”不是 NAME=DIM 形式（例如 seq=8；DIM 为正整数）</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="-21"/>
         <source>Open model file</source>
         <translation>打开模型文件</translation>
     </message>
@@ -3063,7 +3133,7 @@
 （或在那里双击某个 Pass）。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+189"/>
         <source>Nested pass</source>
         <translation>嵌套 Pass</translation>
     </message>
@@ -3078,7 +3148,7 @@
         <translation>有改变</translation>
     </message>
     <message>
-        <location line="+129"/>
+        <location line="-73"/>
         <source>yes</source>
         <extracomment>Rows of the nested-pass table that are always visible (plus its header). Steps the list always shows (the nested-pass table open or not).</extracomment>
         <translation>是</translation>
@@ -4097,9 +4167,9 @@
 <context>
     <name>StepReport</name>
     <message>
-        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+107"/>
+        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+95"/>
         <source>no rule applied</source>
-        <extracomment>The app&apos;s own rules (group ``app``): the code exported scripts contain, instantiated by the engine too. DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:data:`SCRIPT_MODULE`, copied into exported scripts). The app&apos;s own rules (classes of :data:`SCRIPT_MODULE`). Rules of a new step on a GPU target (those present in this TVM build). Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): those of the bundled ``cpu_build.json``. Not TVM&apos;s cpu.* rules: they slowed the CNNs down and can make LLVM take minutes on one function (docs/PERFORMANCE.md); a PrimFunc no app rule takes (the tutorial&apos;s 256x10 matrix-vector product) builds as it is.</extracomment>
+        <extracomment>TVM&apos;s DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; the other groups are the app&apos;s (``app``) and the plug-ins&apos; rules (:mod:`.rules`, copied into exported scripts). Rules of a new step on a GPU target (those present in this TVM build). Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): those of the bundled ``cpu_build.json``. Not TVM&apos;s cpu.* rules: they slowed the CNNs down and can make LLVM take minutes on one function (docs/PERFORMANCE.md); a PrimFunc no app rule takes (the tutorial&apos;s 256x10 matrix-vector product) builds as it is.</extracomment>
         <translation>未应用规则</translation>
     </message>
     <message>
@@ -4129,7 +4199,7 @@
         <translation>{0} 个 PrimFunc 没有 GPU 调度 — 请添加规则（例如 gpu.Fallback）或 MetaSchedule 步骤。</translation>
     </message>
     <message>
-        <location filename="../../pipeline_model/passkinds/fuse_by_pattern/__init__.py" line="+146"/>
+        <location filename="../../pipeline_model/passkinds/fuse_by_pattern/__init__.py" line="+145"/>
         <source>offloaded to {0}</source>
         <extracomment>The code exported scripts contain (and the engine calls): :func:`.script.load_pattern_file`. Warning for a user pattern file fused with ``annotate_codegen=true`` (issue 12: the build then fails).</extracomment>
         <translation>卸载到 {0}</translation>

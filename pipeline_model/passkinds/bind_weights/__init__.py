@@ -21,7 +21,6 @@ from typing import Any, Optional
 
 from pipeline_model import emit
 from pipeline_model.passkinds.base import PassKind
-from pipeline_model.passkinds.registry import register
 
 PASS_ID = "weights.BindAsConstants"
 
@@ -63,4 +62,4 @@ class BindWeightsKind(PassKind):
         return emit.ScriptCall(SCRIPT_MODULE, "bind_model_weights", (emit.Ref("weights"),))
 
 
-KIND = register(BindWeightsKind())
+KIND = BindWeightsKind()

@@ -13,7 +13,6 @@ from typing import Any, Optional
 
 from pipeline_model import emit
 from pipeline_model.passkinds.base import ExportPiece, PassKind, UserCodeRef
-from pipeline_model.passkinds.registry import register
 
 PASS_ID = "custom.python"
 #: The engine half (compiles the source; a recipe names it by this dotted name).
@@ -128,4 +127,4 @@ class CustomPythonKind(PassKind):
                            lines=[f"pass_ = {func}()"])
 
 
-KIND = register(CustomPythonKind())
+KIND = CustomPythonKind()

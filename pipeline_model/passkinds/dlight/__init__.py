@@ -4,9 +4,10 @@ The recipe builds ``tvm.s_tir.dlight.ApplyDefaultSchedule(rule(), ...)``; in the
 are applied by :func:`.report_tvm.reporting_step` (same algorithm) so the step reports which PrimFunc got
 which rule (``report["dlight"]``), with a warning for PrimFuncs without a GPU schedule on a GPU target.
 
-Files of this kind: ``__init__.py`` (spec, recipe, hooks, report; TVM-free), ``script_tvm.py`` (the app's own
-rules, group ``app``: ``CPUMatmul``, ``CPUParallel``; the classes exported scripts contain and the engine
-instantiates; engine side because a rule class needs its TVM base class) and ``report_tvm.py`` (engine half: the reporting pass).
+Files of this kind: ``__init__.py`` (spec, recipe, hooks, report; TVM-free), ``rules/`` (the DLight rules beyond
+TVM's: the app's own, group ``app``, one module per rule, and the plug-ins' of the entry-point group
+``relax_pipeline_studio.dlight_rules``; the classes exported scripts contain and the engine instantiates) and
+``report_tvm.py`` (engine half: the reporting pass).
 """
 
 from __future__ import annotations
@@ -17,32 +18,19 @@ from pipeline_model import emit
 from pipeline_model.i18n import translate
 from pipeline_model.passkinds.base import PassKind
 from pipeline_model.passkinds.context import PassBuildContext
-from pipeline_model.passkinds.registry import register
+from pipeline_model.passkinds.dlight import rules
 from pipeline_model.passkinds.report_html import ReportSection, esc
 
 PASS_ID = "dlight.ApplyDefaultSchedule"
-#: The app's own rules (group ``app``): the code exported scripts contain, instantiated by the engine too.
-SCRIPT_MODULE = "pipeline_model.passkinds.dlight.script_tvm"
-#: DLight rule group ("gpu" of "gpu.Matmul") -> module holding the rule classes; group "app" holds the
-#: app's own rules (:data:`SCRIPT_MODULE`, copied into exported scripts).
-DLIGHT_RULE_MODULES = {"gpu": "tvm.s_tir.dlight.gpu", "cpu": "tvm.s_tir.dlight.cpu"}
-APP_GROUP = "app"
-#: The app's own rules (classes of :data:`SCRIPT_MODULE`).
-APP_RULES = ("CPUMatmul", "CPUConv2d", "CPUParallel")
+#: TVM's DLight rule group ("gpu" of "gpu.Matmul") -> module holding the rule classes; the other groups are
+#: the app's (``app``) and the plug-ins' rules (:mod:`.rules`, copied into exported scripts).
+DLIGHT_RULE_MODULES = {group: f"tvm.s_tir.dlight.{group}" for group in rules.TVM_GROUPS}
 #: Rules of a new step on a GPU target (those present in this TVM build).
 DEFAULT_RULES = ["gpu.Matmul", "gpu.GEMV", "gpu.Reduction", "gpu.GeneralReduction", "gpu.Fallback"]
 #: Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): those of the bundled
 #: ``cpu_build.json``. Not TVM's cpu.* rules: they slowed the CNNs down and can make LLVM take minutes on one function
 #: (docs/PERFORMANCE.md); a PrimFunc no app rule takes (the tutorial's 256x10 matrix-vector product) builds as it is.
 DEFAULT_CPU_RULES = ["app.CPUMatmul", "app.CPUConv2d", "app.CPUParallel"]
-
-
-def app_rule_sources(name: str) -> list[str]:
-    """What an exported script holds to define the app's rule ``name``: its base class (``AppRule``), then the
-    rule (:func:`pipeline_model.emit.script_sources`)."""
-    if name not in APP_RULES:
-        raise emit.EmitError(f"unknown DLight rule {APP_GROUP}.{name}")
-    return emit.script_sources(SCRIPT_MODULE, name)
 
 
 def dlight_rule_names() -> list[str]:
@@ -56,7 +44,7 @@ def dlight_rule_names() -> list[str]:
         for attr, value in vars(module).items():
             if inspect.isclass(value) and issubclass(value, dl.ScheduleRule) and not attr.startswith("_"):
                 names.append(f"{group}.{attr}")
-    names.extend(f"{APP_GROUP}.{name}" for name in APP_RULES)
+    names.extend(rules.rule_names())
     return names
 
 
@@ -69,9 +57,9 @@ def dlight_spec() -> Any:
     from pipeline_model.catalogue import ParamSpec, PassSpec
     from pipeline_model.passkinds.catalogue_tvm import first_paragraph
 
-    rules = dlight_rule_names()
-    gpu_rules = [r for r in DEFAULT_RULES if r in rules]
-    cpu_rules = [r for r in DEFAULT_CPU_RULES if r in rules]
+    names = dlight_rule_names()
+    gpu_rules = [r for r in DEFAULT_RULES if r in names]
+    cpu_rules = [r for r in DEFAULT_CPU_RULES if r in names]
     return PassSpec(
         id=PASS_ID,
         title="DLight: Apply Default Schedule",
@@ -82,10 +70,10 @@ def dlight_spec() -> Any:
         "vectorized, parallel CPU schedule; app.CPUConv2d (the app's own rule) gives NCHW convolutions a "
         "register-blocked, vectorized CPU schedule with weights packed by a separate stage (follow it with "
         "SplitLayoutRewritePreproc and LiftTransformParams to pack them once); app.CPUParallel (the app's own "
-        "rule) runs each block's spatial loops on all CPU cores.",
+        "rule) runs each block's spatial loops on all CPU cores. Installed plug-ins add rules of their own groups.",
         params=[
             ParamSpec("rules", "rule_list", gpu_rules, "Ordered DLight rules (by default the target's: gpu.* "
-                      "rules on a GPU, the app's CPU rules on llvm).", choices=rules,
+                      "rules on a GPU, the app's CPU rules on llvm; plug-ins add rules of their own groups).", choices=names,
                       target_defaults={"gpu": gpu_rules, "cpu": cpu_rules})
         ],
         tvm_name="tvm.s_tir.dlight.ApplyDefaultSchedule",
@@ -140,16 +128,19 @@ class DLightKind(PassKind):
         cat.add(dlight_spec())
 
     def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
-        rules: list[emit.Expr] = []
+        built: list[emit.Expr] = []
+        where = f"step {step_number}: " if step_number is not None else ""
         for rule in params.get("rules") or []:
             group, _, name = str(rule).partition(".")
-            if group == APP_GROUP and name in APP_RULES:  # the app's rule class, copied into exported scripts
-                rules.append(emit.ScriptCall(SCRIPT_MODULE, name))
+            if group in DLIGHT_RULE_MODULES:  # TVM's rules
+                if not emit.is_identifier(name):
+                    raise emit.EmitError(f"{where}unknown DLight rule {rule!r}")
+                built.append(emit.Call(DLIGHT_RULE_MODULES[group], name))
                 continue
-            if group not in DLIGHT_RULE_MODULES or not emit.is_identifier(name):
-                raise emit.EmitError(f"unknown DLight rule {rule!r}")
-            rules.append(emit.Call(DLIGHT_RULE_MODULES[group], name))
-        return emit.Call("tvm.s_tir.dlight", "ApplyDefaultSchedule", tuple(rules))
+            if rules.rule_entry(str(rule)) is None:  # only installed rules: a file never names a module
+                raise emit.EmitError(where + rules.missing_rule_message(str(rule)))
+            built.append(rules.rule_call(str(rule)))  # the rule's class, copied into exported scripts
+        return emit.Call("tvm.s_tir.dlight", "ApplyDefaultSchedule", tuple(built))
 
     def wrap_pass(self, pass_id: str, built: Any, ctx: PassBuildContext) -> Any:
         """The rules the shared recipe built, applied by the reporting pass (same algorithm as
@@ -165,5 +156,11 @@ class DLightKind(PassKind):
     def report_sections(self) -> tuple[ReportSection, ...]:
         return (ReportSection("dlight", 10, dlight_html),)
 
+    def environment(self) -> dict[str, Any]:
+        """Engine side: every rule class imported, so a plug-in rule that cannot be loaded is recorded
+        (:func:`pipeline_model.plugins.failures`, listed in the ``env`` reply); nothing to add."""
+        rules.load_all()
+        return {}
 
-KIND = register(DLightKind())
+
+KIND = DLightKind()

@@ -25,24 +25,30 @@ from tvm import tirx
 from tvm.s_tir import dlight as dl
 from tvm.target import Target
 
-from pipeline_model.passkinds.dlight.script_tvm import CPUParallel
+from pipeline_model.passkinds.dlight.rules import name_of_rule, rule_class
 
 
 def rule_from_name(name: str) -> Any:
-    """``"gpu.Matmul"`` -> ``dl.gpu.Matmul()``; ``ValueError`` naming the rule when unknown."""
+    """``"gpu.Matmul"`` -> ``dl.gpu.Matmul()``, ``"app.CPUParallel"`` (or a plug-in's rule) -> its class called;
+    ``ValueError`` naming the rule when unknown."""
     group, _, cls = name.partition(".")
     module = {"gpu": dl.gpu, "cpu": dl.cpu}.get(group)
-    rule_cls = getattr(module, cls, None) if module is not None else None
+    if module is None:
+        return rule_class(name)()
+    rule_cls = getattr(module, cls, None)
     if rule_cls is None or not isinstance(rule_cls, type):
         raise ValueError(f"unknown DLight rule {name!r} (use gpu.<Rule> or cpu.<Rule>)")
     return rule_cls()
 
 
 def rule_name(rule: Any) -> str:
-    """``dl.gpu.Matmul()`` -> ``"gpu.Matmul"``; the app's own rules (the module of :class:`.script_tvm.CPUParallel`) -> ``"app.<Rule>"``."""
+    """``dl.gpu.Matmul()`` -> ``"gpu.Matmul"``; a rule of the rule table (the app's, a plug-in's) -> its
+    registered name (``"app.CPUParallel"``)."""
+    named = name_of_rule(rule)
+    if named is not None:
+        return named
     module = type(rule).__module__
-    group = ("app" if module == CPUParallel.__module__ else "gpu" if ".gpu" in module else "cpu" if ".cpu" in module
-             else module.rsplit(".", 1)[-1])
+    group = "gpu" if ".gpu" in module else "cpu" if ".cpu" in module else module.rsplit(".", 1)[-1]
     return f"{group}.{type(rule).__name__}"
 
 

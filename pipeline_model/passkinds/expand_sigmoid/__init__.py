@@ -20,7 +20,6 @@ from typing import Any, Optional
 
 from pipeline_model import emit
 from pipeline_model.passkinds.base import PassKind
-from pipeline_model.passkinds.registry import register
 
 PASS_ID = "app.ExpandSigmoid"
 #: The code exported scripts contain (and the engine calls): :func:`.script.expand_sigmoid`.
@@ -56,4 +55,4 @@ class ExpandSigmoidKind(PassKind):
         return emit.ScriptCall(SCRIPT_MODULE, "expand_sigmoid", ())
 
 
-KIND = register(ExpandSigmoidKind())
+KIND = ExpandSigmoidKind()

@@ -22,7 +22,6 @@ from typing import Any, Optional
 
 from pipeline_model import emit
 from pipeline_model.passkinds.base import PassKind
-from pipeline_model.passkinds.registry import register
 
 PASS_ID = "app.FoldBatchNorm"
 #: The code exported scripts contain (and the engine calls): :func:`.script.fold_batch_norm`.
@@ -61,4 +60,4 @@ class FoldBatchNormKind(PassKind):
         return emit.ScriptCall(SCRIPT_MODULE, "fold_batch_norm", ())
 
 
-KIND = register(FoldBatchNormKind())
+KIND = FoldBatchNormKind()

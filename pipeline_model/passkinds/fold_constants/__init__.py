@@ -23,7 +23,6 @@ from typing import Any, Optional
 
 from pipeline_model import emit
 from pipeline_model.passkinds.base import PassKind
-from pipeline_model.passkinds.registry import register
 
 PASS_ID = "app.FoldConstants"
 #: The code exported scripts contain (and the engine calls): :func:`.script.fold_constants`.
@@ -60,4 +59,4 @@ class FoldConstantsKind(PassKind):
         return emit.ScriptCall(SCRIPT_MODULE, "fold_constants", ())
 
 
-KIND = register(FoldConstantsKind())
+KIND = FoldConstantsKind()

@@ -24,7 +24,6 @@ from pipeline_model.passkinds.base import (
 )
 from pipeline_model.passkinds.context import PassBuildContext, PassConfigError
 from pipeline_model.passkinds.fuse_by_pattern.tables import PATTERN_TABLE_MODULES
-from pipeline_model.passkinds.registry import register
 from pipeline_model.passkinds.report_html import ReportSection, esc
 
 PASS_ID = "relax.FuseOpsByPattern"
@@ -272,4 +271,4 @@ class FuseByPatternKind(PassKind):
                             read=read_text_or_comment(full))]
 
 
-KIND = register(FuseByPatternKind())
+KIND = FuseByPatternKind()

@@ -51,7 +51,6 @@ from pipeline_model.passkinds.metaschedule.config import (
 from pipeline_model.passkinds.metaschedule.focus import is_budgeted, is_targeted
 from pipeline_model.passkinds.metaschedule.report import apply_database_html, tuning_html, tuning_line
 from pipeline_model.passkinds.metaschedule.script import STATE_FILE
-from pipeline_model.passkinds.registry import register
 from pipeline_model.passkinds.report_html import ReportSection
 from pipeline_model.work_dirs import run_work_dir
 
@@ -239,13 +238,14 @@ class MetaScheduleKind(PassKind):
         """A step with ``seed_rules``: the tuning pass runs between :func:`.seed.seed_tuning_pass` (the app rules'
         schedules measured into the database; the rule classes and the helpers of :data:`.seed.SEED_HELPERS`
         copied verbatim) and :func:`.seed.print_seed_outcome`."""
-        from pipeline_model.passkinds.dlight import APP_GROUP, app_rule_sources
+        from pipeline_model.passkinds.dlight.rules import rule_entry, rule_sources
         from pipeline_model.passkinds.metaschedule.seed import SEED_HELPERS
 
-        names = [str(r).partition(".")[2] for r in options["seed_rules"] if str(r).startswith(APP_GROUP + ".")]
+        entries = [entry for entry in map(rule_entry, map(str, options["seed_rules"])) if entry is not None]
         piece.imports.append("tvm.s_tir.dlight")
-        for name in names:
-            piece.helpers.extend(src for src in app_rule_sources(name) if src not in piece.helpers)
+        for entry in entries:
+            piece.helpers.extend(src for src in rule_sources(entry.name) if src not in piece.helpers)
+        names = [entry.attr for entry in entries]
         piece.helpers.extend(emit.helper_source(f) for f in SEED_HELPERS)
         rules = "[" + ", ".join(f"{name}()" for name in names) + "]"
         opts = emit.check_literal(options, "options")
@@ -301,4 +301,4 @@ class MetaScheduleKind(PassKind):
         return piece
 
 
-KIND = register(MetaScheduleKind())
+KIND = MetaScheduleKind()

@@ -27,7 +27,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
-from pipeline_model.passkinds.dlight import APP_GROUP, APP_RULES
+from pipeline_model.passkinds.dlight.rules import builtin_rule_names
 from pipeline_model.passkinds.metaschedule.script import DATABASE_FILES, TuningConfigError
 
 TUNE_TIR = "relax.MetaScheduleTuneTIR"
@@ -56,7 +56,7 @@ COST_MODELS = ("xgb", "random", "mlp")
 RUNNERS = ("local", "rpc")
 #: Rules a ``relax.MetaScheduleTuneTIR`` step may seed its database with (``seed_rules``, see
 #: :mod:`pipeline_model.passkinds.metaschedule.seed`): the app's own DLight rules, named as in a dlight step.
-SEED_RULES = tuple(f"{APP_GROUP}.{name}" for name in APP_RULES)
+SEED_RULES = tuple(builtin_rule_names())
 
 
 def tuning_mode(pass_id: str) -> Optional[str]:

@@ -3,7 +3,7 @@ into the database before the search (engine side, imports TVM).
 
 The seeding itself is :func:`pipeline_model.passkinds.metaschedule.seed.seed_app_schedules` (the code exported
 scripts run too); this module gives it the engine's pieces: the rule objects (the classes of
-:mod:`pipeline_model.passkinds.dlight.script_tvm`), the session's stoppable builder and runner, and the report
+:mod:`pipeline_model.passkinds.dlight.rules`), the session's stoppable builder and runner, and the report
 (``session.progress.seeds``: per PrimFunc its rule and seed latency, after tuning whether the app's schedule or
 a tuned one is the best record).
 """
@@ -20,10 +20,10 @@ from pipeline_model.passkinds.metaschedule.session_tvm import TuningSession
 
 
 def app_rules(names: list[str]) -> list[Any]:
-    """Rule objects of the app's DLight rules named ``"app.<Class>"`` (validated by ``TuningConfig``)."""
-    from pipeline_model.passkinds.dlight import script_tvm
+    """Rule objects of the DLight rules named ``"app.<Class>"`` (validated by ``TuningConfig``)."""
+    from pipeline_model.passkinds.dlight.rules import rule_class
 
-    return [getattr(script_tvm, name.partition(".")[2])() for name in names]
+    return [rule_class(name)() for name in names]
 
 
 def seed_tasks(mod: tvm.IRModule) -> list[tuple[str, tvm.IRModule]]:

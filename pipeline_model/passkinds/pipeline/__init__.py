@@ -12,7 +12,6 @@ from typing import Any, Optional
 
 from pipeline_model import emit
 from pipeline_model.passkinds.base import PassKind
-from pipeline_model.passkinds.registry import register
 
 PREFIX = "pipeline."
 #: The named pipeline that needs the target and a tuning folder.
@@ -95,4 +94,4 @@ class NamedPipelineKind(PassKind):
         return emit.Call("tvm.relax", "get_pipeline", (emit.Lit(name),), tuple(kwargs))
 
 
-KIND = register(NamedPipelineKind())
+KIND = NamedPipelineKind()

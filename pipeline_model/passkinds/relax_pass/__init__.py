@@ -12,7 +12,6 @@ from typing import Any, Optional
 
 from pipeline_model import emit
 from pipeline_model.passkinds.base import PassKind
-from pipeline_model.passkinds.registry import register
 
 PREFIX = "relax."
 RUN_CODEGEN = "relax.RunCodegen"
@@ -82,4 +81,4 @@ class RelaxPassKind(PassKind):
                 + sorted(missing)[0].upper() + "=ON); otherwise fuse with annotate_codegen = false.")
 
 
-KIND = register(RelaxPassKind())
+KIND = RelaxPassKind()

@@ -20,7 +20,6 @@ from typing import Any, Optional
 
 from pipeline_model import emit
 from pipeline_model.passkinds.base import PassKind
-from pipeline_model.passkinds.registry import register
 
 PASS_ID = "app.SinkReshape"
 #: The code exported scripts contain (and the engine calls): :func:`.script.sink_reshapes`.
@@ -57,4 +56,4 @@ class SinkReshapeKind(PassKind):
         return emit.ScriptCall(SCRIPT_MODULE, "sink_reshapes", ())
 
 
-KIND = register(SinkReshapeKind())
+KIND = SinkReshapeKind()

@@ -9,7 +9,6 @@ from typing import Any, Optional
 
 from pipeline_model import emit
 from pipeline_model.passkinds.base import PassKind
-from pipeline_model.passkinds.registry import register
 
 PREFIX = "stage."
 STAGE_BACKENDS = ("cpu_generic", "cuda")
@@ -78,4 +77,4 @@ class BackendStageKind(PassKind):
         return emit.Call("tvm.ir.transform", "Sequential", (inner,), (("name", emit.Lit(pass_id)),))
 
 
-KIND = register(BackendStageKind())
+KIND = BackendStageKind()

@@ -1,0 +1,209 @@
+"""DLight rule ``app.CPUMatmul``: register-blocked, vectorized, parallel matmuls.
+
+Matmul, batch matmul and NT_matmul (with their fused elementwise epilogues) get a register-blocked, vectorized,
+parallel schedule (docs/PERFORMANCE.md "CPU matmul schedule": 30-60x faster kernels than ``app.CPUParallel``).
+Put it before ``app.CPUParallel``, which takes what it declines.
+
+Engine side (a rule class needs its TVM base class when it is defined). Exported scripts copy the class, and
+:class:`AppRule` before it, with :func:`pipeline_model.emit.script_sources` (read with ``ast``, no TVM needed);
+the class references only ``tvm``.
+"""
+
+from __future__ import annotations
+
+import tvm
+import tvm.s_tir.dlight
+
+from pipeline_model.passkinds.dlight.rules.app_rule_tvm import AppRule
+
+
+class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported scripts
+    """Register-blocked, vectorized matmul for llvm targets: matmul, batch matmul and NT_matmul (``W[n, k]``)
+    with their fused elementwise epilogues (bias, GELU, residual add ...).
+
+    ``C[..., i, j] += A[..., i, k] * B[..., k, j]`` (B's innermost index ``j``): tiles of ``rows`` output rows x
+    ``vectors`` vectors of the target's width (16 floats with AVX-512, 8 with AVX/AVX2, 4 otherwise) are kept
+    in registers while ``k`` runs outside the vectorized lanes (a broadcast of ``A[i, k]`` times a vector of
+    ``B[k, j:j+16]``). With ``B[..., j, k]`` (NT_matmul: ``k`` innermost) ``k`` is split into vector lanes and
+    rfactored: ``nt_rows x dots`` vector partial sums, added across lanes once per output. Tiles run in parallel
+    over the cores; the epilogue runs per tile on the tile while it is in cache. Declines (returns ``None``,
+    so a later rule such as ``app.CPUParallel`` takes the function) dynamic shapes, non-float32, other
+    reductions, sizes the vector width does not divide (a narrow NN output under two vector widths, a
+    classifier's 10 classes, is one vector of its own width instead), and matmuls under ``min_flops``."""
+
+    #: Tile of the ``B[k, j]`` kernel with 32 vector registers (AVX-512): 8 rows x 3 vectors = 24 accumulators
+    #: (halved with 16 registers). Chosen by a sweep on the quiet 2-core AVX-512 machine: 8 rows beat 4 by
+    #: 20-40 % (docs/PERFORMANCE.md).
+    rows = 8
+    vectors = 3
+    #: Tile of the ``B[j, k]`` kernel: ``nt_rows`` x ``dots`` vector partial sums (halved with 16 registers).
+    nt_rows = 4
+    dots = 4
+    #: Most vectors of a one-row ``B[k, j]`` tile (a matrix-vector product, a classifier's batch-1 row): it is
+    #: memory-bound, and each ``k`` then reads that many contiguous vectors of ``B``'s row instead of one (with
+    #: the weights out of cache, 1x1280 @ 1280x1000 took 549 us in 8-float columns, 376 us in 40-float ones).
+    gemv_vectors = 8
+    #: Fewest tiles a one-row tile's width may leave (so that every core still gets some).
+    gemv_min_tiles = 4
+    min_flops = 1 << 14
+
+    def apply(self, func, target, _tunable):  # type: ignore[no-untyped-def]
+        if not isinstance(func, tvm.tirx.PrimFunc) or target.kind.name != "llvm":
+            return None
+        try:
+            return self._schedule(func, target)
+        except Exception:  # noqa: BLE001 - a loop nest the rule cannot reshape: leave it to the next rule
+            return None
+
+    @staticmethod
+    def lanes(target, dtype_bits=32):  # type: ignore[no-untyped-def]
+        """float lanes of one vector register of ``target`` (mcpu / mattr): 512, 256 or 128 bits."""
+        from tvm.target import codegen
+
+        for feature, bits in (("avx512f", 512), ("avx", 256)):
+            try:
+                if codegen.llvm_cpu_has_features(feature, target):
+                    return bits // dtype_bits
+            except Exception:  # noqa: BLE001 - not an x86 target: 128-bit vectors (NEON, SSE)
+                break
+        return 128 // dtype_bits
+
+    def _matmul_form(self, sch, info):  # type: ignore[no-untyped-def]
+        """(loops, A indices, B indices, nt) of a ``C[S...] += A * B`` block with static extents, or None."""
+        block = sch.get(info.block_rv)
+        kinds = info.dom_kind()
+        if kinds.count("R") != 1 or not kinds.endswith("R") or "O" in kinds or len(kinds) < 2:
+            return None
+        if any(not isinstance(it.dom, (int, tvm.tirx.IntImm)) for it in info.iters):
+            return None
+        store = block.body
+        if not isinstance(store, tvm.tirx.BufferStore) or str(store.buffer.dtype) != "float32":
+            return None
+        value = store.value
+        if not isinstance(value, tvm.tirx.Add) or not isinstance(value.b, tvm.tirx.Mul):
+            return None
+        loads = (value.a, value.b.a, value.b.b)
+        if not all(type(x).__name__ in ("TensorLoad", "BufferLoad") and str(x.ty) == "float32" for x in loads):
+            return None
+        if not getattr(loads[0], "source", getattr(loads[0], "buffer", None)).same_as(store.buffer):
+            return None
+        ivars = [iv.var for iv in block.iter_vars]
+        spatial, k = ivars[:-1], ivars[-1]
+        if [x for x in store.indices if not isinstance(x, tvm.tirx.IntImm)] != spatial:  # unit dims: constants
+            return None
+        j = spatial[-1]
+        a_load, b_load = loads[1], loads[2]
+        if any(x.same_as(j) for x in a_load.indices):
+            a_load, b_load = b_load, a_load
+        for load in (a_load, b_load):
+            if not all(isinstance(x, (tvm.tirx.Var, tvm.tirx.IntImm)) for x in load.indices) or len(load.indices) < 2:
+                return None
+        if any(x.same_as(j) for x in a_load.indices) or not a_load.indices[-1].same_as(k):
+            return None
+        if b_load.indices[-1].same_as(j) and b_load.indices[-2].same_as(k):
+            nt = False
+        elif b_load.indices[-1].same_as(k) and b_load.indices[-2].same_as(j):
+            nt = True
+        else:
+            return None
+        extents = [int(it.dom) for it in info.iters]
+        loops = [it.loop_rv for it in info.iters]
+        if len(loops) == 2:  # one output row (its unit loop was dropped): a unit loop stands for it
+            loops, extents = [sch.add_unit_loop(loops[0]), *loops], [1, *extents]
+        return loops, extents, nt
+
+    def _schedule(self, func, target):  # type: ignore[no-untyped-def]
+        from tvm.s_tir.dlight.analysis import normalize_prim_func
+        from tvm.s_tir.dlight.base import try_inline_contiguous_spatial
+
+        if [kinds.count(2) for kinds in self.reductions(func)] != [1]:  # one reduction block, over one iterator
+            return None  # (a cheap look first: a schedule, and inlining to find out, cost more)
+        sch = self.schedule(func)
+        infos = try_inline_contiguous_spatial(sch, normalize_prim_func(sch))
+        if not infos or not infos[0].is_reduction() or any(not i.is_injective() for i in infos[1:]):
+            return None
+        form = self._matmul_form(sch, infos[0])
+        if form is None:
+            return None
+        loops, extents, nt = form
+        m, n, k = extents[-3], extents[-2], extents[-1]
+        flops = 1
+        for e in extents:
+            flops *= e
+        lanes = full = self.lanes(target)
+        while lanes > 4 and (k if nt else n) % lanes:  # narrower vectors for sizes the full width misses
+            lanes //= 2
+        if not nt and n % lanes and n < 2 * full:  # a narrow output (a classifier's 10 classes): one vector of
+            lanes = n  # n lanes (LLVM splits it into the widths it has), k still outside the lanes
+        if flops < self.min_flops or (k if nt else n) % lanes:
+            return None
+        block = infos[0].block_rv
+        epilogue = [i.block_rv for i in infos[1:]]
+        if not nt and not epilogue:  # the matmul writes the output: accumulate in a local tile, write it back
+            epilogue = [sch.cache_write(block, 0, "local")]
+        elif epilogue:  # the intermediate between matmul and epilogue: one tile, per thread
+            sch.set_scope(block, 0, "local")
+        wide = lanes >= 16  # 32 vector registers (AVX-512); else 16
+        most = (self.nt_rows if nt else self.rows) if wide else max(1, (self.nt_rows if nt else self.rows) // 2)
+        rows = max(r for r in range(1, most + 1) if m % r == 0)
+        if nt:
+            tile = self._nt(sch, block, loops, rows, n, lanes)
+        else:
+            tile = self._nn(sch, block, loops, rows, n, lanes)
+        for consumer in epilogue:
+            sch.reverse_compute_at(consumer, tile, preserve_unit_loops=True)
+            inner = sch.get_loops(consumer)[-1]
+            if sch.get(inner).extent.value % lanes == 0:
+                sch.vectorize(sch.split(inner, factors=[None, lanes])[1])
+        return sch
+
+    def _outer(self, sch, batch, io, jo):  # type: ignore[no-untyped-def]
+        fused = sch.fuse(*batch, jo, io)
+        if int(sch.get(fused).extent) > 1:  # one tile: starting the thread pool would cost more than it gives
+            sch.parallel(fused)
+        return fused
+
+    def _nn(self, sch, block, loops, rows, n, lanes):  # type: ignore[no-untyped-def]
+        """``B[k, j]``: rows x (vectors x lanes) accumulators, ``k`` outside the vector lanes."""
+        *batch, i, j, k = loops
+        most = self.vectors if lanes >= 16 else min(2, self.vectors)
+        nvec = max(v for v in range(1, most + 1) if n % (v * lanes) == 0)
+        if rows == 1:  # one row of accumulators: wider tiles read B's rows in longer contiguous runs
+            wide = [v for v in range(nvec, self.gemv_vectors + 1)
+                    if n % (v * lanes) == 0 and n // (v * lanes) >= self.gemv_min_tiles]
+            nvec = max(wide, default=nvec)
+        io, ii = sch.split(i, factors=[None, rows])
+        jo, jv, jl = sch.split(j, factors=[None, nvec, lanes])
+        sch.reorder(*batch, jo, io, k, ii, jv, jl)
+        outer = self._outer(sch, batch, io, jo)
+        sch.unroll(ii)
+        sch.unroll(jv)
+        sch.vectorize(jl)
+        init = sch.decompose_reduction(block, k)
+        init_l = sch.get_loops(init)[-1]
+        if sch.get(init_l).kind != tvm.tirx.ForKind.VECTORIZED:
+            sch.vectorize(init_l)
+        return outer
+
+    def _nt(self, sch, block, loops, rows, n, lanes):  # type: ignore[no-untyped-def]
+        """``B[j, k]``: ``k`` split into vector lanes and rfactored: rows x dots vector partial sums."""
+        *batch, i, j, k = loops
+        most = self.dots if lanes >= 16 else max(1, self.dots // 2)  # AVX2 and narrower: 16 registers
+        dots = max(d for d in range(1, most + 1) if n % d == 0)
+        io, ii = sch.split(i, factors=[None, rows])
+        jo, ji = sch.split(j, factors=[None, dots])
+        ko, kl = sch.split(k, factors=[None, lanes])
+        sch.reorder(*batch, jo, io, ko, ii, ji, kl)
+        outer = self._outer(sch, batch, io, jo)
+        rf = sch.rfactor(kl, len(batch) + 2)  # the lanes innermost in the partial sums: contiguous vectors
+        outer, rko, rii, rji, rkl = sch.get_loops(rf)
+        sch.reverse_compute_at(block, outer, preserve_unit_loops=True)
+        sch.unroll(rii)
+        sch.unroll(rji)
+        sch.vectorize(rkl)
+        init = sch.decompose_reduction(rf, rko)
+        init_l = sch.get_loops(init)[-1]
+        if sch.get(init_l).kind != tvm.tirx.ForKind.VECTORIZED:
+            sch.vectorize(init_l)
+        sch.set_scope(rf, 0, "local")
+        return outer

@@ -1,0 +1,152 @@
+"""DLight rule ``app.CPUParallel``: every block's spatial loops on all cores.
+
+After legalization a PrimFunc is a plain loop nest that LLVM compiles into one thread, and TVM's default build
+adds no CPU schedule, so an untuned model used one core. DLight's own CPU rules (``cpu.GEMV``, ``cpu.Reduction``)
+schedule few functions and slowed the bench CNN down 1.95x. Measured on the 2-core machine (bench models,
+untuned, ``TVM_NUM_THREADS=2``): ResNet-18 139 -> 71 ms, MLP 206 -> 106 us, CNN 717 -> 629 us; blocks under
+``min_work`` iterations stay serial (docs/PERFORMANCE.md). Put it after ``FuseTIR``. After
+``MetaScheduleApplyDatabase`` it leaves the tuned functions alone, but it measured slower on tuned transformers
+(their small leftover kernels pay the thread start-up: 137 -> 197 us), so the tuned bundled pipelines do not use it.
+
+Engine side (a rule class needs its TVM base class when it is defined). Exported scripts copy the class, and
+:class:`AppRule` before it, with :func:`pipeline_model.emit.script_sources` (read with ``ast``, no TVM needed);
+the class references only ``tvm``.
+"""
+
+from __future__ import annotations
+
+import tvm
+import tvm.s_tir.dlight
+
+from pipeline_model.passkinds.dlight.rules.app_rule_tvm import AppRule
+
+
+class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into exported scripts
+    """Inline elementwise producers, then run each block's fused spatial loops in parallel (llvm targets).
+
+    Blocks with fewer than ``min_work`` loop iterations (all loops, symbolic extents count as large) stay
+    serial: starting the worker threads costs microseconds, more than a small block takes on one core. A sum or
+    max over contiguous memory (an average pool, a softmax's maximum) runs in vector lanes (``rfactor``)."""
+
+    min_work = 1 << 16
+
+    def apply(self, func, target, _tunable):  # type: ignore[no-untyped-def]
+        from tvm.s_tir.dlight.analysis import normalize_prim_func
+
+        if not isinstance(func, tvm.tirx.PrimFunc) or target.kind.name != "llvm":
+            return None
+        try:
+            sch = self.schedule(func)
+            infos = normalize_prim_func(sch)
+            if infos is None:
+                return None
+            infos = self._inline(sch, infos)
+            changed = False
+            for info in infos:
+                block = info.block_rv
+                spatial, reduce, other = [], [], []
+                work = 1
+                for loop, kind in zip(sch.get_loops(block), info.dom_kind()):
+                    {"S": spatial, "R": reduce, "O": other}[kind].append(loop)
+                    extent = sch.get(loop).extent
+                    work *= int(extent) if isinstance(extent, tvm.tirx.IntImm) else self.min_work
+                if not spatial or work < self.min_work:
+                    continue
+                sch.reorder(*spatial, *reduce, *other)
+                sch.parallel(sch.fuse(*spatial) if len(spatial) > 1 else spatial[0])
+                changed = True
+                if reduce and not other:
+                    sch = self._vector_reduce(sch, block, reduce, target)
+            return sch if changed else None
+        except Exception:  # noqa: BLE001 - a loop nest the rule cannot reshape: leave the function as it is
+            return None
+
+    @staticmethod
+    def _contiguous_reduce(sch, block, reduce):  # type: ignore[no-untyped-def]
+        """Whether a read of ``block`` walks the ``reduce`` loops contiguously: its trailing indices are the
+        reduction variables, in order, over whole dimensions (a mean over H x W, a sum over the last axis)."""
+        stmt = sch.get(block)
+        realize = sch.get(sch.get_loops(block)[-1]).body
+        if not isinstance(realize, tvm.s_tir.SBlockRealize):
+            return False
+        bound = list(zip([iv.var for iv in stmt.iter_vars], realize.iter_values))  # block variable, its loop
+        extents = [int(sch.get(lp).extent) for lp in reduce]
+        reduce_vars = [sch.get(lp).loop_var for lp in reduce]
+        ivs = [next((iv for iv, value in bound if value.same_as(rv)), None) for rv in reduce_vars]
+        for region in stmt.reads:
+            trailing = region.region[-len(reduce):]
+            shape = list(region.source.shape)[-len(reduce):]
+            if len(trailing) == len(reduce) and all(
+                    iv is not None and r.min.same_as(iv) and int(e) == ext
+                    for r, iv, e, ext in zip(trailing, ivs, shape, extents)):
+                return True
+        return False
+
+    def _vector_reduce(self, sch, block, reduce, target):  # type: ignore[no-untyped-def]
+        """A sum/max over contiguous memory in vector lanes (``rfactor``): a scalar float reduction is one long
+        dependency chain LLVM may not reorder, a global average pool over 56x56 took 10x longer. Returns the
+        schedule (its copy with the reduction vectorized, or ``sch`` unchanged where it does not apply)."""
+        try:
+            extents = [int(sch.get(lp).extent) for lp in reduce]
+        except TypeError:
+            return sch  # a symbolic extent
+        total = 1
+        for e in extents:
+            total *= e
+        try:
+            width = max(4, min(16, int(tvm.target.codegen.llvm_get_vector_width(target)) // 32))
+        except Exception:  # noqa: BLE001 - an LLVM build without the query
+            width = 8
+        lanes = next((w for w in (width, width // 2, 4) if w >= 4 and total % w == 0 and total >= 4 * w), None)
+        if lanes is None or not self._contiguous_reduce(sch, block, reduce):
+            return sch
+        trial = sch.copy()
+        try:
+            fused = trial.fuse(*reduce) if len(reduce) > 1 else reduce[0]
+            _ro, ri = trial.split(fused, [None, lanes])
+            ndim = len(trial.get(block).writes[0].source.shape)
+            partial = trial.rfactor(ri, factor_axis=ndim)
+            trial.reverse_compute_at(block, trial.get_loops(partial)[0])  # one parallel loop for both
+            trial.vectorize(trial.get_loops(partial)[-1])
+            trial.decompose_reduction(partial, trial.get_loops(partial)[-2])
+            return trial
+        except Exception:  # noqa: BLE001 - not a reduction rfactor takes: the scalar loop stays
+            return sch
+
+    def _work(self, sch, block):  # type: ignore[no-untyped-def]
+        """Iterations of ``block`` (symbolic extents count as ``min_work``)."""
+        work = 1
+        for iv in sch.get(block).iter_vars:
+            extent = iv.dom.extent
+            work *= int(extent) if isinstance(extent, tvm.tirx.IntImm) else self.min_work
+        return work
+
+    def _inline(self, sch, infos):  # type: ignore[no-untyped-def]
+        """DLight's ``try_inline``, except that a small block feeding a block 8x its size stays a stage of its
+        own: inlined, it would be recomputed for every element of the big one (a squeeze-excitation's sigmoid
+        over 144 channels became 451,584 sigmoids in the multiply by the 56x56 feature map)."""
+        big = max(self._work(sch, i.block_rv) for i in infos)
+
+        def feeds_big(block):  # type: ignore[no-untyped-def]
+            if self._work(sch, block) * 8 > big:
+                return False
+            return any(self._work(sch, c) * 8 > big for c in sch.get_consumers(block))
+
+        def trial(primitive, skip_small):  # type: ignore[no-untyped-def]
+            for i, info in enumerate(infos):
+                if skip_small and feeds_big(info.block_rv):
+                    continue
+                try:
+                    primitive(info.block_rv)
+                except Exception:  # noqa: BLE001, S112 - not inlinable: try the next block
+                    continue
+                return i
+            return None
+
+        while True:
+            i = trial(sch.compute_inline, True)
+            if i is None:
+                i = trial(sch.reverse_compute_inline, False)
+            if i is None:
+                return infos
+            infos.pop(i)
