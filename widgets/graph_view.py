@@ -165,9 +165,9 @@ class GraphView(OverlayMixin, QGraphicsView):
         self._highlight = highlight
         self._bind_graph(graph_json, key)  # error colours of another graph go
         self._key = key
-        self._pending_reveal = None if self._prepared is None or self._prepared.full is not graph_json else \
-            self._pending_reveal
-        if self._prepared is None or self._prepared.full is not graph_json:
+        same = self._prepared is not None and (self._prepared.full is graph_json or self._prepared.partial)
+        self._pending_reveal = self._pending_reveal if same else None  # (a collapsed view: its whole graph)
+        if not same:
             self._anchor = None  # another graph: nothing to keep in place
         if graph_json is None or (isinstance(graph_json, dict) and not graph_json.get("nodes")):
             self._busy = False
@@ -227,11 +227,14 @@ class GraphView(OverlayMixin, QGraphicsView):
     def set_expanded(self, groups: Iterable[str]) -> None:
         """Show the graph with exactly ``groups`` expanded (laid out off the GUI thread, or from the cache)."""
         p = self._prepared
-        if p is None or p.full is None:
+        if p is None or (p.full is None and not p.partial):
             return
         exp = frozenset(g for g in groups if g in p.tree)
         if self._key is not None:
             self._last_expansion[self._key] = exp
+        if p.partial:  # a collapsed view: shown so when its whole graph is set (the controller asked for it)
+            self.expansion_changed.emit()
+            return
         self.set_graph(p.full, self._extra_highlight | p.full_highlight, key=self._key, expanded=exp)
         self.expansion_changed.emit()
 
@@ -331,6 +334,9 @@ class GraphView(OverlayMixin, QGraphicsView):
     def reveal(self, node_id: str) -> None:
         """Expand the groups around a node of the full graph if needed, then centre and select it."""
         p = self._prepared
+        if p is not None and p.partial:
+            self._pending_reveal = node_id  # revealed when the whole graph is shown
+            return
         if p is None or p.full is None:
             return
         need = graph_hierarchy.groups_of(p.full, node_id, _tree=p.tree)
@@ -383,6 +389,10 @@ class GraphView(OverlayMixin, QGraphicsView):
         if self._prepared is None:
             return None
         return self._prepared.full if self._prepared.full is not None else self._prepared.data
+
+    def is_partial(self) -> bool:
+        """True while the graph shown is a collapsed view whose whole graph has not been set yet."""
+        return self._prepared is not None and self._prepared.partial
 
     def view_json(self) -> Optional[dict[str, Any]]:
         """The graph laid out: collapsed groups as single nodes, stubs, inlined calls (None when none)."""
@@ -586,7 +596,7 @@ class GraphView(OverlayMixin, QGraphicsView):
         timer = QElapsedTimer()
         timer.start()
         keep_selected = self._selected
-        if self._key is not None:
+        if self._key is not None and not prepared.partial:  # (a collapsed view waits for its whole graph)
             self._cache[(self._key, prepared.expanded)] = prepared
             self._cache.move_to_end((self._key, prepared.expanded))
             while len(self._cache) > self.CACHE_SIZE:
@@ -601,7 +611,7 @@ class GraphView(OverlayMixin, QGraphicsView):
         pending, self._pending_reveal = self._pending_reveal, None
         if pending is not None:
             self._anchor = None
-            self._centre_select(pending)
+            self.reveal(pending)  # (a node asked for while a collapsed view was shown: its groups expanded now)
         else:
             self._keep_anchor()
         self._overview_widget.update()
