@@ -8,8 +8,8 @@
   Relax function it calls (fused/composite functions), so a view can expand a call in place}``.
   With ``"parts": true`` the nodes, edges and callee graphs come first as ``graph_part`` events and
   ``graph`` is a skeleton (:mod:`pipeline_model.engine.graph_parts`; the client reassembles it).
-  With ``"collapsed": true`` (and optionally ``"before"``: the key of the module before the step) a large
-  function is answered with ``graph: None`` and ``collapsed``: its collapsed view, group tree and changed
+  With ``"collapsed": true`` (and optionally ``"before"``: the key of the module before the step, whose
+  graph is compared when the engine has already made it) a large function is answered with ``graph: None`` and ``collapsed``: its collapsed view, group tree and changed
   view nodes (:func:`pipeline_model.graph_collapsed.collapsed_summary`); a small one as without it.
 * ``prim_func`` ``{"key": str, "name": str}`` -> ``{"key", "name", "text": TVMScript of that PrimFunc}``.
 
@@ -102,7 +102,7 @@ def handle_graph(args: dict, ctx: WorkerContext) -> dict:
                 "graph": None}
     graph = _memo_graph(key, mod, str(function))
     if args.get("collapsed"):
-        summary = _summary(key, graph, str(function), str(args.get("before") or ""), ctx)
+        summary = _summary(key, graph, str(function), str(args.get("before") or ""))
         if summary is not None:
             return {"key": key, "functions": functions, "function": function, "requested": requested,
                     "missing": missing, "graph": None, "collapsed": summary}
@@ -129,17 +129,15 @@ def _memo_graph(key: str, mod: Any, function: str) -> dict[str, Any]:
     return graph
 
 
-def _summary(key: str, graph: dict[str, Any], function: str, before_key: str, ctx: WorkerContext) -> Any:
-    """The collapsed summary of ``graph`` (changes against module ``before_key`` when the engine holds it
-    and it has the function), memoised; ``None`` when the whole graph is the answer."""
-    memo_key = (key, function, before_key)
+def _summary(key: str, graph: dict[str, Any], function: str, before_key: str) -> Any:
+    """The collapsed summary of ``graph``, memoised; ``None`` when the whole graph is the answer. Its
+    changes are against module ``before_key`` when that graph is already made: a collapsed view never
+    waits for a second function to be walked (the whole graphs colour the changes when they come)."""
+    before = _GRAPH_MEMO.get((before_key, function)) if before_key else None
+    memo_key = (key, function, before_key if before is not None else "")
     if memo_key in _SUMMARY_MEMO:
         _SUMMARY_MEMO.move_to_end(memo_key)
         return _SUMMARY_MEMO[memo_key]
-    before = None
-    before_mod = ctx.cache.get(before_key) if before_key else None
-    if before_mod is not None and function in graph_extract_tvm.relax_functions(before_mod):
-        before = _memo_graph(before_key, before_mod, function)
     summary = _without_gc(graph_collapsed.collapsed_summary, graph, before)
     _SUMMARY_MEMO[memo_key] = summary
     while len(_SUMMARY_MEMO) > _GRAPH_MEMO_SIZE:
