@@ -102,28 +102,42 @@ def _text(value: Any) -> str:
     return text
 
 
+# attrs class -> its ffi field names, or None for a mapping (DictAttrs): asked once per class, not per call
+_ATTR_FIELDS: dict[type, Optional[list[str]]] = {}
+
+
+def _attr_fields(attrs: Any) -> Optional[list[str]]:
+    cls = type(attrs)
+    if cls in _ATTR_FIELDS:
+        return _ATTR_FIELDS[cls]
+    try:  # DictAttrs (function attributes) behave like a mapping
+        attrs.keys()
+        names: Optional[list[str]] = None
+    except Exception:  # noqa: BLE001 - op attrs have no keys(); use the ffi field table
+        names = []
+        info = getattr(cls, "__tvm_ffi_type_info__", None)
+        while info is not None:
+            names.extend(field.name for field in info.fields if field.name not in names)
+            info = info.parent_type_info
+    _ATTR_FIELDS[cls] = names
+    return names
+
+
 def _attrs_dict(attrs: Any) -> dict[str, str]:
     """Op attributes (an ``ir.Attrs`` object or a dict-like ``DictAttrs``) as a dict of strings."""
     if attrs is None:
         return {}
     out: dict[str, str] = {}
-    try:  # DictAttrs (function attributes) behave like a mapping
-        keys = list(attrs.keys())
-    except Exception:  # noqa: BLE001 - op attrs have no keys(); use the ffi field table
-        keys = None
-    if keys is not None:
-        for key in keys:
+    names = _attr_fields(attrs)
+    if names is None:
+        for key in list(attrs.keys()):
             out[str(key)] = _text(attrs[key])
         return out
-    info = getattr(type(attrs), "__tvm_ffi_type_info__", None)
-    while info is not None:
-        for field in info.fields:
-            if field.name not in out:
-                try:
-                    out[field.name] = _text(getattr(attrs, field.name))
-                except Exception as exc:  # noqa: BLE001 - a field we cannot read is shown as such
-                    out[field.name] = f"<unreadable: {exc}>"
-        info = info.parent_type_info
+    for name in names:
+        try:
+            out[name] = _text(getattr(attrs, name))
+        except Exception as exc:  # noqa: BLE001 - a field we cannot read is shown as such
+            out[name] = f"<unreadable: {exc}>"
     return out
 
 
@@ -190,7 +204,10 @@ class _Extractor:
         self.nodes: list[dict[str, Any]] = []
         self.node_by_id: dict[str, dict[str, Any]] = {}
         self.out_edges: dict[str, dict[str, dict[str, Any]]] = {}
-        self.var_node: dict[Any, str] = {}
+        # node id by the variable's object address: a Var as a dict key is compared with Relax's __eq__
+        # (operator overloading, ~4 us a lookup through is_prim_expr); addresses are fixed while the
+        # function holds its variables
+        self.var_node: dict[int, str] = {}
         self.used_ids: set[str] = set()
         self.const_count = 0
         self.groups: list[dict[str, Any]] = []
@@ -306,7 +323,7 @@ class _Extractor:
         """Add the data-flow edges of argument ``expr`` (position ``index``) into node ``dst``."""
         kind = self._kind(expr)
         if kind == "var":
-            src = self.var_node.get(expr)
+            src = self.var_node.get(expr.__chandle__())
             if src is not None:
                 self._add_edge(src, dst, index)
             else:
@@ -332,7 +349,7 @@ class _Extractor:
         """Walk the function; return its graph JSON (see :func:`graph_to_json`)."""
         for param in _items(self.func.params):
             node_id = self._new_id(param.name)
-            self.var_node[param] = node_id
+            self.var_node[param.__chandle__()] = node_id
             self._add_node(node_id, "param", param.name, param.ty)
         body = self.func.body
         if isinstance(body, relax.SeqExpr):
@@ -389,7 +406,7 @@ class _Extractor:
                 op = "call"
                 callee, callee_kind, composite = self._callee_of(call_op)
                 args = _items(value.args)
-                if self._kind(call_op) == "var" and call_op in self.var_node:
+                if self._kind(call_op) == "var" and call_op.__chandle__() in self.var_node:
                     # calling a local function / closure bound earlier: it flows into the call
                     args = [call_op, *args]
             attrs.update(_attrs_dict(value.attrs))
@@ -432,7 +449,7 @@ class _Extractor:
         for index, arg in enumerate(args):
             self._inputs(arg, node_id, index, attrs)
         node["attrs"] = attrs
-        self.var_node[var] = node_id
+        self.var_node[var.__chandle__()] = node_id
 
 
 def extract_graph(mod: Any, function: str | None = None) -> nx.DiGraph:
