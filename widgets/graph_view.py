@@ -523,13 +523,15 @@ class GraphView(OverlayMixin, QGraphicsView):
         self.resetTransform()
         self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
         port = QRectF(self.viewport().rect())
-        scale = lod.fit_scale(rect, port, self._palette) if self._prepared is not None else 0.0
+        p = self._prepared  # a model summary (a few boxes, collapsed groups among them) is fitted whole
+        chain = len(p.ids) if p is not None and len(p.ids) <= lod.CHAIN_NODES and any(
+            p.attrs[n].get("kind") == "group" for n in p.ids) else 0
+        scale = lod.fit_scale(rect, port, self._palette, chain) if p is not None else 0.0
         if scale > self.transform().m11():
             self.resetTransform()
             self.scale(scale, scale)
             centre = lod.fitted_centre(rect, port, scale)
-            if centre is not None:
-                self.centerOn(*centre)
+            self.centerOn(*(centre if centre is not None else (rect.center().x(), rect.center().y())))
         self._apply_lod()
 
     def label_mode(self) -> str:

@@ -128,7 +128,7 @@
         <translation>保存流水线</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+24"/>
         <source>Cannot save pipeline</source>
         <translation>无法保存流水线</translation>
     </message>
@@ -1131,13 +1131,13 @@
         <translation>第 {0} 行：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_controller.py" line="+131"/>
+        <location filename="../../app/graph_controller.py" line="+140"/>
         <source>Run the pipeline (F5) to see the model as a graph</source>
         <extracomment>Most graphs kept in the cache (oldest dropped first). Another function was chosen (picker, opening a fused call): the selected step is to be shown again. The Relax functions of the shown module changed (their names): what function-name parameters offer.</extracomment>
         <translation>运行流水线 (F5) 以图形方式查看模型</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+53"/>
         <source>This step&apos;s module is no longer in the engine (it was restarted): run the pipeline again (F5) to see its graph</source>
         <translation>此步骤的模块已不在引擎中（引擎已重启）：请重新运行流水线（F5）以查看其计算图</translation>
     </message>
@@ -1147,12 +1147,12 @@
         <translation>图不可用：{0}</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+19"/>
         <source>(&apos;{0}&apos; is not in this module; showing {1})</source>
         <translation>（此模块中没有“{0}”；改为显示 {1}）</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+6"/>
         <source>This module has no Relax function</source>
         <translation>此模块没有 Relax 函数</translation>
     </message>
@@ -1162,12 +1162,17 @@
         <translation>（无 Relax 函数）</translation>
     </message>
     <message>
-        <location line="+122"/>
+        <location line="+62"/>
+        <source>Searching…</source>
+        <translation>正在搜索…</translation>
+    </message>
+    <message>
+        <location line="+74"/>
         <source>Shown again next to this use (a stub): the value is defined once.</source>
         <translation>在此使用处再次显示（桩节点）：该值只定义一次。</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+43"/>
         <source>TensorIR</source>
         <translation>TensorIR</translation>
     </message>
@@ -2480,12 +2485,12 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+405"/>
+        <location line="+418"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
     </message>
     <message>
-        <location line="-369"/>
+        <location line="-382"/>
         <source>Profile: share of run time</source>
         <translation>性能分析：运行时间占比</translation>
     </message>
@@ -2590,7 +2595,7 @@
         <translation>无对应</translation>
     </message>
     <message>
-        <location line="+404"/>
+        <location line="+417"/>
         <source>dataflow block {0}</source>
         <translation>数据流块 {0}</translation>
     </message>
@@ -2652,7 +2657,7 @@
 <context>
     <name>ModelDialog</name>
     <message>
-        <location filename="../../widgets/model_dialog.py" line="+33"/>
+        <location filename="../../widgets/model_dialog.py" line="+35"/>
         <source>TVMScript .py — a class decorated with @I.ir_module (or the text of mod.script())</source>
         <translation>TVMScript .py — 用 @I.ir_module 装饰的类（或 mod.script() 的文本）</translation>
     </message>
@@ -2682,12 +2687,12 @@
         <translation>.py、.onnx 或 .pt2 文件</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+23"/>
         <source>&lt;b&gt;Built-in models&lt;/b&gt;</source>
         <translation>&lt;b&gt;内置模型&lt;/b&gt;</translation>
     </message>
@@ -2697,23 +2702,27 @@
         <translation>&lt;b&gt;或选择模型文件&lt;/b&gt;</translation>
     </message>
     <message>
+        <location line="-18"/>
         <source>e.g. seq=8 batch=1 — pin symbolic dimensions of a dynamic model</source>
         <translation>例如 seq=8 batch=1 — 固定动态模型的符号维度</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Symbolic dimensions (a dynamic batch or sequence axis) fixed to a value when the model loads, as ONNX Runtime&apos;s free-dimension overrides do</source>
         <translation>加载模型时把符号维度（动态的批量或序列轴）固定为某个值，如同 ONNX Runtime 的自由维度覆盖</translation>
     </message>
     <message>
+        <location line="+7"/>
         <source>Pinned dimensions:</source>
         <translation>固定维度：</translation>
     </message>
     <message>
+        <location line="+45"/>
         <source>Pinned dimensions: &apos;{item}&apos; is not NAME=DIM (e.g. seq=8; DIM a positive integer)</source>
         <translation>固定维度：“{item}”不是 NAME=DIM 形式（例如 seq=8；DIM 为正整数）</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="-21"/>
         <source>Open model file</source>
         <translation>打开模型文件</translation>
     </message>
@@ -3063,7 +3072,7 @@
 （或在那里双击某个 Pass）。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+189"/>
         <source>Nested pass</source>
         <translation>嵌套 Pass</translation>
     </message>
@@ -3078,7 +3087,7 @@
         <translation>有改变</translation>
     </message>
     <message>
-        <location line="+129"/>
+        <location line="-73"/>
         <source>yes</source>
         <extracomment>Rows of the nested-pass table that are always visible (plus its header). Steps the list always shows (the nested-pass table open or not).</extracomment>
         <translation>是</translation>
@@ -3177,7 +3186,7 @@
         <translation>引擎进程已结束；正在启动新的引擎…</translation>
     </message>
     <message>
-        <location line="+211"/>
+        <location line="+220"/>
         <source>Starting engine…</source>
         <translation>正在启动引擎…</translation>
     </message>
@@ -3208,7 +3217,7 @@
         <translation>引擎：{job}…</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+25"/>
         <source>The engine crashed during a {0} request.</source>
         <translation>引擎在处理 {0} 请求时崩溃。</translation>
     </message>
@@ -4736,7 +4745,7 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="-489"/>
+        <location filename="../../widgets/graph_view.py" line="-502"/>
         <source>Overview: click or drag to move the view</source>
         <extracomment>Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>概览：点击或拖动以移动视图</translation>
