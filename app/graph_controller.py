@@ -200,7 +200,14 @@ class GraphController(QObject):
             return
         key, function = self._shown_graph
         reply = self.graph_cache.get((key, function))
-        partial = self._collapsed.get((key, function)) if reply is None else None
+        partial = self._collapsed.get((key, function))
+        gv = self.area.graph_view
+        if partial is not None and reply is not None:
+            # the whole graph is here too: its collapsed view first unless its layout is cached (the whole
+            # graph's groups are built and laid out off the GUI thread meanwhile: ~1 s for 50k nodes)
+            view_key = (key, reply.get("function"))
+            if gv.has_layout(view_key) or gv.is_partial(view_key):
+                partial = None
         if partial is not None:
             reply = partial
         if reply is None:
@@ -374,6 +381,8 @@ class GraphController(QObject):
             gv.fit_to_view()
         if self._pending_find is not None and not gv.is_partial():
             self._find(self._pending_find)
+        if gv.is_partial() and self._shown_graph in self.graph_cache:
+            self._render_graph()  # the whole graph came while its collapsed view was being laid out
         if self.details_kind == "report":
             return
         selected = self.area.graph_view.selected_node()

@@ -1,17 +1,16 @@
 """Node diagram of one Relax function: ``GraphView`` (a ``QGraphicsView``), the view of the graph's
 scene, items and palette in :mod:`widgets.graph`.
 
-Feed it the graph JSON of :func:`pipeline_model.ir_graph.graph_to_json` (what the engine's ``graph`` command
-returns under ``"graph"``) with :meth:`GraphView.set_graph`. The layered layout runs on a ``QThreadPool``
+Feed it the graph JSON of :func:`pipeline_model.ir_graph.graph_to_json` (or a collapsed view of
+:mod:`pipeline_model.graph_collapsed`, its whole graph set later) with :meth:`GraphView.set_graph`. The layered layout runs on a ``QThreadPool``
 thread together with the construction of every ``QPainterPath`` the view will draw
 (:mod:`widgets.graph.worker`, :mod:`widgets.graph.prepare`); a generation counter drops the result of an
 older request, so a slow layout can never replace a newer graph. The GUI thread then only adds one item to
 the scene (:class:`widgets.graph.scene.GraphScene`).
 
 Speed (5,000 nodes, 2 cores): the whole diagram is one item (:class:`widgets.graph.items.diagram.DiagramItem`)
-that paints from a spatial index built off the GUI thread (:mod:`widgets.graph.tiles`), so a repaint costs
-what is on screen, never the node count. Hit testing (click, hover tooltip) uses a per-row index of the
-layout (binary search).
+painting from a spatial index built off the GUI thread (:mod:`widgets.graph.tiles`): a repaint costs what is
+on screen, never the node count. Hit testing (click, hover tooltip) uses a per-row index (binary search).
 """
 
 from __future__ import annotations
@@ -390,9 +389,14 @@ class GraphView(OverlayMixin, QGraphicsView):
             return None
         return self._prepared.full if self._prepared.full is not None else self._prepared.data
 
-    def is_partial(self) -> bool:
-        """True while the graph shown is a collapsed view whose whole graph has not been set yet."""
-        return self._prepared is not None and self._prepared.partial
+    def is_partial(self, key: Any = None) -> bool:
+        """True while the graph shown (under ``key``, when given) is a collapsed view, its whole graph not set."""
+        return self._prepared is not None and self._prepared.partial and (key is None or key == self._key)
+
+    def has_layout(self, key: Any) -> bool:
+        """True when a layout of the graph under ``key`` (at its last expansion) is cached: shown at once."""
+        exp = self._last_expansion.get(key)
+        return exp is not None and (key, exp) in self._cache
 
     def view_json(self) -> Optional[dict[str, Any]]:
         """The graph laid out: collapsed groups as single nodes, stubs, inlined calls (None when none)."""
