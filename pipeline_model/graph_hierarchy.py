@@ -278,7 +278,7 @@ def _leaves_and_returns(data: dict[str, Any], prefix: str) -> bool:
     succs: dict[str, list[str]] = {}  # of the nodes outside only (one pass over a 50k-node function's edges)
     todo: list[str] = []
     for e in _edges(data):
-        s, t = e.get("source"), e.get("target")
+        s, t = e["source"], e["target"]
         if s in inside:
             if t not in inside:
                 todo.append(t)

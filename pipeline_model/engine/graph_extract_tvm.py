@@ -123,19 +123,20 @@ def _attr_fields(attrs: Any) -> Optional[list[str]]:
     return names
 
 
-def _attrs_dict(attrs: Any) -> dict[str, str]:
-    """Op attributes (an ``ir.Attrs`` object or a dict-like ``DictAttrs``) as a dict of strings."""
+def _attrs_dict(attrs: Any, text: Callable[[Any], str] = _text) -> dict[str, str]:
+    """Op attributes (an ``ir.Attrs`` object or a dict-like ``DictAttrs``) as a dict of strings (each value
+    written by ``text``)."""
     if attrs is None:
         return {}
     out: dict[str, str] = {}
     names = _attr_fields(attrs)
     if names is None:
         for key in list(attrs.keys()):
-            out[str(key)] = _text(attrs[key])
+            out[str(key)] = text(attrs[key])
         return out
     for name in names:
         try:
-            out[name] = _text(getattr(attrs, name))
+            out[name] = text(getattr(attrs, name))
         except Exception as exc:  # noqa: BLE001 - a field we cannot read is shown as such
             out[name] = f"<unreadable: {exc}>"
     return out
@@ -220,6 +221,7 @@ class _Extractor:
         # TVM's ABC classes; the answer only depends on the class)
         self._kinds: dict[type, str] = {}
         self._op_names: dict[Any, str] = {}
+        self._texts: dict[int, list[tuple[Any, str]]] = {}  # (structural hash) -> [(object, its text)]
 
     # -- helpers
     def _new_id(self, base: str) -> str:
@@ -246,6 +248,23 @@ class _Extractor:
         info = _type_info(ty)
         bucket.append((ty, info))
         return info
+
+    def _object_text(self, value: Any) -> str:
+        """:func:`_text` of a value, a TVM object's text reused for a structurally equal one (a reshape's
+        shape, a transpose's axes: thousands per large function, each a script-printer call otherwise)."""
+        if not isinstance(value, tvm_ffi.Object):
+            return _text(value)
+        try:
+            h = int(tvm_ffi.structural_hash(value))
+        except Exception:  # noqa: BLE001 - an unhashable object is printed
+            return _text(value)
+        bucket = self._texts.setdefault(h, [])
+        for known, text in bucket:
+            if known.same_as(value) or tvm_ffi.structural_equal(known, value):
+                return text
+        text = _text(value)
+        bucket.append((value, text))
+        return text
 
     def _add_node(self, node_id: str, kind: str, name: str, ty: Any, **extra: Any) -> dict[str, Any]:
         shape, dtype, type_text = self._type_info(ty)
@@ -342,7 +361,7 @@ class _Extractor:
             self._add_node(node_id, "constant", f"const{self.const_count}", expr.ty, op="relax.const")
             self._add_edge(node_id, dst, index)
             return
-        attrs[f"arg{index}"] = _text(expr)
+        attrs[f"arg{index}"] = self._object_text(expr)
 
     # -- walk
     def run(self) -> dict[str, Any]:
@@ -409,7 +428,7 @@ class _Extractor:
                 if self._kind(call_op) == "var" and call_op.__chandle__() in self.var_node:
                     # calling a local function / closure bound earlier: it flows into the call
                     args = [call_op, *args]
-            attrs.update(_attrs_dict(value.attrs))
+            attrs.update(_attrs_dict(value.attrs, self._object_text))
         elif kind == "tuple":
             op = "tuple"
             args = _items(value.fields)
