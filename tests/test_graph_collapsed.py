@@ -160,3 +160,28 @@ def test_a_reply_for_a_step_no_longer_selected_is_not_shown(fake_studio):
     qt_wait(lambda: False, 300)  # any late reply of the old step would be shown now
     assert old not in shown and gv._key[0] == new  # noqa: SLF001
     assert (old, None) in win.graphs._collapsed  # noqa: SLF001 - kept (cached), just not shown
+
+
+@pytest.mark.e2e
+def test_engine_graph_command_answers_collapsed_and_whole(monkeypatch):
+    """The engine's ``graph`` handler on a real 4-layer decoder: asked collapsed, a function over the
+    threshold comes as its summary (the layers one box, the tree whole); asked plainly, as the whole graph."""
+    pytest.importorskip("tvm")
+    from pipeline_model.engine import handlers_graph
+    from tests.test_graph_hierarchy import decoder_mod
+
+    class Ctx:
+        cache = {"collapsed-test": decoder_mod(4)}
+
+        def emit(self, name, data):
+            pass
+
+    monkeypatch.setattr(graph_collapsed, "COLLAPSE_MIN_NODES", 10)
+    reply = handlers_graph.handle_graph({"key": "collapsed-test", "collapsed": True}, Ctx())
+    assert reply["graph"] is None and reply["function"] == "forward"
+    view, changed = graph_collapsed.decode_summary(json.loads(json.dumps(reply["collapsed"])))
+    labels = [n["label"] for n in view["nodes"]]
+    assert "layers \u00d74" in labels and "norm" in labels and changed == []
+    whole = handlers_graph.handle_graph({"key": "collapsed-test"}, Ctx())["graph"]
+    assert view["graph"]["collapsed_of"] == len(whole["nodes"]) > 10
+    assert view["graph"]["group_tree"] == graph_hierarchy.group_tree(whole)

@@ -138,7 +138,7 @@ def _summary(key: str, graph: dict[str, Any], function: str, before_key: str) ->
     if memo_key in _SUMMARY_MEMO:
         _SUMMARY_MEMO.move_to_end(memo_key)
         return _SUMMARY_MEMO[memo_key]
-    summary = _without_gc(graph_collapsed.collapsed_summary, graph, before)
+    summary = _without_gc(graph_collapsed.collapsed_summary, graph, before, graph_collapsed.COLLAPSE_MIN_NODES)
     _SUMMARY_MEMO[memo_key] = summary
     while len(_SUMMARY_MEMO) > _GRAPH_MEMO_SIZE:
         _SUMMARY_MEMO.popitem(last=False)
