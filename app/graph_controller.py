@@ -33,6 +33,8 @@ from widgets.theme import muted_colour
 
 #: Most graphs kept in the cache (oldest dropped first).
 GRAPH_CACHE_SIZE = 64
+#: Most collapsed views kept (each carries its function's whole group tree: ~10k groups for 50k nodes).
+COLLAPSED_CACHE_SIZE = 16
 
 
 class GraphController(QObject):
@@ -170,7 +172,7 @@ class GraphController(QObject):
             self._on_graph_failed(wanted, f"{type(exc).__name__}: {exc}")
             return
         self._collapsed[wanted] = {**value, "view": view, "changed": changed}
-        while len(self._collapsed) > GRAPH_CACHE_SIZE:
+        while len(self._collapsed) > COLLAPSED_CACHE_SIZE:
             self._collapsed.popitem(last=False)
         self._render_graph()
         if self._shown_graph == wanted:
