@@ -192,6 +192,22 @@ def _type_info(ty: Any) -> tuple[list[int | str] | None, str | None, str]:
     return None, None, type_text
 
 
+def _by_structure(memo: dict[int, list[tuple[Any, Any]]], obj: Any, compute: Callable[[Any], Any]) -> Any:
+    """``compute(obj)``, reused for a structurally equal object seen before (``memo``: structural hash ->
+    [(object, result)]); hashing in C++ is far cheaper than the reads or printing ``compute`` does."""
+    try:
+        h = int(tvm_ffi.structural_hash(obj))
+    except Exception:  # noqa: BLE001 - an unhashable object is computed every time
+        return compute(obj)
+    bucket = memo.setdefault(h, [])
+    for known, result in bucket:
+        if known.same_as(obj) or tvm_ffi.structural_equal(known, obj):
+            return result
+    result = compute(obj)
+    bucket.append((obj, result))
+    return result
+
+
 class _Extractor:
     """Walks one Relax function and fills the node-link lists of its graph JSON (see the module docstring
     for the model). Nodes are dicts in binding order; edges are kept per source in first-use order (the
@@ -216,12 +232,12 @@ class _Extractor:
         # (structural hash of a type) -> [(type, (shape, dtype, type_text))]: a function has few distinct
         # types (a dozen in a 128-layer decoder), and hashing one in C++ is ~5x cheaper than reading its
         # shape field by field through the FFI.
-        self._types: dict[int, list[tuple[Any, tuple[Any, Any, str]]]] = {}
+        self._types: dict[int, list[tuple[Any, Any]]] = {}
         # Python class -> what it is for the walk (an isinstance chain per expression costs ~5 us through
         # TVM's ABC classes; the answer only depends on the class)
         self._kinds: dict[type, str] = {}
         self._op_names: dict[Any, str] = {}
-        self._texts: dict[int, list[tuple[Any, str]]] = {}  # (structural hash) -> [(object, its text)]
+        self._texts: dict[int, list[tuple[Any, Any]]] = {}  # (structural hash) -> [(object, its text)]
 
     # -- helpers
     def _new_id(self, base: str) -> str:
@@ -237,34 +253,14 @@ class _Extractor:
     def _type_info(self, ty: Any) -> tuple[Any, Any, str]:
         if ty is None:
             return None, None, ""
-        try:
-            h = int(tvm_ffi.structural_hash(ty))
-        except Exception:  # noqa: BLE001 - an unhashable type is read field by field
-            return _type_info(ty)
-        bucket = self._types.setdefault(h, [])
-        for known, info in bucket:
-            if known.same_as(ty) or tvm_ffi.structural_equal(known, ty):
-                return info
-        info = _type_info(ty)
-        bucket.append((ty, info))
-        return info
+        return _by_structure(self._types, ty, _type_info)
 
     def _object_text(self, value: Any) -> str:
         """:func:`_text` of a value, a TVM object's text reused for a structurally equal one (a reshape's
         shape, a transpose's axes: thousands per large function, each a script-printer call otherwise)."""
         if not isinstance(value, tvm_ffi.Object):
             return _text(value)
-        try:
-            h = int(tvm_ffi.structural_hash(value))
-        except Exception:  # noqa: BLE001 - an unhashable object is printed
-            return _text(value)
-        bucket = self._texts.setdefault(h, [])
-        for known, text in bucket:
-            if known.same_as(value) or tvm_ffi.structural_equal(known, value):
-                return text
-        text = _text(value)
-        bucket.append((value, text))
-        return text
+        return _by_structure(self._texts, value, _text)
 
     def _add_node(self, node_id: str, kind: str, name: str, ty: Any, **extra: Any) -> dict[str, Any]:
         shape, dtype, type_text = self._type_info(ty)
