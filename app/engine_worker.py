@@ -271,9 +271,15 @@ class QtEngineWorker(QThread):
         if isinstance(current, RunRequest):
             self._cancel_client()
 
-    def submit_graph(self, key: str, function: Optional[str] = None) -> EngineRequest:
-        """The graph JSON of cached module ``key`` (``finished(dict)``)."""
-        return self._submit(EngineRequest(self, "graph", "graph", {"key": key, "function": function}))
+    def submit_graph(self, key: str, function: Optional[str] = None, collapsed: bool = False,
+                     before: Optional[str] = None) -> EngineRequest:
+        """The graph JSON of cached module ``key`` (``finished(dict)``). ``collapsed``: a large function
+        comes as its collapsed view (changes against module ``before``; see ``EngineClient.graph``), served
+        before the requests already queued (it is what the user is waiting to see)."""
+        args: dict[str, Any] = {"key": key, "function": function}
+        if collapsed:
+            args.update(collapsed=True, before=before)
+        return self._submit(EngineRequest(self, "graph", "graph", args))
 
     def submit_prim_func(self, key: str, name: str) -> EngineRequest:
         """The TensorIR text of PrimFunc ``name`` in module ``key`` (``finished(str)``)."""
@@ -355,7 +361,10 @@ class QtEngineWorker(QThread):
             if request.cancelled or self._stopping:
                 self._live.discard(request)
                 return
-            self._jobs.append(request)
+            if request.kind == "graph" and request.args.get("collapsed"):
+                self._jobs.appendleft(request)  # the graph the user waits for, before whole graphs
+            else:
+                self._jobs.append(request)
             self._lock.notify_all()
 
     def _cancel(self, request: EngineRequest) -> None:
@@ -514,7 +523,8 @@ class QtEngineWorker(QThread):
         client = self._client
         try:
             if job.kind == "graph":
-                value = client.graph(job.args["key"], job.args.get("function"))
+                value = client.graph(job.args["key"], job.args.get("function"), **(
+                    {"collapsed": True, "before": job.args.get("before")} if job.args.get("collapsed") else {}))
             elif job.kind == "prim_func":
                 value = client.prim_func(job.args["key"], job.args["name"])
             elif job.kind == "snapshot":

@@ -5,7 +5,10 @@ callee nodes, the TensorIR dialog of a callee, and :meth:`shown_graph` (the hook
 overlay).
 
 Graphs come from the engine through one request handle each (``ctx.engine.submit_graph``); the cache is
-keyed by ``(snapshot key, function)``. The :class:`app.step_inspector.StepInspector` tells it what to show
+keyed by ``(snapshot key, function)``. The graph shown is asked for collapsed first: a large function comes
+as its collapsed view (:mod:`pipeline_model.graph_collapsed`), shown at once, and its whole graph is asked
+for next (what expanding, find and the colourings read); a search or reveal asked for meanwhile runs when
+it is there. Replies for a graph no longer shown are kept in the cache, never shown. The :class:`app.step_inspector.StepInspector` tells it what to show
 (:meth:`show`, :meth:`set_step_report`, :meth:`set_changed_functions`, :meth:`show_report`); it asks the
 inspector to show the selected step again through :attr:`function_chosen` (another function picked).
 """
@@ -25,10 +28,13 @@ from app.i18n import tr
 from app.panels import GraphArea
 from app.pass_kinds import fusion_call_node_ids, highlights_fusion
 from app.step_reports import details_placeholder_html, fused_node_ids, group_details_html, node_details_html
+from pipeline_model.graph_collapsed import decode_summary
 from widgets.theme import muted_colour
 
 #: Most graphs kept in the cache (oldest dropped first).
 GRAPH_CACHE_SIZE = 64
+#: Most collapsed views kept (each carries its function's whole group tree: ~10k groups for 50k nodes).
+COLLAPSED_CACHE_SIZE = 16
 
 
 class GraphController(QObject):
@@ -45,6 +51,9 @@ class GraphController(QObject):
         self.area = area
         self.graph_cache: dict[tuple[Optional[str], Optional[str]], dict] = {}
         self._graph_requests: dict[tuple[str, Optional[str]], Any] = {}
+        # collapsed views of large functions by (key, function): the reply, its decoded "view" and "changed"
+        self._collapsed: "collections.OrderedDict[tuple[str, Optional[str]], dict]" = collections.OrderedDict()
+        self._pending_find: Optional[str] = None  # searched while a collapsed view was shown
         self._picker_items: list[str] = []  # what the function picker lists
         self._shown_graph: Optional[tuple[str, Optional[str]]] = None
         self._shown_before_key: Optional[str] = None
@@ -69,7 +78,7 @@ class GraphController(QObject):
         gv.graph_shown.connect(self._on_graph_shown)
         gv.function_requested.connect(self.show_function)
         find = area.find_bar
-        find.search.connect(gv.find)
+        find.search.connect(self._find)
         find.next_requested.connect(gv.find_next)
         find.previous_requested.connect(gv.find_previous)
         find.closed.connect(gv.setFocus)
@@ -79,6 +88,7 @@ class GraphController(QObject):
     def on_document_replaced(self) -> None:
         """A new document: forget the graphs and the node details (a report of the old document)."""
         self.graph_cache.clear()
+        self._collapsed.clear()
         self._changed_memo.clear()
         self.show_details_placeholder()
         self._fitted_for = None
@@ -116,6 +126,7 @@ class GraphController(QObject):
     def on_engine_restarted(self) -> None:
         """The engine crashed and restarted: graphs asked of the old engine are forgotten."""
         self.graph_cache.clear()
+        self._collapsed.clear()
         self._graph_requests.clear()
         self.area.graph_view.clear_cache()
 
@@ -130,19 +141,42 @@ class GraphController(QObject):
         if not key:
             self.area.graph_view.clear_graph(tr("Run the pipeline (F5) to see the model as a graph"))
             return
-        for k in (key, before_key):
-            if k:
-                self._request_graph(k, self._current_function)
+        self._request_graph(key, self._current_function, collapsed_before=before_key or "")
+        if before_key:
+            self._request_graph(before_key, self._current_function)
         self._render_graph()
 
-    def _request_graph(self, key: str, function: Optional[str]) -> None:
+    def _request_graph(self, key: str, function: Optional[str], collapsed_before: Optional[str] = None) -> None:
+        """Ask for the whole graph of ``(key, function)``; with ``collapsed_before`` (the key of the
+        module before the step, or "") its collapsed view first, unless one is already here."""
         wanted = (key, function)
         if wanted in self.graph_cache or wanted in self._graph_requests:
             return
-        request = self.ctx.engine.submit_graph(key, function)
+        collapsed = collapsed_before is not None and wanted not in self._collapsed
+        request = self.ctx.engine.submit_graph(key, function, collapsed=True, before=collapsed_before or None) \
+            if collapsed else self.ctx.engine.submit_graph(key, function)
         self._graph_requests[wanted] = request
-        request.finished.connect(lambda value: self._on_graph(wanted, value))
+        request.finished.connect(lambda value: (self._on_collapsed if collapsed else self._on_graph)(wanted, value))
         request.failed.connect(lambda message: self._on_graph_failed(wanted, message))
+
+    def _on_collapsed(self, wanted: tuple[str, Optional[str]], value: Any) -> None:
+        """The reply to a collapsed request: a large function's collapsed view (shown, then its whole graph
+        asked for while it is still the graph shown) or a small function's whole graph."""
+        if not (isinstance(value, dict) and value.get("collapsed")):
+            self._on_graph(wanted, value)
+            return
+        self._graph_requests.pop(wanted, None)
+        try:
+            view, changed = decode_summary(value["collapsed"])
+        except (ValueError, KeyError, TypeError) as exc:
+            self._on_graph_failed(wanted, f"{type(exc).__name__}: {exc}")
+            return
+        self._collapsed[wanted] = {**value, "view": view, "changed": changed}
+        while len(self._collapsed) > COLLAPSED_CACHE_SIZE:
+            self._collapsed.popitem(last=False)
+        self._render_graph()
+        if self._shown_graph == wanted:
+            self._request_graph(*wanted)
 
     def _on_graph(self, wanted: tuple[str, Optional[str]], value: Any) -> None:
         self._graph_requests.pop(wanted, None)
@@ -168,6 +202,16 @@ class GraphController(QObject):
             return
         key, function = self._shown_graph
         reply = self.graph_cache.get((key, function))
+        partial = self._collapsed.get((key, function))
+        gv = self.area.graph_view
+        if partial is not None and reply is not None:
+            # the whole graph is here too: its collapsed view first unless its layout is cached (the whole
+            # graph's groups are built and laid out off the GUI thread meanwhile: ~1 s for 50k nodes)
+            view_key = (key, reply.get("function"))
+            if gv.has_layout(view_key) or gv.is_partial(view_key):
+                partial = None
+        if partial is not None:
+            reply = partial
         if reply is None:
             return
         # Without the "before" graph yet, the step's graph is shown at once and its changes are
@@ -179,6 +223,9 @@ class GraphController(QObject):
         if reply.get("missing") and reply.get("function"):
             caption += "  " + tr("('{0}' is not in this module; showing {1})").format(reply.get("requested"), reply["function"])
         self.area.graph_caption.setText(caption)
+        if partial is not None:
+            self._show_graph(key, reply, partial["view"], set(partial["changed"]))
+            return
         if not data:
             self.area.graph_view.clear_graph(tr("This module has no Relax function"))
             self.area.graph_caption.setText(caption + tr(" (no Relax function)"))
@@ -195,12 +242,16 @@ class GraphController(QObject):
             # The bindings fused into composite/offloaded functions by this step: the calls the
             # step's fusion report names (by var name), and any call of a composite function.
             extra |= fused_node_ids(data) | fusion_call_node_ids(data, self._step_report)
+        self._show_graph(key, reply, data, extra, before)
+
+    def _show_graph(self, key: str, reply: dict, data: dict, highlight: set[str], before: Any = None) -> None:
+        """Hand a graph (the whole one, or a collapsed view) to the view; a new model or function is fitted."""
         identity = (self.ctx.doc.model, reply.get("function"))
         if identity != self._fitted_for:
             self._fitted_for = identity
             self._refit_pending = True  # a new model or function: fit it when it is on screen
         self.area.find_bar.forget_matches()
-        self.area.graph_view.set_graph(data, extra, key=(key, reply.get("function")), before=before)
+        self.area.graph_view.set_graph(data, highlight, key=(key, reply.get("function")), before=before)
 
     def _update_function_picker(self, reply: dict) -> None:
         picker = self.area.function_picker
@@ -234,6 +285,16 @@ class GraphController(QObject):
         """Edit > Find in Graph (Ctrl+F)."""
         self.area.find_bar.open_bar()
 
+    def _find(self, text: str) -> None:
+        """Search the whole graph; while a collapsed view is shown, when its whole graph is (asked for)."""
+        gv = self.area.graph_view
+        if gv.is_partial():
+            self._pending_find = text
+            self.area.find_bar.count_label.setText(tr("Searching…"))
+            return
+        self._pending_find = None
+        gv.find(text)
+
     def find_next(self, backwards: bool = False) -> None:
         """F3 / Shift+F3: the next (previous) match; opens the find bar when nothing was searched yet."""
         bar = self.area.find_bar
@@ -241,7 +302,7 @@ class GraphController(QObject):
             bar.open_bar()
             if bar.edit.text().strip():
                 bar.searched = bar.edit.text().strip()
-                self.area.graph_view.find(bar.searched)
+                self._find(bar.searched)
             return
         if backwards:
             self.area.graph_view.find_previous()
@@ -320,6 +381,10 @@ class GraphController(QObject):
         if self._refit_pending and gv.graph_json() is not None:
             self._refit_pending = False
             gv.fit_to_view()
+        if self._pending_find is not None and not gv.is_partial():
+            self._find(self._pending_find)
+        if gv.is_partial() and self._shown_graph in self.graph_cache:
+            self._render_graph()  # the whole graph came while its collapsed view was being laid out
         if self.details_kind == "report":
             return
         selected = self.area.graph_view.selected_node()

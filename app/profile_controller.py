@@ -237,7 +237,8 @@ class ProfileController(QObject):
         profile = self.view.profile()
         ids = list((profile.nodes.get(callee) or []) if profile is not None else [])
         present = {str(n.get("id")) for n in (self.graph.graph_json() or {}).get("nodes", [])}
-        shown = [i for i in ids if i in present] if self.profile_for_graph() is profile else []
+        partial = self.graph.is_partial()  # a collapsed view: its nodes are revealed when the whole graph is shown
+        shown = [i for i in ids if partial or i in present] if self.profile_for_graph() is profile else []
         if not shown:
             self.ctx.status(tr("{0} is not called from the graph shown (select the profiled step, "
                                "function {1}).").format(callee, profile.function if profile else "?"), 6000)

@@ -214,20 +214,17 @@ def group_tree(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     _ensure_modules(data)
     containers = set((data.get("graph") or {}).get("containers") or [])
     size: Counter[str] = Counter()
-    chains: dict[str, list[str]] = {}
-    for n in data.get("nodes", []):
-        path = n.get("module")
+    # nodes per module path first (one C-level count over a 50k-node function), then per prefix
+    per_path = Counter(n.get("module") for n in data.get("nodes", []))
+    for path, count in per_path.items():
         if not path:
             continue
-        chain = chains.get(path)
-        if chain is None:
-            parts = path.split(".")
-            chain = chains[path] = [p for p in (".".join(parts[:k]) for k in range(1, len(parts) + 1))
-                                    if p not in containers]
-        for p in chain:
-            size[p] += 1
+        parts = path.split(".")
+        for p in (".".join(parts[:k]) for k in range(1, len(parts) + 1)):
+            if p not in containers:
+                size[p] += count
         for c in _containers_of(path, containers):  # counted for the containers that become groups
-            size[c] += 1
+            size[c] += count
     grouped = _container_groups(data, containers, size)
     out: dict[str, dict[str, Any]] = {}
     for path, count in size.items():
@@ -277,12 +274,17 @@ def _container_groups(data: dict[str, Any], containers: set[str], size: Counter[
 def _leaves_and_returns(data: dict[str, Any], prefix: str) -> bool:
     """True when a path of edges goes from a node whose module starts with ``prefix`` through nodes outside
     it back into it (linear in nodes and edges)."""
-    inside = {n["id"] for n in data.get("nodes", []) if str(n.get("module") or "").startswith(prefix)}
-    succs: dict[str, list[str]] = {}
+    inside = {n["id"] for n in data.get("nodes", []) if (n.get("module") or "").startswith(prefix)}
+    succs: dict[str, list[str]] = {}  # of the nodes outside only (one pass over a 50k-node function's edges)
+    todo: list[str] = []
     for e in _edges(data):
-        succs.setdefault(str(e.get("source")), []).append(str(e.get("target")))
+        s, t = e["source"], e["target"]
+        if s in inside:
+            if t not in inside:
+                todo.append(t)
+        else:
+            succs.setdefault(s, []).append(t)
     seen: set[str] = set()
-    todo = [t for s in inside for t in succs.get(s, ()) if t not in inside]
     while todo:
         node = todo.pop()
         if node in seen:

@@ -28,6 +28,7 @@ import threading
 from typing import Any, Callable, Iterator, Optional
 
 from pipeline_model import consent as consent_mod
+from pipeline_model import graph_collapsed, graph_hierarchy
 from pipeline_model.document import PipelineDocument
 from pipeline_model.engine import messages
 from pipeline_model.engine.client import EngineError
@@ -64,6 +65,13 @@ class FakeEngineClient:
         #: Graph requests for these keys wait until ``graph_gate`` is set (a slow graph, e.g. a huge module).
         self.held_graphs: set[str] = set()
         self.graph_gate = threading.Event()
+        #: Whole-graph requests (not collapsed ones) for these keys wait until ``graph_gate`` is set.
+        self.held_whole_graphs: set[str] = set()
+        #: Functions with more nodes are answered collapsed when asked so (the engine's
+        #: ``graph_collapsed.COLLAPSE_MIN_NODES``; a test lowers it to see the collapsed path on small graphs).
+        self.collapse_min_nodes = graph_collapsed.COLLAPSE_MIN_NODES
+        #: Extra layers of the fake graph (``layers.<i>.proj`` groups of two bindings each): a larger graph.
+        self.extra_layers = 0
 
     # ---- the EngineClient API the GUI uses ---------------------------------------------------
     def ping(self) -> dict:
@@ -161,10 +169,28 @@ class FakeEngineClient:
                                            state=NOT_RUN))
         return result
 
-    def graph(self, key: str, function: Optional[str] = None) -> dict:
-        self.calls.append(("graph", key))
-        if key in self.held_graphs:
+    def graph(self, key: str, function: Optional[str] = None, collapsed: bool = False,
+              before: Optional[str] = None) -> dict:
+        self.calls.append(("graph_collapsed" if collapsed else "graph", key))
+        if key in self.held_graphs or (key in self.held_whole_graphs and not collapsed):
             self.graph_gate.wait(30)
+        graph = self._graph_json(key)
+        functions = ["main"]
+        missing = bool(function) and function not in functions
+        reply = {"graph": graph, "functions": functions,
+                 "function": "main" if missing or not function else function, "requested": function, "missing": missing}
+        if collapsed:  # like the engine's handler: the module annotation, then the summary of a large graph
+            graph_hierarchy.annotate_modules(graph)
+            old = self._graph_json(before) if before and before in self.scripts else None
+            if old is not None:
+                graph_hierarchy.annotate_modules(old)
+            summary = graph_collapsed.collapsed_summary(graph, old, self.collapse_min_nodes)
+            if summary is not None:
+                reply.update(graph=None, collapsed=json.loads(json.dumps(summary)))
+        return reply
+
+    def _graph_json(self, key: str) -> dict:
+        """The fake graph of module ``key``: a chain of one call per step (and ``extra_layers`` layers)."""
         script = self._script(key)
         lines = [line for line in script.splitlines() if line.startswith("# after")]
         nodes = [{"id": "x", "kind": "param", "name": "x", "type_text": "R.Tensor((1, 784), \"float32\")"}]
@@ -181,13 +207,18 @@ class FakeEngineClient:
             edges.append({"source": prev, "target": f"n{i}", "index": 0})
             edges.append({"source": weight, "target": f"n{i}", "index": 1})
             prev = f"n{i}"
-        functions = ["main"]
-        missing = bool(function) and function not in functions
+        for i in range(self.extra_layers):
+            for part in ("a", "b"):
+                weight = f"layers.{len(lines) + i}.proj.{part}.weight"
+                nodes.append({"id": weight, "kind": "param", "name": weight, "type_text": "R.Tensor((10, 10), \"float32\")"})
+                nid = f"x{i}{part}"
+                nodes.append({"id": nid, "kind": "binding", "name": f"lv_{i}_{part}", "op": "relax.matmul",
+                              "type_text": "R.Tensor((1, 10), \"float32\")"})
+                edges += [{"source": prev, "target": nid, "index": 0}, {"source": weight, "target": nid, "index": 1}]
+                prev = nid
         from pipeline_model.ir_graph import GRAPH_FORMAT, GRAPH_VERSION
 
-        graph = {"format": GRAPH_FORMAT, "version": GRAPH_VERSION, "nodes": nodes, "edges": edges}
-        return {"graph": graph, "functions": functions,
-                "function": "main" if missing or not function else function, "requested": function, "missing": missing}
+        return {"format": GRAPH_FORMAT, "version": GRAPH_VERSION, "nodes": nodes, "edges": edges}
 
     def prim_func(self, key: str, name: str) -> str:
         self.calls.append(("prim_func", name))

@@ -458,12 +458,19 @@ def test_fit_labels_every_collapsed_layer_inside_its_box_and_the_view(qtbot, vie
     data = ig.graph_to_json(extract_graph(decoder_mod(32), "forward"))
     for size in ((900, 700), (700, 420)):
         view.resize(*size)
-        # collapsed (issue 33): the decoder at fit reads x -> layers x32 -> norm -> output in the boxes' own,
-        # legible text (titles and shapes), scrolled rather than shrunk to a strip
+        # collapsed (issue 33): the decoder at fit reads x -> layers x32 -> norm -> output whole, every name
+        # legible (the boxes' own titles, or names written at screen size), not its top scrolled into view
         _show(qtbot, view, data, key=("fit0", size), expanded=())
         view.fit_to_view()
-        assert view.label_mode() == "text" and view.title_px() >= READABLE_PX, (view.current_scale(), size)
+        visible = view.mapToScene(view.viewport().rect()).boundingRect().adjusted(-2, -2, 2, 2)
+        assert all(visible.contains(view.node_rect(n)) for n in view.node_ids()), (view.current_scale(), size)
         assert [view.node_info(n)["label"] for n in view.node_ids() if n.startswith("m:")] == ["layers \u00d732", "norm"]
+        if view.label_mode() == "text":
+            assert view.title_px() >= READABLE_PX, (view.current_scale(), size)
+        else:
+            named = {t: px for _r, t, px in view.screen_labels()}
+            assert {"x", "cos", "sin", "mask", "layers \u00d732", "norm", "output"} <= set(named), (named, size)
+            assert min(named.values()) >= READABLE_PX, named
         # the layers opened, each collapsed: far out, every layer named at a legible size inside the view
         _show(qtbot, view, data, key=("fit", size), expanded=LAYERS)
         view.fit_to_view()

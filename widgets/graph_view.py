@@ -1,17 +1,16 @@
 """Node diagram of one Relax function: ``GraphView`` (a ``QGraphicsView``), the view of the graph's
 scene, items and palette in :mod:`widgets.graph`.
 
-Feed it the graph JSON of :func:`pipeline_model.ir_graph.graph_to_json` (what the engine's ``graph`` command
-returns under ``"graph"``) with :meth:`GraphView.set_graph`. The layered layout runs on a ``QThreadPool``
+Feed it the graph JSON of :func:`pipeline_model.ir_graph.graph_to_json` (or a collapsed view of
+:mod:`pipeline_model.graph_collapsed`, its whole graph set later) with :meth:`GraphView.set_graph`. The layered layout runs on a ``QThreadPool``
 thread together with the construction of every ``QPainterPath`` the view will draw
 (:mod:`widgets.graph.worker`, :mod:`widgets.graph.prepare`); a generation counter drops the result of an
 older request, so a slow layout can never replace a newer graph. The GUI thread then only adds one item to
 the scene (:class:`widgets.graph.scene.GraphScene`).
 
 Speed (5,000 nodes, 2 cores): the whole diagram is one item (:class:`widgets.graph.items.diagram.DiagramItem`)
-that paints from a spatial index built off the GUI thread (:mod:`widgets.graph.tiles`), so a repaint costs
-what is on screen, never the node count. Hit testing (click, hover tooltip) uses a per-row index of the
-layout (binary search).
+painting from a spatial index built off the GUI thread (:mod:`widgets.graph.tiles`): a repaint costs what is
+on screen, never the node count. Hit testing (click, hover tooltip) uses a per-row index (binary search).
 """
 
 from __future__ import annotations
@@ -165,9 +164,9 @@ class GraphView(OverlayMixin, QGraphicsView):
         self._highlight = highlight
         self._bind_graph(graph_json, key)  # error colours of another graph go
         self._key = key
-        self._pending_reveal = None if self._prepared is None or self._prepared.full is not graph_json else \
-            self._pending_reveal
-        if self._prepared is None or self._prepared.full is not graph_json:
+        same = self._prepared is not None and (self._prepared.full is graph_json or self._prepared.partial)
+        self._pending_reveal = self._pending_reveal if same else None  # (a collapsed view: its whole graph)
+        if not same:
             self._anchor = None  # another graph: nothing to keep in place
         if graph_json is None or (isinstance(graph_json, dict) and not graph_json.get("nodes")):
             self._busy = False
@@ -227,11 +226,14 @@ class GraphView(OverlayMixin, QGraphicsView):
     def set_expanded(self, groups: Iterable[str]) -> None:
         """Show the graph with exactly ``groups`` expanded (laid out off the GUI thread, or from the cache)."""
         p = self._prepared
-        if p is None or p.full is None:
+        if p is None or (p.full is None and not p.partial):
             return
         exp = frozenset(g for g in groups if g in p.tree)
         if self._key is not None:
             self._last_expansion[self._key] = exp
+        if p.partial:  # a collapsed view: shown so when its whole graph is set (the controller asked for it)
+            self.expansion_changed.emit()
+            return
         self.set_graph(p.full, self._extra_highlight | p.full_highlight, key=self._key, expanded=exp)
         self.expansion_changed.emit()
 
@@ -331,6 +333,9 @@ class GraphView(OverlayMixin, QGraphicsView):
     def reveal(self, node_id: str) -> None:
         """Expand the groups around a node of the full graph if needed, then centre and select it."""
         p = self._prepared
+        if p is not None and p.partial:
+            self._pending_reveal = node_id  # revealed when the whole graph is shown
+            return
         if p is None or p.full is None:
             return
         need = graph_hierarchy.groups_of(p.full, node_id, _tree=p.tree)
@@ -383,6 +388,15 @@ class GraphView(OverlayMixin, QGraphicsView):
         if self._prepared is None:
             return None
         return self._prepared.full if self._prepared.full is not None else self._prepared.data
+
+    def is_partial(self, key: Any = None) -> bool:
+        """True while the graph shown (under ``key``, when given) is a collapsed view, its whole graph not set."""
+        return self._prepared is not None and self._prepared.partial and (key is None or key == self._key)
+
+    def has_layout(self, key: Any) -> bool:
+        """True when a layout of the graph under ``key`` (at its last expansion) is cached: shown at once."""
+        exp = self._last_expansion.get(key)
+        return exp is not None and (key, exp) in self._cache
 
     def view_json(self) -> Optional[dict[str, Any]]:
         """The graph laid out: collapsed groups as single nodes, stubs, inlined calls (None when none)."""
@@ -513,13 +527,15 @@ class GraphView(OverlayMixin, QGraphicsView):
         self.resetTransform()
         self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
         port = QRectF(self.viewport().rect())
-        scale = lod.fit_scale(rect, port, self._palette) if self._prepared is not None else 0.0
+        p = self._prepared  # a model summary (a few boxes, collapsed groups among them) is fitted whole
+        chain = len(p.ids) if p is not None and len(p.ids) <= lod.CHAIN_NODES and any(
+            p.attrs[n].get("kind") == "group" for n in p.ids) else 0
+        scale = lod.fit_scale(rect, port, self._palette, chain) if p is not None else 0.0
         if scale > self.transform().m11():
             self.resetTransform()
             self.scale(scale, scale)
             centre = lod.fitted_centre(rect, port, scale)
-            if centre is not None:
-                self.centerOn(*centre)
+            self.centerOn(*(centre if centre is not None else (rect.center().x(), rect.center().y())))
         self._apply_lod()
 
     def label_mode(self) -> str:
@@ -586,7 +602,7 @@ class GraphView(OverlayMixin, QGraphicsView):
         timer = QElapsedTimer()
         timer.start()
         keep_selected = self._selected
-        if self._key is not None:
+        if self._key is not None and not prepared.partial:  # (a collapsed view waits for its whole graph)
             self._cache[(self._key, prepared.expanded)] = prepared
             self._cache.move_to_end((self._key, prepared.expanded))
             while len(self._cache) > self.CACHE_SIZE:
@@ -601,7 +617,7 @@ class GraphView(OverlayMixin, QGraphicsView):
         pending, self._pending_reveal = self._pending_reveal, None
         if pending is not None:
             self._anchor = None
-            self._centre_select(pending)
+            self.reveal(pending)  # (a node asked for while a collapsed view was shown: its groups expanded now)
         else:
             self._keep_anchor()
         self._overview_widget.update()

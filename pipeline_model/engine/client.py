@@ -254,8 +254,11 @@ class EngineClient:
         self._scripts.fill(key, text)
         return text
 
-    def graph(self, key: str, function: Optional[str] = None) -> dict:
-        """Graph JSON of a Relax function of a cached module (handler in ``handlers_graph``)."""
+    def graph(self, key: str, function: Optional[str] = None, collapsed: bool = False,
+              before: Optional[str] = None) -> dict:
+        """Graph JSON of a Relax function of a cached module (handler in ``handlers_graph``). With
+        ``collapsed``, a large function comes as its collapsed view (``reply["collapsed"]``, see
+        :mod:`pipeline_model.graph_collapsed`; changes against module ``before``) and ``graph`` is None."""
         from pipeline_model import gc_pause
         from pipeline_model.engine import graph_parts
 
@@ -264,7 +267,10 @@ class EngineClient:
         # 0.19 s with the collector paused and 1.3 s (GUI stalls included) with it running; the graph is
         # kept (caches), so it is frozen out of later collections.
         with gc_pause.paused(freeze=True):
-            reply = self.request("graph", {"key": key, "function": function, "parts": True}, on_event=on_event)
+            args: dict[str, Any] = {"key": key, "function": function, "parts": True}
+            if collapsed:
+                args.update(collapsed=True, before=before)
+            reply = self.request("graph", args, on_event=on_event)
             reply["graph"] = graph_parts.assemble(reply.get("graph"), parts)
         return reply
 

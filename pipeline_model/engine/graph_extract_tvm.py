@@ -102,28 +102,43 @@ def _text(value: Any) -> str:
     return text
 
 
-def _attrs_dict(attrs: Any) -> dict[str, str]:
-    """Op attributes (an ``ir.Attrs`` object or a dict-like ``DictAttrs``) as a dict of strings."""
+# attrs class -> its ffi field names, or None for a mapping (DictAttrs): asked once per class, not per call
+_ATTR_FIELDS: dict[type, Optional[list[str]]] = {}
+
+
+def _attr_fields(attrs: Any) -> Optional[list[str]]:
+    cls = type(attrs)
+    if cls in _ATTR_FIELDS:
+        return _ATTR_FIELDS[cls]
+    try:  # DictAttrs (function attributes) behave like a mapping
+        attrs.keys()
+        names: Optional[list[str]] = None
+    except Exception:  # noqa: BLE001 - op attrs have no keys(); use the ffi field table
+        names = []
+        info = getattr(cls, "__tvm_ffi_type_info__", None)
+        while info is not None:
+            names.extend(field.name for field in info.fields if field.name not in names)
+            info = info.parent_type_info
+    _ATTR_FIELDS[cls] = names
+    return names
+
+
+def _attrs_dict(attrs: Any, text: Callable[[Any], str] = _text) -> dict[str, str]:
+    """Op attributes (an ``ir.Attrs`` object or a dict-like ``DictAttrs``) as a dict of strings (each value
+    written by ``text``)."""
     if attrs is None:
         return {}
     out: dict[str, str] = {}
-    try:  # DictAttrs (function attributes) behave like a mapping
-        keys = list(attrs.keys())
-    except Exception:  # noqa: BLE001 - op attrs have no keys(); use the ffi field table
-        keys = None
-    if keys is not None:
-        for key in keys:
-            out[str(key)] = _text(attrs[key])
+    names = _attr_fields(attrs)
+    if names is None:
+        for key in list(attrs.keys()):
+            out[str(key)] = text(attrs[key])
         return out
-    info = getattr(type(attrs), "__tvm_ffi_type_info__", None)
-    while info is not None:
-        for field in info.fields:
-            if field.name not in out:
-                try:
-                    out[field.name] = _text(getattr(attrs, field.name))
-                except Exception as exc:  # noqa: BLE001 - a field we cannot read is shown as such
-                    out[field.name] = f"<unreadable: {exc}>"
-        info = info.parent_type_info
+    for name in names:
+        try:
+            out[name] = text(getattr(attrs, name))
+        except Exception as exc:  # noqa: BLE001 - a field we cannot read is shown as such
+            out[name] = f"<unreadable: {exc}>"
     return out
 
 
@@ -177,6 +192,22 @@ def _type_info(ty: Any) -> tuple[list[int | str] | None, str | None, str]:
     return None, None, type_text
 
 
+def _by_structure(memo: dict[int, list[tuple[Any, Any]]], obj: Any, compute: Callable[[Any], Any]) -> Any:
+    """``compute(obj)``, reused for a structurally equal object seen before (``memo``: structural hash ->
+    [(object, result)]); hashing in C++ is far cheaper than the reads or printing ``compute`` does."""
+    try:
+        h = int(tvm_ffi.structural_hash(obj))
+    except Exception:  # noqa: BLE001 - an unhashable object is computed every time
+        return compute(obj)
+    bucket = memo.setdefault(h, [])
+    for known, result in bucket:
+        if known.same_as(obj) or tvm_ffi.structural_equal(known, obj):
+            return result
+    result = compute(obj)
+    bucket.append((obj, result))
+    return result
+
+
 class _Extractor:
     """Walks one Relax function and fills the node-link lists of its graph JSON (see the module docstring
     for the model). Nodes are dicts in binding order; edges are kept per source in first-use order (the
@@ -190,7 +221,10 @@ class _Extractor:
         self.nodes: list[dict[str, Any]] = []
         self.node_by_id: dict[str, dict[str, Any]] = {}
         self.out_edges: dict[str, dict[str, dict[str, Any]]] = {}
-        self.var_node: dict[Any, str] = {}
+        # node id by the variable's object address: a Var as a dict key is compared with Relax's __eq__
+        # (operator overloading, ~4 us a lookup through is_prim_expr); addresses are fixed while the
+        # function holds its variables
+        self.var_node: dict[int, str] = {}
         self.used_ids: set[str] = set()
         self.const_count = 0
         self.groups: list[dict[str, Any]] = []
@@ -198,11 +232,12 @@ class _Extractor:
         # (structural hash of a type) -> [(type, (shape, dtype, type_text))]: a function has few distinct
         # types (a dozen in a 128-layer decoder), and hashing one in C++ is ~5x cheaper than reading its
         # shape field by field through the FFI.
-        self._types: dict[int, list[tuple[Any, tuple[Any, Any, str]]]] = {}
+        self._types: dict[int, list[tuple[Any, Any]]] = {}
         # Python class -> what it is for the walk (an isinstance chain per expression costs ~5 us through
         # TVM's ABC classes; the answer only depends on the class)
         self._kinds: dict[type, str] = {}
         self._op_names: dict[Any, str] = {}
+        self._texts: dict[int, list[tuple[Any, Any]]] = {}  # (structural hash) -> [(object, its text)]
 
     # -- helpers
     def _new_id(self, base: str) -> str:
@@ -218,17 +253,14 @@ class _Extractor:
     def _type_info(self, ty: Any) -> tuple[Any, Any, str]:
         if ty is None:
             return None, None, ""
-        try:
-            h = int(tvm_ffi.structural_hash(ty))
-        except Exception:  # noqa: BLE001 - an unhashable type is read field by field
-            return _type_info(ty)
-        bucket = self._types.setdefault(h, [])
-        for known, info in bucket:
-            if known.same_as(ty) or tvm_ffi.structural_equal(known, ty):
-                return info
-        info = _type_info(ty)
-        bucket.append((ty, info))
-        return info
+        return _by_structure(self._types, ty, _type_info)
+
+    def _object_text(self, value: Any) -> str:
+        """:func:`_text` of a value, a TVM object's text reused for a structurally equal one (a reshape's
+        shape, a transpose's axes: thousands per large function, each a script-printer call otherwise)."""
+        if not isinstance(value, tvm_ffi.Object):
+            return _text(value)
+        return _by_structure(self._texts, value, _text)
 
     def _add_node(self, node_id: str, kind: str, name: str, ty: Any, **extra: Any) -> dict[str, Any]:
         shape, dtype, type_text = self._type_info(ty)
@@ -306,7 +338,7 @@ class _Extractor:
         """Add the data-flow edges of argument ``expr`` (position ``index``) into node ``dst``."""
         kind = self._kind(expr)
         if kind == "var":
-            src = self.var_node.get(expr)
+            src = self.var_node.get(expr.__chandle__())
             if src is not None:
                 self._add_edge(src, dst, index)
             else:
@@ -325,14 +357,14 @@ class _Extractor:
             self._add_node(node_id, "constant", f"const{self.const_count}", expr.ty, op="relax.const")
             self._add_edge(node_id, dst, index)
             return
-        attrs[f"arg{index}"] = _text(expr)
+        attrs[f"arg{index}"] = self._object_text(expr)
 
     # -- walk
     def run(self) -> dict[str, Any]:
         """Walk the function; return its graph JSON (see :func:`graph_to_json`)."""
         for param in _items(self.func.params):
             node_id = self._new_id(param.name)
-            self.var_node[param] = node_id
+            self.var_node[param.__chandle__()] = node_id
             self._add_node(node_id, "param", param.name, param.ty)
         body = self.func.body
         if isinstance(body, relax.SeqExpr):
@@ -389,10 +421,10 @@ class _Extractor:
                 op = "call"
                 callee, callee_kind, composite = self._callee_of(call_op)
                 args = _items(value.args)
-                if self._kind(call_op) == "var" and call_op in self.var_node:
+                if self._kind(call_op) == "var" and call_op.__chandle__() in self.var_node:
                     # calling a local function / closure bound earlier: it flows into the call
                     args = [call_op, *args]
-            attrs.update(_attrs_dict(value.attrs))
+            attrs.update(_attrs_dict(value.attrs, self._object_text))
         elif kind == "tuple":
             op = "tuple"
             args = _items(value.fields)
@@ -432,7 +464,7 @@ class _Extractor:
         for index, arg in enumerate(args):
             self._inputs(arg, node_id, index, attrs)
         node["attrs"] = attrs
-        self.var_node[var] = node_id
+        self.var_node[var.__chandle__()] = node_id
 
 
 def extract_graph(mod: Any, function: str | None = None) -> nx.DiGraph:

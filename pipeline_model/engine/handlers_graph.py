@@ -8,6 +8,9 @@
   Relax function it calls (fused/composite functions), so a view can expand a call in place}``.
   With ``"parts": true`` the nodes, edges and callee graphs come first as ``graph_part`` events and
   ``graph`` is a skeleton (:mod:`pipeline_model.engine.graph_parts`; the client reassembles it).
+  With ``"collapsed": true`` (and optionally ``"before"``: the key of the module before the step, whose
+  graph is compared when the engine has already made it) a large function is answered with ``graph: None`` and ``collapsed``: its collapsed view, group tree and changed
+  view nodes (:func:`pipeline_model.graph_collapsed.collapsed_summary`); a small one as without it.
 * ``prim_func`` ``{"key": str, "name": str}`` -> ``{"key", "name", "text": TVMScript of that PrimFunc}``.
 
 ``key`` is a ``snapshot_key``/``input_key`` of a run (a module in the worker's cache). Graphs are memoised
@@ -21,7 +24,7 @@ from __future__ import annotations
 import collections
 from typing import TYPE_CHECKING, Any
 
-from pipeline_model import gc_pause, graph_hierarchy
+from pipeline_model import gc_pause, graph_collapsed, graph_hierarchy
 from pipeline_model.engine import graph_extract_tvm, graph_parts
 from pipeline_model.engine.handler_registry import handler
 
@@ -30,6 +33,8 @@ if TYPE_CHECKING:  # the worker imports this module; only type checkers import i
 
 _GRAPH_MEMO: "collections.OrderedDict[tuple[str, str], dict[str, Any]]" = collections.OrderedDict()
 _GRAPH_MEMO_SIZE = 16
+# (key, function, before key) -> collapsed summary (or None: the whole graph is the answer)
+_SUMMARY_MEMO: "collections.OrderedDict[tuple[str, str, str], Any]" = collections.OrderedDict()
 # (function object, module's function table, graph): graphs by the objects they were extracted from.
 _SAME_OBJECTS_MEMO: "collections.deque[tuple[Any, list[tuple[str, str, Any]], dict[str, Any]]]" = collections.deque(maxlen=8)
 
@@ -95,15 +100,12 @@ def handle_graph(args: dict, ctx: WorkerContext) -> dict:
     if function is None:
         return {"key": key, "functions": [], "function": None, "requested": requested, "missing": missing,
                 "graph": None}
-    memo_key = (key, str(function))
-    graph = _GRAPH_MEMO.get(memo_key)
-    if graph is None:
-        graph = _graph_by_objects(mod, str(function))
-        _GRAPH_MEMO[memo_key] = graph
-        while len(_GRAPH_MEMO) > _GRAPH_MEMO_SIZE:
-            _GRAPH_MEMO.popitem(last=False)
-    else:
-        _GRAPH_MEMO.move_to_end(memo_key)
+    graph = _memo_graph(key, mod, str(function))
+    if args.get("collapsed"):
+        summary = _summary(key, graph, str(function), str(args.get("before") or ""))
+        if summary is not None:
+            return {"key": key, "functions": functions, "function": function, "requested": requested,
+                    "missing": missing, "graph": None, "collapsed": summary}
     if args.get("parts"):
         # Large graphs go as bounded graph_part events (see graph_parts): the client decodes short lines.
         graph, parts = graph_parts.split_graph(graph)
@@ -111,6 +113,36 @@ def handle_graph(args: dict, ctx: WorkerContext) -> dict:
             ctx.emit(graph_parts.EV_GRAPH_PART, part)
     return {"key": key, "functions": functions, "function": function, "requested": requested,
             "missing": missing, "graph": graph}
+
+
+def _memo_graph(key: str, mod: Any, function: str) -> dict[str, Any]:
+    """The graph of ``function`` of module ``key`` (memoised by key and by the function objects)."""
+    memo_key = (key, function)
+    graph = _GRAPH_MEMO.get(memo_key)
+    if graph is None:
+        graph = _graph_by_objects(mod, function)
+        _GRAPH_MEMO[memo_key] = graph
+        while len(_GRAPH_MEMO) > _GRAPH_MEMO_SIZE:
+            _GRAPH_MEMO.popitem(last=False)
+    else:
+        _GRAPH_MEMO.move_to_end(memo_key)
+    return graph
+
+
+def _summary(key: str, graph: dict[str, Any], function: str, before_key: str) -> Any:
+    """The collapsed summary of ``graph``, memoised; ``None`` when the whole graph is the answer. Its
+    changes are against module ``before_key`` when that graph is already made: a collapsed view never
+    waits for a second function to be walked (the whole graphs colour the changes when they come)."""
+    before = _GRAPH_MEMO.get((before_key, function)) if before_key else None
+    memo_key = (key, function, before_key if before is not None else "")
+    if memo_key in _SUMMARY_MEMO:
+        _SUMMARY_MEMO.move_to_end(memo_key)
+        return _SUMMARY_MEMO[memo_key]
+    summary = _without_gc(graph_collapsed.collapsed_summary, graph, before, graph_collapsed.COLLAPSE_MIN_NODES)
+    _SUMMARY_MEMO[memo_key] = summary
+    while len(_SUMMARY_MEMO) > _GRAPH_MEMO_SIZE:
+        _SUMMARY_MEMO.popitem(last=False)
+    return summary
 
 
 def _without_gc(fn: Any, *args: Any) -> Any:

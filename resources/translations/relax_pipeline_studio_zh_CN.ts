@@ -1099,7 +1099,7 @@
         <translation>步骤 {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../../app/profile_controller.py" line="+262"/>
+        <location filename="../../app/profile_controller.py" line="+263"/>
         <location filename="../../app/step_inspector.py" line="+5"/>
         <location line="+5"/>
         <source>Model input</source>
@@ -1151,13 +1151,13 @@
         <translation>第 {0} 行：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_controller.py" line="+131"/>
+        <location filename="../../app/graph_controller.py" line="+142"/>
         <source>Run the pipeline (F5) to see the model as a graph</source>
-        <extracomment>Most graphs kept in the cache (oldest dropped first). Another function was chosen (picker, opening a fused call): the selected step is to be shown again. The Relax functions of the shown module changed (their names): what function-name parameters offer.</extracomment>
+        <extracomment>Most graphs kept in the cache (oldest dropped first). Most collapsed views kept (each carries its function&apos;s whole group tree: ~10k groups for 50k nodes). Another function was chosen (picker, opening a fused call): the selected step is to be shown again. The Relax functions of the shown module changed (their names): what function-name parameters offer.</extracomment>
         <translation>运行流水线 (F5) 以图形方式查看模型</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+53"/>
         <source>This step&apos;s module is no longer in the engine (it was restarted): run the pipeline again (F5) to see its graph</source>
         <translation>此步骤的模块已不在引擎中（引擎已重启）：请重新运行流水线（F5）以查看其计算图</translation>
     </message>
@@ -1167,12 +1167,12 @@
         <translation>图不可用：{0}</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+26"/>
         <source>(&apos;{0}&apos; is not in this module; showing {1})</source>
         <translation>（此模块中没有“{0}”；改为显示 {1}）</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+6"/>
         <source>This module has no Relax function</source>
         <translation>此模块没有 Relax 函数</translation>
     </message>
@@ -1182,12 +1182,17 @@
         <translation>（无 Relax 函数）</translation>
     </message>
     <message>
-        <location line="+122"/>
+        <location line="+62"/>
+        <source>Searching…</source>
+        <translation>正在搜索…</translation>
+    </message>
+    <message>
+        <location line="+74"/>
         <source>Shown again next to this use (a stub): the value is defined once.</source>
         <translation>在此使用处再次显示（桩节点）：该值只定义一次。</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+45"/>
         <source>TensorIR</source>
         <translation>TensorIR</translation>
     </message>
@@ -1406,14 +1411,14 @@
         <translation>设置 PassContext</translation>
     </message>
     <message>
-        <location filename="../../app/profile_controller.py" line="-87"/>
+        <location filename="../../app/profile_controller.py" line="-88"/>
         <location line="+1"/>
         <source>profile</source>
         <extracomment>The profile shown changed (``None`` or a Profile). The key chosen in *Compare with* (&quot;&quot; = none).</extracomment>
         <translation>性能剖析</translation>
     </message>
     <message>
-        <location line="+66"/>
+        <location line="+67"/>
         <source>{0} is not called from the graph shown (select the profiled step, function {1}).</source>
         <translation>当前显示的图中没有调用 {0}（请选择被剖析的步骤，函数 {1}）。</translation>
     </message>
@@ -2535,7 +2540,7 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+133"/>
+        <location filename="../../widgets/graph_view.py" line="+132"/>
         <location line="+41"/>
         <source>No graph</source>
         <translation>无图</translation>
@@ -2546,12 +2551,12 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+405"/>
+        <location line="+422"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
     </message>
     <message>
-        <location line="-369"/>
+        <location line="-386"/>
         <source>Profile: share of run time</source>
         <translation>性能分析：运行时间占比</translation>
     </message>
@@ -2656,7 +2661,7 @@
         <translation>无对应</translation>
     </message>
     <message>
-        <location line="+404"/>
+        <location line="+421"/>
         <source>dataflow block {0}</source>
         <translation>数据流块 {0}</translation>
     </message>
@@ -3247,7 +3252,7 @@
         <translation>引擎进程已结束；正在启动新的引擎…</translation>
     </message>
     <message>
-        <location line="+211"/>
+        <location line="+220"/>
         <source>Starting engine…</source>
         <translation>正在启动引擎…</translation>
     </message>
@@ -3278,7 +3283,7 @@
         <translation>引擎：{job}…</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+25"/>
         <source>The engine crashed during a {0} request.</source>
         <translation>引擎在处理 {0} 请求时崩溃。</translation>
     </message>
@@ -4806,7 +4811,7 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="-489"/>
+        <location filename="../../widgets/graph_view.py" line="-506"/>
         <source>Overview: click or drag to move the view</source>
         <extracomment>Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>概览：点击或拖动以移动视图</translation>

@@ -17,6 +17,10 @@ Saves, with the size in the name:
 * ``graph_decoder_detail_<size>.png``: the layers at a readable zoom (the model summary);
 * ``graph_nested_<size>.png``: an MLP pipeline of eight steps run, its seventh (``pipeline.zero``) selected:
   its nested passes listed under the steps, the step list still showing five steps and the selected one.
+
+``--decoder-layers=800`` takes only the decoder's first two shots, of a generated decoder of that many layers
+(``graph_decoder800_collapsed_<size>.png``, ``graph_decoder800_layers_fit_<size>.png``,
+``graph_decoder800_layer_<size>.png``: the 50,000-node function, shown collapsed first by the engine).
 """
 
 from __future__ import annotations
@@ -107,12 +111,46 @@ def _nested(win: Any, wait: Callable[..., bool]) -> None:
     assert wait(lambda: win.pipeline_view.nested_box.isVisible(), 30_000), "no nested passes"
 
 
+def _decoder(win: Any, wait: Callable[..., bool], layers: int, shot: Callable[[str], None]) -> None:
+    """A generated ``builtin:decoder`` of ``layers`` layers: collapsed at fit, then ``layers.9`` opened at fit."""
+    from pipeline_model.resources import resource_path
+
+    with open(resource_path("models", "decoder.py"), encoding="utf-8") as handle:
+        source = handle.read().replace("\nLAYERS = 32\n", f"\nLAYERS = {layers}\n", 1)
+    model = os.path.join(os.environ["RPS_CONFIG_DIR"], f"decoder{layers}.py")
+    with open(model, "w", encoding="utf-8") as handle:
+        handle.write(source)
+    win.ctx.trust.override = True  # the model file is code this script wrote itself
+    _open(win, wait, model, ("relax.DeadCodeElimination",), f"Decoder ({layers} layers)")
+    gv = win.graph_view
+    wait(lambda: not gv.is_partial() and not gv.is_busy())
+    gv.fit_to_view()
+    shot(f"decoder{layers}_collapsed")
+    gv.toggle_group("m:layers.9")
+    wait(lambda: not gv.is_busy() and "m:layers.9" in gv.expanded_groups())
+    gv.fit_to_view()
+    shot(f"decoder{layers}_layers_fit")
+    _zoom_on(gv, "m:layers.9", 0.55)
+    shot(f"decoder{layers}_layer")
+
+
+def _zoom_on(gv: Any, group: str, scale: float) -> None:
+    """The view at ``scale``, centred on ``group``'s frame."""
+    frame = gv.group_rect(group)
+    gv.resetTransform()
+    gv.scale(scale, scale)
+    if frame is not None:
+        gv.centerOn(frame.center())
+
+
 def main(argv: list[str]) -> int:
     """Entry point: ``argv[0]`` the output folder, ``argv[1]`` the screen size (``1920x1080``);
     ``--lang=zh_CN`` takes the shots in that language (names prefixed ``zh_``)."""
     lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
     argv = [a for a in argv if not a.startswith("--lang=")]
     prefix = f"{lang.split('_')[0]}_" if lang else ""
+    layers = next((int(a.split("=", 1)[1]) for a in argv if a.startswith("--decoder-layers=")), 0)
+    argv = [a for a in argv if not a.startswith("--decoder-layers=")]
     out = argv[0] if argv else "docs/screenshots"
     size = argv[1] if len(argv) > 1 else "1920x1080"
     os.makedirs(out, exist_ok=True)
@@ -128,6 +166,11 @@ def main(argv: list[str]) -> int:
         print("saved", path)
 
     assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
+    if layers:
+        _decoder(win, wait, layers, shot)
+        win.ctrl.undo_stack.setClean()
+        win.close()
+        return 0
     _open(win, wait, "builtin:mlp", ("relax.LegalizeOps",), "MLP")
     gv.expand_all()
     wait(lambda: not gv.is_busy())
@@ -149,11 +192,7 @@ def main(argv: list[str]) -> int:
     wait(lambda: not gv.is_busy() and "m:layers.9" in gv.expanded_groups())
     gv.fit_to_view()
     shot("decoder_layers_fit")
-    frame = gv.group_rect("m:layers.9")
-    gv.resetTransform()
-    gv.scale(0.55, 0.55)
-    if frame is not None:
-        gv.centerOn(frame.center())
+    _zoom_on(gv, "m:layers.9", 0.55)
     shot("decoder_layer")
     gv.set_expanded({"m:layers"})
     wait(lambda: not gv.is_busy() and gv.expanded_groups() == frozenset({"m:layers"}))

@@ -23,17 +23,22 @@ from widgets.graph.tiles import visible
 #: ``text_scale`` and ``sub_scale``) for a graph that is at most this many viewports tall (and wide)
 #: there: it scrolls instead.
 FIT_SCREENS = 4.0
+#: A model summary of at most this many boxes (collapsed groups: ``x → layers ×32 → norm → output``) is fitted
+#: whole: its names are written at a legible screen size at any scale (the ``labels`` and ``overview``
+#: modes), so its whole chain reads at once rather than its top at the scale where shapes are legible too.
+CHAIN_NODES = 16
 
 
-def fit_scale(rect: QRectF, port: QRectF, pal: GraphPalette) -> float:
+def fit_scale(rect: QRectF, port: QRectF, pal: GraphPalette, nodes: int = 0) -> float:
     """The scale fit-to-view picks for a scene ``rect`` in a viewport ``port``: the whole graph's, raised
     to the scale where titles and shapes are legible (at most 1) when the graph is at most
-    ``FIT_SCREENS`` viewports tall and wide there."""
+    ``FIT_SCREENS`` viewports tall and wide there, unless it has ``nodes`` <= ``CHAIN_NODES`` boxes whose
+    names the labels write legibly at the whole graph's scale."""
     if rect.isEmpty() or port.isEmpty():
         return 1.0
     fit = min((port.width() - 4) / rect.width(), (port.height() - 4) / rect.height())
     legible = min(1.0, max(pal.text_scale, pal.sub_scale))
-    if fit >= legible:
+    if fit >= legible or 0 < nodes <= CHAIN_NODES:
         return fit
     room = min(FIT_SCREENS * port.width() / rect.width(), FIT_SCREENS * port.height() / rect.height())
     return max(fit, legible) if room >= legible else fit

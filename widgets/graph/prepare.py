@@ -10,7 +10,7 @@ from typing import Any, Mapping, Optional
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 
-from pipeline_model import graph_hierarchy
+from pipeline_model import graph_collapsed, graph_hierarchy
 from pipeline_model.layout import (
     DETAIL_LINE,
     GROUP_WORDS,
@@ -71,6 +71,8 @@ class Prepared:
     details: dict[int, list[str]] = field(default_factory=dict)  # a collapsed group's input/output lines
     line_height: float = DETAIL_LINE
     max_half_height: float = 0.0  # half the tallest box (how far from a row's ordinate a click may hit it)
+    #: A collapsed view the engine sent ahead of the whole graph (``full`` is None; expanding waits for it)
+    partial: bool = False
 
 
 def view_highlight(full_ids: frozenset[str], rep: dict[str, str], view_ids: list[str],
@@ -119,6 +121,20 @@ def prepare_full(generation: int, full: dict[str, Any], highlight: frozenset[str
     prepared.tree = tree
     prepared.expanded = expanded
     prepared.rep = rep
+    prepared.full_highlight = highlight
+    prepared.overview, prepared.overview_scale = overview_image(prepared)
+    return prepared
+
+
+def prepare_collapsed(generation: int, view: dict[str, Any], highlight: frozenset[str], char_width: float,
+                      node_height: float, should_stop: Any = None, line_height: float = DETAIL_LINE,
+                      words: Mapping[str, str] = GROUP_WORDS) -> Prepared:
+    """A collapsed view from the engine (:mod:`pipeline_model.graph_collapsed`) laid out as it is: no module
+    annotation, no group tree and no view graph to build here; ``highlight`` are ids of its own nodes."""
+    check_graph_json(view)
+    prepared = prepare(generation, view, highlight, char_width, node_height, should_stop, line_height, words)
+    prepared.tree = graph_collapsed.group_tree_of(view)
+    prepared.partial = True
     prepared.full_highlight = highlight
     prepared.overview, prepared.overview_scale = overview_image(prepared)
     return prepared

@@ -6,11 +6,11 @@ from typing import Any, Optional
 
 from PySide6.QtCore import QElapsedTimer, QObject, QRunnable, Signal
 
-from pipeline_model import gc_pause
+from pipeline_model import gc_pause, graph_collapsed
 from pipeline_model.ir_graph import changed_nodes
 from pipeline_model.layout import DETAIL_LINE, GROUP_WORDS, LayoutCancelled
 from widgets.graph.adapter import decode
-from widgets.graph.prepare import Prepared, apply_highlight, prepare_full
+from widgets.graph.prepare import Prepared, apply_highlight, prepare_collapsed, prepare_full
 
 
 class LayoutSignals(QObject):
@@ -73,6 +73,11 @@ class LayoutTask(QRunnable):
 
     def _prepared(self) -> Prepared:
         full = decode(self.data)
+        if graph_collapsed.is_collapsed_view(full):  # the engine's collapsed view: its changes come with it
+            prepared = prepare_collapsed(self.generation, full, self.highlight, self.char_width, self.node_height,
+                                         self.stale, self.line_height, self.words)
+            prepared.hl_extra = self.highlight
+            return prepared
         before = decode(self.before) if self.before is not None else None
         highlight = set(self.highlight)
         if before is not None:

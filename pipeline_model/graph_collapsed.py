@@ -1,0 +1,153 @@
+"""The collapsed graph of a large Relax function, in a compact encoding (TVM-free).
+
+A 50,000-node function (the 800-layer decoder) is ~25 MB of graph JSON, yet its first frame shows seven
+boxes (``x``, ``cos``, ``sin``, ``mask``, ``layers ×800``, ``norm``, the output). The engine's ``graph``
+command, asked with ``"collapsed": true``, answers a function of more than :data:`COLLAPSE_MIN_NODES`
+nodes with :func:`collapsed_summary` instead of the whole graph: the view graph of no expanded group
+(:func:`pipeline_model.graph_hierarchy.build_view`: top-level nodes, every outermost group as one node with
+its counts and the values going in and out), the whole group tree (so Expand All and the parents of a
+group are known before the nodes are), the node count and, against the module before the step, the view
+nodes that changed. The view can lay that out at once; the whole graph follows as a second request
+(what expanding, find, change colouring inside groups and export read).
+
+Encoding: a list of dicts with mostly the same keys (nodes, group tree entries) is a table
+(:func:`encode_table`): ``{"fields": [key, ...], "rows": [[value, ...], ...], "absent": {row: [field
+index, ...]}}``, each key named once instead of once per node; edges are ``[source row, target row,
+index, indices]``. :func:`decode_summary` gives back exactly the view graph and tree that were encoded.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from pipeline_model import graph_hierarchy
+from pipeline_model.ir_graph import changed_nodes
+
+__all__ = [
+    "COLLAPSE_MIN_NODES",
+    "COLLAPSED_FORMAT",
+    "COLLAPSED_VERSION",
+    "collapsed_summary",
+    "decode_summary",
+    "encode_table",
+    "decode_table",
+    "is_collapsed_view",
+    "group_tree_of",
+]
+
+#: Functions with more nodes than this are answered collapsed first (when asked so).
+COLLAPSE_MIN_NODES = 5000
+#: A collapsed view with more nodes than this saves nothing (a model without module structure): the
+#: whole graph is answered instead.
+COLLAPSED_MAX_VIEW_NODES = 2000
+COLLAPSED_FORMAT = "relax-pipeline-studio.collapsed-graph"
+COLLAPSED_VERSION = 1
+#: Marker on a decoded view graph (``graph["collapsed_of"]``: the whole function's node count): the
+#: graph view lays it out as it is, with no groups to build and the whole graph still to come.
+COLLAPSED_MARK = "collapsed_of"
+
+
+def encode_table(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """A list of dicts as one table: the union of their keys (first-seen order), one row of values per
+    dict, and for each dict lacking some keys the indices of those (``absent``, keyed by row)."""
+    fields: list[str] = []
+    position: dict[str, int] = {}
+    for item in items:
+        for key in item:
+            if key not in position:
+                position[key] = len(fields)
+                fields.append(key)
+    rows: list[list[Any]] = []
+    absent: dict[str, list[int]] = {}
+    for r, item in enumerate(items):
+        rows.append([item.get(key) for key in fields])
+        if len(item) != len(fields):
+            absent[str(r)] = [k for k, key in enumerate(fields) if key not in item]
+    return {"fields": fields, "rows": rows, "absent": absent}
+
+
+def decode_table(table: dict[str, Any]) -> list[dict[str, Any]]:
+    """The dicts of :func:`encode_table` (keys in the table's order, absent ones left out)."""
+    fields = [str(f) for f in table.get("fields") or []]
+    absent = {int(r): set(ks) for r, ks in (table.get("absent") or {}).items()}
+    out: list[dict[str, Any]] = []
+    for r, row in enumerate(table.get("rows") or []):
+        if len(row) != len(fields):
+            raise ValueError(f"collapsed graph: row {r} has {len(row)} values for {len(fields)} fields")
+        skip = absent.get(r)
+        if skip:
+            out.append({key: value for k, (key, value) in enumerate(zip(fields, row)) if k not in skip})
+        else:
+            out.append(dict(zip(fields, row)))
+    return out
+
+
+def collapsed_summary(full: dict[str, Any], before: Optional[dict[str, Any]] = None,
+                      min_nodes: int = COLLAPSE_MIN_NODES) -> Optional[dict[str, Any]]:
+    """The collapsed reply for the whole graph ``full`` (graph JSON with ``module`` on its nodes), or
+    ``None`` when the whole graph is the better answer (``min_nodes`` nodes or fewer, or a collapsed view
+    that would still be large). ``before``: the graph of the same function before the step; the view nodes
+    holding a node that changed are listed in ``changed``."""
+    nodes = full.get("nodes") or []
+    if len(nodes) <= min_nodes:
+        return None
+    tree = graph_hierarchy.group_tree(full)
+    view = graph_hierarchy.build_view(full, frozenset(), tree=tree)
+    if len(view["nodes"]) > COLLAPSED_MAX_VIEW_NODES:
+        return None
+    rep: dict[str, str] = view["graph"].pop("rep")
+    changed: list[str] = []
+    if before is not None:
+        shown = {rep.get(n, n) for n in changed_nodes(before, full)}
+        changed = [n["id"] for n in view["nodes"] if n["id"] in shown]
+    row = {n["id"]: k for k, n in enumerate(view["nodes"])}
+    edges = [[row[e["source"]], row[e["target"]], e.get("index", 0), e.get("indices")] for e in view["edges"]]
+    return {
+        "format": COLLAPSED_FORMAT,
+        "version": COLLAPSED_VERSION,
+        "node_count": len(nodes),
+        "head": {k: view[k] for k in ("format", "version") if k in view},
+        "graph": view["graph"],
+        "nodes": encode_table(view["nodes"]),
+        "edges": edges,
+        "tree": encode_table([{"id": gid, **info} for gid, info in tree.items()]),
+        "changed": changed,
+    }
+
+
+def decode_summary(summary: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """``(view graph JSON, changed view ids)`` of a :func:`collapsed_summary`. The view graph carries
+    ``graph["collapsed_of"]`` (the whole function's node count, see :func:`is_collapsed_view`) and
+    ``graph["group_tree"]`` (the whole group tree, see :func:`group_tree_of`). Raises ``ValueError``
+    naming what is wrong with a summary of another format or version."""
+    if summary.get("format") != COLLAPSED_FORMAT:
+        raise ValueError(f"collapsed graph: unknown format {summary.get('format')!r}")
+    if summary.get("version") != COLLAPSED_VERSION:
+        raise ValueError(f"collapsed graph: unsupported version {summary.get('version')!r}")
+    nodes = decode_table(summary["nodes"])
+    ids = [n["id"] for n in nodes]
+    edges = []
+    for k, (s, t, index, indices) in enumerate(summary.get("edges") or []):
+        if not (0 <= s < len(ids) and 0 <= t < len(ids)):
+            raise ValueError(f"collapsed graph: edge {k} refers to node rows {s} -> {t} of {len(ids)}")
+        edges.append({"source": ids[s], "target": ids[t], "index": index, "indices": indices})
+    tree = {}
+    for entry in decode_table(summary["tree"]):
+        gid = entry.pop("id")
+        tree[str(gid)] = entry
+    graph = dict(summary.get("graph") or {})
+    graph[COLLAPSED_MARK] = int(summary.get("node_count") or 0)
+    graph["group_tree"] = tree
+    view = {**(summary.get("head") or {}), "directed": True, "multigraph": False, "graph": graph,
+            "nodes": nodes, "edges": edges}
+    return view, [str(c) for c in summary.get("changed") or []]
+
+
+def group_tree_of(view: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The whole function's group tree carried by a collapsed view graph (empty for any other graph)."""
+    return dict((view.get("graph") or {}).get("group_tree") or {})
+
+
+def is_collapsed_view(graph: Any) -> bool:
+    """True for a view graph decoded from a collapsed summary (the whole graph is not there yet)."""
+    return isinstance(graph, dict) and COLLAPSED_MARK in (graph.get("graph") or {})
