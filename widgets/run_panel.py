@@ -36,6 +36,7 @@ from pipeline_model.i18n import QT_TRANSLATE_NOOP
 from pipeline_model.document import target_label
 from pipeline_model.latency_stats import FASTER, SAME_BUILD, SLOWER, Comparison, compare_runs
 from widgets.compare_view import latency_bar, verdict_label
+from widgets.engine_texts import code, match_form, shown_html, shown_plain
 from widgets.latency_chart import LatencyChart, format_us
 from widgets.target_picker import TargetPicker
 from widgets.theme import status_css
@@ -60,7 +61,10 @@ def shown_label(label: Any) -> str:
         return QCoreApplication.translate("RunPanel", "pipeline")
     match = re.fullmatch(r"pipeline (['\"])(.*)\1", text, re.S)
     if match:
-        return QCoreApplication.translate("RunPanel", "pipeline '{0}'").format(match.group(2))
+        name = match.group(2)
+        if name == "Untitled pipeline":  # the document's default name (pipeline_model.document)
+            name = QCoreApplication.translate("", "Untitled pipeline")
+        return QCoreApplication.translate("RunPanel", "pipeline '{0}'").format(name)
     return text
 
 
@@ -92,7 +96,7 @@ def shown_text(value: Any) -> str:
 ERROR_FORMS = (
     (r"tvm\.compile for (\S+) failed: (.*)", QT_TRANSLATE_NOOP("RunPanel", "tvm.compile for {0} failed: {1}")),
     (r"running (\S+) failed: (.*)", QT_TRANSLATE_NOOP("RunPanel", "running {0} failed: {1}")),
-    (r"the pipeline failed at step (\d+) \(([^)]*)\): (.*)",
+    (r"the pipeline failed at step (\d+) \(([^)]*)\): (?:step \d+ \([^)]*\) failed: )?(.*)",
      QT_TRANSLATE_NOOP("RunPanel", "the pipeline failed at step {0} ({1}): {2}")),
     (r"the pipeline run failed: (.*)", QT_TRANSLATE_NOOP("RunPanel", "the pipeline run failed: {0}")),
     (r"invalid target (.*?): (.*)", QT_TRANSLATE_NOOP("RunPanel", "invalid target {0}: {1}")),
@@ -108,15 +112,20 @@ ERROR_FORMS = (
 def shown_error(message: str) -> str:
     """A build error the engine sent (its own sentence around TVM's words) as the user reads it: the app's fixed
     framing (:data:`ERROR_FORMS`) translated, what TVM or the file said kept as it is (never translated)."""
-    import re
-
     text = str(message or "")
     head, sep, rest = text.partition("\n")
-    for pattern, template in ERROR_FORMS:
-        match = re.fullmatch(pattern, head, re.S)
-        if match:
-            return QCoreApplication.translate("RunPanel", template).format(*match.groups()) + sep + rest
-    return text
+    return shown_plain(head, ERROR_FORMS, "RunPanel") + sep + rest
+
+
+def shown_error_html(message: str) -> tuple[str, str]:
+    """A build error as rich text: its first line (the app's framing translated, the step, target, file and what
+    TVM said in a code font; a line no form knows as code under a translated "The engine reported an error") and
+    the lines after it (a traceback, TVM's further words) for a code block."""
+    text = str(message or "")
+    head, _sep, rest = text.partition("\n")
+    if match_form(head, ERROR_FORMS) is None:
+        return html.escape(QCoreApplication.translate("RunPanel", "The engine reported an error:")), text
+    return shown_html(head, ERROR_FORMS, "RunPanel"), rest
 
 
 def _fmt(value: Optional[float], digits: int = 4) -> str:
@@ -430,6 +439,7 @@ class RunPanel(QWidget):
         """Status line, results browser and latency chart."""
         self.status = QLabel("", self)
         self.status.setObjectName("runStatus")
+        self.status.setTextFormat(Qt.TextFormat.RichText)  # what TVM said in a code font (show_error)
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.results = QTextBrowser(self)
@@ -530,7 +540,7 @@ class RunPanel(QWidget):
             button.setEnabled(not busy)
         self.stop_button.setEnabled(busy)
         if message:
-            self.status.setText(message)
+            self.status.setText(html.escape(message, quote=False))
 
     def clear_results(self, message: str = "") -> None:
         """Forget the shown results (they describe another document, model or target); ``message`` says why."""
@@ -540,11 +550,11 @@ class RunPanel(QWidget):
         self.set_busy(False)
         self.results.clear()
         self.chart.clear()
-        self.status.setText(message)
+        self.status.setText(html.escape(message, quote=False))
 
     def show_progress(self, message: str) -> None:
         """A ``build_progress`` line."""
-        self.status.setText(message[:300])
+        self.status.setText(html.escape(message[:300], quote=False))
 
     def show_build_result(self, result: dict[str, Any]) -> None:
         """Show a ``build_run`` reply."""
@@ -561,7 +571,7 @@ class RunPanel(QWidget):
                 parts.append(self.tr("{count} check warning(s)").format(count=len(check["warnings"])))
         if result.get("profile"):
             parts.append(self.tr("profiled"))
-        self.status.setText(" · ".join(parts))
+        self.status.setText(html.escape(" · ".join(parts), quote=False))
         self._set_results(lambda: build_run_html(result))
 
     def show_compare_result(self, result: dict[str, Any]) -> None:
@@ -576,7 +586,7 @@ class RunPanel(QWidget):
                 latency_bar(self.tr("pipeline"), b.get("latency") or {}, faster)]
         headline = compare_headline(result)
         self.chart.set_bars(bars, headline)
-        self.status.setText(self.tr("Compared with the baseline: {verdict}").format(verdict=headline))
+        self.status.setText(html.escape(self.tr("Compared with the baseline: {verdict}").format(verdict=headline), quote=False))
         last_build = self.last_build
 
         def render() -> str:
@@ -603,8 +613,8 @@ class RunPanel(QWidget):
         self.last_export, self.last_error = result, None
         self._results_render = None
         self.set_busy(False)
-        self.status.setText(self.tr("Exported {library}; run it with: python {script}").format(
-            library=result.get("library"), script=result.get("deploy_script")))
+        self.status.setText(html.escape(self.tr("Exported {library}; run it with: {command}")).format(
+            library=code(str(result.get("library"))), command=code(f"python {result.get('deploy_script')}")))
         self.results.setHtml(
             "<p><b>" + self.tr("Exported") + "</b></p><ul>"
             + "".join(f"<li>{html.escape(label)}: <code>{html.escape(str(result.get(k)))}</code></li>" for k, label in (
@@ -619,10 +629,11 @@ class RunPanel(QWidget):
         self.last_error = message
         self._results_render = None
         self.set_busy(False)
-        message = shown_error(message)  # the app's framing translated, TVM's words as they are
-        first = message.strip().splitlines()[0] if message.strip() else self.tr("failed")
-        self.status.setText(f"✗ {first[:400]}")
-        self.results.setPlainText(message)
+        # The app's framing translated; what TVM or Python said as it is, in a code font under it.
+        sentence, rest = shown_error_html(message.strip()) if message.strip() else (html.escape(self.tr("failed")), "")
+        self.status.setText(f"✗ {sentence}")
+        block = f"<pre style='white-space: pre-wrap'>{html.escape(rest)}</pre>" if rest.strip() else ""
+        self.results.setHtml(f"<p>{sentence}</p>{block}")
 
 
 def _sci_spin(parent: QWidget, value: Optional[float]) -> QLineEdit:

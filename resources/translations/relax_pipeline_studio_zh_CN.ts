@@ -45,7 +45,7 @@
         <translation>新语言将在下次启动 Relax Pipeline Studio 时生效。</translation>
     </message>
     <message>
-        <location filename="../../app/file_controller.py" line="+102"/>
+        <location filename="../../app/file_controller.py" line="+89"/>
         <source>Open pipeline</source>
         <extracomment>The title/model/target texts may have changed (saved under a new name ...).</extracomment>
         <translation>打开流水线</translation>
@@ -106,13 +106,14 @@
         <translation>这就是当前文档。</translation>
     </message>
     <message>
-        <location filename="../../app/file_controller.py" line="-100"/>
+        <location filename="../../app/i18n.py" line="+108"/>
+        <location filename="../../widgets/run_panel.py" line="+66"/>
         <source>Untitled pipeline</source>
-        <extracomment>The name of a pipeline never saved (shown translated).</extracomment>
+        <extracomment>Choices of View ▸ Language: setting value → label (labels are shown in their own language). The name of a new document (``pipeline_model.document``), shown translated.</extracomment>
         <translation>未命名流水线</translation>
     </message>
     <message>
-        <location line="+77"/>
+        <location filename="../../app/file_controller.py" line="-23"/>
         <location line="+3"/>
         <source>Cannot open pipeline</source>
         <translation>无法打开流水线</translation>
@@ -128,7 +129,7 @@
         <translation>保存流水线</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+24"/>
         <source>Cannot save pipeline</source>
         <translation>无法保存流水线</translation>
     </message>
@@ -209,12 +210,17 @@
         <translation>Python，含 --build、--save-script、--save-json (*.py)</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>Cannot export script</source>
         <translation>无法导出脚本</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>Exporting {0} failed:</source>
+        <translation>导出 {0} 失败：</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Exported {0}</source>
         <translation>已导出 {0}</translation>
     </message>
@@ -805,7 +811,7 @@
     <message>
         <location filename="../../app/dialog_request.py" line="+40"/>
         <location filename="../../app/run_controller.py" line="+6"/>
-        <location filename="../../app/run_session.py" line="+143"/>
+        <location filename="../../app/run_session.py" line="+146"/>
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
@@ -1009,30 +1015,35 @@
     </message>
     <message>
         <location filename="../../app/step_inspector.py" line="+150"/>
-        <location line="+202"/>
+        <location line="+205"/>
         <source>Step {0}: {1}</source>
         <extracomment>The diff/graph for the selected step is on screen (used by the benchmark).</extracomment>
         <translation>步骤 {0}：{1}</translation>
     </message>
     <message>
-        <location line="-197"/>
-        <location line="+62"/>
+        <location line="-200"/>
+        <location line="+65"/>
         <source>{0} has not run yet.</source>
         <translation>{0} 尚未运行。</translation>
     </message>
     <message>
-        <location line="-62"/>
+        <location line="-65"/>
         <source>{0} is disabled (skipped).</source>
         <translation>{0} 已禁用（跳过）。</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+62"/>
+        <location line="+65"/>
         <source>{0} — not run yet; showing its input</source>
         <translation>{0} — 尚未运行；显示其输入</translation>
     </message>
     <message>
-        <location line="-51"/>
+        <location line="-56"/>
+        <source>unknown error</source>
+        <translation>未知错误</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>{0} failed — showing the last good module</source>
         <translation>{0} 失败 — 显示最后一个正确的模块</translation>
     </message>
@@ -1047,7 +1058,7 @@
         <translation>未做任何改变</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <location line="+72"/>
         <source>Before {0}</source>
         <translation>{0} 之前</translation>
@@ -1526,7 +1537,7 @@
     <message>
         <location line="+14"/>
         <source>breaking step found by bisect: max |diff|/max |ref| {0}</source>
-        <translation>二分查找发现的出错步骤：max |diff|/max |ref| {0}</translation>
+        <translation>二分查找发现的出错步骤：最大绝对误差/参照最大绝对值 {0}</translation>
     </message>
     <message>
         <location line="+3"/>
@@ -1541,7 +1552,7 @@
     <message>
         <location line="+17"/>
         <source>bisect: the model after this step is right (max |diff|/max |ref| {0})</source>
-        <translation>二分查找：此步骤之后模型正确（max |diff|/max |ref| {0}）</translation>
+        <translation>二分查找：此步骤之后模型正确（最大绝对误差/参照最大绝对值 {0}）</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -1551,7 +1562,7 @@
     <message>
         <location line="+1"/>
         <source>max |diff|/max |ref| {0}</source>
-        <translation>max |diff|/max |ref| {0}</translation>
+        <translation>最大绝对误差/参照最大绝对值 {0}</translation>
     </message>
     <message>
         <location line="+3"/>
@@ -1634,7 +1645,7 @@
     <message>
         <location line="+34"/>
         <source>max |diff| / max |ref| = {0}</source>
-        <translation>max |diff| / max |ref| = {0}</translation>
+        <translation>最大绝对误差 / 参照最大绝对值 = {0}</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -1755,7 +1766,7 @@
     <message>
         <location line="+1"/>
         <source>max |diff| / max |ref|</source>
-        <translation>max |diff| / max |ref|</translation>
+        <translation>最大绝对误差 / 参照最大绝对值</translation>
     </message>
     <message>
         <location line="+0"/>
@@ -2097,6 +2108,26 @@
         <source>All functions</source>
         <translation>所有函数</translation>
     </message>
+    <message>
+        <location line="+5"/>
+        <source>added</source>
+        <translation>新增</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>removed</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>changed</source>
+        <translation>有改变</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unchanged</source>
+        <translation>无改变</translation>
+    </message>
 </context>
 <context>
     <name>DivergeDialog</name>
@@ -2123,7 +2154,7 @@
     <message>
         <location line="+1"/>
         <source>max |diff| / max |ref|</source>
-        <translation>max |diff| / max |ref|</translation>
+        <translation>最大绝对误差 / 参照最大绝对值</translation>
     </message>
     <message>
         <location line="+0"/>
@@ -2652,7 +2683,7 @@
 <context>
     <name>ModelDialog</name>
     <message>
-        <location filename="../../widgets/model_dialog.py" line="+33"/>
+        <location filename="../../widgets/model_dialog.py" line="+35"/>
         <source>TVMScript .py — a class decorated with @I.ir_module (or the text of mod.script())</source>
         <translation>TVMScript .py — 用 @I.ir_module 装饰的类（或 mod.script() 的文本）</translation>
     </message>
@@ -2682,12 +2713,12 @@
         <translation>.py、.onnx 或 .pt2 文件</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+23"/>
         <source>&lt;b&gt;Built-in models&lt;/b&gt;</source>
         <translation>&lt;b&gt;内置模型&lt;/b&gt;</translation>
     </message>
@@ -2697,23 +2728,27 @@
         <translation>&lt;b&gt;或选择模型文件&lt;/b&gt;</translation>
     </message>
     <message>
+        <location line="-18"/>
         <source>e.g. seq=8 batch=1 — pin symbolic dimensions of a dynamic model</source>
         <translation>例如 seq=8 batch=1 — 固定动态模型的符号维度</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Symbolic dimensions (a dynamic batch or sequence axis) fixed to a value when the model loads, as ONNX Runtime&apos;s free-dimension overrides do</source>
         <translation>加载模型时把符号维度（动态的批量或序列轴）固定为某个值，如同 ONNX Runtime 的自由维度覆盖</translation>
     </message>
     <message>
+        <location line="+7"/>
         <source>Pinned dimensions:</source>
         <translation>固定维度：</translation>
     </message>
     <message>
+        <location line="+45"/>
         <source>Pinned dimensions: &apos;{item}&apos; is not NAME=DIM (e.g. seq=8; DIM a positive integer)</source>
         <translation>固定维度：“{item}”不是 NAME=DIM 形式（例如 seq=8；DIM 为正整数）</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="-21"/>
         <source>Open model file</source>
         <translation>打开模型文件</translation>
     </message>
@@ -2725,18 +2760,18 @@
 <context>
     <name>ParamEditor</name>
     <message>
-        <location filename="../../widgets/param_editor.py" line="+559"/>
+        <location filename="../../widgets/param_editor.py" line="+561"/>
         <location line="+30"/>
         <source>No step selected.</source>
         <translation>未选择步骤。</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+19"/>
         <source>This pass has no parameters.</source>
         <translation>此 Pass 没有参数。</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+20"/>
         <source>Not settable here (TVM&apos;s default is used):</source>
         <translation>此处无法设置（使用 TVM 的默认值）：</translation>
     </message>
@@ -2746,7 +2781,7 @@
         <translation>未说明原因</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>needs a Python object ({0})</source>
         <translation>需要 Python 对象（{0}）</translation>
     </message>
@@ -2755,11 +2790,16 @@
         <source>needs a Python object</source>
         <translation>需要 Python 对象</translation>
     </message>
+    <message>
+        <location line="+6"/>
+        <source>{name} (kind {kind}, default {default})</source>
+        <translation>{name}（类型 {kind}，默认值 {default}）</translation>
+    </message>
 </context>
 <context>
     <name>PassCatalogue</name>
     <message>
-        <location filename="../../app/pass_texts.py" line="+19"/>
+        <location filename="../../app/pass_texts.py" line="+21"/>
         <source>Custom Python pass</source>
         <extracomment>Texts of the app&apos;s own pass specs (titles, descriptions, parameter docs), exactly as the specs have them.</extracomment>
         <translation>自定义 Python Pass</translation>
@@ -2781,6 +2821,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Binds the weights the model carries (ONNX initializers, PyTorch parameters and buffers) as constants into the functions that take them (relax.transform.BindParams with the model&apos;s own values); they leave the signature, so the built module takes only the inputs. Put it first and follow it with FoldBatchnormToConv2D and FoldConstant to fold batch norm and other weight-only work into the weights at compile time. Models without weights of their own (built-in, TVMScript) have nothing to bind.</source>
+        <translation>把模型自带的权重（ONNX 初始值、PyTorch 参数和缓冲区）作为常量绑定进使用它们的函数（`relax.transform.BindParams`，使用模型自己的值）；这些权重离开函数签名，构建出的模块只接收输入。请把它放在最前面，其后接 FoldBatchnormToConv2D 和 FoldConstant，在编译时把批归一化等只依赖权重的计算折叠进权重。没有自带权重的模型（内置模型、TVMScript）没有可绑定的权重。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Sink reshapes below elementwise ops (the app&apos;s)</source>
         <translation>将 reshape 下沉到逐元素运算之后（本应用）</translation>
     </message>
@@ -2802,12 +2847,12 @@
     <message>
         <location line="+1"/>
         <source>Rewrites op(reshape(x)) into reshape(op(x)) for elementwise ops (bias and residual adds, GELU, activations) when the reshape only adds dimensions, then folds the reshape pairs this leaves (RemoveRedundantReshape). A matmul viewed back to [batch, seq, n] before its activation (GPT-2&apos;s Conv1D) then fuses with its epilogue in FuseOps. Put it before LegalizeOps. The app&apos;s own step: exported scripts contain its code.</source>
-        <translation>当 reshape 只增加维度时，把逐元素运算（偏置和残差加法、GELU、激活函数）的 op(reshape(x)) 改写为 reshape(op(x))，再折叠由此留下的成对 reshape（RemoveRedundantReshape）。这样在激活之前被视图回 [batch, seq, n] 的矩阵乘（GPT-2 的 Conv1D）就能在 FuseOps 中与其尾部运算融合。请放在 LegalizeOps 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
+        <translation>当 `reshape` 只增加维度时，把逐元素运算（偏置和残差加法、GELU、激活函数）的 `op(reshape(x))` 改写为 `reshape(op(x))`，再折叠由此留下的成对 `reshape`（RemoveRedundantReshape）。这样在激活之前被视图回 `[batch, seq, n]` 的矩阵乘（GPT-2 的 Conv1D）就能在 FuseOps 中与其尾部运算融合。请放在 LegalizeOps 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>
     <message>
         <location line="+5"/>
         <source>Rewrites sigmoid(x) into 1 / (1 + exp(-x)) and silu(x) into x / (1 + exp(-x)) for float tensors, so a FastMathTransform after it replaces the exp by TVM&apos;s vectorizable fast_exp (TVM compiles sigmoid into one libm expf call per element). Put it before FastMathTransform. The app&apos;s own step: exported scripts contain its code.</source>
-        <translation>对浮点张量，把 sigmoid(x) 改写为 1 / (1 + exp(-x))，把 silu(x) 改写为 x / (1 + exp(-x))，这样其后的 FastMathTransform 会把 exp 换成 TVM 可向量化的 fast_exp（TVM 会把 sigmoid 编译成每个元素一次 libm expf 调用）。请放在 FastMathTransform 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
+        <translation>对浮点张量，把 `sigmoid(x)` 改写为 `1 / (1 + exp(-x))`，把 `silu(x)` 改写为 `x / (1 + exp(-x))`，这样其后的 FastMathTransform 会把 `exp` 换成 TVM 可向量化的 fast_exp（TVM 会把 `sigmoid` 编译成每个元素一次 `libm` 的 `expf` 调用）。请放在 FastMathTransform 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>
     <message>
         <location line="+4"/>
@@ -2817,13 +2862,13 @@
     <message>
         <location line="+5"/>
         <source>Rewrites an inference batch norm of a conv2d (NCHW, OIHW) into conv2d(x, w * scale) + shift, and any other inference batch norm into x * scale + shift, with scale = gamma / sqrt(var + eps) and shift = beta - mean * scale computed on the channel vectors (weight-only work that LiftTransformParams runs once, FoldConstant folds for bound weights) instead of a square root and a division per element. Works on weights that are parameters (TVM&apos;s FoldBatchnormToConv2D needs constants). Put it before DecomposeOpsForInference. The app&apos;s own step: exported scripts contain its code.</source>
-        <translation>把卷积 conv2d（NCHW、OIHW）之后的推理批归一化改写为 conv2d(x, w * scale) + shift，把其他推理批归一化改写为 x * scale + shift，其中 scale = gamma / sqrt(var + eps)、shift = beta - mean * scale 在通道向量上计算（仅依赖权重的计算：LiftTransformParams 只运行一次，绑定的权重由 FoldConstant 折叠），而不是对每个元素做一次开方和一次除法。对作为参数的权重同样有效（TVM 的 FoldBatchnormToConv2D 需要常量）。请放在 DecomposeOpsForInference 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
+        <translation>把卷积 conv2d（NCHW、OIHW）之后的推理批归一化改写为 `conv2d(x, w * scale) + shift`，把其他推理批归一化改写为 `x * scale + shift`，其中 `scale = gamma / sqrt(var + eps)`、`shift = beta - mean * scale` 在通道向量上计算（仅依赖权重的计算：LiftTransformParams 只运行一次，绑定的权重由 FoldConstant 折叠），而不是对每个元素做一次开方和一次除法。对作为参数的权重同样有效（TVM 的 FoldBatchnormToConv2D 需要常量）。请放在 DecomposeOpsForInference 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>
 </context>
 <context>
     <name>PassCategory</name>
     <message>
-        <location filename="../../widgets/pass_palette.py" line="+32"/>
+        <location filename="../../widgets/pass_palette.py" line="+33"/>
         <source>Lowering</source>
         <extracomment>The catalogue&apos;s category names (``pipeline_model.catalogue.CATEGORY_ORDER``), marked for translation; shown through :func:`category_label` (an unknown category is shown as it is).</extracomment>
         <translation>降级</translation>
@@ -2993,7 +3038,7 @@
 <context>
     <name>PassPalette</name>
     <message>
-        <location filename="../../widgets/pass_palette.py" line="+166"/>
+        <location filename="../../widgets/pass_palette.py" line="+167"/>
         <source>Search passes (id, title, doc)…</source>
         <translation>搜索 Pass（ID、标题、文档）…</translation>
     </message>
@@ -3023,7 +3068,7 @@
         <translation>&lt;p&gt;&lt;i&gt;运行您自己的 Python 代码：运行前应用会先征求您的同意。&lt;/i&gt;&lt;/p&gt;</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+22"/>
         <source>&lt;p&gt;&lt;b&gt;Parameters&lt;/b&gt;&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;参数&lt;/b&gt;&lt;/p&gt;</translation>
     </message>
@@ -3063,7 +3108,7 @@
 （或在那里双击某个 Pass）。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+189"/>
         <source>Nested pass</source>
         <translation>嵌套 Pass</translation>
     </message>
@@ -3078,7 +3123,7 @@
         <translation>有改变</translation>
     </message>
     <message>
-        <location line="+129"/>
+        <location line="-73"/>
         <source>yes</source>
         <extracomment>Rows of the nested-pass table that are always visible (plus its header). Steps the list always shows (the nested-pass table open or not).</extracomment>
         <translation>是</translation>
@@ -3251,13 +3296,13 @@
 <context>
     <name>QtPassPaletteModel</name>
     <message>
-        <location filename="../../widgets/pass_palette.py" line="-249"/>
+        <location filename="../../widgets/pass_palette.py" line="-254"/>
         <location line="+13"/>
         <source>Pass</source>
         <translation>Pass</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+35"/>
         <source>not available in this TVM build</source>
         <translation>当前 TVM 构建中不可用</translation>
     </message>
@@ -3270,7 +3315,7 @@
 <context>
     <name>QtPipelineModel</name>
     <message>
-        <location filename="../../widgets/step_model.py" line="+68"/>
+        <location filename="../../widgets/step_model.py" line="+69"/>
         <source>breaking step</source>
         <extracomment>MIME type of a pass dragged out of the palette: UTF-8 JSON ``{&quot;pass_id&quot;: ...}``. MIME type of steps dragged inside the pipeline list: UTF-8 JSON ``{&quot;uids&quot;: [...]}``. The step&apos;s mark from the last Find Breaking Step: ``&quot;culprit&quot;``, ``&quot;pass&quot;``, ``&quot;fail&quot;``, ``&quot;skip&quot;`` or ``None``. Labels of the bisect marks (English; shown through ``QtPipelineModel.tr``).</extracomment>
         <translation>出错步骤</translation>
@@ -3327,7 +3372,7 @@
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="+192"/>
+        <location line="+197"/>
         <source>not run (an earlier step failed)</source>
         <translation>未运行（之前的步骤失败）</translation>
     </message>
@@ -3580,9 +3625,9 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+210"/>
+        <location filename="../../widgets/run_panel.py" line="+153"/>
         <source>max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})</source>
-        <translation>max |diff| / max |ref| = {ratio}（max |ref| {ref}；容差按 {scale} 缩放）</translation>
+        <translation>最大绝对误差 / 参照最大绝对值 = {ratio}（参照最大绝对值 {ref}；容差按{scale}缩放）</translation>
     </message>
     <message>
         <location line="+7"/>
@@ -3652,7 +3697,7 @@
     <message>
         <location line="+2"/>
         <source>Also time every PrimFunc / packed function call with the VM&apos;s instrumentation (Profile panel, heat overlay on the graph)</source>
-        <translation>同时用 VM 的插桩为每次 PrimFunc / packed 函数调用计时（性能剖析面板、图上的热度叠加）</translation>
+        <translation>同时用 VM 的插桩为每次 PrimFunc / PackedFunc 调用计时（性能剖析面板、图上的热度叠加）</translation>
     </message>
     <message>
         <location line="-97"/>
@@ -3667,18 +3712,18 @@
     <message>
         <location line="-133"/>
         <location line="+134"/>
-        <location line="+208"/>
+        <location line="+209"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-457"/>
+        <location line="-466"/>
         <source>baseline (model as loaded)</source>
         <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>基线（加载时的模型）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+8"/>
         <source>pipeline &apos;{0}&apos;</source>
         <translation>流水线 &apos;{0}&apos;</translation>
     </message>
@@ -3764,7 +3809,12 @@
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+19"/>
+        <source>The engine reported an error:</source>
+        <translation>引擎报告了一个错误：</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>({time} of warm-up)</source>
         <translation>（预热 {time}）</translation>
     </message>
@@ -3894,9 +3944,14 @@
         <translation>停止</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+19"/>
         <source>Build &amp; Run (Ctrl+B) to see outputs, latency and the numerical check.</source>
         <translation>“构建并运行” (Ctrl+B) 后在此查看输出、延迟和数值检查。</translation>
+    </message>
+    <message>
+        <location line="+168"/>
+        <source>Exported {library}; run it with: {command}</source>
+        <translation>已导出 {library}；运行方式：{command}</translation>
     </message>
     <message>
         <source>CPU: generic llvm</source>
@@ -3907,7 +3962,7 @@
         <translation type="vanished">自定义：{target}</translation>
     </message>
     <message>
-        <location line="+78"/>
+        <location line="-90"/>
         <source>NumPy arrays (*.npy *.npz);;All files (*)</source>
         <translation>NumPy 数组 (*.npy *.npz);;所有文件 (*)</translation>
     </message>
@@ -3960,12 +4015,11 @@
         <translation>上一次构建并运行</translation>
     </message>
     <message>
-        <location line="+22"/>
         <source>Exported {library}; run it with: python {script}</source>
-        <translation>已导出 {library}；运行方式：python {script}</translation>
+        <translation type="vanished">已导出 {library}；运行方式：python {script}</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+25"/>
         <source>Exported</source>
         <translation>已导出</translation>
     </message>
@@ -4000,7 +4054,7 @@
         <translation>失败</translation>
     </message>
     <message>
-        <location line="-381"/>
+        <location line="-382"/>
         <source>ratio of the medians {value}× (no repeats: the spread is unknown)</source>
         <translation>中位数之比 {value}×（没有重复测量：离散程度未知）</translation>
     </message>
@@ -4045,7 +4099,7 @@
         <translation>✗ 结果不同</translation>
     </message>
     <message>
-        <location line="+215"/>
+        <location line="+216"/>
         <source>{0} {1} is not a number (e.g. 1e-4)</source>
         <translation>{0} {1} 不是数字（例如 1e-4）</translation>
     </message>
@@ -4060,8 +4114,8 @@
         <translation>基线</translation>
     </message>
     <message>
-        <location line="-515"/>
-        <location line="+516"/>
+        <location line="-524"/>
+        <location line="+525"/>
         <source>pipeline</source>
         <translation>流水线</translation>
     </message>
@@ -4381,7 +4435,7 @@
 <context>
     <name>TargetPicker</name>
     <message>
-        <location filename="../../widgets/target_picker.py" line="+31"/>
+        <location filename="../../widgets/target_picker.py" line="+33"/>
         <source>compiles ✓</source>
         <extracomment>Item-data role marking the custom entry (its text is translated). Item-data role of a preset&apos;s :class:`TargetSupport` (as JSON).</extracomment>
         <translation>可编译 ✓</translation>
@@ -4402,7 +4456,7 @@
         <translation>本机可运行 ✗</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+29"/>
         <source>This TVM build compiles for it.</source>
         <translation>当前 TVM 构建可以为它编译。</translation>
     </message>
@@ -4412,7 +4466,7 @@
         <translation>无法编译：{reason}</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>A device on this machine runs it.</source>
         <translation>本机有可运行它的设备。</translation>
     </message>
@@ -4453,7 +4507,43 @@
         <translation>CPU：通用 llvm</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="-97"/>
+        <source>ROCm&apos;s device libraries are not on this machine ({0}): install ROCm or set ROCM_PATH</source>
+        <extracomment>The engine&apos;s reasons a target cannot be compiled or run here (``pipeline_model.engine.build.devices``): what TVM said stays as it is, in a code font.</extracomment>
+        <translation>本机没有 ROCm 的设备库（{0}）：请安装 ROCm 或设置 ROCM_PATH</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>ld.lld (the linker ROCm builds need) is not on this machine</source>
+        <translation>本机没有 ld.lld（ROCm 构建所需的链接器）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>this TVM build has no {0} code generator ({1})</source>
+        <translation>当前 TVM 构建没有 {0} 代码生成器（{1}）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no {0} device on this machine</source>
+        <translation>本机没有 {0} 设备</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>this TVM runtime cannot reach a {0} device</source>
+        <translation>当前 TVM 运行时无法访问 {0} 设备</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>this machine&apos;s GPU is {0}</source>
+        <translation>本机的 GPU 是 {0}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>target: {0}</source>
+        <translation>目标：{0}</translation>
+    </message>
+    <message>
+        <location line="+94"/>
         <source>Custom: {target}</source>
         <translation>自定义：{target}</translation>
     </message>
@@ -4669,7 +4759,7 @@
 <context>
     <name>_ChoiceField</name>
     <message>
-        <location filename="../../widgets/param_editor.py" line="-341"/>
+        <location filename="../../widgets/param_editor.py" line="-347"/>
         <source>{value} (not a known choice)</source>
         <translation>{value}（不是已知选项）</translation>
     </message>
@@ -4743,6 +4833,15 @@
     </message>
 </context>
 <context>
+    <name>doc_text</name>
+    <message>
+        <location filename="../../widgets/doc_text.py" line="+44"/>
+        <source>TVM&apos;s documentation (as TVM writes it):</source>
+        <extracomment>Descriptions of the app&apos;s own passes and parameters, in the interface&apos;s language.</extracomment>
+        <translation>TVM 的文档（TVM 原文）：</translation>
+    </message>
+</context>
+<context>
     <name>error_trace</name>
     <message>
         <location filename="../../widgets/error_trace.py" line="+49"/>
@@ -4769,6 +4868,30 @@
         <location line="+9"/>
         <source>Full traceback:</source>
         <translation>完整回溯：</translation>
+    </message>
+</context>
+<context>
+    <name>models</name>
+    <message>
+        <location filename="../../pipeline_model/models.py" line="+45"/>
+        <source>The MLP of TVM&apos;s &quot;Customize Optimization&quot; tutorial: Linear(784, 256), ReLU, Linear(256, 10, bias=False); input (1, 784) float32.</source>
+        <extracomment>Built-in models: name -&gt; description (the file is ``resources/models/&lt;name&gt;.py``).</extracomment>
+        <translation>TVM“自定义优化”教程中的 MLP：`Linear(784, 256)`、ReLU、`Linear(256, 10, bias=False)`；输入 (1, 784) float32。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>A small pre-norm transformer encoder block: layer norm, 4-head self-attention (matmul, softmax), GELU MLP; input (1, 32, 128) float32.</source>
+        <translation>一个小型的前置归一化 Transformer 编码器块：层归一化、4 头自注意力（`matmul`、`softmax`）、GELU MLP；输入 (1, 32, 128) float32。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>A Llama-style decoder: 32 layers, hidden 512, RMSNorm, rotary self-attention, SwiGLU MLP; symbolic sequence length, inputs x (1, seq_len, 512), cos/sin (seq_len, 64), mask (1, 1, seq_len, seq_len).</source>
+        <translation>一个 Llama 风格的解码器：32 层，隐藏维度 512，RMSNorm，旋转位置编码自注意力，SwiGLU MLP；序列长度为符号维度，输入 `x (1, seq_len, 512)`、`cos/sin (seq_len, 64)`、`mask (1, 1, seq_len, seq_len)`。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The Llama-style decoder of builtin:decoder with 128 layers (for benchmarks).</source>
+        <translation>builtin:decoder 的 Llama 风格解码器，128 层（用于基准测试）。</translation>
     </message>
 </context>
 </TS>
