@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from PySide6.QtCore import QCoreApplication
 
@@ -32,14 +32,14 @@ def match_form(text: str, forms: Forms) -> Optional[tuple[str, tuple[str, ...]]]
     return None
 
 
-def shown_html(text: str, forms: Forms, context: str) -> str:
+def shown_html(text: str, forms: Forms, context: str, arg: Callable[[str], str] = code) -> str:
     """``text`` from the engine as rich text: the template of its form translated (in ``context``) with the
-    parameters in a code font; an unknown text as code."""
+    parameters rendered by ``arg`` (in a code font); an unknown text as code."""
     found = match_form(text, forms)
     if found is None:
         return code(text)
     template, args = found
-    return html.escape(QCoreApplication.translate(context, template)).format(*(code(a) for a in args))
+    return html.escape(QCoreApplication.translate(context, template)).format(*(arg(a) for a in args))
 
 
 def shown_plain(text: str, forms: Forms, context: str) -> str:

@@ -59,6 +59,8 @@ def shown_label(label: Any) -> str:
         return QCoreApplication.translate("RunPanel", "baseline (model as loaded)")
     if text == "pipeline":
         return QCoreApplication.translate("RunPanel", "pipeline")
+    if text == "the reference (model as loaded, default pipeline, CPU)":  # engine.build.reference.REFERENCE_LABEL
+        return QCoreApplication.translate("RunPanel", "the reference (TVM's default pipeline on the model as loaded, CPU)")
     match = re.fullmatch(r"pipeline (['\"])(.*)\1", text, re.S)
     if match:
         name = match.group(2)
@@ -85,6 +87,10 @@ def shown_text(value: Any) -> str:
     }
     if text in fixed:
         return fixed[text]
+    match = re.fullmatch(r"model as loaded, tvm\.compile default pipeline, (.+)", text)
+    if match:  # engine.build.reference.TVM_REFERENCE on another target
+        return QCoreApplication.translate("RunPanel", "model as loaded, tvm.compile default pipeline, {0}").format(
+            match.group(1))
     match = re.fullmatch(r"random\(seed=(-?\d+)\)", text)
     if match:
         return QCoreApplication.translate("RunPanel", "random (seed {0})").format(match.group(1))
@@ -106,7 +112,65 @@ ERROR_FORMS = (
      QT_TRANSLATE_NOOP("RunPanel", "The engine was restarted and no longer holds this module; Run (F5) makes it "
                                    "again.")),
     (r"cancelled", QT_TRANSLATE_NOOP("RunPanel", "cancelled")),
+    (r"refusing to build for (\S+): (\d+) PrimFunc\(s\) have no GPU thread binding and would run unscheduled: (.*)\. "
+     r"Fix: add a DLight step \(dlight\.ApplyDefaultSchedule with gpu rules such as gpu\.Matmul, gpu\.GEMV, "
+     r"gpu\.Reduction, gpu\.GeneralReduction, gpu\.Fallback\) or a MetaSchedule tuning step after legalization",
+     QT_TRANSLATE_NOOP("RunPanel", "refusing to build for {0}: {1} PrimFunc(s) have no GPU thread binding and would "
+                                   "run unscheduled: {2}. Fix: add a DLight step (dlight.ApplyDefaultSchedule with gpu "
+                                   "rules such as gpu.Matmul, gpu.GEMV, gpu.Reduction, gpu.GeneralReduction, "
+                                   "gpu.Fallback) or a MetaSchedule tuning step after legalization")),
 )
+
+
+#: The engine's progress lines of a build (``pipeline_model.engine.build``): the module a line names is shown as
+#: :func:`shown_label` reads it.
+PROGRESS_FORMS = (
+    (r"building and running the reference \(model as loaded, default pipeline, CPU\)",
+     QT_TRANSLATE_NOOP("RunPanel", "building and running the reference (TVM's default pipeline on the model as "
+                                   "loaded, CPU)")),
+    (r"building the reference \(model as loaded, default pipeline, CPU\)",
+     QT_TRANSLATE_NOOP("RunPanel", "building the reference (TVM's default pipeline on the model as loaded, CPU)")),
+    (r"the reference failed", QT_TRANSLATE_NOOP("RunPanel", "the reference failed")),
+    (r"reference ready", QT_TRANSLATE_NOOP("RunPanel", "reference ready")),
+    (r"building (.+) for (.+)", QT_TRANSLATE_NOOP("RunPanel", "building {0} for {1}")),
+    (r"running the pipeline \((\d+) steps\)", QT_TRANSLATE_NOOP("RunPanel", "running the pipeline ({0} steps)")),
+    (r"running the pipeline", QT_TRANSLATE_NOOP("RunPanel", "running the pipeline")),
+    (r"running the original model in its framework",
+     QT_TRANSLATE_NOOP("RunPanel", "running the original model in its framework")),
+    (r"running (.+)", QT_TRANSLATE_NOOP("RunPanel", "running {0}")),
+    (r"timing (\d+) modules in turn \(warmed up\)", QT_TRANSLATE_NOOP("RunPanel", "timing {0} modules in turn (warmed up)")),
+    (r"warming up (\d+) modules", QT_TRANSLATE_NOOP("RunPanel", "warming up {0} modules")),
+    (r"timing (.+)", QT_TRANSLATE_NOOP("RunPanel", "timing {0}")),
+    (r"profiling (.+) \(time of every call\)", QT_TRANSLATE_NOOP("RunPanel", "profiling {0} (time of every call)")),
+    (r"comparing outputs", QT_TRANSLATE_NOOP("RunPanel", "comparing outputs")),
+    (r"loading model (.+)", QT_TRANSLATE_NOOP("RunPanel", "loading model {0}")),
+    (r"writing (.+)", QT_TRANSLATE_NOOP("RunPanel", "writing {0}")),
+)
+
+#: The check's warnings (``pipeline_model.scriptlib.outputs.compare_outputs``).
+WARNING_FORMS = (
+    (r"output (\d+): the reference is all zeros: the check cannot tell a right result from a wrong one \(use real "
+     r"inputs/weights\)",
+     QT_TRANSLATE_NOOP("RunPanel", "output {0}: the reference is all zeros: the check cannot tell a right result from "
+                                   "a wrong one (use real inputs/weights)")),
+    (r"output (\d+): the reference is tiny \(max \|ref\| = (\S+) < (\S+)\): the check compares rounding noise "
+     r"\(use real inputs/weights\)",
+     QT_TRANSLATE_NOOP("RunPanel", "output {0}: the reference is tiny (max |ref| = {1} < {2}): the check compares "
+                                   "rounding noise (use real inputs/weights)")),
+)
+
+
+def shown_progress(message: str) -> str:
+    """A progress line as rich text: the engine's (:data:`PROGRESS_FORMS`) translated, the module it names as
+    :func:`shown_label` reads it, other values as code; a line of the app's own (already translated) as it is."""
+    if match_form(message, PROGRESS_FORMS) is None:
+        return html.escape(message, quote=False)
+
+    def arg(value: str) -> str:
+        label = shown_label(value)
+        return html.escape(label) if label != value else code(value)
+
+    return shown_html(message, PROGRESS_FORMS, "RunPanel", arg)
 
 
 def shown_error(message: str) -> str:
@@ -124,7 +188,7 @@ def shown_error_html(message: str) -> tuple[str, str]:
     text = str(message or "")
     head, _sep, rest = text.partition("\n")
     if match_form(head, ERROR_FORMS) is None:
-        return html.escape(QCoreApplication.translate("RunPanel", "The engine reported an error:")), text
+        return html.escape(QCoreApplication.translate("RunPanel", "The engine reported an error:")) + " " + code(head), rest
     return shown_html(head, ERROR_FORMS, "RunPanel"), rest
 
 
@@ -157,9 +221,9 @@ def build_run_html(result: dict[str, Any]) -> str:
             not_checked = QCoreApplication.translate(
                 "RunPanel", "✗ not checked: the reference (TVM's default pipeline on the model as loaded) failed; "
                 "this module built and ran")
-            verdict = (f"<span style='color:{status_css('error')}'><b>{esc(not_checked)}</b>: {esc(str(failure))}</span>")
+            verdict = (f"<span style='color:{status_css('error')}'><b>{esc(not_checked)}</b>: {code(str(failure))}</span>")
         elif check.get("error"):
-            verdict = (f"<span style='color:{status_css('error')}'><b>{esc(failed_text)}</b>: {esc(str(check['error']))}</span>")
+            verdict = (f"<span style='color:{status_css('error')}'><b>{esc(failed_text)}</b>: {code(str(check['error']))}</span>")
         elif check.get("passed"):
             verdict = f"<span style='color:{status_css('ok')}'><b>{esc(passed_text)}</b></span>"
         else:
@@ -169,8 +233,8 @@ def build_run_html(result: dict[str, Any]) -> str:
             reference=esc(shown_text(check.get("reference") or QCoreApplication.translate("RunPanel", "the unoptimized model"))))
         if failure and check.get("max_abs") is not None:
             detail += "; " + esc(QCoreApplication.translate(
-                "RunPanel", "the default-pipeline reference failed ({failure}), so this is the fallback").format(
-                    failure=failure))
+                "RunPanel", "the default-pipeline reference failed ({failure}), so this is the fallback")).format(
+                    failure=code(str(failure)))
         if check.get("tolerance_dtype"):
             detail += "; " + esc(QCoreApplication.translate("RunPanel", "tolerance chosen for {dtype}, the module's lowest "
                                                             "precision").format(dtype=check["tolerance_dtype"]))
@@ -224,7 +288,8 @@ def check_scale_html(check: dict[str, Any]) -> str:
     if warnings:
         colour = status_css("warning")
         word = html.escape(QCoreApplication.translate("RunPanel", "Warning"))
-        parts.append("".join(f"<p style='color:{colour}'><b>⚠ {word}:</b> {html.escape(w)}</p>" for w in warnings))
+        parts.append("".join(f"<p style='color:{colour}'><b>⚠ {word}:</b> {shown_html(w, WARNING_FORMS, 'RunPanel')}</p>"
+                             for w in warnings))
     return "".join(parts)
 
 
@@ -553,8 +618,8 @@ class RunPanel(QWidget):
         self.status.setText(html.escape(message, quote=False))
 
     def show_progress(self, message: str) -> None:
-        """A ``build_progress`` line."""
-        self.status.setText(html.escape(message[:300], quote=False))
+        """A ``build_progress`` line (the engine's, read back by :data:`PROGRESS_FORMS`; the app's own as it is)."""
+        self.status.setText(shown_progress(message[:300]))
 
     def show_build_result(self, result: dict[str, Any]) -> None:
         """Show a ``build_run`` reply."""
@@ -624,13 +689,18 @@ class RunPanel(QWidget):
                 command=f"<code>python {html.escape(str(result.get('deploy_script')))} [inputs.npz]</code>") + "</p>"
         )
 
-    def show_error(self, message: str) -> None:
-        """A failed request (e.g. the GPU refusal naming the unscheduled PrimFuncs), shown plainly."""
+    def show_error(self, message: str, from_engine: bool = True) -> None:
+        """A failed request (e.g. the GPU refusal naming the unscheduled PrimFuncs): the engine's framing translated,
+        what TVM or Python said in a code font; a message of the app's own (``from_engine`` false) as it is."""
         self.last_error = message
         self._results_render = None
         self.set_busy(False)
-        # The app's framing translated; what TVM or Python said as it is, in a code font under it.
-        sentence, rest = shown_error_html(message.strip()) if message.strip() else (html.escape(self.tr("failed")), "")
+        if not message.strip():
+            sentence, rest = html.escape(self.tr("failed")), ""
+        elif from_engine:
+            sentence, rest = shown_error_html(message.strip())
+        else:
+            sentence, rest = html.escape(message.strip(), quote=False), ""
         self.status.setText(f"✗ {sentence}")
         block = f"<pre style='white-space: pre-wrap'>{html.escape(rest)}</pre>" if rest.strip() else ""
         self.results.setHtml(f"<p>{sentence}</p>{block}")

@@ -107,7 +107,7 @@
     </message>
     <message>
         <location filename="../../app/i18n.py" line="+108"/>
-        <location filename="../../widgets/run_panel.py" line="+66"/>
+        <location filename="../../widgets/run_panel.py" line="+68"/>
         <source>Untitled pipeline</source>
         <extracomment>Choices of View ▸ Language: setting value → label (labels are shown in their own language). The name of a new document (``pipeline_model.document``), shown translated.</extracomment>
         <translation>未命名流水线</translation>
@@ -3625,7 +3625,7 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+153"/>
+        <location filename="../../widgets/run_panel.py" line="+215"/>
         <source>max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})</source>
         <translation>最大绝对误差 / 参照最大绝对值 = {ratio}（参照最大绝对值 {ref}；容差按{scale}缩放）</translation>
     </message>
@@ -3635,7 +3635,7 @@
         <translation>警告</translation>
     </message>
     <message>
-        <location line="+110"/>
+        <location line="+111"/>
         <source>Device and target to build for (devices detected by the engine)</source>
         <translation>构建所用的设备和目标（引擎检测到的设备）</translation>
     </message>
@@ -3710,20 +3710,25 @@
         <translation>模块</translation>
     </message>
     <message>
-        <location line="-133"/>
-        <location line="+134"/>
+        <location line="-134"/>
+        <location line="+135"/>
         <location line="+209"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-466"/>
+        <location line="-531"/>
         <source>baseline (model as loaded)</source>
         <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>基线（加载时的模型）</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+4"/>
+        <source>the reference (TVM&apos;s default pipeline on the model as loaded, CPU)</source>
+        <translation>参照（TVM 默认流水线处理加载时的模型，CPU）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>pipeline &apos;{0}&apos;</source>
         <translation>流水线 &apos;{0}&apos;</translation>
     </message>
@@ -3759,6 +3764,11 @@
     </message>
     <message>
         <location line="+6"/>
+        <source>model as loaded, tvm.compile default pipeline, {0}</source>
+        <translation>加载时的模型，tvm.compile 默认流水线，{0}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>random (seed {0})</source>
         <translation>随机（种子 {0}）</translation>
     </message>
@@ -3809,7 +3819,104 @@
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+4"/>
+        <source>refusing to build for {0}: {1} PrimFunc(s) have no GPU thread binding and would run unscheduled: {2}. Fix: add a DLight step (dlight.ApplyDefaultSchedule with gpu rules such as gpu.Matmul, gpu.GEMV, gpu.Reduction, gpu.GeneralReduction, gpu.Fallback) or a MetaSchedule tuning step after legalization</source>
+        <translation>拒绝为 {0} 构建：{1} 个 PrimFunc 没有 GPU 线程绑定，会以未调度的方式运行：{2}。解决办法：在合法化（LegalizeOps）之后添加一个 DLight 步骤（dlight.ApplyDefaultSchedule，使用 gpu.Matmul、gpu.GEMV、gpu.Reduction、gpu.GeneralReduction、gpu.Fallback 等 gpu 规则）或一个 MetaSchedule 调优步骤</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>building and running the reference (TVM&apos;s default pipeline on the model as loaded, CPU)</source>
+        <extracomment>The engine&apos;s progress lines of a build (``pipeline_model.engine.build``): the module a line names is shown as :func:`shown_label` reads it.</extracomment>
+        <translation>正在构建并运行参照（TVM 默认流水线处理加载时的模型，CPU）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>building the reference (TVM&apos;s default pipeline on the model as loaded, CPU)</source>
+        <translation>正在构建参照（TVM 默认流水线处理加载时的模型，CPU）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the reference failed</source>
+        <translation>参照失败</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>reference ready</source>
+        <translation>参照已就绪</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>building {0} for {1}</source>
+        <translation>正在为 {1} 构建{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>running the pipeline ({0} steps)</source>
+        <translation>正在运行流水线（{0} 个步骤）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>running the pipeline</source>
+        <translation>正在运行流水线</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>running the original model in its framework</source>
+        <translation>正在原框架中运行原始模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>running {0}</source>
+        <translation>正在运行{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>timing {0} modules in turn (warmed up)</source>
+        <translation>正在轮流计时 {0} 个模块（已预热）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>warming up {0} modules</source>
+        <translation>正在预热 {0} 个模块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>timing {0}</source>
+        <translation>正在计时{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>profiling {0} (time of every call)</source>
+        <translation>正在剖析{0}（每次调用的用时）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>comparing outputs</source>
+        <translation>正在比较输出</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>loading model {0}</source>
+        <translation>正在加载模型 {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>writing {0}</source>
+        <translation>正在写出 {0}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>output {0}: the reference is all zeros: the check cannot tell a right result from a wrong one (use real inputs/weights)</source>
+        <extracomment>The check&apos;s warnings (``pipeline_model.scriptlib.outputs.compare_outputs``).</extracomment>
+        <translation>输出 {0}：参照全为零，检查无法区分正确与错误的结果（请使用真实的输入/权重）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>output {0}: the reference is tiny (max |ref| = {1} &lt; {2}): the check compares rounding noise (use real inputs/weights)</source>
+        <translation>输出 {0}：参照的数值极小（参照最大绝对值 = {1} &lt; {2}），检查比较的只是舍入噪声（请使用真实的输入/权重）</translation>
+    </message>
+    <message>
+        <location line="+33"/>
         <source>The engine reported an error:</source>
         <translation>引擎报告了一个错误：</translation>
     </message>
@@ -3894,7 +4001,7 @@
         <translation>输出 {index}</translation>
     </message>
     <message>
-        <location line="+117"/>
+        <location line="+118"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
@@ -4049,12 +4156,12 @@
         <translation>运行：{command}</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location line="-382"/>
+        <location line="-383"/>
         <source>ratio of the medians {value}× (no repeats: the spread is unknown)</source>
         <translation>中位数之比 {value}×（没有重复测量：离散程度未知）</translation>
     </message>
@@ -4114,8 +4221,8 @@
         <translation>基线</translation>
     </message>
     <message>
-        <location line="-524"/>
-        <location line="+525"/>
+        <location line="-589"/>
+        <location line="+590"/>
         <source>pipeline</source>
         <translation>流水线</translation>
     </message>
