@@ -20,7 +20,7 @@ Forms = Sequence[tuple[str, str]]
 
 def code(value: str) -> str:
     """``value`` escaped, in a code font."""
-    return f"<code>{html.escape(value)}</code>"
+    return f"<code>{html.escape(value, quote=False)}</code>"
 
 
 def match_form(text: str, forms: Forms) -> Optional[tuple[str, tuple[str, ...]]]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import html
 from typing import Any, Callable, Optional
 
-from PySide6.QtCore import QCoreApplication, QEvent, QLocale, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QLocale, QPoint, Qt, Signal
 from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QButtonGroup,
     QCheckBox,
     QComboBox,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QRadioButton,
+    QScrollArea,
     QSizePolicy,
     QSpinBox,
     QTextBrowser,
@@ -392,12 +394,38 @@ class RunPanel(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(left, 3)
         layout.addWidget(self.results, 2)
+        self._left, self._layout = left, layout
+
+    def fit_width(self, width: int) -> None:
+        """Results beside the controls when ``width`` (the panel's room) holds both, else below them (a narrow
+        window: side by side they would need a horizontal scroll and squeeze the results to a few letters)."""
+        both = self._left.minimumSize().width() + self.results.minimumWidth() + 24
+        direction = QBoxLayout.Direction.LeftToRight if width >= both else QBoxLayout.Direction.TopToBottom
+        if self._layout.direction() != direction:
+            self._layout.setDirection(direction)
+            self.results.setMinimumHeight(0 if direction == QBoxLayout.Direction.LeftToRight else
+                                          12 * self.results.fontMetrics().height())
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802, ANN001 - Qt API
+        if watched is self.parentWidget() and event.type() == QEvent.Type.Resize:
+            self.fit_width(watched.width())  # the scroll area's viewport: the room the panel has
+        return super().eventFilter(watched, event)
+
+    def showEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
+        parent = self.parentWidget()
+        if parent is not None:
+            parent.removeEventFilter(self)
+            parent.installEventFilter(self)
+            self.fit_width(parent.width())
+        super().showEvent(event)
 
     def _build_target_row(self) -> QHBoxLayout:
         """Target chooser, "Advanced…" (the target as JSON) and "detect devices again"."""
         self.target_combo = TargetPicker(self)
         self.target_combo.setObjectName("runTarget")
-        self.target_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # Not as wide as its longest entry: at 1024 px that squeezed the results to a column of single letters.
+        self.target_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.target_combo.setMinimumContentsLength(24)
         self.target_combo.setToolTip(self.tr("Device and target to build for (devices detected by the engine)"))
         self.target_combo.activated.connect(self._on_target_activated)
         self.advanced_button = QToolButton(self)
@@ -512,6 +540,7 @@ class RunPanel(QWidget):
         self.results.setOpenLinks(False)
         self.results.setPlaceholderText(self.tr("Build & Run (Ctrl+B) to see outputs, latency and the numerical check."))
         self.results.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.results.setMinimumWidth(24 * self.results.fontMetrics().averageCharWidth())
         self.chart = LatencyChart(self)
 
     # ---- targets --------------------------------------------------------------------------
@@ -664,6 +693,17 @@ class RunPanel(QWidget):
         """Show ``render()``'s HTML; it is rendered again when the palette changes (status colours)."""
         self._results_render = render
         self.results.setHtml(render())
+        self._reveal_results()
+
+    def _reveal_results(self) -> None:
+        """With the results below the controls (:meth:`fit_width`), scroll the panel's area to them."""
+        if self._layout.direction() != QBoxLayout.Direction.TopToBottom:
+            return
+        area = self.parentWidget()
+        while area is not None and not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        if area is not None and area.widget() is not None:  # the results' top at the top of the area
+            area.verticalScrollBar().setValue(self.results.mapTo(area.widget(), QPoint(0, 0)).y())
 
     def changeEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
         """Re-render the results in the new palette's status colours."""
@@ -688,6 +728,7 @@ class RunPanel(QWidget):
             + "</ul><p>" + self.tr("Run it: {command}").format(
                 command=f"<code>python {html.escape(str(result.get('deploy_script')))} [inputs.npz]</code>") + "</p>"
         )
+        self._reveal_results()
 
     def show_error(self, message: str, from_engine: bool = True) -> None:
         """A failed request (e.g. the GPU refusal naming the unscheduled PrimFuncs): the engine's framing translated,
@@ -704,6 +745,7 @@ class RunPanel(QWidget):
         self.status.setText(f"✗ {sentence}")
         block = f"<pre style='white-space: pre-wrap'>{html.escape(rest)}</pre>" if rest.strip() else ""
         self.results.setHtml(f"<p>{sentence}</p>{block}")
+        self._reveal_results()
 
 
 def _sci_spin(parent: QWidget, value: Optional[float]) -> QLineEdit:

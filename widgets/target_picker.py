@@ -137,6 +137,7 @@ class TargetPicker(QComboBox):
             seen.append(support.target)
         if {"kind": "llvm"} not in seen:
             self.addItem(QCoreApplication.translate("TargetPicker", "CPU: generic llvm"), {"kind": "llvm"})
+        self.view().setMinimumWidth(self.view().sizeHintForColumn(0) + 24)  # the list shows each entry whole
 
     def show_target(self, target: dict[str, Any]) -> None:
         """Select ``target`` (added as a custom entry when it is not listed)."""
