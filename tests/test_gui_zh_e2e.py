@@ -148,6 +148,7 @@ def test_the_chinese_interface_shows_no_latin_words(zh_studio, boxes, monkeypatc
     seen.window("after the failed step", win)
     built = _engine_call(win, win.run_controller.build_and_run)
     seen.window("build of a failed pipeline", win)
+    _bisect(win, seen)
 
     win.raise_dock(win.tuning_dock) if hasattr(win, "raise_dock") else win.tuning_dock.raise_()
     seen.window("tuning", win)
@@ -168,6 +169,19 @@ def test_the_chinese_interface_shows_no_latin_words(zh_studio, boxes, monkeypatc
         first.setdefault((where, text), (stage, words))
     report = "\n".join(f"[{stage}] {where}: {words} in {text!r}" for (where, text), (stage, words) in first.items())
     assert not seen.found, report
+
+
+def _bisect(win, seen: Seen) -> None:
+    """Run ▸ Find Breaking Step… on the failing pipeline: the dialog's result."""
+    win.act_bisect.trigger()
+    dialog = win.bisector.dialog
+    reports: list = []
+    win.bisector.finished.connect(reports.append)
+    win.bisector.failed.connect(reports.append)
+    assert win.bisector.find()
+    assert qt_wait(lambda: bool(reports), TIMEOUT_MS), "no bisect answer"
+    seen.window("bisect", dialog)
+    dialog.close()
 
 
 def _consent(win, seen: Seen, monkeypatch, tmp_path) -> None:

@@ -506,7 +506,7 @@ class QtPipelineModel(QAbstractListModel):
                      else self.tr(STATE_LABELS.get(state, state)))
             lines = [f"<b>{title}</b> <code>{step.pass_id}</code>", self.tr("state: {state}").format(state=label)]
             if bisect is not None and bisect[1]:
-                lines.insert(1, ("<b>{0}</b>" if bisect[0] == BISECT_CULPRIT else "{0}").format(_html_escape(bisect[1])))
+                lines.insert(1, ("<b>{0}</b>" if bisect[0] == BISECT_CULPRIT else "{0}").format(bisect[1]))  # rich text
             if result is not None and result.elapsed_ms:
                 lines.append(self.tr("time: {time}").format(time=format_ms(result.elapsed_ms))
                              + (self.tr(" (cached)") if result.cached else ""))

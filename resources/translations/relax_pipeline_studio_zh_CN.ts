@@ -79,7 +79,7 @@
         <translation>请勾选两条或更多流水线进行比较。</translation>
     </message>
     <message>
-        <location filename="../../app/bisect_controller.py" line="+210"/>
+        <location filename="../../app/bisect_controller.py" line="+216"/>
         <location filename="../../app/compare_controller.py" line="+4"/>
         <source>The Build &amp; Run panel&apos;s settings are not valid (see the panel).</source>
         <extracomment>``BisectReport`` when a bisection finished (tests, screenshots). The message when it failed. Save Reproducer… of the breaking step asked in the dialog (its uid; the main window saves it). The last report while the pipeline is unchanged since (its culprit&apos;s reproducer can be saved). The ``bisect`` request arguments of :attr:`report`.</extracomment>
@@ -107,7 +107,7 @@
     </message>
     <message>
         <location filename="../../app/i18n.py" line="+108"/>
-        <location filename="../../widgets/run_panel.py" line="+68"/>
+        <location filename="../../widgets/run_panel.py" line="+70"/>
         <source>Untitled pipeline</source>
         <extracomment>Choices of View ▸ Language: setting value → label (labels are shown in their own language). The name of a new document (``pipeline_model.document``), shown translated.</extracomment>
         <translation>未命名流水线</translation>
@@ -1495,7 +1495,7 @@
         <translation>引擎内存上限：</translation>
     </message>
     <message>
-        <location filename="../../app/bisect_controller.py" line="-112"/>
+        <location filename="../../app/bisect_controller.py" line="-113"/>
         <source>model as loaded</source>
         <translation>加载的模型</translation>
     </message>
@@ -1515,7 +1515,7 @@
         <translation>否</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source> Builds: {0} (budget {1}).</source>
         <translation> 构建次数：{0}（预算 {1}）。</translation>
     </message>
@@ -1535,17 +1535,17 @@
         <translation>查找出错步骤失败：{0}</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+20"/>
         <source>breaking step found by bisect: max |diff|/max |ref| {0}</source>
         <translation>二分查找发现的出错步骤：最大绝对误差/参照最大绝对值 {0}</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>breaking step found by bisect: {0}</source>
         <translation>二分查找发现的出错步骤：{0}</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>(the pipeline passes without it)</source>
         <translation>（去掉它后流水线通过）</translation>
     </message>
@@ -1560,7 +1560,7 @@
         <translation>二分查找：此步骤之后模型错误或失败（{0}）</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>max |diff|/max |ref| {0}</source>
         <translation>最大绝对误差/参照最大绝对值 {0}</translation>
     </message>
@@ -1728,7 +1728,7 @@
 <context>
     <name>BisectDialog</name>
     <message>
-        <location filename="../../app/bisect_controller.py" line="-249"/>
+        <location filename="../../app/bisect_controller.py" line="-258"/>
         <source>Find Breaking Step</source>
         <extracomment>Save Reproducer… of the breaking step (offered when TVM&apos;s own default pipeline fails on the model).</extracomment>
         <translation>查找出错步骤</translation>
@@ -1744,7 +1744,7 @@
         <translation>停止</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+17"/>
         <source>Save Reproducer…</source>
         <translation>保存复现包…</translation>
     </message>
@@ -1779,7 +1779,7 @@
         <translation>第一个使构建出的模型出错或无法构建的步骤：</translation>
     </message>
     <message>
-        <location line="+55"/>
+        <location line="+56"/>
         <source>The default-pipeline reference failed ({0}). Reference used: {1}</source>
         <translation>默认流水线构建的参考结果失败（{0}）。改用的参考：{1}</translation>
     </message>
@@ -1807,6 +1807,105 @@
         <location line="+1"/>
         <source>TVM&apos;s default pipeline fails on this model too: this is a TVM bug.</source>
         <translation>TVM 的默认流水线在此模型上同样失败：这是 TVM 的缺陷。</translation>
+    </message>
+</context>
+<context>
+    <name>BisectReport</name>
+    <message>
+        <location filename="../../app/bisect_texts.py" line="+21"/>
+        <source>step {0} ({1}) failed while the pipeline ran: {2}</source>
+        <extracomment>The verdicts of ``bisect_tvm`` (context ``BisectReport``).</extracomment>
+        <translation>步骤 {0}（{1}）在流水线运行时失败：{2}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>culprit: step {0} ({1}) produced IR that is not well-formed: {2}; step {3} ({4}) failed on it: {5}</source>
+        <translation>出错步骤：步骤 {0}（{1}）产生了不合规范（not well-formed）的 IR：{2}；步骤 {3}（{4}）在其上失败：{5}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>no step changed the module: nothing to bisect (the model as loaded builds and runs)</source>
+        <translation>没有步骤改变模块：无可二分（加载时的模型可以构建并运行）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>no step changed the module, and the model as loaded gives a wrong result even with no step (TVM&apos;s default pipeline: a TVM bug): {0}</source>
+        <translation>没有步骤改变模块，且加载时的模型即使不经任何步骤也给出错误结果（TVM 的默认流水线：TVM 的缺陷）：{0}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the model does not build even with no step (TVM&apos;s default pipeline fails on it: a TVM bug); no step to blame: {0}</source>
+        <translation>即使不经任何步骤，模型也无法构建（TVM 的默认流水线在其上失败：TVM 的缺陷）；没有可归咎的步骤：{0}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the model does not run even with no step (TVM&apos;s default pipeline fails on it: a TVM bug); no step to blame: {0}</source>
+        <translation>即使不经任何步骤，模型也无法运行（TVM 的默认流水线在其上失败：TVM 的缺陷）；没有可归咎的步骤：{0}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the model crashes even with no step (TVM&apos;s default pipeline fails on it: a TVM bug); no step to blame: {0}</source>
+        <translation>即使不经任何步骤，模型也会崩溃（TVM 的默认流水线在其上失败：TVM 的缺陷）；没有可归咎的步骤：{0}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the final module builds and runs; its numbers could not be checked (no reference)</source>
+        <translation>最终模块可以构建并运行；其数值无法检查（没有参照）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the pipeline is correct: the final module matches the reference (max |diff|/max |ref| = {0})</source>
+        <translation>流水线正确：最终模块与参照一致（最大绝对误差/参照最大绝对值 = {0}）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>TVM&apos;s default pipeline fails on the model as loaded, and leaving single steps out of the pipeline does not help: no step to blame ({0})</source>
+        <translation>TVM 的默认流水线在加载时的模型上失败，从流水线中逐个去掉步骤也无济于事：没有可归咎的步骤（{0}）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>every module fails, the model as loaded (completed with the stock lowering) too, and leaving single steps out does not help: no step to blame ({0})</source>
+        <translation>每个模块都失败，加载时的模型（用标准降级补全后）也失败，逐个去掉步骤也无济于事：没有可归咎的步骤（{0}）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the failure starts in steps {0}..{1}; the modules between could not be completed (skipped), and leaving single steps out did not isolate one</source>
+        <translation>失败始于步骤 {0}..{1}；其间的模块无法补全（已跳过），逐个去掉步骤也未能找出单个步骤</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>culprit: step {0} ({1}): the first step after which the result is wrong or the build fails ({2})</source>
+        <translation>出错步骤：步骤 {0}（{1}）：在它之后结果首次出错或构建失败（{2}）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>culprit: step {0} ({1}): leaving it out makes the pipeline pass ({2})</source>
+        <translation>出错步骤：步骤 {0}（{1}）：去掉它流水线就能通过（{2}）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>no verdict yet</source>
+        <translation>尚无结论</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>cancelled;</source>
+        <translation>已取消；</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>pass</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>fail</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>skipped</source>
+        <translation>已跳过</translation>
     </message>
 </context>
 <context>
@@ -3635,7 +3734,7 @@
         <translation>警告</translation>
     </message>
     <message>
-        <location line="+111"/>
+        <location line="+137"/>
         <source>Device and target to build for (devices detected by the engine)</source>
         <translation>构建所用的设备和目标（引擎检测到的设备）</translation>
     </message>
@@ -3700,7 +3799,7 @@
         <translation>同时用 VM 的插桩为每次 PrimFunc / PackedFunc 调用计时（性能剖析面板、图上的热度叠加）</translation>
     </message>
     <message>
-        <location line="-97"/>
+        <location line="-123"/>
         <source>Target</source>
         <translation>目标</translation>
     </message>
@@ -3712,12 +3811,12 @@
     <message>
         <location line="-134"/>
         <location line="+135"/>
-        <location line="+209"/>
+        <location line="+236"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-531"/>
+        <location line="-558"/>
         <source>baseline (model as loaded)</source>
         <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>基线（加载时的模型）</translation>
@@ -4006,7 +4105,7 @@
         <translation>检查</translation>
     </message>
     <message>
-        <location line="+72"/>
+        <location line="+98"/>
         <source>auto</source>
         <translation>自动</translation>
     </message>
@@ -4056,7 +4155,7 @@
         <translation>“构建并运行” (Ctrl+B) 后在此查看输出、延迟和数值检查。</translation>
     </message>
     <message>
-        <location line="+168"/>
+        <location line="+180"/>
         <source>Exported {library}; run it with: {command}</source>
         <translation>已导出 {library}；运行方式：{command}</translation>
     </message>
@@ -4069,7 +4168,7 @@
         <translation type="vanished">自定义：{target}</translation>
     </message>
     <message>
-        <location line="-90"/>
+        <location line="-101"/>
         <source>NumPy arrays (*.npy *.npz);;All files (*)</source>
         <translation>NumPy 数组 (*.npy *.npz);;所有文件 (*)</translation>
     </message>
@@ -4126,7 +4225,7 @@
         <translation type="vanished">已导出 {library}；运行方式：python {script}</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+36"/>
         <source>Exported</source>
         <translation>已导出</translation>
     </message>
@@ -4156,12 +4255,12 @@
         <translation>运行：{command}</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location line="-383"/>
+        <location line="-422"/>
         <source>ratio of the medians {value}× (no repeats: the spread is unknown)</source>
         <translation>中位数之比 {value}×（没有重复测量：离散程度未知）</translation>
     </message>
@@ -4206,7 +4305,7 @@
         <translation>✗ 结果不同</translation>
     </message>
     <message>
-        <location line="+216"/>
+        <location line="+243"/>
         <source>{0} {1} is not a number (e.g. 1e-4)</source>
         <translation>{0} {1} 不是数字（例如 1e-4）</translation>
     </message>
@@ -4221,8 +4320,8 @@
         <translation>基线</translation>
     </message>
     <message>
-        <location line="-589"/>
-        <location line="+590"/>
+        <location line="-616"/>
+        <location line="+617"/>
         <source>pipeline</source>
         <translation>流水线</translation>
     </message>
@@ -4650,7 +4749,7 @@
         <translation>目标：{0}</translation>
     </message>
     <message>
-        <location line="+94"/>
+        <location line="+95"/>
         <source>Custom: {target}</source>
         <translation>自定义：{target}</translation>
     </message>
