@@ -1,7 +1,9 @@
 """Issue 33: the whole Chinese interface on the real engine shows no Latin word outside code, identifiers and
 numbers (the rule of ``tests/zh_texts.latin_words``): the main window at start, a builtin model with steps run
-(each step selected, a failing one with TVM's error), Build & Run with the check, the library export's result,
-the consent question, the tuning panel at rest, Preferences and About. Every visible text is read: titles,
+(each step selected, a failing one with TVM's error), Build & Run with the check, Where Values Diverge, the library
+export's result, File ▸ Export Python Script (written, and refused with its reason), Build & Run and Find Breaking
+Step on the failing pipeline, the consent question and what is said once it is declined, the tuning panel at rest,
+Preferences and About. Every visible text is read: titles,
 labels, buttons, menus and submenus, tooltips, placeholders, combo items, the status bar, item views' cells,
 tooltips and headers, rich text outside its code font, and message boxes."""
 
@@ -21,7 +23,7 @@ from app.consent_service import ConsentDialog  # noqa: E402
 from pipeline_model import consent  # noqa: E402
 from pipeline_model.document import PipelineDocument, Step  # noqa: E402
 from tests.conftest import qt_wait  # noqa: E402
-from tests.zh_texts import latin_left, latin_words, rich_prose  # noqa: E402
+from tests.zh_texts import ir_names, latin_left, latin_words, rich_prose, shown_prose  # noqa: E402
 
 TIMEOUT_MS = 300_000
 #: A step TVM refuses on the MLP (its default func_name "main" is not a function of it): TVM's own error text.
@@ -52,6 +54,7 @@ class Seen:
     """What the walk found: ``(stage, where, text, words)`` of every text with Latin words left."""
 
     def __init__(self, win) -> None:
+        self.win = win
         cat = win.ctx.catalogue.catalogue
         names: set[str] = {"Relax Pipeline Studio", "Apache TVM", "tvm-ffi"}
         for pass_id in cat.ids():
@@ -61,10 +64,13 @@ class Seen:
             names |= {str(c) for p in spec.params for c in (p.choices or [])}
         self.identifiers = sorted(names)
         self.found: list[tuple[str, str, str, list[str]]] = []
+        self.read = 0  # texts read (the walk saw the interface, not an empty window)
 
     def window(self, stage: str, widget) -> None:
         qt_wait(lambda: False, 100)
-        self.found += [(stage, where, text, words) for where, text, words in latin_left(widget, self.identifiers)]
+        names = self.identifiers + sorted(ir_names(self.win))  # a dialog names the IR the main window shows
+        self.read += len(shown_prose(widget))
+        self.found += [(stage, where, text, words) for where, text, words in latin_left(widget, names)]
 
     def text(self, stage: str, where: str, text: str) -> None:
         words = latin_words(rich_prose(text), self.identifiers)
@@ -125,6 +131,7 @@ def test_the_chinese_interface_shows_no_latin_words(zh_studio, boxes, monkeypatc
     built = _engine_call(win, win.run_controller.build_and_run)
     assert isinstance(built, dict) and built["check"]["passed"], built
     seen.window("build", win)
+    _diverge(win, seen)
 
     exported = _engine_call(win, lambda: win.run_controller.export_library(str(tmp_path / "lib")))
     assert isinstance(exported, dict), exported
@@ -169,6 +176,19 @@ def test_the_chinese_interface_shows_no_latin_words(zh_studio, boxes, monkeypatc
         first.setdefault((where, text), (stage, words))
     report = "\n".join(f"[{stage}] {where}: {words} in {text!r}" for (where, text), (stage, words) in first.items())
     assert not seen.found, report
+    assert seen.read > 2000, seen.read
+
+
+def _diverge(win, seen: Seen) -> None:
+    """Run ▸ Where Values Diverge… on the selected step: the dialog's table and verdict."""
+    replies: list = []
+    win.diverger.finished.connect(replies.append)
+    win.diverger.failed.connect(replies.append)
+    assert win.diverger.show_dialog()
+    assert qt_wait(lambda: bool(replies), TIMEOUT_MS), "no diverge answer"
+    assert isinstance(replies[0], dict), replies[0]
+    seen.window("diverge", win.diverger.dialog)
+    win.diverger.dialog.close()
 
 
 def _bisect(win, seen: Seen) -> None:

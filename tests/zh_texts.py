@@ -106,7 +106,7 @@ def _model_texts(model, parent: QModelIndex, limit: int) -> Iterable[str]:
             value = index.data(Qt.ItemDataRole.DisplayRole)
             if isinstance(value, str):
                 yield value
-            if col == 0 and model.hasChildren(index):
+            if col == 0 and _has_children(model, index):
                 yield from _model_texts(model, index, limit)
 
 
@@ -145,6 +145,8 @@ ALLOWED_WORDS = frozenset({
     "forward", "main", "x", "y", "relu",
     # the check's tolerance keys
     "rtol", "atol",
+    # keyboard keys
+    "Esc", "Ctrl", "Shift", "Alt", "Enter", "Tab", "Del", "Space",
 })
 
 _CODE_FAMILIES = ("monospace", "mono", "courier", "consolas", "menlo", "monaco", "fixed")
@@ -264,6 +266,13 @@ def _widget_texts(w) -> Iterable[tuple[str, str]]:  # noqa: ANN001 - QWidget
         yield from ((name + ".header", t) for t in _header_texts(w.model()))
 
 
+def _has_children(model, index: QModelIndex) -> bool:  # noqa: ANN001
+    try:
+        return model.hasChildren(index)
+    except TypeError:  # private in PySide6 for a table widget's model: a flat table
+        return False
+
+
 def _columns(model, parent: QModelIndex) -> int:  # noqa: ANN001
     try:
         return model.columnCount(parent)
@@ -279,7 +288,7 @@ def _item_texts(model, parent: QModelIndex, limit: int) -> Iterable[str]:  # noq
                 value = index.data(role)
                 if isinstance(value, str):
                     yield rich_prose(value) if role == Qt.ItemDataRole.ToolTipRole else value
-            if col == 0 and model.hasChildren(index):
+            if col == 0 and _has_children(model, index):
                 yield from _item_texts(model, index, limit)
 
 
