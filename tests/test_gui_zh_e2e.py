@@ -56,7 +56,7 @@ class Seen:
     def __init__(self, win) -> None:
         self.win = win
         cat = win.ctx.catalogue.catalogue
-        names: set[str] = {"Relax Pipeline Studio", "Apache TVM", "tvm-ffi"}
+        names: set[str] = set()
         for pass_id in cat.ids():
             spec = cat.get(pass_id)
             names |= {spec.id, spec.title}  # TVM's pass names ("Fuse Ops By Pattern")

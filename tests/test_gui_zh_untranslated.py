@@ -16,7 +16,9 @@ from app.consent_service import ConsentDialog  # noqa: E402
 from pipeline_model import consent  # noqa: E402
 from pipeline_model.document import PipelineDocument, Step  # noqa: E402
 from tests.conftest import qt_wait  # noqa: E402
-from tests.zh_texts import english_sources, is_untranslated, latin_words, rich_prose, untranslated  # noqa: E402
+from tests.zh_texts import (  # noqa: E402
+    english_sources, is_untranslated, latin_left, latin_words, rich_prose, untranslated,
+)
 
 
 @pytest.fixture
@@ -50,6 +52,21 @@ def _tvm_docs(win) -> list[str]:
 def _check(widget, allowed) -> None:
     left = untranslated(widget, allowed)
     assert not left, left
+    strict = latin_left(widget, _names(widget))  # the rule of tests/test_gui_zh_e2e.py
+    assert not strict, strict
+
+
+def _names(widget) -> list[str]:
+    """TVM's pass names and parameter names of the window's catalogue (identifiers)."""
+    win = widget.window()
+    cat = getattr(getattr(getattr(win, "ctx", None), "catalogue", None), "catalogue", None)
+    if cat is None:
+        return []
+    names = {"fake"}  # the fake engine's device name and TVM version are its data
+    for pass_id in cat.ids():
+        spec = cat.get(pass_id)
+        names |= {spec.id, spec.title} | {p.name for p in spec.params}
+    return sorted(names)
 
 
 def test_the_checker_finds_english():

@@ -149,9 +149,13 @@ ALLOWED_WORDS = frozenset({
     "Esc", "Ctrl", "Shift", "Alt", "Enter", "Tab", "Del", "Space",
 })
 
+#: Names of more than one word, reviewed: the app's and TVM's product names.
+ALLOWED_NAMES = ("Relax Pipeline Studio", "Apache TVM", "tvm-ffi")
+
 _CODE_FAMILIES = ("monospace", "mono", "courier", "consolas", "menlo", "monaco", "fixed")
 _TOKEN = re.compile(r"[A-Za-z0-9_./\\:@#+~%=-]+")
 _IDENT_CHARS = re.compile(r"[0-9_./\\:@#+~%=]")
+_PSEUDO_FILE = re.compile(r"<[\w .-]+>")  # Python's pseudo file names: <custom step 3>, <module>
 _ACCESS_KEY = re.compile(r"\(&?[A-Z0-9]\)|&(?=[A-Za-z0-9])")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 
@@ -172,10 +176,10 @@ def latin_words(text: str, identifiers: Iterable[str] = ()) -> list[str]:
     """The Latin words of ``text`` (prose with code already removed) that are not identifiers, numbers or
     :data:`ALLOWED_WORDS`. An identifier: a word with a digit or one of ``_ . / \\ : @ # + ~ % =`` in it (pass ids,
     file names, paths, dtypes, ``cpu:0``, ``k=v``), an option (``-mcpu``), a CamelCase word (``FuseOps``,
-    ``PrimFunc``), or one of ``identifiers`` (whole names such as TVM's pass titles, matched as whole words). An
-    access key (``(&N)``) is not a word."""
-    plain = _ACCESS_KEY.sub(" ", text.replace("&&", " "))
-    for ident in sorted({i for i in identifiers if len(i) > 1}, key=len, reverse=True):
+    ``PrimFunc``), a pseudo file name (``<custom step 3>``), or one of ``identifiers`` (whole names such as TVM's pass
+    titles, matched as whole words). An access key (``(&N)``) is not a word."""
+    plain = _PSEUDO_FILE.sub(" ", _ACCESS_KEY.sub(" ", text.replace("&&", " ")))
+    for ident in sorted({i for i in (*identifiers, *ALLOWED_NAMES) if len(i) > 1}, key=len, reverse=True):
         if ident in plain:
             plain = re.sub(r"(?<![\w./\\:@#+~%=-])" + re.escape(ident) + r"(?![\w./\\:@#+~%=-])", " ", plain)
     out = []

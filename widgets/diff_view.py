@@ -520,7 +520,7 @@ class DiffView(QWidget):
             link = self.tr("show the line in the editor") if location.is_custom_source else self.tr("show the file")
             self.location_label.setText(
                 self.tr("<b>Error at {where}</b>: {message} — <a href='location'>{link}</a>").format(
-                    where=where, message=html.escape(location.message), link=link)
+                    where=where, message=f"<code>{html.escape(location.message)}</code>", link=link)  # Python's words
             )
             self.location_label.show()
         else:

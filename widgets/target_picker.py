@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QComboBox, QWidget
 
 from pipeline_model.document import target_label
 from pipeline_model.targets import GPU_FAMILY_NAMES, TargetSupport
-from widgets.engine_texts import code, shown_html
+from widgets.engine_texts import code, shown_html, shown_plain
 
 #: Item-data role marking the custom entry (its text is translated).
 CUSTOM_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -50,6 +50,10 @@ NOTE_FORMS = (
      QT_TRANSLATE_NOOP("TargetPicker", "this TVM runtime cannot reach a {0} device")),
     (r"this machine's GPU is (\S+)", QT_TRANSLATE_NOOP("TargetPicker", "this machine's GPU is {0}")),
 )
+
+
+#: The engine's name of the CPU device (``pipeline_model.engine.build.devices``).
+DEVICE_NAME_FORMS = ((r"(\S+), (\d+) cores", QT_TRANSLATE_NOOP("TargetPicker", "{0}, {1} cores")),)
 
 
 def target_line(target: dict[str, Any]) -> str:
@@ -122,7 +126,8 @@ class TargetPicker(QComboBox):
             self._add_header(QCoreApplication.translate("TargetPicker", "Devices on this machine"))
         for dev in devices:
             target = dict(dev.get("target") or {})
-            label = f"{str(dev.get('kind', '')).upper()} {dev.get('index', 0)}: {dev.get('name', '')} — {target_label(target)}"
+            name = shown_plain(str(dev.get("name", "")), DEVICE_NAME_FORMS, "TargetPicker")
+            label = f"{str(dev.get('kind', '')).upper()} {dev.get('index', 0)}: {name} — {target_label(target)}"
             self.addItem(label, target)
             self.setItemData(self.count() - 1, _details_tip(dev), Qt.ItemDataRole.ToolTipRole)
             seen.append(target)

@@ -4662,7 +4662,13 @@
         <translation>本机可运行 ✗</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+22"/>
+        <source>{0}, {1} cores</source>
+        <extracomment>The engine&apos;s name of the CPU device (``pipeline_model.engine.build.devices``).</extracomment>
+        <translation>{0}，{1} 核</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>This TVM build compiles for it.</source>
         <translation>当前 TVM 构建可以为它编译。</translation>
     </message>
@@ -4708,12 +4714,12 @@
     </message>
     <message>
         <location line="-46"/>
-        <location line="+63"/>
+        <location line="+64"/>
         <source>CPU: generic llvm</source>
         <translation>CPU：通用 llvm</translation>
     </message>
     <message>
-        <location line="-97"/>
+        <location line="-102"/>
         <source>ROCm&apos;s device libraries are not on this machine ({0}): install ROCm or set ROCM_PATH</source>
         <extracomment>The engine&apos;s reasons a target cannot be compiled or run here (``pipeline_model.engine.build.devices``): what TVM said stays as it is, in a code font.</extracomment>
         <translation>本机没有 ROCm 的设备库（{0}）：请安装 ROCm 或设置 ROCM_PATH</translation>
@@ -4744,12 +4750,12 @@
         <translation>本机的 GPU 是 {0}</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+10"/>
         <source>target: {0}</source>
         <translation>目标：{0}</translation>
     </message>
     <message>
-        <location line="+95"/>
+        <location line="+96"/>
         <source>Custom: {target}</source>
         <translation>自定义：{target}</translation>
     </message>
