@@ -8,7 +8,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from widgets.run_panel import RunPanel, build_run_html, shown_error  # noqa: E402
+from widgets.build_texts import shown_error  # noqa: E402
+from widgets.run_panel import RunPanel, build_run_html  # noqa: E402
 
 RESULT = {
     "label": "pipeline", "function": "forward", "device": "cpu:0", "target": {"kind": "llvm"}, "build_ms": 300.0,
@@ -63,7 +64,8 @@ def test_english_texts_unchanged(qapp):
 
 def test_progress_warnings_and_errors_read_back_in_chinese(zh):
     from tests.zh_texts import latin_words, rich_prose
-    from widgets.run_panel import check_scale_html, shown_error_html, shown_progress
+    from widgets.build_texts import shown_error_html, shown_progress
+    from widgets.run_panel import check_scale_html
 
     said = shown_progress("building pipeline 'Untitled pipeline' for llvm -mcpu=native")
     assert said.startswith("正在为 <code>llvm -mcpu=native</code> 构建流水线") and "未命名流水线" in said, said

@@ -107,7 +107,7 @@
     </message>
     <message>
         <location filename="../../app/i18n.py" line="+108"/>
-        <location filename="../../widgets/run_panel.py" line="+70"/>
+        <location filename="../../widgets/build_texts.py" line="+34"/>
         <source>Untitled pipeline</source>
         <extracomment>Choices of View ▸ Language: setting value → label (labels are shown in their own language). The name of a new document (``pipeline_model.document``), shown translated.</extracomment>
         <translation>未命名流水线</translation>
@@ -275,7 +275,7 @@
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+65"/>
+        <location filename="../../app/main_window.py" line="+67"/>
         <source>Relax Pipeline Studio</source>
         <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
         <translation>Relax Pipeline Studio</translation>
@@ -635,7 +635,7 @@
         <translation>引擎已重启；您的流水线未受影响。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>Engine crashed and was restarted</source>
         <translation>引擎崩溃并已重启</translation>
     </message>
@@ -1911,7 +1911,7 @@
 <context>
     <name>CodeEditor</name>
     <message>
-        <location filename="../../widgets/code_editor.py" line="+204"/>
+        <location filename="../../widgets/code_editor.py" line="+206"/>
         <source>line {line}: {message}</source>
         <extracomment>True from a key the user types here until the editor loses the focus (see :meth:`edit_in_progress`).</extracomment>
         <translation>第 {line} 行：{message}</translation>
@@ -3724,7 +3724,7 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+215"/>
+        <location filename="../../widgets/run_panel.py" line="+142"/>
         <source>max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})</source>
         <translation>最大绝对误差 / 参照最大绝对值 = {ratio}（参照最大绝对值 {ref}；容差按{scale}缩放）</translation>
     </message>
@@ -3816,9 +3816,8 @@
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-558"/>
+        <location filename="../../widgets/build_texts.py" line="-9"/>
         <source>baseline (model as loaded)</source>
-        <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>基线（加载时的模型）</translation>
     </message>
     <message>
@@ -4020,8 +4019,9 @@
         <translation>引擎报告了一个错误：</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location filename="../../widgets/run_panel.py" line="-415"/>
         <source>({time} of warm-up)</source>
+        <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>（预热 {time}）</translation>
     </message>
     <message>
@@ -4320,13 +4320,13 @@
         <translation>基线</translation>
     </message>
     <message>
-        <location line="-616"/>
-        <location line="+617"/>
+        <location filename="../../widgets/build_texts.py" line="-130"/>
+        <location filename="../../widgets/run_panel.py" line="+1"/>
         <source>pipeline</source>
         <translation>流水线</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location filename="../../widgets/run_panel.py" line="+3"/>
         <source>Compared with the baseline: {verdict}</source>
         <translation>与基线比较：{verdict}</translation>
     </message>
