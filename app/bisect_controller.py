@@ -245,7 +245,8 @@ class BisectController(QObject):
 
     def _on_failed(self, message: str) -> None:
         assert self.dialog is not None
-        self.dialog.set_busy(False, tr("Find Breaking Step failed: {0}").format(message.strip()))
+        self.dialog.set_busy(False)
+        self.dialog.status.setText(html.escape(tr("Find Breaking Step failed: {0}")).format(code(message.strip())))
         self.failed.emit(message)
 
 
