@@ -69,6 +69,8 @@ class Seen:
     def window(self, stage: str, widget) -> None:
         qt_wait(lambda: False, 100)
         names = self.identifiers + sorted(ir_names(self.win))  # a dialog names the IR the main window shows
+        names += [str(d.get("name") or "") for d in self.win.run_controller.devices  # a GPU's hardware name
+                  if d.get("kind") != "cpu"]  # (the CPU's name is the app's: "znver4, 8 cores", translated)
         self.read += len(shown_prose(widget))
         self.found += [(stage, where, text, words) for where, text, words in latin_left(widget, names)]
 
