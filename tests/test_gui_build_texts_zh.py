@@ -70,6 +70,8 @@ def test_progress_warnings_and_errors_read_back_in_chinese(zh):
     said = shown_progress("building pipeline 'Untitled pipeline' for llvm -mcpu=native")
     assert said.startswith("正在为 <code>llvm -mcpu=native</code> 构建流水线") and "未命名流水线" in said, said
     assert "参照" in shown_progress("building and running the reference (model as loaded, default pipeline, CPU)")
+    assert shown_progress("testing the module after step 2 (relax.FuseOps)") == \
+        "正在测试步骤 <code>2</code>（<code>relax.FuseOps</code>）之后的模块"  # Find Breaking Step's progress
     assert shown_progress("Stopping…") == "Stopping…"  # the app's own line, already in the interface's language
     warned = check_scale_html({"warnings": ["output 0: the reference is all zeros: the check cannot tell a right "
                                             "result from a wrong one (use real inputs/weights)"]})

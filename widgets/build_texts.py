@@ -99,6 +99,11 @@ PROGRESS_FORMS = (
     (r"the reference failed", QT_TRANSLATE_NOOP("RunPanel", "the reference failed")),
     (r"reference ready", QT_TRANSLATE_NOOP("RunPanel", "reference ready")),
     (r"building (.+) for (.+)", QT_TRANSLATE_NOOP("RunPanel", "building {0} for {1}")),
+    (r"testing the model as loaded", QT_TRANSLATE_NOOP("RunPanel", "testing the model as loaded")),  # bisect
+    (r"testing the module after step (\d+) \(([^)]*)\)",
+     QT_TRANSLATE_NOOP("RunPanel", "testing the module after step {0} ({1})")),
+    (r"testing the pipeline without step (\d+) \(([^)]*)\)",
+     QT_TRANSLATE_NOOP("RunPanel", "testing the pipeline without step {0} ({1})")),
     (r"running the pipeline \((\d+) steps\)", QT_TRANSLATE_NOOP("RunPanel", "running the pipeline ({0} steps)")),
     (r"running the pipeline", QT_TRANSLATE_NOOP("RunPanel", "running the pipeline")),
     (r"running the original model in its framework",

@@ -51,7 +51,7 @@
         <translation>打开流水线</translation>
     </message>
     <message>
-        <location filename="../../app/compare_controller.py" line="+159"/>
+        <location filename="../../app/compare_controller.py" line="+161"/>
         <source>Current document</source>
         <extracomment>``MultiCompareResult`` when a comparison finished (tests, screenshots). The message when it failed.</extracomment>
         <translation>当前文档</translation>
@@ -96,7 +96,7 @@
         <translation>已比较 {0} 条流水线。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>Comparison failed: {0}</source>
         <translation>比较失败：{0}</translation>
     </message>
@@ -809,7 +809,7 @@
         <translation>正在构建并导出到 {0}…</translation>
     </message>
     <message>
-        <location filename="../../app/dialog_request.py" line="+40"/>
+        <location filename="../../app/dialog_request.py" line="+41"/>
         <location filename="../../app/run_controller.py" line="+6"/>
         <location filename="../../app/run_session.py" line="+146"/>
         <source>Stopping…</source>
@@ -1530,7 +1530,7 @@
         <translation>出错的步骤：{0}（{1}）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Find Breaking Step failed: {0}</source>
         <translation>查找出错步骤失败：{0}</translation>
     </message>
@@ -1627,7 +1627,7 @@
         <translation>未能保存复现包：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/diverge_controller.py" line="+49"/>
+        <location filename="../../app/diverge_controller.py" line="+51"/>
         <source>ok</source>
         <extracomment>Item data: the graph node id of a row.</extracomment>
         <translation>正常</translation>
@@ -1728,7 +1728,7 @@
 <context>
     <name>BisectDialog</name>
     <message>
-        <location filename="../../app/bisect_controller.py" line="-258"/>
+        <location filename="../../app/bisect_controller.py" line="-259"/>
         <source>Find Breaking Step</source>
         <extracomment>Save Reproducer… of the breaking step (offered when TVM&apos;s own default pipeline fails on the model).</extracomment>
         <translation>查找出错步骤</translation>
@@ -1920,7 +1920,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../app/compare_controller.py" line="-235"/>
+        <location filename="../../app/compare_controller.py" line="-236"/>
         <source>Compare Pipelines</source>
         <extracomment>Item data: the pipeline file of a candidate (&quot;&quot; for the current document).</extracomment>
         <translation>比较流水线</translation>
@@ -3949,6 +3949,21 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>testing the model as loaded</source>
+        <translation>正在测试加载时的模型</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>testing the module after step {0} ({1})</source>
+        <translation>正在测试步骤 {0}（{1}）之后的模块</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>testing the pipeline without step {0} ({1})</source>
+        <translation>正在测试去掉步骤 {0}（{1}）后的流水线</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>running the pipeline ({0} steps)</source>
         <translation>正在运行流水线（{0} 个步骤）</translation>
     </message>
@@ -4320,7 +4335,7 @@
         <translation>基线</translation>
     </message>
     <message>
-        <location filename="../../widgets/build_texts.py" line="-130"/>
+        <location filename="../../widgets/build_texts.py" line="-135"/>
         <location filename="../../widgets/run_panel.py" line="+1"/>
         <source>pipeline</source>
         <translation>流水线</translation>
