@@ -82,3 +82,16 @@ def test_progress_warnings_and_errors_read_back_in_chinese(zh):
     assert not latin_words(rich_prose(sentence))
     sentence, rest = shown_error_html("something the app does not know")  # shown as code under a sentence
     assert sentence == "引擎报告了一个错误： <code>something the app does not know</code>" and rest == ""
+
+
+def test_a_refused_output_path_in_chinese(zh):
+    from tests.zh_texts import latin_words, rich_prose
+    from widgets.build_texts import shown_error_html
+    from widgets.path_texts import shown_path_error
+
+    said = shown_path_error("script /tmp/out: is a directory; name a regular file")
+    assert said == "脚本 <code>/tmp/out</code>：是一个文件夹；请指定一个普通文件", said
+    assert shown_path_error("something else") is None
+    sentence, _rest = shown_error_html("export folder /o: /o/model.so already exists and would be replaced; choose a "
+                                       "new folder or allow overwriting (--force)")
+    assert sentence.startswith("导出文件夹 <code>/o</code>") and not latin_words(rich_prose(sentence)), sentence

@@ -13,6 +13,7 @@ from PySide6.QtCore import QCoreApplication
 
 from pipeline_model.i18n import QT_TRANSLATE_NOOP
 from widgets.engine_texts import code, match_form, shown_html, shown_plain
+from widgets.path_texts import shown_path_error
 
 
 def shown_label(label: Any) -> str:
@@ -159,5 +160,8 @@ def shown_error_html(message: str) -> tuple[str, str]:
     text = str(message or "")
     head, _sep, rest = text.partition("\n")
     if match_form(head, ERROR_FORMS) is None:
+        refused = shown_path_error(head)  # an export folder the engine may not write
+        if refused is not None:
+            return refused, rest
         return html.escape(QCoreApplication.translate("RunPanel", "The engine reported an error:")) + " " + code(head), rest
     return shown_html(head, ERROR_FORMS, "RunPanel"), rest

@@ -45,7 +45,7 @@
         <translation>新语言将在下次启动 Relax Pipeline Studio 时生效。</translation>
     </message>
     <message>
-        <location filename="../../app/file_controller.py" line="+89"/>
+        <location filename="../../app/file_controller.py" line="+90"/>
         <source>Open pipeline</source>
         <extracomment>The title/model/target texts may have changed (saved under a new name ...).</extracomment>
         <translation>打开流水线</translation>
@@ -107,7 +107,7 @@
     </message>
     <message>
         <location filename="../../app/i18n.py" line="+108"/>
-        <location filename="../../widgets/build_texts.py" line="+34"/>
+        <location filename="../../widgets/build_texts.py" line="+35"/>
         <source>Untitled pipeline</source>
         <extracomment>Choices of View ▸ Language: setting value → label (labels are shown in their own language). The name of a new document (``pipeline_model.document``), shown translated.</extracomment>
         <translation>未命名流水线</translation>
@@ -210,7 +210,7 @@
         <translation>Python，含 --build、--save-script、--save-json (*.py)</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+14"/>
         <source>Cannot export script</source>
         <translation>无法导出脚本</translation>
     </message>
@@ -2857,6 +2857,111 @@
     </message>
 </context>
 <context>
+    <name>OutputPath</name>
+    <message>
+        <location filename="../../widgets/path_texts.py" line="+17"/>
+        <source>script</source>
+        <extracomment>What the app writes (``what`` of ``safe_write``), translated.</extracomment>
+        <translation>脚本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>export folder</source>
+        <translation>导出文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>reproducer folder</source>
+        <translation>复现包文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>output file</source>
+        <translation>输出文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>output folder</source>
+        <translation>输出文件夹</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>a symbolic link</source>
+        <extracomment>What a path is (``pipeline_model.safe_files.kind_of``), translated.</extracomment>
+        <translation>一个符号链接</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a FIFO (named pipe)</source>
+        <translation>一个 FIFO（命名管道）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a character device</source>
+        <translation>一个字符设备</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a block device</source>
+        <translation>一个块设备</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a socket</source>
+        <translation>一个套接字</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a directory</source>
+        <translation>一个文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a regular file</source>
+        <translation>一个普通文件</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>{0} {1}: is {2}; name a regular file</source>
+        <translation>{0} {1}：是{2}；请指定一个普通文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} {1}: is {2}; name a folder</source>
+        <translation>{0} {1}：是{2}；请指定一个文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} {1}: names a folder, not a file</source>
+        <translation>{0} {1}：指向文件夹而不是文件</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} {1}: nothing is written under {2}</source>
+        <translation>{0} {1}：不会向 {2} 之下写入任何内容</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} {1}: the folder {2} does not exist</source>
+        <translation>{0} {1}：文件夹 {2} 不存在</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} {1}: the folder {2} is not a folder</source>
+        <translation>{0} {1}：{2} 不是文件夹</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} {1}: already exists and would be replaced; name a new file or allow overwriting</source>
+        <translation>{0} {1}：已存在，会被替换；请指定新文件，或允许覆盖</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} {1}: {2} already exists and would be replaced; choose a new folder or allow overwriting</source>
+        <translation>{0} {1}：{2} 已存在，会被替换；请选择新文件夹，或允许覆盖</translation>
+    </message>
+</context>
+<context>
     <name>ParamEditor</name>
     <message>
         <location filename="../../widgets/param_editor.py" line="+561"/>
@@ -4029,7 +4134,7 @@
         <translation>输出 {0}：参照的数值极小（参照最大绝对值 = {1} &lt; {2}），检查比较的只是舍入噪声（请使用真实的输入/权重）</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+36"/>
         <source>The engine reported an error:</source>
         <translation>引擎报告了一个错误：</translation>
     </message>
@@ -4335,7 +4440,7 @@
         <translation>基线</translation>
     </message>
     <message>
-        <location filename="../../widgets/build_texts.py" line="-135"/>
+        <location filename="../../widgets/build_texts.py" line="-138"/>
         <location filename="../../widgets/run_panel.py" line="+1"/>
         <source>pipeline</source>
         <translation>流水线</translation>
