@@ -11,6 +11,7 @@ Tolerances and inputs are the Build & Run panel's; the engine side is
 
 from __future__ import annotations
 
+import html
 from typing import Any, Callable, Optional
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -22,8 +23,11 @@ from PySide6.QtWidgets import (
 from app.context import AppContext
 from app import dialog_request
 from app.engine_worker import EngineRequest
+from app.bisect_texts import outcome_label, verdict_html
 from app.i18n import tr
 from pipeline_model.debugging.bisect import BisectReport, request_bisect
+from widgets.engine_texts import code
+from widgets.error_trace import engine_step_words
 
 
 class BisectDialog(QDialog):
@@ -46,6 +50,7 @@ class BisectDialog(QDialog):
         self.stop_button.clicked.connect(self.stop_requested)
         self.status = QLabel(self)
         self.status.setObjectName("bisectStatus")
+        self.status.setTextFormat(Qt.TextFormat.RichText)  # the verdict's values and TVM's words in a code font
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.reference = QLabel(self)  # the reference used, when the default-pipeline one failed
@@ -89,7 +94,7 @@ class BisectDialog(QDialog):
         self.find_button.setEnabled(not busy)
         self.stop_button.setEnabled(busy)
         if message:
-            self.status.setText(message)
+            self.status.setText(html.escape(message, quote=False))
 
     def show_report(self, report: BisectReport) -> None:
         """One row per tested module (the culprit's row in bold) and the verdict."""
@@ -99,13 +104,14 @@ class BisectDialog(QDialog):
             if tested.mode == "without":
                 what = tr("without step {0}").format(what)
             ratio = "-" if tested.max_abs_over_ref is None else f"{tested.max_abs_over_ref:.3g}"
-            cells = [what, tested.outcome, tr("yes") if tested.built else tr("no"), ratio, f"{tested.ms:.0f}"]
+            cells = [what, outcome_label(tested.outcome), tr("yes") if tested.built else tr("no"), ratio,
+                     f"{tested.ms:.0f}"]
             r = self.table.rowCount()
             self.table.insertRow(r)
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if tested.error:
-                    item.setToolTip(tested.error[:2000])
+                if tested.error:  # what TVM or Python said, as code
+                    item.setToolTip(f"<pre style='white-space: pre-wrap'>{html.escape(tested.error[:2000])}</pre>")
                 if tested.step == report.culprit_step and (tested.outcome == "fail" or tested.mode == "without"
                                                            and tested.outcome == "pass"):
                     font = item.font()
@@ -114,7 +120,7 @@ class BisectDialog(QDialog):
                 self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
         extra = tr(" Builds: {0} (budget {1}).").format(report.builds, report.max_builds)
-        self.status.setText(report.message + extra)
+        self.status.setText(verdict_html(report.message) + html.escape(extra, quote=False))
         self._show_reference(report)
 
     def _show_reference(self, report: BisectReport) -> None:
@@ -239,7 +245,8 @@ class BisectController(QObject):
 
     def _on_failed(self, message: str) -> None:
         assert self.dialog is not None
-        self.dialog.set_busy(False, tr("Find Breaking Step failed: {0}").format(message.strip()))
+        self.dialog.set_busy(False)
+        self.dialog.status.setText(html.escape(tr("Find Breaking Step failed: {0}")).format(code(message.strip())))
         self.failed.emit(message)
 
 
@@ -247,25 +254,31 @@ def _ratio(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:.3g}"
 
 
+def _said(error: str, limit: int) -> str:
+    """What TVM or Python said in a tested module's error (the engine's step framing left out), as code."""
+    return code((engine_step_words(error) or error)[:limit])
+
+
 def culprit_tip(report: BisectReport) -> str:
-    """The culprit's tooltip line: what the bisection saw after it (the error ratio, or the error)."""
+    """The culprit's tooltip line (rich text): what the bisection saw after it (the error ratio, or the error as
+    code)."""
     tested = next((t for t in report.tested if t.step == report.culprit_step and t.outcome == "fail"), None)
     failure = dict(report.failure or {})
     ratio = tested.max_abs_over_ref if tested is not None else failure.get("max_abs_over_ref")
     if ratio is not None:
-        text = tr("breaking step found by bisect: max |diff|/max |ref| {0}").format(_ratio(ratio))
+        text = html.escape(tr("breaking step found by bisect: max |diff|/max |ref| {0}").format(_ratio(ratio)))
     else:
         error = (tested.error if tested is not None else None) or str(failure.get("error") or "")
-        text = tr("breaking step found by bisect: {0}").format(error.strip().splitlines()[0][:200] if error.strip()
-                                                               else report.method)
+        first = error.strip().splitlines()[0][:200] if error.strip() else report.method
+        text = html.escape(tr("breaking step found by bisect: {0}")).format(_said(first, 200))
     if report.method == "leave-one-out":
-        text += " " + tr("(the pipeline passes without it)")
+        text += " " + html.escape(tr("(the pipeline passes without it)"))
     return text
 
 
 def bisect_marks(report: BisectReport, uids: list[str]) -> dict[str, tuple[str, str]]:
     """The marks of a report for the pipeline list: the culprit, and each tested prefix step good / bad / skipped
-    (uid -> (mark, tooltip line))."""
+    (uid -> (mark, tooltip line as rich text: what TVM said as code))."""
     from widgets.step_model import BISECT_CULPRIT, BISECT_FAIL, BISECT_PASS, BISECT_SKIP
 
     def uid(step: Optional[int]) -> str:
@@ -276,17 +289,18 @@ def bisect_marks(report: BisectReport, uids: list[str]) -> dict[str, tuple[str, 
         if tested.mode != "prefix" or not uid(tested.step):
             continue
         if tested.outcome == "pass":
-            tip = tr("bisect: the model after this step is right (max |diff|/max |ref| {0})").format(
-                _ratio(tested.max_abs_over_ref))
+            tip = html.escape(tr("bisect: the model after this step is right (max |diff|/max |ref| {0})").format(
+                _ratio(tested.max_abs_over_ref)))
             marks[uid(tested.step)] = (BISECT_PASS, tip)
         elif tested.outcome == "fail":
             first = (tested.error or "").strip().splitlines()[:1]
-            tip = tr("bisect: the model after this step is wrong or fails ({0})").format(
-                first[0][:160] if first else tr("max |diff|/max |ref| {0}").format(_ratio(tested.max_abs_over_ref)))
+            tip = html.escape(tr("bisect: the model after this step is wrong or fails ({0})")).format(
+                _said(first[0], 160) if first else
+                html.escape(tr("max |diff|/max |ref| {0}").format(_ratio(tested.max_abs_over_ref))))
             marks[uid(tested.step)] = (BISECT_FAIL, tip)
         else:
-            marks[uid(tested.step)] = (BISECT_SKIP, tr("bisect: skipped (the module after this step could not be "
-                                                       "completed)"))
+            marks[uid(tested.step)] = (BISECT_SKIP, html.escape(tr("bisect: skipped (the module after this step could "
+                                                                   "not be completed)")))
     if not report.ok and uid(report.culprit_step):
         marks[uid(report.culprit_step)] = (BISECT_CULPRIT, culprit_tip(report))
     return marks

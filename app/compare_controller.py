@@ -11,6 +11,7 @@ target (undoable edits).
 
 from __future__ import annotations
 
+import html
 import os
 from typing import Any, Callable, Optional
 
@@ -30,6 +31,7 @@ from pipeline_model.build_api import MultiCompareResult
 from pipeline_model.document import PipelineDocument
 from pipeline_model.resources import resource_path
 from widgets.compare_view import CompareView
+from widgets.engine_texts import code
 
 #: Item data: the pipeline file of a candidate ("" for the current document).
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -271,7 +273,8 @@ class CompareController(QObject):
 
     def _on_failed(self, message: str) -> None:
         assert self.dialog is not None
-        self.dialog.set_busy(False, tr("Comparison failed: {0}").format(message.strip()))
+        # what the engine or TVM said, as code (rich text)
+        self.dialog.set_busy(False, html.escape(tr("Comparison failed: {0}")).format(code(message.strip())))
         self.failed.emit(message)
 
     def use_row(self, row: int) -> bool:

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from PySide6.QtWidgets import QDialog, QLabel, QVBoxLayout, QWidget
 
-from app.i18n import tr
+from app.i18n import document_name, tr
 from pipeline_model import consent, safe_files
 from pipeline_model.document import PipelineDocument
 
@@ -157,7 +157,7 @@ class ConsentService:
             self._publish()
             return bool(self.override) and bool(askable)
         else:
-            dialog = ConsentDialog(items, shown.path or shown.name, codes, self._dialog_parent())
+            dialog = ConsentDialog(items, shown.path or document_name(shown), codes, self._dialog_parent())
             self.dialog = dialog
             ok = dialog.exec() == QDialog.DialogCode.Accepted and bool(askable)
         if ok:
@@ -247,7 +247,7 @@ class ConsentDialog(QDialog):
             self.editors.append(editor)
             title = os.path.basename(item.path) if item.path else tr("step {0}").format((item.index or 0) + 1)
             self.tabs.addTab(editor, title)
-            self.tabs.setTabToolTip(self.tabs.count() - 1, item.path or item.label)
+            self.tabs.setTabToolTip(self.tabs.count() - 1, item.path or _item_label(item))
         #: The code shown for each item, in order (what "Trust and Run" consents to).
         self.codes = list(codes)
         #: All the code shown, one block per item (tests read it).

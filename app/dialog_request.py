@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 from app.engine_worker import EngineRequest
 from app.i18n import tr
+from widgets.build_texts import shown_progress
 
 
 def track(owner: Any, request: EngineRequest, progress_events: tuple[str, ...],
@@ -25,7 +26,7 @@ def track(owner: Any, request: EngineRequest, progress_events: tuple[str, ...],
 
     def on_event(name: str, data: Any) -> None:
         if owner.dialog is not None and isinstance(data, dict) and name in progress_events:
-            owner.dialog.status.setText(str(data.get("message") or data.get("phase") or "")[:300])
+            owner.dialog.status.setText(shown_progress(str(data.get("message") or data.get("phase") or "")[:300]))
 
     request.event.connect(on_event)
     request.finished.connect(lambda value: finished(value) if current() else None)

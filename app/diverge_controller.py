@@ -17,6 +17,7 @@ table only. Keys, not names, identify rows: names repeat (``lv`` in every fused 
 
 from __future__ import annotations
 
+import html
 from typing import Any, Callable, Optional
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -39,6 +40,7 @@ from app.engine_worker import EngineRequest
 from app.graph_controller import GraphController
 from app.i18n import tr
 from pipeline_model.engine.results import CHANGED, UNCHANGED
+from widgets.engine_texts import code
 from widgets.graph.errors import DIVERGES, NO_COUNTERPART, OK, NodeError
 
 #: Item data: the graph node id of a row.
@@ -276,7 +278,7 @@ class DivergeController(QObject):
     def _on_failed(self, message: str) -> None:
         assert self.dialog is not None
         self._asked = None
-        self.dialog.status.setText(tr("Where Values Diverge failed: {0}").format(message.strip()))
+        self.dialog.status.setText(html.escape(tr("Where Values Diverge failed: {0}")).format(code(message.strip())))
         self.failed.emit(message)
 
     # ---- the graph ---------------------------------------------------------------------------

@@ -7,35 +7,23 @@ about unsaved changes first."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 from typing import Any, Callable, Optional
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtWidgets import QDialog, QFileDialog, QMenu, QMessageBox
 
-from app.i18n import tr
+from app.i18n import UNTITLED, document_name, tr
 from app import settings as app_settings_mod
 from app.context import AppContext
 from pipeline_model.document import PipelineDocument, target_label
 from pipeline_model.resources import resource_path
+from widgets.doc_text import own_html
+from widgets.path_texts import shown_path_error
 
 TUTORIAL_PIPELINE = resource_path("pipelines", "fusion_walkthrough.json")
-#: The name of a pipeline never saved (shown translated).
-UNTITLED = "Untitled pipeline"
-
-
-def document_name(doc: PipelineDocument) -> str:
-    """The name the user knows the document by: its file's name (without ``.json``) once it has a
-    file, else its own name ("Untitled pipeline" translated)."""
-    if doc.path:
-        base = os.path.basename(doc.path)
-        for suffix in (".rps.json", ".json"):
-            if base.lower().endswith(suffix):
-                return base[: -len(suffix)] or base
-        return base
-    return tr("Untitled pipeline") if doc.name in ("", UNTITLED) else doc.name
-
 
 
 class FileController(QObject):
@@ -60,7 +48,7 @@ class FileController(QObject):
 
         for name, desc in BUILTIN_MODELS.items():
             act = menu.addAction(f"builtin:{name}")
-            act.setToolTip(desc)
+            act.setToolTip("<p>" + own_html(QCoreApplication.translate("models", desc)) + "</p>")
             act.triggered.connect(lambda _=False, n=name: self.set_model(f"builtin:{n}"))
         return menu
 
@@ -213,9 +201,9 @@ class FileController(QObject):
         return f"{name}{'*' if self.ctx.document.modified else ''} — Relax Pipeline Studio"
 
     def model_and_target_texts(self) -> tuple[str, str, str]:
-        """``(model, target label, target JSON tooltip)`` for the pipeline dock's rows."""
+        """``(model, target label, target JSON tooltip)`` for the pipeline dock's rows (the JSON as code)."""
         doc = self.ctx.doc
-        return doc.model, target_label(doc.target), json.dumps(doc.target, indent=1)
+        return doc.model, target_label(doc.target), "<pre>" + html.escape(json.dumps(doc.target, indent=1), quote=False) + "</pre>"
 
     # ---- models and exports ----------------------------------------------------------------------
     def open_model_dialog(self) -> None:
@@ -298,7 +286,12 @@ class FileController(QObject):
             source = export_script(doc, catalogue=catalogue, plain=kind != full_kind)
             safe_write.write_text(path, source, "script")  # never through a link, FIFO or device
         except Exception as exc:  # noqa: BLE001 - show any export problem plainly
-            QMessageBox.critical(self._parent(), tr("Cannot export script"), f"{path}: {exc}")
+            # A refused path in the interface's language; what refused the export otherwise (the exporter's or TVM's
+            # words) as code under the app's sentence.
+            refused = shown_path_error(str(exc))
+            QMessageBox.critical(self._parent(), tr("Cannot export script"), f"<p>{refused}</p>" if refused else
+                                 "<p>" + html.escape(tr("Exporting {0} failed:")).format(f"<code>{html.escape(path)}</code>")
+                                 + f"</p><pre style='white-space: pre-wrap'>{html.escape(str(exc))}</pre>")
             return
         self.ctx.status(tr("Exported {0}").format(path), 4000)
 

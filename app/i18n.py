@@ -15,11 +15,13 @@ follows the system locale unless View ▸ Language chose one (setting ``ui/langu
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional
 
 from PySide6.QtCore import QCoreApplication, QLocale, QSettings, QTranslator
 
+from pipeline_model.document import PipelineDocument
 from pipeline_model.resources import resource_path
 
 TRANSLATIONS_DIR = resource_path("translations")
@@ -88,3 +90,19 @@ def install_translator(app: QCoreApplication, language: str) -> Optional[QTransl
         app.installTranslator(t)
     app._rps_translators = translators  # type: ignore[attr-defined]
     return translator
+
+
+#: The name of a new document (``pipeline_model.document``), shown translated.
+UNTITLED = "Untitled pipeline"
+
+
+def document_name(doc: PipelineDocument) -> str:
+    """The name the user knows the document by: its file's name (without ``.json``) once it has a
+    file, else its own name ("Untitled pipeline" translated)."""
+    if doc.path:
+        base = os.path.basename(doc.path)
+        for suffix in (".rps.json", ".json"):
+            if base.lower().endswith(suffix):
+                return base[: -len(suffix)] or base
+        return base
+    return tr("Untitled pipeline") if doc.name in ("", UNTITLED) else doc.name

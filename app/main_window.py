@@ -13,6 +13,8 @@ menus come from the tables of :mod:`app.actions`. Nothing here imports TVM.
 
 from __future__ import annotations
 
+import html
+
 from typing import Any, Optional
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
@@ -276,7 +278,9 @@ class MainWindow(QMainWindow):
         head, _sep, detail = message.partition("\n")
         self.banner.show_message(head + "\n" + tr("The engine was restarted; your pipeline is unchanged."), "error",
                                  self.act_restart_engine)
-        self.banner.label.setToolTip(detail.strip())
+        # the engine client's own words, as code (technical, English)
+        self.banner.label.setToolTip(f"<pre style='white-space: pre-wrap'>{html.escape(detail.strip(), quote=False)}</pre>"
+                                     if detail.strip() else "")
         self.statusBar().showMessage(tr("Engine crashed and was restarted"), 8000)
 
     def raise_run_panel(self, then: Any = None) -> None:

@@ -12,6 +12,8 @@ from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
+from widgets.doc_text import mark_own
+
 CONTEXT = "PassCatalogue"
 
 #: Texts of the app's own pass specs (titles, descriptions, parameter docs), exactly as the specs have them.
@@ -23,6 +25,12 @@ OWN_TEXTS = (
                       "code is trusted."),
     QT_TRANSLATE_NOOP("PassCatalogue", "Python source of the pass."),
     QT_TRANSLATE_NOOP("PassCatalogue", "Bind model weights as constants"),
+    QT_TRANSLATE_NOOP("PassCatalogue", "Binds the weights the model carries (ONNX initializers, PyTorch parameters and buffers) as "
+                      "constants into the functions that take them (relax.transform.BindParams with the model's "
+                      "own values); they leave the signature, so the built module takes only the inputs. Put it "
+                      "first and follow it with FoldBatchnormToConv2D and FoldConstant to fold batch norm and other "
+                      "weight-only work into the weights at compile time. Models without weights of their own "
+                      "(built-in, TVMScript) have nothing to bind."),
     QT_TRANSLATE_NOOP("PassCatalogue", "Sink reshapes below elementwise ops (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Sigmoid and SiLU through exp (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Fold constants in one build (the app's)"),
@@ -60,6 +68,14 @@ def translate_catalogue(catalogue: Any) -> None:
     for pass_id in catalogue.ids():
         spec = catalogue.get(pass_id)
         spec.title = tr_pass_text(spec.title)
-        spec.doc = tr_pass_text(spec.doc)
+        spec.doc = _own(spec.doc)
         for param in spec.params:
-            param.doc = tr_pass_text(param.doc)
+            param.doc = _own(param.doc)
+
+
+def _own(text: str) -> str:
+    """``text`` translated when it is one of :data:`OWN_TEXTS`, then registered as prose (``widgets.doc_text``)."""
+    if text in OWN_TEXTS:
+        text = QCoreApplication.translate(CONTEXT, text)
+        mark_own(text)
+    return text

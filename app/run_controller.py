@@ -161,7 +161,7 @@ class RunController(QObject):
         try:
             rtol, atol = self.panel.tolerances()
         except ValueError as exc:
-            self.panel.show_error(str(exc))
+            self.panel.show_error(str(exc), from_engine=False)  # the panel's own (translated) words
             return None
         inputs = self.panel.inputs()
         spec = build_api.InputSpec(path=inputs.get("path"), seed=int(inputs.get("seed", 0)))

@@ -7,9 +7,10 @@ document is still at the run's revision (the worker drops older ones too).
 
 from __future__ import annotations
 
+import html
 from typing import Any, Optional
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar
 
 from app.i18n import tr
@@ -19,6 +20,7 @@ from app.engine_worker import RunRequest
 from app.pass_kinds import runs_tuning
 from app.undo_commands import SetParamCommand, SetParamsCommand
 from pipeline_model.engine.results import CHANGED, FAILED, UNCHANGED, RunResult, StepResult
+from widgets.error_trace import error_html
 from widgets.step_model import QtPipelineModel, format_ms
 from widgets.tuning_panel import TuningPanel
 
@@ -46,6 +48,7 @@ class RunSession(QObject):
         self.tuning_panel = tuning_panel
         self.progress = progress
         self.run_label = run_label
+        self.run_label.setTextFormat(Qt.TextFormat.RichText)  # a failed step's TVM words in a code font (summary)
         self._current_uid = current_uid
         self.request: Optional[RunRequest] = None
         self.last_run: Optional[RunResult] = None
@@ -186,7 +189,7 @@ class RunSession(QObject):
             if dock is not None:
                 dock.show()
                 dock.raise_()
-        self.run_label.setText(tr("Running step {0}: {1}…").format(index + 1, title))
+        self.run_label.setText(html.escape(tr("Running step {0}: {1}…").format(index + 1, title), quote=False))
 
     def _on_event(self, revision: int, name: str, data: Any) -> None:
         if not self._current(revision) or not isinstance(data, dict):
@@ -240,8 +243,8 @@ class RunSession(QObject):
             parts.append(tr("stopped"))
         if result.failed_index is not None:
             failed = result.steps[result.failed_index] if result.failed_index < len(result.steps) else None
-            detail = f": {failed.error.splitlines()[0][:120]}" if failed and failed.error else ""
+            detail = ": " + error_html(failed.error.splitlines()[0], 120) if failed and failed.error else ""
             parts.append(tr("step {0} failed").format(result.failed_index + 1) + detail)
         if result.error and result.failed_index is None:
-            parts.append(result.error.splitlines()[0][:200])
-        return " · ".join(parts)
+            parts.append(html.escape(result.error.splitlines()[0][:200], quote=False))
+        return " · ".join(parts)  # rich text: TVM's words of a failed step in a code font

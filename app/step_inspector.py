@@ -28,8 +28,8 @@ from app.pass_kinds import step_report_html, user_code_files
 from pipeline_model.document import Step
 from pipeline_model.engine.results import CANCELLED, CHANGED, FAILED, NOT_RUN, SKIPPED, UNCHANGED, RunResult, StepResult
 from widgets.diff_view import DiffView
-from widgets.error_trace import ErrorLocation, locate_user_error
-from widgets.step_model import QtPipelineModel, format_ms
+from widgets.error_trace import ErrorLocation, engine_step_words, locate_user_error
+from widgets.step_model import QtPipelineModel, format_ms, state_label
 
 # Bytes of module texts (TVMScript by snapshot key) kept for diffs (oldest dropped first).
 TEXT_CACHE_BYTES = 128 * 1024 * 1024
@@ -161,7 +161,9 @@ class StepInspector(QObject):
             fallback = self.last_good_script or self.input_script
 
             def show_error(texts: list[Optional[str]]) -> None:
-                self.diff_view.set_error(title, result.error or "unknown error", texts[0] or "",
+                # What TVM or Python said (the engine's own "step N (id) failed:" framing is the title's)
+                error = engine_step_words(result.error or "") or result.error or tr("unknown error")
+                self.diff_view.set_error(title, error, texts[0] or "",
                                          traceback=result.traceback or "", location=location)
 
             self.graphs.show(before_key, None, tr("{0} failed — showing the last good module").format(title))
@@ -179,7 +181,8 @@ class StepInspector(QObject):
             return
         self.graphs.set_step_report(dict(result.report or {}))
         self._show_step_report(index, step, result)
-        label = tr("changed the module") if result.state == CHANGED else (tr("changed nothing") if result.state == UNCHANGED else result.state)
+        label = tr("changed the module") if result.state == CHANGED else (tr("changed nothing") if result.state == UNCHANGED
+                                                                          else state_label(result.state))
         changed = result.state == CHANGED
 
         def show_diff(texts: list[Optional[str]]) -> None:

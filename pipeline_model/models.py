@@ -36,19 +36,22 @@ from pipeline_model.importers.base import (  # noqa: F401 - KIND_* and classify_
 )
 from pipeline_model.importers.registry import format_named, identify_format
 from pipeline_model.resources import resource_path
+from pipeline_model.i18n import QT_TRANSLATE_NOOP
 
 #: Folder of the built-in model files.
 MODELS_DIR = str(resource_path("models"))
 
 #: Built-in models: name -> description (the file is ``resources/models/<name>.py``).
-BUILTIN_MODELS: dict[str, str] = {
-    "mlp": "The MLP of TVM's \"Customize Optimization\" tutorial: Linear(784, 256), ReLU, "
-    "Linear(256, 10, bias=False); input (1, 784) float32.",
-    "transformer": "A small pre-norm transformer encoder block: layer norm, 4-head self-attention "
-    "(matmul, softmax), GELU MLP; input (1, 32, 128) float32.",
-    "decoder": "A Llama-style decoder: 32 layers, hidden 512, RMSNorm, rotary self-attention, SwiGLU MLP; "
-    "symbolic sequence length, inputs x (1, seq_len, 512), cos/sin (seq_len, 64), mask (1, 1, seq_len, seq_len).",
-    "decoder128": "The Llama-style decoder of builtin:decoder with 128 layers (for benchmarks).",
+BUILTIN_MODELS: dict[str, str] = {  # shown translated (context "models", pipeline_model.i18n.translate)
+    "mlp": QT_TRANSLATE_NOOP("models", "The MLP of TVM's \"Customize Optimization\" tutorial: Linear(784, 256), ReLU, "
+                             "Linear(256, 10, bias=False); input (1, 784) float32."),
+    "transformer": QT_TRANSLATE_NOOP("models", "A small pre-norm transformer encoder block: layer norm, 4-head "
+                                     "self-attention (matmul, softmax), GELU MLP; input (1, 32, 128) float32."),
+    "decoder": QT_TRANSLATE_NOOP("models", "A Llama-style decoder: 32 layers, hidden 512, RMSNorm, rotary "
+                                 "self-attention, SwiGLU MLP; symbolic sequence length, inputs x (1, seq_len, 512), "
+                                 "cos/sin (seq_len, 64), mask (1, 1, seq_len, seq_len)."),
+    "decoder128": QT_TRANSLATE_NOOP("models", "The Llama-style decoder of builtin:decoder with 128 layers (for "
+                                    "benchmarks)."),
 }
 
 #: Built-ins that are another built-in's file with another layer count: name -> (model file, layers). The file

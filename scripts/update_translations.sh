@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
-SOURCES=$(ls app/*.py widgets/*.py widgets/*/*.py widgets/*/*/*.py pipeline_model/passkinds/*.py pipeline_model/passkinds/*/*.py pipeline_model/env_report.py pipeline_model/debugging/reduce.py 2>/dev/null)
+SOURCES=$(ls app/*.py widgets/*.py widgets/*/*.py widgets/*/*/*.py pipeline_model/passkinds/*.py pipeline_model/passkinds/*/*.py pipeline_model/env_report.py pipeline_model/models.py pipeline_model/debugging/reduce.py 2>/dev/null)
 for ts in resources/translations/relax_pipeline_studio_*.ts; do
     "$BIN/pyside6-lupdate" -locations relative $SOURCES -ts "$ts"
     "$BIN/pyside6-lrelease" "$ts" -qm "${ts%.ts}.qm"

@@ -299,5 +299,6 @@ class FakeEngineClient:
         try:
             compile(str(step.params.get("source") or ""), f"<custom step {index + 1}>", "exec")
         except SyntaxError as exc:
-            return f"<custom step {index + 1}>: syntax error at line {exc.lineno}: {exc.msg}"
+            # framed as the engine's runner frames a step's error
+            return f"step {index + 1} ({step.pass_id}) failed: <custom step {index + 1}>: syntax error at line {exc.lineno}: {exc.msg}"
         return None

@@ -9,6 +9,7 @@ pytest.importorskip("pytestqt")
 
 from tests.conftest import qt_wait  # noqa: E402
 from tests.debug_fixtures import injected_pipeline  # noqa: E402
+from tests.zh_texts import rich_plain  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -32,7 +33,7 @@ def test_find_breaking_step_selects_the_culprit(studio, tmp_path):
     assert not isinstance(report, str), report
     assert report.culprit_step == wrong
     assert win.pipeline_view.selected_uids() == [win.ctrl.doc.steps[wrong - 1].uid]
-    assert dialog.table.rowCount() == len(report.tested) and f"step {wrong}" in dialog.status.text()
+    assert dialog.table.rowCount() == len(report.tested) and f"step {wrong}" in rich_plain(dialog.status.text())
     assert dialog.find_button.isEnabled() and not dialog.stop_button.isEnabled()
     dialog.close()
 

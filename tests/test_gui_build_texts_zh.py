@@ -8,7 +8,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from widgets.run_panel import RunPanel, build_run_html, shown_error  # noqa: E402
+from widgets.build_texts import shown_error  # noqa: E402
+from widgets.run_panel import RunPanel, build_run_html  # noqa: E402
 
 RESULT = {
     "label": "pipeline", "function": "forward", "device": "cpu:0", "target": {"kind": "llvm"}, "build_ms": 300.0,
@@ -59,3 +60,38 @@ def test_english_texts_unchanged(qapp):
     assert shown_error("tvm.compile for rocm failed: Cannot find ROCm path") == \
         "tvm.compile for rocm failed: Cannot find ROCm path"
     assert "random (seed 0)" in build_run_html(RESULT)
+
+
+def test_progress_warnings_and_errors_read_back_in_chinese(zh):
+    from tests.zh_texts import latin_words, rich_prose
+    from widgets.build_texts import shown_error_html, shown_progress
+    from widgets.run_panel import check_scale_html
+
+    said = shown_progress("building pipeline 'Untitled pipeline' for llvm -mcpu=native")
+    assert said.startswith("正在为 <code>llvm -mcpu=native</code> 构建流水线") and "未命名流水线" in said, said
+    assert "参照" in shown_progress("building and running the reference (model as loaded, default pipeline, CPU)")
+    assert shown_progress("testing the module after step 2 (relax.FuseOps)") == \
+        "正在测试步骤 <code>2</code>（<code>relax.FuseOps</code>）之后的模块"  # Find Breaking Step's progress
+    assert shown_progress("Stopping…") == "Stopping…"  # the app's own line, already in the interface's language
+    warned = check_scale_html({"warnings": ["output 0: the reference is all zeros: the check cannot tell a right "
+                                            "result from a wrong one (use real inputs/weights)"]})
+    assert "参照全为零" in warned and not latin_words(rich_prose(warned))
+    sentence, rest = shown_error_html("the pipeline failed at step 1 (relax.Gradient): step 1 (relax.Gradient) "
+                                      "failed: ValueError: Cannot find global var \"main\"\ncandidates are: [forward]")
+    assert "<code>ValueError: Cannot find global var" in sentence and rest == "candidates are: [forward]"
+    assert not latin_words(rich_prose(sentence))
+    sentence, rest = shown_error_html("something the app does not know")  # shown as code under a sentence
+    assert sentence == "引擎报告了一个错误： <code>something the app does not know</code>" and rest == ""
+
+
+def test_a_refused_output_path_in_chinese(zh):
+    from tests.zh_texts import latin_words, rich_prose
+    from widgets.build_texts import shown_error_html
+    from widgets.path_texts import shown_path_error
+
+    said = shown_path_error("script /tmp/out: is a directory; name a regular file")
+    assert said == "脚本 <code>/tmp/out</code>：是一个文件夹；请指定一个普通文件", said
+    assert shown_path_error("something else") is None
+    sentence, _rest = shown_error_html("export folder /o: /o/model.so already exists and would be replaced; choose a "
+                                       "new folder or allow overwriting (--force)")
+    assert sentence.startswith("导出文件夹 <code>/o</code>") and not latin_words(rich_prose(sentence)), sentence

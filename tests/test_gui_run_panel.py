@@ -137,7 +137,9 @@ def test_cuda_target_via_advanced_editor_is_refused_naming_functions(mlp):
     assert mlp.run_panel.target_combo.currentData() == {"kind": "cuda", "arch": "sm_80"}
     kind, message = _finish(mlp, mlp.run_controller.build_and_run)
     assert kind == "build_run" and isinstance(message, str)
-    status = mlp.run_panel.status.text()
+    from tests.zh_texts import rich_plain
+
+    status = rich_plain(mlp.run_panel.status.text())  # rich text: the target and the PrimFuncs in a code font
     assert "refusing to build for cuda" in status
     assert "matmul" in status and "DLight" in status
     assert not status.startswith("✗ BuildError")

@@ -16,7 +16,9 @@ from app.consent_service import ConsentDialog  # noqa: E402
 from pipeline_model import consent  # noqa: E402
 from pipeline_model.document import PipelineDocument, Step  # noqa: E402
 from tests.conftest import qt_wait  # noqa: E402
-from tests.zh_texts import is_untranslated, english_sources, untranslated  # noqa: E402
+from tests.zh_texts import (  # noqa: E402
+    english_sources, is_untranslated, latin_left, latin_words, rich_prose, untranslated,
+)
 
 
 @pytest.fixture
@@ -50,6 +52,21 @@ def _tvm_docs(win) -> list[str]:
 def _check(widget, allowed) -> None:
     left = untranslated(widget, allowed)
     assert not left, left
+    strict = latin_left(widget, _names(widget))  # the rule of tests/test_gui_zh_e2e.py
+    assert not strict, strict
+
+
+def _names(widget) -> list[str]:
+    """TVM's pass names and parameter names of the window's catalogue (identifiers)."""
+    win = widget.window()
+    cat = getattr(getattr(getattr(win, "ctx", None), "catalogue", None), "catalogue", None)
+    if cat is None:
+        return []
+    names = {"fake"}  # the fake engine's device name and TVM version are its data
+    for pass_id in cat.ids():
+        spec = cat.get(pass_id)
+        names |= {spec.id, spec.title} | {p.name for p in spec.params}
+    return sorted(names)
 
 
 def test_the_checker_finds_english():
@@ -58,6 +75,20 @@ def test_the_checker_finds_english():
     assert is_untranslated("引擎已重启。\nThe engine process died while running the step", sources)
     assert not is_untranslated("Fuse Ops By Pattern", sources)  # a TVM pass name
     assert not is_untranslated("步骤 3（custom.python）", sources)
+
+
+def test_the_latin_word_rule(qapp):
+    """The strict rule of tests/test_gui_zh_e2e.py: Latin words fail unless code, identifiers or numbers."""
+    assert latin_words("库：/o/model.so；权重: random") == ["random"]
+    assert latin_words("library: /o/model.so") == ["library"]
+    assert latin_words("运行方式：python deploy.py") == ["python"]
+    assert latin_words("步骤 1（relax.FuseOps）失败：FuseOps 在 llvm -mcpu=native 上 12 ms，float32 (1, 784)") == []
+    assert latin_words("保存(&S)　新建(N)　.npy / .npz") == []  # access keys, file extensions
+    assert latin_words("Fuse Ops By Pattern 之后", ["Fuse Ops By Pattern"]) == []  # a TVM pass title
+    assert latin_words("warm-up") == ["warm", "up"] and latin_words("step 1 failed") == ["step", "failed"]
+    said = rich_prose("<p>步骤 1 失败：<code>ValueError: Cannot find global var</code></p><pre>Traceback (most recent)</pre>")
+    assert latin_words(said) == []  # what TVM said, as code
+    assert latin_words(rich_prose("<p>Cannot find <b>global</b> var</p>")) == ["Cannot", "find", "global", "var"]
 
 
 def test_a_run_in_chinese_shows_no_english(zh_window):

@@ -67,6 +67,7 @@ def test_rocm_compiles_only_with_rocm_on_the_machine(monkeypatch, tmp_path):
 def test_run_panel_lists_presets_with_their_support(qtbot):
     from PySide6.QtCore import Qt
 
+    from tests.zh_texts import rich_plain
     from widgets.run_panel import RunPanel
 
     panel = RunPanel()
@@ -82,10 +83,10 @@ def test_run_panel_lists_presets_with_their_support(qtbot):
     texts = [combo.itemText(i) for i in range(combo.count())]
     assert combo.currentData() == {"kind": "cuda", "arch": "sm_80"}
     assert combo.currentText() == "CUDA sm_80 — compiles ✓ · runs here ✗"
-    assert "no cuda device" in combo.itemData(combo.currentIndex(), Qt.ItemDataRole.ToolTipRole)
+    assert "no cuda device" in rich_plain(combo.itemData(combo.currentIndex(), Qt.ItemDataRole.ToolTipRole))
     vulkan = combo.findData({"kind": "vulkan"})
     assert combo.itemText(vulkan) == "Vulkan — compiles ✗ · runs here ✗"
-    assert "no vulkan code generator" in combo.itemData(vulkan, Qt.ItemDataRole.ToolTipRole)
+    assert "no vulkan code generator" in rich_plain(combo.itemData(vulkan, Qt.ItemDataRole.ToolTipRole))
     assert "Devices on this machine" not in texts  # the CPU device is the host preset, shown once
     assert combo.findData(host) == texts.index("CPU: this machine (llvm -mcpu=znver4, 8 cores) — compiles ✓ · runs here ✓")
     for header in ("CPU", "CUDA", "ROCm", "Metal", "OpenCL"):

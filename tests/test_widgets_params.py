@@ -81,7 +81,9 @@ def test_setting_programmatically_emits_nothing(editor, changes) -> None:
 
 
 def test_tooltips_show_doc_and_default(editor) -> None:
-    tip = editor.editor("level").toolTip()
+    from tests.zh_texts import rich_plain
+
+    tip = rich_plain(editor.editor("level").toolTip())
     assert "an int" in tip and "default 2" in tip
     assert "Second paragraph" in editor.doc_label.toolTip()
     assert "Second paragraph" not in editor.doc_label.text()

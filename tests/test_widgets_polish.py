@@ -173,7 +173,9 @@ def test_choice_note_shown_before_annotate_codegen(qtbot):
 def test_omitted_params_listed_with_reason(qtbot):
     host, w = _editor(qtbot)
     assert w.omitted_label.isVisible()
-    assert "customize_legalize_map: needs a Python object" in w.omitted_label.text()
+    from tests.zh_texts import rich_plain
+
+    assert "customize_legalize_map: needs a Python object" in rich_plain(w.omitted_label.text())
     w.clear()
     assert not w.omitted_label.isVisible()
 

@@ -9,6 +9,8 @@ A big read-only text can be put in piece by piece (:meth:`CodeEditor.set_text` w
 
 from __future__ import annotations
 
+import html
+
 import io
 import tokenize
 from typing import Optional, Sequence
@@ -201,7 +203,8 @@ class CodeEditor(QPlainTextEdit):
             self.centerCursor()
         self._area.update()
         if message:
-            self.setToolTip(self.tr("line {line}: {message}").format(line=line, message=message))
+            self.setToolTip("<p>" + html.escape(self.tr("line {line}: {message}")).format(  # Python's words as code
+                line=line, message=f"<code>{html.escape(message, quote=False)}</code>") + "</p>")
         self.error_marked.emit(line, message)
 
     def clear_error(self) -> None:

@@ -520,7 +520,7 @@ class DiffView(QWidget):
             link = self.tr("show the line in the editor") if location.is_custom_source else self.tr("show the file")
             self.location_label.setText(
                 self.tr("<b>Error at {where}</b>: {message} — <a href='location'>{link}</a>").format(
-                    where=where, message=html.escape(location.message), link=link)
+                    where=where, message=f"<code>{html.escape(location.message)}</code>", link=link)  # Python's words
             )
             self.location_label.show()
         else:
@@ -603,9 +603,11 @@ class DiffView(QWidget):
             if not f.is_function:
                 continue
             self.function_combo.addItem(f"{_STATUS_MARK[f.status]} {f.name}", f.name)
+            status = {D.ADDED: self.tr("added"), D.REMOVED: self.tr("removed"), D.CHANGED: self.tr("changed"),
+                      D.UNCHANGED: self.tr("unchanged")}.get(f.status, f.status)
             self.function_combo.setItemData(
-                self.function_combo.count() - 1, f"{f.name}: {f.status}", Qt.ItemDataRole.ToolTipRole
-            )
+                self.function_combo.count() - 1, f"<code>{html.escape(f.name)}</code>: {html.escape(status)}",
+                Qt.ItemDataRole.ToolTipRole)
         index = self.function_combo.findData(self._function)
         self.function_combo.setCurrentIndex(max(0, index))
         self.function_combo.blockSignals(False)

@@ -145,3 +145,22 @@ def user_frames_first(traceback_text: str, user_files: Sequence[str] = ()) -> st
     lines.append(QCoreApplication.translate("error_trace", "Full traceback:"))
     lines.append(text)
     return "\n".join(lines)
+
+
+def engine_step_words(error: str) -> Optional[str]:
+    """What TVM or Python said in an engine step error (``step 3 (relax.X) failed: ValueError: …``), without the
+    engine's framing; ``None`` when ``error`` is not one (a text of the app's own, already translated)."""
+    match = _STEP_PREFIX_RE.match(error or "")
+    return error[match.end():] if match else None
+
+
+def error_html(error: str, limit: int = 600) -> str:
+    """A step's error as rich text: TVM's or Python's words (an engine step error) in a code font, the app's own
+    (translated) texts as prose."""
+    import html
+
+    words = engine_step_words(error)
+    if words is None:
+        return html.escape(error[:limit], quote=False)
+    return "<code>" + html.escape(words[:limit], quote=False).replace("\n", "<br>") + "</code>"
+

@@ -10,6 +10,7 @@ A ``nullable`` parameter gets a "None" check box that sets the value to ``None``
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from typing import Any, Callable, Optional
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from widgets.code_editor import CodeEditor
+from widgets.doc_text import doc_html, is_own, own_html
 from widgets.theme import status_css
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
@@ -549,10 +551,10 @@ class ParamEditor(QWidget):
         self.title_label.setWordWrap(True)
         self.doc_label = QLabel()
         self.doc_label.setWordWrap(True)
-        self.doc_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.doc_label.setTextFormat(Qt.TextFormat.RichText)
         self.omitted_label = QLabel()
         self.omitted_label.setWordWrap(True)
-        self.omitted_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.omitted_label.setTextFormat(Qt.TextFormat.RichText)
         self.omitted_label.hide()
         self.form = QFormLayout()
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -598,8 +600,9 @@ class ParamEditor(QWidget):
         self.title_label.setText(f"{spec_json.get('title') or spec_json.get('id', '')}  ({spec_json.get('id', '')})")
         doc = str(spec_json.get("doc") or "")
         first_paragraph = doc.strip().split("\n\n")[0]
-        self.doc_label.setText(first_paragraph[:600])
-        self.doc_label.setToolTip(doc)
+        self.doc_label.setText(own_html(first_paragraph[:600]) if is_own(doc) else
+                               f"<code>{html.escape(first_paragraph[:600])}</code>")
+        self.doc_label.setToolTip(f"<p>{doc_html(doc)}</p>")
         specs = spec_json.get("params") or []
         if specs:
             self.empty_label.hide()
@@ -616,9 +619,7 @@ class ParamEditor(QWidget):
             value = params[name] if name in params else p.get("default")
             field.set_value(value)
             field.changed.connect(lambda v, name=name: self.param_changed.emit(name, v))
-            tip = str(p.get("doc") or "")
-            default_text = json.dumps(p.get("default"), ensure_ascii=False)
-            tooltip = f"{name} ({p.get('kind')}, default {default_text})" + (f"\n\n{tip}" if tip else "")
+            tooltip = self._param_tooltip(p)
             field.setToolTip(tooltip)
             label = QLabel(name + (" *" if p.get("required") else ""))
             label.setToolTip(tooltip)
@@ -628,8 +629,9 @@ class ParamEditor(QWidget):
         if omitted:
             lines = [self.tr("Not settable here (TVM's default is used):")]
             no_reason = self.tr("no reason given")
-            lines += [f"• {name}: {self._omitted_reason(reason) or no_reason}" for name, reason in sorted(omitted.items())]
-            self.omitted_label.setText("\n".join(lines))
+            lines += [f"• <code>{html.escape(name)}</code>: {self._omitted_reason(reason) or html.escape(no_reason)}"
+                      for name, reason in sorted(omitted.items())]
+            self.omitted_label.setText("<br>".join(lines))
             self.omitted_label.show()
         self.set_read_only(self._read_only)
 
@@ -638,9 +640,19 @@ class ParamEditor(QWidget):
         in it stays as TVM writes it)."""
         match = re.fullmatch(r"needs a Python object(?: \((.*)\))?", reason or "")
         if match is None:
-            return reason
-        return self.tr("needs a Python object ({0})").format(match.group(1)) if match.group(1) else \
-            self.tr("needs a Python object")
+            return f"<code>{html.escape(reason)}</code>"
+        return self.tr("needs a Python object ({0})").format(f"<code>{html.escape(match.group(1))}</code>") \
+            if match.group(1) else html.escape(self.tr("needs a Python object"))
+
+    def _param_tooltip(self, p: dict[str, Any]) -> str:
+        """A parameter's tooltip: its name, kind and default as code in a translated line, then its description
+        (TVM's in a code font, see :mod:`widgets.doc_text`)."""
+        default_text = json.dumps(p.get("default"), ensure_ascii=False)
+        head = self.tr("{name} (kind {kind}, default {default})").format(
+            name=f"<code>{html.escape(str(p['name']))}</code>", kind=f"<code>{html.escape(str(p.get('kind')))}</code>",
+            default=f"<code>{html.escape(default_text)}</code>")
+        tip = str(p.get("doc") or "")
+        return f"<p>{head}</p>" + (f"<p>{doc_html(tip)}</p>" if tip else "")
 
     def set_values(self, params: dict[str, Any]) -> None:
         """Update shown values without rebuilding the form (no ``param_changed``)."""

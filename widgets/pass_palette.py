@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from pipeline_model.passkinds.custom_python import PASS_ID as CUSTOM_PASS_ID
+from widgets.doc_text import doc_html, is_own, own_html, tvm_doc_heading
 from widgets.step_model import MIME_PASS, pass_mime_data
 
 #: The catalogue's category names (``pipeline_model.catalogue.CATEGORY_ORDER``), marked for translation;
@@ -97,7 +98,8 @@ class QtPassPaletteModel(QStandardItemModel):
         if spec.available:
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsDragEnabled)
             first = (spec.doc or "").strip().split("\n\n")[0].strip()
-            item.setToolTip(f"<b>{html.escape(spec.title)}</b> <code>{html.escape(spec.id)}</code><br>{html.escape(first[:400])}")
+            item.setToolTip(f"<b>{html.escape(spec.title)}</b> <code>{html.escape(spec.id)}</code><br>"
+                            + (own_html(first[:400]) if is_own(spec.doc or "") else doc_html(first[:400])))
         else:
             # Selectable (so the doc pane can explain) but greyed and not draggable.
             item.setFlags(Qt.ItemFlag.ItemIsSelectable)
@@ -299,9 +301,13 @@ class PassPalette(QWidget):
         doc = (spec.doc or "").strip()
         if doc:
             paras = [p.strip() for p in doc.split("\n\n") if p.strip()]
-            parts.extend(f"<p>{html.escape(p)}</p>" for p in paras[:6])
+            if is_own(spec.doc or ""):
+                parts.extend(f"<p>{own_html(p)}</p>" for p in paras[:6])
+            else:  # TVM's docstring: its own words, in a code font (widgets.doc_text)
+                parts.append(f"<p><i>{html.escape(tvm_doc_heading())}</i></p>")
+                parts.extend(f"<p>{doc_html(p)}</p>" for p in paras[:6])
         if spec.id == CUSTOM_PASS_ID and bundled_custom_passes():
-            items = "".join(f"<li><code>{html.escape(name)}</code> — {html.escape(line)}</li>"
+            items = "".join(f"<li><code>{html.escape(name)}</code> — {doc_html(line)}</li>"
                             for name, line in bundled_custom_passes())
             parts.append(self.tr("<p><b>Bundled custom passes</b> (files in the app's resources/custom_passes "
                                  "folder: paste one into a Custom Python step):</p>") + f"<ul>{items}</ul>")
@@ -310,8 +316,8 @@ class PassPalette(QWidget):
             for p in spec.params:
                 default = p.default if not isinstance(p.default, str) or len(p.default) < 60 else p.default[:57] + "…"
                 rows.append(
-                    f"<tr><td><code>{html.escape(p.name)}</code></td><td>{html.escape(p.kind)}</td>"
-                    f"<td>{html.escape(repr(default))}</td><td>{html.escape((p.doc or '')[:200])}</td></tr>"
+                    f"<tr><td><code>{html.escape(p.name)}</code></td><td><code>{html.escape(p.kind)}</code></td>"
+                    f"<td><code>{html.escape(repr(default))}</code></td><td>{doc_html((p.doc or '')[:200])}</td></tr>"
                 )
             parts.append(self.tr("<p><b>Parameters</b></p>") + "<table cellspacing='4'>" + "".join(rows) + "</table>")
         return "".join(parts)

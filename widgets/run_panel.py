@@ -11,9 +11,10 @@ from __future__ import annotations
 import html
 from typing import Any, Callable, Optional
 
-from PySide6.QtCore import QCoreApplication, QEvent, QLocale, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QLocale, QPoint, Qt, Signal
 from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QButtonGroup,
     QCheckBox,
     QComboBox,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QRadioButton,
+    QScrollArea,
     QSizePolicy,
     QSpinBox,
     QTextBrowser,
@@ -32,10 +34,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pipeline_model.i18n import QT_TRANSLATE_NOOP
 from pipeline_model.document import target_label
 from pipeline_model.latency_stats import FASTER, SAME_BUILD, SLOWER, Comparison, compare_runs
 from widgets.compare_view import latency_bar, verdict_label
+from widgets.build_texts import WARNING_FORMS, shown_error_html, shown_label, shown_progress, shown_text
+from widgets.engine_texts import code, shown_html
 from widgets.latency_chart import LatencyChart, format_us
 from widgets.target_picker import TargetPicker
 from widgets.theme import status_css
@@ -46,77 +49,6 @@ MODULE_FINAL = "final"
 MODULE_SELECTED = "selected"
 
 INPUT_FILTER = "NumPy arrays (*.npy *.npz);;All files (*)"
-
-
-def shown_label(label: Any) -> str:
-    """An engine build label as the user reads it: the engine's fixed labels ("baseline (model as loaded)",
-    "pipeline 'name'") translated, anything else as it is."""
-    import re
-
-    text = str(label or "")
-    if text == "baseline (model as loaded)":
-        return QCoreApplication.translate("RunPanel", "baseline (model as loaded)")
-    if text == "pipeline":
-        return QCoreApplication.translate("RunPanel", "pipeline")
-    match = re.fullmatch(r"pipeline (['\"])(.*)\1", text, re.S)
-    if match:
-        return QCoreApplication.translate("RunPanel", "pipeline '{0}'").format(match.group(2))
-    return text
-
-
-def shown_text(value: Any) -> str:
-    """A fixed text the engine sends with a build for display (where the weights and inputs came from, what the
-    check compared with, the tolerance's scale) as the user reads it: translated; anything else as it is."""
-    import re
-
-    text = str(value if value is not None else "")
-    fixed = {
-        "model": QCoreApplication.translate("RunPanel", "the model's"),
-        "random": QCoreApplication.translate("RunPanel", "random"),
-        "file": QCoreApplication.translate("RunPanel", "file"),
-        "output": QCoreApplication.translate("RunPanel", "output"),
-        "absolute": QCoreApplication.translate("RunPanel", "absolute"),
-        "model as loaded, tvm.compile default pipeline, llvm":
-            QCoreApplication.translate("RunPanel", "model as loaded, tvm.compile default pipeline, llvm"),
-    }
-    if text in fixed:
-        return fixed[text]
-    match = re.fullmatch(r"random\(seed=(-?\d+)\)", text)
-    if match:
-        return QCoreApplication.translate("RunPanel", "random (seed {0})").format(match.group(1))
-    return text
-
-
-#: The fixed framing of the engine's build errors (a pattern of the first line, its text for people); what the groups
-#: hold (TVM's words, a file, a step) is shown as it is.
-ERROR_FORMS = (
-    (r"tvm\.compile for (\S+) failed: (.*)", QT_TRANSLATE_NOOP("RunPanel", "tvm.compile for {0} failed: {1}")),
-    (r"running (\S+) failed: (.*)", QT_TRANSLATE_NOOP("RunPanel", "running {0} failed: {1}")),
-    (r"the pipeline failed at step (\d+) \(([^)]*)\): (.*)",
-     QT_TRANSLATE_NOOP("RunPanel", "the pipeline failed at step {0} ({1}): {2}")),
-    (r"the pipeline run failed: (.*)", QT_TRANSLATE_NOOP("RunPanel", "the pipeline run failed: {0}")),
-    (r"invalid target (.*?): (.*)", QT_TRANSLATE_NOOP("RunPanel", "invalid target {0}: {1}")),
-    (r"inputs file (.*): no such file", QT_TRANSLATE_NOOP("RunPanel", "inputs file {0}: no such file")),
-    (r"export_library to (.*) failed: (.*)", QT_TRANSLATE_NOOP("RunPanel", "export_library to {0} failed: {1}")),
-    (r"(?:module|snapshot) '[^']*' is not in the engine's cache.*",
-     QT_TRANSLATE_NOOP("RunPanel", "The engine was restarted and no longer holds this module; Run (F5) makes it "
-                                   "again.")),
-    (r"cancelled", QT_TRANSLATE_NOOP("RunPanel", "cancelled")),
-)
-
-
-def shown_error(message: str) -> str:
-    """A build error the engine sent (its own sentence around TVM's words) as the user reads it: the app's fixed
-    framing (:data:`ERROR_FORMS`) translated, what TVM or the file said kept as it is (never translated)."""
-    import re
-
-    text = str(message or "")
-    head, sep, rest = text.partition("\n")
-    for pattern, template in ERROR_FORMS:
-        match = re.fullmatch(pattern, head, re.S)
-        if match:
-            return QCoreApplication.translate("RunPanel", template).format(*match.groups()) + sep + rest
-    return text
 
 
 def _fmt(value: Optional[float], digits: int = 4) -> str:
@@ -148,9 +80,9 @@ def build_run_html(result: dict[str, Any]) -> str:
             not_checked = QCoreApplication.translate(
                 "RunPanel", "✗ not checked: the reference (TVM's default pipeline on the model as loaded) failed; "
                 "this module built and ran")
-            verdict = (f"<span style='color:{status_css('error')}'><b>{esc(not_checked)}</b>: {esc(str(failure))}</span>")
+            verdict = (f"<span style='color:{status_css('error')}'><b>{esc(not_checked)}</b>: {code(str(failure))}</span>")
         elif check.get("error"):
-            verdict = (f"<span style='color:{status_css('error')}'><b>{esc(failed_text)}</b>: {esc(str(check['error']))}</span>")
+            verdict = (f"<span style='color:{status_css('error')}'><b>{esc(failed_text)}</b>: {code(str(check['error']))}</span>")
         elif check.get("passed"):
             verdict = f"<span style='color:{status_css('ok')}'><b>{esc(passed_text)}</b></span>"
         else:
@@ -160,8 +92,8 @@ def build_run_html(result: dict[str, Any]) -> str:
             reference=esc(shown_text(check.get("reference") or QCoreApplication.translate("RunPanel", "the unoptimized model"))))
         if failure and check.get("max_abs") is not None:
             detail += "; " + esc(QCoreApplication.translate(
-                "RunPanel", "the default-pipeline reference failed ({failure}), so this is the fallback").format(
-                    failure=failure))
+                "RunPanel", "the default-pipeline reference failed ({failure}), so this is the fallback")).format(
+                    failure=code(str(failure)))
         if check.get("tolerance_dtype"):
             detail += "; " + esc(QCoreApplication.translate("RunPanel", "tolerance chosen for {dtype}, the module's lowest "
                                                             "precision").format(dtype=check["tolerance_dtype"]))
@@ -215,7 +147,8 @@ def check_scale_html(check: dict[str, Any]) -> str:
     if warnings:
         colour = status_css("warning")
         word = html.escape(QCoreApplication.translate("RunPanel", "Warning"))
-        parts.append("".join(f"<p style='color:{colour}'><b>⚠ {word}:</b> {html.escape(w)}</p>" for w in warnings))
+        parts.append("".join(f"<p style='color:{colour}'><b>⚠ {word}:</b> {shown_html(w, WARNING_FORMS, 'RunPanel')}</p>"
+                             for w in warnings))
     return "".join(parts)
 
 
@@ -318,12 +251,38 @@ class RunPanel(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(left, 3)
         layout.addWidget(self.results, 2)
+        self._left, self._layout = left, layout
+
+    def fit_width(self, width: int) -> None:
+        """Results beside the controls when ``width`` (the panel's room) holds both, else below them (a narrow
+        window: side by side they would need a horizontal scroll and squeeze the results to a few letters)."""
+        both = self._left.minimumSize().width() + self.results.minimumWidth() + 24
+        direction = QBoxLayout.Direction.LeftToRight if width >= both else QBoxLayout.Direction.TopToBottom
+        if self._layout.direction() != direction:
+            self._layout.setDirection(direction)
+            self.results.setMinimumHeight(0 if direction == QBoxLayout.Direction.LeftToRight else
+                                          12 * self.results.fontMetrics().height())
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802, ANN001 - Qt API
+        if watched is self.parentWidget() and event.type() == QEvent.Type.Resize:
+            self.fit_width(watched.width())  # the scroll area's viewport: the room the panel has
+        return super().eventFilter(watched, event)
+
+    def showEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
+        parent = self.parentWidget()
+        if parent is not None:
+            parent.removeEventFilter(self)
+            parent.installEventFilter(self)
+            self.fit_width(parent.width())
+        super().showEvent(event)
 
     def _build_target_row(self) -> QHBoxLayout:
         """Target chooser, "Advanced…" (the target as JSON) and "detect devices again"."""
         self.target_combo = TargetPicker(self)
         self.target_combo.setObjectName("runTarget")
-        self.target_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # Not as wide as its longest entry: at 1024 px that squeezed the results to a column of single letters.
+        self.target_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.target_combo.setMinimumContentsLength(24)
         self.target_combo.setToolTip(self.tr("Device and target to build for (devices detected by the engine)"))
         self.target_combo.activated.connect(self._on_target_activated)
         self.advanced_button = QToolButton(self)
@@ -430,6 +389,7 @@ class RunPanel(QWidget):
         """Status line, results browser and latency chart."""
         self.status = QLabel("", self)
         self.status.setObjectName("runStatus")
+        self.status.setTextFormat(Qt.TextFormat.RichText)  # what TVM said in a code font (show_error)
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.results = QTextBrowser(self)
@@ -437,6 +397,7 @@ class RunPanel(QWidget):
         self.results.setOpenLinks(False)
         self.results.setPlaceholderText(self.tr("Build & Run (Ctrl+B) to see outputs, latency and the numerical check."))
         self.results.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.results.setMinimumWidth(24 * self.results.fontMetrics().averageCharWidth())
         self.chart = LatencyChart(self)
 
     # ---- targets --------------------------------------------------------------------------
@@ -530,7 +491,7 @@ class RunPanel(QWidget):
             button.setEnabled(not busy)
         self.stop_button.setEnabled(busy)
         if message:
-            self.status.setText(message)
+            self.status.setText(html.escape(message, quote=False))
 
     def clear_results(self, message: str = "") -> None:
         """Forget the shown results (they describe another document, model or target); ``message`` says why."""
@@ -540,11 +501,11 @@ class RunPanel(QWidget):
         self.set_busy(False)
         self.results.clear()
         self.chart.clear()
-        self.status.setText(message)
+        self.status.setText(html.escape(message, quote=False))
 
     def show_progress(self, message: str) -> None:
-        """A ``build_progress`` line."""
-        self.status.setText(message[:300])
+        """A ``build_progress`` line (the engine's, read back by :data:`PROGRESS_FORMS`; the app's own as it is)."""
+        self.status.setText(shown_progress(message[:300]))
 
     def show_build_result(self, result: dict[str, Any]) -> None:
         """Show a ``build_run`` reply."""
@@ -561,7 +522,7 @@ class RunPanel(QWidget):
                 parts.append(self.tr("{count} check warning(s)").format(count=len(check["warnings"])))
         if result.get("profile"):
             parts.append(self.tr("profiled"))
-        self.status.setText(" · ".join(parts))
+        self.status.setText(html.escape(" · ".join(parts), quote=False))
         self._set_results(lambda: build_run_html(result))
 
     def show_compare_result(self, result: dict[str, Any]) -> None:
@@ -576,7 +537,7 @@ class RunPanel(QWidget):
                 latency_bar(self.tr("pipeline"), b.get("latency") or {}, faster)]
         headline = compare_headline(result)
         self.chart.set_bars(bars, headline)
-        self.status.setText(self.tr("Compared with the baseline: {verdict}").format(verdict=headline))
+        self.status.setText(html.escape(self.tr("Compared with the baseline: {verdict}").format(verdict=headline), quote=False))
         last_build = self.last_build
 
         def render() -> str:
@@ -589,6 +550,17 @@ class RunPanel(QWidget):
         """Show ``render()``'s HTML; it is rendered again when the palette changes (status colours)."""
         self._results_render = render
         self.results.setHtml(render())
+        self._reveal_results()
+
+    def _reveal_results(self) -> None:
+        """With the results below the controls (:meth:`fit_width`), scroll the panel's area to them."""
+        if self._layout.direction() != QBoxLayout.Direction.TopToBottom:
+            return
+        area = self.parentWidget()
+        while area is not None and not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        if area is not None and area.widget() is not None:  # the results' top at the top of the area
+            area.verticalScrollBar().setValue(self.results.mapTo(area.widget(), QPoint(0, 0)).y())
 
     def changeEvent(self, event) -> None:  # noqa: N802, ANN001 - Qt API
         """Re-render the results in the new palette's status colours."""
@@ -603,8 +575,8 @@ class RunPanel(QWidget):
         self.last_export, self.last_error = result, None
         self._results_render = None
         self.set_busy(False)
-        self.status.setText(self.tr("Exported {library}; run it with: python {script}").format(
-            library=result.get("library"), script=result.get("deploy_script")))
+        self.status.setText(html.escape(self.tr("Exported {library}; run it with: {command}")).format(
+            library=code(str(result.get("library"))), command=code(f"python {result.get('deploy_script')}")))
         self.results.setHtml(
             "<p><b>" + self.tr("Exported") + "</b></p><ul>"
             + "".join(f"<li>{html.escape(label)}: <code>{html.escape(str(result.get(k)))}</code></li>" for k, label in (
@@ -613,16 +585,24 @@ class RunPanel(QWidget):
             + "</ul><p>" + self.tr("Run it: {command}").format(
                 command=f"<code>python {html.escape(str(result.get('deploy_script')))} [inputs.npz]</code>") + "</p>"
         )
+        self._reveal_results()
 
-    def show_error(self, message: str) -> None:
-        """A failed request (e.g. the GPU refusal naming the unscheduled PrimFuncs), shown plainly."""
+    def show_error(self, message: str, from_engine: bool = True) -> None:
+        """A failed request (e.g. the GPU refusal naming the unscheduled PrimFuncs): the engine's framing translated,
+        what TVM or Python said in a code font; a message of the app's own (``from_engine`` false) as it is."""
         self.last_error = message
         self._results_render = None
         self.set_busy(False)
-        message = shown_error(message)  # the app's framing translated, TVM's words as they are
-        first = message.strip().splitlines()[0] if message.strip() else self.tr("failed")
-        self.status.setText(f"✗ {first[:400]}")
-        self.results.setPlainText(message)
+        if not message.strip():
+            sentence, rest = html.escape(self.tr("failed")), ""
+        elif from_engine:
+            sentence, rest = shown_error_html(message.strip())
+        else:
+            sentence, rest = html.escape(message.strip(), quote=False), ""
+        self.status.setText(f"✗ {sentence}")
+        block = f"<pre style='white-space: pre-wrap'>{html.escape(rest)}</pre>" if rest.strip() else ""
+        self.results.setHtml(f"<p>{sentence}</p>{block}")
+        self._reveal_results()
 
 
 def _sci_spin(parent: QWidget, value: Optional[float]) -> QLineEdit:

@@ -38,6 +38,7 @@ from pipeline_model.engine.results import (
     UNCHANGED,
     StepResult,
 )
+from widgets.error_trace import error_html
 from widgets.highlight import palette_is_dark
 from widgets.theme import muted_colour, status_colour
 from widgets.units import format_duration_ms
@@ -271,6 +272,11 @@ def state_icon(state: str, size: int = 16, badge: Optional[str] = None) -> QIcon
     return icon
 
 
+def state_label(state: str) -> str:
+    """A step state (``pipeline_model.engine.results``) in the interface's language."""
+    return QCoreApplication.translate("QtPipelineModel", STATE_LABELS[state]) if state in STATE_LABELS else state
+
+
 def not_run_after_failure_label() -> str:
     """Label of a step the engine did not run because an earlier step failed."""
     return QCoreApplication.translate("QtPipelineModel", "not run (an earlier step failed)")
@@ -500,18 +506,18 @@ class QtPipelineModel(QAbstractListModel):
                      else self.tr(STATE_LABELS.get(state, state)))
             lines = [f"<b>{title}</b> <code>{step.pass_id}</code>", self.tr("state: {state}").format(state=label)]
             if bisect is not None and bisect[1]:
-                lines.insert(1, ("<b>{0}</b>" if bisect[0] == BISECT_CULPRIT else "{0}").format(_html_escape(bisect[1])))
+                lines.insert(1, ("<b>{0}</b>" if bisect[0] == BISECT_CULPRIT else "{0}").format(bisect[1]))  # rich text
             if result is not None and result.elapsed_ms:
                 lines.append(self.tr("time: {time}").format(time=format_ms(result.elapsed_ms))
                              + (self.tr(" (cached)") if result.cached else ""))
             if step.params:
-                lines.append(self.tr("params: {params}").format(
-                    params=", ".join(f"{k}={v!r}" for k, v in step.params.items())[:300]))
+                lines.append(self.tr("params: {params}").format(params="<code>" + _html_escape(
+                    ", ".join(f"{k}={v!r}" for k, v in step.params.items())[:300]) + "</code>"))
             if step.placeholder:
                 lines.append(f"<i>{step.placeholder}</i>")
             if result is not None and result.error:
                 lines.append("<span style='white-space:pre'>" + self.tr("error: {message}").format(
-                    message=_html_escape(result.error[:600])) + "</span>")
+                    message=error_html(result.error)) + "</span>")
             return "<br>".join(lines)
         if role == Qt.ItemDataRole.ForegroundRole:
             if not step.runnable:

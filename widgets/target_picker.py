@@ -11,14 +11,16 @@ device nor a preset is shown as a "Custom" entry. Every entry's item data is its
 
 from __future__ import annotations
 
+import html
 from typing import Any, Optional
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QWidget
 
 from pipeline_model.document import target_label
 from pipeline_model.targets import GPU_FAMILY_NAMES, TargetSupport
+from widgets.engine_texts import code, shown_html, shown_plain
 
 #: Item-data role marking the custom entry (its text is translated).
 CUSTOM_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -33,15 +35,42 @@ def support_text(support: TargetSupport) -> str:
     return f"{compiles} · {runs}"
 
 
+#: The engine's reasons a target cannot be compiled or run here (``pipeline_model.engine.build.devices``): what TVM
+#: said stays as it is, in a code font.
+NOTE_FORMS = (
+    (r"ROCm's device libraries are not on this machine \((.*)\): install ROCm or set ROCM_PATH",
+     QT_TRANSLATE_NOOP("TargetPicker", "ROCm's device libraries are not on this machine ({0}): install ROCm or set "
+                                       "ROCM_PATH")),
+    (r"ld\.lld \(the linker ROCm builds need\) is not on this machine",
+     QT_TRANSLATE_NOOP("TargetPicker", "ld.lld (the linker ROCm builds need) is not on this machine")),
+    (r"this TVM build has no (\S+) code generator \((\S+)\)",
+     QT_TRANSLATE_NOOP("TargetPicker", "this TVM build has no {0} code generator ({1})")),
+    (r"no (\S+) device on this machine", QT_TRANSLATE_NOOP("TargetPicker", "no {0} device on this machine")),
+    (r"this TVM runtime cannot reach a (\S+) device",
+     QT_TRANSLATE_NOOP("TargetPicker", "this TVM runtime cannot reach a {0} device")),
+    (r"this machine's GPU is (\S+)", QT_TRANSLATE_NOOP("TargetPicker", "this machine's GPU is {0}")),
+)
+
+
+#: The engine's name of the CPU device (``pipeline_model.engine.build.devices``).
+DEVICE_NAME_FORMS = ((r"(\S+), (\d+) cores", QT_TRANSLATE_NOOP("TargetPicker", "{0}, {1} cores")),)
+
+
+def target_line(target: dict[str, Any]) -> str:
+    """"target: <code>llvm -mcpu=…</code>" (translated, rich text)."""
+    return html.escape(QCoreApplication.translate("TargetPicker", "target: {0}")).format(code(target_label(target)))
+
+
 def support_tip(support: TargetSupport) -> str:
-    """Tooltip: the target and the reasons it cannot be compiled or run here."""
-    lines = [f"target: {target_label(support.target)}"]
-    lines.append(QCoreApplication.translate("TargetPicker", "This TVM build compiles for it.") if support.compile
-                 else QCoreApplication.translate("TargetPicker", "Cannot compile: {reason}").format(reason=support.compile_note))
-    lines.append(QCoreApplication.translate("TargetPicker", "A device on this machine runs it.") if support.run
-                 else QCoreApplication.translate("TargetPicker", "Cannot run here: {reason} (build it here, run it elsewhere)").format(
-                     reason=support.run_note))
-    return "\n".join(lines)
+    """Tooltip (rich text): the target and the reasons it cannot be compiled or run here."""
+    lines = [target_line(support.target)]
+    lines.append(html.escape(QCoreApplication.translate("TargetPicker", "This TVM build compiles for it.")) if support.compile
+                 else html.escape(QCoreApplication.translate("TargetPicker", "Cannot compile: {reason}")).format(
+                     reason=shown_html(support.compile_note, NOTE_FORMS, "TargetPicker")))
+    lines.append(html.escape(QCoreApplication.translate("TargetPicker", "A device on this machine runs it.")) if support.run
+                 else html.escape(QCoreApplication.translate("TargetPicker", "Cannot run here: {reason} (build it here, run it elsewhere)")).format(
+                     reason=shown_html(support.run_note, NOTE_FORMS, "TargetPicker")))
+    return "<p>" + "<br>".join(lines) + "</p>"
 
 
 def preset_label(support: TargetSupport) -> str:
@@ -97,7 +126,8 @@ class TargetPicker(QComboBox):
             self._add_header(QCoreApplication.translate("TargetPicker", "Devices on this machine"))
         for dev in devices:
             target = dict(dev.get("target") or {})
-            label = f"{str(dev.get('kind', '')).upper()} {dev.get('index', 0)}: {dev.get('name', '')} — {target_label(target)}"
+            name = shown_plain(str(dev.get("name", "")), DEVICE_NAME_FORMS, "TargetPicker")
+            label = f"{str(dev.get('kind', '')).upper()} {dev.get('index', 0)}: {name} — {target_label(target)}"
             self.addItem(label, target)
             self.setItemData(self.count() - 1, _details_tip(dev), Qt.ItemDataRole.ToolTipRole)
             seen.append(target)
@@ -112,6 +142,7 @@ class TargetPicker(QComboBox):
             seen.append(support.target)
         if {"kind": "llvm"} not in seen:
             self.addItem(QCoreApplication.translate("TargetPicker", "CPU: generic llvm"), {"kind": "llvm"})
+        self.view().setMinimumWidth(self.view().sizeHintForColumn(0) + 24)  # the list shows each entry whole
 
     def show_target(self, target: dict[str, Any]) -> None:
         """Select ``target`` (added as a custom entry when it is not listed)."""
@@ -138,6 +169,6 @@ class TargetPicker(QComboBox):
 
 def _details_tip(dev: dict[str, Any]) -> str:
     details = dev.get("details") or {}
-    lines = [f"target: {target_label(dev.get('target') or {})}"]
-    lines += [f"{k}: {v}" for k, v in details.items()]
-    return "\n".join(lines)
+    lines = [target_line(dev.get("target") or {})]
+    lines += [f"{code(str(k))}: {code(str(v))}" for k, v in details.items()]
+    return "<p>" + "<br>".join(lines) + "</p>"

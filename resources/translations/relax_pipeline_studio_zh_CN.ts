@@ -45,13 +45,13 @@
         <translation>新语言将在下次启动 Relax Pipeline Studio 时生效。</translation>
     </message>
     <message>
-        <location filename="../../app/file_controller.py" line="+102"/>
+        <location filename="../../app/file_controller.py" line="+90"/>
         <source>Open pipeline</source>
         <extracomment>The title/model/target texts may have changed (saved under a new name ...).</extracomment>
         <translation>打开流水线</translation>
     </message>
     <message>
-        <location filename="../../app/compare_controller.py" line="+159"/>
+        <location filename="../../app/compare_controller.py" line="+161"/>
         <source>Current document</source>
         <extracomment>``MultiCompareResult`` when a comparison finished (tests, screenshots). The message when it failed.</extracomment>
         <translation>当前文档</translation>
@@ -79,7 +79,7 @@
         <translation>请勾选两条或更多流水线进行比较。</translation>
     </message>
     <message>
-        <location filename="../../app/bisect_controller.py" line="+210"/>
+        <location filename="../../app/bisect_controller.py" line="+216"/>
         <location filename="../../app/compare_controller.py" line="+4"/>
         <source>The Build &amp; Run panel&apos;s settings are not valid (see the panel).</source>
         <extracomment>``BisectReport`` when a bisection finished (tests, screenshots). The message when it failed. Save Reproducer… of the breaking step asked in the dialog (its uid; the main window saves it). The last report while the pipeline is unchanged since (its culprit&apos;s reproducer can be saved). The ``bisect`` request arguments of :attr:`report`.</extracomment>
@@ -96,7 +96,7 @@
         <translation>已比较 {0} 条流水线。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>Comparison failed: {0}</source>
         <translation>比较失败：{0}</translation>
     </message>
@@ -106,13 +106,14 @@
         <translation>这就是当前文档。</translation>
     </message>
     <message>
-        <location filename="../../app/file_controller.py" line="-100"/>
+        <location filename="../../app/i18n.py" line="+108"/>
+        <location filename="../../widgets/build_texts.py" line="+35"/>
         <source>Untitled pipeline</source>
-        <extracomment>The name of a pipeline never saved (shown translated).</extracomment>
+        <extracomment>Choices of View ▸ Language: setting value → label (labels are shown in their own language). The name of a new document (``pipeline_model.document``), shown translated.</extracomment>
         <translation>未命名流水线</translation>
     </message>
     <message>
-        <location line="+77"/>
+        <location filename="../../app/file_controller.py" line="-23"/>
         <location line="+3"/>
         <source>Cannot open pipeline</source>
         <translation>无法打开流水线</translation>
@@ -209,12 +210,17 @@
         <translation>Python，含 --build、--save-script、--save-json (*.py)</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+14"/>
         <source>Cannot export script</source>
         <translation>无法导出脚本</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>Exporting {0} failed:</source>
+        <translation>导出 {0} 失败：</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Exported {0}</source>
         <translation>已导出 {0}</translation>
     </message>
@@ -289,7 +295,7 @@
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+65"/>
+        <location filename="../../app/main_window.py" line="+67"/>
         <source>Relax Pipeline Studio</source>
         <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
         <translation>Relax Pipeline Studio</translation>
@@ -649,7 +655,7 @@
         <translation>引擎已重启；您的流水线未受影响。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>Engine crashed and was restarted</source>
         <translation>引擎崩溃并已重启</translation>
     </message>
@@ -823,9 +829,9 @@
         <translation>正在构建并导出到 {0}…</translation>
     </message>
     <message>
-        <location filename="../../app/dialog_request.py" line="+40"/>
+        <location filename="../../app/dialog_request.py" line="+41"/>
         <location filename="../../app/run_controller.py" line="+6"/>
-        <location filename="../../app/run_session.py" line="+143"/>
+        <location filename="../../app/run_session.py" line="+146"/>
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
@@ -1029,30 +1035,35 @@
     </message>
     <message>
         <location filename="../../app/step_inspector.py" line="+150"/>
-        <location line="+202"/>
+        <location line="+205"/>
         <source>Step {0}: {1}</source>
         <extracomment>The diff/graph for the selected step is on screen (used by the benchmark).</extracomment>
         <translation>步骤 {0}：{1}</translation>
     </message>
     <message>
-        <location line="-197"/>
-        <location line="+62"/>
+        <location line="-200"/>
+        <location line="+65"/>
         <source>{0} has not run yet.</source>
         <translation>{0} 尚未运行。</translation>
     </message>
     <message>
-        <location line="-62"/>
+        <location line="-65"/>
         <source>{0} is disabled (skipped).</source>
         <translation>{0} 已禁用（跳过）。</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+62"/>
+        <location line="+65"/>
         <source>{0} — not run yet; showing its input</source>
         <translation>{0} — 尚未运行；显示其输入</translation>
     </message>
     <message>
-        <location line="-51"/>
+        <location line="-56"/>
+        <source>unknown error</source>
+        <translation>未知错误</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>{0} failed — showing the last good module</source>
         <translation>{0} 失败 — 显示最后一个正确的模块</translation>
     </message>
@@ -1067,7 +1078,7 @@
         <translation>未做任何改变</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <location line="+72"/>
         <source>Before {0}</source>
         <translation>{0} 之前</translation>
@@ -1509,7 +1520,7 @@
         <translation>引擎内存上限：</translation>
     </message>
     <message>
-        <location filename="../../app/bisect_controller.py" line="-112"/>
+        <location filename="../../app/bisect_controller.py" line="-113"/>
         <source>model as loaded</source>
         <translation>加载的模型</translation>
     </message>
@@ -1529,7 +1540,7 @@
         <translation>否</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source> Builds: {0} (budget {1}).</source>
         <translation> 构建次数：{0}（预算 {1}）。</translation>
     </message>
@@ -1544,29 +1555,29 @@
         <translation>出错的步骤：{0}（{1}）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Find Breaking Step failed: {0}</source>
         <translation>查找出错步骤失败：{0}</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+20"/>
         <source>breaking step found by bisect: max |diff|/max |ref| {0}</source>
-        <translation>二分查找发现的出错步骤：max |diff|/max |ref| {0}</translation>
+        <translation>二分查找发现的出错步骤：最大绝对误差/参照最大绝对值 {0}</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>breaking step found by bisect: {0}</source>
         <translation>二分查找发现的出错步骤：{0}</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>(the pipeline passes without it)</source>
         <translation>（去掉它后流水线通过）</translation>
     </message>
     <message>
         <location line="+17"/>
         <source>bisect: the model after this step is right (max |diff|/max |ref| {0})</source>
-        <translation>二分查找：此步骤之后模型正确（max |diff|/max |ref| {0}）</translation>
+        <translation>二分查找：此步骤之后模型正确（最大绝对误差/参照最大绝对值 {0}）</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -1574,9 +1585,9 @@
         <translation>二分查找：此步骤之后模型错误或失败（{0}）</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>max |diff|/max |ref| {0}</source>
-        <translation>max |diff|/max |ref| {0}</translation>
+        <translation>最大绝对误差/参照最大绝对值 {0}</translation>
     </message>
     <message>
         <location line="+3"/>
@@ -1641,7 +1652,7 @@
         <translation>未能保存复现包：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/diverge_controller.py" line="+49"/>
+        <location filename="../../app/diverge_controller.py" line="+51"/>
         <source>ok</source>
         <extracomment>Item data: the graph node id of a row.</extracomment>
         <translation>正常</translation>
@@ -1659,7 +1670,7 @@
     <message>
         <location line="+34"/>
         <source>max |diff| / max |ref| = {0}</source>
-        <translation>max |diff| / max |ref| = {0}</translation>
+        <translation>最大绝对误差 / 参照最大绝对值 = {0}</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -1742,7 +1753,7 @@
 <context>
     <name>BisectDialog</name>
     <message>
-        <location filename="../../app/bisect_controller.py" line="-249"/>
+        <location filename="../../app/bisect_controller.py" line="-259"/>
         <source>Find Breaking Step</source>
         <extracomment>Save Reproducer… of the breaking step (offered when TVM&apos;s own default pipeline fails on the model).</extracomment>
         <translation>查找出错步骤</translation>
@@ -1758,7 +1769,7 @@
         <translation>停止</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+17"/>
         <source>Save Reproducer…</source>
         <translation>保存复现包…</translation>
     </message>
@@ -1780,7 +1791,7 @@
     <message>
         <location line="+1"/>
         <source>max |diff| / max |ref|</source>
-        <translation>max |diff| / max |ref|</translation>
+        <translation>最大绝对误差 / 参照最大绝对值</translation>
     </message>
     <message>
         <location line="+0"/>
@@ -1793,7 +1804,7 @@
         <translation>第一个使构建出的模型出错或无法构建的步骤：</translation>
     </message>
     <message>
-        <location line="+55"/>
+        <location line="+56"/>
         <source>The default-pipeline reference failed ({0}). Reference used: {1}</source>
         <translation>默认流水线构建的参考结果失败（{0}）。改用的参考：{1}</translation>
     </message>
@@ -1824,9 +1835,108 @@
     </message>
 </context>
 <context>
+    <name>BisectReport</name>
+    <message>
+        <location filename="../../app/bisect_texts.py" line="+21"/>
+        <source>step {0} ({1}) failed while the pipeline ran: {2}</source>
+        <extracomment>The verdicts of ``bisect_tvm`` (context ``BisectReport``).</extracomment>
+        <translation>步骤 {0}（{1}）在流水线运行时失败：{2}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>culprit: step {0} ({1}) produced IR that is not well-formed: {2}; step {3} ({4}) failed on it: {5}</source>
+        <translation>出错步骤：步骤 {0}（{1}）产生了不合规范（not well-formed）的 IR：{2}；步骤 {3}（{4}）在其上失败：{5}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>no step changed the module: nothing to bisect (the model as loaded builds and runs)</source>
+        <translation>没有步骤改变模块：无可二分（加载时的模型可以构建并运行）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>no step changed the module, and the model as loaded gives a wrong result even with no step (TVM&apos;s default pipeline: a TVM bug): {0}</source>
+        <translation>没有步骤改变模块，且加载时的模型即使不经任何步骤也给出错误结果（TVM 的默认流水线：TVM 的缺陷）：{0}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the model does not build even with no step (TVM&apos;s default pipeline fails on it: a TVM bug); no step to blame: {0}</source>
+        <translation>即使不经任何步骤，模型也无法构建（TVM 的默认流水线在其上失败：TVM 的缺陷）；没有可归咎的步骤：{0}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the model does not run even with no step (TVM&apos;s default pipeline fails on it: a TVM bug); no step to blame: {0}</source>
+        <translation>即使不经任何步骤，模型也无法运行（TVM 的默认流水线在其上失败：TVM 的缺陷）；没有可归咎的步骤：{0}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the model crashes even with no step (TVM&apos;s default pipeline fails on it: a TVM bug); no step to blame: {0}</source>
+        <translation>即使不经任何步骤，模型也会崩溃（TVM 的默认流水线在其上失败：TVM 的缺陷）；没有可归咎的步骤：{0}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the final module builds and runs; its numbers could not be checked (no reference)</source>
+        <translation>最终模块可以构建并运行；其数值无法检查（没有参照）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the pipeline is correct: the final module matches the reference (max |diff|/max |ref| = {0})</source>
+        <translation>流水线正确：最终模块与参照一致（最大绝对误差/参照最大绝对值 = {0}）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>TVM&apos;s default pipeline fails on the model as loaded, and leaving single steps out of the pipeline does not help: no step to blame ({0})</source>
+        <translation>TVM 的默认流水线在加载时的模型上失败，从流水线中逐个去掉步骤也无济于事：没有可归咎的步骤（{0}）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>every module fails, the model as loaded (completed with the stock lowering) too, and leaving single steps out does not help: no step to blame ({0})</source>
+        <translation>每个模块都失败，加载时的模型（用标准降级补全后）也失败，逐个去掉步骤也无济于事：没有可归咎的步骤（{0}）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the failure starts in steps {0}..{1}; the modules between could not be completed (skipped), and leaving single steps out did not isolate one</source>
+        <translation>失败始于步骤 {0}..{1}；其间的模块无法补全（已跳过），逐个去掉步骤也未能找出单个步骤</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>culprit: step {0} ({1}): the first step after which the result is wrong or the build fails ({2})</source>
+        <translation>出错步骤：步骤 {0}（{1}）：在它之后结果首次出错或构建失败（{2}）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>culprit: step {0} ({1}): leaving it out makes the pipeline pass ({2})</source>
+        <translation>出错步骤：步骤 {0}（{1}）：去掉它流水线就能通过（{2}）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>no verdict yet</source>
+        <translation>尚无结论</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>cancelled;</source>
+        <translation>已取消；</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>pass</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>fail</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+</context>
+<context>
     <name>CodeEditor</name>
     <message>
-        <location filename="../../widgets/code_editor.py" line="+204"/>
+        <location filename="../../widgets/code_editor.py" line="+206"/>
         <source>line {line}: {message}</source>
         <extracomment>True from a key the user types here until the editor loses the focus (see :meth:`edit_in_progress`).</extracomment>
         <translation>第 {line} 行：{message}</translation>
@@ -1835,7 +1945,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../app/compare_controller.py" line="-235"/>
+        <location filename="../../app/compare_controller.py" line="-236"/>
         <source>Compare Pipelines</source>
         <extracomment>Item data: the pipeline file of a candidate (&quot;&quot; for the current document).</extracomment>
         <translation>比较流水线</translation>
@@ -2122,6 +2232,26 @@
         <source>All functions</source>
         <translation>所有函数</translation>
     </message>
+    <message>
+        <location line="+5"/>
+        <source>added</source>
+        <translation>新增</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>removed</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>changed</source>
+        <translation>有改变</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unchanged</source>
+        <translation>无改变</translation>
+    </message>
 </context>
 <context>
     <name>DivergeDialog</name>
@@ -2148,7 +2278,7 @@
     <message>
         <location line="+1"/>
         <source>max |diff| / max |ref|</source>
-        <translation>max |diff| / max |ref|</translation>
+        <translation>最大绝对误差 / 参照最大绝对值</translation>
     </message>
     <message>
         <location line="+0"/>
@@ -2798,20 +2928,125 @@
     </message>
 </context>
 <context>
+    <name>OutputPath</name>
+    <message>
+        <location filename="../../widgets/path_texts.py" line="+17"/>
+        <source>script</source>
+        <extracomment>What the app writes (``what`` of ``safe_write``), translated.</extracomment>
+        <translation>脚本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>export folder</source>
+        <translation>导出文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>reproducer folder</source>
+        <translation>复现包文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>output file</source>
+        <translation>输出文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>output folder</source>
+        <translation>输出文件夹</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>a symbolic link</source>
+        <extracomment>What a path is (``pipeline_model.safe_files.kind_of``), translated.</extracomment>
+        <translation>一个符号链接</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a FIFO (named pipe)</source>
+        <translation>一个 FIFO（命名管道）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a character device</source>
+        <translation>一个字符设备</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a block device</source>
+        <translation>一个块设备</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a socket</source>
+        <translation>一个套接字</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a directory</source>
+        <translation>一个文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a regular file</source>
+        <translation>一个普通文件</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>{0} {1}: is {2}; name a regular file</source>
+        <translation>{0} {1}：是{2}；请指定一个普通文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} {1}: is {2}; name a folder</source>
+        <translation>{0} {1}：是{2}；请指定一个文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} {1}: names a folder, not a file</source>
+        <translation>{0} {1}：指向文件夹而不是文件</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} {1}: nothing is written under {2}</source>
+        <translation>{0} {1}：不会向 {2} 之下写入任何内容</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} {1}: the folder {2} does not exist</source>
+        <translation>{0} {1}：文件夹 {2} 不存在</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} {1}: the folder {2} is not a folder</source>
+        <translation>{0} {1}：{2} 不是文件夹</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} {1}: already exists and would be replaced; name a new file or allow overwriting</source>
+        <translation>{0} {1}：已存在，会被替换；请指定新文件，或允许覆盖</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} {1}: {2} already exists and would be replaced; choose a new folder or allow overwriting</source>
+        <translation>{0} {1}：{2} 已存在，会被替换；请选择新文件夹，或允许覆盖</translation>
+    </message>
+</context>
+<context>
     <name>ParamEditor</name>
     <message>
-        <location filename="../../widgets/param_editor.py" line="+559"/>
+        <location filename="../../widgets/param_editor.py" line="+561"/>
         <location line="+30"/>
         <source>No step selected.</source>
         <translation>未选择步骤。</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+19"/>
         <source>This pass has no parameters.</source>
         <translation>此 Pass 没有参数。</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+20"/>
         <source>Not settable here (TVM&apos;s default is used):</source>
         <translation>此处无法设置（使用 TVM 的默认值）：</translation>
     </message>
@@ -2821,7 +3056,7 @@
         <translation>未说明原因</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>needs a Python object ({0})</source>
         <translation>需要 Python 对象（{0}）</translation>
     </message>
@@ -2830,11 +3065,16 @@
         <source>needs a Python object</source>
         <translation>需要 Python 对象</translation>
     </message>
+    <message>
+        <location line="+6"/>
+        <source>{name} (kind {kind}, default {default})</source>
+        <translation>{name}（类型 {kind}，默认值 {default}）</translation>
+    </message>
 </context>
 <context>
     <name>PassCatalogue</name>
     <message>
-        <location filename="../../app/pass_texts.py" line="+19"/>
+        <location filename="../../app/pass_texts.py" line="+21"/>
         <source>Custom Python pass</source>
         <extracomment>Texts of the app&apos;s own pass specs (titles, descriptions, parameter docs), exactly as the specs have them.</extracomment>
         <translation>自定义 Python Pass</translation>
@@ -2856,6 +3096,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Binds the weights the model carries (ONNX initializers, PyTorch parameters and buffers) as constants into the functions that take them (relax.transform.BindParams with the model&apos;s own values); they leave the signature, so the built module takes only the inputs. Put it first and follow it with FoldBatchnormToConv2D and FoldConstant to fold batch norm and other weight-only work into the weights at compile time. Models without weights of their own (built-in, TVMScript) have nothing to bind.</source>
+        <translation>把模型自带的权重（ONNX 初始值、PyTorch 参数和缓冲区）作为常量绑定进使用它们的函数（`relax.transform.BindParams`，使用模型自己的值）；这些权重离开函数签名，构建出的模块只接收输入。请把它放在最前面，其后接 FoldBatchnormToConv2D 和 FoldConstant，在编译时把批归一化等只依赖权重的计算折叠进权重。没有自带权重的模型（内置模型、TVMScript）没有可绑定的权重。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Sink reshapes below elementwise ops (the app&apos;s)</source>
         <translation>将 reshape 下沉到逐元素运算之后（本应用）</translation>
     </message>
@@ -2877,12 +3122,12 @@
     <message>
         <location line="+1"/>
         <source>Rewrites op(reshape(x)) into reshape(op(x)) for elementwise ops (bias and residual adds, GELU, activations) when the reshape only adds dimensions, then folds the reshape pairs this leaves (RemoveRedundantReshape). A matmul viewed back to [batch, seq, n] before its activation (GPT-2&apos;s Conv1D) then fuses with its epilogue in FuseOps. Put it before LegalizeOps. The app&apos;s own step: exported scripts contain its code.</source>
-        <translation>当 reshape 只增加维度时，把逐元素运算（偏置和残差加法、GELU、激活函数）的 op(reshape(x)) 改写为 reshape(op(x))，再折叠由此留下的成对 reshape（RemoveRedundantReshape）。这样在激活之前被视图回 [batch, seq, n] 的矩阵乘（GPT-2 的 Conv1D）就能在 FuseOps 中与其尾部运算融合。请放在 LegalizeOps 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
+        <translation>当 `reshape` 只增加维度时，把逐元素运算（偏置和残差加法、GELU、激活函数）的 `op(reshape(x))` 改写为 `reshape(op(x))`，再折叠由此留下的成对 `reshape`（RemoveRedundantReshape）。这样在激活之前被视图回 `[batch, seq, n]` 的矩阵乘（GPT-2 的 Conv1D）就能在 FuseOps 中与其尾部运算融合。请放在 LegalizeOps 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>
     <message>
         <location line="+5"/>
         <source>Rewrites sigmoid(x) into 1 / (1 + exp(-x)) and silu(x) into x / (1 + exp(-x)) for float tensors, so a FastMathTransform after it replaces the exp by TVM&apos;s vectorizable fast_exp (TVM compiles sigmoid into one libm expf call per element). Put it before FastMathTransform. The app&apos;s own step: exported scripts contain its code.</source>
-        <translation>对浮点张量，把 sigmoid(x) 改写为 1 / (1 + exp(-x))，把 silu(x) 改写为 x / (1 + exp(-x))，这样其后的 FastMathTransform 会把 exp 换成 TVM 可向量化的 fast_exp（TVM 会把 sigmoid 编译成每个元素一次 libm expf 调用）。请放在 FastMathTransform 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
+        <translation>对浮点张量，把 `sigmoid(x)` 改写为 `1 / (1 + exp(-x))`，把 `silu(x)` 改写为 `x / (1 + exp(-x))`，这样其后的 FastMathTransform 会把 `exp` 换成 TVM 可向量化的 fast_exp（TVM 会把 `sigmoid` 编译成每个元素一次 `libm` 的 `expf` 调用）。请放在 FastMathTransform 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>
     <message>
         <location line="+4"/>
@@ -2892,13 +3137,13 @@
     <message>
         <location line="+5"/>
         <source>Rewrites an inference batch norm of a conv2d (NCHW, OIHW) into conv2d(x, w * scale) + shift, and any other inference batch norm into x * scale + shift, with scale = gamma / sqrt(var + eps) and shift = beta - mean * scale computed on the channel vectors (weight-only work that LiftTransformParams runs once, FoldConstant folds for bound weights) instead of a square root and a division per element. Works on weights that are parameters (TVM&apos;s FoldBatchnormToConv2D needs constants). Put it before DecomposeOpsForInference. The app&apos;s own step: exported scripts contain its code.</source>
-        <translation>把卷积 conv2d（NCHW、OIHW）之后的推理批归一化改写为 conv2d(x, w * scale) + shift，把其他推理批归一化改写为 x * scale + shift，其中 scale = gamma / sqrt(var + eps)、shift = beta - mean * scale 在通道向量上计算（仅依赖权重的计算：LiftTransformParams 只运行一次，绑定的权重由 FoldConstant 折叠），而不是对每个元素做一次开方和一次除法。对作为参数的权重同样有效（TVM 的 FoldBatchnormToConv2D 需要常量）。请放在 DecomposeOpsForInference 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
+        <translation>把卷积 conv2d（NCHW、OIHW）之后的推理批归一化改写为 `conv2d(x, w * scale) + shift`，把其他推理批归一化改写为 `x * scale + shift`，其中 `scale = gamma / sqrt(var + eps)`、`shift = beta - mean * scale` 在通道向量上计算（仅依赖权重的计算：LiftTransformParams 只运行一次，绑定的权重由 FoldConstant 折叠），而不是对每个元素做一次开方和一次除法。对作为参数的权重同样有效（TVM 的 FoldBatchnormToConv2D 需要常量）。请放在 DecomposeOpsForInference 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>
 </context>
 <context>
     <name>PassCategory</name>
     <message>
-        <location filename="../../widgets/pass_palette.py" line="+32"/>
+        <location filename="../../widgets/pass_palette.py" line="+33"/>
         <source>Lowering</source>
         <extracomment>The catalogue&apos;s category names (``pipeline_model.catalogue.CATEGORY_ORDER``), marked for translation; shown through :func:`category_label` (an unknown category is shown as it is).</extracomment>
         <translation>降级</translation>
@@ -3068,7 +3313,7 @@
 <context>
     <name>PassPalette</name>
     <message>
-        <location filename="../../widgets/pass_palette.py" line="+166"/>
+        <location filename="../../widgets/pass_palette.py" line="+167"/>
         <source>Search passes (id, title, doc)…</source>
         <translation>搜索 Pass（ID、标题、文档）…</translation>
     </message>
@@ -3098,7 +3343,7 @@
         <translation>&lt;p&gt;&lt;i&gt;运行您自己的 Python 代码：运行前应用会先征求您的同意。&lt;/i&gt;&lt;/p&gt;</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+22"/>
         <source>&lt;p&gt;&lt;b&gt;Parameters&lt;/b&gt;&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;参数&lt;/b&gt;&lt;/p&gt;</translation>
     </message>
@@ -3326,13 +3571,13 @@
 <context>
     <name>QtPassPaletteModel</name>
     <message>
-        <location filename="../../widgets/pass_palette.py" line="-249"/>
+        <location filename="../../widgets/pass_palette.py" line="-254"/>
         <location line="+13"/>
         <source>Pass</source>
         <translation>Pass</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+35"/>
         <source>not available in this TVM build</source>
         <translation>当前 TVM 构建中不可用</translation>
     </message>
@@ -3345,7 +3590,7 @@
 <context>
     <name>QtPipelineModel</name>
     <message>
-        <location filename="../../widgets/step_model.py" line="+68"/>
+        <location filename="../../widgets/step_model.py" line="+69"/>
         <source>breaking step</source>
         <extracomment>MIME type of a pass dragged out of the palette: UTF-8 JSON ``{&quot;pass_id&quot;: ...}``. MIME type of steps dragged inside the pipeline list: UTF-8 JSON ``{&quot;uids&quot;: [...]}``. The step&apos;s mark from the last Find Breaking Step: ``&quot;culprit&quot;``, ``&quot;pass&quot;``, ``&quot;fail&quot;``, ``&quot;skip&quot;`` or ``None``. Labels of the bisect marks (English; shown through ``QtPipelineModel.tr``).</extracomment>
         <translation>出错步骤</translation>
@@ -3402,7 +3647,7 @@
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="+192"/>
+        <location line="+197"/>
         <source>not run (an earlier step failed)</source>
         <translation>未运行（之前的步骤失败）</translation>
     </message>
@@ -3655,9 +3900,9 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+210"/>
+        <location filename="../../widgets/run_panel.py" line="+142"/>
         <source>max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})</source>
-        <translation>max |diff| / max |ref| = {ratio}（max |ref| {ref}；容差按 {scale} 缩放）</translation>
+        <translation>最大绝对误差 / 参照最大绝对值 = {ratio}（参照最大绝对值 {ref}；容差按{scale}缩放）</translation>
     </message>
     <message>
         <location line="+7"/>
@@ -3665,7 +3910,7 @@
         <translation>警告</translation>
     </message>
     <message>
-        <location line="+110"/>
+        <location line="+137"/>
         <source>Device and target to build for (devices detected by the engine)</source>
         <translation>构建所用的设备和目标（引擎检测到的设备）</translation>
     </message>
@@ -3727,10 +3972,10 @@
     <message>
         <location line="+2"/>
         <source>Also time every PrimFunc / packed function call with the VM&apos;s instrumentation (Profile panel, heat overlay on the graph)</source>
-        <translation>同时用 VM 的插桩为每次 PrimFunc / packed 函数调用计时（性能剖析面板、图上的热度叠加）</translation>
+        <translation>同时用 VM 的插桩为每次 PrimFunc / PackedFunc 调用计时（性能剖析面板、图上的热度叠加）</translation>
     </message>
     <message>
-        <location line="-97"/>
+        <location line="-123"/>
         <source>Target</source>
         <translation>目标</translation>
     </message>
@@ -3740,20 +3985,24 @@
         <translation>模块</translation>
     </message>
     <message>
-        <location line="-133"/>
-        <location line="+134"/>
-        <location line="+208"/>
+        <location line="-134"/>
+        <location line="+135"/>
+        <location line="+236"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-457"/>
+        <location filename="../../widgets/build_texts.py" line="-9"/>
         <source>baseline (model as loaded)</source>
-        <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>基线（加载时的模型）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
+        <source>the reference (TVM&apos;s default pipeline on the model as loaded, CPU)</source>
+        <translation>参照（TVM 默认流水线处理加载时的模型，CPU）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>pipeline &apos;{0}&apos;</source>
         <translation>流水线 &apos;{0}&apos;</translation>
     </message>
@@ -3789,6 +4038,11 @@
     </message>
     <message>
         <location line="+6"/>
+        <source>model as loaded, tvm.compile default pipeline, {0}</source>
+        <translation>加载时的模型，tvm.compile 默认流水线，{0}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>random (seed {0})</source>
         <translation>随机（种子 {0}）</translation>
     </message>
@@ -3839,8 +4093,126 @@
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+4"/>
+        <source>refusing to build for {0}: {1} PrimFunc(s) have no GPU thread binding and would run unscheduled: {2}. Fix: add a DLight step (dlight.ApplyDefaultSchedule with gpu rules such as gpu.Matmul, gpu.GEMV, gpu.Reduction, gpu.GeneralReduction, gpu.Fallback) or a MetaSchedule tuning step after legalization</source>
+        <translation>拒绝为 {0} 构建：{1} 个 PrimFunc 没有 GPU 线程绑定，会以未调度的方式运行：{2}。解决办法：在合法化（LegalizeOps）之后添加一个 DLight 步骤（dlight.ApplyDefaultSchedule，使用 gpu.Matmul、gpu.GEMV、gpu.Reduction、gpu.GeneralReduction、gpu.Fallback 等 gpu 规则）或一个 MetaSchedule 调优步骤</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>building and running the reference (TVM&apos;s default pipeline on the model as loaded, CPU)</source>
+        <extracomment>The engine&apos;s progress lines of a build (``pipeline_model.engine.build``): the module a line names is shown as :func:`shown_label` reads it.</extracomment>
+        <translation>正在构建并运行参照（TVM 默认流水线处理加载时的模型，CPU）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>building the reference (TVM&apos;s default pipeline on the model as loaded, CPU)</source>
+        <translation>正在构建参照（TVM 默认流水线处理加载时的模型，CPU）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the reference failed</source>
+        <translation>参照失败</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>reference ready</source>
+        <translation>参照已就绪</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>building {0} for {1}</source>
+        <translation>正在为 {1} 构建{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>testing the model as loaded</source>
+        <translation>正在测试加载时的模型</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>testing the module after step {0} ({1})</source>
+        <translation>正在测试步骤 {0}（{1}）之后的模块</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>testing the pipeline without step {0} ({1})</source>
+        <translation>正在测试去掉步骤 {0}（{1}）后的流水线</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>running the pipeline ({0} steps)</source>
+        <translation>正在运行流水线（{0} 个步骤）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>running the pipeline</source>
+        <translation>正在运行流水线</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>running the original model in its framework</source>
+        <translation>正在原框架中运行原始模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>running {0}</source>
+        <translation>正在运行{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>timing {0} modules in turn (warmed up)</source>
+        <translation>正在轮流计时 {0} 个模块（已预热）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>warming up {0} modules</source>
+        <translation>正在预热 {0} 个模块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>timing {0}</source>
+        <translation>正在计时{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>profiling {0} (time of every call)</source>
+        <translation>正在剖析{0}（每次调用的用时）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>comparing outputs</source>
+        <translation>正在比较输出</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>loading model {0}</source>
+        <translation>正在加载模型 {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>writing {0}</source>
+        <translation>正在写出 {0}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>output {0}: the reference is all zeros: the check cannot tell a right result from a wrong one (use real inputs/weights)</source>
+        <extracomment>The check&apos;s warnings (``pipeline_model.scriptlib.outputs.compare_outputs``).</extracomment>
+        <translation>输出 {0}：参照全为零，检查无法区分正确与错误的结果（请使用真实的输入/权重）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>output {0}: the reference is tiny (max |ref| = {1} &lt; {2}): the check compares rounding noise (use real inputs/weights)</source>
+        <translation>输出 {0}：参照的数值极小（参照最大绝对值 = {1} &lt; {2}），检查比较的只是舍入噪声（请使用真实的输入/权重）</translation>
+    </message>
+    <message>
+        <location line="+36"/>
+        <source>The engine reported an error:</source>
+        <translation>引擎报告了一个错误：</translation>
+    </message>
+    <message>
+        <location filename="../../widgets/run_panel.py" line="-415"/>
         <source>({time} of warm-up)</source>
+        <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>（预热 {time}）</translation>
     </message>
     <message>
@@ -3919,12 +4291,12 @@
         <translation>输出 {index}</translation>
     </message>
     <message>
-        <location line="+117"/>
+        <location line="+118"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location line="+72"/>
+        <location line="+98"/>
         <source>auto</source>
         <translation>自动</translation>
     </message>
@@ -3969,9 +4341,14 @@
         <translation>停止</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+19"/>
         <source>Build &amp; Run (Ctrl+B) to see outputs, latency and the numerical check.</source>
         <translation>“构建并运行” (Ctrl+B) 后在此查看输出、延迟和数值检查。</translation>
+    </message>
+    <message>
+        <location line="+180"/>
+        <source>Exported {library}; run it with: {command}</source>
+        <translation>已导出 {library}；运行方式：{command}</translation>
     </message>
     <message>
         <source>CPU: generic llvm</source>
@@ -3982,7 +4359,7 @@
         <translation type="vanished">自定义：{target}</translation>
     </message>
     <message>
-        <location line="+78"/>
+        <location line="-101"/>
         <source>NumPy arrays (*.npy *.npz);;All files (*)</source>
         <translation>NumPy 数组 (*.npy *.npz);;所有文件 (*)</translation>
     </message>
@@ -4035,12 +4412,11 @@
         <translation>上一次构建并运行</translation>
     </message>
     <message>
-        <location line="+22"/>
         <source>Exported {library}; run it with: python {script}</source>
-        <translation>已导出 {library}；运行方式：python {script}</translation>
+        <translation type="vanished">已导出 {library}；运行方式：python {script}</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+36"/>
         <source>Exported</source>
         <translation>已导出</translation>
     </message>
@@ -4070,12 +4446,12 @@
         <translation>运行：{command}</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+12"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location line="-381"/>
+        <location line="-422"/>
         <source>ratio of the medians {value}× (no repeats: the spread is unknown)</source>
         <translation>中位数之比 {value}×（没有重复测量：离散程度未知）</translation>
     </message>
@@ -4120,7 +4496,7 @@
         <translation>✗ 结果不同</translation>
     </message>
     <message>
-        <location line="+215"/>
+        <location line="+243"/>
         <source>{0} {1} is not a number (e.g. 1e-4)</source>
         <translation>{0} {1} 不是数字（例如 1e-4）</translation>
     </message>
@@ -4135,13 +4511,13 @@
         <translation>基线</translation>
     </message>
     <message>
-        <location line="-515"/>
-        <location line="+516"/>
+        <location filename="../../widgets/build_texts.py" line="-138"/>
+        <location filename="../../widgets/run_panel.py" line="+1"/>
         <source>pipeline</source>
         <translation>流水线</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location filename="../../widgets/run_panel.py" line="+3"/>
         <source>Compared with the baseline: {verdict}</source>
         <translation>与基线比较：{verdict}</translation>
     </message>
@@ -4456,7 +4832,7 @@
 <context>
     <name>TargetPicker</name>
     <message>
-        <location filename="../../widgets/target_picker.py" line="+31"/>
+        <location filename="../../widgets/target_picker.py" line="+33"/>
         <source>compiles ✓</source>
         <extracomment>Item-data role marking the custom entry (its text is translated). Item-data role of a preset&apos;s :class:`TargetSupport` (as JSON).</extracomment>
         <translation>可编译 ✓</translation>
@@ -4477,7 +4853,13 @@
         <translation>本机可运行 ✗</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+22"/>
+        <source>{0}, {1} cores</source>
+        <extracomment>The engine&apos;s name of the CPU device (``pipeline_model.engine.build.devices``).</extracomment>
+        <translation>{0}，{1} 核</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>This TVM build compiles for it.</source>
         <translation>当前 TVM 构建可以为它编译。</translation>
     </message>
@@ -4487,7 +4869,7 @@
         <translation>无法编译：{reason}</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>A device on this machine runs it.</source>
         <translation>本机有可运行它的设备。</translation>
     </message>
@@ -4523,12 +4905,48 @@
     </message>
     <message>
         <location line="-46"/>
-        <location line="+63"/>
+        <location line="+64"/>
         <source>CPU: generic llvm</source>
         <translation>CPU：通用 llvm</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="-102"/>
+        <source>ROCm&apos;s device libraries are not on this machine ({0}): install ROCm or set ROCM_PATH</source>
+        <extracomment>The engine&apos;s reasons a target cannot be compiled or run here (``pipeline_model.engine.build.devices``): what TVM said stays as it is, in a code font.</extracomment>
+        <translation>本机没有 ROCm 的设备库（{0}）：请安装 ROCm 或设置 ROCM_PATH</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>ld.lld (the linker ROCm builds need) is not on this machine</source>
+        <translation>本机没有 ld.lld（ROCm 构建所需的链接器）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>this TVM build has no {0} code generator ({1})</source>
+        <translation>当前 TVM 构建没有 {0} 代码生成器（{1}）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no {0} device on this machine</source>
+        <translation>本机没有 {0} 设备</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>this TVM runtime cannot reach a {0} device</source>
+        <translation>当前 TVM 运行时无法访问 {0} 设备</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>this machine&apos;s GPU is {0}</source>
+        <translation>本机的 GPU 是 {0}</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>target: {0}</source>
+        <translation>目标：{0}</translation>
+    </message>
+    <message>
+        <location line="+96"/>
         <source>Custom: {target}</source>
         <translation>自定义：{target}</translation>
     </message>
@@ -4744,7 +5162,7 @@
 <context>
     <name>_ChoiceField</name>
     <message>
-        <location filename="../../widgets/param_editor.py" line="-341"/>
+        <location filename="../../widgets/param_editor.py" line="-347"/>
         <source>{value} (not a known choice)</source>
         <translation>{value}（不是已知选项）</translation>
     </message>
@@ -4818,6 +5236,15 @@
     </message>
 </context>
 <context>
+    <name>doc_text</name>
+    <message>
+        <location filename="../../widgets/doc_text.py" line="+44"/>
+        <source>TVM&apos;s documentation (as TVM writes it):</source>
+        <extracomment>Descriptions of the app&apos;s own passes and parameters, in the interface&apos;s language.</extracomment>
+        <translation>TVM 的文档（TVM 原文）：</translation>
+    </message>
+</context>
+<context>
     <name>error_trace</name>
     <message>
         <location filename="../../widgets/error_trace.py" line="+49"/>
@@ -4844,6 +5271,30 @@
         <location line="+9"/>
         <source>Full traceback:</source>
         <translation>完整回溯：</translation>
+    </message>
+</context>
+<context>
+    <name>models</name>
+    <message>
+        <location filename="../../pipeline_model/models.py" line="+46"/>
+        <source>The MLP of TVM&apos;s &quot;Customize Optimization&quot; tutorial: Linear(784, 256), ReLU, Linear(256, 10, bias=False); input (1, 784) float32.</source>
+        <extracomment>Built-in models: name -&gt; description (the file is ``resources/models/&lt;name&gt;.py``).</extracomment>
+        <translation>TVM“自定义优化”教程中的 MLP：`Linear(784, 256)`、ReLU、`Linear(256, 10, bias=False)`；输入 (1, 784) float32。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>A small pre-norm transformer encoder block: layer norm, 4-head self-attention (matmul, softmax), GELU MLP; input (1, 32, 128) float32.</source>
+        <translation>一个小型的前置归一化 Transformer 编码器块：层归一化、4 头自注意力（`matmul`、`softmax`）、GELU MLP；输入 (1, 32, 128) float32。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>A Llama-style decoder: 32 layers, hidden 512, RMSNorm, rotary self-attention, SwiGLU MLP; symbolic sequence length, inputs x (1, seq_len, 512), cos/sin (seq_len, 64), mask (1, 1, seq_len, seq_len).</source>
+        <translation>一个 Llama 风格的解码器：32 层，隐藏维度 512，RMSNorm，旋转位置编码自注意力，SwiGLU MLP；序列长度为符号维度，输入 `x (1, seq_len, 512)`、`cos/sin (seq_len, 64)`、`mask (1, 1, seq_len, seq_len)`。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The Llama-style decoder of builtin:decoder with 128 layers (for benchmarks).</source>
+        <translation>builtin:decoder 的 Llama 风格解码器，128 层（用于基准测试）。</translation>
     </message>
 </context>
 </TS>
