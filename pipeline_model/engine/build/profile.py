@@ -60,3 +60,21 @@ def profile_module(mod: Any, target: dict[str, Any], key: Optional[str] = None,
     if key:
         keep_profile(str(key), prof)
     return prof, "measured"
+
+
+def time_variants(mods: list[Any], target: dict[str, Any]) -> list[dict[str, Any]]:
+    """Variants of one model built and timed in place, in rotating rounds on the same seeded inputs
+    (:func:`pipeline_model.passkinds.metaschedule.keep.time_in_place`, the code exported scripts run): per variant
+    ``{"wall_us", "funcs": {callee: [µs per run]}}``. The apply step's ``keep_wins`` compares the default and the
+    tuned schedules with it. Raises :class:`BuildError` when a variant cannot be built or run."""
+    import tvm
+
+    from pipeline_model.passkinds.metaschedule.keep import time_vms
+
+    func_name = entry_function(mods[0])
+    arrays, _described = make_arguments(mods[0], func_name, None)
+    dev = device_for(target)
+    vms = [make_vm(build_module(m, target), dev) for m in mods]
+    for vm in vms:
+        run_function(vm, func_name, dev, arrays)
+    return list(time_vms(vms, func_name, [tvm.runtime.tensor(a, dev) for a in arrays], dev))

@@ -75,6 +75,10 @@ TUNING_PARAMS: dict[str, list[dict]] = {
     APPLY_DATABASE: [
         tuning_param("work_dir", "str", "", "Tuning work directory to read (empty: the default one, as for tuning)."),
         tuning_param("enable_warning", "bool", False, "Warn for PrimFuncs without a tuning record."),
+        tuning_param("keep_wins", "rule_list", [], "The default schedule (the app's DLight rules, e.g. app.CPUMatmul, "
+                     "app.CPUConv2d, app.CPUParallel) each tuned schedule must beat in the built model: both variants "
+                     "are timed in place and a PrimFunc keeps its tuned schedule only when it is faster beyond noise "
+                     "(empty: off, every record applied).", list(SEED_RULES)),
     ],
 }
 
@@ -172,7 +176,7 @@ class MetaScheduleKind(PassKind):
         default = ctx.work_dir or default_work_dir(None, "", target if isinstance(target, dict) else str(target))
         return make_tuning_pass(pass_id, params, target, default, ctx.base_dir, ctx.emit, ctx.cancelled, report,
                                 stop_early=ctx.should_stop_tuning, profile_fn=ctx.profile,
-                                trusted=ctx.trust_custom_code, step_number=ctx.step_number)
+                                trusted=ctx.trust_custom_code, step_number=ctx.step_number, measure_fn=ctx.measure)
 
     def user_code(self, step: Any, base_dir: Optional[str], number: Optional[int] = None) -> list[UserCodeRef]:
         """A ``relax.MetaScheduleTuneTIR`` step's ``schedule_fn`` source (the user's search space)."""
