@@ -215,6 +215,8 @@ class MetaScheduleKind(PassKind):
             piece.helpers.extend(rest.helpers)
             piece.imports.extend(rest.imports)
             piece.lines.extend(rest.lines)
+            if params.get("keep_wins"):
+                self._export_keep(piece, [str(r) for r in params["keep_wins"]])
             return piece
         try:
             options = script_options(params, where=label)
@@ -243,18 +245,35 @@ class MetaScheduleKind(PassKind):
         """A step with ``seed_rules``: the tuning pass runs between :func:`.seed.seed_tuning_pass` (the app rules'
         schedules measured into the database; the rule classes and the helpers of :data:`.seed.SEED_HELPERS`
         copied verbatim) and :func:`.seed.print_seed_outcome`."""
-        from pipeline_model.passkinds.dlight import APP_GROUP, app_rule_sources
         from pipeline_model.passkinds.metaschedule.seed import SEED_HELPERS
 
-        names = [str(r).partition(".")[2] for r in options["seed_rules"] if str(r).startswith(APP_GROUP + ".")]
-        piece.imports.append("tvm.s_tir.dlight")
-        for name in names:
-            piece.helpers.extend(src for src in app_rule_sources(name) if src not in piece.helpers)
+        rules = MetaScheduleKind._rule_objects(piece, options["seed_rules"])
         piece.helpers.extend(emit.helper_source(f) for f in SEED_HELPERS)
-        rules = "[" + ", ".join(f"{name}()" for name in names) + "]"
         opts = emit.check_literal(options, "options")
         piece.lines.append(f"pass_ = tvm.transform.Sequential([seed_tuning_pass(tune_tir, {wd_src}, {opts!r}, {rules}), "
                            f"pass_, print_seed_outcome(tune_tir, {wd_src})])")
+
+    @staticmethod
+    def _rule_objects(piece: ExportPiece, rule_names: list[str]) -> str:
+        """The app rule classes of ``rule_names`` copied into ``piece`` (verbatim); returns the source of the list
+        of their objects (``"[CPUMatmul(), ...]"``)."""
+        from pipeline_model.passkinds.dlight import APP_GROUP, app_rule_sources
+
+        names = [str(r).partition(".")[2] for r in rule_names if str(r).startswith(APP_GROUP + ".")]
+        piece.imports.append("tvm.s_tir.dlight")
+        for name in names:
+            piece.helpers.extend(src for src in app_rule_sources(name) if src not in piece.helpers)
+        return "[" + ", ".join(f"{name}()" for name in names) + "]"
+
+    @staticmethod
+    def _export_keep(piece: ExportPiece, rule_names: list[str]) -> None:
+        """An apply step with ``keep_wins``: the stock pass wrapped by :func:`.keep.keep_wins_pass` (the engine's
+        decision, the project's latency statistics and the rule classes copied verbatim)."""
+        from pipeline_model.passkinds.metaschedule.keep import keep_sources
+
+        rules = MetaScheduleKind._rule_objects(piece, rule_names)
+        piece.helpers.extend(src for src in keep_sources() if src not in piece.helpers)
+        piece.lines.append(f"pass_ = keep_wins_pass({rules})(pass_)")
 
     @staticmethod
     def _export_budgeted(params: dict[str, Any], piece: ExportPiece, wd_src: str, options: dict[str, Any],

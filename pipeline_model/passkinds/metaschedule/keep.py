@@ -23,20 +23,23 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-#: Rounds of the in-place timing; each round runs every variant :data:`KEEP_RUNS_PER_ROUND` times (the order of the
-#: variants rotating), after :data:`KEEP_WARMUP` untimed runs each: 40 paired runs per variant.
+#: Rounds of the in-place timing; each round takes :data:`KEEP_RUNS_PER_ROUND` samples of every variant (the order
+#: of the variants rotating), after :data:`KEEP_WARMUP` untimed runs each: 40 paired samples per variant, each the
+#: mean of the runs that fill :data:`KEEP_SAMPLE_MS` (instrumented, then as many plain).
 KEEP_ROUNDS = 10
 KEEP_RUNS_PER_ROUND = 4
 KEEP_WARMUP = 20
+KEEP_SAMPLE_MS = 5.0
 
 
-def time_in_place(calls, sync, instrumented, rounds=10, per_round=4, warmup=20):
+def time_in_place(calls, sync, instrumented, rounds=10, per_round=4, warmup=20, min_ms=5.0):
     """Time variants of one model in rotating rounds. ``calls[i]()`` runs variant ``i`` once; ``instrumented(i,
     hook)`` sets (``hook`` a callback ``(name, before)``) or clears (``None``) variant ``i``'s VM instrument;
-    ``sync()`` waits for the device. Returns per variant ``{"wall_us": [...], "funcs": {name: [µs per run, ...]}}``:
-    ``funcs`` from ``per_round`` instrumented runs a round (a PrimFunc called several times in one run counts its
-    sum), ``wall_us`` from ``per_round`` plain runs (no instrument: the model's own latency); every list ``rounds *
-    per_round`` long, run ``k`` of every variant measured in the same round (paired)."""
+    ``sync()`` waits for the device. Returns per variant ``{"wall_us": [...], "funcs": {name: [µs per run, ...]}}``,
+    every list ``rounds * per_round`` long, sample ``k`` of every variant measured in the same round (paired).
+    A sample is the mean over as many runs as fill ``min_ms`` (at least one), so one preemption by another process
+    does not make a sample many times too slow: ``funcs`` from instrumented runs (a PrimFunc called several times
+    in one run counts its sum), ``wall_us`` from plain runs (no instrument: the model's own latency)."""
     import time
 
     out = [{"wall_us": [], "funcs": {}} for _ in calls]
@@ -45,7 +48,7 @@ def time_in_place(calls, sync, instrumented, rounds=10, per_round=4, warmup=20):
             call()
     sync()
 
-    def instrumented_run(i):
+    def instrumented_sample(i):
         run, stack = {}, []
 
         def hook(name, before):
@@ -56,22 +59,30 @@ def time_in_place(calls, sync, instrumented, rounds=10, per_round=4, warmup=20):
                 run[name] = run.get(name, 0.0) + (time.perf_counter() - stack.pop()) * 1e6
 
         instrumented(i, hook)
+        count, t0 = 0, time.perf_counter()
         try:
-            calls[i]()
+            while count == 0 or time.perf_counter() - t0 < min_ms / 1000.0:
+                calls[i]()
+                count += 1
         finally:
             instrumented(i, None)
         for name, us in run.items():
-            out[i]["funcs"].setdefault(name, []).append(us)
+            out[i]["funcs"].setdefault(name, []).append(us / count)
+
+    def plain_sample(i):
+        count, t0 = 0, time.perf_counter()
+        while count == 0 or time.perf_counter() - t0 < min_ms / 1000.0:
+            calls[i]()
+            sync()
+            count += 1
+        out[i]["wall_us"].append((time.perf_counter() - t0) * 1e6 / count)
 
     for r in range(rounds):
         for j in range(len(calls)):
             i = (r + j) % len(calls)
             for _ in range(per_round):
-                instrumented_run(i)
-                t0 = time.perf_counter()
-                calls[i]()
-                sync()
-                out[i]["wall_us"].append((time.perf_counter() - t0) * 1e6)
+                instrumented_sample(i)
+                plain_sample(i)
     return out
 
 
@@ -217,7 +228,7 @@ def time_vms(vms, entry, args, dev):
                               (lambda func, symbol, before, ret, *a: hook(str(symbol), before) or 0))
 
     return time_in_place([lambda vm=vm: vm[entry](*args) for vm in vms], dev.sync, instrumented,
-                         KEEP_ROUNDS, KEEP_RUNS_PER_ROUND, KEEP_WARMUP)
+                         KEEP_ROUNDS, KEEP_RUNS_PER_ROUND, KEEP_WARMUP, KEEP_SAMPLE_MS)
 
 
 def keep_wins_pass(rules):
@@ -250,7 +261,7 @@ def keep_wins_pass(rules):
 KEEP_HELPERS: tuple[Callable[..., Any], ...] = (
     time_in_place, judge_functions, format_us, decision_text, whole_text, _whole, with_functions,
     tuned_names, keep_faster, script_measure, time_vms, keep_wins_pass)
-KEEP_CONSTANTS = ("KEEP_ROUNDS", "KEEP_RUNS_PER_ROUND", "KEEP_WARMUP", "VERDICT_PHRASES")
+KEEP_CONSTANTS = ("KEEP_ROUNDS", "KEEP_RUNS_PER_ROUND", "KEEP_WARMUP", "KEEP_SAMPLE_MS", "VERDICT_PHRASES")
 
 
 def keep_sources() -> list[str]:
