@@ -168,6 +168,17 @@ def tuned_names(before, after):
                   and not scheduled(names[gv.name_hint]))
 
 
+def same_as_default(names, applied, default_built):
+    """The PrimFuncs of ``names`` whose applied schedule is the default one (a seeded record of the app's rule won
+    in isolation): nothing to time for them."""
+    import tvm
+
+    def bare(func):
+        return func.without_attr("tirx.is_scheduled") if func.attrs is not None and "tirx.is_scheduled" in func.attrs else func
+
+    return [n for n in names if tvm.ir.structural_equal(bare(applied[n]), bare(default_built[n]))]
+
+
 def keep_faster(mod, applied, schedule_default, measure, compare):
     """The module the apply step returns and its ``keep`` report. ``mod``: the step's input; ``applied``: it with
     the database applied; ``schedule_default(m)``: ``m`` with its unscheduled PrimFuncs given the default
@@ -182,6 +193,13 @@ def keep_faster(mod, applied, schedule_default, measure, compare):
         report["lines"].append("no PrimFunc got a tuned schedule: nothing to compare")
         return mod, report
     default_built = schedule_default(mod.clone())  # a copy: DLight's pass updates the module it is given
+    same = same_as_default(names, applied, default_built)
+    names = [n for n in names if n not in same]
+    report["same"] = same
+    if not names:
+        report["kept_default"] = same
+        report["lines"] = [f"{n}: the database's best is the default schedule itself" for n in same]
+        return mod, report
     timed = measure([default_built, schedule_default(applied.clone())])
     decisions = judge_functions(names, timed[0], timed[1], compare)
     whole = _whole("every tuned schedule", timed[0], timed[1], compare)
@@ -199,9 +217,10 @@ def keep_faster(mod, applied, schedule_default, measure, compare):
         kept = []
     report["functions"] = decisions
     report["kept_tuned"] = kept
-    report["kept_default"] = [n for n in names if n not in kept]
+    report["kept_default"] = [n for n in names if n not in kept] + same
     report["lines"] = [decision_text(d) + (" (overruled: the whole model is not faster beyond noise)"
                                            if d.get("overruled") else "") for d in decisions]
+    report["lines"].extend(f"{n}: the database's best is the default schedule itself" for n in same)
     report["lines"].extend(whole_text(w) for w in report["whole"])
     return with_functions(mod, applied, kept), report
 
@@ -260,7 +279,7 @@ def keep_wins_pass(rules):
 #: The helpers an exported apply step with ``keep_wins`` copies (after the latency statistics, :func:`stats_source`).
 KEEP_HELPERS: tuple[Callable[..., Any], ...] = (
     time_in_place, judge_functions, format_us, decision_text, whole_text, _whole, with_functions,
-    tuned_names, keep_faster, script_measure, time_vms, keep_wins_pass)
+    tuned_names, same_as_default, keep_faster, script_measure, time_vms, keep_wins_pass)
 KEEP_CONSTANTS = ("KEEP_ROUNDS", "KEEP_RUNS_PER_ROUND", "KEEP_WARMUP", "KEEP_SAMPLE_MS", "VERDICT_PHRASES")
 
 

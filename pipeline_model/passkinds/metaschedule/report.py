@@ -247,8 +247,12 @@ def keep_html(value: Any) -> str:
     whole = translate("StepReport", "whole model ({0}): tuned {1} vs default {2}, {3}")
     lines = "".join(f"<li>{esc(whole.format(w.get('what'), format_us(w.get('tuned_us')), format_us(w.get('default_us')), str(w.get('verdict')).replace('_', ' ')))}</li>"
                     for w in value.get("whole") or [] if isinstance(w, dict))
+    same = [str(n) for n in value.get("same") or []]
+    if same:
+        text = translate("StepReport", "{0} PrimFunc(s) whose best record is the default schedule itself (not timed): {1}")
+        lines += f"<li>{esc(text.format(len(same), ', '.join(same[:12])))}</li>"
     title = esc(translate("StepReport", "Kept only where faster in the model"))
-    return (f"<p><b>{title}</b> {esc(keep_line(value))}</p><table><tr>{head}</tr>{''.join(rows)}</table>"
-            + (f"<ul>{lines}</ul>" if lines else ""))
+    table = f"<table><tr>{head}</tr>{''.join(rows)}</table>" if rows else ""
+    return f"<p><b>{title}</b> {esc(keep_line(value))}</p>{table}" + (f"<ul>{lines}</ul>" if lines else "")
 
 
