@@ -171,12 +171,12 @@ def tuned_names(before, after):
 def same_as_default(names, applied, default_built):
     """The PrimFuncs of ``names`` whose applied schedule is the default one (a seeded record of the app's rule won
     in isolation): nothing to time for them."""
-    import tvm
+    import tvm_ffi
 
     def bare(func):
         return func.without_attr("tirx.is_scheduled") if func.attrs is not None and "tirx.is_scheduled" in func.attrs else func
 
-    return [n for n in names if tvm.ir.structural_equal(bare(applied[n]), bare(default_built[n]))]
+    return [n for n in names if tvm_ffi.structural_equal(bare(applied[n]), bare(default_built[n]))]
 
 
 def keep_faster(mod, applied, schedule_default, measure, compare):

@@ -46,7 +46,8 @@ def tuning_line(report: dict) -> str:
     schedule; for an apply step with ``keep_wins``, how many kept the tuned schedule ("" without either)."""
     value = report.get("tuning")
     if not isinstance(value, dict):
-        return keep_line(report.get("apply_database"))
+        info = report.get("apply_database")
+        return keep_line(info.get("keep")) if isinstance(info, dict) else ""
     tasks = [t for t in value.get("tasks") or [] if isinstance(t, dict)]
     best = sum(1 for t in tasks if t.get("best_us") is not None)
     measured = value.get("measured", value.get("done")) or 0
