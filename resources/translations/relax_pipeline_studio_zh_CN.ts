@@ -128,7 +128,7 @@
         <translation>保存流水线</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+24"/>
         <source>Cannot save pipeline</source>
         <translation>无法保存流水线</translation>
     </message>
@@ -2652,7 +2652,7 @@
 <context>
     <name>ModelDialog</name>
     <message>
-        <location filename="../../widgets/model_dialog.py" line="+33"/>
+        <location filename="../../widgets/model_dialog.py" line="+35"/>
         <source>TVMScript .py — a class decorated with @I.ir_module (or the text of mod.script())</source>
         <translation>TVMScript .py — 用 @I.ir_module 装饰的类（或 mod.script() 的文本）</translation>
     </message>
@@ -2682,12 +2682,12 @@
         <translation>.py、.onnx 或 .pt2 文件</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+23"/>
         <source>&lt;b&gt;Built-in models&lt;/b&gt;</source>
         <translation>&lt;b&gt;内置模型&lt;/b&gt;</translation>
     </message>
@@ -2697,23 +2697,27 @@
         <translation>&lt;b&gt;或选择模型文件&lt;/b&gt;</translation>
     </message>
     <message>
+        <location line="-18"/>
         <source>e.g. seq=8 batch=1 — pin symbolic dimensions of a dynamic model</source>
         <translation>例如 seq=8 batch=1 — 固定动态模型的符号维度</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Symbolic dimensions (a dynamic batch or sequence axis) fixed to a value when the model loads, as ONNX Runtime&apos;s free-dimension overrides do</source>
         <translation>加载模型时把符号维度（动态的批量或序列轴）固定为某个值，如同 ONNX Runtime 的自由维度覆盖</translation>
     </message>
     <message>
+        <location line="+7"/>
         <source>Pinned dimensions:</source>
         <translation>固定维度：</translation>
     </message>
     <message>
+        <location line="+45"/>
         <source>Pinned dimensions: &apos;{item}&apos; is not NAME=DIM (e.g. seq=8; DIM a positive integer)</source>
         <translation>固定维度：“{item}”不是 NAME=DIM 形式（例如 seq=8；DIM 为正整数）</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="-21"/>
         <source>Open model file</source>
         <translation>打开模型文件</translation>
     </message>
@@ -3063,7 +3067,7 @@
 （或在那里双击某个 Pass）。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+189"/>
         <source>Nested pass</source>
         <translation>嵌套 Pass</translation>
     </message>
@@ -3078,7 +3082,7 @@
         <translation>有改变</translation>
     </message>
     <message>
-        <location line="+129"/>
+        <location line="-73"/>
         <source>yes</source>
         <extracomment>Rows of the nested-pass table that are always visible (plus its header). Steps the list always shows (the nested-pass table open or not).</extracomment>
         <translation>是</translation>
@@ -4180,7 +4184,7 @@
         <translation>数据库</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+17"/>
         <source>{0} record(s) measured, a best schedule for {1} of {2} PrimFunc(s)</source>
         <translation>已测量 {0} 条记录，{2} 个 PrimFunc 中 {1} 个有最佳调度</translation>
     </message>
@@ -4296,11 +4300,12 @@
     </message>
     <message>
         <location line="+2"/>
+        <location line="+77"/>
         <source>PrimFunc</source>
         <translation>PrimFunc</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-76"/>
         <source>time share</source>
         <translation>时间占比</translation>
     </message>
@@ -4325,7 +4330,7 @@
         <translation>完整文本：</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>Tuned schedules applied</source>
         <translation>已应用调优后的调度</translation>
     </message>
@@ -4333,6 +4338,97 @@
         <location line="+1"/>
         <source>to {0} PrimFunc(s); none found for {1}</source>
         <translation>应用于 {0} 个 PrimFunc；{1} 个没有找到调度</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>tuned schedule kept for {0} of {1} PrimFunc(s) (faster in the model beyond noise), the default schedule for {2}</source>
+        <translation>{1} 个 PrimFunc 中 {0} 个保留调优后的调度（在模型中快于噪声范围），{2} 个保留默认调度</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>faster beyond noise: tuned kept</source>
+        <translation>快于噪声范围：保留调优调度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>slower beyond noise: default kept</source>
+        <translation>慢于噪声范围：保留默认调度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+1"/>
+        <source>within noise: default kept</source>
+        <translation>在噪声范围内：保留默认调度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>too few runs to tell: default kept</source>
+        <translation>运行次数太少，无法判断：保留默认调度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not timed in the model: default kept</source>
+        <translation>未在模型中计时：保留默认调度</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>overruled: the whole model is not faster beyond noise, default kept</source>
+        <translation>被否决：整个模型没有快于噪声范围，保留默认调度</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>tuned</source>
+        <translation>调优</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>whole model ({0}): tuned {1} vs default {2}, {3}</source>
+        <translation>整个模型（{0}）：调优 {1}，默认 {2}，{3}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>every tuned schedule</source>
+        <translation>全部调优调度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the kept tuned schedules</source>
+        <translation>保留的调优调度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>faster beyond noise</source>
+        <translation>快于噪声范围</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>slower beyond noise</source>
+        <translation>慢于噪声范围</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>within noise</source>
+        <translation>在噪声范围内</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{0} PrimFunc(s) whose best record is the default schedule itself (not timed): {1}</source>
+        <translation>{0} 个 PrimFunc 的最佳记录就是默认调度本身（未计时）：{1}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Kept only where faster in the model</source>
+        <translation>只在模型中更快时保留</translation>
     </message>
 </context>
 <context>

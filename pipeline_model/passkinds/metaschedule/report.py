@@ -246,7 +246,12 @@ def keep_html(value: Any) -> str:
     head = "".join(f"<th>{esc(h)}</th>" for h in (translate("StepReport", "PrimFunc"), translate("StepReport", "tuned"),
                                                  translate("StepReport", "default"), translate("StepReport", "verdict")))
     whole = translate("StepReport", "whole model ({0}): tuned {1} vs default {2}, {3}")
-    lines = "".join(f"<li>{esc(whole.format(w.get('what'), format_us(w.get('tuned_us')), format_us(w.get('default_us')), str(w.get('verdict')).replace('_', ' ')))}</li>"
+    whats = {"every tuned schedule": translate("StepReport", "every tuned schedule"),
+             "the kept tuned schedules": translate("StepReport", "the kept tuned schedules")}
+    verdicts = {"faster": translate("StepReport", "faster beyond noise"),
+                "slower": translate("StepReport", "slower beyond noise"),
+                "no_difference": translate("StepReport", "within noise")}
+    lines = "".join(f"<li>{esc(whole.format(whats.get(str(w.get('what')), str(w.get('what'))), format_us(w.get('tuned_us')), format_us(w.get('default_us')), verdicts.get(str(w.get('verdict')), str(w.get('verdict')))))}</li>"
                     for w in value.get("whole") or [] if isinstance(w, dict))
     same = [str(n) for n in value.get("same") or []]
     if same:
