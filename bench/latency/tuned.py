@@ -71,6 +71,9 @@ def tuned_column(client: Any, prepare: Callable[[Any, str], Any], app_doc: Any, 
     print(f"  {label}: {info['trials']} trials in {info['tuning_s']:.0f} s (ends: {info['end']}); best schedule: "
           f"the app's for {seeds.get('app', 0)}, a tuned one for {seeds.get('tuned', 0)} PrimFuncs",
           file=sys.stderr, flush=True)
+    for keep in col.get("keep") or []:  # the apply step's keep_wins: each PrimFunc's in-model verdict
+        for line in keep.get("lines") or []:
+            print(f"  {label}: keep_wins: {line}", file=sys.stderr, flush=True)
     if "error" not in col:
         docs.write_json(plan_path, info)
     col["plan"] = info
