@@ -120,6 +120,9 @@ def test_rounds_use_the_tuned_profile_when_time_remains():
     assert profiles, plan["rounds"]
     later = [r for r in plan["rounds"] if r["weights_from"] == "tuned profile"]
     assert later and later[0]["allocation"]["small"] > later[0]["allocation"]["big"], plan["rounds"]
+    # the main round already goes by the measured time (where it goes after calibration), not by FLOPs
+    assert [r["kind"] for r in plan["rounds"][:2]] == ["calibration", "main"]
+    assert plan["rounds"][1]["weights_from"] == "tuned profile", plan["rounds"]
 
 
 def test_exhausted_search_spaces_end_the_rounds_and_a_stop_is_honoured():

@@ -8,13 +8,15 @@
    floors is spent on the heavy tasks first; the others are reported as not reached, never dropped
    silently); the round measures the pace (trials per second);
 2. **main round**: the trials that fit in the time left at that pace (× ``safety``) are split by weight
-   — FLOPs × number of calls of each PrimFunc (:func:`allocate_by_weight`: ``floor`` each, the rest in
-   proportion) — and each task gets what it lacks to reach its share (:func:`round_increments`): a
-   task tuned in calibration *continues* (it is never "already tuned" below the step's own plan);
-3. **further rounds on the tuned profile** while time remains: the weights become each PrimFunc's
-   measured time in the module with the tuned schedules applied (``reprofile``), so the time goes where
-   it still is; the loop ends at the deadline, when a round measures nothing (search spaces exhausted)
-   or on a stop.
+   — each PrimFunc's measured time in the model as it stands after calibration (``reprofile``: the database
+   applied, so with seeded app schedules the default build's own profile where nothing beat them), or, without
+   a profile (too little time left, none can be measured), FLOPs × number of calls (:func:`allocate_by_weight`:
+   ``floor`` each, the rest in proportion) — and each task gets what it lacks to reach its share
+   (:func:`round_increments`): a task tuned in calibration *continues* (it is never "already tuned" below the
+   step's own plan);
+3. **further rounds on the tuned profile** while time remains: the weights are measured again the same way,
+   so the time goes where it still is; the loop ends at the deadline, when a round measures nothing (search
+   spaces exhausted) or on a stop.
 
 Everything here is pure Python; the caller passes ``tune_round(allocation) -> {name: trials measured}``
 and a clock.
@@ -159,7 +161,7 @@ def run_budgeted_tuning(weights, budget_s, floor, tune_round, now, reprofile=Non
         if count == 0:
             plan["end"] = "exhausted"
             break
-        if kind != "calibration" and reprofile is not None and left >= max(REPROFILE_MIN_S, REPROFILE_MIN_SHARE * budget_s):
+        if reprofile is not None and left >= max(REPROFILE_MIN_S, REPROFILE_MIN_SHARE * budget_s):
             timed = reprofile()
             if timed:
                 current = {n: float(timed.get(n) or 0.0) for n in weights}
