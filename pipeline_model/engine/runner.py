@@ -219,7 +219,7 @@ def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int,
         input_key=input_key,
         weights=lambda: weights,
         profile=profile,
-        measure=lambda mods: time_variants(mods, dict(args.get("target") or {"kind": "llvm"})),
+        measure=lambda mods: time_variants(mods, dict(args.get("target") or {"kind": "llvm"}), ctx.cancelled),
     )
 
 
