@@ -17,7 +17,10 @@ Columns (:mod:`bench.latency.appside`, :mod:`bench.latency.systems`):
   tuning step seeded with its own schedules and ``time_budget_s`` = M minutes (one run; :mod:`bench.latency.tuned`); ``--best`` adds "app best" (the fastest of app tuned within ``--tune-minutes``,
   app default and ``--best-from``); ``--tuned`` adds ``cpu_tuned.json`` with ``--trials``; ``--pipelines`` and
   ``--variants`` add other untuned app pipelines;
-* PyTorch eager, ``torch.compile`` (inductor, CPU; warmed by a first call) and ONNX Runtime (on the same ONNX file).
+* PyTorch eager, ``torch.compile`` (inductor, CPU; warmed by a first call) and ONNX Runtime (on the same ONNX file);
+* tuned vs default: app tuned against app default over the interleaved rounds (paired) with the app's honest-numbers
+  verdict (``pipeline_model.latency_stats.compare_runs``: faster / SLOWER beyond noise, or within noise), and how
+  many PrimFuncs the apply step's ``keep_wins`` left with a tuned schedule.
 
 Every system runs on ``--threads`` threads (TVM_NUM_THREADS, ``torch.set_num_threads``, ORT
 ``intra_op_num_threads``; default 2) in this process, warmed up (>= 100 ms) and timed round-robin

@@ -73,12 +73,14 @@ class FakeTuner:
         self.space = space or {}
         self.total: dict[str, int] = {}
         self.calls: list[dict[str, int]] = []
+        self.populations: list[int] = []
 
     def now(self):
         return self.t
 
-    def tune_round(self, alloc):
+    def tune_round(self, alloc, population=512):
         self.calls.append(dict(alloc))
+        self.populations.append(population)
         measured = {}
         for name, trials in alloc.items():
             room = self.space.get(name, 10**9) - self.total.get(name, 0)
@@ -107,6 +109,20 @@ def test_the_budget_is_spent_and_calibrated_tasks_continue():
     assert 600.0 - MIN_ROUND_S <= tuner.t <= 600.0 * 1.05, tuner.t
 
 
+def test_the_calibration_round_searches_a_small_population_the_others_the_steps():
+    """The calibration round's few trials per PrimFunc come from at most CALIBRATION_POPULATION candidates (its
+    search set-up is paid per PrimFunc: the first trial comes sooner); later rounds use search_population."""
+    from pipeline_model.passkinds.metaschedule.plan import CALIBRATION_POPULATION
+
+    tuner = FakeTuner(per_trial=1.0)
+    plan = run_budgeted_tuning({"a": 2.0, "b": 1.0}, 300.0, 2, tuner.tune_round, tuner.now, search_population=512)
+    assert [r["kind"] for r in plan["rounds"]][:2] == ["calibration", "main"]
+    assert tuner.populations[0] == CALIBRATION_POPULATION < 512 and set(tuner.populations[1:]) == {512}
+    small = FakeTuner(per_trial=1.0)
+    run_budgeted_tuning({"a": 1.0}, 300.0, 2, small.tune_round, small.now, search_population=32)
+    assert set(small.populations) == {32}  # never more than the step asked for
+
+
 def test_rounds_use_the_tuned_profile_when_time_remains():
     w = {"big": 100.0, "small": 1.0}
     tuner = FakeTuner(per_trial=1.0, per_task=1.0)
@@ -120,6 +136,9 @@ def test_rounds_use_the_tuned_profile_when_time_remains():
     assert profiles, plan["rounds"]
     later = [r for r in plan["rounds"] if r["weights_from"] == "tuned profile"]
     assert later and later[0]["allocation"]["small"] > later[0]["allocation"]["big"], plan["rounds"]
+    # the main round already goes by the measured time (where it goes after calibration), not by FLOPs
+    assert [r["kind"] for r in plan["rounds"][:2]] == ["calibration", "main"]
+    assert plan["rounds"][1]["weights_from"] == "tuned profile", plan["rounds"]
 
 
 def test_exhausted_search_spaces_end_the_rounds_and_a_stop_is_honoured():
@@ -134,7 +153,7 @@ def test_exhausted_search_spaces_end_the_rounds_and_a_stop_is_honoured():
 def test_a_budget_too_small_for_every_floor_names_the_tasks_not_reached():
     tuner = FakeTuner(per_trial=10.0)
 
-    def tune_round(alloc):  # the deadline cuts the round after the first task (as the engine's session does)
+    def tune_round(alloc, population=512):  # the deadline cuts the round after the first task (as the engine's session does)
         first = next(iter(alloc))
         return tuner.tune_round({first: alloc[first]})
 

@@ -136,7 +136,7 @@ def app_column(client: Any, doc: Any, label: str, out_dir: Optional[str], *, dea
 
     Returns ``lib`` (the export folder), ``build_s`` (the pipeline's passes + the build), ``pipeline_s``,
     ``tuning`` (the tuning steps' reports), ``tuning_s``, ``pace`` ((trials, seconds) of the search from its
-    first measured round) and with ``profile_top`` the largest entries of the built module's profile; or
+    first measured round), ``keep`` (the apply steps' ``keep_wins`` reports: which PrimFuncs kept a tuned schedule) and with ``profile_top`` the largest entries of the built module's profile; or
     ``error``. ``out_dir`` None runs the pipeline only (a calibration round of the tuned column)."""
     from pipeline_model import build_api
 
@@ -149,7 +149,9 @@ def app_column(client: Any, doc: Any, label: str, out_dir: Optional[str], *, dea
         "tuning": [s.report["tuning"] for s in tuned],
         "tuning_s": sum(float(s.elapsed_ms or 0.0) for s in tuned) / 1000.0,
         "pace": (started[-1][0] - started[0][0], started[-1][1] - started[0][1]) if len(started) > 1 else (0, 0.0),
-        "pipeline_s": pipeline_s}
+        "pipeline_s": pipeline_s,
+        "keep": [s.report["apply_database"]["keep"] for s in run.steps if isinstance(s.report, dict)
+                 and isinstance(s.report.get("apply_database"), dict) and "keep" in s.report["apply_database"]]}
     if not run.ok:
         failed = run.steps[run.failed_index] if run.failed_index is not None and run.failed_index < len(run.steps) else None
         detail = getattr(failed, "error", None) or ""

@@ -30,6 +30,24 @@ def _ratio(a: Optional[list[float]], b: Optional[list[float]]) -> str:
     return f"{r['median']:.2f}x ({r['min']:.2f}x)"
 
 
+def tuned_verdict(app: Optional[list[float]], tuned: Optional[list[float]], keep: Optional[list[dict[str, Any]]]) -> str:
+    """"tuned vs default": the tuned column against the default one over the interleaved rounds (paired), by the
+    app's honest-numbers verdict (:func:`pipeline_model.latency_stats.compare_runs`), and how many PrimFuncs the
+    apply step's ``keep_wins`` left with a tuned schedule (``keep``)."""
+    from pipeline_model.latency_stats import compare_runs, verdict_text
+
+    if not app or not tuned:
+        return "-"
+    cmp = compare_runs(app, tuned, paired=len(app) == len(tuned))
+    word = {"faster": "tuned faster beyond noise", "slower": "tuned SLOWER beyond noise",
+            "no_difference": "within noise"}.get(cmp.verdict, cmp.verdict)
+    text = f"{word}: {verdict_text(cmp)}"
+    for k in keep or []:
+        kept = len(k.get("kept_tuned") or [])
+        text += f"; kept tuned {kept}/{kept + len(k.get('kept_default') or [])}"
+    return text
+
+
 def best_label(row: dict[str, Any], timed: dict[str, Any], candidates: list[str]) -> Optional[str]:
     """The fastest (median) of the row's ``candidates`` app columns that were built and passed the check."""
     fmt = row["format"]
@@ -42,7 +60,8 @@ def table(rows: list[dict[str, Any]], timed: dict[str, dict[str, Any]], extras: 
     """``(header, lines)`` of the table; ``extras``: the other app columns by label; ``best_from``: the app
     columns "app best" picks from (None: no "app best" column)."""
     header = ["model", "format", "app default ms", "app tuned ms", "TVM default ms", "eager ms", "compile ms",
-              "ORT ms", "app÷ORT", "app÷compile", "app÷eager", "tuned÷ORT", "tuned÷compile", "app÷TVM",
+              "ORT ms", "app÷ORT", "app÷compile", "app÷eager", "tuned÷ORT", "tuned÷compile", "tuned vs default",
+              "app÷TVM",
               *(f"{e} ms" for e in extras), *(f"{e}÷ORT" for e in extras),
               *(["app best", "best÷ORT", "best÷compile"] if best_from is not None else []),
               "build app / TVM (s)", "build ratio", "check (worst vs PyTorch, vs TVM)", "load before → after"]
@@ -54,7 +73,7 @@ def table(rows: list[dict[str, Any]], timed: dict[str, dict[str, Any]], extras: 
         eager, comp, ort = s.get(EAGER), s.get(COMPILE), s.get(ORT)
         cells = [row["model"], fmt, _ms(app), _ms(tuned), _ms(tvm), _ms(eager), _ms(comp), _ms(ort),
                  _ratio(app, ort), _ratio(app, comp), _ratio(app, eager), _ratio(tuned, ort), _ratio(tuned, comp),
-                 _ratio(app, tvm), *(_ms(s.get(f"{fmt}:{e}")) for e in extras),
+                 tuned_verdict(app, tuned, row["app"].get("tuned", {}).get("keep")), _ratio(app, tvm), *(_ms(s.get(f"{fmt}:{e}")) for e in extras),
                  *(_ratio(s.get(f"{fmt}:{e}"), ort) for e in extras)]
         if best_from is not None:
             best = best_label(row, t, best_from)

@@ -71,6 +71,9 @@ def tuned_column(client: Any, prepare: Callable[[Any, str], Any], app_doc: Any, 
     print(f"  {label}: {info['trials']} trials in {info['tuning_s']:.0f} s (ends: {info['end']}); best schedule: "
           f"the app's for {seeds.get('app', 0)}, a tuned one for {seeds.get('tuned', 0)} PrimFuncs",
           file=sys.stderr, flush=True)
+    for keep in col.get("keep") or []:  # the apply step's keep_wins: each PrimFunc's in-model verdict
+        for line in keep.get("lines") or []:
+            print(f"  {label}: keep_wins: {line}", file=sys.stderr, flush=True)
     if "error" not in col:
         docs.write_json(plan_path, info)
     col["plan"] = info
@@ -92,6 +95,8 @@ def print_profiles(rows: list[dict[str, Any]]) -> None:
               + (f"; best schedule: the app's for {seeds.get('app', 0)}, tuned for {seeds.get('tuned', 0)}"
                  if seeds else ""))
         names = {c["name"] for c in chosen}
+        reverted = {n for k in tuned.get("keep") or [] for n in k.get("kept_default") or []}  # keep_wins' choice
         for entry_name, kind, share, total_us in tuned.get("profile") or []:
-            mark = "tuned" if entry_name in names else ("not tuned" if kind == "prim_func" else kind)
+            mark = ("tuned, default kept" if entry_name in reverted and entry_name in names else "tuned" if entry_name in names
+                    else "not tuned" if kind == "prim_func" else kind)
             print(f"    {entry_name:40s} {share * 100:5.1f} %  {total_us:9.1f} us  ({mark})")

@@ -194,7 +194,7 @@ class _ScriptMemo:
 def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int,
                         input_key: Optional[str] = None, weights: Optional[dict[str, Any]] = None) -> Any:
     """The ``PassBuildContext`` for step ``index`` (whose input module is snapshot ``input_key``)."""
-    from pipeline_model.engine.build.profile import profile_module
+    from pipeline_model.engine.build.profile import profile_module, time_variants
     from pipeline_model.passkinds import catalogue_tvm
     from pipeline_model.work_dirs import run_work_dir
 
@@ -219,6 +219,7 @@ def _pass_build_context(args: dict[str, Any], target: Any, ctx: Any, index: int,
         input_key=input_key,
         weights=lambda: weights,
         profile=profile,
+        measure=lambda mods: time_variants(mods, dict(args.get("target") or {"kind": "llvm"}), ctx.cancelled),
     )
 
 

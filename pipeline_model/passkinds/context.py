@@ -63,6 +63,9 @@ class PassBuildContext:
     weights: Optional[Callable[[], Optional[dict[str, Any]]]] = None
     #: The engine's profile of the step's input module: ``profile(mod) -> (profile, source)``.
     profile: Optional[Callable[[Any], tuple[dict[str, Any], str]]] = None
+    #: Variants of the step's model built and timed in place, in rotating rounds: ``measure([mod, ...]) ->
+    #: [{"wall_us", "funcs"}]`` (the apply step's ``keep_wins``).
+    measure: Optional[Callable[[list], list[dict[str, Any]]]] = None
 
     def tvm_target(self) -> Any:
         """The target as a ``tvm.target.Target`` (imports TVM)."""

@@ -4631,7 +4631,7 @@
         <translation>数据库</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+17"/>
         <source>{0} record(s) measured, a best schedule for {1} of {2} PrimFunc(s)</source>
         <translation>已测量 {0} 条记录，{2} 个 PrimFunc 中 {1} 个有最佳调度</translation>
     </message>
@@ -4747,11 +4747,12 @@
     </message>
     <message>
         <location line="+2"/>
+        <location line="+77"/>
         <source>PrimFunc</source>
         <translation>PrimFunc</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-76"/>
         <source>time share</source>
         <translation>时间占比</translation>
     </message>
@@ -4776,7 +4777,7 @@
         <translation>完整文本：</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>Tuned schedules applied</source>
         <translation>已应用调优后的调度</translation>
     </message>
@@ -4784,6 +4785,97 @@
         <location line="+1"/>
         <source>to {0} PrimFunc(s); none found for {1}</source>
         <translation>应用于 {0} 个 PrimFunc；{1} 个没有找到调度</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>tuned schedule kept for {0} of {1} PrimFunc(s) (faster in the model beyond noise), the default schedule for {2}</source>
+        <translation>{1} 个 PrimFunc 中 {0} 个保留调优后的调度（在模型中快于噪声范围），{2} 个保留默认调度</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>faster beyond noise: tuned kept</source>
+        <translation>快于噪声范围：保留调优调度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>slower beyond noise: default kept</source>
+        <translation>慢于噪声范围：保留默认调度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+1"/>
+        <source>within noise: default kept</source>
+        <translation>在噪声范围内：保留默认调度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>too few runs to tell: default kept</source>
+        <translation>运行次数太少，无法判断：保留默认调度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not timed in the model: default kept</source>
+        <translation>未在模型中计时：保留默认调度</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>overruled: the whole model is not faster beyond noise, default kept</source>
+        <translation>被否决：整个模型没有快于噪声范围，保留默认调度</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>tuned</source>
+        <translation>调优</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>whole model ({0}): tuned {1} vs default {2}, {3}</source>
+        <translation>整个模型（{0}）：调优 {1}，默认 {2}，{3}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>every tuned schedule</source>
+        <translation>全部调优调度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the kept tuned schedules</source>
+        <translation>保留的调优调度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>faster beyond noise</source>
+        <translation>快于噪声范围</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>slower beyond noise</source>
+        <translation>慢于噪声范围</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>within noise</source>
+        <translation>在噪声范围内</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{0} PrimFunc(s) whose best record is the default schedule itself (not timed): {1}</source>
+        <translation>{0} 个 PrimFunc 的最佳记录就是默认调度本身（未计时）：{1}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Kept only where faster in the model</source>
+        <translation>只在模型中更快时保留</translation>
     </message>
 </context>
 <context>

@@ -4,12 +4,12 @@ targeted MetaSchedule tuning uses (:mod:`pipeline_model.passkinds.metaschedule.f
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from pipeline_model.engine.build.devices import device_for
 from pipeline_model.engine.build.measure import DEFAULT_PROFILE, build_module, make_vm, profile_vm, run_function
 from pipeline_model.scriptlib.arguments import make_arguments
-from pipeline_model.scriptlib.functions import entry_function
+from pipeline_model.scriptlib.functions import BuildError, entry_function
 
 #: Profiles of built modules by snapshot key (the module that was built), newest last.
 PROFILES: "dict[str, dict[str, Any]]" = {}
@@ -60,3 +60,28 @@ def profile_module(mod: Any, target: dict[str, Any], key: Optional[str] = None,
     if key:
         keep_profile(str(key), prof)
     return prof, "measured"
+
+
+def time_variants(mods: list[Any], target: dict[str, Any], cancelled: Optional[Callable[[], bool]] = None
+                  ) -> list[dict[str, Any]]:
+    """Variants of one model built and timed in place, in rotating rounds on the same seeded inputs
+    (:func:`pipeline_model.passkinds.metaschedule.keep.time_in_place`, the code exported scripts run): per variant
+    ``{"wall_us", "funcs": {callee: [µs per run]}}``. The apply step's ``keep_wins`` compares the default and the
+    tuned schedules with it. Raises :class:`BuildError` when a variant cannot be built or run, or ("cancelled")
+    when ``cancelled()`` turns true before a build or the timing."""
+    import tvm
+
+    from pipeline_model.passkinds.metaschedule.keep import time_vms
+
+    func_name = entry_function(mods[0])
+    arrays, _described = make_arguments(mods[0], func_name, None)
+    dev = device_for(target)
+    vms = []
+    for m in mods:
+        if cancelled is not None and cancelled():
+            raise BuildError("cancelled")
+        vms.append(make_vm(build_module(m, target), dev))
+        run_function(vms[-1], func_name, dev, arrays)
+    if cancelled is not None and cancelled():
+        raise BuildError("cancelled")
+    return list(time_vms(vms, func_name, [tvm.runtime.tensor(a, dev) for a in arrays], dev))

@@ -74,6 +74,10 @@ TUNING_PARAMS: dict[str, list[dict]] = {
     APPLY_DATABASE: [
         tuning_param("work_dir", "str", "", "Tuning work directory to read (empty: the default one, as for tuning)."),
         tuning_param("enable_warning", "bool", False, "Warn for PrimFuncs without a tuning record."),
+        tuning_param("keep_wins", "rule_list", [], "The default schedule (the app's DLight rules, e.g. app.CPUMatmul, "
+                     "app.CPUConv2d, app.CPUParallel) each tuned schedule must beat in the built model: both variants "
+                     "are timed in place and a PrimFunc keeps its tuned schedule only when it is faster beyond noise "
+                     "(empty: off, every record applied).", list(SEED_RULES)),
     ],
 }
 
@@ -171,7 +175,7 @@ class MetaScheduleKind(PassKind):
         default = ctx.work_dir or default_work_dir(None, "", target if isinstance(target, dict) else str(target))
         return make_tuning_pass(pass_id, params, target, default, ctx.base_dir, ctx.emit, ctx.cancelled, report,
                                 stop_early=ctx.should_stop_tuning, profile_fn=ctx.profile,
-                                trusted=ctx.trust_custom_code, step_number=ctx.step_number)
+                                trusted=ctx.trust_custom_code, step_number=ctx.step_number, measure_fn=ctx.measure)
 
     def user_code(self, step: Any, base_dir: Optional[str], number: Optional[int] = None) -> list[UserCodeRef]:
         """A ``relax.MetaScheduleTuneTIR`` step's ``schedule_fn`` source (the user's search space)."""
@@ -210,6 +214,8 @@ class MetaScheduleKind(PassKind):
             piece.helpers.extend(rest.helpers)
             piece.imports.extend(rest.imports)
             piece.lines.extend(rest.lines)
+            if params.get("keep_wins"):
+                self._export_keep(piece, [str(r) for r in params["keep_wins"]])
             return piece
         try:
             options = script_options(params, where=label)
@@ -238,19 +244,36 @@ class MetaScheduleKind(PassKind):
         """A step with ``seed_rules``: the tuning pass runs between :func:`.seed.seed_tuning_pass` (the app rules'
         schedules measured into the database; the rule classes and the helpers of :data:`.seed.SEED_HELPERS`
         copied verbatim) and :func:`.seed.print_seed_outcome`."""
-        from pipeline_model.passkinds.dlight.rules import rule_entry, rule_sources
         from pipeline_model.passkinds.metaschedule.seed import SEED_HELPERS
 
-        entries = [entry for entry in map(rule_entry, map(str, options["seed_rules"])) if entry is not None]
+        rules = MetaScheduleKind._rule_objects(piece, options["seed_rules"])
+        piece.helpers.extend(emit.helper_source(f) for f in SEED_HELPERS)
+        opts = emit.check_literal(options, "options")
+        piece.lines.append(f"pass_ = tvm.transform.Sequential([seed_tuning_pass(tune_tir, {wd_src}, {opts!r}, {rules}), "
+                           f"pass_, print_seed_outcome(tune_tir, {wd_src})])")
+
+    @staticmethod
+    def _rule_objects(piece: ExportPiece, rule_names: list[str]) -> str:
+        """The app rule classes of ``rule_names`` copied into ``piece`` (verbatim); returns the source of the list
+        of their objects (``"[CPUMatmul(), ...]"``)."""
+        from pipeline_model.passkinds.dlight.rules import rule_entry, rule_sources
+
+        entries = [entry for entry in map(rule_entry, map(str, rule_names)) if entry is not None]
         piece.imports.append("tvm.s_tir.dlight")
         for entry in entries:
             piece.helpers.extend(src for src in rule_sources(entry.name) if src not in piece.helpers)
         names = [entry.attr for entry in entries]
-        piece.helpers.extend(emit.helper_source(f) for f in SEED_HELPERS)
-        rules = "[" + ", ".join(f"{name}()" for name in names) + "]"
-        opts = emit.check_literal(options, "options")
-        piece.lines.append(f"pass_ = tvm.transform.Sequential([seed_tuning_pass(tune_tir, {wd_src}, {opts!r}, {rules}), "
-                           f"pass_, print_seed_outcome(tune_tir, {wd_src})])")
+        return "[" + ", ".join(f"{name}()" for name in names) + "]"
+
+    @staticmethod
+    def _export_keep(piece: ExportPiece, rule_names: list[str]) -> None:
+        """An apply step with ``keep_wins``: the stock pass wrapped by :func:`.keep.keep_wins_pass` (the engine's
+        decision, the project's latency statistics and the rule classes copied verbatim)."""
+        from pipeline_model.passkinds.metaschedule.keep import keep_sources
+
+        rules = MetaScheduleKind._rule_objects(piece, rule_names)
+        piece.helpers.extend(src for src in keep_sources() if src not in piece.helpers)
+        piece.lines.append(f"pass_ = keep_wins_pass({rules})(pass_)")
 
     @staticmethod
     def _export_budgeted(params: dict[str, Any], piece: ExportPiece, wd_src: str, options: dict[str, Any],

@@ -44,15 +44,21 @@ def budgeted_tune(session: TuningSession, run_inner: Callable[[tvm.IRModule], An
     weights = task_weights({n: flops.get(n, 0.0) for n in prims if n not in reused}, calls)
     session.incremental = True
 
-    def tune_round(alloc: dict[str, int]) -> dict[str, int]:
+    configured = session.config.search_population
+
+    def tune_round(alloc: dict[str, int], population: int) -> dict[str, int]:
         before = {n: session.progress.task(n).trials for n in alloc}
         session.allocation = dict(alloc)
         session.progress.total = session.progress.done + sum(alloc.values())
-        for name in alloc:  # in the order given: heaviest first
-            if session.should_stop():
-                break
-            gv, func = funcs[name]
-            run_inner(tvm.IRModule({gv: func}))
+        session.config.search_population = population  # the round's (a smaller one for calibration)
+        try:
+            for name in alloc:  # in the order given: heaviest first
+                if session.should_stop():
+                    break
+                gv, func = funcs[name]
+                run_inner(tvm.IRModule({gv: func}))
+        finally:
+            session.config.search_population = configured
         return {n: session.progress.task(n).trials - before[n] for n in alloc}
 
     def log(text: str) -> None:
@@ -61,7 +67,7 @@ def budgeted_tune(session: TuningSession, run_inner: Callable[[tvm.IRModule], An
 
     plan = run_budgeted_tuning(weights, max(0.0, session.deadline - time.perf_counter()), int(settings["min_trials"]),
                                tune_round, time.perf_counter, _reprofiler(mod, tgt, work_dir, set(weights), profile_fn),
-                               should_stop=lambda: session.user_stopped, log=log)
+                               should_stop=lambda: session.user_stopped, log=log, search_population=configured)
     plan["reused"] = sorted(reused)
     plan["weights"] = {n: float(w) for n, w in weights.items()}
     for name in plan["not_reached"]:

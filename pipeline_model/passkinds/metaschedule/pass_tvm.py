@@ -46,6 +46,7 @@ def make_tuning_pass(
     profile_fn: Optional[ProfileFn] = None,
     trusted: bool = False,
     step_number: Optional[int] = None,
+    measure_fn: Optional[Callable[[list], list]] = None,
 ) -> tvm.transform.Pass:
     """A module pass for a ``relax.MetaScheduleTuneTIR`` / ``relax.MetaScheduleTuneIRMod`` /
     ``relax.MetaScheduleApplyDatabase`` step.
@@ -63,11 +64,16 @@ def make_tuning_pass(
     for the step's input module (the engine's stored profile, or one measured now); only the chosen
     PrimFuncs are tuned, each with its share of the budget, and ``report["tuning"]["focus"]`` holds the
     plan. A ``schedule_fn`` is user code: without ``trusted`` the step refuses to build.
+
+    The apply step with ``keep_wins`` (the default schedule's rules) keeps a tuned schedule only where the model
+    built with it is faster beyond noise: ``measure_fn(mods)`` times variants in place
+    (:mod:`pipeline_model.passkinds.metaschedule.keep`); ``report["apply_database"]["keep"]`` says what was kept.
     """
     mode = tuning_mode(pass_id)
     if mode == "apply":
         work_dir = resolve_work_dir(str(params.get("work_dir") or ""), default_work_dir, base_dir)
-        return _apply_step(pass_id, work_dir, tuning_target(target), emit, report)
+        keep = _keep_setup(params, measure_fn, step_number)
+        return _apply_step(pass_id, work_dir, tuning_target(target), emit, report, keep)
     if mode not in ("tir", "irmod"):
         raise TuningConfigError(f"{pass_id} is not a MetaSchedule tuning pass")
     config = TuningConfig.from_params(params, where=f"step {pass_id}")
@@ -131,9 +137,30 @@ def make_tuning_pass(
     return tune_step
 
 
+def _keep_setup(params: dict[str, Any], measure_fn: Optional[Callable[[list], list]],
+                step_number: Optional[int]) -> Optional[Callable[[Any, Any], tuple[Any, dict]]]:
+    """``keep(mod, applied) -> (module, report)`` of an apply step with ``keep_wins`` (``None``: off)."""
+    from pipeline_model.passkinds.metaschedule.config import SEED_RULES
+
+    names = [str(r) for r in params.get("keep_wins") or []]
+    if not names:
+        return None
+    where = f"step {step_number} (relax.MetaScheduleApplyDatabase)" if step_number else "relax.MetaScheduleApplyDatabase"
+    unknown = [r for r in names if r not in SEED_RULES]
+    if unknown:
+        raise TuningConfigError(f"{where}: keep_wins names unknown rules {unknown}; the app's rules are {list(SEED_RULES)}")
+    if measure_fn is None:
+        raise TuningConfigError(f"{where}: keep_wins needs the engine's timing of the built model, and none is given here")
+    from pipeline_model.passkinds.metaschedule.keep_tvm import keeper
+
+    return keeper(names, measure_fn)
+
+
 def _apply_step(pass_id: str, work_dir: str, tgt: Any, emit: Optional[EmitFn],
-                report: Optional[dict]) -> tvm.transform.Pass:
-    """The pass of a ``relax.MetaScheduleApplyDatabase`` step (a warning, not an error, without a database)."""
+                report: Optional[dict], keep: Optional[Callable[[Any, Any], tuple[Any, dict]]] = None,
+                ) -> tvm.transform.Pass:
+    """The pass of a ``relax.MetaScheduleApplyDatabase`` step (a warning, not an error, without a database);
+    with ``keep`` (``keep_wins``) only the tuned schedules that win in the built model are kept."""
 
     @tvm.transform.module_pass(opt_level=0, name="MetaScheduleApplyDatabase")
     def apply_step(mod, _ctx):
@@ -153,6 +180,9 @@ def _apply_step(pass_id: str, work_dir: str, tgt: Any, emit: Optional[EmitFn],
             info["warnings"] = warnings
             for message in warnings if emit is not None else ():
                 emit("warning", {"pass_id": pass_id, "message": message})
+        if keep is not None:
+            with tgt:
+                new_mod, info["keep"] = keep(mod, new_mod)
         if report is not None:
             report["apply_database"] = info
         return new_mod

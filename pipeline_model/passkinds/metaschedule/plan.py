@@ -8,16 +8,21 @@
    floors is spent on the heavy tasks first; the others are reported as not reached, never dropped
    silently); the round measures the pace (trials per second);
 2. **main round**: the trials that fit in the time left at that pace (× ``safety``) are split by weight
-   — FLOPs × number of calls of each PrimFunc (:func:`allocate_by_weight`: ``floor`` each, the rest in
-   proportion) — and each task gets what it lacks to reach its share (:func:`round_increments`): a
-   task tuned in calibration *continues* (it is never "already tuned" below the step's own plan);
-3. **further rounds on the tuned profile** while time remains: the weights become each PrimFunc's
-   measured time in the module with the tuned schedules applied (``reprofile``), so the time goes where
-   it still is; the loop ends at the deadline, when a round measures nothing (search spaces exhausted)
-   or on a stop.
+   — each PrimFunc's measured time in the model as it stands after calibration (``reprofile``: the database
+   applied, so with seeded app schedules the default build's own profile where nothing beat them), or, without
+   a profile (too little time left, none can be measured), FLOPs × number of calls (:func:`allocate_by_weight`:
+   ``floor`` each, the rest in proportion) — and each task gets what it lacks to reach its share
+   (:func:`round_increments`): a task tuned in calibration *continues* (it is never "already tuned" below the
+   step's own plan);
+3. **further rounds on the tuned profile** while time remains: the weights are measured again the same way,
+   so the time goes where it still is; the loop ends at the deadline, when a round measures nothing (search
+   spaces exhausted) or on a stop.
 
-Everything here is pure Python; the caller passes ``tune_round(allocation) -> {name: trials measured}``
-and a clock.
+Everything here is pure Python; the caller passes ``tune_round(allocation, population) -> {name: trials
+measured}`` and a clock. ``population`` is the evolutionary search's population for the round
+(:func:`round_population`): the calibration round's few trials per PrimFunc are picked from at most
+:data:`CALIBRATION_POPULATION` candidates, so its search set-up (paid per PrimFunc and round) costs a fraction of
+TVM's 512 and the first trial is measured sooner; the later rounds use the step's ``search_population``.
 """
 
 from pipeline_model.passkinds.metaschedule.script import (  # the helpers the budgeted script pass uses
@@ -37,6 +42,9 @@ MIN_ROUND_S = 5.0
 #: Fewest seconds left (and share of the budget) for which the tuned module is profiled again.
 REPROFILE_MIN_S = 20.0
 REPROFILE_MIN_SHARE = 0.15
+#: Largest search population of the calibration round (docs/TUNING.md, Figures: a first round's search on one
+#: matmul took 3.9 s at 512, 0.5 s at 64).
+CALIBRATION_POPULATION = 64
 
 
 def allocate_by_weight(weights, total, floor):
@@ -110,14 +118,21 @@ def prim_func_costs(mod):
     return flops, calls
 
 
+def round_population(kind, search_population):
+    """The search population of a round: at most :data:`CALIBRATION_POPULATION` for the calibration round (a few
+    trials per PrimFunc), the step's ``search_population`` for the others."""
+    return min(int(search_population), CALIBRATION_POPULATION) if kind == "calibration" else int(search_population)
+
+
 def run_budgeted_tuning(weights, budget_s, floor, tune_round, now, reprofile=None, should_stop=None,
-                        log=None):
+                        log=None, search_population=512):
     """Tune in rounds until ``budget_s`` seconds are spent (see the module docstring); returns the plan
     ``{budget_s, floor, spent_s, pace, rounds: [{kind, weights_from, allocation, measured, seconds}],
     trials: {name: trials this step}, not_reached: [names], end: deadline|exhausted|stopped|no-tasks}``.
 
-    ``weights``: ``{name: FLOPs × calls}``; ``tune_round(allocation)`` tunes each named task that many
-    more trials and returns ``{name: trials measured}``; ``now()``: seconds (monotonic);
+    ``weights``: ``{name: FLOPs × calls}``; ``tune_round(allocation, population)`` tunes each named task that
+    many more trials (``population``: :func:`round_population` of ``search_population`` for the round, the
+    step's own when ``None``) and returns ``{name: trials measured}``; ``now()``: seconds (monotonic);
     ``reprofile()``: ``{name: µs}`` of the module with the tuned schedules applied, or ``None``;
     ``should_stop()``: the user's stop; ``log(text)``: one line per round."""
     start = now()
@@ -138,7 +153,8 @@ def run_budgeted_tuning(weights, budget_s, floor, tune_round, now, reprofile=Non
         t0 = now()
         say(f"{kind} round: {sum(alloc.values())} trials over {len(alloc)} PrimFuncs ({max(0.0, deadline - t0):.0f} s left)")
         ranked = sorted(current, key=lambda n: (-float(current[n]), n))
-        measured = tune_round({n: alloc[n] for n in ranked if alloc.get(n, 0) > 0}) or {}
+        measured = tune_round({n: alloc[n] for n in ranked if alloc.get(n, 0) > 0},
+                              round_population(kind, search_population)) or {}
         seconds = now() - t0
         for n, k in measured.items():
             if n in done:
@@ -159,7 +175,7 @@ def run_budgeted_tuning(weights, budget_s, floor, tune_round, now, reprofile=Non
         if count == 0:
             plan["end"] = "exhausted"
             break
-        if kind != "calibration" and reprofile is not None and left >= max(REPROFILE_MIN_S, REPROFILE_MIN_SHARE * budget_s):
+        if reprofile is not None and left >= max(REPROFILE_MIN_S, REPROFILE_MIN_SHARE * budget_s):
             timed = reprofile()
             if timed:
                 current = {n: float(timed.get(n) or 0.0) for n in weights}
@@ -222,7 +238,8 @@ def budgeted_tuning_pass(tune_tir, work_dir, settings, options):
         flops, calls = prim_func_costs(mod)
         weights = task_weights({n: flops.get(n, 0.0) for n in funcs if n not in reused}, calls)
 
-        def tune_round(alloc):
+        def tune_round(alloc, population):
+            tune_tir.population = population  # read by install_meta_schedule_cpu's tune_tir
             measured = {}
             for name, trials in alloc.items():
                 if time.perf_counter() >= deadline:
@@ -242,8 +259,12 @@ def budgeted_tuning_pass(tune_tir, work_dir, settings, options):
                 applied = relax.transform.MetaScheduleApplyDatabase(work_dir=str(work_dir))(mod)
             return {e["name"]: e["total_us"] for e in profile_prim_funcs(applied, target) if e["name"] in weights}
 
-        plan = run_budgeted_tuning(weights, max(0.0, deadline - time.perf_counter()), int(settings["min_trials"]),
-                                   tune_round, time.perf_counter, reprofile, log=print)
+        try:
+            plan = run_budgeted_tuning(weights, max(0.0, deadline - time.perf_counter()), int(settings["min_trials"]),
+                                       tune_round, time.perf_counter, reprofile, log=print,
+                                       search_population=int(options["search_population"]))
+        finally:
+            tune_tir.population = None
         print(f"tuning: {sum(plan['trials'].values())} trials in {plan['spent_s']:.0f} s, ends: {plan['end']}"
               + (f"; not reached: {', '.join(plan['not_reached'])}" if plan["not_reached"] else ""))
         return mod
@@ -254,9 +275,9 @@ def budgeted_tuning_pass(tune_tir, work_dir, settings, options):
 #: Helpers an exported script with a time-budgeted tuning step needs (in this order, after the script.py ones
 #: and its targeted helpers, whose ``profile_prim_funcs`` it uses).
 PLAN_HELPERS = (allocate_by_weight, round_increments, trials_that_fit, task_weights, prim_func_costs,
-                run_budgeted_tuning, budgeted_tuning_pass)
+                round_population, run_budgeted_tuning, budgeted_tuning_pass)
 #: Module constants those helpers use (written into the script before them).
-PLAN_CONSTANTS = ("ROUND_SAFETY", "MIN_ROUND_S", "REPROFILE_MIN_S", "REPROFILE_MIN_SHARE")
+PLAN_CONSTANTS = ("ROUND_SAFETY", "MIN_ROUND_S", "REPROFILE_MIN_S", "REPROFILE_MIN_SHARE", "CALIBRATION_POPULATION")
 
 
 def plan_constants_source():

@@ -43,10 +43,11 @@ def tuning_html(value: Any, _target: dict, _error_css: str) -> str:
 
 def tuning_line(report: dict) -> str:
     """What a tuning step produced, in one line: the records it measured and how many PrimFuncs have a best
-    schedule ("" without ``report["tuning"]``)."""
+    schedule; for an apply step with ``keep_wins``, how many kept the tuned schedule ("" without either)."""
     value = report.get("tuning")
     if not isinstance(value, dict):
-        return ""
+        info = report.get("apply_database")
+        return keep_line(info.get("keep")) if isinstance(info, dict) else ""
     tasks = [t for t in value.get("tasks") or [] if isinstance(t, dict)]
     best = sum(1 for t in tasks if t.get("best_us") is not None)
     measured = value.get("measured", value.get("done")) or 0
@@ -194,13 +195,70 @@ def best_html(best: Any) -> str:
 
 
 def apply_database_html(value: Any, _target: dict, _error_css: str) -> str:
-    """``report["apply_database"]``: PrimFuncs that got a tuned schedule, and those without one."""
+    """``report["apply_database"]``: PrimFuncs that got a tuned schedule, and those without one; with
+    ``keep_wins`` the in-model verdict per PrimFunc (:func:`keep_html`)."""
     if not isinstance(value, dict):
         return ""
     ok, missing = value.get("applied") or [], value.get("missing") or []
     title = esc(translate("StepReport", "Tuned schedules applied"))
     text = translate("StepReport", "to {0} PrimFunc(s); none found for {1}").format(len(ok), len(missing))
     listed = f": {esc(', '.join(map(str, missing[:12])))}" if missing else ""
-    return f"<p><b>{title}</b> {esc(text)}{listed}</p>" + skipped_lines_html(value.get("warnings"))
+    return (f"<p><b>{title}</b> {esc(text)}{listed}</p>" + keep_html(value.get("keep"))
+            + skipped_lines_html(value.get("warnings")))
+
+
+def keep_line(value: Any) -> str:
+    """The apply step's result with ``keep_wins``: "tuned schedule kept for 2 of 4 PrimFunc(s) (faster in the
+    model beyond noise), default for 2" ("" without it)."""
+    if not isinstance(value, dict) or "kept_tuned" not in value:
+        return ""
+    tuned, default = value.get("kept_tuned") or [], value.get("kept_default") or []
+    return translate("StepReport", "tuned schedule kept for {0} of {1} PrimFunc(s) (faster in the model beyond "
+                     "noise), the default schedule for {2}").format(len(tuned), len(tuned) + len(default), len(default))
+
+
+def _verdict_phrases() -> dict[str, str]:
+    """What each in-model verdict decided (:data:`.keep.VERDICT_PHRASES`, translated)."""
+    return {"faster": translate("StepReport", "faster beyond noise: tuned kept"),
+            "slower": translate("StepReport", "slower beyond noise: default kept"),
+            "no_difference": translate("StepReport", "within noise: default kept"),
+            "same_build": translate("StepReport", "within noise: default kept"),
+            "too_few": translate("StepReport", "too few runs to tell: default kept"),
+            "missing": translate("StepReport", "not timed in the model: default kept")}
+
+
+def keep_html(value: Any) -> str:
+    """``report["apply_database"]["keep"]``: per PrimFunc its time in the model, tuned vs default, and what was
+    kept; then the whole model's verdicts."""
+    from pipeline_model.passkinds.metaschedule.keep import format_us
+
+    if not isinstance(value, dict) or not isinstance(value.get("functions"), list):
+        return ""
+    phrases = _verdict_phrases()
+    overruled = translate("StepReport", "overruled: the whole model is not faster beyond noise, default kept")
+    rows = []
+    for d in value["functions"]:
+        if not isinstance(d, dict):
+            continue
+        phrase = overruled if d.get("overruled") else phrases.get(str(d.get("verdict")), str(d.get("verdict")))
+        rows.append(f"<tr><td><code>{esc(d.get('name'))}</code></td><td align='right'>{esc(format_us(d.get('tuned_us')))}"
+                    f"</td><td align='right'>{esc(format_us(d.get('default_us')))}</td><td>{esc(phrase)}</td></tr>")
+    head = "".join(f"<th>{esc(h)}</th>" for h in (translate("StepReport", "PrimFunc"), translate("StepReport", "tuned"),
+                                                 translate("StepReport", "default"), translate("StepReport", "verdict")))
+    whole = translate("StepReport", "whole model ({0}): tuned {1} vs default {2}, {3}")
+    whats = {"every tuned schedule": translate("StepReport", "every tuned schedule"),
+             "the kept tuned schedules": translate("StepReport", "the kept tuned schedules")}
+    verdicts = {"faster": translate("StepReport", "faster beyond noise"),
+                "slower": translate("StepReport", "slower beyond noise"),
+                "no_difference": translate("StepReport", "within noise")}
+    lines = "".join(f"<li>{esc(whole.format(whats.get(str(w.get('what')), str(w.get('what'))), format_us(w.get('tuned_us')), format_us(w.get('default_us')), verdicts.get(str(w.get('verdict')), str(w.get('verdict')))))}</li>"
+                    for w in value.get("whole") or [] if isinstance(w, dict))
+    same = [str(n) for n in value.get("same") or []]
+    if same:
+        text = translate("StepReport", "{0} PrimFunc(s) whose best record is the default schedule itself (not timed): {1}")
+        lines += f"<li>{esc(text.format(len(same), ', '.join(same[:12])))}</li>"
+    title = esc(translate("StepReport", "Kept only where faster in the model"))
+    table = f"<table><tr>{head}</tr>{''.join(rows)}</table>" if rows else ""
+    return f"<p><b>{title}</b> {esc(keep_line(value))}</p>{table}" + (f"<ul>{lines}</ul>" if lines else "")
 
 

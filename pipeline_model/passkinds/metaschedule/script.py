@@ -553,8 +553,9 @@ def install_meta_schedule_cpu(work_dir, options):
             known = held_traces(database, [task])
             tir_integration.tune_tir(
                 mod, target, str(work_dir), int(max_trials_global), num_trials_per_iter=per_iter,
-                builder=builder, runner=runner, cost_model=cost_model, strategy=search_strategy(population),
-                task_scheduler="round-robin", seed=seed, space=space, database=database,
+                builder=builder, runner=runner, cost_model=cost_model, task_scheduler="round-robin", seed=seed,
+                strategy=search_strategy(getattr(tune_tir, "population", None) or population),  # a round's own
+                space=space, database=database,
             )
         if shared:
             commit_user_records(shared, database, [task], target, known)
