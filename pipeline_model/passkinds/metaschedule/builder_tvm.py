@@ -23,7 +23,7 @@ from tvm.target import Target
 
 from pipeline_model.passkinds.metaschedule.config import TuningConfig
 from pipeline_model.passkinds.metaschedule.script import TuningConfigError, load_tensor_intrinsics, meta_schedule_target
-from pipeline_model.passkinds.metaschedule.script_farm import tracker_devices
+from pipeline_model.scriptlib.rpc import tracker_devices
 from pipeline_model.passkinds.metaschedule.script_measure import (
     TuningStopped,
     meta_schedule_f_build,

@@ -1,10 +1,7 @@
 """Measuring on a device farm: every device an RPC tracker has for a key at once — the code exported scripts
 contain and the engine calls (TVM-free at import; copied verbatim like :mod:`.script_measure`'s helpers, see
-:data:`FARM_HELPERS`).
+:data:`FARM_HELPERS`, which also carries :mod:`pipeline_model.scriptlib.rpc`'s tracker client).
 
-* :func:`tracker_call` / :func:`tracker_devices`: TVM's tracker protocol (``tvm.rpc.base``: a magic word, then
-  length-prefixed JSON) spoken with a socket timeout, so an unreachable or silent tracker answers within
-  seconds (``tvm.rpc.connect_tracker`` retries for a minute); the device list per key (free/total, servers);
 * :func:`farm_measure_fn`: what a measuring worker process runs for one candidate: ask the tracker for a device
   of the key, upload the built candidate, time it there (MetaSchedule's own ``rpc_runner`` steps), and say which
   device (``host:port``) served and whether a failure was the device's (connection, upload) or the candidate's;
@@ -14,59 +11,7 @@ contain and the engine calls (TVM-free at import; copied verbatim like :mod:`.sc
   per device what was measured, failed and re-queued; ``report`` (scripts: ``print``) gets a line per round.
 """
 
-
-def tracker_call(host, port, message, timeout_s=5.0):
-    """One request to the RPC tracker at ``host``:``port`` and the payload of its answer; ``message`` is the
-    request list (``[6]``: the summary). ``timeout_s`` bounds the connection and every read (``None``: wait).
-    Raises ``OSError``/``ConnectionError`` when nothing or no tracker answers."""
-    import json
-    import socket
-    import struct
-
-    magic = 0x2F271  # tvm.rpc.base.RPC_TRACKER_MAGIC
-
-    with socket.create_connection((str(host), int(port)), timeout=timeout_s) as sock:
-        sock.settimeout(timeout_s)
-
-        def recv(count):
-            data = b""
-            while len(data) < count:
-                chunk = sock.recv(count - len(data))
-                if not chunk:
-                    raise ConnectionError(f"{host}:{port} closed the connection")
-                data += chunk
-            return data
-
-        sock.sendall(struct.pack("<i", magic))
-        if struct.unpack("<i", recv(4))[0] != magic:
-            raise ConnectionError(f"{host}:{port} is not an RPC tracker")
-        body = json.dumps(message).encode("utf-8")
-        sock.sendall(struct.pack("<i", len(body)) + body)
-        answer = json.loads(recv(struct.unpack("<i", recv(4))[0]).decode("utf-8"))
-    if not answer or answer[0] != 0:  # tvm.rpc.base.TrackerCode.SUCCESS
-        raise ConnectionError(f"the RPC tracker at {host}:{port} answered {answer!r}")
-    return answer[1] if len(answer) > 1 else None
-
-
-def tracker_devices(host, port, timeout_s=5.0):
-    """The devices the tracker at ``host``:``port`` has now, per key: ``{key: {"total", "free", "pending",
-    "servers": ["host:port", ...]}}`` (from its summary; a server's key is ``server:<key>``)."""
-    summary = tracker_call(host, port, [6], timeout_s) or {}  # tvm.rpc.base.TrackerCode.SUMMARY
-    keys = {}
-
-    def entry(key):
-        return keys.setdefault(key, {"total": 0, "free": 0, "pending": 0, "servers": []})
-
-    for server in summary.get("server_info", []):
-        item = entry(str(server.get("key", "")).split(":", 1)[-1])
-        item["total"] += 1
-        item["servers"].append(":".join(str(part) for part in server.get("addr", [])))
-    for key, queue in summary.get("queue_info", {}).items():
-        item = entry(str(key))
-        item["free"], item["pending"] = int(queue.get("free", 0)), int(queue.get("pending", 0))
-    for item in keys.values():
-        item["servers"].sort()
-    return keys
+from pipeline_model.scriptlib.rpc import tracker_call, tracker_devices, tracker_request_fn  # scripts: FARM_HELPERS
 
 
 def farm_measure_fn():
@@ -74,26 +19,16 @@ def farm_measure_fn():
     value). It returns ``(kind, device, payload)``: ``("ok", "host:port", [seconds, ...])``, or a failure
     ``("device", ...)`` (the tracker, the connection or the upload failed: measure it elsewhere) or
     ``("candidate", ...)`` (it failed on a working device) with the message as payload."""
+    request = tracker_request_fn()
 
     def rps_farm_measure(host, port, key, session_timeout, evaluator_config, artifact_path, device_type, args_info):
         import os.path
 
-        from tvm import rpc
-        from tvm.rpc import base
         from tvm.s_tir.meta_schedule.runner import rpc_runner
 
-        device, stage, session, remote_path = "", "tracker", None, None
+        device, stage = "", "request"
         try:
-            tracker = rpc.connect_tracker(host, int(port))
-            # TrackerSession.request, keeping the address of the server the tracker hands out.
-            base.sendjson(tracker._sock, [base.TrackerCode.REQUEST, key, "", 1])
-            answer = base.recvjson(tracker._sock)
-            tracker.close()
-            if answer[0] != base.TrackerCode.SUCCESS:
-                raise RuntimeError(f"the tracker refused the request: {answer!r}")
-            url, server_port, matchkey = answer[1]
-            device, stage = f"{url}:{server_port}", "connect"
-            session = rpc.connect(url, server_port, matchkey, session_timeout)
+            session, device = request(host, port, key, session_timeout)
             stage = "upload"
             remote_path = os.path.basename(artifact_path)
             module = rpc_runner.default_upload_module(session, artifact_path, remote_path)
@@ -233,4 +168,4 @@ def farm_runner(options, should_stop=None, report=None, retries=2):
 
 
 #: The helpers above, in the order an exported script defines them (after :mod:`.script_measure`'s).
-FARM_HELPERS = (tracker_call, tracker_devices, farm_measure_fn, farm_runner)
+FARM_HELPERS = (tracker_call, tracker_devices, tracker_request_fn, farm_measure_fn, farm_runner)
