@@ -85,6 +85,8 @@ def tracker_request_fn():
         try:
             return rpc.connect(url, server_port, matchkey, session_timeout), f"{url}:{server_port}"
         except Exception as exc:  # noqa: BLE001 - TVM raises RuntimeError/TVMError for a server gone
-            raise ConnectionError(f"RPC server {url}:{server_port} ({key}): {exc}") from None
+            error = ConnectionError(f"RPC server {url}:{server_port} ({key}): {exc}")
+            error.device = f"{url}:{server_port}"  # which device failed (the farm counts it)
+            raise error from None
 
     return rps_tracker_request

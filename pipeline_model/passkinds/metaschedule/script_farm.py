@@ -42,6 +42,7 @@ def farm_measure_fn():
                 pass
             return "ok", device, [float(c) for c in costs]
         except Exception as exc:  # noqa: BLE001 - classified below
+            device = device or getattr(exc, "device", "")
             text = f"{type(exc).__name__}: {exc}"
             lost = any(word in text.lower() for word in ("connection", "socket", "broken pipe", "closed", "eof"))
             kind = "device" if stage != "run" or lost else "candidate"
