@@ -128,7 +128,7 @@
         <translation>保存流水线</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+24"/>
         <source>Cannot save pipeline</source>
         <translation>无法保存流水线</translation>
     </message>
@@ -742,7 +742,7 @@
         <translation>正在加载 Pass 目录…</translation>
     </message>
     <message>
-        <location filename="../../app/run_controller.py" line="+55"/>
+        <location filename="../../app/run_controller.py" line="+56"/>
         <source>New document: Build &amp; Run to see its results.</source>
         <extracomment>``(kind, reply dict)`` after a build_run / compare / export_library answer (tests, screenshots). ``(kind, message)`` when a request failed.</extracomment>
         <translation>新文档：请“构建并运行”以查看结果。</translation>
@@ -753,7 +753,7 @@
         <translation>模型或目标已更改：请重新“构建并运行”以查看结果。</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+28"/>
         <source>Device detection failed: {0}</source>
         <translation>设备检测失败：{0}</translation>
     </message>
@@ -778,7 +778,7 @@
         <translation>引擎仍在处理上一个请求（点击“停止”可结束）。</translation>
     </message>
     <message>
-        <location line="+49"/>
+        <location line="+51"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -788,12 +788,12 @@
         <translation>CPU</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+3"/>
         <source>Building {0} step(s) for {1}…</source>
         <translation>正在为 {1} 构建 {0} 个步骤…</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+16"/>
         <source>Building and timing the baseline and the pipeline…</source>
         <translation>正在构建基线和流水线并计时…</translation>
     </message>
@@ -1439,7 +1439,7 @@
         <translation>丢弃</translation>
     </message>
     <message>
-        <location filename="../../app/preferences.py" line="+21"/>
+        <location filename="../../app/preferences.py" line="+22"/>
         <source>Preferences</source>
         <translation>首选项</translation>
     </message>
@@ -1469,7 +1469,12 @@
         <translation>使用更多内存的引擎会被停止（消息中会指出是哪个步骤），然后重启</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+3"/>
+        <source>An RPC tracker (python -m tvm.exec.rpc_tracker): Build &amp; Run lists its devices and can run there; empty for none</source>
+        <translation>RPC 跟踪器（python -m tvm.exec.rpc_tracker）：“构建并运行”会列出它的设备并可在其上运行；留空表示不用</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>The watchdog limit applies to the next request; the memory limit from the next engine start (Run ▸ Restart Engine).</source>
         <translation>看门狗时限从下一个请求起生效；内存上限从下次引擎启动起生效（运行 ▸ 重启引擎）。</translation>
     </message>
@@ -1482,6 +1487,11 @@
         <location line="+1"/>
         <source>Engine memory limit:</source>
         <translation>引擎内存上限：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>RPC tracker (HOST:PORT):</source>
+        <translation>RPC 跟踪器（主机:端口）：</translation>
     </message>
     <message>
         <location filename="../../app/bisect_controller.py" line="-112"/>
@@ -2652,7 +2662,7 @@
 <context>
     <name>ModelDialog</name>
     <message>
-        <location filename="../../widgets/model_dialog.py" line="+33"/>
+        <location filename="../../widgets/model_dialog.py" line="+35"/>
         <source>TVMScript .py — a class decorated with @I.ir_module (or the text of mod.script())</source>
         <translation>TVMScript .py — 用 @I.ir_module 装饰的类（或 mod.script() 的文本）</translation>
     </message>
@@ -2682,12 +2692,12 @@
         <translation>.py、.onnx 或 .pt2 文件</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+23"/>
         <source>&lt;b&gt;Built-in models&lt;/b&gt;</source>
         <translation>&lt;b&gt;内置模型&lt;/b&gt;</translation>
     </message>
@@ -2697,23 +2707,27 @@
         <translation>&lt;b&gt;或选择模型文件&lt;/b&gt;</translation>
     </message>
     <message>
+        <location line="-18"/>
         <source>e.g. seq=8 batch=1 — pin symbolic dimensions of a dynamic model</source>
         <translation>例如 seq=8 batch=1 — 固定动态模型的符号维度</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Symbolic dimensions (a dynamic batch or sequence axis) fixed to a value when the model loads, as ONNX Runtime&apos;s free-dimension overrides do</source>
         <translation>加载模型时把符号维度（动态的批量或序列轴）固定为某个值，如同 ONNX Runtime 的自由维度覆盖</translation>
     </message>
     <message>
+        <location line="+7"/>
         <source>Pinned dimensions:</source>
         <translation>固定维度：</translation>
     </message>
     <message>
+        <location line="+45"/>
         <source>Pinned dimensions: &apos;{item}&apos; is not NAME=DIM (e.g. seq=8; DIM a positive integer)</source>
         <translation>固定维度：“{item}”不是 NAME=DIM 形式（例如 seq=8；DIM 为正整数）</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="-21"/>
         <source>Open model file</source>
         <translation>打开模型文件</translation>
     </message>
@@ -3063,7 +3077,7 @@
 （或在那里双击某个 Pass）。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+189"/>
         <source>Nested pass</source>
         <translation>嵌套 Pass</translation>
     </message>
@@ -3078,7 +3092,7 @@
         <translation>有改变</translation>
     </message>
     <message>
-        <location line="+129"/>
+        <location line="-73"/>
         <source>yes</source>
         <extracomment>Rows of the nested-pass table that are always visible (plus its header). Steps the list always shows (the nested-pass table open or not).</extracomment>
         <translation>是</translation>
@@ -3580,7 +3594,7 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+210"/>
+        <location filename="../../widgets/run_panel.py" line="+214"/>
         <source>max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})</source>
         <translation>max |diff| / max |ref| = {ratio}（max |ref| {ref}；容差按 {scale} 缩放）</translation>
     </message>
@@ -3590,7 +3604,7 @@
         <translation>警告</translation>
     </message>
     <message>
-        <location line="+110"/>
+        <location line="+111"/>
         <source>Device and target to build for (devices detected by the engine)</source>
         <translation>构建所用的设备和目标（引擎检测到的设备）</translation>
     </message>
@@ -3665,14 +3679,14 @@
         <translation>模块</translation>
     </message>
     <message>
-        <location line="-133"/>
-        <location line="+134"/>
-        <location line="+208"/>
+        <location line="-138"/>
+        <location line="+139"/>
+        <location line="+218"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-457"/>
+        <location line="-472"/>
         <source>baseline (model as loaded)</source>
         <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>基线（加载时的模型）</translation>
@@ -3829,7 +3843,12 @@
         <translation>中位数 {median}，波动 {spread}（最小 {min}，最大 {max}，标准差 {std}）；预热 {warmup} 次后测量 {repeat} 轮 × 每轮 {number} 次</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+8"/>
+        <source>No profile: profiling runs on devices of this machine only (its VM instrument is a Python callback, which TVM cannot call on an RPC device).</source>
+        <translation>没有性能剖析：剖析只在本机的设备上运行（它的 VM 插桩是一个 Python 回调，TVM 无法在 RPC 设备上调用它）。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>min {min}, max {max}, mean {mean}, std {std}</source>
         <translation>最小 {min}，最大 {max}，均值 {mean}，标准差 {std}</translation>
     </message>
@@ -3844,7 +3863,7 @@
         <translation>输出 {index}</translation>
     </message>
     <message>
-        <location line="+117"/>
+        <location line="+118"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
@@ -3907,7 +3926,7 @@
         <translation type="vanished">自定义：{target}</translation>
     </message>
     <message>
-        <location line="+78"/>
+        <location line="+88"/>
         <source>NumPy arrays (*.npy *.npz);;All files (*)</source>
         <translation>NumPy 数组 (*.npy *.npz);;所有文件 (*)</translation>
     </message>
@@ -4000,7 +4019,7 @@
         <translation>失败</translation>
     </message>
     <message>
-        <location line="-381"/>
+        <location line="-392"/>
         <source>ratio of the medians {value}× (no repeats: the spread is unknown)</source>
         <translation>中位数之比 {value}×（没有重复测量：离散程度未知）</translation>
     </message>
@@ -4045,7 +4064,7 @@
         <translation>✗ 结果不同</translation>
     </message>
     <message>
-        <location line="+215"/>
+        <location line="+226"/>
         <source>{0} {1} is not a number (e.g. 1e-4)</source>
         <translation>{0} {1} 不是数字（例如 1e-4）</translation>
     </message>
@@ -4060,8 +4079,8 @@
         <translation>基线</translation>
     </message>
     <message>
-        <location line="-515"/>
-        <location line="+516"/>
+        <location line="-530"/>
+        <location line="+531"/>
         <source>pipeline</source>
         <translation>流水线</translation>
     </message>
@@ -4185,7 +4204,32 @@
         <translation>已测量 {0} 条记录，{2} 个 PrimFunc 中 {1} 个有最佳调度</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+3"/>
+        <source>, on {0} RPC device(s)</source>
+        <translation>，在 {0} 台 RPC 设备上</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Measured on {0} RPC device(s)</source>
+        <translation>在 {0} 台 RPC 设备上测量</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>re-queued</source>
+        <translation>重新排队</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>Tuning database lines skipped</source>
         <translation>已跳过的调优数据库行</translation>
     </message>
@@ -4250,7 +4294,8 @@
         <translation>请求的试验数</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-85"/>
+        <location line="+86"/>
         <source>measured</source>
         <translation>已测量</translation>
     </message>
@@ -4381,9 +4426,9 @@
 <context>
     <name>TargetPicker</name>
     <message>
-        <location filename="../../widgets/target_picker.py" line="+31"/>
+        <location filename="../../widgets/target_picker.py" line="+36"/>
         <source>compiles ✓</source>
-        <extracomment>Item-data role marking the custom entry (its text is translated). Item-data role of a preset&apos;s :class:`TargetSupport` (as JSON).</extracomment>
+        <extracomment>Item-data role marking the custom entry (its text is translated). Item-data role of a preset&apos;s :class:`TargetSupport` (as JSON). Item-data role of an RPC device entry: ``{&quot;tracker&quot;: &quot;HOST:PORT&quot;, &quot;key&quot;: ...}``.</extracomment>
         <translation>可编译 ✓</translation>
     </message>
     <message>
@@ -4442,18 +4487,38 @@
         <translation>CPU</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+33"/>
         <source>Devices on this machine</source>
         <translation>本机设备</translation>
     </message>
     <message>
-        <location line="-46"/>
-        <location line="+63"/>
+        <location line="-48"/>
+        <location line="+65"/>
         <source>CPU: generic llvm</source>
         <translation>CPU：通用 llvm</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+6"/>
+        <source>RPC devices at {tracker}</source>
+        <translation>{tracker} 上的 RPC 设备</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The tracker did not answer: {error}</source>
+        <translation>跟踪器没有应答：{error}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>No device is registered with the tracker</source>
+        <translation>跟踪器上没有注册任何设备</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>RPC {key} — {free}/{total} free (built here, run there)</source>
+        <translation>RPC {key} — {free}/{total} 空闲（在本机构建，在那里运行）</translation>
+    </message>
+    <message>
+        <location line="+28"/>
         <source>Custom: {target}</source>
         <translation>自定义：{target}</translation>
     </message>
