@@ -8,8 +8,8 @@ can compile for it and this machine can run it (the engine's ``devices`` reply w
 :class:`pipeline_model.targets.TargetSupport`), the reasons in the tooltip. A target that is neither a
 device nor a preset is shown as a "Custom" entry. Every entry's item data is its target dict — except the
 devices of an RPC tracker (Edit ▸ Preferences, the engine's ``rpc_devices`` reply), listed last: their item data
-is ``None`` and :data:`REMOTE_ROLE` holds where they run (``{"tracker", "key"}``); the module is built here for
-the pipeline's target and runs there.
+is ``None`` and :data:`REMOTE_ROLE` holds where they run (``{"tracker", "key"}``), listed after this machine's
+devices; the module is built here for the pipeline's target and runs there.
 """
 
 from __future__ import annotations
@@ -93,8 +93,9 @@ class TargetPicker(QComboBox):
     def set_choices(self, devices: list[dict[str, Any]], presets: list[dict[str, Any]],
                     rpc: Optional[dict[str, Any]] = None) -> None:
         """Fill the list: the detected ``devices`` (engine ``devices`` reply), then the ``presets`` with their
-        support (engine reply with ``presets``), grouped; without presets, generic ``llvm`` after the devices;
-        then the devices of the RPC tracker ``rpc`` (engine ``rpc_devices`` reply) when one is set."""
+        support (engine reply with ``presets``), grouped; without presets, generic ``llvm`` after the devices.
+        The devices of the RPC tracker ``rpc`` (engine ``rpc_devices`` reply), when one is set, follow this
+        machine's."""
         self.clear()
         self.supports = [TargetSupport.from_json(p) for p in presets]
         listed = [s.target for s in self.supports]
@@ -108,6 +109,8 @@ class TargetPicker(QComboBox):
             self.addItem(label, target)
             self.setItemData(self.count() - 1, _details_tip(dev), Qt.ItemDataRole.ToolTipRole)
             seen.append(target)
+        if rpc:  # a farm's boards are devices too: right after this machine's
+            self._add_rpc_devices(rpc)
         group = None
         for support in self.supports:
             if support.group != group:
@@ -119,8 +122,6 @@ class TargetPicker(QComboBox):
             seen.append(support.target)
         if {"kind": "llvm"} not in seen:
             self.addItem(QCoreApplication.translate("TargetPicker", "CPU: generic llvm"), {"kind": "llvm"})
-        if rpc:
-            self._add_rpc_devices(rpc)
 
     def _add_rpc_devices(self, rpc: dict[str, Any]) -> None:
         tracker = str(rpc.get("tracker") or "")
