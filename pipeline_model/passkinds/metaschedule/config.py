@@ -319,8 +319,8 @@ def format_progress_line(progress: dict[str, Any] | TuningProgress) -> str:
                            for c in focus.get("chosen") or [])
         head += f" (targeted, focus {focus.get('focus')}: {chosen})"
     if progress.devices:  # the RPC farm: what each device measured so far
-        head += " on " + ", ".join(f"{device} {counts.get('measured', 0)}"
-                                   for device, counts in sorted(progress.devices.items()))
+        head += " (RPC " + ", ".join(f"{device} {counts.get('measured', 0)}"
+                                     for device, counts in sorted(progress.devices.items())) + ")"
     return head + ("; " + ", ".join(parts) if parts else "")
 
 

@@ -119,6 +119,8 @@ def farm_runner(options, should_stop=None, report=None, retries=2):
         def run(self, runner_inputs):
             jobs = [(str(inp.artifact_path), str(inp.device_type), tuple(a.as_json() for a in inp.args_info))
                     for inp in runner_inputs]
+            if not jobs:
+                return []
             futures = [concurrent.futures.Future() for _ in jobs]
             workers = self.workers()
             if self.pool is None or self.pool_size < workers:
