@@ -60,7 +60,7 @@ def test_farm_runner_is_made_from_the_steps_options():
         script_measure.close_tuning_tools(None, runner)
 
 
-def test_build_run_on_an_rpc_device(farm):
+def test_build_run_on_an_rpc_device(farm, capsys):
     """The app's CPU pipeline (weights prepacked by LiftTransformParams) built here, run and timed on a server of
     the farm, checked against the local reference; a key the tracker lacks is one clear line."""
     from pipeline_model import build_api
@@ -80,6 +80,10 @@ def test_build_run_on_an_rpc_device(farm):
         assert result.check is not None and result.check.passed, result.check
         assert result.latency is not None and len(result.latency.runs_us) == 3
         assert result.profile is None and "local devices only" in result.profile_note
+        from pipeline_model.cli import devices_cmd  # without --tracker: this machine's devices, from the engine
+
+        assert devices_cmd.main(argparse.Namespace(tracker=None, json=False), client=client) == 0
+        assert capsys.readouterr().out.startswith("cpu 0: ")
         with pytest.raises(EngineError, match="has no device with key 'gpu9'"):
             build_api.build_run(client, doc, remote={"tracker": farm.address, "key": "gpu9"}, bench=None, check=None)
     finally:
