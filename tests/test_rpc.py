@@ -62,7 +62,8 @@ def test_farm_runner_is_made_from_the_steps_options():
 
 def test_build_run_on_an_rpc_device(farm, capsys):
     """The app's CPU pipeline (weights prepacked by LiftTransformParams) built here, run and timed on a server of
-    the farm, checked against the local reference; a key the tracker lacks is one clear line."""
+    the farm, checked against the local reference; compared with the baseline on one and the same server; a key
+    the tracker lacks is one clear line."""
     from pipeline_model import build_api
     from pipeline_model.engine.client import EngineClient
     from pipeline_model.engine.errors import EngineError
@@ -80,6 +81,11 @@ def test_build_run_on_an_rpc_device(farm, capsys):
         assert result.check is not None and result.check.passed, result.check
         assert result.latency is not None and len(result.latency.runs_us) == 3
         assert result.profile is None and "local devices only" in result.profile_note
+        quick = build_api.BenchSettings(repeat=2, warmup_ms=0, min_repeat_ms=0)
+        compared = build_api.compare(client, build_api.module_request(doc, baseline=True, remote=remote),
+                                     build_api.module_request(doc, remote=remote), bench=quick)
+        assert compared.a.device == compared.b.device and compared.b.device.startswith("rpc local ")  # one board
+        assert compared.check is not None and compared.check.passed
         from pipeline_model.cli import devices_cmd  # without --tracker: this machine's devices, from the engine
 
         assert devices_cmd.main(argparse.Namespace(tracker=None, json=False), client=client) == 0

@@ -5,7 +5,8 @@ A ``build_run``/``compare`` request with ``remote`` (``{"tracker": "HOST:PORT", 
 ``export_library`` into a private temporary folder, a device of the key is requested from the tracker
 (:func:`pipeline_model.scriptlib.rpc.tracker_request_fn`, which says which server serves), the library is
 uploaded and loaded there, and the Relax VM runs, is timed (``time_evaluator`` over RPC) and its outputs come
-back to be checked against the local reference.
+back to be checked against the local reference. Within :func:`one_device` (a ``compare`` request) every module
+goes to the same device.
 
 TVM's VM over RPC takes tensors only through its stateful API (``set_input``, ``invoke_stateful``,
 ``get_outputs``; a tuple argument cannot cross: "Cannot pass argument 0, type ffi.Array"), which
@@ -16,9 +17,11 @@ the VM instrument it uses is a Python callback, which TVM cannot call from a rem
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
-from typing import Any
+import uuid
+from typing import Any, Iterator, Optional
 
 from pipeline_model import targets as targets_mod
 from pipeline_model.engine.build.errors import error_text
@@ -28,6 +31,30 @@ from pipeline_model.scriptlib.rpc import tracker_devices, tracker_request_fn
 
 #: Seconds an RPC server keeps one Build & Run session (the server ends it after that).
 SESSION_TIMEOUT_S = 600
+#: Inside :func:`one_device`: the session of each ``(tracker, key)`` the request has opened.
+_SHARED: Optional[dict[tuple[str, str], tuple[Any, str]]] = None
+
+
+@contextlib.contextmanager
+def one_device() -> Iterator[None]:
+    """Every module placed on an RPC device of a key within this block goes to the same device (one session):
+    a comparison timed on two boards would compare the boards. The sessions end with the block."""
+    global _SHARED
+    outer, _SHARED = _SHARED, {} if _SHARED is None else _SHARED
+    try:
+        yield
+    finally:
+        _SHARED = outer
+
+
+def _session(host: str, port: int, key: str) -> tuple[Any, str]:
+    """A session on a device of ``key`` and its ``host:port`` (the block's own inside :func:`one_device`)."""
+    shared = _SHARED.get((f"{host}:{port}", key)) if _SHARED is not None else None
+    if shared is None:
+        shared = tracker_request_fn()(host, port, key, SESSION_TIMEOUT_S)
+        if _SHARED is not None:
+            _SHARED[(f"{host}:{port}", key)] = shared
+    return shared
 
 
 def check_remote(remote: Any) -> dict[str, Any]:
@@ -61,15 +88,16 @@ class RemoteRun:
         spec = check_remote(remote)
         host, port = targets_mod.parse_tracker(spec["tracker"])
         with tempfile.TemporaryDirectory(prefix="rps-rpc-") as private:
-            path = os.path.join(private, "model.so")
+            name = f"rps_{uuid.uuid4().hex[:12]}.so"  # a module of its own: another one may be loaded there
+            path = os.path.join(private, name)
             try:
                 executable.export_library(path)
             except Exception as exc:  # noqa: BLE001
                 raise BuildError(f"export_library for the RPC device failed: {error_text(exc)}") from None
             try:
-                self.session, server = tracker_request_fn()(host, port, spec["key"], SESSION_TIMEOUT_S)
+                self.session, server = _session(host, port, spec["key"])
                 self.session.upload(path)
-                library = self.session.load_module("model.so")
+                library = self.session.load_module(name)
                 self.dev = self.session.device(targets_mod.device_kind_for(target), 0)
                 self.vm = RemoteVM(tvm.relax.VirtualMachine(library, self.dev), executable, self.dev, target)
             except BuildError:
