@@ -61,7 +61,6 @@ def farm_runner(options, should_stop=None, report=None, retries=2):
     ``device_stats``: ``{"host:port": {"measured", "failed", "requeued"}}``; ``report(line)`` gets one line
     per round; once ``should_stop()`` turns true, the round's unmeasured candidates end as stopped.
     ``close()`` ends the worker processes."""
-    import collections
     import concurrent.futures
     import threading
 
@@ -94,6 +93,7 @@ def farm_runner(options, should_stop=None, report=None, retries=2):
             super().__init__()
             self.measure = farm_measure_fn()
             self.should_stop = should_stop or (lambda: False)
+            self.retries, self.timeout = int(retries), timeout
             self.device_stats = {}
             self.lock = threading.Lock()
             self.pool, self.pool_size, self.rounds = None, 0, 0
@@ -126,49 +126,64 @@ def farm_runner(options, should_stop=None, report=None, retries=2):
             if self.pool is None or self.pool_size < workers:
                 self.close()
                 self.pool, self.pool_size = PopenPoolExecutor(max_workers=workers, timeout=timeout), workers
-            threading.Thread(target=self.dispatch, args=(jobs, futures, workers), daemon=True).start()
+            threading.Thread(target=farm_round, args=(self, jobs, futures, workers), daemon=True).start()
             return [FarmFuture(f) for f in futures]
 
-        def dispatch(self, jobs, futures, workers):
-            pending, running = collections.deque((i, 0) for i in range(len(jobs))), {}
-            try:
-                while pending or running:
-                    while pending and len(running) < workers and not self.should_stop():
-                        i, tries = pending.popleft()
-                        running[self.pool.submit(self.measure, host, port, key, timeout, evaluator, *jobs[i])] = (i, tries)
-                    if not running:
-                        break  # stopped: what is left ends below
-                    done, _ = concurrent.futures.wait(list(running), return_when=concurrent.futures.FIRST_COMPLETED)
-                    for fut in done:
-                        i, tries = running.pop(fut)
-                        try:
-                            kind, device, payload = fut.result()
-                        except TimeoutError:
-                            kind, device, payload = "candidate", "", f"RPCRunner: Timeout, killed after {timeout} seconds"
-                        except Exception as exc:  # noqa: BLE001 - the worker process died
-                            kind, device, payload = "device", "", f"RPC measuring worker: {exc}"
-                        if kind == "device" and tries < retries:
-                            self.count(device, "requeued")
-                            pending.append((i, tries + 1))
-                            continue
-                        self.count(device, "measured" if kind == "ok" else "failed")
-                        futures[i].set_result((kind, payload))
-            except Exception as exc:  # noqa: BLE001 - never leave MetaSchedule waiting on a future
-                pending.extend((i, 0) for i, _ in running.values())
-                for i, _ in pending:
-                    futures[i].set_result(("candidate", f"RPC farm: {exc}"))
-                return
-            for i, _ in pending:
-                futures[i].set_result(("candidate", "RPC farm: stopped before measuring"))
+        def submit(self, job):
+            """Measure one job (artifact, device type, argument info) in a worker process."""
+            return self.pool.submit(self.measure, host, port, key, timeout, evaluator, *job)
+
+        def end_round(self, count, workers):
             self.rounds += 1
             if report is not None:
                 per = ", ".join(f"{d} {s['measured']} ok/{s['failed']} failed/{s['requeued']} re-queued"
                                 for d, s in sorted(self.device_stats.items()))
-                report(f"RPC farm round {self.rounds}: {len(jobs)} candidates on {workers} device(s) "
+                report(f"RPC farm round {self.rounds}: {count} candidates on {workers} device(s) "
                        f"({key} at {host}:{port}); so far {per}")
 
     return FarmRunner()
 
 
+def farm_round(farm, jobs, futures, workers):
+    """One round of a :func:`farm_runner` runner ``farm`` (on a thread of its own): the ``jobs`` measured with at
+    most ``workers`` in flight, each one's ``(kind, payload)`` set on its future in ``futures``; a job whose
+    device failed is re-queued (``farm.retries`` times); once ``farm.should_stop()``, the jobs left end as
+    stopped."""
+    import collections
+    import concurrent.futures
+
+    pending, running = collections.deque((i, 0) for i in range(len(jobs))), {}
+    try:
+        while pending or running:
+            while pending and len(running) < workers and not farm.should_stop():
+                i, tries = pending.popleft()
+                running[farm.submit(jobs[i])] = (i, tries)
+            if not running:
+                break  # stopped: what is left ends below
+            done, _ = concurrent.futures.wait(list(running), return_when=concurrent.futures.FIRST_COMPLETED)
+            for fut in done:
+                i, tries = running.pop(fut)
+                try:
+                    kind, device, payload = fut.result()
+                except TimeoutError:
+                    kind, device, payload = "candidate", "", f"RPCRunner: Timeout, killed after {farm.timeout} seconds"
+                except Exception as exc:  # noqa: BLE001 - the worker process died
+                    kind, device, payload = "device", "", f"RPC measuring worker: {exc}"
+                if kind == "device" and tries < farm.retries:
+                    farm.count(device, "requeued")
+                    pending.append((i, tries + 1))
+                    continue
+                farm.count(device, "measured" if kind == "ok" else "failed")
+                futures[i].set_result((kind, payload))
+    except Exception as exc:  # noqa: BLE001 - never leave MetaSchedule waiting on a future
+        pending.extend((i, 0) for i, _ in running.values())
+        for i, _ in pending:
+            futures[i].set_result(("candidate", f"RPC farm: {exc}"))
+        return
+    for i, _ in pending:
+        futures[i].set_result(("candidate", "RPC farm: stopped before measuring"))
+    farm.end_round(len(jobs), workers)
+
+
 #: The helpers above, in the order an exported script defines them (after :mod:`.script_measure`'s).
-FARM_HELPERS = (tracker_call, tracker_devices, tracker_request_fn, farm_measure_fn, farm_runner)
+FARM_HELPERS = (tracker_call, tracker_devices, tracker_request_fn, farm_measure_fn, farm_runner, farm_round)
