@@ -64,3 +64,16 @@ def test_choosing_an_rpc_device_runs_there(fake_studio):
     combo.setCurrentIndex(local)
     combo.activated.emit(local)
     assert panel.remote is None
+
+
+def test_tuning_panel_says_what_each_device_measured(qtbot):
+    from widgets.tuning_panel import TuningPanel
+
+    panel = TuningPanel()
+    qtbot.addWidget(panel)
+    panel.start("step 5: MetaSchedule")
+    panel.update_progress({"done": 8, "total": 32, "pass_id": "relax.MetaScheduleTuneTIR", "runner": "rpc", "tasks": [],
+                           "devices": {"10.0.0.22:9090": {"measured": 3, "failed": 0, "requeued": 0},
+                                       "10.0.0.21:9090": {"measured": 5, "failed": 0, "requeued": 1}}})
+    assert ("RPC devices: 10.0.0.21:9090 5 measured (1 re-queued), 10.0.0.22:9090 3 measured"
+            in panel.footer.text()), panel.footer.text()

@@ -4487,18 +4487,18 @@
         <translation>CPU</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+34"/>
         <source>Devices on this machine</source>
         <translation>本机设备</translation>
     </message>
     <message>
-        <location line="-48"/>
-        <location line="+65"/>
+        <location line="-49"/>
+        <location line="+68"/>
         <source>CPU: generic llvm</source>
         <translation>CPU：通用 llvm</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+4"/>
         <source>RPC devices at {tracker}</source>
         <translation>{tracker} 上的 RPC 设备</translation>
     </message>
@@ -4684,7 +4684,22 @@
         <translation>已提供 {seeded} 个应用调度作为种子</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+4"/>
+        <source>RPC devices: {devices}</source>
+        <translation>RPC 设备：{devices}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{device} {measured} measured</source>
+        <translation>{device} 已测量 {measured} 个</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> ({requeued} re-queued)</source>
+        <translation>（{requeued} 个重新排队）</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>{share:.1f} % of the measured time; {trials} trials allocated</source>
         <translation>占测得时间的 {share:.1f} %；分配了 {trials} 次试验</translation>
     </message>
@@ -4721,7 +4736,7 @@
         <translation type="vanished">&lt;b&gt;{pass_id}&lt;/b&gt;：{done} / {total} 次试验，{elapsed} 秒，运行器 {runner}</translation>
     </message>
     <message>
-        <location line="-70"/>
+        <location line="-77"/>
         <source> (reused)</source>
         <translation>（复用）</translation>
     </message>
