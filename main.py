@@ -9,6 +9,7 @@
     python main.py export PIPELINE [-o FILE [--force]] [--model SPEC] [--target T]
     python main.py env [--json]
     python main.py compare A.json B.json [...] [--model SPEC] [--target T] [--json]
+    python main.py devices [--tracker HOST:PORT] [--json]
 
 Each sub-command lives in ``pipeline_model/cli/<name>_cmd.py`` and exposes ``add_parser(subparsers)``
 and ``main(args) -> int``. Exit codes: 0 ok, 1 a step failed, 2 bad input. A first word that is neither a
@@ -44,6 +45,7 @@ COMMANDS = {
     "bisect": "bisect_cmd",
     "reduce": "reduce_cmd",
     "diverge": "diverge_cmd",
+    "devices": "devices_cmd",
 }
 
 

@@ -342,6 +342,7 @@ class MainWindow(QMainWindow):
         if dialog.exec() == PreferencesDialog.DialogCode.Accepted:
             dialog.apply()
             self.worker.apply_client_options()
+            self.run_controller.refresh_devices()  # the RPC tracker's devices, when one is set
 
     # ---- drops -----------------------------------------------------------------------------------
     def dragEnterEvent(self, event: Any) -> None:  # noqa: N802 - Qt API

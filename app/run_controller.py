@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMenu
 
+from app import settings as app_settings
 from app.i18n import tr
 from app.context import AppContext
 from app.engine_worker import EngineRequest
@@ -71,9 +72,12 @@ class RunController(QObject):
     def refresh_devices(self) -> None:
         """Ask the engine which devices exist (CPU always; GPUs when present) and what it can compile and run
         of the target picker's presets."""
+        tracker = app_settings.rpc_tracker(self.ctx.settings)
+
         def fn(client: Any, _ev: Any) -> dict:
             devices, support = targets_mod.target_support(client)
-            return {"devices": [d.to_json() for d in devices], "presets": [s.to_json() for s in support]}
+            rpc = targets_mod.list_rpc_devices(client, tracker) if tracker else None  # asked by the engine
+            return {"devices": [d.to_json() for d in devices], "presets": [s.to_json() for s in support], "rpc": rpc}
 
         request = self.ctx.engine.submit_fn("devices", fn)
         request.finished.connect(self._on_devices)
@@ -83,7 +87,7 @@ class RunController(QObject):
     def _on_devices(self, value: Any) -> None:
         reply = value if isinstance(value, dict) else {"devices": list(value or [])}
         self.devices = list(reply.get("devices") or [])
-        self.panel.set_devices(self.devices, self.ctx.doc.target, list(reply.get("presets") or []))
+        self.panel.set_devices(self.devices, self.ctx.doc.target, list(reply.get("presets") or []), reply.get("rpc"))
 
     def sync_target(self) -> None:
         """The document's target changed (undo, file load): show it."""
@@ -122,7 +126,7 @@ class RunController(QObject):
         menu.clear()
         current = self.ctx.doc.target
         combo = self.panel.target_combo
-        entries = [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]
+        entries = [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count()) if combo.remote_at(i) is None]
         for text, target in entries if self.target_choices() else [(tr("CPU: generic llvm"), {"kind": "llvm"})]:
             if not isinstance(target, dict):
                 menu.addAction(text).setEnabled(False)
@@ -191,11 +195,15 @@ class RunController(QObject):
 
         profile = build_api.ProfileSettings() if self.panel.profile_wanted() else None
 
+        remote = self.panel.remote
+
         def fn(client: Any, on_event: Callable) -> dict:
             return build_api.build_run(client, doc, inputs=spec, bench=bench, check=tol,
-                                       on_event=on_event, profile=profile).to_json()
+                                       on_event=on_event, profile=profile, remote=remote).to_json()
 
         device = tr("GPU") if targets_mod.is_gpu_target(doc.target) else tr("CPU")
+        if remote is not None:
+            device = targets_mod.remote_label(remote)
         return self._start("build_run", tr("Building {0} step(s) for {1}…").format(len(doc.steps), device), fn)
 
     def compare(self) -> bool:
@@ -205,9 +213,11 @@ class RunController(QObject):
             return False
         doc, spec, bench, tol = prepared
 
+        remote = self.panel.remote
+
         def fn(client: Any, on_event: Callable) -> dict:
-            a = build_api.module_request(doc, baseline=True)
-            b = build_api.module_request(doc)
+            a = build_api.module_request(doc, baseline=True, remote=remote)
+            b = build_api.module_request(doc, remote=remote)
             return build_api.compare(client, a, b, inputs=spec, bench=bench, check=tol, on_event=on_event).to_json()
 
         return self._start("compare", tr("Building and timing the baseline and the pipeline…"), fn)

@@ -109,6 +109,12 @@ def memory_limit_mib(settings: QSettings) -> int:
     return _int_setting(settings, "engine/memory_limit_mib", default_memory_limit_mib(), 0, 1 << 30)
 
 
+def rpc_tracker(settings: QSettings) -> str:
+    """Edit ▸ Preferences: the RPC tracker whose devices the target picker lists (``HOST:PORT``; "" for none)."""
+    value = settings.value("rpc/tracker", "")
+    return str(value).strip() if isinstance(value, str) else ""
+
+
 def engine_options(settings: QSettings) -> dict[str, Any]:
     """``EngineClient`` keyword arguments from the settings (watchdog limit, memory limit)."""
     return {"step_timeout_s": float(step_timeout_s(settings)), "memory_limit": memory_limit_mib(settings) * 1024 * 1024}

@@ -341,6 +341,7 @@ class BuildRunResult:
     framework_check: Optional[CheckResult] = None
     profile: Optional[Profile] = None
     key: str = ""
+    profile_note: str = ""  # why there is no profile (an RPC device)
 
     @property
     def ok(self) -> bool:
@@ -363,6 +364,7 @@ class BuildRunResult:
             check=CheckResult.from_json(data.get("check")),
             framework_check=CheckResult.from_json(data.get("framework_check")),
             profile=Profile.from_json(data.get("profile")), key=str(data.get("key") or ""),
+            profile_note=str(data.get("profile_note") or ""),
         )
 
 
@@ -482,9 +484,10 @@ class ExportResult:
 
 
 def module_request(doc: PipelineDocument, *, key: Optional[str] = None, baseline: bool = False,
-                   target: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+                   target: Optional[dict[str, Any]] = None, remote: Optional[dict[str, Any]] = None) -> dict[str, Any]:
     """The part of a build request naming the module: the document's run arguments plus a snapshot
-    ``key`` (default: the engine runs the pipeline and takes the final module) or ``baseline``.
+    ``key`` (default: the engine runs the pipeline and takes the final module) or ``baseline``; ``remote``
+    (:func:`pipeline_model.targets.remote_spec`): run it on that RPC device.
     Consent (:mod:`pipeline_model.consent`) is the client's: it attaches it to the build request."""
     from pipeline_model.engine.run_call import run_args
 
@@ -495,6 +498,8 @@ def module_request(doc: PipelineDocument, *, key: Optional[str] = None, baseline
         req["key"] = key
     if target:
         req["target"] = dict(target)
+    if remote:
+        req["remote"] = dict(remote)
     return req
 
 
@@ -515,15 +520,17 @@ def build_run(client: Any, doc: PipelineDocument, *, key: Optional[str] = None,
               check: Optional[tuple[Optional[float], Optional[float]]] = (1e-4, 1e-4),
               function: Optional[str] = None,
               on_event: Optional[EventCallback] = None, profile: Optional[ProfileSettings] = None,
-              check_against: str = "tvm", check_scale: str = "output") -> BuildRunResult:
+              check_against: str = "tvm", check_scale: str = "output",
+              remote: Optional[dict[str, Any]] = None) -> BuildRunResult:
     """Build the document's module (snapshot ``key`` or the final one), run it, optionally time it
     (``bench``), profile it (``profile``) and check it (``check`` = ``(rtol, atol)``, ``None`` to skip; a ``None``
     tolerance is the engine's default for the lowest float precision of the built module, named in the result;
     ``check_against``: ``"tvm"`` (model as loaded, default build), ``"framework"`` (ONNX Runtime /
-    PyTorch on the original file) or ``"both"``; ``check_scale``: ``"output"`` or ``"absolute"``)."""
+    PyTorch on the original file) or ``"both"``; ``check_scale``: ``"output"`` or ``"absolute"``; ``remote``: run and
+    time it on that RPC device, :func:`pipeline_model.targets.remote_spec`)."""
     if check_against not in CHECK_AGAINST:
         raise ValueError(f"check_against must be one of {', '.join(CHECK_AGAINST)}")
-    args = module_request(doc, key=key, target=target)
+    args = module_request(doc, key=key, target=target, remote=remote)
     args.update({
         "inputs": (inputs or InputSpec()).to_json(),
         "bench": asdict(bench) if bench is not None else None,

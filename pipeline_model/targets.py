@@ -190,3 +190,54 @@ def validate_target(client: Any, target: dict[str, Any]) -> dict[str, Any]:
     ``{"ok": False, "error": <TVM's message>}``.
     """
     return client.request("validate_target", {"target": target})
+
+
+def parse_tracker(text: str) -> tuple[str, int]:
+    """``(host, port)`` of an RPC tracker address ``HOST:PORT``; ``ValueError`` with a one-line reason."""
+    value = str(text or "").strip()
+    host, sep, port = value.rpartition(":")
+    if not sep or not host.strip() or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"RPC tracker address {value!r}: expected HOST:PORT, e.g. 127.0.0.1:9190")
+    return host.strip().strip("[]"), int(port)
+
+
+def remote_spec(tracker: str, key: str) -> dict[str, Any]:
+    """The ``remote`` argument of ``build_run``/``compare`` for device key ``key`` behind ``tracker``
+    (``HOST:PORT``, checked by :func:`parse_tracker`)."""
+    parse_tracker(tracker)
+    if not str(key or "").strip():
+        raise ValueError("an RPC device needs its key (the rpc_server's --key)")
+    return {"tracker": str(tracker).strip(), "key": str(key).strip()}
+
+
+def remote_label(remote: dict[str, Any]) -> str:
+    """Short label of an RPC device, e.g. ``rpc local @ 127.0.0.1:9190``."""
+    return f"rpc {remote.get('key')} @ {remote.get('tracker')}"
+
+
+def rpc_device_listing(tracker: str, timeout_s: float = 5.0) -> dict[str, Any]:
+    """What the RPC tracker ``tracker`` (``HOST:PORT``) has: ``{"tracker", "devices": [{"key", "total", "free",
+    "pending", "servers"}] (by key), "error"}``; ``error`` says in one line why there is no answer (a bad address,
+    nothing listening, not a tracker), within ``timeout_s`` (TVM-free: the engine's ``rpc_devices`` and
+    ``main.py devices`` call it)."""
+    from pipeline_model.scriptlib.rpc import tracker_devices
+
+    reply: dict[str, Any] = {"tracker": str(tracker or "").strip(), "devices": [], "error": ""}
+    try:
+        host, port = parse_tracker(tracker)
+        found = tracker_devices(host, port, timeout_s)
+    except ValueError as exc:
+        reply["error"] = str(exc)
+    except OSError as exc:
+        reply["error"] = (f"cannot reach the RPC tracker at {reply['tracker']} ({exc or type(exc).__name__}); "
+                          "start one with 'python -m tvm.exec.rpc_tracker --port PORT'")
+    else:
+        reply["devices"] = [{"key": key, **info} for key, info in sorted(found.items())]
+    return reply
+
+
+def list_rpc_devices(client: Any, tracker: str) -> dict[str, Any]:
+    """The devices the RPC tracker ``tracker`` (``HOST:PORT``) has, asked by the engine (command ``rpc_devices``):
+    ``{"tracker", "devices": [{"key", "total", "free", "pending", "servers"}], "error"}`` (``error``: why the
+    tracker did not answer, in one line; the list is empty then)."""
+    return client.request("rpc_devices", {"tracker": tracker})

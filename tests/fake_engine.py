@@ -236,6 +236,10 @@ class FakeEngineClient:
         args = args or {}
         if cmd == "devices":
             return {"devices": [dict(CPU)]}
+        if cmd == "rpc_devices":  # TVM-free: the real listing (a real tracker, or why none answers)
+            from pipeline_model.targets import rpc_device_listing
+
+            return rpc_device_listing(str(args.get("tracker") or ""), timeout_s=2.0)
         if cmd == "validate_target":
             kind = str((args.get("target") or {}).get("kind", ""))
             if kind in KNOWN_TARGET_KINDS:

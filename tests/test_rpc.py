@@ -1,101 +1,132 @@
-"""MetaSchedule measuring through a real RPC tracker and server started on loopback by the test."""
+"""Devices over RPC: a real tracker and two servers on loopback (tests/rpc_farm.py), listed by
+``main.py devices --tracker``, running a Build & Run there, and MetaSchedule measuring on both at once."""
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
+import argparse
+import json
 
 import pytest
 
 pytest.importorskip("tornado")
 tvm = pytest.importorskip("tvm")
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.rpc_farm import local_farm  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def tracker():
-    port = _free_port()
-    env = dict(os.environ)
-    procs = [subprocess.Popen([sys.executable, "-m", "tvm.exec.rpc_tracker", "--host", "127.0.0.1", "--port", str(port),
-                               "--port-end", str(port + 1)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True)]
-    try:
-        from tvm import rpc
-
-        deadline = time.time() + 30
-        while True:
-            try:
-                rpc.connect_tracker("127.0.0.1", port).summary()
-                break
-            except Exception:  # noqa: BLE001 - not up yet
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.3)
-        procs.append(subprocess.Popen([sys.executable, "-m", "tvm.exec.rpc_server", "--tracker", f"127.0.0.1:{port}",
-                                       "--key", "local", "--host", "127.0.0.1"], env=env,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
-        deadline = time.time() + 60
-        while "local" not in rpc.connect_tracker("127.0.0.1", port).summary().get("queue_info", {}):
-            if time.time() > deadline:
-                raise TimeoutError("rpc_server did not register with the tracker")
-            time.sleep(0.5)
-        yield port
-    finally:
-        # Each in its own process group: the group goes, with the server's session workers (popen_worker).
-        for p in reversed(procs):
-            try:
-                os.killpg(p.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait(10)
-            try:
-                os.killpg(p.pid, signal.SIGKILL)  # children left in the group after the leader exited
-            except ProcessLookupError:
-                pass
+def farm():
+    with local_farm(servers=2) as running:
+        yield running
 
 
-def test_unreachable_tracker_message():
+def _devices_cli(tracker: str, capsys, as_json: bool = False) -> tuple[int, str, str]:
+    from pipeline_model.cli import devices_cmd
+
+    code = devices_cmd.main(argparse.Namespace(tracker=tracker, json=as_json))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_unreachable_tracker_says_so_in_one_line(capsys):
     from pipeline_model.passkinds.metaschedule.builder_tvm import check_rpc_tracker
     from pipeline_model.passkinds.metaschedule.config import TuningConfig, TuningConfigError
 
     with pytest.raises(TuningConfigError, match="cannot reach the RPC tracker at 127.0.0.1:1"):
         check_rpc_tracker(TuningConfig(runner="rpc", rpc_port=1))
+    code, out, err = _devices_cli("127.0.0.1:1", capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1 and "cannot reach the RPC tracker at 127.0.0.1:1" in err
+    code, _, err = _devices_cli("no-port", capsys)
+    assert code == 1 and "expected HOST:PORT" in err
+
+
+def test_devices_command_lists_the_trackers_devices(farm, capsys):
+    code, out, _ = _devices_cli(farm.address, capsys)
+    assert code == 0 and "local  2/2 free" in out, out
+    code, out, _ = _devices_cli(farm.address, capsys, as_json=True)
+    reply = json.loads(out)
+    assert reply["error"] == "" and [d["key"] for d in reply["devices"]] == ["local"]
+    assert len(reply["devices"][0]["servers"]) == 2 and reply["devices"][0]["total"] == 2
+
+
+def test_farm_runner_is_made_from_the_steps_options():
+    """The engine and an exported script make the same farm runner (no tracker is asked until a round)."""
+    from pipeline_model.passkinds.metaschedule import builder_tvm, script_measure
+    from pipeline_model.passkinds.metaschedule.config import TuningConfig
+
+    config = TuningConfig(runner="rpc", rpc_port=1, number=3, repeat=2, min_repeat_ms=5)
+    for runner in (builder_tvm.make_runner(config), script_measure.tuning_runner(config.to_json())):
+        assert type(runner).__name__ == "FarmRunner" and runner.device_stats == {}
+        script_measure.close_tuning_tools(None, runner)
+
+
+def test_build_run_on_an_rpc_device(farm, capsys):
+    """The app's CPU pipeline (weights prepacked by LiftTransformParams) built here, run and timed on a server of
+    the farm, checked against the local reference; compared with the baseline on one and the same server; a key
+    the tracker lacks is one clear line."""
+    from pipeline_model import build_api
+    from pipeline_model.engine.client import EngineClient
+    from pipeline_model.engine.errors import EngineError
+    from pipeline_model.fileformat import load_pipeline
+    from pipeline_model.resources import bundled_pipeline
+
+    doc = load_pipeline(str(bundled_pipeline("builtin:cpu_build")))
+    remote = {"tracker": farm.address, "key": "local"}
+    client = EngineClient()
+    try:
+        result = build_api.build_run(client, doc, remote=remote, bench=build_api.BenchSettings(repeat=3, warmup_ms=0),
+                                     profile=build_api.ProfileSettings())
+        assert result.device.startswith("rpc local 127.0.0.1:"), result.device
+        assert result.device.split()[2] in farm_servers(farm)
+        assert result.check is not None and result.check.passed, result.check
+        assert result.latency is not None and len(result.latency.runs_us) == 3
+        assert result.profile is None and "local devices only" in result.profile_note
+        quick = build_api.BenchSettings(repeat=2, warmup_ms=0, min_repeat_ms=0)
+        compared = build_api.compare(client, build_api.module_request(doc, baseline=True, remote=remote),
+                                     build_api.module_request(doc, remote=remote), bench=quick)
+        assert compared.a.device == compared.b.device and compared.b.device.startswith("rpc local ")  # one board
+        assert compared.check is not None and compared.check.passed
+        from pipeline_model.cli import devices_cmd  # without --tracker: this machine's devices, from the engine
+
+        assert devices_cmd.main(argparse.Namespace(tracker=None, json=False), client=client) == 0
+        assert capsys.readouterr().out.startswith("cpu 0: ")
+        with pytest.raises(EngineError, match="has no device with key 'gpu9'"):
+            build_api.build_run(client, doc, remote={"tracker": farm.address, "key": "gpu9"}, bench=None, check=None)
+    finally:
+        client.close()
+
+
+def farm_servers(farm) -> list[str]:
+    from pipeline_model.scriptlib.rpc import tracker_devices
+
+    return tracker_devices("127.0.0.1", farm.port)["local"]["servers"]
 
 
 @pytest.mark.slow
-def test_tune_through_rpc_runner(tracker, tmp_path):
+@pytest.mark.heavy
+def test_tuning_measures_on_both_servers_and_survives_a_dropped_device(farm, tmp_path):
+    """``runner = rpc`` measures on both servers at once; a device that is gone (registered, nothing listening)
+    costs a re-queue, not a failed candidate; the summary says how many devices served."""
     from tvm import relax
 
     from pipeline_model.importers import load_tvm
-    from pipeline_model.passkinds.metaschedule import builder_tvm, tasks_tvm
-    from pipeline_model.passkinds.metaschedule.config import TuningConfig, TuningConfigError
+    from pipeline_model.passkinds.metaschedule import tasks_tvm
+    from pipeline_model.passkinds.metaschedule.config import TuningConfig
 
-    cfg = TuningConfig(runner="rpc", rpc_host="127.0.0.1", rpc_port=tracker, rpc_key="local", num_trials_per_iter=2,
-                       search_population=64)
-    assert builder_tvm.check_rpc_tracker(cfg) >= 1
-    with pytest.raises(TuningConfigError, match="no device with key 'gpu9'"):
-        builder_tvm.check_rpc_tracker(TuningConfig(runner="rpc", rpc_port=tracker, rpc_key="gpu9"))
-    assert type(builder_tvm.make_runner(cfg)).__name__ == "RPCRunner"
-
+    servers = farm_servers(farm)
+    farm.add_ghost()
+    cfg = TuningConfig(runner="rpc", rpc_host="127.0.0.1", rpc_port=farm.port, rpc_key="local",
+                       num_trials_per_iter=4, search_population=64, user_database=False)
     mod = load_tvm.load_model("builtin:mlp", None).mod
     seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
                                     relax.transform.FuseOps(), relax.transform.FuseTIR()])
     with tvm.transform.PassContext(opt_level=3):
         mod = seq(mod)
-    summary = tasks_tvm.tune_module(mod, {"kind": "llvm", "num-cores": 2}, str(tmp_path / "wd"), max_trials_global=2,
+    summary = tasks_tvm.tune_module(mod, {"kind": "llvm", "num-cores": 2}, str(tmp_path / "wd"), max_trials_global=8,
                                     runner_config=cfg, op_names=["fused_matmul_add_relu"])
-    assert summary["config"]["runner"] == "rpc"
-    assert summary["measured"] >= 1, summary["errors"]
+    devices = summary["devices"]
+    assert summary["errors"] == [] and summary["measured"] == summary["done"] >= 4, summary
+    assert all(devices.get(s, {}).get("measured", 0) >= 1 for s in servers), devices  # both served
+    assert summary["devices_served"] == 2
+    ghost = [d for d in devices if d not in servers]
+    assert ghost and devices[ghost[0]]["requeued"] >= 1 and devices[ghost[0]]["measured"] == 0, devices

@@ -112,6 +112,10 @@ def build_run_html(result: dict[str, Any]) -> str:
             std=format_us(float(latency["std_us"])), repeat=latency.get("repeat"), number=latency.get("number"),
             warmup=latency.get("warmup"))
         rows.append(f"<p><b>{esc(latency_title)}</b> {text}{_warm_ms(latency)}</p>")
+    if result.get("profile_note"):  # an RPC device: the per-call profile needs a local one
+        rows.append("<p>" + esc(QCoreApplication.translate(
+            "RunPanel", "No profile: profiling runs on devices of this machine only (its VM instrument is a Python "
+            "callback, which TVM cannot call on an RPC device).")) + "</p>")
     outs = result.get("outputs") or []
     if outs:
         items = []
@@ -229,6 +233,7 @@ class RunPanel(QWidget):
         self.last_compare: Optional[dict[str, Any]] = None
         self.last_export: Optional[dict[str, Any]] = None
         self.last_error: Optional[str] = None
+        self.remote: Optional[dict[str, Any]] = None  # the RPC device chosen in the picker ({"tracker", "key"})
         target_row = self._build_target_row()
         module_combo = self._build_module_combo()
         inputs_row = self._build_inputs_row()
@@ -402,28 +407,38 @@ class RunPanel(QWidget):
 
     # ---- targets --------------------------------------------------------------------------
     def set_devices(self, devices: list[dict[str, Any]], current: dict[str, Any],
-                    presets: Optional[list[dict[str, Any]]] = None) -> None:
+                    presets: Optional[list[dict[str, Any]]] = None, rpc: Optional[dict[str, Any]] = None) -> None:
         """Fill the target list from the engine's ``devices`` reply (CPU first) and, when given, the picker's
-        presets with whether each compiles and runs here (:class:`widgets.target_picker.TargetPicker`), then
-        select ``current``."""
+        presets with whether each compiles and runs here (:class:`widgets.target_picker.TargetPicker`) and the
+        RPC tracker's devices (``rpc_devices`` reply), then select ``current`` (or the RPC device chosen)."""
         self._syncing = True
         try:
-            self.target_combo.set_choices(devices, list(presets or []))
+            self.target_combo.set_choices(devices, list(presets or []), rpc)
         finally:
             self._syncing = False
         self.show_target(current)
 
     def show_target(self, target: dict[str, Any]) -> None:
-        """Select ``target`` in the list (added as a custom entry when it is not there)."""
+        """Select ``target`` in the list (added as a custom entry when it is not there); while an RPC device is
+        chosen (:attr:`remote`) and listed, that device stays selected."""
         self._syncing = True
         try:
-            self.target_combo.show_target(target)
+            if self.remote is None or not self.target_combo.show_remote(self.remote):
+                self.remote = None
+                self.target_combo.show_target(target)
         finally:
             self._syncing = False
 
     def _on_target_activated(self, index: int) -> None:
+        if self._syncing:
+            return
+        remote = self.target_combo.remote_at(index)
+        if remote is not None:  # built here for the pipeline's target, run on that RPC device
+            self.remote = remote
+            return
         target = self.target_combo.itemData(index)
-        if not self._syncing and isinstance(target, dict):
+        if isinstance(target, dict):
+            self.remote = None
             self.target_chosen.emit(dict(target))
 
     # ---- request values -------------------------------------------------------------------

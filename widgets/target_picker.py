@@ -6,7 +6,10 @@ preset are shown as that preset), then the presets of
 generic ``llvm``), CUDA per architecture, ROCm, Vulkan, Metal, OpenCL — each saying whether this TVM build
 can compile for it and this machine can run it (the engine's ``devices`` reply with ``presets``,
 :class:`pipeline_model.targets.TargetSupport`), the reasons in the tooltip. A target that is neither a
-device nor a preset is shown as a "Custom" entry. Every entry's item data is its target dict.
+device nor a preset is shown as a "Custom" entry. Every entry's item data is its target dict — except the
+devices of an RPC tracker (Edit ▸ Preferences, the engine's ``rpc_devices`` reply), listed last: their item data
+is ``None`` and :data:`REMOTE_ROLE` holds where they run (``{"tracker", "key"}``), listed after this machine's
+devices; the module is built here for the pipeline's target and runs there.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from widgets.engine_texts import code, shown_html, shown_plain
 CUSTOM_ROLE = Qt.ItemDataRole.UserRole + 1
 #: Item-data role of a preset's :class:`TargetSupport` (as JSON).
 SUPPORT_ROLE = Qt.ItemDataRole.UserRole + 2
+#: Item-data role of an RPC device entry: ``{"tracker": "HOST:PORT", "key": ...}``.
+REMOTE_ROLE = Qt.ItemDataRole.UserRole + 3
 
 
 def support_text(support: TargetSupport) -> str:
@@ -104,19 +109,22 @@ class TargetPicker(QComboBox):
         self.setObjectName("targetPicker")
         self.supports: list[TargetSupport] = []
 
-    def _add_header(self, text: str) -> None:
+    def _add_header(self, text: str, bold: bool = True) -> None:
         self.addItem(text)
         model = self.model()
         if isinstance(model, QStandardItemModel):
             item = model.item(self.count() - 1)
             item.setEnabled(False)
             font = item.font()
-            font.setBold(True)
+            font.setBold(bold)
             item.setFont(font)
 
-    def set_choices(self, devices: list[dict[str, Any]], presets: list[dict[str, Any]]) -> None:
+    def set_choices(self, devices: list[dict[str, Any]], presets: list[dict[str, Any]],
+                    rpc: Optional[dict[str, Any]] = None) -> None:
         """Fill the list: the detected ``devices`` (engine ``devices`` reply), then the ``presets`` with their
-        support (engine reply with ``presets``), grouped; without presets, generic ``llvm`` after the devices."""
+        support (engine reply with ``presets``), grouped; without presets, generic ``llvm`` after the devices.
+        The devices of the RPC tracker ``rpc`` (engine ``rpc_devices`` reply), when one is set, follow this
+        machine's."""
         self.clear()
         self.supports = [TargetSupport.from_json(p) for p in presets]
         listed = [s.target for s in self.supports]
@@ -131,6 +139,8 @@ class TargetPicker(QComboBox):
             self.addItem(label, target)
             self.setItemData(self.count() - 1, _details_tip(dev), Qt.ItemDataRole.ToolTipRole)
             seen.append(target)
+        if rpc:  # a farm's boards are devices too: right after this machine's
+            self._add_rpc_devices(rpc)
         group = None
         for support in self.supports:
             if support.group != group:
@@ -143,6 +153,35 @@ class TargetPicker(QComboBox):
         if {"kind": "llvm"} not in seen:
             self.addItem(QCoreApplication.translate("TargetPicker", "CPU: generic llvm"), {"kind": "llvm"})
         self.view().setMinimumWidth(self.view().sizeHintForColumn(0) + 24)  # the list shows each entry whole
+
+    def _add_rpc_devices(self, rpc: dict[str, Any]) -> None:
+        tracker = str(rpc.get("tracker") or "")
+        self._add_header(QCoreApplication.translate("TargetPicker", "RPC devices at {tracker}").format(tracker=tracker))
+        if rpc.get("error"):
+            self._add_header(QCoreApplication.translate("TargetPicker", "The tracker did not answer: {error}").format(
+                error=rpc["error"]), bold=False)
+            return
+        if not rpc.get("devices"):
+            self._add_header(QCoreApplication.translate("TargetPicker", "No device is registered with the tracker"),
+                             bold=False)
+        for dev in rpc.get("devices") or []:
+            self.addItem(QCoreApplication.translate("TargetPicker", "RPC {key} — {free}/{total} free (built here, run there)").format(
+                key=dev.get("key"), free=dev.get("free", 0), total=dev.get("total", 0)))
+            self.setItemData(self.count() - 1, {"tracker": tracker, "key": str(dev.get("key"))}, REMOTE_ROLE)
+            self.setItemData(self.count() - 1, "\n".join(dev.get("servers") or []), Qt.ItemDataRole.ToolTipRole)
+
+    def remote_at(self, index: int) -> Optional[dict[str, Any]]:
+        """Where entry ``index`` runs when it is an RPC device (``{"tracker", "key"}``), else ``None``."""
+        remote = self.itemData(index, REMOTE_ROLE)
+        return dict(remote) if isinstance(remote, dict) else None
+
+    def show_remote(self, remote: dict[str, Any]) -> bool:
+        """Select the RPC device ``remote``; False when the list does not have it."""
+        for i in range(self.count()):
+            if self.remote_at(i) == remote:
+                self.setCurrentIndex(i)
+                return True
+        return False
 
     def show_target(self, target: dict[str, Any]) -> None:
         """Select ``target`` (added as a custom entry when it is not listed)."""

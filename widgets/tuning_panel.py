@@ -227,6 +227,13 @@ class TuningPanel(QWidget):
             text = (self.tr("best schedule: the app's for {app} PrimFunc(s), a tuned one for {tuned}").format(**counts)
                     if seeds.get("outcome") else self.tr("{seeded} app schedules seeded").format(**counts))
             footer = f"{footer} · {text}" if footer else text
+        devices = data.get("devices")
+        if isinstance(devices, dict) and devices:  # runner = rpc: what each device of the farm measured
+            text = self.tr("RPC devices: {devices}").format(devices=", ".join(
+                self.tr("{device} {measured} measured").format(device=d, measured=c.get("measured", 0))
+                + (self.tr(" ({requeued} re-queued)").format(requeued=c["requeued"]) if c.get("requeued") else "")
+                for d, c in sorted(devices.items()) if isinstance(c, dict)))
+            footer = f"{footer} · {text}" if footer else text
         self.footer.setText(footer)
 
     def _task_tooltip(self, task: dict[str, Any], best: Optional[dict[str, Any]], chosen: Optional[dict[str, Any]]) -> str:

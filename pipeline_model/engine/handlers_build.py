@@ -57,7 +57,8 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
     args: ``document``, ``base_dir``, ``key`` (default: final module of a run), ``target``,
     ``function``, ``inputs`` (``{"seed", "dims"}`` or ``{"path"}``), ``bench`` (``{"warmup", "number",
     "repeat"}`` or null for no timing), ``check`` (``{"rtol", "atol", "scale": "output"|"absolute"}`` or null
-    for no check), ``check_against`` (``"tvm"``: the model as loaded built by ``tvm.compile``'s default
+    for no check), ``remote`` (``{"tracker": "HOST:PORT", "key"}``: built here, uploaded to an RPC device of
+    that key, run and timed there, checked here; :mod:`pipeline_model.engine.build.remote`), ``check_against`` (``"tvm"``: the model as loaded built by ``tvm.compile``'s default
     pipeline; ``"framework"``: the original ONNX/PyTorch file in its runtime; ``"both"``), ``profile``
     (``{"warmup", "repeat"}`` or null: time of every call, see :func:`pipeline_model.engine.build.measure.profile_vm`; kept per snapshot key,
     command ``profile_get``).
@@ -78,6 +79,8 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
         "outputs": output_stats(opt["outputs"]), "latency": opt["latency"], "check": None,
         "framework_check": None, "profile": None,
     }
+    if opt["profile_note"]:
+        result["profile_note"] = opt["profile_note"]
     if opt["profile"] is not None:
         prof = dict(opt["profile"])
         prof["nodes"] = callee_nodes(mod, func_name, [e["name"] for e in prof["entries"]])

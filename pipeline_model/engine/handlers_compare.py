@@ -10,6 +10,7 @@ import numpy as np
 from pipeline_model.engine.build.inputs import PreparedInputs, prepare_inputs
 from pipeline_model.engine.build.measure import measure_resolved, output_stats, time_together
 from pipeline_model.engine.build.reference import reference_outputs, tvm_check
+from pipeline_model.engine.build.remote import one_device
 from pipeline_model.engine.build.requests import check_settings, resolve_module
 from pipeline_model.engine.handler_registry import handler
 from pipeline_model.latency_stats import FASTER, compare_runs
@@ -140,8 +141,12 @@ def handle_compare(args: dict, ctx: WorkerContext) -> dict:
     functions}] (final IR of every pair, :func:`pipeline_model.diff.diff_scripts`), "best": index of the
     fastest by median, "best_clear": whether it is significantly faster than every other}``. A module that fails to build gets its ``error``; the others still run.
     """
-    if args.get("modules") is not None:
-        return _compare_many(args, ctx)
+    with one_device():  # on an RPC device, every module of the comparison runs on the same one
+        return _compare_many(args, ctx) if args.get("modules") is not None else _compare_two(args, ctx)
+
+
+def _compare_two(args: dict, ctx: WorkerContext) -> dict:
+    """``compare`` with ``a`` and ``b`` (see :func:`handle_compare`)."""
     sides = []
     prepared: Optional[PreparedInputs] = None
     func_name = None

@@ -1,11 +1,12 @@
-"""Engine commands ``devices`` (the local devices and the target suggested for each) and ``validate_target``
-(TVM's canonical form of a target, or its error)."""
+"""Engine commands ``devices`` (the local devices and the target suggested for each), ``rpc_devices`` (the
+devices an RPC tracker has, per key) and ``validate_target`` (TVM's canonical form of a target, or its error)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from pipeline_model.engine.build.devices import detect_devices, preset_support, tvm_target
+from pipeline_model.targets import rpc_device_listing
 from pipeline_model.engine.handler_registry import handler
 from pipeline_model.scriptlib.functions import BuildError
 
@@ -21,6 +22,13 @@ def handle_devices(args: dict, ctx: WorkerContext) -> dict:
     if args.get("presets"):
         reply["presets"] = preset_support()
     return reply
+
+
+@handler("rpc_devices")
+def handle_rpc_devices(args: dict, ctx: WorkerContext) -> dict:
+    """The devices of the RPC tracker ``tracker`` (``HOST:PORT``), per key, or why it did not answer
+    (:func:`pipeline_model.targets.rpc_device_listing`: a 5-s socket timeout)."""
+    return rpc_device_listing(str(args.get("tracker") or ""))
 
 
 def _jsonable(value: Any) -> Any:

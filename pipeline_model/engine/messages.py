@@ -74,7 +74,7 @@ CONTROL_METHODS = frozenset({CMD_CANCEL, CMD_STOP_TUNING, CMD_SHUTDOWN})
 #: command) carries the client's consent fields (``trust_all``, ``trusted_hashes``; see
 #: :class:`pipeline_model.consent.Consent`).
 CODE_FREE_METHODS = frozenset({CMD_PING, CMD_CATALOGUE, CMD_SNAPSHOT, "cache_clear", "env", "graph", "prim_func",
-                               "profile_get", "devices", "validate_target"})
+                               "profile_get", "devices", "rpc_devices", "validate_target"})
 
 # Events.
 EV_READY = "ready"

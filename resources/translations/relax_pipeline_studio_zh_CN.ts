@@ -768,7 +768,7 @@
         <translation>正在加载 Pass 目录…</translation>
     </message>
     <message>
-        <location filename="../../app/run_controller.py" line="+55"/>
+        <location filename="../../app/run_controller.py" line="+56"/>
         <source>New document: Build &amp; Run to see its results.</source>
         <extracomment>``(kind, reply dict)`` after a build_run / compare / export_library answer (tests, screenshots). ``(kind, message)`` when a request failed.</extracomment>
         <translation>新文档：请“构建并运行”以查看结果。</translation>
@@ -779,7 +779,7 @@
         <translation>模型或目标已更改：请重新“构建并运行”以查看结果。</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+28"/>
         <source>Device detection failed: {0}</source>
         <translation>设备检测失败：{0}</translation>
     </message>
@@ -804,7 +804,7 @@
         <translation>引擎仍在处理上一个请求（点击“停止”可结束）。</translation>
     </message>
     <message>
-        <location line="+49"/>
+        <location line="+51"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -814,12 +814,12 @@
         <translation>CPU</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+3"/>
         <source>Building {0} step(s) for {1}…</source>
         <translation>正在为 {1} 构建 {0} 个步骤…</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+16"/>
         <source>Building and timing the baseline and the pipeline…</source>
         <translation>正在构建基线和流水线并计时…</translation>
     </message>
@@ -1475,7 +1475,7 @@
         <translation>丢弃</translation>
     </message>
     <message>
-        <location filename="../../app/preferences.py" line="+21"/>
+        <location filename="../../app/preferences.py" line="+22"/>
         <source>Preferences</source>
         <translation>首选项</translation>
     </message>
@@ -1505,7 +1505,12 @@
         <translation>使用更多内存的引擎会被停止（消息中会指出是哪个步骤），然后重启</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+3"/>
+        <source>An RPC tracker (python -m tvm.exec.rpc_tracker): Build &amp; Run lists its devices and can run there; empty for none</source>
+        <translation>RPC 跟踪器（python -m tvm.exec.rpc_tracker）：“构建并运行”会列出它的设备并可在其上运行；留空表示不用</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>The watchdog limit applies to the next request; the memory limit from the next engine start (Run ▸ Restart Engine).</source>
         <translation>看门狗时限从下一个请求起生效；内存上限从下次引擎启动起生效（运行 ▸ 重启引擎）。</translation>
     </message>
@@ -1518,6 +1523,11 @@
         <location line="+1"/>
         <source>Engine memory limit:</source>
         <translation>引擎内存上限：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>RPC tracker (HOST:PORT):</source>
+        <translation>RPC 跟踪器（主机:端口）：</translation>
     </message>
     <message>
         <location filename="../../app/bisect_controller.py" line="-113"/>
@@ -3900,7 +3910,7 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+142"/>
+        <location filename="../../widgets/run_panel.py" line="+146"/>
         <source>max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})</source>
         <translation>最大绝对误差 / 参照最大绝对值 = {ratio}（参照最大绝对值 {ref}；容差按{scale}缩放）</translation>
     </message>
@@ -3910,7 +3920,7 @@
         <translation>警告</translation>
     </message>
     <message>
-        <location line="+137"/>
+        <location line="+138"/>
         <source>Device and target to build for (devices detected by the engine)</source>
         <translation>构建所用的设备和目标（引擎检测到的设备）</translation>
     </message>
@@ -3985,9 +3995,9 @@
         <translation>模块</translation>
     </message>
     <message>
-        <location line="-134"/>
-        <location line="+135"/>
-        <location line="+236"/>
+        <location line="-139"/>
+        <location line="+140"/>
+        <location line="+246"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
@@ -4210,7 +4220,7 @@
         <translation>引擎报告了一个错误：</translation>
     </message>
     <message>
-        <location filename="../../widgets/run_panel.py" line="-415"/>
+        <location filename="../../widgets/run_panel.py" line="-430"/>
         <source>({time} of warm-up)</source>
         <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>（预热 {time}）</translation>
@@ -4276,7 +4286,12 @@
         <translation>中位数 {median}，波动 {spread}（最小 {min}，最大 {max}，标准差 {std}）；预热 {warmup} 次后测量 {repeat} 轮 × 每轮 {number} 次</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+8"/>
+        <source>No profile: profiling runs on devices of this machine only (its VM instrument is a Python callback, which TVM cannot call on an RPC device).</source>
+        <translation>没有性能剖析：剖析只在本机的设备上运行（它的 VM 插桩是一个 Python 回调，TVM 无法在 RPC 设备上调用它）。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>min {min}, max {max}, mean {mean}, std {std}</source>
         <translation>最小 {min}，最大 {max}，均值 {mean}，标准差 {std}</translation>
     </message>
@@ -4291,7 +4306,7 @@
         <translation>输出 {index}</translation>
     </message>
     <message>
-        <location line="+118"/>
+        <location line="+119"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
@@ -4346,7 +4361,7 @@
         <translation>“构建并运行” (Ctrl+B) 后在此查看输出、延迟和数值检查。</translation>
     </message>
     <message>
-        <location line="+180"/>
+        <location line="+190"/>
         <source>Exported {library}; run it with: {command}</source>
         <translation>已导出 {library}；运行方式：{command}</translation>
     </message>
@@ -4451,7 +4466,7 @@
         <translation>失败</translation>
     </message>
     <message>
-        <location line="-422"/>
+        <location line="-433"/>
         <source>ratio of the medians {value}× (no repeats: the spread is unknown)</source>
         <translation>中位数之比 {value}×（没有重复测量：离散程度未知）</translation>
     </message>
@@ -4496,7 +4511,7 @@
         <translation>✗ 结果不同</translation>
     </message>
     <message>
-        <location line="+243"/>
+        <location line="+254"/>
         <source>{0} {1} is not a number (e.g. 1e-4)</source>
         <translation>{0} {1} 不是数字（例如 1e-4）</translation>
     </message>
@@ -4636,7 +4651,7 @@
         <translation>已测量 {0} 条记录，{2} 个 PrimFunc 中 {1} 个有最佳调度</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+27"/>
         <source>Tuning database lines skipped</source>
         <translation>已跳过的调优数据库行</translation>
     </message>
@@ -4701,12 +4716,38 @@
         <translation>请求的试验数</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-85"/>
+        <location line="+86"/>
         <source>measured</source>
         <translation>已测量</translation>
     </message>
     <message>
+        <location line="-98"/>
+        <source>, on {0} RPC device(s)</source>
+        <translation>，在 {0} 台 RPC 设备上</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Measured on {0} RPC device(s)</source>
+        <translation>在 {0} 台 RPC 设备上测量</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
         <location line="+0"/>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>re-queued</source>
+        <translation>重新排队</translation>
+    </message>
+    <message>
+        <location line="+85"/>
         <source>seconds</source>
         <translation>秒</translation>
     </message>
@@ -4924,9 +4965,9 @@
 <context>
     <name>TargetPicker</name>
     <message>
-        <location filename="../../widgets/target_picker.py" line="+33"/>
+        <location filename="../../widgets/target_picker.py" line="+38"/>
         <source>compiles ✓</source>
-        <extracomment>Item-data role marking the custom entry (its text is translated). Item-data role of a preset&apos;s :class:`TargetSupport` (as JSON).</extracomment>
+        <extracomment>Item-data role marking the custom entry (its text is translated). Item-data role of a preset&apos;s :class:`TargetSupport` (as JSON). Item-data role of an RPC device entry: ``{&quot;tracker&quot;: &quot;HOST:PORT&quot;, &quot;key&quot;: ...}``.</extracomment>
         <translation>可编译 ✓</translation>
     </message>
     <message>
@@ -4991,18 +5032,18 @@
         <translation>CPU</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+34"/>
         <source>Devices on this machine</source>
         <translation>本机设备</translation>
     </message>
     <message>
-        <location line="-46"/>
-        <location line="+64"/>
+        <location line="-49"/>
+        <location line="+69"/>
         <source>CPU: generic llvm</source>
         <translation>CPU：通用 llvm</translation>
     </message>
     <message>
-        <location line="-102"/>
+        <location line="-107"/>
         <source>ROCm&apos;s device libraries are not on this machine ({0}): install ROCm or set ROCM_PATH</source>
         <extracomment>The engine&apos;s reasons a target cannot be compiled or run here (``pipeline_model.engine.build.devices``): what TVM said stays as it is, in a code font.</extracomment>
         <translation>本机没有 ROCm 的设备库（{0}）：请安装 ROCm 或设置 ROCM_PATH</translation>
@@ -5038,7 +5079,27 @@
         <translation>目标：{0}</translation>
     </message>
     <message>
-        <location line="+96"/>
+        <location line="+93"/>
+        <source>RPC devices at {tracker}</source>
+        <translation>{tracker} 上的 RPC 设备</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The tracker did not answer: {error}</source>
+        <translation>跟踪器没有应答：{error}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>No device is registered with the tracker</source>
+        <translation>跟踪器上没有注册任何设备</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>RPC {key} — {free}/{total} free (built here, run there)</source>
+        <translation>RPC {key} — {free}/{total} 空闲（在本机构建，在那里运行）</translation>
+    </message>
+    <message>
+        <location line="+28"/>
         <source>Custom: {target}</source>
         <translation>自定义：{target}</translation>
     </message>
@@ -5204,7 +5265,22 @@
         <translation>已提供 {seeded} 个应用调度作为种子</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+4"/>
+        <source>RPC devices: {devices}</source>
+        <translation>RPC 设备：{devices}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{device} {measured} measured</source>
+        <translation>{device} 已测量 {measured} 个</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> ({requeued} re-queued)</source>
+        <translation>（{requeued} 个重新排队）</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>{share:.1f} % of the measured time; {trials} trials allocated</source>
         <translation>占测得时间的 {share:.1f} %；分配了 {trials} 次试验</translation>
     </message>
@@ -5241,7 +5317,7 @@
         <translation type="vanished">&lt;b&gt;{pass_id}&lt;/b&gt;：{done} / {total} 次试验，{elapsed} 秒，运行器 {runner}</translation>
     </message>
     <message>
-        <location line="-70"/>
+        <location line="-77"/>
         <source> (reused)</source>
         <translation>（复用）</translation>
     </message>

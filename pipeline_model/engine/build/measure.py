@@ -261,18 +261,30 @@ def profile_vm(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray], sett
 def build_and_measure(mod: Any, target: dict[str, Any], func_name: str, arrays: list[np.ndarray],
                        bench: Optional[dict[str, Any]], ctx: WorkerContext, what: str,
                        baseline: bool = False, profile: Optional[dict[str, Any]] = None,
-                       time_later: bool = False) -> dict[str, Any]:
+                       time_later: bool = False, remote: Optional[dict[str, Any]] = None) -> dict[str, Any]:
     """Build ``mod`` for ``target``, run ``func_name`` once on ``arrays``, then time it (``bench``) and profile it
     (``profile``) when asked; progress events name the module ``what``. Returns ``build_ms``, ``outputs``,
     ``latency``, ``device``, ``executable``, ``profile``, ``fingerprint`` (:func:`build_lowered`) and, with
-    ``time_later``, a ``timer`` instead of the latency (for :func:`time_together`)."""
+    ``time_later``, a ``timer`` instead of the latency (for :func:`time_together`). With ``remote`` it runs and
+    is timed on that RPC device (:class:`pipeline_model.engine.build.remote.RemoteRun`; no profile there:
+    ``profile_note`` says so)."""
     check_cancel(ctx)
     progress(ctx, "building", f"building {what} for {target_label(target)}")
     t0 = time.perf_counter()
     ex, fingerprint = build_lowered(mod, target, baseline=baseline)
     build_ms = (time.perf_counter() - t0) * 1000.0
-    dev = device_for(target)
-    vm = make_vm(ex, dev, mod)
+    placed = None
+    if remote is not None:
+        from pipeline_model.engine.build.remote import RemoteRun
+
+        check_cancel(ctx)
+        progress(ctx, "uploading", f"uploading {what} to {targets_mod.remote_label(remote)}")
+        placed = RemoteRun(ex, target, remote)
+        dev, device_name = placed.dev, placed.device
+        vm = placed.vm if mod is None else prepacked_vm(placed.vm, mod)
+    else:
+        dev = device_for(target)
+        vm, device_name = make_vm(ex, dev, mod), str(dev)
     check_cancel(ctx)
     progress(ctx, "running", f"running {what}")
     outputs = run_function(vm, func_name, dev, arrays)
@@ -284,13 +296,15 @@ def build_and_measure(mod: Any, target: dict[str, Any], func_name: str, arrays: 
         check_cancel(ctx)
         progress(ctx, "benchmarking", f"timing {what}")
         latency = benchmark(vm, func_name, dev, arrays, bench)
-    prof = None
-    if profile is not None:
+    prof, note = None, ""
+    if profile is not None and placed is not None:
+        note = "profiling runs on local devices only (its VM instrument is a Python callback)"
+    elif profile is not None:
         check_cancel(ctx)
         progress(ctx, "profiling", f"profiling {what} (time of every call)")
         prof = profile_vm(vm, func_name, dev, arrays, profile, mod)
-    return {"build_ms": build_ms, "outputs": outputs, "latency": latency, "device": str(dev), "executable": ex,
-            "profile": prof, "fingerprint": fingerprint, "timer": timer}
+    return {"build_ms": build_ms, "outputs": outputs, "latency": latency, "device": device_name, "executable": ex,
+            "profile": prof, "profile_note": note, "fingerprint": fingerprint, "timer": timer, "remote": placed}
 
 
 def time_together(results: list[dict[str, Any]], ctx: WorkerContext) -> None:
@@ -317,4 +331,5 @@ def measure_resolved(resolved: ResolvedModule, func_name: str, arrays: list[np.n
                      profile: Optional[dict[str, Any]] = None, time_later: bool = False) -> dict[str, Any]:
     """:func:`build_and_measure` of a resolved request's module, with its ``baseline``."""
     return build_and_measure(resolved.mod, resolved.target, func_name, arrays, bench, ctx, what,
-                             baseline=resolved.baseline, profile=profile, time_later=time_later)
+                             baseline=resolved.baseline, profile=profile, time_later=time_later,
+                             remote=resolved.remote)

@@ -92,6 +92,7 @@ class ResolvedModule:
     label: str
     key: str
     baseline: bool
+    remote: Optional[dict[str, Any]] = None  # run on this RPC device (pipeline_model.engine.build.remote)
 
 
 def resolve_module(args: dict[str, Any], ctx: WorkerContext) -> ResolvedModule:
@@ -100,7 +101,7 @@ def resolve_module(args: dict[str, Any], ctx: WorkerContext) -> ResolvedModule:
     ``args``: ``document`` (pipeline document dict) with ``base_dir`` and ``trust_custom_code``, or
     ``run`` (the ``run`` request arguments, ``EngineClient.run_args(doc)``); optional ``key`` (a snapshot
     key; default: run the pipeline and take the final module); ``baseline`` (build the model as loaded
-    instead); ``target`` (overrides the document's); ``rerun_missing`` (run the pipeline again when ``key`` is not
+    instead); ``target`` (overrides the document's); ``remote`` (run on an RPC device); ``rerun_missing`` (run the pipeline again when ``key`` is not
     in the cache: a request sent again to a restarted engine).
     """
     run_args = args.get("run")
@@ -117,11 +118,13 @@ def resolve_module(args: dict[str, Any], ctx: WorkerContext) -> ResolvedModule:
     if args.get("target"):
         run_args["target"] = dict(args["target"])
     target = dict(run_args.get("target") or {"kind": "llvm"})
+    remote = dict(args["remote"]) if isinstance(args.get("remote"), dict) else None
     model = str(run_args.get("model") or "")
     progress(ctx, "loading", f"loading model {model}")
     loaded = ctx.load_model(model, run_args.get("base_dir"))
     if args.get("baseline"):
-        return ResolvedModule(loaded.mod, loaded, target, "baseline (model as loaded)", f"baseline:{loaded.key}", True)
+        return ResolvedModule(loaded.mod, loaded, target, "baseline (model as loaded)", f"baseline:{loaded.key}", True,
+                              remote)
     key = args.get("key")
     if not key or (args.get("rerun_missing") and ctx.cache.get(str(key)) is None):
         # No key: the final module. A key the engine lost (it restarted): the run caches every step's module under
@@ -138,4 +141,4 @@ def resolve_module(args: dict[str, Any], ctx: WorkerContext) -> ResolvedModule:
     if mod is None:
         raise BuildError(f"module {key!r} is not in the engine's cache (evicted or from an earlier engine); run again")
     return ResolvedModule(mod, loaded, target, f"pipeline {name!r}" if name != "pipeline" else "pipeline", str(key),
-                          False)
+                          False, remote)

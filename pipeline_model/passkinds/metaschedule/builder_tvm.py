@@ -9,9 +9,9 @@ What it fixes on TVM 0.27 (see ``../shared/TVM_NOTES.md``), through the helpers 
   (that import takes ~37 s in every fresh builder worker, so every stock candidate hits the 30 s
   timeout); the builder keeps one pool of build workers across rounds and polls the session's stop flag, so
   Stop ends a build round within a fraction of a second (:mod:`.script_measure`, which scripts contain too);
-* the runner measures with ``EvaluatorConfig(number=10, repeat=1, min_repeat_ms=20)``, locally or
-  through an RPC tracker (``ms.runner.RPCRunner``); :func:`check_rpc_tracker` says plainly when the
-  tracker or the device is missing.
+* the runner measures with ``EvaluatorConfig(number=10, repeat=1, min_repeat_ms=20)``, locally or on every
+  device an RPC tracker has for the key (:mod:`.script_farm`); :func:`check_rpc_tracker` says plainly when
+  the tracker or the device is missing.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from tvm.target import Target
 
 from pipeline_model.passkinds.metaschedule.config import TuningConfig
 from pipeline_model.passkinds.metaschedule.script import TuningConfigError, load_tensor_intrinsics, meta_schedule_target
+from pipeline_model.scriptlib.rpc import tracker_devices
 from pipeline_model.passkinds.metaschedule.script_measure import (
     TuningStopped,
     meta_schedule_f_build,
@@ -60,41 +61,29 @@ def make_stock_builder(config: TuningConfig) -> ms.builder.LocalBuilder:
                                    timeout_sec=float(config.builder_timeout_s))
 
 
-def make_runner(config: TuningConfig) -> ms.runner.Runner:
-    """``LocalRunner`` or ``RPCRunner`` for ``config``
-    (:func:`~pipeline_model.passkinds.metaschedule.script.tuning_runner`, as exported scripts make it)."""
-    return tuning_runner(config.to_json())
+def make_runner(config: TuningConfig, should_stop: Optional[StopFn] = None) -> ms.runner.Runner:
+    """``LocalRunner``, or for ``runner = rpc`` the device farm runner, for ``config``
+    (:func:`~pipeline_model.passkinds.metaschedule.script_measure.tuning_runner`, as exported scripts make it;
+    the farm ends a round's unmeasured candidates once ``should_stop()``)."""
+    return tuning_runner(config.to_json(), should_stop)
 
 
 def check_rpc_tracker(config: TuningConfig, timeout_s: float = 5.0) -> int:
-    """Number of free servers with ``config.rpc_key`` on the tracker; raises ``TuningConfigError``
-    with a plain message when the tracker cannot be reached or has no such device."""
-    import socket
-
-    from tvm import rpc
-
+    """Number of devices with ``config.rpc_key`` on the tracker; raises ``TuningConfigError`` with a plain
+    message when the tracker cannot be reached or has no such device."""
     try:
-        # TVM's connect_tracker retries for 60 s; a plain connection attempt answers within timeout_s.
-        socket.create_connection((config.rpc_host, int(config.rpc_port)), timeout=timeout_s).close()
-        tracker = rpc.connect_tracker(config.rpc_host, int(config.rpc_port))
-        summary = tracker.summary()
+        devices = tracker_devices(config.rpc_host, int(config.rpc_port), timeout_s)
     except Exception as exc:  # noqa: BLE001 - any connection failure gets the same plain message
         raise TuningConfigError(
             f"cannot reach the RPC tracker at {config.rpc_host}:{config.rpc_port} ({exc}); start it with "
             "'python -m tvm.exec.rpc_tracker' or choose runner = local"
         ) from None
-    count = 0
-    for item in summary.get("queue_info", {}).items():
-        key, info = item
-        if key == config.rpc_key:
-            count = int(info.get("free", 0)) + int(info.get("pending", 0))
-    servers = [s for s in summary.get("server_info", []) if str(s.get("key", "")).split(":")[-1] == config.rpc_key]
-    if count == 0 and not servers:
+    info = devices.get(config.rpc_key, {})
+    count = max(int(info.get("total", 0)), int(info.get("free", 0)) + int(info.get("pending", 0)))
+    if count == 0:
         raise TuningConfigError(
             f"the RPC tracker at {config.rpc_host}:{config.rpc_port} has no device with key "
             f"'{config.rpc_key}'; start one with 'python -m tvm.exec.rpc_server --tracker "
             f"{config.rpc_host}:{config.rpc_port} --key {config.rpc_key}'"
         )
-    return max(count, len(servers))
-
-
+    return count

@@ -262,6 +262,8 @@ class TuningProgress:
     #: ``"lookup"`` while a time-budgeted step looks its PrimFuncs up in the work folder and the user database,
     #: before it knows how many trials its rounds get (``total`` is 0 then); ``""`` otherwise.
     phase: str = ""
+    #: ``runner = rpc``: per device of the farm (``"host:port"``), ``{"measured", "failed", "requeued"}``.
+    devices: dict = field(default_factory=dict)
 
     def task(self, name: str) -> TaskProgress:
         """The task record named ``name`` (created when missing)."""
@@ -316,6 +318,9 @@ def format_progress_line(progress: dict[str, Any] | TuningProgress) -> str:
         chosen = ", ".join(f"{c.get('name')} {float(c.get('share') or 0) * 100:.1f}% -> {c.get('trials')}"
                            for c in focus.get("chosen") or [])
         head += f" (targeted, focus {focus.get('focus')}: {chosen})"
+    if progress.devices:  # the RPC farm: what each device measured so far
+        head += " (RPC " + ", ".join(f"{device} {counts.get('measured', 0)}"
+                                     for device, counts in sorted(progress.devices.items())) + ")"
     return head + ("; " + ", ".join(parts) if parts else "")
 
 

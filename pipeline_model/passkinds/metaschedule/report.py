@@ -37,7 +37,7 @@ def tuning_html(value: Any, _target: dict, _error_css: str) -> str:
     database = esc(translate("StepReport", "database"))
     return (f"<p><b>MetaSchedule</b>: {esc(summary)}; {database} <code>{esc(value.get('work_dir', ''))}</code></p>"
             f"<table>{rows}</table>" + sources_html(tasks, value.get("user_database"))
-            + seeds_html(value.get("seeds")) + budget_html(value.get("budget")) + focus_html(value.get("focus"))
+            + devices_html(value.get("devices")) + seeds_html(value.get("seeds")) + budget_html(value.get("budget")) + focus_html(value.get("focus"))
             + best_html(value.get("best")) + skipped_lines_html(value.get("warnings")))
 
 
@@ -51,8 +51,27 @@ def tuning_line(report: dict) -> str:
     tasks = [t for t in value.get("tasks") or [] if isinstance(t, dict)]
     best = sum(1 for t in tasks if t.get("best_us") is not None)
     measured = value.get("measured", value.get("done")) or 0
-    return translate("StepReport", "{0} record(s) measured, a best schedule for {1} of {2} PrimFunc(s)").format(
+    line = translate("StepReport", "{0} record(s) measured, a best schedule for {1} of {2} PrimFunc(s)").format(
         measured, best, len(tasks))
+    if value.get("devices_served"):
+        line += translate("StepReport", ", on {0} RPC device(s)").format(value["devices_served"])
+    return line
+
+
+def devices_html(devices: Any) -> str:
+    """``runner = rpc``: how many devices of the farm served and what each measured, failed and re-queued."""
+    if not isinstance(devices, dict) or not devices:
+        return ""
+    counts = {str(d): c for d, c in devices.items() if isinstance(c, dict)}
+    served = sum(1 for c in counts.values() if c.get("measured"))
+    head = translate("StepReport", "Measured on {0} RPC device(s)").format(served)
+    titles = "".join(f"<th>{esc(t)}</th>" for t in (
+        translate("StepReport", "device"), translate("StepReport", "measured"), translate("StepReport", "failed"),
+        translate("StepReport", "re-queued")))
+    rows = "".join(f"<tr><td><code>{esc(d)}</code></td>" + "".join(
+        f"<td align='right'>{esc(c.get(k, 0))}</td>" for k in ("measured", "failed", "requeued")) + "</tr>"
+        for d, c in sorted(counts.items()))
+    return f"<p>{esc(head)}</p><table><tr>{titles}</tr>{rows}</table>"
 
 
 def skipped_lines_html(warnings: Any) -> str:

@@ -10,12 +10,13 @@ calls (TVM-free at import; copied verbatim like :mod:`.script`'s helpers, see :d
   ``worker_uses`` builds (why TVM restarts its pool: a worker's memory grows with use), after a timeout and
   after a crash. ``should_stop`` (the engine's stop flag and time budget) is polled every 0.2 s while building;
 * :func:`search_strategy`: the evolutionary search with the step's ``search_population``;
-* :func:`tuning_builder` / :func:`tuning_runner` from the step's options (the complete dict of
+* :func:`tuning_builder` / :func:`tuning_runner` (``runner = rpc``: :mod:`.script_farm`'s device farm) from the step's options (the complete dict of
   :meth:`pipeline_model.passkinds.metaschedule.config.TuningConfig.to_json`), :func:`close_tuning_tools` ends
   their worker processes; an exported script makes them once (:func:`script_tuning_tools`), the engine once per
   step (``TuningSession.tools``).
 """
 
+from pipeline_model.passkinds.metaschedule.script_farm import FARM_HELPERS, farm_runner  # scripts define them too
 from pipeline_model.scriptlib.threads import usable_cores  # the core rule; scripts define it in their header
 
 
@@ -121,22 +122,19 @@ def tuning_builder(options, should_stop=None):
     return pooled_builder(workers, float(options["builder_timeout_s"]), should_stop)
 
 
-def tuning_runner(options):
-    """MetaSchedule's runner for the step's ``options``: a ``LocalRunner`` (``runner_timeout_s``), or an
-    ``RPCRunner`` through the tracker ``rpc_host``:``rpc_port`` with device key ``rpc_key`` for
-    ``runner = "rpc"``; both measure with ``EvaluatorConfig(number, repeat, min_repeat_ms)``."""
+def tuning_runner(options, should_stop=None, report=None):
+    """MetaSchedule's runner for the step's ``options``: a ``LocalRunner`` (``runner_timeout_s``), or for
+    ``runner = "rpc"`` the device farm of :func:`~pipeline_model.passkinds.metaschedule.script_farm.farm_runner`
+    (every free device of key ``rpc_key`` on the tracker ``rpc_host``:``rpc_port`` at once; ``should_stop`` and
+    ``report`` go to it); both measure with ``EvaluatorConfig(number, repeat, min_repeat_ms)``."""
     from tvm.s_tir import meta_schedule as ms
 
+    if options["runner"] == "rpc":
+        return farm_runner(options, should_stop, report)
     evaluator = ms.runner.EvaluatorConfig(
         number=int(options["number"]), repeat=int(options["repeat"]),
         min_repeat_ms=int(options["min_repeat_ms"]), enable_cpu_cache_flush=False,
     )
-    if options["runner"] == "rpc":
-        rpc_config = ms.runner.RPCConfig(
-            tracker_host=str(options["rpc_host"]), tracker_port=int(options["rpc_port"]),
-            tracker_key=str(options["rpc_key"]), session_timeout_sec=int(options["rpc_session_timeout_s"]),
-        )
-        return ms.runner.RPCRunner(rpc_config=rpc_config, evaluator_config=evaluator, max_workers=1)
     return ms.runner.LocalRunner(timeout_sec=float(options["runner_timeout_s"]), evaluator_config=evaluator)
 
 
@@ -156,9 +154,10 @@ def search_strategy(population):
 def close_tuning_tools(builder, runner):
     """End the worker processes of a builder of :func:`tuning_builder` and a runner of :func:`tuning_runner`
     (either may be None)."""
-    if builder is not None and hasattr(builder, "close"):
-        builder.close()
-    pool = getattr(runner, "pool", None)  # LocalRunner's one measuring worker
+    for tool in (builder, runner):
+        if tool is not None and hasattr(tool, "close"):
+            tool.close()  # the builder's pool, the RPC farm's measuring workers
+    pool = getattr(runner, "pool", None) if not hasattr(runner, "close") else None  # LocalRunner's one worker
     if pool is not None:
         pool.shutdown(wait=False)
 
@@ -171,10 +170,11 @@ def script_tuning_tools(options):
     made = script_tuning_tools.__dict__.setdefault("made", {})
     key = json.dumps(options, sort_keys=True, default=str)
     if key not in made:
-        made[key] = (tuning_builder(options), tuning_runner(options))
+        made[key] = (tuning_builder(options), tuning_runner(options, report=print))
     return made[key]
 
 
-#: The helpers above, in the order an exported script defines them (before :mod:`.script`'s).
-MEASURE_HELPERS = (TuningStopped, tuning_cores, meta_schedule_f_build, pooled_builder, tuning_builder, tuning_runner,
+#: The helpers above (after :mod:`.script_farm`'s), in the order an exported script defines them (before
+#: :mod:`.script`'s).
+MEASURE_HELPERS = (*FARM_HELPERS, TuningStopped, tuning_cores, meta_schedule_f_build, pooled_builder, tuning_builder, tuning_runner,
                    search_strategy, close_tuning_tools, script_tuning_tools)

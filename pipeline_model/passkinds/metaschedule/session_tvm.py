@@ -86,7 +86,7 @@ class TuningSession:
         if self._tools is None:
             builder = make_builder(self.config, self.should_stop)
             builder.warm()  # its workers start while the runner starts its own (~3 s each, now side by side)
-            self._tools = (builder, make_runner(self.config))
+            self._tools = (builder, make_runner(self.config, self.should_stop))
         return self._tools
 
     def close(self) -> None:
@@ -154,13 +154,22 @@ class TuningSession:
             us = secs * 1e6
             if task.best_us is None or us < task.best_us:
                 task.best_us = round(us, 3)
+        self.note_devices()
         self.emit()
+
+    def note_devices(self) -> None:
+        """Copy the RPC farm's per-device counts (``{"host:port": {measured, failed, requeued}}``) into the
+        progress (nothing for the local runner)."""
+        stats = getattr(self._tools[1], "device_stats", None) if self._tools is not None else None
+        if stats:
+            self.progress.devices = {device: dict(counts) for device, counts in stats.items()}
 
     def summary(self) -> dict[str, Any]:
         """JSON summary for ``StepResult.report["tuning"]``."""
         self.progress.elapsed_s = round(time.perf_counter() - self.started, 3)
         data = self.progress.to_json()
         data["measured"] = self.measured_ok
+        data["devices_served"] = sum(1 for counts in self.progress.devices.values() if counts.get("measured"))
         data["errors"] = list(self.errors)
         data["warnings"] = list(self.warnings)
         data["config"] = self.config.to_json()
