@@ -109,9 +109,11 @@ def from_exported(path: str, exported: Any, key: str) -> Any:
     try:
         from tvm.relax.frontend.torch import from_exported_program
 
+        from pipeline_model.scriptlib.dynamic_import import tighten_dynamic_shapes
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            mod = from_exported_program(exported, keep_params_as_input=True)
+            mod = tighten_dynamic_shapes(from_exported_program(exported, keep_params_as_input=True))
         mod, params = split_params(mod)
     except Exception as exc:
         raise ModelLoadError(
