@@ -123,6 +123,15 @@ def tighten_dynamic_shapes(mod: Any) -> Any:
             self.changed = True
             return self.builder_.normalize(relax.op.cumsum(data, axis, dtype, bool(attrs.exclusive)))
 
+        def at_extent(self, value: Any, extent: Any) -> Any:
+            """A slice bound of an axis of ``extent``: past the end -> the extent, negative constant -> counted
+            from the end (when the bounds prove that in range), else as it is."""
+            if isinstance(value, tvm.tirx.IntImm) and value.value < 0 and self.analyzer.can_prove(extent + value >= 0):
+                return self.analyzer.simplify(extent + value)
+            if self.analyzer.can_prove(value >= extent) and not self.analyzer.can_prove(value == extent):
+                return extent
+            return value
+
         def strided_slice(self, call: Any) -> Any:
             """Negative axes made positive (TVM 0.27's legalization with a symbolic extent fails on them) and
             ``assume_inbound`` where the bounds prove the slice in bounds (its length is then ``end - begin``,
@@ -133,11 +142,14 @@ def tighten_dynamic_shapes(mod: Any) -> Any:
             axes = [a + ndim if a < 0 and ndim > 0 else a for a in axes]
             begin, end = list(call.args[2].fields), list(call.args[3].fields)
             strides = list(call.args[4].fields) if len(call.args) > 4 else [1] * len(axes)
+            if shape is not None:  # ``x[:, 1:]`` ends at INT64_MAX: at the extent; ``-1`` counts from the end
+                begin, end = ([self.at_extent(v, shape[a]) for a, v in zip(axes, vals)] for vals in (begin, end))
             inbound = bool(call.attrs.assume_inbound) or shape is not None and all(
                 isinstance(st, int) and st == 1 or getattr(st, "value", None) == 1 for st in strides) and all(
                 self.analyzer.can_prove(0 <= b) and self.analyzer.can_prove(b <= e)
                 and self.analyzer.can_prove(e <= shape[a]) for a, b, e in zip(axes, begin, end))
-            if axes == [int(a.value) for a in call.args[1].fields] and inbound == bool(call.attrs.assume_inbound):
+            if (axes == [int(a.value) for a in call.args[1].fields] and inbound == bool(call.attrs.assume_inbound)
+                    and all(x.same_as(y) for x, y in zip(begin + end, [*call.args[2].fields, *call.args[3].fields]))):
                 return call
             self.changed = True
             return self.builder_.normalize(relax.op.strided_slice(
@@ -166,7 +178,7 @@ def tighten_dynamic_shapes(mod: Any) -> Any:
         tighten = Tighten(out, analyzer)
         new = tighten.visit_expr(func)
         if tighten.changed:
-            new = relax.Function(new.params, new.body, new.body.ty, new.is_pure, new.attrs, new.span)
+            new = relax.Function(new.params, new.body, new.body.body.ty, new.is_pure, new.attrs, new.span)
             out = out.clone() if out is mod else out
             out[gvar] = new
     return out
