@@ -166,3 +166,19 @@ def test_unfiled_tvm_bugs_still_fail(name, expect):
         assert proc.returncode == -11, (proc.returncode, proc.stderr[-500:])
     else:
         assert proc.returncode == 1 and expect in proc.stderr, proc.stderr[-500:]
+
+
+def test_torch_file_shows_the_dim_names(tmp_path):
+    """A torch model file's Dim("seq") is seq in the module (not torch's s77), its bounds too, and pins by that
+    name; the exported loader names it alike. (A .pt2 archive does not keep the names: torch's symbols stay.)"""
+    pytest.importorskip("torch")
+    from pipeline_model import models
+    from pipeline_model.importers.load_tvm import load_model
+
+    path = tmp_path / "net.py"
+    path.write_text(TORCH_MODEL)
+    func = load_model(str(path)).mod["main"]
+    assert "def main(ids: R.Tensor((1, seq)" in func.script() and dict(func.attrs["tir_var_upper_bound"]) == {"seq": 16}
+    ns: dict = {}
+    exec(compile(models.emit_model_loader(str(path)), "loader", "exec"), ns)
+    assert "def main(ids: R.Tensor((1, seq)" in ns["mod"]["main"].script()

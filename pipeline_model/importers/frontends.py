@@ -136,6 +136,7 @@ from tvm.relax.frontend.torch import from_exported_program
 
 _TORCH_TAIL = '''\
 mod = tighten_dynamic_shapes(from_exported_program(_exported, keep_params_as_input=True))
+mod = rename_symbolic_dims(mod, globals().get("_dim_names") or {{}})
 mod, _detached = detach_params(mod)
 _main = mod["main"]
 _num_input = int(_main.attrs["num_input"]) if "num_input" in _main.attrs else len(_main.params)
@@ -162,6 +163,7 @@ import runpy
 _ns = runpy.run_path({path})
 _exported = torch.export.export(_ns["model"].eval(), tuple(_ns["example_inputs"]),
                                 dynamic_shapes=_ns.get("dynamic_shapes"))
+_dim_names = torch_dim_names(_exported, _ns.get("dynamic_shapes"))
 ''' + _TORCH_TAIL
 
 

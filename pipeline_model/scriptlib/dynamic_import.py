@@ -182,3 +182,51 @@ def tighten_dynamic_shapes(mod: Any) -> Any:
             out = out.clone() if out is mod else out
             out[gvar] = new
     return out
+
+
+def torch_dim_names(exported: Any, dynamic_shapes: Any) -> dict[str, str]:
+    """torch's symbol of each dynamic axis -> the name the user gave its ``Dim`` (``{"s77": "seq"}``), read from
+    the ``dynamic_shapes`` of ``torch.export.export`` (a dict by argument name or a sequence by position, each
+    entry ``{axis: Dim}`` or a sequence of ``Dim``/``None``). A ``.pt2`` archive does not keep the names."""
+    placeholders = {n.name: n for n in exported.graph.nodes if n.op == "placeholder"}
+    user = [placeholders[name] for name in exported.graph_signature.user_inputs if name in placeholders]
+    if isinstance(dynamic_shapes, dict):
+        specs = [(dict(zip(dynamic_shapes, user)).get(key) if key not in placeholders else placeholders[key], spec)
+                 for key, spec in dynamic_shapes.items()]
+    elif isinstance(dynamic_shapes, (list, tuple)):
+        specs = list(zip(user, dynamic_shapes))
+    else:
+        return {}
+    names: dict[str, str] = {}
+    for node, spec in specs:
+        shape = getattr(getattr(node, "meta", {}).get("val"), "shape", None) if node is not None else None
+        axes = spec.items() if isinstance(spec, dict) else enumerate(spec) if isinstance(spec, (list, tuple)) else ()
+        for axis, dim in axes:
+            name, symbol = getattr(dim, "__name__", None), str(shape[axis]) if shape is not None else ""
+            if name and str(name).isidentifier() and symbol.isidentifier() and symbol != name:
+                names.setdefault(symbol, str(name))
+    return names
+
+
+def rename_symbolic_dims(mod: Any, names: dict[str, str]) -> Any:
+    """``mod`` with the symbolic dims named in ``names`` (old -> new) renamed, their declared bounds included."""
+    from tvm import relax, tirx
+
+    out = mod
+    for gvar, func in mod.functions_items():
+        if not isinstance(func, relax.Function):
+            continue
+        have = {str(v.name) for v in relax.analysis.defined_symbolic_vars(func)}
+        here = {old: new for old, new in names.items() if old in have and new not in have}
+        if not here:
+            continue
+        bind = relax.transform.BindSymbolicVars({old: tirx.Var(new, "int64") for old, new in here.items()},
+                                                gvar.name_hint)
+        out = bind(out)
+        new_func = out[gvar]
+        for key in ("tir_var_lower_bound", "tir_var_upper_bound"):
+            if new_func.attrs is not None and key in new_func.attrs:
+                bounds = {here.get(str(k), str(k)): int(v) for k, v in dict(new_func.attrs[key]).items()}
+                new_func = new_func.with_attr(key, bounds)
+        out[gvar] = new_func
+    return out
