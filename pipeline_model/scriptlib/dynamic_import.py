@@ -21,6 +21,8 @@ so a script imports the graph the app imports. TVM is imported inside the functi
   builds), and makes negative axes of ``R.strided_slice`` and ``R.cumsum`` positive: their legalization with a
   symbolic extent fails on ``-1`` ("Check failed: axis < src_tensor_dim (-1 vs. 2)", the ``Dim("seq")``
   GPT-2 of issue 34). Functions without symbolic dims are left as they are.
+* :func:`torch_dim_names` / :func:`rename_symbolic_dims`: a torch model file's ``Dim("seq")`` named ``seq`` in
+  the module instead of torch's ``s77`` (a ``.pt2`` archive does not keep the names).
 """
 
 from __future__ import annotations
