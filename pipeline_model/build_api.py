@@ -35,17 +35,22 @@ class BenchSettings:
 
 @dataclass
 class InputSpec:
-    """Where inputs come from: a ``.npy``/``.npz`` ``path``, else seeded random data (``seed``, ``dims``)."""
+    """Where inputs come from: a ``.npy``/``.npz`` ``path``, else seeded random data (``seed``, ``dims``: the
+    symbolic dims of the inputs, default 1). ``more_dims``: more runs of the same built module, one per item,
+    on seeded inputs of those symbolic dims (a model with a dynamic axis checked at several lengths)."""
 
     path: Optional[str] = None
     seed: int = 0
     dims: dict[str, int] = field(default_factory=dict)
+    more_dims: list[dict[str, int]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """Request form."""
-        if self.path:
-            return {"path": self.path, "dims": dict(self.dims)}
-        return {"seed": self.seed, "dims": dict(self.dims)}
+        out: dict[str, Any] = {"path": self.path} if self.path else {"seed": self.seed}
+        out["dims"] = dict(self.dims)
+        if self.more_dims:
+            out["more_dims"] = [dict(d) for d in self.more_dims]
+        return out
 
 
 @dataclass
@@ -325,8 +330,30 @@ def compare_profiles(before: Profile, after: Profile) -> ProfileComparison:
 
 
 @dataclass
+class ShapeRun:
+    """The built module run once more on inputs of other symbolic dims (:attr:`InputSpec.more_dims`)."""
+
+    dims: dict[str, int]
+    arguments: list[dict[str, Any]]
+    outputs: list[OutputStats]
+    latency: Optional[LatencyStats]
+    check: Optional[CheckResult]
+    framework_check: Optional[CheckResult] = None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "ShapeRun":
+        """From the engine's reply (an item of ``runs``)."""
+        return cls(dims={str(k): int(v) for k, v in dict(data.get("dims") or {}).items()},
+                   arguments=list(data.get("arguments") or []),
+                   outputs=[OutputStats(**o) for o in data.get("outputs") or []],
+                   latency=LatencyStats.from_json(data.get("latency")), check=CheckResult.from_json(data.get("check")),
+                   framework_check=CheckResult.from_json(data.get("framework_check")))
+
+
+@dataclass
 class BuildRunResult:
-    """What ``build_run`` reports."""
+    """What ``build_run`` reports (``dims``: the symbolic dims of its inputs; ``runs``: the same module run
+    again at other dims)."""
 
     function: str
     target: dict[str, Any]
@@ -342,11 +369,14 @@ class BuildRunResult:
     profile: Optional[Profile] = None
     key: str = ""
     profile_note: str = ""  # why there is no profile (an RPC device)
+    dims: dict[str, int] = field(default_factory=dict)
+    runs: list[ShapeRun] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        """True unless a numerical check ran and failed."""
-        return all(c is None or c.passed for c in (self.check, self.framework_check))
+        """True unless a numerical check ran and failed (in any run)."""
+        checks = [self.check, self.framework_check] + [c for r in self.runs for c in (r.check, r.framework_check)]
+        return all(c is None or c.passed for c in checks)
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict (the CLI's ``--json`` output)."""
@@ -365,6 +395,8 @@ class BuildRunResult:
             framework_check=CheckResult.from_json(data.get("framework_check")),
             profile=Profile.from_json(data.get("profile")), key=str(data.get("key") or ""),
             profile_note=str(data.get("profile_note") or ""),
+            dims={str(k): int(v) for k, v in dict(data.get("dims") or {}).items()},
+            runs=[ShapeRun.from_json(r) for r in data.get("runs") or []],
         )
 
 

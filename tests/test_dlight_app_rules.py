@@ -322,19 +322,41 @@ def _declines(mod, target=None):
     return all(rule.apply(f, tvm.target.Target(target or _native()), False) is None for f in _prims(mod).values())
 
 
-def test_matmul_rule_declines_dynamic_tiny_non_float32_and_non_matmul_functions():
+def _symbolic_matmul(x_shape, w_shape):
     from tvm import relax
 
     bb = relax.BlockBuilder()
-    m = tvm.tirx.Var("m", "int64")
-    x = relax.Var("x", relax.TensorType((m, 64), "float32"))
-    w = relax.Var("w", relax.TensorType((64, 64), "float32"))
+    x = relax.Var("x", relax.TensorType(x_shape, "float32"))
+    w = relax.Var("w", relax.TensorType(w_shape, "float32"))
     with bb.function("main", [x, w]):
         with bb.dataflow():
             out = bb.emit_output(bb.emit(relax.op.matmul(x, w)))
         bb.emit_func_output(out)
-    dynamic = tvm.ir.transform.Sequential([relax.transform.LegalizeOps()])(bb.get())
-    assert len(_prims(dynamic)) == 1 and _declines(dynamic)  # CPUParallel takes it
+    return tvm.ir.transform.Sequential([relax.transform.LegalizeOps()])(bb.get())
+
+
+def test_matmul_rule_schedules_symbolic_rows_and_stays_correct():
+    """A dynamic sequence axis as the rows (issue 34): scheduled, the last row tile guarded; right at a length
+    no tile divides. A symbolic ``j`` of ``B[k, j]`` (the vector lanes) is declined."""
+    from tvm import relax
+    from tvm.s_tir import dlight as dl
+
+    from pipeline_model.passkinds.dlight.rules.cpu_matmul_tvm import CPUMatmul
+
+    m = tvm.tirx.Var("m", "int64")
+    dynamic = _symbolic_matmul((m, 64), (64, 64))
+    assert not _declines(dynamic)
+    with tvm.target.Target(_native()):
+        scheduled = dl.ApplyDefaultSchedule(CPUMatmul())(dynamic)
+    vm = relax.VirtualMachine(tvm.compile(scheduled, target=tvm.target.Target(_native())), tvm.cpu())
+    x, w = np.random.rand(37, 64).astype("float32"), np.random.rand(64, 64).astype("float32")
+    got = vm["main"](tvm.runtime.tensor(x), tvm.runtime.tensor(w)).numpy()
+    np.testing.assert_allclose(got, x @ w, rtol=1e-5, atol=1e-5)
+    n = tvm.tirx.Var("n", "int64")
+    assert _declines(_symbolic_matmul((32, 64), (64, n)))
+
+
+def test_matmul_rule_declines_tiny_non_float32_and_non_matmul_functions():
     assert _declines(_matmul_module(2, 4, 16)[0])  # 256 flops: not worth a schedule
     assert _declines(_matmul_module(32, 64, 64, dtype="float16")[0])
     assert _declines(_matmul_module(32, 64, 34)[0])  # n = 34: no 4-lane vector fits

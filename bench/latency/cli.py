@@ -54,6 +54,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--search-population", type=int, default=512,
                    help="tuned column: search_population (MetaSchedule's evolutionary search; 512 = TVM's default)")
     p.add_argument("--pipelines", default="", help="bundled pipelines (resources/pipelines/NAME.json) as columns")
+    p.add_argument("--dynamic", action="store_true",
+                   help="the dynamic-axis bench instead (bench/latency/dynamic.py): GPT-2/BERT/Llama exported with a "
+                        "dynamic seq axis vs the same model exported static, and ONNX Runtime, at each of --seqs")
+    p.add_argument("--seqs", default="32,128", help="with --dynamic: sequence lengths (default 32,128)")
     p.add_argument("--variants", default="", help="variations of cpu_build_dlight.json: "
                                                   + ", ".join(docs.VARIANT_DOCS) + " (or 'all')")
     return p
@@ -171,6 +175,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 2
     from bench.latency import archs, report, runner, systems, timing
 
+    if opts.dynamic:
+        from bench.latency import dynamic
+
+        if opts.models == ",".join(DEFAULT_MODELS):
+            opts.models = "all"
+        return dynamic.main(opts)
     archs.IMAGE["size"] = int(opts.image)
     plan = Plan(opts)
     systems.set_threads(plan.threads)  # before TVM's pool starts here and before the engine starts

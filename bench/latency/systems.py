@@ -54,9 +54,10 @@ def _flatten(value: Any) -> list[np.ndarray]:
     return [np.asarray(value)]
 
 
-def tvm_system(name: str, lib_dir: str, inputs: tuple[Any, ...]) -> System:
+def tvm_system(name: str, lib_dir: str, inputs: tuple[Any, ...], check_shape: bool = True) -> System:
     """The module ``export_library`` wrote into ``lib_dir``, on ``inputs`` (torch tensors, in order) plus its
-    exported weights (0-d weights keep their shape)."""
+    exported weights (0-d weights keep their shape). ``check_shape`` False: a module with a dynamic axis, run on
+    inputs of another length than the one ``model.json`` describes."""
     import tvm
     from tvm import relax
 
@@ -70,7 +71,7 @@ def tvm_system(name: str, lib_dir: str, inputs: tuple[Any, ...]) -> System:
     args = []
     for d, t in zip(described, inputs):
         arr = t.detach().numpy().astype(d["dtype"])
-        if list(arr.shape) != [int(s) for s in d["shape"]]:
+        if check_shape and list(arr.shape) != [int(s) for s in d["shape"]]:
             raise SystemExit(f"{name}: input {d.get('name')} has shape {d['shape']}, the model's {list(arr.shape)}")
         args.append(tvm.runtime.tensor(arr, dev))
     weights = np.load(os.path.join(lib_dir, "weights.npz"))

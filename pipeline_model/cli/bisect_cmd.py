@@ -21,6 +21,7 @@ import os
 import sys
 from typing import Any, Optional
 
+from pipeline_model.cli import shape_arg
 from pipeline_model.document import PipelineDocument, resolve_target, target_label
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -34,6 +35,7 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
                     "the reference, or its build or run fails.")
     p.add_argument("pipeline", metavar="PIPELINE", help="pipeline file (.json)")
     p.add_argument("--model", metavar="SPEC", help="model instead of the file's")
+    shape_arg.add_argument(p)
     p.add_argument("--target", metavar="T", help="target instead of the file's: cpu, cuda or a JSON object")
     p.add_argument("--inputs", metavar="FILE", help=".npy/.npz inputs (default: seeded random inputs)")
     p.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance of the check (default 1e-4)")
@@ -52,7 +54,7 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
 
 
 def load_document(args: argparse.Namespace) -> tuple[Optional[PipelineDocument], Optional[str]]:
-    """The pipeline file with ``--model``/``--target`` applied, or ``(None, error message)``."""
+    """The pipeline file with ``--model``/``--shape``/``--target`` applied, or ``(None, error message)``."""
     from pipeline_model import models
     from pipeline_model.fileformat import PipelineFileError, load_pipeline
 
@@ -62,6 +64,10 @@ def load_document(args: argparse.Namespace) -> tuple[Optional[PipelineDocument],
         return None, str(exc)
     if getattr(args, "model", None):
         doc.model = args.model if args.model.startswith("builtin:") else os.path.abspath(args.model)
+    try:
+        doc.model = shape_arg.apply(doc.model, getattr(args, "shape", None))
+    except shape_arg.DimsError as exc:
+        return None, str(exc)
     try:
         models.resolve_model(doc.model, doc.model_path_base())
     except models.ModelLoadError as exc:

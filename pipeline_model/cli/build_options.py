@@ -16,6 +16,7 @@ import sys
 from typing import Any, Optional, TextIO
 
 from pipeline_model import build_api
+from pipeline_model.cli import shape_arg
 from pipeline_model.document import PipelineDocument, target_label
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -32,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--inputs", metavar="FILE",
                        help=".npy/.npz file with the model inputs (arrays named like the inputs); "
                             "default: seeded random inputs")
+    shape_arg.add_input_shape_argument(group)
     group.add_argument("--rtol", type=float, default=None, help="relative tolerance of the check (default: for "
                        "the built module's lowest float precision, 1e-4 for float32, 1e-2 for float16)")
     group.add_argument("--atol", type=float, default=None, help="absolute tolerance of the check (default: as "
@@ -68,7 +70,8 @@ def _fmt(value: Optional[float]) -> str:
 def print_build_result(result: build_api.BuildRunResult, stream: TextIO, top: int = 10) -> None:
     """Human-readable report of a build run (``top``: profile entries shown)."""
     print(f"build: {result.label} -> {target_label(result.target)} on {result.device}, "
-          f"function {result.function}, built in {result.build_ms:.0f} ms, weights: {result.weights}", file=stream)
+          f"function {result.function}, built in {result.build_ms:.0f} ms, weights: {result.weights}"
+          + (f", inputs at {', '.join(f'{k}={v}' for k, v in result.dims.items())}" if result.dims else ""), file=stream)
     for out in result.outputs:
         bad = f"  NaN={out.nan} Inf={out.inf}" if (out.nan or out.inf) else ""
         print(f"  output {out.index}: {out.dtype}{out.shape}  min={_fmt(out.min)} max={_fmt(out.max)} "
@@ -81,8 +84,25 @@ def print_build_result(result: build_api.BuildRunResult, stream: TextIO, top: in
     for name, chk in (("check", result.check), ("framework check", result.framework_check)):
         if chk is not None:
             print_check(name, chk, stream)
+    for run in result.runs:
+        print_shape_run(run, stream)
     if result.profile is not None:
         print_profile(result.profile, stream, top)
+
+
+def print_shape_run(run: build_api.ShapeRun, stream: TextIO) -> None:
+    """One more run of the same built module at other symbolic dims (``--input-shape``)."""
+    dims = ", ".join(f"{k}={v}" for k, v in run.dims.items())
+    print(f"run at {dims} (same built module):", file=stream)
+    for out in run.outputs:
+        print(f"  output {out.index}: {out.dtype}{out.shape}  min={_fmt(out.min)} max={_fmt(out.max)} "
+              f"mean={_fmt(out.mean)} std={_fmt(out.std)}", file=stream)
+    if run.latency is not None:
+        print(f"  latency: median {run.latency.median_us:.1f} us per run (min {run.latency.min_us:.1f}, "
+              f"max {run.latency.max_us:.1f})", file=stream)
+    for name, chk in (("check", run.check), ("framework check", run.framework_check)):
+        if chk is not None:
+            print_check(f"  {name}", chk, stream)
 
 
 def print_check(name: str, chk: build_api.CheckResult, stream: TextIO) -> None:
@@ -158,6 +178,10 @@ def run_build(args: argparse.Namespace, client: Any, doc: PipelineDocument, run_
             return fail(EXIT_BAD_INPUT, problem)
     if inputs_path and not inputs_path.endswith((".npy", ".npz")):
         return fail(EXIT_BAD_INPUT, f"--inputs {args.inputs}: expected a .npy or .npz file")
+    try:
+        runs = shape_arg.input_runs(getattr(args, "input_shape", None))
+    except shape_arg.DimsError as exc:
+        return fail(EXIT_BAD_INPUT, str(exc).replace("--shape", "--input-shape", 1))
     if run_result is not None and not getattr(run_result, "ok", True):
         return fail(EXIT_FAILED, "not building: the pipeline run did not succeed")
 
@@ -166,7 +190,7 @@ def run_build(args: argparse.Namespace, client: Any, doc: PipelineDocument, run_
                                      if name == "build_progress" else None)
     try:
         result = build_api.build_run(
-            client, doc, key=key, inputs=build_api.InputSpec(path=inputs_path),
+            client, doc, key=key, inputs=build_api.InputSpec(path=inputs_path, dims=runs[0], more_dims=runs[1:]),
             bench=build_api.BenchSettings() if args.bench else None,
             check=(args.rtol, args.atol), on_event=progress,
             profile=build_api.ProfileSettings() if getattr(args, "profile", False) else None,

@@ -21,6 +21,7 @@ import sys
 from typing import Any, Optional
 
 from pipeline_model import build_api
+from pipeline_model.cli import shape_arg
 from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument, resolve_target, target_label
 from pipeline_model.latency_stats import SAME_BUILD, verdict_text
@@ -38,6 +39,7 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     p.add_argument("pipelines", metavar="PIPELINE", nargs="+", type=pipeline_argument,
                    help="pipeline files (.json) or bundled pipelines (builtin:NAME), two or more")
     p.add_argument("--model", metavar="SPEC", help="model for all pipelines (default: the first file's)")
+    shape_arg.add_argument(p)
     p.add_argument("--target", metavar="T", help="target for all pipelines: cpu, cuda or a JSON object "
                                                  "(default: the first file's)")
     p.add_argument("--inputs", metavar="FILE", help=".npy/.npz inputs (default: seeded random inputs)")
@@ -82,6 +84,10 @@ def _load(args: argparse.Namespace) -> tuple[list[PipelineDocument], Optional[st
         base = None
     elif not model.startswith("builtin:") and not os.path.isabs(model):
         model = os.path.abspath(os.path.join(base or "", model))
+    try:
+        model = shape_arg.apply(model, getattr(args, "shape", None))
+    except shape_arg.DimsError as exc:
+        return [], str(exc)
     try:
         models.resolve_model(model, base)
     except models.ModelLoadError as exc:

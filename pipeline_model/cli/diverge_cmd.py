@@ -20,6 +20,7 @@ import os
 import sys
 from typing import Any
 
+from pipeline_model.cli import shape_arg
 from pipeline_model.cli.bisect_cmd import bisect_request, load_document
 from pipeline_model.debugging.bisect import request_bisect
 
@@ -34,6 +35,7 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     p.add_argument("pipeline", metavar="PIPELINE", help="pipeline file (.json)")
     p.add_argument("--step", metavar="K", type=int, help="1-based step (default: the culprit bisect names)")
     p.add_argument("--model", metavar="SPEC", help="model instead of the file's")
+    shape_arg.add_argument(p)
     p.add_argument("--target", metavar="T", help="target instead of the file's")
     p.add_argument("--inputs", metavar="FILE", help=".npy/.npz inputs (default: seeded random inputs)")
     p.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance (default 1e-4)")

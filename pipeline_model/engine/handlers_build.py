@@ -35,16 +35,17 @@ from pipeline_model import safe_files, safe_write
 from pipeline_model import targets as targets_mod
 from pipeline_model.build_api import EXPORT_FILES
 from pipeline_model.engine.build.deploy import deploy_script
-from pipeline_model.engine.build.devices import target_label
+from pipeline_model.engine.build.devices import device_for, target_label
 from pipeline_model.engine.build.errors import error_text
 from pipeline_model.engine.build.inputs import prepare_inputs
-from pipeline_model.engine.build.measure import build_resolved, measure_resolved, output_stats
+from pipeline_model.engine.build.measure import build_resolved, make_vm, measure_resolved, output_stats, run_function
 from pipeline_model.engine.build.profile import callee_nodes, keep_profile
 from pipeline_model.engine.build.reference import framework_check, framework_kind, reference_check
 from pipeline_model.engine.build.requests import check_settings, progress, resolve_module
 from pipeline_model.engine.handler_registry import handler
 from pipeline_model.scriptlib.arguments import make_arguments
 from pipeline_model.scriptlib.functions import BuildError, entry_function
+from pipeline_model.scriptlib.outputs import benchmark
 
 if TYPE_CHECKING:  # the worker imports this module; only type checkers import it back
     from pipeline_model.engine.context import WorkerContext
@@ -64,7 +65,9 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
     command ``profile_get``).
     Reply: ``function``, ``target``, ``device``, ``label``, ``key``, ``build_ms``, ``arguments``, ``weights``,
     ``outputs``, ``latency``, ``check`` (vs TVM), ``framework_check``, ``profile`` (with ``nodes``: callee ->
-    graph node ids of the entry function).
+    graph node ids of the entry function), ``dims`` (the inputs' symbolic dims), ``runs``: one entry per
+    ``inputs["more_dims"]`` item, the same built module run again on inputs of those symbolic dims
+    (``dims``, ``arguments``, ``outputs``, ``latency``, ``check``, ``framework_check``).
     """
     resolved = resolve_module(args, ctx)
     mod, loaded, target, label, key = resolved.mod, resolved.loaded, resolved.target, resolved.label, resolved.key
@@ -77,7 +80,7 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
         "build_ms": opt["build_ms"], "arguments": prepared.described,
         "weights": "model" if loaded.params else "random",
         "outputs": output_stats(opt["outputs"]), "latency": opt["latency"], "check": None,
-        "framework_check": None, "profile": None,
+        "framework_check": None, "profile": None, "dims": dict((args.get("inputs") or {}).get("dims") or {}),
     }
     if opt["profile_note"]:
         result["profile_note"] = opt["profile_note"]
@@ -88,24 +91,51 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
         keep_profile(key, prof)
         result["profile"] = prof
     chk = check_settings(args, mod)  # a tolerance left to the engine: the one for the module's lowest precision
-    if chk is not None:
-        if chk["against"] not in ("tvm", "framework", "both"):
-            raise BuildError(f"check_against must be tvm, framework or both, not {chk['against']!r}")
-        if chk["against"] in ("tvm", "both"):
-            failed = args.get("reference_failed")  # the reference crashed an earlier engine (build_api.build_run)
-            fallback = (functools.partial(framework_check, loaded, prepared.arrays, prepared.described,
-                                          opt["outputs"], chk, ctx)
-                        if chk["against"] == "tvm" and framework_kind(loaded) is not None else None)
-            result["check"] = reference_check(loaded, func_name, prepared.for_reference(loaded, func_name),
-                                              opt["outputs"], chk, ctx, failed=str(failed) if failed else None,
-                                              fallback=fallback)
-        if chk["against"] in ("framework", "both"):
-            result["framework_check"] = framework_check(loaded, prepared.arrays, prepared.described, opt["outputs"],
-                                                        chk, ctx)
-        for name in ("check", "framework_check"):  # the result says which precision chose the tolerance
-            if result[name] is not None and chk.get("tolerance_dtype"):
-                result[name]["tolerance_dtype"] = chk["tolerance_dtype"]
+    result["check"], result["framework_check"] = _checks(args, chk, loaded, func_name, prepared, opt["outputs"], ctx)
+    result["runs"] = [_shape_run(args, chk, resolved, func_name, opt, dims, ctx)
+                      for dims in (args.get("inputs") or {}).get("more_dims") or []]
     return result
+
+
+def _checks(args: dict, chk: Any, loaded: Any, func_name: str, prepared: Any, outputs: list[np.ndarray],
+            ctx: "WorkerContext") -> tuple[Any, Any]:
+    """The check against TVM's default build and the framework check of one run, as ``check_against`` says."""
+    check = framework = None
+    if chk is None:
+        return check, framework
+    if chk["against"] not in ("tvm", "framework", "both"):
+        raise BuildError(f"check_against must be tvm, framework or both, not {chk['against']!r}")
+    if chk["against"] in ("tvm", "both"):
+        failed = args.get("reference_failed")  # the reference crashed an earlier engine (build_api.build_run)
+        fallback = (functools.partial(framework_check, loaded, prepared.arrays, prepared.described,
+                                      outputs, chk, ctx)
+                    if chk["against"] == "tvm" and framework_kind(loaded) is not None else None)
+        check = reference_check(loaded, func_name, prepared.for_reference(loaded, func_name), outputs, chk, ctx,
+                                failed=str(failed) if failed else None, fallback=fallback)
+    if chk["against"] in ("framework", "both"):
+        framework = framework_check(loaded, prepared.arrays, prepared.described, outputs, chk, ctx)
+    for one in (check, framework):  # the result says which precision chose the tolerance
+        if one is not None and chk.get("tolerance_dtype"):
+            one["tolerance_dtype"] = chk["tolerance_dtype"]
+    return check, framework
+
+
+def _shape_run(args: dict, chk: Any, resolved: Any, func_name: str, opt: dict[str, Any], dims: dict,
+               ctx: "WorkerContext") -> dict[str, Any]:
+    """One more run of the module built for this request (``opt["executable"]``, not rebuilt) on inputs whose
+    symbolic dims are ``dims`` (``--input-shape seq=32 --input-shape seq=128``): outputs, latency, checks."""
+    inputs = {**(args.get("inputs") or {}), "dims": {str(k): int(v) for k, v in dict(dims).items()}}
+    inputs.pop("more_dims", None)
+    prepared = prepare_inputs(resolved.mod, func_name, resolved.loaded, inputs)
+    dev = device_for(resolved.target)
+    vm = make_vm(opt["executable"], dev, resolved.mod)
+    progress(ctx, "running", f"running {resolved.label} with {', '.join(f'{k}={v}' for k, v in inputs['dims'].items())}")
+    outputs = run_function(vm, func_name, dev, prepared.arrays)
+    bench = args.get("bench", {})
+    latency = benchmark(vm, func_name, dev, prepared.arrays, bench) if bench is not None else None
+    check, framework = _checks(args, chk, resolved.loaded, func_name, prepared, outputs, ctx)
+    return {"dims": inputs["dims"], "arguments": prepared.described, "outputs": output_stats(outputs),
+            "latency": latency, "check": check, "framework_check": framework}
 
 
 @handler("export_library")

@@ -104,14 +104,18 @@ def import_torch(path: str) -> Any:
     return torch
 
 
-def from_exported(path: str, exported: Any, key: str) -> Any:
-    """Import a ``torch.export`` ExportedProgram into Relax (weights kept as parameters of ``main``)."""
+def from_exported(path: str, exported: Any, key: str, dim_names: "dict[str, str] | None" = None) -> Any:
+    """Import a ``torch.export`` ExportedProgram into Relax (weights kept as parameters of ``main``);
+    ``dim_names``: torch's symbols of the dynamic axes -> the ``Dim`` names they get in the module."""
     try:
         from tvm.relax.frontend.torch import from_exported_program
 
+        from pipeline_model.scriptlib.dynamic_import import rename_symbolic_dims, tighten_dynamic_shapes
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            mod = from_exported_program(exported, keep_params_as_input=True)
+            mod = tighten_dynamic_shapes(from_exported_program(exported, keep_params_as_input=True))
+            mod = rename_symbolic_dims(mod, dim_names or {})
         mod, params = split_params(mod)
     except Exception as exc:
         raise ModelLoadError(

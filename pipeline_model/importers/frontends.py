@@ -113,12 +113,12 @@ _ONNX_LOADER = '''\
 import numpy as np
 import onnx
 from tvm.relax.frontend import detach_params
-from tvm.relax.frontend.onnx import from_onnx
 
+{dynamic}
 {prepare}
 _onnx_model = onnx.load({path})
 {pin}prepare_onnx_model(_onnx_model)
-mod = from_onnx(_onnx_model, keep_params_in_input=True)
+mod = tighten_dynamic_shapes(onnx_import(_onnx_model, keep_params_in_input=True))
 mod, _detached = detach_params(mod)
 _main = mod["main"]
 _num_input = int(_main.attrs["num_input"]) if "num_input" in _main.attrs else len(_main.params)
@@ -131,10 +131,12 @@ import torch
 from tvm.relax.frontend import detach_params
 from tvm.relax.frontend.torch import from_exported_program
 
+{dynamic}
 '''
 
 _TORCH_TAIL = '''\
-mod = from_exported_program(_exported, keep_params_as_input=True)
+mod = tighten_dynamic_shapes(from_exported_program(_exported, keep_params_as_input=True))
+mod = rename_symbolic_dims(mod, globals().get("_dim_names") or {{}})
 mod, _detached = detach_params(mod)
 _main = mod["main"]
 _num_input = int(_main.attrs["num_input"]) if "num_input" in _main.attrs else len(_main.params)
@@ -161,6 +163,7 @@ import runpy
 _ns = runpy.run_path({path})
 _exported = torch.export.export(_ns["model"].eval(), tuple(_ns["example_inputs"]),
                                 dynamic_shapes=_ns.get("dynamic_shapes"))
+_dim_names = torch_dim_names(_exported, _ns.get("dynamic_shapes"))
 ''' + _TORCH_TAIL
 
 
@@ -174,6 +177,8 @@ def emit_loader(path: str, dims: "dict[str, int] | None" = None) -> str:
     ``dims`` (ONNX only): pinned input dimensions (:mod:`pipeline_model.importers.dims`), set in the graph
     before the import, as the app does.
     """
+    from pipeline_model.scriptlib import module_source
+
     kind = importer_kind(path)
     literal = repr(os.path.abspath(path))
     if kind == "onnx":
@@ -186,13 +191,13 @@ def emit_loader(path: str, dims: "dict[str, int] | None" = None) -> str:
                    + f"\n\n_NEVER = {onnx_fold._NEVER!r}\nMAX_FOLD_ELEMENTS = {onnx_fold.MAX_FOLD_ELEMENTS!r}\n\n\n"
                    + inspect.getsource(onnx_fold.fold_shape_subgraphs)
                    + f"\n\npin_onnx_inputs(_onnx_model, {dict(dims)!r})\nfold_shape_subgraphs(_onnx_model)\n")
-        return _ONNX_LOADER.format(path=literal, prepare=inspect.getsource(prepare_onnx_model), pin=pin)
+        return _ONNX_LOADER.format(path=literal, prepare=inspect.getsource(prepare_onnx_model), pin=pin,
+                                   dynamic=module_source("dynamic_import"))
     if kind == "pt2":
-        from pipeline_model.scriptlib import module_source
-
-        return _PT2_LOADER.format(path=literal, pickles=module_source("pickles"))
+        return _PT2_LOADER.format(path=literal, pickles=module_source("pickles"),
+                                  dynamic=module_source("dynamic_import"))
     if kind == "torch_py":
-        return _TORCH_PY_LOADER.format(path=literal)
+        return _TORCH_PY_LOADER.format(path=literal, dynamic=module_source("dynamic_import"))
     raise ModelLoadError(
         f"{path}: not a model file for the ONNX/PyTorch importers (expected .onnx, .pt2 or a .py "
         "file defining a torch.nn.Module `model` and `example_inputs`)"

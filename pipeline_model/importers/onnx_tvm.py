@@ -11,6 +11,7 @@ from pipeline_model.importers.dims import onnx_input_dim_names, pin_onnx_inputs,
 from pipeline_model.importers.frontend_tvm import file_key, loaded_model, short_cause, split_params
 from pipeline_model.importers.frontends import prepare_onnx_model
 from pipeline_model.importers.onnx_fold import fold_shape_subgraphs
+from pipeline_model.scriptlib.dynamic_import import onnx_import, tighten_dynamic_shapes
 
 
 def load_file(path: str, dims: Optional[dict[str, int]] = None) -> Any:
@@ -58,7 +59,7 @@ def load_onnx(path: str, key: str, dims: Optional[dict[str, int]] = None) -> Any
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            mod = onnx_frontend.from_onnx(model, keep_params_in_input=True)
+            mod = tighten_dynamic_shapes(onnx_import(model, keep_params_in_input=True))
         mod, params = split_params(mod)
     except ModelLoadError:
         raise

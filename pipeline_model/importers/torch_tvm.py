@@ -48,4 +48,6 @@ def load_torch_py(path: str, key: str) -> Any:
                                        dynamic_shapes=namespace.get("dynamic_shapes"))
     except Exception as exc:
         raise ModelLoadError(f"{path}: torch.export.export failed: {short_cause(exc)}") from None
-    return from_exported(path, exported, key)
+    from pipeline_model.scriptlib.dynamic_import import torch_dim_names
+
+    return from_exported(path, exported, key, torch_dim_names(exported, namespace.get("dynamic_shapes")))

@@ -7,7 +7,8 @@ runs), :mod:`.arguments` (the inputs and weights it runs on), :mod:`.outputs` (f
 timing and the numerical check), :mod:`.pickles` (which pickles in a model archive could run code: the
 consent rule, and the guard of an exported script that loads a ``.pt2``), :mod:`.building` (``tvm.compile`` with the
 PrimFuncs compiled on every core), :mod:`.files` (the files a script writes: never through a link or into a device), :mod:`.sys_path` (an exported script's or reproducer's first statement: nothing
-imported from the folder it lies in or is run from). A module here may import another one of them (the script holds their
+imported from the folder it lies in or is run from), :mod:`.dynamic_import` (the ONNX/PyTorch import of models
+with a dynamic axis: in the loaders of exported scripts, not in :data:`SCRIPT_MODULES`). A module here may import another one of them (the script holds their
 code in :data:`SCRIPT_MODULES` order, so the names exist there), the standard library and numpy.
 """
 

@@ -290,6 +290,20 @@ def load_user_inputs(path: str, names: list[str]) -> list[np.ndarray]:
                          f"{len(names)} arrays in order)")
 
 
+def check_dim_bounds(func: Any, func_name: str, dims: dict[str, int]) -> None:
+    """:class:`BuildError` when a value of ``dims`` is outside the bounds ``func`` declares for that symbolic
+    dim (``tir_var_lower_bound``/``tir_var_upper_bound``, e.g. from ``torch.export.Dim("seq", max=64)``):
+    the built module plans its memory for the upper bound and cannot run past it."""
+    attrs = func.attrs if func.attrs is not None else {}
+    for key, word, outside in (("tir_var_upper_bound", "at most", lambda v, b: v > b),
+                               ("tir_var_lower_bound", "at least", lambda v, b: v < b)):
+        bounds = {str(k): int(v) for k, v in dict(attrs[key]).items()} if key in attrs else {}
+        for name, value in dims.items():
+            if name in bounds and outside(int(value), bounds[name]):
+                raise BuildError(f"input shape {name}={value}: {func_name} declares {name} {word} {bounds[name]} "
+                                 "(the bounds of the model's dynamic axis, e.g. torch.export.Dim's min/max)")
+
+
 def make_arguments(
     mod: Any,
     func_name: str,
@@ -315,6 +329,13 @@ def make_arguments(
     arrays: list[np.ndarray] = []
     described: list[dict[str, Any]] = []
     input_params = ptypes[:n_in]
+    known = [d for p in ptypes for d in p["shape"] if isinstance(d, str) and d.isidentifier()]
+    unknown = sorted(set(dims) - set(known))
+    if unknown:
+        have = ", ".join(dict.fromkeys(known)) or "none (all its dimensions are static)"
+        raise BuildError(f"input shape {', '.join(unknown)}: {func_name} has no symbolic dimension of that name; "
+                         f"its symbolic dimensions: {have}")
+    check_dim_bounds(mod[func_name], func_name, dims)
     if inputs.get("path"):
         user = load_user_inputs(str(inputs["path"]), [p["name"] for p in input_params])
         for p, arr in zip(input_params, user):

@@ -5,7 +5,7 @@ back to ``[batch, seq, n]`` before the activation, so the Relax module reads ``m
 GELU ... -> reshape -> matmul``. ``FuseOps`` fuses elementwise ops into a matmul but stops at the reshape (an
 injective op): GELU and residual adds became kernels of their own, each reading and writing the whole
 activation. This step rewrites ``op(reshape(x))`` into ``reshape(op(x))`` for elementwise ops (unary, or
-binary with a scalar or a same-shaped operand; static shapes; only reshapes that add dimensions), then folds
+binary with a scalar or a same-shaped operand; known shapes, symbolic dims included; only reshapes that add dimensions), then folds
 the reshape pairs this leaves (``RemoveRedundantReshape``) and removes dead bindings, so the epilogue follows
 its matmul and fuses (``app.CPUMatmul`` then schedules it per tile). Numerics are unchanged (the same
 elementwise ops on the same values).

@@ -11,8 +11,8 @@ def sink_reshapes():  # type: ignore[no-untyped-def]  # copied verbatim into exp
     ``op(reshape(x, s))`` -> ``reshape(op(x), s)`` for unary elementwise ops; for binary ones
     ``op(reshape(x, s), c)`` -> ``reshape(op(x, c), s)`` with a scalar ``c`` and ``op(reshape(x, s), y)`` ->
     ``reshape(op(x, reshape(y, shape(x))), s)`` where ``y`` and the result already have shape ``s`` (no
-    broadcasting on either side). Static
-    shapes only, and only reshapes that add dimensions (``x`` has fewer than ``s``), so rewriting ends. Then ``RemoveRedundantReshape`` folds the reshape pairs this leaves (``reshape(reshape(x))``,
+    broadcasting on either side). Known
+    shapes only (symbolic dims such as a dynamic ``seq`` included), and only reshapes that add dimensions (``x`` has fewer than ``s``), so rewriting ends. Then ``RemoveRedundantReshape`` folds the reshape pairs this leaves (``reshape(reshape(x))``,
     reshapes to the same shape) and dead bindings go."""
     import tvm
     from tvm import relax
@@ -25,10 +25,15 @@ def sink_reshapes():  # type: ignore[no-untyped-def]  # copied verbatim into exp
               "relax.minimum")
 
     def static_shape(expr):  # type: ignore[no-untyped-def]
-        shape = getattr(expr.ty, "shape", None)
-        if shape is None or not all(isinstance(d, tvm.tirx.IntImm) for d in shape):
+        """The shape of ``expr`` (ints, symbolic dims as they are), None when unknown."""
+        shape = getattr(getattr(expr.ty, "shape", None), "values", None)
+        if shape is None:
             return None
-        return [int(d) for d in shape]
+        return [int(d) if isinstance(d, tvm.tirx.IntImm) else d for d in shape]
+
+    def same(a, b):  # type: ignore[no-untyped-def]
+        """Two shapes of :func:`static_shape` are the same (symbolic dims by name)."""
+        return a is not None and b is not None and [str(d) for d in a] == [str(d) for d in b]
 
     src, shp, other = wildcard(), wildcard(), wildcard()
     reshaped = is_op("relax.reshape")(src, shp)
@@ -54,13 +59,13 @@ def sink_reshapes():  # type: ignore[no-untyped-def]  # copied verbatim into exp
         if not any(is_reshape):
             return call
         first = is_reshape[0]
-        if static_shape(call.args[0] if first else call.args[1]) != target:  # the reshaped side broadcasts
+        if not same(static_shape(call.args[0] if first else call.args[1]), target):  # the reshaped side broadcasts
             return call  # (a bias [C] viewed as [1, C, 1, 1] added to a feature map): leave it
         y = call.args[1] if first else call.args[0]
         y_shape = static_shape(y)
         if y_shape == []:
             y_new = y
-        elif y_shape == target and str(y.ty.dtype) == str(x.ty.dtype):
+        elif same(y_shape, target) and str(y.ty.dtype) == str(x.ty.dtype):
             y_new = relax.op.reshape(y, static_shape(x))
         else:
             return call

@@ -26,9 +26,10 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     in registers while ``k`` runs outside the vectorized lanes (a broadcast of ``A[i, k]`` times a vector of
     ``B[k, j:j+16]``). With ``B[..., j, k]`` (NT_matmul: ``k`` innermost) ``k`` is split into vector lanes and
     rfactored: ``nt_rows x dots`` vector partial sums, added across lanes once per output. Tiles run in parallel
-    over the cores; the epilogue runs per tile on the tile while it is in cache. Declines (returns ``None``,
-    so a later rule such as ``app.CPUParallel`` takes the function) dynamic shapes, non-float32, other
-    reductions, sizes the vector width does not divide (a narrow NN output under two vector widths, a
+    over the cores; the epilogue runs per tile on the tile while it is in cache. A symbolic extent (a dynamic
+    sequence axis) may be the rows, or ``k`` of ``B[k, j]``, or ``j`` of ``B[j, k]``: its tiles keep their size,
+    the last one guarded. Declines (returns ``None``, so a later rule such as ``app.CPUParallel`` takes the
+    function) other symbolic extents, non-float32, other reductions, sizes the vector width does not divide (a narrow NN output under two vector widths, a
     classifier's 10 classes, is one vector of its own width instead), and matmuls under ``min_flops``."""
 
     #: Tile of the ``B[k, j]`` kernel with 32 vector registers (AVX-512): 8 rows x 3 vectors = 24 accumulators
@@ -46,6 +47,8 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     #: Fewest tiles a one-row tile's width may leave (so that every core still gets some).
     gemv_min_tiles = 4
     min_flops = 1 << 14
+    #: What a symbolic extent counts as in the ``min_flops`` test.
+    symbolic_extent = 64
 
     def apply(self, func, target, _tunable):  # type: ignore[no-untyped-def]
         if not isinstance(func, tvm.tirx.PrimFunc) or target.kind.name != "llvm":
@@ -73,8 +76,6 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         block = sch.get(info.block_rv)
         kinds = info.dom_kind()
         if kinds.count("R") != 1 or not kinds.endswith("R") or "O" in kinds or len(kinds) < 2:
-            return None
-        if any(not isinstance(it.dom, (int, tvm.tirx.IntImm)) for it in info.iters):
             return None
         store = block.body
         if not isinstance(store, tvm.tirx.BufferStore) or str(store.buffer.dtype) != "float32":
@@ -106,7 +107,7 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             nt = True
         else:
             return None
-        extents = [int(it.dom) for it in info.iters]
+        extents = [int(it.dom) if isinstance(it.dom, (int, tvm.tirx.IntImm)) else it.dom for it in info.iters]
         loops = [it.loop_rv for it in info.iters]
         if len(loops) == 2:  # one output row (its unit loop was dropped): a unit loop stands for it
             loops, extents = [sch.add_unit_loop(loops[0]), *loops], [1, *extents]
@@ -127,9 +128,11 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             return None
         loops, extents, nt = form
         m, n, k = extents[-3], extents[-2], extents[-1]
+        if any(not isinstance(e, int) for e in [*extents[:-3], k if nt else n]):
+            return None  # symbolic: only the rows, B[k, j]'s k or B[j, k]'s j
         flops = 1
         for e in extents:
-            flops *= e
+            flops *= e if isinstance(e, int) else self.symbolic_extent
         lanes = full = self.lanes(target)
         while lanes > 4 and (k if nt else n) % lanes:  # narrower vectors for sizes the full width misses
             lanes //= 2
@@ -145,7 +148,7 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             sch.set_scope(block, 0, "local")
         wide = lanes >= 16  # 32 vector registers (AVX-512); else 16
         most = (self.nt_rows if nt else self.rows) if wide else max(1, (self.nt_rows if nt else self.rows) // 2)
-        rows = max(r for r in range(1, most + 1) if m % r == 0)
+        rows = max(r for r in range(1, most + 1) if m % r == 0) if isinstance(m, int) else 1
         if nt:
             tile = self._nt(sch, block, loops, rows, n, lanes)
         else:
@@ -153,13 +156,13 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         for consumer in epilogue:
             sch.reverse_compute_at(consumer, tile, preserve_unit_loops=True)
             inner = sch.get_loops(consumer)[-1]
-            if sch.get(inner).extent.value % lanes == 0:
+            if isinstance(sch.get(inner).extent, tvm.tirx.IntImm) and sch.get(inner).extent.value % lanes == 0:
                 sch.vectorize(sch.split(inner, factors=[None, lanes])[1])
         return sch
 
     def _outer(self, sch, batch, io, jo):  # type: ignore[no-untyped-def]
         fused = sch.fuse(*batch, jo, io)
-        if int(sch.get(fused).extent) > 1:  # one tile: starting the thread pool would cost more than it gives
+        if not isinstance(sch.get(fused).extent, tvm.tirx.IntImm) or int(sch.get(fused).extent) > 1:  # one tile: starting the thread pool would cost more than it gives
             sch.parallel(fused)
         return fused
 
@@ -189,7 +192,7 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         """``B[j, k]``: ``k`` split into vector lanes and rfactored: rows x dots vector partial sums."""
         *batch, i, j, k = loops
         most = self.dots if lanes >= 16 else max(1, self.dots // 2)  # AVX2 and narrower: 16 registers
-        dots = max(d for d in range(1, most + 1) if n % d == 0)
+        dots = max(d for d in range(1, most + 1) if n % d == 0) if isinstance(n, int) else most
         io, ii = sch.split(i, factors=[None, rows])
         jo, ji = sch.split(j, factors=[None, dots])
         ko, kl = sch.split(k, factors=[None, lanes])

@@ -1,0 +1,181 @@
+"""Dynamic-axis exports (issue 34, ``python -m bench.bench_latency --dynamic``): Hugging Face GPT-2, BERT and
+Llama (2 layers; hidden 128 and hidden 768) exported with a dynamic sequence axis (``Dim("seq", min=2, max=256)``)
+as a dynamo ONNX file, and the same model exported static at each sequence length.
+
+Per model and sequence length (``--seqs``, default 32,128), interleaved in this process on ``--threads`` threads
+(:mod:`bench.latency.timing`):
+
+* app dynamic: ``cpu_build.json`` run by the app's engine on the dynamic file, built and exported once
+  (``export_library``), the one library run at every length;
+* app static: the same pipeline on the static file of that length (one build per length);
+* ONNX Runtime on the dynamic file (the file the app imported).
+
+Ratios: app dynamic ÷ app static (the issue's target: at most 1.2) and app dynamic ÷ ONNX Runtime; the check is
+max |diff| / max |ref| of app dynamic against ONNX Runtime on the same inputs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from typing import Any, Callable
+
+#: name -> (factory of the model, hidden size label)
+SEQ_MAX = 256
+
+
+def _configs() -> dict[str, Callable[[], Any]]:
+    """The models: 2 layers each, vocabulary 2048, positions up to :data:`SEQ_MAX`."""
+    from bench.latency import archs
+
+    def gpt2(hidden: int, heads: int) -> Callable[[], Any]:
+        def make() -> Any:
+            import torch
+
+            tf = archs._quiet_transformers()
+            torch.manual_seed(0)
+            cfg = tf.GPT2Config(n_layer=2, n_embd=hidden, n_head=heads, vocab_size=archs.VOCAB, n_positions=SEQ_MAX)
+            return archs._hf(tf.GPT2LMHeadModel(cfg), "logits")
+        return make
+
+    def bert(hidden: int, heads: int) -> Callable[[], Any]:
+        def make() -> Any:
+            import torch
+
+            tf = archs._quiet_transformers()
+            torch.manual_seed(0)
+            cfg = tf.BertConfig(hidden_size=hidden, num_hidden_layers=2, num_attention_heads=heads,
+                                intermediate_size=4 * hidden, vocab_size=archs.VOCAB, max_position_embeddings=SEQ_MAX)
+            return archs._hf(tf.BertModel(cfg, add_pooling_layer=False), "last_hidden_state")
+        return make
+
+    def llama(hidden: int, heads: int) -> Callable[[], Any]:
+        def make() -> Any:
+            import torch
+
+            tf = archs._quiet_transformers()
+            torch.manual_seed(0)
+            cfg = tf.LlamaConfig(hidden_size=hidden, intermediate_size=int(hidden * 2.6875), num_hidden_layers=2,
+                                 num_attention_heads=heads, num_key_value_heads=heads // 2, vocab_size=archs.VOCAB,
+                                 max_position_embeddings=SEQ_MAX)
+            return archs._hf(tf.LlamaForCausalLM(cfg), "logits")
+        return make
+
+    return {"gpt2_h128": gpt2(128, 4), "bert_h128": bert(128, 2), "llama_h128": llama(128, 4),
+            "gpt2_h768": gpt2(768, 12), "bert_h768": bert(768, 12), "llama_h768": llama(768, 12)}
+
+
+def _export(model: Any, inputs: tuple[Any, ...], path: str, dynamic: bool) -> str:
+    """Dynamo ONNX export (with a dynamic ``seq`` axis of ``input_ids`` when ``dynamic``)."""
+    import contextlib
+    import io
+    import logging
+    import warnings
+
+    import torch
+
+    logging.getLogger("torch.onnx").setLevel(logging.ERROR)
+    shapes = {"input_ids": {1: torch.export.Dim("seq", min=2, max=SEQ_MAX)}} if dynamic else None
+    with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, inputs, path, dynamo=True, external_data=False, verbose=False,
+                          dynamic_shapes=shapes)
+    return path
+
+
+def _app_library(client: Any, doc: Any, model_path: str, out_dir: str) -> dict[str, Any]:
+    """``cpu_build.json`` on ``model_path`` run by the engine, built and exported into ``out_dir``."""
+    import copy
+
+    from bench.latency import appside
+
+    one = copy.deepcopy(doc)
+    one.model = model_path
+    return appside.app_column(client, one, os.path.basename(model_path), out_dir)
+
+
+def _bench_model(name: str, make: Callable[[], Any], seqs: list[int], opts: Any, client: Any, doc: Any,
+                 folder: str) -> list[dict[str, Any]]:
+    """The rows of one model: per sequence length the three systems' samples and the check."""
+    import torch
+
+    from bench.latency import systems, timing
+
+    model, _example = make()
+    vocab = 2048
+    dyn_path = _export(model, (torch.randint(0, vocab, (1, seqs[0])),), os.path.join(folder, f"{name}_dyn.onnx"),
+                       True)
+    dyn = _app_library(client, doc, dyn_path, os.path.join(folder, f"{name}_dyn"))
+    rows = []
+    for seq in seqs:
+        ids = (torch.randint(0, vocab, (1, seq), generator=torch.Generator().manual_seed(seq)),)
+        st_path = _export(model, ids, os.path.join(folder, f"{name}_s{seq}.onnx"), False)
+        static = _app_library(client, doc, st_path, os.path.join(folder, f"{name}_s{seq}"))
+        row: dict[str, Any] = {"model": name, "seq": seq, "build_dyn_s": dyn.get("build_s"),
+                               "build_static_s": static.get("build_s")}
+        errors = [c["error"] for c in (dyn, static) if "error" in c]
+        if errors:
+            row["error"] = errors[0][:300]
+            rows.append(row)
+            continue
+        cols = {"app dynamic": systems.tvm_system("app dynamic", dyn["lib"], ids, check_shape=False),
+                "app static": systems.tvm_system("app static", static["lib"], ids),
+                "ONNX Runtime": systems.onnxruntime_session(dyn_path, ids, opts.threads)}
+        row["check"] = systems.relative_error(cols["app dynamic"].outputs(), cols["ONNX Runtime"].outputs())
+        row["samples"] = timing.interleaved({k: c.run for k, c in cols.items()}, opts.repeat, opts.sample_ms)
+        rows.append(row)
+        print(f"  {name} seq {seq}: " + ", ".join(f"{k} {timing.summary(v)['median'] / 1000:.3f} ms"
+                                                  for k, v in row["samples"].items()), file=sys.stderr, flush=True)
+    return rows
+
+
+def print_rows(rows: list[dict[str, Any]], tol: float) -> None:
+    """The Markdown table of the rows."""
+    from bench.latency import timing
+
+    print("| model | seq | app dynamic ms | app static ms | ORT ms | dynamic ÷ static | dynamic ÷ ORT | "
+          "build dyn / static s | check vs ORT |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        if "error" in r:
+            print(f"| {r['model']} | {r['seq']} | error: {r['error']} | | | | | | |")
+            continue
+        s = r["samples"]
+        med = {k: timing.summary(v)["median"] / 1000 for k, v in s.items()}
+        vs_static = timing.ratios(s["app dynamic"], s["app static"])
+        vs_ort = timing.ratios(s["app dynamic"], s["ONNX Runtime"])
+        verdict = "pass" if r["check"] <= tol else "FAIL"
+        print(f"| {r['model']} | {r['seq']} | {med['app dynamic']:.3f} | {med['app static']:.3f} | "
+              f"{med['ONNX Runtime']:.3f} | {vs_static['median']:.2f} ({vs_static['min']:.2f}) | "
+              f"{vs_ort['median']:.2f} ({vs_ort['min']:.2f}) | {r['build_dyn_s']:.1f} / {r['build_static_s']:.1f} | "
+              f"{verdict} {r['check']:.1e} |")
+
+
+def main(opts: Any) -> int:
+    """Run the dynamic-axis bench (``--dynamic``; ``--models`` picks from :func:`_configs`, ``--seqs``)."""
+    from bench.latency import appside, systems, timing
+    from pipeline_model.fileformat import load_pipeline
+    from pipeline_model.resources import resource_path
+
+    configs = _configs()
+    names = list(configs) if opts.models in ("", "all") else [m.strip() for m in opts.models.split(",")]
+    unknown = [n for n in names if n not in configs]
+    if unknown:
+        raise SystemExit(f"--dynamic: unknown model {unknown[0]!r}; known: {', '.join(configs)}")
+    seqs = [int(s) for s in str(opts.seqs).split(",") if s.strip()]
+    systems.set_threads(opts.threads)
+    doc = load_pipeline(resource_path("pipelines", "cpu_build.json"))
+    load_before = timing.loadavg()
+    client = appside.make_client()
+    rows: list[dict[str, Any]] = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench_dynamic_") as folder:
+            for name in names:
+                rows += _bench_model(name, configs[name], seqs, opts, client, doc, folder)
+    finally:
+        client.close()
+    print(f"dynamic-axis bench: {opts.threads} threads, {opts.repeat} interleaved rounds; load average before "
+          f"{load_before}, after {timing.loadavg()}; ratio = median of per-round ratios (ratio of the minimums)")
+    print_rows(rows, opts.tol)
+    return 1 if any("error" in r or r["check"] > opts.tol for r in rows) else 0
