@@ -98,6 +98,21 @@ def _scene(win, found: Found, stage: str) -> None:
         found.text(stage, f"tooltip({node})", gv.tooltip_html(node))
 
 
+def _context_menus(win, found: Found, doc: PipelineDocument) -> None:
+    """The pipeline list's context menu of each step (a failed one offers its reproducer)."""
+    _run(win, doc)
+    texts = []
+    for step in doc.steps:
+        menu = win.pipeline_view.context_menu(step.uid)
+        texts += [act.text() for act in menu.actions()]
+        for act in menu.actions():
+            if not act.isSeparator():
+                found.text("step menu", f"menu({step.pass_id})", act.text())
+                found.text("step menu", f"menu({step.pass_id}).tooltip", act.toolTip())
+        menu.deleteLater()
+    assert "保存复现包…" in texts, texts  # the failed step's menu was read
+
+
 def _graph(win, found: Found) -> None:
     gv = win.graph_view
     _scene(win, found, "graph")
@@ -208,6 +223,9 @@ def test_graph_and_every_menu_dialog_in_chinese(zh_window, modal, tmp_path):
     found = Found(win)
     doc = PipelineDocument(model="builtin:mlp", steps=[Step("relax.LegalizeOps"), Step("relax.FuseOps"),
                                                        Step("relax.FuseTIR")])
+    _context_menus(win, found, PipelineDocument(model="builtin:mlp", steps=[
+        Step("relax.LegalizeOps"), Step("relax.FoldConstant", enabled=False),
+        Step("custom.python", {"source": "def broken(:\n"})]))
     _run(win, doc)
     win.pipeline_view.select_uids([doc.steps[-1].uid], current=doc.steps[-1].uid)
     qt_wait(lambda: not win.graph_view.is_busy(), 20_000)
