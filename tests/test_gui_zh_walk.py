@@ -110,6 +110,9 @@ def _context_menus(win, found: Found, doc: PipelineDocument) -> None:
                 found.text("step menu", f"menu({step.pass_id})", act.text())
                 found.text("step menu", f"menu({step.pass_id}).tooltip", act.toolTip())
         menu.deleteLater()
+        win.pipeline_view.select_uids([step.uid], current=step.uid)  # its parameters (an unknown pass: why)
+        qt_wait(lambda: False, 50)
+        found.window(f"step {step.pass_id}", win)
     assert "保存复现包…" in texts, texts  # the failed step's menu was read
 
 
@@ -225,7 +228,7 @@ def test_graph_and_every_menu_dialog_in_chinese(zh_window, modal, tmp_path):
                                                        Step("relax.FuseTIR")])
     _context_menus(win, found, PipelineDocument(model="builtin:mlp", steps=[
         Step("relax.LegalizeOps"), Step("relax.FoldConstant", enabled=False),
-        Step("custom.python", {"source": "def broken(:\n"})]))
+        Step("custom.python", {"source": "def broken(:\n"}), Step("relax.NoSuchPass"), Step("acme.Pass")]))
     _run(win, doc)
     win.pipeline_view.select_uids([doc.steps[-1].uid], current=doc.steps[-1].uid)
     qt_wait(lambda: not win.graph_view.is_busy(), 20_000)

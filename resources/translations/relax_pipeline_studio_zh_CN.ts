@@ -741,18 +741,18 @@
     </message>
     <message>
         <location line="+12"/>
-        <location filename="../../app/pipeline_editor.py" line="+173"/>
+        <location filename="../../app/pipeline_editor.py" line="+174"/>
         <source>Step parameters</source>
         <translation>步骤参数</translation>
     </message>
     <message>
         <location filename="../../app/pipeline_editor.py" line="-112"/>
-        <location line="+122"/>
+        <location line="+123"/>
         <source>Unknown pass {0}</source>
         <translation>未知 Pass {0}</translation>
     </message>
     <message>
-        <location line="-119"/>
+        <location line="-120"/>
         <source>{0} is unavailable: {1}</source>
         <translation>{0} 不可用：{1}</translation>
     </message>
@@ -762,7 +762,7 @@
         <translation>步骤 {0} 的参数</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Loading the pass catalogue…</source>
         <translation>正在加载 Pass 目录…</translation>
     </message>
@@ -3380,6 +3380,22 @@
         <source>Rewrites an inference batch norm of a conv2d (NCHW, OIHW) into conv2d(x, w * scale) + shift, and any other inference batch norm into x * scale + shift, with scale = gamma / sqrt(var + eps) and shift = beta - mean * scale computed on the channel vectors (weight-only work that LiftTransformParams runs once, FoldConstant folds for bound weights) instead of a square root and a division per element. Works on weights that are parameters (TVM&apos;s FoldBatchnormToConv2D needs constants). Put it before DecomposeOpsForInference. The app&apos;s own step: exported scripts contain its code.</source>
         <translation>把卷积 conv2d（NCHW、OIHW）之后的推理批归一化改写为 `conv2d(x, w * scale) + shift`，把其他推理批归一化改写为 `x * scale + shift`，其中 `scale = gamma / sqrt(var + eps)`、`shift = beta - mean * scale` 在通道向量上计算（仅依赖权重的计算：LiftTransformParams 只运行一次，绑定的权重由 FoldConstant 折叠），而不是对每个元素做一次开方和一次除法。对作为参数的权重同样有效（TVM 的 FoldBatchnormToConv2D 需要常量）。请放在 DecomposeOpsForInference 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>
+    <message>
+        <location filename="../../widgets/pass_notes.py" line="+16"/>
+        <source>Unknown pass {0}: misspelt, or from another TVM build</source>
+        <extracomment>A step whose pass no catalogue knows (``PipelineEditor.refresh_placeholders``: ``unknown pass &apos;id&apos;: reason`` with the reason of ``pipeline_model.passkinds.registry.unknown_pass_reason``), as message ids.</extracomment>
+        <translation>未知的 Pass {0}：拼写有误，或来自另一个 TVM 构建</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Unknown pass {0}: misspelt, or not offered by the installed plug-in {1}</source>
+        <translation>未知的 Pass {0}：拼写有误，或已安装的插件 {1} 不提供它</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Unknown pass {0}: no installed plug-in provides it: the plug-in of the {1} passes is not installed ({2} lists the plug-ins)</source>
+        <translation>未知的 Pass {0}：没有已安装的插件提供它：{1} 这组 Pass 的插件未安装（{2} 会列出插件）</translation>
+    </message>
 </context>
 <context>
     <name>PassCategory</name>
@@ -3448,7 +3464,7 @@
         <translation>流水线 PassContext</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>Every step runs inside {0}. The settings are saved in the pipeline file and written into exported scripts; changing them re-runs the pipeline.</source>
         <translation>每个步骤都在 {0} 中运行。这些设置保存在流水线文件中，并写入导出的脚本；修改它们会重新运行流水线。</translation>
     </message>
@@ -3835,7 +3851,7 @@
 <context>
     <name>QtPipelineModel</name>
     <message>
-        <location filename="../../widgets/step_model.py" line="+69"/>
+        <location filename="../../widgets/step_model.py" line="+70"/>
         <source>breaking step</source>
         <extracomment>MIME type of a pass dragged out of the palette: UTF-8 JSON ``{&quot;pass_id&quot;: ...}``. MIME type of steps dragged inside the pipeline list: UTF-8 JSON ``{&quot;uids&quot;: [...]}``. The step&apos;s mark from the last Find Breaking Step: ``&quot;culprit&quot;``, ``&quot;pass&quot;``, ``&quot;fail&quot;``, ``&quot;skip&quot;`` or ``None``. Labels of the bisect marks (English; shown through ``QtPipelineModel.tr``).</extracomment>
         <translation>出错步骤</translation>
