@@ -21,7 +21,7 @@ from app.context import AppContext
 from pipeline_model.document import PipelineDocument, target_label
 from pipeline_model.resources import resource_path
 from widgets.doc_text import own_html
-from widgets.path_texts import shown_path_error
+from widgets.export_texts import export_failed_html
 
 TUTORIAL_PIPELINE = resource_path("pipelines", "fusion_walkthrough.json")
 
@@ -286,12 +286,8 @@ class FileController(QObject):
             source = export_script(doc, catalogue=catalogue, plain=kind != full_kind)
             safe_write.write_text(path, source, "script")  # never through a link, FIFO or device
         except Exception as exc:  # noqa: BLE001 - show any export problem plainly
-            # A refused path in the interface's language; what refused the export otherwise (the exporter's or TVM's
-            # words) as code under the app's sentence.
-            refused = shown_path_error(str(exc))
-            QMessageBox.critical(self._parent(), tr("Cannot export script"), f"<p>{refused}</p>" if refused else
-                                 "<p>" + html.escape(tr("Exporting {0} failed:")).format(f"<code>{html.escape(path)}</code>")
-                                 + f"</p><pre style='white-space: pre-wrap'>{html.escape(str(exc))}</pre>")
+            # The exporter's sentences (a refused path too) in the interface's language, names and TVM's words as code.
+            QMessageBox.critical(self._parent(), tr("Cannot export script"), export_failed_html(path, str(exc)))
             return
         self.ctx.status(tr("Exported {0}").format(path), 4000)
 

@@ -9,9 +9,10 @@ engine's step cache key includes the settings). The dialog follows the document 
 
 from __future__ import annotations
 
+import html
 from typing import Any, Optional
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
 from app.context import AppContext
@@ -26,9 +27,11 @@ class PassContextDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(self.tr("Pipeline PassContext"))
         self.setObjectName("passContextDialog")
-        intro = QLabel(self.tr("Every step runs inside tvm.transform.PassContext(opt_level, config, disabled_pass). "
-                               "The settings are saved in the pipeline file and written into exported scripts; "
-                               "changing them re-runs the pipeline."), self)
+        said = html.escape(self.tr("Every step runs inside {0}. The settings are saved in the pipeline file and "
+                                   "written into exported scripts; changing them re-runs the pipeline."))
+        context_call = "<code>tvm.transform.PassContext(opt_level, config, disabled_pass)</code>"  # TVM's call: code
+        intro = QLabel(said.format(context_call), self)
+        intro.setTextFormat(Qt.TextFormat.RichText)
         intro.setWordWrap(True)
         self.editor = PassContextEditor(self)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)

@@ -79,3 +79,4 @@ def _own(text: str) -> str:
         text = QCoreApplication.translate(CONTEXT, text)
         mark_own(text)
     return text
+

@@ -19,6 +19,7 @@ from app.undo_commands import (
 )
 from pipeline_model.document import Step
 from pipeline_model.passkinds.registry import unknown_pass_reason
+from widgets.pass_notes import unknown_pass_html
 from widgets.pass_palette import PassPalette
 from widgets.step_model import QtPipelineModel
 
@@ -180,7 +181,8 @@ class PipelineEditor(QObject):
             editor.clear()
             loading = self.ctx.catalogue.catalogue is None
             editor.empty_label.setText(
-                step.placeholder or (tr("Loading the pass catalogue…") if loading else tr("Unknown pass {0}").format(step.pass_id)))
+                unknown_pass_html(step.placeholder) if step.placeholder else
+                (tr("Loading the pass catalogue…") if loading else tr("Unknown pass {0}").format(step.pass_id)))
             return
         editor.set_step(spec.for_target(self.ctx.doc.target).to_json(), step.params)  # the catalogue's defaults
 

@@ -14,6 +14,7 @@ counts as what it is — never an app crash.
 
 from __future__ import annotations
 
+import html
 import os
 import threading
 from typing import Any, Callable, Optional
@@ -28,6 +29,9 @@ from app.context import AppContext
 from app.engine_worker import EngineRequest
 from app.i18n import tr
 from app.output_folder import ask_overwrite
+from widgets.engine_texts import code
+from widgets.path_texts import shown_path_error
+from widgets.repro_texts import expected_html, shown_repro_error
 from pipeline_model import consent
 from pipeline_model.debugging import reproducer
 
@@ -53,6 +57,7 @@ class ReduceDialog(QDialog):
         form.addRow(self.tr("Reduced into:"), self._with_browse(self.output_edit, self.browse_output))
         self.about = QLabel(self)
         self.about.setObjectName("reduceAbout")
+        self.about.setTextFormat(Qt.TextFormat.RichText)
         self.about.setWordWrap(True)
         self.about.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.progress = QProgressBar(self)
@@ -63,6 +68,7 @@ class ReduceDialog(QDialog):
         self.counts.setObjectName("reduceCounts")
         self.status = QLabel(self)
         self.status.setObjectName("reduceStatus")
+        self.status.setTextFormat(Qt.TextFormat.RichText)
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.accepted_list = QListWidget(self)
@@ -167,11 +173,12 @@ class ReduceController(QObject):
         try:  # repro.json only (size-capped, validated); repro.py is read and parsed in the engine worker's thread
             spec = reproducer.read_description(folder.strip())
         except (OSError, ValueError) as exc:
-            self.dialog.about.setText(tr("Not a reproducer folder: {0}").format(str(exc).splitlines()[0]))
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            self.dialog.about.setText(html.escape(tr("Not a reproducer folder: {0}")).format(shown_repro_error(first)))
             return None
-        self.dialog.about.setText(tr("Step {0} ({1}), {2} binding(s) before it: {3}").format(
-            spec.step_index + 1, spec.pass_id, "?" if spec.bindings is None else spec.bindings,
-            reproducer.describe_expected(spec.expected)))
+        self.dialog.about.setText(html.escape(tr("Step {0} ({1}), {2} binding(s) before it: {3}")).format(
+            spec.step_index + 1, code(spec.pass_id), "?" if spec.bindings is None else spec.bindings,
+            expected_html(spec.expected)))
         return spec
 
     def _browse_input(self) -> None:
@@ -230,9 +237,9 @@ class ReduceController(QObject):
             dialog.status.setText(tr("Choose a reproducer folder (one that Save Reproducer wrote)."))
             return False
         try:
-            out_dir = check_output_folder(dialog.output_edit.text().strip(), tr("the output folder"))
+            out_dir = check_output_folder(dialog.output_edit.text().strip(), "output folder")
         except OutputPathError as exc:
-            dialog.status.setText(str(exc))
+            dialog.status.setText(shown_path_error(str(exc)) or code(str(exc)))
             return False
         if os.path.realpath(out_dir) == os.path.realpath(folder):
             dialog.status.setText(tr("The reduced reproducer needs a folder of its own."))
@@ -324,11 +331,11 @@ class ReduceController(QObject):
             self.dialog.set_busy(False)
             self.dialog.show_counts(int(out.get("checks") or 0), int(out.get("bindings_after") or 0),
                                     int(out.get("bindings_before") or 0))
-            self.dialog.status.setText(tr("Reduced from {0} to {1} binding(s) in {2} check(s) ({3}); written to {4} "
-                                          "(python repro.py)").format(out.get("bindings_before"),
-                                                                      out.get("bindings_after"), out.get("checks"),
-                                                                      stopped_text(str(out.get("stopped") or "")),
-                                                                      out.get("folder")))
+            self.dialog.status.setText(html.escape(tr(
+                "Reduced from {0} to {1} binding(s) in {2} check(s) ({3}); written to {4} ({5})")).format(
+                    out.get("bindings_before"), out.get("bindings_after"), out.get("checks"),
+                    html.escape(stopped_text(str(out.get("stopped") or ""))), code(str(out.get("folder"))),
+                    code("python repro.py")))
         self.ctx.status(tr("Reduced reproducer written to {0}").format(out.get("folder")), 10000)
         self.finished.emit(out)
 
@@ -337,8 +344,8 @@ class ReduceController(QObject):
             return
         self.request = None
         if self.dialog is not None:
-            self.dialog.set_busy(False, tr("Not reduced: {0}").format(message.strip().splitlines()[0][:400]
-                                                                      if message.strip() else "?"))
+            said = code(message.strip().splitlines()[0][:400]) if message.strip() else "?"
+            self.dialog.set_busy(False, html.escape(tr("Not reduced: {0}")).format(said))
         self.failed.emit(message)
 
 

@@ -10,6 +10,8 @@ import html
 from typing import Any
 
 from app.i18n import tr
+from widgets.doc_text import labelled
+from widgets.graph.node_texts import field, kind_word, word
 
 
 def fused_node_ids(graph: dict) -> set[str]:
@@ -51,13 +53,13 @@ def group_details_html(node: dict, view: dict, groups: dict) -> str:
             f"<p><b>{_esc(what)}</b> — {_esc(size)}</p>"]
     if node.get("module"):
         module_word = tr("module")
-        rows.append(f"<p>{_esc(module_word)}: <code>{_esc(node['module'])}</code></p>")
+        rows.append(f"<p>{labelled(module_word, '<code>' + _esc(node['module']) + '</code>')}</p>")
     for title, items in ((tr("inputs"), ins), (tr("outputs"), outs)):
         if items:
             shown = "".join(f"<li><code>{_esc(i)}</code></li>" for i in items[:20])
             more_text = tr("… {0} more").format(len(items) - 20)
             more = f"<li>{_esc(more_text)}</li>" if len(items) > 20 else ""
-            rows.append(f"<p>{_esc(title)}:</p><ul style='margin-top:0'>{shown}{more}</ul>")
+            rows.append(f"<p>{labelled(title)}</p><ul style='margin-top:0'>{shown}{more}</ul>")
     hint = tr("Click the group to expand it; click its frame title to collapse it again.")
     rows.append(f"<p><i>{_esc(hint)}</i></p>")
     return "".join(rows)
@@ -70,25 +72,25 @@ def node_details_html(node: dict, graph: dict) -> str:
     inputs = sorted(((e.get("index", 0) or 0, e["source"]) for e in graph.get("edges", []) if e.get("target") == node_id),
                     key=lambda t: (t[0], str(t[1])))
     rows = [f"<h3 style='margin:0'>{_esc(node.get('label') or node.get('name') or node_id)}</h3>"]
-    rows.append(f"<p><b>{_esc(node.get('kind', ''))}</b> <code>{_esc(node.get('name', ''))}</code></p>")
+    rows.append(f"<p><b>{_esc(kind_word(node.get('kind', '')))}</b> <code>{_esc(node.get('name', ''))}</code></p>")
     if node.get("op"):
-        rows.append(f"<p>op: <code>{_esc(node['op'])}</code></p>")
+        rows.append(f"<p>{field('op', node['op'])}</p>")
     if node.get("callee"):
         link = ""
         if node.get("callee_kind") == "prim_func":
-            link = f" — <a href='primfunc:{_esc(node['callee'])}'>" + tr("show TensorIR") + "</a>"
-        rows.append(f"<p>callee: <code>{_esc(node['callee'])}</code>{link}</p>")
+            link = f" — <a href='primfunc:{_esc(node['callee'])}'>" + _esc(tr("show TensorIR")) + "</a>"
+        rows.append(f"<p>{field('callee', node['callee'])}{link}</p>")
     if node.get("composite"):
-        rows.append(f"<p>composite: <code>{_esc(node['composite'])}</code></p>")
-    rows.append(f"<p>output: <code>{_esc(node.get('type_text') or '')}</code></p>")
+        rows.append(f"<p>{field('composite', node['composite'])}</p>")
+    rows.append(f"<p>{field('output', node.get('type_text') or '')}</p>")
     if inputs:
         items = "".join(
             f"<li><code>{_esc(nodes.get(src, {}).get('name', src))}</code>: <code>{_esc(nodes.get(src, {}).get('type_text', ''))}</code></li>"
             for _i, src in inputs
         )
-        rows.append(f"<p>inputs:</p><ul style='margin-top:0'>{items}</ul>")
+        rows.append(f"<p>{word('inputs')}</p><ul style='margin-top:0'>{items}</ul>")
     attrs = node.get("attrs") or {}
     if attrs:
         items = "".join(f"<tr><td><code>{_esc(k)}</code></td><td><code>{_esc(v)}</code></td></tr>" for k, v in attrs.items())
-        rows.append(f"<p>attributes:</p><table>{items}</table>")
+        rows.append(f"<p>{word('attributes')}</p><table>{items}</table>")
     return "".join(rows)

@@ -150,7 +150,7 @@ ALLOWED_WORDS = frozenset({
 })
 
 #: Names of more than one word, reviewed: the app's and TVM's product names.
-ALLOWED_NAMES = ("Relax Pipeline Studio", "Apache TVM", "tvm-ffi")
+ALLOWED_NAMES = ("Relax Pipeline Studio", "Apache TVM", "tvm-ffi", "ONNX Runtime")
 
 _CODE_FAMILIES = ("monospace", "mono", "courier", "consolas", "menlo", "monaco", "fixed")
 _TOKEN = re.compile(r"[A-Za-z0-9_./\\:@#+~%=-]+")
@@ -374,3 +374,16 @@ def rich_plain(text: str) -> str:
     doc = QTextDocument()
     doc.setHtml(text)
     return doc.toPlainText()
+
+
+def catalogue_names(win) -> list[str]:  # noqa: ANN001 - a main window
+    """TVM's pass names, titles, parameter names and choices of ``win``'s catalogue (identifiers)."""
+    cat = getattr(getattr(getattr(win, "ctx", None), "catalogue", None), "catalogue", None)
+    if cat is None:
+        return []
+    names: set[str] = set()
+    for pass_id in cat.ids():
+        spec = cat.get(pass_id)
+        names |= {spec.id, spec.title} | {p.name for p in spec.params}
+        names |= {str(c) for p in spec.params for c in (p.choices or [])}
+    return sorted(names)

@@ -26,6 +26,13 @@ def is_own(text: str) -> bool:
     return text in _OWN
 
 
+def labelled(label: str, value_html: str = "") -> str:
+    """``label: value`` as rich text: ``label`` (plain, translated) escaped, ``value_html`` as it is, the colon
+    the interface's language writes (full-width in Chinese)."""
+    template = html.escape(QCoreApplication.translate("Labels", "{0}: {1}"), quote=False)
+    return template.format(html.escape(label, quote=False), value_html).rstrip()
+
+
 def own_html(text: str) -> str:
     """One of the app's own texts as rich text: escaped, its `quoted` code (formulas, op names) in a code font."""
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text)).replace("\n", "<br>")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import bisect
 import collections
-import html
 from typing import Any, Iterable, Optional
 
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QPointF, QRectF, Qt, QThreadPool, Signal
@@ -28,7 +27,7 @@ from pipeline_model import graph_hierarchy
 from pipeline_model.layout import GraphLayout
 from widgets.graph import anchor
 from widgets.graph.adapter import categories
-from widgets.graph import lod
+from widgets.graph import lod, node_texts
 from widgets.graph.items.diagram import LOD_SCALE
 from widgets.graph.errors import NodeError
 from widgets.graph.minimap import GraphMinimap
@@ -202,7 +201,8 @@ class GraphView(OverlayMixin, QGraphicsView):
         """The words of a collapsed group's box, translated (see ``pipeline_model.layout.GROUP_WORDS``)."""
         return {"op": self.tr("{0} op"), "ops": self.tr("{0} ops"), "weight": self.tr("{0} weight"),
                 "weights": self.tr("{0} weights"), "in": self.tr("in "), "out": self.tr("out"),
-                "more": self.tr("+ {0} more")}
+                "more": self.tr("+ {0} more"), "nodes": self.tr("+ {0} nodes"), "output": self.tr("output"),
+                "const": self.tr("const"), "tensor": self.tr("tensor"), "tuple": self.tr("tuple")}
 
     def _overlay_words(self) -> dict[str, str]:
         """The overlays' words, translated (see :class:`widgets.graph.overlays.OverlayMixin`)."""
@@ -760,26 +760,8 @@ class GraphView(OverlayMixin, QGraphicsView):
         return super().viewportEvent(event)
 
     def tooltip_html(self, node_id: str) -> str:
-        """Tooltip text of a node: name, op/callee, type, attributes."""
-        info = self.node_info(node_id)
-        esc = html.escape
-        lines = [f"<b>{esc(str(info.get('name') or node_id))}</b> <i>({esc(str(info.get('kind')))})</i>"]
-        if info.get("op"):
-            lines.append(f"op: {esc(str(info['op']))}")
-        if info.get("callee"):
-            extra = f" [{esc(str(info['callee_kind']))}]" if info.get("callee_kind") else ""
-            lines.append(f"callee: {esc(str(info['callee']))}{extra}")
-        if info.get("composite"):
-            lines.append(f"composite: {esc(str(info['composite']))}")
-        if info.get("type_text"):
-            lines.append(f"type: <code>{esc(str(info['type_text']))}</code>")
-        for k, v in (info.get("attrs") or {}).items():
-            lines.append(f"{esc(str(k))} = <code>{esc(str(v))}</code>")
-        if info.get("changed"):
-            lines.append("<i>changed by the selected step</i>")
-        if self._error_tooltip(node_id):
-            lines.append(self._error_tooltip(node_id))
-        return "<br>".join(lines)
+        """Tooltip text of a node: name, op/callee, type, attributes (see :mod:`widgets.graph.node_texts`)."""
+        return node_texts.tooltip_html(node_id, self.node_info(node_id), self._error_tooltip(node_id))
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
         super().resizeEvent(event)

@@ -12,7 +12,7 @@ import os
 import re
 from typing import Optional
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from pipeline_model.importers import file_filter as model_file_filter
 from pipeline_model.importers.dims import DimsError, format_dims, join_spec, parse_dims, split_spec
+from widgets.doc_text import own_html
 
 
 FILE_KINDS = (  # translated where shown (QT_TRANSLATE_NOOP marks them for lupdate)
@@ -57,15 +58,22 @@ class ModelDialog(QDialog):
         self.start_dir = start_dir or os.path.expanduser("~")
         self.list = QListWidget(self)
         self.list.setObjectName("builtinModels")
+        self.about = QLabel("", self)  # the selected built-in model's description, its code in a code font
+        self.about.setObjectName("builtinAbout")
+        self.about.setWordWrap(True)
         for name, desc in builtin_models().items():
-            item = QListWidgetItem(f"builtin:{name} — {desc}" if desc else f"builtin:{name}")
+            item = QListWidgetItem(f"builtin:{name}")
             item.setData(Qt.ItemDataRole.UserRole, f"builtin:{name}")
-            item.setToolTip(desc)
+            shown = own_html(QCoreApplication.translate("models", desc)) if desc else ""
+            item.setData(Qt.ItemDataRole.UserRole + 1, shown)
+            item.setToolTip(f"<p>{shown}</p>" if shown else "")
             self.list.addItem(item)
             if split_spec_quiet(current) == f"builtin:{name}":
                 self.list.setCurrentItem(item)
         self.list.itemDoubleClicked.connect(lambda _item: self.accept())
         self.list.currentItemChanged.connect(self._on_builtin_selected)
+        current_item = self.list.currentItem()
+        self.about.setText(str(current_item.data(Qt.ItemDataRole.UserRole + 1) or "") if current_item else "")
         self.path = QLineEdit(self)
         self.path.setObjectName("modelPath")
         self.path.setPlaceholderText(self.tr("a .py, .onnx or .pt2 file"))
@@ -93,7 +101,7 @@ class ModelDialog(QDialog):
         dims_row = QHBoxLayout()
         dims_row.addWidget(QLabel(self.tr("Pinned dimensions:"), self))
         dims_row.addWidget(self.dims, 1)
-        kinds = QLabel("<br>".join("• " + self.tr(k) for k in FILE_KINDS), self)
+        kinds = QLabel("<br>".join("• " + own_html(self.tr(k)) for k in FILE_KINDS), self)
         kinds.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Cancel, self)
         buttons.accepted.connect(self.accept)
@@ -101,6 +109,7 @@ class ModelDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel(self.tr("<b>Built-in models</b>"), self))
         layout.addWidget(self.list, 1)
+        layout.addWidget(self.about)
         layout.addWidget(QLabel(self.tr("<b>Or a model file</b>"), self))
         layout.addLayout(file_row)
         layout.addLayout(dims_row)
@@ -110,6 +119,7 @@ class ModelDialog(QDialog):
         self.resize(620, 420)
 
     def _on_builtin_selected(self, item: Optional[QListWidgetItem], _previous=None) -> None:
+        self.about.setText(str(item.data(Qt.ItemDataRole.UserRole + 1) or "") if item is not None else "")
         if item is not None:
             self.path.clear()
 

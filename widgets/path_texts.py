@@ -19,6 +19,7 @@ WHATS = {
     "reproducer folder": QT_TRANSLATE_NOOP("OutputPath", "reproducer folder"),
     "output file": QT_TRANSLATE_NOOP("OutputPath", "output file"),
     "output folder": QT_TRANSLATE_NOOP("OutputPath", "output folder"),
+    "reproducer file": QT_TRANSLATE_NOOP("OutputPath", "reproducer file"),
 }
 #: What a path is (``pipeline_model.safe_files.kind_of``), translated.
 KINDS = {
@@ -48,6 +49,10 @@ PATH_FORMS = (
     (_WHAT + r" (.+?): (.+) already exists and would be replaced; choose a new folder or allow overwriting \(--force\)",
      QT_TRANSLATE_NOOP("OutputPath", "{0} {1}: {2} already exists and would be replaced; choose a new folder or allow "
                                      "overwriting")),
+    (_WHAT + r" '(.*)': not a file name", QT_TRANSLATE_NOOP("OutputPath", "{0} {1}: not a file name")),
+    (_WHAT + r" '(.*)': not a folder name", QT_TRANSLATE_NOOP("OutputPath", "{0} {1}: not a folder name")),
+    # the system's reason (its strerror: "Permission denied"), as code
+    (_WHAT + r" (.+?): ([^:]+)", QT_TRANSLATE_NOOP("OutputPath", "{0} {1}: {2}")),
 )
 
 

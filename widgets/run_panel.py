@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from pipeline_model.document import target_label
 from pipeline_model.latency_stats import FASTER, SAME_BUILD, SLOWER, Comparison, compare_runs
 from widgets.compare_view import latency_bar, verdict_label
+from widgets.doc_text import labelled
 from widgets.build_texts import WARNING_FORMS, shown_error_html, shown_label, shown_progress, shown_text
 from widgets.engine_texts import code, shown_html
 from widgets.latency_chart import LatencyChart, format_us
@@ -210,7 +211,8 @@ def compare_html(result: dict[str, Any]) -> str:
     if check:
         ok = check.get("passed")
         same = QCoreApplication.translate("RunPanel", "✓ same results") if ok else QCoreApplication.translate("RunPanel", "✗ results differ")
-        rows.append(f"<p>{esc(same)}: max abs {_fmt(check.get('max_abs'))}, max rel {_fmt(check.get('max_rel'))}</p>")
+        rows.append("<p>" + esc(QCoreApplication.translate("RunPanel", "{0}: max abs {1}, max rel {2}").format(
+            same, _fmt(check.get("max_abs")), _fmt(check.get("max_rel")))) + "</p>")
     return "".join(rows)
 
 
@@ -594,7 +596,7 @@ class RunPanel(QWidget):
             library=code(str(result.get("library"))), command=code(f"python {result.get('deploy_script')}")))
         self.results.setHtml(
             "<p><b>" + self.tr("Exported") + "</b></p><ul>"
-            + "".join(f"<li>{html.escape(label)}: <code>{html.escape(str(result.get(k)))}</code></li>" for k, label in (
+            + "".join(f"<li>{labelled(label, code(str(result.get(k))))}</li>" for k, label in (
                 ("library", self.tr("library")), ("weights", self.tr("weights")), ("metadata", self.tr("metadata")),
                 ("deploy_script", self.tr("deploy script"))))
             + "</ul><p>" + self.tr("Run it: {command}").format(

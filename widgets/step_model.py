@@ -40,6 +40,7 @@ from pipeline_model.engine.results import (
 )
 from widgets.error_trace import error_html
 from widgets.highlight import palette_is_dark
+from widgets.pass_notes import unknown_pass_html
 from widgets.theme import muted_colour, status_colour
 from widgets.units import format_duration_ms
 
@@ -514,7 +515,7 @@ class QtPipelineModel(QAbstractListModel):
                 lines.append(self.tr("params: {params}").format(params="<code>" + _html_escape(
                     ", ".join(f"{k}={v!r}" for k, v in step.params.items())[:300]) + "</code>"))
             if step.placeholder:
-                lines.append(f"<i>{step.placeholder}</i>")
+                lines.append(f"<i>{unknown_pass_html(step.placeholder)}</i>")
             if result is not None and result.error:
                 lines.append("<span style='white-space:pre'>" + self.tr("error: {message}").format(
                     message=error_html(result.error)) + "</span>")

@@ -65,8 +65,9 @@ def short_op(op: str | None) -> str:
     return op[6:] if op.startswith("relax.") else op
 
 
-def shape_text(attrs: Mapping[str, Any]) -> str:
-    """``(n, 784)·float32`` for a node's ``shape``/``dtype`` (or a short form of ``type_text``)."""
+def shape_text(attrs: Mapping[str, Any], words: Mapping[str, str] | None = None) -> str:
+    """``(n, 784)·float32`` for a node's ``shape``/``dtype`` (or a short form of ``type_text``; ``words``: the
+    (translated) :data:`GROUP_WORDS` for "tuple" and "tensor")."""
     shape = attrs.get("shape")
     dtype = attrs.get("dtype")
     if shape is not None:
@@ -74,9 +75,10 @@ def shape_text(attrs: Mapping[str, Any]) -> str:
         return f"{text}\u00b7{dtype}" if dtype else text
     type_text = str(attrs.get("type_text") or "")
     if type_text.startswith(("T.Tuple", "R.Tuple")):
-        return "tuple"
+        return (words or GROUP_WORDS).get("tuple", "tuple")
     if type_text.startswith("R.Tensor"):
-        return f"tensor\u00b7{dtype}" if dtype else "tensor"
+        tensor = (words or GROUP_WORDS).get("tensor", "tensor")
+        return f"{tensor}\u00b7{dtype}" if dtype else tensor
     if len(type_text) > 28:
         return type_text[:27] + "\u2026"
     return type_text
@@ -89,10 +91,12 @@ MAX_PORT_LINES = 4
 DETAIL_CHARS = 44
 
 
-#: The words of a collapsed group's box (``{0}``: a count); the view passes them translated.
+#: The words of a node box (``{0}``: a count): a collapsed group's, the output and constant nodes' titles, a
+#: value's type without a shape; the view passes them translated.
 GROUP_WORDS: Mapping[str, str] = {
     "op": "{0} op", "ops": "{0} ops", "weight": "{0} weight", "weights": "{0} weights",
-    "in": "in ", "out": "out", "more": "+ {0} more",
+    "in": "in ", "out": "out", "more": "+ {0} more", "nodes": "+ {0} nodes", "output": "output", "const": "const",
+    "tensor": "tensor", "tuple": "tuple",
 }
 
 
@@ -117,12 +121,14 @@ def _port_line(prefix: str, name: str, shape: str, limit: int = DETAIL_CHARS) ->
     return line
 
 
-def _port_lines(prefix: str, ports: Any, more: str) -> list[str]:
+def _port_lines(prefix: str, ports: Any, more: str, words: Mapping[str, str]) -> list[str]:
     ports = list(ports or [])
     shown = ports if len(ports) <= MAX_PORT_LINES else ports[: MAX_PORT_LINES - 1]
     lines = []
     for p in shown:
         shape = str(p.get("shape") or "").split("\u00b7", 1)[0]
+        if shape in ("tensor", "tuple"):  # a value without a shape (shape_text's words, from the graph's reply)
+            shape = words.get(shape, shape)
         lines.append(_port_line(prefix, str(p.get("name") or ""), shape))
     if len(ports) > len(shown):
         lines.append(f"{prefix} " + more.format(len(ports) - len(shown)))
@@ -137,8 +143,8 @@ def node_details(attrs: Mapping[str, Any], words: Mapping[str, str] = GROUP_WORD
         return []
     outs = [dict(p, name="") for p in attrs.get("outputs") or []]
     more = words.get("more", GROUP_WORDS["more"])
-    return (_port_lines(words.get("in", "in "), attrs.get("inputs"), more)
-            + _port_lines(words.get("out", "out"), outs, more))
+    return (_port_lines(words.get("in", "in "), attrs.get("inputs"), more, words)
+            + _port_lines(words.get("out", "out"), outs, more, words))
 
 
 def node_box_height(attrs: Mapping[str, Any], base: float = NODE_HEIGHT, line: float = DETAIL_LINE) -> float:
@@ -163,15 +169,15 @@ def node_text(attrs: Mapping[str, Any], words: Mapping[str, str] = GROUP_WORDS) 
                                                GROUP_WORDS["weights"]).format(weights)
             return title, sub
         size = attrs.get("size")
-        shape = shape_text(attrs)
-        sub = f"+ {size} nodes" if size else "+"
+        shape = shape_text(attrs, words)
+        sub = words.get("nodes", GROUP_WORDS["nodes"]).format(size) if size else "+"
         return title, (f"{sub} \u00b7 {shape}" if shape else sub)
     if kind == "param":
         title = str(attrs.get("name") or "param")
     elif kind == "output":
-        title = "output"
+        title = words.get("output", "output")
     elif kind == "constant":
-        title = "const"
+        title = words.get("const", "const")
     else:
         callee = attrs.get("callee")
         op = attrs.get("op")
@@ -180,7 +186,7 @@ def node_text(attrs: Mapping[str, Any], words: Mapping[str, str] = GROUP_WORDS) 
             title = f"{prefix}: {callee}" if prefix else str(callee)
         else:
             title = short_op(op) or str(attrs.get("label") or attrs.get("name") or "?")
-    return title, shape_text(attrs)
+    return title, shape_text(attrs, words)
 
 
 def node_width(attrs: Mapping[str, Any], char_width: float = CHAR_WIDTH) -> float:

@@ -210,17 +210,16 @@
         <translation>Python，含 --build、--save-script、--save-json (*.py)</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+12"/>
         <source>Cannot export script</source>
         <translation>无法导出脚本</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>Exporting {0} failed:</source>
-        <translation>导出 {0} 失败：</translation>
+        <translation type="vanished">导出 {0} 失败：</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>Exported {0}</source>
         <translation>已导出 {0}</translation>
     </message>
@@ -742,18 +741,18 @@
     </message>
     <message>
         <location line="+12"/>
-        <location filename="../../app/pipeline_editor.py" line="+173"/>
+        <location filename="../../app/pipeline_editor.py" line="+174"/>
         <source>Step parameters</source>
         <translation>步骤参数</translation>
     </message>
     <message>
         <location filename="../../app/pipeline_editor.py" line="-112"/>
-        <location line="+122"/>
+        <location line="+123"/>
         <source>Unknown pass {0}</source>
         <translation>未知 Pass {0}</translation>
     </message>
     <message>
-        <location line="-119"/>
+        <location line="-120"/>
         <source>{0} is unavailable: {1}</source>
         <translation>{0} 不可用：{1}</translation>
     </message>
@@ -763,7 +762,7 @@
         <translation>步骤 {0} 的参数</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Loading the pass catalogue…</source>
         <translation>正在加载 Pass 目录…</translation>
     </message>
@@ -887,12 +886,12 @@
         <translation>{0} 来自缓存</translation>
     </message>
     <message>
-        <location filename="../../app/reduce_controller.py" line="+117"/>
+        <location filename="../../app/reduce_controller.py" line="+123"/>
         <source>Checks: {0} · bindings: {1} (at the start: {2})</source>
         <translation>检查：{0} · 绑定：{1}（开始时：{2}）</translation>
     </message>
     <message>
-        <location line="+53"/>
+        <location line="+54"/>
         <source>Not a reproducer folder: {0}</source>
         <extracomment>The JSON of the finished reduction (``folder``, ``bindings_before`` / ``after``, ``checks``, ``stopped``...). The message when it failed. The :class:`app.reproducer_controller.ReproducerController` that saves the reproducer to reduce.</extracomment>
         <translation>不是复现包文件夹：{0}</translation>
@@ -918,8 +917,12 @@
         <translation>请选择复现包文件夹（由“保存复现包”写出的文件夹）。</translation>
     </message>
     <message>
+        <location line="+98"/>
+        <source>Reduced from {0} to {1} binding(s) in {2} check(s) ({3}); written to {4} ({5})</source>
+        <translation>从 {0} 个绑定缩减到 {1} 个，共 {2} 次检查（{3}）；已写入 {4}（{5}）</translation>
+    </message>
+    <message>
         <location filename="../../app/output_folder.py" line="+25"/>
-        <location filename="../../app/reduce_controller.py" line="+3"/>
         <source>the output folder</source>
         <translation>输出文件夹</translation>
     </message>
@@ -943,7 +946,7 @@
         <translation type="vanished">{0} 中有其他文件：请选择新的或空的文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/reduce_controller.py" line="+5"/>
+        <location filename="../../app/reduce_controller.py" line="-90"/>
         <source>The reduced reproducer needs a folder of its own.</source>
         <translation>精简后的复现包需要一个单独的文件夹。</translation>
     </message>
@@ -973,17 +976,16 @@
         <translation>已复现；正在尝试更小的模块…</translation>
     </message>
     <message>
-        <location line="+20"/>
         <source>Reduced from {0} to {1} binding(s) in {2} check(s) ({3}); written to {4} (python repro.py)</source>
-        <translation>经 {2} 次检查（{3}）从 {0} 个绑定精简到 {1} 个；已写入 {4}（python repro.py）</translation>
+        <translation type="vanished">经 {2} 次检查（{3}）从 {0} 个绑定精简到 {1} 个；已写入 {4}（python repro.py）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+25"/>
         <source>Reduced reproducer written to {0}</source>
         <translation>精简后的复现包已写入 {0}</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>Not reduced: {0}</source>
         <translation>未精简：{0}</translation>
     </message>
@@ -1008,7 +1010,7 @@
         <translation type="vanished">删除了 {0} 未使用的参数</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+19"/>
         <source>{0}: {1} binding(s) left</source>
         <translation>{0}：剩余 {1} 个绑定</translation>
     </message>
@@ -1213,7 +1215,7 @@
         <translation>TensorIR — {0}</translation>
     </message>
     <message>
-        <location filename="../../app/step_reports.py" line="+26"/>
+        <location filename="../../app/step_reports.py" line="+28"/>
         <source>Click a node to see its op, attributes and input/output types.</source>
         <translation>点击节点可查看其算子、属性以及输入/输出类型。</translation>
     </message>
@@ -1507,7 +1509,7 @@
     <message>
         <location line="+3"/>
         <source>An RPC tracker (python -m tvm.exec.rpc_tracker): Build &amp; Run lists its devices and can run there; empty for none</source>
-        <translation>RPC 跟踪器（python -m tvm.exec.rpc_tracker）：“构建并运行”会列出它的设备并可在其上运行；留空表示不用</translation>
+        <translation>RPC 跟踪器（tvm.exec.rpc_tracker）：“构建并运行”会列出它的设备并可在其上运行；留空表示不用</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -2678,9 +2680,194 @@
     </message>
 </context>
 <context>
+    <name>ExportScript</name>
+    <message>
+        <location filename="../../widgets/export_texts.py" line="+20"/>
+        <source>unknown pattern table {0}</source>
+        <extracomment>What one step&apos;s export said (after ``step N (pass id): ``).</extracomment>
+        <translation>未知的模式表 {0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no pattern table given (table_prefix is empty; its default comes from the engine&apos;s catalogue)</source>
+        <translation>未指定模式表（table_prefix 为空；其默认值来自引擎的目录）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no construction known for pass {0}</source>
+        <translation>不知道如何构造 Pass {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown pass</source>
+        <translation>未知的 Pass</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not available: {0}</source>
+        <translation>不可用：{0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>pass id has characters other than letters, digits, &apos;_&apos; and &apos;.&apos;</source>
+        <translation>Pass 标识中含有字母、数字、“_”和“.”以外的字符</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>bad function name {0}</source>
+        <translation>函数名 {0} 无效</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>bad pipeline name {0}</source>
+        <translation>流水线名 {0} 无效</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>bad pass name {0}</source>
+        <translation>Pass 名 {0} 无效</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown backend stage {0}</source>
+        <translation>未知的后端阶段 {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>syntax error at line {0}: {1}</source>
+        <translation>第 {0} 行有语法错误：{1}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>schedule_fn: syntax error at line {0}: {1}</source>
+        <translation>schedule_fn：第 {0} 行有语法错误：{1}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown DLight rule {0}</source>
+        <translation>未知的 DLight 规则 {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>DLight rule {0} is not in {1}</source>
+        <translation>DLight 规则 {0} 不在 {1} 中</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>DLight rule {0} is not installed (no installed plug-in provides DLight rules of group {1}; Help ▸ Environment lists the plug-ins)</source>
+        <translation>DLight 规则 {0} 未安装（没有已安装的插件提供 {1} 组的 DLight 规则；“帮助 ▸ 环境”列出了插件）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>step {0} ({1}): {2}</source>
+        <extracomment>The whole refusal.</extracomment>
+        <translation>步骤 {0}（{1}）：{2}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>model {0}: {1}</source>
+        <translation>模型 {0}：{1}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>pipeline target: {0}</source>
+        <translation>流水线目标：{0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the exported script does not compile (line {0}: {1})</source>
+        <translation>导出的脚本无法编译（第 {0} 行：{1}）</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>Exporting {0} failed:</source>
+        <translation>导出 {0} 失败：</translation>
+    </message>
+</context>
+<context>
+    <name>GraphNode</name>
+    <message>
+        <location filename="../../widgets/graph/node_texts.py" line="+15"/>
+        <source>binding</source>
+        <extracomment>A node&apos;s ``kind`` (``pipeline_model.ir_graph``, ``graph_hierarchy``), translated where shown.</extracomment>
+        <translation>绑定</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>parameter</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>constant</source>
+        <translation>常量</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>group</source>
+        <translation>分组</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>module group</source>
+        <translation>模块分组</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>call of a Relax function</source>
+        <translation>Relax 函数调用</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>op: {0}</source>
+        <extracomment>The fields of the tooltip and the details (``{0}``: the value, in a code font).</extracomment>
+        <translation>算子：{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>callee: {0}</source>
+        <translation>被调函数：{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>composite: {0}</source>
+        <translation>复合函数：{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>type: {0}</source>
+        <translation>类型：{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>output: {0}</source>
+        <translation>输出：{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>inputs:</source>
+        <translation>输入：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>attributes:</source>
+        <translation>属性：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>changed by the selected step</source>
+        <translation>被所选步骤改变</translation>
+    </message>
+</context>
+<context>
     <name>GraphView</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+132"/>
+        <location filename="../../widgets/graph_view.py" line="+131"/>
         <location line="+41"/>
         <source>No graph</source>
         <translation>无图</translation>
@@ -2691,7 +2878,7 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+422"/>
+        <location line="+423"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
     </message>
@@ -2706,7 +2893,7 @@
         <translation>本步骤修改的节点</translation>
     </message>
     <message>
-        <location line="-6"/>
+        <location line="-7"/>
         <source>{0} op</source>
         <translation>{0} 个算子</translation>
     </message>
@@ -2739,6 +2926,31 @@
         <location line="+1"/>
         <source>+ {0} more</source>
         <translation>另有 {0} 个</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>+ {0} nodes</source>
+        <translation>+ {0} 个节点</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>const</source>
+        <translation>常量</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>tensor</source>
+        <translation>张量</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>tuple</source>
+        <translation>元组</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -2807,6 +3019,15 @@
     </message>
 </context>
 <context>
+    <name>Labels</name>
+    <message>
+        <location filename="../../widgets/doc_text.py" line="+32"/>
+        <source>{0}: {1}</source>
+        <extracomment>Descriptions of the app&apos;s own passes and parameters, in the interface&apos;s language.</extracomment>
+        <translation>{0}：{1}</translation>
+    </message>
+</context>
+<context>
     <name>LatencyChart</name>
     <message>
         <location filename="../../widgets/latency_chart.py" line="+75"/>
@@ -2863,7 +3084,7 @@
 <context>
     <name>ModelDialog</name>
     <message>
-        <location filename="../../widgets/model_dialog.py" line="+35"/>
+        <location filename="../../widgets/model_dialog.py" line="+36"/>
         <source>TVMScript .py — a class decorated with @I.ir_module (or the text of mod.script())</source>
         <translation>TVMScript .py — 用 @I.ir_module 装饰的类（或 mod.script() 的文本）</translation>
     </message>
@@ -2888,7 +3109,7 @@
         <translation>打开模型</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+22"/>
         <source>a .py, .onnx or .pt2 file</source>
         <translation>.py、.onnx 或 .pt2 文件</translation>
     </message>
@@ -2903,12 +3124,12 @@
         <translation>&lt;b&gt;内置模型&lt;/b&gt;</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>&lt;b&gt;Or a model file&lt;/b&gt;</source>
         <translation>&lt;b&gt;或选择模型文件&lt;/b&gt;</translation>
     </message>
     <message>
-        <location line="-18"/>
+        <location line="-19"/>
         <source>e.g. seq=8 batch=1 — pin symbolic dimensions of a dynamic model</source>
         <translation>例如 seq=8 batch=1 — 固定动态模型的符号维度</translation>
     </message>
@@ -2923,7 +3144,7 @@
         <translation>固定维度：</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+47"/>
         <source>Pinned dimensions: &apos;{item}&apos; is not NAME=DIM (e.g. seq=8; DIM a positive integer)</source>
         <translation>固定维度：“{item}”不是 NAME=DIM 形式（例如 seq=8；DIM 为正整数）</translation>
     </message>
@@ -2964,6 +3185,11 @@
         <location line="+1"/>
         <source>output folder</source>
         <translation>输出文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>reproducer file</source>
+        <translation>复现包文件</translation>
     </message>
     <message>
         <location line="+4"/>
@@ -3040,6 +3266,21 @@
         <location line="+3"/>
         <source>{0} {1}: {2} already exists and would be replaced; choose a new folder or allow overwriting</source>
         <translation>{0} {1}：{2} 已存在，会被替换；请选择新文件夹，或允许覆盖</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} {1}: not a file name</source>
+        <translation>{0} {1}：不是文件名</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} {1}: not a folder name</source>
+        <translation>{0} {1}：不是文件夹名</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} {1}: {2}</source>
+        <translation>{0} {1}：{2}</translation>
     </message>
 </context>
 <context>
@@ -3149,6 +3390,22 @@
         <source>Rewrites an inference batch norm of a conv2d (NCHW, OIHW) into conv2d(x, w * scale) + shift, and any other inference batch norm into x * scale + shift, with scale = gamma / sqrt(var + eps) and shift = beta - mean * scale computed on the channel vectors (weight-only work that LiftTransformParams runs once, FoldConstant folds for bound weights) instead of a square root and a division per element. Works on weights that are parameters (TVM&apos;s FoldBatchnormToConv2D needs constants). Put it before DecomposeOpsForInference. The app&apos;s own step: exported scripts contain its code.</source>
         <translation>把卷积 conv2d（NCHW、OIHW）之后的推理批归一化改写为 `conv2d(x, w * scale) + shift`，把其他推理批归一化改写为 `x * scale + shift`，其中 `scale = gamma / sqrt(var + eps)`、`shift = beta - mean * scale` 在通道向量上计算（仅依赖权重的计算：LiftTransformParams 只运行一次，绑定的权重由 FoldConstant 折叠），而不是对每个元素做一次开方和一次除法。对作为参数的权重同样有效（TVM 的 FoldBatchnormToConv2D 需要常量）。请放在 DecomposeOpsForInference 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>
+    <message>
+        <location filename="../../widgets/pass_notes.py" line="+16"/>
+        <source>Unknown pass {0}: misspelt, or from another TVM build</source>
+        <extracomment>A step whose pass no catalogue knows (``PipelineEditor.refresh_placeholders``: ``unknown pass &apos;id&apos;: reason`` with the reason of ``pipeline_model.passkinds.registry.unknown_pass_reason``), as message ids.</extracomment>
+        <translation>未知的 Pass {0}：拼写有误，或来自另一个 TVM 构建</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Unknown pass {0}: misspelt, or not offered by the installed plug-in {1}</source>
+        <translation>未知的 Pass {0}：拼写有误，或已安装的插件 {1} 不提供它</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Unknown pass {0}: no installed plug-in provides it: the plug-in of the {1} passes is not installed ({2} lists the plug-ins)</source>
+        <translation>未知的 Pass {0}：没有已安装的插件提供它：{1} 这组 Pass 的插件未安装（{2} 会列出插件）</translation>
+    </message>
 </context>
 <context>
     <name>PassCategory</name>
@@ -3212,14 +3469,18 @@
 <context>
     <name>PassContextDialog</name>
     <message>
-        <location filename="../../app/pass_context_controller.py" line="+27"/>
+        <location filename="../../app/pass_context_controller.py" line="+28"/>
         <source>Pipeline PassContext</source>
         <translation>流水线 PassContext</translation>
     </message>
     <message>
         <location line="+2"/>
+        <source>Every step runs inside {0}. The settings are saved in the pipeline file and written into exported scripts; changing them re-runs the pipeline.</source>
+        <translation>每个步骤都在 {0} 中运行。这些设置保存在流水线文件中，并写入导出的脚本；修改它们会重新运行流水线。</translation>
+    </message>
+    <message>
         <source>Every step runs inside tvm.transform.PassContext(opt_level, config, disabled_pass). The settings are saved in the pipeline file and written into exported scripts; changing them re-runs the pipeline.</source>
-        <translation>每个步骤都在 tvm.transform.PassContext(opt_level, config, disabled_pass) 中运行。这些设置保存在流水线文件中，并写入导出的脚本；修改它们会重新运行流水线。</translation>
+        <translation type="vanished">每个步骤都在 tvm.transform.PassContext(opt_level, config, disabled_pass) 中运行。这些设置保存在流水线文件中，并写入导出的脚本；修改它们会重新运行流水线。</translation>
     </message>
 </context>
 <context>
@@ -3237,7 +3498,7 @@
     <message>
         <location line="+2"/>
         <source>value (JSON: 1, true, &quot;text&quot;)</source>
-        <translation>值（JSON：1、true、&quot;text&quot;）</translation>
+        <translation>值（JSON：1、true/false、&quot;文本&quot;）</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -3600,7 +3861,7 @@
 <context>
     <name>QtPipelineModel</name>
     <message>
-        <location filename="../../widgets/step_model.py" line="+69"/>
+        <location filename="../../widgets/step_model.py" line="+70"/>
         <source>breaking step</source>
         <extracomment>MIME type of a pass dragged out of the palette: UTF-8 JSON ``{&quot;pass_id&quot;: ...}``. MIME type of steps dragged inside the pipeline list: UTF-8 JSON ``{&quot;uids&quot;: [...]}``. The step&apos;s mark from the last Find Breaking Step: ``&quot;culprit&quot;``, ``&quot;pass&quot;``, ``&quot;fail&quot;``, ``&quot;skip&quot;`` or ``None``. Labels of the bisect marks (English; shown through ``QtPipelineModel.tr``).</extracomment>
         <translation>出错步骤</translation>
@@ -3857,7 +4118,7 @@
 <context>
     <name>ReduceDialog</name>
     <message>
-        <location filename="../../app/reduce_controller.py" line="-157"/>
+        <location filename="../../app/reduce_controller.py" line="-160"/>
         <source>Reduce Reproducer</source>
         <translation>精简复现包</translation>
     </message>
@@ -3882,7 +4143,7 @@
         <translation>精简到：</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+19"/>
         <source>Reduce</source>
         <translation>精简</translation>
     </message>
@@ -3908,9 +4169,139 @@
     </message>
 </context>
 <context>
+    <name>ReproFolder</name>
+    <message>
+        <location filename="../../widgets/repro_texts.py" line="+19"/>
+        <source>a string</source>
+        <extracomment>What a field of ``repro.json`` must be (``repro_folder._TYPE_NAMES``), translated.</extracomment>
+        <translation>字符串</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>an object</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>an integer</source>
+        <translation>整数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a list</source>
+        <translation>列表</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>true or false</source>
+        <translation>真或假</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} or {1}</source>
+        <translation>{0}或{1}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>reproducer folder {0} is under {1} (a system folder); refused</source>
+        <translation>复现包文件夹 {0} 位于 {1}（系统文件夹）之下；已拒绝</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>reproducer folder {0} is {1}, not a folder</source>
+        <translation>复现包文件夹 {0} 是{1}，不是文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>reproducer folder {0}: {1}</source>
+        <translation>复现包文件夹 {0}：{1}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot read {0}</source>
+        <translation>无法读取 {0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0}: not a reproducer description (a JSON object); it holds {1}</source>
+        <translation>{0}：不是复现包描述（一个 JSON 对象）；其内容是{1}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0}: the field {1} is missing</source>
+        <translation>{0}：缺少字段 {1}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0}: {1} must be {2}</source>
+        <translation>{0}：{1} 必须是{2}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0}: kind {1} is not one of {2}</source>
+        <translation>{0}：kind {1} 不是 {2} 之一</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0}: step_index {1} is out of range</source>
+        <translation>{0}：step_index {1} 超出范围</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0}: pieces[{1}] must be an object of lists of strings</source>
+        <translation>{0}：pieces[{1}] 必须是值为字符串列表的对象</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0}: line {1}: not valid JSON ({2})</source>
+        <translation>{0}：第 {1} 行：不是有效的 JSON（{2}）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0}: nested too deeply to be a reproducer description</source>
+        <translation>{0}：嵌套过深，不可能是复现包描述</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0}: line {1}: not valid Python ({2})</source>
+        <translation>{0}：第 {1} 行：不是有效的 Python（{2}）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0}: cannot be parsed (nested too deeply, or not Python text)</source>
+        <translation>{0}：无法解析（嵌套过深，或不是 Python 文本）</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>the process dies with signal {0} when the module after the step is built and run</source>
+        <extracomment>What a reproducer expects, by kind (``{0}``, ``{1}``: values).</extracomment>
+        <translation>构建并运行该步骤之后的模块时，进程因信号 {0} 终止</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the process dies with signal {0} while the step runs</source>
+        <translation>运行该步骤时，进程因信号 {0} 终止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the step does not finish within {0} s</source>
+        <translation>该步骤在 {0} 秒内没有结束</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the outputs before and after the step differ beyond rtol {0}, atol {1} × max|ref|</source>
+        <translation>该步骤前后的输出之差超出 rtol {0}、atol {1} × 参照最大绝对值</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>building or running the module after the step fails</source>
+        <translation>构建或运行该步骤之后的模块失败</translation>
+    </message>
+</context>
+<context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+146"/>
+        <location filename="../../widgets/run_panel.py" line="+147"/>
         <source>max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})</source>
         <translation>最大绝对误差 / 参照最大绝对值 = {ratio}（参照最大绝对值 {ref}；容差按{scale}缩放）</translation>
     </message>
@@ -3920,7 +4311,7 @@
         <translation>警告</translation>
     </message>
     <message>
-        <location line="+138"/>
+        <location line="+139"/>
         <source>Device and target to build for (devices detected by the engine)</source>
         <translation>构建所用的设备和目标（引擎检测到的设备）</translation>
     </message>
@@ -3995,8 +4386,8 @@
         <translation>模块</translation>
     </message>
     <message>
-        <location line="-139"/>
-        <location line="+140"/>
+        <location line="-140"/>
+        <location line="+141"/>
         <location line="+246"/>
         <source>Inputs</source>
         <translation>输入</translation>
@@ -4220,7 +4611,7 @@
         <translation>引擎报告了一个错误：</translation>
     </message>
     <message>
-        <location filename="../../widgets/run_panel.py" line="-430"/>
+        <location filename="../../widgets/run_panel.py" line="-431"/>
         <source>({time} of warm-up)</source>
         <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>（预热 {time}）</translation>
@@ -4306,7 +4697,12 @@
         <translation>输出 {index}</translation>
     </message>
     <message>
-        <location line="+119"/>
+        <location line="+86"/>
+        <source>{0}: max abs {1}, max rel {2}</source>
+        <translation>{0}：最大绝对误差 {1}，最大相对误差 {2}</translation>
+    </message>
+    <message>
+        <location line="+34"/>
         <source>Check</source>
         <translation>检查</translation>
     </message>
@@ -4466,7 +4862,7 @@
         <translation>失败</translation>
     </message>
     <message>
-        <location line="-433"/>
+        <location line="-434"/>
         <source>ratio of the medians {value}× (no repeats: the spread is unknown)</source>
         <translation>中位数之比 {value}×（没有重复测量：离散程度未知）</translation>
     </message>
@@ -4511,7 +4907,7 @@
         <translation>✗ 结果不同</translation>
     </message>
     <message>
-        <location line="+254"/>
+        <location line="+255"/>
         <source>{0} {1} is not a number (e.g. 1e-4)</source>
         <translation>{0} {1} 不是数字（例如 1e-4）</translation>
     </message>
@@ -5397,7 +5793,7 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="-506"/>
+        <location filename="../../widgets/graph_view.py" line="-507"/>
         <source>Overview: click or drag to move the view</source>
         <extracomment>Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>概览：点击或拖动以移动视图</translation>
@@ -5406,9 +5802,8 @@
 <context>
     <name>doc_text</name>
     <message>
-        <location filename="../../widgets/doc_text.py" line="+44"/>
+        <location filename="../../widgets/doc_text.py" line="+19"/>
         <source>TVM&apos;s documentation (as TVM writes it):</source>
-        <extracomment>Descriptions of the app&apos;s own passes and parameters, in the interface&apos;s language.</extracomment>
         <translation>TVM 的文档（TVM 原文）：</translation>
     </message>
 </context>

@@ -18,6 +18,9 @@ Saves, with the size in the name:
 * ``graph_nested_<size>.png``: an MLP pipeline of eight steps run, its seventh (``pipeline.zero``) selected:
   its nested passes listed under the steps, the step list still showing five steps and the selected one.
 
+``--tooltip`` takes only ``graph_tooltip_<size>.png``: the MLP after LegalizeOps and FuseOps, FuseOps selected, the
+hover tooltip of a fused call drawn over the window (its kind, op, callee, type in the interface's language).
+
 ``--decoder-layers=800`` takes only the decoder's first two shots, of a generated decoder of that many layers
 (``graph_decoder800_collapsed_<size>.png``, ``graph_decoder800_layers_fit_<size>.png``,
 ``graph_decoder800_layer_<size>.png``: the 50,000-node function, shown collapsed first by the engine).
@@ -143,6 +146,33 @@ def _zoom_on(gv: Any, group: str, scale: float) -> None:
         gv.centerOn(frame.center())
 
 
+def _tooltip(win: Any, wait: Callable[..., bool], path: str) -> None:
+    """The hover tooltip of the first node that calls a function, over the window (tooltips are windows of their
+    own)."""
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    from scripts.screenshots.debug import compose
+    from scripts.screenshots.tour import pump_for
+
+    _open(win, wait, "builtin:mlp", ("relax.LegalizeOps", "relax.FuseOps"), "MLP")
+    win.pipeline_view.select_uids([win.ctrl.doc.steps[1].uid])
+    gv = win.graph_view
+    wait(lambda: not gv.is_busy() and bool(gv.highlighted()))
+    gv.expand_all()
+    wait(lambda: not gv.is_busy())
+    gv.fit_to_view()
+    node = next(n for n, a in gv._prepared.attrs.items() if a.get("callee"))  # noqa: SLF001
+    rect = gv.node_rect(node)
+    gv.select_node(node, center=True)
+    pump_for(QApplication.instance(), 500)
+    at = gv.mapFromScene(rect.center())
+    QToolTip.showText(gv.viewport().mapToGlobal(at), gv.tooltip_html(node), gv.viewport())
+    pump_for(QApplication.instance(), 800)
+    tips = [w for w in QApplication.topLevelWidgets() if w.inherits("QTipLabel") and w.isVisible()]
+    where = gv.viewport().mapTo(win, at)
+    compose(win, [(tip, where.x() + 12, where.y() + 16) for tip in tips[:1]], path)
+
+
 def main(argv: list[str]) -> int:
     """Entry point: ``argv[0]`` the output folder, ``argv[1]`` the screen size (``1920x1080``);
     ``--lang=zh_CN`` takes the shots in that language (names prefixed ``zh_``)."""
@@ -151,6 +181,8 @@ def main(argv: list[str]) -> int:
     prefix = f"{lang.split('_')[0]}_" if lang else ""
     layers = next((int(a.split("=", 1)[1]) for a in argv if a.startswith("--decoder-layers=")), 0)
     argv = [a for a in argv if not a.startswith("--decoder-layers=")]
+    flags = [a for a in argv if a.startswith("--")]
+    argv = [a for a in argv if not a.startswith("--")]
     out = argv[0] if argv else "docs/screenshots"
     size = argv[1] if len(argv) > 1 else "1920x1080"
     os.makedirs(out, exist_ok=True)
@@ -166,6 +198,11 @@ def main(argv: list[str]) -> int:
         print("saved", path)
 
     assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
+    if "--tooltip" in flags:
+        _tooltip(win, wait, os.path.join(out, f"{prefix}graph_tooltip_{size}.png"))
+        win.ctrl.undo_stack.setClean()
+        win.close()
+        return 0
     if layers:
         _decoder(win, wait, layers, shot)
         win.ctrl.undo_stack.setClean()
