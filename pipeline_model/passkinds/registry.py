@@ -33,6 +33,7 @@ BUILTIN_MODULES = (
     "pipeline_model.passkinds.sink_reshape",
     "pipeline_model.passkinds.expand_sigmoid",
     "pipeline_model.passkinds.fold_batch_norm",
+    "pipeline_model.passkinds.quantized_int",
     "pipeline_model.passkinds.fold_constants",
 )
 

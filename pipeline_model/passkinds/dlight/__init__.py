@@ -5,8 +5,9 @@ are applied by :func:`.report_tvm.reporting_step` (same algorithm) so the step r
 which rule (``report["dlight"]``), with a warning for PrimFuncs without a GPU schedule on a GPU target.
 
 Files of this kind: ``__init__.py`` (spec, recipe, hooks, report; TVM-free), ``script_tvm.py`` (the app's own
-rules, group ``app``: ``CPUMatmul``, ``CPUParallel``; the classes exported scripts contain and the engine
-instantiates; engine side because a rule class needs its TVM base class) and ``report_tvm.py`` (engine half: the reporting pass).
+rules, group ``app``: ``CPUMatmul``, ``CPUConv2d``, ``CPUParallel``; the classes exported scripts contain and the engine
+instantiates; engine side because a rule class needs its TVM base class), ``int8_tvm.py`` (``CPUInt8``) and
+``report_tvm.py`` (engine half: the reporting pass).
 """
 
 from __future__ import annotations
@@ -27,14 +28,18 @@ SCRIPT_MODULE = "pipeline_model.passkinds.dlight.script_tvm"
 #: app's own rules (:data:`SCRIPT_MODULE`, copied into exported scripts).
 DLIGHT_RULE_MODULES = {"gpu": "tvm.s_tir.dlight.gpu", "cpu": "tvm.s_tir.dlight.cpu"}
 APP_GROUP = "app"
-#: The app's own rules (classes of :data:`SCRIPT_MODULE`).
-APP_RULES = ("CPUMatmul", "CPUConv2d", "CPUParallel")
+#: The app's int8 rule (``app.CPUInt8``: VNNI products of ``app.QuantizedToInteger``), a module of its own.
+INT8_MODULE = "pipeline_model.passkinds.dlight.int8_tvm"
+#: The app's own rules -> the module holding the class (:data:`SCRIPT_MODULE` or :data:`INT8_MODULE`).
+APP_RULE_MODULES = {"CPUInt8": INT8_MODULE, "CPUMatmul": SCRIPT_MODULE, "CPUConv2d": SCRIPT_MODULE,
+                    "CPUParallel": SCRIPT_MODULE}
+APP_RULES = tuple(APP_RULE_MODULES)
 #: Rules of a new step on a GPU target (those present in this TVM build).
 DEFAULT_RULES = ["gpu.Matmul", "gpu.GEMV", "gpu.Reduction", "gpu.GeneralReduction", "gpu.Fallback"]
 #: Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): those of the bundled
 #: ``cpu_build.json``. Not TVM's cpu.* rules: they slowed the CNNs down and can make LLVM take minutes on one function
 #: (docs/PERFORMANCE.md); a PrimFunc no app rule takes (the tutorial's 256x10 matrix-vector product) builds as it is.
-DEFAULT_CPU_RULES = ["app.CPUMatmul", "app.CPUConv2d", "app.CPUParallel"]
+DEFAULT_CPU_RULES = ["app.CPUInt8", "app.CPUMatmul", "app.CPUConv2d", "app.CPUParallel"]
 
 
 def app_rule_sources(name: str) -> list[str]:
@@ -42,7 +47,7 @@ def app_rule_sources(name: str) -> list[str]:
     rule (:func:`pipeline_model.emit.script_sources`)."""
     if name not in APP_RULES:
         raise emit.EmitError(f"unknown DLight rule {APP_GROUP}.{name}")
-    return emit.script_sources(SCRIPT_MODULE, name)
+    return emit.script_sources(APP_RULE_MODULES[name], name)
 
 
 def dlight_rule_names() -> list[str]:
@@ -82,7 +87,8 @@ def dlight_spec() -> Any:
         "vectorized, parallel CPU schedule; app.CPUConv2d (the app's own rule) gives NCHW convolutions a "
         "register-blocked, vectorized CPU schedule with weights packed by a separate stage (follow it with "
         "SplitLayoutRewritePreproc and LiftTransformParams to pack them once); app.CPUParallel (the app's own "
-        "rule) runs each block's spatial loops on all CPU cores.",
+        "rule) runs each block's spatial loops on all CPU cores; app.CPUInt8 (the app's own rule) computes the "
+        "integer products of app.QuantizedToInteger with VNNI (vpdpbusd) where the CPU has it.",
         params=[
             ParamSpec("rules", "rule_list", gpu_rules, "Ordered DLight rules (by default the target's: gpu.* "
                       "rules on a GPU, the app's CPU rules on llvm).", choices=rules,
@@ -144,7 +150,7 @@ class DLightKind(PassKind):
         for rule in params.get("rules") or []:
             group, _, name = str(rule).partition(".")
             if group == APP_GROUP and name in APP_RULES:  # the app's rule class, copied into exported scripts
-                rules.append(emit.ScriptCall(SCRIPT_MODULE, name))
+                rules.append(emit.ScriptCall(APP_RULE_MODULES[name], name))
                 continue
             if group not in DLIGHT_RULE_MODULES or not emit.is_identifier(name):
                 raise emit.EmitError(f"unknown DLight rule {rule!r}")

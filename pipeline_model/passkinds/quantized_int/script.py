@@ -1,0 +1,268 @@
+"""Code of the ``quantized_int`` kind that exported scripts contain, called by the engine too.
+
+:func:`quantized_to_integer` is the pass of an ``app.QuantizedToInteger`` step (TVM imported inside the function).
+"""
+
+
+def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim into exported scripts
+    """A module pass that computes quantized convolutions and matmuls in integers.
+
+    Rewrites ``conv2d(dequantize(xq), dequantize(wq))`` (NCHW/OIHW, one group, no dilation), ``matmul(dequantize(xq),
+    [permute_dims](dequantize(wq)))`` (QDQ files: ONNX Runtime's ``quantize_static``) and ``MatMulInteger``'s
+    ``matmul(astype(xq) - zx, astype(wq) - zw, out_dtype="int32")`` (``quantize_dynamic``) where ``xq`` is uint8,
+    ``wq`` an int8 weight, ``zw`` a constant zero and the scales scalars (or per output channel) into
+    ``qdot``: a uint8 x int8 -> int32 product over weights packed ``[n/16, k/4, 16, 4]`` (by a call of its own,
+    weight-only work that ``LiftTransformParams`` runs once), followed by ``- zx * sum_k(wq)`` and, for the QDQ
+    forms, ``astype(float32) * (sx * sw)``: elementwise ops that fuse into the product as its epilogue, with the
+    requantization (``quantize``) after them. A convolution's input is padded with its zero point and laid out
+    channels-last (``qpad``). The same values as the float graph up to float rounding of the scale product.
+    Everything else (other dtypes, symbolic shapes, per-channel activations, a weight zero point that is not a
+    constant zero) is left as it is. The ``app.CPUInt8`` DLight rule schedules ``qdot`` with VNNI's ``vpdpbusd``.
+    """
+    import numpy as np
+    import tvm
+    from tvm import relax, te
+
+    def const_of(expr, var2val):  # type: ignore[no-untyped-def]
+        """The numpy value of ``expr`` seen through variable bindings, ``astype`` and ``expand_dims``; or None."""
+        for _ in range(8):
+            if isinstance(expr, relax.Var) and expr in var2val:
+                expr = var2val[expr]
+            elif isinstance(expr, (tvm.ir.Constant, tvm.ir.GenericConst)):
+                return expr.value.numpy() if hasattr(expr, "value") else expr.data.numpy()
+            elif isinstance(expr, relax.Call) and getattr(expr.op, "name", "") in ("relax.astype",
+                                                                                    "relax.expand_dims"):
+                expr = expr.args[0]
+            else:
+                return None
+        return None
+
+    def value(expr, var2val):  # type: ignore[no-untyped-def]
+        return var2val.get(expr, expr) if isinstance(expr, relax.Var) else expr
+
+    def op_of(expr, var2val):  # type: ignore[no-untyped-def]
+        expr = value(expr, var2val)
+        return (expr, expr.op.name) if isinstance(expr, relax.Call) and isinstance(expr.op, tvm.ir.Op) else (expr, "")
+
+    def static(shape):  # type: ignore[no-untyped-def]
+        return shape is not None and all(isinstance(d, tvm.tirx.IntImm) for d in shape)
+
+    def dtype(expr):  # type: ignore[no-untyped-def]
+        return str(getattr(expr.ty, "dtype", ""))
+
+    def dequantized(expr, var2val, want):  # type: ignore[no-untyped-def]
+        """``(q, scale, zero point)`` of ``dequantize(q, ...)`` with ``q`` of dtype ``want``; or None."""
+        call, name = op_of(expr, var2val)
+        if name != "relax.dequantize" or dtype(call.args[0]) != want or dtype(call) != "float32":
+            return None
+        return call.args[0], call.args[1], call.args[2], int(call.attrs.axis)
+
+    def i64(*dims):  # type: ignore[no-untyped-def]
+        """int64 extents, as LegalizeOps writes them (FuseTIR refuses buffers whose shapes differ in type)."""
+        return [tvm.tirx.IntImm("int64", int(d)) for d in dims]
+
+    def ceil(n, m):  # type: ignore[no-untyped-def]
+        return (n + m - 1) // m * m
+
+    def prim(name, tensors):  # type: ignore[no-untyped-def]
+        key = (name, tuple((tuple(int(d) for d in t.shape), str(t.dtype)) for t in tensors))
+        if key not in funcs:
+            func = te.create_prim_func(list(tensors)).without_attr("global_symbol")
+            funcs[key] = builder[0].add_func(func, name)
+        return funcs[key]
+
+    def gemm(mutator, xq, wq, transposed):  # type: ignore[no-untyped-def]
+        """int32 ``xq[M, K] @ wq`` (wq ``[K, N]``, or ``[N, K]`` when ``transposed``) through ``qdot``."""
+        xs = [int(d) for d in xq.ty.shape]
+        ws = [int(d) for d in wq.ty.shape]
+        k = xs[-1]
+        n = ws[0] if transposed else ws[1]
+        m = int(np.prod(xs[:-1]))
+        if k % 4:
+            return None
+        n16 = ceil(n, 16)
+        w_t = te.placeholder(i64(*ws), "int8", "w")
+        packed = te.compute(i64(n16 // 16, k // 4, 16, 4), lambda no, ko, ni, ki: tvm.tirx.if_then_else(
+            no * 16 + ni < n, w_t[no * 16 + ni, ko * 4 + ki] if transposed else w_t[ko * 4 + ki, no * 16 + ni],
+            tvm.tirx.const(0, "int8")), name="qpack")
+        pack_gv = prim("qpack_weight", [w_t, packed])
+        a_t = te.placeholder(i64(m, k), "uint8", "a")
+        p_t = te.placeholder(i64(n16 // 16, k // 4, 16, 4), "int8", "wp")
+        r = te.reduce_axis(i64(0, k), "k")
+        out = te.compute(i64(m, n16), lambda i, j: te.sum(
+            a_t[i, r].astype("int32") * p_t[j // 16, r // 4, j % 16, r % 4].astype("int32"), axis=r), name="qdot")
+        dot_gv = prim("qdot", [a_t, p_t, out])
+        bb = mutator.builder_
+        wp = bb.emit(relax.call_tir(pack_gv, [wq], relax.TensorType([n16 // 16, k // 4, 16, 4], "int8")))
+        a2 = bb.emit(relax.op.reshape(xq, [m, k])) if len(xs) != 2 else xq
+        acc = bb.emit(relax.call_tir(dot_gv, [a2, wp], relax.TensorType([m, n16], "int32")))
+        if n16 != n:
+            acc = bb.emit(relax.op.strided_slice(acc, axes=[1], begin=[0], end=[n]))
+        if len(xs) != 2:
+            acc = bb.emit(relax.op.reshape(acc, [*xs[:-1], n]))
+        wsum = bb.emit(relax.op.sum(relax.op.astype(wq, "int32"), axis=[1 if transposed else 0]))
+        return acc, wsum
+
+    def conv(mutator, call, xq, wq, zx):  # type: ignore[no-untyped-def]
+        """int32 ``conv2d(xq - zx, wq)`` (NCHW) through ``qpad`` + ``qdot``; or None."""
+        attrs = call.attrs
+        if str(attrs.data_layout) != "NCHW" or str(attrs.kernel_layout) != "OIHW" \
+                or str(attrs.out_layout) not in ("", "NCHW") or int(attrs.groups) != 1 \
+                or any(int(d) != 1 for d in attrs.dilation):
+            return None
+        nb, c, h, w = [int(d) for d in xq.ty.shape]
+        o, _, kh, kw = [int(d) for d in wq.ty.shape]
+        sh, sw = [int(s) for s in attrs.strides]
+        pt, pl, pb, pr = [int(p) for p in attrs.padding]
+        hp, wp_, c4, o16 = h + pt + pb, w + pl + pr, ceil(c, 4), ceil(o, 16)
+        oh, ow = (hp - kh) // sh + 1, (wp_ - kw) // sw + 1
+        x_t = te.placeholder(i64(nb, c, h, w), "uint8", "x")
+        z_t = te.placeholder((), "uint8", "zx")
+        padded = te.compute(i64(nb, hp, wp_, c4), lambda b, y, xx, ci: tvm.tirx.if_then_else(
+            tvm.tirx.all(y >= pt, y < pt + h, xx >= pl, xx < pl + w, ci < c),
+            x_t[b, ci, y - pt, xx - pl], z_t[()]), name="qpad")
+        pad_gv = prim("qpad", [x_t, z_t, padded])
+        w_t = te.placeholder(i64(o, c, kh, kw), "int8", "w")
+        packed = te.compute(i64(o16 // 16, kh, kw, c4 // 4, 16, 4), lambda oo, y, xx, co, oi, ci: tvm.tirx.if_then_else(
+            tvm.tirx.all(oo * 16 + oi < o, co * 4 + ci < c), w_t[oo * 16 + oi, co * 4 + ci, y, xx],
+            tvm.tirx.const(0, "int8")), name="qpack")
+        pack_gv = prim("qpack_weight", [w_t, packed])
+        xp_t = te.placeholder(i64(nb, hp, wp_, c4), "uint8", "xp")
+        p_t = te.placeholder(i64(o16 // 16, kh, kw, c4 // 4, 16, 4), "int8", "wp")
+        ry, rx, rc = te.reduce_axis(i64(0, kh), "ry"), te.reduce_axis(i64(0, kw), "rx"), te.reduce_axis(i64(0, c4), "rc")
+        out = te.compute(i64(nb, oh, ow, o16), lambda b, y, xx, oc: te.sum(
+            xp_t[b, y * sh + ry, xx * sw + rx, rc].astype("int32")
+            * p_t[oc // 16, ry, rx, rc // 4, oc % 16, rc % 4].astype("int32"), axis=[ry, rx, rc]), name="qdot")
+        dot_gv = prim("qdot", [xp_t, p_t, out])
+        bb = mutator.builder_
+        zx8 = bb.emit(relax.op.astype(zx, "uint8")) if dtype(zx) != "uint8" else zx
+        xp = bb.emit(relax.call_tir(pad_gv, [xq, zx8], relax.TensorType([nb, hp, wp_, c4], "uint8")))
+        wp = bb.emit(relax.call_tir(pack_gv, [wq], relax.TensorType([o16 // 16, kh, kw, c4 // 4, 16, 4], "int8")))
+        acc = bb.emit(relax.call_tir(dot_gv, [xp, wp], relax.TensorType([nb, oh, ow, o16], "int32")))
+        if o16 != o:
+            acc = bb.emit(relax.op.strided_slice(acc, axes=[3], begin=[0], end=[o]))
+        acc = bb.emit(relax.op.permute_dims(acc, [0, 3, 1, 2]))
+        wsum = bb.emit(relax.op.reshape(relax.op.sum(relax.op.astype(wq, "int32"), axis=[1, 2, 3]), [1, o, 1, 1]))
+        return acc, wsum
+
+    def zero(expr, var2val):  # type: ignore[no-untyped-def]
+        got = const_of(expr, var2val)
+        return got is not None and not np.any(got)
+
+    def scalar(expr):  # type: ignore[no-untyped-def]
+        shape = getattr(expr.ty, "shape", None)
+        return shape is not None and (len(shape) == 0 or (len(shape) == 1 and int(shape[0]) == 1))
+
+    def rescale(bb, acc, wsum, xq_zp, sx, sw, channels_shape):  # type: ignore[no-untyped-def]
+        """``astype(acc - zx * wsum, float32) * (sx * sw)`` (``sw`` per channel reshaped to ``channels_shape``)."""
+        corr = relax.op.multiply(relax.op.astype(xq_zp, "int32"), wsum)
+        real = relax.op.astype(relax.op.subtract(acc, corr), "float32")
+        if not scalar(sw):
+            sw = relax.op.reshape(sw, channels_shape)
+        return relax.op.multiply(real, relax.op.multiply(sx, sw))
+
+    def fold_dq(mutator, call, var2val):  # type: ignore[no-untyped-def]
+        """The QDQ forms (float result) or None."""
+        name = call.op.name
+        x = dequantized(call.args[0], var2val, "uint8")
+        w_expr, transposed = call.args[1], False
+        if name == "relax.matmul":
+            inner, inner_name = op_of(w_expr, var2val)
+            if inner_name == "relax.permute_dims" and len(inner.args[0].ty.shape) == 2:
+                w_expr, transposed = inner.args[0], True
+        w = dequantized(w_expr, var2val, "int8")
+        if x is None or w is None or not scalar(x[1]) or not scalar(x[2]) or not zero(w[2], var2val):
+            return None
+        (xq, sx, zx, _), (wq, sw, _zw, axis) = x, w
+        if not static(xq.ty.shape) or not static(wq.ty.shape):
+            return None
+        bb = mutator.builder_
+        if name == "relax.nn.conv2d":
+            if not scalar(sw) and axis != 0:
+                return None
+            got = conv(mutator, call, xq, wq, zx)
+            shape = [1, int(wq.ty.shape[0]), 1, 1]
+        else:
+            if len(wq.ty.shape) != 2 or (not scalar(sw) and axis != (0 if transposed else 1)):
+                return None
+            got = gemm(mutator, xq, wq, transposed)
+            shape = [int(wq.ty.shape[0 if transposed else 1])]
+        if got is None:
+            return None
+        acc, wsum = got
+        return rescale(bb, acc, wsum, zx, sx, sw, shape)
+
+    def fold_integer(mutator, call, var2val):  # type: ignore[no-untyped-def]
+        """``MatMulInteger``'s form (int32 result) or None."""
+        if dtype(call) != "int32":
+            return None
+
+        def side(expr, want):  # type: ignore[no-untyped-def]
+            sub, name = op_of(expr, var2val)
+            zp = None
+            if name == "relax.subtract":
+                expr, zp = sub.args
+                sub, name = op_of(expr, var2val)
+            if name != "relax.astype" or dtype(sub.args[0]) != want:
+                return None
+            return sub.args[0], zp
+
+        a, b = side(call.args[0], "uint8"), side(call.args[1], "int8")
+        if a is None or b is None or (b[1] is not None and not zero(b[1], var2val)):
+            return None
+        (xq, zx), (wq, _zw) = a, b
+        if not static(xq.ty.shape) or not static(wq.ty.shape) or len(wq.ty.shape) != 2:
+            return None
+        if zx is not None and not scalar(zx):
+            return None
+        got = gemm(mutator, xq, wq, False)
+        if got is None:
+            return None
+        acc, wsum = got
+        if zx is None:
+            return acc
+        return relax.op.subtract(acc, relax.op.multiply(relax.op.astype(zx, "int32"), wsum))
+
+    @relax.expr_functor.mutator
+    class Folder(relax.PyExprMutator):  # type: ignore[misc]
+        def __init__(self, mod):  # type: ignore[no-untyped-def]
+            super().__init__(mod)
+            self.var2val = {}
+
+        def visit_call_(self, call):  # type: ignore[no-untyped-def]
+            call = super().visit_call_(call)
+            name = call.op.name if isinstance(call.op, tvm.ir.Op) else ""
+            if name not in ("relax.nn.conv2d", "relax.matmul"):
+                return call
+            folded = fold_dq(self, call, self.var2val)
+            if folded is None and name == "relax.matmul":
+                folded = fold_integer(self, call, self.var2val)
+            if folded is None:
+                return call
+            done.append(name)
+            return folded
+
+    funcs = {}  # (name, argument shapes) -> GlobalVar of a qpad / qpack_weight / qdot PrimFunc
+    builder = []
+    done = []
+
+    def transform(mod, _ctx):  # type: ignore[no-untyped-def]
+        done.clear()
+        funcs.clear()
+        folder = Folder(mod)
+        builder[:] = [folder.builder_]
+        updates = {}
+        for gvar, func in mod.functions_items():
+            if isinstance(func, relax.Function):
+                folder.var2val = relax.analysis.get_var2val(func)
+                before = len(done)
+                new = folder.visit_expr(func)
+                if len(done) > before:
+                    updates[gvar] = new
+        if not updates:
+            return mod
+        for gvar, new in updates.items():
+            folder.builder_.update_func(gvar, new)
+        return relax.transform.DeadCodeElimination()(folder.builder_.get())
+
+    return tvm.transform.module_pass(transform, opt_level=0, name="QuantizedToInteger")
