@@ -162,7 +162,10 @@ def build_run_html(result: dict[str, Any]) -> str:
             detail += "; " + esc(QCoreApplication.translate(
                 "RunPanel", "the default-pipeline reference failed ({failure}), so this is the fallback").format(
                     failure=failure))
-        if check.get("tolerance_dtype"):
+        if check.get("quant_step"):
+            detail += "; " + esc(QCoreApplication.translate("RunPanel", "int8 model: tolerance = 1 quantization step "
+                                                            "({step})").format(step=_fmt(check["quant_step"])))
+        elif check.get("tolerance_dtype"):
             detail += "; " + esc(QCoreApplication.translate("RunPanel", "tolerance chosen for {dtype}, the module's lowest "
                                                             "precision").format(dtype=check["tolerance_dtype"]))
         rows.append(f"<p>{verdict} — {detail}</p>")

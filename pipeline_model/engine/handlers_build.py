@@ -84,7 +84,8 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
         prof.update({"key": key, "label": label, "function": func_name, "target": target})
         keep_profile(key, prof)
         result["profile"] = prof
-    chk = check_settings(args, mod)  # a tolerance left to the engine: the one for the module's lowest precision
+    # a tolerance left to the engine: the one for the module's lowest precision (a quantized model's: one step)
+    chk = check_settings(args, mod, loaded, opt["outputs"])
     if chk is not None:
         if chk["against"] not in ("tvm", "framework", "both"):
             raise BuildError(f"check_against must be tvm, framework or both, not {chk['against']!r}")
@@ -102,6 +103,8 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
         for name in ("check", "framework_check"):  # the result says which precision chose the tolerance
             if result[name] is not None and chk.get("tolerance_dtype"):
                 result[name]["tolerance_dtype"] = chk["tolerance_dtype"]
+                if chk.get("quant_step"):
+                    result[name].update(quant_step=chk["quant_step"], step_from=chk["step_from"])
     return result
 
 

@@ -128,7 +128,7 @@
         <translation>保存流水线</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+24"/>
         <source>Cannot save pipeline</source>
         <translation>无法保存流水线</translation>
     </message>
@@ -2652,7 +2652,7 @@
 <context>
     <name>ModelDialog</name>
     <message>
-        <location filename="../../widgets/model_dialog.py" line="+33"/>
+        <location filename="../../widgets/model_dialog.py" line="+35"/>
         <source>TVMScript .py — a class decorated with @I.ir_module (or the text of mod.script())</source>
         <translation>TVMScript .py — 用 @I.ir_module 装饰的类（或 mod.script() 的文本）</translation>
     </message>
@@ -2682,12 +2682,12 @@
         <translation>.py、.onnx 或 .pt2 文件</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+23"/>
         <source>&lt;b&gt;Built-in models&lt;/b&gt;</source>
         <translation>&lt;b&gt;内置模型&lt;/b&gt;</translation>
     </message>
@@ -2697,23 +2697,27 @@
         <translation>&lt;b&gt;或选择模型文件&lt;/b&gt;</translation>
     </message>
     <message>
+        <location line="-18"/>
         <source>e.g. seq=8 batch=1 — pin symbolic dimensions of a dynamic model</source>
         <translation>例如 seq=8 batch=1 — 固定动态模型的符号维度</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Symbolic dimensions (a dynamic batch or sequence axis) fixed to a value when the model loads, as ONNX Runtime&apos;s free-dimension overrides do</source>
         <translation>加载模型时把符号维度（动态的批量或序列轴）固定为某个值，如同 ONNX Runtime 的自由维度覆盖</translation>
     </message>
     <message>
+        <location line="+7"/>
         <source>Pinned dimensions:</source>
         <translation>固定维度：</translation>
     </message>
     <message>
+        <location line="+45"/>
         <source>Pinned dimensions: &apos;{item}&apos; is not NAME=DIM (e.g. seq=8; DIM a positive integer)</source>
         <translation>固定维度：“{item}”不是 NAME=DIM 形式（例如 seq=8；DIM 为正整数）</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="-21"/>
         <source>Open model file</source>
         <translation>打开模型文件</translation>
     </message>
@@ -2801,6 +2805,16 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Integer kernels for quantized ops (the app&apos;s)</source>
+        <translation>量化算子的整数内核（本应用的）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rewrites conv2d/matmul of dequantized uint8 activations and int8 weights (QDQ models) and MatMulInteger (dynamically quantized models) into a uint8 x int8 -&gt; int32 product (qdot) over packed weights, with the zero-point correction and the rescaling as its fused epilogue; app.CPUInt8 schedules it with VNNI (vpdpbusd). Other dtypes, symbolic shapes and weight zero points that are not a constant zero are left as they are. Put it before LegalizeOps. The app&apos;s own step: exported scripts contain its code.</source>
+        <translation>将反量化的 uint8 激活与 int8 权重上的 conv2d/matmul（QDQ 模型）以及 MatMulInteger（动态量化模型）改写为在打包权重上的 uint8 x int8 -&gt; int32 乘积（qdot），零点校正与重新缩放作为其融合的尾部运算；app.CPUInt8 用 VNNI（vpdpbusd）调度它。其他数据类型、符号形状以及不是常量零的权重零点保持不变。放在 LegalizeOps 之前。本应用自己的步骤：导出的脚本包含其代码。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Rewrites op(reshape(x)) into reshape(op(x)) for elementwise ops (bias and residual adds, GELU, activations) when the reshape only adds dimensions, then folds the reshape pairs this leaves (RemoveRedundantReshape). A matmul viewed back to [batch, seq, n] before its activation (GPT-2&apos;s Conv1D) then fuses with its epilogue in FuseOps. Put it before LegalizeOps. The app&apos;s own step: exported scripts contain its code.</source>
         <translation>当 reshape 只增加维度时，把逐元素运算（偏置和残差加法、GELU、激活函数）的 op(reshape(x)) 改写为 reshape(op(x))，再折叠由此留下的成对 reshape（RemoveRedundantReshape）。这样在激活之前被视图回 [batch, seq, n] 的矩阵乘（GPT-2 的 Conv1D）就能在 FuseOps 中与其尾部运算融合。请放在 LegalizeOps 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>
@@ -3063,7 +3077,7 @@
 （或在那里双击某个 Pass）。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+189"/>
         <source>Nested pass</source>
         <translation>嵌套 Pass</translation>
     </message>
@@ -3078,7 +3092,7 @@
         <translation>有改变</translation>
     </message>
     <message>
-        <location line="+129"/>
+        <location line="-73"/>
         <source>yes</source>
         <extracomment>Rows of the nested-pass table that are always visible (plus its header). Steps the list always shows (the nested-pass table open or not).</extracomment>
         <translation>是</translation>
@@ -3580,7 +3594,7 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+210"/>
+        <location filename="../../widgets/run_panel.py" line="+213"/>
         <source>max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})</source>
         <translation>max |diff| / max |ref| = {ratio}（max |ref| {ref}；容差按 {scale} 缩放）</translation>
     </message>
@@ -3672,7 +3686,7 @@
         <translation>输入</translation>
     </message>
     <message>
-        <location line="-457"/>
+        <location line="-460"/>
         <source>baseline (model as loaded)</source>
         <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>基线（加载时的模型）</translation>
@@ -3810,6 +3824,11 @@
     </message>
     <message>
         <location line="+4"/>
+        <source>int8 model: tolerance = 1 quantization step ({step})</source>
+        <translation>int8 模型：容差 = 1 个量化步长（{step}）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>tolerance chosen for {dtype}, the module&apos;s lowest precision</source>
         <translation>容差按模块中最低精度 {dtype} 选取</translation>
     </message>
@@ -4060,8 +4079,8 @@
         <translation>基线</translation>
     </message>
     <message>
-        <location line="-515"/>
-        <location line="+516"/>
+        <location line="-518"/>
+        <location line="+519"/>
         <source>pipeline</source>
         <translation>流水线</translation>
     </message>
@@ -4097,9 +4116,9 @@
 <context>
     <name>StepReport</name>
     <message>
-        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+107"/>
+        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+113"/>
         <source>no rule applied</source>
-        <extracomment>The app&apos;s own rules (group ``app``): the code exported scripts contain, instantiated by the engine too. DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:data:`SCRIPT_MODULE`, copied into exported scripts). The app&apos;s own rules (classes of :data:`SCRIPT_MODULE`). Rules of a new step on a GPU target (those present in this TVM build). Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): those of the bundled ``cpu_build.json``. Not TVM&apos;s cpu.* rules: they slowed the CNNs down and can make LLVM take minutes on one function (docs/PERFORMANCE.md); a PrimFunc no app rule takes (the tutorial&apos;s 256x10 matrix-vector product) builds as it is.</extracomment>
+        <extracomment>The app&apos;s own rules (group ``app``): the code exported scripts contain, instantiated by the engine too. DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; group &quot;app&quot; holds the app&apos;s own rules (:data:`SCRIPT_MODULE`, copied into exported scripts). The app&apos;s int8 rule (``app.CPUInt8``: VNNI products of ``app.QuantizedToInteger``), a module of its own. The app&apos;s own rules -&gt; the module holding the class (:data:`SCRIPT_MODULE` or :data:`INT8_MODULE`). Rules of a new step on a GPU target (those present in this TVM build). Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): those of the bundled ``cpu_build.json``. Not TVM&apos;s cpu.* rules: they slowed the CNNs down and can make LLVM take minutes on one function (docs/PERFORMANCE.md); a PrimFunc no app rule takes (the tutorial&apos;s 256x10 matrix-vector product) builds as it is.</extracomment>
         <translation>未应用规则</translation>
     </message>
     <message>

@@ -21,8 +21,11 @@ class CPUInt8(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied ve
     per tile. Declines other functions and targets without VNNI (``app.CPUParallel`` then takes them)."""
 
     INTRINSIC = "app_dot_16x4_u8i8i32_vnni"
-    rows = 4
+    #: Register tile: at most ``rows`` output rows (pixels) x ``vectors`` vectors of 16 channels, at most
+    #: ``accumulators`` of them (32 zmm registers: the accumulators, the broadcast activation, a weight vector).
+    rows = 8
     vectors = 4
+    accumulators = 24
 
     @staticmethod
     def intrinsic():  # type: ignore[no-untyped-def]
@@ -98,7 +101,8 @@ class CPUInt8(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied ve
     def _schedule(self, func):  # type: ignore[no-untyped-def]
         sch = tvm.s_tir.Schedule(func)
         root = sch.get_sblock("root")
-        dots = [b for b in sch.get_child_blocks(root) if sch.get(b).name_hint.startswith("qdot")]
+        dots = [b for b in sch.get_child_blocks(root) if sch.get(b).name_hint.startswith("qdot")
+                and any(int(iv.iter_type) == 2 for iv in sch.get(b).iter_vars)]  # (not its NCHW view)
         if len(dots) != 1:
             return None
         dot = dots[0]
@@ -120,12 +124,16 @@ class CPUInt8(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied ve
             return None
         if not epilogue:  # (the accumulators' buffer stays "global": the intrinsic's is; compacted to the tile)
             epilogue = [sch.cache_write(dot, 0, "global")]
-        loops = sch.get_loops(dot)
-        spatial, reduce_ = (loops[:2], loops[2:]) if len(loops) == 3 else (loops[:4], loops[4:])
+        loops = sch.get_loops(dot)  # spatial, then reduced (as qdot is written); unit loops dropped
+        reduced = sum(1 for iv in sch.get(dot).iter_vars if int(iv.iter_type) == 2)
+        if len(loops) == reduced + 1:  # one output row (pixel): a unit loop stands for it
+            loops = [sch.add_unit_loop(loops[0]), *loops]
+        spatial, reduce_ = loops[:-reduced], loops[-reduced:]
         *outer, pix, ch = spatial
         extent = lambda loop: int(sch.get(loop).extent)  # noqa: E731
-        rows = max(r for r in range(1, self.rows + 1) if extent(pix) % r == 0)
-        vecs = max(v for v in range(1, self.vectors + 1) if extent(ch) % (16 * v) == 0)
+        tiles = [(r * v, v, r) for r in range(1, self.rows + 1) for v in range(1, self.vectors + 1)
+                 if extent(pix) % r == 0 and extent(ch) % (16 * v) == 0 and r * v <= self.accumulators]
+        _, vecs, rows = max(tiles)  # the most accumulators (each vpdpbusd reads a broadcast or a weight vector)
         po, pi = sch.split(pix, factors=[None, rows])
         co, cv, ci = sch.split(ch, factors=[None, vecs, 16])
         *rk, last = reduce_

@@ -15,7 +15,7 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
     weight-only work that ``LiftTransformParams`` runs once), followed by ``- zx * sum_k(wq)`` and, for the QDQ
     forms, ``astype(float32) * (sx * sw)``: elementwise ops that fuse into the product as its epilogue, with the
     requantization (``quantize``) after them. A convolution's input is padded with its zero point and laid out
-    channels-last (``qpad``). The same values as the float graph up to float rounding of the scale product.
+    channels-last (``qpad``); its product is computed channels-last and written NCHW by the same function. The same values as the float graph up to float rounding of the scale product.
     Everything else (other dtypes, symbolic shapes, per-channel activations, a weight zero point that is not a
     constant zero) is left as it is. The ``app.CPUInt8`` DLight rule schedules ``qdot`` with VNNI's ``vpdpbusd``.
     """
@@ -50,9 +50,15 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
     def dtype(expr):  # type: ignore[no-untyped-def]
         return str(getattr(expr.ty, "dtype", ""))
 
-    def dequantized(expr, var2val, want):  # type: ignore[no-untyped-def]
-        """``(q, scale, zero point)`` of ``dequantize(q, ...)`` with ``q`` of dtype ``want``; or None."""
+    def dequantized(expr, var2val, want, bb=None):  # type: ignore[no-untyped-def]
+        """``(q, scale, zero point, axis)`` of ``dequantize(q, ...)`` with ``q`` of dtype ``want``; or None. With
+        ``bb``, also of a reshape (a Flatten before a Gemm) of one with a scalar scale: ``q`` reshaped."""
         call, name = op_of(expr, var2val)
+        if bb is not None and name in ("relax.reshape", "relax.flatten") and static(getattr(call.ty, "shape", None)):
+            inner = dequantized(call.args[0], var2val, want)
+            if inner is None or not scalar(inner[1]):
+                return None
+            return (bb.emit(relax.op.reshape(inner[0], [int(d) for d in call.ty.shape])), *inner[1:])
         if name != "relax.dequantize" or dtype(call.args[0]) != want or dtype(call) != "float32":
             return None
         return call.args[0], call.args[1], call.args[2], int(call.attrs.axis)
@@ -133,15 +139,15 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
         out = te.compute(i64(nb, oh, ow, o16), lambda b, y, xx, oc: te.sum(
             xp_t[b, y * sh + ry, xx * sw + rx, rc].astype("int32")
             * p_t[oc // 16, ry, rx, rc // 4, oc % 16, rc % 4].astype("int32"), axis=[ry, rx, rc]), name="qdot")
-        dot_gv = prim("qdot", [xp_t, p_t, out])
+        # the product's NCHW view, in the same function: FuseOps then fuses the epilogue into it (a transpose of
+        # its own would stop the fusion), and the rule writes it per tile
+        nchw = te.compute(i64(nb, o, oh, ow), lambda b, oc, y, xx: out[b, y, xx, oc], name="qdot_nchw")
+        dot_gv = prim("qdot", [xp_t, p_t, nchw])
         bb = mutator.builder_
         zx8 = bb.emit(relax.op.astype(zx, "uint8")) if dtype(zx) != "uint8" else zx
         xp = bb.emit(relax.call_tir(pad_gv, [xq, zx8], relax.TensorType([nb, hp, wp_, c4], "uint8")))
         wp = bb.emit(relax.call_tir(pack_gv, [wq], relax.TensorType([o16 // 16, kh, kw, c4 // 4, 16, 4], "int8")))
-        acc = bb.emit(relax.call_tir(dot_gv, [xp, wp], relax.TensorType([nb, oh, ow, o16], "int32")))
-        if o16 != o:
-            acc = bb.emit(relax.op.strided_slice(acc, axes=[3], begin=[0], end=[o]))
-        acc = bb.emit(relax.op.permute_dims(acc, [0, 3, 1, 2]))
+        acc = bb.emit(relax.call_tir(dot_gv, [xp, wp], relax.TensorType([nb, o, oh, ow], "int32")))
         wsum = bb.emit(relax.op.reshape(relax.op.sum(relax.op.astype(wq, "int32"), axis=[1, 2, 3]), [1, o, 1, 1]))
         return acc, wsum
 
@@ -164,7 +170,7 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
     def fold_dq(mutator, call, var2val):  # type: ignore[no-untyped-def]
         """The QDQ forms (float result) or None."""
         name = call.op.name
-        x = dequantized(call.args[0], var2val, "uint8")
+        x = dequantized(call.args[0], var2val, "uint8", mutator.builder_)
         w_expr, transposed = call.args[1], False
         if name == "relax.matmul":
             inner, inner_name = op_of(w_expr, var2val)
