@@ -15,9 +15,10 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
     weight-only work that ``LiftTransformParams`` runs once), followed by ``- zx * sum_k(wq)`` and, for the QDQ
     forms, ``astype(float32) * (sx * sw)``: elementwise ops that fuse into the product as its epilogue, with the
     requantization (``quantize``) after them. A convolution's input is padded with its zero point and laid out
-    channels-last (``qpad``); its product is computed channels-last and written NCHW by the same function. The same values as the float graph up to float rounding of the scale product.
-    Everything else (other dtypes, symbolic shapes, per-channel activations, a weight zero point that is not a
-    constant zero) is left as it is. The ``app.CPUInt8`` DLight rule schedules ``qdot`` with VNNI's ``vpdpbusd``.
+    NCHW4c (``qpad``: 4 channels interleaved, vpdpbusd's 4 bytes); its product is computed channels-last and written
+    NCHW by the same function. The same values as the float graph up to float rounding of the scale product.
+    ``max_pool2d(dequantize(q))`` becomes ``dequantize(max_pool2d(q))``. Everything else (other dtypes, symbolic
+    shapes, per-channel activations, a weight zero point that is not a constant zero) is left as it is. The ``app.CPUInt8`` DLight rule schedules ``qdot`` with VNNI's ``vpdpbusd``.
     """
     import numpy as np
     import tvm
@@ -124,20 +125,21 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
         oh, ow = (hp - kh) // sh + 1, (wp_ - kw) // sw + 1
         x_t = te.placeholder(i64(nb, c, h, w), "uint8", "x")
         z_t = te.placeholder((), "uint8", "zx")
-        padded = te.compute(i64(nb, hp, wp_, c4), lambda b, y, xx, ci: tvm.tirx.if_then_else(
-            tvm.tirx.all(y >= pt, y < pt + h, xx >= pl, xx < pl + w, ci < c),
-            x_t[b, ci, y - pt, xx - pl], z_t[()]), name="qpad")
+        # NCHW4c: 4 channels interleaved (vpdpbusd's 4 bytes), read as 4 contiguous rows of the NCHW input
+        padded = te.compute(i64(nb, c4 // 4, hp, wp_, 4), lambda b, co, y, xx, ci: tvm.tirx.if_then_else(
+            tvm.tirx.all(y >= pt, y < pt + h, xx >= pl, xx < pl + w, co * 4 + ci < c),
+            x_t[b, co * 4 + ci, y - pt, xx - pl], z_t[()]), name="qpad")
         pad_gv = prim("qpad", [x_t, z_t, padded])
         w_t = te.placeholder(i64(o, c, kh, kw), "int8", "w")
         packed = te.compute(i64(o16 // 16, kh, kw, c4 // 4, 16, 4), lambda oo, y, xx, co, oi, ci: tvm.tirx.if_then_else(
             tvm.tirx.all(oo * 16 + oi < o, co * 4 + ci < c), w_t[oo * 16 + oi, co * 4 + ci, y, xx],
             tvm.tirx.const(0, "int8")), name="qpack")
         pack_gv = prim("qpack_weight", [w_t, packed])
-        xp_t = te.placeholder(i64(nb, hp, wp_, c4), "uint8", "xp")
+        xp_t = te.placeholder(i64(nb, c4 // 4, hp, wp_, 4), "uint8", "xp")
         p_t = te.placeholder(i64(o16 // 16, kh, kw, c4 // 4, 16, 4), "int8", "wp")
         ry, rx, rc = te.reduce_axis(i64(0, kh), "ry"), te.reduce_axis(i64(0, kw), "rx"), te.reduce_axis(i64(0, c4), "rc")
         out = te.compute(i64(nb, oh, ow, o16), lambda b, y, xx, oc: te.sum(
-            xp_t[b, y * sh + ry, xx * sw + rx, rc].astype("int32")
+            xp_t[b, rc // 4, y * sh + ry, xx * sw + rx, rc % 4].astype("int32")
             * p_t[oc // 16, ry, rx, rc // 4, oc % 16, rc % 4].astype("int32"), axis=[ry, rx, rc]), name="qdot")
         # the product's NCHW view, in the same function: FuseOps then fuses the epilogue into it (a transpose of
         # its own would stop the fusion), and the rule writes it per tile
@@ -145,7 +147,7 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
         dot_gv = prim("qdot", [xp_t, p_t, nchw])
         bb = mutator.builder_
         zx8 = bb.emit(relax.op.astype(zx, "uint8")) if dtype(zx) != "uint8" else zx
-        xp = bb.emit(relax.call_tir(pad_gv, [xq, zx8], relax.TensorType([nb, hp, wp_, c4], "uint8")))
+        xp = bb.emit(relax.call_tir(pad_gv, [xq, zx8], relax.TensorType([nb, c4 // 4, hp, wp_, 4], "uint8")))
         wp = bb.emit(relax.call_tir(pack_gv, [wq], relax.TensorType([o16 // 16, kh, kw, c4 // 4, 16, 4], "int8")))
         acc = bb.emit(relax.call_tir(dot_gv, [xp, wp], relax.TensorType([nb, o, oh, ow], "int32")))
         wsum = bb.emit(relax.op.reshape(relax.op.sum(relax.op.astype(wq, "int32"), axis=[1, 2, 3]), [1, o, 1, 1]))
@@ -229,6 +231,20 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
             return acc
         return relax.op.subtract(acc, relax.op.multiply(relax.op.astype(zx, "int32"), wsum))
 
+    def pool_integer(call, var2val):  # type: ignore[no-untyped-def]
+        """``max_pool2d(dequantize(q))`` as ``dequantize(max_pool2d(q))`` (a scalar scale, positive as quantization
+        scales are: the maximum commutes with it; the padding's dtype minimum is below every value) on a quarter of
+        the bytes; or None."""
+        for want in ("uint8", "int8"):
+            x = dequantized(call.args[0], var2val, want)
+            if x is not None:
+                break
+        if x is None or not scalar(x[1]) or not scalar(x[2]):
+            return None
+        q, scale, zp, _axis = x
+        pooled = relax.Call(call.op, (q,), call.attrs)
+        return relax.op.dequantize(pooled, scale, zp, axis=0, out_dtype="float32")
+
     @relax.expr_functor.mutator
     class Folder(relax.PyExprMutator):  # type: ignore[misc]
         def __init__(self, mod):  # type: ignore[no-untyped-def]
@@ -238,9 +254,12 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
         def visit_call_(self, call):  # type: ignore[no-untyped-def]
             call = super().visit_call_(call)
             name = call.op.name if isinstance(call.op, tvm.ir.Op) else ""
-            if name not in ("relax.nn.conv2d", "relax.matmul"):
+            if name == "relax.nn.max_pool2d":
+                folded = pool_integer(call, self.var2val)
+            elif name not in ("relax.nn.conv2d", "relax.matmul"):
                 return call
-            folded = fold_dq(self, call, self.var2val)
+            else:
+                folded = fold_dq(self, call, self.var2val)
             if folded is None and name == "relax.matmul":
                 folded = fold_integer(self, call, self.var2val)
             if folded is None:
