@@ -156,7 +156,7 @@ def build_run_html(result: dict[str, Any]) -> str:
         else:
             verdict = f"<span style='color:{status_css('error')}'><b>{esc(fail_text)}</b></span>"
         detail = QCoreApplication.translate("RunPanel", "max abs error {abs}, max rel error {rel} (rtol {rtol}, atol {atol}) vs {reference}").format(
-            abs=_fmt(check.get("max_abs")), rel=_fmt(check.get("max_rel")), rtol=check.get("rtol"), atol=check.get("atol"),
+            abs=_fmt(check.get("max_abs")), rel=_fmt(check.get("max_rel")), rtol=_fmt(check.get("rtol")), atol=_fmt(check.get("atol")),
             reference=esc(shown_text(check.get("reference") or QCoreApplication.translate("RunPanel", "the unoptimized model"))))
         if failure and check.get("max_abs") is not None:
             detail += "; " + esc(QCoreApplication.translate(
