@@ -18,7 +18,8 @@ class CPUInt8(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied ve
     o, ry, rx, rc]``) with its fused epilogue, on llvm targets with AVX-512 VNNI: ``rows`` output rows (pixels) x
     ``vectors`` groups of 16 output channels kept in registers, ``k`` (channels) in steps of 4 through
     ``vpdpbusd``, tiles in parallel over the cores, the epilogue (zero-point correction, rescale, requantize)
-    per tile. Declines other functions and targets without VNNI (``app.CPUParallel`` then takes them)."""
+    per tile; the ``qpad`` copies and uint8 max pools row-parallel (:meth:`_rows`). Declines other functions and
+    targets without VNNI (``app.CPUParallel`` then takes them)."""
 
     INTRINSIC = "app_dot_16x4_u8i8i32_vnni"
     #: Register tile: at most ``rows`` output rows (pixels) x ``vectors`` vectors of 16 channels, at most
@@ -75,28 +76,51 @@ class CPUInt8(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied ve
                 return None
         except Exception:  # noqa: BLE001 - not an x86 target
             return None
-        if not self.has_product(func.body):  # (a look at the statements first: a schedule costs a copy)
-            return None
+        names = self.block_names(func.body)  # (a look at the statements first: a schedule costs a copy)
+        bytes_in = any(str(getattr(p, "dtype", "")) in ("uint8", "int8") for p in func.params)
         try:
-            return self._schedule(func)
+            if any(n.startswith("qdot") for n in names):
+                return self._schedule(func)
+            if any(n.startswith("qpad") for n in names) or (bytes_in and any(n.startswith("pool_max") for n in names)):
+                return self._rows(func)
         except Exception:  # noqa: BLE001 - a loop nest the rule cannot reshape: leave it to the next rule
             return None
+        return None
 
     @staticmethod
-    def has_product(stmt):  # type: ignore[no-untyped-def]
-        """Whether the statement ``stmt`` holds a ``qdot`` block."""
-        todo = [stmt]
+    def block_names(stmt):  # type: ignore[no-untyped-def]
+        """The names of the blocks in the statement ``stmt``."""
+        todo, names = [stmt], []
         while todo:
             stmt = todo.pop()
             if isinstance(stmt, tvm.tirx.SeqStmt):
                 todo.extend(stmt.seq)
             elif isinstance(stmt, tvm.s_tir.SBlockRealize):
-                if stmt.block.name_hint.startswith("qdot"):
-                    return True
+                names.append(str(stmt.block.name_hint))
                 todo.append(stmt.block.body)
             elif isinstance(getattr(stmt, "body", None), tvm.tirx.Stmt):
                 todo.append(stmt.body)
-        return False
+        return names
+
+    @staticmethod
+    def has_product(stmt):  # type: ignore[no-untyped-def]
+        """Whether the statement ``stmt`` holds a ``qdot`` block."""
+        return any(n.startswith("qdot") for n in CPUInt8.block_names(stmt))
+
+    @staticmethod
+    def _rows(func):  # type: ignore[no-untyped-def]
+        """``qpad`` (the NCHW4c padding copy) and a uint8 max pool with its requantization: rows in parallel, the
+        innermost spatial loops serial per row (app.CPUParallel fused every loop into one parallel loop: an int64
+        division and remainder per byte, 25 ns per element)."""
+        sch = tvm.s_tir.Schedule(func)
+        root = sch.get_sblock("root")
+        for block in sch.get_child_blocks(root):
+            spatial = [loop for loop, iv in zip(sch.get_loops(block), sch.get(block).iter_vars)
+                       if int(iv.iter_type) == 0]
+            keep = 2 if sch.get(block).name_hint.startswith("qpad") else 1  # (x, 4 channels) or x
+            if len(spatial) > keep:
+                sch.parallel(sch.fuse(*spatial[:-keep]))
+        return sch
 
     def _schedule(self, func):  # type: ignore[no-untyped-def]
         sch = tvm.s_tir.Schedule(func)

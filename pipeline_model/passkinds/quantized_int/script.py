@@ -17,7 +17,8 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
     requantization (``quantize``) after them. A convolution's input is padded with its zero point and laid out
     NCHW4c (``qpad``: 4 channels interleaved, vpdpbusd's 4 bytes); its product is computed channels-last and written
     NCHW by the same function. The same values as the float graph up to float rounding of the scale product.
-    ``max_pool2d(dequantize(q))`` becomes ``dequantize(max_pool2d(q))``. Everything else (other dtypes, symbolic
+    ``max_pool2d(dequantize(q))`` becomes ``dequantize(max_pool2d(q))``, ``quantize(dequantize(q))`` with the same
+    scale and zero point ``q``. Everything else (other dtypes, symbolic
     shapes, per-channel activations, a weight zero point that is not a constant zero) is left as it is. The ``app.CPUInt8`` DLight rule schedules ``qdot`` with VNNI's ``vpdpbusd``.
     """
     import numpy as np
@@ -55,10 +56,13 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
         """``(q, scale, zero point, axis)`` of ``dequantize(q, ...)`` with ``q`` of dtype ``want``; or None. With
         ``bb``, also of a reshape (a Flatten before a Gemm) of one with a scalar scale: ``q`` reshaped."""
         call, name = op_of(expr, var2val)
-        if bb is not None and name in ("relax.reshape", "relax.flatten") and static(getattr(call.ty, "shape", None)):
+        if bb is not None and name in ("relax.reshape", "relax.flatten", "relax.nn.max_pool2d") \
+                and static(getattr(call.ty, "shape", None)):
             inner = dequantized(call.args[0], var2val, want)
             if inner is None or not scalar(inner[1]):
                 return None
+            if name == "relax.nn.max_pool2d":  # (see pool_integer)
+                return (bb.emit(relax.Call(call.op, (inner[0],), call.attrs)), *inner[1:])
             return (bb.emit(relax.op.reshape(inner[0], [int(d) for d in call.ty.shape])), *inner[1:])
         if name != "relax.dequantize" or dtype(call.args[0]) != want or dtype(call) != "float32":
             return None
@@ -245,6 +249,18 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
         pooled = relax.Call(call.op, (q,), call.attrs)
         return relax.op.dequantize(pooled, scale, zp, axis=0, out_dtype="float32")
 
+    def requantized(call, var2val, bb):  # type: ignore[no-untyped-def]
+        """``q`` for ``quantize(dequantize(q, s, z), s, z)`` (the same scale variable, equal constant zero points,
+        the same dtype: ``round((q - z) * s / s) + z`` is ``q``); or None."""
+        want = str(call.attrs.out_dtype)
+        x = dequantized(call.args[0], var2val, want, bb)
+        if x is None or not x[1].same_as(call.args[1]) or not scalar(x[1]):
+            return None
+        z_in, z_out = const_of(x[2], var2val), const_of(call.args[2], var2val)
+        if z_in is None or z_out is None or z_in.shape != z_out.shape or np.any(z_in != z_out):
+            return None
+        return x[0]
+
     @relax.expr_functor.mutator
     class Folder(relax.PyExprMutator):  # type: ignore[misc]
         def __init__(self, mod):  # type: ignore[no-untyped-def]
@@ -256,6 +272,8 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
             name = call.op.name if isinstance(call.op, tvm.ir.Op) else ""
             if name == "relax.nn.max_pool2d":
                 folded = pool_integer(call, self.var2val)
+            elif name == "relax.quantize":
+                folded = requantized(call, self.var2val, self.builder_)
             elif name not in ("relax.nn.conv2d", "relax.matmul"):
                 return call
             else:
