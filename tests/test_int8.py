@@ -128,3 +128,18 @@ def test_int8_kernels_use_vpdpbusd(models):
     lib = tvm.compile(tvm.IRModule({"main": mod[next(iter(products))].with_attr("global_symbol", "main")}),
                       target=target)
     assert "vpdpbusd" in lib.mod.inspect_source("asm")
+
+
+def test_bench_int8_table_says_the_tolerance_and_fails_honestly(capsys):
+    from bench.latency.int8 import print_rows
+
+    def row(passed):
+        chk = build_api.CheckResult(passed=passed, rtol=0.0, atol=0.05, max_abs=0.05 if passed else 0.1,
+                                    max_rel=0.0, quant_step=0.05, step_from="scale", tolerance_dtype="int8")
+        return {"model": "m", "kind": "static", "app": {"lib": "x"}, "check": chk, "vs_ort_steps": 1.0,
+                "app_ms": {"min": 1.0, "median": 1.1}, "ort_ms": {"min": 1.0, "median": 1.0},
+                "ratio": {"median": 1.1, "min": 1.0}, "load": ("1", "1")}
+
+    assert print_rows([row(True)], markdown=True) == 0
+    assert "pass (max |diff| 0.05, step 0.05)" in capsys.readouterr().out
+    assert print_rows([row(True), row(False)], markdown=False) == 1
