@@ -100,6 +100,15 @@ def test_float_models_keep_the_float_tolerance():
     mod = load_model("builtin:mlp", None).mod
     assert not module_is_quantized(mod)
     assert default_tolerance(mod, mod, None, None) == {"rtol": 1e-4, "atol": 1e-4, "dtype": "float32"}
+    from tvm import relax  # a float model reading uint8 pixels is not quantized
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((1, 4), "uint8"))
+    with bb.function("main", [x], attrs={"num_input": 1}):
+        with bb.dataflow():
+            y = bb.emit_output(relax.op.multiply(relax.op.astype(x, "float32"), relax.const(2.0)))
+        bb.emit_func_output(y)
+    assert not module_is_quantized(bb.get())
 
 
 @pytest.mark.skipif(not _has_vnni(), reason="the CPU has no AVX-512 VNNI")

@@ -172,15 +172,17 @@ _STEP_KEEPING = ("relax.reshape", "relax.permute_dims", "relax.squeeze", "relax.
 
 def module_is_quantized(mod: Any) -> bool:
     """Whether ``mod`` is a quantized model: a ``quantize``/``dequantize`` call or an int8/uint8 tensor in one of its
-    Relax functions (the built module after ``app.QuantizedToInteger`` and legalization keeps the uint8/int8 tensors)."""
+    Relax functions (the built module after ``app.QuantizedToInteger`` and legalization keeps the uint8/int8 tensors)
+    other than a model input (an image model reading uint8 pixels is not quantized)."""
     from tvm import relax
 
     found: list[bool] = []
+    inputs: set[Any] = set()
 
     def visit(expr: Any) -> None:
         if found:
             return
-        if isinstance(expr, relax.Var):
+        if isinstance(expr, relax.Var) and expr not in inputs:
             ty = getattr(expr, "ty", None)
             if isinstance(ty, relax.TensorType) and str(ty.dtype) in ("int8", "uint8"):
                 found.append(True)
@@ -189,6 +191,8 @@ def module_is_quantized(mod: Any) -> bool:
 
     for _gv, func in mod.functions.items():
         if isinstance(func, relax.Function):
+            count = int(func.attrs["num_input"]) if func.attrs and "num_input" in func.attrs else len(func.params)
+            inputs = set(list(func.params)[:count])
             relax.analysis.post_order_visit(func, visit)
             if found:
                 return True
