@@ -157,7 +157,8 @@ class CPUInt8(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied ve
         extent = lambda loop: int(sch.get(loop).extent)  # noqa: E731
         tiles = [(r * v, v, r) for r in range(1, self.rows + 1) for v in range(1, self.vectors + 1)
                  if extent(pix) % r == 0 and extent(ch) % (16 * v) == 0 and r * v <= self.accumulators]
-        _, vecs, rows = max(tiles)  # the most accumulators (each vpdpbusd reads a broadcast or a weight vector)
+        _, rows, vecs = max((a, r, v) for a, v, r in tiles)  # the most accumulators, then the most rows (the
+        # epilogue writes NCHW: runs of `rows` pixels)
         po, pi = sch.split(pix, factors=[None, rows])
         co, cv, ci = sch.split(ch, factors=[None, vecs, 16])
         *rk, last = reduce_
