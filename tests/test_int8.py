@@ -68,6 +68,10 @@ def test_fold_makes_integer_products(models, which, folded):
     for _name, args, out in products:
         assert args == ["uint8", "int8"] and out == "int32"  # uint8 activations x packed int8 weights -> int32
     assert "relax.matmul" not in ops and "relax.nn.conv2d" not in ops
+    import tvm
+
+    with tvm.target.Target({"kind": "llvm", "mcpu": "haswell"}):  # no VNNI: the float kernels stay
+        assert not [c for c in _calls(quantized_to_integer()(mod))[0] if c[0].startswith("qdot")]
 
 
 @pytest.mark.e2e

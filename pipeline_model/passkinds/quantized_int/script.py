@@ -18,8 +18,10 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
     NCHW4c (``qpad``: 4 channels interleaved, vpdpbusd's 4 bytes); its product is computed channels-last and written
     NCHW by the same function. The same values as the float graph up to float rounding of the scale product.
     ``max_pool2d(dequantize(q))`` becomes ``dequantize(max_pool2d(q))``, ``quantize(dequantize(q))`` with the same
-    scale and zero point ``q``. Everything else (other dtypes, symbolic
-    shapes, per-channel activations, a weight zero point that is not a constant zero) is left as it is. The ``app.CPUInt8`` DLight rule schedules ``qdot`` with VNNI's ``vpdpbusd``.
+    scale and zero point ``q``. Everything else (other dtypes, symbolic shapes, per-channel activations, a weight
+    zero point that is not a constant zero) is left as it is. The ``app.CPUInt8`` DLight rule schedules ``qdot``
+    with VNNI's ``vpdpbusd``; under a target without AVX-512 VNNI (or not a CPU) the module is left as it is (the
+    float kernels are faster there).
     """
     import numpy as np
     import tvm
@@ -289,7 +291,22 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
     builder = []
     done = []
 
+    def has_vnni(target):  # type: ignore[no-untyped-def]
+        """Whether the integer products run fast on ``target`` (None: outside a target, asked for explicitly)."""
+        if target is None:
+            return True
+        if target.kind.name != "llvm":
+            return False
+        from tvm.target import codegen
+
+        try:
+            return bool(codegen.llvm_cpu_has_features("avx512vnni", target))
+        except Exception:  # noqa: BLE001 - not an x86 target
+            return False
+
     def transform(mod, _ctx):  # type: ignore[no-untyped-def]
+        if not has_vnni(tvm.target.Target.current(allow_none=True)):
+            return mod  # (app.CPUInt8 would not schedule the products: the float kernels are faster there)
         done.clear()
         funcs.clear()
         folder = Folder(mod)
