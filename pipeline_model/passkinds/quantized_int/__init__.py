@@ -46,8 +46,9 @@ class QuantizedToIntegerKind(PassKind):
             doc=("Rewrites conv2d/matmul of dequantized uint8 activations and int8 weights (QDQ models) and "
                  "MatMulInteger (dynamically quantized models) into a uint8 x int8 -> int32 product (qdot) over "
                  "packed weights, with the zero-point correction and the rescaling as its fused epilogue; "
-                 "app.CPUInt8 schedules it with VNNI (vpdpbusd). Other dtypes, symbolic shapes and weight zero "
-                 "points that are not a constant zero are left as they are. Put it before LegalizeOps. The app's "
+                 "app.CPUInt8 schedules it with VNNI (vpdpbusd); without AVX-512 VNNI in the target it changes nothing. "
+                 "Other dtypes, symbolic shapes and weight zero points that are not a constant zero are left as they "
+                 "are. Put it before LegalizeOps. The app's "
                  "own step: exported scripts contain its code."),
             kind=self.name,
             tvm_name="tvm.relax.PyExprMutator",
