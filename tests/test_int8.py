@@ -156,3 +156,14 @@ def test_bench_int8_table_says_the_tolerance_and_fails_honestly(capsys):
     assert print_rows([row(True)], markdown=True) == 0
     assert "pass (max |diff| 0.05, step 0.05)" in capsys.readouterr().out
     assert print_rows([row(True), row(False)], markdown=False) == 1
+
+
+def test_exported_script_holds_the_pass_and_the_rule():
+    from pipeline_model.export import export_script
+
+    source = export_script(load_pipeline(str(bundled_pipeline("cpu_build"))), build=True)
+    for name in ("def quant_patterns(", "def quant_kernels(", "def quant_rewrites(", "def quantized_to_integer(",
+                 "class CPUInt8(", "quantized_to_integer()", "CPUInt8()"):
+        assert name in source, name
+    assert source.index("def quant_patterns(") < source.index("def quantized_to_integer(")
+    assert "pipeline_model" not in source

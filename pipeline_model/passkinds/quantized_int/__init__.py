@@ -9,8 +9,8 @@ that ``FuseOps`` fuses into it together with the requantization; the ``app.CPUIn
 with VNNI's ``vpdpbusd`` (16 int32 lanes, 64 multiply-adds per instruction). Exact in integers; the float epilogue
 rounds like the original's (within one quantization step: the check's int8 tolerance).
 
-Files: ``__init__.py`` (spec, recipe; TVM-free) and ``script.py`` (:func:`.script.quantized_to_integer`, the pass
-the engine runs and exported scripts contain).
+Files: ``__init__.py`` (spec, recipe, export; TVM-free) and ``script.py`` (:func:`.script.quantized_to_integer`,
+the pass the engine runs and exported scripts contain, and its parts).
 """
 
 from __future__ import annotations
@@ -18,12 +18,14 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from pipeline_model import emit
-from pipeline_model.passkinds.base import PassKind
+from pipeline_model.passkinds.base import ExportPiece, PassKind
 from pipeline_model.passkinds.registry import register
 
 PASS_ID = "app.QuantizedToInteger"
 #: The code exported scripts contain (and the engine calls): :func:`.script.quantized_to_integer`.
 SCRIPT_MODULE = "pipeline_model.passkinds.quantized_int.script"
+#: The functions of :data:`SCRIPT_MODULE` the pass calls (exported scripts hold them too).
+PARTS = ("quant_patterns", "quant_kernels", "quant_rewrites")
 
 
 class QuantizedToIntegerKind(PassKind):
@@ -56,6 +58,13 @@ class QuantizedToIntegerKind(PassKind):
 
     def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
         return emit.ScriptCall(SCRIPT_MODULE, "quantized_to_integer", ())
+
+    def export_step(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, *, index: int,
+                    label: str) -> ExportPiece:
+        """The default piece with the pass's parts (:data:`PARTS`) copied before it."""
+        piece = super().export_step(pass_id, params, expr, index=index, label=label)
+        piece.helpers[:0] = [emit.script_source(SCRIPT_MODULE, name) for name in PARTS]
+        return piece
 
 
 KIND = register(QuantizedToIntegerKind())

@@ -1,31 +1,19 @@
 """Code of the ``quantized_int`` kind that exported scripts contain, called by the engine too.
 
-:func:`quantized_to_integer` is the pass of an ``app.QuantizedToInteger`` step (TVM imported inside the function).
+:func:`quantized_to_integer` is the pass of an ``app.QuantizedToInteger`` step; :func:`quant_patterns` (what a
+quantized graph looks like), :func:`quant_kernels` (the ``qpad``, ``qpack_weight`` and ``qdot`` PrimFuncs) and
+:func:`quant_rewrites` (the rewrites) are its parts, copied before it (TVM imported inside the functions).
 """
 
 
-def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim into exported scripts
-    """A module pass that computes quantized convolutions and matmuls in integers.
+def quant_patterns():  # type: ignore[no-untyped-def]  # copied verbatim into exported scripts
+    """What a quantized graph looks like: constants, ops, dtypes and ``dequantize`` calls seen through bindings, and
+    the rewrites that stay in bytes (a max pool, a requantization); a namespace of functions."""
+    import types
 
-    Rewrites ``conv2d(dequantize(xq), dequantize(wq))`` (NCHW/OIHW, one group, no dilation), ``matmul(dequantize(xq),
-    [permute_dims](dequantize(wq)))`` (QDQ files: ONNX Runtime's ``quantize_static``) and ``MatMulInteger``'s
-    ``matmul(astype(xq) - zx, astype(wq) - zw, out_dtype="int32")`` (``quantize_dynamic``) where ``xq`` is uint8,
-    ``wq`` an int8 weight, ``zw`` a constant zero and the scales scalars (or per output channel) into
-    ``qdot``: a uint8 x int8 -> int32 product over weights packed ``[n/16, k/4, 16, 4]`` (by a call of its own,
-    weight-only work that ``LiftTransformParams`` runs once), followed by ``- zx * sum_k(wq)`` and, for the QDQ
-    forms, ``astype(float32) * (sx * sw)``: elementwise ops that fuse into the product as its epilogue, with the
-    requantization (``quantize``) after them. A convolution's input is padded with its zero point and laid out
-    NCHW4c (``qpad``: 4 channels interleaved, vpdpbusd's 4 bytes); its product is computed channels-last and written
-    NCHW by the same function. The same values as the float graph up to float rounding of the scale product.
-    ``max_pool2d(dequantize(q))`` becomes ``dequantize(max_pool2d(q))``, ``quantize(dequantize(q))`` with the same
-    scale and zero point ``q``. Everything else (other dtypes, symbolic shapes, per-channel activations, a weight
-    zero point that is not a constant zero) is left as it is. The ``app.CPUInt8`` DLight rule schedules ``qdot``
-    with VNNI's ``vpdpbusd``; under a target without AVX-512 VNNI (or not a CPU) the module is left as it is (the
-    float kernels are faster there).
-    """
     import numpy as np
     import tvm
-    from tvm import relax, te
+    from tvm import relax
 
     def const_of(expr, var2val):  # type: ignore[no-untyped-def]
         """The numpy value of ``expr`` seen through variable bindings, ``astype`` and ``expand_dims``; or None."""
@@ -70,6 +58,55 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
             return None
         return call.args[0], call.args[1], call.args[2], int(call.attrs.axis)
 
+    def zero(expr, var2val):  # type: ignore[no-untyped-def]
+        got = const_of(expr, var2val)
+        return got is not None and not np.any(got)
+
+    def scalar(expr):  # type: ignore[no-untyped-def]
+        shape = getattr(expr.ty, "shape", None)
+        return shape is not None and (len(shape) == 0 or (len(shape) == 1 and int(shape[0]) == 1))
+
+    def pool_integer(call, var2val):  # type: ignore[no-untyped-def]
+        """``max_pool2d(dequantize(q))`` as ``dequantize(max_pool2d(q))`` (a scalar scale, positive as quantization
+        scales are: the maximum commutes with it; the padding's dtype minimum is below every value) on a quarter of
+        the bytes; or None."""
+        for want in ("uint8", "int8"):
+            x = dequantized(call.args[0], var2val, want)
+            if x is not None:
+                break
+        if x is None or not scalar(x[1]) or not scalar(x[2]):
+            return None
+        q, scale, zp, _axis = x
+        pooled = relax.Call(call.op, (q,), call.attrs)
+        return relax.op.dequantize(pooled, scale, zp, axis=0, out_dtype="float32")
+
+    def requantized(call, var2val, bb):  # type: ignore[no-untyped-def]
+        """``q`` for ``quantize(dequantize(q, s, z), s, z)`` (the same scale variable, equal constant zero points,
+        the same dtype: ``round((q - z) * s / s) + z`` is ``q``); or None."""
+        want = str(call.attrs.out_dtype)
+        x = dequantized(call.args[0], var2val, want, bb)
+        if x is None or not x[1].same_as(call.args[1]) or not scalar(x[1]):
+            return None
+        z_in, z_out = const_of(x[2], var2val), const_of(call.args[2], var2val)
+        if z_in is None or z_out is None or z_in.shape != z_out.shape or np.any(z_in != z_out):
+            return None
+        return x[0]
+
+    return types.SimpleNamespace(const_of=const_of, op_of=op_of, static=static, dtype=dtype, dequantized=dequantized,
+                                 zero=zero, scalar=scalar, pool_integer=pool_integer, requantized=requantized)
+
+
+def quant_kernels(state, p):  # type: ignore[no-untyped-def]  # copied verbatim into exported scripts
+    """The integer kernels as TE PrimFuncs added to ``state["builder"]`` (one per shape, ``state["funcs"]``): ``gemm``
+    and ``conv`` emit their calls (a namespace of functions; ``p``: :func:`quant_patterns`)."""
+    import types
+
+    import numpy as np
+    import tvm
+    from tvm import relax, te
+
+    dtype = p.dtype
+
     def i64(*dims):  # type: ignore[no-untyped-def]
         """int64 extents, as LegalizeOps writes them (FuseTIR refuses buffers whose shapes differ in type)."""
         return [tvm.tirx.IntImm("int64", int(d)) for d in dims]
@@ -79,10 +116,10 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
 
     def prim(name, tensors):  # type: ignore[no-untyped-def]
         key = (name, tuple((tuple(int(d) for d in t.shape), str(t.dtype)) for t in tensors))
-        if key not in funcs:
+        if key not in state["funcs"]:
             func = te.create_prim_func(list(tensors)).without_attr("global_symbol")
-            funcs[key] = builder[0].add_func(func, name)
-        return funcs[key]
+            state["funcs"][key] = state["builder"].add_func(func, name)
+        return state["funcs"][key]
 
     def gemm(mutator, xq, wq, transposed):  # type: ignore[no-untyped-def]
         """int32 ``xq[M, K] @ wq`` (wq ``[K, N]``, or ``[N, K]`` when ``transposed``) through ``qdot``."""
@@ -159,13 +196,18 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
         wsum = bb.emit(relax.op.reshape(relax.op.sum(relax.op.astype(wq, "int32"), axis=[1, 2, 3]), [1, o, 1, 1]))
         return acc, wsum
 
-    def zero(expr, var2val):  # type: ignore[no-untyped-def]
-        got = const_of(expr, var2val)
-        return got is not None and not np.any(got)
+    return types.SimpleNamespace(gemm=gemm, conv=conv)
 
-    def scalar(expr):  # type: ignore[no-untyped-def]
-        shape = getattr(expr.ty, "shape", None)
-        return shape is not None and (len(shape) == 0 or (len(shape) == 1 and int(shape[0]) == 1))
+
+def quant_rewrites(p, k):  # type: ignore[no-untyped-def]  # copied verbatim into exported scripts
+    """The rewrites of :func:`quantized_to_integer` (a namespace of functions; ``p``: :func:`quant_patterns`, ``k``:
+    :func:`quant_kernels`): each returns the new expression or None."""
+    import types
+
+    from tvm import relax
+
+    op_of, static, dtype, dequantized = p.op_of, p.static, p.dtype, p.dequantized
+    zero, scalar, gemm, conv = p.zero, p.scalar, k.gemm, k.conv
 
     def rescale(bb, acc, wsum, xq_zp, sx, sw, channels_shape):  # type: ignore[no-untyped-def]
         """``astype(acc - zx * wsum, float32) * (sx * sw)`` (``sw`` per channel reshaped to ``channels_shape``)."""
@@ -237,31 +279,36 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
             return acc
         return relax.op.subtract(acc, relax.op.multiply(relax.op.astype(zx, "int32"), wsum))
 
-    def pool_integer(call, var2val):  # type: ignore[no-untyped-def]
-        """``max_pool2d(dequantize(q))`` as ``dequantize(max_pool2d(q))`` (a scalar scale, positive as quantization
-        scales are: the maximum commutes with it; the padding's dtype minimum is below every value) on a quarter of
-        the bytes; or None."""
-        for want in ("uint8", "int8"):
-            x = dequantized(call.args[0], var2val, want)
-            if x is not None:
-                break
-        if x is None or not scalar(x[1]) or not scalar(x[2]):
-            return None
-        q, scale, zp, _axis = x
-        pooled = relax.Call(call.op, (q,), call.attrs)
-        return relax.op.dequantize(pooled, scale, zp, axis=0, out_dtype="float32")
+    return types.SimpleNamespace(fold_dq=fold_dq, fold_integer=fold_integer)
 
-    def requantized(call, var2val, bb):  # type: ignore[no-untyped-def]
-        """``q`` for ``quantize(dequantize(q, s, z), s, z)`` (the same scale variable, equal constant zero points,
-        the same dtype: ``round((q - z) * s / s) + z`` is ``q``); or None."""
-        want = str(call.attrs.out_dtype)
-        x = dequantized(call.args[0], var2val, want, bb)
-        if x is None or not x[1].same_as(call.args[1]) or not scalar(x[1]):
-            return None
-        z_in, z_out = const_of(x[2], var2val), const_of(call.args[2], var2val)
-        if z_in is None or z_out is None or z_in.shape != z_out.shape or np.any(z_in != z_out):
-            return None
-        return x[0]
+
+def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim into exported scripts
+    """A module pass that computes quantized convolutions and matmuls in integers.
+
+    Rewrites ``conv2d(dequantize(xq), dequantize(wq))`` (NCHW/OIHW, one group, no dilation), ``matmul(dequantize(xq),
+    [permute_dims](dequantize(wq)))`` (QDQ files: ONNX Runtime's ``quantize_static``) and ``MatMulInteger``'s
+    ``matmul(astype(xq) - zx, astype(wq) - zw, out_dtype="int32")`` (``quantize_dynamic``) where ``xq`` is uint8,
+    ``wq`` an int8 weight, ``zw`` a constant zero and the scales scalars (or per output channel) into
+    ``qdot``: a uint8 x int8 -> int32 product over weights packed ``[n/16, k/4, 16, 4]`` (by a call of its own,
+    weight-only work that ``LiftTransformParams`` runs once), followed by ``- zx * sum_k(wq)`` and, for the QDQ
+    forms, ``astype(float32) * (sx * sw)``: elementwise ops that fuse into the product as its epilogue, with the
+    requantization (``quantize``) after them. A convolution's input is padded with its zero point and laid out
+    NCHW4c (``qpad``: 4 channels interleaved, vpdpbusd's 4 bytes); its product is computed channels-last and written
+    NCHW by the same function. The same values as the float graph up to float rounding of the scale product.
+    ``max_pool2d(dequantize(q))`` becomes ``dequantize(max_pool2d(q))``, ``quantize(dequantize(q))`` with the same
+    scale and zero point ``q``. Everything else (other dtypes, symbolic shapes, per-channel activations, a weight
+    zero point that is not a constant zero) is left as it is. The ``app.CPUInt8`` DLight rule schedules ``qdot``
+    with VNNI's ``vpdpbusd``; under a target without AVX-512 VNNI (or not a CPU) the module is left as it is (the
+    float kernels are faster there).
+    """
+    import tvm
+    from tvm import relax
+
+    state = {"funcs": {}, "builder": None}  # (name, argument shapes) -> GlobalVar of a PrimFunc; the BlockBuilder
+    patterns = quant_patterns()
+    rewrites = quant_rewrites(patterns, quant_kernels(state, patterns))
+    pool_integer, requantized = patterns.pool_integer, patterns.requantized
+    fold_dq, fold_integer = rewrites.fold_dq, rewrites.fold_integer
 
     @relax.expr_functor.mutator
     class Folder(relax.PyExprMutator):  # type: ignore[misc]
@@ -287,8 +334,6 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
             done.append(name)
             return folded
 
-    funcs = {}  # (name, argument shapes) -> GlobalVar of a qpad / qpack_weight / qdot PrimFunc
-    builder = []
     done = []
 
     def has_vnni(target):  # type: ignore[no-untyped-def]
@@ -308,9 +353,8 @@ def quantized_to_integer():  # type: ignore[no-untyped-def]  # copied verbatim i
         if not has_vnni(tvm.target.Target.current(allow_none=True)):
             return mod  # (app.CPUInt8 would not schedule the products: the float kernels are faster there)
         done.clear()
-        funcs.clear()
         folder = Folder(mod)
-        builder[:] = [folder.builder_]
+        state.update(funcs={}, builder=folder.builder_)
         updates = {}
         for gvar, func in mod.functions_items():
             if isinstance(func, relax.Function):
