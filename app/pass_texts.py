@@ -35,6 +35,14 @@ OWN_TEXTS = (
     QT_TRANSLATE_NOOP("PassCatalogue", "Sigmoid and SiLU through exp (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Fold constants in one build (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Fold batch norms into convolutions (the app's)"),
+    QT_TRANSLATE_NOOP("PassCatalogue", "Integer kernels for quantized ops (the app's)"),
+    QT_TRANSLATE_NOOP("PassCatalogue", "Rewrites conv2d/matmul of dequantized uint8 activations and int8 weights (QDQ models) and "
+                      "MatMulInteger (dynamically quantized models) into a uint8 x int8 -> int32 product (qdot) over "
+                      "packed weights, with the zero-point correction and the rescaling as its fused epilogue; "
+                      "app.CPUInt8 schedules it with VNNI (vpdpbusd); without AVX-512 VNNI in the target it changes nothing. "
+                      "Other dtypes, symbolic shapes and weight zero points that are not a constant zero are left as they "
+                      "are. Put it before LegalizeOps. The app's "
+                      "own step: exported scripts contain its code."),
     QT_TRANSLATE_NOOP("PassCatalogue", 'Rewrites op(reshape(x)) into reshape(op(x)) for elementwise ops (bias and residual adds, GELU, '
                       'activations) when the reshape only adds dimensions, then folds the reshape pairs this leaves '
                       "(RemoveRedundantReshape). A matmul viewed back to [batch, seq, n] before its activation (GPT-2's "

@@ -128,6 +128,10 @@ class CheckResult:
     reference_failure: Optional[str] = None
     #: The lowest float precision of the built module when it chose the tolerance (the request left it out).
     tolerance_dtype: Optional[str] = None
+    #: A quantized model's tolerance: one quantization step of its output (absolute), and where the step came from
+    #: (``"scale"``: the last dequantize's scale; ``"range"``: the output's range / 255).
+    quant_step: Optional[float] = None
+    step_from: Optional[str] = None
 
     @classmethod
     def from_json(cls, data: Optional[dict[str, Any]]) -> Optional["CheckResult"]:

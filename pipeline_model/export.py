@@ -103,10 +103,16 @@ _RUN = '''
 
 def check_outputs(got, ref, tolerance):
     """The app's check (``compare_outputs``: |diff| <= atol * max|ref| + rtol * |ref|) at ``tolerance`` (the app's
-    default for the module's lowest float precision, ``default_tolerance``), printed; returns pass/fail."""
-    result = compare_outputs(got, ref, tolerance["rtol"], tolerance["atol"])
-    print(f"check: rtol {tolerance['rtol']:g}, atol {tolerance['atol']:g} ({tolerance['dtype']}, "
-          "the module's lowest precision)")
+    default for the module's lowest float precision, or one quantization step of a quantized model's output:
+    ``default_tolerance``), printed; returns pass/fail."""
+    result = compare_outputs(got, ref, tolerance["rtol"], tolerance["atol"], tolerance.get("scale", "output"))
+    if tolerance.get("quant_step"):  # a quantized model: one quantization step of the output
+        print(f"check: int8 model: tolerance = 1 quantization step ({tolerance['quant_step']:.3g}, "
+              + ("the output's range / 255)" if tolerance["step_from"] == "range"
+                 else "the scale of the last DequantizeLinear)"))
+    else:
+        print(f"check: rtol {tolerance['rtol']:g}, atol {tolerance['atol']:g} ({tolerance['dtype']}, "
+              "the module's lowest precision)")
     if result.get("error"):
         print(f"check: FAIL  {result['error']}")
     for out in result["outputs"]:
@@ -143,7 +149,7 @@ def build_and_run(final, original, number=10, repeat=5):
           f"max {latency['max_us']:.1f}; {repeat} x {number} runs after {latency['warmup']} warm-up runs)")
     ref_vm = relax.VirtualMachine(tvm.compile(original, target="llvm"), tvm.cpu(0))
     ref = flatten_outputs(ref_vm[entry](*[tvm.runtime.tensor(a, tvm.cpu(0)) for a in arrays]))
-    return check_outputs(got, ref, default_tolerance(final))
+    return check_outputs(got, ref, default_tolerance(final, original, params, got))
 
 
 def main(argv=None):

@@ -49,7 +49,8 @@ def test_plugins_and_builtins_share_one_registry_each(example_installed):
     kind = kinds.kind_for("example.CanonicalizeAndDCE")
     assert kind is not None and kinds.KINDS.entry_of("example").dist == "rps-example-plugin"
     assert kinds.KINDS.entry_of("dlight").builtin and kinds.KINDS.entry_of("dlight").value.endswith(":KIND")
-    assert rules.rule_names() == ["app.CPUMatmul", "app.CPUConv2d", "app.CPUParallel", "example.ElementwiseVector"]
+    assert rules.rule_names() == ["app.CPUInt8", "app.CPUMatmul", "app.CPUConv2d", "app.CPUParallel",
+                                  "example.ElementwiseVector"]
     fmt = formats.identify_format(os.path.join(EXAMPLE, "tiny.rpsmlp"))
     assert fmt is not None and fmt.name == "example_mlp"
     rep = plugins.report()

@@ -129,6 +129,8 @@ ALLOWED_WORDS = frozenset({
     "TVM", "Relax", "TIR", "ONNX", "PyTorch", "Python", "NumPy", "DLight", "MetaSchedule", "Netron", "Qt", "PySide",
     "IR", "JSON", "HTML", "RPC", "SHA", "API", "GEMM", "BLAS", "cuBLAS", "cublas", "cutlass", "cuDNN", "cudnn",
     "GELU", "SiLU", "ReLU", "NCHW", "OIHW", "MLP", "torch", "Apache", "VM", "ID",
+    "QDQ", "VNNI", "AVX",  # ONNX's quantization format; x86 instruction-set names
+    "qdot", "vpdpbusd",  # the app's int8 product op; the VNNI instruction it compiles to
     "Transformer", "Llama",  # model architectures
     # the term the Chinese interface keeps (as Chinese TVM texts do): "Pass 列表", "自定义 Python Pass"
     "Pass", "pass",

@@ -89,13 +89,16 @@ def build_run_html(result: dict[str, Any]) -> str:
         else:
             verdict = f"<span style='color:{status_css('error')}'><b>{esc(fail_text)}</b></span>"
         detail = QCoreApplication.translate("RunPanel", "max abs error {abs}, max rel error {rel} (rtol {rtol}, atol {atol}) vs {reference}").format(
-            abs=_fmt(check.get("max_abs")), rel=_fmt(check.get("max_rel")), rtol=check.get("rtol"), atol=check.get("atol"),
+            abs=_fmt(check.get("max_abs")), rel=_fmt(check.get("max_rel")), rtol=_fmt(check.get("rtol")), atol=_fmt(check.get("atol")),
             reference=esc(shown_text(check.get("reference") or QCoreApplication.translate("RunPanel", "the unoptimized model"))))
         if failure and check.get("max_abs") is not None:
             detail += "; " + esc(QCoreApplication.translate(
                 "RunPanel", "the default-pipeline reference failed ({failure}), so this is the fallback")).format(
                     failure=code(str(failure)))
-        if check.get("tolerance_dtype"):
+        if check.get("quant_step"):
+            detail += "; " + esc(QCoreApplication.translate("RunPanel", "int8 model: tolerance = 1 quantization step "
+                                                            "({step})").format(step=_fmt(check["quant_step"])))
+        elif check.get("tolerance_dtype"):
             detail += "; " + esc(QCoreApplication.translate("RunPanel", "tolerance chosen for {dtype}, the module's lowest "
                                                             "precision").format(dtype=check["tolerance_dtype"]))
         rows.append(f"<p>{verdict} — {detail}</p>")

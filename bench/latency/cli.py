@@ -60,6 +60,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seqs", default="32,128", help="with --dynamic: sequence lengths (default 32,128)")
     p.add_argument("--variants", default="", help="variations of cpu_build_dlight.json: "
                                                   + ", ".join(docs.VARIANT_DOCS) + " (or 'all')")
+    p.add_argument("--int8", action="store_true",
+                   help="int8 rows instead (issue 34): each model quantized by ONNX Runtime's quantize_static (CNNs, "
+                        "QDQ) or quantize_dynamic (transformers), the app default against ONNX Runtime on that file "
+                        "(bench/latency/int8.py)")
     return p
 
 
@@ -185,6 +189,16 @@ def main(argv: Optional[list[str]] = None) -> int:
     plan = Plan(opts)
     systems.set_threads(plan.threads)  # before TVM's pool starts here and before the engine starts
     load_before, t_start = timing.loadavg(), time.perf_counter()
+    if opts.int8:
+        from bench.latency import int8
+
+        try:
+            int8_rows = int8.run(plan)
+        finally:
+            shutil.rmtree(plan.tmp, ignore_errors=True)
+        print(f"target {plan.target}; {plan.threads} threads per system; {opts.repeat} interleaved rounds; total "
+              f"{time.perf_counter() - t_start:.0f} s; load average before {load_before}, after {timing.loadavg()}")
+        return int8.print_rows(int8_rows, opts.markdown)
     try:
         rows = runner.engine_phase(plan)
         timed = {name: runner.timing_phase(plan, rows, name) for name in plan.models}

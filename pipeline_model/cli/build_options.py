@@ -105,13 +105,21 @@ def print_shape_run(run: build_api.ShapeRun, stream: TextIO) -> None:
             print_check(f"  {name}", chk, stream)
 
 
+def quant_tolerance_text(step: float, source: Optional[str]) -> str:
+    """How a quantized model's tolerance reads: ``int8 model: tolerance = 1 quantization step (0.0459, ...)``."""
+    why = "the output's range / 255" if source == "range" else "the scale of the last DequantizeLinear"
+    return f"int8 model: tolerance = 1 quantization step ({step:.3g}, {why})"
+
+
 def print_check(name: str, chk: build_api.CheckResult, stream: TextIO) -> None:
     """One check: verdict, max |diff|, max |diff| / max |ref|, tolerance, reference, warnings."""
     verdict = "PASS" if chk.passed else "FAIL"
     detail = f" ({chk.error})" if chk.error else ""
     tol = (f"atol {chk.atol:g} x max|ref| + rtol {chk.rtol:g}" if chk.scale == "output"
            else f"rtol {chk.rtol:g}, atol {chk.atol:g}")
-    if chk.tolerance_dtype:
+    if chk.quant_step:
+        tol = quant_tolerance_text(chk.quant_step, chk.step_from)
+    elif chk.tolerance_dtype:
         tol += f", for {chk.tolerance_dtype}, the module's lowest precision"
     print(f"{name}: {verdict}  max |diff| {_fmt(chk.max_abs)}, max |diff|/max |ref| {_fmt(chk.max_abs_over_ref)} "
           f"(max |ref| {_fmt(chk.max_ref)}), max rel err {_fmt(chk.max_rel)} ({tol}) vs {chk.reference}{detail}",

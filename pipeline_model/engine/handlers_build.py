@@ -90,7 +90,8 @@ def handle_build_run(args: dict, ctx: WorkerContext) -> dict:
         prof.update({"key": key, "label": label, "function": func_name, "target": target})
         keep_profile(key, prof)
         result["profile"] = prof
-    chk = check_settings(args, mod)  # a tolerance left to the engine: the one for the module's lowest precision
+    # a tolerance left to the engine: the one for the module's lowest precision (a quantized model's: one step)
+    chk = check_settings(args, mod, loaded, opt["outputs"])
     result["check"], result["framework_check"] = _checks(args, chk, loaded, func_name, prepared, opt["outputs"], ctx)
     result["runs"] = [_shape_run(args, chk, resolved, func_name, opt, dims, ctx)
                       for dims in (args.get("inputs") or {}).get("more_dims") or []]
@@ -117,6 +118,8 @@ def _checks(args: dict, chk: Any, loaded: Any, func_name: str, prepared: Any, ou
     for one in (check, framework):  # the result says which precision chose the tolerance
         if one is not None and chk.get("tolerance_dtype"):
             one["tolerance_dtype"] = chk["tolerance_dtype"]
+            if chk.get("quant_step"):
+                one.update(quant_step=chk["quant_step"], step_from=chk["step_from"])
     return check, framework
 
 

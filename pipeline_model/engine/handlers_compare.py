@@ -111,7 +111,7 @@ def _compare_many(args: dict, ctx: WorkerContext) -> dict:
                "latency": None, "outputs": output_stats(res["outputs"]), "check": None, "error": None,
                "fingerprint": res["fingerprint"]}
         if chk is not None and ref_outputs is not None:
-            row["check"] = tvm_check(res["outputs"], ref_outputs, check_settings(args, mod) or chk)
+            row["check"] = tvm_check(res["outputs"], ref_outputs, check_settings(args, mod, loaded, res["outputs"]) or chk)
         rows.append(row)
         built.append(res)
         res["row"] = row

@@ -67,8 +67,8 @@ def importer_kind(path: str) -> str | None:
 def prepare_onnx_model(model) -> None:  # noqa: ANN001 - an onnx.ModelProto (onnx imported lazily)
     """Prepare an ONNX model for import with weights kept as parameters (in place).
 
-    Integer initializers (shapes, axes, indices) become ``Constant`` nodes, so the ops they feed are
-    converted statically; weight initializers are renamed to valid identifiers (``fc.weight`` ->
+    Integer initializers (shapes, axes, indices; int8/uint8 scalars and vectors: quantization zero points, which
+    ``app.QuantizedToInteger`` must know) become ``Constant`` nodes, so the ops they feed are converted statically; weight initializers are renamed to valid identifiers (``fc.weight`` ->
     ``fc_weight``) so the IR, its printed TVMScript and the ``params`` keys agree. The exported
     script embeds this function's source, so both paths import identically.
     """
@@ -77,7 +77,9 @@ def prepare_onnx_model(model) -> None:  # noqa: ANN001 - an onnx.ModelProto (onn
 
     graph = model.graph
     int_types = (onnx.TensorProto.INT64, onnx.TensorProto.INT32)
-    int_inits = [t for t in graph.initializer if t.data_type in int_types]
+    zero_point_types = (onnx.TensorProto.INT8, onnx.TensorProto.UINT8)  # quantization zero points: scalars/vectors
+    int_inits = [t for t in graph.initializer if t.data_type in int_types
+                 or (t.data_type in zero_point_types and len(t.dims) <= 1)]
     for tensor in int_inits:
         graph.initializer.remove(tensor)
         graph.node.insert(0, helper.make_node("Constant", [], [tensor.name], value=tensor))

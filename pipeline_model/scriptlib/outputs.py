@@ -163,9 +163,94 @@ def module_float_dtypes(mod: Any) -> set[str]:
     return {d for d in found if _precision_rank(d) >= 0}
 
 
-def default_tolerance(mod: Any) -> dict[str, Any]:
+#: Ops of a quantized model (QDQ, QLinear*, MatMulInteger and DynamicQuantizeLinear import as these in Relax).
+QUANT_OPS = ("relax.quantize", "relax.dequantize")
+#: Ops a dequantized output may go through on its way out keeping its quantization step.
+_STEP_KEEPING = ("relax.reshape", "relax.permute_dims", "relax.squeeze", "relax.expand_dims", "relax.flatten",
+                 "relax.strided_slice", "relax.take", "relax.concat", "relax.split", "relax.nn.max_pool2d")
+
+
+def module_is_quantized(mod: Any) -> bool:
+    """Whether ``mod`` is a quantized model: a ``quantize``/``dequantize`` call or an int8/uint8 tensor in one of its
+    Relax functions (the built module after ``app.QuantizedToInteger`` and legalization keeps the uint8/int8 tensors)
+    other than a model input (an image model reading uint8 pixels is not quantized)."""
+    from tvm import relax
+
+    found: list[bool] = []
+    inputs: set[Any] = set()
+
+    def visit(expr: Any) -> None:
+        if found:
+            return
+        if isinstance(expr, relax.Var) and expr not in inputs:
+            ty = getattr(expr, "ty", None)
+            if isinstance(ty, relax.TensorType) and str(ty.dtype) in ("int8", "uint8"):
+                found.append(True)
+        elif isinstance(expr, relax.Call) and getattr(expr.op, "name", "") in QUANT_OPS:
+            found.append(True)
+
+    for _gv, func in mod.functions.items():
+        if isinstance(func, relax.Function):
+            count = int(func.attrs["num_input"]) if func.attrs and "num_input" in func.attrs else len(func.params)
+            inputs = set(list(func.params)[:count])
+            relax.analysis.post_order_visit(func, visit)
+            if found:
+                return True
+    return False
+
+
+def output_quant_step(mod: Any, weights: Any = None) -> Any:
+    """The quantization step of ``mod``'s output: the scale of the last ``dequantize`` before the entry function's
+    (first) output, through reshapes and the like; its value from a constant or from ``weights`` (name -> array, a
+    parameter's); the largest of a per-channel scale. None when the output is not dequantized or the scale unknown."""
+    from tvm import relax
+
+    if "main" not in [gv.name_hint for gv in mod.get_global_vars()] or not isinstance(mod["main"], relax.Function):
+        return None
+    func = mod["main"]
+    var2val = relax.analysis.get_var2val(func)
+    expr = func.body.body if isinstance(func.body, relax.SeqExpr) else func.body
+    for _ in range(64):
+        if isinstance(expr, relax.Var) and expr in var2val:
+            expr = var2val[expr]
+        elif isinstance(expr, relax.Tuple) and len(expr.fields):
+            expr = expr.fields[0]
+        elif isinstance(expr, relax.TupleGetItem):
+            expr = expr.tuple_value
+        elif isinstance(expr, relax.Call) and getattr(expr.op, "name", "") in _STEP_KEEPING:
+            expr = expr.args[0] if not isinstance(expr.args[0], relax.Tuple) else expr.args[0].fields[0]
+        elif isinstance(expr, relax.Call) and getattr(expr.op, "name", "") == "relax.dequantize":
+            scale = expr.args[1]
+            if hasattr(scale, "value") and hasattr(scale.value, "numpy"):
+                value = scale.value.numpy()
+            elif isinstance(scale, relax.Var) and weights is not None and str(scale.name) in weights:
+                value = np.asarray(weights[str(scale.name)])
+            else:
+                return None
+            return float(np.max(np.abs(value))) if value.size else None
+        else:
+            return None
+    return None
+
+
+def default_tolerance(mod: Any, reference: Any = None, weights: Any = None, outputs: Any = None) -> dict[str, Any]:
     """The check's default ``{"rtol", "atol", "dtype"}`` for the built module ``mod``: those of its
-    lowest-precision float dtype (:data:`CHECK_TOLERANCE`; float32's when it has none)."""
+    lowest-precision float dtype (:data:`CHECK_TOLERANCE`; float32's when it has none).
+
+    A quantized model (:func:`module_is_quantized` of ``mod`` or of ``reference``, the model as loaded) is judged at
+    one quantization step of its output instead (int8 rounding flips an element by a step whenever the float
+    arithmetic before a ``quantize`` differs in its last bit): ``{"rtol": 0, "atol": step, "scale": "absolute",
+    "dtype": "int8", "quant_step": step, "step_from": ...}`` with ``step`` the scale of the output's last
+    ``dequantize`` (:func:`output_quant_step` of ``reference`` with ``weights``), or, for an output computed in float
+    after dynamically quantized ops, derived from the output's range: ``(max - min) / 255`` of ``outputs``."""
+    if module_is_quantized(mod) or (reference is not None and module_is_quantized(reference)):
+        step, source = output_quant_step(reference if reference is not None else mod, weights), "scale"
+        if step is None and outputs:
+            ranges = [float(np.max(o) - np.min(o)) for o in outputs if np.size(o) and np.isfinite(o).all()]
+            step, source = (max(ranges) / 255.0 if ranges else None), "range"
+        if step:  # (a difference of exactly one step, computed in float32, may exceed the step by a rounding)
+            return {"rtol": 0.0, "atol": step * (1 + 1e-5), "scale": "absolute", "dtype": "int8", "quant_step": step,
+                    "step_from": source}
     dtypes = module_float_dtypes(mod)
     lowest = min(dtypes, key=_precision_rank) if dtypes else "float32"
     key = "float8" if lowest.startswith("float8") else lowest

@@ -3372,6 +3372,16 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Integer kernels for quantized ops (the app&apos;s)</source>
+        <translation>量化算子的整数内核（本应用的）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rewrites conv2d/matmul of dequantized uint8 activations and int8 weights (QDQ models) and MatMulInteger (dynamically quantized models) into a uint8 x int8 -&gt; int32 product (qdot) over packed weights, with the zero-point correction and the rescaling as its fused epilogue; app.CPUInt8 schedules it with VNNI (vpdpbusd); without AVX-512 VNNI in the target it changes nothing. Other dtypes, symbolic shapes and weight zero points that are not a constant zero are left as they are. Put it before LegalizeOps. The app&apos;s own step: exported scripts contain its code.</source>
+        <translation>将反量化的 uint8 激活与 int8 权重上的 conv2d/matmul（QDQ 模型）以及 MatMulInteger（动态量化模型）改写为在打包权重上的 uint8 x int8 -&gt; int32 乘积（qdot），零点校正与重新缩放作为其融合的尾部运算；app.CPUInt8 用 VNNI（vpdpbusd）调度它；目标没有 AVX-512 VNNI 时不做任何改动。其他数据类型、符号形状以及不是常量零的权重零点保持不变。放在 LegalizeOps 之前。本应用自己的步骤：导出的脚本包含其代码。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>Rewrites op(reshape(x)) into reshape(op(x)) for elementwise ops (bias and residual adds, GELU, activations) when the reshape only adds dimensions, then folds the reshape pairs this leaves (RemoveRedundantReshape). A matmul viewed back to [batch, seq, n] before its activation (GPT-2&apos;s Conv1D) then fuses with its epilogue in FuseOps. Put it before LegalizeOps. The app&apos;s own step: exported scripts contain its code.</source>
         <translation>当 `reshape` 只增加维度时，把逐元素运算（偏置和残差加法、GELU、激活函数）的 `op(reshape(x))` 改写为 `reshape(op(x))`，再折叠由此留下的成对 `reshape`（RemoveRedundantReshape）。这样在激活之前被视图回 `[batch, seq, n]` 的矩阵乘（GPT-2 的 Conv1D）就能在 FuseOps 中与其尾部运算融合。请放在 LegalizeOps 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>
@@ -4301,7 +4311,7 @@
 <context>
     <name>RunPanel</name>
     <message>
-        <location filename="../../widgets/run_panel.py" line="+147"/>
+        <location filename="../../widgets/run_panel.py" line="+150"/>
         <source>max |diff| / max |ref| = {ratio} (max |ref| {ref}; tolerance scaled to the {scale})</source>
         <translation>最大绝对误差 / 参照最大绝对值 = {ratio}（参照最大绝对值 {ref}；容差按{scale}缩放）</translation>
     </message>
@@ -4611,7 +4621,7 @@
         <translation>引擎报告了一个错误：</translation>
     </message>
     <message>
-        <location filename="../../widgets/run_panel.py" line="-431"/>
+        <location filename="../../widgets/run_panel.py" line="-434"/>
         <source>({time} of warm-up)</source>
         <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>（预热 {time}）</translation>
@@ -4658,6 +4668,11 @@
     </message>
     <message>
         <location line="+4"/>
+        <source>int8 model: tolerance = 1 quantization step ({step})</source>
+        <translation>int8 模型：容差 = 1 个量化步长（{step}）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>tolerance chosen for {dtype}, the module&apos;s lowest precision</source>
         <translation>容差按模块中最低精度 {dtype} 选取</translation>
     </message>
@@ -4959,7 +4974,7 @@
 <context>
     <name>StepReport</name>
     <message>
-        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+95"/>
+        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+97"/>
         <source>no rule applied</source>
         <extracomment>TVM&apos;s DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; the other groups are the app&apos;s (``app``) and the plug-ins&apos; rules (:mod:`.rules`, copied into exported scripts). Rules of a new step on a GPU target (those present in this TVM build). Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): those of the bundled ``cpu_build.json``. Not TVM&apos;s cpu.* rules: they slowed the CNNs down and can make LLVM take minutes on one function (docs/PERFORMANCE.md); a PrimFunc no app rule takes (the tutorial&apos;s 256x10 matrix-vector product) builds as it is.</extracomment>
         <translation>未应用规则</translation>

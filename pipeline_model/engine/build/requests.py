@@ -27,12 +27,15 @@ def check_cancel(ctx: WorkerContext) -> None:
         raise BuildError("cancelled")
 
 
-def check_settings(args: dict[str, Any], mod: Any = None) -> Optional[dict[str, Any]]:
+def check_settings(args: dict[str, Any], mod: Any = None, loaded: Any = None,
+                   outputs: Any = None) -> Optional[dict[str, Any]]:
     """``{"rtol", "atol", "scale", "against"}`` of a request's ``check`` / ``check_against``; None: no check.
 
     A tolerance the request leaves out (or null) is the default for the lowest-precision float dtype of the
     built module ``mod`` (:func:`pipeline_model.scriptlib.outputs.default_tolerance`: 1e-4 for float32, 1e-2
     for float16 …; float32's without ``mod``); the settings then say so: ``tolerance_dtype``, the dtype chosen.
+    A quantized model (``loaded``: the ``LoadedModel``, its module and weights; ``outputs``: the built module's)
+    gets one quantization step of its output, absolute (``tolerance_dtype`` ``"int8"``, ``quant_step``).
     """
     check = args.get("check", {})
     if check is None:
@@ -43,8 +46,11 @@ def check_settings(args: dict[str, Any], mod: Any = None) -> Optional[dict[str, 
     if any(value is None for value in given.values()):
         from pipeline_model.scriptlib.outputs import default_tolerance
 
-        default = default_tolerance(mod) if mod is not None else {**DEFAULT_CHECK, "dtype": "float32"}
+        default = (default_tolerance(mod, getattr(loaded, "mod", None), getattr(loaded, "params", None), outputs)
+                   if mod is not None else {**DEFAULT_CHECK, "dtype": "float32"})
         out["tolerance_dtype"] = default["dtype"]
+        if default.get("quant_step"):
+            out.update(scale=default["scale"], quant_step=default["quant_step"], step_from=default["step_from"])
         given = {name: default[name] if value is None else value for name, value in given.items()}
     out.update({name: float(value) for name, value in given.items()})
     return out

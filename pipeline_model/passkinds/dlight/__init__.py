@@ -5,7 +5,7 @@ are applied by :func:`.report_tvm.reporting_step` (same algorithm) so the step r
 which rule (``report["dlight"]``), with a warning for PrimFuncs without a GPU schedule on a GPU target.
 
 Files of this kind: ``__init__.py`` (spec, recipe, hooks, report; TVM-free), ``rules/`` (the DLight rules beyond
-TVM's: the app's own, group ``app``, one module per rule, and the plug-ins' of the entry-point group
+TVM's: the app's own, group ``app``, one module per rule — ``CPUInt8`` among them — and the plug-ins' of the entry-point group
 ``relax_pipeline_studio.dlight_rules``; the classes exported scripts contain and the engine instantiates) and
 ``report_tvm.py`` (engine half: the reporting pass).
 """
@@ -30,7 +30,7 @@ DEFAULT_RULES = ["gpu.Matmul", "gpu.GEMV", "gpu.Reduction", "gpu.GeneralReductio
 #: Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): those of the bundled
 #: ``cpu_build.json``. Not TVM's cpu.* rules: they slowed the CNNs down and can make LLVM take minutes on one function
 #: (docs/PERFORMANCE.md); a PrimFunc no app rule takes (the tutorial's 256x10 matrix-vector product) builds as it is.
-DEFAULT_CPU_RULES = ["app.CPUMatmul", "app.CPUConv2d", "app.CPUParallel"]
+DEFAULT_CPU_RULES = ["app.CPUInt8", "app.CPUMatmul", "app.CPUConv2d", "app.CPUParallel"]
 
 
 def dlight_rule_names() -> list[str]:
@@ -70,7 +70,9 @@ def dlight_spec() -> Any:
         "vectorized, parallel CPU schedule; app.CPUConv2d (the app's own rule) gives NCHW convolutions a "
         "register-blocked, vectorized CPU schedule with weights packed by a separate stage (follow it with "
         "SplitLayoutRewritePreproc and LiftTransformParams to pack them once); app.CPUParallel (the app's own "
-        "rule) runs each block's spatial loops on all CPU cores. Installed plug-ins add rules of their own groups.",
+        "rule) runs each block's spatial loops on all CPU cores; app.CPUInt8 (the app's own rule) computes the "
+        "integer products of app.QuantizedToInteger with VNNI (vpdpbusd) where the CPU has it. Installed "
+        "plug-ins add rules of their own groups.",
         params=[
             ParamSpec("rules", "rule_list", gpu_rules, "Ordered DLight rules (by default the target's: gpu.* "
                       "rules on a GPU, the app's CPU rules on llvm; plug-ins add rules of their own groups).", choices=names,

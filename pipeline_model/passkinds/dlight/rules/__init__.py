@@ -28,7 +28,8 @@ _RULE_NAME = re.compile(r"^([A-Za-z_]\w*)\.([A-Za-z_]\w*)$")
 
 #: The app's own rules, declared as entry points are.
 BUILTIN = tuple(f"{APP_GROUP}.{cls} = pipeline_model.passkinds.dlight.rules.{module}:{cls}" for module, cls in (
-    ("cpu_matmul_tvm", "CPUMatmul"), ("cpu_conv2d_tvm", "CPUConv2d"), ("cpu_parallel_tvm", "CPUParallel")))
+    ("cpu_int8_tvm", "CPUInt8"), ("cpu_matmul_tvm", "CPUMatmul"), ("cpu_conv2d_tvm", "CPUConv2d"),
+    ("cpu_parallel_tvm", "CPUParallel")))
 
 
 def entry_problem(entry: plugins.PluginEntry) -> Optional[str]:
