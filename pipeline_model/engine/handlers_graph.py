@@ -22,7 +22,7 @@ AnnotateTIROpPattern, which only annotates PrimFuncs — reuses the graph of the
 from __future__ import annotations
 
 import collections
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from pipeline_model import gc_pause, graph_collapsed, graph_hierarchy
 from pipeline_model.engine import graph_extract_tvm, graph_parts
@@ -100,12 +100,12 @@ def handle_graph(args: dict, ctx: WorkerContext) -> dict:
     if function is None:
         return {"key": key, "functions": [], "function": None, "requested": requested, "missing": missing,
                 "graph": None}
-    graph = _memo_graph(key, mod, str(function))
     if args.get("collapsed"):
-        summary = _summary(key, graph, str(function), str(args.get("before") or ""))
+        summary = _summary(key, mod, str(function), str(args.get("before") or ""))
         if summary is not None:
             return {"key": key, "functions": functions, "function": function, "requested": requested,
                     "missing": missing, "graph": None, "collapsed": summary}
+    graph = _memo_graph(key, mod, str(function))
     if args.get("parts"):
         # Large graphs go as bounded graph_part events (see graph_parts): the client decodes short lines.
         graph, parts = graph_parts.split_graph(graph)
@@ -129,16 +129,22 @@ def _memo_graph(key: str, mod: Any, function: str) -> dict[str, Any]:
     return graph
 
 
-def _summary(key: str, graph: dict[str, Any], function: str, before_key: str) -> Any:
-    """The collapsed summary of ``graph``, memoised; ``None`` when the whole graph is the answer. Its
-    changes are against module ``before_key`` when that graph is already made: a collapsed view never
-    waits for a second function to be walked (the whole graphs colour the changes when they come)."""
+def _summary(key: str, mod: Any, function: str, before_key: str) -> Any:
+    """The collapsed summary of ``function`` of module ``key``, memoised; ``None`` when the whole graph is
+    the answer. Its changes are against module ``before_key`` when that graph is already made: a collapsed
+    view never waits for a second function to be walked (the whole graphs colour the changes when they
+    come). Without that graph or this one's, it comes from an outline (:func:`_outline_summary`)."""
     before = _GRAPH_MEMO.get((before_key, function)) if before_key else None
     memo_key = (key, function, before_key if before is not None else "")
     if memo_key in _SUMMARY_MEMO:
         _SUMMARY_MEMO.move_to_end(memo_key)
         return _SUMMARY_MEMO[memo_key]
-    summary = _without_gc(graph_collapsed.collapsed_summary, graph, before, graph_collapsed.COLLAPSE_MIN_NODES)
+    whole = _GRAPH_MEMO.get((key, function))
+    if whole is None and before is None and _may_collapse(mod[function]):
+        summary = _without_gc(_outline_summary, mod, function)
+    else:
+        whole = whole if whole is not None else _memo_graph(key, mod, function)
+        summary = _without_gc(graph_collapsed.collapsed_summary, whole, before, graph_collapsed.COLLAPSE_MIN_NODES)
     _SUMMARY_MEMO[memo_key] = summary
     while len(_SUMMARY_MEMO) > _GRAPH_MEMO_SIZE:
         _SUMMARY_MEMO.popitem(last=False)
@@ -154,16 +160,46 @@ def _without_gc(fn: Any, *args: Any) -> Any:
         return fn(*args)
 
 
+def _may_collapse(func: Any) -> bool:
+    """Whether a Relax function has more nodes than :data:`graph_collapsed.COLLAPSE_MIN_NODES` for sure
+    (parameters, bindings and the output; its constants not counted): one worth an outline walk."""
+    from tvm import relax  # noqa: PLC0415
+
+    body = func.body
+    count = len(func.params) + 1
+    if isinstance(body, relax.SeqExpr):
+        count += sum(len(block.bindings) for block in body.blocks)
+    return count > graph_collapsed.COLLAPSE_MIN_NODES
+
+
+def _outline_summary(mod: Any, function: str) -> Any:
+    """The collapsed summary of ``function`` from an outline of it and its callees (names and edges:
+    :func:`graph_extract_tvm.extract_graph_outline`), the types and attrs read only for the nodes the
+    collapsed view shows; equal to the summary of the whole graph (``tests/test_graph_collapsed.py``)."""
+    outline, fill = graph_extract_tvm.extract_graph_outline(mod, function)
+    if len(outline["nodes"]) <= graph_collapsed.COLLAPSE_MIN_NODES:
+        return None
+    graph = _with_callees(graph_hierarchy.annotate_modules(outline), mod, function,
+                          lambda m, f: graph_extract_tvm.extract_graph_outline(m, f)[0])
+    return graph_collapsed.collapsed_summary(graph, None, graph_collapsed.COLLAPSE_MIN_NODES, fill)
+
+
 def _function_graph(mod: Any, function: str) -> dict[str, Any]:
     """Graph JSON of ``function`` with module paths and the graphs of the Relax functions it calls."""
     graph = graph_hierarchy.annotate_modules(graph_extract_tvm.extract_graph_json(mod, function))
+    return _with_callees(graph, mod, function, graph_extract_tvm.extract_graph_json)
+
+
+def _with_callees(graph: dict[str, Any], mod: Any, function: str,
+                  extract: Callable[[Any, str], dict[str, Any]]) -> dict[str, Any]:
+    """``graph`` with ``graph["callees"]``: ``extract(mod, name)`` of each Relax function it calls."""
     names = set(graph_extract_tvm.relax_functions(mod))
     callees: dict[str, Any] = {}
     for node in graph["nodes"]:
         callee = node.get("callee")
         if (node.get("callee_kind") == "relax_function" and callee in names and callee != function
                 and callee not in callees):
-            callees[callee] = graph_extract_tvm.extract_graph_json(mod, callee)
+            callees[callee] = extract(mod, callee)
     graph["graph"]["callees"] = callees
     return graph
 
