@@ -220,7 +220,11 @@ def test_outline_summary_equals_the_summary_of_the_whole_graph(monkeypatch, mode
 
     reply = handlers_graph.handle_graph({"key": f"outline-{model}", "collapsed": True}, Ctx())
     assert (f"outline-{model}", function) not in handlers_graph._GRAPH_MEMO  # noqa: SLF001
+    assert (f"outline-{model}", function) in handlers_graph._OUTLINES  # noqa: SLF001
     assert reply["graph"] is None and reply["collapsed"] == expected
     view, _ = graph_collapsed.decode_summary(json.loads(json.dumps(reply["collapsed"])))
     shown = [n for n in view["nodes"] if n["kind"] != "group"]
     assert shown and all(n["type_text"] for n in shown)  # filled: the outline alone has no types
+    # the whole graph asked next is the outline completed: equal to a fresh walk
+    assert handlers_graph.handle_graph({"key": f"outline-{model}"}, Ctx())["graph"] == whole
+    assert (f"outline-{model}", function) not in handlers_graph._OUTLINES  # noqa: SLF001
