@@ -83,11 +83,12 @@ def decode_table(table: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def shown_nodes(full: dict[str, Any], tree: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def shown_nodes(full: dict[str, Any], tree: dict[str, dict[str, Any]],
+                rep: Optional[dict[str, str]] = None) -> list[dict[str, Any]]:
     """The nodes of ``full`` whose own fields the collapsed view reads beyond names and edges: those
     shown as themselves, and the values crossing a collapsed group's border (its ``inputs``/``outputs``,
-    their shapes and types)."""
-    rep = graph_hierarchy.collapsed_rep(full, tree)
+    their shapes and types). ``rep``: :func:`graph_hierarchy.collapsed_rep` when already made."""
+    rep = rep if rep is not None else graph_hierarchy.collapsed_rep(full, tree)
     wanted = {nid for nid, shown in rep.items() if shown == nid}
     get = rep.get
     for e in full.get("edges") or []:
@@ -112,7 +113,10 @@ def collapsed_summary(full: dict[str, Any], before: Optional[dict[str, Any]] = N
         return None
     tree = graph_hierarchy.group_tree(full)
     if fill is not None:
-        fill(shown_nodes(full, tree))
+        shown_as = graph_hierarchy.collapsed_rep(full, tree)
+        if len(set(shown_as.values())) > COLLAPSED_MAX_VIEW_NODES:  # known before reading any node's details
+            return None
+        fill(shown_nodes(full, tree, shown_as))
     view = graph_hierarchy.build_view(full, frozenset(), tree=tree)
     if len(view["nodes"]) > COLLAPSED_MAX_VIEW_NODES:
         return None

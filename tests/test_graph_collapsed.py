@@ -228,3 +228,25 @@ def test_outline_summary_equals_the_summary_of_the_whole_graph(monkeypatch, mode
     # the whole graph asked next is the outline completed: equal to a fresh walk
     assert handlers_graph.handle_graph({"key": f"outline-{model}"}, Ctx())["graph"] == whole
     assert (f"outline-{model}", function) not in handlers_graph._OUTLINES  # noqa: SLF001
+
+
+@pytest.mark.e2e
+def test_a_collapsed_view_too_large_is_answered_whole_from_the_completed_outline(monkeypatch):
+    """A function whose collapsed view would still be large (no module structure) is answered with its
+    whole graph: the outline walked for the summary is completed, equal to a fresh walk."""
+    pytest.importorskip("tvm")
+    from pipeline_model.engine import graph_extract_tvm, handlers_graph
+    from pipeline_model.importers.load_tvm import load_model
+
+    mod = load_model("builtin:decoder").mod
+    monkeypatch.setattr(graph_collapsed, "COLLAPSE_MIN_NODES", 10)
+    monkeypatch.setattr(graph_collapsed, "COLLAPSED_MAX_VIEW_NODES", 3)
+    function = graph_extract_tvm.default_function(mod)
+    whole = handlers_graph._function_graph(mod, function)  # noqa: SLF001
+
+    class Ctx:
+        cache = {"outline-too-large": mod}
+
+    reply = handlers_graph.handle_graph({"key": "outline-too-large", "collapsed": True}, Ctx())
+    assert "collapsed" not in reply and reply["graph"] == whole
+    assert ("outline-too-large", function) not in handlers_graph._OUTLINES  # noqa: SLF001 - completed

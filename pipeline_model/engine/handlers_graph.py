@@ -153,10 +153,9 @@ def _summary(key: str, mod: Any, function: str, before_key: str) -> Any:
     if whole is None and before is None and _may_collapse(mod[function]):
         outlines: list[tuple[dict[str, Any], Any]] = []
         summary = _without_gc(_outline_summary, mod, function, outlines)
-        if summary is not None:
-            _OUTLINES[(key, function)] = outlines
-            while len(_OUTLINES) > _OUTLINES_SIZE:
-                _OUTLINES.popitem(last=False)
+        _OUTLINES[(key, function)] = outlines  # None: the whole graph, asked at once, completes it
+        while len(_OUTLINES) > _OUTLINES_SIZE:
+            _OUTLINES.popitem(last=False)
     else:
         whole = whole if whole is not None else _memo_graph(key, mod, function)
         summary = _without_gc(graph_collapsed.collapsed_summary, whole, before, graph_collapsed.COLLAPSE_MIN_NODES)
@@ -198,10 +197,7 @@ def _outline_summary(mod: Any, function: str, outlines: list[tuple[dict[str, Any
         outlines.append((graph, fill))
         return graph
 
-    outline = outline_of(mod, function)
-    if len(outline["nodes"]) <= graph_collapsed.COLLAPSE_MIN_NODES:
-        return None
-    graph = _with_callees(graph_hierarchy.annotate_modules(outline), mod, function, outline_of)
+    graph = _with_callees(graph_hierarchy.annotate_modules(outline_of(mod, function)), mod, function, outline_of)
     return graph_collapsed.collapsed_summary(graph, None, graph_collapsed.COLLAPSE_MIN_NODES, outlines[0][1])
 
 
