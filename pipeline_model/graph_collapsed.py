@@ -18,7 +18,7 @@ index, indices]``. :func:`decode_summary` gives back exactly the view graph and 
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from pipeline_model import graph_hierarchy
 from pipeline_model.ir_graph import changed_nodes
@@ -33,6 +33,7 @@ __all__ = [
     "decode_table",
     "is_collapsed_view",
     "group_tree_of",
+    "shown_nodes",
 ]
 
 #: Functions with more nodes than this are answered collapsed first (when asked so).
@@ -82,16 +83,40 @@ def decode_table(table: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def shown_nodes(full: dict[str, Any], tree: dict[str, dict[str, Any]],
+                rep: Optional[dict[str, str]] = None) -> list[dict[str, Any]]:
+    """The nodes of ``full`` whose own fields the collapsed view reads beyond names and edges: those
+    shown as themselves, and the values crossing a collapsed group's border (its ``inputs``/``outputs``,
+    their shapes and types). ``rep``: :func:`graph_hierarchy.collapsed_rep` when already made."""
+    rep = rep if rep is not None else graph_hierarchy.collapsed_rep(full, tree)
+    wanted = {nid for nid, shown in rep.items() if shown == nid}
+    get = rep.get
+    for e in full.get("edges") or []:
+        source = e["source"]
+        s, t = get(source), get(e["target"])
+        if s != t and s is not None and t is not None:
+            wanted.add(source)
+    return [n for n in full.get("nodes") or [] if n["id"] in wanted]
+
+
 def collapsed_summary(full: dict[str, Any], before: Optional[dict[str, Any]] = None,
-                      min_nodes: int = COLLAPSE_MIN_NODES) -> Optional[dict[str, Any]]:
+                      min_nodes: int = COLLAPSE_MIN_NODES,
+                      fill: Optional[Callable[[list[dict[str, Any]]], None]] = None) -> Optional[dict[str, Any]]:
     """The collapsed reply for the whole graph ``full`` (graph JSON with ``module`` on its nodes), or
     ``None`` when the whole graph is the better answer (``min_nodes`` nodes or fewer, or a collapsed view
     that would still be large). ``before``: the graph of the same function before the step; the view nodes
-    holding a node that changed are listed in ``changed``."""
+    holding a node that changed are listed in ``changed``. ``full`` may be an outline whose nodes lack
+    types and attrs (:func:`pipeline_model.engine.graph_extract_tvm.extract_graph_outline`): ``fill`` is
+    then called with the nodes the view reads (:func:`shown_nodes`) before it is built."""
     nodes = full.get("nodes") or []
     if len(nodes) <= min_nodes:
         return None
     tree = graph_hierarchy.group_tree(full)
+    if fill is not None:
+        shown_as = graph_hierarchy.collapsed_rep(full, tree)
+        if len(set(shown_as.values())) > COLLAPSED_MAX_VIEW_NODES:  # known before reading any node's details
+            return None
+        fill(shown_nodes(full, tree, shown_as))
     view = graph_hierarchy.build_view(full, frozenset(), tree=tree)
     if len(view["nodes"]) > COLLAPSED_MAX_VIEW_NODES:
         return None

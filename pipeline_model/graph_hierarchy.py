@@ -37,6 +37,7 @@ __all__ = [
     "all_group_ids",
     "groups_of",
     "build_view",
+    "collapsed_rep",
     "find_nodes",
     "default_expansion",
 ]
@@ -326,6 +327,34 @@ def groups_of(data: dict[str, Any], node_id: str, _tree: Optional[dict[str, dict
         if call_id in by_id:
             return _chain(by_id[call_id].get("module"), tree) + [CALL_PREFIX + call_id]
     return []
+
+
+def collapsed_rep(data: dict[str, Any], tree: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Node id -> the view node showing it with no group expanded (``build_view(data, ())``'s
+    ``graph["rep"]``: its outermost group, or itself), without building that view."""
+    by_module: dict[Any, Optional[str]] = {}
+    rep: dict[str, str] = {}
+    for n in data.get("nodes", []):
+        module = n.get("module")
+        if module not in by_module:
+            by_module[module] = _outermost(module, tree)
+        nid = n["id"]
+        rep[nid] = by_module[module] or nid
+    return rep
+
+
+def _outermost(path: Optional[str], tree: dict[str, dict[str, Any]]) -> Optional[str]:
+    """``_chain(path, tree)[0]`` (None for an empty chain), stopping at the first group found."""
+    if not path:
+        return None
+    end = path.find(".")
+    while True:
+        gid = MODULE_PREFIX + (path if end < 0 else path[:end])
+        if gid in tree:
+            return gid
+        if end < 0:
+            return None
+        end = path.find(".", end + 1)
 
 
 def default_expansion(data: dict[str, Any]) -> frozenset[str]:

@@ -185,3 +185,68 @@ def test_engine_graph_command_answers_collapsed_and_whole(monkeypatch):
     whole = handlers_graph.handle_graph({"key": "collapsed-test"}, Ctx())["graph"]
     assert view["graph"]["collapsed_of"] == len(whole["nodes"]) > 10
     assert view["graph"]["group_tree"] == graph_hierarchy.group_tree(whole)
+
+
+def _fused(mod):
+    import tvm
+    from tvm import relax
+
+    seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
+                                    relax.transform.FuseOps()])
+    return seq(mod)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("model", ["mlp", "decoder", "decoder fused"])
+def test_outline_summary_equals_the_summary_of_the_whole_graph(monkeypatch, model):
+    """The engine's collapsed reply comes from an outline walk (names and edges; types and attrs read for
+    the nodes the collapsed view shows only) and equals the summary of the whole graph, on real builtin
+    models (a fused one has call groups); the whole graph is not made for it."""
+    pytest.importorskip("tvm")
+    from pipeline_model.engine import graph_extract_tvm, handlers_graph
+    from pipeline_model.importers.load_tvm import load_model
+
+    mod = load_model(f"builtin:{model.split()[0]}").mod
+    if model.endswith("fused"):
+        mod = _fused(mod)
+    monkeypatch.setattr(graph_collapsed, "COLLAPSE_MIN_NODES", 10)
+    function = graph_extract_tvm.default_function(mod)
+    whole = handlers_graph._function_graph(mod, function)  # noqa: SLF001
+    expected = graph_collapsed.collapsed_summary(whole, None, 10)
+    assert expected is not None and len(whole["nodes"]) > 10
+
+    class Ctx:
+        cache = {f"outline-{model}": mod}
+
+    reply = handlers_graph.handle_graph({"key": f"outline-{model}", "collapsed": True}, Ctx())
+    assert (f"outline-{model}", function) not in handlers_graph._GRAPH_MEMO  # noqa: SLF001
+    assert (f"outline-{model}", function) in handlers_graph._OUTLINES  # noqa: SLF001
+    assert reply["graph"] is None and reply["collapsed"] == expected
+    view, _ = graph_collapsed.decode_summary(json.loads(json.dumps(reply["collapsed"])))
+    shown = [n for n in view["nodes"] if n["kind"] != "group"]
+    assert shown and all(n["type_text"] for n in shown)  # filled: the outline alone has no types
+    # the whole graph asked next is the outline completed: equal to a fresh walk
+    assert handlers_graph.handle_graph({"key": f"outline-{model}"}, Ctx())["graph"] == whole
+    assert (f"outline-{model}", function) not in handlers_graph._OUTLINES  # noqa: SLF001
+
+
+@pytest.mark.e2e
+def test_a_collapsed_view_too_large_is_answered_whole_from_the_completed_outline(monkeypatch):
+    """A function whose collapsed view would still be large (no module structure) is answered with its
+    whole graph: the outline walked for the summary is completed, equal to a fresh walk."""
+    pytest.importorskip("tvm")
+    from pipeline_model.engine import graph_extract_tvm, handlers_graph
+    from pipeline_model.importers.load_tvm import load_model
+
+    mod = load_model("builtin:decoder").mod
+    monkeypatch.setattr(graph_collapsed, "COLLAPSE_MIN_NODES", 10)
+    monkeypatch.setattr(graph_collapsed, "COLLAPSED_MAX_VIEW_NODES", 3)
+    function = graph_extract_tvm.default_function(mod)
+    whole = handlers_graph._function_graph(mod, function)  # noqa: SLF001
+
+    class Ctx:
+        cache = {"outline-too-large": mod}
+
+    reply = handlers_graph.handle_graph({"key": "outline-too-large", "collapsed": True}, Ctx())
+    assert "collapsed" not in reply and reply["graph"] == whole
+    assert ("outline-too-large", function) not in handlers_graph._OUTLINES  # noqa: SLF001 - completed

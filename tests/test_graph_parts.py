@@ -38,3 +38,21 @@ def test_collector_keeps_only_parts_and_missing_callee_is_an_error():
         graph_parts.assemble(skeleton, [])
     assert graph_parts.assemble(None, []) is None
     assert graph_parts.assemble({"nodes": [1]}, []) == {"nodes": [1]}  # an unsplit graph passes through
+
+
+def test_collected_parts_share_equal_strings_and_still_assemble_the_graph():
+    """Each decoded part has its own copies of op names, dtypes, shapes' names and node ids (an edge's
+    ends); the collector shares them across parts (a 50k-node graph holds ~1/3 less) without changing it."""
+    graph = _graph(1700, 900)
+    for k, node in enumerate(graph["nodes"]):
+        node.update(op="relax.matmul", shape=[1, "seq_len"], attrs={"out_dtype": "float32", "k": str(k % 3)})
+    skeleton, parts = graph_parts.split_graph(graph, part_items=800)
+    collected, on_event = graph_parts.collector()
+    for part in parts:
+        on_event(graph_parts.EV_GRAPH_PART, json.loads(json.dumps(part)))  # as they travel
+    whole = graph_parts.assemble(json.loads(json.dumps(skeleton)), collected)
+    assert whole == graph
+    nodes, edges = whole["nodes"], whole["edges"]
+    assert nodes[0]["op"] is nodes[1600]["op"] and nodes[0]["shape"][1] is nodes[1600]["shape"][1]
+    assert nodes[0]["attrs"]["out_dtype"] is nodes[1600]["attrs"]["out_dtype"]
+    assert edges[799]["target"] is edges[800]["source"]  # n800: one string, though sent in two parts

@@ -23,6 +23,7 @@ __all__ = [
     "default_function",
     "extract_graph",
     "extract_graph_json",
+    "extract_graph_outline",
     "prim_func_text",
 ]
 
@@ -212,12 +213,20 @@ class _Extractor:
     """Walks one Relax function and fills the node-link lists of its graph JSON (see the module docstring
     for the model). Nodes are dicts in binding order; edges are kept per source in first-use order (the
     order ``networkx`` gives), so :func:`graph_to_json` of :func:`extract_graph` and
-    :func:`extract_graph_json` agree."""
+    :func:`extract_graph_json` agree.
 
-    def __init__(self, mod: Any, func: Any, name: str) -> None:
+    With ``details=False`` (an outline) the walk makes the same nodes and edges but leaves each node's
+    type (``shape``, ``dtype``, ``type_text``) and ``attrs`` empty; :meth:`fill` writes them on the nodes a
+    view shows (what type-reading and printing cost is then paid for those only)."""
+
+    def __init__(self, mod: Any, func: Any, name: str, details: bool = True) -> None:
         self.mod = mod
         self.func = func
         self.name = name
+        self.details = details
+        # outline: node id -> (its type, what its attrs come from: a binding, ("output", result) or None)
+        # (its type is read then: one FFI read less per node in the walk)
+        self._sources: dict[str, tuple[Any, Any]] = {}
         self.nodes: list[dict[str, Any]] = []
         self.node_by_id: dict[str, dict[str, Any]] = {}
         self.out_edges: dict[str, dict[str, dict[str, Any]]] = {}
@@ -262,8 +271,15 @@ class _Extractor:
             return _text(value)
         return _by_structure(self._texts, value, _text)
 
-    def _add_node(self, node_id: str, kind: str, name: str, ty: Any, **extra: Any) -> dict[str, Any]:
-        shape, dtype, type_text = self._type_info(ty)
+    def _add_node(self, node_id: str, kind: str, name: str, typed: Any, source: Any = None,
+                  **extra: Any) -> dict[str, Any]:
+        """Add a node; ``typed``: the expression whose ``ty`` is its type; ``source``: what :meth:`fill`
+        reads its attrs from."""
+        if self.details:
+            shape, dtype, type_text = self._type_info(getattr(typed, "ty", None))
+        else:
+            shape, dtype, type_text = None, None, ""
+            self._sources[node_id] = (typed, source)
         attrs: dict[str, Any] = {
             "id": node_id,
             "kind": kind,
@@ -334,30 +350,36 @@ class _Extractor:
     def _is_tensor_constant(self, expr: Any) -> bool:
         return isinstance(getattr(expr, "ty", None), relax.TensorType)
 
-    def _inputs(self, expr: Any, dst: str, index: int, attrs: dict[str, str]) -> None:
-        """Add the data-flow edges of argument ``expr`` (position ``index``) into node ``dst``."""
+    def _inputs(self, expr: Any, dst: str, index: int, attrs: dict[str, str], texts: bool = True,
+                edges: bool = True) -> None:
+        """Add the data-flow edges (``edges``) of argument ``expr`` (position ``index``) into node ``dst``
+        and write the text of an argument that is no node into ``attrs`` (``texts``)."""
         kind = self._kind(expr)
         if kind == "var":
             src = self.var_node.get(expr.__chandle__())
-            if src is not None:
+            if src is None:
+                if texts:
+                    attrs[f"arg{index}"] = _text(expr.name)
+            elif edges:
                 self._add_edge(src, dst, index)
-            else:
-                attrs[f"arg{index}"] = _text(expr.name)
             return
         if kind == "tuple":
             for field in _items(expr.fields):
-                self._inputs(field, dst, index, attrs)
+                self._inputs(field, dst, index, attrs, texts, edges)
             return
         if kind == "tuple_get_item":
-            self._inputs(expr.tuple_value, dst, index, attrs)
+            self._inputs(expr.tuple_value, dst, index, attrs, texts, edges)
             return
         if kind == "constant" and self._is_tensor_constant(expr):
+            if not edges:
+                return
             self.const_count += 1
             node_id = self._new_id(f"const{self.const_count}")
-            self._add_node(node_id, "constant", f"const{self.const_count}", expr.ty, op="relax.const")
+            self._add_node(node_id, "constant", f"const{self.const_count}", expr, op="relax.const")
             self._add_edge(node_id, dst, index)
             return
-        attrs[f"arg{index}"] = self._object_text(expr)
+        if texts:
+            attrs[f"arg{index}"] = self._object_text(expr)
 
     # -- walk
     def run(self) -> dict[str, Any]:
@@ -365,7 +387,7 @@ class _Extractor:
         for param in _items(self.func.params):
             node_id = self._new_id(param.name)
             self.var_node[param.__chandle__()] = node_id
-            self._add_node(node_id, "param", param.name, param.ty)
+            self._add_node(node_id, "param", param.name, param)
         body = self.func.body
         if isinstance(body, relax.SeqExpr):
             for block_index, block in enumerate(_items(body.blocks)):
@@ -378,9 +400,10 @@ class _Extractor:
         else:
             result = body
         out_id = self._new_id("output")
-        out_node = self._add_node(out_id, "output", "output", getattr(result, "ty", None), op="return")
+        out_node = self._add_node(out_id, "output", "output", result, ("output", result),
+                                  op="return")
         out_attrs: dict[str, str] = {}
-        self._inputs(result, out_id, 0, out_attrs)
+        self._inputs(result, out_id, 0, out_attrs, self.details)
         out_node["attrs"] = out_attrs
         edges = [edge for node in self.nodes for edge in self.out_edges.get(node["id"], {}).values()]
         return {
@@ -395,8 +418,30 @@ class _Extractor:
 
     def _binding(self, binding: Any, group: int | None, is_df: bool) -> None:
         var = binding.var
-        value = binding.value
         node_id = self._new_id(var.name)
+        op, callee, callee_kind, composite, args, attrs = self._describe(binding, self.details)
+        node = self._add_node(
+            node_id,
+            "binding",
+            var.name,
+            var,
+            binding,
+            op=op,
+            callee=callee,
+            callee_kind=callee_kind,
+            composite=composite,
+            group=group,
+            is_dataflow=is_df,
+        )
+        for index, arg in enumerate(args):
+            self._inputs(arg, node_id, index, attrs, self.details)
+        node["attrs"] = attrs
+        self.var_node[var.__chandle__()] = node_id
+
+    def _describe(self, binding: Any, texts: bool) -> tuple[str, Any, Any, Any, list[Any], dict[str, str]]:
+        """(op, callee, callee kind, composite, argument expressions, attrs) of a binding; the attrs (texts
+        of op attributes and values) only with ``texts``."""
+        value = binding.value
         attrs: dict[str, str] = {}
         op: str
         callee = callee_kind = composite = None
@@ -404,7 +449,8 @@ class _Extractor:
         kind = self._kind(value)
         if self._kind(binding) == "match_cast":
             op = "match_cast"
-            attrs["ty"] = _text(binding.ty)
+            if texts:
+                attrs["ty"] = _text(binding.ty)
             args = [value]
         elif kind == "call":
             call_op = value.op
@@ -424,13 +470,15 @@ class _Extractor:
                 if self._kind(call_op) == "var" and call_op.__chandle__() in self.var_node:
                     # calling a local function / closure bound earlier: it flows into the call
                     args = [call_op, *args]
-            attrs.update(_attrs_dict(value.attrs, self._object_text))
+            if texts:
+                attrs.update(_attrs_dict(value.attrs, self._object_text))
         elif kind == "tuple":
             op = "tuple"
             args = _items(value.fields)
         elif kind == "tuple_get_item":
             op = "tuple_get_item"
-            attrs["index"] = str(int(value.index))
+            if texts:
+                attrs["index"] = str(int(value.index))
             args = [value.tuple_value]
         elif kind == "var":
             op = "var"
@@ -443,28 +491,33 @@ class _Extractor:
         elif kind == "if":
             op = "if"
             args = [value.cond]
-        elif kind == "shape":
-            op = "shape"
-            attrs["value"] = _text(value)
         else:
-            op = type(value).__name__.lower()
-            attrs["value"] = _text(value)
-        node = self._add_node(
-            node_id,
-            "binding",
-            var.name,
-            var.ty,
-            op=op,
-            callee=callee,
-            callee_kind=callee_kind,
-            composite=composite,
-            group=group,
-            is_dataflow=is_df,
-        )
-        for index, arg in enumerate(args):
-            self._inputs(arg, node_id, index, attrs)
-        node["attrs"] = attrs
-        self.var_node[var.__chandle__()] = node_id
+            op = "shape" if kind == "shape" else type(value).__name__.lower()
+            if texts:
+                attrs["value"] = _text(value)
+        return op, callee, callee_kind, composite, args, attrs
+
+    def fill(self, nodes: list[dict[str, Any]]) -> None:
+        """Write the type and attrs of each outline node in ``nodes`` (as the full walk writes them)."""
+        for node in nodes:
+            source = self._sources.pop(node["id"], None)
+            if source is None:
+                continue
+            typed, origin = source
+            shape, dtype, type_text = self._type_info(getattr(typed, "ty", None))
+            node["shape"], node["dtype"] = (list(shape) if shape is not None else None), dtype
+            node["type_text"] = type_text
+            if origin is None:  # a parameter or a constant: no attrs
+                continue
+            attrs: dict[str, str]
+            if isinstance(origin, tuple):  # ("output", the function's result)
+                attrs = {}
+                self._inputs(origin[1], node["id"], 0, attrs, edges=False)
+            else:
+                args, attrs = self._describe(origin, True)[4:]
+                for index, arg in enumerate(args):
+                    self._inputs(arg, node["id"], index, attrs, edges=False)
+            node["attrs"] = attrs
 
 
 def extract_graph(mod: Any, function: str | None = None) -> nx.DiGraph:
@@ -475,9 +528,8 @@ def extract_graph(mod: Any, function: str | None = None) -> nx.DiGraph:
     return graph_from_json(extract_graph_json(mod, function))
 
 
-def extract_graph_json(mod: Any, function: str | None = None) -> dict[str, Any]:
-    """The graph JSON (:func:`graph_to_json`'s format) of one Relax function of ``mod``, built directly
-    (what the engine sends; no ``networkx`` graph in between). Raises like :func:`extract_graph`."""
+def _relax_function(mod: Any, function: str | None) -> tuple[str, Any]:
+    """(name, function) of the Relax function ``function`` of ``mod`` (None: :func:`default_function`)."""
     names = relax_functions(mod)
     if function is None:
         function = default_function(mod)
@@ -487,7 +539,25 @@ def extract_graph_json(mod: Any, function: str | None = None) -> dict[str, Any]:
         raise KeyError(f"no Relax function {function!r} in the module; it has: {', '.join(names) or 'none'}")
     func = mod[function]
     assert isinstance(func, relax.Function)
-    return _Extractor(mod, func, function).run()
+    return function, func
+
+
+def extract_graph_json(mod: Any, function: str | None = None) -> dict[str, Any]:
+    """The graph JSON (:func:`graph_to_json`'s format) of one Relax function of ``mod``, built directly
+    (what the engine sends; no ``networkx`` graph in between). Raises like :func:`extract_graph`."""
+    name, func = _relax_function(mod, function)
+    return _Extractor(mod, func, name).run()
+
+
+def extract_graph_outline(mod: Any, function: str | None = None,
+                          ) -> tuple[dict[str, Any], Callable[[list[dict[str, Any]]], None]]:
+    """``(graph, fill)``: the graph JSON of :func:`extract_graph_json` with every node's type and attrs
+    left empty (an outline: what a collapsed view needs of the nodes it does not show, at a fraction of
+    the walk), and ``fill(nodes)``, which writes them on the given nodes of that graph as the full walk
+    would (the nodes a view shows). Raises like :func:`extract_graph`."""
+    name, func = _relax_function(mod, function)
+    walk = _Extractor(mod, func, name, details=False)
+    return walk.run(), walk.fill
 
 
 def prim_func_text(mod: Any, name: str) -> str:

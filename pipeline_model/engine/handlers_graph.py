@@ -10,7 +10,9 @@
   ``graph`` is a skeleton (:mod:`pipeline_model.engine.graph_parts`; the client reassembles it).
   With ``"collapsed": true`` (and optionally ``"before"``: the key of the module before the step, whose
   graph is compared when the engine has already made it) a large function is answered with ``graph: None`` and ``collapsed``: its collapsed view, group tree and changed
-  view nodes (:func:`pipeline_model.graph_collapsed.collapsed_summary`); a small one as without it.
+  view nodes (:func:`pipeline_model.graph_collapsed.collapsed_summary`); a small one as without it. With
+  neither this graph nor the one before made yet, the summary comes from an outline walk (names and
+  edges; types and attrs read only for the nodes the collapsed view shows), not the whole graph.
 * ``prim_func`` ``{"key": str, "name": str}`` -> ``{"key", "name", "text": TVMScript of that PrimFunc}``.
 
 ``key`` is a ``snapshot_key``/``input_key`` of a run (a module in the worker's cache). Graphs are memoised
@@ -22,7 +24,7 @@ AnnotateTIROpPattern, which only annotates PrimFuncs — reuses the graph of the
 from __future__ import annotations
 
 import collections
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from pipeline_model import gc_pause, graph_collapsed, graph_hierarchy
 from pipeline_model.engine import graph_extract_tvm, graph_parts
@@ -35,6 +37,10 @@ _GRAPH_MEMO: "collections.OrderedDict[tuple[str, str], dict[str, Any]]" = collec
 _GRAPH_MEMO_SIZE = 16
 # (key, function, before key) -> collapsed summary (or None: the whole graph is the answer)
 _SUMMARY_MEMO: "collections.OrderedDict[tuple[str, str, str], Any]" = collections.OrderedDict()
+# (key, function) -> [(outline graph, its fill)] of the function and its callees, left by a collapsed reply
+# made from an outline: the whole graph asked next completes it instead of walking the function again.
+_OUTLINES: "collections.OrderedDict[tuple[str, str], list[tuple[dict[str, Any], Any]]]" = collections.OrderedDict()
+_OUTLINES_SIZE = 2
 # (function object, module's function table, graph): graphs by the objects they were extracted from.
 _SAME_OBJECTS_MEMO: "collections.deque[tuple[Any, list[tuple[str, str, Any]], dict[str, Any]]]" = collections.deque(maxlen=8)
 
@@ -63,14 +69,18 @@ def _same_table(a: list[tuple[str, str, Any]], b: list[tuple[str, str, Any]]) ->
     return True
 
 
-def _graph_by_objects(mod: Any, function: str) -> dict[str, Any]:
-    """The graph of ``function``, reused when an earlier module had the very same function objects."""
+def _graph_by_objects(mod: Any, function: str, outline: Any = None) -> dict[str, Any]:
+    """The graph of ``function``, reused when an earlier module had the very same function objects, else
+    the ``outline`` (of :func:`_outline_summary`) completed, else walked."""
     func = mod[function]
     table = _function_table(mod)
     for known_func, known_table, graph in _SAME_OBJECTS_MEMO:
         if known_func.same_as(func) and _same_table(known_table, table):
             return graph
-    graph = _without_gc(_function_graph, mod, function)
+    if outline is not None:
+        graph = _without_gc(_completed, outline)
+    else:
+        graph = _without_gc(_function_graph, mod, function)
     _SAME_OBJECTS_MEMO.append((func, table, graph))
     return graph
 
@@ -100,12 +110,12 @@ def handle_graph(args: dict, ctx: WorkerContext) -> dict:
     if function is None:
         return {"key": key, "functions": [], "function": None, "requested": requested, "missing": missing,
                 "graph": None}
-    graph = _memo_graph(key, mod, str(function))
     if args.get("collapsed"):
-        summary = _summary(key, graph, str(function), str(args.get("before") or ""))
+        summary = _summary(key, mod, str(function), str(args.get("before") or ""))
         if summary is not None:
             return {"key": key, "functions": functions, "function": function, "requested": requested,
                     "missing": missing, "graph": None, "collapsed": summary}
+    graph = _memo_graph(key, mod, str(function))
     if args.get("parts"):
         # Large graphs go as bounded graph_part events (see graph_parts): the client decodes short lines.
         graph, parts = graph_parts.split_graph(graph)
@@ -120,7 +130,7 @@ def _memo_graph(key: str, mod: Any, function: str) -> dict[str, Any]:
     memo_key = (key, function)
     graph = _GRAPH_MEMO.get(memo_key)
     if graph is None:
-        graph = _graph_by_objects(mod, function)
+        graph = _graph_by_objects(mod, function, _OUTLINES.pop(memo_key, None))
         _GRAPH_MEMO[memo_key] = graph
         while len(_GRAPH_MEMO) > _GRAPH_MEMO_SIZE:
             _GRAPH_MEMO.popitem(last=False)
@@ -129,16 +139,26 @@ def _memo_graph(key: str, mod: Any, function: str) -> dict[str, Any]:
     return graph
 
 
-def _summary(key: str, graph: dict[str, Any], function: str, before_key: str) -> Any:
-    """The collapsed summary of ``graph``, memoised; ``None`` when the whole graph is the answer. Its
-    changes are against module ``before_key`` when that graph is already made: a collapsed view never
-    waits for a second function to be walked (the whole graphs colour the changes when they come)."""
+def _summary(key: str, mod: Any, function: str, before_key: str) -> Any:
+    """The collapsed summary of ``function`` of module ``key``, memoised; ``None`` when the whole graph is
+    the answer. Its changes are against module ``before_key`` when that graph is already made: a collapsed
+    view never waits for a second function to be walked (the whole graphs colour the changes when they
+    come). Without that graph or this one's, it comes from an outline (:func:`_outline_summary`)."""
     before = _GRAPH_MEMO.get((before_key, function)) if before_key else None
     memo_key = (key, function, before_key if before is not None else "")
     if memo_key in _SUMMARY_MEMO:
         _SUMMARY_MEMO.move_to_end(memo_key)
         return _SUMMARY_MEMO[memo_key]
-    summary = _without_gc(graph_collapsed.collapsed_summary, graph, before, graph_collapsed.COLLAPSE_MIN_NODES)
+    whole = _GRAPH_MEMO.get((key, function))
+    if whole is None and before is None and _may_collapse(mod[function]):
+        outlines: list[tuple[dict[str, Any], Any]] = []
+        summary = _without_gc(_outline_summary, mod, function, outlines)
+        _OUTLINES[(key, function)] = outlines  # None: the whole graph, asked at once, completes it
+        while len(_OUTLINES) > _OUTLINES_SIZE:
+            _OUTLINES.popitem(last=False)
+    else:
+        whole = whole if whole is not None else _memo_graph(key, mod, function)
+        summary = _without_gc(graph_collapsed.collapsed_summary, whole, before, graph_collapsed.COLLAPSE_MIN_NODES)
     _SUMMARY_MEMO[memo_key] = summary
     while len(_SUMMARY_MEMO) > _GRAPH_MEMO_SIZE:
         _SUMMARY_MEMO.popitem(last=False)
@@ -154,16 +174,57 @@ def _without_gc(fn: Any, *args: Any) -> Any:
         return fn(*args)
 
 
+def _may_collapse(func: Any) -> bool:
+    """Whether a Relax function has more nodes than :data:`graph_collapsed.COLLAPSE_MIN_NODES` for sure
+    (parameters, bindings and the output; its constants not counted): one worth an outline walk."""
+    from tvm import relax  # noqa: PLC0415
+
+    body = func.body
+    count = len(func.params) + 1
+    if isinstance(body, relax.SeqExpr):
+        count += sum(len(block.bindings) for block in body.blocks)
+    return count > graph_collapsed.COLLAPSE_MIN_NODES
+
+
+def _outline_summary(mod: Any, function: str, outlines: list[tuple[dict[str, Any], Any]]) -> Any:
+    """The collapsed summary of ``function`` from an outline of it and its callees (names and edges:
+    :func:`graph_extract_tvm.extract_graph_outline`), the types and attrs read only for the nodes the
+    collapsed view shows; equal to the summary of the whole graph (``tests/test_graph_collapsed.py``).
+    ``outlines`` gets each outline graph and its fill, the function's first (see :func:`_completed`)."""
+
+    def outline_of(m: Any, name: str) -> dict[str, Any]:
+        graph, fill = graph_extract_tvm.extract_graph_outline(m, name)
+        outlines.append((graph, fill))
+        return graph
+
+    graph = _with_callees(graph_hierarchy.annotate_modules(outline_of(mod, function)), mod, function, outline_of)
+    return graph_collapsed.collapsed_summary(graph, None, graph_collapsed.COLLAPSE_MIN_NODES, outlines[0][1])
+
+
+def _completed(outlines: list[tuple[dict[str, Any], Any]]) -> dict[str, Any]:
+    """The whole graph (as :func:`_function_graph` makes it) from the outlines of :func:`_outline_summary`:
+    every node of the function and its callees filled."""
+    for graph, fill in outlines:
+        fill(graph["nodes"])
+    return outlines[0][0]
+
+
 def _function_graph(mod: Any, function: str) -> dict[str, Any]:
     """Graph JSON of ``function`` with module paths and the graphs of the Relax functions it calls."""
     graph = graph_hierarchy.annotate_modules(graph_extract_tvm.extract_graph_json(mod, function))
+    return _with_callees(graph, mod, function, graph_extract_tvm.extract_graph_json)
+
+
+def _with_callees(graph: dict[str, Any], mod: Any, function: str,
+                  extract: Callable[[Any, str], dict[str, Any]]) -> dict[str, Any]:
+    """``graph`` with ``graph["callees"]``: ``extract(mod, name)`` of each Relax function it calls."""
     names = set(graph_extract_tvm.relax_functions(mod))
     callees: dict[str, Any] = {}
     for node in graph["nodes"]:
         callee = node.get("callee")
         if (node.get("callee_kind") == "relax_function" and callee in names and callee != function
                 and callee not in callees):
-            callees[callee] = graph_extract_tvm.extract_graph_json(mod, callee)
+            callees[callee] = extract(mod, callee)
     graph["graph"]["callees"] = callees
     return graph
 
