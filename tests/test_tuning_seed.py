@@ -109,7 +109,7 @@ def test_seed_rules_is_one_default_in_the_catalogue_the_engine_and_scripts():
 
     assert TuningConfig().seed_rules == [] and script_options({})["seed_rules"] == []
     spec = next(p for p in TUNING_PARAMS[TUNE_TIR] if p["name"] == "seed_rules")
-    assert spec["default"] == TuningConfig().seed_rules and spec["choices"] == list(SEED_RULES) == APP_RULES
+    assert spec["default"] == TuningConfig().seed_rules and spec["choices"] == list(SEED_RULES) == ["app.CPUInt8", *APP_RULES]
     assert "seed_rules" not in {p["name"] for p in TUNING_PARAMS[TUNE_IRMOD]}
     assert script_options({"seed_rules": ["app.CPUParallel"]})["seed_rules"] == ["app.CPUParallel"]
     with pytest.raises(TuningConfigError, match="seed_rules.*gpu.Matmul"):

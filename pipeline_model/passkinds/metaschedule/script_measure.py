@@ -124,7 +124,7 @@ def tuning_builder(options, should_stop=None):
 
 def tuning_runner(options, should_stop=None, report=None):
     """MetaSchedule's runner for the step's ``options``: a ``LocalRunner`` (``runner_timeout_s``), or for
-    ``runner = "rpc"`` the device farm of :func:`~pipeline_model.passkinds.metaschedule.script_farm.farm_runner`
+    ``runner = "rpc"`` the device farm of :func:`farm_runner`
     (every free device of key ``rpc_key`` on the tracker ``rpc_host``:``rpc_port`` at once; ``should_stop`` and
     ``report`` go to it); both measure with ``EvaluatorConfig(number, repeat, min_repeat_ms)``."""
     from tvm.s_tir import meta_schedule as ms
