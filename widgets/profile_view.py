@@ -40,6 +40,18 @@ from pipeline_model.latency_stats import NO_DIFFERENCE
 from widgets.compare_view import no_difference_text, verdict_label
 from widgets.latency_chart import format_us
 
+
+def callee_kind_text(kind: str) -> str:
+    """The shown name of a profiled callee's kind (the engine's ``prim_func``, ``relax_function``, ``builtin``,
+    ``packed``); an unknown kind as it came."""
+    texts = {
+        "prim_func": QCoreApplication.translate("ProfileView", "PrimFunc"),
+        "relax_function": QCoreApplication.translate("ProfileView", "Relax function"),
+        "builtin": QCoreApplication.translate("ProfileView", "VM built-in"),
+        "packed": QCoreApplication.translate("ProfileView", "packed function"),
+    }
+    return texts.get(kind, kind)
+
 #: Role carrying the raw sort value of a cell.
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 #: Role carrying the share (0..1) for the bar delegate.
@@ -109,7 +121,7 @@ class QtProfileModel(QAbstractTableModel):
             return e.share
         if role == Qt.ItemDataRole.ToolTipRole:
             return self.tr("%1 (%2): %3 calls, %4 per run (min %5, max %6 over the runs)").replace(
-                "%1", e.name).replace("%2", e.kind).replace("%3", str(e.calls)).replace(
+                "%1", e.name).replace("%2", callee_kind_text(e.kind)).replace("%3", str(e.calls)).replace(
                 "%4", format_us(e.total_us)).replace("%5", format_us(e.min_total_us)).replace(
                 "%6", format_us(e.max_total_us))
         if role == Qt.ItemDataRole.TextAlignmentRole and col > 0:
@@ -214,12 +226,12 @@ class QtProfileDiffModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if r.status == ADDED:
                 return self.tr("%1 (%2) is only in the later profile (a new or renamed function): %3 per run").replace(
-                    "%1", r.name).replace("%2", r.kind).replace("%3", format_us(r.after_us or 0.0))
+                    "%1", r.name).replace("%2", callee_kind_text(r.kind)).replace("%3", format_us(r.after_us or 0.0))
             if r.status == REMOVED:
                 return self.tr("%1 (%2) is only in the earlier profile (gone or renamed): %3 per run").replace(
-                    "%1", r.name).replace("%2", r.kind).replace("%3", format_us(r.before_us or 0.0))
+                    "%1", r.name).replace("%2", callee_kind_text(r.kind)).replace("%3", format_us(r.before_us or 0.0))
             return self.tr("%1 (%2): %3 → %4 per run, %5 → %6 calls").replace("%1", r.name).replace(
-                "%2", r.kind).replace("%3", format_us(r.before_us or 0.0)).replace(
+                "%2", callee_kind_text(r.kind)).replace("%3", format_us(r.before_us or 0.0)).replace(
                 "%4", format_us(r.after_us or 0.0)).replace("%5", str(r.calls_before)).replace("%6", str(r.calls_after))
         if role == Qt.ItemDataRole.TextAlignmentRole and col > 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

@@ -3718,7 +3718,27 @@
 <context>
     <name>ProfileView</name>
     <message>
-        <location filename="../../widgets/profile_view.py" line="+282"/>
+        <location filename="../../widgets/profile_view.py" line="+48"/>
+        <source>PrimFunc</source>
+        <translation>PrimFunc</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Relax function</source>
+        <translation>Relax 函数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>VM built-in</source>
+        <translation>VM 内置函数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>packed function</source>
+        <translation>打包函数</translation>
+    </message>
+    <message>
+        <location line="+243"/>
         <source>Compare with:</source>
         <extracomment>The user chose a profile to compare with (its key; ``&quot;&quot;``: no comparison).</extracomment>
         <translation>对比：</translation>
