@@ -145,14 +145,23 @@ def test_a_reply_for_a_step_no_longer_selected_is_not_shown(fake_studio):
     gv, client = win.graph_view, win.fake_client
     old, new = _key(win, uids[1]), _key(win, uids[2])
     engine = win.ctx.engine
+    # The window and its fake client are shared by this file's tests (same steps, same keys): start from the
+    # first step shown and nothing held, so that selecting the old step is a change that asks for its graph.
+    client.held_graphs.clear()
+    client.held_whole_graphs.clear()
+    client.graph_gate.set()
+    win.pipeline_view.select_uids([uids[0]])
+    first = _key(win, uids[0])
+    assert qt_wait(lambda: not gv.is_busy() and gv._key is not None and gv._key[0] == first, 10_000)  # noqa: SLF001
     assert qt_wait(lambda: engine._current is None and not engine._jobs, 10_000)  # noqa: SLF001
     win.graphs.on_engine_restarted()  # nothing cached: both steps' graphs are asked for again
     client.held_graphs.add(old)  # the old step's graph is slow: the user selects the next step meanwhile
     client.graph_gate.clear()
     shown: list = []
     gv.graph_shown.connect(lambda: shown.append(gv._key[0] if gv._key else None))  # noqa: SLF001
+    asked = len(client.calls)
     win.pipeline_view.select_uids([uids[1]])
-    assert qt_wait(lambda: ("graph_collapsed", old) in client.calls, 10_000)
+    assert qt_wait(lambda: ("graph_collapsed", old) in client.calls[asked:], 10_000)
     win.pipeline_view.select_uids([uids[2]])
     client.graph_gate.set()
     assert qt_wait(lambda: not gv.is_busy() and not gv.is_partial() and gv._key is not None  # noqa: SLF001
