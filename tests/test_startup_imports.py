@@ -21,7 +21,7 @@ from tests.gui_process import gui_env
 #: Modules the first frame does not need (each costs 0.1-0.5 s to import on a 2-core machine).
 HEAVY = ("networkx", "numpy", "jsonschema", "psutil", "pygments.lexers", "pygments.styles", "tvm",
          "pipeline_model.engine.client", "pipeline_model.diff_process", "pipeline_model.recovery",
-         "widgets.latency_chart")
+         "widgets.latency_chart", "pipeline_model.env_report", "pipeline_model.models")
 #: Modules of the panels behind the first frame's tabs (built on the turn after the first paint).
 HIDDEN_PANELS = ("app.run_controller", "widgets.run_panel", "app.profile_controller", "widgets.profile_view",
                  "pipeline_model.build_api")
@@ -125,6 +125,7 @@ def test_dialogs_work_on_their_first_use(fresh_window):
     assert win.reducer.reproducers is win.reproducers and win.reproducers.bisector is win.bisector
     win.pipeline_view.reproducer_requested.emit("no-such-step")  # the step list's menu
     assert "nothing to reproduce" in win.statusBar().currentMessage()
+    assert win.help.show_environment().isVisible()  # Help ▸ Environment (its dialog's module comes with it)
     win.act_diverge.trigger()  # no step selected: says so
     assert "diverger" in vars(win) and win.diverger.dialog is None
 
