@@ -45,6 +45,7 @@ PARTS = %r
 
 def note(window):
     return {"modules": sorted(sys.modules), "parts": [p for p in PARTS if p in vars(window)],
+            "palette_rows": window.palette.model.rowCount(),
             "docks_filled": [d.objectName() for d in (window.run_dock, window.profile_dock) if d.widget() is not None],
             "engine_thread_started": window.worker.isRunning()}
 
@@ -65,10 +66,16 @@ print(json.dumps(dict(seen, exit=code)))
 
 @pytest.fixture(scope="module")
 def startup(tmp_path_factory):
-    """What the spy noted at the first paint (``paint``) and one event-loop turn later (``idle``)."""
+    """What the spy noted at the first paint (``paint``) and one event-loop turn later (``idle``), the pass
+    catalogue cached by an earlier start (the palette shows it in the first frame)."""
+    from app.engine_worker import save_cached_catalogue
+    from tests.fake_engine import FakeEngineClient
+
     tmp_path = tmp_path_factory.mktemp("startup")
-    proc = subprocess.run([sys.executable, "-c", SPY, ROOT], env=gui_env(tmp_path), cwd=str(tmp_path),
-                          capture_output=True, text=True, timeout=300)
+    cache = tmp_path / "rps_cache"
+    save_cached_catalogue(str(cache), "fake", FakeEngineClient().catalogue())
+    proc = subprocess.run([sys.executable, "-c", SPY, ROOT], env=gui_env(tmp_path, RPS_CACHE_DIR=str(cache)),
+                          cwd=str(tmp_path), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     seen = json.loads(proc.stdout.strip().splitlines()[-1])
     assert "paint" in seen, "the window was never painted"
@@ -83,6 +90,7 @@ def test_first_paint_imports_nothing_heavy_and_starts_no_engine(startup):
     assert paint["parts"] == [] and paint["docks_filled"] == []  # nothing of them was built
     assert paint["engine_thread_started"] is False  # the engine starts behind the painted window
     assert "app.main_window" in paint["modules"] and "widgets.diff_view" in paint["modules"]
+    assert paint["palette_rows"] > 0  # the cached catalogue is in the first frame
 
 
 def test_hidden_panels_are_built_right_after_the_first_paint(startup):
