@@ -8,7 +8,9 @@ Graph (centre, :class:`app.panels.GraphArea`), pass palette (left), pipeline + p
 :class:`app.graph_controller.GraphController` (graph, its cache, find, node details),
 :class:`app.run_session.RunSession` (run/stop/progress/tuning), :class:`app.run_controller.RunController`
 (Build & Run panel, targets) and :class:`app.file_controller.FileController` (files). Actions and
-menus come from the tables of :mod:`app.actions`. Nothing here imports TVM.
+menus come from the tables of :mod:`app.actions`. Nothing here imports TVM. Only what the first frame shows is
+built before it (issue 33): the panels behind its tabs follow the first paint, the dialogs' controllers their
+first use (cached properties below).
 """
 
 from __future__ import annotations
@@ -125,7 +127,6 @@ class MainWindow(QMainWindow):
         self._lazy_docks = {self.run_dock: "run_controller", self.profile_dock: "profiles"}
         for dock in self._lazy_docks:
             dock.visibilityChanged.connect(self._on_lazy_dock_visibility)
-        # A hidden panel shown before it was built (its tab chosen, a remembered layout with it on top) is built then.
         # Its text changes with every engine request (several per step shown): a label whose size does not
         # follow its text (it only grows, once, to the longest), so the status bar (and the main window) is
         # not laid out again each time.
