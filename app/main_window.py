@@ -172,41 +172,34 @@ class MainWindow(QMainWindow):
                 getattr(self, part)
 
     @cached_property
-    def run_panel(self) -> RunPanel:
-        """The Build & Run dock's panel."""
+    def run_controller(self) -> RunController:
+        """Build & Run, Compare with Baseline, export library, targets and devices; built with its panel."""
+        from app.run_controller import RunController
         from widgets.run_panel import RunPanel
 
         panel = RunPanel(self)
         self.run_dock.setWidget(scrolled(panel))
-        return panel
-
-    @cached_property
-    def run_controller(self) -> RunController:
-        """Build & Run, Compare with Baseline, export library, targets and devices."""
-        from app.run_controller import RunController
-
-        run = RunController(self.ctx, self.run_panel, self.pipeline_view.current_uid)
+        run = RunController(self.ctx, panel, self.pipeline_view.current_uid)
         run.finished.connect(lambda kind, value: self.profiles.on_build_finished(kind, value))
         run.finished.connect(lambda kind, value: self._raise_profile_dock()
                              if kind == "build_run" and isinstance(value, dict) and value.get("profile") else None)
         return run
 
+    @property
+    def run_panel(self) -> RunPanel:
+        """The Build & Run dock's panel (built with its controller)."""
+        return self.run_controller.panel
+
     @cached_property
-    def profile_view(self) -> ProfileView:
-        """The Profile dock's table."""
+    def profiles(self) -> ProfileController:
+        """The Profile dock and the graph's heat overlay, built with the dock's table; follows the selected step
+        (connected after the inspector, so the heat lands on the graph the inspector showed)."""
+        from app.profile_controller import ProfileController, profiled_modules
         from widgets.profile_view import ProfileView
 
         view = ProfileView(self)
         self.profile_dock.setWidget(view)
-        return view
-
-    @cached_property
-    def profiles(self) -> ProfileController:
-        """The Profile dock and the graph's heat overlay; follows the selected step (connected after the
-        inspector, so the heat lands on the graph the inspector showed)."""
-        from app.profile_controller import ProfileController, profiled_modules
-
-        profiles = ProfileController(self.ctx, self.profile_view, self.graph_view, self.graphs.shown_graph,
+        profiles = ProfileController(self.ctx, view, self.graph_view, self.graphs.shown_graph,
                                      self._step_key, self.pipeline_view.current_uid,
                                      lambda: profiled_modules(self.inspector.input_key, self.ctrl.doc,
                                                               self.step_model, self._step_key))
@@ -215,6 +208,11 @@ class MainWindow(QMainWindow):
                                          if result.uid == self.pipeline_view.current_uid() else None)
         self.session.run_finished.connect(lambda _rev, _result: profiles.refresh_comparison())  # steps' keys changed
         return profiles
+
+    @property
+    def profile_view(self) -> ProfileView:
+        """The Profile dock's table (built with its controller)."""
+        return self.profiles.view
 
     # ---- controllers of dialogs, built on first use (nothing of them is on the first frame) ---------------
     # Their document listeners only drop what an earlier use left (a report, a dialog's state, colours on the graph).

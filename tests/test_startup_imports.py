@@ -30,8 +30,8 @@ DIALOGS = ("app.bisect_controller", "app.diverge_controller", "app.compare_contr
            "app.reproducer_controller", "app.reduce_controller", "app.pass_context_controller",
            "pipeline_model.debugging.bisect")
 #: The window's parts built after the first paint or on first use (``functools.cached_property``).
-LAZY_PARTS = ("run_panel", "run_controller", "profile_view", "profiles", "bisector", "diverger", "comparer",
-              "reproducers", "reducer", "pass_context")
+LAZY_PARTS = ("run_controller", "profiles", "bisector", "diverger", "comparer", "reproducers", "reducer",
+              "pass_context")
 
 SPY = r"""
 import json, sys
@@ -96,7 +96,7 @@ def test_first_paint_imports_nothing_heavy_and_starts_no_engine(startup):
 def test_hidden_panels_are_built_right_after_the_first_paint(startup):
     idle = startup["idle"]
     assert [name for name in HIDDEN_PANELS if name not in idle["modules"]] == []
-    assert set(idle["parts"]) == {"run_panel", "run_controller", "profile_view", "profiles"}
+    assert set(idle["parts"]) == {"run_controller", "profiles"}
     assert idle["docks_filled"] == ["runDock", "profileDock"]
     # the dialogs wait for their first use; the engine for run_app's own hook (replaced by the spy here)
     assert [name for name in DIALOGS if name in idle["modules"]] == []
@@ -143,12 +143,11 @@ def test_hidden_panels_work_on_their_first_use(fresh_window):
     win.act_heat.setChecked(False)  # View ▸ Profile Heat Overlay builds the Profile dock's controller
     assert "profiles" in vars(win) and win.profile_dock.widget() is win.profile_view
     assert win.graph_view.heat_visible() is False
-    win.raise_run_panel(lambda: win.run_panel.target_combo.setFocus())
-    assert win.run_dock.widget() is not None and "run_controller" not in vars(win)
-    win.build_hidden_parts()
-    assert win.run_controller.panel is win.run_panel
-    win.build_hidden_parts()  # once only
-    assert win.run_dock.widget().widget() is win.run_panel
+    win.target_menu.aboutToShow.emit()  # the target button's menu builds the Build & Run panel and controller
+    assert "run_controller" in vars(win) and win.run_dock.widget().widget() is win.run_panel
+    assert win.target_menu.actions()  # filled by the controller
+    win.build_hidden_parts()  # nothing built twice
+    assert win.run_dock.widget().widget() is win.run_panel and win.profile_dock.widget() is win.profile_view
 
 
 def test_a_hidden_panel_on_top_at_start_is_built_for_the_first_frame(gui_env, qapp, qtbot):
