@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import ROOT, qt_wait
 from tests.gui_process import gui_env
 
-#: Modules the first frame does not need (each costs 0.1-0.5 s to import on a 2-core machine).
+#: Modules the first frame does not need (each costs milliseconds to 0.5 s to import on a 2-core machine).
 HEAVY = ("networkx", "numpy", "jsonschema", "psutil", "pygments.lexers", "pygments.styles", "tvm",
          "pipeline_model.engine.client", "pipeline_model.diff_process", "pipeline_model.recovery",
          "widgets.latency_chart", "pipeline_model.env_report", "pipeline_model.models")
@@ -29,6 +29,8 @@ HIDDEN_PANELS = ("app.run_controller", "widgets.run_panel", "app.profile_control
 DIALOGS = ("app.bisect_controller", "app.diverge_controller", "app.compare_controller",
            "app.reproducer_controller", "app.reduce_controller", "app.pass_context_controller",
            "pipeline_model.debugging.bisect")
+#: Longest wait for a paint or an answer of the fake engine (a guard against hangs, never a timing assertion).
+GUARD_MS = 120_000
 #: The window's parts built after the first paint or on first use (``functools.cached_property``).
 LAZY_PARTS = ("run_controller", "profiles", "bisector", "diverger", "comparer", "reproducers", "reducer",
               "pass_context")
@@ -121,7 +123,7 @@ def fresh_window(gui_env, qapp, qtbot):
 def test_dialogs_work_on_their_first_use(fresh_window):
     win = fresh_window
     win.worker.start()
-    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None, 20_000)
+    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None, GUARD_MS)
     win.act_bisect.trigger()
     assert win.bisector.dialog is not None and win.bisector.dialog.isVisible()
     win.act_compare_many.trigger()
@@ -160,9 +162,9 @@ def test_a_hidden_panel_on_top_at_start_is_built_for_the_first_frame(gui_env, qa
     qtbot.addWidget(first)
     first.resize(1024, 700)
     first.show()
-    qtbot.waitExposed(first)
+    qtbot.waitExposed(first, timeout=GUARD_MS)
     first.profile_dock.raise_()
-    qtbot.waitUntil(lambda: not first.profile_dock.visibleRegion().isEmpty())
+    qtbot.waitUntil(lambda: not first.profile_dock.visibleRegion().isEmpty(), timeout=GUARD_MS)
     first.close()  # remembers the layout
     win = MainWindow(start_engine=False)
     qtbot.addWidget(win)
@@ -177,7 +179,7 @@ def test_a_hidden_panel_on_top_at_start_is_built_for_the_first_frame(gui_env, qa
     spy = Spy()
     win.installEventFilter(spy)
     win.show()
-    qtbot.waitUntil(lambda: bool(painted))
+    qtbot.waitUntil(lambda: bool(painted), timeout=GUARD_MS)
     assert painted[0] == (True, False)  # the Profile panel is on the first frame; Build & Run's follows it
-    qtbot.waitUntil(lambda: win.run_dock.widget() is not None)
+    qtbot.waitUntil(lambda: win.run_dock.widget() is not None, timeout=GUARD_MS)
     assert not win.profile_dock.visibleRegion().isEmpty()
