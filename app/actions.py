@@ -50,7 +50,6 @@ def make_icon(widget: QWidget, standard: QStyle.StandardPixmap, theme: str = "")
 def action_specs(w: Any) -> list[ActionSpec]:
     """The window's actions; ``w`` is the main window (its controllers give the slots)."""
     files, session, graphs, gv = w.files, w.session, w.graphs, w.graph_view
-    run = w.run_controller
     return [
         ActionSpec("act_new", tr("&New Pipeline"), files.new_pipeline, _KEY.New, (_SP.SP_FileIcon, "document-new")),
         ActionSpec("act_open", tr("&Open Pipeline…"), files.open_pipeline_dialog, _KEY.Open,
@@ -91,24 +90,24 @@ def action_specs(w: Any) -> list[ActionSpec]:
                    toggled=lambda on: w.graph_area.set_overview(w.settings, on)),
         ActionSpec("act_reset_layout", tr("&Reset Layout"), w.reset_layout,
                    tip=tr("Arrange the panes for the window's size (the graph gets at least half the width)")),
-        ActionSpec("act_build", tr("&Build && Run"), lambda: w.raise_run_panel(run.build_and_run), "Ctrl+B",
+        ActionSpec("act_build", tr("&Build && Run"), lambda: w.raise_run_panel(w.run_controller.build_and_run), "Ctrl+B",
                    tip=tr("Build the module, run it, time it and check it (Ctrl+B)")),
-        ActionSpec("act_compare", tr("&Compare with Baseline"), lambda: w.raise_run_panel(run.compare), "Ctrl+Shift+B",
+        ActionSpec("act_compare", tr("&Compare with Baseline"), lambda: w.raise_run_panel(w.run_controller.compare), "Ctrl+Shift+B",
                    tip=tr("Latency of this pipeline vs the unoptimized model")),
-        ActionSpec("act_compare_many", tr("Compare &Pipelines…"), w.comparer.show_dialog,
+        ActionSpec("act_compare_many", tr("Compare &Pipelines…"), lambda: w.comparer.show_dialog(),
                    tip=tr("Build and time two or more pipeline files on this model, inputs and target")),
-        ActionSpec("act_bisect", tr("Find Brea&king Step…"), w.bisector.show_dialog,
+        ActionSpec("act_bisect", tr("Find Brea&king Step…"), lambda: w.bisector.show_dialog(),
                    tip=tr("Bisect the pipeline to the first step after which the built model is wrong")),
-        ActionSpec("act_diverge", tr("Where Values &Diverge…"), w.diverger.show_dialog,
+        ActionSpec("act_diverge", tr("Where Values &Diverge…"), lambda: w.diverger.show_dialog(),
                    tip=tr("Every intermediate value before and after the selected step, the first diverging one marked")),
         ActionSpec("act_save_reproducer", tr("Save Reprod&ucer of Failed Step…"), lambda: w.reproducers.save_dialog(),
                    tip=tr("A folder with a standalone repro.py of plain TVM calls that fails the same way")),
         ActionSpec("act_reduce", tr("Reduce Repr&oducer…"), lambda: w.reducer.show_dialog(),
                    tip=tr("Shrink a saved reproducer's module while it still fails the same way")),
-        ActionSpec("act_pass_context", tr("&PassContext…"), w.pass_context.show_dialog,
+        ActionSpec("act_pass_context", tr("&PassContext…"), lambda: w.pass_context.show_dialog(),
                    tip=tr("opt_level, config entries and disabled passes every step runs with")),
         ActionSpec("act_heat", tr("Profile &Heat Overlay"), tip=tr("Tint the graph's nodes by their share of the profiled run time"),
-                   tip_on="status", checkable=True, checked=True, toggled=w.profiles.set_heat_visible),
+                   tip_on="status", checkable=True, checked=True, toggled=lambda on: w.profiles.set_heat_visible(on)),
     ]
 
 

@@ -1,20 +1,22 @@
 """QApplication set-up and the GUI entry point ``run_app(argv)``.
 
-Startup is kept light: only PySide6 and the TVM-free document code are imported before the first
-window is painted (not networkx, numpy, jsonschema, psutil or pygments' lexers: tests/test_startup_imports.py);
-the engine process (the only place TVM is imported) starts in a background thread, and the start-up
-document is read, right after the window's first paint (:func:`after_first_paint`).
+Start-up is kept light (issue 33): before the first paint only PySide6 and the modules of what the first
+frame shows are imported, and only what it shows is built (tests/test_startup_imports.py names what waits).
+Right after the window's first paint (:func:`app.first_paint.after_first_paint`) come the parts hidden at
+first (:meth:`app.main_window.MainWindow.build_hidden_parts`), the engine process (the only place TVM is
+imported; it starts in a background thread) and the start-up document.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import Callable, Optional
+from typing import Optional
 
-from PySide6.QtCore import QEvent, QObject, QTimer
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QApplication
 
+from app.first_paint import after_first_paint
 from app.settings import APPLICATION, ORGANIZATION
 from pipeline_model.resources import resource_path
 
@@ -129,8 +131,10 @@ def run_app(argv: list[str]) -> int:
     window._signal_tick = install_signal_handlers(window)  # SIGTERM & co.: recovery copy, then exit
 
     def start() -> None:
-        # After the first paint, so the window appears at once: the engine process (TVM's import takes
-        # the CPU for seconds), the document (its schema check), then a crashed session's edits.
+        # After the first paint, so the window appears at once: the panels behind the first frame, the engine
+        # process (TVM's import takes the CPU for seconds), the document (its schema check), then a crashed
+        # session's edits.
+        window.build_hidden_parts()
         window.worker.start()
         window.open_initial(args.file, model=args.model, recovery_answer=env_answer())
         hook = os.environ.get("RPS_TEST_HOOK")
@@ -142,36 +146,6 @@ def run_app(argv: list[str]) -> int:
     after_first_paint(window, start)
     code = app.exec()
     return int(code)
-
-
-class _FirstPaint(QObject):
-    """Calls ``callback`` once, on the event-loop turn after ``window``'s first paint event, or after
-    ``fallback_ms`` when no paint came by then (a window started minimised or hidden)."""
-
-    def __init__(self, window: QWidget, callback: Callable[[], None], fallback_ms: int) -> None:
-        super().__init__(window)
-        self._window = window
-        self._callback: Optional[Callable[[], None]] = callback
-        window.installEventFilter(self)
-        QTimer.singleShot(fallback_ms, self._fire)
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
-        if obj is self._window and event.type() == QEvent.Type.Paint and self._callback is not None:
-            self._window.removeEventFilter(self)
-            QTimer.singleShot(0, self._fire)
-        return False
-
-    def _fire(self) -> None:
-        callback, self._callback = self._callback, None
-        if callback is not None:
-            self._window.removeEventFilter(self)
-            callback()
-
-
-def after_first_paint(window: QWidget, callback: Callable[[], None], fallback_ms: int = 2000) -> None:
-    """Run ``callback`` once, just after ``window`` was first painted (what the first frame does not
-    need waits for it: the engine, the start-up document), at the latest ``fallback_ms`` after now."""
-    window._rps_first_paint = _FirstPaint(window, callback, fallback_ms)  # type: ignore[attr-defined]
 
 
 def _install_first_paint_probe(window, path: str) -> None:

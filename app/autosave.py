@@ -15,13 +15,15 @@ from __future__ import annotations
 import html
 import os
 import signal
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QDialog, QLabel, QVBoxLayout, QWidget
 
 from app.i18n import tr
-from pipeline_model import recovery
+
+if TYPE_CHECKING:  # imported by the first recovery copy written or looked for (after the first paint)
+    from pipeline_model import recovery
 
 #: Quiet time after an edit before the recovery copy is written.
 AUTOSAVE_DELAY_MS = 2000
@@ -76,6 +78,8 @@ class AutosaveController(QObject):
         self.timer.stop()
         if not self.ctx.document.modified:
             return None
+        from pipeline_model import recovery
+
         try:
             path = recovery.write_recovery(self.ctx.doc, folder=self.folder)
         except (OSError, ValueError) as exc:
@@ -102,12 +106,16 @@ class AutosaveController(QObject):
     def discard(self) -> None:
         """Remove this instance's recovery file (clean document or clean exit); nothing after :meth:`keep`."""
         if self.path and not self.kept:
+            from pipeline_model import recovery
+
             recovery.remove_recovery(self.path)
             self.path = None
 
     # ---- after a crash -------------------------------------------------------------------------
     def pending(self) -> list[recovery.Recovery]:
         """Recovery files of instances that are gone, newest first (damaged ones are reported in the status bar)."""
+        from pipeline_model import recovery
+
         found, problems = recovery.find_recoveries(self.folder)
         if problems:
             self.ctx.status(problems[0], 10000)
@@ -122,6 +130,8 @@ class AutosaveController(QObject):
         items = self.pending()
         if not items:
             return False
+        from pipeline_model import recovery
+
         newest = items[0]
         if answer is None:
             dialog = RestoreDialog(newest, len(items), parent)

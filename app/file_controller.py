@@ -43,13 +43,19 @@ class FileController(QObject):
         return self.ctx.dialog_parent
 
     def builtin_models_menu(self, menu: QMenu) -> QMenu:
-        """Fill ``menu`` (File ▸ Built-in Models) with one action per built-in model; returns it."""
-        from pipeline_model.models import BUILTIN_MODELS
+        """``menu`` (File ▸ Built-in Models), filled with one action per built-in model when it is first
+        opened (the models' module is not needed before); returns it."""
 
-        for name, desc in BUILTIN_MODELS.items():
-            act = menu.addAction(f"builtin:{name}")
-            act.setToolTip("<p>" + own_html(QCoreApplication.translate("models", desc)) + "</p>")
-            act.triggered.connect(lambda _=False, n=name: self.set_model(f"builtin:{n}"))
+        def fill() -> None:
+            from pipeline_model.models import BUILTIN_MODELS
+
+            menu.aboutToShow.disconnect(fill)
+            for name, desc in BUILTIN_MODELS.items():
+                act = menu.addAction(f"builtin:{name}")
+                act.setToolTip("<p>" + own_html(QCoreApplication.translate("models", desc)) + "</p>")
+                act.triggered.connect(lambda _=False, n=name: self.set_model(f"builtin:{n}"))
+
+        menu.aboutToShow.connect(fill)
         return menu
 
     # ---- pipelines ------------------------------------------------------------------------------

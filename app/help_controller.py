@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from PySide6.QtCore import QObject, Qt, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
@@ -19,8 +19,10 @@ from PySide6.QtWidgets import (
 
 from app import __version__
 from app.i18n import tr
-from widgets.env_dialog import EnvDialog
 from widgets.theme import status_css
+
+if TYPE_CHECKING:  # imported when Help ▸ Environment is first opened
+    from widgets.env_dialog import EnvDialog
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Where an installed copy keeps the documentation, under its data prefix (pyproject ``data-files``).
@@ -232,6 +234,8 @@ class HelpController(QObject):
         """Help ▸ Environment: the dialog opens at once ("asking the engine…") and fills in when the
         engine's ``env`` reply (or its failure) arrives; *Refresh* asks again."""
         if self.env_dialog is None:
+            from widgets.env_dialog import EnvDialog
+
             self.env_dialog = EnvDialog(self.ctx.dialog_parent)
             self.env_dialog.refresh_requested.connect(self.refresh_environment)
         self.env_dialog.show()

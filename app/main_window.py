@@ -8,14 +8,16 @@ Graph (centre, :class:`app.panels.GraphArea`), pass palette (left), pipeline + p
 :class:`app.graph_controller.GraphController` (graph, its cache, find, node details),
 :class:`app.run_session.RunSession` (run/stop/progress/tuning), :class:`app.run_controller.RunController`
 (Build & Run panel, targets) and :class:`app.file_controller.FileController` (files). Actions and
-menus come from the tables of :mod:`app.actions`. Nothing here imports TVM.
+menus come from the tables of :mod:`app.actions`. Nothing here imports TVM. Only what the first frame shows is
+built before it (issue 33): the panels behind its tabs follow the first paint, the dialogs' controllers their
+first use (cached properties below).
 """
 
 from __future__ import annotations
 
 import html
-
-from typing import Any, Optional
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Optional
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence
@@ -26,32 +28,35 @@ from app import window_layout
 from app.actions import action_specs, create_actions, fill, make_icon, menu_table
 from app.appearance import AppearanceController
 from app.autosave import AutosaveController
-from app.bisect_controller import BisectController
-from app.reproducer_controller import ReproducerController
-from app.reduce_controller import ReduceController
-from app.compare_controller import CompareController
-from app.diverge_controller import DivergeController
 from app.context import AppContext
 from app.document_controller import DocumentController
 from app.engine_worker import QtEngineWorker, load_cached_catalogue
 from app.file_controller import FileController
+from app.first_paint import after_first_paint
 from app.graph_controller import GraphController
 from app.help_controller import HelpController
 from app.i18n import tr
 from app.panels import GraphArea, PipelinePanel, scrolled
-from app.pass_context_controller import PassContextController
 from app.pipeline_editor import PipelineEditor
-from app.profile_controller import ProfileController, profiled_modules
-from app.run_controller import RunController
 from app.run_session import RunSession
 from app.step_inspector import StepInspector
 from widgets.diff_view import DiffView
 from widgets.pass_palette import PassPalette
-from widgets.profile_view import ProfileView
-from widgets.run_panel import RunPanel
 from widgets.stable_label import StableLabel
 from widgets.step_model import QtPipelineModel
 from widgets.tuning_panel import TuningPanel
+
+if TYPE_CHECKING:  # built on first use or after the first paint (MainWindow's cached properties), modules too
+    from app.bisect_controller import BisectController
+    from app.compare_controller import CompareController
+    from app.diverge_controller import DivergeController
+    from app.pass_context_controller import PassContextController
+    from app.profile_controller import ProfileController
+    from app.reduce_controller import ReduceController
+    from app.reproducer_controller import ReproducerController
+    from app.run_controller import RunController
+    from widgets.profile_view import ProfileView
+    from widgets.run_panel import RunPanel
 
 
 #: Narrowest the Passes dock gets (the window fits 1024×700 with it).
@@ -87,6 +92,8 @@ class MainWindow(QMainWindow):
         self._devices_requested = False
         if cached is not None:
             self._set_catalogue(cached)
+        # The panels behind the first frame's tabs come right after the first paint (or on first use).
+        after_first_paint(self, self.build_hidden_parts, fallback_ms=None)
         if start_engine:
             self.worker.start()
 
@@ -107,16 +114,20 @@ class MainWindow(QMainWindow):
         self.pipeline_dock = self._dock(tr("Pipeline"), "pipelineDock", panel, Qt.DockWidgetArea.RightDockWidgetArea)
         self.diff_view = DiffView(self)
         self.diff_dock = self._dock(tr("Diff"), "diffDock", self.diff_view, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.run_panel = RunPanel(self)
-        self.run_dock = self._dock(tr("Build && Run"), "runDock", scrolled(self.run_panel), Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.run_dock = self._dock(tr("Build && Run"), "runDock", None, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tuning_panel = TuningPanel(self)
         self.tuning_dock = self._dock(tr("Tuning"), "tuningDock", self.tuning_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.profile_view = ProfileView(self)
-        self.profile_dock = self._dock(tr("Profile"), "profileDock", self.profile_view, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.profile_dock = self._dock(tr("Profile"), "profileDock", None, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.diff_dock, self.run_dock)
         self.tabifyDockWidget(self.run_dock, self.profile_dock)
         self.tabifyDockWidget(self.profile_dock, self.tuning_dock)
         self.diff_dock.raise_()
+        # A hidden panel shown before it was built (its tab chosen, a remembered layout with it on top) is built
+        # before the frame that shows it is painted (the check waits for the layout to settle: re-tabifying
+        # docks makes each one visible for a moment).
+        self._lazy_docks = {self.run_dock: "run_controller", self.profile_dock: "profiles"}
+        for dock in self._lazy_docks:
+            dock.visibilityChanged.connect(self._on_lazy_dock_visibility)
         # Its text changes with every engine request (several per step shown): a label whose size does not
         # follow its text (it only grows, once, to the longest), so the status bar (and the main window) is
         # not laid out again each time.
@@ -139,31 +150,127 @@ class MainWindow(QMainWindow):
         self.inspector = StepInspector(ctx, self.graphs, self.pipeline_panel, self.diff_view, self.step_model)
         self.session = RunSession(ctx, self.step_model, self.tuning_panel, self.progress, self.run_label, current)
         self.session.code_gate.editor_of = lambda uid, name: self.inspector.source_editor(uid, name)
-        self.run_controller = RunController(ctx, self.run_panel, current)
         self.files = FileController(ctx, self.editor.set_model)
-        self.pass_context = PassContextController(ctx)
-        self.profiles = ProfileController(ctx, self.profile_view, self.graph_view, self.graphs.shown_graph,
-                                          self._step_key, current,
-                                          lambda: profiled_modules(self.inspector.input_key, self.ctrl.doc,
-                                                                   self.step_model, self._step_key))
-        self.comparer = CompareController(ctx, self.run_controller.run_settings, self.files.open_pipeline,
-                                          self.files.maybe_save)
-        self.bisector = BisectController(ctx, self.run_controller.run_settings, self.pipeline_view.select_uids,
-                                         self.step_model.set_bisect_marks)
-        self.reproducers = ReproducerController(ctx, self.step_model.result, current, self.run_controller.run_settings,
-                                                self.bisector)
-        self.reducer = ReduceController(ctx, self.reproducers)
-        self.bisector.reproducer_requested.connect(self.reproducers.save_dialog)
-        self.diverger = DivergeController(ctx, self.run_controller.run_settings, current, self.graphs,
-                                          self.step_model.result)
         self.appearance = AppearanceController(ctx.settings, self, self)
         self.autosave = AutosaveController(ctx)
         self.help = HelpController(ctx, self)
 
-    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+    # ---- the panels behind the first frame's tabs: built after the first paint, or on first use -------------
+    def build_hidden_parts(self) -> None:
+        """Build the Build & Run and Profile panels and their controllers now (once; the window calls this on
+        the event-loop turn after its first paint, and their first use builds them when that comes first)."""
+        _ = self.run_controller, self.profiles
+
+    def _on_lazy_dock_visibility(self, visible: bool) -> None:
+        if visible and not getattr(self, "_lazy_dock_check_pending", False):
+            self._lazy_dock_check_pending = True
+            QTimer.singleShot(0, self._build_shown_docks)  # before the paint that would show the dock
+
+    def _build_shown_docks(self) -> None:
+        self._lazy_dock_check_pending = False
+        for dock, part in self._lazy_docks.items():
+            if dock.widget() is None and dock.isVisible() and not dock.visibleRegion().isEmpty():
+                getattr(self, part)
+
+    @cached_property
+    def run_controller(self) -> RunController:
+        """Build & Run, Compare with Baseline, export library, targets and devices; built with its panel."""
+        from app.run_controller import RunController
+        from widgets.run_panel import RunPanel
+
+        panel = RunPanel(self)
+        self.run_dock.setWidget(scrolled(panel))
+        run = RunController(self.ctx, panel, self.pipeline_view.current_uid)
+        run.finished.connect(lambda kind, value: self.profiles.on_build_finished(kind, value))
+        run.finished.connect(lambda kind, value: self._raise_profile_dock()
+                             if kind == "build_run" and isinstance(value, dict) and value.get("profile") else None)
+        return run
+
+    @property
+    def run_panel(self) -> RunPanel:
+        """The Build & Run dock's panel (built with its controller)."""
+        return self.run_controller.panel
+
+    @cached_property
+    def profiles(self) -> ProfileController:
+        """The Profile dock and the graph's heat overlay, built with the dock's table; follows the selected step
+        (connected after the inspector, so the heat lands on the graph the inspector showed)."""
+        from app.profile_controller import ProfileController, profiled_modules
+        from widgets.profile_view import ProfileView
+
+        view = ProfileView(self)
+        self.profile_dock.setWidget(view)
+        profiles = ProfileController(self.ctx, view, self.graph_view, self.graphs.shown_graph,
+                                     self._step_key, self.pipeline_view.current_uid,
+                                     lambda: profiled_modules(self.inspector.input_key, self.ctrl.doc,
+                                                              self.step_model, self._step_key))
+        self.pipeline_view.current_step_changed.connect(profiles.show_step)
+        self.session.step_result.connect(lambda result: profiles.show_step(result.uid)
+                                         if result.uid == self.pipeline_view.current_uid() else None)
+        self.session.run_finished.connect(lambda _rev, _result: profiles.refresh_comparison())  # steps' keys changed
+        return profiles
+
+    @property
+    def profile_view(self) -> ProfileView:
+        """The Profile dock's table (built with its controller)."""
+        return self.profiles.view
+
+    # ---- controllers of dialogs, built on first use (nothing of them is on the first frame) ---------------
+    # Their document listeners only drop what an earlier use left (a report, a dialog's state, colours on the graph).
+    @cached_property
+    def pass_context(self) -> PassContextController:
+        """Pipeline ▸ PassContext…"""
+        from app.pass_context_controller import PassContextController
+
+        return PassContextController(self.ctx)
+
+    @cached_property
+    def comparer(self) -> CompareController:
+        """Run ▸ Compare Pipelines…"""
+        from app.compare_controller import CompareController
+
+        return CompareController(self.ctx, self.run_controller.run_settings, self.files.open_pipeline,
+                                 self.files.maybe_save)
+
+    @cached_property
+    def bisector(self) -> BisectController:
+        """Run ▸ Find Breaking Step…"""
+        from app.bisect_controller import BisectController
+
+        bisector = BisectController(self.ctx, self.run_controller.run_settings, self.pipeline_view.select_uids,
+                                    self.step_model.set_bisect_marks)
+        bisector.reproducer_requested.connect(lambda uid: self.reproducers.save_dialog(uid))
+        return bisector
+
+    @cached_property
+    def reproducers(self) -> ReproducerController:
+        """Run ▸ Save Reproducer of Failed Step… (also a bisection's culprit, and the pipeline list's menu)."""
+        from app.reproducer_controller import ReproducerController
+
+        return ReproducerController(self.ctx, self.step_model.result, self.pipeline_view.current_uid,
+                                    self.run_controller.run_settings, self.bisector)
+
+    @cached_property
+    def reducer(self) -> ReduceController:
+        """Run ▸ Reduce Reproducer… (also the pipeline list's menu)."""
+        from app.reduce_controller import ReduceController
+
+        return ReduceController(self.ctx, self.reproducers)
+
+    @cached_property
+    def diverger(self) -> DivergeController:
+        """Run ▸ Where Values Diverge…"""
+        from app.diverge_controller import DivergeController
+
+        return DivergeController(self.ctx, self.run_controller.run_settings, self.pipeline_view.current_uid,
+                                 self.graphs, self.step_model.result)
+
+    def _dock(self, title: str, name: str, widget: Optional[QWidget], area: Qt.DockWidgetArea) -> QDockWidget:
+        """A dock of ``widget`` (``None``: a panel hidden at first, set when it is built)."""
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
-        dock.setWidget(widget)
+        if widget is not None:
+            dock.setWidget(widget)
         features = QDockWidget.DockWidgetFeature
         dock.setFeatures(features.DockWidgetMovable | features.DockWidgetFloatable | features.DockWidgetClosable)
         self.addDockWidget(area, dock)
@@ -233,21 +340,13 @@ class MainWindow(QMainWindow):
         ctx.status_message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
         ctx.banner_message.connect(self.banner.show_message)
         self.pipeline_view.run_to_requested.connect(self.session.run_to_uid)
-        self.pipeline_view.reproducer_requested.connect(self.reproducers.save_dialog)
-        self.pipeline_view.reduce_requested.connect(self.reducer.save_and_reduce)
+        self.pipeline_view.reproducer_requested.connect(lambda uid: self.reproducers.save_dialog(uid))
+        self.pipeline_view.reduce_requested.connect(lambda uid: self.reducer.save_and_reduce(uid))
         s = self.session
         s.running_changed.connect(self.act_stop.setEnabled)
         s.input_loaded.connect(self.inspector.on_input_loaded)
         s.step_result.connect(self.inspector.on_step_result)
         s.run_finished.connect(lambda _rev, result: self.inspector.on_run_finished(result))
-        # Profiles follow the selected step (after the inspector showed its graph, so the heat lands on it).
-        self.pipeline_view.current_step_changed.connect(self.profiles.show_step)
-        s.step_result.connect(lambda result: self.profiles.show_step(result.uid)
-                              if result.uid == self.pipeline_view.current_uid() else None)
-        s.run_finished.connect(lambda _rev, _result: self.profiles.refresh_comparison())  # steps' keys changed
-        self.run_controller.finished.connect(self.profiles.on_build_finished)
-        self.run_controller.finished.connect(lambda kind, value: self._raise_profile_dock()
-                                             if kind == "build_run" and isinstance(value, dict) and value.get("profile") else None)
         w = self.worker
         w.state_changed.connect(self._on_engine_state)
         w.catalogue_ready.connect(lambda data, _cached: self._set_catalogue(data))

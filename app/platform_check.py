@@ -9,7 +9,6 @@ finds which ones (by asking the dynamic linker to load each, so ``LD_LIBRARY_PAT
 
 from __future__ import annotations
 
-import ctypes
 import os
 import sys
 from typing import Callable, Mapping, Optional
@@ -36,6 +35,8 @@ XCB_LIBRARIES: dict[str, str] = {
 
 def loadable(soname: str) -> Optional[str]:
     """``soname`` when the dynamic linker can load it (``LD_LIBRARY_PATH`` included), else ``None``."""
+    import ctypes  # only when an X display is to be used (not imported by an offscreen or Wayland start)
+
     try:
         ctypes.CDLL(soname)
     except OSError:

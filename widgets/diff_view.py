@@ -24,7 +24,7 @@ import html
 import os
 import time
 from operator import attrgetter
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QColor
@@ -43,12 +43,14 @@ from PySide6.QtWidgets import (
 )
 
 from pipeline_model import diff as D
-from pipeline_model import diff_process, gc_pause
-from pipeline_model.diff_process import DiffProcess, DiffProcessError
+from pipeline_model import gc_pause
 from widgets.code_editor import CodeEditor
 from widgets.error_trace import ErrorLocation, user_frames_first
 from widgets.highlight import palette_is_dark
 from widgets.stable_label import StableLabel
+
+if TYPE_CHECKING:  # imported with the first diff that needs it (a big one), not with the view
+    from pipeline_model.diff_process import DiffProcess
 
 ALL_FUNCTIONS = ""
 #: Module texts with more lines than this (both sides together) are diffed off the GUI thread, and more
@@ -103,6 +105,8 @@ class _DiffTask(QRunnable):
     def _compute(self) -> D.ModuleDiff:
         process = self.process
         if process is not None and process.usable:
+            from pipeline_model.diff_process import DiffProcessError
+
             try:
                 return process.diff(self.before, self.after)
             except DiffProcessError:
@@ -438,6 +442,8 @@ class DiffView(QWidget):
             self._latest[0] = self._generation
             process = None
             if self.use_diff_process and lines > self.process_lines:
+                from pipeline_model import diff_process
+
                 process = self.diff_process or diff_process.shared()
             task = _DiffTask(self._generation, before, after, self._diff_signals, process, self._latest)
             self._start_fill(self._new_fill([_Side(self.left, []), _Side(self.right, [])], None, False,

@@ -8,15 +8,16 @@ once. Triple-quoted strings spanning lines are tracked with the block state.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name
-from pygments.styles import get_style_by_name
-from pygments.token import String, Token, _TokenType
+from pygments.token import String  # small (the lexers and styles are the costly part)
 from PySide6.QtGui import (
     QColor, QFont, QGuiApplication, QPalette, QSyntaxHighlighter, QTextCharFormat, QTextDocument, QTextLayout,
 )
+
+if TYPE_CHECKING:  # pygments is imported when the first line is highlighted (an empty editor needs none of it)
+    from pygments.lexer import Lexer
+    from pygments.token import _TokenType
 
 LIGHT_STYLE = "default"
 DARK_STYLE = "monokai"
@@ -57,7 +58,7 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
         self._dark_setting = dark
         self._formats: dict[_TokenType, Optional[QTextCharFormat]] = {}
         self._line_cache: dict[tuple[int, str], tuple[list[tuple[int, int, _TokenType]], int]] = {}
-        self._style = get_style_by_name(DARK_STYLE if self.is_dark else LIGHT_STYLE)
+        self._style_object: Any = None  # the pygments style, looked up when first needed (:attr:`_style`)
         self.enabled = True
         self._window = (0, 200)
         self._ensuring = False
@@ -163,6 +164,15 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
         return palette_is_dark() if self._dark_setting is None else self._dark_setting
 
     @property
+    def _style(self) -> Any:
+        """The pygments style of :attr:`style_name` (looked up on first use, again after a palette change)."""
+        if self._style_object is None:
+            from pygments.styles import get_style_by_name
+
+            self._style_object = get_style_by_name(self.style_name)
+        return self._style_object
+
+    @property
     def style_name(self) -> str:
         """Name of the pygments style in use."""
         return DARK_STYLE if self.is_dark else LIGHT_STYLE
@@ -174,7 +184,7 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
 
     def refresh_palette(self) -> None:
         """Re-read the palette / style setting, drop cached formats and rehighlight."""
-        self._style = get_style_by_name(self.style_name)
+        self._style_object = None  # looked up again for the new palette
         self._formats.clear()
         self._formatted = set()  # detached: the visible blocks are formatted again on demand
         self.rehighlight()
@@ -233,6 +243,8 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
         # (what a view shows) and leave the rest plain, or one such line costs tens of milliseconds.
         lexed = rest if len(rest) <= MAX_LEX_CHARS else rest[:MAX_LEX_CHARS]
         if self._lexer is None:
+            from pygments.lexers import get_lexer_by_name
+
             self._lexer = get_lexer_by_name(self._lexer_name, stripnl=False, ensurenl=False)
         for pos, ttype, value in self._lexer.get_tokens_unprocessed(lexed):
             if value:
@@ -274,4 +286,4 @@ class QtPygmentsHighlighter(QSyntaxHighlighter):
         self.setCurrentBlockState(state)
 
 
-__all__ = ["QtPygmentsHighlighter", "palette_is_dark", "Token"]
+__all__ = ["QtPygmentsHighlighter", "palette_is_dark"]

@@ -27,8 +27,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pipeline_model.passkinds.metaschedule.report import seed_counts
-from widgets.latency_chart import format_us
 from widgets.units import format_duration_s
 
 COLUMNS = (  # header texts, translated where shown
@@ -197,6 +195,8 @@ class TuningPanel(QWidget):
             self.title.setText(self.tr("<b>{pass_id}</b>: {done} / {total} trials, {elapsed}, runner {runner}").format(
                 pass_id=pass_id, done=done, total=total, elapsed=elapsed, runner=data.get("runner", "local")) + state)
         tasks = list(data.get("tasks") or [])
+        from widgets.latency_chart import format_us  # with the first progress (the panel is a hidden tab at start)
+
         self.budget.setText(self.budget_text(pass_id, total, len(tasks)))
         best_of = data.get("best") if isinstance(data.get("best"), dict) else {}
         shares = {c.get("name"): c for c in ((data.get("focus") or {}).get("chosen") or []) if isinstance(c, dict)}
@@ -223,6 +223,8 @@ class TuningPanel(QWidget):
         footer = self.tr("Database: {path}").format(path=work_dir) if work_dir else ""
         seeds = data.get("seeds")
         if isinstance(seeds, dict):  # seed_rules: the app's schedules compete with the tuned ones
+            from pipeline_model.passkinds.metaschedule.report import seed_counts  # with the first seeded result
+
             counts = seed_counts(seeds)
             text = (self.tr("best schedule: the app's for {app} PrimFunc(s), a tuned one for {tuned}").format(**counts)
                     if seeds.get("outcome") else self.tr("{seeded} app schedules seeded").format(**counts))
