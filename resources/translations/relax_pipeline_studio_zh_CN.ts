@@ -45,7 +45,7 @@
         <translation>新语言将在下次启动 Relax Pipeline Studio 时生效。</translation>
     </message>
     <message>
-        <location filename="../../app/file_controller.py" line="+90"/>
+        <location filename="../../app/file_controller.py" line="+96"/>
         <source>Open pipeline</source>
         <extracomment>The title/model/target texts may have changed (saved under a new name ...).</extracomment>
         <translation>打开流水线</translation>
@@ -224,7 +224,7 @@
         <translation>已导出 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/help_controller.py" line="+197"/>
+        <location filename="../../app/help_controller.py" line="+199"/>
         <source>Plug-in not loaded (the app runs without it; see Help ▸ Environment): {0}</source>
         <translation>插件未加载（应用在没有它的情况下运行；见 帮助 ▸ 运行环境）：{0}</translation>
     </message>
@@ -259,7 +259,7 @@
         <translation>关于 Relax Pipeline Studio(&amp;A)</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+44"/>
         <source>the engine did not answer</source>
         <translation>引擎没有应答</translation>
     </message>
@@ -294,13 +294,13 @@
         <translation>关于 Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="+67"/>
+        <location filename="../../app/main_window.py" line="+72"/>
         <source>Relax Pipeline Studio</source>
         <extracomment>Narrowest the Passes dock gets (the window fits 1024×700 with it).</extracomment>
         <translation>Relax Pipeline Studio</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+36"/>
         <source>Passes</source>
         <extracomment>Set by a termination signal: close without questions, keep the recovery copy.</extracomment>
         <translation>Pass 列表</translation>
@@ -316,7 +316,7 @@
         <translation>差异</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>Build &amp;&amp; Run</source>
         <translation>构建并运行</translation>
     </message>
@@ -326,22 +326,22 @@
         <translation>调优</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>Profile</source>
         <translation>性能剖析</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+14"/>
         <source>Engine: stopped</source>
         <translation>引擎：已停止</translation>
     </message>
     <message>
-        <location line="+74"/>
+        <location line="+170"/>
         <source>&amp;Built-in Models</source>
         <translation>内置模型(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../app/actions.py" line="+55"/>
+        <location filename="../../app/actions.py" line="+54"/>
         <source>&amp;New Pipeline</source>
         <translation>新建流水线(&amp;N)</translation>
     </message>
@@ -649,7 +649,7 @@
         <translation>主工具栏</translation>
     </message>
     <message>
-        <location line="+67"/>
+        <location line="+59"/>
         <source>The engine was restarted; your pipeline is unchanged.</source>
         <translation>引擎已重启；您的流水线未受影响。</translation>
     </message>
@@ -1441,13 +1441,13 @@
         <translation>{0}：第 {1} 次调用，共 {2} 次（再次激活可跳到下一个）</translation>
     </message>
     <message>
-        <location filename="../../app/autosave.py" line="+83"/>
+        <location filename="../../app/autosave.py" line="+87"/>
         <source>Could not write the recovery copy: {0}</source>
         <extracomment>Quiet time after an edit before the recovery copy is written. A recovery copy was written (its path).</extracomment>
         <translation>无法写入恢复副本：{0}</translation>
     </message>
     <message>
-        <location line="+66"/>
+        <location line="+72"/>
         <source>Restore unsaved changes?</source>
         <translation>恢复未保存的更改？</translation>
     </message>
@@ -2111,7 +2111,7 @@
 <context>
     <name>DiffView</name>
     <message>
-        <location filename="../../widgets/diff_view.py" line="+174"/>
+        <location filename="../../widgets/diff_view.py" line="+178"/>
         <source>  … [{0} more characters not shown]</source>
         <extracomment>Module texts with more lines than this (both sides together) are diffed off the GUI thread, and more rows than this are put into the editors piece by piece. Module texts with more lines than this (both sides together) are diffed in the diff process (:mod:`pipeline_model.diff_process`): in a thread of this process the diff&apos;s long string operations hold the GIL the GUI thread needs. Rows appended to each editor per piece of a piecewise fill (~1 ms per side on the 2-core machine). GUI-thread time a piecewise fill may take per event-loop turn before it yields. Longest line put into an editor as it is; a longer one is cut there with a note of what was left out. (An 800-layer model&apos;s ``forward`` signature is one 530,000-character line: laying it out for the first paint took ~85 ms of GUI-thread time per side, and no one reads it past the first screens.) Whether views diff large texts in the diff process (``RPS_DIFF_PROCESS=0``: always in a thread). An editor holding more lines than this is emptied in an event-loop turn of its own before a fill (dropping a 50k-line document costs ~10 ms).</extracomment>
         <translation>  … [另有 {0} 个字符未显示]</translation>
@@ -2155,7 +2155,7 @@
         <translation>正在比较 {0} 行…</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+23"/>
         <source>Cannot compare: {0}</source>
         <translation>无法比较：{0}</translation>
     </message>
@@ -2311,7 +2311,7 @@
 <context>
     <name>DocumentationDialog</name>
     <message>
-        <location filename="../../app/help_controller.py" line="-198"/>
+        <location filename="../../app/help_controller.py" line="-200"/>
         <source>Documentation</source>
         <extracomment>Where an installed copy keeps the documentation, under its data prefix (pyproject ``data-files``). Documents for those who work on the app, not with it: not listed by Help ▸ Documentation.</extracomment>
         <translation>文档</translation>
@@ -5538,7 +5538,7 @@
 <context>
     <name>TuningPanel</name>
     <message>
-        <location filename="../../widgets/tuning_panel.py" line="+35"/>
+        <location filename="../../widgets/tuning_panel.py" line="+33"/>
         <source>Task</source>
         <translation>任务</translation>
     </message>
@@ -5686,7 +5686,7 @@
         <translation>&lt;b&gt;{pass_id}&lt;/b&gt;：{done} / {total} 次试验，{elapsed}，运行器 {runner}</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+34"/>
         <source>best schedule: the app&apos;s for {app} PrimFunc(s), a tuned one for {tuned}</source>
         <translation>最佳调度：{app} 个 PrimFunc 为应用自身的，{tuned} 个为调优得到的</translation>
     </message>
@@ -5748,7 +5748,7 @@
         <translation type="vanished">&lt;b&gt;{pass_id}&lt;/b&gt;：{done} / {total} 次试验，{elapsed} 秒，运行器 {runner}</translation>
     </message>
     <message>
-        <location line="-77"/>
+        <location line="-79"/>
         <source> (reused)</source>
         <translation>（复用）</translation>
     </message>
