@@ -163,3 +163,30 @@ def test_fusion_report_and_missing_codegen_said_before_the_run(engine, repo_root
     failed = result.steps[1]
     assert failed.state == FAILED and "no relax.ext.cublas codegen" in failed.error
     assert "Check failed" not in failed.error and "Error:" not in failed.error
+
+
+# ---------------------------------------------- keep_wins (issue 35): one real apply step on the tuned MLP
+def test_real_apply_step_names_the_kept_and_default_schedules(engine, tuned_mlp, tmp_path):
+    """(In this file, whose worker already has the session's tuned MLP.) The session's tuned MLP work folder, the apply step with keep_wins through the engine: every PrimFunc the
+    database gave a schedule is named with its in-model verdict and what it kept."""
+    from pipeline_model.passkinds.metaschedule.report import tuning_line
+    from tests.tuning_fixtures import TUNE_STEP, tuning_document
+
+    work = copy_tuned_work_dir(tuned_mlp, str(tmp_path / "wd"))
+    doc = tuning_document()
+    doc.build = {"work_dir": work}
+    doc.steps[TUNE_STEP + 1].params["keep_wins"] = ["app.CPUMatmul", "app.CPUConv2d", "app.CPUParallel"]
+    result = engine.run(doc)
+    assert result.ok, (result.error, [s.error for s in result.steps])
+    info = result.steps[TUNE_STEP + 1].report["apply_database"]
+    report = info["keep"]
+    judged = {d["name"] for d in report["functions"]} | set(report["same"])
+    assert judged == set(info["applied"]) and "fused_matmul_add_relu" in judged
+    assert sorted(report["kept_tuned"] + report["kept_default"]) == sorted(judged)
+    for d in report["functions"]:
+        assert d["kept"] in ("tuned", "default") and (d["kept"] == "tuned") == (d["verdict"] == "faster"
+                                                                               and not d.get("overruled"))
+        assert d["default_us"] > 0 and d["tuned_us"] > 0
+    assert report["whole"] and report["whole"][0]["verdict"] in ("faster", "slower", "no_difference")
+    assert any(line.startswith("fused_matmul_add_relu: ") and "kept" in line for line in report["lines"])
+    assert tuning_line({"apply_database": info}).startswith("tuned schedule kept for ")

@@ -161,32 +161,6 @@ def test_exported_apply_step_runs_the_engines_decision_and_statistics(tmp_path):
     compile(script, "<script>", "exec")
 
 
-# ------------------------------------------------------------------------------------ one real run (engine)
-def test_real_apply_step_names_the_kept_and_default_schedules(engine, tuned_mlp, tmp_path):
-    """The session's tuned MLP work folder, the apply step with keep_wins through the engine: every PrimFunc the
-    database gave a schedule is named with its in-model verdict and what it kept."""
-    from tests.tuning_fixtures import TUNE_STEP, copy_tuned_work_dir, tuning_document
-
-    work = copy_tuned_work_dir(tuned_mlp, str(tmp_path / "wd"))
-    doc = tuning_document()
-    doc.build = {"work_dir": work}
-    doc.steps[TUNE_STEP + 1].params["keep_wins"] = APP_RULES
-    result = engine.run(doc)
-    assert result.ok, (result.error, [s.error for s in result.steps])
-    info = result.steps[TUNE_STEP + 1].report["apply_database"]
-    report = info["keep"]
-    judged = {d["name"] for d in report["functions"]} | set(report["same"])
-    assert judged == set(info["applied"]) and "fused_matmul_add_relu" in judged
-    assert sorted(report["kept_tuned"] + report["kept_default"]) == sorted(judged)
-    for d in report["functions"]:
-        assert d["kept"] in ("tuned", "default") and (d["kept"] == "tuned") == (d["verdict"] == "faster"
-                                                                               and not d.get("overruled"))
-        assert d["default_us"] > 0 and d["tuned_us"] > 0
-    assert report["whole"] and report["whole"][0]["verdict"] in ("faster", "slower", "no_difference")
-    assert any(line.startswith("fused_matmul_add_relu: ") and "kept" in line for line in report["lines"])
-    assert tuning_line({"apply_database": info}).startswith("tuned schedule kept for ")
-
-
 @pytest.mark.parametrize("bad", [["app.Nope"]])
 def test_unknown_keep_wins_rule_is_one_clear_line(bad):
     from pipeline_model.passkinds.metaschedule.config import APPLY_DATABASE
