@@ -84,8 +84,7 @@ def _bounds_analyzer(func: Any) -> Any:
 
 
 def tighten_dynamic_shapes(mod: Any) -> Any:
-    """``mod`` with the shapes of its Relax functions simplified by their declared symbolic-dim bounds and
-    ``bool`` cumsums computed in ``int64`` (see the module docstring); ``mod`` itself when nothing changes."""
+    """``mod`` with Relax shapes simplified by the declared dim bounds, bool cumsums in int64 (module docstring)."""
     import tvm
     import tvm_ffi
     from tvm import relax

@@ -34,19 +34,10 @@ ProfileFn = Callable[[tvm.IRModule], tuple[dict, str]]
 
 
 def make_tuning_pass(
-    pass_id: str,
-    params: dict[str, Any],
-    target: Any,
-    default_work_dir: Optional[str],
-    base_dir: Optional[str] = None,
-    emit: Optional[EmitFn] = None,
-    cancelled: Optional[StopFn] = None,
-    report: Optional[dict] = None,
-    stop_early: Optional[StopFn] = None,
-    profile_fn: Optional[ProfileFn] = None,
-    trusted: bool = False,
-    step_number: Optional[int] = None,
-    measure_fn: Optional[Callable[[list], list]] = None,
+    pass_id: str, params: dict[str, Any], target: Any, default_work_dir: Optional[str],
+    base_dir: Optional[str] = None, emit: Optional[EmitFn] = None, cancelled: Optional[StopFn] = None,
+    report: Optional[dict] = None, stop_early: Optional[StopFn] = None, profile_fn: Optional[ProfileFn] = None,
+    trusted: bool = False, step_number: Optional[int] = None, measure_fn: Optional[Callable[[list], list]] = None,
 ) -> tvm.transform.Pass:
     """A module pass for a ``relax.MetaScheduleTuneTIR`` / ``relax.MetaScheduleTuneIRMod`` /
     ``relax.MetaScheduleApplyDatabase`` step.

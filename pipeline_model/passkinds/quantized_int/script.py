@@ -123,10 +123,8 @@ def quant_kernels(state, p):  # type: ignore[no-untyped-def]  # copied verbatim 
 
     def gemm(mutator, xq, wq, transposed):  # type: ignore[no-untyped-def]
         """int32 ``xq[M, K] @ wq`` (wq ``[K, N]``, or ``[N, K]`` when ``transposed``) through ``qdot``."""
-        xs = [int(d) for d in xq.ty.shape]
-        ws = [int(d) for d in wq.ty.shape]
-        k = xs[-1]
-        n = ws[0] if transposed else ws[1]
+        xs, ws = [int(d) for d in xq.ty.shape], [int(d) for d in wq.ty.shape]
+        k, n = xs[-1], (ws[0] if transposed else ws[1])
         m = int(np.prod(xs[:-1]))
         if k % 4:
             return None
