@@ -170,3 +170,27 @@ def own_window(gui_env, qapp):
     win.ctrl.undo_stack.setClean()
     win.close()
     client.close()
+
+
+@pytest.fixture
+def zh_window(qapp, gui_env, tmp_path):
+    """The main window in zh_CN on the fake engine (settings in ``tmp_path``), its translator removed after."""
+    from app.i18n import install_translator
+    from PySide6.QtCore import QSettings
+
+    from app.main_window import MainWindow
+    from tests.fake_engine import FakeEngineClient
+
+    translator = install_translator(qapp, "zh_CN")
+    assert translator is not None
+    client = FakeEngineClient()
+    win = MainWindow(client_factory=lambda: client, close_client=False,
+                     settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    win.ctx.consent.override = True
+    win.resize(1400, 900)
+    win.show()
+    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None, 20_000)
+    yield win
+    win.ctrl.undo_stack.setClean()
+    win.close()
+    qapp.removeTranslator(translator)

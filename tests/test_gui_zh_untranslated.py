@@ -9,7 +9,6 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtWidgets import QDialog  # noqa: E402
 
 from app.consent_service import ConsentDialog  # noqa: E402
@@ -19,27 +18,6 @@ from tests.conftest import qt_wait  # noqa: E402
 from tests.zh_texts import (  # noqa: E402
     english_sources, is_untranslated, latin_left, latin_words, rich_prose, untranslated,
 )
-
-
-@pytest.fixture
-def zh_window(qapp, gui_env, tmp_path):
-    from app.i18n import install_translator
-    from app.main_window import MainWindow
-    from tests.fake_engine import FakeEngineClient
-
-    translator = install_translator(qapp, "zh_CN")
-    assert translator is not None
-    client = FakeEngineClient()
-    win = MainWindow(client_factory=lambda: client, close_client=False,
-                     settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
-    win.ctx.consent.override = True
-    win.resize(1400, 900)
-    win.show()
-    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None, 20_000)
-    yield win
-    win.ctrl.undo_stack.setClean()
-    win.close()
-    qapp.removeTranslator(translator)
 
 
 def _tvm_docs(win) -> list[str]:

@@ -12,7 +12,6 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QInputDialog, QMessageBox, QWidget  # noqa: E402
 
 from pipeline_model.document import PipelineDocument, Step  # noqa: E402
@@ -24,27 +23,6 @@ SKIPPED = ("act_quit", "act_restart_engine", "act_new", "act_stop")
 #: Widgets the walk does not read: Help ▸ Documentation shows the project's Markdown files (README, docs/), which
 #: are written in English and not interface texts.
 NOT_READ = ("docViewer",)
-
-
-@pytest.fixture
-def zh_window(qapp, gui_env, tmp_path):
-    from app.i18n import install_translator
-    from app.main_window import MainWindow
-    from tests.fake_engine import FakeEngineClient
-
-    translator = install_translator(qapp, "zh_CN")
-    assert translator is not None
-    client = FakeEngineClient()
-    win = MainWindow(client_factory=lambda: client, close_client=False,
-                     settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
-    win.ctx.consent.override = True
-    win.resize(1400, 900)
-    win.show()
-    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None, 20_000)
-    yield win
-    win.ctrl.undo_stack.setClean()
-    win.close()
-    qapp.removeTranslator(translator)
 
 
 class Found:
