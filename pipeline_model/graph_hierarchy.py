@@ -76,6 +76,7 @@ class _Prefixes:
         # best() by its argument: a layer's bindings ask for the same few label lists again and again
         # (82k calls, ~20 distinct lists per layer in the 800-layer decoder)
         self._best: dict[tuple[str, ...], Optional[str]] = {}
+        self._deepest: dict[str, str] = {}  # path -> its deepest prefix ("" for none)
 
     def of(self, path: str) -> list[str]:
         """Non-container prefixes of ``path``, outermost first (``path`` itself included)."""
@@ -104,6 +105,13 @@ class _Prefixes:
         """The prefix covering most of ``paths`` (deeper wins ties, then the earliest path)."""
         if not paths:
             return None
+        first = paths[0]
+        if len(paths) == 1 or paths.count(first) == len(paths):  # 60 % of the calls: one path
+            hit = self._deepest.get(first)
+            if hit is None:
+                of = self.of(first)
+                hit = self._deepest[first] = of[-1] if of else ""
+            return hit or None
         key = tuple(paths)
         if key in self._best:
             return self._best[key]
@@ -111,15 +119,19 @@ class _Prefixes:
         return found
 
     def _best_of(self, paths: list[str]) -> Optional[str]:
-        if len(paths) == 1 or all(p == paths[0] for p in paths):
-            first = self.of(paths[0])
-            return first[-1] if first else None
-        cover: Counter[str] = Counter()
+        # plain dicts, each distinct path's prefixes once (a prefix list holds no duplicates)
+        per_path: dict[str, int] = {}
+        for path in paths:
+            per_path[path] = per_path.get(path, 0) + 1
+        cover: dict[str, int] = {}
         first_seen: dict[str, int] = {}
-        for k, path in enumerate(paths):
-            for pre in set(self.of(path)):
-                cover[pre] += 1
-                first_seen.setdefault(pre, k)
+        for k, (path, times) in enumerate(per_path.items()):
+            for pre in self.of(path):
+                if pre in cover:
+                    cover[pre] += times
+                else:
+                    cover[pre] = times
+                    first_seen[pre] = k
         if not cover:
             return None
         return max(cover, key=lambda pre: (cover[pre], pre.count(".") + 1, -first_seen[pre]))
