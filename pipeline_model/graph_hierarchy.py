@@ -464,41 +464,39 @@ class _ViewNodes:
         self.order: list[str] = []  # view ids in the order they first appear
         self.view_nodes: dict[str, dict[str, Any]] = {}
         chain_cache: dict[Any, tuple[Optional[str], list[str]]] = {}
-        for n in nodes:
+        rep, group_nodes, view_nodes, order = self.rep, self.group_nodes, self.view_nodes, self.order
+        for n in nodes:  # one pass over a 50k-node function: its per-node steps inline
             key = (n.get("module"), n.get("call_group"))
             hit = chain_cache.get(key)
             if hit is None:
-                chain = _chain(n.get("module"), tree)
-                if n.get("call_group"):
-                    chain = chain + [n["call_group"]]
+                chain = _chain(key[0], tree)
+                if key[1]:
+                    chain = chain + [key[1]]
                 collapsed = next((g for g in chain if g not in expanded), None)
                 open_frames = chain if collapsed is None else chain[: chain.index(collapsed)]
                 hit = chain_cache[key] = (collapsed, open_frames)
-            self._add(n, *hit, tree)
-
-    def _add(self, n: dict[str, Any], collapsed: Optional[str], open_frames: list[str],
-             tree: dict[str, dict[str, Any]]) -> None:
-        nid = n["id"]
-        if collapsed is None:
-            self.rep[nid] = nid
-            item = dict(n)
-            item["frames"] = open_frames
-            self.view_nodes[nid] = item
-            self.order.append(nid)
-            return
-        self.rep[nid] = collapsed
-        gnode = self.group_nodes.get(collapsed)
-        if gnode is not None and gnode["group"] is None and n.get("group") is not None:
-            gnode["group"], gnode["is_dataflow"] = n.get("group"), n.get("is_dataflow", False)
-        if gnode is None:
-            gnode = self.group_nodes[collapsed] = _group_node(collapsed, tree, n, open_frames)
-            self.view_nodes[collapsed] = gnode
-            self.order.append(collapsed)
-        kind = n.get("kind")
-        if kind == "binding":
-            gnode["ops"] += 1
-        elif kind == "param":
-            gnode["weights"] += 1
+            collapsed, open_frames = hit
+            nid = n["id"]
+            if collapsed is None:  # shown as itself
+                rep[nid] = nid
+                item = dict(n)
+                item["frames"] = open_frames
+                view_nodes[nid] = item
+                order.append(nid)
+                continue
+            rep[nid] = collapsed
+            gnode = group_nodes.get(collapsed)
+            if gnode is None:
+                gnode = group_nodes[collapsed] = _group_node(collapsed, tree, n, open_frames)
+                view_nodes[collapsed] = gnode
+                order.append(collapsed)
+            elif gnode["group"] is None and n.get("group") is not None:
+                gnode["group"], gnode["is_dataflow"] = n.get("group"), n.get("is_dataflow", False)
+            kind = n.get("kind")
+            if kind == "binding":
+                gnode["ops"] += 1
+            elif kind == "param":
+                gnode["weights"] += 1
 
 
 def _port(node: dict[str, Any], shown_as: Optional[dict[str, Any]]) -> dict[str, Any]:
