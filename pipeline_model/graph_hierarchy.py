@@ -167,7 +167,7 @@ def annotate_modules(data: dict[str, Any]) -> dict[str, Any]:
         if kinds[i] != "binding":
             continue
         ins = preds[i]
-        wins = [w for w in (wpath[p] for p in ins) if w]
+        wins = [w for p in ins if (w := wpath[p])]
         if not wins:
             continue
         common = pre.common(wins)
@@ -182,7 +182,7 @@ def annotate_modules(data: dict[str, Any]) -> dict[str, Any]:
     for i in range(count - 1, -1, -1):
         out = succs[i]
         if out:
-            labels = [x for x in (anchor[s] or down[s] for s in out) if x]
+            labels = [x for s in out if (x := anchor[s] or down[s])]
             if labels:
                 down[i] = best(labels)
     final: list[Optional[str]] = [None] * count
@@ -192,7 +192,7 @@ def annotate_modules(data: dict[str, Any]) -> dict[str, Any]:
             continue
         if kinds[i] != "binding":
             continue
-        members = [m for m in (final[p] for p in preds[i]) if m]
+        members = [m for p in preds[i] if (m := final[p])]
         if down[i]:
             members.append(down[i])  # type: ignore[arg-type]
         final[i] = best(members) if members else None
@@ -200,7 +200,7 @@ def annotate_modules(data: dict[str, Any]) -> dict[str, Any]:
     for i in range(count - 1, -1, -1):
         if anchor[i] or kinds[i] != "binding" or any(final[p] for p in preds[i]):
             continue
-        up_labels = [m for m in (final[s] for s in succs[i]) if m]
+        up_labels = [m for s in succs[i] if (m := final[s])]
         if up_labels:
             final[i] = best(up_labels)
     # constants (one node per use) sit with their consumer
