@@ -302,7 +302,9 @@ class _Extractor:
         return attrs
 
     def _add_edge(self, src: str, dst: str, index: int) -> None:
-        targets = self.out_edges.setdefault(src, {})
+        targets = self.out_edges.get(src)
+        if targets is None:  # (not setdefault: no new dict made for each of ~60k edges)
+            targets = self.out_edges[src] = {}
         edge = targets.get(dst)
         if edge is not None:
             edge["indices"].append(index)
