@@ -89,13 +89,25 @@ def shown_nodes(full: dict[str, Any], tree: dict[str, dict[str, Any]],
     shown as themselves, and the values crossing a collapsed group's border (its ``inputs``/``outputs``,
     their shapes and types). ``rep``: :func:`graph_hierarchy.collapsed_rep` when already made."""
     rep = rep if rep is not None else graph_hierarchy.collapsed_rep(full, tree)
-    wanted = {nid for nid, shown in rep.items() if shown == nid}
+    return _shown_nodes(full, rep, _crossing_edges(full, rep))
+
+
+def _crossing_edges(full: dict[str, Any], rep: dict[str, str]) -> list[dict[str, Any]]:
+    """The edges of ``full`` between two different view nodes of the collapsed view (``rep``: full-graph
+    id -> view id): the only ones its view edges and group ports come from (the others join a node to
+    itself)."""
     get = rep.get
+    out = []
     for e in full.get("edges") or []:
-        source = e["source"]
-        s, t = get(source), get(e["target"])
+        s, t = get(e["source"]), get(e["target"])
         if s != t and s is not None and t is not None:
-            wanted.add(source)
+            out.append(e)
+    return out
+
+
+def _shown_nodes(full: dict[str, Any], rep: dict[str, str], crossing: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    wanted = {nid for nid, shown in rep.items() if shown == nid}
+    wanted.update(e["source"] for e in crossing)
     return [n for n in full.get("nodes") or [] if n["id"] in wanted]
 
 
@@ -112,12 +124,14 @@ def collapsed_summary(full: dict[str, Any], before: Optional[dict[str, Any]] = N
     if len(nodes) <= min_nodes:
         return None
     tree = graph_hierarchy.group_tree(full)
+    shown_as = graph_hierarchy.collapsed_rep(full, tree)
+    if fill is not None and len(set(shown_as.values())) > COLLAPSED_MAX_VIEW_NODES:
+        return None  # known before reading any node's details
+    crossing = _crossing_edges(full, shown_as)
     if fill is not None:
-        shown_as = graph_hierarchy.collapsed_rep(full, tree)
-        if len(set(shown_as.values())) > COLLAPSED_MAX_VIEW_NODES:  # known before reading any node's details
-            return None
-        fill(shown_nodes(full, tree, shown_as))
-    view = graph_hierarchy.build_view(full, frozenset(), tree=tree)
+        fill(_shown_nodes(full, shown_as, crossing))
+    # the view of the crossing edges only: the others are self-loops of a view node, which it drops
+    view = graph_hierarchy.build_view({**full, "edges": crossing}, frozenset(), tree=tree)
     if len(view["nodes"]) > COLLAPSED_MAX_VIEW_NODES:
         return None
     rep: dict[str, str] = view["graph"].pop("rep")

@@ -294,15 +294,17 @@ class _Extractor:
             "attrs": {},
             "group": None,
             "is_dataflow": False,
+            **extra,
         }
-        attrs.update(extra)
         attrs["label"] = attrs["callee"] or attrs["op"] or name
         self.nodes.append(attrs)
         self.node_by_id[node_id] = attrs
         return attrs
 
     def _add_edge(self, src: str, dst: str, index: int) -> None:
-        targets = self.out_edges.setdefault(src, {})
+        targets = self.out_edges.get(src)
+        if targets is None:  # (not setdefault: no new dict made for each of ~60k edges)
+            targets = self.out_edges[src] = {}
         edge = targets.get(dst)
         if edge is not None:
             edge["indices"].append(index)
@@ -418,12 +420,14 @@ class _Extractor:
 
     def _binding(self, binding: Any, group: int | None, is_df: bool) -> None:
         var = binding.var
-        node_id = self._new_id(var.name)
-        op, callee, callee_kind, composite, args, attrs = self._describe(binding, self.details)
+        name = var.name  # each FFI field read once: ~42k bindings in a 50k-node function
+        node_id = self._new_id(name)
+        details = self.details
+        op, callee, callee_kind, composite, args, attrs = self._describe(binding, details)
         node = self._add_node(
             node_id,
             "binding",
-            var.name,
+            name,
             var,
             binding,
             op=op,
@@ -433,10 +437,15 @@ class _Extractor:
             group=group,
             is_dataflow=is_df,
         )
+        kinds, var_node = self._kinds, self.var_node
         for index, arg in enumerate(args):
-            self._inputs(arg, node_id, index, attrs, self.details)
+            src = var_node.get(arg.__chandle__()) if kinds.get(type(arg)) == "var" else None
+            if src is not None:  # most arguments: a variable bound earlier (what _inputs does, inline)
+                self._add_edge(src, node_id, index)
+            else:
+                self._inputs(arg, node_id, index, attrs, details)
         node["attrs"] = attrs
-        self.var_node[var.__chandle__()] = node_id
+        var_node[var.__chandle__()] = node_id
 
     def _describe(self, binding: Any, texts: bool) -> tuple[str, Any, Any, Any, list[Any], dict[str, str]]:
         """(op, callee, callee kind, composite, argument expressions, attrs) of a binding; the attrs (texts
@@ -446,15 +455,17 @@ class _Extractor:
         op: str
         callee = callee_kind = composite = None
         args: list[Any] = []
-        kind = self._kind(value)
-        if self._kind(binding) == "match_cast":
+        kinds = self._kinds
+        kind = kinds.get(type(value)) or self._kind(value)
+        if (kinds.get(type(binding)) or self._kind(binding)) == "match_cast":
             op = "match_cast"
             if texts:
                 attrs["ty"] = _text(binding.ty)
             args = [value]
         elif kind == "call":
             call_op = value.op
-            if self._kind(call_op) == "op":
+            op_kind = kinds.get(type(call_op)) or self._kind(call_op)
+            if op_kind == "op":
                 op = self._op_names.get(call_op)  # type: ignore[assignment]
                 if op is None:
                     op = self._op_names[call_op] = str(call_op.name)
@@ -467,7 +478,7 @@ class _Extractor:
                 op = "call"
                 callee, callee_kind, composite = self._callee_of(call_op)
                 args = _items(value.args)
-                if self._kind(call_op) == "var" and call_op.__chandle__() in self.var_node:
+                if op_kind == "var" and call_op.__chandle__() in self.var_node:
                     # calling a local function / closure bound earlier: it flows into the call
                     args = [call_op, *args]
             if texts:
