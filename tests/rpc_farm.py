@@ -74,12 +74,13 @@ class Farm:
         """``127.0.0.1:<port>``."""
         return f"127.0.0.1:{self.port}"
 
-    def add_server(self) -> None:
-        """Start one more server of :attr:`key` and wait until the tracker lists it."""
-        want = len(self.servers) + 1
-        port = free_port()
-        self.servers.append(_spawn("tvm.exec.rpc_server", "--tracker", self.address, "--key", self.key,
-                                   "--host", "127.0.0.1", "--port", str(port), "--port-end", str(port + 1)))
+    def add_server(self, count: int = 1) -> None:
+        """Start ``count`` more servers of :attr:`key` (at once) and wait until the tracker lists them."""
+        want = len(self.servers) + count
+        for _ in range(count):
+            port = free_port()
+            self.servers.append(_spawn("tvm.exec.rpc_server", "--tracker", self.address, "--key", self.key,
+                                       "--host", "127.0.0.1", "--port", str(port), "--port-end", str(port + 1)))
         _wait_for(f"rpc_server {want}",
                   lambda: tracker_devices("127.0.0.1", self.port).get(self.key, {}).get("free", 0) >= want,
                   [self.tracker, *self.servers])
@@ -117,8 +118,7 @@ def local_farm(servers: int = 2, key: str = "local") -> Iterator[Farm]:
         farm.tracker = _spawn("tvm.exec.rpc_tracker", "--host", "127.0.0.1", "--port", str(farm.port),
                               "--port-end", str(farm.port + 1))
         _wait_for("rpc_tracker", lambda: tracker_devices("127.0.0.1", farm.port) is not None, [farm.tracker])
-        for _ in range(servers):
-            farm.add_server()
+        farm.add_server(servers)
         yield farm
     finally:
         for sock in farm.ghosts:
