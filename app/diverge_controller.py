@@ -253,6 +253,7 @@ class DivergeController(QObject):
         self._asked = (self._current(), self.ctx.document.revision)
         self.dialog.table.setRowCount(0)
         self.dialog.show_on_graph.setEnabled(True)
+        self._set_box(True)  # a new answer is shown on the graph, as the dialog's first one is
         self.dialog.status.setText(tr("Building and running the modules before and after step {0}…")
                                    .format(args["step_index"] + 1))
         self.dialog.show()
