@@ -419,32 +419,46 @@ class _Extractor:
         }
 
     def _binding(self, binding: Any, group: int | None, is_df: bool) -> None:
+        # ~42k calls for a 50k-node function: _new_id, _add_node and _add_edge inline (same ids, the
+        # same node dicts with their keys in the same order, the same edges)
         var = binding.var
-        name = var.name  # each FFI field read once: ~42k bindings in a 50k-node function
-        node_id = self._new_id(name)
+        name = var.name  # each FFI field read once
+        used = self.used_ids
+        if name and name not in used:
+            node_id = name
+            used.add(name)
+        else:
+            node_id = self._new_id(name)
         details = self.details
         op, callee, callee_kind, composite, args, attrs = self._describe(binding, details)
-        node = self._add_node(
-            node_id,
-            "binding",
-            name,
-            var,
-            binding,
-            op=op,
-            callee=callee,
-            callee_kind=callee_kind,
-            composite=composite,
-            group=group,
-            is_dataflow=is_df,
-        )
-        kinds, var_node = self._kinds, self.var_node
+        if details:
+            shape, dtype, type_text = self._type_info(getattr(var, "ty", None))
+            shape = list(shape) if shape is not None else None
+        else:
+            shape, dtype, type_text = None, None, ""
+            self._sources[node_id] = (var, binding)
+        node = {"id": node_id, "kind": "binding", "name": name, "op": op, "callee": callee,
+                "callee_kind": callee_kind, "composite": composite, "shape": shape, "dtype": dtype,
+                "type_text": type_text, "attrs": attrs, "group": group, "is_dataflow": is_df,
+                "label": callee or op or name}
+        self.nodes.append(node)
+        self.node_by_id[node_id] = node
+        kinds, var_node, out_edges = self._kinds, self.var_node, self.out_edges
         for index, arg in enumerate(args):
             src = var_node.get(arg.__chandle__()) if kinds.get(type(arg)) == "var" else None
-            if src is not None:  # most arguments: a variable bound earlier (what _inputs does, inline)
-                self._add_edge(src, node_id, index)
-            else:
+            if src is None:
                 self._inputs(arg, node_id, index, attrs, details)
-        node["attrs"] = attrs
+                continue
+            # most arguments: a variable bound earlier (what _inputs and _add_edge do, inline)
+            targets = out_edges.get(src)
+            if targets is None:
+                out_edges[src] = {node_id: {"source": src, "target": node_id, "index": index, "indices": [index]}}
+                continue
+            edge = targets.get(node_id)
+            if edge is not None:
+                edge["indices"].append(index)
+            else:
+                targets[node_id] = {"source": src, "target": node_id, "index": index, "indices": [index]}
         var_node[var.__chandle__()] = node_id
 
     def _describe(self, binding: Any, texts: bool) -> tuple[str, Any, Any, Any, list[Any], dict[str, str]]:
