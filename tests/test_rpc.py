@@ -103,7 +103,6 @@ def farm_servers(farm) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.heavy
 def test_tuning_measures_on_both_servers_and_survives_a_dropped_device(farm, tmp_path):
     """``runner = rpc`` measures on both servers at once; a device that is gone (registered, nothing listening)
     costs a re-queue, not a failed candidate; the summary says how many devices served."""
