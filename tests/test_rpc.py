@@ -115,7 +115,9 @@ def test_tuning_measures_on_both_servers_and_survives_a_dropped_device(farm, tmp
     servers = farm_servers(farm)
     farm.add_ghost()
     cfg = TuningConfig(runner="rpc", rpc_host="127.0.0.1", rpc_port=farm.port, rpc_key="local",
-                       num_trials_per_iter=4, search_population=64, user_database=False)
+                       num_trials_per_iter=4, search_population=64, user_database=False,
+                       # bounds a busy CI machine cannot reach (they end a stuck run, never decide a result)
+                       builder_timeout_s=600.0, runner_timeout_s=600.0, rpc_session_timeout_s=600)
     mod = load_tvm.load_model("builtin:mlp", None).mod
     seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
                                     relax.transform.FuseOps(), relax.transform.FuseTIR()])
