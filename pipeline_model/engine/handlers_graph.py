@@ -24,7 +24,7 @@ AnnotateTIROpPattern, which only annotates PrimFuncs — reuses the graph of the
 from __future__ import annotations
 
 import collections
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from pipeline_model import gc_pause, graph_collapsed, graph_hierarchy
 from pipeline_model.engine import graph_extract_tvm, graph_parts
@@ -37,12 +37,17 @@ _GRAPH_MEMO: "collections.OrderedDict[tuple[str, str], dict[str, Any]]" = collec
 _GRAPH_MEMO_SIZE = 16
 # (key, function, before key) -> collapsed summary (or None: the whole graph is the answer)
 _SUMMARY_MEMO: "collections.OrderedDict[tuple[str, str, str], Any]" = collections.OrderedDict()
-# (key, function) -> [(outline graph, its fill)] of the function and its callees, left by a collapsed reply
-# made from an outline: the whole graph asked next completes it instead of walking the function again.
-_OUTLINES: "collections.OrderedDict[tuple[str, str], list[tuple[dict[str, Any], Any]]]" = collections.OrderedDict()
+# (key, function) -> ([(outline graph, its fill)] of the function and its callees, the summary made from
+# them), left by a collapsed reply made from an outline: the whole graph asked next completes it instead of
+# walking the function again.
+_OUTLINES: "collections.OrderedDict[tuple[str, str], tuple[list[tuple[dict[str, Any], Any]], Any]]" = \
+    collections.OrderedDict()
 _OUTLINES_SIZE = 2
 # (function object, module's function table, graph): graphs by the objects they were extracted from.
 _SAME_OBJECTS_MEMO: "collections.deque[tuple[Any, list[tuple[str, str, Any]], dict[str, Any]]]" = collections.deque(maxlen=8)
+# (graph, its collapsed summary with no changes): a step that leaves a large function as it was (the same
+# objects: AnnotateTIROpPattern, DeadCodeElimination with nothing to remove) is answered without a summary pass.
+_SUMMARY_BY_GRAPH: "collections.deque[tuple[dict[str, Any], Any]]" = collections.deque(maxlen=8)
 
 
 def _function_table(mod: Any) -> list[tuple[str, str, Any]]:
@@ -69,19 +74,29 @@ def _same_table(a: list[tuple[str, str, Any]], b: list[tuple[str, str, Any]]) ->
     return True
 
 
-def _graph_by_objects(mod: Any, function: str, outline: Any = None) -> dict[str, Any]:
-    """The graph of ``function``, reused when an earlier module had the very same function objects, else
-    the ``outline`` (of :func:`_outline_summary`) completed, else walked."""
+def _same_objects_graph(mod: Any, function: str) -> Optional[dict[str, Any]]:
+    """The graph of an earlier module whose function objects ``mod`` still has (no walk), or ``None``."""
     func = mod[function]
     table = _function_table(mod)
     for known_func, known_table, graph in _SAME_OBJECTS_MEMO:
         if known_func.same_as(func) and _same_table(known_table, table):
             return graph
+    return None
+
+
+def _graph_by_objects(mod: Any, function: str, outline: Any = None) -> dict[str, Any]:
+    """The graph of ``function``, reused when an earlier module had the very same function objects, else
+    the ``outline`` (of :func:`_outline_summary`, with the summary made from it) completed, else walked."""
+    graph = _same_objects_graph(mod, function)
+    if graph is not None:
+        return graph
     if outline is not None:
-        graph = _without_gc(_completed, outline)
+        outlines, summary = outline
+        graph = _without_gc(_completed, outlines)
+        _remember_summary(graph, summary)  # the outline's summary is the whole graph's (no changes)
     else:
         graph = _without_gc(_function_graph, mod, function)
-    _SAME_OBJECTS_MEMO.append((func, table, graph))
+    _SAME_OBJECTS_MEMO.append((mod[function], _function_table(mod), graph))
     return graph
 
 
@@ -141,28 +156,52 @@ def _memo_graph(key: str, mod: Any, function: str) -> dict[str, Any]:
 
 def _summary(key: str, mod: Any, function: str, before_key: str) -> Any:
     """The collapsed summary of ``function`` of module ``key``, memoised; ``None`` when the whole graph is
-    the answer. Its changes are against module ``before_key`` when that graph is already made: a collapsed
-    view never waits for a second function to be walked (the whole graphs colour the changes when they
-    come). Without that graph or this one's, it comes from an outline (:func:`_outline_summary`)."""
+    the answer. Its changes are against module ``before_key`` when both graphs are already made (a
+    collapsed view never waits for a function to be walked with its details: the whole graphs colour the
+    changes when they come). A function whose graph is not made yet is summarised from an outline
+    (:func:`_outline_summary`), also when the graph before the step is made; a step that left the function
+    as it was (the same objects) reuses the summary of the graph before it, with no changes."""
     before = _GRAPH_MEMO.get((before_key, function)) if before_key else None
-    memo_key = (key, function, before_key if before is not None else "")
+    whole = _GRAPH_MEMO.get((key, function))
+    if whole is None:
+        whole = _same_objects_graph(mod, function)
+    if whole is None and not _may_collapse(mod[function]):
+        whole = _memo_graph(key, mod, function)
+    if before is whole:
+        before = None  # the step left this function's graph as it was: nothing changed
+    memo_key = (key, function, before_key if before is not None and whole is not None else "")
     if memo_key in _SUMMARY_MEMO:
         _SUMMARY_MEMO.move_to_end(memo_key)
         return _SUMMARY_MEMO[memo_key]
-    whole = _GRAPH_MEMO.get((key, function))
-    if whole is None and before is None and _may_collapse(mod[function]):
+    if whole is None:
         outlines: list[tuple[dict[str, Any], Any]] = []
         summary = _without_gc(_outline_summary, mod, function, outlines)
-        _OUTLINES[(key, function)] = outlines  # None: the whole graph, asked at once, completes it
+        _OUTLINES[(key, function)] = (outlines, summary)  # the whole graph, asked next, completes it
         while len(_OUTLINES) > _OUTLINES_SIZE:
             _OUTLINES.popitem(last=False)
     else:
-        whole = whole if whole is not None else _memo_graph(key, mod, function)
-        summary = _without_gc(graph_collapsed.collapsed_summary, whole, before, graph_collapsed.COLLAPSE_MIN_NODES)
+        summary = _known_summary(whole) if before is None else None
+        if summary is None:
+            summary = _without_gc(graph_collapsed.collapsed_summary, whole, before, graph_collapsed.COLLAPSE_MIN_NODES)
+            if before is None:
+                _remember_summary(whole, summary)
     _SUMMARY_MEMO[memo_key] = summary
     while len(_SUMMARY_MEMO) > _GRAPH_MEMO_SIZE:
         _SUMMARY_MEMO.popitem(last=False)
     return summary
+
+
+def _known_summary(graph: dict[str, Any]) -> Any:
+    """The change-free summary already made of this very graph object (``None`` if none)."""
+    for known, summary in _SUMMARY_BY_GRAPH:
+        if known is graph:
+            return summary
+    return None
+
+
+def _remember_summary(graph: dict[str, Any], summary: Any) -> None:
+    if summary is not None and _known_summary(graph) is None:
+        _SUMMARY_BY_GRAPH.append((graph, summary))
 
 
 def _without_gc(fn: Any, *args: Any) -> Any:
