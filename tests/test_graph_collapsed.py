@@ -259,3 +259,41 @@ def test_a_collapsed_view_too_large_is_answered_whole_from_the_completed_outline
     reply = handlers_graph.handle_graph({"key": "outline-too-large", "collapsed": True}, Ctx())
     assert "collapsed" not in reply and reply["graph"] == whole
     assert ("outline-too-large", function) not in handlers_graph._OUTLINES  # noqa: SLF001 - completed
+
+
+@pytest.mark.e2e
+def test_a_steps_collapsed_view_never_waits_for_a_detailed_walk(monkeypatch):
+    """A step shown after the graph before it was made (the order the GUI asks in) is still answered from
+    an outline, its changes left to the whole graphs; a step that kept the function's objects
+    (AnnotateTIROpPattern) reuses the summary of the graph before it, with no summary pass at all."""
+    pytest.importorskip("tvm")
+    from tvm import relax
+
+    from pipeline_model.engine import handlers_graph
+    from tests.test_graph_hierarchy import decoder_mod
+
+    before = decoder_mod(4)
+    legalized = relax.transform.LegalizeOps()(before)
+    annotated = relax.transform.AnnotateTIROpPattern()(legalized)
+    assert annotated["forward"].same_as(legalized["forward"])
+
+    class Ctx:
+        cache = {"in": before, "legal": legalized, "annot": annotated}
+
+    monkeypatch.setattr(graph_collapsed, "COLLAPSE_MIN_NODES", 10)
+    handlers_graph.handle_graph({"key": "in", "collapsed": True}, Ctx())
+    assert handlers_graph.handle_graph({"key": "in"}, Ctx())["graph"] is not None  # the graph before: made
+    reply = handlers_graph.handle_graph({"key": "legal", "collapsed": True, "before": "in"}, Ctx())
+    assert ("legal", "forward") not in handlers_graph._GRAPH_MEMO  # noqa: SLF001 - no detailed walk
+    assert ("legal", "forward") in handlers_graph._OUTLINES  # noqa: SLF001
+    _, changed = graph_collapsed.decode_summary(reply["collapsed"])
+    assert changed == []  # coloured when the whole graphs are there
+    whole = handlers_graph.handle_graph({"key": "legal"}, Ctx())["graph"]
+    assert reply["collapsed"] == graph_collapsed.collapsed_summary(whole, None, 10)
+
+    def no_summary_pass(*_args):
+        raise AssertionError("a summary pass for a step that left the function as it was")
+
+    monkeypatch.setattr(graph_collapsed, "collapsed_summary", no_summary_pass)
+    again = handlers_graph.handle_graph({"key": "annot", "collapsed": True, "before": "legal"}, Ctx())
+    assert again["collapsed"] == reply["collapsed"]
