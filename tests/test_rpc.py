@@ -178,3 +178,37 @@ def test_tuning_measures_on_both_servers_and_survives_a_dropped_device(farm, tmp
     assert summary["devices_served"] == 2
     ghost = [d for d in devices if d not in servers]
     assert ghost and devices[ghost[0]]["requeued"] >= 1 and devices[ghost[0]]["measured"] == 0, devices
+
+
+def test_remote_profile_kernel_shapes_come_from_the_calls_with_the_inputs_dims():
+    """What an RPC device's profile times: VM lowering keeps only the rank of a symbolic shape, so the kernels'
+    argument shapes come from the module's ``call_tir`` calls with ``n`` bound from the run's input; a dim read
+    from data (``match_cast``) leaves its kernel untimed, said by name."""
+    import numpy as np
+    from tvm.script import relax as R
+    from tvm.script import tirx as T
+
+    from pipeline_model.engine.build.measure import build_lowered_module
+    from pipeline_model.engine.build.remote_profile import kernel_signatures
+
+    @tvm.script.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor(("n", 4), "float32"), w: R.Tensor((4, 4), "float32"), k: R.Tensor(("m",), "int64")):
+            n, p = T.int64(), T.int64()
+            with R.dataflow():
+                y = R.add(R.matmul(x, w), R.matmul(x, w))
+                z = R.reshape(y, R.shape([n * 2, 2]))
+                u = R.unique(k)  # a length known only from the data
+                v = R.match_cast(u, R.Tensor((p,), "int64"))
+                q = R.add(v, v)
+                R.output(z, q)
+            return z, q
+
+    _ex, _fp, lowered = build_lowered_module(Mod, {"kind": "llvm"})
+    arrays = [np.zeros((3, 4), "float32"), np.zeros((4, 4), "float32"), np.zeros((5,), "int64")]
+    plans, calls, skipped = kernel_signatures(Mod, lowered, "main", arrays)
+    assert calls["matmul"] == 2 and plans["matmul"] == [((((3, 4), "float32"), ((4, 4), "float32"),
+                                                          ((3, 4), "float32")), 2.0)]
+    assert plans["reshape"] == [((((3, 4), "float32"), ((6, 2), "float32")), 1.0)]
+    assert "add1" in skipped and "add1" not in plans, (plans, skipped)  # the add of the match_cast's p
