@@ -183,7 +183,8 @@ class Profile:
     #: instrument, on a device of this machine) or :data:`PROFILE_KERNELS` (on an RPC device: each kernel timed
     #: there by itself; ``run_us`` the whole run timed there, the VM's work between the kernels not in the rows).
     method: str = "instrument"
-    #: Kernels not timed (:data:`PROFILE_KERNELS`: their argument shapes could not be known).
+    #: Kernels not timed (:data:`PROFILE_KERNELS`: their argument shapes could not be known, or the library
+    #: lacks them).
     skipped: list[str] = field(default_factory=list)
 
     def top(self, n: int, kinds: Optional[set[str]] = None) -> list[ProfileEntry]:

@@ -185,7 +185,7 @@ def test_profile_view_and_run_panel_say_how_an_rpc_profile_was_measured(qtbot):
     assert view.table_model().rowCount() == 2 and view.table_model().index(0, 0).data() == "fused_matmul"
     caption = view._caption.text()
     assert caption.startswith("2 kernels, 12 µs per run, each timed by itself on the RPC device"), caption
-    assert caption.endswith("not in the rows). Not timed (argument shapes unknown): gather_nd"), caption
+    assert caption.endswith("not in the rows). Not timed on the device: gather_nd"), caption
     view.set_profile(build_api.Profile(entries=[], total_us=1.0, run_us=1.0, repeat=5, warmup=1))
     assert "instrumented run" in view._caption.text()
     html = build_run_html({"profile_note": "uploading the kernels to the RPC device failed: gone"})

@@ -344,7 +344,7 @@ class ProfileView(QWidget):
                     .replace("%1", str(len(profile.entries))).replace("%2", format_us(profile.total_us))
                     .replace("%3", format_us(profile.run_us)).replace("%4", str(profile.repeat)))
             if profile.skipped:
-                text += ". " + self.tr("Not timed (argument shapes unknown): %1").replace(
+                text += ". " + self.tr("Not timed on the device: %1").replace(
                     "%1", ", ".join(profile.skipped))
             return text
         return (self.tr("%1 functions, %2 of calls per run (instrumented run %3, median of %4 runs)")

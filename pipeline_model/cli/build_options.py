@@ -148,7 +148,7 @@ def print_profile(prof: build_api.Profile, stream: TextIO, top: int = 10) -> Non
               f"RPC device (the whole run there {prof.run_us:.1f} us; the VM's work between the kernels is not in "
               f"the rows; median of {prof.repeat} runs); top {len(entries)}:", file=stream)
         if prof.skipped:
-            print(f"  not timed (argument shapes unknown): {', '.join(prof.skipped)}", file=stream)
+            print(f"  not timed on the device: {', '.join(prof.skipped)}", file=stream)
     else:
         print(f"profile: {len(prof.entries)} callees, {prof.total_us:.1f} us of calls per run "
               f"(instrumented run {prof.run_us:.1f} us; median of {prof.repeat} runs); top {len(entries)}:",

@@ -3755,8 +3755,8 @@
     </message>
     <message>
         <location line="+5"/>
-        <source>Not timed (argument shapes unknown): %1</source>
-        <translation>未计时（参数形状未知）：%1</translation>
+        <source>Not timed on the device: %1</source>
+        <translation>未在设备上计时：%1</translation>
     </message>
     <message>
         <location line="+3"/>

@@ -11,10 +11,11 @@ from the run's input shapes; how often each kernel runs, from the calls in the b
 site counts once per call; two calls with the same shapes are timed once.
 
 The result has the structure of :func:`~pipeline_model.engine.build.measure.profile_vm`'s, with ``method``
-:data:`~pipeline_model.build_api.PROFILE_KERNELS` (the local one's is ``PROFILE_INSTRUMENT``) and ``skipped`` (kernels whose argument shapes could not
-be known, e.g. a dim a ``match_cast`` reads from data): ``total_us`` is the sum of the kernels' own times,
-``run_us`` the whole run timed on the device (``time_evaluator`` of the entry function), so the VM's own work
-between the kernels (allocations, shape checks) is ``run_us - total_us`` at most.
+:data:`~pipeline_model.build_api.PROFILE_KERNELS` (the local one's is ``PROFILE_INSTRUMENT``) and ``skipped``
+(kernels not timed: their argument shapes could not be known, e.g. a dim a ``match_cast`` reads from data, or
+the library lacks them): ``total_us`` is the sum of the kernels' own times, ``run_us`` the whole run timed on
+the device (``time_evaluator`` of the entry function). Between the two lies roughly the VM's own work between
+the kernels (allocations, shape checks); a kernel timed alone also runs with warm caches.
 """
 
 from __future__ import annotations
@@ -188,20 +189,22 @@ def _zeros(shape: tuple[int, ...], dtype: str, dev: Any) -> Any:
     return tvm.runtime.tensor(host, dev)
 
 
-def kernel_library(placed: Any, symbols: list[str]) -> Any:
-    """The executable's compiled kernels (the library module that holds ``symbols``) exported, uploaded to the
-    device of ``placed`` (:class:`~pipeline_model.engine.build.remote.RemoteRun`) and loaded there: TVM's
-    ``time_evaluator`` looks a function up in the module it is given, not in its imports (the VM's library)."""
-    chosen = [m for m in placed.executable.mod.imports if any(m.implements_function(s) for s in symbols)]
-    if not chosen:
+def kernel_library(placed: Any, symbols: list[str]) -> tuple[Any, set[str]]:
+    """The executable's compiled kernels (its library module holding most of ``symbols``) exported, uploaded to
+    the device of ``placed`` (:class:`~pipeline_model.engine.build.remote.RemoteRun`) and loaded there, and which
+    of ``symbols`` it holds: TVM's ``time_evaluator`` looks a function up in the module it is given, not in its
+    imports (where the VM's library keeps the kernels)."""
+    held = [(m, {s for s in symbols if m.implements_function(s)}) for m in placed.executable.mod.imports]
+    chosen, found = max(held, key=lambda pair: len(pair[1]), default=(None, set()))
+    if chosen is None or not found:
         raise BuildError("the built library has none of the kernels the entry function calls")
     with tempfile.TemporaryDirectory(prefix="rps-rpc-") as private:
         name = f"rps_kernels_{uuid.uuid4().hex[:12]}.so"
         path = os.path.join(private, name)
         try:
-            chosen[0].export_library(path)
+            chosen.export_library(path)
             placed.session.upload(path)
-            return placed.session.load_module(name)
+            return placed.session.load_module(name), found
         except Exception as exc:  # noqa: BLE001 - export, connection, upload
             raise BuildError(f"uploading the kernels to the RPC device failed: {error_text(exc)}") from None
 
@@ -210,15 +213,19 @@ def profile_remote(placed: Any, mod: Any, lowered: Any, func_name: str, vm: Any,
                    repeat: int, warmup: int) -> dict[str, Any]:
     """Time every kernel ``func_name`` of the built module ``lowered`` calls, one by one on the RPC device of
     ``placed``, and the whole run there (``vm``, the remote VM), ``repeat`` times each after ``warmup`` runs;
-    ``mod`` is the module that was built (its calls carry the shapes). Returns :func:`~pipeline_model.engine.build.measure.profile_vm`'s structure (``entries``,
-    ``total_us``, ``run_us``, ``runs_us``, ``repeat``, ``warmup``) plus ``method`` and ``skipped``. Raises
-    :class:`BuildError` when the kernels cannot be uploaded or timed."""
+    ``mod`` is the module that was built (its calls carry the shapes). Returns the structure of
+    :func:`~pipeline_model.engine.build.measure.profile_vm` (``entries``, ``total_us``, ``run_us``, ``runs_us``,
+    ``repeat``, ``warmup``) plus ``method`` and ``skipped`` (kernels not timed: shapes unknown, or not in the
+    library). Raises :class:`BuildError` when the kernels cannot be uploaded or timed."""
     plans, calls, skipped = kernel_signatures(mod, lowered, func_name, arrays)
     entries: list[dict[str, Any]] = []
     if plans:
-        library = kernel_library(placed, list(plans))
+        library, found = kernel_library(placed, list(plans))
+        skipped += [name for name in plans if name not in found]
         zeros: dict[tuple[Any, int], Any] = {}  # one tensor per (shape, dtype) and position among equal ones
         for name, signatures in plans.items():
+            if name not in found:
+                continue
             totals = np.zeros(repeat)
             for types, weight in signatures:
                 seen: dict[Any, int] = {}
