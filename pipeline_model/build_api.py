@@ -155,6 +155,10 @@ class ProfileEntry:
     totals_us: list[float] = field(default_factory=list)
 
 
+#: :attr:`Profile.method`: every call timed by the VM's instrument; each kernel timed by itself on an RPC device.
+PROFILE_INSTRUMENT, PROFILE_KERNELS = "instrument", "kernels"
+
+
 @dataclass
 class Profile:
     """Where the time of one run goes, per callee (PrimFunc, packed/builtin function), largest first.
@@ -175,6 +179,13 @@ class Profile:
     nodes: dict[str, list[str]] = field(default_factory=dict)
     #: Wall time of each instrumented run (the spread of ``run_us``).
     runs_us: list[float] = field(default_factory=list)
+    #: How the figures were measured: :data:`PROFILE_INSTRUMENT` (every call of a run timed by the VM's
+    #: instrument, on a device of this machine) or :data:`PROFILE_KERNELS` (on an RPC device: each kernel timed
+    #: there by itself; ``run_us`` the whole run timed there, the VM's work between the kernels not in the rows).
+    method: str = "instrument"
+    #: Kernels not timed (:data:`PROFILE_KERNELS`: their argument shapes could not be known, or the library
+    #: lacks them).
+    skipped: list[str] = field(default_factory=list)
 
     def top(self, n: int, kinds: Optional[set[str]] = None) -> list[ProfileEntry]:
         """The ``n`` entries holding the most time (optionally of the given ``kinds`` only)."""
@@ -372,7 +383,7 @@ class BuildRunResult:
     framework_check: Optional[CheckResult] = None
     profile: Optional[Profile] = None
     key: str = ""
-    profile_note: str = ""  # why there is no profile (an RPC device)
+    profile_note: str = ""  # why there is no profile (profiling on the RPC device failed)
     dims: dict[str, int] = field(default_factory=dict)
     runs: list[ShapeRun] = field(default_factory=list)
 

@@ -111,7 +111,7 @@ def test_engine_and_exported_scripts_build_with_it():
     from pipeline_model.engine.build import measure
 
     assert measure.compile_module is building.compile_module
-    assert "compile_module(lowered, tgt, relax_pipeline=None)" in inspect.getsource(measure.build_lowered)
+    assert "compile_module(lowered, tgt, relax_pipeline=None)" in inspect.getsource(measure.build_lowered_module)
     source = export_script(PipelineDocument(name="b", model="builtin:mlp", steps=[Step(pass_id="relax.LegalizeOps")]),
                            build=True)
     assert textwrap.dedent(inspect.getsource(building.compile_module)) in source

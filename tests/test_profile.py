@@ -166,3 +166,27 @@ def test_profile_view_widget(qtbot):
     assert selected == ["small"]
     view.set_profile(None)
     assert model.rowCount() == 0
+
+
+def test_profile_view_and_run_panel_say_how_an_rpc_profile_was_measured(qtbot):
+    """A profile measured kernel by kernel on an RPC device fills the same table; its caption says how it was
+    measured and which kernels were not timed; a failed one leaves a line in the Build & Run report."""
+    pytest.importorskip("PySide6")
+    from widgets.profile_view import ProfileView
+    from widgets.run_panel import build_run_html
+
+    prof = build_api.Profile(entries=[build_api.ProfileEntry("fused_matmul", "prim_func", 1, 9.0, 9.0, 0.75),
+                                      build_api.ProfileEntry("matmul1", "prim_func", 2, 3.0, 1.5, 0.25)],
+                             total_us=12.0, run_us=15.0, repeat=5, warmup=1, method=build_api.PROFILE_KERNELS,
+                             skipped=["gather_nd"])
+    view = ProfileView()
+    qtbot.addWidget(view)
+    view.set_profile(prof)
+    assert view.table_model().rowCount() == 2 and view.table_model().index(0, 0).data() == "fused_matmul"
+    caption = view._caption.text()
+    assert caption.startswith("2 kernels, 12 µs per run, each timed by itself on the RPC device"), caption
+    assert caption.endswith("not in the rows). Not timed on the device: gather_nd"), caption
+    view.set_profile(build_api.Profile(entries=[], total_us=1.0, run_us=1.0, repeat=5, warmup=1))
+    assert "instrumented run" in view._caption.text()
+    html = build_run_html({"profile_note": "uploading the kernels to the RPC device failed: gone"})
+    assert "timing the kernels on the RPC device failed" in html and "gone" in html

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 
 import pytest
@@ -11,6 +12,8 @@ import pytest
 pytest.importorskip("tornado")
 tvm = pytest.importorskip("tvm")
 
+from pipeline_model.cli import build_options  # noqa: E402
+from pipeline_model.cli.build_options import print_build_result  # noqa: E402
 from tests.rpc_farm import local_farm  # noqa: E402
 
 
@@ -61,8 +64,8 @@ def test_farm_runner_is_made_from_the_steps_options():
 
 
 def test_build_run_on_an_rpc_device(farm, capsys):
-    """The app's CPU pipeline (weights prepacked by LiftTransformParams) built here, run and timed on a server of
-    the farm, checked against the local reference; compared with the baseline on one and the same server; a key
+    """The app's CPU pipeline (weights prepacked by LiftTransformParams) built here, run, timed and profiled on a
+    server of the farm, checked against the local reference; compared with the baseline on one and the same server; a key
     the tracker lacks is one clear line."""
     from pipeline_model import build_api
     from pipeline_model.engine.client import EngineClient
@@ -74,13 +77,18 @@ def test_build_run_on_an_rpc_device(farm, capsys):
     remote = {"tracker": farm.address, "key": "local"}
     client = EngineClient()
     try:
-        result = build_api.build_run(client, doc, remote=remote, bench=build_api.BenchSettings(repeat=3, warmup_ms=0),
-                                     profile=build_api.ProfileSettings())
+        result = _cli_build_run(client, doc, capsys, "--bench", "--profile", "--tracker", farm.address,
+                                "--rpc-key", "local")
         assert result.device.startswith("rpc local 127.0.0.1:"), result.device
         assert result.device.split()[2] in farm_servers(farm)
         assert result.check is not None and result.check.passed, result.check
-        assert result.latency is not None and len(result.latency.runs_us) == 3
-        assert result.profile is None and "local devices only" in result.profile_note
+        assert result.latency is not None and len(result.latency.runs_us) == 20
+        _assert_remote_profile(result)
+        printed = io.StringIO()
+        print_build_result(result, printed)
+        assert "profile: 2 kernels, " in printed.getvalue() and "each timed by itself on the RPC device" in printed.getvalue()
+        assert build_options.run_build(_cli_args("--tracker", farm.address), client, doc, None) == 2
+        assert "--tracker and --rpc-key go together" in capsys.readouterr().err
         quick = build_api.BenchSettings(repeat=2, warmup_ms=0, min_repeat_ms=0)
         compared = build_api.compare(client, build_api.module_request(doc, baseline=True, remote=remote),
                                      build_api.module_request(doc, remote=remote), bench=quick)
@@ -94,6 +102,46 @@ def test_build_run_on_an_rpc_device(farm, capsys):
             build_api.build_run(client, doc, remote={"tracker": farm.address, "key": "gpu9"}, bench=None, check=None)
     finally:
         client.close()
+
+
+def _cli_args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--json", action="store_true")
+    build_options.add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def _cli_build_run(client, doc, capsys, *argv: str):
+    """``main.py run PIPELINE --json ARGV``'s build, as a :class:`BuildRunResult`."""
+    from pipeline_model.build_api import BuildRunResult
+
+    out: dict = {}
+    code = build_options.run_build(_cli_args("--json", *argv), client, doc, None, out=out)
+    assert code == 0 and "build" in out, (out.get("build_error"), capsys.readouterr().err)
+    return BuildRunResult.from_json(out["build"])
+
+
+def _assert_remote_profile(result) -> None:
+    """The profile measured on the RPC device: a row per kernel of the build, each timed there (positive), whose
+    sum sits within the whole run timed there and the Build & Run latency (ratios of figures measured on one
+    device, no wall-clock bound)."""
+    from pipeline_model.build_api import PROFILE_KERNELS
+
+    prof = result.profile
+    assert prof is not None and result.profile_note == "", result.profile_note
+    assert prof.method == PROFILE_KERNELS and prof.skipped == [] and prof.repeat == 5
+    names = [e.name for e in prof.entries]
+    # cpu_build fuses the MLP into its two matmuls (the bias and ReLU fused into the first): one call of each
+    assert sorted(names) == ["fused_matmul_add_relu", "matmul1"], names
+    assert all(e.kind == "prim_func" and e.calls == 1 and len(e.totals_us) == 5 for e in prof.entries)
+    assert all(t > 0 for e in prof.entries for t in e.totals_us)
+    assert prof.total_us == pytest.approx(sum(e.total_us for e in prof.entries))
+    assert sum(e.share for e in prof.entries) == pytest.approx(1.0)
+    assert all(prof.nodes.get(n) for n in names), prof.nodes  # each kernel is a node of the graph
+    # the kernels alone take part of a whole run (the VM's calls between them add to it), not a tiny share of it
+    assert prof.run_us > 0 and len(prof.runs_us) == 5
+    for whole in (prof.run_us, result.latency.median_us):
+        assert 0.05 * whole < prof.total_us < 3.0 * whole, (prof.total_us, prof.run_us, result.latency.median_us)
 
 
 def farm_servers(farm) -> list[str]:
@@ -131,3 +179,37 @@ def test_tuning_measures_on_both_servers_and_survives_a_dropped_device(farm, tmp
     assert summary["devices_served"] == 2
     ghost = [d for d in devices if d not in servers]
     assert ghost and devices[ghost[0]]["requeued"] >= 1 and devices[ghost[0]]["measured"] == 0, devices
+
+
+def test_remote_profile_kernel_shapes_come_from_the_calls_with_the_inputs_dims():
+    """What an RPC device's profile times: VM lowering keeps only the rank of a symbolic shape, so the kernels'
+    argument shapes come from the module's ``call_tir`` calls with ``n`` bound from the run's input; a dim read
+    from data (``match_cast``) leaves its kernel untimed, said by name."""
+    import numpy as np
+    from tvm.script import relax as R
+    from tvm.script import tirx as T
+
+    from pipeline_model.engine.build.measure import build_lowered_module
+    from pipeline_model.engine.build.remote_profile import kernel_signatures
+
+    @tvm.script.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor(("n", 4), "float32"), w: R.Tensor((4, 4), "float32"), k: R.Tensor(("m",), "int64")):
+            n, p = T.int64(), T.int64()
+            with R.dataflow():
+                y = R.add(R.matmul(x, w), R.matmul(x, w))
+                z = R.reshape(y, R.shape([n * 2, 2]))
+                u = R.unique(k)  # a length known only from the data
+                v = R.match_cast(u, R.Tensor((p,), "int64"))
+                q = R.add(v, v)
+                R.output(z, q)
+            return z, q
+
+    _ex, _fp, lowered = build_lowered_module(Mod, {"kind": "llvm"})
+    arrays = [np.zeros((3, 4), "float32"), np.zeros((4, 4), "float32"), np.zeros((5,), "int64")]
+    plans, calls, skipped = kernel_signatures(Mod, lowered, "main", arrays)
+    assert calls["matmul"] == 2 and plans["matmul"] == [((((3, 4), "float32"), ((4, 4), "float32"),
+                                                          ((3, 4), "float32")), 2.0)]
+    assert plans["reshape"] == [((((3, 4), "float32"), ((6, 2), "float32")), 1.0)]
+    assert "add1" in skipped and "add1" not in plans, (plans, skipped)  # the add of the match_cast's p

@@ -35,7 +35,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pipeline_model.build_api import ADDED, IN_BOTH, REMOVED, Profile, ProfileComparison, ProfileDiffRow, ProfileEntry
+from pipeline_model.build_api import (ADDED, IN_BOTH, PROFILE_KERNELS, REMOVED, Profile, ProfileComparison, ProfileDiffRow,
+                                      ProfileEntry)
 from pipeline_model.latency_stats import NO_DIFFERENCE
 from widgets.compare_view import no_difference_text, verdict_label
 from widgets.latency_chart import format_us
@@ -337,6 +338,15 @@ class ProfileView(QWidget):
         self._caption.setText(self._profile_caption(profile))
 
     def _profile_caption(self, profile: Profile) -> str:
+        if profile.method == PROFILE_KERNELS:
+            text = (self.tr("%1 kernels, %2 per run, each timed by itself on the RPC device (the whole run there "
+                            "%3, median of %4 runs; the VM's work between the kernels is not in the rows)")
+                    .replace("%1", str(len(profile.entries))).replace("%2", format_us(profile.total_us))
+                    .replace("%3", format_us(profile.run_us)).replace("%4", str(profile.repeat)))
+            if profile.skipped:
+                text += ". " + self.tr("Not timed on the device: %1").replace(
+                    "%1", ", ".join(profile.skipped))
+            return text
         return (self.tr("%1 functions, %2 of calls per run (instrumented run %3, median of %4 runs)")
                 .replace("%1", str(len(profile.entries))).replace("%2", format_us(profile.total_us))
                 .replace("%3", format_us(profile.run_us)).replace("%4", str(profile.repeat)))

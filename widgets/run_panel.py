@@ -116,10 +116,10 @@ def build_run_html(result: dict[str, Any]) -> str:
             std=format_us(float(latency["std_us"])), repeat=latency.get("repeat"), number=latency.get("number"),
             warmup=latency.get("warmup"))
         rows.append(f"<p><b>{esc(latency_title)}</b> {text}{_warm_ms(latency)}</p>")
-    if result.get("profile_note"):  # an RPC device: the per-call profile needs a local one
+    if result.get("profile_note"):  # profiling on the RPC device failed; the run and its timing stand
         rows.append("<p>" + esc(QCoreApplication.translate(
-            "RunPanel", "No profile: profiling runs on devices of this machine only (its VM instrument is a Python "
-            "callback, which TVM cannot call on an RPC device).")) + "</p>")
+            "RunPanel", "No profile: timing the kernels on the RPC device failed ({error}).")).format(
+                error=code(str(result["profile_note"]))) + "</p>")
     outs = result.get("outputs") or []
     if outs:
         items = []
@@ -369,7 +369,8 @@ class RunPanel(QWidget):
         self.profile_check = QCheckBox(self.tr("Profile"), self)
         self.profile_check.setObjectName("runProfile")
         self.profile_check.setToolTip(self.tr("Also time every PrimFunc / packed function call with the VM's "
-                                              "instrumentation (Profile panel, heat overlay on the graph)"))
+                                              "instrumentation; on an RPC device every kernel is timed there by "
+                                              "itself (Profile panel, heat overlay on the graph)"))
         check_row.addWidget(self.profile_check)
         check_row.addStretch(1)
         return check_row

@@ -1,5 +1,5 @@
 """Build options of ``main.py run``: ``--build``, ``--bench``, ``--profile``, ``--top``, ``--inputs``,
-``--rtol``, ``--atol``, ``--check-against``, ``--export-lib``, and what to do with them after the pipeline ran.
+``--rtol``, ``--atol``, ``--check-against``, ``--tracker``/``--rpc-key`` (an RPC device), ``--export-lib``, and what to do with them after the pipeline ran.
 
 ``add_arguments(parser)`` adds the options; ``run_build(args, client, doc, run_result)`` builds the
 final module of the run in the engine, prints the outputs, the latency and the numerical check (or one
@@ -44,6 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--profile", action="store_true",
                        help="time every PrimFunc/packed call of one run (VM instrumentation, median of 5 runs) "
                             "and print where the time goes; implies --build")
+    group.add_argument("--tracker", metavar="HOST:PORT",
+                       help="run, time and profile on a device of this RPC tracker (python -m tvm.exec.rpc_tracker): "
+                            "built here for the pipeline's target, uploaded there, checked here; with --rpc-key "
+                            "(main.py devices --tracker lists the keys). The profile there times every kernel by "
+                            "itself on the device")
+    group.add_argument("--rpc-key", metavar="KEY", help="with --tracker: the key of the device to run on")
     group.add_argument("--top", metavar="N", type=int, default=10,
                        help="with --profile: how many functions to print (default 10)")
     group.add_argument("--export-lib", metavar="DIR",
@@ -53,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def wants_build(args: argparse.Namespace) -> bool:
     """True when any build option was given."""
     return bool(getattr(args, "build", False) or getattr(args, "bench", False) or getattr(args, "export_lib", None)
-                or getattr(args, "profile", False))
+                or getattr(args, "profile", False) or getattr(args, "tracker", None))
 
 
 def _final_key(run_result: Any) -> Optional[str]:
@@ -88,6 +94,8 @@ def print_build_result(result: build_api.BuildRunResult, stream: TextIO, top: in
         print_shape_run(run, stream)
     if result.profile is not None:
         print_profile(result.profile, stream, top)
+    elif result.profile_note:
+        print(f"profile: none ({result.profile_note})", file=stream)
 
 
 def print_shape_run(run: build_api.ShapeRun, stream: TextIO) -> None:
@@ -135,8 +143,16 @@ def print_check(name: str, chk: build_api.CheckResult, stream: TextIO) -> None:
 def print_profile(prof: build_api.Profile, stream: TextIO, top: int = 10) -> None:
     """The ``top`` entries of a profile as a table (function, kind, calls, total, mean, share)."""
     entries = prof.top(top)
-    print(f"profile: {len(prof.entries)} callees, {prof.total_us:.1f} us of calls per run "
-          f"(instrumented run {prof.run_us:.1f} us; median of {prof.repeat} runs); top {len(entries)}:", file=stream)
+    if prof.method == build_api.PROFILE_KERNELS:
+        print(f"profile: {len(prof.entries)} kernels, {prof.total_us:.1f} us per run, each timed by itself on the "
+              f"RPC device (the whole run there {prof.run_us:.1f} us; the VM's work between the kernels is not in "
+              f"the rows; median of {prof.repeat} runs); top {len(entries)}:", file=stream)
+        if prof.skipped:
+            print(f"  not timed on the device: {', '.join(prof.skipped)}", file=stream)
+    else:
+        print(f"profile: {len(prof.entries)} callees, {prof.total_us:.1f} us of calls per run "
+              f"(instrumented run {prof.run_us:.1f} us; median of {prof.repeat} runs); top {len(entries)}:",
+              file=stream)
     width = max([len("function")] + [len(e.name) for e in entries])
     print(f"  {'function'.ljust(width)}  {'kind':<14} {'calls':>5} {'total us':>10} {'mean us':>10} {'share':>6}",
           file=stream)
@@ -190,6 +206,9 @@ def run_build(args: argparse.Namespace, client: Any, doc: PipelineDocument, run_
         runs = shape_arg.input_runs(getattr(args, "input_shape", None))
     except shape_arg.DimsError as exc:
         return fail(EXIT_BAD_INPUT, str(exc).replace("--shape", "--input-shape", 1))
+    if bool(getattr(args, "tracker", None)) != bool(getattr(args, "rpc_key", None)):
+        return fail(EXIT_BAD_INPUT, "--tracker and --rpc-key go together (main.py devices --tracker lists the keys)")
+    remote = {"tracker": args.tracker, "key": args.rpc_key} if getattr(args, "tracker", None) else None
     if run_result is not None and not getattr(run_result, "ok", True):
         return fail(EXIT_FAILED, "not building: the pipeline run did not succeed")
 
@@ -202,7 +221,7 @@ def run_build(args: argparse.Namespace, client: Any, doc: PipelineDocument, run_
             bench=build_api.BenchSettings() if args.bench else None,
             check=(args.rtol, args.atol), on_event=progress,
             profile=build_api.ProfileSettings() if getattr(args, "profile", False) else None,
-            check_against=str(getattr(args, "check_against", None) or "tvm"))
+            check_against=str(getattr(args, "check_against", None) or "tvm"), remote=remote)
     except EngineError as exc:
         message = exc.message.split(": ", 1)[1] if exc.message.startswith("BuildError: ") else exc.message
         code = EXIT_BAD_INPUT if message.startswith(("inputs file", "input ")) else EXIT_FAILED

@@ -9,6 +9,7 @@ from pipeline_model.engine.build.measure import DEFAULT_PROFILE
 from pipeline_model.engine.build.profile import PROFILES
 from pipeline_model.engine.handler_registry import handler
 from pipeline_model.engine.handlers_build import handle_build_run
+from pipeline_model.scriptlib.functions import BuildError
 
 if TYPE_CHECKING:  # the worker imports this module; only type checkers import it back
     from pipeline_model.engine.context import WorkerContext
@@ -26,7 +27,10 @@ def handle_profile(args: dict, ctx: WorkerContext) -> dict:
     if req["profile"] is None:
         req["profile"] = dict(DEFAULT_PROFILE)
     req["bench"], req["check"] = None, None
-    return handle_build_run(req, ctx)["profile"]
+    result = handle_build_run(req, ctx)
+    if result["profile"] is None and result.get("profile_note"):  # profiling on the RPC device failed
+        raise BuildError(result["profile_note"])
+    return result["profile"]
 
 
 @handler("profile_get")

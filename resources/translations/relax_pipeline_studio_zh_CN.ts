@@ -1726,7 +1726,7 @@
         <translation>请选择要查看的步骤（并检查“构建并运行”面板的设置）。</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+21"/>
         <source>Building and running the modules before and after step {0}…</source>
         <translation>正在构建并运行步骤 {0} 前后的模块…</translation>
     </message>
@@ -2268,7 +2268,7 @@
 <context>
     <name>DivergeDialog</name>
     <message>
-        <location filename="../../app/diverge_controller.py" line="-239"/>
+        <location filename="../../app/diverge_controller.py" line="-240"/>
         <source>Where Values Diverge</source>
         <translation>数值在何处偏离</translation>
     </message>
@@ -3718,7 +3718,7 @@
 <context>
     <name>ProfileView</name>
     <message>
-        <location filename="../../widgets/profile_view.py" line="+48"/>
+        <location filename="../../widgets/profile_view.py" line="+49"/>
         <source>PrimFunc</source>
         <translation>PrimFunc</translation>
     </message>
@@ -3749,7 +3749,17 @@
         <translation>尚无性能剖析：开启剖析后构建，即可查看时间花在哪里。</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
+        <source>%1 kernels, %2 per run, each timed by itself on the RPC device (the whole run there %3, median of %4 runs; the VM&apos;s work between the kernels is not in the rows)</source>
+        <translation>%1 个内核，每次运行共 %2，每个内核在 RPC 设备上单独计时（在该设备上整次运行 %3，%4 次运行的中位数；内核之间 VM 自身的工作不在表中）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Not timed on the device: %1</source>
+        <translation>未在设备上计时：%1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>%1 functions, %2 of calls per run (instrumented run %3, median of %4 runs)</source>
         <translation>%1 个函数，每次运行调用耗时 %2（插桩运行 %3，%4 次运行的中位数）</translation>
     </message>
@@ -3992,7 +4002,7 @@
 <context>
     <name>QtProfileDiffModel</name>
     <message>
-        <location filename="../../widgets/profile_view.py" line="-266"/>
+        <location filename="../../widgets/profile_view.py" line="-275"/>
         <source>Function</source>
         <translation>函数</translation>
     </message>
@@ -4401,12 +4411,11 @@
         <translation>性能剖析</translation>
     </message>
     <message>
-        <location line="+2"/>
         <source>Also time every PrimFunc / packed function call with the VM&apos;s instrumentation (Profile panel, heat overlay on the graph)</source>
-        <translation>同时用 VM 的插桩为每次 PrimFunc / PackedFunc 调用计时（性能剖析面板、图上的热度叠加）</translation>
+        <translation type="vanished">同时用 VM 的插桩为每次 PrimFunc / PackedFunc 调用计时（性能剖析面板、图上的热度叠加）</translation>
     </message>
     <message>
-        <location line="-123"/>
+        <location line="-121"/>
         <source>Target</source>
         <translation>目标</translation>
     </message>
@@ -4418,7 +4427,7 @@
     <message>
         <location line="-140"/>
         <location line="+141"/>
-        <location line="+246"/>
+        <location line="+247"/>
         <source>Inputs</source>
         <translation>输入</translation>
     </message>
@@ -4641,7 +4650,7 @@
         <translation>引擎报告了一个错误：</translation>
     </message>
     <message>
-        <location filename="../../widgets/run_panel.py" line="-434"/>
+        <location filename="../../widgets/run_panel.py" line="-435"/>
         <source>({time} of warm-up)</source>
         <extracomment>Module choices of the &quot;Module&quot; combo (data values).</extracomment>
         <translation>（预热 {time}）</translation>
@@ -4712,12 +4721,11 @@
         <translation>中位数 {median}，波动 {spread}（最小 {min}，最大 {max}，标准差 {std}）；预热 {warmup} 次后测量 {repeat} 轮 × 每轮 {number} 次</translation>
     </message>
     <message>
-        <location line="+8"/>
         <source>No profile: profiling runs on devices of this machine only (its VM instrument is a Python callback, which TVM cannot call on an RPC device).</source>
-        <translation>没有性能剖析：剖析只在本机的设备上运行（它的 VM 插桩是一个 Python 回调，TVM 无法在 RPC 设备上调用它）。</translation>
+        <translation type="vanished">没有性能剖析：剖析只在本机的设备上运行（它的 VM 插桩是一个 Python 回调，TVM 无法在 RPC 设备上调用它）。</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+15"/>
         <source>min {min}, max {max}, mean {mean}, std {std}</source>
         <translation>最小 {min}，最大 {max}，均值 {mean}，标准差 {std}</translation>
     </message>
@@ -4752,7 +4760,12 @@
         <translation>留空：按构建模块中最低的浮点精度选取（float32 为 1e-4，float16 为 1e-2，bfloat16 为 5e-2）</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+21"/>
+        <source>Also time every PrimFunc / packed function call with the VM&apos;s instrumentation; on an RPC device every kernel is timed there by itself (Profile panel, heat overlay on the graph)</source>
+        <translation>同时用 VM 的插桩为每次 PrimFunc / PackedFunc 调用计时；在 RPC 设备上则在该设备上为每个内核单独计时（性能剖析面板、图上的热度叠加）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>Build &amp;&amp; Run</source>
         <translation>构建并运行</translation>
     </message>
@@ -4897,12 +4910,17 @@
         <translation>失败</translation>
     </message>
     <message>
-        <location line="-434"/>
+        <location line="-435"/>
         <source>ratio of the medians {value}× (no repeats: the spread is unknown)</source>
         <translation>中位数之比 {value}×（没有重复测量：离散程度未知）</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="-63"/>
+        <source>No profile: timing the kernels on the RPC device failed ({error}).</source>
+        <translation>没有性能剖析：在 RPC 设备上为内核计时失败（{error}）。</translation>
+    </message>
+    <message>
+        <location line="+71"/>
         <source>{pipeline} against {baseline}: {verdict}</source>
         <translation>{pipeline} 对比 {baseline}：{verdict}</translation>
     </message>
@@ -4942,7 +4960,7 @@
         <translation>✗ 结果不同</translation>
     </message>
     <message>
-        <location line="+255"/>
+        <location line="+256"/>
         <source>{0} {1} is not a number (e.g. 1e-4)</source>
         <translation>{0} {1} 不是数字（例如 1e-4）</translation>
     </message>

@@ -4,7 +4,8 @@
 
 * ``rpc_picker_<W>_<lang>.png``: the Build & Run target picker open, listing the RPC tracker's devices
   (the tracker set as in Edit ▸ Preferences) after this machine's and the presets;
-* ``rpc_build_<W>_<lang>.png``: a Build & Run of the default CPU pipeline on ``builtin:mlp`` run on one of them.
+* ``rpc_build_<W>_<lang>.png``: a Build & Run of the default CPU pipeline on ``builtin:mlp`` run on one of them;
+* ``rpc_profile_<W>_<lang>.png``: that run's profile (Profile panel): each kernel timed by itself on the device.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from scripts.screenshots.tour import pump_for, pump_until, shot_session
 
 
 def main(argv: list[str]) -> int:
-    """Write the two shots at ``--size`` (default 1024x700) in ``--lang`` (default English) into ``argv[0]``."""
+    """Write the three shots at ``--size`` (default 1024x700) in ``--lang`` (default English) into ``argv[0]``."""
     opts = shot_session(argv, "rps_rpc_shots_")
     out, width, height, lang, tag, base = (opts[k] for k in ("out", "width", "height", "lang", "tag", "base"))
     from PySide6.QtCore import QSettings, Qt
@@ -45,7 +46,7 @@ def main(argv: list[str]) -> int:
         win.files.replace_document(doc, ask=False)
         win.raise_run_panel()
         win.resizeDocks([win.run_dock], [int(height * 0.62)], Qt.Orientation.Vertical)
-        win.run_panel.profile_check.setChecked(True)  # the result then says why there is no profile over RPC
+        win.run_panel.profile_check.setChecked(True)  # profiled on the device: the Profile panel comes up
         combo = win.run_panel.target_combo
         remote_row = lambda: next((i for i in range(combo.count()) if combo.remote_at(i)), None)  # noqa: E731
         win.run_controller.refresh_devices()
@@ -69,6 +70,11 @@ def main(argv: list[str]) -> int:
         win.run_controller.build_and_run()
         assert pump_until(app, lambda: bool(got), 600_000), "Build & Run did not finish"
         pump_for(app, 1500)
+        path = os.path.join(out, f"rpc_profile_{tag}.png")
+        win.grab().save(path)
+        print("saved", path)
+        win.raise_run_panel()
+        pump_for(app, 800)
         path = os.path.join(out, f"rpc_build_{tag}.png")
         win.grab().save(path)
         print("saved", path, "device:", got[0].get("device") if isinstance(got[0], dict) else got[0])

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 
 from pipeline_model import targets as targets_mod
+from pipeline_model.build_api import PROFILE_INSTRUMENT
 from pipeline_model.engine.build.devices import device_for, target_label, tvm_target
 from pipeline_model.engine.build.errors import error_text
 from pipeline_model.engine.build.requests import ResolvedModule, check_cancel, progress
@@ -92,6 +93,12 @@ def build_lowered(mod: Any, target: dict[str, Any], *, baseline: bool = False) -
     """Compile ``mod`` for ``target`` (as :func:`build_module`) and return ``(executable, fingerprint)``:
     the fingerprint is the structural hash of the module after the Relax pipeline, the module that is
     compiled, so two builds with the same fingerprint are the same build (nothing to compare)."""
+    ex, fingerprint, _lowered = build_lowered_module(mod, target, baseline=baseline)
+    return ex, fingerprint
+
+
+def build_lowered_module(mod: Any, target: dict[str, Any], *, baseline: bool = False) -> tuple[Any, str, Any]:
+    """:func:`build_lowered` and the module it compiled (after the Relax pipeline: the VM-lowered calls)."""
     import tvm
     import tvm_ffi
 
@@ -109,8 +116,8 @@ def build_lowered(mod: Any, target: dict[str, Any], *, baseline: bool = False) -
         except Exception:  # noqa: BLE001 - a module that cannot be hashed is never "the same build"
             fingerprint = ""
         if baseline:
-            return tvm.compile(lowered, target=tgt, relax_pipeline=None), fingerprint
-        return compile_module(lowered, tgt, relax_pipeline=None), fingerprint
+            return tvm.compile(lowered, target=tgt, relax_pipeline=None), fingerprint, lowered
+        return compile_module(lowered, tgt, relax_pipeline=None), fingerprint, lowered
     except BuildError:
         raise
     except Exception as exc:  # noqa: BLE001
@@ -177,6 +184,12 @@ def output_stats(arrays: list[np.ndarray]) -> list[dict[str, Any]]:
 DEFAULT_PROFILE = {"warmup": 1, "repeat": 5}
 
 
+def profile_counts(settings: Optional[dict[str, Any]]) -> tuple[int, int]:
+    """``(repeat, warmup)`` of a profile's ``settings`` (:data:`DEFAULT_PROFILE` for what they leave out)."""
+    s = {**DEFAULT_PROFILE, **{k: v for k, v in (settings or {}).items() if v is not None}}
+    return max(1, int(s["repeat"])), max(0, int(s["warmup"]))
+
+
 def _callee_kind(name: str, prim_funcs: set[str], relax_funcs: set[str]) -> str:
     if name in prim_funcs:
         return "prim_func"
@@ -201,8 +214,7 @@ def profile_vm(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray], sett
     """
     import tvm
 
-    s = {**DEFAULT_PROFILE, **{k: v for k, v in (settings or {}).items() if v is not None}}
-    repeat, warmup = max(1, int(s["repeat"])), max(0, int(s["warmup"]))
+    repeat, warmup = profile_counts(settings)
     prim_funcs: set[str] = set()
     relax_funcs: set[str] = set()
     if mod is not None:
@@ -255,7 +267,7 @@ def profile_vm(vm: Any, func_name: str, dev: Any, arrays: list[np.ndarray], sett
         e["share"] = e["total_us"] / grand
     entries.sort(key=lambda e: (-e["total_us"], e["name"]))
     return {"entries": entries, "total_us": grand, "run_us": float(np.median(wall)), "repeat": repeat,
-            "warmup": warmup, "runs_us": [float(w) for w in wall]}
+            "warmup": warmup, "runs_us": [float(w) for w in wall], "method": PROFILE_INSTRUMENT}
 
 
 def build_and_measure(mod: Any, target: dict[str, Any], func_name: str, arrays: list[np.ndarray],
@@ -266,12 +278,13 @@ def build_and_measure(mod: Any, target: dict[str, Any], func_name: str, arrays: 
     (``profile``) when asked; progress events name the module ``what``. Returns ``build_ms``, ``outputs``,
     ``latency``, ``device``, ``executable``, ``profile``, ``fingerprint`` (:func:`build_lowered`) and, with
     ``time_later``, a ``timer`` instead of the latency (for :func:`time_together`). With ``remote`` it runs and
-    is timed on that RPC device (:class:`pipeline_model.engine.build.remote.RemoteRun`; no profile there:
-    ``profile_note`` says so)."""
+    is timed on that RPC device (:class:`pipeline_model.engine.build.remote.RemoteRun`), and its profile is
+    every kernel timed there by itself (:func:`pipeline_model.engine.build.remote_profile.profile_remote`;
+    ``profile_note`` says why there is none when that fails)."""
     check_cancel(ctx)
     progress(ctx, "building", f"building {what} for {target_label(target)}")
     t0 = time.perf_counter()
-    ex, fingerprint = build_lowered(mod, target, baseline=baseline)
+    ex, fingerprint, lowered = build_lowered_module(mod, target, baseline=baseline)
     build_ms = (time.perf_counter() - t0) * 1000.0
     placed = None
     if remote is not None:
@@ -298,7 +311,14 @@ def build_and_measure(mod: Any, target: dict[str, Any], func_name: str, arrays: 
         latency = benchmark(vm, func_name, dev, arrays, bench)
     prof, note = None, ""
     if profile is not None and placed is not None:
-        note = "profiling runs on local devices only (its VM instrument is a Python callback)"
+        from pipeline_model.engine.build.remote_profile import profile_remote
+
+        check_cancel(ctx)
+        progress(ctx, "profiling", f"profiling {what} on {device_name} (every kernel timed there)")
+        try:
+            prof = profile_remote(placed, mod, lowered, func_name, vm, arrays, *profile_counts(profile))
+        except BuildError as exc:  # the run and its timing stand; the profile is what failed
+            note = str(exc)
     elif profile is not None:
         check_cancel(ctx)
         progress(ctx, "profiling", f"profiling {what} (time of every call)")

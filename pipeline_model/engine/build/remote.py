@@ -11,8 +11,9 @@ goes to the same device.
 TVM's VM over RPC takes tensors only through its stateful API (``set_input``, ``invoke_stateful``,
 ``get_outputs``; a tuple argument cannot cross: "Cannot pass argument 0, type ffi.Array"), which
 :class:`RemoteVM` wraps. So the weight transform ``LiftTransformParams`` lifts (its argument is a tuple) runs
-here on the CPU and its results are uploaded: a CPU target this machine can run. Profiling is local only:
-the VM instrument it uses is a Python callback, which TVM cannot call from a remote VM.
+here on the CPU and its results are uploaded: a CPU target this machine can run. The VM instrument a local
+profile uses is a Python callback, which TVM cannot call from a remote VM: the profile on an RPC device times
+each kernel there by itself (:mod:`pipeline_model.engine.build.remote_profile`).
 """
 
 from __future__ import annotations
@@ -80,12 +81,14 @@ def check_remote(remote: Any) -> dict[str, Any]:
 
 class RemoteRun:
     """A built executable placed on an RPC device: ``vm`` (a Relax VM there), ``dev`` (the remote device),
-    ``device`` (its label, ``rpc <key> <host:port> <device>``). Keeps the session open while it lives."""
+    ``device`` (its label, ``rpc <key> <host:port> <device>``), ``session`` and ``executable`` (what was
+    uploaded). Keeps the session open while it lives."""
 
     def __init__(self, executable: Any, target: dict[str, Any], remote: dict[str, Any]) -> None:
         import tvm
 
         spec = check_remote(remote)
+        self.executable = executable
         host, port = targets_mod.parse_tracker(spec["tracker"])
         with tempfile.TemporaryDirectory(prefix="rps-rpc-") as private:
             name = f"rps_{uuid.uuid4().hex[:12]}.so"  # a module of its own: another one may be loaded there
