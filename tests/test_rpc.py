@@ -138,10 +138,13 @@ def _assert_remote_profile(result) -> None:
     assert prof.total_us == pytest.approx(sum(e.total_us for e in prof.entries))
     assert sum(e.share for e in prof.entries) == pytest.approx(1.0)
     assert all(prof.nodes.get(n) for n in names), prof.nodes  # each kernel is a node of the graph
-    # the kernels alone take part of a whole run (the VM's calls between them add to it), not a tiny share of it
+    # the kernels alone take part of a whole run (the VM's calls between them add to it): same unit and order of
+    # magnitude. Compared by their fastest repeats (what load slows down least) and within a factor of 100 (a busy
+    # machine swings microsecond timings by several times; a unit slip is a factor of 1,000 or more)
     assert prof.run_us > 0 and len(prof.runs_us) == 5
-    for whole in (prof.run_us, result.latency.median_us):
-        assert 0.05 * whole < prof.total_us < 3.0 * whole, (prof.total_us, prof.run_us, result.latency.median_us)
+    kernels = sum(min(e.totals_us) for e in prof.entries)
+    for whole in (min(prof.runs_us), min(result.latency.runs_us)):
+        assert whole / 100 < kernels < 100 * whole, (kernels, prof.runs_us, result.latency.runs_us)
 
 
 def farm_servers(farm) -> list[str]:
