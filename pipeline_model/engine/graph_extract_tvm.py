@@ -247,6 +247,8 @@ class _Extractor:
         self._kinds: dict[type, str] = {}
         self._op_names: dict[Any, str] = {}
         self._texts: dict[int, list[tuple[Any, Any]]] = {}  # (structural hash) -> [(object, its text)]
+        self._global_var_class = tvm.ir.GlobalVar
+        self._callees: dict[int, tuple[str | None, str | None, str | None]] = {}  # GlobalVar address -> callee
 
     # -- helpers
     def _new_id(self, base: str) -> str:
@@ -312,7 +314,17 @@ class _Extractor:
             targets[dst] = {"source": src, "target": dst, "index": index, "indices": [index]}
 
     def _callee_of(self, expr: Any) -> tuple[str | None, str | None, str | None]:
-        """(callee name, callee kind, composite) for a GlobalVar / ExternFunc / local Var callee."""
+        """(callee name, callee kind, composite) for a GlobalVar / ExternFunc / local Var callee; a
+        module's GlobalVar (one object per function, called by thousands of bindings) answered once."""
+        if type(expr) is self._global_var_class:
+            handle = expr.__chandle__()
+            hit = self._callees.get(handle)
+            if hit is None:
+                hit = self._callees[handle] = self._global_callee(expr)
+            return hit
+        return self._global_callee(expr)
+
+    def _global_callee(self, expr: Any) -> tuple[str | None, str | None, str | None]:
         if isinstance(expr, tvm.ir.GlobalVar):
             name = expr.name_hint
             kind = None
@@ -445,20 +457,24 @@ class _Extractor:
         self.node_by_id[node_id] = node
         kinds, var_node, out_edges = self._kinds, self.var_node, self.out_edges
         for index, arg in enumerate(args):
-            src = var_node.get(arg.__chandle__()) if kinds.get(type(arg)) == "var" else None
-            if src is None:
-                self._inputs(arg, node_id, index, attrs, details)
-                continue
-            # most arguments: a variable bound earlier (what _inputs and _add_edge do, inline)
-            targets = out_edges.get(src)
-            if targets is None:
-                out_edges[src] = {node_id: {"source": src, "target": node_id, "index": index, "indices": [index]}}
-                continue
-            edge = targets.get(node_id)
-            if edge is not None:
-                edge["indices"].append(index)
-            else:
-                targets[node_id] = {"source": src, "target": node_id, "index": index, "indices": [index]}
+            kind = kinds.get(type(arg))
+            # a tuple argument (call_tir's inputs) is its fields, each at this index (as _inputs does)
+            fields = _items(arg.fields) if kind == "tuple" else (arg,)
+            for field in fields:
+                src = var_node.get(field.__chandle__()) if kinds.get(type(field)) == "var" else None
+                if src is None:
+                    self._inputs(field, node_id, index, attrs, details)
+                    continue
+                # most arguments: a variable bound earlier (what _inputs and _add_edge do, inline)
+                targets = out_edges.get(src)
+                if targets is None:
+                    out_edges[src] = {node_id: {"source": src, "target": node_id, "index": index, "indices": [index]}}
+                    continue
+                edge = targets.get(node_id)
+                if edge is not None:
+                    edge["indices"].append(index)
+                else:
+                    targets[node_id] = {"source": src, "target": node_id, "index": index, "indices": [index]}
         var_node[var.__chandle__()] = node_id
 
     def _describe(self, binding: Any, texts: bool) -> tuple[str, Any, Any, Any, list[Any], dict[str, str]]:
