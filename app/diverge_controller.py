@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
-    QLabel,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -40,6 +39,7 @@ from app.engine_worker import EngineRequest
 from app.graph_controller import GraphController
 from app.i18n import tr
 from pipeline_model.engine.results import CHANGED, UNCHANGED
+from widgets.dialog_parts import status_label
 from widgets.engine_texts import code
 from widgets.graph.errors import DIVERGES, NO_COUNTERPART, OK, NodeError
 
@@ -123,9 +123,7 @@ class DivergeDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(self.tr("Where Values Diverge"))
         self.setObjectName("divergeDialog")
-        self.status = QLabel(self)
-        self.status.setWordWrap(True)
-        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status = status_label(self)
         self.table = QTableWidget(0, 5, self)
         self.table.setHorizontalHeaderLabels([self.tr("Node"), self.tr("Calls"), self.tr("Shape"),
                                               self.tr("max |diff| / max |ref|"), self.tr("Status")])
