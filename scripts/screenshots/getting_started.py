@@ -76,20 +76,13 @@ def _export(win: Any, settle: Callable[[int], None], script: str, path: str) -> 
 
 def main(argv: list[str]) -> int:
     """Entry point: ``argv[0]`` the output folder, ``argv[1]`` the size (``1280x800``); ``--lang=zh_CN``."""
-    from scripts.screenshots.graph import _session
+    from scripts.screenshots.graph import window_session
 
-    lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
-    argv = [a for a in argv if not a.startswith("--lang=")]
-    out = argv[0] if argv else "docs/screenshots"
-    size = argv[1] if len(argv) > 1 else "1280x800"
-    os.makedirs(out, exist_ok=True)
     work = os.path.join(tempfile.mkdtemp(prefix="rps_getting_started_"), "my-project")
     os.makedirs(work)
-    os.environ.setdefault("RPS_CONFIG_DIR", os.path.join(work, "cfg"))
-    _app, win, wait, settle = _session(size, lang)
-    win.resize(*(int(v) for v in size.split("x")))
-    assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
-    name = lambda n: os.path.join(out, f"getting_started_{n}_{size.split('x')[0]}_{(lang or 'en').split('_')[0]}.png")  # noqa: E731
+    opts, _app, win, wait, settle = window_session(argv, "1280x800", config_dir=os.path.join(work, "cfg"))
+    out, width, tag = opts["out"], opts["width"], opts["tag"]
+    name = lambda n: os.path.join(out, f"getting_started_{n}_{width}_{tag}.png")  # noqa: E731
 
     def shot(n: str) -> None:
         settle(1200)

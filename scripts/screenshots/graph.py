@@ -60,6 +60,28 @@ def _session(size: str, lang: Optional[str]) -> tuple[Any, Any, Callable[..., bo
     return app, win, wait, lambda ms: pump_for(app, ms)
 
 
+def window_session(argv: list[str], default_size: str = "1920x1080",
+                   config_dir: Optional[str] = None) -> tuple[dict, Any, Any, Callable[..., bool], Callable[[int], None]]:
+    """The set-up the window tools (``first_hour``, ``texts``, ``diverge``, ``getting_started``) share: ``--lang=``;
+    the output folder (first argument not starting with ``--``; default docs/screenshots; created) and the size
+    (the second, else ``default_size``); the app's config in ``config_dir`` (a new temporary folder when ``None``)
+    unless ``RPS_CONFIG_DIR`` is set; a :func:`_session` whose window is exactly that size, once the catalogue is
+    there. Returns ``(opts, app, win, wait, settle)``, ``opts`` holding ``out``, ``size``, ``lang``, ``width`` and
+    ``tag`` (the language's first part, ``en`` when none)."""
+    lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
+    rest = [a for a in argv if not a.startswith("--")]
+    out = rest[0] if rest else "docs/screenshots"
+    size = rest[1] if len(rest) > 1 else default_size
+    os.makedirs(out, exist_ok=True)
+    os.environ.setdefault("RPS_CONFIG_DIR", config_dir or tempfile.mkdtemp(prefix="rps_shots_"))
+    app, win, wait, settle = _session(size, lang)
+    win.resize(*(int(v) for v in size.split("x")))  # the image is the window: exactly the size named
+    assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
+    opts = {"out": out, "size": size, "lang": lang, "width": int(size.split("x")[0]),
+            "tag": (lang or "en").split("_")[0]}
+    return opts, app, win, wait, settle
+
+
 def _open(win: Any, wait: Callable[..., bool], model: str, steps: tuple[str, ...], name: str,
           min_nodes: int = 1) -> None:
     """Open a pipeline of ``model`` with ``steps``, run it and show the model input's graph."""
