@@ -49,20 +49,10 @@ MIME_PASS = "application/x-rps-pass"
 #: MIME type of steps dragged inside the pipeline list: UTF-8 JSON ``{"uids": [...]}``.
 MIME_STEP = "application/x-rps-step"
 
-TitleRole = Qt.ItemDataRole.UserRole + 1
-PassIdRole = Qt.ItemDataRole.UserRole + 2
-EnabledRole = Qt.ItemDataRole.UserRole + 3
-StateRole = Qt.ItemDataRole.UserRole + 4
-ElapsedRole = Qt.ItemDataRole.UserRole + 5
-CachedRole = Qt.ItemDataRole.UserRole + 6
-ErrorRole = Qt.ItemDataRole.UserRole + 7
-NestedRole = Qt.ItemDataRole.UserRole + 8
-UidRole = Qt.ItemDataRole.UserRole + 9
-ResultRole = Qt.ItemDataRole.UserRole + 10
-StepRole = Qt.ItemDataRole.UserRole + 11
-CompositeRole = Qt.ItemDataRole.UserRole + 12
-#: The step's mark from the last Find Breaking Step: ``"culprit"``, ``"pass"``, ``"fail"``, ``"skip"`` or ``None``.
-BisectRole = Qt.ItemDataRole.UserRole + 13
+#: The item data roles, numbered from ``UserRole + 1`` in this order. ``BisectRole``: the step's mark from the last
+#: Find Breaking Step (``"culprit"``, ``"pass"``, ``"fail"``, ``"skip"`` or ``None``).
+(TitleRole, PassIdRole, EnabledRole, StateRole, ElapsedRole, CachedRole, ErrorRole, NestedRole, UidRole, ResultRole,
+ StepRole, CompositeRole, BisectRole) = (Qt.ItemDataRole.UserRole + n for n in range(1, 14))
 
 BISECT_CULPRIT, BISECT_PASS, BISECT_FAIL, BISECT_SKIP = "culprit", "pass", "fail", "skip"
 #: Labels of the bisect marks (English; shown through ``QtPipelineModel.tr``).
@@ -99,42 +89,43 @@ _STATE_COLOURS = {
 }
 
 
+def _json_mime(mime: QMimeData, mime_type: str, value: dict) -> QMimeData:
+    """``mime`` carrying ``value`` as UTF-8 JSON under ``mime_type``."""
+    mime.setData(mime_type, QByteArray(json.dumps(value).encode("utf-8")))
+    return mime
+
+
+def _json_mime_field(mime: QMimeData, mime_type: str, key: str) -> Any:
+    """Field ``key`` of the JSON object ``mime`` carries under ``mime_type``; ``None`` when absent or malformed."""
+    if not mime.hasFormat(mime_type):
+        return None
+    try:
+        return json.loads(bytes(mime.data(mime_type).data()).decode("utf-8")).get(key)
+    except (ValueError, AttributeError):
+        return None
+
+
 def pass_mime_data(pass_id: str) -> QMimeData:
     """The MIME data a palette drag carries for ``pass_id``."""
-    mime = QMimeData()
-    mime.setData(MIME_PASS, QByteArray(json.dumps({"pass_id": pass_id}).encode("utf-8")))
+    mime = _json_mime(QMimeData(), MIME_PASS, {"pass_id": pass_id})
     mime.setText(pass_id)
     return mime
 
 
 def step_mime_data(uids: list[str]) -> QMimeData:
     """The MIME data a pipeline-internal drag carries for the steps ``uids``."""
-    mime = QMimeData()
-    mime.setData(MIME_STEP, QByteArray(json.dumps({"uids": list(uids)}).encode("utf-8")))
-    return mime
+    return _json_mime(QMimeData(), MIME_STEP, {"uids": list(uids)})
 
 
 def parse_pass_mime(mime: QMimeData) -> Optional[str]:
     """The pass id in palette MIME data, or ``None`` when absent or malformed."""
-    if not mime.hasFormat(MIME_PASS):
-        return None
-    try:
-        value = json.loads(bytes(mime.data(MIME_PASS).data()).decode("utf-8"))
-        pass_id = value.get("pass_id")
-    except (ValueError, AttributeError):
-        return None
+    pass_id = _json_mime_field(mime, MIME_PASS, "pass_id")
     return pass_id if isinstance(pass_id, str) and pass_id else None
 
 
 def parse_step_mime(mime: QMimeData) -> Optional[list[str]]:
     """The step uids in pipeline MIME data, or ``None`` when absent or malformed."""
-    if not mime.hasFormat(MIME_STEP):
-        return None
-    try:
-        value = json.loads(bytes(mime.data(MIME_STEP).data()).decode("utf-8"))
-        uids = value.get("uids")
-    except (ValueError, AttributeError):
-        return None
+    uids = _json_mime_field(mime, MIME_STEP, "uids")
     if not isinstance(uids, list) or not all(isinstance(u, str) for u in uids) or not uids:
         return None
     return uids
