@@ -182,31 +182,31 @@ def _draw_badge(painter: QPainter, mark: str, size: int) -> None:
 
 def culprit_icon(size: int = 16) -> QIcon:
     """The icon of the breaking step a bisection found: a violet disc with a white exclamation mark."""
-    key = ("culprit|" + QApplication.palette().color(QPalette.ColorRole.Base).name(), size)
+    def draw(painter: QPainter) -> None:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QBrush(QColor(CULPRIT_COLOUR)))
+        painter.drawEllipse(QRectF(1, 1, size - 2, size - 2))
+        painter.setPen(QPen(QColor("white"), max(1.8, size / 8)))
+        c = size / 2.0
+        painter.drawLine(QPointF(c, size * 0.24), QPointF(c, size * 0.58))
+        painter.drawPoint(QPointF(c, size * 0.76))
+
+    return _painted_icon(("culprit|" + QApplication.palette().color(QPalette.ColorRole.Base).name(), size), size, draw)
+
+
+def _painted_icon(key: tuple[str, int], size: int, draw: Callable[[QPainter], None], ratio: int = 2) -> QIcon:
+    """The icon cached under ``key``, else one ``draw`` paints (antialiased) on a transparent ``size`` pixmap."""
     cached = _icon_cache.get(key)
-    if cached is not None:
-        return cached
-    pix = _blank_pixmap(size)
-    painter = QPainter(pix)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(QBrush(QColor(CULPRIT_COLOUR)))
-    painter.drawEllipse(QRectF(1, 1, size - 2, size - 2))
-    painter.setPen(QPen(QColor("white"), max(1.8, size / 8)))
-    c = size / 2.0
-    painter.drawLine(QPointF(c, size * 0.24), QPointF(c, size * 0.58))
-    painter.drawPoint(QPointF(c, size * 0.76))
-    painter.end()
-    icon = QIcon(pix)
-    _icon_cache[key] = icon
-    return icon
-
-
-def _blank_pixmap(size: int, ratio: int = 2) -> QPixmap:
-    pix = QPixmap(size * ratio, size * ratio)
-    pix.setDevicePixelRatio(ratio)
-    pix.fill(Qt.GlobalColor.transparent)
-    return pix
+    if cached is None:
+        pix = QPixmap(size * ratio, size * ratio)
+        pix.setDevicePixelRatio(ratio)
+        pix.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pix)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        draw(painter)
+        painter.end()
+        cached = _icon_cache[key] = QIcon(pix)
+    return cached
 
 
 def state_icon(state: str, size: int = 16, badge: Optional[str] = None) -> QIcon:
@@ -215,53 +215,45 @@ def state_icon(state: str, size: int = 16, badge: Optional[str] = None) -> QIcon
     palette = QApplication.palette()
     key = (state + "|" + (badge or "") + "|" + palette.color(QPalette.ColorRole.Base).name()
            + palette.color(QPalette.ColorRole.Text).name(), size)
-    cached = _icon_cache.get(key)
-    if cached is not None:
-        return cached
-    pix = _blank_pixmap(size)
-    painter = QPainter(pix)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    colour = state_colour(state, palette)
-    pen = QPen(colour, 1.6)
-    painter.setPen(pen)
-    margin = 2.5
-    rect = pix.rect().adjusted(0, 0, 0, 0)
-    w = size - 2 * margin
-    if state in (CHANGED, FAILED, RUNNING, CANCELLED):
-        painter.setBrush(QBrush(colour))
-    else:
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-    painter.drawEllipse(int(margin), int(margin), int(w), int(w))
-    glyph_pen = QPen(QColor("white") if state in (CHANGED, FAILED, RUNNING, CANCELLED) else colour, 1.6)
-    painter.setPen(glyph_pen)
-    c = size / 2.0
-    if state == CHANGED:  # a dot-centre "delta" mark: small triangle
-        painter.drawLine(int(c - 3), int(c + 2), int(c), int(c - 3))
-        painter.drawLine(int(c), int(c - 3), int(c + 3), int(c + 2))
-        painter.drawLine(int(c - 3), int(c + 2), int(c + 3), int(c + 2))
-    elif state == FAILED:  # cross
-        painter.drawLine(int(c - 3), int(c - 3), int(c + 3), int(c + 3))
-        painter.drawLine(int(c - 3), int(c + 3), int(c + 3), int(c - 3))
-    elif state == RUNNING:  # play triangle
-        painter.setBrush(QColor("white"))
-        from PySide6.QtCore import QPointF
-        from PySide6.QtGui import QPolygonF
 
-        painter.drawPolygon(QPolygonF([QPointF(c - 2, c - 3.5), QPointF(c + 3.5, c), QPointF(c - 2, c + 3.5)]))
-    elif state == UNCHANGED:  # equals sign
-        painter.drawLine(int(c - 3), int(c - 1.5), int(c + 3), int(c - 1.5))
-        painter.drawLine(int(c - 3), int(c + 1.5), int(c + 3), int(c + 1.5))
-    elif state == SKIPPED:  # slash
-        painter.drawLine(int(c - 3), int(c + 3), int(c + 3), int(c - 3))
-    elif state == CANCELLED:
-        painter.drawLine(int(c - 3), int(c), int(c + 3), int(c))
-    del rect
-    if badge:
-        _draw_badge(painter, badge, size)
-    painter.end()
-    icon = QIcon(pix)
-    _icon_cache[key] = icon
-    return icon
+    def draw(painter: QPainter) -> None:
+        colour = state_colour(state, palette)
+        pen = QPen(colour, 1.6)
+        painter.setPen(pen)
+        margin = 2.5
+        w = size - 2 * margin
+        if state in (CHANGED, FAILED, RUNNING, CANCELLED):
+            painter.setBrush(QBrush(colour))
+        else:
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawEllipse(int(margin), int(margin), int(w), int(w))
+        glyph_pen = QPen(QColor("white") if state in (CHANGED, FAILED, RUNNING, CANCELLED) else colour, 1.6)
+        painter.setPen(glyph_pen)
+        c = size / 2.0
+        if state == CHANGED:  # a dot-centre "delta" mark: small triangle
+            painter.drawLine(int(c - 3), int(c + 2), int(c), int(c - 3))
+            painter.drawLine(int(c), int(c - 3), int(c + 3), int(c + 2))
+            painter.drawLine(int(c - 3), int(c + 2), int(c + 3), int(c + 2))
+        elif state == FAILED:  # cross
+            painter.drawLine(int(c - 3), int(c - 3), int(c + 3), int(c + 3))
+            painter.drawLine(int(c - 3), int(c + 3), int(c + 3), int(c - 3))
+        elif state == RUNNING:  # play triangle
+            painter.setBrush(QColor("white"))
+            from PySide6.QtCore import QPointF
+            from PySide6.QtGui import QPolygonF
+
+            painter.drawPolygon(QPolygonF([QPointF(c - 2, c - 3.5), QPointF(c + 3.5, c), QPointF(c - 2, c + 3.5)]))
+        elif state == UNCHANGED:  # equals sign
+            painter.drawLine(int(c - 3), int(c - 1.5), int(c + 3), int(c - 1.5))
+            painter.drawLine(int(c - 3), int(c + 1.5), int(c + 3), int(c + 1.5))
+        elif state == SKIPPED:  # slash
+            painter.drawLine(int(c - 3), int(c + 3), int(c + 3), int(c - 3))
+        elif state == CANCELLED:
+            painter.drawLine(int(c - 3), int(c), int(c + 3), int(c))
+        if badge:
+            _draw_badge(painter, badge, size)
+
+    return _painted_icon(key, size, draw)
 
 
 def state_label(state: str) -> str:
