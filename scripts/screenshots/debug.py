@@ -17,7 +17,7 @@ import os
 import sys
 from typing import Any
 
-from scripts.screenshots.tour import pump_for, pump_until, shot_session
+from scripts.screenshots.tour import compose, pump_for, pump_until, shot_session
 from pipeline_model.resources import resource_path
 
 #: A Relax-level wrong rewrite: the bundled example (the first ``R.add`` of the module becomes ``R.subtract``).
@@ -36,25 +36,6 @@ def transform(mod):
 
 STEPS = ["relax.FoldConstant", "relax.DecomposeOpsForInference", "custom.python", "relax.LegalizeOps",
          "relax.AnnotateTIROpPattern", "relax.FuseOps", "relax.FuseTIR", "relax.DeadCodeElimination"]
-
-
-def compose(window: Any, overlays: list[tuple[Any, int, int]], path: str) -> None:
-    """``window``'s image with each ``(widget, x, y)`` drawn over it at window coordinates (dialogs and menus are
-    separate top-level windows), framed."""
-    from PySide6.QtGui import QColor, QPainter, QPen
-
-    image = window.grab()
-    painter = QPainter(image)
-    for widget, x, y in overlays:
-        over = widget.grab()
-        x = max(0, min(x, image.width() - over.width()))
-        y = max(0, min(y, image.height() - over.height()))
-        painter.drawPixmap(x, y, over)
-        painter.setPen(QPen(QColor("#808080"), 1))
-        painter.drawRect(x, y, over.width() - 1, over.height() - 1)
-    painter.end()
-    image.save(path)
-    print("saved", path)
 
 
 def main(argv: list[str]) -> int:

@@ -66,23 +66,6 @@ def _diverge(win: Any, wait: Callable[..., bool]) -> dict:
     return replies[0]
 
 
-def _compose(win: Any, dialog: Any, path: str) -> None:
-    """The window with the dialog drawn over its lower right corner, framed."""
-    from PySide6.QtGui import QColor, QPainter, QPen
-
-    image = win.grab()
-    over = dialog.grab()
-    painter = QPainter(image)
-    x = max(0, image.width() - over.width() - 12)
-    y = max(0, image.height() - over.height() - 34)
-    painter.drawPixmap(x, y, over)
-    painter.setPen(QPen(QColor("#808080"), 2))
-    painter.drawRect(x, y, over.width(), over.height())
-    painter.end()
-    image.save(path)
-    print("saved", path)
-
-
 def main(argv: list[str]) -> int:
     """Entry point: ``argv[0]`` the output folder, ``argv[1]`` the size (``1920x1080``); ``--lang=zh_CN``."""
     from scripts.screenshots.graph import window_session
@@ -124,7 +107,11 @@ def main(argv: list[str]) -> int:
     dialog.table.scrollToItem(dialog.table.item(first_row, 0))
     settle(1200)
     name = "debug_diverge_inside" if inside else "debug_diverge"
-    _compose(win, dialog, os.path.join(out, f"{name}_{width}_{tag}.png"))
+    from scripts.screenshots.tour import compose
+
+    # the dialog over the window's lower right corner
+    compose(win, [(dialog, win.width() - dialog.width() - 12, win.height() - dialog.height() - 34)],
+            os.path.join(out, f"{name}_{width}_{tag}.png"))
     dialog.close()
     win.ctrl.undo_stack.setClean()
     win.close()

@@ -25,26 +25,11 @@ import tempfile
 from typing import Any, Callable
 
 from scripts.screenshots.first_hour import TUTORIAL, _build
+from scripts.screenshots.tour import compose
 
 
 def _all_ran(win: Any) -> bool:
     return all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps) and not win.act_stop.isEnabled()
-
-
-def _compose(window: Any, dialog: Any, path: str) -> None:
-    """The window with ``dialog`` drawn over its centre (dialogs are windows of their own)."""
-    from PySide6.QtGui import QColor, QPainter, QPen
-
-    image = window.grab()
-    over = dialog.grab()
-    painter = QPainter(image)
-    x, y = max(0, (image.width() - over.width()) // 2), max(0, (image.height() - over.height()) // 3)
-    painter.drawPixmap(x, y, over)
-    painter.setPen(QPen(QColor("#808080"), 2))
-    painter.drawRect(x, y, over.width(), over.height())
-    painter.end()
-    image.save(path)
-    print("saved", path)
 
 
 def _export(win: Any, settle: Callable[[int], None], script: str, path: str) -> None:
@@ -60,7 +45,8 @@ def _export(win: Any, settle: Callable[[int], None], script: str, path: str) -> 
         dialog.resize(820, 480)
         dialog.show()
         settle(800)
-        _compose(win, dialog, path)
+        # the dialog over the window's centre
+        compose(win, [(dialog, (win.width() - dialog.width()) // 2, (win.height() - dialog.height()) // 3)], path)
         kind = dialog.selectedNameFilter()
         dialog.close()
         return script, kind

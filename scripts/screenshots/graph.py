@@ -173,7 +173,7 @@ def _tooltip(win: Any, wait: Callable[..., bool], path: str) -> None:
     own)."""
     from PySide6.QtWidgets import QApplication, QToolTip
 
-    from scripts.screenshots.debug import compose
+    from scripts.screenshots.tour import compose
     from scripts.screenshots.tour import pump_for
 
     _open(win, wait, "builtin:mlp", ("relax.LegalizeOps", "relax.FuseOps"), "MLP")

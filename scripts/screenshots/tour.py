@@ -22,6 +22,7 @@ import os
 import sys
 import tempfile
 import time
+from typing import Any
 
 from pipeline_model.passkinds.custom_python import PASS_ID as CUSTOM_PASS_ID
 
@@ -203,17 +204,20 @@ def _state_shots(win, opts: dict, wait, settle, shot, done) -> None:  # noqa: AN
         shot("compare.png")
 
 
-def _compose(window, dialog, path: str) -> None:
-    """The window with ``dialog`` drawn over its top-right part (dialogs are separate top-level windows)."""
+def compose(window: Any, overlays: list[tuple[Any, int, int]], path: str) -> None:
+    """``window``'s image with each ``(widget, x, y)`` drawn over it at window coordinates (dialogs and menus are
+    separate top-level windows), framed."""
     from PySide6.QtGui import QColor, QPainter, QPen
 
     image = window.grab()
-    over = dialog.grab()
     painter = QPainter(image)
-    x = max(0, image.width() - over.width() - 24)
-    painter.drawPixmap(x, 60, over)
-    painter.setPen(QPen(QColor("#808080"), 2))
-    painter.drawRect(x, 60, over.width(), over.height())
+    for widget, x, y in overlays:
+        over = widget.grab()
+        x = max(0, min(x, image.width() - over.width()))
+        y = max(0, min(y, image.height() - over.height()))
+        painter.drawPixmap(x, y, over)
+        painter.setPen(QPen(QColor("#808080"), 1))
+        painter.drawRect(x, y, over.width() - 1, over.height() - 1)
     painter.end()
     image.save(path)
     print("saved", path)
@@ -285,7 +289,7 @@ def _wire_shots(win, out: str, wait, settle, done) -> None:
     settle(500)
     dialog.resize(470, 420)
     settle(300)
-    _compose(win, dialog, os.path.join(out, "pass_context.png"))
+    compose(win, [(dialog, win.width() - dialog.width() - 24, 60)], os.path.join(out, "pass_context.png"))
     dialog.close()
     win.ctrl.undo_stack.undo()
     assert wait(lambda: done() and not win.act_stop.isEnabled()), "run after undo did not finish"
