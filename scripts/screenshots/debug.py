@@ -17,7 +17,7 @@ import os
 import sys
 from typing import Any
 
-from scripts.screenshots.tour import compose, pump_for, pump_until, shot_session
+from scripts.screenshots.tour import compose, localized_app, pump_for, pump_until, shot_session
 from pipeline_model.resources import resource_path
 
 #: A Relax-level wrong rewrite: the bundled example (the first ``R.add`` of the module becomes ``R.subtract``).
@@ -44,15 +44,10 @@ def main(argv: list[str]) -> int:
     out, width, height, lang, tag, base = (opts[k] for k in ("out", "width", "height", "lang", "tag", "base"))
     from PySide6.QtCore import QSettings
 
-    from app.application import make_application
     from app.main_window import MainWindow
     from pipeline_model.document import PipelineDocument, Step
 
-    app = make_application([])
-    if lang:
-        from app.i18n import install_translator
-
-        install_translator(app, lang)
+    app = localized_app(lang)
     win = MainWindow(settings=QSettings(os.path.join(base, "studio.ini"), QSettings.Format.IniFormat))
     win.ctx.consent.override = True
     win.resize(width, height)

@@ -39,15 +39,10 @@ def _session(size: str, lang: Optional[str]) -> tuple[Any, Any, Callable[..., bo
     wait helpers."""
     from PySide6.QtCore import QSettings
 
-    from app.application import make_application
     from app.main_window import MainWindow
-    from scripts.screenshots.tour import pump_for, pump_until
+    from scripts.screenshots.tour import localized_app, pump_for, pump_until
 
-    app = make_application([])
-    if lang:
-        from app.i18n import install_translator
-
-        install_translator(app, lang)
+    app = localized_app(lang)
     settings_dir = tempfile.mkdtemp(prefix="rps_shots_")  # a saved window state must not change the shots
     win = MainWindow(settings=QSettings(os.path.join(settings_dir, "studio.ini"), QSettings.Format.IniFormat))
     w, h = (int(v) for v in size.split("x"))

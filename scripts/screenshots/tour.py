@@ -22,7 +22,7 @@ import os
 import sys
 import tempfile
 import time
-from typing import Any
+from typing import Any, Optional
 
 from pipeline_model.passkinds.custom_python import PASS_ID as CUSTOM_PASS_ID
 
@@ -67,6 +67,22 @@ def pump_for(app, ms: int) -> None:  # noqa: ANN001 - a QApplication
         QThread.msleep(20)
 
 
+def localized_app(lang: Optional[str], dark: bool = False) -> Any:
+    """The application (``make_application``), in the dark palette with ``dark``, its texts in ``lang`` when given."""
+    from app.application import make_application
+
+    app = make_application([])
+    if dark:
+        from app.appearance import apply_dark
+
+        apply_dark(app)
+    if lang:
+        from app.i18n import install_translator
+
+        install_translator(app, lang)
+    return app
+
+
 def shot_session(argv: list[str], prefix: str, extra: tuple[str, ...] = ()) -> dict:
     """The common set-up of the single-purpose screenshot tools (``debug``, ``tuning``):
     ``--size=WxH`` (default 1024x700), ``--lang=``, the ``extra`` ``--name=value`` options, the output folder
@@ -108,19 +124,11 @@ def main(argv: list[str]) -> int:
     opts = _options(argv)
     dark, lang, small, size, ws, prefix, out = (opts[k] for k in ("dark", "lang", "small", "size", "ws", "prefix", "out"))
     os.makedirs(out, exist_ok=True)
-    from app.application import make_application
-    from app.appearance import apply_dark
     from PySide6.QtCore import QSettings
 
     from app.main_window import MainWindow
 
-    app = make_application([])
-    if dark:
-        apply_dark(app)
-    if lang:
-        from app.i18n import install_translator
-
-        install_translator(app, lang)
+    app = localized_app(lang, dark)
 
     def wait(cond, ms: int = 120_000) -> bool:  # noqa: ANN001
         return pump_until(app, cond, ms)
