@@ -24,7 +24,7 @@ from pipeline_model.debugging import reproducer  # noqa: E402
 from pipeline_model.document import PipelineDocument, Step  # noqa: E402
 from pipeline_model.engine.client import EngineError  # noqa: E402
 from pipeline_model.engine.context import ConsentError  # noqa: E402
-from tests.conftest import qt_wait  # noqa: E402
+from tests.conftest import qt_wait, shown_window  # noqa: E402
 from tests.fake_engine import FakeEngineClient  # noqa: E402
 from widgets.step_model import BisectRole, StateRole  # noqa: E402
 
@@ -158,17 +158,10 @@ class DebugFakeEngine(FakeEngineClient):
 
 @pytest.fixture
 def studio(gui_env, qapp):
-    from app.main_window import MainWindow
-
     client = DebugFakeEngine()
-    win = MainWindow(client_factory=lambda: client, close_client=False)
-    win.fake_client = client
-    win.ctx.consent.override = True
-    win.show()
-    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None, 20_000)
-    yield win
-    win.ctrl.undo_stack.setClean()
-    win.close()
+    with shown_window(client, 20_000, close_client=False) as win:
+        win.fake_client = client
+        yield win
 
 
 def _open(win, steps: list[Step]) -> PipelineDocument:
