@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
+    QDialog, QHBoxLayout, QLabel, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
     QWidget,
 )
 
@@ -26,7 +26,7 @@ from app.engine_worker import EngineRequest
 from app.bisect_texts import outcome_label, verdict_html
 from app.i18n import tr
 from pipeline_model.debugging.bisect import BisectReport, request_bisect
-from widgets.dialog_parts import start_stop_buttons, status_label
+from widgets.dialog_parts import close_box, start_stop_buttons, status_label
 from widgets.engine_texts import code
 from widgets.error_trace import engine_step_words
 
@@ -66,8 +66,7 @@ class BisectDialog(QDialog):
         row.addStretch(1)
         row.addWidget(self.find_button)
         row.addWidget(self.stop_button)
-        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        close.rejected.connect(self.reject)
+        close = close_box(self)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(self.status)

@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
+    QDialog, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
     QSplitter, QVBoxLayout, QWidget,
 )
 
@@ -31,7 +31,7 @@ from pipeline_model.build_api import MultiCompareResult
 from pipeline_model.document import PipelineDocument
 from pipeline_model.resources import resource_path
 from widgets.compare_view import CompareView
-from widgets.dialog_parts import start_stop_buttons, status_label
+from widgets.dialog_parts import close_box, start_stop_buttons, status_label
 from widgets.engine_texts import code
 
 #: Item data: the pipeline file of a candidate ("" for the current document).
@@ -81,8 +81,7 @@ class CompareDialog(QDialog):
         split.addWidget(self.view)
         split.setStretchFactor(1, 1)
         split.setSizes([200, 420])
-        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        close.rejected.connect(self.reject)
+        close = close_box(self)
         layout = QVBoxLayout(self)
         layout.addWidget(split, 1)
         layout.addWidget(close)

@@ -21,7 +21,7 @@ from typing import Any, Callable, Optional
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget, QProgressBar,
+    QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget, QProgressBar,
     QPushButton, QVBoxLayout, QWidget,
 )
 
@@ -29,7 +29,7 @@ from app.context import AppContext
 from app.engine_worker import EngineRequest
 from app.i18n import tr
 from app.output_folder import ask_overwrite
-from widgets.dialog_parts import start_stop_buttons, status_label
+from widgets.dialog_parts import close_box, start_stop_buttons, status_label
 from widgets.engine_texts import code
 from widgets.path_texts import shown_path_error
 from widgets.repro_texts import expected_html, shown_repro_error
@@ -73,8 +73,7 @@ class ReduceDialog(QDialog):
         row.addWidget(self.counts, 1)
         row.addWidget(self.reduce_button)
         row.addWidget(self.stop_button)
-        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        close.rejected.connect(self.reject)
+        close = close_box(self)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.about)

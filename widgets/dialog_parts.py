@@ -1,5 +1,5 @@
 """Parts the request dialogs (Find Breaking Step, Compare Pipelines, Reduce Reproducer, Where Values Diverge) are
-made of: a status line the user can select text in, and the button that starts the dialog's engine work with its
+made of: a Close button box, a status line the user can select text in, and the button that starts the dialog's engine work with its
 Stop button."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QWidget
 
 
 def status_label(parent: QWidget, name: str = "", rich: bool = False) -> QLabel:
@@ -21,6 +21,13 @@ def status_label(parent: QWidget, name: str = "", rich: bool = False) -> QLabel:
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
+
+
+def close_box(dialog: QDialog) -> QDialogButtonBox:
+    """A Close button box that closes ``dialog`` (rejects it)."""
+    box = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
+    box.rejected.connect(dialog.reject)
+    return box
 
 
 def start_stop_buttons(parent: QWidget, start_text: str, start: Any, stop: Any,
