@@ -123,6 +123,17 @@ def gui_env(tmp_path_factory):
             os.environ[k] = v
 
 
+def answer_of(controller, start, timeout_ms: int = 20_000):
+    """What ``controller`` answers (the value of its ``finished`` signal or the message of its ``failed`` one) to
+    the engine work ``start()`` begins (``start`` must return true)."""
+    got: list = []
+    controller.finished.connect(got.append)
+    controller.failed.connect(got.append)
+    assert start()
+    assert qt_wait(lambda: bool(got), timeout_ms)
+    return got[0]
+
+
 @contextlib.contextmanager
 def shown_window(client, timeout_ms: int = 120_000, size=None, **kwargs):
     """A main window on ``client`` (``kwargs``: more ``MainWindow`` arguments; ``size``: resized to it), all code
