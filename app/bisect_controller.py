@@ -14,9 +14,9 @@ from __future__ import annotations
 import html
 from typing import Any, Callable, Optional
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
+    QDialog, QHBoxLayout, QLabel, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
     QWidget,
 )
 
@@ -26,6 +26,7 @@ from app.engine_worker import EngineRequest
 from app.bisect_texts import outcome_label, verdict_html
 from app.i18n import tr
 from pipeline_model.debugging.bisect import BisectReport, request_bisect
+from widgets.dialog_parts import close_box, start_stop_buttons, status_label
 from widgets.engine_texts import code
 from widgets.error_trace import engine_step_words
 
@@ -42,21 +43,11 @@ class BisectDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(self.tr("Find Breaking Step"))
         self.setObjectName("bisectDialog")
-        self.find_button = QPushButton(self.tr("Find"), self)
-        self.find_button.setDefault(True)
-        self.find_button.clicked.connect(self.find_requested)
-        self.stop_button = QPushButton(self.tr("Stop"), self)
-        self.stop_button.setEnabled(False)
-        self.stop_button.clicked.connect(self.stop_requested)
-        self.status = QLabel(self)
-        self.status.setObjectName("bisectStatus")
-        self.status.setTextFormat(Qt.TextFormat.RichText)  # the verdict's values and TVM's words in a code font
-        self.status.setWordWrap(True)
-        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.reference = QLabel(self)  # the reference used, when the default-pipeline one failed
-        self.reference.setObjectName("bisectReference")
-        self.reference.setWordWrap(True)
-        self.reference.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.find_button, self.stop_button = start_stop_buttons(self, self.tr("Find"), self.find_requested,
+                                                                self.stop_requested, self.tr("Stop"))
+        # the verdict's values and TVM's words in a code font
+        self.status = status_label(self, "bisectStatus", rich=True)
+        self.reference = status_label(self, "bisectReference")  # the reference used, when the default one failed
         self.reference.hide()
         self.tvm_bug = QLabel(self)
         self.tvm_bug.setObjectName("bisectTvmBug")
@@ -75,8 +66,7 @@ class BisectDialog(QDialog):
         row.addStretch(1)
         row.addWidget(self.find_button)
         row.addWidget(self.stop_button)
-        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        close.rejected.connect(self.reject)
+        close = close_box(self)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(self.status)

@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
+    QDialog, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton,
     QSplitter, QVBoxLayout, QWidget,
 )
 
@@ -31,6 +31,7 @@ from pipeline_model.build_api import MultiCompareResult
 from pipeline_model.document import PipelineDocument
 from pipeline_model.resources import resource_path
 from widgets.compare_view import CompareView
+from widgets.dialog_parts import close_box, start_stop_buttons, status_label
 from widgets.engine_texts import code
 
 #: Item data: the pipeline file of a candidate ("" for the current document).
@@ -55,18 +56,11 @@ class CompareDialog(QDialog):
         self.add_button.clicked.connect(self.add_requested)
         self.remove_button = QPushButton(self.tr("Remove"), self)
         self.remove_button.clicked.connect(self.remove_selected)
-        self.compare_button = QPushButton(self.tr("Compare"), self)
-        self.compare_button.setDefault(True)
-        self.compare_button.clicked.connect(self.compare_requested)
-        self.stop_button = QPushButton(self.tr("Stop"), self)
-        self.stop_button.setEnabled(False)
-        self.stop_button.clicked.connect(self.stop_requested)
+        self.compare_button, self.stop_button = start_stop_buttons(self, self.tr("Compare"), self.compare_requested,
+                                                                   self.stop_requested, self.tr("Stop"))
         self.note = QLabel(self)
         self.note.setWordWrap(True)
-        self.status = QLabel(self)
-        self.status.setObjectName("compareStatus")
-        self.status.setWordWrap(True)
-        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status = status_label(self, "compareStatus")
         self.view = CompareView(self)
         buttons_row = QHBoxLayout()
         for b in (self.add_button, self.remove_button):
@@ -87,8 +81,7 @@ class CompareDialog(QDialog):
         split.addWidget(self.view)
         split.setStretchFactor(1, 1)
         split.setSizes([200, 420])
-        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        close.rejected.connect(self.reject)
+        close = close_box(self)
         layout = QVBoxLayout(self)
         layout.addWidget(split, 1)
         layout.addWidget(close)

@@ -25,9 +25,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
-    QDialogButtonBox,
     QHBoxLayout,
-    QLabel,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -40,6 +38,7 @@ from app.engine_worker import EngineRequest
 from app.graph_controller import GraphController
 from app.i18n import tr
 from pipeline_model.engine.results import CHANGED, UNCHANGED
+from widgets.dialog_parts import close_box, status_label
 from widgets.engine_texts import code
 from widgets.graph.errors import DIVERGES, NO_COUNTERPART, OK, NodeError
 
@@ -123,9 +122,7 @@ class DivergeDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(self.tr("Where Values Diverge"))
         self.setObjectName("divergeDialog")
-        self.status = QLabel(self)
-        self.status.setWordWrap(True)
-        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status = status_label(self)
         self.table = QTableWidget(0, 5, self)
         self.table.setHorizontalHeaderLabels([self.tr("Node"), self.tr("Calls"), self.tr("Shape"),
                                               self.tr("max |diff| / max |ref|"), self.tr("Status")])
@@ -138,8 +135,7 @@ class DivergeDialog(QDialog):
         self.show_on_graph.setChecked(True)
         self.show_on_graph.setToolTip(self.tr("Colour the step's graph by each node's error (Esc in the graph "
                                               "clears it; any edit of the pipeline too)"))
-        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        close.rejected.connect(self.reject)
+        close = close_box(self)
         bottom = QHBoxLayout()
         bottom.addWidget(self.show_on_graph)
         bottom.addStretch(1)

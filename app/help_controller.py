@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from app import __version__
 from app.i18n import tr
+from widgets.dialog_parts import close_box
 from widgets.theme import status_css
 
 if TYPE_CHECKING:  # imported when Help ▸ Environment is first opened
@@ -155,8 +156,7 @@ class ShortcutsDialog(QDialog):
                 self.table.setItem(r, c, QTableWidgetItem(text))
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        buttons.rejected.connect(self.reject)
+        buttons = close_box(self)
         layout = QVBoxLayout(self)
         layout.addWidget(self.table, 1)
         layout.addWidget(buttons)

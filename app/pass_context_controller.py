@@ -13,10 +13,11 @@ import html
 from typing import Any, Optional
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QLabel, QVBoxLayout, QWidget
 
 from app.context import AppContext
 from app.undo_commands import SetPassContextCommand, normalized_pass_context
+from widgets.dialog_parts import close_box
 from widgets.pass_context_editor import PassContextEditor
 
 
@@ -34,8 +35,7 @@ class PassContextDialog(QDialog):
         intro.setTextFormat(Qt.TextFormat.RichText)
         intro.setWordWrap(True)
         self.editor = PassContextEditor(self)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        buttons.rejected.connect(self.reject)
+        buttons = close_box(self)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addWidget(self.editor, 1)

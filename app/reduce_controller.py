@@ -19,9 +19,9 @@ import os
 import threading
 from typing import Any, Callable, Optional
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget, QProgressBar,
+    QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget, QProgressBar,
     QPushButton, QVBoxLayout, QWidget,
 )
 
@@ -29,6 +29,7 @@ from app.context import AppContext
 from app.engine_worker import EngineRequest
 from app.i18n import tr
 from app.output_folder import ask_overwrite
+from widgets.dialog_parts import close_box, start_stop_buttons, status_label
 from widgets.engine_texts import code
 from widgets.path_texts import shown_path_error
 from widgets.repro_texts import expected_html, shown_repro_error
@@ -55,37 +56,24 @@ class ReduceDialog(QDialog):
         form = QFormLayout()
         form.addRow(self.tr("Reproducer:"), self._with_browse(self.input_edit, self.browse_input))
         form.addRow(self.tr("Reduced into:"), self._with_browse(self.output_edit, self.browse_output))
-        self.about = QLabel(self)
-        self.about.setObjectName("reduceAbout")
-        self.about.setTextFormat(Qt.TextFormat.RichText)
-        self.about.setWordWrap(True)
-        self.about.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.about = status_label(self, "reduceAbout", rich=True)
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.progress.setTextVisible(False)
         self.counts = QLabel(self)
         self.counts.setObjectName("reduceCounts")
-        self.status = QLabel(self)
-        self.status.setObjectName("reduceStatus")
-        self.status.setTextFormat(Qt.TextFormat.RichText)
-        self.status.setWordWrap(True)
-        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status = status_label(self, "reduceStatus", rich=True)
         self.accepted_list = QListWidget(self)
         self.accepted_list.setObjectName("reduceAccepted")
-        self.reduce_button = QPushButton(self.tr("Reduce"), self)
-        self.reduce_button.setDefault(True)
-        self.reduce_button.clicked.connect(self.reduce_requested)
-        self.stop_button = QPushButton(self.tr("Stop"), self)
+        self.reduce_button, self.stop_button = start_stop_buttons(self, self.tr("Reduce"), self.reduce_requested,
+                                                                  self.stop_requested, self.tr("Stop"))
         self.stop_button.setToolTip(self.tr("Stop after the check in flight and write the smallest module so far"))
-        self.stop_button.setEnabled(False)
-        self.stop_button.clicked.connect(self.stop_requested)
         row = QHBoxLayout()
         row.addWidget(self.counts, 1)
         row.addWidget(self.reduce_button)
         row.addWidget(self.stop_button)
-        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        close.rejected.connect(self.reject)
+        close = close_box(self)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.about)

@@ -32,7 +32,8 @@ if ROOT not in sys.path:
 
 ROWS = 64
 
-MODEL_A = '''from tvm.script import ir as I
+#: Both models' beginning: ``z = relu(x @ w)``.
+MODEL_HEAD = '''from tvm.script import ir as I
 from tvm.script import relax as R
 
 
@@ -43,22 +44,13 @@ class Module:
         with R.dataflow():
             y = R.matmul(x, w)
             z = R.nn.relu(y)
-            R.output(z)
+'''
+
+MODEL_A = MODEL_HEAD + '''            R.output(z)
         return z
 '''
 
-MODEL_B = '''from tvm.script import ir as I
-from tvm.script import relax as R
-
-
-@I.ir_module
-class Module:
-    @R.function
-    def forward(x: R.Tensor((64, 256), "float32"), w: R.Tensor((256, 256), "float32")) -> R.Tensor((64, 256), "float32"):
-        with R.dataflow():
-            y = R.matmul(x, w)
-            z = R.nn.relu(y)
-            xs = R.strided_slice(x, axes=[0], begin=[0], end=[{rows}])
+MODEL_B = MODEL_HEAD + '''            xs = R.strided_slice(x, axes=[0], begin=[0], end=[{rows}])
             e = R.matmul(xs, w)
             s = R.sum(e)
             t = R.multiply(s, R.const(0.0, "float32"))

@@ -22,16 +22,13 @@ from tvm.s_tir import meta_schedule as ms
 from pipeline_model.importers import load_tvm
 from pipeline_model.passkinds.metaschedule import builder_tvm, tasks_tvm
 from pipeline_model.passkinds.metaschedule.config import TuningConfig
+from tests.tuning_fixtures import lowered
 
 TARGET = {"kind": "llvm", "num-cores": 2}
 
 
 def lowered_mlp():
-    mod = load_tvm.load_model("builtin:mlp", None).mod
-    seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
-                                    relax.transform.FuseOps(), relax.transform.FuseTIR()])
-    with tvm.transform.PassContext(opt_level=3):
-        return seq(mod)
+    return lowered(load_tvm.load_model("builtin:mlp", None).mod)
 
 
 def count_records(work_dir: str) -> int:

@@ -355,6 +355,17 @@ def engine_sample(files: list[str], sample: int, rng: random.Random) -> collecti
     return counts
 
 
+def _write_all(folder: str, name: str, contents: Any) -> list[str]:
+    """Each of ``contents`` (bytes) written into ``folder`` as ``name.format(i)``; the paths."""
+    paths = []
+    for i, data in enumerate(contents):
+        path = os.path.join(folder, name.format(i))
+        with open(path, "wb") as fh:
+            fh.write(data)
+        paths.append(path)
+    return paths
+
+
 def main() -> int:
     if "--worker" in sys.argv:
         spec = json.loads(sys.stdin.read())
@@ -373,18 +384,8 @@ def main() -> int:
     folder = args.keep or tempfile.mkdtemp(prefix="rps-fuzz-")
     os.makedirs(folder, exist_ok=True)
     t0 = time.perf_counter()
-    pipe_files = []
-    for i, data in enumerate(pipeline_inputs(args.pipelines, args.seed)):
-        path = os.path.join(folder, f"p{i:05d}.json")
-        with open(path, "wb") as fh:
-            fh.write(data)
-        pipe_files.append(path)
-    model_files = []
-    for i, data in enumerate(model_inputs(args.models, args.seed)):
-        path = os.path.join(folder, f"m{i:04d}.py")
-        with open(path, "wb") as fh:
-            fh.write(data)
-        model_files.append(path)
+    pipe_files = _write_all(folder, "p{:05d}.json", pipeline_inputs(args.pipelines, args.seed))
+    model_files = _write_all(folder, "m{:04d}.py", model_inputs(args.models, args.seed))
     fifo = os.path.join(folder, "fifo.json")
     os.mkfifo(fifo)
     pipe_files.append(fifo)

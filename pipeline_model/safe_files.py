@@ -37,23 +37,15 @@ class UnsafeFileError(OSError):
     """A named file is not a regular file, is too big, or cannot be read; the text names it."""
 
 
+#: What a file is, by the first test of its ``st_mode`` that holds (:func:`kind_of`).
+_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISDIR, "a directory"), (stat.S_ISREG, "a regular file"))
+
+
 def kind_of(mode: int) -> str:
     """What a file of ``st_mode`` ``mode`` is, for messages ("a FIFO (named pipe)", "a symbolic link", ...)."""
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISREG(mode):
-        return "a regular file"
-    return "not a regular file"
+    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
 
 
 #: The system folder (``/proc``, ``/sys``, ``/dev``) a path resolves into, or ``None`` (one rule for reading and

@@ -17,9 +17,10 @@ TVM-free and Qt-free.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
-from typing import Optional, Union
+from typing import Iterator, Optional, Union
 
 from pipeline_model import safe_files
 from pipeline_model.scriptlib import files
@@ -36,6 +37,24 @@ EXISTS = files.EXISTS
 
 class OutputPathError(ValueError):
     """An output path cannot be written safely; the message names the path and why (one line)."""
+
+
+@contextlib.contextmanager
+def _os_errors(what: str, path: PathLike, doing: str = "") -> Iterator[None]:
+    """An ``OSError`` raised inside becomes the :class:`OutputPathError` "``what`` ``path``: ``doing`` why"."""
+    try:
+        yield
+    except OSError as exc:
+        raise OutputPathError(f"{what} {os.fspath(path)}: {doing}{exc.strerror or exc}") from None
+
+
+def _lstat(full: str, what: str, text: str) -> Optional[os.stat_result]:
+    """``os.lstat(full)``, ``None`` when nothing is there; :class:`OutputPathError` when it cannot be looked at."""
+    with _os_errors(what, text):
+        try:
+            return os.lstat(full)
+        except FileNotFoundError:
+            return None
 
 
 def check_output_file(path: PathLike, what: str = "output file", *, make_folder: bool = False,
@@ -56,12 +75,7 @@ def check_output_file(path: PathLike, what: str = "output file", *, make_folder:
     root = safe_files.special_root(full)
     if root is not None:
         raise OutputPathError(f"{what} {text}: nothing is written under {root}")
-    try:
-        st = os.lstat(full)
-    except FileNotFoundError:
-        st = None
-    except OSError as exc:
-        raise OutputPathError(f"{what} {text}: {exc.strerror or exc}") from None
+    st = _lstat(full, what, text)
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise OutputPathError(f"{what} {text}: is {safe_files.kind_of(st.st_mode)}; name a regular file")
     if st is not None and not overwrite:
@@ -84,15 +98,12 @@ def check_output_folder(path: PathLike, what: str = "output folder") -> str:
     root = safe_files.special_root(full)
     if root is not None:
         raise OutputPathError(f"{what} {text}: nothing is written under {root}")
-    try:
-        st = os.lstat(full)
-    except FileNotFoundError:
+    st = _lstat(full, what, text)
+    if st is None:
         parent = os.path.dirname(full)
         if not os.path.isdir(parent):
-            raise OutputPathError(f"{what} {text}: the folder {parent} does not exist") from None
+            raise OutputPathError(f"{what} {text}: the folder {parent} does not exist")
         return full
-    except OSError as exc:
-        raise OutputPathError(f"{what} {text}: {exc.strerror or exc}") from None
     if not stat.S_ISDIR(st.st_mode):
         raise OutputPathError(f"{what} {text}: is {safe_files.kind_of(st.st_mode)}; name a folder")
     return full
@@ -127,12 +138,8 @@ def existing_files(folder: PathLike, names: "list[str] | tuple[str, ...]") -> li
 def ensure_folder(path: PathLike, what: str = "output folder") -> str:
     """Create the folder checked by :func:`check_output_folder` (one level) if missing; returns it."""
     full = check_output_folder(path, what)
-    try:
+    with _os_errors(what, path), contextlib.suppress(FileExistsError):
         os.mkdir(full)
-    except FileExistsError:
-        pass
-    except OSError as exc:
-        raise OutputPathError(f"{what} {os.fspath(path)}: {exc.strerror or exc}") from None
     return full
 
 
@@ -157,17 +164,11 @@ def write_bytes(path: PathLike, data: bytes, what: str = "output file", *, make_
         recheck()
     folder = os.path.dirname(full)
     if make_folder and not os.path.isdir(folder):
-        try:
+        with _os_errors(what, path, f"cannot create {folder}: "):
             os.makedirs(folder, exist_ok=True)
-        except OSError as exc:
-            raise OutputPathError(f"{what} {os.fspath(path)}: cannot create {folder}: {exc.strerror or exc}") from None
-    try:
+    with _os_errors(what, path):
         # The target may have been replaced by something else since the check: checked again right before.
         files.replace_file(full, data, recheck, suffix=TEMP_SUFFIX, mode=mode)
-    except OutputPathError:
-        raise
-    except OSError as exc:
-        raise OutputPathError(f"{what} {os.fspath(path)}: {exc.strerror or exc}") from None
     return full
 
 

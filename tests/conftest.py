@@ -7,6 +7,7 @@ this one. Tests that crash or kill the engine on purpose create their own client
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import pytest
@@ -122,53 +123,63 @@ def gui_env(tmp_path_factory):
             os.environ[k] = v
 
 
-@pytest.fixture(scope="module")
-def studio(gui_env, engine, qapp):
-    """A shown main window on the session engine, catalogue loaded, custom code trusted (per module)."""
+def answer_of(controller, start, timeout_ms: int = 20_000):
+    """What ``controller`` answers (the value of its ``finished`` signal or the message of its ``failed`` one) to
+    the engine work ``start()`` begins (``start`` must return true)."""
+    got: list = []
+    controller.finished.connect(got.append)
+    controller.failed.connect(got.append)
+    assert start()
+    assert qt_wait(lambda: bool(got), timeout_ms)
+    return got[0]
+
+
+@contextlib.contextmanager
+def shown_window(client, timeout_ms: int = 120_000, size=None, **kwargs):
+    """A main window on ``client`` (``kwargs``: more ``MainWindow`` arguments; ``size``: resized to it), all code
+    consented to (``ctx.consent.override``), shown and its catalogue arrived; after the block its undo stack is
+    made clean and it is closed."""
     from app.main_window import MainWindow
 
-    win = MainWindow(client_factory=lambda: engine, close_client=False)
+    win = MainWindow(client_factory=lambda: client, **kwargs)
     win.ctx.consent.override = True
+    if size is not None:
+        win.resize(*size)
     win.show()
-    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None), "the catalogue never arrived from the engine"
+    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None, timeout_ms), "the catalogue never arrived"
     yield win
     win.ctrl.undo_stack.setClean()
     win.close()
+
+
+@pytest.fixture(scope="module")
+def studio(gui_env, engine, qapp):
+    """A shown main window on the session engine, catalogue loaded, custom code trusted (per module)."""
+    with shown_window(engine, close_client=False) as win:
+        yield win
 
 
 @pytest.fixture(scope="module")
 def fake_studio(gui_env, qapp):
     """A shown main window on the TVM-free fake engine (``tests/fake_engine.py``), all code consented to
     (``ctx.consent.override``)."""
-    from app.main_window import MainWindow
     from tests.fake_engine import FakeEngineClient
 
     client = FakeEngineClient()
-    win = MainWindow(client_factory=lambda: client, close_client=False)
-    win.fake_client = client
-    win.ctx.consent.override = True
-    win.show()
-    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None, 20_000), "no catalogue from the fake engine"
-    yield win
-    win.ctrl.undo_stack.setClean()
-    win.close()
+    with shown_window(client, 20_000, close_client=False) as win:
+        win.fake_client = client
+        yield win
 
 
 @pytest.fixture
 def own_window(gui_env, qapp):
     """A real main window with an engine of its own (tests that crash, stop or restart it), consenting to all code."""
-    from app.main_window import MainWindow
     from pipeline_model.engine.client import EngineClient
 
     client = EngineClient(step_timeout_s=300.0)
-    win = MainWindow(client_factory=lambda: client)
-    win.client = client
-    win.ctx.consent.override = True
-    win.show()
-    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None, 120_000)
-    yield win
-    win.ctrl.undo_stack.setClean()
-    win.close()
+    with shown_window(client) as win:
+        win.client = client
+        yield win
     client.close()
 
 
@@ -178,19 +189,11 @@ def zh_window(qapp, gui_env, tmp_path):
     from app.i18n import install_translator
     from PySide6.QtCore import QSettings
 
-    from app.main_window import MainWindow
     from tests.fake_engine import FakeEngineClient
 
     translator = install_translator(qapp, "zh_CN")
     assert translator is not None
-    client = FakeEngineClient()
-    win = MainWindow(client_factory=lambda: client, close_client=False,
-                     settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
-    win.ctx.consent.override = True
-    win.resize(1400, 900)
-    win.show()
-    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None, 20_000)
-    yield win
-    win.ctrl.undo_stack.setClean()
-    win.close()
+    with shown_window(FakeEngineClient(), 20_000, (1400, 900), close_client=False,
+                      settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)) as win:
+        yield win
     qapp.removeTranslator(translator)

@@ -70,6 +70,29 @@ def _step(pass_id: str, number: int) -> Step:
     return Step(pass_id)
 
 
+def save_case(folder: str, name: str, model: str, steps: list[Step]) -> str:
+    """Save the pipeline of ``steps`` on ``model`` for an llvm target as ``<folder>/<name>.json``; returns the path."""
+    doc = PipelineDocument(name=name, model=model, target={"kind": "llvm"}, steps=steps)
+    path = os.path.join(folder, f"{name}.json")
+    save_pipeline(doc, path)
+    return path
+
+
+def place_wrong(rng: random.Random, pre: list[Step], post: list[Step], tail: list[Step], wrong: Step, level: str,
+                first: int = 0) -> list[Step]:
+    """The steps ``pre + post + tail`` (``post`` starting with LegalizeOps, ``tail`` the lowering or nothing) with
+    ``wrong`` at a place drawn from ``rng`` that is valid for ``level``: "relax" anywhere from ``first`` up to the
+    lowering; "tir" after LegalizeOps, or after the lowering when there is one."""
+    if level == "relax":
+        steps = pre + post
+        steps.insert(rng.randint(first, len(steps)), wrong)
+        return steps + tail
+    if tail:
+        return pre + post + tail + [wrong]
+    post.insert(rng.randint(1, len(post)), wrong)
+    return pre + post
+
+
 def injected_pipeline(folder: str, n: int, seed: int, level: str, model: str = "builtin:mlp",
                       name: str = "injected") -> tuple[str, int]:
     """Write a pipeline of ``n`` steps (LegalizeOps, AnnotateTIROpPattern, FuseOps, FuseTIR, harmless
@@ -93,48 +116,13 @@ def injected_pipeline(folder: str, n: int, seed: int, level: str, model: str = "
         post.insert(rng.randint(0, len(post)), wrong)
     steps = pre + [Step("relax.LegalizeOps")] + post
     assert len(steps) == n, (len(steps), n)
-    doc = PipelineDocument(name=name, model=model, target={"kind": "llvm"}, steps=steps)
-    path = os.path.join(folder, f"{name}.json")
-    save_pipeline(doc, path)
+    path = save_case(folder, name, model, steps)
     position = steps.index(wrong) + 1 if wrong is not None else 0
     return path, position
 
 
-#: A wrong rewrite of one value, chosen by ``SEED`` (for ``main.py diverge``'s acceptance): ``LEVEL`` "relax"
-#: rewrites a binding of the entry function or of a fused Relax function it calls (scaled, offset, or
-#: ``R.add`` -> ``R.subtract``; inner bindings and ``R.add`` drawn more often); "tir" scales the last store to
-#: the output (or, half the time, to an intermediate buffer) of a PrimFunc the entry function reaches. The step writes to ``OUT`` what it rewrote and the node ``diverge`` should mark first
-#: (``expected``: the entry-function bindings that hold the rewritten value, in binding order; ``inside``:
-#: the rewritten binding when it sits inside a called function).
-#: The two functions the seeded wrong steps share (their sources are pasted into the step's code).
-REWRITE_HELPERS = '''def _float(var):
-    ty = var.ty
-    return isinstance(ty, relax.TensorType) and ty.dtype == "float32" and ty.shape is not None
-
-
-def _rewrite_binding(func, target, mode):
-    blocks = []
-    for block in func.body.blocks:
-        new = []
-        for b in block.bindings:
-            if not b.var.same_as(target):
-                new.append(b)
-                continue
-            value = b.value
-            if mode == "swap":
-                new.append(relax.VarBinding(b.var, relax.op.subtract(value.args[0], value.args[1])))
-                continue
-            orig = relax.Var(b.var.name + "_orig", b.var.ty)
-            new.append(relax.VarBinding(orig, value))
-            if mode == "scale":
-                new.append(relax.VarBinding(b.var, relax.op.multiply(orig, relax.const(1.5, "float32"))))
-            else:
-                new.append(relax.VarBinding(b.var, relax.op.add(orig, relax.const(0.5, "float32"))))
-        blocks.append(relax.DataflowBlock(new) if isinstance(block, relax.DataflowBlock) else relax.BindingBlock(new))
-    return relax.Function(func.params, relax.SeqExpr(blocks, func.body.body), func.ret_ty, func.is_pure, func.attrs)
-'''
-
-WRONG_VALUE = '''import json
+#: The beginning of a seeded wrong step: its imports and ``SEED``, ``LEVEL``, ``OUT`` (a ``str.format`` template).
+SEEDED_STEP_HEAD = '''import json
 import random
 import re
 
@@ -144,9 +132,13 @@ from tvm import relax
 SEED = {seed}
 LEVEL = "{level}"
 OUT = {out!r}
+'''
 
-
-def _entry(mod):
+#: How the seeded wrong steps (:data:`WRONG_VALUE`, ``diverge_cases.WRONG_STRUCT``) walk a module and rewrite a
+#: PrimFunc (part of their ``str.format`` templates): the entry function, a function's bindings, the function a
+#: call calls, whether a call reaches a function, the PrimFuncs writing a float32 output, and a PrimFunc's last
+#: store to its output (or, half the time, to an intermediate buffer) scaled.
+MODULE_WALK = '''def _entry(mod):
     names = [gv.name_hint for gv, f in mod.functions_items()
              if isinstance(f, relax.Function) and "global_symbol" in (f.attrs or {{}})]
     for name in ("main", "forward"):
@@ -179,6 +171,67 @@ def _reaches(mod, gv, name, depth=0):
     return any(_called(b.value) is not None and _reaches(mod, _called(b.value), name, depth + 1)
                for b in _bindings(func))
 
+
+def _float_prim_funcs(mod):
+    return [gv.name_hint for gv, func in mod.functions_items()
+            if isinstance(func, tvm.tirx.PrimFunc) and func.params and str(func.params[-1].dtype) == "float32"]
+
+
+def _scale_last_store(mod, rng, name):
+    func = mod[name]
+    out_name = func.params[-1].name
+    lines = func.script().splitlines()
+    allocs = [m.group(1) for m in (re.match(r"^    (\\w+) = T\\.sblock_alloc_buffer\\(", line) for line in lines) if m]
+    intermediate = bool(allocs) and rng.random() < 0.5
+    if intermediate:
+        out_name = rng.choice(allocs)
+    pattern = re.compile(r"^(\\s*)" + re.escape(out_name) + r"\\[(.*)\\] = (.*)$")
+    last = max(i for i, line in enumerate(lines) if pattern.match(line))
+    indent, index, rhs = pattern.match(lines[last]).groups()
+    lines[last] = f"{{indent}}{{out_name}}[{{index}}] = ({{rhs}}) * T.float32(1.01)"
+    out = tvm.IRModule(dict(mod.functions_items()), attrs=mod.attrs)
+    out[mod.get_global_var(name)] = tvm.script.from_source("\\n".join(lines))
+    return out, out_name, intermediate
+'''
+
+#: The rewrite of one binding the seeded wrong steps share (scaled, offset, or ``R.add`` -> ``R.subtract``;
+#: pasted into the steps' code), and which values it takes (float32 tensors of known shape).
+REWRITE_HELPERS = '''def _float(var):
+    ty = var.ty
+    return isinstance(ty, relax.TensorType) and ty.dtype == "float32" and ty.shape is not None
+
+
+def _rewrite_binding(func, target, mode):
+    blocks = []
+    for block in func.body.blocks:
+        new = []
+        for b in block.bindings:
+            if not b.var.same_as(target):
+                new.append(b)
+                continue
+            value = b.value
+            if mode == "swap":
+                new.append(relax.VarBinding(b.var, relax.op.subtract(value.args[0], value.args[1])))
+                continue
+            orig = relax.Var(b.var.name + "_orig", b.var.ty)
+            new.append(relax.VarBinding(orig, value))
+            if mode == "scale":
+                new.append(relax.VarBinding(b.var, relax.op.multiply(orig, relax.const(1.5, b.var.ty.dtype))))
+            else:
+                new.append(relax.VarBinding(b.var, relax.op.add(orig, relax.const(0.5, b.var.ty.dtype))))
+        blocks.append(relax.DataflowBlock(new) if isinstance(block, relax.DataflowBlock) else relax.BindingBlock(new))
+    return relax.Function(func.params, relax.SeqExpr(blocks, func.body.body), func.ret_ty, func.is_pure, func.attrs)
+'''
+
+#: A wrong rewrite of one value, chosen by ``SEED`` (for ``main.py diverge``'s acceptance): ``LEVEL`` "relax"
+#: rewrites a binding of the entry function or of a fused Relax function it calls (scaled, offset, or
+#: ``R.add`` -> ``R.subtract``; inner bindings and ``R.add`` drawn more often); "tir" scales the last store to
+#: the output (or, half the time, to an intermediate buffer) of a PrimFunc the entry function reaches. The step writes to ``OUT`` what it rewrote and the node ``diverge`` should mark first
+#: (``expected``: the entry-function bindings that hold the rewritten value, in binding order; ``inside``:
+#: the rewritten binding when it sits inside a called function).
+WRONG_VALUE = SEEDED_STEP_HEAD + '''
+
+''' + MODULE_WALK + '''
 
 def _node_name(mod, binding):
     gv = _called(binding.value)
@@ -214,27 +267,12 @@ def _relax(mod, rng, entry):
 
 
 def _tir(mod, rng, entry):
-    names = []
-    for gv, func in mod.functions_items():
-        if isinstance(func, tvm.tirx.PrimFunc) and func.params and str(func.params[-1].dtype) == "float32":
-            names.append(gv.name_hint)
+    names = _float_prim_funcs(mod)
     top = _bindings(mod[entry])
     names = [n for n in sorted(names) if any(_called(b.value) is not None and _reaches(mod, _called(b.value), n)
                                              for b in top)]
     name = rng.choice(names)
-    func = mod[name]
-    out_name = func.params[-1].name
-    lines = func.script().splitlines()
-    allocs = [m.group(1) for m in (re.match(r"^    (\\w+) = T\\.sblock_alloc_buffer\\(", line) for line in lines) if m]
-    intermediate = bool(allocs) and rng.random() < 0.5
-    if intermediate:
-        out_name = rng.choice(allocs)
-    pattern = re.compile(r"^(\\s*)" + re.escape(out_name) + r"\\[(.*)\\] = (.*)$")
-    last = max(i for i, line in enumerate(lines) if pattern.match(line))
-    indent, index, rhs = pattern.match(lines[last]).groups()
-    lines[last] = f"{{indent}}{{out_name}}[{{index}}] = ({{rhs}}) * T.float32(1.01)"
-    out = tvm.IRModule(dict(mod.functions_items()), attrs=mod.attrs)
-    out[mod.get_global_var(name)] = tvm.script.from_source("\\n".join(lines))
+    out, out_name, intermediate = _scale_last_store(mod, rng, name)
     expected = [_node_name(mod, b) for b in top if _called(b.value) is not None and _reaches(mod, _called(b.value), name)]
     inside = None
     first = next(b for b in top if _called(b.value) is not None and _reaches(mod, _called(b.value), name))
@@ -268,19 +306,8 @@ def diverge_case(folder: str, seed: int, model: str, level: str, name: str = "ca
     tail = [Step("pipeline.default_build")] if lowered else []
     out = os.path.join(folder, f"{name}_facts.json")
     wrong = Step("custom.python", {"source": WRONG_VALUE.format(seed=seed, level=level, out=out)})
-    if level == "relax":
-        steps = pre + post
-        steps.insert(rng.randint(0, len(steps)), wrong)
-        steps += tail
-    elif lowered:
-        steps = pre + post + tail + [wrong]
-    else:
-        post.insert(rng.randint(1, len(post)), wrong)
-        steps = pre + post
-    doc = PipelineDocument(name=name, model=model, target={"kind": "llvm"}, steps=steps)
-    path = os.path.join(folder, f"{name}.json")
-    save_pipeline(doc, path)
-    return path, steps.index(wrong) + 1, out
+    steps = place_wrong(rng, pre, post, tail, wrong, level)
+    return save_case(folder, name, model, steps), steps.index(wrong) + 1, out
 
 
 #: A custom step that fails only on a chain of ``len(CHAIN)`` operations (issue 31: reduce to the essence):
@@ -319,20 +346,7 @@ def _head(func):
     return next((var for var, value in made.items() if _matches(value, 0, made)), None)
 
 
-def _scaled(func, target):
-    blocks = []
-    for block in func.body.blocks:
-        new = []
-        for b in block.bindings:
-            if not b.var.same_as(target):
-                new.append(b)
-                continue
-            orig = relax.Var(b.var.name + "_orig", b.var.ty)
-            new.append(relax.VarBinding(orig, b.value))
-            new.append(relax.VarBinding(b.var, relax.op.multiply(orig, relax.const(1.5, b.var.ty.dtype))))
-        blocks.append(relax.DataflowBlock(new) if isinstance(block, relax.DataflowBlock) else relax.BindingBlock(new))
-    return relax.Function(func.params, relax.SeqExpr(blocks, func.body.body), func.ret_ty, func.is_pure, func.attrs)
-
+''' + REWRITE_HELPERS + '''
 
 def transform(mod):
     for gv, func in mod.functions_items():
@@ -351,7 +365,7 @@ def transform(mod):
             while True:
                 time.sleep(0.05)
         out = tvm.IRModule(dict(mod.functions_items()), attrs=mod.attrs)
-        out[gv] = _scaled(func, head)
+        out[gv] = _rewrite_binding(func, head, "scale")
         return relax.transform.Normalize()(out)
     return mod
 '''
@@ -405,10 +419,7 @@ def reduce_case(folder: str, seed: int, mode: str, name: str = "case") -> tuple[
     chain = rng.choice(_op_chains(model, k))
     pre = [Step(rng.choice(["relax.FoldConstant", "relax.CanonicalizeBindings"])) for _ in range(rng.randint(0, 1))]
     steps = pre + [Step("custom.python", {"source": CHAIN_STEP.format(chain=chain, mode=mode)})]
-    doc = PipelineDocument(name=name, model=model, target={"kind": "llvm"}, steps=steps)
-    path = os.path.join(folder, f"{name}.json")
-    save_pipeline(doc, path)
-    return path, chain
+    return save_case(folder, name, model, steps), chain
 
 
 def run_reduce_case(client, folder: str, seed: int, mode: str, max_checks: int = 400, hang_s: float = 3.0) -> dict:

@@ -14,52 +14,20 @@ from __future__ import annotations
 import os
 import random
 
-from pipeline_model.document import PipelineDocument, Step
-from pipeline_model.fileformat import save_pipeline
-from tests.debug_fixtures import PRE, REWRITE_HELPERS, ROOT, _step
+from pipeline_model.document import Step
+from tests.debug_fixtures import (MODULE_WALK, PRE, REWRITE_HELPERS, ROOT, SEEDED_STEP_HEAD, _step, place_wrong,
+                                  save_case)
 
 CNN = os.path.join(ROOT, "resources", "models", "cnn_bn.onnx")
 #: The fourth model: the Llama-style decoder (symbolic sequence length) with 2 layers instead of 32.
 DECODER2 = "decoder2"
 MODELS = ("builtin:mlp", "builtin:transformer", CNN, DECODER2)
 
-WRONG_STRUCT = '''import json
-import random
-import re
-
-import tvm
-from tvm import relax
-
-SEED = {seed}
-LEVEL = "{level}"
-OUT = {out!r}
-_DPS = ("relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed", "relax.call_tir_with_grad")
+WRONG_STRUCT = SEEDED_STEP_HEAD + '''_DPS = ("relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed", "relax.call_tir_with_grad")
 _PACKED = ("relax.call_packed", "relax.call_pure_packed", "relax.call_inplace_packed")
 
 
-def _entry(mod):
-    names = [gv.name_hint for gv, f in mod.functions_items()
-             if isinstance(f, relax.Function) and "global_symbol" in (f.attrs or {{}})]
-    for name in ("main", "forward"):
-        if name in names:
-            return name
-    return sorted(names)[0]
-
-
-def _bindings(func):
-    return [b for block in func.body.blocks for b in block.bindings]
-
-
-def _called(value):
-    if not isinstance(value, relax.Call):
-        return None
-    if isinstance(value.op, tvm.ir.GlobalVar):
-        return value.op
-    if isinstance(value.op, tvm.ir.Op) and value.op.name.startswith("relax.call_tir") and value.args:
-        if isinstance(value.args[0], tvm.ir.GlobalVar):
-            return value.args[0]
-    return None
-
+''' + MODULE_WALK + '''
 
 def _lowered(mod):
     return any("vm.builtin." in f.script() or "R.vm.alloc" in f.script()
@@ -148,21 +116,8 @@ def _relax(mod, rng, entry, lowered):
                                                "inside": "/".join(path + [key]) if path else None}}
 
 
-def _reaches(mod, gv, name, depth=0):
-    if gv.name_hint == name:
-        return True
-    func = mod[gv]
-    if depth > 4 or not isinstance(func, relax.Function):
-        return False
-    return any(_called(b.value) is not None and _reaches(mod, _called(b.value), name, depth + 1)
-               for b in _bindings(func))
-
-
 def _tir(mod, rng, entry, lowered):
-    names = []
-    for gv, func in mod.functions_items():
-        if isinstance(func, tvm.tirx.PrimFunc) and func.params and str(func.params[-1].dtype) == "float32":
-            names.append(gv.name_hint)
+    names = _float_prim_funcs(mod)
     top = _bindings(mod[entry])
     keys = _keys(mod, mod[entry], lowered)
     # the build turns a call of a reshape PrimFunc into R.reshape (RewriteDataflowReshape): that one never runs
@@ -171,19 +126,7 @@ def _tir(mod, rng, entry, lowered):
     names = [n for n in sorted(names) if any(_called(b.value) is not None and _reaches(probe, _called(b.value), n)
                                              for b in ptop)]
     name = rng.choice(names)
-    func = mod[name]
-    out_name = func.params[-1].name
-    lines = func.script().splitlines()
-    allocs = [m.group(1) for m in (re.match(r"^    (\\w+) = T\\.sblock_alloc_buffer\\(", line) for line in lines) if m]
-    intermediate = bool(allocs) and rng.random() < 0.5
-    if intermediate:
-        out_name = rng.choice(allocs)
-    pattern = re.compile(r"^(\\s*)" + re.escape(out_name) + r"\\[(.*)\\] = (.*)$")
-    last = max(i for i, line in enumerate(lines) if pattern.match(line))
-    indent, index, rhs = pattern.match(lines[last]).groups()
-    lines[last] = f"{{indent}}{{out_name}}[{{index}}] = ({{rhs}}) * T.float32(1.01)"
-    out = tvm.IRModule(dict(mod.functions_items()), attrs=mod.attrs)
-    out[mod.get_global_var(name)] = tvm.script.from_source("\\n".join(lines))
+    out, out_name, intermediate = _scale_last_store(mod, rng, name)
     first = next(b for b, pb in zip(top, ptop) if b.var in keys and _called(pb.value) is not None
                  and _reaches(probe, _called(pb.value), name))
     inside = out_name if intermediate else None
@@ -235,16 +178,6 @@ def structure_case(folder: str, seed: int, model: str, level: str, name: str = "
                                                             "relax.FuseTIR")]
     out = os.path.join(folder, f"{name}_facts.json")
     wrong = Step("custom.python", {"source": WRONG_STRUCT.format(seed=seed, level=level, out=out)})
-    if level == "relax":
-        steps = pre + post
-        steps.insert(rng.randint(len(pre) - 1 if pre else 0, len(steps)), wrong)
-        steps += [Step("pipeline.default_build")] if lowered else []
-    elif lowered:
-        steps = pre + post + [Step("pipeline.default_build"), wrong]
-    else:
-        post.insert(rng.randint(1, len(post)), wrong)
-        steps = pre + post
-    doc = PipelineDocument(name=name, model=model, target={"kind": "llvm"}, steps=steps)
-    path = os.path.join(folder, f"{name}.json")
-    save_pipeline(doc, path)
-    return path, steps.index(wrong) + 1, out
+    tail = [Step("pipeline.default_build")] if lowered else []
+    steps = place_wrong(rng, pre, post, tail, wrong, level, first=len(pre) - 1 if pre else 0)
+    return save_case(folder, name, model, steps), steps.index(wrong) + 1, out

@@ -13,15 +13,10 @@ CUDA = {"kind": "cuda", "arch": "sm_80"}
 
 @pytest.fixture(scope="module")
 def lowered_mlp():
-    from tvm import relax
-
     from pipeline_model.importers import load_tvm
+    from tests.tuning_fixtures import lowered
 
-    mod = load_tvm.load_model("builtin:mlp", None).mod
-    seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
-                                    relax.transform.FuseOps(), relax.transform.FuseTIR()])
-    with tvm.transform.PassContext(opt_level=3):
-        return seq(mod)
+    return lowered(load_tvm.load_model("builtin:mlp", None).mod)
 
 
 def test_gpu_rules_report_and_scheduled_module(lowered_mlp):

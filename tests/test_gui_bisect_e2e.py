@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from tests.conftest import qt_wait  # noqa: E402
+from tests.conftest import answer_of, qt_wait  # noqa: E402
 from tests.debug_fixtures import injected_pipeline  # noqa: E402
 from tests.zh_texts import rich_plain  # noqa: E402
 
@@ -24,12 +24,7 @@ def test_find_breaking_step_selects_the_culprit(studio, tmp_path):
     win.act_bisect.trigger()
     dialog = win.bisector.dialog
     assert dialog is not None and dialog.isVisible()
-    reports: list = []
-    win.bisector.finished.connect(reports.append)
-    win.bisector.failed.connect(reports.append)
-    assert win.bisector.find()
-    assert qt_wait(lambda: bool(reports), 240_000)
-    report = reports[0]
+    report = answer_of(win.bisector, win.bisector.find, 240_000)
     assert not isinstance(report, str), report
     assert report.culprit_step == wrong
     assert win.pipeline_view.selected_uids() == [win.ctrl.doc.steps[wrong - 1].uid]
@@ -75,12 +70,7 @@ def test_where_values_diverge_marks_the_rewritten_binding(studio, tmp_path):
     assert win.files.open_pipeline(path, remember=False)
     assert qt_wait(lambda: not win.act_stop.isEnabled(), 240_000)
     win.pipeline_view.select_uids([win.ctrl.doc.steps[wrong - 1].uid])
-    replies: list = []
-    win.diverger.finished.connect(replies.append)
-    win.diverger.failed.connect(replies.append)
-    assert win.diverger.show_dialog()
-    assert qt_wait(lambda: bool(replies), 240_000)
-    reply = replies[0]
+    reply = answer_of(win.diverger, win.diverger.show_dialog, 240_000)
     assert not isinstance(reply, str), reply
     assert reply["first_divergent"] == "add"
     dialog = win.diverger.dialog

@@ -24,7 +24,7 @@ from pipeline_model.debugging import reproducer  # noqa: E402
 from pipeline_model.document import PipelineDocument, Step  # noqa: E402
 from pipeline_model.engine.client import EngineError  # noqa: E402
 from pipeline_model.engine.context import ConsentError  # noqa: E402
-from tests.conftest import qt_wait  # noqa: E402
+from tests.conftest import answer_of, qt_wait, shown_window  # noqa: E402
 from tests.fake_engine import FakeEngineClient  # noqa: E402
 from widgets.step_model import BisectRole, StateRole  # noqa: E402
 
@@ -158,17 +158,10 @@ class DebugFakeEngine(FakeEngineClient):
 
 @pytest.fixture
 def studio(gui_env, qapp):
-    from app.main_window import MainWindow
-
     client = DebugFakeEngine()
-    win = MainWindow(client_factory=lambda: client, close_client=False)
-    win.fake_client = client
-    win.ctx.consent.override = True
-    win.show()
-    assert qt_wait(lambda: win.ctx.catalogue.catalogue is not None, 20_000)
-    yield win
-    win.ctrl.undo_stack.setClean()
-    win.close()
+    with shown_window(client, 20_000, close_client=False) as win:
+        win.fake_client = client
+        yield win
 
 
 def _open(win, steps: list[Step]) -> PipelineDocument:
@@ -181,14 +174,10 @@ def _open(win, steps: list[Step]) -> PipelineDocument:
 
 
 def _bisect(win) -> Any:
-    reports: list = []
-    win.bisector.finished.connect(reports.append)
-    win.bisector.failed.connect(reports.append)
     win.act_bisect.trigger()
-    assert win.bisector.find()
-    assert qt_wait(lambda: bool(reports), 20_000)
-    assert not isinstance(reports[0], str), reports[0]
-    return reports[0]
+    report = answer_of(win.bisector, win.bisector.find)
+    assert not isinstance(report, str), report
+    return report
 
 
 def _index(win, uid: str):
@@ -292,12 +281,7 @@ def test_reduce_dialog_progress_and_result(studio, tmp_path):
     dialog = win.reducer.show_dialog(folder)
     assert dialog.isVisible() and dialog.output_edit.text() == folder + "-reduced"
     assert "40 binding(s)" in dialog.about.text()
-    done: list = []
-    win.reducer.finished.connect(done.append)
-    win.reducer.failed.connect(done.append)
-    assert win.reducer.start()
-    assert qt_wait(lambda: bool(done), 20_000)
-    out = done[0]
+    out = answer_of(win.reducer, win.reducer.start)
     assert isinstance(out, dict), out
     assert out["bindings_before"] == 40 and out["bindings_after"] == 1 and out["stopped"].startswith("no smaller")
     reduced = reproducer.read_spec(folder + "-reduced")
@@ -382,12 +366,7 @@ def test_a_hanging_candidate_restarts_the_engine_and_is_no_app_crash(studio, tmp
     win.worker.engine_crashed.connect(crashes.append)
     win.worker.engine_restarted.connect(lambda: restarts.append(1))
     dialog = win.reducer.show_dialog(folder)
-    done: list = []
-    win.reducer.finished.connect(done.append)
-    win.reducer.failed.connect(done.append)
-    assert win.reducer.start()
-    assert qt_wait(lambda: bool(done), 20_000)
-    out = done[0]
+    out = answer_of(win.reducer, win.reducer.start)
     assert isinstance(out, dict), out
     # Every check of a module holding the binding "hung": each counted as reproduced, the engine started again.
     assert out["bindings_after"] == 1 and len(fake.crashed) == len(out["accepted"]) + 1, (out, fake.crashed)

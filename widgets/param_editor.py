@@ -198,7 +198,32 @@ class _FloatField(_Field):
         return self.editor.value()
 
 
-class _StrField(_Field):
+class _TextField(_Field):
+    """A field whose value is its editor's text (:meth:`_text`, shown by :meth:`_show`): a change is emitted once,
+    when an edit ends with a text other than the last one."""
+
+    _last = ""
+
+    def _text(self) -> str:
+        raise NotImplementedError
+
+    def _show(self, text: str) -> None:
+        raise NotImplementedError
+
+    def _emit_if_changed(self) -> None:
+        if self._text() != self._last:
+            self._last = self._text()
+            self._emit()
+
+    def _set(self, value: Any) -> None:
+        self._last = "" if value is None else str(value)
+        self._show(self._last)
+
+    def value(self) -> Any:
+        return self._text()
+
+
+class _StrField(_TextField):
     def __init__(self, spec: dict[str, Any]) -> None:
         super().__init__(spec)
         self.editor = QLineEdit()
@@ -207,23 +232,17 @@ class _StrField(_Field):
         self.editor.editingFinished.connect(self._emit_if_changed)
         self._last = ""
 
-    def _emit_if_changed(self) -> None:
-        if self.editor.text() != self._last:
-            self._last = self.editor.text()
-            self._emit()
-
-    def _set(self, value: Any) -> None:
-        self._last = "" if value is None else str(value)
-        self.editor.setText(self._last)
-
-    def value(self) -> Any:
+    def _text(self) -> str:
         return self.editor.text()
+
+    def _show(self, text: str) -> None:
+        self.editor.setText(text)
 
     def set_read_only(self, ro: bool) -> None:
         self.editor.setReadOnly(ro)
 
 
-class _FunctionField(_Field):
+class _FunctionField(_TextField):
     """A Relax function's name: an editable list of the model's functions (``ParamEditor.set_function_names``),
     any name may still be typed."""
 
@@ -249,17 +268,11 @@ class _FunctionField(_Field):
         self.editor.setEditText(text)
         self.editor.blockSignals(False)
 
-    def _emit_if_changed(self) -> None:
-        if self.editor.currentText() != self._last:
-            self._last = self.editor.currentText()
-            self._emit()
-
-    def _set(self, value: Any) -> None:
-        self._last = "" if value is None else str(value)
-        self.editor.setEditText(self._last)
-
-    def value(self) -> Any:
+    def _text(self) -> str:
         return self.editor.currentText()
+
+    def _show(self, text: str) -> None:
+        self.editor.setEditText(text)
 
     def set_read_only(self, ro: bool) -> None:
         self.editor.setEnabled(not ro)

@@ -77,30 +77,47 @@ def format_ratio(ratio: Optional[float]) -> str:
     return f"{ratio:.2f}×" if ratio < 10 else f"{ratio:.1f}×" if ratio < 100 else f"{ratio:.0f}×"
 
 
-class QtProfileModel(QAbstractTableModel):
+class _RowsModel(QAbstractTableModel):
+    """A flat table over a list of rows (``_rows``), one column per name in ``COLUMNS``."""
+
+    COLUMNS: tuple[str, ...] = ()
+
+    def __init__(self, parent: Optional[Any] = None) -> None:
+        super().__init__(parent)
+        self._rows: list[Any] = []
+
+    def _replace(self, rows: list[Any]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def _sorted(self, key: Any, descending: bool, ties: Any = None) -> None:
+        """The rows sorted by ``key``, equal ones by ``ties`` when given (views told the layout changed)."""
+        self.layoutAboutToBeChanged.emit()
+        if ties is not None:
+            self._rows.sort(key=ties)
+        self._rows.sort(key=key, reverse=descending)
+        self.layoutChanged.emit()
+
+    def rowCount(self, parent: _ModelIndex = QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _ModelIndex = QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+
+class QtProfileModel(_RowsModel):
     """Rows = profile entries; columns: function, calls, total, mean, share."""
 
     COLUMNS = ("function", "calls", "total", "mean", "share")
 
-    def __init__(self, parent: Optional[Any] = None) -> None:
-        super().__init__(parent)
-        self._entries: list[ProfileEntry] = []
-
     def set_entries(self, entries: list[ProfileEntry]) -> None:
         """Replace the rows."""
-        self.beginResetModel()
-        self._entries = list(entries)
-        self.endResetModel()
+        self._replace(entries)
 
     def entry(self, row: int) -> ProfileEntry:
         """The entry shown in ``row``."""
-        return self._entries[row]
-
-    def rowCount(self, parent: _ModelIndex = QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
-        return 0 if parent.isValid() else len(self._entries)
-
-    def columnCount(self, parent: _ModelIndex = QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
-        return 0 if parent.isValid() else len(self.COLUMNS)
+        return self._rows[row]
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 - Qt API
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -111,9 +128,9 @@ class QtProfileModel(QAbstractTableModel):
         return titles[section] if 0 <= section < len(titles) else None
 
     def data(self, index: _ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._entries):
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
-        e, col = self._entries[index.row()], index.column()
+        e, col = self._rows[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return (e.name, str(e.calls), format_us(e.total_us), format_us(e.mean_us), f"{e.share * 100:.1f} %")[col]
         if role == SORT_ROLE:
@@ -135,35 +152,21 @@ class QtProfileModel(QAbstractTableModel):
                 lambda e: e.share)
         if not 0 <= column < len(keys):
             return
-        self.layoutAboutToBeChanged.emit()
-        self._entries.sort(key=keys[column], reverse=order == Qt.SortOrder.DescendingOrder)
-        self.layoutChanged.emit()
+        self._sorted(keys[column], order == Qt.SortOrder.DescendingOrder)
 
 
-class QtProfileDiffModel(QAbstractTableModel):
+class QtProfileDiffModel(_RowsModel):
     """Rows = callees of two profiles compared; columns: function, before, after, change, ratio, share."""
 
     COLUMNS = ("function", "before", "after", "delta", "ratio", "share")
 
-    def __init__(self, parent: Optional[Any] = None) -> None:
-        super().__init__(parent)
-        self._rows: list[ProfileDiffRow] = []
-
     def set_rows(self, rows: list[ProfileDiffRow]) -> None:
         """Replace the rows."""
-        self.beginResetModel()
-        self._rows = list(rows)
-        self.endResetModel()
+        self._replace(rows)
 
     def row_data(self, row: int) -> ProfileDiffRow:
         """The callee shown in ``row``."""
         return self._rows[row]
-
-    def rowCount(self, parent: _ModelIndex = QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _ModelIndex = QModelIndex()) -> int:  # noqa: N802, B008 - Qt API
-        return 0 if parent.isValid() else len(self.COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 - Qt API
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -242,10 +245,7 @@ class QtProfileDiffModel(QAbstractTableModel):
         """Sort by ``column`` (the change by its size; ties by name)."""
         if not 0 <= column < len(self.COLUMNS):
             return
-        self.layoutAboutToBeChanged.emit()
-        self._rows.sort(key=lambda r: r.name)
-        self._rows.sort(key=lambda r: self._sort_value(r, column), reverse=order == Qt.SortOrder.DescendingOrder)
-        self.layoutChanged.emit()
+        self._sorted(lambda r: self._sort_value(r, column), order == Qt.SortOrder.DescendingOrder, lambda r: r.name)
 
 
 class ShareBarDelegate(QStyledItemDelegate):

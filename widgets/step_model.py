@@ -49,20 +49,10 @@ MIME_PASS = "application/x-rps-pass"
 #: MIME type of steps dragged inside the pipeline list: UTF-8 JSON ``{"uids": [...]}``.
 MIME_STEP = "application/x-rps-step"
 
-TitleRole = Qt.ItemDataRole.UserRole + 1
-PassIdRole = Qt.ItemDataRole.UserRole + 2
-EnabledRole = Qt.ItemDataRole.UserRole + 3
-StateRole = Qt.ItemDataRole.UserRole + 4
-ElapsedRole = Qt.ItemDataRole.UserRole + 5
-CachedRole = Qt.ItemDataRole.UserRole + 6
-ErrorRole = Qt.ItemDataRole.UserRole + 7
-NestedRole = Qt.ItemDataRole.UserRole + 8
-UidRole = Qt.ItemDataRole.UserRole + 9
-ResultRole = Qt.ItemDataRole.UserRole + 10
-StepRole = Qt.ItemDataRole.UserRole + 11
-CompositeRole = Qt.ItemDataRole.UserRole + 12
-#: The step's mark from the last Find Breaking Step: ``"culprit"``, ``"pass"``, ``"fail"``, ``"skip"`` or ``None``.
-BisectRole = Qt.ItemDataRole.UserRole + 13
+#: The item data roles, numbered from ``UserRole + 1`` in this order. ``BisectRole``: the step's mark from the last
+#: Find Breaking Step (``"culprit"``, ``"pass"``, ``"fail"``, ``"skip"`` or ``None``).
+(TitleRole, PassIdRole, EnabledRole, StateRole, ElapsedRole, CachedRole, ErrorRole, NestedRole, UidRole, ResultRole,
+ StepRole, CompositeRole, BisectRole) = (Qt.ItemDataRole.UserRole + n for n in range(1, 14))
 
 BISECT_CULPRIT, BISECT_PASS, BISECT_FAIL, BISECT_SKIP = "culprit", "pass", "fail", "skip"
 #: Labels of the bisect marks (English; shown through ``QtPipelineModel.tr``).
@@ -99,42 +89,43 @@ _STATE_COLOURS = {
 }
 
 
+def _json_mime(mime: QMimeData, mime_type: str, value: dict) -> QMimeData:
+    """``mime`` carrying ``value`` as UTF-8 JSON under ``mime_type``."""
+    mime.setData(mime_type, QByteArray(json.dumps(value).encode("utf-8")))
+    return mime
+
+
+def _json_mime_field(mime: QMimeData, mime_type: str, key: str) -> Any:
+    """Field ``key`` of the JSON object ``mime`` carries under ``mime_type``; ``None`` when absent or malformed."""
+    if not mime.hasFormat(mime_type):
+        return None
+    try:
+        return json.loads(bytes(mime.data(mime_type).data()).decode("utf-8")).get(key)
+    except (ValueError, AttributeError):
+        return None
+
+
 def pass_mime_data(pass_id: str) -> QMimeData:
     """The MIME data a palette drag carries for ``pass_id``."""
-    mime = QMimeData()
-    mime.setData(MIME_PASS, QByteArray(json.dumps({"pass_id": pass_id}).encode("utf-8")))
+    mime = _json_mime(QMimeData(), MIME_PASS, {"pass_id": pass_id})
     mime.setText(pass_id)
     return mime
 
 
 def step_mime_data(uids: list[str]) -> QMimeData:
     """The MIME data a pipeline-internal drag carries for the steps ``uids``."""
-    mime = QMimeData()
-    mime.setData(MIME_STEP, QByteArray(json.dumps({"uids": list(uids)}).encode("utf-8")))
-    return mime
+    return _json_mime(QMimeData(), MIME_STEP, {"uids": list(uids)})
 
 
 def parse_pass_mime(mime: QMimeData) -> Optional[str]:
     """The pass id in palette MIME data, or ``None`` when absent or malformed."""
-    if not mime.hasFormat(MIME_PASS):
-        return None
-    try:
-        value = json.loads(bytes(mime.data(MIME_PASS).data()).decode("utf-8"))
-        pass_id = value.get("pass_id")
-    except (ValueError, AttributeError):
-        return None
+    pass_id = _json_mime_field(mime, MIME_PASS, "pass_id")
     return pass_id if isinstance(pass_id, str) and pass_id else None
 
 
 def parse_step_mime(mime: QMimeData) -> Optional[list[str]]:
     """The step uids in pipeline MIME data, or ``None`` when absent or malformed."""
-    if not mime.hasFormat(MIME_STEP):
-        return None
-    try:
-        value = json.loads(bytes(mime.data(MIME_STEP).data()).decode("utf-8"))
-        uids = value.get("uids")
-    except (ValueError, AttributeError):
-        return None
+    uids = _json_mime_field(mime, MIME_STEP, "uids")
     if not isinstance(uids, list) or not all(isinstance(u, str) for u in uids) or not uids:
         return None
     return uids
@@ -191,31 +182,31 @@ def _draw_badge(painter: QPainter, mark: str, size: int) -> None:
 
 def culprit_icon(size: int = 16) -> QIcon:
     """The icon of the breaking step a bisection found: a violet disc with a white exclamation mark."""
-    key = ("culprit|" + QApplication.palette().color(QPalette.ColorRole.Base).name(), size)
+    def draw(painter: QPainter) -> None:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QBrush(QColor(CULPRIT_COLOUR)))
+        painter.drawEllipse(QRectF(1, 1, size - 2, size - 2))
+        painter.setPen(QPen(QColor("white"), max(1.8, size / 8)))
+        c = size / 2.0
+        painter.drawLine(QPointF(c, size * 0.24), QPointF(c, size * 0.58))
+        painter.drawPoint(QPointF(c, size * 0.76))
+
+    return _painted_icon(("culprit|" + QApplication.palette().color(QPalette.ColorRole.Base).name(), size), size, draw)
+
+
+def _painted_icon(key: tuple[str, int], size: int, draw: Callable[[QPainter], None], ratio: int = 2) -> QIcon:
+    """The icon cached under ``key``, else one ``draw`` paints (antialiased) on a transparent ``size`` pixmap."""
     cached = _icon_cache.get(key)
-    if cached is not None:
-        return cached
-    pix = _blank_pixmap(size)
-    painter = QPainter(pix)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(QBrush(QColor(CULPRIT_COLOUR)))
-    painter.drawEllipse(QRectF(1, 1, size - 2, size - 2))
-    painter.setPen(QPen(QColor("white"), max(1.8, size / 8)))
-    c = size / 2.0
-    painter.drawLine(QPointF(c, size * 0.24), QPointF(c, size * 0.58))
-    painter.drawPoint(QPointF(c, size * 0.76))
-    painter.end()
-    icon = QIcon(pix)
-    _icon_cache[key] = icon
-    return icon
-
-
-def _blank_pixmap(size: int, ratio: int = 2) -> QPixmap:
-    pix = QPixmap(size * ratio, size * ratio)
-    pix.setDevicePixelRatio(ratio)
-    pix.fill(Qt.GlobalColor.transparent)
-    return pix
+    if cached is None:
+        pix = QPixmap(size * ratio, size * ratio)
+        pix.setDevicePixelRatio(ratio)
+        pix.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pix)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        draw(painter)
+        painter.end()
+        cached = _icon_cache[key] = QIcon(pix)
+    return cached
 
 
 def state_icon(state: str, size: int = 16, badge: Optional[str] = None) -> QIcon:
@@ -224,53 +215,45 @@ def state_icon(state: str, size: int = 16, badge: Optional[str] = None) -> QIcon
     palette = QApplication.palette()
     key = (state + "|" + (badge or "") + "|" + palette.color(QPalette.ColorRole.Base).name()
            + palette.color(QPalette.ColorRole.Text).name(), size)
-    cached = _icon_cache.get(key)
-    if cached is not None:
-        return cached
-    pix = _blank_pixmap(size)
-    painter = QPainter(pix)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    colour = state_colour(state, palette)
-    pen = QPen(colour, 1.6)
-    painter.setPen(pen)
-    margin = 2.5
-    rect = pix.rect().adjusted(0, 0, 0, 0)
-    w = size - 2 * margin
-    if state in (CHANGED, FAILED, RUNNING, CANCELLED):
-        painter.setBrush(QBrush(colour))
-    else:
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-    painter.drawEllipse(int(margin), int(margin), int(w), int(w))
-    glyph_pen = QPen(QColor("white") if state in (CHANGED, FAILED, RUNNING, CANCELLED) else colour, 1.6)
-    painter.setPen(glyph_pen)
-    c = size / 2.0
-    if state == CHANGED:  # a dot-centre "delta" mark: small triangle
-        painter.drawLine(int(c - 3), int(c + 2), int(c), int(c - 3))
-        painter.drawLine(int(c), int(c - 3), int(c + 3), int(c + 2))
-        painter.drawLine(int(c - 3), int(c + 2), int(c + 3), int(c + 2))
-    elif state == FAILED:  # cross
-        painter.drawLine(int(c - 3), int(c - 3), int(c + 3), int(c + 3))
-        painter.drawLine(int(c - 3), int(c + 3), int(c + 3), int(c - 3))
-    elif state == RUNNING:  # play triangle
-        painter.setBrush(QColor("white"))
-        from PySide6.QtCore import QPointF
-        from PySide6.QtGui import QPolygonF
 
-        painter.drawPolygon(QPolygonF([QPointF(c - 2, c - 3.5), QPointF(c + 3.5, c), QPointF(c - 2, c + 3.5)]))
-    elif state == UNCHANGED:  # equals sign
-        painter.drawLine(int(c - 3), int(c - 1.5), int(c + 3), int(c - 1.5))
-        painter.drawLine(int(c - 3), int(c + 1.5), int(c + 3), int(c + 1.5))
-    elif state == SKIPPED:  # slash
-        painter.drawLine(int(c - 3), int(c + 3), int(c + 3), int(c - 3))
-    elif state == CANCELLED:
-        painter.drawLine(int(c - 3), int(c), int(c + 3), int(c))
-    del rect
-    if badge:
-        _draw_badge(painter, badge, size)
-    painter.end()
-    icon = QIcon(pix)
-    _icon_cache[key] = icon
-    return icon
+    def draw(painter: QPainter) -> None:
+        colour = state_colour(state, palette)
+        pen = QPen(colour, 1.6)
+        painter.setPen(pen)
+        margin = 2.5
+        w = size - 2 * margin
+        if state in (CHANGED, FAILED, RUNNING, CANCELLED):
+            painter.setBrush(QBrush(colour))
+        else:
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawEllipse(int(margin), int(margin), int(w), int(w))
+        glyph_pen = QPen(QColor("white") if state in (CHANGED, FAILED, RUNNING, CANCELLED) else colour, 1.6)
+        painter.setPen(glyph_pen)
+        c = size / 2.0
+        if state == CHANGED:  # a dot-centre "delta" mark: small triangle
+            painter.drawLine(int(c - 3), int(c + 2), int(c), int(c - 3))
+            painter.drawLine(int(c), int(c - 3), int(c + 3), int(c + 2))
+            painter.drawLine(int(c - 3), int(c + 2), int(c + 3), int(c + 2))
+        elif state == FAILED:  # cross
+            painter.drawLine(int(c - 3), int(c - 3), int(c + 3), int(c + 3))
+            painter.drawLine(int(c - 3), int(c + 3), int(c + 3), int(c - 3))
+        elif state == RUNNING:  # play triangle
+            painter.setBrush(QColor("white"))
+            from PySide6.QtCore import QPointF
+            from PySide6.QtGui import QPolygonF
+
+            painter.drawPolygon(QPolygonF([QPointF(c - 2, c - 3.5), QPointF(c + 3.5, c), QPointF(c - 2, c + 3.5)]))
+        elif state == UNCHANGED:  # equals sign
+            painter.drawLine(int(c - 3), int(c - 1.5), int(c + 3), int(c - 1.5))
+            painter.drawLine(int(c - 3), int(c + 1.5), int(c + 3), int(c + 1.5))
+        elif state == SKIPPED:  # slash
+            painter.drawLine(int(c - 3), int(c + 3), int(c + 3), int(c - 3))
+        elif state == CANCELLED:
+            painter.drawLine(int(c - 3), int(c), int(c + 3), int(c))
+        if badge:
+            _draw_badge(painter, badge, size)
+
+    return _painted_icon(key, size, draw)
 
 
 def state_label(state: str) -> str:

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from widgets.dialog_parts import close_box
 from widgets.units import format_duration_s
 
 COLUMNS = (  # header texts, translated where shown
@@ -283,7 +284,7 @@ class TuningPanel(QWidget):
         if not text:
             return
         from PySide6.QtGui import QFontDatabase
-        from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit
+        from PySide6.QtWidgets import QDialog, QPlainTextEdit
 
         dialog = QDialog(self)
         dialog.setObjectName("bestScheduleDialog")
@@ -292,8 +293,7 @@ class TuningPanel(QWidget):
         view.setReadOnly(True)
         view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         view.setPlainText(text)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
-        buttons.rejected.connect(dialog.reject)
+        buttons = close_box(dialog)
         layout = QVBoxLayout(dialog)
         layout.addWidget(view, 1)
         layout.addWidget(buttons)

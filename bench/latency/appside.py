@@ -13,11 +13,12 @@ prepared by :mod:`bench.latency.docs`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 
 def progress_printer(label: str) -> Callable[[str, dict], None]:
@@ -36,6 +37,17 @@ def make_client() -> Any:
     from pipeline_model.engine.client import EngineClient
 
     return EngineClient(step_timeout_s=900.0, consent=Consent.everything())
+
+
+@contextlib.contextmanager
+def plan_client(plan: Any) -> Iterator[Any]:
+    """:func:`make_client`, closed after the block, with ``plan.target`` set to its first device's target."""
+    client = make_client()
+    try:
+        plan.target = client.request("devices", {})["devices"][0]["target"]
+        yield client
+    finally:
+        client.close()
 
 
 def _build_args(doc: Any, *, key: Optional[str] = None, baseline: bool = False) -> dict[str, Any]:

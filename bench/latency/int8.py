@@ -96,9 +96,7 @@ def _time_row(plan: Any, row: dict[str, Any], inputs: tuple[Any, ...]) -> None:
 def run(plan: Any) -> list[dict[str, Any]]:
     """Every model of ``plan`` quantized, built by the app and timed against ONNX Runtime; one row each."""
     rows, inputs_of = [], {}
-    client = appside.make_client()
-    try:
-        plan.target = client.request("devices", {})["devices"][0]["target"]
+    with appside.plan_client(plan) as client:
         for name in plan.models:
             model, inputs = models.make_model(name)
             t0 = time.perf_counter()
@@ -108,8 +106,6 @@ def run(plan: Any) -> list[dict[str, Any]]:
                   flush=True)
             inputs_of[name] = inputs
             rows.append(_engine_row(client, plan, name, path, kind))
-    finally:
-        client.close()
     for row in rows:
         if "error" not in row["app"]:
             _time_row(plan, row, inputs_of[row["model"]])

@@ -97,9 +97,7 @@ def _build_rounds(client: Any, plan: Any, row: dict[str, Any], tvm_doc: Any, app
 def engine_phase(plan: Any) -> list[dict[str, Any]]:
     """Phase 1: export every model, run every file through the engine; one row per (model, format)."""
     rows = []
-    client = appside.make_client()
-    try:
-        plan.target = client.request("devices", {})["devices"][0]["target"]
+    with appside.plan_client(plan) as client:
         for name in plan.models:
             model, inputs = models.make_model(name)
             t0 = time.perf_counter()
@@ -110,8 +108,6 @@ def engine_phase(plan: Any) -> list[dict[str, Any]]:
             for fmt in plan.formats:
                 if fmt in paths:
                     rows.append(_engine_file(client, plan, name, fmt, paths[fmt]))
-    finally:
-        client.close()
     return rows
 
 

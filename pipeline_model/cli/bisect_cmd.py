@@ -21,8 +21,9 @@ import os
 import sys
 from typing import Any, Optional
 
-from pipeline_model.cli import shape_arg
-from pipeline_model.document import PipelineDocument, resolve_target, target_label
+from pipeline_model.cli.common import (add_check_options, add_model_options, apply_model_options, engine_failure,
+                                        fail)
+from pipeline_model.document import PipelineDocument, target_label
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -34,13 +35,8 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
         description="Bisect a pipeline to the first step after which the built module's result differs from "
                     "the reference, or its build or run fails.")
     p.add_argument("pipeline", metavar="PIPELINE", help="pipeline file (.json)")
-    p.add_argument("--model", metavar="SPEC", help="model instead of the file's")
-    shape_arg.add_argument(p)
-    p.add_argument("--target", metavar="T", help="target instead of the file's: cpu, cuda or a JSON object")
-    p.add_argument("--inputs", metavar="FILE", help=".npy/.npz inputs (default: seeded random inputs)")
-    p.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance of the check (default 1e-4)")
-    p.add_argument("--atol", type=float, default=1e-4,
-                   help="absolute tolerance of the check, times max |ref| (default 1e-4)")
+    add_model_options(p)
+    add_check_options(p)
     p.add_argument("--check-against", choices=("tvm", "framework"), default="tvm",
                    help="reference: the model as loaded built by tvm.compile (default) or its framework")
     p.add_argument("--json", action="store_true", help="print one JSON document")
@@ -55,28 +51,15 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
 
 def load_document(args: argparse.Namespace) -> tuple[Optional[PipelineDocument], Optional[str]]:
     """The pipeline file with ``--model``/``--shape``/``--target`` applied, or ``(None, error message)``."""
-    from pipeline_model import models
     from pipeline_model.fileformat import PipelineFileError, load_pipeline
 
     try:
         doc = load_pipeline(args.pipeline)
     except (PipelineFileError, OSError) as exc:
         return None, str(exc)
-    if getattr(args, "model", None):
-        doc.model = args.model if args.model.startswith("builtin:") else os.path.abspath(args.model)
-    try:
-        doc.model = shape_arg.apply(doc.model, getattr(args, "shape", None))
-    except shape_arg.DimsError as exc:
-        return None, str(exc)
-    try:
-        models.resolve_model(doc.model, doc.model_path_base())
-    except models.ModelLoadError as exc:
-        return None, f"--model: {exc}" if getattr(args, "model", None) else f"{args.pipeline}: model: {exc}"
-    if getattr(args, "target", None):
-        try:
-            doc.target = resolve_target(args.target)
-        except ValueError as exc:
-            return None, f"--target: {exc}"
+    problem = apply_model_options(doc, args)
+    if problem:
+        return None, problem
     if getattr(args, "inputs", None):
         from pipeline_model.safe_files import input_problem
 
@@ -108,14 +91,6 @@ def bisect_request(doc: PipelineDocument, args: argparse.Namespace) -> dict[str,
     return request
 
 
-def _fail(message: str, as_json: bool, code: int) -> int:
-    if as_json:
-        print(json.dumps({"ok": False, "error": message, "exit_code": code}, indent=2))
-    else:
-        print(f"error: {message}", file=sys.stderr)
-    return code
-
-
 def main(args: argparse.Namespace, client: Any = None) -> int:
     """Bisect the pipeline; returns the exit code (0 correct, 1 culprit found or failure, 2 bad input)."""
     from pipeline_model.debugging.bisect import BisectReport, request_bisect, tvm_bug_line
@@ -123,15 +98,15 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
 
     doc, problem = load_document(args)
     if doc is None:
-        return _fail(problem or "bad input", args.json, EXIT_BAD_INPUT)
+        return fail(problem or "bad input", args.json, EXIT_BAD_INPUT)
     if args.rtol < 0 or args.atol < 0:
-        return _fail("--rtol and --atol must be >= 0", args.json, EXIT_BAD_INPUT)
+        return fail("--rtol and --atol must be >= 0", args.json, EXIT_BAD_INPUT)
     if args.reproducer:
         from pipeline_model.cli import reproducer_io
 
         problem = reproducer_io.check_folder(args.reproducer, force=bool(getattr(args, "force", False)))
         if problem:
-            return _fail(problem, args.json, EXIT_BAD_INPUT)
+            return fail(problem, args.json, EXIT_BAD_INPUT)
     own = client is None
     if client is None:
         client = EngineClient(step_timeout_s=args.timeout)
@@ -147,11 +122,10 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
         try:
             reply = request_bisect(client, bisect_request(doc, args), on_event=progress)
         except ConsentRequired as exc:  # code that would run without --trust: bad input, as the README says
-            return _fail(f"bisect refused: {exc.message}", args.json, EXIT_BAD_INPUT)
+            return fail(f"bisect refused: {exc.message}", args.json, EXIT_BAD_INPUT)
         except EngineError as exc:
-            message = exc.message.split(": ", 1)[1] if exc.message.startswith("BuildError: ") else exc.message
-            code = EXIT_BAD_INPUT if message.startswith(("inputs file", "input ")) else EXIT_FAILED
-            return _fail(f"bisect failed: {message}", args.json, code)
+            message, code = engine_failure(exc.message)
+            return fail(f"bisect failed: {message}", args.json, code)
         report = BisectReport.from_json(reply)
         written: Optional[str] = None
         savable = report.culprit_step is not None or report.default_pipeline_fails in ("build", "run", "crash")
@@ -161,7 +135,7 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
             try:
                 written = reproducer_io.save_for_report(client, doc, report, args, args.reproducer)
             except (ValueError, EngineError) as exc:
-                return _fail(f"--reproducer: {exc}", args.json, EXIT_FAILED)
+                return fail(f"--reproducer: {exc}", args.json, EXIT_FAILED)
         code = EXIT_OK if report.ok else EXIT_FAILED
         if args.json:
             out = report.to_json()

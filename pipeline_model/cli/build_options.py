@@ -17,6 +17,7 @@ from typing import Any, Optional, TextIO
 
 from pipeline_model import build_api
 from pipeline_model.cli import shape_arg
+from pipeline_model.cli.common import engine_failure
 from pipeline_model.document import PipelineDocument, target_label
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -223,8 +224,7 @@ def run_build(args: argparse.Namespace, client: Any, doc: PipelineDocument, run_
             profile=build_api.ProfileSettings() if getattr(args, "profile", False) else None,
             check_against=str(getattr(args, "check_against", None) or "tvm"), remote=remote)
     except EngineError as exc:
-        message = exc.message.split(": ", 1)[1] if exc.message.startswith("BuildError: ") else exc.message
-        code = EXIT_BAD_INPUT if message.startswith(("inputs file", "input ")) else EXIT_FAILED
+        message, code = engine_failure(exc.message)
         return fail(code, f"build failed: {message}")
     report["build"] = result.to_json()
     if not as_json:

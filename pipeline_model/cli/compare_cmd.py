@@ -22,6 +22,7 @@ from typing import Any, Optional
 
 from pipeline_model import build_api
 from pipeline_model.cli import shape_arg
+from pipeline_model.cli.common import add_check_options, add_model_options, engine_failure, fail
 from pipeline_model.consent import Consent
 from pipeline_model.document import PipelineDocument, resolve_target, target_label
 from pipeline_model.latency_stats import SAME_BUILD, verdict_text
@@ -38,17 +39,12 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
                     "(median, spread), build time, the numerical check and the final-IR diff between them.")
     p.add_argument("pipelines", metavar="PIPELINE", nargs="+", type=pipeline_argument,
                    help="pipeline files (.json) or bundled pipelines (builtin:NAME), two or more")
-    p.add_argument("--model", metavar="SPEC", help="model for all pipelines (default: the first file's)")
-    shape_arg.add_argument(p)
-    p.add_argument("--target", metavar="T", help="target for all pipelines: cpu, cuda or a JSON object "
-                                                 "(default: the first file's)")
-    p.add_argument("--inputs", metavar="FILE", help=".npy/.npz inputs (default: seeded random inputs)")
+    add_model_options(p, "model for all pipelines (default: the first file's)",
+                      "target for all pipelines: cpu, cuda or a JSON object (default: the first file's)")
+    add_check_options(p)
     p.add_argument("--number", type=int, default=5, help="runs per measurement (default 5)")
     p.add_argument("--repeat", type=int, default=20,
                    help="measurements (default 20; the interval of each comparison narrows with more)")
-    p.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance of the check (default 1e-4)")
-    p.add_argument("--atol", type=float, default=1e-4,
-                   help="absolute tolerance of the check, times max |ref| (default 1e-4)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--trust", "--trust-custom-code", dest="trust", action="store_true",
                    help="allow custom Python code in the pipelines to run")
@@ -173,11 +169,7 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
 
     docs, problem = _load(args)
     if problem:
-        if args.json:
-            print(json.dumps({"ok": False, "error": problem, "exit_code": EXIT_BAD_INPUT}, indent=2))
-        else:
-            print(f"error: {problem}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(problem, args.json, EXIT_BAD_INPUT)
     labels = _labels(list(args.pipelines))
     requests = []
     for doc, label in zip(docs, labels):
@@ -198,13 +190,8 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
                     check=(args.rtol, args.atol), on_event=progress,
                     inputs=build_api.InputSpec(path=os.path.abspath(args.inputs) if args.inputs else None))
         except EngineError as exc:
-            message = exc.message.split(": ", 1)[1] if exc.message.startswith("BuildError: ") else exc.message
-            code = EXIT_BAD_INPUT if message.startswith(("inputs file", "input ")) else EXIT_FAILED
-            if args.json:
-                print(json.dumps({"ok": False, "error": message, "exit_code": code}, indent=2))
-            else:
-                print(f"error: compare failed: {message}", file=sys.stderr)
-            return code
+            message, code = engine_failure(exc.message)
+            return fail(message, args.json, code, said="compare failed: ")
     finally:
         if own:
             client.close()

@@ -17,10 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from typing import Any
 
-from pipeline_model.cli import shape_arg
+from pipeline_model.cli.common import add_check_options, add_model_options, engine_failure, fail
 from pipeline_model.cli.bisect_cmd import bisect_request, load_document
 from pipeline_model.debugging.bisect import request_bisect
 
@@ -34,25 +33,13 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
                                           "after one step (default: the step bisect names).")
     p.add_argument("pipeline", metavar="PIPELINE", help="pipeline file (.json)")
     p.add_argument("--step", metavar="K", type=int, help="1-based step (default: the culprit bisect names)")
-    p.add_argument("--model", metavar="SPEC", help="model instead of the file's")
-    shape_arg.add_argument(p)
-    p.add_argument("--target", metavar="T", help="target instead of the file's")
-    p.add_argument("--inputs", metavar="FILE", help=".npy/.npz inputs (default: seeded random inputs)")
-    p.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance (default 1e-4)")
-    p.add_argument("--atol", type=float, default=1e-4, help="absolute tolerance, times max |ref| (default 1e-4)")
+    add_model_options(p)
+    add_check_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.add_argument("--trust", "--trust-custom-code", dest="trust", action="store_true",
                    help="allow custom Python code in the pipeline (and a model .py file) to run")
     p.add_argument("--timeout", metavar="S", type=float, default=600.0,
                    help="kill the engine when it shows no progress for S seconds (default 600)")
-
-
-def _fail(message: str, as_json: bool, code: int) -> int:
-    if as_json:
-        print(json.dumps({"ok": False, "error": message, "exit_code": code}, indent=2))
-    else:
-        print(f"error: {message}", file=sys.stderr)
-    return code
 
 
 def table(reply: dict[str, Any]) -> list[str]:
@@ -90,9 +77,9 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
     args.check_against = "tvm"
     doc, problem = load_document(args)
     if doc is None:
-        return _fail(problem or "bad input", args.json, EXIT_BAD_INPUT)
+        return fail(problem or "bad input", args.json, EXIT_BAD_INPUT)
     if args.step is not None and not 1 <= args.step <= len(doc.steps):
-        return _fail(f"--step {args.step}: the pipeline has steps 1..{len(doc.steps)}", args.json, EXIT_BAD_INPUT)
+        return fail(f"--step {args.step}: the pipeline has steps 1..{len(doc.steps)}", args.json, EXIT_BAD_INPUT)
     own = client is None
     if client is None:
         client = EngineClient(step_timeout_s=args.timeout)
@@ -103,14 +90,13 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
             if step is None:
                 found = request_bisect(client, request)
                 if found.get("culprit_step") is None:
-                    return _fail(found.get("message") or "bisect named no step: give --step", args.json, EXIT_FAILED)
+                    return fail(found.get("message") or "bisect named no step: give --step", args.json, EXIT_FAILED)
                 step = int(found["culprit_step"])
             reply = client.request("diverge", dict(request, step_index=step - 1))
         except ConsentRequired as exc:  # code that would run without --trust: bad input, as the README says
-            return _fail(f"diverge refused: {exc.message}", args.json, EXIT_BAD_INPUT)
+            return fail(f"diverge refused: {exc.message}", args.json, EXIT_BAD_INPUT)
         except EngineError as exc:
-            message = exc.message.split(": ", 1)[1] if exc.message.startswith("BuildError: ") else exc.message
-            return _fail(f"diverge failed: {message}", args.json, EXIT_FAILED)
+            return fail(f"diverge failed: {engine_failure(exc.message)[0]}", args.json, EXIT_FAILED)
     finally:
         if own:
             client.close()

@@ -18,6 +18,7 @@ import os
 import sys
 
 from pipeline_model.cli import shape_arg
+from pipeline_model.cli.common import add_model_options
 from pipeline_model.resources import is_resource, pipeline_argument
 
 
@@ -32,9 +33,7 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     p.add_argument("--full", action="store_true",
                    help="the full script even for stock TVM passes: it also takes --build, --save-script and "
                    "--save-json (the app's code for them below a marker)")
-    p.add_argument("--model", metavar="SPEC", help="model instead of the file's: builtin:mlp, builtin:transformer or a path")
-    shape_arg.add_argument(p)
-    p.add_argument("--target", metavar="T", help="target instead of the file's: cpu, cuda or a JSON object")
+    add_model_options(p, "model instead of the file's: builtin:mlp, builtin:transformer or a path")
     p.add_argument("--no-engine", action="store_true",
                    help="do not ask the engine for the catalogue (parameters are used as written)")
     p.add_argument("--force", action="store_true",

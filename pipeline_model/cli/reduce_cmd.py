@@ -22,6 +22,7 @@ import os
 import sys
 from typing import Any
 
+from pipeline_model.cli.common import fail
 from pipeline_model.consent import Consent
 from pipeline_model.debugging import reproducer
 from pipeline_model.debugging.reduce import Module, NotReproduced, reduce_folder
@@ -46,14 +47,6 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
                    help="replace existing reproducer files in OUT_DIR (without it an existing file is never replaced)")
 
 
-def _fail(message: str, as_json: bool, code: int) -> int:
-    if as_json:
-        print(json.dumps({"ok": False, "error": message, "exit_code": code}, indent=2))
-    else:
-        print(f"error: {message}", file=sys.stderr)
-    return code
-
-
 def main(args: argparse.Namespace, client: Any = None) -> int:
     """Reduce the reproducer; returns the exit code."""
     from pipeline_model.cli import reproducer_io
@@ -61,24 +54,24 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
 
     folder = os.path.abspath(args.folder)
     if args.max_checks < 1:
-        return _fail(f"--max-checks {args.max_checks}: give at least 1", args.json, EXIT_BAD_INPUT)
+        return fail(f"--max-checks {args.max_checks}: give at least 1", args.json, EXIT_BAD_INPUT)
     if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
-        return _fail(f"--timeout {args.timeout}: give a number of seconds > 0", args.json, EXIT_BAD_INPUT)
+        return fail(f"--timeout {args.timeout}: give a number of seconds > 0", args.json, EXIT_BAD_INPUT)
     try:  # read safely (regular files under a cap, validated JSON) before anything is trusted
         reproducer.read_spec(folder)
     except reproducer.ReproducerFolderError as exc:
-        return _fail(str(exc), args.json, EXIT_BAD_INPUT)
+        return fail(str(exc), args.json, EXIT_BAD_INPUT)
     except (OSError, ValueError) as exc:
-        return _fail(f"{args.folder}: not a reproducer folder ({str(exc).splitlines()[0] if str(exc) else exc})",
+        return fail(f"{args.folder}: not a reproducer folder ({str(exc).splitlines()[0] if str(exc) else exc})",
                      args.json, EXIT_BAD_INPUT)
     if os.path.lexists(args.output) and os.path.realpath(args.output) == os.path.realpath(folder):
-        return _fail(f"-o {args.output}: is the reproducer being reduced; name a folder of its own", args.json,
+        return fail(f"-o {args.output}: is the reproducer being reduced; name a folder of its own", args.json,
                      EXIT_BAD_INPUT)
     problem = reproducer_io.check_folder(args.output, "-o", force=args.force)
     if problem:
-        return _fail(problem, args.json, EXIT_BAD_INPUT)
+        return fail(problem, args.json, EXIT_BAD_INPUT)
     if not args.trust:
-        return _fail("reducing runs the reproducer's repro.py (its code): run with --trust", args.json, EXIT_BAD_INPUT)
+        return fail("reducing runs the reproducer's repro.py (its code): run with --trust", args.json, EXIT_BAD_INPUT)
     own = client is None
     if client is None:
         client = EngineClient()  # its default limits; each check runs under --timeout
@@ -92,9 +85,9 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
             outcome = reduce_folder(client, folder, os.path.abspath(args.output), max_checks=args.max_checks,
                                     timeout_s=args.timeout, on_progress=progress, overwrite=args.force)
     except NotReproduced as exc:
-        return _fail(str(exc), args.json, EXIT_FAILED)
+        return fail(str(exc), args.json, EXIT_FAILED)
     except EngineError as exc:
-        return _fail(f"reduce failed: {exc.message}", args.json, EXIT_FAILED)
+        return fail(f"reduce failed: {exc.message}", args.json, EXIT_FAILED)
     finally:
         if own:
             client.close()

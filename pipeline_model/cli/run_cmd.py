@@ -19,12 +19,12 @@ import argparse
 import json
 import os
 import re
-import sys
 from typing import Any, Optional
 
-from pipeline_model.cli import reproducer_io, shape_arg
+from pipeline_model.cli import reproducer_io
+from pipeline_model.cli.common import add_model_options, apply_model_options, fail
 from pipeline_model.consent import Consent
-from pipeline_model.document import PipelineDocument, resolve_target, target_label
+from pipeline_model.document import PipelineDocument, target_label
 from pipeline_model.resources import pipeline_argument
 from pipeline_model.engine.results import CANCELLED, FAILED, NOT_RUN, SKIPPED, RunResult, StepResult
 
@@ -51,9 +51,7 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
     )
     p.add_argument("pipeline", metavar="PIPELINE", type=pipeline_argument,
                    help="pipeline file (.json) or bundled pipeline (builtin:NAME, e.g. builtin:cpu_build)")
-    p.add_argument("--model", metavar="SPEC", help="model instead of the file's: builtin:mlp, builtin:transformer or a path")
-    shape_arg.add_argument(p)
-    p.add_argument("--target", metavar="T", help="target instead of the file's: cpu, cuda or a JSON object")
+    add_model_options(p, "model instead of the file's: builtin:mlp, builtin:transformer or a path")
     p.add_argument("--until", metavar="N", type=int, help="run steps 1..N only (steps are numbered from 1, as in the output and the IR file names)")
     p.add_argument("--emit-ir", metavar="DIR", help="write the TVMScript before/after every step into DIR")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of lines")
@@ -152,40 +150,17 @@ def _step_summary(step: StepResult) -> dict[str, Any]:
     }
 
 
-def _error(message: str, as_json: bool, out: dict[str, Any], code: int) -> int:
-    if as_json:
-        out.update({"ok": False, "error": message, "exit_code": code})
-        print(json.dumps(out, indent=2))
-    else:
-        print(f"error: {message}", file=sys.stderr)
-    return code
-
-
 def _prepare(args: argparse.Namespace, out: dict[str, Any]) -> tuple[Optional[PipelineDocument], Optional[str]]:
     """Load the file and apply the overrides; returns (doc, None) or (None, error message)."""
-    from pipeline_model import models
     from pipeline_model.fileformat import PipelineFileError, load_pipeline
 
     try:
         doc = load_pipeline(args.pipeline)
     except PipelineFileError as exc:
         return None, str(exc)
-    if args.model:
-        spec = args.model if args.model.startswith("builtin:") else os.path.abspath(args.model)
-        doc.model = spec
-    try:
-        doc.model = shape_arg.apply(doc.model, getattr(args, "shape", None))
-    except shape_arg.DimsError as exc:
-        return None, str(exc)
-    try:
-        models.resolve_model(doc.model, doc.model_path_base())
-    except models.ModelLoadError as exc:
-        return None, (f"--model: {exc}" if args.model else f"{args.pipeline}: model: {exc}")
-    if args.target:
-        try:
-            doc.target = resolve_target(args.target)
-        except ValueError as exc:
-            return None, f"--target: {exc}"
+    problem = apply_model_options(doc, args)
+    if problem:
+        return None, problem
     if args.until is not None and not 1 <= args.until <= len(doc.steps):
         return None, f"--until {args.until}: the pipeline has steps 1..{len(doc.steps)}"
     if args.timeout is not None and args.timeout <= 0:
@@ -239,7 +214,7 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
     out: dict[str, Any] = {}
     doc, problem = _prepare(args, out)
     if doc is None:
-        return _error(problem or "bad input", as_json, out, EXIT_BAD_INPUT)
+        return fail(problem or "bad input", as_json, EXIT_BAD_INPUT, out)
 
     own_client = client is None
     if client is None:
@@ -262,7 +237,7 @@ def _run(args: argparse.Namespace, client: Any, doc: PipelineDocument, out: dict
     try:
         known = set(_catalogue_ids(client.catalogue()))
     except EngineError as exc:
-        return _error(f"the engine could not start: {exc.message}", as_json, out, EXIT_STEP_FAILED)
+        return fail(f"the engine could not start: {exc.message}", as_json, EXIT_STEP_FAILED, out)
     if known:
         from pipeline_model.fileformat import load_pipeline
 
@@ -271,7 +246,7 @@ def _run(args: argparse.Namespace, client: Any, doc: PipelineDocument, out: dict
             step.placeholder = checked.placeholder
         unknown = unknown_step_errors(doc, None if args.until is None else args.until)
         if unknown:
-            return _error("; ".join(unknown), as_json, out, EXIT_BAD_INPUT)
+            return fail("; ".join(unknown), as_json, EXIT_BAD_INPUT, out)
     if not as_json:
         print(f"pipeline {doc.name!r}: model {doc.model}, target {target_label(doc.target)}, "
               f"{len(doc.steps)} step(s)")
@@ -303,12 +278,12 @@ def _run(args: argparse.Namespace, client: Any, doc: PipelineDocument, out: dict
         result = client.run(doc, until=None if args.until is None else args.until - 1, on_event=on_event,
                             step_timeout_s=args.timeout, scripts=bool(args.emit_ir))
     except EngineError as exc:
-        return _error(f"the engine failed: {exc.message}", as_json, out, EXIT_STEP_FAILED)
+        return fail(f"the engine failed: {exc.message}", as_json, EXIT_STEP_FAILED, out)
 
     try:
         written = emit_ir(result, args.emit_ir, bool(getattr(args, "force", False))) if args.emit_ir else []
     except ValueError as exc:  # safe_write.OutputPathError: the folder changed during the run
-        return _error(str(exc), as_json, out, EXIT_BAD_INPUT)
+        return fail(str(exc), as_json, EXIT_BAD_INPUT, out)
     reproducer_io.save_after_run(client, doc, result, args, out)
     out.update({
         "ok": result.ok, "error": result.error, "failed_index": result.failed_index,
@@ -319,7 +294,7 @@ def _run(args: argparse.Namespace, client: Any, doc: PipelineDocument, out: dict
     if result.error:
         crashed = "engine crashed" in result.error
         code = EXIT_STEP_FAILED if crashed else EXIT_BAD_INPUT
-        return _error(result.error, as_json, out, code)
+        return fail(result.error, as_json, code, out)
     if result.failed_index is not None:
         failed = result.steps[result.failed_index]
         message = failed.error or f"step {failed.index + 1} ({failed.pass_id}) failed"
@@ -328,9 +303,9 @@ def _run(args: argparse.Namespace, client: Any, doc: PipelineDocument, out: dict
         from pipeline_model.consent import REFUSAL_PREFIX
 
         refused = (failed.error or "").startswith(REFUSAL_PREFIX)  # code without --trust: bad input (README)
-        return _error(message, as_json, out, EXIT_BAD_INPUT if refused else EXIT_STEP_FAILED)
+        return fail(message, as_json, EXIT_BAD_INPUT if refused else EXIT_STEP_FAILED, out)
     if result.cancelled:
-        return _error("the run was cancelled", as_json, out, EXIT_STEP_FAILED)
+        return fail("the run was cancelled", as_json, EXIT_STEP_FAILED, out)
     if not as_json:
         ran = sum(1 for s in result.steps if s.state not in (NOT_RUN, SKIPPED))
         print(f"ok: {ran} step(s) ran in {result.total_ms:.0f} ms"

@@ -205,29 +205,33 @@ class WorkerContext:
             return
         self._output.write(messages.Notification(self.request_id, messages.make_event(event, data)))
 
+    def _holds_current(self, marks: set[int]) -> bool:
+        """Whether ``marks`` (request ids the client sent a control message about) holds the current request."""
+        with self._lock:
+            return self.request_id is not None and self.request_id in marks
+
+    def _mark(self, marks: set[int], req_id: Any) -> None:
+        """Add ``req_id`` to ``marks``; past 1000 ids, those of requests before the current one are dropped."""
+        with self._lock:
+            marks.add(req_id)
+            if len(marks) > 1000:
+                marks.intersection_update({i for i in marks if self.request_id is None or i >= self.request_id})
+
     def cancelled(self) -> bool:
         """True when the client asked to cancel the current request."""
-        with self._lock:
-            return self.request_id is not None and self.request_id in self._cancelled
+        return self._holds_current(self._cancelled)
 
     def mark_cancelled(self, req_id: Any) -> None:
         """Record a cancel for request ``req_id`` (called from the reader thread)."""
-        with self._lock:
-            self._cancelled.add(req_id)
-            if len(self._cancelled) > 1000:
-                self._cancelled = {i for i in self._cancelled if self.request_id is None or i >= self.request_id}
+        self._mark(self._cancelled, req_id)
 
     def stop_tuning_requested(self) -> bool:
         """True when the client asked to end the tuning in flight in the current request early."""
-        with self._lock:
-            return self.request_id is not None and self.request_id in self._stop_tuning
+        return self._holds_current(self._stop_tuning)
 
     def mark_stop_tuning(self, req_id: Any) -> None:
         """Record a ``stop_tuning`` for request ``req_id`` (called from the reader thread)."""
-        with self._lock:
-            self._stop_tuning.add(req_id)
-            if len(self._stop_tuning) > 1000:
-                self._stop_tuning = {i for i in self._stop_tuning if self.request_id is None or i >= self.request_id}
+        self._mark(self._stop_tuning, req_id)
 
     def clear_stop_tuning(self) -> None:
         """Forget a ``stop_tuning`` of the current request (the runner calls it when a step starts, so

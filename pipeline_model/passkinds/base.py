@@ -196,3 +196,37 @@ class PassKind:
         piece.imports.extend(emit.imports_of(expr))
         piece.lines.append(f"pass_ = {emit.render(expr)}")
         return piece
+
+
+class ScriptPassKind(PassKind):
+    """A kind of one step of the app's own: the pass is a function of the kind's ``script.py``, which the engine
+    calls and exported scripts contain. Class attributes: ``pass_id``, ``script_module`` and ``script_function``
+    (the pass), and the spec's ``title``, ``doc`` and ``tvm_name`` (the TVM API it is built on); override
+    :meth:`script_args` for arguments."""
+
+    priority = 15
+    pass_id = ""
+    script_module = ""
+    script_function = ""
+    title = ""
+    doc = ""
+    tvm_name = ""
+
+    def matches(self, pass_id: str) -> bool:
+        """Whether ``pass_id`` is this kind's one step."""
+        return pass_id == self.pass_id
+
+    def add_specs(self, cat: Any) -> None:
+        """The step's spec (category "Optimization", no parameters)."""
+        from pipeline_model.catalogue import PassSpec
+
+        cat.add(PassSpec(id=self.pass_id, title=self.title, category="Optimization", doc=self.doc, kind=self.name,
+                         tvm_name=self.tvm_name))
+
+    def script_args(self) -> tuple[emit.Expr, ...]:
+        """The arguments of :attr:`script_function` (none by default)."""
+        return ()
+
+    def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
+        """A call of :attr:`script_function` of :attr:`script_module`."""
+        return emit.ScriptCall(self.script_module, self.script_function, self.script_args())

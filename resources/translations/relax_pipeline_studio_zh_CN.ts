@@ -51,7 +51,7 @@
         <translation>打开流水线</translation>
     </message>
     <message>
-        <location filename="../../app/compare_controller.py" line="+161"/>
+        <location filename="../../app/compare_controller.py" line="+154"/>
         <source>Current document</source>
         <extracomment>``MultiCompareResult`` when a comparison finished (tests, screenshots). The message when it failed.</extracomment>
         <translation>当前文档</translation>
@@ -79,7 +79,7 @@
         <translation>请勾选两条或更多流水线进行比较。</translation>
     </message>
     <message>
-        <location filename="../../app/bisect_controller.py" line="+216"/>
+        <location filename="../../app/bisect_controller.py" line="+206"/>
         <location filename="../../app/compare_controller.py" line="+4"/>
         <source>The Build &amp; Run panel&apos;s settings are not valid (see the panel).</source>
         <extracomment>``BisectReport`` when a bisection finished (tests, screenshots). The message when it failed. Save Reproducer… of the breaking step asked in the dialog (its uid; the main window saves it). The last report while the pipeline is unchanged since (its culprit&apos;s reproducer can be saved). The ``bisect`` request arguments of :attr:`report`.</extracomment>
@@ -886,7 +886,7 @@
         <translation>{0} 来自缓存</translation>
     </message>
     <message>
-        <location filename="../../app/reduce_controller.py" line="+123"/>
+        <location filename="../../app/reduce_controller.py" line="+111"/>
         <source>Checks: {0} · bindings: {1} (at the start: {2})</source>
         <translation>检查：{0} · 绑定：{1}（开始时：{2}）</translation>
     </message>
@@ -1664,7 +1664,7 @@
         <translation>未能保存复现包：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/diverge_controller.py" line="+51"/>
+        <location filename="../../app/diverge_controller.py" line="+50"/>
         <source>ok</source>
         <extracomment>Item data: the graph node id of a row.</extracomment>
         <translation>正常</translation>
@@ -1705,7 +1705,7 @@
         <translation>更可能的元凶：{0}（步骤之前没有对应值，而此值依赖于它）</translation>
     </message>
     <message>
-        <location line="+93"/>
+        <location line="+90"/>
         <source>Step {0} ({1}): first diverging node: {2}</source>
         <translation>步骤 {0}（{1}）：第一个偏离的节点：{2}</translation>
     </message>
@@ -1765,7 +1765,7 @@
 <context>
     <name>BisectDialog</name>
     <message>
-        <location filename="../../app/bisect_controller.py" line="-259"/>
+        <location filename="../../app/bisect_controller.py" line="-248"/>
         <source>Find Breaking Step</source>
         <extracomment>Save Reproducer… of the breaking step (offered when TVM&apos;s own default pipeline fails on the model).</extracomment>
         <translation>查找出错步骤</translation>
@@ -1776,12 +1776,12 @@
         <translation>查找</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+1"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+9"/>
         <source>Save Reproducer…</source>
         <translation>保存复现包…</translation>
     </message>
@@ -1816,7 +1816,7 @@
         <translation>第一个使构建出的模型出错或无法构建的步骤：</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location line="+55"/>
         <source>The default-pipeline reference failed ({0}). Reference used: {1}</source>
         <translation>默认流水线构建的参考结果失败（{0}）。改用的参考：{1}</translation>
     </message>
@@ -1957,7 +1957,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../app/compare_controller.py" line="-236"/>
+        <location filename="../../app/compare_controller.py" line="-228"/>
         <source>Compare Pipelines</source>
         <extracomment>Item data: the pipeline file of a candidate (&quot;&quot; for the current document).</extracomment>
         <translation>比较流水线</translation>
@@ -1978,12 +1978,12 @@
         <translation>比较</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+1"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+14"/>
         <source>Pipelines to compare (checked):</source>
         <translation>要比较的流水线（已勾选）：</translation>
     </message>
@@ -2268,12 +2268,12 @@
 <context>
     <name>DivergeDialog</name>
     <message>
-        <location filename="../../app/diverge_controller.py" line="-240"/>
+        <location filename="../../app/diverge_controller.py" line="-237"/>
         <source>Where Values Diverge</source>
         <translation>数值在何处偏离</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+4"/>
         <source>Node</source>
         <translation>节点</translation>
     </message>
@@ -2311,7 +2311,7 @@
 <context>
     <name>DocumentationDialog</name>
     <message>
-        <location filename="../../app/help_controller.py" line="-200"/>
+        <location filename="../../app/help_controller.py" line="-199"/>
         <source>Documentation</source>
         <extracomment>Where an installed copy keeps the documentation, under its data prefix (pyproject ``data-files``). Documents for those who work on the app, not with it: not listed by Help ▸ Documentation.</extracomment>
         <translation>文档</translation>
@@ -3286,7 +3286,7 @@
 <context>
     <name>ParamEditor</name>
     <message>
-        <location filename="../../widgets/param_editor.py" line="+561"/>
+        <location filename="../../widgets/param_editor.py" line="+574"/>
         <location line="+30"/>
         <source>No step selected.</source>
         <translation>未选择步骤。</translation>
@@ -3479,7 +3479,7 @@
 <context>
     <name>PassContextDialog</name>
     <message>
-        <location filename="../../app/pass_context_controller.py" line="+28"/>
+        <location filename="../../app/pass_context_controller.py" line="+29"/>
         <source>Pipeline PassContext</source>
         <translation>流水线 PassContext</translation>
     </message>
@@ -3901,9 +3901,9 @@
 <context>
     <name>QtPipelineModel</name>
     <message>
-        <location filename="../../widgets/step_model.py" line="+70"/>
+        <location filename="../../widgets/step_model.py" line="+60"/>
         <source>breaking step</source>
-        <extracomment>MIME type of a pass dragged out of the palette: UTF-8 JSON ``{&quot;pass_id&quot;: ...}``. MIME type of steps dragged inside the pipeline list: UTF-8 JSON ``{&quot;uids&quot;: [...]}``. The step&apos;s mark from the last Find Breaking Step: ``&quot;culprit&quot;``, ``&quot;pass&quot;``, ``&quot;fail&quot;``, ``&quot;skip&quot;`` or ``None``. Labels of the bisect marks (English; shown through ``QtPipelineModel.tr``).</extracomment>
+        <extracomment>MIME type of a pass dragged out of the palette: UTF-8 JSON ``{&quot;pass_id&quot;: ...}``. MIME type of steps dragged inside the pipeline list: UTF-8 JSON ``{&quot;uids&quot;: [...]}``. The item data roles, numbered from ``UserRole + 1`` in this order. ``BisectRole``: the step&apos;s mark from the last Find Breaking Step (``&quot;culprit&quot;``, ``&quot;pass&quot;``, ``&quot;fail&quot;``, ``&quot;skip&quot;`` or ``None``). Labels of the bisect marks (English; shown through ``QtPipelineModel.tr``).</extracomment>
         <translation>出错步骤</translation>
     </message>
     <message>
@@ -3958,7 +3958,7 @@
         <translation>已取消</translation>
     </message>
     <message>
-        <location line="+197"/>
+        <location line="+190"/>
         <source>not run (an earlier step failed)</source>
         <translation>未运行（之前的步骤失败）</translation>
     </message>
@@ -4002,7 +4002,7 @@
 <context>
     <name>QtProfileDiffModel</name>
     <message>
-        <location filename="../../widgets/profile_view.py" line="-275"/>
+        <location filename="../../widgets/profile_view.py" line="-272"/>
         <source>Function</source>
         <translation>函数</translation>
     </message>
@@ -4075,7 +4075,7 @@
 <context>
     <name>QtProfileModel</name>
     <message>
-        <location line="-125"/>
+        <location line="-111"/>
         <source>Function</source>
         <extracomment>Role carrying the raw sort value of a cell. Role carrying the share (0..1) for the bar delegate.</extracomment>
         <translation>函数</translation>
@@ -4158,7 +4158,7 @@
 <context>
     <name>ReduceDialog</name>
     <message>
-        <location filename="../../app/reduce_controller.py" line="-160"/>
+        <location filename="../../app/reduce_controller.py" line="-147"/>
         <source>Reduce Reproducer</source>
         <translation>精简复现包</translation>
     </message>
@@ -4183,12 +4183,12 @@
         <translation>精简到：</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+11"/>
         <source>Reduce</source>
         <translation>精简</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+1"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
@@ -4198,7 +4198,7 @@
         <translation>在当前检查结束后停止，并写出目前最小的模块</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+12"/>
         <source>Reductions that still fail the same way:</source>
         <translation>仍以相同方式失败的精简：</translation>
     </message>
@@ -5556,7 +5556,7 @@
 <context>
     <name>TuningPanel</name>
     <message>
-        <location filename="../../widgets/tuning_panel.py" line="+33"/>
+        <location filename="../../widgets/tuning_panel.py" line="+34"/>
         <source>Task</source>
         <translation>任务</translation>
     </message>

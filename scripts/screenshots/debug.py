@@ -17,7 +17,7 @@ import os
 import sys
 from typing import Any
 
-from scripts.screenshots.tour import pump_for, pump_until, shot_session
+from scripts.screenshots.tour import compose, localized_app, pump_for, pump_until, shot_session
 from pipeline_model.resources import resource_path
 
 #: A Relax-level wrong rewrite: the bundled example (the first ``R.add`` of the module becomes ``R.subtract``).
@@ -38,40 +38,16 @@ STEPS = ["relax.FoldConstant", "relax.DecomposeOpsForInference", "custom.python"
          "relax.AnnotateTIROpPattern", "relax.FuseOps", "relax.FuseTIR", "relax.DeadCodeElimination"]
 
 
-def compose(window: Any, overlays: list[tuple[Any, int, int]], path: str) -> None:
-    """``window``'s image with each ``(widget, x, y)`` drawn over it at window coordinates (dialogs and menus are
-    separate top-level windows), framed."""
-    from PySide6.QtGui import QColor, QPainter, QPen
-
-    image = window.grab()
-    painter = QPainter(image)
-    for widget, x, y in overlays:
-        over = widget.grab()
-        x = max(0, min(x, image.width() - over.width()))
-        y = max(0, min(y, image.height() - over.height()))
-        painter.drawPixmap(x, y, over)
-        painter.setPen(QPen(QColor("#808080"), 1))
-        painter.drawRect(x, y, over.width() - 1, over.height() - 1)
-    painter.end()
-    image.save(path)
-    print("saved", path)
-
-
 def main(argv: list[str]) -> int:
     """Write the three shots at ``--size`` (default 1024x700) in ``--lang`` (default English) into ``argv[0]``."""
     opts = shot_session(argv, "rps_debug_shots_")
     out, width, height, lang, tag, base = (opts[k] for k in ("out", "width", "height", "lang", "tag", "base"))
     from PySide6.QtCore import QSettings
 
-    from app.application import make_application
     from app.main_window import MainWindow
     from pipeline_model.document import PipelineDocument, Step
 
-    app = make_application([])
-    if lang:
-        from app.i18n import install_translator
-
-        install_translator(app, lang)
+    app = localized_app(lang)
     win = MainWindow(settings=QSettings(os.path.join(base, "studio.ini"), QSettings.Format.IniFormat))
     win.ctx.consent.override = True
     win.resize(width, height)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from typing import Any, Callable
 
 #: The pipeline: the wrong step second, then the usual lowering (it is the step looked at).
@@ -67,45 +66,20 @@ def _diverge(win: Any, wait: Callable[..., bool]) -> dict:
     return replies[0]
 
 
-def _compose(win: Any, dialog: Any, path: str) -> None:
-    """The window with the dialog drawn over its lower right corner, framed."""
-    from PySide6.QtGui import QColor, QPainter, QPen
-
-    image = win.grab()
-    over = dialog.grab()
-    painter = QPainter(image)
-    x = max(0, image.width() - over.width() - 12)
-    y = max(0, image.height() - over.height() - 34)
-    painter.drawPixmap(x, y, over)
-    painter.setPen(QPen(QColor("#808080"), 2))
-    painter.drawRect(x, y, over.width(), over.height())
-    painter.end()
-    image.save(path)
-    print("saved", path)
-
-
 def main(argv: list[str]) -> int:
     """Entry point: ``argv[0]`` the output folder, ``argv[1]`` the size (``1920x1080``); ``--lang=zh_CN``."""
-    from scripts.screenshots.graph import _session
+    from scripts.screenshots.graph import window_session
 
-    lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
     inside = "--inside" in argv
-    argv = [a for a in argv if not a.startswith("--lang=") and a != "--inside"]
-    out = argv[0] if argv else "docs/screenshots"
-    size = argv[1] if len(argv) > 1 else "1920x1080"
-    os.makedirs(out, exist_ok=True)
-    os.environ.setdefault("RPS_CONFIG_DIR", tempfile.mkdtemp(prefix="rps_shots_"))
-    _app, win, wait, settle = _session(size, lang)
-    win.resize(*(int(v) for v in size.split("x")))  # the image is the window: exactly the size named
+    opts, _app, win, wait, settle = window_session(argv)
+    out, width, tag = opts["out"], opts["width"], opts["tag"]
     win.ctx.consent.override = True  # the wrong step is custom code of this tool's own
-    assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
     win.ctrl.undo_stack.setClean()
     assert win.files.open_pipeline(_pipeline(os.environ["RPS_CONFIG_DIR"], inside), remember=False)
     assert wait(lambda: all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps)
                 and not win.act_stop.isEnabled(), 600_000), "run failed"
     reply = _diverge(win, wait)
     print("first diverging node:", reply.get("first_divergent"))
-    width = int(size.split("x")[0])
     gv = win.graph_view
     if inside:  # both composite calls expanded in place: their values coloured, the first inside ringed
         gv.set_expanded(set(gv.expanded_groups()) | {"c:lv", "c:lv#2"})
@@ -133,7 +107,11 @@ def main(argv: list[str]) -> int:
     dialog.table.scrollToItem(dialog.table.item(first_row, 0))
     settle(1200)
     name = "debug_diverge_inside" if inside else "debug_diverge"
-    _compose(win, dialog, os.path.join(out, f"{name}_{width}_{(lang or 'en').split('_')[0]}.png"))
+    from scripts.screenshots.tour import compose
+
+    # the dialog over the window's lower right corner
+    compose(win, [(dialog, win.width() - dialog.width() - 12, win.height() - dialog.height() - 34)],
+            os.path.join(out, f"{name}_{width}_{tag}.png"))
     dialog.close()
     win.ctrl.undo_stack.setClean()
     win.close()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from typing import Any, Callable
 
 #: The tutorial's steps, each added as a palette drop adds it (on the catalogue's defaults).
@@ -49,18 +48,10 @@ def _shoot(win: Any, wait: Callable[..., bool], settle: Callable[[int], None], s
 
 def main(argv: list[str]) -> int:
     """Entry point: ``argv[0]`` the output folder, ``argv[1]`` the size (``1920x1080``); ``--lang=zh_CN``."""
-    from scripts.screenshots.graph import _session
+    from scripts.screenshots.graph import window_session
 
-    lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
-    argv = [a for a in argv if not a.startswith("--lang=")]
-    out = argv[0] if argv else "docs/screenshots"
-    size = argv[1] if len(argv) > 1 else "1920x1080"
-    os.makedirs(out, exist_ok=True)
-    os.environ.setdefault("RPS_CONFIG_DIR", tempfile.mkdtemp(prefix="rps_shots_"))
-    _app, win, wait, settle = _session(size, lang)
-    win.resize(*(int(v) for v in size.split("x")))
-    assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
-    width, tag = int(size.split("x")[0]), (lang or "en").split("_")[0]
+    opts, _app, win, wait, settle = window_session(argv)
+    out, width, tag = opts["out"], opts["width"], opts["tag"]
     _shoot(win, wait, settle, [(p, None) for p in TUTORIAL], os.path.join(out, f"first_hour_{width}_{tag}.png"))
     fp16 = [("relax.ToMixedPrecision", {"out_dtype": "float16"}), ("relax.LegalizeOps", None)]
     _shoot(win, wait, settle, fp16, os.path.join(out, f"first_hour_fp16_{width}_{tag}.png"))

@@ -25,26 +25,11 @@ import tempfile
 from typing import Any, Callable
 
 from scripts.screenshots.first_hour import TUTORIAL, _build
+from scripts.screenshots.tour import compose
 
 
 def _all_ran(win: Any) -> bool:
     return all(win.step_model.result(s.uid) is not None for s in win.ctrl.doc.steps) and not win.act_stop.isEnabled()
-
-
-def _compose(window: Any, dialog: Any, path: str) -> None:
-    """The window with ``dialog`` drawn over its centre (dialogs are windows of their own)."""
-    from PySide6.QtGui import QColor, QPainter, QPen
-
-    image = window.grab()
-    over = dialog.grab()
-    painter = QPainter(image)
-    x, y = max(0, (image.width() - over.width()) // 2), max(0, (image.height() - over.height()) // 3)
-    painter.drawPixmap(x, y, over)
-    painter.setPen(QPen(QColor("#808080"), 2))
-    painter.drawRect(x, y, over.width(), over.height())
-    painter.end()
-    image.save(path)
-    print("saved", path)
 
 
 def _export(win: Any, settle: Callable[[int], None], script: str, path: str) -> None:
@@ -60,7 +45,8 @@ def _export(win: Any, settle: Callable[[int], None], script: str, path: str) -> 
         dialog.resize(820, 480)
         dialog.show()
         settle(800)
-        _compose(win, dialog, path)
+        # the dialog over the window's centre
+        compose(win, [(dialog, (win.width() - dialog.width()) // 2, (win.height() - dialog.height()) // 3)], path)
         kind = dialog.selectedNameFilter()
         dialog.close()
         return script, kind
@@ -76,20 +62,13 @@ def _export(win: Any, settle: Callable[[int], None], script: str, path: str) -> 
 
 def main(argv: list[str]) -> int:
     """Entry point: ``argv[0]`` the output folder, ``argv[1]`` the size (``1280x800``); ``--lang=zh_CN``."""
-    from scripts.screenshots.graph import _session
+    from scripts.screenshots.graph import window_session
 
-    lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
-    argv = [a for a in argv if not a.startswith("--lang=")]
-    out = argv[0] if argv else "docs/screenshots"
-    size = argv[1] if len(argv) > 1 else "1280x800"
-    os.makedirs(out, exist_ok=True)
     work = os.path.join(tempfile.mkdtemp(prefix="rps_getting_started_"), "my-project")
     os.makedirs(work)
-    os.environ.setdefault("RPS_CONFIG_DIR", os.path.join(work, "cfg"))
-    _app, win, wait, settle = _session(size, lang)
-    win.resize(*(int(v) for v in size.split("x")))
-    assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
-    name = lambda n: os.path.join(out, f"getting_started_{n}_{size.split('x')[0]}_{(lang or 'en').split('_')[0]}.png")  # noqa: E731
+    opts, _app, win, wait, settle = window_session(argv, "1280x800", config_dir=os.path.join(work, "cfg"))
+    out, width, tag = opts["out"], opts["width"], opts["tag"]
+    name = lambda n: os.path.join(out, f"getting_started_{n}_{width}_{tag}.png")  # noqa: E731
 
     def shot(n: str) -> None:
         settle(1200)

@@ -39,15 +39,10 @@ def _session(size: str, lang: Optional[str]) -> tuple[Any, Any, Callable[..., bo
     wait helpers."""
     from PySide6.QtCore import QSettings
 
-    from app.application import make_application
     from app.main_window import MainWindow
-    from scripts.screenshots.tour import pump_for, pump_until
+    from scripts.screenshots.tour import localized_app, pump_for, pump_until
 
-    app = make_application([])
-    if lang:
-        from app.i18n import install_translator
-
-        install_translator(app, lang)
+    app = localized_app(lang)
     settings_dir = tempfile.mkdtemp(prefix="rps_shots_")  # a saved window state must not change the shots
     win = MainWindow(settings=QSettings(os.path.join(settings_dir, "studio.ini"), QSettings.Format.IniFormat))
     w, h = (int(v) for v in size.split("x"))
@@ -58,6 +53,28 @@ def _session(size: str, lang: Optional[str]) -> tuple[Any, Any, Callable[..., bo
         return pump_until(app, cond, ms)
 
     return app, win, wait, lambda ms: pump_for(app, ms)
+
+
+def window_session(argv: list[str], default_size: str = "1920x1080",
+                   config_dir: Optional[str] = None) -> tuple[dict, Any, Any, Callable[..., bool], Callable[[int], None]]:
+    """The set-up the window tools (``first_hour``, ``texts``, ``diverge``, ``getting_started``) share: ``--lang=``;
+    the output folder (first argument not starting with ``--``; default docs/screenshots; created) and the size
+    (the second, else ``default_size``); the app's config in ``config_dir`` (a new temporary folder when ``None``)
+    unless ``RPS_CONFIG_DIR`` is set; a :func:`_session` whose window is exactly that size, once the catalogue is
+    there. Returns ``(opts, app, win, wait, settle)``, ``opts`` holding ``out``, ``size``, ``lang``, ``width`` and
+    ``tag`` (the language's first part, ``en`` when none)."""
+    lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
+    rest = [a for a in argv if not a.startswith("--")]
+    out = rest[0] if rest else "docs/screenshots"
+    size = rest[1] if len(rest) > 1 else default_size
+    os.makedirs(out, exist_ok=True)
+    os.environ.setdefault("RPS_CONFIG_DIR", config_dir or tempfile.mkdtemp(prefix="rps_shots_"))
+    app, win, wait, settle = _session(size, lang)
+    win.resize(*(int(v) for v in size.split("x")))  # the image is the window: exactly the size named
+    assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
+    opts = {"out": out, "size": size, "lang": lang, "width": int(size.split("x")[0]),
+            "tag": (lang or "en").split("_")[0]}
+    return opts, app, win, wait, settle
 
 
 def _open(win: Any, wait: Callable[..., bool], model: str, steps: tuple[str, ...], name: str,
@@ -151,7 +168,7 @@ def _tooltip(win: Any, wait: Callable[..., bool], path: str) -> None:
     own)."""
     from PySide6.QtWidgets import QApplication, QToolTip
 
-    from scripts.screenshots.debug import compose
+    from scripts.screenshots.tour import compose
     from scripts.screenshots.tour import pump_for
 
     _open(win, wait, "builtin:mlp", ("relax.LegalizeOps", "relax.FuseOps"), "MLP")

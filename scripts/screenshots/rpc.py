@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-from scripts.screenshots.tour import pump_for, pump_until, shot_session
+from scripts.screenshots.tour import localized_app, pump_for, pump_until, shot_session
 
 
 def main(argv: list[str]) -> int:
@@ -22,17 +22,12 @@ def main(argv: list[str]) -> int:
     out, width, height, lang, tag, base = (opts[k] for k in ("out", "width", "height", "lang", "tag", "base"))
     from PySide6.QtCore import QSettings, Qt
 
-    from app.application import make_application
     from app.main_window import MainWindow
     from pipeline_model.fileformat import load_pipeline
     from pipeline_model.resources import bundled_pipeline
     from tests.rpc_farm import local_farm
 
-    app = make_application([])
-    if lang:
-        from app.i18n import install_translator
-
-        install_translator(app, lang)
+    app = localized_app(lang)
     with local_farm(servers=2) as farm:
         settings = QSettings(os.path.join(base, "studio.ini"), QSettings.Format.IniFormat)
         settings.setValue("rpc/tracker", farm.address)

@@ -56,18 +56,10 @@ def _consent(app: Any, win: Any, settle: Callable[[int], None], path: str) -> No
 
 def main(argv: list[str]) -> int:
     """Entry point: ``argv[0]`` the output folder, ``argv[1]`` the size (``1920x1080``); ``--lang=zh_CN``."""
-    from scripts.screenshots.graph import _session
+    from scripts.screenshots.graph import window_session
 
-    lang = next((a.split("=", 1)[1] for a in argv if a.startswith("--lang=")), None)
-    argv = [a for a in argv if not a.startswith("--lang=")]
-    out = argv[0] if argv else "docs/screenshots"
-    size = argv[1] if len(argv) > 1 else "1920x1080"
-    os.makedirs(out, exist_ok=True)
-    os.environ.setdefault("RPS_CONFIG_DIR", tempfile.mkdtemp(prefix="rps_shots_"))
-    app, win, wait, settle = _session(size, lang)
-    win.resize(*(int(v) for v in size.split("x")))
-    assert wait(lambda: win.ctx.catalogue.catalogue is not None), "no catalogue"
-    width, tag = int(size.split("x")[0]), (lang or "en").split("_")[0]
+    opts, app, win, wait, settle = window_session(argv)
+    out, width, tag = opts["out"], opts["width"], opts["tag"]
 
     def shot(name: str) -> None:
         settle(1200)

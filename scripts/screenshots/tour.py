@@ -22,6 +22,7 @@ import os
 import sys
 import tempfile
 import time
+from typing import Any, Optional
 
 from pipeline_model.passkinds.custom_python import PASS_ID as CUSTOM_PASS_ID
 
@@ -66,6 +67,22 @@ def pump_for(app, ms: int) -> None:  # noqa: ANN001 - a QApplication
         QThread.msleep(20)
 
 
+def localized_app(lang: Optional[str], dark: bool = False) -> Any:
+    """The application (``make_application``), in the dark palette with ``dark``, its texts in ``lang`` when given."""
+    from app.application import make_application
+
+    app = make_application([])
+    if dark:
+        from app.appearance import apply_dark
+
+        apply_dark(app)
+    if lang:
+        from app.i18n import install_translator
+
+        install_translator(app, lang)
+    return app
+
+
 def shot_session(argv: list[str], prefix: str, extra: tuple[str, ...] = ()) -> dict:
     """The common set-up of the single-purpose screenshot tools (``debug``, ``tuning``):
     ``--size=WxH`` (default 1024x700), ``--lang=``, the ``extra`` ``--name=value`` options, the output folder
@@ -107,19 +124,11 @@ def main(argv: list[str]) -> int:
     opts = _options(argv)
     dark, lang, small, size, ws, prefix, out = (opts[k] for k in ("dark", "lang", "small", "size", "ws", "prefix", "out"))
     os.makedirs(out, exist_ok=True)
-    from app.application import make_application
-    from app.appearance import apply_dark
     from PySide6.QtCore import QSettings
 
     from app.main_window import MainWindow
 
-    app = make_application([])
-    if dark:
-        apply_dark(app)
-    if lang:
-        from app.i18n import install_translator
-
-        install_translator(app, lang)
+    app = localized_app(lang, dark)
 
     def wait(cond, ms: int = 120_000) -> bool:  # noqa: ANN001
         return pump_until(app, cond, ms)
@@ -203,17 +212,20 @@ def _state_shots(win, opts: dict, wait, settle, shot, done) -> None:  # noqa: AN
         shot("compare.png")
 
 
-def _compose(window, dialog, path: str) -> None:
-    """The window with ``dialog`` drawn over its top-right part (dialogs are separate top-level windows)."""
+def compose(window: Any, overlays: list[tuple[Any, int, int]], path: str) -> None:
+    """``window``'s image with each ``(widget, x, y)`` drawn over it at window coordinates (dialogs and menus are
+    separate top-level windows), framed."""
     from PySide6.QtGui import QColor, QPainter, QPen
 
     image = window.grab()
-    over = dialog.grab()
     painter = QPainter(image)
-    x = max(0, image.width() - over.width() - 24)
-    painter.drawPixmap(x, 60, over)
-    painter.setPen(QPen(QColor("#808080"), 2))
-    painter.drawRect(x, 60, over.width(), over.height())
+    for widget, x, y in overlays:
+        over = widget.grab()
+        x = max(0, min(x, image.width() - over.width()))
+        y = max(0, min(y, image.height() - over.height()))
+        painter.drawPixmap(x, y, over)
+        painter.setPen(QPen(QColor("#808080"), 1))
+        painter.drawRect(x, y, over.width() - 1, over.height() - 1)
     painter.end()
     image.save(path)
     print("saved", path)
@@ -285,7 +297,7 @@ def _wire_shots(win, out: str, wait, settle, done) -> None:
     settle(500)
     dialog.resize(470, 420)
     settle(300)
-    _compose(win, dialog, os.path.join(out, "pass_context.png"))
+    compose(win, [(dialog, win.width() - dialog.width() - 24, 60)], os.path.join(out, "pass_context.png"))
     dialog.close()
     win.ctrl.undo_stack.undo()
     assert wait(lambda: done() and not win.act_stop.isEnabled()), "run after undo did not finish"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-from scripts.screenshots.tour import pump_for, pump_until, shot_session
+from scripts.screenshots.tour import localized_app, pump_for, pump_until, shot_session
 
 
 def main(argv: list[str]) -> int:
@@ -24,16 +24,11 @@ def main(argv: list[str]) -> int:
     os.environ["RPS_TUNING_DB_DIR"] = base + "/user-db"
     from PySide6.QtCore import QSettings
 
-    from app.application import make_application
     from app.main_window import MainWindow
     from pipeline_model.fileformat import load_pipeline
     from pipeline_model.resources import bundled_pipeline
 
-    app = make_application([])
-    if lang:
-        from app.i18n import install_translator
-
-        install_translator(app, lang)
+    app = localized_app(lang)
     win = MainWindow(settings=QSettings(os.path.join(base, "studio.ini"), QSettings.Format.IniFormat))
     win.resize(width, height)
     win.show()

@@ -24,6 +24,15 @@ from widgets.graph.items.nodes import heat_label
 from widgets.graph.palette import HEAT_STOPS, GraphPalette, blend, heat_colour
 
 
+def _paint_background(painter: QPainter, widget: QWidget, c: dict) -> None:
+    """A legend's background: a rounded box in the graph palette ``c``'s border and a tint of its base (antialiased
+    from here on)."""
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    painter.setPen(QPen(c["border"], 1.0))
+    painter.setBrush(blend(c["base"], c["text"], 0.04))
+    painter.drawRoundedRect(QRectF(widget.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 5.0, 5.0)
+
+
 class HeatLegend(QWidget):
     """A small, mouse-transparent child of the view, shown while the heat overlay is painted."""
 
@@ -70,10 +79,7 @@ class HeatLegend(QWidget):
         title, top, changed = self.texts()
         painter = QPainter(self)
         try:
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            painter.setPen(QPen(c["border"], 1.0))
-            painter.setBrush(blend(c["base"], c["text"], 0.04))
-            painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 5.0, 5.0)
+            _paint_background(painter, self, c)
             painter.setFont(self._palette.sub_font)
             painter.setPen(c["text"])
             painter.drawText(QPointF(8, 5 + fm.ascent()), title)
@@ -173,10 +179,7 @@ class ErrorLegend(QWidget):
         t = self._texts
         painter = QPainter(self)
         try:
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            painter.setPen(QPen(c["border"], 1.0))
-            painter.setBrush(blend(c["base"], c["text"], 0.04))
-            painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 5.0, 5.0)
+            _paint_background(painter, self, c)
             bold = QFont(self._palette.sub_font)
             bold.setBold(True)
             painter.setFont(bold)

@@ -17,10 +17,8 @@ script's ``params``.
 
 from __future__ import annotations
 
-from typing import Any, Optional
-
 from pipeline_model import emit
-from pipeline_model.passkinds.base import PassKind
+from pipeline_model.passkinds.base import ScriptPassKind
 
 PASS_ID = "weights.BindAsConstants"
 
@@ -29,37 +27,28 @@ PASS_ID = "weights.BindAsConstants"
 SCRIPT_MODULE = "pipeline_model.passkinds.bind_weights.script"
 
 
-class BindWeightsKind(PassKind):
+class BindWeightsKind(ScriptPassKind):
     """Binds the loaded model's weights as constants (see the module docstring)."""
 
     name = "bind_weights"
-    priority = 15
     catalogue_order = 45
 
-    def matches(self, pass_id: str) -> bool:
-        return pass_id == PASS_ID
+    pass_id = PASS_ID
+    script_module = SCRIPT_MODULE
+    script_function = "bind_model_weights"
+    title = "Bind model weights as constants"
+    doc = ("Binds the weights the model carries (ONNX initializers, PyTorch parameters and buffers) as "
+           "constants into the functions that take them (relax.transform.BindParams with the model's "
+           "own values); they leave the signature, so the built module takes only the inputs. Put it "
+           "first and follow it with FoldBatchnormToConv2D and FoldConstant to fold batch norm and other "
+           "weight-only work into the weights at compile time. Models without weights of their own "
+           "(built-in, TVMScript) have nothing to bind.")
+    tvm_name = "tvm.relax.transform.BindParams"
 
-    def add_specs(self, cat: Any) -> None:
-        from pipeline_model.catalogue import PassSpec
-
-        cat.add(PassSpec(
-            id=PASS_ID,
-            title="Bind model weights as constants",
-            category="Optimization",
-            doc=("Binds the weights the model carries (ONNX initializers, PyTorch parameters and buffers) as "
-                 "constants into the functions that take them (relax.transform.BindParams with the model's "
-                 "own values); they leave the signature, so the built module takes only the inputs. Put it "
-                 "first and follow it with FoldBatchnormToConv2D and FoldConstant to fold batch norm and other "
-                 "weight-only work into the weights at compile time. Models without weights of their own "
-                 "(built-in, TVMScript) have nothing to bind."),
-            kind=self.name,
-            tvm_name="tvm.relax.transform.BindParams",
-        ))
-
-    def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
+    def script_args(self) -> tuple[emit.Expr, ...]:
         # Ref("weights") is the loaded model's weights (``params`` in exported scripts); evaluating it refuses
         # a model without any. The exported script holds the function's source and calls it the same way.
-        return emit.ScriptCall(SCRIPT_MODULE, "bind_model_weights", (emit.Ref("weights"),))
+        return (emit.Ref("weights"),)
 
 
 KIND = BindWeightsKind()

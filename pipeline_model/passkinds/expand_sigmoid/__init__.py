@@ -16,43 +16,28 @@ engine runs and exported scripts contain).
 
 from __future__ import annotations
 
-from typing import Any, Optional
-
-from pipeline_model import emit
-from pipeline_model.passkinds.base import PassKind
+from pipeline_model.passkinds.base import ScriptPassKind
 
 PASS_ID = "app.ExpandSigmoid"
 #: The code exported scripts contain (and the engine calls): :func:`.script.expand_sigmoid`.
 SCRIPT_MODULE = "pipeline_model.passkinds.expand_sigmoid.script"
 
 
-class ExpandSigmoidKind(PassKind):
+class ExpandSigmoidKind(ScriptPassKind):
     """Sigmoid and SiLU written with ``exp`` so FastMathTransform vectorizes them (see the module docstring)."""
 
     name = "expand_sigmoid"
-    priority = 15
     catalogue_order = 48
 
-    def matches(self, pass_id: str) -> bool:
-        return pass_id == PASS_ID
-
-    def add_specs(self, cat: Any) -> None:
-        from pipeline_model.catalogue import PassSpec
-
-        cat.add(PassSpec(
-            id=PASS_ID,
-            title="Sigmoid and SiLU through exp (the app's)",
-            category="Optimization",
-            doc=("Rewrites sigmoid(x) into 1 / (1 + exp(-x)) and silu(x) into x / (1 + exp(-x)) for float "
-                 "tensors, so a FastMathTransform after it replaces the exp by TVM's vectorizable fast_exp (TVM "
-                 "compiles sigmoid into one libm expf call per element). Put it before FastMathTransform. The "
-                 "app's own step: exported scripts contain its code."),
-            kind=self.name,
-            tvm_name="tvm.relax.dpl.rewrite_call",
-        ))
-
-    def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
-        return emit.ScriptCall(SCRIPT_MODULE, "expand_sigmoid", ())
+    pass_id = PASS_ID
+    script_module = SCRIPT_MODULE
+    script_function = "expand_sigmoid"
+    title = "Sigmoid and SiLU through exp (the app's)"
+    doc = ("Rewrites sigmoid(x) into 1 / (1 + exp(-x)) and silu(x) into x / (1 + exp(-x)) for float "
+           "tensors, so a FastMathTransform after it replaces the exp by TVM's vectorizable fast_exp (TVM "
+           "compiles sigmoid into one libm expf call per element). Put it before FastMathTransform. The "
+           "app's own step: exported scripts contain its code.")
+    tvm_name = "tvm.relax.dpl.rewrite_call"
 
 
 KIND = ExpandSigmoidKind()

@@ -18,46 +18,31 @@ the engine runs and exported scripts contain).
 
 from __future__ import annotations
 
-from typing import Any, Optional
-
-from pipeline_model import emit
-from pipeline_model.passkinds.base import PassKind
+from pipeline_model.passkinds.base import ScriptPassKind
 
 PASS_ID = "app.FoldBatchNorm"
 #: The code exported scripts contain (and the engine calls): :func:`.script.fold_batch_norm`.
 SCRIPT_MODULE = "pipeline_model.passkinds.fold_batch_norm.script"
 
 
-class FoldBatchNormKind(PassKind):
+class FoldBatchNormKind(ScriptPassKind):
     """Inference batch norms folded into convolution weights or per-channel factors (see the module docstring)."""
 
     name = "fold_batch_norm"
-    priority = 15
     catalogue_order = 49
 
-    def matches(self, pass_id: str) -> bool:
-        return pass_id == PASS_ID
-
-    def add_specs(self, cat: Any) -> None:
-        from pipeline_model.catalogue import PassSpec
-
-        cat.add(PassSpec(
-            id=PASS_ID,
-            title="Fold batch norms into convolutions (the app's)",
-            category="Optimization",
-            doc=("Rewrites an inference batch norm of a conv2d (NCHW, OIHW) into conv2d(x, w * scale) + shift, "
-                 "and any other inference batch norm into x * scale + shift, with scale = gamma / sqrt(var + eps) "
-                 "and shift = beta - mean * scale computed on the channel vectors (weight-only work that "
-                 "LiftTransformParams runs once, FoldConstant folds for bound weights) instead of a square root "
-                 "and a division per element. Works on weights that are parameters (TVM's "
-                 "FoldBatchnormToConv2D needs constants). Put it before DecomposeOpsForInference. The app's own "
-                 "step: exported scripts contain its code."),
-            kind=self.name,
-            tvm_name="tvm.relax.dpl.rewrite_call",
-        ))
-
-    def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
-        return emit.ScriptCall(SCRIPT_MODULE, "fold_batch_norm", ())
+    pass_id = PASS_ID
+    script_module = SCRIPT_MODULE
+    script_function = "fold_batch_norm"
+    title = "Fold batch norms into convolutions (the app's)"
+    doc = ("Rewrites an inference batch norm of a conv2d (NCHW, OIHW) into conv2d(x, w * scale) + shift, "
+           "and any other inference batch norm into x * scale + shift, with scale = gamma / sqrt(var + eps) "
+           "and shift = beta - mean * scale computed on the channel vectors (weight-only work that "
+           "LiftTransformParams runs once, FoldConstant folds for bound weights) instead of a square root "
+           "and a division per element. Works on weights that are parameters (TVM's "
+           "FoldBatchnormToConv2D needs constants). Put it before DecomposeOpsForInference. The app's own "
+           "step: exported scripts contain its code.")
+    tvm_name = "tvm.relax.dpl.rewrite_call"
 
 
 KIND = FoldBatchNormKind()

@@ -19,44 +19,29 @@ engine runs and exported scripts contain).
 
 from __future__ import annotations
 
-from typing import Any, Optional
-
-from pipeline_model import emit
-from pipeline_model.passkinds.base import PassKind
+from pipeline_model.passkinds.base import ScriptPassKind
 
 PASS_ID = "app.FoldConstants"
 #: The code exported scripts contain (and the engine calls): :func:`.script.fold_constants`.
 SCRIPT_MODULE = "pipeline_model.passkinds.fold_constants.script"
 
 
-class FoldConstantsKind(PassKind):
+class FoldConstantsKind(ScriptPassKind):
     """``FoldConstant``'s result with one build of all the constant calls (see the module docstring)."""
 
     name = "fold_constants"
-    priority = 15
     catalogue_order = 47
 
-    def matches(self, pass_id: str) -> bool:
-        return pass_id == PASS_ID
-
-    def add_specs(self, cat: Any) -> None:
-        from pipeline_model.catalogue import PassSpec
-
-        cat.add(PassSpec(
-            id=PASS_ID,
-            title="Fold constants in one build (the app's)",
-            category="Optimization",
-            doc=("The module relax.FoldConstant gives, faster: the R.call_tir calls on constants (shape "
-                 "computations of imported models, rotary tables) are computed together by one function built "
-                 "and run once on the CPU, instead of one build per call; then FoldConstant propagates the "
-                 "constants and folds what is left. Falls back to plain FoldConstant when that build fails. "
-                 "The app's own step: exported scripts contain its code."),
-            kind=self.name,
-            tvm_name="tvm.relax.transform.FoldConstant",
-        ))
-
-    def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
-        return emit.ScriptCall(SCRIPT_MODULE, "fold_constants", ())
+    pass_id = PASS_ID
+    script_module = SCRIPT_MODULE
+    script_function = "fold_constants"
+    title = "Fold constants in one build (the app's)"
+    doc = ("The module relax.FoldConstant gives, faster: the R.call_tir calls on constants (shape "
+           "computations of imported models, rotary tables) are computed together by one function built "
+           "and run once on the CPU, instead of one build per call; then FoldConstant propagates the "
+           "constants and folds what is left. Falls back to plain FoldConstant when that build fails. "
+           "The app's own step: exported scripts contain its code.")
+    tvm_name = "tvm.relax.transform.FoldConstant"
 
 
 KIND = FoldConstantsKind()

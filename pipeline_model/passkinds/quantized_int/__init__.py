@@ -15,10 +15,10 @@ the pass the engine runs and exported scripts contain, and its parts).
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from pipeline_model import emit
-from pipeline_model.passkinds.base import ExportPiece, PassKind
+from pipeline_model.passkinds.base import ExportPiece, ScriptPassKind
 
 PASS_ID = "app.QuantizedToInteger"
 #: The code exported scripts contain (and the engine calls): :func:`.script.quantized_to_integer`.
@@ -27,36 +27,24 @@ SCRIPT_MODULE = "pipeline_model.passkinds.quantized_int.script"
 PARTS = ("quant_patterns", "quant_kernels", "quant_rewrites")
 
 
-class QuantizedToIntegerKind(PassKind):
+class QuantizedToIntegerKind(ScriptPassKind):
     """Quantized convolutions and matmuls computed in integers (see the module docstring)."""
 
     name = "quantized_int"
-    priority = 15
     catalogue_order = 48
 
-    def matches(self, pass_id: str) -> bool:
-        return pass_id == PASS_ID
-
-    def add_specs(self, cat: Any) -> None:
-        from pipeline_model.catalogue import PassSpec
-
-        cat.add(PassSpec(
-            id=PASS_ID,
-            title="Integer kernels for quantized ops (the app's)",
-            category="Optimization",
-            doc=("Rewrites conv2d/matmul of dequantized uint8 activations and int8 weights (QDQ models) and "
-                 "MatMulInteger (dynamically quantized models) into a uint8 x int8 -> int32 product (qdot) over "
-                 "packed weights, with the zero-point correction and the rescaling as its fused epilogue; "
-                 "app.CPUInt8 schedules it with VNNI (vpdpbusd); without AVX-512 VNNI in the target it changes nothing. "
-                 "Other dtypes, symbolic shapes and weight zero points that are not a constant zero are left as they "
-                 "are. Put it before LegalizeOps. The app's "
-                 "own step: exported scripts contain its code."),
-            kind=self.name,
-            tvm_name="tvm.relax.PyExprMutator",
-        ))
-
-    def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
-        return emit.ScriptCall(SCRIPT_MODULE, "quantized_to_integer", ())
+    pass_id = PASS_ID
+    script_module = SCRIPT_MODULE
+    script_function = "quantized_to_integer"
+    title = "Integer kernels for quantized ops (the app's)"
+    doc = ("Rewrites conv2d/matmul of dequantized uint8 activations and int8 weights (QDQ models) and "
+           "MatMulInteger (dynamically quantized models) into a uint8 x int8 -> int32 product (qdot) over "
+           "packed weights, with the zero-point correction and the rescaling as its fused epilogue; "
+           "app.CPUInt8 schedules it with VNNI (vpdpbusd); without AVX-512 VNNI in the target it changes nothing. "
+           "Other dtypes, symbolic shapes and weight zero points that are not a constant zero are left as they "
+           "are. Put it before LegalizeOps. The app's "
+           "own step: exported scripts contain its code.")
+    tvm_name = "tvm.relax.PyExprMutator"
 
     def export_step(self, pass_id: str, params: dict[str, Any], expr: emit.Expr, *, index: int,
                     label: str) -> ExportPiece:

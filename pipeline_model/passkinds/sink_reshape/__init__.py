@@ -16,44 +16,29 @@ engine runs and exported scripts contain).
 
 from __future__ import annotations
 
-from typing import Any, Optional
-
-from pipeline_model import emit
-from pipeline_model.passkinds.base import PassKind
+from pipeline_model.passkinds.base import ScriptPassKind
 
 PASS_ID = "app.SinkReshape"
 #: The code exported scripts contain (and the engine calls): :func:`.script.sink_reshapes`.
 SCRIPT_MODULE = "pipeline_model.passkinds.sink_reshape.script"
 
 
-class SinkReshapeKind(PassKind):
+class SinkReshapeKind(ScriptPassKind):
     """Reshapes moved below elementwise ops so epilogues fuse into their matmuls (see the module docstring)."""
 
     name = "sink_reshape"
-    priority = 15
     catalogue_order = 46
 
-    def matches(self, pass_id: str) -> bool:
-        return pass_id == PASS_ID
-
-    def add_specs(self, cat: Any) -> None:
-        from pipeline_model.catalogue import PassSpec
-
-        cat.add(PassSpec(
-            id=PASS_ID,
-            title="Sink reshapes below elementwise ops (the app's)",
-            category="Optimization",
-            doc=("Rewrites op(reshape(x)) into reshape(op(x)) for elementwise ops (bias and residual adds, GELU, "
-                 "activations) when the reshape only adds dimensions, then folds the reshape pairs this leaves "
-                 "(RemoveRedundantReshape). A matmul viewed back to [batch, seq, n] before its activation (GPT-2's "
-                 "Conv1D) then fuses with its epilogue in FuseOps. Put it before LegalizeOps. The app's own step: "
-                 "exported scripts contain its code."),
-            kind=self.name,
-            tvm_name="tvm.relax.dpl.rewrite_call",
-        ))
-
-    def recipe(self, pass_id: str, params: dict[str, Any], *, step_number: Optional[int] = None) -> emit.Expr:
-        return emit.ScriptCall(SCRIPT_MODULE, "sink_reshapes", ())
+    pass_id = PASS_ID
+    script_module = SCRIPT_MODULE
+    script_function = "sink_reshapes"
+    title = "Sink reshapes below elementwise ops (the app's)"
+    doc = ("Rewrites op(reshape(x)) into reshape(op(x)) for elementwise ops (bias and residual adds, GELU, "
+           "activations) when the reshape only adds dimensions, then folds the reshape pairs this leaves "
+           "(RemoveRedundantReshape). A matmul viewed back to [batch, seq, n] before its activation (GPT-2's "
+           "Conv1D) then fuses with its epilogue in FuseOps. Put it before LegalizeOps. The app's own step: "
+           "exported scripts contain its code.")
+    tvm_name = "tvm.relax.dpl.rewrite_call"
 
 
 KIND = SinkReshapeKind()
