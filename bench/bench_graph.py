@@ -169,10 +169,11 @@ DEFAULT_STEPS = ("relax.LegalizeOps", "relax.AnnotateTIROpPattern", "relax.FuseO
                  "relax.DeadCodeElimination")
 
 
-def _rss_mb() -> float:
+def _rss_mb(field: str = "VmRSS:") -> float:
+    """The process's resident set (``VmHWM:``: its peak) in MB."""
     with open("/proc/self/status", encoding="ascii") as fh:
         for line in fh:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field):
                 return int(line.split()[1]) / 1024.0
     return 0.0
 
@@ -396,7 +397,7 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
                 gv.fit_to_view()
                 gv.viewport().repaint()
                 row.update(expanded_nodes=len(gv.node_ids()), expand_all_ms=round((time.perf_counter() - t3) * 1000, 1),
-                           expand_all_stall_ms=round(monitor.stop() * 1000, 1))
+                           expand_all_stall_ms=round(monitor.stop() * 1000, 1), expanded_rss_mb=round(_rss_mb(), 1))
                 gv.collapse_all()
                 _wait(lambda: not gv.is_busy(), 120)
         if profiler is not None:
@@ -407,7 +408,7 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
         if not args.json:
             for row in rows:
                 print("  " + "  ".join(f"{k}={v}" for k, v in row.items()))
-        return {"steps": rows, "rss_mb": round(_rss_mb(), 1), "engine_run_s": round(run_s, 2), "loadavg": _loadavg()}
+        return {"steps": rows, "rss_mb": round(_rss_mb(), 1), "peak_rss_mb": round(_rss_mb("VmHWM:"), 1), "engine_run_s": round(run_s, 2), "loadavg": _loadavg()}
     finally:
         win.ctrl.undo_stack.setClean()
         win.close()
@@ -462,7 +463,7 @@ def main() -> None:
 
             print(json.dumps(res))
         else:
-            print(f"GUI-side RSS {res['rss_mb']} MB; loadavg at end: {_loadavg()}")
+            print(f"GUI-side RSS {res['rss_mb']} MB (peak {res['peak_rss_mb']} MB); loadavg at end: {_loadavg()}")
         return
     view = GraphView()
     view.resize(args.width, args.height)

@@ -614,6 +614,19 @@ def build_view(data: dict[str, Any], expanded: Collection[str] = (), *, stub_min
     return view
 
 
+def share_full_nodes(view: dict[str, Any], full: dict[str, Any]) -> None:
+    """Replace, in ``view`` (of :func:`build_view` for ``full``), each copy of a node of ``full`` shown as
+    itself by that node, without its ``frames``: call it once the view is laid out (only the layout reads
+    ``frames``), so a laid-out view holds no second copy of the function's nodes (a 50,000-node function
+    expanded whole: ~35 MB). Collapsed groups, stubs and inlined callee nodes are the view's own."""
+    originals = {n["id"]: n for n in full.get("nodes", [])}
+    nodes = view.get("nodes", [])
+    for k, n in enumerate(nodes):
+        o = originals.get(n.get("id"))
+        if o is not None and o is not n and len(n) == len(o) + ("frames" not in o) and "frames" in n:
+            nodes[k] = o
+
+
 def _short_label(gid: str, tree: dict[str, dict[str, Any]]) -> str:
     """A group's label relative to its parent group (``self_attn`` inside ``layers.3``)."""
     info = tree[gid]

@@ -74,6 +74,10 @@ class GraphView(OverlayMixin, QGraphicsView):
 
     #: Layouts kept (per key and expansion).
     CACHE_SIZE = 24
+    #: At most this many view nodes in the cached layouts together (the one shown not counted): a layout
+    #: costs ~1-2 kB per node (a 54,000-node decoder expanded whole: ~100 MB), so one such layout is kept,
+    #: not one per step; a larger one is dropped before the next one is made (:meth:`_make_room`).
+    CACHE_NODES = 60_000
     #: Graphs with more nodes are shown before their changes against ``before`` are coloured.
     HIGHLIGHT_LATER_NODES = 10_000
 
@@ -190,6 +194,8 @@ class GraphView(OverlayMixin, QGraphicsView):
             # 50k-node graphs takes about as long as laying one out).
             self._after_layout = (graph_json, highlight, key, before, asked[2])
             before = None
+        if cached is None:
+            self._make_room(len(graph_json.get("nodes") or ()) if isinstance(graph_json, dict) else 0)
         self._busy = True
         self._in_flight = (*asked, before)
         task = LayoutTask(self._generation, self._latest, graph_json, highlight, before, exp,
@@ -437,6 +443,23 @@ class GraphView(OverlayMixin, QGraphicsView):
         self._cache.clear()
         self._last_expansion.clear()
 
+    def _make_room(self, incoming: int, keep: Optional[Prepared] = None) -> None:
+        """Drop the oldest cached layouts (never ``keep`` nor the one shown) until at most ``CACHE_SIZE``
+        remain and their nodes plus ``incoming`` (the nodes of a layout about to be made) are within
+        ``CACHE_NODES``; dropped before a new layout is made, their memory serves it."""
+        def kept(p: Prepared) -> bool:
+            return p is keep or p is self._prepared
+
+        total = incoming + sum(len(p.ids) for p in self._cache.values() if not kept(p))
+        for cache_key in list(self._cache):
+            if len(self._cache) <= self.CACHE_SIZE and total <= self.CACHE_NODES:
+                break
+            p = self._cache[cache_key]
+            if kept(p):
+                continue
+            del self._cache[cache_key]
+            total -= len(p.ids)
+
     def cache_size(self) -> int:
         """Number of cached layouts."""
         return len(self._cache)
@@ -605,8 +628,7 @@ class GraphView(OverlayMixin, QGraphicsView):
         if self._key is not None and not prepared.partial:  # (a collapsed view waits for its whole graph)
             self._cache[(self._key, prepared.expanded)] = prepared
             self._cache.move_to_end((self._key, prepared.expanded))
-            while len(self._cache) > self.CACHE_SIZE:
-                self._cache.popitem(last=False)
+            self._make_room(0, keep=prepared)
             self._last_expansion[self._key] = prepared.expanded
         self._build(prepared)
         self.last_layout_seconds = prepared.seconds

@@ -32,7 +32,10 @@ OVERVIEW_H = 220
 
 @dataclass
 class Prepared:
-    """What the layout thread hands to the GUI thread."""
+    """What the layout thread hands to the GUI thread. Memory: the view graph ``data`` shares the nodes of
+    ``full`` that it shows as themselves (:func:`pipeline_model.graph_hierarchy.share_full_nodes`: without
+    the ``frames`` the layout read), ``layout.edges`` is emptied once the tiles hold the polylines, equal
+    ``titles``/``subs`` are one string, and detail tiles make their paths when first painted."""
 
     generation: int
     data: dict[str, Any]
@@ -90,14 +93,17 @@ def view_highlight(full_ids: frozenset[str], rep: dict[str, str], view_ids: list
 
 
 def apply_highlight(p: Prepared, full_ids: frozenset[str]) -> None:
-    """Recolour a prepared layout for another highlight set (rebuilds the box paths)."""
+    """Recolour a prepared layout for another highlight set (rebuilds the coarse tiles' box paths; the
+    detail tiles' are made again when next painted)."""
     p.full_highlight = full_ids
     p.highlight = view_highlight(full_ids, p.rep, p.ids, p.attrs)
     cats = categories(p.base_cats, p.ids, p.highlight)
-    for band_list, rounded in ((p.bands, True), (p.coarse, False)):
-        for band in band_list:
-            for tile in band.tiles.values():
-                box_paths(tile, p.rects, p.pills, cats, rounded)
+    for band in p.bands:
+        for tile in band.tiles.values():
+            tile.boxes = None
+    for band in p.coarse:
+        for tile in band.tiles.values():
+            box_paths(tile, p.rects, p.pills, cats, False)
 
 
 def prepare_full(generation: int, full: dict[str, Any], highlight: frozenset[str],
@@ -117,6 +123,9 @@ def prepare_full(generation: int, full: dict[str, Any], highlight: frozenset[str
     view_attrs = {n["id"]: n for n in view["nodes"]}
     view_hl = view_highlight(highlight, rep, list(view_attrs), view_attrs)
     prepared = prepare(generation, view, view_hl, char_width, node_height, should_stop, line_height, words)
+    graph_hierarchy.share_full_nodes(view, full)  # laid out: the view's copies of full-graph nodes go
+    for node in view["nodes"]:
+        prepared.attrs[node["id"]] = node
     prepared.full = full
     prepared.tree = tree
     prepared.expanded = expanded
@@ -168,12 +177,14 @@ class _NodeBoxes:
                  words: Mapping[str, str]) -> None:
         self.titles: list[str] = []
         self.subs: list[str] = []
+        share = {"": ""}.setdefault  # equal texts (op names, shapes: most of 50,000 lines) as one string
         self.details: dict[int, list[str]] = {}
         self.sizes: dict[str, tuple[float, float]] = {}
         self.base_cats: list[int] = []
         self.pills: list[bool] = []
         for i, (n, d) in enumerate(g.node_list):
             title, sub = node_text(d, words)
+            title, sub = share(title, title), share(sub, sub)
             self.titles.append(title)
             self.subs.append(sub)
             lines = node_details(d, words) if d.get("kind") == "group" else []
@@ -218,6 +229,7 @@ def prepare(generation: int, data: dict[str, Any], highlight: frozenset[str], ch
         tiles.add_node(i, x, y, rects[i])
     for pts in lay.edges.values():
         tiles.add_edge(pts)
+    lay.edges = {}  # the tiles hold the polylines (as flat coordinates): not kept twice
     tiles.finish(rects, boxes.pills, categories(boxes.base_cats, ids, frozenset(highlight)))
     row_ys, rows = _hit_rows(ids, rects, positions)
     prepared = Prepared(generation, data, lay, ids, g.attrs, boxes.titles, boxes.subs, rects, boxes.pills,
