@@ -14,9 +14,11 @@ whole graph is shown in its place), ``coloured_ms`` (until the step's changes ar
 ``GraphView.HIGHLIGHT_LATER_NODES`` nodes), ``queued_ms`` (waited before the selection for requests of the previous one still in the engine, e.g. the
 texts of its diff; not part of ``first_show_ms``), ``reshow_ms`` (selected again after another step: the
 caches), ``max_stall_ms`` (longest GUI-thread event-loop gap, the diff of the step included),
-``fit_repaint_ms``, plus the process's RSS (this process is the GUI side: it never imports TVM).
+``fit_repaint_ms``, ``shown_rss_mb`` (the process's RSS then), with ``--expand-all`` ``expand_all_ms`` (Expand All
+until painted at fit) and ``expanded_rss_mb``, plus the process's RSS at the end and its peak (this process is
+the GUI side: it never imports TVM).
 With ``--json`` the last line is ``{"steps": [{"name", "nodes", "first_show_ms", "reshow_ms",
-"max_stall_ms", ...}], "rss_mb": N}``.
+"max_stall_ms", ...}], "rss_mb": N, "peak_rss_mb": N}``.
 """
 
 from __future__ import annotations
@@ -378,7 +380,8 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
                          "graph_reply_ms": round(replies[-1] * 1000, 1),
                          "shown_nodes": len(gv.node_ids()), "first_show_ms": round(first * 1000, 1),
                          "coloured_ms": round(coloured[-1] * 1000, 1), "whole_graph_ms": round(whole[-1] * 1000, 1),
-                         "max_stall_ms": round(stall * 1000, 1), "fit_repaint_ms": round(fit_ms, 1)})
+                         "max_stall_ms": round(stall * 1000, 1), "fit_repaint_ms": round(fit_ms, 1),
+                         "shown_rss_mb": round(_rss_mb(), 1)})
         # selected again, each after another step: graph cache + layout cache
         for row, (_name, uid, key) in zip(rows, [s for s in steps if s[2]]):
             tracer = _tracer(app)

@@ -510,7 +510,8 @@ def _port(node: dict[str, Any], shown_as: Optional[dict[str, Any]]) -> dict[str,
 
 def _view_edges(vn: _ViewNodes, nodes: list[dict[str, Any]], edges: list[dict[str, Any]],
                 ) -> dict[tuple[str, str], dict[str, Any]]:
-    """Edges between representatives (self-loops and duplicates dropped, the first edge of a pair kept);
+    """Edges between representatives (self-loops and duplicates dropped, the first edge of a pair kept; an
+    edge between two nodes shown as themselves is the graph's own edge dict, shared, never written to);
     each collapsed group lists its ``inputs`` and ``outputs`` (the values crossing its border, once each),
     and one with a single output takes that output's shape."""
     seen: dict[tuple[str, str], dict[str, Any]] = {}
@@ -529,7 +530,10 @@ def _view_edges(vn: _ViewNodes, nodes: list[dict[str, Any]], edges: list[dict[st
         k = (rs, rt)
         if k not in seen:
             idx = e.get("index", 0) or 0
-            seen[k] = {"source": rs, "target": rt, "index": idx, "indices": list(e.get("indices") or [idx])}
+            if rs == s and rt == t and len(e) == 4 and e.get("index") == idx and e.get("indices"):  # the edge itself
+                seen[k] = e
+            else:
+                seen[k] = {"source": rs, "target": rt, "index": idx, "indices": list(e.get("indices") or [idx])}
     by_full = {n["id"]: n for n in nodes}
     view_nodes = vn.view_nodes
     for gid, srcs in ins.items():  # computed values first (the data flow), then function inputs and weights

@@ -6,6 +6,7 @@ the layout cache keeps to its node budget."""
 
 from __future__ import annotations
 
+import copy
 import gc
 
 import pytest
@@ -108,3 +109,24 @@ def test_layout_cache_keeps_to_its_node_budget(qtbot, monkeypatch):
     with qtbot.waitSignal(view.graph_shown, timeout=20000):
         view.set_graph(graphs[0], key=("k0", "f"))
     assert not view.last_from_cache and view.node_ids()  # laid out again
+
+
+def test_engine_gives_the_same_graph_one_token_and_the_gui_keeps_one_copy(fake_studio):
+    pytest.importorskip("tvm")
+    from types import SimpleNamespace
+
+    from pipeline_model.engine import handlers_graph
+    from tests.test_graph_hierarchy import _fused_mlp
+
+    mod = _fused_mlp()
+    ctx = SimpleNamespace(cache={"mem-a": mod, "mem-b": mod, "mem-c": _fused_mlp()})
+    a, b, c = (handlers_graph.handle_graph({"key": k}, ctx) for k in ("mem-a", "mem-b", "mem-c"))
+    assert a["graph"] is b["graph"] and a["graph_token"] == b["graph_token"]  # a step that changed nothing
+    assert c["graph"] is not a["graph"] and c["graph_token"] != a["graph_token"]
+    graphs = fake_studio.graphs
+    copies = [dict(r, graph=copy.deepcopy(r["graph"])) for r in (a, b, c)]  # as decoded: one copy per reply
+    for key, reply in zip(("mem-a", "mem-b", "mem-c"), copies):
+        graphs._on_graph((key, None), reply)  # noqa: SLF001 - the reply as the engine client hands it over
+    cache = graphs.graph_cache
+    assert cache[("mem-b", None)]["graph"] is cache[("mem-a", None)]["graph"]
+    assert cache[("mem-c", None)]["graph"] is copies[2]["graph"] and cache[("mem-b", None)]["key"] == "mem-b"

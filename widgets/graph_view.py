@@ -653,9 +653,9 @@ class GraphView(OverlayMixin, QGraphicsView):
     def _build(self, p: Prepared) -> None:
         self.clear_graph("")
         self._prepared = p
-        for k, (path, rect, label, gid, kind) in enumerate(p.frames):  # the engine names blocks in English
+        for k, (rect, label, gid, kind) in enumerate(p.frames):  # the engine names blocks in English
             if kind == "block" and label == f"dataflow block {gid}":
-                p.frames[k] = (path, rect, self.tr("dataflow block {0}").format(gid), gid, kind)
+                p.frames[k] = (rect, self.tr("dataflow block {0}").format(gid), gid, kind)
         self._highlight = p.highlight
         self._cats = categories(p.base_cats, p.ids, p.highlight)
         self._update_heat_view()
@@ -751,7 +751,7 @@ class GraphView(OverlayMixin, QGraphicsView):
         p = self._prepared
         if p is None:
             return None
-        for _path, rect, _label, gid, kind in reversed(p.frames):
+        for rect, _label, gid, kind in reversed(p.frames):
             if kind == "nested" and rect.left() <= scene_pos.x() <= rect.right() \
                     and rect.top() <= scene_pos.y() <= rect.top() + 18.0:
                 return str(gid)

@@ -5,7 +5,9 @@
   such function (then the default function is shown instead of failing), "graph": graph JSON (see
   :func:`pipeline_model.ir_graph.graph_to_json`) with ``module`` on every node (see
   :func:`pipeline_model.graph_hierarchy.annotate_modules`) and ``graph["callees"]``: the graph JSON of each
-  Relax function it calls (fused/composite functions), so a view can expand a call in place}``.
+  Relax function it calls (fused/composite functions), so a view can expand a call in place, "graph_token":
+  the same string for the very same graph object (a step that left the function as it was, below), so a
+  client keeps one copy; absent when unknown}``.
   With ``"parts": true`` the nodes, edges and callee graphs come first as ``graph_part`` events and
   ``graph`` is a skeleton (:mod:`pipeline_model.engine.graph_parts`; the client reassembles it).
   With ``"collapsed": true`` (and optionally ``"before"``: the key of the module before the step, whose
@@ -24,7 +26,8 @@ AnnotateTIROpPattern, which only annotates PrimFuncs — reuses the graph of the
 from __future__ import annotations
 
 import collections
-from typing import TYPE_CHECKING, Any, Callable
+import uuid
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from pipeline_model import gc_pause, graph_collapsed, graph_hierarchy
 from pipeline_model.engine import graph_extract_tvm, graph_parts
@@ -41,8 +44,9 @@ _SUMMARY_MEMO: "collections.OrderedDict[tuple[str, str, str], Any]" = collection
 # made from an outline: the whole graph asked next completes it instead of walking the function again.
 _OUTLINES: "collections.OrderedDict[tuple[str, str], list[tuple[dict[str, Any], Any]]]" = collections.OrderedDict()
 _OUTLINES_SIZE = 2
-# (function object, module's function table, graph): graphs by the objects they were extracted from.
-_SAME_OBJECTS_MEMO: "collections.deque[tuple[Any, list[tuple[str, str, Any]], dict[str, Any]]]" = collections.deque(maxlen=8)
+# (function object, module's function table, graph, its token): graphs by the objects they were extracted from.
+_SAME_OBJECTS_MEMO: "collections.deque[tuple[Any, list[tuple[str, str, Any]], dict[str, Any], str]]" = \
+    collections.deque(maxlen=8)
 
 
 def _function_table(mod: Any) -> list[tuple[str, str, Any]]:
@@ -74,15 +78,20 @@ def _graph_by_objects(mod: Any, function: str, outline: Any = None) -> dict[str,
     the ``outline`` (of :func:`_outline_summary`) completed, else walked."""
     func = mod[function]
     table = _function_table(mod)
-    for known_func, known_table, graph in _SAME_OBJECTS_MEMO:
+    for known_func, known_table, graph, _token in _SAME_OBJECTS_MEMO:
         if known_func.same_as(func) and _same_table(known_table, table):
             return graph
     if outline is not None:
         graph = _without_gc(_completed, outline)
     else:
         graph = _without_gc(_function_graph, mod, function)
-    _SAME_OBJECTS_MEMO.append((func, table, graph))
+    _SAME_OBJECTS_MEMO.append((func, table, graph, uuid.uuid4().hex))
     return graph
+
+
+def _graph_token(graph: dict[str, Any]) -> Optional[str]:
+    """The token of a graph object still in the same-objects memo (None once it left it)."""
+    return next((token for _f, _t, known, token in _SAME_OBJECTS_MEMO if known is graph), None)
 
 
 def _module(args: dict, ctx: WorkerContext) -> tuple[str, Any]:
@@ -116,13 +125,17 @@ def handle_graph(args: dict, ctx: WorkerContext) -> dict:
             return {"key": key, "functions": functions, "function": function, "requested": requested,
                     "missing": missing, "graph": None, "collapsed": summary}
     graph = _memo_graph(key, mod, str(function))
+    token = _graph_token(graph)
     if args.get("parts"):
         # Large graphs go as bounded graph_part events (see graph_parts): the client decodes short lines.
         graph, parts = graph_parts.split_graph(graph)
         for part in parts:
             ctx.emit(graph_parts.EV_GRAPH_PART, part)
-    return {"key": key, "functions": functions, "function": function, "requested": requested,
-            "missing": missing, "graph": graph}
+    reply = {"key": key, "functions": functions, "function": function, "requested": requested,
+             "missing": missing, "graph": graph}
+    if token is not None:
+        reply["graph_token"] = token
+    return reply
 
 
 def _memo_graph(key: str, mod: Any, function: str) -> dict[str, Any]:

@@ -232,16 +232,12 @@ def visible(band_list: list[Band], starts: list[float], margin: float, rect: QRe
     return out
 
 
-#: A frame as painted: outline path, rectangle, label, group id, kind (``block`` or ``nested``).
-FramePaint = tuple[QPainterPath, QRectF, str, Any, str]
+#: A frame as painted: rectangle (its outline: rounded by 10 units), label, group id, kind (``block`` or
+#: ``nested``).
+FramePaint = tuple[QRectF, str, Any, str]
 
 
 def frame_paths(frames: list[Frame]) -> list[FramePaint]:
-    """The layout's frames as paths, outer frames first (painted first)."""
-    out: list[FramePaint] = []
-    for fr in sorted(frames, key=lambda f: (f.kind != "block", f.depth)):
-        rect = QRectF(fr.x0, fr.y0, fr.x1 - fr.x0, fr.y1 - fr.y0)
-        path = QPainterPath()
-        path.addRoundedRect(rect, 10.0, 10.0)
-        out.append((path, rect, fr.label, fr.group, fr.kind))
-    return out
+    """The layout's frames as painted, outer frames first (painted first)."""
+    return [(QRectF(fr.x0, fr.y0, fr.x1 - fr.x0, fr.y1 - fr.y0), fr.label, fr.group, fr.kind)
+            for fr in sorted(frames, key=lambda f: (f.kind != "block", f.depth))]
