@@ -15,7 +15,6 @@ on screen, never the node count. Hit testing (click, hover tooltip) uses a per-r
 
 from __future__ import annotations
 
-import bisect
 import collections
 from typing import Any, Iterable, Optional
 
@@ -26,7 +25,7 @@ from PySide6.QtWidgets import QApplication, QGraphicsView, QToolTip, QWidget
 from pipeline_model import graph_hierarchy
 from pipeline_model.layout import GraphLayout
 from widgets.graph import anchor
-from widgets.graph.adapter import categories
+from widgets.graph.adapter import categories, neighbours
 from widgets.graph import lod, node_texts
 from widgets.graph.items.diagram import LOD_SCALE
 from widgets.graph.errors import NodeError
@@ -35,7 +34,7 @@ from widgets.graph.overlays import OverlayMixin
 from widgets.graph.palette import GraphPalette
 from widgets.graph.prepare import Prepared, apply_highlight
 from widgets.graph.scene import GraphScene
-from widgets.graph.tiles import NODE_RADIUS
+from widgets.graph.tiles import NODE_RADIUS, visible
 from widgets.graph.worker import LayoutSignals, LayoutTask
 
 __all__ = ["GraphView", "NodeError", "wait_shown"]
@@ -496,8 +495,7 @@ class GraphView(OverlayMixin, QGraphicsView):
         p = self._prepared
         info = {k: v for k, v in p.attrs[node_id].items() if k != "id"}
         info["id"] = node_id
-        info["inputs"] = list(p.inputs.get(node_id, []))
-        info["outputs"] = list(p.outputs.get(node_id, []))
+        info["inputs"], info["outputs"] = neighbours(p.data, node_id)
         info["input_types"] = [str(p.attrs[i].get("type_text") or "") for i in info["inputs"]]
         info["changed"] = node_id in self._highlight
         return info
@@ -524,20 +522,16 @@ class GraphView(OverlayMixin, QGraphicsView):
             self.node_selected.emit(self.node_info(node_id))
 
     def node_at(self, scene_pos: QPointF) -> Optional[str]:
-        """Id of the node under a scene position (binary search in the layout rows), or None."""
+        """Id of the node under a scene position (the tiles that meet it, then their nodes' boxes), or None."""
         p = self._prepared
-        if p is None or not p.row_ys:
+        if p is None:
             return None
-        y, x = scene_pos.y(), scene_pos.x()
-        reach = p.max_half_height  # rows whose boxes may reach y (boxes of one row differ in height)
-        lo = bisect.bisect_left(p.row_ys, y - reach)
-        hi = bisect.bisect_right(p.row_ys, y + reach)
-        sizes = p.layout.sizes
-        for idx in range(lo, hi):
-            row = p.rows[idx]
-            j = bisect.bisect_right(row, (x, float("inf"), "")) - 1
-            if j >= 0 and row[j][0] <= x <= row[j][1] and abs(p.row_ys[idx] - y) <= sizes[row[j][2]][1] / 2.0:
-                return row[j][2]
+        x, y = scene_pos.x(), scene_pos.y()
+        for tile in visible(p.bands, p.band_starts, p.band_margin, QRectF(x, y, 0.0, 0.0)):
+            for i in tile.nodes:
+                x0, y0, w, h = p.rects[i]
+                if x0 <= x <= x0 + w and y0 <= y <= y0 + h:
+                    return p.ids[i]
         return None
 
     def fit_to_view(self) -> None:

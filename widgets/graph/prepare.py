@@ -1,6 +1,6 @@
 """Everything the view shows, prepared off the GUI thread: the view graph for an expansion
-(:func:`pipeline_model.graph_hierarchy.build_view`), its layout, the tiles the diagram paints from, the
-per-row hit-test index and the minimap image (:class:`Prepared`)."""
+(:func:`pipeline_model.graph_hierarchy.build_view`), its layout, the tiles the diagram paints from (and
+clicks are found in) and the minimap image (:class:`Prepared`)."""
 
 from __future__ import annotations
 
@@ -53,10 +53,6 @@ class Prepared:
     coarse_starts: list[float]
     band_margin: float
     frames: list[FramePaint]
-    row_ys: list[float]
-    rows: list[list[tuple[float, float, str]]]
-    inputs: dict[str, list[str]]
-    outputs: dict[str, list[str]]
     highlight: frozenset[str]
     index: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
@@ -73,7 +69,6 @@ class Prepared:
     hl_extra: frozenset[str] = frozenset()
     details: dict[int, list[str]] = field(default_factory=dict)  # a collapsed group's input/output lines
     line_height: float = DETAIL_LINE
-    max_half_height: float = 0.0  # half the tallest box (how far from a row's ordinate a click may hit it)
     #: A collapsed view the engine sent ahead of the whole graph (``full`` is None; expanding waits for it)
     partial: bool = False
 
@@ -197,17 +192,6 @@ class _NodeBoxes:
             self.pills.append(d.get("kind") in ("param", "output") or bool(d.get("stub")))
 
 
-def _hit_rows(ids: list[str], rects: list[Rect], positions: dict[Any, tuple[float, float]],
-              ) -> tuple[list[float], list[list[tuple[float, float, str]]]]:
-    """The per-row hit-test index: row ordinates, and each row's ``(x0, x1, id)`` sorted left to right."""
-    by_y: dict[float, list[tuple[float, float, str]]] = {}
-    for i, n in enumerate(ids):
-        x0, y0, w, h = rects[i]
-        by_y.setdefault(positions[n][1], []).append((x0, x0 + w, n))
-    row_ys = sorted(by_y)
-    return row_ys, [sorted(by_y[y]) for y in row_ys]
-
-
 def prepare(generation: int, data: dict[str, Any], highlight: frozenset[str], char_width: float,
             node_height: float, should_stop: Any = None, line_height: float = DETAIL_LINE,
             words: Mapping[str, str] = GROUP_WORDS) -> Prepared:
@@ -231,11 +215,8 @@ def prepare(generation: int, data: dict[str, Any], highlight: frozenset[str], ch
         tiles.add_edge(pts)
     lay.edges = {}  # the tiles hold the polylines (as flat coordinates): not kept twice
     tiles.finish(rects, boxes.pills, categories(boxes.base_cats, ids, frozenset(highlight)))
-    row_ys, rows = _hit_rows(ids, rects, positions)
     prepared = Prepared(generation, data, lay, ids, g.attrs, boxes.titles, boxes.subs, rects, boxes.pills,
                         boxes.base_cats, tiles.bands, tiles.band_starts, tiles.coarse, tiles.coarse_starts,
-                        tiles.margin, frame_paths(lay.frames), row_ys, rows, g.inputs, g.outputs,
-                        frozenset(highlight), {n: i for i, n in enumerate(ids)})
-    prepared.max_half_height = max((r[3] for r in rects), default=0.0) / 2.0
+                        tiles.margin, frame_paths(lay.frames), frozenset(highlight), {n: i for i, n in enumerate(ids)})
     prepared.details, prepared.line_height = boxes.details, line_height
     return prepared
