@@ -98,9 +98,13 @@ def test_layout_cache_keeps_to_its_node_budget(qtbot, monkeypatch):
     view = GraphView()
     qtbot.addWidget(view)
     graphs = [ig.synthetic_graph_json(300) for _ in range(3)]
+    first = None
     for k, data in enumerate(graphs):
         with qtbot.waitSignal(view.graph_shown, timeout=20000):
             view.set_graph(data, key=(f"k{k}", "f"), expanded=())
+        first = first or view._prepared  # noqa: SLF001
+    assert first is not None
+    qtbot.waitUntil(lambda: not first.ids and first.bands is None, timeout=20000)  # freed off the GUI thread
     cached = view._cache  # noqa: SLF001 - what the cache holds
     assert sum(len(p.ids) for p in cached.values() if p is not view._prepared) <= 500  # noqa: SLF001
     assert view.has_layout(("k2", "f")) and not view.has_layout(("k0", "f"))

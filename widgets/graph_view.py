@@ -32,7 +32,7 @@ from widgets.graph.errors import NodeError
 from widgets.graph.minimap import GraphMinimap
 from widgets.graph.overlays import OverlayMixin
 from widgets.graph.palette import GraphPalette
-from widgets.graph.prepare import Prepared, apply_highlight
+from widgets.graph.prepare import Prepared, apply_highlight, release_later
 from widgets.graph.scene import GraphScene
 from widgets.graph.tiles import NODE_RADIUS, visible
 from widgets.graph.worker import LayoutSignals, LayoutTask
@@ -450,14 +450,16 @@ class GraphView(OverlayMixin, QGraphicsView):
             return p is keep or p is self._prepared
 
         total = incoming + sum(len(p.ids) for p in self._cache.values() if not kept(p))
+        dropped: list[Prepared] = []
         for cache_key in list(self._cache):
             if len(self._cache) <= self.CACHE_SIZE and total <= self.CACHE_NODES:
                 break
             p = self._cache[cache_key]
             if kept(p):
                 continue
-            del self._cache[cache_key]
+            dropped.append(self._cache.pop(cache_key))
             total -= len(p.ids)
+        release_later(dropped)  # freed off the GUI thread (in pieces)
 
     def cache_size(self) -> int:
         """Number of cached layouts."""

@@ -4,7 +4,9 @@ clicks are found in) and the minimap image (:class:`Prepared`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import threading
+import time
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping, Optional
 
 from PySide6.QtCore import QRectF
@@ -71,6 +73,35 @@ class Prepared:
     line_height: float = DETAIL_LINE
     #: A collapsed view the engine sent ahead of the whole graph (``full`` is None; expanding waits for it)
     partial: bool = False
+
+
+def release_later(dropped: list[Prepared]) -> None:
+    """Free layouts nothing shows any more (dropped from the view's cache) on a thread of their own, piece by
+    piece: a 54,000-node layout is ~10^6 objects, and freeing it in one go held the interpreter for 200-600 ms
+    (the GUI thread stalled that long); each piece is short, so other threads run in between. The layouts
+    are emptied: nothing may use them afterwards."""
+    if dropped:
+        threading.Thread(target=_release, args=(list(dropped),), name="graph-release", daemon=True).start()
+
+
+def _release(dropped: list[Prepared]) -> None:
+    while dropped:
+        p = dropped.pop()
+        for band_list in (p.bands, p.coarse):
+            for k in range(0, len(band_list), 32):
+                for band in band_list[k:k + 32]:
+                    band.tiles = {}
+                time.sleep(0)
+        for name in ("layout", "data", "attrs", "index", "rects", "titles", "subs", "ids", "frames", "rep", "tree"):
+            value = getattr(p, name)
+            setattr(p, name, type(value)())
+            del value
+            time.sleep(0)
+        for f in fields(p):
+            if f.name not in ("generation", "full"):
+                setattr(p, f.name, None)
+        p.full = None
+        time.sleep(0)
 
 
 def view_highlight(full_ids: frozenset[str], rep: dict[str, str], view_ids: list[str],
