@@ -180,6 +180,13 @@ class GraphController(QObject):
 
     def _on_graph(self, wanted: tuple[str, Optional[str]], value: Any) -> None:
         self._graph_requests.pop(wanted, None)
+        if isinstance(value, dict) and value.get("graph_token") and value.get("graph") is not None:
+            # The engine's very same graph as a cached one (a step that left the function as it was): one
+            # copy, not one per step (a 50,000-node function: ~100 MB each).
+            same = next((r["graph"] for r in self.graph_cache.values() if r.get("graph_token") == value["graph_token"]
+                         and r.get("graph") is not None), None)
+            if same is not None:
+                value = {**value, "graph": same}
         self.graph_cache[wanted] = value if isinstance(value, dict) else {"graph": None}
         if len(self.graph_cache) > GRAPH_CACHE_SIZE:
             self.graph_cache.pop(next(iter(self.graph_cache)))

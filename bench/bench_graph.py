@@ -14,9 +14,11 @@ whole graph is shown in its place), ``coloured_ms`` (until the step's changes ar
 ``GraphView.HIGHLIGHT_LATER_NODES`` nodes), ``queued_ms`` (waited before the selection for requests of the previous one still in the engine, e.g. the
 texts of its diff; not part of ``first_show_ms``), ``reshow_ms`` (selected again after another step: the
 caches), ``max_stall_ms`` (longest GUI-thread event-loop gap, the diff of the step included),
-``fit_repaint_ms``, plus the process's RSS (this process is the GUI side: it never imports TVM).
+``fit_repaint_ms``, ``shown_rss_mb`` (the process's RSS then), with ``--expand-all`` ``expand_all_ms`` (Expand All
+until painted at fit) and ``expanded_rss_mb``, plus the process's RSS at the end and its peak (this process is
+the GUI side: it never imports TVM).
 With ``--json`` the last line is ``{"steps": [{"name", "nodes", "first_show_ms", "reshow_ms",
-"max_stall_ms", ...}], "rss_mb": N}``.
+"max_stall_ms", ...}], "rss_mb": N, "peak_rss_mb": N}``.
 """
 
 from __future__ import annotations
@@ -169,10 +171,11 @@ DEFAULT_STEPS = ("relax.LegalizeOps", "relax.AnnotateTIROpPattern", "relax.FuseO
                  "relax.DeadCodeElimination")
 
 
-def _rss_mb() -> float:
+def _rss_mb(field: str = "VmRSS:") -> float:
+    """The process's resident set (``VmHWM:``: its peak) in MB."""
     with open("/proc/self/status", encoding="ascii") as fh:
         for line in fh:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field):
                 return int(line.split()[1]) / 1024.0
     return 0.0
 
@@ -377,7 +380,8 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
                          "graph_reply_ms": round(replies[-1] * 1000, 1),
                          "shown_nodes": len(gv.node_ids()), "first_show_ms": round(first * 1000, 1),
                          "coloured_ms": round(coloured[-1] * 1000, 1), "whole_graph_ms": round(whole[-1] * 1000, 1),
-                         "max_stall_ms": round(stall * 1000, 1), "fit_repaint_ms": round(fit_ms, 1)})
+                         "max_stall_ms": round(stall * 1000, 1), "fit_repaint_ms": round(fit_ms, 1),
+                         "shown_rss_mb": round(_rss_mb(), 1)})
         # selected again, each after another step: graph cache + layout cache
         for row, (_name, uid, key) in zip(rows, [s for s in steps if s[2]]):
             tracer = _tracer(app)
@@ -396,7 +400,7 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
                 gv.fit_to_view()
                 gv.viewport().repaint()
                 row.update(expanded_nodes=len(gv.node_ids()), expand_all_ms=round((time.perf_counter() - t3) * 1000, 1),
-                           expand_all_stall_ms=round(monitor.stop() * 1000, 1))
+                           expand_all_stall_ms=round(monitor.stop() * 1000, 1), expanded_rss_mb=round(_rss_mb(), 1))
                 gv.collapse_all()
                 _wait(lambda: not gv.is_busy(), 120)
         if profiler is not None:
@@ -407,7 +411,7 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
         if not args.json:
             for row in rows:
                 print("  " + "  ".join(f"{k}={v}" for k, v in row.items()))
-        return {"steps": rows, "rss_mb": round(_rss_mb(), 1), "engine_run_s": round(run_s, 2), "loadavg": _loadavg()}
+        return {"steps": rows, "rss_mb": round(_rss_mb(), 1), "peak_rss_mb": round(_rss_mb("VmHWM:"), 1), "engine_run_s": round(run_s, 2), "loadavg": _loadavg()}
     finally:
         win.ctrl.undo_stack.setClean()
         win.close()
@@ -462,7 +466,7 @@ def main() -> None:
 
             print(json.dumps(res))
         else:
-            print(f"GUI-side RSS {res['rss_mb']} MB; loadavg at end: {_loadavg()}")
+            print(f"GUI-side RSS {res['rss_mb']} MB (peak {res['peak_rss_mb']} MB); loadavg at end: {_loadavg()}")
         return
     view = GraphView()
     view.resize(args.width, args.height)

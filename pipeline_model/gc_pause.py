@@ -17,11 +17,13 @@ all of it at once.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
+import sys
 import threading
-from typing import Iterator
+from typing import Any, Iterator
 
-__all__ = ["paused", "is_paused"]
+__all__ = ["paused", "is_paused", "release_free_memory"]
 
 _lock = threading.Lock()
 _depth = 0
@@ -56,3 +58,25 @@ def is_paused() -> bool:
     """True while some :func:`paused` block is active."""
     with _lock:
         return _depth > 0
+
+
+_trim: Any = None
+
+
+def release_free_memory() -> None:
+    """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing elsewhere).
+
+    A large graph's layout allocates and frees ~10^6 short-lived objects in a worker thread: glibc keeps
+    the freed blocks in that thread's arena, so the process's resident memory stays at its peak (~100 MB
+    more for a 50,000-node graph) although nothing uses it."""
+    global _trim
+    if _trim is None:
+        _trim = False
+        if sys.platform.startswith("linux"):
+            try:
+                _trim = ctypes.CDLL("libc.so.6").malloc_trim
+                _trim.argtypes = [ctypes.c_size_t]
+            except (OSError, AttributeError):  # not glibc (musl: no malloc_trim)
+                _trim = False
+    if _trim:
+        _trim(0)

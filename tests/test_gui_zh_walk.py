@@ -70,7 +70,7 @@ def _scene(win, found: Found, stage: str) -> None:
     # A module group is named by the model's parameter paths (layers.0.proj): identifiers.
     found.names += sorted({part for g in gv.groups() for part in g.split(":", 1)[-1].split(".")})
     lines = [line for details in p.details.values() for line in details]
-    for text in [*p.titles, *p.subs, *lines, *(frame[2] for frame in p.frames)]:
+    for text in [*p.titles, *p.subs, *lines, *(frame[1] for frame in p.frames)]:
         found.text(stage, "graph label", str(text))
     for node in list(p.attrs)[:200]:
         found.text(stage, f"tooltip({node})", gv.tooltip_html(node))

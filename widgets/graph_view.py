@@ -15,7 +15,6 @@ on screen, never the node count. Hit testing (click, hover tooltip) uses a per-r
 
 from __future__ import annotations
 
-import bisect
 import collections
 from typing import Any, Iterable, Optional
 
@@ -26,16 +25,16 @@ from PySide6.QtWidgets import QApplication, QGraphicsView, QToolTip, QWidget
 from pipeline_model import graph_hierarchy
 from pipeline_model.layout import GraphLayout
 from widgets.graph import anchor
-from widgets.graph.adapter import categories
+from widgets.graph.adapter import categories, neighbours
 from widgets.graph import lod, node_texts
 from widgets.graph.items.diagram import LOD_SCALE
 from widgets.graph.errors import NodeError
 from widgets.graph.minimap import GraphMinimap
 from widgets.graph.overlays import OverlayMixin
 from widgets.graph.palette import GraphPalette
-from widgets.graph.prepare import Prepared, apply_highlight
+from widgets.graph.prepare import Prepared, apply_highlight, release_later
 from widgets.graph.scene import GraphScene
-from widgets.graph.tiles import NODE_RADIUS
+from widgets.graph.tiles import NODE_RADIUS, visible
 from widgets.graph.worker import LayoutSignals, LayoutTask
 
 __all__ = ["GraphView", "NodeError", "wait_shown"]
@@ -74,6 +73,10 @@ class GraphView(OverlayMixin, QGraphicsView):
 
     #: Layouts kept (per key and expansion).
     CACHE_SIZE = 24
+    #: At most this many view nodes in the cached layouts together (the one shown not counted): a layout
+    #: costs ~1-2 kB per node (a 54,000-node decoder expanded whole: ~100 MB), so one such layout is kept,
+    #: not one per step; a larger one is dropped before the next one is made (:meth:`_make_room`).
+    CACHE_NODES = 60_000
     #: Graphs with more nodes are shown before their changes against ``before`` are coloured.
     HIGHLIGHT_LATER_NODES = 10_000
 
@@ -190,6 +193,8 @@ class GraphView(OverlayMixin, QGraphicsView):
             # 50k-node graphs takes about as long as laying one out).
             self._after_layout = (graph_json, highlight, key, before, asked[2])
             before = None
+        if cached is None:
+            self._make_room(len(graph_json.get("nodes") or ()) if isinstance(graph_json, dict) else 0)
         self._busy = True
         self._in_flight = (*asked, before)
         task = LayoutTask(self._generation, self._latest, graph_json, highlight, before, exp,
@@ -437,6 +442,25 @@ class GraphView(OverlayMixin, QGraphicsView):
         self._cache.clear()
         self._last_expansion.clear()
 
+    def _make_room(self, incoming: int, keep: Optional[Prepared] = None) -> None:
+        """Drop the oldest cached layouts (never ``keep`` nor the one shown) until at most ``CACHE_SIZE``
+        remain and their nodes plus ``incoming`` (the nodes of a layout about to be made) are within
+        ``CACHE_NODES``; dropped before a new layout is made, their memory serves it."""
+        def kept(p: Prepared) -> bool:
+            return p is keep or p is self._prepared
+
+        total = incoming + sum(len(p.ids) for p in self._cache.values() if not kept(p))
+        dropped: list[Prepared] = []
+        for cache_key in list(self._cache):
+            if len(self._cache) <= self.CACHE_SIZE and total <= self.CACHE_NODES:
+                break
+            p = self._cache[cache_key]
+            if kept(p):
+                continue
+            dropped.append(self._cache.pop(cache_key))
+            total -= len(p.ids)
+        release_later(dropped)  # freed off the GUI thread (in pieces)
+
     def cache_size(self) -> int:
         """Number of cached layouts."""
         return len(self._cache)
@@ -473,8 +497,7 @@ class GraphView(OverlayMixin, QGraphicsView):
         p = self._prepared
         info = {k: v for k, v in p.attrs[node_id].items() if k != "id"}
         info["id"] = node_id
-        info["inputs"] = list(p.inputs.get(node_id, []))
-        info["outputs"] = list(p.outputs.get(node_id, []))
+        info["inputs"], info["outputs"] = neighbours(p.data, node_id)
         info["input_types"] = [str(p.attrs[i].get("type_text") or "") for i in info["inputs"]]
         info["changed"] = node_id in self._highlight
         return info
@@ -501,20 +524,16 @@ class GraphView(OverlayMixin, QGraphicsView):
             self.node_selected.emit(self.node_info(node_id))
 
     def node_at(self, scene_pos: QPointF) -> Optional[str]:
-        """Id of the node under a scene position (binary search in the layout rows), or None."""
+        """Id of the node under a scene position (the tiles that meet it, then their nodes' boxes), or None."""
         p = self._prepared
-        if p is None or not p.row_ys:
+        if p is None:
             return None
-        y, x = scene_pos.y(), scene_pos.x()
-        reach = p.max_half_height  # rows whose boxes may reach y (boxes of one row differ in height)
-        lo = bisect.bisect_left(p.row_ys, y - reach)
-        hi = bisect.bisect_right(p.row_ys, y + reach)
-        sizes = p.layout.sizes
-        for idx in range(lo, hi):
-            row = p.rows[idx]
-            j = bisect.bisect_right(row, (x, float("inf"), "")) - 1
-            if j >= 0 and row[j][0] <= x <= row[j][1] and abs(p.row_ys[idx] - y) <= sizes[row[j][2]][1] / 2.0:
-                return row[j][2]
+        x, y = scene_pos.x(), scene_pos.y()
+        for tile in visible(p.bands, p.band_starts, p.band_margin, QRectF(x, y, 0.0, 0.0)):
+            for i in tile.nodes:
+                x0, y0, w, h = p.rects[i]
+                if x0 <= x <= x0 + w and y0 <= y <= y0 + h:
+                    return p.ids[i]
         return None
 
     def fit_to_view(self) -> None:
@@ -605,8 +624,7 @@ class GraphView(OverlayMixin, QGraphicsView):
         if self._key is not None and not prepared.partial:  # (a collapsed view waits for its whole graph)
             self._cache[(self._key, prepared.expanded)] = prepared
             self._cache.move_to_end((self._key, prepared.expanded))
-            while len(self._cache) > self.CACHE_SIZE:
-                self._cache.popitem(last=False)
+            self._make_room(0, keep=prepared)
             self._last_expansion[self._key] = prepared.expanded
         self._build(prepared)
         self.last_layout_seconds = prepared.seconds
@@ -631,9 +649,9 @@ class GraphView(OverlayMixin, QGraphicsView):
     def _build(self, p: Prepared) -> None:
         self.clear_graph("")
         self._prepared = p
-        for k, (path, rect, label, gid, kind) in enumerate(p.frames):  # the engine names blocks in English
+        for k, (rect, label, gid, kind) in enumerate(p.frames):  # the engine names blocks in English
             if kind == "block" and label == f"dataflow block {gid}":
-                p.frames[k] = (path, rect, self.tr("dataflow block {0}").format(gid), gid, kind)
+                p.frames[k] = (rect, self.tr("dataflow block {0}").format(gid), gid, kind)
         self._highlight = p.highlight
         self._cats = categories(p.base_cats, p.ids, p.highlight)
         self._update_heat_view()
@@ -729,7 +747,7 @@ class GraphView(OverlayMixin, QGraphicsView):
         p = self._prepared
         if p is None:
             return None
-        for _path, rect, _label, gid, kind in reversed(p.frames):
+        for rect, _label, gid, kind in reversed(p.frames):
             if kind == "nested" and rect.left() <= scene_pos.x() <= rect.right() \
                     and rect.top() <= scene_pos.y() <= rect.top() + 18.0:
                 return str(gid)

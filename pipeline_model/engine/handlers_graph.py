@@ -5,7 +5,9 @@
   such function (then the default function is shown instead of failing), "graph": graph JSON (see
   :func:`pipeline_model.ir_graph.graph_to_json`) with ``module`` on every node (see
   :func:`pipeline_model.graph_hierarchy.annotate_modules`) and ``graph["callees"]``: the graph JSON of each
-  Relax function it calls (fused/composite functions), so a view can expand a call in place}``.
+  Relax function it calls (fused/composite functions), so a view can expand a call in place, "graph_token":
+  the same string for the very same graph object (a step that left the function as it was, below), so a
+  client keeps one copy; absent when unknown}``.
   With ``"parts": true`` the nodes, edges and callee graphs come first as ``graph_part`` events and
   ``graph`` is a skeleton (:mod:`pipeline_model.engine.graph_parts`; the client reassembles it).
   With ``"collapsed": true`` (and optionally ``"before"``: the key of the module before the step, whose
@@ -24,6 +26,7 @@ AnnotateTIROpPattern, which only annotates PrimFuncs — reuses the graph of the
 from __future__ import annotations
 
 import collections
+import uuid
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from pipeline_model import gc_pause, graph_collapsed, graph_hierarchy
@@ -43,8 +46,9 @@ _SUMMARY_MEMO: "collections.OrderedDict[tuple[str, str, str], Any]" = collection
 _OUTLINES: "collections.OrderedDict[tuple[str, str], tuple[list[tuple[dict[str, Any], Any]], Any]]" = \
     collections.OrderedDict()
 _OUTLINES_SIZE = 2
-# (function object, module's function table, graph): graphs by the objects they were extracted from.
-_SAME_OBJECTS_MEMO: "collections.deque[tuple[Any, list[tuple[str, str, Any]], dict[str, Any]]]" = collections.deque(maxlen=8)
+# (function object, module's function table, graph, its token): graphs by the objects they were extracted from.
+_SAME_OBJECTS_MEMO: "collections.deque[tuple[Any, list[tuple[str, str, Any]], dict[str, Any], str]]" = \
+    collections.deque(maxlen=8)
 # (graph, its collapsed summary with no changes): a step that leaves a large function as it was (the same
 # objects: AnnotateTIROpPattern, DeadCodeElimination with nothing to remove) is answered without a summary pass.
 _SUMMARY_BY_GRAPH: "collections.deque[tuple[dict[str, Any], Any]]" = collections.deque(maxlen=8)
@@ -78,7 +82,7 @@ def _same_objects_graph(mod: Any, function: str) -> Optional[dict[str, Any]]:
     """The graph of an earlier module whose function objects ``mod`` still has (no walk), or ``None``."""
     func = mod[function]
     table = _function_table(mod)
-    for known_func, known_table, graph in _SAME_OBJECTS_MEMO:
+    for known_func, known_table, graph, _token in _SAME_OBJECTS_MEMO:
         if known_func.same_as(func) and _same_table(known_table, table):
             return graph
     return None
@@ -96,8 +100,13 @@ def _graph_by_objects(mod: Any, function: str, outline: Any = None) -> dict[str,
         _remember_summary(graph, summary)  # the outline's summary is the whole graph's (no changes)
     else:
         graph = _without_gc(_function_graph, mod, function)
-    _SAME_OBJECTS_MEMO.append((mod[function], _function_table(mod), graph))
+    _SAME_OBJECTS_MEMO.append((mod[function], _function_table(mod), graph, uuid.uuid4().hex))
     return graph
+
+
+def _graph_token(graph: dict[str, Any]) -> Optional[str]:
+    """The token of a graph object still in the same-objects memo (None once it left it)."""
+    return next((token for _f, _t, known, token in _SAME_OBJECTS_MEMO if known is graph), None)
 
 
 def _module(args: dict, ctx: WorkerContext) -> tuple[str, Any]:
@@ -131,13 +140,17 @@ def handle_graph(args: dict, ctx: WorkerContext) -> dict:
             return {"key": key, "functions": functions, "function": function, "requested": requested,
                     "missing": missing, "graph": None, "collapsed": summary}
     graph = _memo_graph(key, mod, str(function))
+    token = _graph_token(graph)
     if args.get("parts"):
         # Large graphs go as bounded graph_part events (see graph_parts): the client decodes short lines.
         graph, parts = graph_parts.split_graph(graph)
         for part in parts:
             ctx.emit(graph_parts.EV_GRAPH_PART, part)
-    return {"key": key, "functions": functions, "function": function, "requested": requested,
-            "missing": missing, "graph": graph}
+    reply = {"key": key, "functions": functions, "function": function, "requested": requested,
+             "missing": missing, "graph": graph}
+    if token is not None:
+        reply["graph_token"] = token
+    return reply
 
 
 def _memo_graph(key: str, mod: Any, function: str) -> dict[str, Any]:

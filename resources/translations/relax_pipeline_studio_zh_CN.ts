@@ -1170,7 +1170,7 @@
         <translation>运行流水线 (F5) 以图形方式查看模型</translation>
     </message>
     <message>
-        <location line="+53"/>
+        <location line="+60"/>
         <source>This step&apos;s module is no longer in the engine (it was restarted): run the pipeline again (F5) to see its graph</source>
         <translation>此步骤的模块已不在引擎中（引擎已重启）：请重新运行流水线（F5）以查看其计算图</translation>
     </message>
@@ -2867,7 +2867,7 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+131"/>
+        <location filename="../../widgets/graph_view.py" line="+134"/>
         <location line="+41"/>
         <source>No graph</source>
         <translation>无图</translation>
@@ -2878,12 +2878,12 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+423"/>
+        <location line="+439"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
     </message>
     <message>
-        <location line="-386"/>
+        <location line="-400"/>
         <source>Profile: share of run time</source>
         <translation>性能分析：运行时间占比</translation>
     </message>
@@ -3013,7 +3013,7 @@
         <translation>无对应</translation>
     </message>
     <message>
-        <location line="+421"/>
+        <location line="+434"/>
         <source>dataflow block {0}</source>
         <translation>数据流块 {0}</translation>
     </message>
@@ -5846,9 +5846,9 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="-507"/>
+        <location filename="../../widgets/graph_view.py" line="-522"/>
         <source>Overview: click or drag to move the view</source>
-        <extracomment>Layouts kept (per key and expansion). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
+        <extracomment>Layouts kept (per key and expansion). At most this many view nodes in the cached layouts together (the one shown not counted): a layout costs ~1-2 kB per node (a 54,000-node decoder expanded whole: ~100 MB), so one such layout is kept, not one per step; a larger one is dropped before the next one is made (:meth:`_make_room`). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
         <translation>概览：点击或拖动以移动视图</translation>
     </message>
 </context>

@@ -23,7 +23,9 @@ hover tooltip of a fused call drawn over the window (its kind, op, callee, type 
 
 ``--decoder-layers=800`` takes only the decoder's first two shots, of a generated decoder of that many layers
 (``graph_decoder800_collapsed_<size>.png``, ``graph_decoder800_layers_fit_<size>.png``,
-``graph_decoder800_layer_<size>.png``: the 50,000-node function, shown collapsed first by the engine).
+``graph_decoder800_layer_<size>.png``: the 50,000-node function, shown collapsed first by the engine), then
+Expand All at fit and at 1:1 on ``layers.9`` (``graph_decoder800_expanded_fit_<size>.png``,
+``graph_decoder800_expanded_detail_<size>.png``).
 """
 
 from __future__ import annotations
@@ -152,6 +154,12 @@ def _decoder(win: Any, wait: Callable[..., bool], layers: int, shot: Callable[[s
     shot(f"decoder{layers}_layers_fit")
     _zoom_on(gv, "m:layers.9", 0.55)
     shot(f"decoder{layers}_layer")
+    gv.expand_all()  # every layer open (issue 33: the GUI process's memory with all of them laid out)
+    wait(lambda: not gv.is_busy() and len(gv.expanded_groups()) > layers)
+    gv.fit_to_view()
+    shot(f"decoder{layers}_expanded_fit")
+    _zoom_on(gv, "m:layers.9", 1.0)
+    shot(f"decoder{layers}_expanded_detail")
 
 
 def _zoom_on(gv: Any, group: str, scale: float) -> None:

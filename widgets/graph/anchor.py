@@ -17,7 +17,7 @@ def group_rect(p: Optional[Prepared], group_id: str) -> Optional[QRectF]:
         return None
     if group_id in p.index:
         return QRectF(*p.rects[p.index[group_id]])
-    for _path, rect, _label, gid, _kind in p.frames:
+    for rect, _label, gid, _kind in p.frames:
         if gid == group_id:
             return QRectF(rect)
     return None

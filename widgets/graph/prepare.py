@@ -1,10 +1,12 @@
 """Everything the view shows, prepared off the GUI thread: the view graph for an expansion
-(:func:`pipeline_model.graph_hierarchy.build_view`), its layout, the tiles the diagram paints from, the
-per-row hit-test index and the minimap image (:class:`Prepared`)."""
+(:func:`pipeline_model.graph_hierarchy.build_view`), its layout, the tiles the diagram paints from (and
+clicks are found in) and the minimap image (:class:`Prepared`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import threading
+import time
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping, Optional
 
 from PySide6.QtCore import QRectF
@@ -32,7 +34,10 @@ OVERVIEW_H = 220
 
 @dataclass
 class Prepared:
-    """What the layout thread hands to the GUI thread."""
+    """What the layout thread hands to the GUI thread. Memory: the view graph ``data`` shares the nodes of
+    ``full`` that it shows as themselves (:func:`pipeline_model.graph_hierarchy.share_full_nodes`: without
+    the ``frames`` the layout read), ``layout.edges`` is emptied once the tiles hold the polylines, equal
+    ``titles``/``subs`` are one string, and detail tiles make their paths when first painted."""
 
     generation: int
     data: dict[str, Any]
@@ -50,10 +55,6 @@ class Prepared:
     coarse_starts: list[float]
     band_margin: float
     frames: list[FramePaint]
-    row_ys: list[float]
-    rows: list[list[tuple[float, float, str]]]
-    inputs: dict[str, list[str]]
-    outputs: dict[str, list[str]]
     highlight: frozenset[str]
     index: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
@@ -70,9 +71,37 @@ class Prepared:
     hl_extra: frozenset[str] = frozenset()
     details: dict[int, list[str]] = field(default_factory=dict)  # a collapsed group's input/output lines
     line_height: float = DETAIL_LINE
-    max_half_height: float = 0.0  # half the tallest box (how far from a row's ordinate a click may hit it)
     #: A collapsed view the engine sent ahead of the whole graph (``full`` is None; expanding waits for it)
     partial: bool = False
+
+
+def release_later(dropped: list[Prepared]) -> None:
+    """Free layouts nothing shows any more (dropped from the view's cache) on a thread of their own, piece by
+    piece: a 54,000-node layout is ~10^6 objects, and freeing it in one go held the interpreter for 200-600 ms
+    (the GUI thread stalled that long); each piece is short, so other threads run in between. The layouts
+    are emptied: nothing may use them afterwards."""
+    if dropped:
+        threading.Thread(target=_release, args=(list(dropped),), name="graph-release", daemon=True).start()
+
+
+def _release(dropped: list[Prepared]) -> None:
+    while dropped:
+        p = dropped.pop()
+        for band_list in (p.bands, p.coarse):
+            for k in range(0, len(band_list), 32):
+                for band in band_list[k:k + 32]:
+                    band.tiles = {}
+                time.sleep(0)
+        for name in ("layout", "data", "attrs", "index", "rects", "titles", "subs", "ids", "frames", "rep", "tree"):
+            value = getattr(p, name)
+            setattr(p, name, type(value)())
+            del value
+            time.sleep(0)
+        for f in fields(p):
+            if f.name not in ("generation", "full"):
+                setattr(p, f.name, None)
+        p.full = None
+        time.sleep(0)
 
 
 def view_highlight(full_ids: frozenset[str], rep: dict[str, str], view_ids: list[str],
@@ -90,14 +119,17 @@ def view_highlight(full_ids: frozenset[str], rep: dict[str, str], view_ids: list
 
 
 def apply_highlight(p: Prepared, full_ids: frozenset[str]) -> None:
-    """Recolour a prepared layout for another highlight set (rebuilds the box paths)."""
+    """Recolour a prepared layout for another highlight set (rebuilds the coarse tiles' box paths; the
+    detail tiles' are made again when next painted)."""
     p.full_highlight = full_ids
     p.highlight = view_highlight(full_ids, p.rep, p.ids, p.attrs)
     cats = categories(p.base_cats, p.ids, p.highlight)
-    for band_list, rounded in ((p.bands, True), (p.coarse, False)):
-        for band in band_list:
-            for tile in band.tiles.values():
-                box_paths(tile, p.rects, p.pills, cats, rounded)
+    for band in p.bands:
+        for tile in band.tiles.values():
+            tile.boxes = None
+    for band in p.coarse:
+        for tile in band.tiles.values():
+            box_paths(tile, p.rects, p.pills, cats, False)
 
 
 def prepare_full(generation: int, full: dict[str, Any], highlight: frozenset[str],
@@ -117,6 +149,9 @@ def prepare_full(generation: int, full: dict[str, Any], highlight: frozenset[str
     view_attrs = {n["id"]: n for n in view["nodes"]}
     view_hl = view_highlight(highlight, rep, list(view_attrs), view_attrs)
     prepared = prepare(generation, view, view_hl, char_width, node_height, should_stop, line_height, words)
+    graph_hierarchy.share_full_nodes(view, full)  # laid out: the view's copies of full-graph nodes go
+    for node in view["nodes"]:
+        prepared.attrs[node["id"]] = node
     prepared.full = full
     prepared.tree = tree
     prepared.expanded = expanded
@@ -168,12 +203,14 @@ class _NodeBoxes:
                  words: Mapping[str, str]) -> None:
         self.titles: list[str] = []
         self.subs: list[str] = []
+        share = {"": ""}.setdefault  # equal texts (op names, shapes: most of 50,000 lines) as one string
         self.details: dict[int, list[str]] = {}
         self.sizes: dict[str, tuple[float, float]] = {}
         self.base_cats: list[int] = []
         self.pills: list[bool] = []
         for i, (n, d) in enumerate(g.node_list):
             title, sub = node_text(d, words)
+            title, sub = share(title, title), share(sub, sub)
             self.titles.append(title)
             self.subs.append(sub)
             lines = node_details(d, words) if d.get("kind") == "group" else []
@@ -184,17 +221,6 @@ class _NodeBoxes:
                              node_height + line_height * len(lines))
             self.base_cats.append(CAT_INDEX[category(d)])
             self.pills.append(d.get("kind") in ("param", "output") or bool(d.get("stub")))
-
-
-def _hit_rows(ids: list[str], rects: list[Rect], positions: dict[Any, tuple[float, float]],
-              ) -> tuple[list[float], list[list[tuple[float, float, str]]]]:
-    """The per-row hit-test index: row ordinates, and each row's ``(x0, x1, id)`` sorted left to right."""
-    by_y: dict[float, list[tuple[float, float, str]]] = {}
-    for i, n in enumerate(ids):
-        x0, y0, w, h = rects[i]
-        by_y.setdefault(positions[n][1], []).append((x0, x0 + w, n))
-    row_ys = sorted(by_y)
-    return row_ys, [sorted(by_y[y]) for y in row_ys]
 
 
 def prepare(generation: int, data: dict[str, Any], highlight: frozenset[str], char_width: float,
@@ -218,12 +244,10 @@ def prepare(generation: int, data: dict[str, Any], highlight: frozenset[str], ch
         tiles.add_node(i, x, y, rects[i])
     for pts in lay.edges.values():
         tiles.add_edge(pts)
+    lay.edges = {}  # the tiles hold the polylines (as flat coordinates): not kept twice
     tiles.finish(rects, boxes.pills, categories(boxes.base_cats, ids, frozenset(highlight)))
-    row_ys, rows = _hit_rows(ids, rects, positions)
     prepared = Prepared(generation, data, lay, ids, g.attrs, boxes.titles, boxes.subs, rects, boxes.pills,
                         boxes.base_cats, tiles.bands, tiles.band_starts, tiles.coarse, tiles.coarse_starts,
-                        tiles.margin, frame_paths(lay.frames), row_ys, rows, g.inputs, g.outputs,
-                        frozenset(highlight), {n: i for i, n in enumerate(ids)})
-    prepared.max_half_height = max((r[3] for r in rects), default=0.0) / 2.0
+                        tiles.margin, frame_paths(lay.frames), frozenset(highlight), {n: i for i, n in enumerate(ids)})
     prepared.details, prepared.line_height = boxes.details, line_height
     return prepared

@@ -1,15 +1,22 @@
 """The spatial index the diagram paints from (level of detail included), built off the GUI thread.
 
 The layout is cut into tiles (a band of ``BAND_LAYERS`` layers by a column of ``TILE_WIDTH`` scene units);
-each tile holds its edges merged into one path, its arrowheads into another and its node boxes into one
+each tile draws its edges merged into one path, its arrowheads into another and its node boxes into one
 path per category. Coarse bands of ``COARSE_LAYERS`` layers (one tile each: plain rectangles and straight
 polylines) are what the far-out overview paints. A repaint finds the tiles that meet the exposed rectangle
 with :func:`visible` (binary search on the bands, then a box test per tile).
+
+Memory: a detail tile keeps its edge segments as a flat ``array`` of coordinates and makes its paths when it
+is first painted (:func:`detail_paths`); until then (and after a recolouring, for its boxes) it holds no
+path. A 54,000-node graph expanded whole would otherwise hold ~1.2 million path elements for tiles that a
+view at fit never paints in detail. Coarse tiles are few and all painted at fit: their paths are made with
+the index, off the GUI thread.
 """
 
 from __future__ import annotations
 
 import bisect
+from array import array
 from typing import Any, Optional
 
 from PySide6.QtCore import QRectF, Qt
@@ -30,17 +37,21 @@ Rect = tuple[float, float, float, float]  # x0, y0, width, height
 
 
 class Tile:
-    """What one tile draws: merged edge and arrow paths, node boxes merged per category, its nodes."""
+    """What one tile draws: merged edge and arrow paths, node boxes merged per category (``None`` per
+    category without a node), its nodes. A detail tile's ``segs`` (``xa, ya, xb, yb`` per edge segment) and
+    ``heads`` (``x, y, sign`` per arrowhead) are what its paths are made from when first painted
+    (:func:`detail_paths`); its ``boxes`` are ``None`` until then and after a recolouring."""
 
-    __slots__ = ("bounds", "edges", "arrows", "nodes", "boxes")
+    __slots__ = ("bounds", "edges", "arrows", "nodes", "boxes", "segs", "heads")
 
     def __init__(self) -> None:
         self.bounds = QRectF()
-        self.edges = QPainterPath()
-        self.arrows = QPainterPath()
-        self.arrows.setFillRule(Qt.FillRule.WindingFill)  # arrowheads meeting at one input overlap
+        self.edges: Optional[QPainterPath] = None
+        self.arrows: Optional[QPainterPath] = None
         self.nodes: list[int] = []
-        self.boxes: list[Optional[QPainterPath]] = [None] * len(CATEGORIES)
+        self.boxes: Optional[list[Optional[QPainterPath]]] = None
+        self.segs = array("d")
+        self.heads = array("d")
 
 
 class Band:
@@ -107,34 +118,30 @@ class TileIndex:
             (xa, ya), (xb, yb) = pts[k], pts[k + 1]
             mx, my = (xa + xb) / 2.0, (ya + yb) / 2.0
             tile = self.tile_of(False, mx, my)
-            dy = (yb - ya) / 2.0
-            tile.edges.moveTo(xa, ya)
-            tile.edges.cubicTo(xa, ya + dy, xb, yb - dy, xb, yb)
+            tile.segs.extend((xa, ya, xb, yb))
             lo_x, hi_x = (xa, xb) if xa < xb else (xb, xa)
             lo_y, hi_y = (ya, yb) if ya < yb else (yb, ya)
             self.grow(tile, lo_x - ARROW, lo_y - ARROW, hi_x + ARROW, hi_y + ARROW)
             if k == last:
-                sign = 1.0 if yb >= ya else -1.0
-                tile.arrows.moveTo(xb, yb)
-                tile.arrows.lineTo(xb - ARROW / 2.0, yb - sign * ARROW)
-                tile.arrows.lineTo(xb + ARROW / 2.0, yb - sign * ARROW)
-                tile.arrows.closeSubpath()
+                tile.heads.extend((xb, yb, 1.0 if yb >= ya else -1.0))
             ctile = self.tile_of(True, mx, my)
-            ctile.edges.moveTo(xa, ya)
-            ctile.edges.lineTo(xb, yb)
+            ctile.segs.extend((xa, ya, xb, yb))
             self.grow(ctile, lo_x, lo_y, hi_x, hi_y)
 
     def finish(self, rects: list[Rect], pills: list[bool], cats: list[int]) -> None:
-        """Fix the tiles' bounds, build their box paths and compute the band margin."""
+        """Fix the tiles' bounds, make the coarse tiles' paths (detail tiles make theirs when first
+        painted) and compute the band margin."""
         margin = 0.0
-        for band_list, rounded in ((self.bands, True), (self.coarse, False)):
+        for band_list, coarse in ((self.bands, False), (self.coarse, True)):
             for band in band_list:
                 for tile in band.tiles.values():
                     x0, y0, x1, y1 = self._bounds[id(tile)]
                     tile.bounds = QRectF(x0, y0, x1 - x0, y1 - y0)
                     band.y0 = min(band.y0, y0)
                     band.y1 = max(band.y1, y1)
-                    box_paths(tile, rects, pills, cats, rounded)
+                    if coarse:
+                        _coarse_edges(tile)
+                        box_paths(tile, rects, pills, cats, False)
         for starts, band_list in ((self.band_starts, self.bands), (self.coarse_starts, self.coarse)):
             for k, band in enumerate(band_list):
                 if band.tiles and k > 0:
@@ -152,6 +159,42 @@ def _starts_every(layer_ys: list[float], k: int) -> list[float]:
     for j in range(k, len(layer_ys), k):
         out.append((layer_ys[j - 1] + layer_ys[j]) / 2.0)
     return out
+
+
+def _coarse_edges(tile: Tile) -> None:
+    """A coarse tile's straight polylines, one path (its segments are not kept)."""
+    path = QPainterPath()
+    segs = tile.segs
+    for k in range(0, len(segs), 4):
+        path.moveTo(segs[k], segs[k + 1])
+        path.lineTo(segs[k + 2], segs[k + 3])
+    tile.edges, tile.arrows, tile.segs = path, QPainterPath(), array("d")
+
+
+def detail_paths(tiles: list[Tile], rects: list[Rect], pills: list[bool], cats: list[int]) -> None:
+    """Make what ``tiles`` (detail tiles about to be painted) lack: their edge and arrow paths from their
+    segments (cubics, each arrowhead a triangle), their box paths in the categories ``cats``."""
+    for tile in tiles:
+        if tile.edges is None:
+            edges = QPainterPath()
+            segs = tile.segs
+            for k in range(0, len(segs), 4):
+                xa, ya, xb, yb = segs[k], segs[k + 1], segs[k + 2], segs[k + 3]
+                dy = (yb - ya) / 2.0
+                edges.moveTo(xa, ya)
+                edges.cubicTo(xa, ya + dy, xb, yb - dy, xb, yb)
+            arrows = QPainterPath()
+            arrows.setFillRule(Qt.FillRule.WindingFill)  # arrowheads meeting at one input overlap
+            heads = tile.heads
+            for k in range(0, len(heads), 3):
+                xb, yb, sign = heads[k], heads[k + 1], heads[k + 2]
+                arrows.moveTo(xb, yb)
+                arrows.lineTo(xb - ARROW / 2.0, yb - sign * ARROW)
+                arrows.lineTo(xb + ARROW / 2.0, yb - sign * ARROW)
+                arrows.closeSubpath()
+            tile.edges, tile.arrows = edges, arrows
+        if tile.boxes is None:
+            box_paths(tile, rects, pills, cats, True)
 
 
 def box_paths(tile: Tile, rects: list[Rect], pills: list[bool], cats: list[int], rounded: bool) -> None:
@@ -189,16 +232,12 @@ def visible(band_list: list[Band], starts: list[float], margin: float, rect: QRe
     return out
 
 
-#: A frame as painted: outline path, rectangle, label, group id, kind (``block`` or ``nested``).
-FramePaint = tuple[QPainterPath, QRectF, str, Any, str]
+#: A frame as painted: rectangle (its outline: rounded by 10 units), label, group id, kind (``block`` or
+#: ``nested``).
+FramePaint = tuple[QRectF, str, Any, str]
 
 
 def frame_paths(frames: list[Frame]) -> list[FramePaint]:
-    """The layout's frames as paths, outer frames first (painted first)."""
-    out: list[FramePaint] = []
-    for fr in sorted(frames, key=lambda f: (f.kind != "block", f.depth)):
-        rect = QRectF(fr.x0, fr.y0, fr.x1 - fr.x0, fr.y1 - fr.y0)
-        path = QPainterPath()
-        path.addRoundedRect(rect, 10.0, 10.0)
-        out.append((path, rect, fr.label, fr.group, fr.kind))
-    return out
+    """The layout's frames as painted, outer frames first (painted first)."""
+    return [(QRectF(fr.x0, fr.y0, fr.x1 - fr.x0, fr.y1 - fr.y0), fr.label, fr.group, fr.kind)
+            for fr in sorted(frames, key=lambda f: (f.kind != "block", f.depth))]

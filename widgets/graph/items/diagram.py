@@ -32,7 +32,7 @@ from widgets.graph.items.nodes import (
 )
 from widgets.graph.palette import GraphPalette
 from widgets.graph.prepare import Prepared
-from widgets.graph.tiles import visible
+from widgets.graph.tiles import detail_paths, visible
 
 #: Below this view scale the overview (coarse bands of plain rectangles) replaces boxes, texts and arrows.
 LOD_SCALE = 0.42
@@ -96,6 +96,7 @@ class DiagramItem(QGraphicsItem):
         tiles = visible(p.bands, p.band_starts, p.band_margin, exposed)
         if not tiles:
             return
+        detail_paths(tiles, p.rects, p.pills, self.cats)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         paint_edges(painter, tiles, pal)
         paint_boxes(painter, tiles, pal)

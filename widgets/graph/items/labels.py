@@ -60,7 +60,7 @@ def _label_items(world: QTransform, exposed: QRectF, p: Prepared, tiles: list[Ti
                     plain.append(i)
     if len(plain) <= MAX_NODE_LABELS:
         items.extend((to_device(*rects[i]), titles[i], NODE_LABEL) for i in plain)
-    for _path, rect, label, _gid, kind in p.frames:
+    for rect, label, _gid, kind in p.frames:
         if kind == "nested" and rect.intersects(exposed):
             items.append((to_device(rect.x(), rect.y(), rect.width(), rect.height()), label, FRAME_LABEL))
     return items
