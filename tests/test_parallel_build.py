@@ -199,9 +199,9 @@ def test_functions_only_parameter_transforms_call_are_compiled_without_optimizat
 
 def test_dynamic_shape_build_keeps_the_kernels_alias_information():
     """A module with a symbolic shape gets ``relax.transform.VMShapeLower``'s ``shape_func``, which has no
-    ``"tirx.noalias"``; TVM's LLVM code generation then gave every buffer access of the LLVM module one shared
-    TBAA type (``tvm-alias``), and a matmul's accumulator tile left the registers (issue 34). The app's build
-    marks PrimFuncs with at most one pointer (nothing to alias): the kernels keep their own TBAA types."""
+    ``"tirx.noalias"``; built with it, the kernels' buffer accesses got TVM's one shared TBAA type (``tvm-alias``)
+    and a matmul's accumulator tile left the registers (issue 34). The app's build marks PrimFuncs with at most
+    one pointer (nothing to alias): no access of the module uses the shared type."""
     from tvm import relax
 
     n = tvm.tirx.Var("n", "int64")

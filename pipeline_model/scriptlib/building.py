@@ -140,13 +140,13 @@ def _build_parts(parts: list[Any], targets: list[Any]) -> list[Any]:
 def mark_unaliased(mod: Any) -> Any:
     """``mod`` with ``"tirx.noalias"`` on its PrimFuncs that take at most one pointer (nothing for it to alias).
 
-    TVM 0.27's LLVM code generation drops the alias information of *every* buffer access in an LLVM module as
-    soon as one PrimFunc of that module lacks ``"tirx.noalias"`` (all accesses then share one TBAA type). The
-    legalized kernels have it; the ``shape_func`` that ``relax.transform.VMShapeLower`` adds to a module with
-    symbolic shapes (the shape arithmetic of a dynamic sequence axis) does not, so in a dynamic-shape build
-    LLVM could no longer keep a matmul's accumulator tile in registers: it stored and reloaded it after every
-    FMA (issue 34: a 32 x 128 @ 128 x 2048 matmul 2.5x slower than the same kernel in a static build).
-    ``shape_func`` reads and writes one shape heap only, so marking it changes nothing but that."""
+    The legalized kernels have it; the ``shape_func`` that ``relax.transform.VMShapeLower`` adds to a module with
+    symbolic shapes (the shape arithmetic of a dynamic sequence axis) does not, and built with it the kernels'
+    buffer accesses all got TVM 0.27's one shared TBAA type ``tvm-alias`` (reproducer:
+    tests/data/tvm_bugs_unfiled/llvm_alias_lost_with_shape_func.py). LLVM then could no longer keep a matmul's
+    accumulator tile in registers: it stored and reloaded it after every FMA (issue 34: a 32 x 128 @ 128 x 2048
+    matmul 2.5x slower than the same kernel in a static build). ``shape_func`` reads and writes one shape heap
+    only, so marking it changes nothing but that."""
     import tvm
 
     functions, changed = {}, False
