@@ -27,8 +27,9 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     ``B[k, j:j+16]``). With ``B[..., j, k]`` (NT_matmul: ``k`` innermost) ``k`` is split into vector lanes and
     rfactored: ``nt_rows x dots`` vector partial sums, added across lanes once per output. Tiles run in parallel
     over the cores; the epilogue runs per tile on the tile while it is in cache. A symbolic extent (a dynamic
-    sequence axis) may be the rows, or ``k`` of ``B[k, j]``, or ``j`` of ``B[j, k]``: its tiles keep their size,
-    the last one guarded. Declines (returns ``None``, so a later rule such as ``app.CPUParallel`` takes the
+    sequence axis) may be the rows, ``k`` or ``j`` of ``B[k, j]``, or ``j`` of ``B[j, k]``: symbolic rows and a
+    symbolic ``j`` are padded to whole tiles (``pad_einsum``: the static build's tiles, the last one's valid part
+    written out), a symbolic ``k`` stays a loop of that length. Declines (returns ``None``, so a later rule such as ``app.CPUParallel`` takes the
     function) other symbolic extents, non-float32, other reductions, sizes the vector width does not divide (a narrow NN output under two vector widths, a
     classifier's 10 classes, is one vector of its own width instead), and matmuls under ``min_flops``."""
 
