@@ -195,3 +195,37 @@ def test_functions_only_parameter_transforms_call_are_compiled_without_optimizat
     np.testing.assert_array_equal(packed.numpy(), data.T)
     np.testing.assert_allclose(stepped.numpy(), data * 2 + 1, rtol=1e-6)
     np.testing.assert_allclose(_run(ex, data), _expected(data, 8), rtol=1e-5)
+
+
+def test_dynamic_shape_build_keeps_the_kernels_alias_information():
+    """A module with a symbolic shape gets ``relax.transform.VMShapeLower``'s ``shape_func``, which has no
+    ``"tirx.noalias"``; built with it, the kernels' buffer accesses got TVM's one shared TBAA type (``tvm-alias``)
+    and a matmul's accumulator tile left the registers (issue 34). The app's build marks PrimFuncs with at most
+    one pointer (nothing to alias): no access of the module uses the shared type."""
+    from tvm import relax
+
+    n = tvm.tirx.Var("n", "int64")
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((n, 16), "float32"))
+    w = relax.Var("w", relax.TensorType((16, 16), "float32"))
+    with bb.function("main", [x, w]):
+        with bb.dataflow():
+            out = bb.emit_output(bb.emit(relax.op.add(relax.op.matmul(x, w), x)))
+        bb.emit_func_output(out)
+    with tvm.target.Target("llvm"):
+        lowered = relax.get_pipeline("default_build")(bb.get())
+    shape_funcs = [f for gv, f in lowered.functions_items() if gv.name_hint == "shape_func"]
+    assert shape_funcs and not (shape_funcs[0].attrs and shape_funcs[0].attrs.get("tirx.noalias"))
+    marked = building.mark_unaliased(lowered)
+    assert all(f.attrs.get("tirx.noalias") for f in marked.functions.values() if isinstance(f, tvm.tirx.PrimFunc))
+
+    def llvm_ir(ex):  # type: ignore[no-untyped-def]
+        return "".join(m.inspect_source("ll") for m in ex.mod.imports if m.kind == "llvm")
+
+    assert "tvm-alias" in llvm_ir(tvm.compile(lowered, target="llvm", relax_pipeline=None))  # TVM's own build
+    ex = building.compile_module(lowered, "llvm", relax_pipeline=None)
+    assert "tvm-alias" not in llvm_ir(ex)
+    data = np.random.default_rng(2).standard_normal((5, 16)).astype("float32")
+    weight = np.eye(16, dtype="float32")
+    got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.runtime.tensor(data), tvm.runtime.tensor(weight))
+    np.testing.assert_allclose(got.numpy(), data * 2, rtol=1e-6)

@@ -137,6 +137,27 @@ def _build_parts(parts: list[Any], targets: list[Any]) -> list[Any]:
     return libs
 
 
+def mark_unaliased(mod: Any) -> Any:
+    """``mod`` with ``"tirx.noalias"`` on its PrimFuncs that take at most one pointer (nothing for it to alias).
+
+    The legalized kernels have it; the ``shape_func`` that ``relax.transform.VMShapeLower`` adds to a module with
+    symbolic shapes (the shape arithmetic of a dynamic sequence axis) does not, and built with it the kernels'
+    buffer accesses all got TVM 0.27's one shared TBAA type ``tvm-alias`` (reproducer:
+    tests/data/tvm_bugs_unfiled/llvm_alias_lost_with_shape_func.py). LLVM then could no longer keep a matmul's
+    accumulator tile in registers: it stored and reloaded it after every FMA (issue 34: a 32 x 128 @ 128 x 2048
+    matmul 2.5x slower than the same kernel in a static build). ``shape_func`` reads and writes one shape heap
+    only, so marking it changes nothing but that."""
+    import tvm
+
+    functions, changed = {}, False
+    for gv, func in mod.functions_items():
+        if (isinstance(func, tvm.tirx.PrimFunc) and not (func.attrs and func.attrs.get("tirx.noalias"))
+                and sum(1 for p in func.params if str(p.dtype) == "handle") <= 1):
+            func, changed = func.with_attr("tirx.noalias", True), True
+        functions[gv] = func
+    return tvm.IRModule(functions, attrs=mod.attrs, global_infos=mod.global_infos) if changed else mod
+
+
 def compile_module(mod: Any, target: Any, relax_pipeline: Any = "default_build", threads: "int | None" = None) -> Any:
     """``tvm.compile(mod, target=target, relax_pipeline=relax_pipeline)`` for a Relax module, with the PrimFuncs
     compiled in up to ``threads`` (default :func:`build_threads`) LLVM modules at once on a CPU target. Falls back
@@ -153,6 +174,7 @@ def compile_module(mod: Any, target: Any, relax_pipeline: Any = "default_build",
     if relax_pipeline is not None:
         with target:
             mod = relax_pipeline(mod)
+    mod = mark_unaliased(mod)
     count = sum(isinstance(f, tvm.tirx.PrimFunc) for f in mod.functions.values())
     parts_wanted = min(threads or build_threads(), count // MIN_FUNCS_PER_PART)
     if parts_wanted < 2 or not _split_build_possible(mod, target):

@@ -27,8 +27,9 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     ``B[k, j:j+16]``). With ``B[..., j, k]`` (NT_matmul: ``k`` innermost) ``k`` is split into vector lanes and
     rfactored: ``nt_rows x dots`` vector partial sums, added across lanes once per output. Tiles run in parallel
     over the cores; the epilogue runs per tile on the tile while it is in cache. A symbolic extent (a dynamic
-    sequence axis) may be the rows, or ``k`` of ``B[k, j]``, or ``j`` of ``B[j, k]``: its tiles keep their size,
-    the last one guarded. Declines (returns ``None``, so a later rule such as ``app.CPUParallel`` takes the
+    sequence axis) may be the rows, ``k`` or ``j`` of ``B[k, j]``, or ``j`` of ``B[j, k]``: symbolic rows and a
+    symbolic ``j`` are padded to whole tiles (``pad_einsum``: the static build's tiles, the last one's valid part
+    written out), a symbolic ``k`` stays a loop of that length. Declines (returns ``None``, so a later rule such as ``app.CPUParallel`` takes the
     function) other symbolic extents, non-float32, other reductions, sizes the vector width does not divide (a narrow NN output under two vector widths, a
     classifier's 10 classes, is one vector of its own width instead), and matmuls under ``min_flops``."""
 
@@ -128,27 +129,33 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             return None
         loops, extents, nt = form
         m, n, k = extents[-3], extents[-2], extents[-1]
-        if any(not isinstance(e, int) for e in [*extents[:-3], k if nt else n]):
-            return None  # symbolic: only the rows, B[k, j]'s k or B[j, k]'s j
+        if any(not isinstance(e, int) for e in [*extents[:-3], k if nt else 0]):
+            return None  # symbolic: only the rows, B[k, j]'s k or j, B[j, k]'s j
         flops = 1
         for e in extents:
             flops *= e if isinstance(e, int) else self.symbolic_extent
         lanes = full = self.lanes(target)
-        while lanes > 4 and (k if nt else n) % lanes:  # narrower vectors for sizes the full width misses
-            lanes //= 2
-        if not nt and n % lanes and n < 2 * full:  # a narrow output (a classifier's 10 classes): one vector of
-            lanes = n  # n lanes (LLVM splits it into the widths it has), k still outside the lanes
-        if flops < self.min_flops or (k if nt else n) % lanes:
+        if isinstance(k if nt else n, int):
+            while lanes > 4 and (k if nt else n) % lanes:  # narrower vectors for sizes the full width misses
+                lanes //= 2
+            if not nt and n % lanes and n < 2 * full:  # a narrow output (a classifier's 10 classes): one vector
+                lanes = n  # of n lanes (LLVM splits it into the widths it has), k still outside the lanes
+        if flops < self.min_flops or (isinstance(k if nt else n, int) and (k if nt else n) % lanes):
             return None
         block = infos[0].block_rv
         epilogue = [i.block_rv for i in infos[1:]]
-        if not nt and not epilogue:  # the matmul writes the output: accumulate in a local tile, write it back
+        wide = lanes >= 16  # 32 vector registers (AVX-512); else 16
+        most = (self.nt_rows if nt else self.rows) if wide else max(1, (self.nt_rows if nt else self.rows) // 2)
+        rows = max(r for r in range(1, most + 1) if m % r == 0) if isinstance(m, int) else most
+        if not isinstance(m, int) or not isinstance(n, int):  # symbolic: compute whole tiles of a padded copy
+            dots = self.dots if wide else max(1, self.dots // 2)
+            cols = 1 if isinstance(n, int) else dots if nt else lanes  # a multiple of the column tile
+            loops, epilogue = self._pad(sch, block, epilogue, rows, cols)
+            n = n if isinstance(n, int) else cols
+        elif not nt and not epilogue:  # the matmul writes the output: accumulate in a local tile, write it back
             epilogue = [sch.cache_write(block, 0, "local")]
         elif epilogue:  # the intermediate between matmul and epilogue: one tile, per thread
             sch.set_scope(block, 0, "local")
-        wide = lanes >= 16  # 32 vector registers (AVX-512); else 16
-        most = (self.nt_rows if nt else self.rows) if wide else max(1, (self.nt_rows if nt else self.rows) // 2)
-        rows = max(r for r in range(1, most + 1) if m % r == 0) if isinstance(m, int) else 1
         if nt:
             tile = self._nt(sch, block, loops, rows, n, lanes)
         else:
@@ -159,6 +166,23 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             if isinstance(sch.get(inner).extent, tvm.tirx.IntImm) and sch.get(inner).extent.value % lanes == 0:
                 sch.vectorize(sch.split(inner, factors=[None, lanes])[1])
         return sch
+
+    @staticmethod
+    def _pad(sch, block, epilogue, rows, cols):  # type: ignore[no-untyped-def]
+        """A symbolic row count (or ``B[k, j]``'s column count) padded to whole tiles (``pad_einsum``): the
+        matmul computes ``rows``-row (``cols``-column) tiles of a zero-padded copy of its inputs into a local
+        tile, whose valid part the epilogue (or a copy) writes out, guarded. Without it a symbolic extent's tiles
+        were guarded inside the ``k`` loop and their accumulators sized by the symbolic extent, off the
+        registers. Returns the matmul's loops and the blocks to put under its tiles."""
+        nbatch = len(sch.get_loops(block)) - 3
+        sch.pad_einsum(block, [1] * nbatch + [rows, cols, 1])
+        copy, = sch.get_consumers(block)  # the padded result copied into the unpadded buffer
+        if epilogue:
+            sch.compute_inline(copy)
+        else:
+            epilogue = [copy]
+        sch.set_scope(block, 0, "local")
+        return sch.get_loops(block), epilogue
 
     def _outer(self, sch, batch, io, jo):  # type: ignore[no-untyped-def]
         fused = sch.fuse(*batch, jo, io)

@@ -24,11 +24,16 @@ from pipeline_model.passkinds.dlight.rules.app_rule_tvm import AppRule
 class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into exported scripts
     """Inline elementwise producers, then run each block's fused spatial loops in parallel (llvm targets).
 
-    Blocks with fewer than ``min_work`` loop iterations (all loops, symbolic extents count as large) stay
-    serial: starting the worker threads costs microseconds, more than a small block takes on one core. A sum or
+    Blocks with fewer than ``min_work`` loop iterations (all loops; a symbolic extent, a dynamic sequence axis,
+    counts as ``symbolic_extent``) stay serial: starting the worker threads costs microseconds, more than a
+    small block takes on one core. With a symbolic extent only the loops down to the first symbolic one are
+    fused into the parallel loop: the inner ones stay loops of their own, so no element pays a division by the
+    symbolic extent to find its indices (a dynamic GPT-2's head transposes took 8x the static ones). A sum or
     max over contiguous memory (an average pool, a softmax's maximum) runs in vector lanes (``rfactor``)."""
 
     min_work = 1 << 16
+    #: What a symbolic extent counts as in the ``min_work`` test (a typical sequence length).
+    symbolic_extent = 64
 
     def apply(self, func, target, _tunable):  # type: ignore[no-untyped-def]
         from tvm.s_tir.dlight.analysis import normalize_prim_func
@@ -49,11 +54,14 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
                 for loop, kind in zip(sch.get_loops(block), info.dom_kind()):
                     {"S": spatial, "R": reduce, "O": other}[kind].append(loop)
                     extent = sch.get(loop).extent
-                    work *= int(extent) if isinstance(extent, tvm.tirx.IntImm) else self.min_work
+                    work *= int(extent) if isinstance(extent, tvm.tirx.IntImm) else self.symbolic_extent
                 if not spatial or work < self.min_work:
                     continue
                 sch.reorder(*spatial, *reduce, *other)
-                sch.parallel(sch.fuse(*spatial) if len(spatial) > 1 else spatial[0])
+                symbolic = [i for i, lp in enumerate(spatial)
+                            if not isinstance(sch.get(lp).extent, tvm.tirx.IntImm)]
+                outer = spatial[:symbolic[0] + 1] if symbolic else spatial
+                sch.parallel(sch.fuse(*outer) if len(outer) > 1 else outer[0])
                 changed = True
                 if reduce and not other:
                     sch = self._vector_reduce(sch, block, reduce, target)
@@ -114,11 +122,11 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
             return sch
 
     def _work(self, sch, block):  # type: ignore[no-untyped-def]
-        """Iterations of ``block`` (symbolic extents count as ``min_work``)."""
+        """Iterations of ``block`` (symbolic extents count as ``symbolic_extent``)."""
         work = 1
         for iv in sch.get(block).iter_vars:
             extent = iv.dom.extent
-            work *= int(extent) if isinstance(extent, tvm.tirx.IntImm) else self.min_work
+            work *= int(extent) if isinstance(extent, tvm.tirx.IntImm) else self.symbolic_extent
         return work
 
     def _inline(self, sch, infos):  # type: ignore[no-untyped-def]
