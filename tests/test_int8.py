@@ -113,6 +113,17 @@ def test_float_models_keep_the_float_tolerance():
             y = bb.emit_output(relax.op.multiply(relax.op.astype(x, "float32"), relax.const(2.0)))
         bb.emit_func_output(y)
     assert not module_is_quantized(bb.get())
+    # a float model computing an int8 value on the way (torch's SDPA reduces a boolean mask as int8) is not quantized
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((2, 4), "float32"))
+    with bb.function("main", [x], attrs={"num_input": 1}):
+        with bb.dataflow():
+            mask = bb.emit(relax.op.astype(relax.op.greater(x, relax.const(0.0)), "int8"))
+            y = bb.emit_output(relax.op.multiply(x, relax.op.astype(relax.op.max(mask, axis=[-1], keepdims=True),
+                                                                    "float32")))
+        bb.emit_func_output(y)
+    assert not module_is_quantized(bb.get())
+    assert default_tolerance(bb.get(), bb.get(), None, None)["dtype"] == "float32"
 
 
 @pytest.mark.skipif(not _has_vnni(), reason="the CPU has no AVX-512 VNNI")

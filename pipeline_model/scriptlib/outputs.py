@@ -171,28 +171,32 @@ _STEP_KEEPING = ("relax.reshape", "relax.permute_dims", "relax.squeeze", "relax.
 
 
 def module_is_quantized(mod: Any) -> bool:
-    """Whether ``mod`` is a quantized model: a ``quantize``/``dequantize`` call or an int8/uint8 tensor in one of its
-    Relax functions (the built module after ``app.QuantizedToInteger`` and legalization keeps the uint8/int8 tensors)
-    other than a model input (an image model reading uint8 pixels is not quantized)."""
+    """Whether ``mod`` is a quantized model: a ``quantize``/``dequantize`` call, or quantized weights (an int8/uint8
+    constant or weight parameter: the built module after ``app.QuantizedToInteger`` and legalization keeps them), in
+    one of its Relax functions. An int8/uint8 model input (an image model reading uint8 pixels) or value computed
+    on the way (a float GPT-2's attention mask reduced as int8) does not make a model quantized."""
+    import tvm
     from tvm import relax
 
     found: list[bool] = []
-    inputs: set[Any] = set()
+
+    def quantized_type(expr: Any) -> bool:
+        ty = getattr(expr, "ty", None)
+        return isinstance(ty, relax.TensorType) and str(ty.dtype) in ("int8", "uint8")
 
     def visit(expr: Any) -> None:
         if found:
             return
-        if isinstance(expr, relax.Var) and expr not in inputs:
-            ty = getattr(expr, "ty", None)
-            if isinstance(ty, relax.TensorType) and str(ty.dtype) in ("int8", "uint8"):
-                found.append(True)
+        if isinstance(expr, tvm.ir.Constant) and quantized_type(expr):
+            found.append(True)
         elif isinstance(expr, relax.Call) and getattr(expr.op, "name", "") in QUANT_OPS:
             found.append(True)
 
     for _gv, func in mod.functions.items():
         if isinstance(func, relax.Function):
             count = int(func.attrs["num_input"]) if func.attrs and "num_input" in func.attrs else len(func.params)
-            inputs = set(list(func.params)[:count])
+            if any(quantized_type(p) for p in list(func.params)[count:]):
+                return True
             relax.analysis.post_order_visit(func, visit)
             if found:
                 return True
