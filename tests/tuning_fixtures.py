@@ -33,13 +33,14 @@ TUNE_STEP = 4
 #: The per-task trial budget of the session tuning (the pipeline's ``max_trials_global``). A later
 #: tuning with a budget up to this one reuses the database; a larger one tunes again.
 TUNED_BUDGET = 4
-#: Search options of the suite's real tunings whose subject is not the cost model: MetaSchedule's default
-#: ``xgb`` model trains for seconds after every round even on one measured sample (~3 s per PrimFunc on the
-#: 2-core machine, half of a small tuning's time), and with a handful of trials its guesses are no better than
-#: random ones. ``xgb`` (the default) stays covered end to end by the exported script of
-#: ``test_export.py::test_tuning_pipeline_script_measures_on_cpu`` and the engine run of
-#: ``test_gui_tuning.py::test_tuning_progress_and_stop``.
-QUICK_SEARCH = {"cost_model": "random"}
+#: Search options of the suite's real tunings whose subject is neither the cost model nor parallel building:
+#: MetaSchedule's default ``xgb`` model trains for seconds after every round even on one measured sample (~3 s per
+#: PrimFunc on the 2-core machine, half of a small tuning's time), and with a handful of trials its guesses are no
+#: better than random ones; each builder worker is a process that imports TVM (~2 s of CPU) for a few builds. The
+#: defaults (``xgb``, a builder worker per core) stay covered end to end by the engine run of
+#: ``test_gui_tuning.py::test_tuning_progress_and_stop``, ``xgb`` also by the exported script of
+#: ``test_export.py::test_tuning_pipeline_script_measures_on_cpu``.
+QUICK_SEARCH = {"cost_model": "random", "builder_workers": 1}
 
 
 @dataclass
