@@ -38,8 +38,10 @@ TUNED_BUDGET = 4
 #: PrimFunc on the 2-core machine, half of a small tuning's time), and with a handful of trials its guesses are no
 #: better than random ones; each builder worker is a process that imports TVM (~2 s of CPU) for a few builds. The
 #: defaults (``xgb``, a builder worker per core) stay covered end to end by the engine run of
-#: ``test_gui_tuning.py::test_tuning_progress_and_stop``, ``xgb`` also by the exported script of
-#: ``test_export.py::test_tuning_pipeline_script_measures_on_cpu``.
+#: ``test_gui_tuning.py::test_tuning_progress_and_stop``; an exported script hands ``cost_model`` to TVM's own
+#: ``tune_tir`` (``test_export.py::test_tuning_pipeline_script_measures_on_cpu`` runs that with ``random``,
+#: ``test_tuning_script.py::test_exported_and_engine_tuning_use_the_same_options`` checks the script's options
+#: are the engine's, ``xgb`` included).
 QUICK_SEARCH = {"cost_model": "random", "builder_workers": 1}
 
 
