@@ -16,6 +16,7 @@ by name. This module names no pass kind and imports no TVM.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import inspect
 import math
@@ -303,6 +304,10 @@ def _copied_imports(module: str, body: list[ast.stmt]) -> dict[str, str]:
 # MetaSchedule helpers shared by the engine and exported scripts (copied into scripts with inspect.getsource)
 
 
+@functools.lru_cache(maxsize=None)
 def helper_source(func: Any) -> str:
-    """Source of a helper function or class (dedented), for copying into an exported script."""
+    """Source of a helper function or class (dedented), for copying into an exported script.
+
+    Kept per helper object: an export copies ~50 helpers, and ``inspect.getsource`` re-tokenizes each one's
+    file (two thirds of an export's time); a reloaded plug-in's helpers are new objects, read afresh."""
     return textwrap.dedent(inspect.getsource(func))

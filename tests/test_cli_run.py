@@ -12,6 +12,7 @@ import sys
 from pipeline_model.cli import run_cmd
 from pipeline_model.document import PipelineDocument, Step
 from pipeline_model.fileformat import save_pipeline
+from tests.tuning_fixtures import QUICK_SEARCH
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FUSION = os.path.join(ROOT, "resources", "pipelines", "fusion_walkthrough.json")
@@ -112,7 +113,7 @@ def test_run_prints_tuning_progress_lines(engine, tmp_path, capsys):
     """MetaSchedule progress comes out as ``step N: tuning d/t trials; <task> ...`` lines (not with --json)."""
     steps = [Step("relax.LegalizeOps"), Step("relax.AnnotateTIROpPattern"), Step("relax.FuseOps"), Step("relax.FuseTIR"),
              Step("relax.MetaScheduleTuneIRMod", {"max_trials_global": 2, "num_trials_per_iter": 2, "search_population": 64,
-                                                  "op_names": ["fused_matmul_add_relu"]}),
+                                                  "op_names": ["fused_matmul_add_relu"], **QUICK_SEARCH}),
              Step("relax.MetaScheduleApplyDatabase")]
     path = _pipeline(tmp_path, steps)
     assert _run([path], engine) == 0

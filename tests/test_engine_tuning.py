@@ -14,7 +14,7 @@ from pipeline_model.document import PipelineDocument, Step
 from pipeline_model.engine import protocol
 from pipeline_model.engine.results import CHANGED, FAILED, UNCHANGED
 from pipeline_model.fileformat import load_pipeline, save_pipeline
-from tests.tuning_fixtures import TUNED_BUDGET, copy_tuned_work_dir
+from tests.tuning_fixtures import QUICK_SEARCH, TUNED_BUDGET, copy_tuned_work_dir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PIPES = os.path.join(ROOT, "resources", "pipelines")
@@ -78,7 +78,7 @@ def test_default_work_dir_is_reused_on_rerun(engine, tuned_mlp, tmp_path):
 @pytest.mark.slow
 def test_stop_tuning_ends_step_early_and_apply_uses_records(engine, tmp_path):
     per_iter = 2
-    doc = _tuning_pipeline(tmp_path, "stop.json", max_trials_global=500, num_trials_per_iter=per_iter)
+    doc = _tuning_pipeline(tmp_path, "stop.json", max_trials_global=500, num_trials_per_iter=per_iter, **QUICK_SEARCH)
     sent: dict = {}
 
     def on_event(name: str, data: dict) -> None:

@@ -16,6 +16,7 @@ from pipeline_model.document import PipelineDocument, Step  # noqa: E402
 from pipeline_model.export import ExportError, export_script  # noqa: E402
 from pipeline_model.passkinds import catalogue_tvm  # noqa: E402
 from tests.conftest import quick_bundled_pipeline_paths  # noqa: E402
+from tests.tuning_fixtures import QUICK_SEARCH  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = quick_bundled_pipeline_paths()
@@ -126,7 +127,7 @@ def test_tuning_pipeline_script_measures_on_cpu(tmp_path):
     # seeded with two app rules: the script also seeds its database with the app's schedules (measured records
     # MetaSchedule's search did not make) and says which schedules won (one script run checks both)
     doc.steps[4].params.update(max_trials_global=1, num_trials_per_iter=1, builder_workers=1,
-                               seed_rules=["app.CPUMatmul", "app.CPUParallel"])
+                               seed_rules=["app.CPUMatmul", "app.CPUParallel"], cost_model=QUICK_SEARCH["cost_model"])
     work = tmp_path / "wd"
     source = export_script(doc, catalogue=cat, work_dir=str(work))
     assert "pipeline_model" not in source

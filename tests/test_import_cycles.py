@@ -10,6 +10,7 @@ kind back, and the engine's handlers and runner import only the pass-kind framew
 from __future__ import annotations
 
 import ast
+import functools
 import os
 from typing import Optional
 
@@ -129,12 +130,22 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def _parsed(module: str) -> tuple[frozenset[str], frozenset[str]]:
+    """:func:`_imports` of ``module``, parsed once per session (every test here walks the same graph, and the
+    reachability search asks for the same modules thousands of times)."""
+    known = _modules()
+    top, lazy = _imports(known[module], module, known)
+    return frozenset(top), frozenset(lazy)
+
+
 def _graphs() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     known = _modules()
     top: dict[str, set[str]] = {}
     lazy: dict[str, set[str]] = {}
-    for module, path in known.items():
-        top[module], lazy[module] = _imports(path, module, known)
+    for module in known:
+        parsed = _parsed(module)
+        top[module], lazy[module] = set(parsed[0]), set(parsed[1])
     # importing a submodule imports its package first
     for module in known:
         parent = module.rpartition(".")[0]
@@ -161,10 +172,9 @@ def test_no_cycles_counting_function_level_imports():
     assert [c for c in _cycles(_all_edges()) if c not in PENDING] == []
 
 
-def _imports_only(module: str) -> set[str]:
+def _imports_only(module: str) -> frozenset[str]:
     """What ``module`` imports itself (module- and function-level), without the implicit parent package."""
-    known = _modules()
-    top, lazy = _imports(known[module], module, known)
+    top, lazy = _parsed(module)
     return top | lazy
 
 

@@ -15,6 +15,7 @@ tvm = pytest.importorskip("tvm")
 from pipeline_model.cli import build_options  # noqa: E402
 from pipeline_model.cli.build_options import print_build_result  # noqa: E402
 from tests.rpc_farm import local_farm  # noqa: E402
+from tests.tuning_fixtures import QUICK_SEARCH  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +176,8 @@ def test_tuning_measures_on_both_servers_and_survives_a_dropped_device(farm, tmp
     with tvm.transform.PassContext(opt_level=3):
         mod = seq(mod)
     summary = tasks_tvm.tune_module(mod, {"kind": "llvm", "num-cores": 2}, str(tmp_path / "wd"), max_trials_global=8,
-                                    runner_config=cfg, op_names=["fused_matmul_add_relu"])
+                                    runner_config=cfg, op_names=["fused_matmul_add_relu"],
+                                    cost_model=QUICK_SEARCH["cost_model"])
     devices = summary["devices"]
     assert summary["errors"] == [] and summary["measured"] == summary["done"] >= 4, summary
     assert all(devices.get(s, {}).get("measured", 0) >= 1 for s in servers), devices  # both served

@@ -124,7 +124,8 @@ def test_stop_keeps_records_and_leaves_tasks_open(lowered_mlp, tuned_mlp, tmp_pa
     # polled once before tuning starts (go on), then by the builder before its first round (stop)
     flag = _StopAfterPolls(2)
     stopped = tasks_tvm.tune_module(lowered_mlp, TARGET, work, max_trials_global=500,
-                                     runner_config=TuningConfig(num_trials_per_iter=2), should_stop=flag)
+                                     runner_config=TuningConfig(num_trials_per_iter=2, builder_workers=1),
+                                     should_stop=flag)
     assert flag.polls == 2 and stopped["stopped"] and stopped["done"] == 0
     assert stopped["tasks"] and not any(t["reused"] for t in stopped["tasks"]), stopped["tasks"]
     assert all(t["status"] == "stopped" for t in stopped["tasks"]), stopped["tasks"]

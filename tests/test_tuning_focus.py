@@ -13,6 +13,7 @@ from pipeline_model.document import Step
 from pipeline_model.passkinds.metaschedule.config import TuningProgress, estimate_eta, format_eta, format_progress_line
 from pipeline_model.passkinds.metaschedule.focus import SCHEDULE_FN_TEMPLATE, FocusError, focus_settings, is_targeted, shorten
 from pipeline_model.passkinds.metaschedule.script import allocate_trials, choose_tuning_functions, load_schedule_fn, plan_targeted_tuning
+from tests.tuning_fixtures import QUICK_SEARCH
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PIPES = os.path.join(ROOT, "resources", "pipelines")
@@ -238,7 +239,7 @@ def test_targeted_run_in_the_engine_tunes_only_the_top_function(engine, tmp_path
     shutil.copy(os.path.join(PIPES, "tuning_mlp_cpu.json"), path)
     doc = load_pipeline(str(path))
     doc.steps[4].params = {"focus": "top_k", "top_k": 1, "max_trials_global": 2, "num_trials_per_iter": 1,
-                           "search_population": 64}
+                           "search_population": 64, **QUICK_SEARCH}
     save_pipeline(doc, str(path))
     doc = load_pipeline(str(path))
     events = []

@@ -167,9 +167,15 @@ def test_catalogue_defaults_are_the_config_defaults(pass_id):
     assert script_options({}) == {k: v for k, v in defaults.items() if k not in PASS_ARGUMENTS}
 
 
-def test_engine_builder_and_runner_are_made_from_the_same_options():
+def test_engine_builder_and_runner_are_made_from_the_same_options(monkeypatch):
+    from tvm.s_tir import meta_schedule as ms
+
     from pipeline_model.passkinds.metaschedule import builder_tvm
 
+    # The options are the subject, not TVM's start-up check of its workers (a fresh process importing TVM per
+    # runner and stock builder, ~3 s each, one after the other); real tunings start them (tests/test_tuning*.py).
+    monkeypatch.setattr(ms.runner.LocalRunner._cls, "_sanity_check", lambda self: None)
+    monkeypatch.setattr(ms.builder.LocalBuilder._cls, "_sanity_check", lambda self: None)
     config = TuningConfig(number=3, repeat=2, min_repeat_ms=5, runner_timeout_s=7.0, builder_workers=1,
                           builder_timeout_s=9.0)
     engine_runner = builder_tvm.make_runner(config)

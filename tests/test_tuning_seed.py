@@ -29,6 +29,7 @@ from pipeline_model.passkinds.metaschedule.config import (  # noqa: E402
     script_options,
 )
 from pipeline_model.passkinds.metaschedule.script import TuningConfigError, is_search_record  # noqa: E402
+from tests.tuning_fixtures import QUICK_SEARCH  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PIPES = os.path.join(ROOT, "resources", "pipelines")
@@ -217,7 +218,7 @@ def test_seeded_step_applies_the_faster_schedule_and_keeps_seeds_out_of_the_user
     work = str(tmp_path / "wd")
     report: dict[str, Any] = {}
     params = {"max_trials_global": 1, "num_trials_per_iter": 1, "builder_workers": 1, "seed_rules": APP_RULES,
-              "search_population": 64}
+              "search_population": 64, **QUICK_SEARCH}
     step = make_tuning_pass(TUNE_TIR, params, TARGET, work, report=report)
     step(mod)
     seeds = report["tuning"]["seeds"]

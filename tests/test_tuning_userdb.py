@@ -11,7 +11,7 @@ import pytest
 from pipeline_model.passkinds.metaschedule import script
 from pipeline_model.passkinds.metaschedule.config import TUNE_TIR, TuningConfig, format_progress_line
 from pipeline_model.work_dirs import tuning_database_stats, user_tuning_database_dir
-from tests.tuning_fixtures import lowered, other_model
+from tests.tuning_fixtures import QUICK_SEARCH, lowered, other_model
 
 TARGET = {"kind": "llvm", "num-cores": 2}
 SHARED = "fused_matmul_add_relu"  # the first layer: the same workload in the MLP and in the other model
@@ -118,7 +118,7 @@ def test_a_workload_tuned_once_costs_the_next_model_zero_trials(tmp_path, monkey
     monkeypatch.setenv("RPS_TUNING_DB_DIR", db)
     mlp = lowered(load_tvm.load_model("builtin:mlp", None).mod)
     first = _tune(mlp, str(tmp_path / "mlp.tuning"),
-                  {"functions": [SHARED], "max_trials_global": 2, "num_trials_per_iter": 2, "search_population": 64})
+                  {"functions": [SHARED], "max_trials_global": 2, "num_trials_per_iter": 2, "search_population": 64, **QUICK_SEARCH})
     tuned = {t["name"]: t for t in first["tasks"]}
     assert tuned[SHARED]["trials"] >= 1 and tuned[SHARED]["source"] == "tuned", first["tasks"]
     assert first["user_database"]["path"] == db and first["user_database"]["added"] >= 1
@@ -128,7 +128,7 @@ def test_a_workload_tuned_once_costs_the_next_model_zero_trials(tmp_path, monkey
 
     other = lowered(other_model(str(tmp_path)))
     work = str(tmp_path / "other.tuning")
-    second = _tune(other, work, {"functions": [SHARED], "max_trials_global": 2, "num_trials_per_iter": 2, "search_population": 64})
+    second = _tune(other, work, {"functions": [SHARED], "max_trials_global": 2, "num_trials_per_iter": 2, "search_population": 64, **QUICK_SEARCH})
     task = {t["name"]: t for t in second["tasks"]}[SHARED]
     assert second["done"] == 0 and second["measured"] == 0, second
     assert task["reused"] and task["status"] == "from user database" and task["source"] == "user database"
@@ -144,7 +144,7 @@ def test_a_workload_tuned_once_costs_the_next_model_zero_trials(tmp_path, monkey
     # rounds; every other PrimFunc is weighed (none left out), tuned or named as not reached.
     events: list = []
     budget = _tune(other, str(tmp_path / "budget.tuning"), {"time_budget_s": 5.0, "min_trials": 1,
-                                                           "num_trials_per_iter": 1, "search_population": 64}, events)
+                                                           "num_trials_per_iter": 1, "search_population": 64, **QUICK_SEARCH}, events)
     # before its rounds the step looks every PrimFunc up (no total yet): the progress says so, not "0/0 trials"
     lookup = [e for e in events if e.get("phase") == "lookup"]
     assert lookup and events[0].get("phase") == "lookup" and all(e["total"] == 0 for e in lookup), events[:3]

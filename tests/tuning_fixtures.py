@@ -33,6 +33,16 @@ TUNE_STEP = 4
 #: The per-task trial budget of the session tuning (the pipeline's ``max_trials_global``). A later
 #: tuning with a budget up to this one reuses the database; a larger one tunes again.
 TUNED_BUDGET = 4
+#: Search options of the suite's real tunings whose subject is neither the cost model nor parallel building:
+#: MetaSchedule's default ``xgb`` model trains for seconds after every round even on one measured sample (~3 s per
+#: PrimFunc on the 2-core machine, half of a small tuning's time), and with a handful of trials its guesses are no
+#: better than random ones; each builder worker is a process that imports TVM (~2 s of CPU) for a few builds. The
+#: defaults (``xgb``, a builder worker per core) stay covered end to end by the engine run of
+#: ``test_gui_tuning.py::test_tuning_progress_and_stop``; an exported script hands ``cost_model`` to TVM's own
+#: ``tune_tir`` (``test_export.py::test_tuning_pipeline_script_measures_on_cpu`` runs that with ``random``,
+#: ``test_tuning_script.py::test_exported_and_engine_tuning_use_the_same_options`` checks the script's options
+#: are the engine's, ``xgb`` included).
+QUICK_SEARCH = {"cost_model": "random", "builder_workers": 1}
 
 
 @dataclass
@@ -65,7 +75,7 @@ def copy_tuned_work_dir(tuned: TunedRun, dest: str) -> str:
 
 
 def _tune_mlp(engine, work_dir: str) -> TunedRun:
-    doc = tuning_document()
+    doc = tuning_document(**QUICK_SEARCH)
     doc.build = {"work_dir": work_dir}
     assert doc.steps[TUNE_STEP].params["max_trials_global"] == TUNED_BUDGET
     events: list[tuple[str, dict]] = []
@@ -76,7 +86,7 @@ def _tune_mlp(engine, work_dir: str) -> TunedRun:
 
 @pytest.fixture(scope="session")
 def tuned_mlp(engine, tmp_path_factory, worker_id) -> TunedRun:
-    """Runs ``tuning_mlp_cpu.json`` (4 trials) once through the session engine, work dir in a session
+    """Runs ``tuning_mlp_cpu.json`` (4 trials, :data:`QUICK_SEARCH`) once through the session engine, work dir in a session
     temporary folder. Read-only for tests: copy the work dir with :func:`copy_tuned_work_dir`.
 
     Under pytest-xdist the run is made once for all workers (~30 s each on the 2-core machine): the first
@@ -99,7 +109,7 @@ def tuned_mlp(engine, tmp_path_factory, worker_id) -> TunedRun:
             saved.write_text(json.dumps({"result": run.result.to_json(), "events": run.events}))
             return run
     data = json.loads(saved.read_text())
-    doc = tuning_document()
+    doc = tuning_document(**QUICK_SEARCH)
     doc.build = {"work_dir": str(shared / "wd")}
     return TunedRun(doc=doc, result=RunResult.from_json(data["result"]),
                     events=[(ev, payload) for ev, payload in data["events"]], work_dir=str(shared / "wd"))

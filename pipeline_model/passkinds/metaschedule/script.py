@@ -88,8 +88,9 @@ def load_tensor_intrinsics(target):
 
     MetaSchedule's ``TuneContext`` runs ``import tvm.s_tir.tensor_intrin``, whose CUDA part alone takes
     about a minute. For a CPU (llvm) target only the CPU intrinsics are loaded: the package is entered in
-    ``sys.modules`` without running its ``__init__``, then its CPU submodules are imported; any other
-    target loads the whole package as TVM does.
+    ``sys.modules`` without running its ``__init__``, then its CPU submodules are imported (Hexagon's only
+    for a Hexagon triple; never ROCm's, which serve the ``rocm`` target kind: the two took ~5 s of every
+    tuning process's start); any other target loads the whole package as TVM does.
     """
     import importlib
     import importlib.util
@@ -108,7 +109,8 @@ def load_tensor_intrinsics(target):
         import tvm.s_tir as s_tir_package
 
         setattr(s_tir_package, "tensor_intrin", package)
-    for sub in ("dot_product_common", "x86", "arm_cpu", "riscv_cpu", "rocm", "hexagon"):
+    subs = ["dot_product_common", "x86", "arm_cpu", "riscv_cpu"] + (["hexagon"] if "hexagon" in str(target) else [])
+    for sub in subs:
         importlib.import_module(f"{name}.{sub}")
 
 
