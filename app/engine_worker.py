@@ -272,13 +272,16 @@ class QtEngineWorker(QThread):
             self._cancel_client()
 
     def submit_graph(self, key: str, function: Optional[str] = None, collapsed: bool = False,
-                     before: Optional[str] = None) -> EngineRequest:
+                     before: Optional[str] = None, have: Optional[list[str]] = None) -> EngineRequest:
         """The graph JSON of cached module ``key`` (``finished(dict)``). ``collapsed``: a large function
         comes as its collapsed view (changes against module ``before``; see ``EngineClient.graph``), served
-        before the requests already queued (it is what the user is waiting to see)."""
+        before the requests already queued (it is what the user is waiting to see). ``have``: tokens of
+        graphs held here (one of them comes back as its token only)."""
         args: dict[str, Any] = {"key": key, "function": function}
         if collapsed:
             args.update(collapsed=True, before=before)
+        if have:
+            args["have"] = list(have)
         return self._submit(EngineRequest(self, "graph", "graph", args))
 
     def submit_prim_func(self, key: str, name: str) -> EngineRequest:
@@ -523,8 +526,11 @@ class QtEngineWorker(QThread):
         client = self._client
         try:
             if job.kind == "graph":
-                value = client.graph(job.args["key"], job.args.get("function"), **(
-                    {"collapsed": True, "before": job.args.get("before")} if job.args.get("collapsed") else {}))
+                options: dict[str, Any] = {"collapsed": True, "before": job.args.get("before")} \
+                    if job.args.get("collapsed") else {}
+                if job.args.get("have"):
+                    options["have"] = job.args["have"]
+                value = client.graph(job.args["key"], job.args.get("function"), **options)
             elif job.kind == "prim_func":
                 value = client.prim_func(job.args["key"], job.args["name"])
             elif job.kind == "snapshot":

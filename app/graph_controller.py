@@ -154,7 +154,7 @@ class GraphController(QObject):
             return
         collapsed = collapsed_before is not None and wanted not in self._collapsed
         request = self.ctx.engine.submit_graph(key, function, collapsed=True, before=collapsed_before or None) \
-            if collapsed else self.ctx.engine.submit_graph(key, function)
+            if collapsed else self.ctx.engine.submit_graph(key, function, have=self._held_tokens())
         self._graph_requests[wanted] = request
         request.finished.connect(lambda value: (self._on_collapsed if collapsed else self._on_graph)(wanted, value))
         request.failed.connect(lambda message: self._on_graph_failed(wanted, message))
@@ -178,8 +178,24 @@ class GraphController(QObject):
         if self._shown_graph == wanted:
             self._request_graph(*wanted)
 
+    def _held_tokens(self) -> list[str]:
+        """The engine's tokens of the whole graphs held here (a graph the engine would send again comes as
+        its token only)."""
+        return sorted({str(r["graph_token"]) for r in self.graph_cache.values()
+                       if r.get("graph_token") and r.get("graph") is not None})
+
     def _on_graph(self, wanted: tuple[str, Optional[str]], value: Any) -> None:
         self._graph_requests.pop(wanted, None)
+        if isinstance(value, dict) and value.get("graph_held"):
+            held = next((r for r in self.graph_cache.values() if r.get("graph_token") == value.get("graph_token")
+                         and r.get("graph") is not None), None)
+            if held is None:  # dropped here since it was asked for: ask for the graph itself
+                self._graph_requests[wanted] = request = self.ctx.engine.submit_graph(*wanted)
+                request.finished.connect(lambda again: self._on_graph(wanted, again))
+                request.failed.connect(lambda message: self._on_graph_failed(wanted, message))
+                return
+            value = {**value, "graph": held["graph"]}
+            value.pop("graph_held", None)
         if isinstance(value, dict) and value.get("graph_token") and value.get("graph") is not None:
             # The engine's very same graph as a cached one (a step that left the function as it was): one
             # copy, not one per step (a 50,000-node function: ~100 MB each).

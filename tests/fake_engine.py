@@ -170,7 +170,7 @@ class FakeEngineClient:
         return result
 
     def graph(self, key: str, function: Optional[str] = None, collapsed: bool = False,
-              before: Optional[str] = None) -> dict:
+              before: Optional[str] = None, have: Optional[list[str]] = None) -> dict:
         self.calls.append(("graph_collapsed" if collapsed else "graph", key))
         if key in self.held_graphs or (key in self.held_whole_graphs and not collapsed):
             self.graph_gate.wait(30)

@@ -297,3 +297,8 @@ def test_a_steps_collapsed_view_never_waits_for_a_detailed_walk(monkeypatch):
     monkeypatch.setattr(graph_collapsed, "collapsed_summary", no_summary_pass)
     again = handlers_graph.handle_graph({"key": "annot", "collapsed": True, "before": "legal"}, Ctx())
     assert again["collapsed"] == reply["collapsed"]
+    # the whole graph of that step: the same object, so a client holding it gets its token only
+    token = handlers_graph.handle_graph({"key": "legal"}, Ctx())["graph_token"]
+    held = handlers_graph.handle_graph({"key": "annot", "have": [token]}, Ctx())
+    assert held["graph"] is None and held["graph_held"] and held["graph_token"] == token
+    assert handlers_graph.handle_graph({"key": "annot", "have": ["another"]}, Ctx())["graph"] is whole

@@ -160,3 +160,17 @@ def test_function_parameters_follow_the_model(fake_studio):
     assert [field.editor.itemText(i) for i in range(field.editor.count())] == ["main", "forward"]
     uid = win.editor.add_pass("relax.Gradient")  # the model has main now: TVM's default stays
     assert "func_name" not in next(s for s in win.ctrl.doc.steps if s.uid == uid).params
+
+
+def test_a_graph_held_here_comes_back_as_its_token_only(fake_studio):
+    """Asking for a whole graph names the engine's tokens of the graphs held here; a reply that is one of them
+    (``graph_held``, no graph sent: a step that left the function as it was) reuses the held copy."""
+    graphs = fake_studio.graphs
+    graphs.graph_cache.clear()
+    graph = {"nodes": [], "edges": [], "graph": {}}
+    graphs.graph_cache[("k1", "main")] = {"graph": graph, "graph_token": "t1", "function": "main"}
+    assert graphs._held_tokens() == ["t1"]  # noqa: SLF001
+    graphs._on_graph(("k2", "main"), {"graph": None, "graph_token": "t1", "graph_held": True,  # noqa: SLF001
+                                     "function": "main", "functions": ["main"]})
+    assert graphs.graph_cache[("k2", "main")]["graph"] is graph
+    assert "graph_held" not in graphs.graph_cache[("k2", "main")]

@@ -255,10 +255,12 @@ class EngineClient:
         return text
 
     def graph(self, key: str, function: Optional[str] = None, collapsed: bool = False,
-              before: Optional[str] = None) -> dict:
+              before: Optional[str] = None, have: Optional[list[str]] = None) -> dict:
         """Graph JSON of a Relax function of a cached module (handler in ``handlers_graph``). With
         ``collapsed``, a large function comes as its collapsed view (``reply["collapsed"]``, see
-        :mod:`pipeline_model.graph_collapsed`; changes against module ``before``) and ``graph`` is None."""
+        :mod:`pipeline_model.graph_collapsed`; changes against module ``before``) and ``graph`` is None.
+        ``have``: the ``graph_token`` of graphs the caller holds; one of those comes back as its token only
+        (``graph_held``, ``graph`` None)."""
         from pipeline_model import gc_pause
         from pipeline_model.engine import graph_parts
 
@@ -270,6 +272,8 @@ class EngineClient:
             args: dict[str, Any] = {"key": key, "function": function, "parts": True}
             if collapsed:
                 args.update(collapsed=True, before=before)
+            if have:
+                args["have"] = list(have)
             reply = self.request("graph", args, on_event=on_event)
             reply["graph"] = graph_parts.assemble(reply.get("graph"), parts)
         return reply
