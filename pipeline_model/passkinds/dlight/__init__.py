@@ -28,8 +28,9 @@ DLIGHT_RULE_MODULES = {group: f"tvm.s_tir.dlight.{group}" for group in rules.TVM
 #: Rules of a new step on a GPU target (those present in this TVM build).
 DEFAULT_RULES = ["gpu.Matmul", "gpu.GEMV", "gpu.Reduction", "gpu.GeneralReduction", "gpu.Fallback"]
 #: Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): those of the bundled
-#: ``cpu_build.json``. Not TVM's cpu.* rules: they slowed the CNNs down and can make LLVM take minutes on one function
-#: (docs/PERFORMANCE.md); a PrimFunc no app rule takes (the tutorial's 256x10 matrix-vector product) builds as it is.
+#: ``cpu_build.json``. Not TVM's cpu.* rules: they slowed the CNNs down (docs/PERFORMANCE.md "Default-pipeline choices
+#: cited by the code") and made LLVM take minutes on one function (2026-11-23); a PrimFunc no app rule takes (the
+#: tutorial's 256x10 matrix-vector product) builds as it is.
 DEFAULT_CPU_RULES = ["app.CPUInt8", "app.CPUMatmul", "app.CPUConv2d", "app.CPUParallel"]
 
 

@@ -7,7 +7,8 @@ times. ``FastMathTransform`` replaces ``R.exp`` (and tanh, erf, softmax) by TVM'
 which vectorizes, but leaves ``R.sigmoid`` alone. This step rewrites ``sigmoid(x)`` into
 ``1 / (1 + exp(-x))`` and ``silu(x)`` into ``x / (1 + exp(-x))`` (float tensors only), so the
 ``FastMathTransform`` after it covers them: EfficientNet-B0 (SiLU after every convolution) ran 0.57x the time
-in the app's default CPU pipeline (docs/PERFORMANCE.md). The values agree with ``T.sigmoid`` to the accuracy
+in the app's default CPU pipeline (2026-11-26, an A/B script outside bench/; docs/PERFORMANCE.md "Default-pipeline
+choices cited by the code", the figure in its git history). The values agree with ``T.sigmoid`` to the accuracy
 of ``fast_exp`` (the bench checks every model against PyTorch and ``tvm.compile``'s default build).
 
 Files: ``__init__.py`` (spec, recipe; TVM-free) and ``script.py`` (:func:`.script.expand_sigmoid`, the pass the

@@ -1,8 +1,8 @@
 """DLight rule ``app.CPUMatmul``: register-blocked, vectorized, parallel matmuls.
 
 Matmul, batch matmul and NT_matmul (with their fused elementwise epilogues) get a register-blocked, vectorized,
-parallel schedule (docs/PERFORMANCE.md "CPU matmul schedule": 30-60x faster kernels than ``app.CPUParallel``).
-Put it before ``app.CPUParallel``, which takes what it declines.
+parallel schedule (docs/PERFORMANCE.md "CPU matmul schedule": whole models in 0.04-0.11x the time of the pipeline
+before it). Put it before ``app.CPUParallel``, which takes what it declines.
 
 Engine side (a rule class needs its TVM base class when it is defined). Exported scripts copy the class, and
 :class:`AppRule` before it, with :func:`pipeline_model.emit.script_sources` (read with ``ast``, no TVM needed);
@@ -34,8 +34,8 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     classifier's 10 classes, is one vector of its own width instead), and matmuls under ``min_flops``."""
 
     #: Tile of the ``B[k, j]`` kernel with 32 vector registers (AVX-512): 8 rows x 3 vectors = 24 accumulators
-    #: (halved with 16 registers). Chosen by a sweep on the quiet 2-core AVX-512 machine: 8 rows beat 4 by
-    #: 20-40 % (docs/PERFORMANCE.md).
+    #: (halved with 16 registers). Chosen by a sweep on the quiet 2-core AVX-512 machine (2026-11-25): 8 rows beat
+    #: 4 by 20-40 % (a script outside bench/; its figures are in the git history of docs/PERFORMANCE.md).
     rows = 8
     vectors = 3
     #: Tile of the ``B[j, k]`` kernel: ``nt_rows`` x ``dots`` vector partial sums (halved with 16 registers).

@@ -4,7 +4,8 @@ After legalization a PrimFunc is a plain loop nest that LLVM compiles into one t
 adds no CPU schedule, so an untuned model used one core. DLight's own CPU rules (``cpu.GEMV``, ``cpu.Reduction``)
 schedule few functions and slowed the bench CNN down 1.95x. Measured on the 2-core machine (bench models,
 untuned, ``TVM_NUM_THREADS=2``): ResNet-18 139 -> 71 ms, MLP 206 -> 106 us, CNN 717 -> 629 us; blocks under
-``min_work`` iterations stay serial (docs/PERFORMANCE.md). Put it after ``FuseTIR``. After
+``min_work`` iterations stay serial (2026-11-23; docs/PERFORMANCE.md "Default-pipeline choices cited by the code",
+the figures in its git history). Put it after ``FuseTIR``. After
 ``MetaScheduleApplyDatabase`` it leaves the tuned functions alone, but it measured slower on tuned transformers
 (their small leftover kernels pay the thread start-up: 137 -> 197 us), so the tuned bundled pipelines do not use it.
 
