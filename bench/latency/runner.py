@@ -167,4 +167,26 @@ def timing_phase(plan: Any, rows: list[dict[str, Any]], name: str) -> dict[str, 
         print(f"  {sys_name:28s} {st['min'] / 1000:9.3f} / {st['median'] / 1000:9.3f} ms  "
               f"vs PyTorch {c['vs_torch']:.1e}, vs TVM default {c['vs_tvm']:.1e}: {'pass' if c['ok'] else 'FAIL'}",
               file=sys.stderr, flush=True)
-    return {"samples": samples, "checks": checks, "load": (load_before, load_after)}
+    result = {"samples": samples, "checks": checks, "load": (load_before, load_after)}
+    if getattr(plan.opts, "busy", False):
+        result["busy"] = _busy_timing(plan, found, name)
+    return result
+
+
+def _busy_timing(plan: Any, found: dict[str, Any], name: str) -> dict[str, Any]:
+    """``--busy``: the same interleaved timing of ``found`` again with a competing process pinned to one core
+    (:mod:`bench.latency.busy`); its samples and load, for the table's second part."""
+    from bench.latency.busy import busy_core, competitor
+
+    core = busy_core()
+    with competitor(core):
+        load_before = timing.loadavg()
+        samples = timing.interleaved({n: s.run for n, s in found.items()}, plan.opts.repeat, plan.opts.sample_ms)
+        load_after = timing.loadavg()
+    print(f"{name}: timed again with a competing process on core {core}; load {load_before} -> {load_after}",
+          file=sys.stderr, flush=True)
+    for sys_name in found:
+        st = timing.summary(samples[sys_name])
+        print(f"  {sys_name:28s} {st['min'] / 1000:9.3f} / {st['median'] / 1000:9.3f} ms (busy)", file=sys.stderr,
+              flush=True)
+    return {"samples": samples, "load": (load_before, load_after), "core": core}
