@@ -111,6 +111,8 @@ def make_tuning_pass(
         # The build and measure workers start now (a fresh interpreter importing TVM each, seconds on a busy
         # machine) while this process loads the tensor intrinsics, looks the tasks up and searches.
         session.tools()
+        if session.preplanned and budgeted is None:
+            session.emit()  # the PrimFuncs and their budgets, before the look-ups share the cores with the workers
         load_tensor_intrinsics(tgt)
         seeded = []
         if rules:
