@@ -29,12 +29,14 @@ Every system runs on ``--threads`` threads (TVM_NUM_THREADS, ``torch.set_num_thr
 ratios (median of the per-round ratios and the ratio of minimums) of app default and app tuned against ONNX
 Runtime, torch.compile and eager, app default ÷ TVM default, the build times, the numerical check of every
 column against ``tvm.compile``'s default build and PyTorch (max |diff| / max |ref|) and the load average before
-and after. Exit status 1 when a check fails.
+and after. ``--busy`` times every model a second time with a competing busy loop pinned to one core
+(:mod:`bench.latency.busy`) and prints that table too (issue 35's busy-machine mode). Exit status 1 when a check
+fails.
 
 Needs ``requirements-torch.txt`` and ``requirements-bench.txt`` (onnxruntime, onnxscript, transformers).
 Usage: ``.venv/bin/python -m bench.bench_latency [--models resnet18_tv,gpt2_hf,...|all] [--formats pt2,onnx]
 [--repeat N] [--tuned-minutes M] [--best [--tune-minutes M]] [--tuned [--trials N]] [--pipelines NAME,...]
-[--variants all|NAME,...] [--work-dir DIR] [--markdown]``
+[--variants all|NAME,...] [--busy] [--work-dir DIR] [--markdown]``
 """
 
 from __future__ import annotations

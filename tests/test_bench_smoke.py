@@ -273,7 +273,8 @@ def test_command_line_refuses_bad_choices() -> None:
 
 @pytest.mark.e2e
 def test_tiny_end_to_end_run(capsys, monkeypatch) -> None:
-    """The MLP as dynamo ONNX through the real engine: every column built, checked and timed (one round)."""
+    """The MLP as dynamo ONNX through the real engine: every column built, checked and timed (one round), and
+    timed again with one core kept busy (``--busy``: a second table)."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnxruntime")
     pytest.importorskip("onnxscript")
@@ -284,7 +285,7 @@ def test_tiny_end_to_end_run(capsys, monkeypatch) -> None:
     threads = torch.get_num_threads()
     try:
         status = cli.main(["--models", "mlp", "--formats", "onnx", "--repeat", "1", "--no-compile", "--markdown",
-                           "--build-rounds", "2"])
+                           "--build-rounds", "2", "--busy"])
     finally:
         torch.set_num_threads(threads)
     assert status == 0
@@ -298,6 +299,29 @@ def test_tiny_end_to_end_run(capsys, monkeypatch) -> None:
     # two build rounds: the medians and the median per-round ratio (ratio of the minimums)
     assert re.fullmatch(r"\d+\.\d\dx \(\d+\.\d\dx\)", cell["build ratio"]), cell["build ratio"]
     assert re.fullmatch(r"\d+\.\d\d / \d+\.\d\d", cell["build app / TVM (s)"]), cell["build app / TVM (s)"]
+    quiet, busy = out.split("With one core kept busy", 1)
+    assert "| mlp | onnx |" in quiet and "| mlp | onnx |" in busy
+    busy_row = next(line for line in busy.splitlines() if line.startswith("| mlp | onnx |"))
+    busy_cell = dict(zip(header, (c.strip() for c in busy_row.strip("|").split("|"))))
+    assert busy_cell["app÷ORT"].endswith("x)")
+
+
+def test_busy_competitor_is_pinned_to_one_core_and_always_ended() -> None:
+    """``--busy``'s competing process spins on the one core it is given and is ended when the measurement
+    ends, also when it ends with an error."""
+    import os
+
+    from bench.latency.busy import busy_core, competitor
+
+    core = busy_core()
+    assert core in os.sched_getaffinity(0)
+    with pytest.raises(RuntimeError, match="measurement failed"):
+        with competitor(core) as proc:
+            while proc.poll() is None and os.sched_getaffinity(proc.pid) != {core}:  # a fresh interpreter starting
+                os.sched_yield()
+            assert proc.poll() is None and os.sched_getaffinity(proc.pid) == {core}
+            raise RuntimeError("measurement failed")
+    assert proc.poll() is not None  # terminated and reaped
 
 
 def test_tuned_minutes_pairs_tune_only_the_models_they_name() -> None:

@@ -191,6 +191,17 @@ def test_stop_during_build_raises_at_the_next_poll(lowered_mlp):
     assert early.polls == 1
 
 
+def test_a_round_is_reported_before_the_cost_model_trains():
+    """The session's progress callback runs after the records are stored and the build artifacts removed, and
+    before XGBoost's update (the first one imports XGBoost and trains: seconds before the first trial showed)."""
+    from pipeline_model.passkinds.metaschedule.session_tvm import TuningSession
+    from pipeline_model.passkinds.metaschedule.tasks_tvm import _measure_callbacks
+
+    names = [type(cb).__name__ for cb in _measure_callbacks(TuningSession())]
+    assert names[-2:] == ["ProgressCallback", "UpdateCostModel"]
+    assert names[:2] == ["AddToDatabase", "RemoveBuildArtifact"] and len(names) == 4
+
+
 def test_builder_keeps_its_workers_across_rounds(lowered_mlp):
     """One pool of build workers serves every round (TVM's LocalBuilder starts a new one, ~3 s, per round); a
     worker is replaced after a failure, and close() ends the pool (the next round starts another)."""

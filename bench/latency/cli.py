@@ -60,6 +60,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seqs", default="32,128", help="with --dynamic: sequence lengths (default 32,128)")
     p.add_argument("--variants", default="", help="variations of cpu_build_dlight.json: "
                                                   + ", ".join(docs.VARIANT_DOCS) + " (or 'all')")
+    p.add_argument("--busy", action="store_true",
+                   help="busy-machine mode (issue 35): time every model again with a competing CPU-bound process "
+                        "pinned to one core and print a second table (bench/latency/busy.py)")
     p.add_argument("--int8", action="store_true",
                    help="int8 rows instead (issue 34): each model quantized by ONNX Runtime's quantize_static (CNNs, "
                         "QDQ) or quantize_dynamic (transformers), the app default against ONNX Runtime on that file "
@@ -169,6 +172,18 @@ def _print_header(plan: Plan, t_start: float, load: tuple[str, str]) -> None:
         print(f"  {v}: {docs.VARIANT_DOCS[v]}")
 
 
+def _print_busy(plan: Plan, rows: list[dict[str, Any]], timed: dict[str, dict[str, Any]]) -> None:
+    """``--busy``: the table again from the rounds timed with a competing process pinned to one core."""
+    from bench.latency import report
+
+    busy = {name: {**t, **t["busy"]} for name, t in timed.items()}
+    cores = sorted({t["busy"]["core"] for t in timed.values()})
+    print(f"\nWith one core kept busy: the same {plan.opts.repeat} interleaved rounds while a competing busy loop "
+          f"(another process) runs pinned to core {', '.join(map(str, cores))}; load average per row:")
+    header, lines = report.table(rows, busy, plan.extras, plan.best_from)
+    report.print_table(header, lines, plan.opts.markdown)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     """Run the benchmark and print the table."""
     opts = parser().parse_args(argv)
@@ -207,6 +222,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     _print_header(plan, t_start, (load_before, timing.loadavg()))
     header, lines = report.table(rows, timed, plan.extras, plan.best_from)
     report.print_table(header, lines, opts.markdown)
+    if opts.busy:
+        _print_busy(plan, rows, timed)
     if plan.tuned_minutes:
         from bench.latency.tuned import print_profiles
 

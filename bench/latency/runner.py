@@ -156,9 +156,7 @@ def timing_phase(plan: Any, rows: list[dict[str, Any]], name: str) -> dict[str, 
     ref = found["PyTorch eager"].outputs()
     tvm_refs = {f: found[f"{f}:TVM default"].outputs() for f in plan.formats if f"{f}:TVM default" in found}
     checks = _check(found, ref, tvm_refs, fmt_of, plan.opts.tol)
-    load_before = timing.loadavg()
-    samples = timing.interleaved({n: s.run for n, s in found.items()}, plan.opts.repeat, plan.opts.sample_ms)
-    load_after = timing.loadavg()
+    samples, (load_before, load_after) = _timed(plan, found)
     print(f"{name}: timed {len(found)} systems x {plan.opts.repeat} rounds (torch.compile first call "
           f"{compile_s:.0f} s); load {load_before} -> {load_after}", file=sys.stderr, flush=True)
     for sys_name in found:
@@ -167,4 +165,31 @@ def timing_phase(plan: Any, rows: list[dict[str, Any]], name: str) -> dict[str, 
         print(f"  {sys_name:28s} {st['min'] / 1000:9.3f} / {st['median'] / 1000:9.3f} ms  "
               f"vs PyTorch {c['vs_torch']:.1e}, vs TVM default {c['vs_tvm']:.1e}: {'pass' if c['ok'] else 'FAIL'}",
               file=sys.stderr, flush=True)
-    return {"samples": samples, "checks": checks, "load": (load_before, load_after)}
+    result = {"samples": samples, "checks": checks, "load": (load_before, load_after)}
+    if getattr(plan.opts, "busy", False):
+        result["busy"] = _busy_timing(plan, found, name)
+    return result
+
+
+def _busy_timing(plan: Any, found: dict[str, Any], name: str) -> dict[str, Any]:
+    """``--busy``: the same interleaved timing of ``found`` again with a competing process pinned to one core
+    (:mod:`bench.latency.busy`); its samples and load, for the table's second part."""
+    from bench.latency.busy import busy_core, competitor
+
+    core = busy_core()
+    with competitor(core):
+        samples, load = _timed(plan, found)
+    print(f"{name}: timed again with a competing process on core {core}; load {load[0]} -> {load[1]}",
+          file=sys.stderr, flush=True)
+    for sys_name in found:
+        st = timing.summary(samples[sys_name])
+        print(f"  {sys_name:28s} {st['min'] / 1000:9.3f} / {st['median'] / 1000:9.3f} ms (busy)", file=sys.stderr,
+              flush=True)
+    return {"samples": samples, "load": load, "core": core}
+
+
+def _timed(plan: Any, found: dict[str, Any]) -> tuple[dict[str, list[float]], tuple[str, str]]:
+    """``found`` timed interleaved (``--repeat`` rounds) and the load average before and after."""
+    load_before = timing.loadavg()
+    samples = timing.interleaved({n: s.run for n, s in found.items()}, plan.opts.repeat, plan.opts.sample_ms)
+    return samples, (load_before, timing.loadavg())

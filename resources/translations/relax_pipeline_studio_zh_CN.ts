@@ -1170,7 +1170,7 @@
         <translation>运行流水线 (F5) 以图形方式查看模型</translation>
     </message>
     <message>
-        <location line="+60"/>
+        <location line="+76"/>
         <source>This step&apos;s module is no longer in the engine (it was restarted): run the pipeline again (F5) to see its graph</source>
         <translation>此步骤的模块已不在引擎中（引擎已重启）：请重新运行流水线（F5）以查看其计算图</translation>
     </message>
@@ -3808,7 +3808,7 @@
         <translation>引擎进程已结束；正在启动新的引擎…</translation>
     </message>
     <message>
-        <location line="+220"/>
+        <location line="+223"/>
         <source>Starting engine…</source>
         <translation>正在启动引擎…</translation>
     </message>
@@ -3839,7 +3839,7 @@
         <translation>引擎：{job}…</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+28"/>
         <source>The engine crashed during a {0} request.</source>
         <translation>引擎在处理 {0} 请求时崩溃。</translation>
     </message>
@@ -5012,9 +5012,9 @@
 <context>
     <name>StepReport</name>
     <message>
-        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+97"/>
+        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+98"/>
         <source>no rule applied</source>
-        <extracomment>TVM&apos;s DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; the other groups are the app&apos;s (``app``) and the plug-ins&apos; rules (:mod:`.rules`, copied into exported scripts). Rules of a new step on a GPU target (those present in this TVM build). Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): those of the bundled ``cpu_build.json``. Not TVM&apos;s cpu.* rules: they slowed the CNNs down and can make LLVM take minutes on one function (docs/PERFORMANCE.md); a PrimFunc no app rule takes (the tutorial&apos;s 256x10 matrix-vector product) builds as it is.</extracomment>
+        <extracomment>TVM&apos;s DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; the other groups are the app&apos;s (``app``) and the plug-ins&apos; rules (:mod:`.rules`, copied into exported scripts). Rules of a new step on a GPU target (those present in this TVM build). Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): those of the bundled ``cpu_build.json``. Not TVM&apos;s cpu.* rules: they slowed the CNNs down (docs/PERFORMANCE.md &quot;Default-pipeline choices cited by the code&quot;) and made LLVM take minutes on one function (2026-11-23); a PrimFunc no app rule takes (the tutorial&apos;s 256x10 matrix-vector product) builds as it is.</extracomment>
         <translation>未应用规则</translation>
     </message>
     <message>

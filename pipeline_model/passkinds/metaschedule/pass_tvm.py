@@ -25,7 +25,13 @@ from pipeline_model.passkinds.metaschedule.config import (
 )
 from pipeline_model.passkinds.metaschedule.overrides_tvm import func_id, tuning_session
 from pipeline_model.passkinds.metaschedule.records import remember_own_database
-from pipeline_model.passkinds.metaschedule.script import TuningConfigError, track_work_dir, wipe_work_dir
+from pipeline_model.passkinds.metaschedule.script import (
+    TuningConfigError,
+    load_tensor_intrinsics,
+    meta_schedule_target,
+    track_work_dir,
+    wipe_work_dir,
+)
 from pipeline_model.passkinds.metaschedule.session_tvm import StopFn, TuningSession
 from pipeline_model.passkinds.metaschedule.tasks_tvm import apply_database
 
@@ -69,7 +75,7 @@ def make_tuning_pass(
         raise TuningConfigError(f"{pass_id} is not a MetaSchedule tuning pass")
     config = TuningConfig.from_params(params, where=f"step {pass_id}")
     work_dir = resolve_work_dir(config.work_dir, default_work_dir, base_dir)
-    tgt = tuning_target(target)
+    tgt = meta_schedule_target(target)  # its tensor intrinsics are loaded by the step, once its workers start
     targeted = _targeted_setup(pass_id, mode, params, trusted, step_number)
     budgeted = _budget_setup(pass_id, mode, params, step_number)
     rules = _seed_setup(pass_id, mode, config, step_number)
@@ -102,6 +108,12 @@ def make_tuning_pass(
 
     def _tune_step(session, mod):
         _prepare_session(session, mod, mode, work_dir, targeted, profile_fn)
+        # The build and measure workers start now (a fresh interpreter importing TVM each, seconds on a busy
+        # machine) while this process loads the tensor intrinsics, looks the tasks up and searches.
+        session.tools()
+        if session.preplanned and budgeted is None:
+            session.emit()  # the PrimFuncs and their budgets, before the look-ups share the cores with the workers
+        load_tensor_intrinsics(tgt)
         seeded = []
         if rules:
             from pipeline_model.passkinds.metaschedule.seed_tvm import seed_session

@@ -51,8 +51,8 @@ def pooled_builder(workers, timeout, should_stop=None, worker_uses=64):
     processes of one pool kept across rounds, ``timeout`` seconds per candidate; each worker is replaced after
     ``worker_uses`` builds, a timeout or a crash. At most ``workers`` candidates are in flight, and
     ``should_stop()`` is polled before a round and every 0.2 s in it: when it turns true the workers are killed
-    and :class:`TuningStopped` ends the round. ``warm()`` starts the workers without waiting (the engine does
-    while it makes the runner: the two start-ups overlap); ``close()`` ends the pool (a later round starts a new
+    and :class:`TuningStopped` ends the round. ``warm(count)`` starts workers without waiting (the engine starts
+    one while it makes the runner: the start-ups overlap); ``close()`` ends the pool (a later round starts a new
     one)."""
     import concurrent.futures
     from collections import deque
@@ -76,12 +76,13 @@ def pooled_builder(workers, timeout, should_stop=None, worker_uses=64):
                 self.pool.shutdown(wait=False)
                 self.pool = None
 
-        def warm(self):
-            """Start the workers now, without waiting for them (they import TVM while the caller goes on)."""
+        def warm(self, count=None):
+            """Start ``count`` workers (all when None) now, without waiting for them (they import TVM while the
+            caller goes on); the pool starts the others when more candidates are in flight at once."""
             if self.pool is None:
                 self.pool = PopenPoolExecutor(max_workers=self.max_workers, timeout=self.timeout_sec,
                                               maximum_process_uses=int(worker_uses))
-                for _ in range(self.max_workers):
+                for _ in range(self.max_workers if count is None else min(int(count), self.max_workers)):
                     self.pool.submit(int)
 
         def build(self, build_inputs):
@@ -135,7 +136,25 @@ def tuning_runner(options, should_stop=None, report=None):
         number=int(options["number"]), repeat=int(options["repeat"]),
         min_repeat_ms=int(options["min_repeat_ms"]), enable_cpu_cache_flush=False,
     )
-    return ms.runner.LocalRunner(timeout_sec=float(options["runner_timeout_s"]), evaluator_config=evaluator)
+    return quick_local_runner(float(options["runner_timeout_s"]), evaluator)
+
+
+def quick_local_runner(timeout, evaluator):
+    """TVM's ``LocalRunner`` (one measuring worker process, ``timeout`` seconds per candidate, ``evaluator``)
+    whose start does not wait for its worker: TVM's ``__init__`` sends a sanity check that, with the stock
+    measuring functions, only proves the worker started, and waits for it (the worker's interpreter start and
+    ``import tvm``, ~18 s beside the two build workers on a busy 2-core machine). Here the worker is started
+    and the caller goes on; the first candidate's measurement waits for it instead (a worker that cannot
+    start fails that candidate with its message, as TVM's runner does)."""
+    from tvm.ir.utils import derived_object
+    from tvm.s_tir.meta_schedule.runner import LocalRunner
+
+    @derived_object
+    class QuickLocalRunner(LocalRunner._cls):
+        def _sanity_check(self):
+            self.pool.submit(int)  # starts the worker process without waiting for it
+
+    return QuickLocalRunner(timeout_sec=timeout, evaluator_config=evaluator)
 
 
 def search_strategy(population):
@@ -176,5 +195,5 @@ def script_tuning_tools(options):
 
 #: The helpers above (after :mod:`.script_farm`'s), in the order an exported script defines them (before
 #: :mod:`.script`'s).
-MEASURE_HELPERS = (*FARM_HELPERS, TuningStopped, tuning_cores, meta_schedule_f_build, pooled_builder, tuning_builder, tuning_runner,
-                   search_strategy, close_tuning_tools, script_tuning_tools)
+MEASURE_HELPERS = (*FARM_HELPERS, TuningStopped, tuning_cores, meta_schedule_f_build, pooled_builder, tuning_builder, quick_local_runner,
+                   tuning_runner, search_strategy, close_tuning_tools, script_tuning_tools)

@@ -82,10 +82,14 @@ class TuningSession:
     def tools(self) -> tuple[Any, Any]:
         """``(builder, runner)`` of the session's options, made at the first call and kept until :meth:`close`:
         every PrimFunc, round and seed of the step measures with the same worker processes (a fresh builder
-        pool and runner per PrimFunc cost ~7 s each)."""
+        pool and runner per PrimFunc cost ~7 s each). The step makes them first, before its look-ups and search,
+        and nothing waits for their workers to start before the first candidate needs them."""
         if self._tools is None:
             builder = make_builder(self.config, self.should_stop)
-            builder.warm()  # its workers start while the runner starts its own (~3 s each, now side by side)
+            # One build worker starts now beside the runner's (a fresh interpreter importing TVM each, ~3 s of
+            # CPU): the first candidate needs no more, and on two cores every extra start-up delays it; the
+            # pool starts the others when a round has more candidates in flight.
+            builder.warm(1)
             self._tools = (builder, make_runner(self.config, self.should_stop))
         return self._tools
 

@@ -107,6 +107,16 @@ def _task_loggers(work_dir: str, names: list[str]) -> list:
             global_logger.addHandler(h)
 
 
+def _measure_callbacks(session: TuningSession) -> list:
+    """MetaSchedule's default measure callbacks with the session's :class:`ProgressCallback` after
+    ``AddToDatabase`` and ``RemoveBuildArtifact`` but before ``UpdateCostModel``: a round's trials are reported
+    (and a stop takes effect) without waiting for the cost model's training (its first update imports XGBoost
+    and trains, seconds on a busy machine)."""
+    callbacks = list(ms.measure_callback.MeasureCallback.create("default"))
+    at = next((i for i, cb in enumerate(callbacks) if type(cb).__name__ == "UpdateCostModel"), len(callbacks))
+    return callbacks[:at] + [ProgressCallback(session)] + callbacks[at:]
+
+
 def _open_database(work_dir: str, retune: bool, warn: Any = print):
     os.makedirs(work_dir, exist_ok=True)
     if retune:
@@ -168,7 +178,7 @@ def _run_tasks_untracked(
         session.progress.task(name).status = "tuning"
     session.task_names = names
     builder, runner = session.tools()
-    callbacks = list(ms.measure_callback.MeasureCallback.create("default")) + [ProgressCallback(session)]
+    callbacks = _measure_callbacks(session)
     cost_model = ms.cost_model.CostModel.create(
         config.cost_model, **({"num_tuning_cores": num_threads} if config.cost_model == "xgb" and isinstance(num_threads, int) else {})
     )
