@@ -224,18 +224,11 @@ def _wait(cond: Any, limit_s: float = 300.0) -> bool:
     return bool(cond())
 
 
-def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -> dict:
-    """Per-step figures for a real model in the real main window (see the module docstring)."""
-    import tempfile  # noqa: PLC0415
-
-    from PySide6.QtCore import QSettings  # noqa: PLC0415
-
+def _write_pipeline(args: argparse.Namespace, tmp: str) -> tuple[Any, str]:
+    """The bench's pipeline document (``--pipeline`` or ``--steps``/the default steps on ``--model``, a generated
+    decoder with ``--layers``), saved in ``tmp``: the document and its path."""
     from pipeline_model.document import PipelineDocument, Step  # noqa: PLC0415
     from pipeline_model.fileformat import load_pipeline, save_pipeline  # noqa: PLC0415
-
-    tmp = tempfile.mkdtemp(prefix="bench_graph_")
-    os.environ.setdefault("RPS_CACHE_DIR", os.path.join(tmp, "cache"))
-    from app.main_window import MainWindow  # noqa: PLC0415
 
     model = args.model
     if args.layers:
@@ -252,14 +245,27 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
         doc = PipelineDocument(model=model, target={"kind": "llvm"}, steps=[Step(s) for s in steps])
     path = os.path.join(tmp, "bench.rps.json")
     save_pipeline(doc, path)
-    win = MainWindow(settings=QSettings(os.path.join(tmp, "studio.ini"), QSettings.Format.IniFormat))
-    win.resize(args.width + 500, args.height + 300)
-    if args.layers:
-        win.ctx.trust.override = True  # the generated model file is code the bench wrote itself
-    win.show()
-    gv, insp, graphs = win.graph_view, win.inspector, win.graphs
-    monitor = _StallMonitor()
-    try:
+    return doc, path
+
+
+class _ModelBench:
+    """A real model's bench in the real main window: its run, and the timing of each step's selection (the
+    figures of the module docstring)."""
+
+    def __init__(self, args: argparse.Namespace, app: QApplication, win: Any) -> None:
+        self.args, self.app, self.win = args, app, win
+        self.gv, self.insp, self.graphs = win.graph_view, win.inspector, win.graphs
+        self.monitor = _StallMonitor()
+        self.queued: list[float] = []
+        self.painted: list[float] = []  # when this selection's graph was first on screen (maybe not yet coloured)
+        self.watching = ""
+        self.coloured: list[float] = []
+        self.replies: list[float] = []
+        self.whole: list[float] = []
+
+    def run_pipeline(self, path: str, doc: Any) -> tuple[float, Any]:
+        """Open the pipeline file and run it in the engine: the seconds until it settled, and its result."""
+        win = self.win
         if not _wait(lambda: win.ctx.catalogue.catalogue is not None, 120):
             raise SystemExit("bench_graph: no pass catalogue from the engine")
         finished: list = []
@@ -281,137 +287,165 @@ def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -
         if result.error or result.failed_index is not None:
             failed = result.steps[result.failed_index].error if result.failed_index is not None else ""
             raise SystemExit(f"bench_graph: the pipeline failed: {result.error or failed}")
-        if not args.json:
-            print(f"engine: pipeline of {len(doc.steps)} steps on {args.model} in {run_s:.1f} s (main window)")
-        steps = [("input", "", result.input_key)] + [(s.pass_id, s.uid, s.snapshot_key) for s in result.steps]
+        return run_s, result
 
-        def shown(key: str) -> bool:
-            return (not gv.is_busy() and gv._key is not None and gv._key[0] == key  # noqa: SLF001
-                    and graphs._shown_graph is not None and graphs._shown_graph[0] == key)  # noqa: SLF001
+    def _shown(self, key: str) -> bool:
+        gv, graphs = self.gv, self.graphs
+        return (not gv.is_busy() and gv._key is not None and gv._key[0] == key  # noqa: SLF001
+                and graphs._shown_graph is not None and graphs._shown_graph[0] == key)  # noqa: SLF001
 
-        def select(uid: str) -> None:
-            moved: list = []
-            slot = moved.append
-            win.pipeline_view.current_step_changed.connect(slot)
-            win.pipeline_view.select_uids([uid] if uid else [])
-            win.pipeline_view.current_step_changed.disconnect(slot)
-            if not moved:  # the current step did not change (e.g. a one-step pipeline): show it as a click does
-                insp.show_step(uid)
+    def _select(self, uid: str) -> None:
+        win = self.win
+        moved: list = []
+        slot = moved.append
+        win.pipeline_view.current_step_changed.connect(slot)
+        win.pipeline_view.select_uids([uid] if uid else [])
+        win.pipeline_view.current_step_changed.disconnect(slot)
+        if not moved:  # the current step did not change (e.g. a one-step pipeline): show it as a click does
+            self.insp.show_step(uid)
 
-        worker = win.ctx.engine
+    def _engine_idle(self) -> bool:  # nothing asked of the engine is queued or running
+        worker = self.win.ctx.engine
+        return worker._current is None and not worker._jobs and worker._pending_run is None  # noqa: SLF001
 
-        def engine_idle() -> bool:  # nothing asked of the engine is queued or running
-            return worker._current is None and not worker._jobs and worker._pending_run is None  # noqa: SLF001
+    def _on_graph_shown(self) -> None:
+        gv = self.gv
+        if not self.painted and gv._key is not None and gv._key[0] == self.watching:  # noqa: SLF001
+            gv.viewport().repaint()  # painted now, as the next event-loop turn would
+            self.painted.append(time.perf_counter())
 
-        queued: list[float] = []
-        painted: list[float] = []  # when this selection's graph was first on screen (maybe not yet coloured)
-        watching: list[str] = [""]
+    def show(self, uid: str, key: str) -> tuple[float, float]:
+        """Select a step and wait until its graph is shown: seconds to its first paint, and the longest stall."""
+        app, gv, graphs, win = self.app, self.gv, self.graphs, self.win
+        # Requests of an earlier selection (its step texts for the diff) still running in the engine
+        # would delay this one; they are waited for first and reported apart (queued_ms).
+        tq = time.perf_counter()
+        _wait(self._engine_idle, 300)
+        self.queued.append(time.perf_counter() - tq)
+        if _tracer(app) is not None:
+            app.mark()  # type: ignore[attr-defined]
+            app.recording = True  # type: ignore[attr-defined]
+        self.monitor.reset()
+        self.painted.clear()
+        self.watching = key
+        t0 = time.perf_counter()
+        self._select(uid)
+        fn = graphs._current_function  # noqa: SLF001
+        _wait(lambda: (key, fn) in graphs.graph_cache or (key, fn) in graphs._collapsed, 120)  # noqa: SLF001
+        self.replies.append(time.perf_counter() - t0)
+        if not _wait(lambda: self._shown(key), 120):
+            raise SystemExit(f"bench_graph: the graph of {key} was not shown: {win.graph_caption.text()} "
+                             f"(view: {gv._key}, busy {gv.is_busy()}; graphs: {graphs._shown_graph})")  # noqa: SLF001
+        gv.viewport().repaint()
+        done = time.perf_counter()
+        # first paint of the graph; a large step graph's changes are coloured after it (coloured_ms)
+        elapsed = (self.painted[0] if self.painted else done) - t0
+        self.coloured.append(done - t0)
+        # a collapsed view first: the whole graph comes next (what expanding and find read)
+        _wait(lambda: not gv.is_partial() and not gv.is_busy(), 300)
+        self.whole.append(time.perf_counter() - t0)
+        app.processEvents()
+        return elapsed, self.monitor.stop()
 
-        def on_graph_shown() -> None:
-            if not painted and gv._key is not None and gv._key[0] == watching[0]:  # noqa: SLF001
-                gv.viewport().repaint()  # painted now, as the next event-loop turn would
-                painted.append(time.perf_counter())
+    def _end_trace(self, tracer: Any, label: str) -> None:
+        """With ``--slow-events``: stop recording once the diff is done and report the selection's events."""
+        if tracer is not None:
+            _wait(lambda: not self.insp.diff_view.is_busy(), 60)
+            tracer.recording = False
+            tracer.report(label, sys.stderr)
 
-        gv.graph_shown.connect(on_graph_shown)
-        coloured: list[float] = []
-
-        def show(uid: str, key: str) -> tuple[float, float]:
-            # Requests of an earlier selection (its step texts for the diff) still running in the engine
-            # would delay this one; they are waited for first and reported apart (queued_ms).
-            tq = time.perf_counter()
-            _wait(engine_idle, 300)
-            queued.append(time.perf_counter() - tq)
-            if _tracer(app) is not None:
-                app.mark()  # type: ignore[attr-defined]
-                app.recording = True  # type: ignore[attr-defined]
-            monitor.reset()
-            painted.clear()
-            watching[0] = key
-            t0 = time.perf_counter()
-            select(uid)
-            fn = graphs._current_function  # noqa: SLF001
-            _wait(lambda: (key, fn) in graphs.graph_cache or (key, fn) in graphs._collapsed, 120)  # noqa: SLF001
-            replies.append(time.perf_counter() - t0)
-            if not _wait(lambda: shown(key), 120):
-                raise SystemExit(f"bench_graph: the graph of {key} was not shown: {win.graph_caption.text()} "
-                                 f"(view: {gv._key}, busy {gv.is_busy()}; graphs: {graphs._shown_graph})")  # noqa: SLF001
-            gv.viewport().repaint()
-            done = time.perf_counter()
-            # first paint of the graph; a large step graph's changes are coloured after it (coloured_ms)
-            elapsed = (painted[0] if painted else done) - t0
-            coloured.append(done - t0)
-            # a collapsed view first: the whole graph comes next (what expanding and find read)
-            _wait(lambda: not gv.is_partial() and not gv.is_busy(), 300)
-            whole.append(time.perf_counter() - t0)
-            app.processEvents()
-            return elapsed, monitor.stop()
-
-        rows = []
-        replies: list[float] = []
-        whole: list[float] = []
+    def first_show_row(self, name: str, uid: str, key: str) -> dict:
+        """Select a step for the first time (cold): its row of figures."""
+        gv = self.gv
         profiler = None
-        for name, uid, key in steps:
-            if not key:
-                continue
-            if args.profile:
-                import cProfile  # noqa: PLC0415
+        if self.args.profile:
+            import cProfile  # noqa: PLC0415
 
-                profiler = cProfile.Profile()  # the GUI thread only: what stalls it
-                profiler.enable()
-            tracer = _tracer(app)
-            first, stall = show(uid, key)
-            if tracer is not None:
-                _wait(lambda: not insp.diff_view.is_busy(), 60)
-                tracer.recording = False
-                tracer.report(f"{name}: first show", sys.stderr)
-            if profiler is not None:
-                import pstats  # noqa: PLC0415
-
-                profiler.disable()
-                print(f"--- {name}: first show, GUI thread", file=sys.stderr)
-                pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(8)
-                profiler = None
-            gv.fit_to_view()
-            t1 = time.perf_counter()
-            gv.viewport().repaint()
-            fit_ms = (time.perf_counter() - t1) * 1000
-            rows.append({"name": name, "nodes": len((gv.graph_json() or {}).get("nodes", [])),
-                         "queued_ms": round(queued[-1] * 1000, 1),
-                         "graph_reply_ms": round(replies[-1] * 1000, 1),
-                         "shown_nodes": len(gv.node_ids()), "first_show_ms": round(first * 1000, 1),
-                         "coloured_ms": round(coloured[-1] * 1000, 1), "whole_graph_ms": round(whole[-1] * 1000, 1),
-                         "max_stall_ms": round(stall * 1000, 1), "fit_repaint_ms": round(fit_ms, 1),
-                         "shown_rss_mb": round(_rss_mb(), 1)})
-        # selected again, each after another step: graph cache + layout cache
-        for row, (_name, uid, key) in zip(rows, [s for s in steps if s[2]]):
-            tracer = _tracer(app)
-            reshow, stall = show(uid, key)
-            if tracer is not None:
-                _wait(lambda: not insp.diff_view.is_busy(), 60)
-                tracer.recording = False
-                tracer.report(f"{_name}: shown again", sys.stderr)
-            row["reshow_ms"] = round(reshow * 1000, 1)
-            row["max_stall_ms"] = max(row["max_stall_ms"], round(stall * 1000, 1))
-            if args.expand_all:
-                monitor.reset()
-                t3 = time.perf_counter()
-                gv.expand_all()
-                _wait(lambda: not gv.is_busy(), 120)
-                gv.fit_to_view()
-                gv.viewport().repaint()
-                row.update(expanded_nodes=len(gv.node_ids()), expand_all_ms=round((time.perf_counter() - t3) * 1000, 1),
-                           expand_all_stall_ms=round(monitor.stop() * 1000, 1), expanded_rss_mb=round(_rss_mb(), 1))
-                gv.collapse_all()
-                _wait(lambda: not gv.is_busy(), 120)
+            profiler = cProfile.Profile()  # the GUI thread only: what stalls it
+            profiler.enable()
+        tracer = _tracer(self.app)
+        first, stall = self.show(uid, key)
+        self._end_trace(tracer, f"{name}: first show")
         if profiler is not None:
             import pstats  # noqa: PLC0415
 
             profiler.disable()
-            pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(25)
+            print(f"--- {name}: first show, GUI thread", file=sys.stderr)
+            pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(8)
+        gv.fit_to_view()
+        t1 = time.perf_counter()
+        gv.viewport().repaint()
+        fit_ms = (time.perf_counter() - t1) * 1000
+        return {"name": name, "nodes": len((gv.graph_json() or {}).get("nodes", [])),
+                "queued_ms": round(self.queued[-1] * 1000, 1),
+                "graph_reply_ms": round(self.replies[-1] * 1000, 1),
+                "shown_nodes": len(gv.node_ids()), "first_show_ms": round(first * 1000, 1),
+                "coloured_ms": round(self.coloured[-1] * 1000, 1), "whole_graph_ms": round(self.whole[-1] * 1000, 1),
+                "max_stall_ms": round(stall * 1000, 1), "fit_repaint_ms": round(fit_ms, 1),
+                "shown_rss_mb": round(_rss_mb(), 1)}
+
+    def reshow(self, row: dict, name: str, uid: str, key: str) -> None:
+        """Select a step again after another one (graph cache + layout cache), then ``--expand-all``: into its row."""
+        tracer = _tracer(self.app)
+        reshow, stall = self.show(uid, key)
+        self._end_trace(tracer, f"{name}: shown again")
+        row["reshow_ms"] = round(reshow * 1000, 1)
+        row["max_stall_ms"] = max(row["max_stall_ms"], round(stall * 1000, 1))
+        if self.args.expand_all:
+            self.expand_all(row)
+
+    def expand_all(self, row: dict) -> None:
+        """Expand All until painted at fit (figures into ``row``), then collapse again."""
+        gv = self.gv
+        self.monitor.reset()
+        t3 = time.perf_counter()
+        gv.expand_all()
+        _wait(lambda: not gv.is_busy(), 120)
+        gv.fit_to_view()
+        gv.viewport().repaint()
+        row.update(expanded_nodes=len(gv.node_ids()), expand_all_ms=round((time.perf_counter() - t3) * 1000, 1),
+                   expand_all_stall_ms=round(self.monitor.stop() * 1000, 1), expanded_rss_mb=round(_rss_mb(), 1))
+        gv.collapse_all()
+        _wait(lambda: not gv.is_busy(), 120)
+
+    def measure(self, steps: list[tuple[str, str, str]]) -> list[dict]:
+        """Each step with a snapshot selected cold, then each again after another: one row per step."""
+        self.gv.graph_shown.connect(self._on_graph_shown)
+        shown = [s for s in steps if s[2]]
+        rows = [self.first_show_row(name, uid, key) for name, uid, key in shown]
+        for row, (name, uid, key) in zip(rows, shown):
+            self.reshow(row, name, uid, key)
+        return rows
+
+
+def bench_model(args: argparse.Namespace, app: QApplication, view: Any = None) -> dict:
+    """Per-step figures for a real model in the real main window (see the module docstring)."""
+    import tempfile  # noqa: PLC0415
+
+    from PySide6.QtCore import QSettings  # noqa: PLC0415
+
+    tmp = tempfile.mkdtemp(prefix="bench_graph_")
+    os.environ.setdefault("RPS_CACHE_DIR", os.path.join(tmp, "cache"))
+    from app.main_window import MainWindow  # noqa: PLC0415
+
+    doc, path = _write_pipeline(args, tmp)
+    win = MainWindow(settings=QSettings(os.path.join(tmp, "studio.ini"), QSettings.Format.IniFormat))
+    win.resize(args.width + 500, args.height + 300)
+    if args.layers:
+        win.ctx.trust.override = True  # the generated model file is code the bench wrote itself
+    win.show()
+    bench = _ModelBench(args, app, win)
+    try:
+        run_s, result = bench.run_pipeline(path, doc)
+        if not args.json:
+            print(f"engine: pipeline of {len(doc.steps)} steps on {args.model} in {run_s:.1f} s (main window)")
+        steps = [("input", "", result.input_key)] + [(s.pass_id, s.uid, s.snapshot_key) for s in result.steps]
+        rows = bench.measure(steps)
         if not args.json:
             for row in rows:
                 print("  " + "  ".join(f"{k}={v}" for k, v in row.items()))
-        return {"steps": rows, "rss_mb": round(_rss_mb(), 1), "peak_rss_mb": round(_rss_mb("VmHWM:"), 1), "engine_run_s": round(run_s, 2), "loadavg": _loadavg()}
+        return {"steps": rows, "rss_mb": round(_rss_mb(), 1), "peak_rss_mb": round(_rss_mb("VmHWM:"), 1),
+                "engine_run_s": round(run_s, 2), "loadavg": _loadavg()}
     finally:
         win.ctrl.undo_stack.setClean()
         win.close()
