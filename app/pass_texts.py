@@ -33,6 +33,7 @@ OWN_TEXTS = (
                       "(built-in, TVMScript) have nothing to bind."),
     QT_TRANSLATE_NOOP("PassCatalogue", "Sink reshapes below elementwise ops (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Sigmoid and SiLU through exp (the app's)"),
+    QT_TRANSLATE_NOOP("PassCatalogue", "Small powers as products (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Fold constants in one build (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Fold batch norms into convolutions (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Integer kernels for quantized ops (the app's)"),
@@ -48,6 +49,9 @@ OWN_TEXTS = (
                       "(RemoveRedundantReshape). A matmul viewed back to [batch, seq, n] before its activation (GPT-2's "
                       "Conv1D) then fuses with its epilogue in FuseOps. Put it before LegalizeOps. The app's own step: "
                       'exported scripts contain its code.'),
+    QT_TRANSLATE_NOOP("PassCatalogue", "Rewrites power(x, 2), power(x, 3) and power(x, 4) of float tensors into products of x (TVM "
+                      "compiles a power into one libm powf call per element, which does not vectorize; GPT-2's GELU "
+                      "computes pow(x, 3)). The app's own step: exported scripts contain its code."),
     QT_TRANSLATE_NOOP("PassCatalogue", 'Rewrites sigmoid(x) into 1 / (1 + exp(-x)) and silu(x) into x / (1 + exp(-x)) for float tensors, so '
                       "a FastMathTransform after it replaces the exp by TVM's vectorizable fast_exp (TVM compiles sigmoid "
                       "into one libm expf call per element). Put it before FastMathTransform. The app's own step: exported "

@@ -3362,6 +3362,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Small powers as products (the app&apos;s)</source>
+        <translation>小整数次幂改写为乘积（本应用）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Fold constants in one build (the app&apos;s)</source>
         <translation>一次构建折叠常量（本应用）</translation>
     </message>
@@ -3387,6 +3392,11 @@
     </message>
     <message>
         <location line="+5"/>
+        <source>Rewrites power(x, 2), power(x, 3) and power(x, 4) of float tensors into products of x (TVM compiles a power into one libm powf call per element, which does not vectorize; GPT-2&apos;s GELU computes pow(x, 3)). The app&apos;s own step: exported scripts contain its code.</source>
+        <translation>对浮点张量，把 `power(x, 2)`、`power(x, 3)` 和 `power(x, 4)` 改写为 `x` 的乘积（TVM 会把幂运算编译成每个元素一次 `libm` 的 `powf` 调用，无法向量化；GPT-2 的 GELU 会计算 `pow(x, 3)`）。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Rewrites sigmoid(x) into 1 / (1 + exp(-x)) and silu(x) into x / (1 + exp(-x)) for float tensors, so a FastMathTransform after it replaces the exp by TVM&apos;s vectorizable fast_exp (TVM compiles sigmoid into one libm expf call per element). Put it before FastMathTransform. The app&apos;s own step: exported scripts contain its code.</source>
         <translation>对浮点张量，把 `sigmoid(x)` 改写为 `1 / (1 + exp(-x))`，把 `silu(x)` 改写为 `x / (1 + exp(-x))`，这样其后的 FastMathTransform 会把 `exp` 换成 TVM 可向量化的 fast_exp（TVM 会把 `sigmoid` 编译成每个元素一次 `libm` 的 `expf` 调用）。请放在 FastMathTransform 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>
