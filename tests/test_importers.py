@@ -246,3 +246,25 @@ def test_importer_kind_ignores_tvm_python_files(tmp_path):
     assert importer_kind("a.onnx") == "onnx" and importer_kind("b.pt2") == "pt2"
     with pytest.raises(ModelLoadError):
         emit_loader(str(tvm_file))
+
+
+def test_onnx_pow_exponent_is_a_constant_and_the_weights_stay_parameters(tmp_path):
+    """A Pow's scalar exponent initializer (GPT-2's GELU x ** 3) is imported as a constant, so app.ExpandPower can
+    write it as products; a float weight beside it stays a parameter with its value."""
+    from pipeline_model.importers.load_tvm import load_model
+    from pipeline_model.passkinds.expand_power.script import expand_power
+
+    w = np.arange(4, dtype="float32").reshape(2, 2)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["h"]), helper.make_node("Pow", ["h", "three"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])],
+        initializer=[numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array(3.0, dtype="float32"), "three")])
+    path = tmp_path / "pow.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    loaded = load_model(str(path), None)
+    assert list(loaded.params) == ["w"]
+    np.testing.assert_array_equal(loaded.params["w"], w)
+    text = loaded.mod["main"].script()
+    assert 'R.power(lv, R.const(3.0, "float32"))' in text or 'R.const(3.0, "float32")' in text, text
+    assert "R.power" not in expand_power()(loaded.mod)["main"].script()

@@ -68,7 +68,9 @@ def prepare_onnx_model(model) -> None:  # noqa: ANN001 - an onnx.ModelProto (onn
     """Prepare an ONNX model for import with weights kept as parameters (in place).
 
     Integer initializers (shapes, axes, indices; int8/uint8 scalars and vectors: quantization zero points, which
-    ``app.QuantizedToInteger`` must know) become ``Constant`` nodes, so the ops they feed are converted statically; weight initializers are renamed to valid identifiers (``fc.weight`` ->
+    ``app.QuantizedToInteger`` must know) and a ``Pow`` node's scalar exponent (GPT-2's GELU ``x ** 3``, which
+    ``app.ExpandPower`` writes as products only when it is a constant) become ``Constant`` nodes, so the ops they
+    feed are converted statically; weight initializers are renamed to valid identifiers (``fc.weight`` ->
     ``fc_weight``) so the IR, its printed TVMScript and the ``params`` keys agree. The exported
     script embeds this function's source, so both paths import identically.
     """
@@ -78,8 +80,10 @@ def prepare_onnx_model(model) -> None:  # noqa: ANN001 - an onnx.ModelProto (onn
     graph = model.graph
     int_types = (onnx.TensorProto.INT64, onnx.TensorProto.INT32)
     zero_point_types = (onnx.TensorProto.INT8, onnx.TensorProto.UINT8)  # quantization zero points: scalars/vectors
+    exponents = {n.input[1] for n in graph.node if n.op_type == "Pow" and len(n.input) > 1}
     int_inits = [t for t in graph.initializer if t.data_type in int_types
-                 or (t.data_type in zero_point_types and len(t.dims) <= 1)]
+                 or (t.data_type in zero_point_types and len(t.dims) <= 1)
+                 or (t.name in exponents and all(d == 1 for d in t.dims))]
     for tensor in int_inits:
         graph.initializer.remove(tensor)
         graph.node.insert(0, helper.make_node("Constant", [], [tensor.name], value=tensor))
