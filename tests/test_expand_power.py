@@ -51,7 +51,7 @@ def test_small_powers_become_products_with_the_same_values():
     assert sum("R.power" in op for op in ops) == 1, ops
     # x*x, (x*x)*x, (x*x)*(x*x): 5 products, or 3 where the rewriter binds the one square once
     assert 3 <= sum("R.multiply" in op for op in ops) <= 5, ops
-    assert expand_power()(out).same_as(out) or _ops(expand_power()(out)) == ops  # nothing left to rewrite
+    assert expand_power()(out).same_as(out)  # nothing left to rewrite: the module comes back as it was
     x = np.random.default_rng(0).standard_normal((3, 17)).astype("float32") * 3
     results = []
     for m in (mod, out):
