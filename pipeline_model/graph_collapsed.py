@@ -111,6 +111,40 @@ def _shown_nodes(full: dict[str, Any], rep: dict[str, str], crossing: list[dict[
     return [n for n in full.get("nodes") or [] if n["id"] in wanted]
 
 
+def _view_members(nodes: list[dict[str, Any]], rep: dict[str, str], crossing: list[dict[str, Any]],
+                  ) -> tuple[list[dict[str, Any]], dict[str, list[int]]]:
+    """``(members, counts)``: the nodes the collapsed view is made from, in graph order — each node shown as
+    itself, each end of a crossing edge, and for each group its first member (its place in the view) and its
+    first member in a dataflow block (its block) — and each group's ``[bindings, parameters]`` over all its
+    members (``build_view`` of the members counts only those). ``rep``: :func:`graph_hierarchy.collapsed_rep`."""
+    ends = {e["source"] for e in crossing}
+    ends.update(e["target"] for e in crossing)
+    counts: dict[str, list[int]] = {}
+    in_block: dict[str, bool] = {}  # group -> a kept member of it is in a block
+    members: list[dict[str, Any]] = []
+    for n in nodes:
+        nid = n["id"]
+        group = rep[nid]
+        if group == nid:
+            members.append(n)
+            continue
+        count = counts.get(group)
+        blocked = n.get("group") is not None
+        if count is None:
+            count = counts[group] = [0, 0]
+            members.append(n)
+            in_block[group] = blocked
+        elif nid in ends or (blocked and not in_block[group]):
+            members.append(n)
+            in_block[group] = in_block[group] or blocked
+        kind = n.get("kind")
+        if kind == "binding":
+            count[0] += 1
+        elif kind == "param":
+            count[1] += 1
+    return members, counts
+
+
 def collapsed_summary(full: dict[str, Any], before: Optional[dict[str, Any]] = None,
                       min_nodes: int = COLLAPSE_MIN_NODES,
                       fill: Optional[Callable[[list[dict[str, Any]]], None]] = None) -> Optional[dict[str, Any]]:
@@ -130,14 +164,19 @@ def collapsed_summary(full: dict[str, Any], before: Optional[dict[str, Any]] = N
     crossing = _crossing_edges(full, shown_as)
     if fill is not None:
         fill(_shown_nodes(full, shown_as, crossing))
-    # the view of the crossing edges only: the others are self-loops of a view node, which it drops
-    view = graph_hierarchy.build_view({**full, "edges": crossing}, frozenset(), tree=tree)
+    # the view of the crossing edges only (the others are self-loops of a view node, which it drops) and of
+    # the nodes that decide it; each group's counts are over all its members
+    members, counts = _view_members(nodes, shown_as, crossing)
+    view = graph_hierarchy.build_view({**full, "nodes": members, "edges": crossing}, frozenset(), tree=tree)
     if len(view["nodes"]) > COLLAPSED_MAX_VIEW_NODES:
         return None
-    rep: dict[str, str] = view["graph"].pop("rep")
+    del view["graph"]["rep"]  # of the members only: shown_as is the whole graph's
+    for node in view["nodes"]:
+        if node.get("kind") == "group":
+            node["ops"], node["weights"] = counts[node["id"]]
     changed: list[str] = []
     if before is not None:
-        shown = {rep.get(n, n) for n in changed_nodes(before, full)}
+        shown = {shown_as.get(n, n) for n in changed_nodes(before, full)}
         changed = [n["id"] for n in view["nodes"] if n["id"] in shown]
     row = {n["id"]: k for k, n in enumerate(view["nodes"])}
     edges = [[row[e["source"]], row[e["target"]], e.get("index", 0), e.get("indices")] for e in view["edges"]]

@@ -107,16 +107,20 @@ class _Prefixes:
             return None
         first = paths[0]
         if len(paths) == 1 or paths.count(first) == len(paths):  # 60 % of the calls: one path
-            hit = self._deepest.get(first)
-            if hit is None:
-                of = self.of(first)
-                hit = self._deepest[first] = of[-1] if of else ""
-            return hit or None
+            return self.deepest(first)
         key = tuple(paths)
         if key in self._best:
             return self._best[key]
         found = self._best[key] = self._best_of(paths)
         return found
+
+    def deepest(self, path: str) -> Optional[str]:
+        """``best([path])``: the deepest non-container prefix of ``path`` (None if none)."""
+        hit = self._deepest.get(path)
+        if hit is None:
+            of = self.of(path)
+            hit = self._deepest[path] = of[-1] if of else ""
+        return hit or None
 
     def _best_of(self, paths: list[str]) -> Optional[str]:
         # plain dicts, each distinct path's prefixes once (a prefix list holds no duplicates)
@@ -150,7 +154,7 @@ def annotate_modules(data: dict[str, Any]) -> dict[str, Any]:
     succs: list[list[int]] = [[] for _ in range(count)]
     get = index.get
     for e in _edges(data):
-        s, t = get(str(e.get("source"))), get(str(e.get("target")))
+        s, t = get(e.get("source")), get(e.get("target"))
         if s is not None and t is not None:
             preds[t].append(s)
             succs[s].append(t)
@@ -167,6 +171,11 @@ def annotate_modules(data: dict[str, Any]) -> dict[str, Any]:
         if kinds[i] != "binding":
             continue
         ins = preds[i]
+        if len(ins) == 1:  # most bindings: one input (common() of one path, without the lists)
+            w = wpath[ins[0]]
+            if w:
+                anchor[i] = wpath[i] = pre.deepest(w)
+            continue
         wins = [w for p in ins if (w := wpath[p])]
         if not wins:
             continue
@@ -178,10 +187,15 @@ def annotate_modules(data: dict[str, Any]) -> dict[str, Any]:
             wpath[i] = common
     # labels flowing up from consumers (reverse order), then the final label in order
     down: list[Optional[str]] = [None] * count
-    best = pre.best
+    best, deepest = pre.best, pre.deepest
     for i in range(count - 1, -1, -1):
         out = succs[i]
-        if out:
+        if len(out) == 1:  # most nodes: one consumer (best() of one path, without the list)
+            s = out[0]
+            x = anchor[s] or down[s]
+            if x:
+                down[i] = deepest(x)
+        elif out:
             labels = [x for s in out if (x := anchor[s] or down[s])]
             if labels:
                 down[i] = best(labels)
@@ -192,10 +206,16 @@ def annotate_modules(data: dict[str, Any]) -> dict[str, Any]:
             continue
         if kinds[i] != "binding":
             continue
-        members = [m for p in preds[i] if (m := final[p])]
+        ins = preds[i]
+        if len(ins) == 1 and not (final[ins[0]] and down[i]):  # one label at most: no list
+            one = final[ins[0]] or down[i]
+            final[i] = deepest(one) if one else None
+            continue
+        members = [m for p in ins if (m := final[p])]
         if down[i]:
             members.append(down[i])  # type: ignore[arg-type]
-        final[i] = best(members) if members else None
+        if members:
+            final[i] = deepest(members[0]) if len(members) == 1 else best(members)
     # bindings fed by no labelled producer (e.g. reshape(cos)) sit with their consumers
     for i in range(count - 1, -1, -1):
         if anchor[i] or kinds[i] != "binding" or any(final[p] for p in preds[i]):

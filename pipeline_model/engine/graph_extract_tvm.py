@@ -245,7 +245,8 @@ class _Extractor:
         # Python class -> what it is for the walk (an isinstance chain per expression costs ~5 us through
         # TVM's ABC classes; the answer only depends on the class)
         self._kinds: dict[type, str] = {}
-        self._op_names: dict[Any, str] = {}
+        # op name by the Op's address (an Op as a dict key hashes and compares through the FFI)
+        self._op_names: dict[int, str] = {}
         self._texts: dict[int, list[tuple[Any, Any]]] = {}  # (structural hash) -> [(object, its text)]
         self._global_var_class = tvm.ir.GlobalVar
         self._callees: dict[int, tuple[str | None, str | None, str | None]] = {}  # GlobalVar address -> callee
@@ -408,8 +409,7 @@ class _Extractor:
                 is_df = isinstance(block, relax.DataflowBlock)
                 if is_df:
                     self.groups.append({"id": block_index, "label": f"dataflow block {block_index}"})
-                for binding in _items(block.bindings):
-                    self._binding(binding, block_index if is_df else None, is_df)
+                self._bindings(_items(block.bindings), block_index if is_df else None, is_df)
             result = body.body
         else:
             result = body
@@ -419,7 +419,8 @@ class _Extractor:
         out_attrs: dict[str, str] = {}
         self._inputs(result, out_id, 0, out_attrs, self.details)
         out_node["attrs"] = out_attrs
-        edges = [edge for node in self.nodes for edge in self.out_edges.get(node["id"], {}).values()]
+        out_edges, none = self.out_edges, {}  # type: dict[str, dict[str, dict[str, Any]]], dict[str, dict[str, Any]]
+        edges = [edge for node in self.nodes for edge in out_edges.get(node["id"], none).values()]
         return {
             "format": GRAPH_FORMAT,
             "version": GRAPH_VERSION,
@@ -430,52 +431,69 @@ class _Extractor:
             "edges": edges,
         }
 
-    def _binding(self, binding: Any, group: int | None, is_df: bool) -> None:
-        # ~42k calls for a 50k-node function: _new_id, _add_node and _add_edge inline (same ids, the
-        # same node dicts with their keys in the same order, the same edges)
-        var = binding.var
-        name = var.name  # each FFI field read once
-        used = self.used_ids
-        if name and name not in used:
-            node_id = name
-            used.add(name)
-        else:
-            node_id = self._new_id(name)
-        details = self.details
-        op, callee, callee_kind, composite, args, attrs = self._describe(binding, details)
-        if details:
-            shape, dtype, type_text = self._type_info(getattr(var, "ty", None))
-            shape = list(shape) if shape is not None else None
-        else:
-            shape, dtype, type_text = None, None, ""
-            self._sources[node_id] = (var, binding)
-        node = {"id": node_id, "kind": "binding", "name": name, "op": op, "callee": callee,
-                "callee_kind": callee_kind, "composite": composite, "shape": shape, "dtype": dtype,
-                "type_text": type_text, "attrs": attrs, "group": group, "is_dataflow": is_df,
-                "label": callee or op or name}
-        self.nodes.append(node)
-        self.node_by_id[node_id] = node
-        kinds, var_node, out_edges = self._kinds, self.var_node, self.out_edges
-        for index, arg in enumerate(args):
-            kind = kinds.get(type(arg))
-            # a tuple argument (call_tir's inputs) is its fields, each at this index (as _inputs does)
-            fields = _items(arg.fields) if kind == "tuple" else (arg,)
-            for field in fields:
-                src = var_node.get(field.__chandle__()) if kinds.get(type(field)) == "var" else None
-                if src is None:
-                    self._inputs(field, node_id, index, attrs, details)
-                    continue
-                # most arguments: a variable bound earlier (what _inputs and _add_edge do, inline)
-                targets = out_edges.get(src)
-                if targets is None:
-                    out_edges[src] = {node_id: {"source": src, "target": node_id, "index": index, "indices": [index]}}
-                    continue
-                edge = targets.get(node_id)
-                if edge is not None:
-                    edge["indices"].append(index)
-                else:
-                    targets[node_id] = {"source": src, "target": node_id, "index": index, "indices": [index]}
-        var_node[var.__chandle__()] = node_id
+    def _bindings(self, bindings: list[Any], group: int | None, is_df: bool) -> None:
+        """Add the node and the in-edges of each binding of a block (~42k for a 50k-node function: the
+        walk's inner loop, with the state it touches in locals and the common binding, a variable bound to
+        an op's call, read inline; any other goes through :meth:`_describe`). Same ids, node dicts (keys in
+        the same order) and edges as one :meth:`_add_node` and :meth:`_inputs` per binding would make."""
+        used, details, nodes, node_by_id = self.used_ids, self.details, self.nodes, self.node_by_id
+        kinds, var_node, sources, op_names = self._kinds, self.var_node, self._sources, self._op_names
+        out_edges, get, size = self.out_edges, _ARRAY_GET, _ARRAY_SIZE
+        for binding in bindings:
+            var = binding.var
+            name = var.name  # each FFI field read once
+            if name and name not in used:
+                node_id = name
+                used.add(name)
+            else:
+                node_id = self._new_id(name)
+            value = binding.value
+            call_op = value.op if kinds.get(type(value)) == "call" and kinds.get(type(binding)) == "other" else None
+            op = op_names.get(call_op.__chandle__()) if call_op is not None and kinds.get(type(call_op)) == "op" \
+                else None
+            if op is not None and not details and get is not None and size is not None:
+                # an op's call (the outline has no attrs to read): what _describe answers for it
+                array = value.args
+                args = [get(array, i) for i in range(size(array))]
+                callee = callee_kind = composite = None
+                if op in _CALLEE_OPS and args:
+                    callee, callee_kind, composite = self._callee_of(args[0])
+                    if callee is not None:
+                        args = args[1:]
+                attrs: dict[str, str] = {}
+            else:
+                op, callee, callee_kind, composite, args, attrs = self._describe(binding, details)
+            if details:
+                shape, dtype, type_text = self._type_info(getattr(var, "ty", None))
+                shape = list(shape) if shape is not None else None
+            else:
+                shape, dtype, type_text = None, None, ""
+                sources[node_id] = (var, binding)
+            node = {"id": node_id, "kind": "binding", "name": name, "op": op, "callee": callee,
+                    "callee_kind": callee_kind, "composite": composite, "shape": shape, "dtype": dtype,
+                    "type_text": type_text, "attrs": attrs, "group": group, "is_dataflow": is_df,
+                    "label": callee or op or name}
+            nodes.append(node)
+            node_by_id[node_id] = node
+            for index, arg in enumerate(args):
+                # a tuple argument (call_tir's inputs) is its fields, each at this index (as _inputs does)
+                for field in (_items(arg.fields) if kinds.get(type(arg)) == "tuple" else (arg,)):
+                    src = var_node.get(field.__chandle__()) if kinds.get(type(field)) == "var" else None
+                    if src is None:
+                        self._inputs(field, node_id, index, attrs, details)
+                        continue
+                    # most arguments: a variable bound earlier (what _inputs and _add_edge do, inline)
+                    targets = out_edges.get(src)
+                    if targets is None:
+                        out_edges[src] = {node_id: {"source": src, "target": node_id, "index": index,
+                                                    "indices": [index]}}
+                        continue
+                    edge = targets.get(node_id)
+                    if edge is not None:
+                        edge["indices"].append(index)
+                    else:
+                        targets[node_id] = {"source": src, "target": node_id, "index": index, "indices": [index]}
+            var_node[var.__chandle__()] = node_id
 
     def _describe(self, binding: Any, texts: bool) -> tuple[str, Any, Any, Any, list[Any], dict[str, str]]:
         """(op, callee, callee kind, composite, argument expressions, attrs) of a binding; the attrs (texts
@@ -496,9 +514,9 @@ class _Extractor:
             call_op = value.op
             op_kind = kinds.get(type(call_op)) or self._kind(call_op)
             if op_kind == "op":
-                op = self._op_names.get(call_op)  # type: ignore[assignment]
+                op = self._op_names.get(call_op.__chandle__())  # type: ignore[assignment]
                 if op is None:
-                    op = self._op_names[call_op] = str(call_op.name)
+                    op = self._op_names[call_op.__chandle__()] = str(call_op.name)
                 args = _items(value.args)
                 if op in _CALLEE_OPS and args:
                     callee, callee_kind, composite = self._callee_of(args[0])
