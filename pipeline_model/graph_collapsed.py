@@ -11,9 +11,9 @@ nodes that changed. The view can lay that out at once; the whole graph follows a
 (what expanding, find, change colouring inside groups and export read).
 
 Encoding: a list of dicts with mostly the same keys (nodes, group tree entries) is a table
-(:func:`encode_table`): ``{"fields": [key, ...], "rows": [[value, ...], ...], "absent": {row: [field
-index, ...]}}``, each key named once instead of once per node; edges are ``[source row, target row,
-index, indices]``. :func:`decode_summary` gives back exactly the view graph and tree that were encoded.
+(:func:`encode_table`): ``{"fields": [key, ...], "rows": [[value, ...], ...], "missing": [[[field index, ...],
+[row, ...]], ...]}``, each key named once instead of once per node; edges are ``[source row, target row, index,
+indices]``. :func:`decode_summary` gives back exactly the view graph and tree that were encoded.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ COLLAPSE_MIN_NODES = 5000
 #: whole graph is answered instead.
 COLLAPSED_MAX_VIEW_NODES = 2000
 COLLAPSED_FORMAT = "relax-pipeline-studio.collapsed-graph"
-COLLAPSED_VERSION = 1
+COLLAPSED_VERSION = 2
 #: Marker on a decoded view graph (``graph["collapsed_of"]``: the whole function's node count): the
 #: graph view lays it out as it is, with no groups to build and the whole graph still to come.
 COLLAPSED_MARK = "collapsed_of"
@@ -50,7 +50,8 @@ COLLAPSED_MARK = "collapsed_of"
 
 def encode_table(items: list[dict[str, Any]]) -> dict[str, Any]:
     """A list of dicts as one table: the union of their keys (first-seen order), one row of values per
-    dict, and for each dict lacking some keys the indices of those (``absent``, keyed by row)."""
+    dict, and the dicts lacking some keys grouped by the keys they lack (``missing``: ``[[field index, ...],
+    [row, ...]]`` pairs: a group tree's 9,600 entries without ``container`` are one pair, not one entry each)."""
     fields: list[str] = []
     position: dict[str, int] = {}
     for item in items:
@@ -59,27 +60,33 @@ def encode_table(items: list[dict[str, Any]]) -> dict[str, Any]:
                 position[key] = len(fields)
                 fields.append(key)
     rows: list[list[Any]] = []
-    absent: dict[str, list[int]] = {}
+    missing: dict[tuple[int, ...], list[int]] = {}
+    width = len(fields)
     for r, item in enumerate(items):
         rows.append([item.get(key) for key in fields])
-        if len(item) != len(fields):
-            absent[str(r)] = [k for k, key in enumerate(fields) if key not in item]
-    return {"fields": fields, "rows": rows, "absent": absent}
+        if len(item) != width:
+            missing.setdefault(tuple(k for k, key in enumerate(fields) if key not in item), []).append(r)
+    return {"fields": fields, "rows": rows, "missing": [[list(ks), rs] for ks, rs in missing.items()]}
 
 
 def decode_table(table: dict[str, Any]) -> list[dict[str, Any]]:
-    """The dicts of :func:`encode_table` (keys in the table's order, absent ones left out)."""
+    """The dicts of :func:`encode_table` (keys in the table's order, missing ones left out)."""
     fields = [str(f) for f in table.get("fields") or []]
-    absent = {int(r): set(ks) for r, ks in (table.get("absent") or {}).items()}
+    rows = table.get("rows") or []
+    width = len(fields)
     out: list[dict[str, Any]] = []
-    for r, row in enumerate(table.get("rows") or []):
-        if len(row) != len(fields):
-            raise ValueError(f"collapsed graph: row {r} has {len(row)} values for {len(fields)} fields")
-        skip = absent.get(r)
-        if skip:
-            out.append({key: value for k, (key, value) in enumerate(zip(fields, row)) if k not in skip})
-        else:
-            out.append(dict(zip(fields, row)))
+    for r, row in enumerate(rows):
+        if len(row) != width:
+            raise ValueError(f"collapsed graph: row {r} has {len(row)} values for {width} fields")
+        out.append(dict(zip(fields, row)))
+    for keys, where in table.get("missing") or []:
+        names = [fields[int(k)] for k in keys if 0 <= int(k) < width]
+        for r in where:
+            if not 0 <= int(r) < len(out):
+                raise ValueError(f"collapsed graph: a missing field names row {r} of {len(out)}")
+            item = out[int(r)]
+            for name in names:
+                item.pop(name, None)
     return out
 
 

@@ -64,6 +64,19 @@ def test_collapsed_summary_names_the_groups_holding_changes_and_small_graphs_sta
     assert graph_collapsed.decode_table(table) == [{"a": 1, "b": None}, {"b": 2}]
 
 
+def test_a_table_names_each_set_of_missing_keys_once():
+    """A group tree's entries mostly lack ``container``: one missing-key group for all of them (was one entry
+    per row: ~10k in the 800-layer decoder's summary), decoded back exactly; a bad row is a clear error."""
+    items = [{"id": f"m:{k}", "size": k, **({"container": 3} if k % 100 == 0 else {})} for k in range(1000)]
+    items.append({"id": "c:x"})
+    table = graph_collapsed.encode_table(items)
+    assert table["missing"] == [[[2], [k for k in range(1000) if k % 100]], [[1, 2], [1000]]]
+    assert graph_collapsed.decode_table(json.loads(json.dumps(table))) == items
+    table["missing"][0][1].append(5000)
+    with pytest.raises(ValueError, match="row 5000"):
+        graph_collapsed.decode_table(table)
+
+
 @pytest.mark.parametrize("field,value", [("format", "other"), ("version", 99)])
 def test_decode_summary_refuses_another_format(field, value):
     summary = graph_collapsed.collapsed_summary(_annotated(), min_nodes=100)
