@@ -30,6 +30,8 @@ def test_pack_unpack_round_trips_and_is_small():
     assert again == data and again is not data
     names = [n["type_text"] for n in again["nodes"] if n.get("type_text")]
     assert len({id(s) for s in names}) == len(set(names))  # equal strings are one object again
+    for plain in ({"nodes": [{"id": "a"}], "edges": []}, {"nodes": [], "edges": [], "graph": {"function": "f"}}):
+        assert graph_pack.unpack(graph_pack.pack(plain)) == plain  # no "graph" or "callees" field added
 
 
 def test_unpack_of_a_truncated_blob_is_an_error():

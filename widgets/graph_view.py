@@ -178,6 +178,8 @@ class GraphView(FindMixin, OverlayMixin, QGraphicsView):
         self.last_from_cache = cached is not None
         if cached is not None:
             self._cache.move_to_end((key, exp))
+            if isinstance(graph_json, dict) and cached.full is not graph_json:
+                cached.full, cached.packed = graph_json, None  # the graph of this key, decoded again
             same_change_set = before is not None and cached.hl_before is before and cached.hl_extra == highlight
             if same_change_set or (before is None and cached.full_highlight == highlight):
                 cached.generation = self._generation
@@ -245,6 +247,11 @@ class GraphView(FindMixin, OverlayMixin, QGraphicsView):
     def attach_graph(self, stand_in: Any, graph: Any) -> None:
         """The graph ``stand_in`` stood for is here again as ``graph`` (:meth:`detach_graph` undone)."""
         layout_cache.attach([*self._cache.values(), self._prepared], stand_in, graph)
+
+    def holds(self, graph: Any) -> bool:
+        """True while a layout asked for (in flight, or to follow it) reads ``graph``."""
+        return any(graph is g for asked in (self._in_flight, self._after_layout) if asked is not None
+                   for g in (asked[0], asked[3]))
 
     def coloured_against(self, before: Any) -> bool:
         """True when the graph shown is laid out and coloured against ``before`` and nothing is in flight
