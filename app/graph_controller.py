@@ -332,12 +332,19 @@ class GraphController(QObject):
             if self._shown_before_key else None
         return shown, before
 
+    def _before_needed(self, before: Any) -> bool:
+        """False when the step shown is on screen coloured against ``before`` (its cached layout keeps that)."""
+        reply = self.graph_cache.get(self._shown_graph) if self._shown_graph else None
+        if before is None or reply is None or self._shown_graph is None:
+            return before is not None
+        return not self.area.graph_view.coloured_against((self._shown_graph[0], reply.get("function")), before)
+
     def _trim_graphs(self) -> None:
         """Pack the large decoded graphs not needed now, off the GUI thread, and let them go (one packed
         before is let go at once): needed are the graph shown (expanding, find, node details read it) and its
         "before" graph until the view shows the step coloured against it (a cached layout keeps its colours)."""
         shown, before = self._current_graphs()
-        keep = {id(shown)} | ({id(before)} if not self.area.graph_view.coloured_against(before) else set())
+        keep = {id(shown)} | ({id(before)} if self._before_needed(before) else set())
         seen: set[int] = set()
         for reply in list(self.graph_cache.values()):
             graph = reply.get("graph")
@@ -355,10 +362,13 @@ class GraphController(QObject):
 
     def _on_packed(self, graph: dict, packed: PackedGraph) -> None:
         self._packing.discard(id(graph))
-        for reply in self.graph_cache.values():
-            if reply.get("graph") is graph:
-                reply[PACKED] = packed
-        self._trim_graphs()  # let go of it unless it is needed again meanwhile
+        if not any(g is graph for g in self._current_graphs()):  # (needed again meanwhile: a layout may have
+            for reply in self.graph_cache.values():              # annotated it while it was packed: later)
+                if reply.get("graph") is graph:
+                    reply[PACKED] = packed
+            self._trim_graphs()
+        if self._unpacking and not self._unpack_timer.isActive():
+            self._start_unpacks()
 
     def _drop(self, graph: dict, packed: PackedGraph) -> None:
         """Let go of the decoded ``graph``: the cache and the view's layouts hold ``packed`` for it."""
@@ -377,7 +387,10 @@ class GraphController(QObject):
 
     def _start_unpacks(self) -> None:
         """Decode the packed graphs asked for that are still those of the step shown (the others are
-        dropped from the queue); each job checks again when it starts."""
+        dropped from the queue; each job checks again when it starts), once the graphs being packed are let
+        go (their memory serves these: the process's peak stays lower)."""
+        if self._packing:
+            return  # (asked again when they are packed)
         current = [g for g in self._current_graphs() if isinstance(g, PackedGraph) and id(g) in self._unpacking]
         self._unpacking = {id(g) for g in current}
         for packed in current:
@@ -408,6 +421,8 @@ class GraphController(QObject):
     def _on_pack_failed(self, item: Any, message: str) -> None:
         self._packing.discard(id(item))
         self._unpacking.discard(id(item))
+        if self._unpacking and not self._unpack_timer.isActive():
+            self._start_unpacks()
         if isinstance(item, PackedGraph) and any(g is item for g in self._current_graphs()):
             self.area.graph_caption.setText(tr("Graph unavailable: {0}").format(message[:200]))
 

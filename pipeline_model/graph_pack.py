@@ -26,7 +26,7 @@ __all__ = ["PackedGraph", "pack", "unpack", "release", "RELEASE_ITEMS"]
 #: zlib level of packed graphs (6: ~22 MB of a 50,000-node graph's JSON -> ~1 MB in ~0.4 s; 1: ~1.5 MB, 0.3 s).
 LEVEL = 6
 #: Items (nodes, edges, callee graphs) freed per piece by :func:`release`.
-RELEASE_ITEMS = 400
+RELEASE_ITEMS = 200
 #: Nodes or edges per packed line: decoding one holds the interpreter ~1-2 ms (800: ~5 ms), so the GUI
 #: thread gets it back that soon while a graph is unpacked.
 PACK_ITEMS = 200

@@ -22,7 +22,7 @@ from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QPointF, QRe
 from PySide6.QtGui import QBrush, QColor, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QApplication, QGraphicsView, QToolTip, QWidget
 
-from pipeline_model import graph_hierarchy
+from pipeline_model import graph_collapsed, graph_hierarchy
 from pipeline_model.layout import GraphLayout
 from widgets.graph import anchor
 from widgets.graph.adapter import categories, neighbours
@@ -175,11 +175,19 @@ class GraphView(FindMixin, OverlayMixin, QGraphicsView):
             expanded = self._last_expansion.get(key)
         exp = frozenset(expanded) if expanded is not None else None
         cached = self._cache.get((key, exp)) if key is not None and exp is not None else None
+        if (cached is not None and cached.packed is not None and isinstance(graph_json, dict)
+                and not graph_collapsed.is_collapsed_view(graph_json)):
+            # a layout whose graph was let go, given another copy of it: kept if that copy is annotated as
+            # the layout's graph was (find and reveal read its module paths), else laid out again from it
+            annotated = "module" in (graph_json.get("nodes") or [{}])[0]
+            if annotated:
+                cached.full, cached.packed = graph_json, None
+            else:
+                self._cache.pop((key, exp))
+                cached = None
         self.last_from_cache = cached is not None
         if cached is not None:
             self._cache.move_to_end((key, exp))
-            if isinstance(graph_json, dict) and cached.full is not graph_json:
-                cached.full, cached.packed = graph_json, None  # the graph of this key, decoded again
             same_change_set = before is not None and cached.hl_before is before and cached.hl_extra == highlight
             if same_change_set or (before is None and cached.full_highlight == highlight):
                 cached.generation = self._generation
@@ -253,11 +261,12 @@ class GraphView(FindMixin, OverlayMixin, QGraphicsView):
         return any(graph is g for asked in (self._in_flight, self._after_layout) if asked is not None
                    for g in (asked[0], asked[3]))
 
-    def coloured_against(self, before: Any) -> bool:
-        """True when the graph shown is laid out and coloured against ``before`` and nothing is in flight
-        (the "before" graph is not needed to show it again)."""
+    def coloured_against(self, key: Any, before: Any) -> bool:
+        """True when the graph shown is that of ``key``, laid out and coloured against ``before``, and nothing
+        is in flight (the "before" graph is not needed to show it again)."""
         p = self._prepared
-        return not self._busy and self._after_layout is None and p is not None and p.hl_before is before
+        return (not self._busy and self._after_layout is None and p is not None and self._key == key
+                and not p.partial and p.hl_before is before)
 
     def _group_words(self) -> dict[str, str]:
         """The words of a collapsed group's box, translated (see ``pipeline_model.layout.GROUP_WORDS``)."""
