@@ -19,22 +19,30 @@ import collections
 import html
 from typing import Any, Optional
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.code_dialogs import show_code_dialog
 from app.context import AppContext
+from app.graph_packer import GraphPacker
 from app.i18n import tr
 from app.panels import GraphArea
 from app.pass_kinds import fusion_call_node_ids, highlights_fusion
 from app.step_reports import details_placeholder_html, fused_node_ids, group_details_html, node_details_html
 from pipeline_model.graph_collapsed import decode_summary
+from pipeline_model.graph_pack import PackedGraph
 from widgets.theme import muted_colour
 
 #: Most graphs kept in the cache (oldest dropped first).
 GRAPH_CACHE_SIZE = 64
 #: Most collapsed views kept (each carries its function's whole group tree: ~10k groups for 50k nodes).
 COLLAPSED_CACHE_SIZE = 16
+#: Reply field of a whole graph's packed form, once made (the graph is let go again without packing it).
+PACKED = "gui_packed"
+#: A packed graph of a step shown again is decoded this long after it is shown (not for steps flipped through).
+UNPACK_DELAY_MS = 150
+#: Graphs not needed are packed or let go this long after a step is shown (its paint first).
+TRIM_DELAY_MS = 100
 
 
 class GraphController(QObject):
@@ -44,6 +52,8 @@ class GraphController(QObject):
     function_chosen = Signal()
     #: The Relax functions of the shown module changed (their names): what function-name parameters offer.
     functions_changed = Signal(list)
+    #: Whole graphs of at least this many nodes are packed while not needed (:meth:`_trim_graphs`).
+    PACK_MIN_NODES = 5_000
 
     def __init__(self, ctx: AppContext, area: GraphArea) -> None:
         super().__init__(ctx)
@@ -67,6 +77,23 @@ class GraphController(QObject):
         # callers already lit (the cached layout as it was) instead of lighting up after its diff again
         self._changed_memo: "collections.OrderedDict[tuple[str, Optional[str]], set[str]]" = collections.OrderedDict()
         self._callers = CalleeIndex()  # callers by callee per graph: a step shown again skips a 50k-node scan
+        # Large whole graphs are decoded only while needed (the one shown, its "before" until coloured against),
+        # packed meanwhile (issue 33: ~65 MB each for 50,000 nodes, ~1 MB packed); ids of those in the works:
+        self._packer = GraphPacker(self)
+        self._packer.packed.connect(self._on_packed)
+        self._packer.unpacked.connect(self._on_unpacked)
+        self._packer.failed.connect(self._on_pack_failed)
+        self._packing: set[int] = set()
+        self._unpacking: set[int] = set()
+        # a step shown again is decoded after this short wait (steps flipped through are not)
+        self._unpack_timer = QTimer(self)
+        self._unpack_timer.setSingleShot(True)
+        self._unpack_timer.setInterval(UNPACK_DELAY_MS)
+        self._unpack_timer.timeout.connect(self._start_unpacks)
+        self._trim_timer = QTimer(self)  # graphs are let go once the step shown is painted
+        self._trim_timer.setSingleShot(True)
+        self._trim_timer.setInterval(TRIM_DELAY_MS)
+        self._trim_timer.timeout.connect(self._trim_graphs)
         self.details_kind = "placeholder"  # or "node" (a node's details) or "report" (a step's report)
         self.prim_func_dialog: Any = None
         self.show_details_placeholder()
@@ -145,6 +172,7 @@ class GraphController(QObject):
         if before_key:
             self._request_graph(before_key, self._current_function)
         self._render_graph()
+        self._trim_timer.start()
 
     def _request_graph(self, key: str, function: Optional[str], collapsed_before: Optional[str] = None) -> None:
         """Ask for the whole graph of ``(key, function)``; with ``collapsed_before`` (the key of the
@@ -194,15 +222,19 @@ class GraphController(QObject):
                 request.finished.connect(lambda again: self._on_graph(wanted, again))
                 request.failed.connect(lambda message: self._on_graph_failed(wanted, message))
                 return
-            value = {**value, "graph": held["graph"]}
+            value = {**value, "graph": held["graph"], PACKED: held.get(PACKED)}
             value.pop("graph_held", None)
         if isinstance(value, dict) and value.get("graph_token") and value.get("graph") is not None:
             # The engine's very same graph as a cached one (a step that left the function as it was): one
             # copy, not one per step (a 50,000-node function: ~100 MB each).
             same = next((r["graph"] for r in self.graph_cache.values() if r.get("graph_token") == value["graph_token"]
-                         and r.get("graph") is not None), None)
-            if same is not None:
-                value = {**value, "graph": same}
+                         and r.get("graph") is not None and r is not value), None)
+            if isinstance(same, PackedGraph) and isinstance(value["graph"], dict):
+                self._attach(same, value["graph"])  # the packed copy's holders take this one (decoded)
+                value = {**value, PACKED: same}
+            elif same is not None:
+                value = {**value, "graph": same, PACKED: next((r.get(PACKED) for r in self.graph_cache.values()
+                                                                if r.get("graph") is same), None)}
         self.graph_cache[wanted] = value if isinstance(value, dict) else {"graph": None}
         if len(self.graph_cache) > GRAPH_CACHE_SIZE:
             self.graph_cache.pop(next(iter(self.graph_cache)))
@@ -227,6 +259,10 @@ class GraphController(QObject):
         reply = self.graph_cache.get((key, function))
         partial = self._collapsed.get((key, function))
         gv = self.area.graph_view
+        if reply is not None and isinstance(reply.get("graph"), PackedGraph):
+            # Packed while other steps were shown: decoded again off the GUI thread (this runs again then);
+            # meanwhile its cached layout is shown as it was coloured (else its collapsed view).
+            self._unpack(reply["graph"])
         if partial is not None and reply is not None:
             # the whole graph is here too: its collapsed view first unless its layout is cached (the whole
             # graph's groups are built and laid out off the GUI thread meanwhile: ~1 s for 50k nodes)
@@ -249,6 +285,9 @@ class GraphController(QObject):
         if partial is not None:
             self._show_graph(key, reply, partial["view"], set(partial["changed"]))
             return
+        if isinstance(data, PackedGraph):
+            self._show_graph(key, reply, data, set())
+            return
         if not data:
             self.area.graph_view.clear_graph(tr("This module has no Relax function"))
             self.area.graph_caption.setText(caption + tr(" (no Relax function)"))
@@ -266,15 +305,126 @@ class GraphController(QObject):
             # step's fusion report names (by var name), and any call of a composite function.
             extra |= fused_node_ids(data) | fusion_call_node_ids(data, self._step_report)
         self._show_graph(key, reply, data, extra, before)
+        if isinstance(before, PackedGraph) and gv.before_wanted:  # its changes are coloured when it is here
+            self._unpack(before)
 
-    def _show_graph(self, key: str, reply: dict, data: dict, highlight: set[str], before: Any = None) -> None:
-        """Hand a graph (the whole one, or a collapsed view) to the view; a new model or function is fitted."""
+    def _show_graph(self, key: str, reply: dict, data: Any, highlight: set[str], before: Any = None) -> None:
+        """Hand a graph (the whole one, a collapsed view, or a packed one: its cached layout) to the view; a
+        new model or function is fitted."""
         identity = (self.ctx.doc.model, reply.get("function"))
         if identity != self._fitted_for:
             self._fitted_for = identity
             self._refit_pending = True  # a new model or function: fit it when it is on screen
         self.area.find_bar.forget_matches()
+        if isinstance(data, PackedGraph):
+            self.area.graph_view.show_layout((key, reply.get("function")))
+            return
         self.area.graph_view.set_graph(data, highlight, key=(key, reply.get("function")), before=before)
+
+    # ---- whole graphs decoded only while needed (issue 33) ------------------------------------
+    def _current_graphs(self) -> tuple[Any, Any]:
+        """The cached whole graphs (decoded or packed) of the step shown and of its "before" module."""
+        if not self._shown_graph:
+            return None, None
+        key, function = self._shown_graph
+        shown = (self.graph_cache.get((key, function)) or {}).get("graph")
+        before = (self.graph_cache.get((self._shown_before_key, function)) or {}).get("graph") \
+            if self._shown_before_key else None
+        return shown, before
+
+    def _before_needed(self, before: Any) -> bool:
+        """False when the step shown is on screen coloured against ``before`` (its cached layout keeps that)."""
+        reply = self.graph_cache.get(self._shown_graph) if self._shown_graph else None
+        if before is None or reply is None or self._shown_graph is None:
+            return before is not None
+        return not self.area.graph_view.coloured_against((self._shown_graph[0], reply.get("function")), before)
+
+    def _trim_graphs(self) -> None:
+        """Pack the large decoded graphs not needed now, off the GUI thread, and let them go (one packed
+        before is let go at once): needed are the graph shown (expanding, find, node details read it) and its
+        "before" graph until the view shows the step coloured against it (a cached layout keeps its colours)."""
+        shown, before = self._current_graphs()
+        keep = {id(shown)} | ({id(before)} if self._before_needed(before) else set())
+        seen: set[int] = set()
+        for reply in list(self.graph_cache.values()):
+            graph = reply.get("graph")
+            if not isinstance(graph, dict) or id(graph) in keep or id(graph) in seen:
+                continue
+            seen.add(id(graph))
+            if len(graph.get("nodes") or ()) < self.PACK_MIN_NODES or self.area.graph_view.holds(graph):
+                continue  # (a layout in flight reads it: let go once it is done, at the next graph shown)
+            packed = reply.get(PACKED)
+            if isinstance(packed, PackedGraph):
+                self._drop(graph, packed)
+            elif id(graph) not in self._packing:
+                self._packing.add(id(graph))
+                self._packer.pack(graph)
+
+    def _on_packed(self, graph: dict, packed: PackedGraph) -> None:
+        self._packing.discard(id(graph))
+        if not any(g is graph for g in self._current_graphs()):  # (needed again meanwhile: a layout may have
+            for reply in self.graph_cache.values():              # annotated it while it was packed: later)
+                if reply.get("graph") is graph:
+                    reply[PACKED] = packed
+            self._trim_graphs()
+        if self._unpacking and not self._unpack_timer.isActive():
+            self._start_unpacks()
+
+    def _drop(self, graph: dict, packed: PackedGraph) -> None:
+        """Let go of the decoded ``graph``: the cache and the view's layouts hold ``packed`` for it."""
+        for reply in self.graph_cache.values():
+            if reply.get("graph") is graph:
+                reply["graph"] = packed
+        self.area.graph_view.detach_graph(graph, packed)
+        self._callers.move(graph, packed)
+        self._packer.release(graph)
+
+    def _unpack(self, packed: PackedGraph) -> None:
+        """Decode ``packed`` again soon (a step flipped past meanwhile is not decoded: see _start_unpacks)."""
+        if id(packed) not in self._unpacking:
+            self._unpacking.add(id(packed))
+            self._unpack_timer.start()
+
+    def _start_unpacks(self) -> None:
+        """Decode the packed graphs asked for that are still those of the step shown (the others are
+        dropped from the queue; each job checks again when it starts), once the graphs being packed are let
+        go (their memory serves these: the process's peak stays lower)."""
+        if self._packing:
+            return  # (asked again when they are packed)
+        current = [g for g in self._current_graphs() if isinstance(g, PackedGraph) and id(g) in self._unpacking]
+        self._unpacking = {id(g) for g in current}
+        for packed in current:
+            self._packer.unpack(packed, lambda p=packed: id(p) in self._unpacking)
+
+    def _attach(self, packed: PackedGraph, graph: dict) -> bool:
+        """``graph`` is ``packed`` decoded: the cache and the view's layouts hold it again (False: nothing
+        held ``packed``)."""
+        holders = [r for r in self.graph_cache.values() if r.get("graph") is packed]
+        for reply in holders:
+            reply["graph"], reply[PACKED] = graph, packed
+        self.area.graph_view.attach_graph(packed, graph)
+        self._callers.move(packed, graph)
+        return bool(holders)
+
+    def _on_unpacked(self, packed: PackedGraph, graph: Optional[dict]) -> None:
+        if graph is None:  # not decoded: another step was shown before its turn came
+            return
+        self._unpacking.discard(id(packed))
+        if not self._attach(packed, graph):  # the caches were cleared, or the engine sent it meanwhile
+            self._packer.release(graph)
+            return
+        if any(g is graph for g in self._current_graphs()):
+            self._render_graph()
+        else:
+            self._trim_graphs()  # another step is shown now
+
+    def _on_pack_failed(self, item: Any, message: str) -> None:
+        self._packing.discard(id(item))
+        self._unpacking.discard(id(item))
+        if self._unpacking and not self._unpack_timer.isActive():
+            self._start_unpacks()
+        if isinstance(item, PackedGraph) and any(g is item for g in self._current_graphs()):
+            self.area.graph_caption.setText(tr("Graph unavailable: {0}").format(message[:200]))
 
     def _update_function_picker(self, reply: dict) -> None:
         picker = self.area.function_picker
@@ -406,8 +556,10 @@ class GraphController(QObject):
             gv.fit_to_view()
         if self._pending_find is not None and not gv.is_partial():
             self._find(self._pending_find)
-        if gv.is_partial() and self._shown_graph in self.graph_cache:
+        reply = self.graph_cache.get(self._shown_graph) if self._shown_graph else None
+        if gv.is_partial() and reply is not None and not isinstance(reply.get("graph"), PackedGraph):
             self._render_graph()  # the whole graph came while its collapsed view was being laid out
+        self._trim_timer.start()  # once it is painted
         if self.details_kind == "report":
             return
         selected = self.area.graph_view.selected_node()
@@ -447,7 +599,7 @@ class CalleeIndex:
 
     def __init__(self, size: int = 8) -> None:
         self.size = size
-        self._index: "collections.OrderedDict[int, tuple[dict, dict[str, list[str]]]]" = collections.OrderedDict()
+        self._index: "collections.OrderedDict[int, tuple[Any, dict[str, list[str]]]]" = collections.OrderedDict()
 
     def callers(self, graph: dict, functions: set[str]) -> set[str]:
         """Ids of the nodes of ``graph`` whose callee is one of ``functions``."""
@@ -465,6 +617,14 @@ class CalleeIndex:
                 self._index.popitem(last=False)
         self._index.move_to_end(id(graph))
         return {nid for name in functions for nid in entry[1].get(name, ())}
+
+    def move(self, graph: Any, to: Any) -> None:
+        """The index of ``graph`` is kept for ``to`` (a graph let go: its packed form; unpacked: the new
+        graph object), so a step shown again does not scan its graph again."""
+        entry = self._index.get(id(graph))
+        if entry is not None and entry[0] is graph:
+            del self._index[id(graph)]
+            self._index[id(to)] = (to, entry[1])
 
 
 def callee_changed_node_ids(graph: dict, functions: set[str]) -> set[str]:

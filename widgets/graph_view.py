@@ -22,17 +22,18 @@ from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QPointF, QRe
 from PySide6.QtGui import QBrush, QColor, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QApplication, QGraphicsView, QToolTip, QWidget
 
-from pipeline_model import graph_hierarchy
+from pipeline_model import graph_collapsed, graph_hierarchy
 from pipeline_model.layout import GraphLayout
 from widgets.graph import anchor
 from widgets.graph.adapter import categories, neighbours
-from widgets.graph import lod, node_texts
+from widgets.graph import layout_cache, lod, node_texts
 from widgets.graph.items.diagram import LOD_SCALE
 from widgets.graph.errors import NodeError
+from widgets.graph.find import FindMixin
 from widgets.graph.minimap import GraphMinimap
 from widgets.graph.overlays import OverlayMixin
 from widgets.graph.palette import GraphPalette
-from widgets.graph.prepare import Prepared, apply_highlight, release_later
+from widgets.graph.prepare import Prepared, apply_highlight
 from widgets.graph.scene import GraphScene
 from widgets.graph.tiles import NODE_RADIUS, visible
 from widgets.graph.worker import LayoutSignals, LayoutTask
@@ -42,7 +43,7 @@ __all__ = ["GraphView", "NodeError", "wait_shown"]
 MIN_SCALE = 0.0005
 MAX_SCALE = 6.0
 
-class GraphView(OverlayMixin, QGraphicsView):
+class GraphView(FindMixin, OverlayMixin, QGraphicsView):
     """Zoomable, pannable node diagram of a Relax function graph JSON.
 
     Signals: ``node_selected(dict)`` on click (the node's attributes plus ``id``, ``inputs``, ``outputs``,
@@ -113,6 +114,8 @@ class GraphView(OverlayMixin, QGraphicsView):
         self._pending_reveal: Optional[str] = None
         self._anchor: Optional[tuple[str, Any]] = None  # (toggled group, its viewport point) kept in view
         self.last_from_cache = False
+        #: The last set_graph got a packed "before" graph's stand-in it could not colour against (see there).
+        self.before_wanted = False
         self.cancelled_count = 0
         self._busy = False
         # the layout in flight: (graph JSON, key, expanded argument, before) of the set_graph call that started it
@@ -150,26 +153,19 @@ class GraphView(OverlayMixin, QGraphicsView):
         highlight = frozenset(highlight)
         expanded = frozenset(expanded) if expanded is not None else None
         asked = (graph_json, key, expanded)
+        # a stand-in of a "before" graph that is packed (see attach_graph): colouring against it waits for it
+        stand_in = before is not None and not isinstance(before, (dict, str, bytes, bytearray))
+        self.before_wanted = False
         flight = self._in_flight
         if (self._busy and flight is not None and before is not None and flight[3] is None
                 and flight[0] is graph_json and flight[1:3] == asked[1:]):
             # The same graph is being laid out without change detection; its "before" graph just
             # arrived: recolour the finished layout rather than start the layout again.
             self._after_layout = (graph_json, highlight, key, before, expanded)
+            self.before_wanted = stand_in
             return
-        self._after_layout = None
-        self._in_flight = None
-        self._generation += 1
-        self._latest[0] = self._generation
-        self._pool.clear()  # drop queued, not yet started layouts
-        self._extra_highlight = highlight
-        self._highlight = highlight
-        self._bind_graph(graph_json, key)  # error colours of another graph go
-        self._key = key
-        same = self._prepared is not None and (self._prepared.full is graph_json or self._prepared.partial)
-        self._pending_reveal = self._pending_reveal if same else None  # (a collapsed view: its whole graph)
-        if not same:
-            self._anchor = None  # another graph: nothing to keep in place
+        p = self._prepared
+        self._begin(graph_json, key, highlight, p is not None and (p.full is graph_json or p.whole_pending()))
         if graph_json is None or (isinstance(graph_json, dict) and not graph_json.get("nodes")):
             self._busy = False
             self.clear_graph(self.tr("Empty function") if graph_json is not None else self.tr("No graph"))
@@ -179,6 +175,16 @@ class GraphView(OverlayMixin, QGraphicsView):
             expanded = self._last_expansion.get(key)
         exp = frozenset(expanded) if expanded is not None else None
         cached = self._cache.get((key, exp)) if key is not None and exp is not None else None
+        if (cached is not None and cached.packed is not None and isinstance(graph_json, dict)
+                and not graph_collapsed.is_collapsed_view(graph_json)):
+            # a layout whose graph was let go, given another copy of it: kept if that copy is annotated as
+            # the layout's graph was (find and reveal read its module paths), else laid out again from it
+            annotated = "module" in (graph_json.get("nodes") or [{}])[0]
+            if annotated:
+                cached.full, cached.packed = graph_json, None
+            else:
+                self._cache.pop((key, exp))
+                cached = None
         self.last_from_cache = cached is not None
         if cached is not None:
             self._cache.move_to_end((key, exp))
@@ -186,6 +192,13 @@ class GraphView(OverlayMixin, QGraphicsView):
             if same_change_set or (before is None and cached.full_highlight == highlight):
                 cached.generation = self._generation
                 self._on_prepared(cached)  # instant: the scene is one item
+                return
+        if stand_in:
+            self.before_wanted = True  # (the caller sets the graph again with it when it is here)
+            before = None
+            if cached is not None:  # shown as it was coloured meanwhile
+                cached.generation = self._generation
+                self._on_prepared(cached)
                 return
         if (before is not None and cached is None and isinstance(graph_json, dict)
                 and len(graph_json.get("nodes") or ()) > self.HIGHLIGHT_LATER_NODES):
@@ -201,6 +214,59 @@ class GraphView(OverlayMixin, QGraphicsView):
                           self._palette.char_width, self._palette.node_height, self._signals, cached, key,
                           self._palette.sub_height + 1.0, self._group_words())
         self._pool.start(task)
+
+    def _begin(self, graph_json: Any, key: Any, highlight: frozenset[str], same: bool) -> None:
+        """A new request: older layouts are dropped, the error colours of another graph go; a node to reveal
+        and the group kept in place stay only for the ``same`` graph (a collapsed view: its whole graph)."""
+        self._after_layout = None
+        self._in_flight = None
+        self._generation += 1
+        self._latest[0] = self._generation
+        self._pool.clear()  # drop queued, not yet started layouts
+        self._extra_highlight = highlight
+        self._highlight = highlight
+        self._bind_graph(graph_json, key)
+        self._key = key
+        self._pending_reveal = self._pending_reveal if same else None
+        if not same:
+            self._anchor = None  # another graph: nothing to keep in place
+
+    def show_layout(self, key: Any) -> bool:
+        """Show the cached layout of ``key`` at its last expansion as it was coloured, its whole graph packed
+        (:meth:`detach_graph`): expanding, find and reveal wait until :meth:`set_graph` gives it again, as
+        for a collapsed view. False when no layout of ``key`` is cached."""
+        exp = self._last_expansion.get(key)
+        cached = self._cache.get((key, exp)) if exp is not None else None
+        if cached is None:
+            return False
+        self._begin(None, key, cached.hl_extra, self._key == key and self.is_partial())
+        self.before_wanted = False
+        self.last_from_cache = True
+        self._cache.move_to_end((key, exp))
+        cached.generation = self._generation
+        self._on_prepared(cached)
+        return True
+
+    def detach_graph(self, graph: Any, stand_in: Any) -> None:
+        """``graph`` is packed and ``stand_in`` stands for it: the cached layouts let it go
+        (:func:`widgets.graph.layout_cache.detach`); :meth:`set_graph` accepts ``before=stand_in``."""
+        layout_cache.detach([*self._cache.values(), self._prepared], graph, stand_in)
+
+    def attach_graph(self, stand_in: Any, graph: Any) -> None:
+        """The graph ``stand_in`` stood for is here again as ``graph`` (:meth:`detach_graph` undone)."""
+        layout_cache.attach([*self._cache.values(), self._prepared], stand_in, graph)
+
+    def holds(self, graph: Any) -> bool:
+        """True while a layout asked for (in flight, or to follow it) reads ``graph``."""
+        return any(graph is g for asked in (self._in_flight, self._after_layout) if asked is not None
+                   for g in (asked[0], asked[3]))
+
+    def coloured_against(self, key: Any, before: Any) -> bool:
+        """True when the graph shown is that of ``key``, laid out and coloured against ``before``, and nothing
+        is in flight (the "before" graph is not needed to show it again)."""
+        p = self._prepared
+        return (not self._busy and self._after_layout is None and p is not None and self._key == key
+                and not p.partial and p.hl_before is before)
 
     def _group_words(self) -> dict[str, str]:
         """The words of a collapsed group's box, translated (see ``pipeline_model.layout.GROUP_WORDS``)."""
@@ -231,12 +297,12 @@ class GraphView(OverlayMixin, QGraphicsView):
     def set_expanded(self, groups: Iterable[str]) -> None:
         """Show the graph with exactly ``groups`` expanded (laid out off the GUI thread, or from the cache)."""
         p = self._prepared
-        if p is None or (p.full is None and not p.partial):
+        if p is None or (p.full is None and not p.whole_pending()):
             return
         exp = frozenset(g for g in groups if g in p.tree)
         if self._key is not None:
             self._last_expansion[self._key] = exp
-        if p.partial:  # a collapsed view: shown so when its whole graph is set (the controller asked for it)
+        if p.whole_pending():  # shown so when its whole graph is set (the controller asked for it)
             self.expansion_changed.emit()
             return
         self.set_graph(p.full, self._extra_highlight | p.full_highlight, key=self._key, expanded=exp)
@@ -298,72 +364,6 @@ class GraphView(OverlayMixin, QGraphicsView):
         if attrs.get("callee") and attrs.get("callee_kind") == "relax_function":
             self.function_requested.emit(str(attrs["callee"]))
 
-    # ---- find
-    def find(self, text: str) -> list[str]:
-        """Nodes of the whole function (collapsed groups and fused calls included) whose name, op, callee,
-        module path or shape contains ``text``; the first is revealed (groups expanded as needed), centred
-        and selected. Returns the matching ids (full-graph ids)."""
-        p = self._prepared
-        self._matches = graph_hierarchy.find_nodes(p.full, text) if p is not None and p.full is not None else []
-        self._match_index = -1
-        if self._matches:
-            self.find_next()
-        else:
-            self.find_changed.emit(0, 0)
-        return list(self._matches)
-
-    def find_next(self) -> Optional[str]:
-        """Reveal the next match (wraps); returns its id."""
-        return self._step_match(1)
-
-    def find_previous(self) -> Optional[str]:
-        """Reveal the previous match (wraps); returns its id."""
-        return self._step_match(-1)
-
-    def current_match(self) -> Optional[str]:
-        """Id of the match shown, or None."""
-        if 0 <= self._match_index < len(self._matches):
-            return self._matches[self._match_index]
-        return None
-
-    def _step_match(self, step: int) -> Optional[str]:
-        if not self._matches:
-            return None
-        self._match_index = (self._match_index + step) % len(self._matches)
-        node = self._matches[self._match_index]
-        self.find_changed.emit(self._match_index + 1, len(self._matches))
-        self.reveal(node)
-        return node
-
-    def reveal(self, node_id: str) -> None:
-        """Expand the groups around a node of the full graph if needed, then centre and select it."""
-        p = self._prepared
-        if p is not None and p.partial:
-            self._pending_reveal = node_id  # revealed when the whole graph is shown
-            return
-        if p is None or p.full is None:
-            return
-        need = graph_hierarchy.groups_of(p.full, node_id, _tree=p.tree)
-        missing = [g for g in need if g not in p.expanded]
-        if missing:
-            self._pending_reveal = node_id
-            self.set_expanded(set(p.expanded) | set(missing))
-            return
-        self._centre_select(node_id)
-
-    def _centre_select(self, node_id: str) -> None:
-        p = self._prepared
-        if p is None:
-            return
-        shown = node_id if node_id in p.index else p.rep.get(node_id, node_id)
-        if shown not in p.index:
-            return
-        if self.current_scale() < 0.8:
-            self.resetTransform()
-            self.scale(0.9, 0.9)
-            self._apply_lod()
-        self.select_node(shown, center=True)
-
     def set_highlight(self, ids: Iterable[str]) -> None:
         """Change the highlighted (changed-by-step) nodes (ids of the full graph) of the graph shown."""
         self._extra_highlight = frozenset(ids)
@@ -395,8 +395,9 @@ class GraphView(OverlayMixin, QGraphicsView):
         return self._prepared.full if self._prepared.full is not None else self._prepared.data
 
     def is_partial(self, key: Any = None) -> bool:
-        """True while the graph shown (under ``key``, when given) is a collapsed view, its whole graph not set."""
-        return self._prepared is not None and self._prepared.partial and (key is None or key == self._key)
+        """True while the graph shown (under ``key``, when given) is a collapsed view or a layout whose graph
+        is packed (:meth:`show_layout`), its whole graph not set."""
+        return self._prepared is not None and self._prepared.whole_pending() and (key is None or key == self._key)
 
     def has_layout(self, key: Any) -> bool:
         """True when a layout of the graph under ``key`` (at its last expansion) is cached: shown at once."""
@@ -443,23 +444,8 @@ class GraphView(OverlayMixin, QGraphicsView):
         self._last_expansion.clear()
 
     def _make_room(self, incoming: int, keep: Optional[Prepared] = None) -> None:
-        """Drop the oldest cached layouts (never ``keep`` nor the one shown) until at most ``CACHE_SIZE``
-        remain and their nodes plus ``incoming`` (the nodes of a layout about to be made) are within
-        ``CACHE_NODES``; dropped before a new layout is made, their memory serves it."""
-        def kept(p: Prepared) -> bool:
-            return p is keep or p is self._prepared
-
-        total = incoming + sum(len(p.ids) for p in self._cache.values() if not kept(p))
-        dropped: list[Prepared] = []
-        for cache_key in list(self._cache):
-            if len(self._cache) <= self.CACHE_SIZE and total <= self.CACHE_NODES:
-                break
-            p = self._cache[cache_key]
-            if kept(p):
-                continue
-            dropped.append(self._cache.pop(cache_key))
-            total -= len(p.ids)
-        release_later(dropped)  # freed off the GUI thread (in pieces)
+        """:func:`widgets.graph.layout_cache.make_room` (never ``keep`` nor the layout shown)."""
+        layout_cache.make_room(self._cache, incoming, self.CACHE_SIZE, self.CACHE_NODES, (keep, self._prepared))
 
     def cache_size(self) -> int:
         """Number of cached layouts."""

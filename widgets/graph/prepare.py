@@ -73,6 +73,13 @@ class Prepared:
     line_height: float = DETAIL_LINE
     #: A collapsed view the engine sent ahead of the whole graph (``full`` is None; expanding waits for it)
     partial: bool = False
+    #: While the whole graph is packed (:mod:`pipeline_model.graph_pack`; ``full`` is None): what stands for
+    #: it (:func:`widgets.graph.layout_cache.detach`); expanding and find wait for it as for a collapsed view
+    packed: Any = None
+
+    def whole_pending(self) -> bool:
+        """True while the whole graph is not here: a collapsed view, or a layout whose graph is packed."""
+        return self.partial or self.packed is not None
 
 
 def release_later(dropped: list[Prepared]) -> None:
