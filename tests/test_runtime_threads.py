@@ -26,7 +26,19 @@ def test_sets_usable_cores_when_nothing_is_set():
 def test_an_explicit_choice_wins(name):
     env = {name: "3"}
     assert runtime_threads.ensure_runtime_threads(env, cores=6) == RuntimeThreads(3, name)
-    assert env == {name: "3"}  # nothing added or changed
+    assert env == {name: "3", threads.SPIN_ENV_VAR: "0"}  # the count neither added nor changed
+
+
+def test_idle_workers_sleep_unless_the_user_chose():
+    """TVM's pool workers spin (sched_yield) 300000 times between parallel loops by default: on a core another
+    process keeps busy every yield gives that process a time slice (issue 35). The engine, the bench and
+    exported scripts set the spin count to 0; a value the user set wins."""
+    env: dict[str, str] = {}
+    runtime_threads.ensure_runtime_threads(env, cores=2)
+    assert env[threads.SPIN_ENV_VAR] == "0"
+    env = {threads.SPIN_ENV_VAR: "300000"}
+    runtime_threads.ensure_runtime_threads(env, cores=2)
+    assert env[threads.SPIN_ENV_VAR] == "300000"
 
 
 def test_tvm_variable_is_read_before_omp():
@@ -58,15 +70,16 @@ def test_usable_cores_follows_the_affinity_mask(monkeypatch):
 
 
 def _clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in threads.THREAD_ENV_VARS}
+    env = {k: v for k, v in os.environ.items() if k not in (*threads.THREAD_ENV_VARS, threads.SPIN_ENV_VAR)}
     env["PYTHONPATH"] = ROOT
     return env
 
 
 def test_script_lines_follow_the_same_rule():
-    code = "import os\n" + "\n".join(runtime_threads.script_lines()) + "\nprint(os.environ['TVM_NUM_THREADS'])\n"
+    code = ("import os\n" + "\n".join(runtime_threads.script_lines())
+            + "\nprint(os.environ['TVM_NUM_THREADS'], os.environ['TVM_THREAD_POOL_SPIN_COUNT'])\n")
     out = subprocess.run([sys.executable, "-c", code], env=_clean_env(), capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == str(threads.usable_cores())
+    assert out.stdout.split() == [str(threads.usable_cores()), "0"]
     env = dict(_clean_env(), OMP_NUM_THREADS="1")
     code = "import os\n" + "\n".join(runtime_threads.script_lines()) + "\nprint(os.environ.get('TVM_NUM_THREADS'))\n"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
