@@ -1,5 +1,5 @@
 """How TVM's CPU runtime thread pool runs: on every core this process may run on, its idle workers asleep at
-once, unless the user chose otherwise.
+once and free to move between cores, unless the user chose otherwise.
 
 The engine (:func:`pipeline_model.runtime_threads.ensure_runtime_threads`), the environment report, the bench's
 app column and exported scripts (this module's code, before ``import tvm``) share these functions. Standard
@@ -18,6 +18,11 @@ SOURCE_CORES = "usable cores"
 #: TVM's pool variable: how many times an idle worker calls ``sched_yield`` looking for its next task before it
 #: sleeps (TVM's default 300000, read once when the pool starts).
 SPIN_ENV_VAR = "TVM_THREAD_POOL_SPIN_COUNT"
+#: TVM's pool variable: ``1`` (TVM's default) pins worker ``i`` to core ``i`` when the pool starts; ``0`` leaves
+#: them where the scheduler puts them.
+BIND_ENV_VAR = "TVM_BIND_THREADS"
+#: What the app sets these to unless the user set them (:func:`pool_settings`).
+POOL_DEFAULTS = ((SPIN_ENV_VAR, "0"), (BIND_ENV_VAR, "0"))
 
 
 def usable_cores() -> int:
@@ -56,17 +61,22 @@ def use_every_core(environ: "MutableMapping[str, str]", cores: "int | None" = No
     return count, SOURCE_CORES
 
 
-def workers_sleep(environ: "MutableMapping[str, str]") -> str:
-    """Set ``TVM_THREAD_POOL_SPIN_COUNT=0`` in ``environ`` unless the user set it; return the value in effect.
+def pool_settings(environ: "MutableMapping[str, str]") -> "dict[str, str]":
+    """Set :data:`POOL_DEFAULTS` in ``environ`` (idle workers sleep, workers not pinned) where the user set no
+    value; return each variable's value in effect.
 
     TVM's pool splits each parallel loop statically, one part per thread, and the caller waits for every part.
     A worker that spins between loops yields its core on every turn: when another process shares that core,
     each yield hands it the core for a whole time slice, and every parallel kernel waits for it (issue 35: with
     one core kept busy GPT-2 took 19 ms instead of 0.5). A sleeping worker is woken when its part arrives and,
-    having used little CPU, runs at once (1.3 ms). docs/PERFORMANCE.md "One core kept busy" has the figures.
+    having used little CPU, runs at once. A worker pinned to a core that another process keeps busy cannot
+    move to a free one (MobileNetV3-small took 16-19 ms pinned, 2.8 ms not, on the shared 2-core machine).
+    docs/PERFORMANCE.md "One core kept busy" has the figures.
     """
-    chosen = environ.get(SPIN_ENV_VAR)
-    if chosen is not None and str(chosen).strip():
-        return str(chosen)
-    environ[SPIN_ENV_VAR] = "0"
-    return "0"
+    chosen = {}
+    for name, value in POOL_DEFAULTS:
+        current = environ.get(name)
+        if current is None or not str(current).strip():
+            environ[name] = current = value
+        chosen[name] = str(current)
+    return chosen
