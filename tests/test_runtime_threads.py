@@ -138,3 +138,13 @@ def test_report_warns_when_fewer_threads_than_cores():
     assert "1 of the 4" in warning.message and "unset TVM_NUM_THREADS" in warning.fix
     engine["runtime_threads"] = {"count": 4, "source": "usable cores"}
     assert not [p for p in env_report.find_problems(local, engine) if "usable cores" in p.message]
+
+
+def test_deploy_script_runs_the_pool_as_the_engine_does():
+    """``export_library``'s ``deploy.py`` holds the same thread-pool code as exported pipeline scripts, before
+    ``import tvm`` (TVM reads the variables when its pool starts)."""
+    from pipeline_model.engine.build.deploy import deploy_script
+
+    text = deploy_script("model.so", "llvm")
+    assert "\n".join(runtime_threads.script_lines()) in text
+    assert text.index("pool_settings(os.environ)") < text.index("import tvm")
