@@ -70,7 +70,8 @@ def pool_settings(environ: "MutableMapping[str, str]") -> "dict[str, str]":
     each yield hands it the core for a whole time slice, and every parallel kernel waits for it (issue 35: with
     one core kept busy GPT-2 took 19 ms instead of 0.5). A sleeping worker is woken when its part arrives and,
     having used little CPU, runs at once. A worker pinned to a core that another process keeps busy cannot
-    move to a free one (MobileNetV3-small took 16-19 ms pinned, 2.8 ms not, on the shared 2-core machine).
+    move to a free one (MobileNetV3-small on the shared 2-core machine at load 4.4-5.5: 15-24 ms with TVM's
+    defaults, 5.5-13 ms sleeping but pinned, 2.2-4.3 ms with both settings).
     docs/PERFORMANCE.md "One core kept busy" has the figures.
     """
     chosen = {}
