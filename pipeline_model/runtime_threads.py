@@ -10,7 +10,10 @@ the default, 14.2 µs with ``TVM_NUM_THREADS=2``; the pool cannot be grown after
 
 So the engine process (and every process it starts: MetaSchedule's measuring workers inherit the
 environment) sets ``TVM_NUM_THREADS`` to the number of cores it may run on before anything runs, unless
-the user set ``TVM_NUM_THREADS`` or ``OMP_NUM_THREADS`` — an explicit choice always wins. Exported scripts
+the user set ``TVM_NUM_THREADS`` or ``OMP_NUM_THREADS`` — an explicit choice always wins. It also makes the
+pool's idle workers sleep at once instead of spinning and leaves them unpinned (``TVM_THREAD_POOL_SPIN_COUNT=0``,
+``TVM_BIND_THREADS=0`` unless set: :func:`pipeline_model.scriptlib.threads.pool_settings` says why; a
+spinning or pinned worker made every kernel wait for a time slice on a busy machine). Exported scripts
 contain the same code (:func:`script_lines`: the source of :mod:`pipeline_model.scriptlib.threads`, the one
 home of "how many cores"). This module imports neither TVM nor Qt.
 """
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from pipeline_model import scriptlib
-from pipeline_model.scriptlib.threads import explicit_thread_count, use_every_core
+from pipeline_model.scriptlib.threads import explicit_thread_count, pool_settings, use_every_core
 
 _applied: "Optional[RuntimeThreads]" = None
 
@@ -55,11 +58,15 @@ def ensure_runtime_threads(environ: Optional[MutableMapping[str, str]] = None,
 
     Sets ``TVM_NUM_THREADS`` in ``environ`` (default ``os.environ``, which also updates the C environment
     TVM reads) to ``cores`` (default: the usable cores, :func:`pipeline_model.scriptlib.threads.usable_cores`)
-    when neither ``TVM_NUM_THREADS`` nor ``OMP_NUM_THREADS`` holds a positive integer. Call it before the first parallel loop of a compiled
-    module runs in this process; processes started afterwards inherit it.
+    when neither ``TVM_NUM_THREADS`` nor ``OMP_NUM_THREADS`` holds a positive integer, and the pool's settings
+    that the user did not set (:func:`~pipeline_model.scriptlib.threads.pool_settings`).
+    Call it before the first parallel loop of a compiled module runs in this process; processes started
+    afterwards inherit it.
     """
     global _applied
-    chosen = RuntimeThreads(*use_every_core(os.environ if environ is None else environ, cores))
+    env = os.environ if environ is None else environ
+    pool_settings(env)
+    chosen = RuntimeThreads(*use_every_core(env, cores))
     if environ is None:
         _applied = chosen
     return chosen
@@ -92,9 +99,12 @@ def script_lines() -> list[str]:
     """
     return [
         "# TVM's CPU runtime uses half the logical cores unless told otherwise (it assumes hyper-threading);",
-        "# use every core this process may run on, as the app does, unless TVM_NUM_THREADS/OMP_NUM_THREADS is set.",
+        "# use every core this process may run on, as the app does, unless TVM_NUM_THREADS/OMP_NUM_THREADS is set,",
+        "# and let its idle workers sleep instead of spinning, not pinned to cores (unless TVM_THREAD_POOL_SPIN_COUNT /",
+        "# TVM_BIND_THREADS are set): a busy machine then does not make every parallel kernel wait for a time slice.",
         *scriptlib.module_source("threads", imports=False).splitlines(),
         "",
         "",
+        "pool_settings(os.environ)",
         "use_every_core(os.environ)",
     ]

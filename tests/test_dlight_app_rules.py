@@ -263,6 +263,7 @@ MATMUL_CASES = [  # (m, k, n, nt, batch, bias, gelu, residual)
     (32, 32, 32, False, (1, 4), False, False, False),  # attention att @ v
     (1, 256, 512, True, (), True, False, False),    # one row (decode step)
     (1, 1280, 1000, False, (), True, False, False),  # a CNN's classifier (EfficientNet-B0): wide one-row tiles
+    (64, 256, 384, False, (), True, False, False),  # 6.3 M multiply-adds: over the floor, tiles in parallel
 ]
 
 
@@ -282,7 +283,9 @@ def test_matmul_rule_schedules_and_matches_the_unscheduled_function(case, target
         scheduled = dl.ApplyDefaultSchedule(CPUMatmul())(mod)
     (name, func), = _prims(scheduled).items()
     text = func.script()
-    assert "is_scheduled" in text and "T.vectorized(" in text and "T.parallel(" in text, (name, text)
+    assert "is_scheduled" in text and "T.vectorized(" in text, (name, text)
+    parallel = m == 1 or m * k * n * int(np.prod(batch)) >= CPUMatmul.min_parallel_flops
+    assert ("T.parallel(" in text) == parallel, (name, text)
     rng = np.random.default_rng(1)
     arrays = [rng.standard_normal(s).astype("float32") for s in shapes]
     got, want = _run_on(scheduled, target, arrays), _run_on(mod, target, arrays)
@@ -526,3 +529,25 @@ def test_reductions_are_the_reduction_blocks_the_schedule_sees():
             seen.extend(map(tuple, expected))
     # The convolution (SSSSRRR), the mean and softmax sums, the matmul reductions were all there to be found.
     assert (0, 0, 0, 0, 2, 2, 2) in seen and (0, 0, 2, 2) in seen and (0, 0, 2) in seen
+
+
+def test_matmul_rule_runs_small_matmuls_on_the_calling_thread_and_big_ones_in_parallel():
+    """Issue 35: TVM's pool waits for every thread's part of a parallel loop, and a part costs a worker's wake-up
+    (on a busy machine a time slice of a shared core). GPT-2's 32-row matmuls (32 x 128 @ 128 x 512: 2.1 M
+    multiply-adds) run their tiles serially; a matmul over ``min_parallel_flops`` (its LM head, 32 x 128 @
+    128 x 2048: 8.4 M) and one-row matmuls (memory-bound) keep parallel tiles."""
+    from tvm.s_tir import dlight as dl
+
+    from pipeline_model.passkinds.dlight.rules.cpu_matmul_tvm import CPUMatmul
+
+    assert 32 * 128 * 512 < CPUMatmul.min_parallel_flops <= 32 * 128 * 2048
+    found = {}
+    for m, k, n in ((32, 128, 512), (32, 128, 2048), (1, 128, 512)):
+        mod, _shapes = _matmul_module(m, k, n)
+        with tvm.target.Target(_native()):
+            scheduled = dl.ApplyDefaultSchedule(CPUMatmul())(mod)
+        (_name, func), = _prims(scheduled).items()
+        text = func.script()
+        assert "is_scheduled" in text and "T.vectorized(" in text, text
+        found[m, n] = "T.parallel(" in text
+    assert found == {(32, 512): False, (32, 2048): True, (1, 512): True}

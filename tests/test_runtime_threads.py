@@ -26,7 +26,20 @@ def test_sets_usable_cores_when_nothing_is_set():
 def test_an_explicit_choice_wins(name):
     env = {name: "3"}
     assert runtime_threads.ensure_runtime_threads(env, cores=6) == RuntimeThreads(3, name)
-    assert env == {name: "3"}  # nothing added or changed
+    assert env == {name: "3", **dict(threads.POOL_DEFAULTS)}  # the count neither added nor changed
+
+
+def test_idle_workers_sleep_and_are_not_pinned_unless_the_user_chose():
+    """TVM's pool workers spin (sched_yield) 300000 times between parallel loops and are pinned to cores by
+    default: on a core another process keeps busy every yield gives that process a time slice, and a pinned
+    worker cannot leave it (issue 35). The engine, the bench and exported scripts set the spin count to 0 and
+    TVM_BIND_THREADS to 0; a value the user set wins."""
+    env: dict[str, str] = {}
+    runtime_threads.ensure_runtime_threads(env, cores=2)
+    assert env["TVM_THREAD_POOL_SPIN_COUNT"] == "0" and env["TVM_BIND_THREADS"] == "0"
+    env = {"TVM_THREAD_POOL_SPIN_COUNT": "300000", "TVM_BIND_THREADS": "1"}
+    runtime_threads.ensure_runtime_threads(env, cores=2)
+    assert env == {"TVM_THREAD_POOL_SPIN_COUNT": "300000", "TVM_BIND_THREADS": "1", "TVM_NUM_THREADS": "2"}
 
 
 def test_tvm_variable_is_read_before_omp():
@@ -58,15 +71,16 @@ def test_usable_cores_follows_the_affinity_mask(monkeypatch):
 
 
 def _clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in threads.THREAD_ENV_VARS}
+    env = {k: v for k, v in os.environ.items() if k not in (*threads.THREAD_ENV_VARS, *dict(threads.POOL_DEFAULTS))}
     env["PYTHONPATH"] = ROOT
     return env
 
 
 def test_script_lines_follow_the_same_rule():
-    code = "import os\n" + "\n".join(runtime_threads.script_lines()) + "\nprint(os.environ['TVM_NUM_THREADS'])\n"
+    code = ("import os\n" + "\n".join(runtime_threads.script_lines())
+            + "\nprint(os.environ['TVM_NUM_THREADS'], os.environ['TVM_THREAD_POOL_SPIN_COUNT'], os.environ['TVM_BIND_THREADS'])\n")
     out = subprocess.run([sys.executable, "-c", code], env=_clean_env(), capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == str(threads.usable_cores())
+    assert out.stdout.split() == [str(threads.usable_cores()), "0", "0"]
     env = dict(_clean_env(), OMP_NUM_THREADS="1")
     code = "import os\n" + "\n".join(runtime_threads.script_lines()) + "\nprint(os.environ.get('TVM_NUM_THREADS'))\n"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
@@ -91,18 +105,20 @@ _PARALLEL_RUN = textwrap.dedent('''
     dev = tvm.cpu()
     a = tvm.runtime.tensor(np.zeros(4096, "float32"), dev)
     b = tvm.runtime.tensor(np.zeros(4096, "float32"), dev)
-    before = len(os.listdir("/proc/self/task"))
+    before = set(os.listdir("/proc/self/task"))
     for _ in range(5):
         lib(a, b)
     assert float(b.numpy()[0]) == 1.0
-    print(len(os.listdir("/proc/self/task")) - before)
+    workers = set(os.listdir("/proc/self/task")) - before
+    print(len(workers), min(len(os.sched_getaffinity(int(t))) for t in workers))
 ''')
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads through /proc")
 def test_a_parallel_loop_really_runs_on_every_usable_core(tmp_path):
     """The runtime's thread pool starts one worker per extra core (the calling thread is the first):
-    with the app's setting a parallel loop adds ``usable_cores() - 1`` threads to the process."""
+    with the app's setting a parallel loop adds ``usable_cores() - 1`` threads to the process, none of them
+    pinned to one core (TVM pins them unless ``TVM_BIND_THREADS=0``; issue 35)."""
     cores = threads.usable_cores()
     if cores < 2:
         pytest.skip("one usable core: nothing to check")
@@ -111,7 +127,7 @@ def test_a_parallel_loop_really_runs_on_every_usable_core(tmp_path):
     run = [sys.executable, str(script)]
     app = subprocess.run([*run, "app"], env=_clean_env(), capture_output=True, text=True, timeout=300)
     assert app.returncode == 0, app.stderr[-2000:]
-    assert int(app.stdout.strip().splitlines()[-1]) == cores - 1
+    assert app.stdout.strip().splitlines()[-1].split() == [str(cores - 1), str(cores)]
 
 
 def test_report_warns_when_fewer_threads_than_cores():
@@ -122,3 +138,13 @@ def test_report_warns_when_fewer_threads_than_cores():
     assert "1 of the 4" in warning.message and "unset TVM_NUM_THREADS" in warning.fix
     engine["runtime_threads"] = {"count": 4, "source": "usable cores"}
     assert not [p for p in env_report.find_problems(local, engine) if "usable cores" in p.message]
+
+
+def test_deploy_script_runs_the_pool_as_the_engine_does():
+    """``export_library``'s ``deploy.py`` holds the same thread-pool code as exported pipeline scripts, before
+    ``import tvm`` (TVM reads the variables when its pool starts)."""
+    from pipeline_model.engine.build.deploy import deploy_script
+
+    text = deploy_script("model.so", "llvm")
+    assert "\n".join(runtime_threads.script_lines()) in text
+    assert text.index("pool_settings(os.environ)") < text.index("import tvm")

@@ -4,10 +4,10 @@ loads the library and runs the entry function on an ``.npz`` of inputs or seeded
 
 from __future__ import annotations
 
-from pipeline_model import scriptlib
+from pipeline_model import runtime_threads, scriptlib
 
-#: ``deploy.py`` (``str.format`` with ``library``, ``target_label``, ``sys_path`` and ``files_helpers``; see
-#: :func:`deploy_script`).
+#: ``deploy.py`` (``str.format`` with ``library``, ``target_label``, ``sys_path``, ``runtime_threads`` and
+#: ``files_helpers``; see :func:`deploy_script`).
 DEPLOY_SCRIPT = '''\
 """Run the exported model: {library} (built by Relax Pipeline Studio for target {target_label}).
 
@@ -25,6 +25,8 @@ if __name__ == "__main__":
 
 import io
 import json
+
+{runtime_threads}
 
 import numpy as np
 import tvm
@@ -76,7 +78,9 @@ if __name__ == "__main__":
 
 def deploy_script(library: str, target_label: str) -> str:
     """The ``deploy.py`` for ``library`` (a file name beside it) built for ``target_label``; it writes its
-    ``outputs.npz`` with :mod:`pipeline_model.scriptlib.files` (whose code it holds)."""
+    ``outputs.npz`` with :mod:`pipeline_model.scriptlib.files` (whose code it holds) and runs TVM's thread pool
+    as the engine does (:func:`pipeline_model.runtime_threads.script_lines`, before ``import tvm``)."""
     return DEPLOY_SCRIPT.format(library=library, target_label=target_label,
                                 sys_path=scriptlib.module_source("sys_path", imports=False).rstrip("\n"),
+                                runtime_threads="\n".join(runtime_threads.script_lines()),
                                 files_helpers=scriptlib.script_source(("files",)).rstrip("\n"))

@@ -31,7 +31,8 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     symbolic ``j`` are padded to whole tiles (``pad_einsum``: the static build's tiles, the last one's valid part
     written out), a symbolic ``k`` stays a loop of that length. Declines (returns ``None``, so a later rule such as ``app.CPUParallel`` takes the
     function) other symbolic extents, non-float32, other reductions, sizes the vector width does not divide (a narrow NN output under two vector widths, a
-    classifier's 10 classes, is one vector of its own width instead), and matmuls under ``min_flops``."""
+    classifier's 10 classes, is one vector of its own width instead), and matmuls under ``min_flops``. Matmuls
+    of several rows under ``min_parallel_flops`` multiply-adds run their tiles on the calling thread."""
 
     #: Tile of the ``B[k, j]`` kernel with 32 vector registers (AVX-512): 8 rows x 3 vectors = 24 accumulators
     #: (halved with 16 registers). Chosen by a sweep on the quiet 2-core AVX-512 machine (2026-11-25): 8 rows beat
@@ -48,6 +49,13 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     #: Fewest tiles a one-row tile's width may leave (so that every core still gets some).
     gemv_min_tiles = 4
     min_flops = 1 << 14
+    #: Fewest multiply-adds of a matmul whose tiles run in parallel; smaller ones run on the calling thread. TVM's
+    #: pool splits a parallel loop into one part per thread and waits for every part: a part costs a worker's
+    #: wake-up, and on a busy machine a time slice of the core the worker shares (issue 35). Measured on the
+    #: 2-core machine at load ~3.7 (docs/PERFORMANCE.md "One core kept busy"): GPT-2's and BERT's 32-row
+    #: matmuls (0.13-2.1 M) ran as fast or faster serial, the LM head (8.4 M) gained a little in parallel.
+    #: One-row matmuls (memory-bound: every multiply-add reads its own weight) keep their parallel tiles.
+    min_parallel_flops = 1 << 22
     #: What a symbolic extent counts as in the ``min_flops`` test.
     symbolic_extent = 64
 
@@ -156,10 +164,11 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             epilogue = [sch.cache_write(block, 0, "local")]
         elif epilogue:  # the intermediate between matmul and epilogue: one tile, per thread
             sch.set_scope(block, 0, "local")
+        parallel = flops >= self.min_parallel_flops or (isinstance(m, int) and m == 1)
         if nt:
-            tile = self._nt(sch, block, loops, rows, n, lanes)
+            tile = self._nt(sch, block, loops, rows, n, lanes, parallel)
         else:
-            tile = self._nn(sch, block, loops, rows, n, lanes)
+            tile = self._nn(sch, block, loops, rows, n, lanes, parallel)
         for consumer in epilogue:
             sch.reverse_compute_at(consumer, tile, preserve_unit_loops=True)
             inner = sch.get_loops(consumer)[-1]
@@ -184,13 +193,13 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         sch.set_scope(block, 0, "local")
         return sch.get_loops(block), epilogue
 
-    def _outer(self, sch, batch, io, jo):  # type: ignore[no-untyped-def]
+    def _outer(self, sch, batch, io, jo, parallel):  # type: ignore[no-untyped-def]
         fused = sch.fuse(*batch, jo, io)
-        if not isinstance(sch.get(fused).extent, tvm.tirx.IntImm) or int(sch.get(fused).extent) > 1:  # one tile: starting the thread pool would cost more than it gives
+        if parallel and (not isinstance(sch.get(fused).extent, tvm.tirx.IntImm) or int(sch.get(fused).extent) > 1):  # one tile: starting the thread pool would cost more than it gives
             sch.parallel(fused)
         return fused
 
-    def _nn(self, sch, block, loops, rows, n, lanes):  # type: ignore[no-untyped-def]
+    def _nn(self, sch, block, loops, rows, n, lanes, parallel):  # type: ignore[no-untyped-def]
         """``B[k, j]``: rows x (vectors x lanes) accumulators, ``k`` outside the vector lanes."""
         *batch, i, j, k = loops
         most = self.vectors if lanes >= 16 else min(2, self.vectors)
@@ -202,7 +211,7 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         io, ii = sch.split(i, factors=[None, rows])
         jo, jv, jl = sch.split(j, factors=[None, nvec, lanes])
         sch.reorder(*batch, jo, io, k, ii, jv, jl)
-        outer = self._outer(sch, batch, io, jo)
+        outer = self._outer(sch, batch, io, jo, parallel)
         sch.unroll(ii)
         sch.unroll(jv)
         sch.vectorize(jl)
@@ -212,7 +221,7 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             sch.vectorize(init_l)
         return outer
 
-    def _nt(self, sch, block, loops, rows, n, lanes):  # type: ignore[no-untyped-def]
+    def _nt(self, sch, block, loops, rows, n, lanes, parallel):  # type: ignore[no-untyped-def]
         """``B[j, k]``: ``k`` split into vector lanes and rfactored: rows x dots vector partial sums."""
         *batch, i, j, k = loops
         most = self.dots if lanes >= 16 else max(1, self.dots // 2)  # AVX2 and narrower: 16 registers
@@ -221,7 +230,7 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         jo, ji = sch.split(j, factors=[None, dots])
         ko, kl = sch.split(k, factors=[None, lanes])
         sch.reorder(*batch, jo, io, ko, ii, ji, kl)
-        outer = self._outer(sch, batch, io, jo)
+        outer = self._outer(sch, batch, io, jo, parallel)
         rf = sch.rfactor(kl, len(batch) + 2)  # the lanes innermost in the partial sums: contiguous vectors
         outer, rko, rii, rji, rkl = sch.get_loops(rf)
         sch.reverse_compute_at(block, outer, preserve_unit_loops=True)
