@@ -19,7 +19,7 @@ from typing import Any, Optional
 
 from pipeline_model import plugins
 from pipeline_model.i18n import QT_TRANSLATE_NOOP, translate, translate_marked
-from pipeline_model.scriptlib.threads import usable_cores
+from pipeline_model.scriptlib.threads import BIND_ENV_VAR, SPIN_ENV_VAR, usable_cores
 from pipeline_model.work_dirs import tuning_database_stats, user_tuning_database_dir
 
 #: Severity of a problem: ``error`` (something will crash or cannot work) or ``warning``.
@@ -322,6 +322,8 @@ def render_text(report: EnvReport) -> str:
         threads = eng.get("runtime_threads") or {}
         if threads.get("count"):
             out.append("  " + translate("EnvReport", "CPU threads {0} ({1}) for compiled code").format(threads["count"], threads.get("source", "?")))
+        if eng.get("runtime_pool"):
+            out.append("  " + _pool_line(eng["runtime_pool"]))
         libinfo = eng.get("libinfo") or {}
         if libinfo:
             flags = [f"{k}={v}" for k, v in sorted(libinfo.items())]
@@ -357,6 +359,20 @@ def render_text(report: EnvReport) -> str:
         purpose = translate_marked("EnvReport", str(item.get("purpose", "")))
         out.append(f"  {name:<15} {version:<16} {purpose}")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _pool_line(pool: dict[str, Any]) -> str:
+    """How TVM's thread pool runs in the engine: what its idle workers do and whether they are pinned to cores
+    (:func:`pipeline_model.scriptlib.threads.pool_settings`; an unset variable is TVM's default)."""
+    spin, bind = str(pool.get(SPIN_ENV_VAR) or ""), str(pool.get(BIND_ENV_VAR) or "")
+    if spin == "0":
+        idle = translate("EnvReport", "sleep")
+    else:
+        idle = translate("EnvReport", "spin {0} turns first").format(spin or "300000")
+    pinned = translate("EnvReport", "no") if bind == "0" else translate("EnvReport", "yes")
+    return translate("EnvReport", "thread pool: idle workers {0} ({1}={2}); pinned to cores: {3} ({4}={5})").format(
+        idle, SPIN_ENV_VAR, spin or translate("EnvReport", "unset"), pinned, BIND_ENV_VAR,
+        bind or translate("EnvReport", "unset"))
 
 
 def _plugin_lines(rep: dict[str, Any]) -> list[str]:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from pipeline_model import scriptlib
-from pipeline_model.scriptlib.threads import explicit_thread_count, pool_settings, use_every_core
+from pipeline_model.scriptlib.threads import POOL_DEFAULTS, explicit_thread_count, pool_settings, use_every_core
 
 _applied: "Optional[RuntimeThreads]" = None
 
@@ -86,6 +86,12 @@ def in_effect() -> RuntimeThreads:
     logical = os.cpu_count() or 1
     halved = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
     return RuntimeThreads(max(1, logical // 2 if halved else logical), "TVM default")
+
+
+def pool_in_effect() -> dict[str, str]:
+    """The pool variables of :data:`~pipeline_model.scriptlib.threads.POOL_DEFAULTS` as this process has them
+    (``""``: unset, TVM's default: idle workers spin, workers pinned to cores)."""
+    return {name: os.environ.get(name, "") for name, _value in POOL_DEFAULTS}
 
 
 def describe(threads: RuntimeThreads) -> str:

@@ -42,6 +42,8 @@ def test_env_json_real_engine(engine, capsys):
     explicit = runtime_threads.explicit_setting()
     expected = explicit.to_json() if explicit else {"count": threads.usable_cores(), "source": "usable cores"}
     assert eng["runtime_threads"] == expected
+    # ... and its pool as the engine set it up (workers sleep when idle, not pinned) unless the user chose
+    assert eng["runtime_pool"] == {name: os.environ.get(name) or value for name, value in threads.POOL_DEFAULTS}
     local = data["local"]
     assert local["cpu_count"] == os.cpu_count() and local["python"] == sys.version.split()[0]
     assert local["packages"]["apache-tvm"]["version"]
@@ -58,6 +60,16 @@ def test_env_text_real_engine(engine, capsys):
         assert heading in text
     assert "USE_LLVM=ON" in text and "tvm-ffi     0.1.14" in text and "cpu:0" in text
     assert "CPU threads " in text and "for compiled code" in text
+    assert "thread pool: idle workers " in text
+
+
+def test_the_pool_line_names_what_each_setting_does():
+    """TVM's defaults (unset) are named as spinning and pinned; the app's settings as sleeping, not pinned."""
+    assert env_report._pool_line({"TVM_THREAD_POOL_SPIN_COUNT": "", "TVM_BIND_THREADS": ""}) == (
+        "thread pool: idle workers spin 300000 turns first (TVM_THREAD_POOL_SPIN_COUNT=unset); "
+        "pinned to cores: yes (TVM_BIND_THREADS=unset)")
+    assert env_report._pool_line({"TVM_THREAD_POOL_SPIN_COUNT": "0", "TVM_BIND_THREADS": "0"}) == (
+        "thread pool: idle workers sleep (TVM_THREAD_POOL_SPIN_COUNT=0); pinned to cores: no (TVM_BIND_THREADS=0)")
 
 
 def test_bad_ffi_version_flagged_with_fix():

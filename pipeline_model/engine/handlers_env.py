@@ -7,6 +7,7 @@ Reply (see :mod:`pipeline_model.env_report` for how it is shown)::
      "codegens": {"cublas": bool, ...}, "pattern_tables": {prefix: {"patterns", "codegen", "message"}},
      "pass_configs": {"relax.FuseOps.max_depth": "int", ...},
      "runtime_threads": {"count": int, "source": "usable cores" | "TVM_NUM_THREADS" | ...},
+     "runtime_pool": {"TVM_THREAD_POOL_SPIN_COUNT": str, "TVM_BIND_THREADS": str} ("" when unset),
      "plugins": {"plugins": [...], "failures": [...]}}  (pipeline_model.plugins.report, every group loaded)
 """
 
@@ -74,6 +75,7 @@ def handle_env(args: dict, ctx: WorkerContext) -> dict:
         "pattern_tables": tables,
         "pass_configs": pass_configs(),
         "runtime_threads": runtime_threads.in_effect().to_json(),
+        "runtime_pool": runtime_threads.pool_in_effect(),
         "plugins": engine_plugins(),
     }
 

@@ -1164,28 +1164,29 @@
         <translation>第 {0} 行：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/graph_controller.py" line="+142"/>
+        <location filename="../../app/graph_controller.py" line="+169"/>
         <source>Run the pipeline (F5) to see the model as a graph</source>
-        <extracomment>Most graphs kept in the cache (oldest dropped first). Most collapsed views kept (each carries its function&apos;s whole group tree: ~10k groups for 50k nodes). Another function was chosen (picker, opening a fused call): the selected step is to be shown again. The Relax functions of the shown module changed (their names): what function-name parameters offer.</extracomment>
+        <extracomment>Most graphs kept in the cache (oldest dropped first). Most collapsed views kept (each carries its function&apos;s whole group tree: ~10k groups for 50k nodes). Reply field of a whole graph&apos;s packed form, once made (the graph is let go again without packing it). A packed graph of a step shown again is decoded this long after it is shown (not for steps flipped through). Graphs not needed are packed or let go this long after a step is shown (its paint first). Another function was chosen (picker, opening a fused call): the selected step is to be shown again. The Relax functions of the shown module changed (their names): what function-name parameters offer. Whole graphs of at least this many nodes are packed while not needed (:meth:`_trim_graphs`).</extracomment>
         <translation>运行流水线 (F5) 以图形方式查看模型</translation>
     </message>
     <message>
-        <location line="+76"/>
+        <location line="+81"/>
         <source>This step&apos;s module is no longer in the engine (it was restarted): run the pipeline again (F5) to see its graph</source>
         <translation>此步骤的模块已不在引擎中（引擎已重启）：请重新运行流水线（F5）以查看其计算图</translation>
     </message>
     <message>
         <location line="+3"/>
+        <location line="+174"/>
         <source>Graph unavailable: {0}</source>
         <translation>图不可用：{0}</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="-144"/>
         <source>(&apos;{0}&apos; is not in this module; showing {1})</source>
         <translation>（此模块中没有“{0}”；改为显示 {1}）</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+9"/>
         <source>This module has no Relax function</source>
         <translation>此模块没有 Relax 函数</translation>
     </message>
@@ -1195,7 +1196,7 @@
         <translation>（无 Relax 函数）</translation>
     </message>
     <message>
-        <location line="+62"/>
+        <location line="+173"/>
         <source>Searching…</source>
         <translation>正在搜索…</translation>
     </message>
@@ -1205,7 +1206,7 @@
         <translation>在此使用处再次显示（桩节点）：该值只定义一次。</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+47"/>
         <source>TensorIR</source>
         <translation>TensorIR</translation>
     </message>
@@ -2538,12 +2539,12 @@
     </message>
     <message>
         <location line="+3"/>
-        <location line="+37"/>
+        <location line="+39"/>
         <source>none found</source>
         <translation>未发现</translation>
     </message>
     <message>
-        <location line="-35"/>
+        <location line="-37"/>
         <source>== System ==</source>
         <translation>== 系统 ==</translation>
     </message>
@@ -2583,7 +2584,7 @@
         <translation>编译代码使用 {0} 个 CPU 线程（{1}）</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
         <source>build flags</source>
         <translation>构建选项</translation>
     </message>
@@ -2599,16 +2600,18 @@
     </message>
     <message>
         <location line="+2"/>
+        <location line="+29"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-29"/>
+        <location line="+29"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-27"/>
         <location line="+7"/>
         <source>none</source>
         <translation>无</translation>
@@ -2644,7 +2647,28 @@
         <translation>未安装</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+11"/>
+        <source>sleep</source>
+        <translation>休眠</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>spin {0} turns first</source>
+        <translation>先自旋 {0} 次</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>thread pool: idle workers {0} ({1}={2}); pinned to cores: {3} ({4}={5})</source>
+        <translation>线程池：空闲工作线程{0}（{1}={2}）；绑定到核心：{3}（{4}={5}）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+1"/>
+        <source>unset</source>
+        <translation>未设置</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>== Plug-ins (entry points) ==</source>
         <translation>== 插件（入口点） ==</translation>
     </message>
@@ -2867,8 +2891,8 @@
 <context>
     <name>GraphView</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="+134"/>
-        <location line="+41"/>
+        <location filename="../../widgets/graph_view.py" line="+137"/>
+        <location line="+34"/>
         <source>No graph</source>
         <translation>无图</translation>
     </message>
@@ -2878,12 +2902,12 @@
         <translation>空函数</translation>
     </message>
     <message>
-        <location line="+439"/>
+        <location line="+429"/>
         <source>Cannot lay out the graph: {message}</source>
         <translation>无法布局该图：{message}</translation>
     </message>
     <message>
-        <location line="-400"/>
+        <location line="-320"/>
         <source>Profile: share of run time</source>
         <translation>性能分析：运行时间占比</translation>
     </message>
@@ -3013,7 +3037,7 @@
         <translation>无对应</translation>
     </message>
     <message>
-        <location line="+434"/>
+        <location line="+354"/>
         <source>dataflow block {0}</source>
         <translation>数据流块 {0}</translation>
     </message>
@@ -5856,9 +5880,9 @@
 <context>
     <name>_Overview</name>
     <message>
-        <location filename="../../widgets/graph_view.py" line="-522"/>
+        <location filename="../../widgets/graph_view.py" line="-505"/>
         <source>Overview: click or drag to move the view</source>
-        <extracomment>Layouts kept (per key and expansion). At most this many view nodes in the cached layouts together (the one shown not counted): a layout costs ~1-2 kB per node (a 54,000-node decoder expanded whole: ~100 MB), so one such layout is kept, not one per step; a larger one is dropped before the next one is made (:meth:`_make_room`). Graphs with more nodes are shown before their changes against ``before`` are coloured.</extracomment>
+        <extracomment>Layouts kept (per key and expansion). At most this many view nodes in the cached layouts together (the one shown not counted): a layout costs ~1-2 kB per node (a 54,000-node decoder expanded whole: ~100 MB), so one such layout is kept, not one per step; a larger one is dropped before the next one is made (:meth:`_make_room`). Graphs with more nodes are shown before their changes against ``before`` are coloured. The last set_graph got a packed &quot;before&quot; graph&apos;s stand-in it could not colour against (see there).</extracomment>
         <translation>概览：点击或拖动以移动视图</translation>
     </message>
 </context>
