@@ -94,6 +94,9 @@ def test_check_passes_at_the_int8_tolerance_and_says_so(engine, models, which, s
     out = io.StringIO()
     print_check("check", check, out)
     assert f"int8 model: tolerance = 1 quantization step ({check.quant_step:.3g}" in out.getvalue()
+    from pipeline_model.scriptlib.quant_reference import QUANT_REFERENCE  # exact: each op in float64
+
+    assert check.reference == QUANT_REFERENCE and f"vs {QUANT_REFERENCE}" in out.getvalue()
 
 
 def test_float_models_keep_the_float_tolerance():
