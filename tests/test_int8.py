@@ -177,7 +177,8 @@ def test_exported_script_holds_the_pass_and_the_rule():
 
     source = export_script(load_pipeline(str(bundled_pipeline("cpu_build"))), build=True)
     for name in ("def quant_patterns(", "def quant_kernels(", "def quant_rewrites(", "def quantized_to_integer(",
-                 "class CPUInt8(", "quantized_to_integer()", "CPUInt8()"):
+                 "class CPUInt8(", "quantized_to_integer()", "CPUInt8()", "def check_reference(",
+                 "def float64_reference("):
         assert name in source, name
     assert source.index("def quant_patterns(") < source.index("def quantized_to_integer(")
     assert "pipeline_model" not in source
