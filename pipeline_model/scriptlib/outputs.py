@@ -248,8 +248,7 @@ def default_tolerance(mod: Any, reference: Any = None, weights: Any = None, outp
     ``dequantize`` (:func:`output_quant_step` of ``reference`` with ``weights``), or, for an output computed in float
     after dynamically quantized ops, derived from the output's range: ``(max - min) / 255`` of ``outputs``. The
     reference a quantized model is compared with computes each op in float64 (rounded once to float32), not the
-    float32 build
-    (:func:`pipeline_model.scriptlib.quant_reference.check_reference`: that build's own rounding flips elements)."""
+    float32 build (``quant_reference``'s :func:`check_reference`: that build's own rounding flips elements)."""
     if module_is_quantized(mod) or (reference is not None and module_is_quantized(reference)):
         step, source = output_quant_step(reference if reference is not None else mod, weights), "scale"
         if step is None and outputs:
