@@ -44,6 +44,11 @@ def float64_reference(mod: Any) -> Any:
         ty = getattr(expr, "ty", None)
         return isinstance(ty, relax.TensorType) and str(ty.dtype) == f32
 
+    def widened(expr):  # type: ignore[no-untyped-def]
+        """``expr`` as float64 (itself when it is)."""
+        ty = getattr(expr, "ty", None)
+        return expr if isinstance(ty, relax.TensorType) and str(ty.dtype) == f64 else relax.op.astype(expr, f64)
+
     def per_axis(value, axis, ndim):  # type: ignore[no-untyped-def]
         """A scale or zero point of ``quantize``/``dequantize`` shaped to broadcast along ``axis``."""
         shape = value.ty.shape
@@ -94,10 +99,9 @@ def float64_reference(mod: Any) -> Any:
             data = self.builder_.normalize(data)
             ndim = len(data.ty.shape) if data.ty.shape is not None else 0
             axis = int(call.attrs.axis)
-            scale = per_axis(self.builder_.emit(relax.op.astype(scale, f64)), axis, ndim)
-            zero = per_axis(self.builder_.emit(relax.op.astype(zero, f64)), axis, ndim)
+            scale, zero = (per_axis(self.builder_.normalize(widened(v)), axis, ndim) for v in (scale, zero))
             if name == "relax.dequantize":
-                return relax.op.multiply(relax.op.subtract(relax.op.astype(data, f64), zero), scale)
+                return relax.op.multiply(relax.op.subtract(widened(data), zero), scale)
             out = str(call.attrs.out_dtype)
             info = np.iinfo(out)
             rounded = relax.op.add(relax.op.round(relax.op.divide(data, scale)), zero)
