@@ -1,10 +1,11 @@
 """Issue 34: a quantized model's check compares with the model evaluated exactly, at one quantization step.
 
-``app.QuantizedToInteger``'s integer kernels round as ONNX's QuantizeLinear does (half to even, saturated) on a
-model whose quantizations all land on ties (:func:`tests.int8_models.qdq_ties_model`: exact in float32, so every
-correct implementation gives the same bytes). The check's reference of a quantized model
+On a model whose quantizations land on rounding ties (:func:`tests.int8_models.qdq_ties_model`: exact in float32, so
+every correct implementation gives the same bytes), the check's reference of a quantized model
 (:func:`pipeline_model.scriptlib.quant_reference.check_reference`: each op in float64, rounded once to float32)
-passes the app's lowering at one step and fails a lowering whose activation zero point is off by one."""
+gives the bytes ONNX defines (half to even, saturated) and the default CPU pipeline (``app.QuantizedToInteger``'s
+integer kernels) the reference's. The check fails a lowering whose activation zero point is off by one.
+"""
 
 from __future__ import annotations
 
@@ -49,34 +50,22 @@ def _ties_expected(path: str, x: np.ndarray) -> tuple[np.ndarray, int]:
     return (quantize(gemm, 4.0, 128) - 128) * 4.0, ties
 
 
-@pytest.fixture(scope="module")
-def ties(tmp_path_factory):
-    """The ties model, its input, the model as loaded, and the outputs of the check's reference and of the app's
-    lowering (``app.QuantizedToInteger`` then ``tvm.compile``) on that input."""
+def test_reference_rounds_ties_like_quantizelinear(tmp_path):
     pytest.importorskip("onnx")
     pytest.importorskip("tvm")
     from pipeline_model.importers.load_tvm import load_model
-    from pipeline_model.passkinds.quantized_int.script import quantized_to_integer
-    from pipeline_model.scriptlib.quant_reference import check_reference
+    from pipeline_model.scriptlib.quant_reference import QUANT_REFERENCE, check_reference
 
-    path, x = qdq_ties_model(str(tmp_path_factory.mktemp("ties")))
+    path, x = qdq_ties_model(str(tmp_path))
+    expected, count = _ties_expected(path, x)
+    assert count >= 20  # the test is about ties: a rounding half away from zero would give other bytes
     loaded = load_model(path, None)
     reference, label = check_reference(loaded.mod)
-    app = quantized_to_integer()(loaded.mod)
-    assert "qdot" in app.script()
-    return {"path": path, "x": x, "loaded": loaded, "label": label, "ref": _run(reference, loaded.params, x)[0],
-            "app": _run(app, loaded.params, x)[0]}
+    assert label == QUANT_REFERENCE
+    np.testing.assert_array_equal(_run(reference, loaded.params, x)[0][0], expected)
 
 
-def test_integer_kernels_and_the_reference_round_ties_like_quantizelinear(ties):
-    expected, count = _ties_expected(ties["path"], ties["x"])
-    assert count >= 20  # the test is about ties: a rounding half away from zero would give other bytes
-    np.testing.assert_array_equal(ties["app"][0], expected)
-    assert ties["label"] and "float64" in ties["label"]
-    np.testing.assert_array_equal(ties["ref"][0], expected)
-
-
-def test_check_passes_the_lowering_and_fails_a_wrong_zero_point(tmp_path, monkeypatch):
+def test_check_fails_a_wrong_zero_point(tmp_path, monkeypatch):
     from tvm import relax
 
     from pipeline_model.importers.load_tvm import load_model
@@ -93,8 +82,8 @@ def test_check_passes_the_lowering_and_fails_a_wrong_zero_point(tmp_path, monkey
         assert tol["dtype"] == "int8" and tol["atol"] == pytest.approx(0.1, rel=1e-4)  # one step of the output
         return compare_outputs(got, ref, tol["rtol"], tol["atol"], tol["scale"])
 
-    right = check(script.quantized_to_integer()(loaded.mod))
-    assert right["passed"], right["max_abs"]
+    # (the right lowering of the same model passes this check: tests/test_int8.py's
+    # test_check_passes_at_the_int8_tolerance_and_says_so, through the whole default CPU pipeline)
     real_patterns = script.quant_patterns
 
     def off_by_one():  # type: ignore[no-untyped-def]
@@ -115,3 +104,27 @@ def test_check_passes_the_lowering_and_fails_a_wrong_zero_point(tmp_path, monkey
     monkeypatch.setattr(script, "quant_patterns", off_by_one)
     wrong = check(script.quantized_to_integer()(loaded.mod))
     assert not wrong["passed"] and wrong["max_abs"] > 1.5 * 0.1, wrong["max_abs"]
+
+
+@pytest.mark.e2e
+def test_default_cpu_pipeline_is_exact_on_ties(engine, tmp_path):
+    """The whole default CPU pipeline through the engine (``app.QuantizedToInteger``'s integer products with
+    ``app.CPUInt8``'s VNNI schedule where the CPU has it, the requantization fused and vectorized) gives the
+    reference's bytes on the ties input (the expected ones: :func:`test_reference_rounds_ties_like_quantizelinear`),
+    and the check says against what."""
+    pytest.importorskip("onnx")
+    from pipeline_model import build_api
+    from pipeline_model.fileformat import load_pipeline
+    from pipeline_model.resources import bundled_pipeline
+    from pipeline_model.scriptlib.quant_reference import QUANT_REFERENCE
+
+    path, x = qdq_ties_model(str(tmp_path))
+    inputs = str(tmp_path / "x.npz")
+    np.savez(inputs, x=x)
+    doc = load_pipeline(str(bundled_pipeline("cpu_build")))
+    doc.model = path
+    result = build_api.build_run(engine, doc, inputs=build_api.InputSpec(path=inputs),
+                                 bench=build_api.BenchSettings(warmup=1, number=1, repeat=1), check=(None, None))
+    check = result.check
+    assert check is not None and check.passed and check.max_abs == 0.0, check.max_abs
+    assert check.reference == QUANT_REFERENCE and check.quant_step == pytest.approx(4.0)
