@@ -118,9 +118,9 @@ def framework_outputs(loaded: Any, inputs: list[np.ndarray]) -> tuple[list[np.nd
 
 def reference_outputs(loaded: Any, func_name: str, ref_arrays: list[np.ndarray],
                       ctx: WorkerContext) -> tuple[list[np.ndarray], str]:
-    """``(outputs, label)``: the outputs of the model as loaded (the function ``func_name`` stands for; its
-    a quantized model's evaluated in float64: :func:`~pipeline_model.scriptlib.quant_reference.check_reference`),
-    built with the stock pipeline on the CPU and run on ``ref_arrays``."""
+    """``(outputs, label)``: the outputs of the model as loaded (the function ``func_name`` stands for; a quantized
+    model with each op in float64, :func:`~pipeline_model.scriptlib.quant_reference.check_reference`), built with
+    the stock pipeline on the CPU and run on ``ref_arrays``; ``label`` names that reference."""
     mod, label = check_reference(loaded.mod)
     ref = build_and_measure(mod, {"kind": "llvm"}, reference_entry(loaded, func_name), ref_arrays, None, ctx,
                             REFERENCE_LABEL, baseline=True)
