@@ -101,10 +101,10 @@ from tvm import relax
 #: check (:mod:`pipeline_model.scriptlib`, copied), then :func:`build_and_run` and ``main``.
 _RUN = '''
 
-def check_outputs(got, ref, tolerance):
+def check_outputs(got, ref, tolerance, against="tvm.compile default, llvm"):
     """The app's check (``compare_outputs``: |diff| <= atol * max|ref| + rtol * |ref|) at ``tolerance`` (the app's
     default for the module's lowest float precision, or one quantization step of a quantized model's output:
-    ``default_tolerance``), printed; returns pass/fail."""
+    ``default_tolerance``) against the reference ``against`` names, printed; returns pass/fail."""
     result = compare_outputs(got, ref, tolerance["rtol"], tolerance["atol"], tolerance.get("scale", "output"))
     if tolerance.get("quant_step"):  # a quantized model: one quantization step of the output
         print(f"check: int8 model: tolerance = 1 quantization step ({tolerance['quant_step']:.3g}, "
@@ -121,7 +121,7 @@ def check_outputs(got, ref, tolerance):
             continue
         print(f"check output {out['index']}: {'PASS' if out['passed'] else 'FAIL'}  max |diff| {out['max_abs']:.3g}, "
               f"max |diff|/max |ref| {out['max_abs_over_ref']:.3g} (max |ref| {out['max_ref']:.3g}) "
-              "vs tvm.compile default, llvm")
+              f"vs {against}")
     for warning in result["warnings"]:
         print(f"  warning: {warning}")
     return bool(result["passed"])
@@ -129,7 +129,8 @@ def check_outputs(got, ref, tolerance):
 
 def build_and_run(final, original, number=10, repeat=5):
     """Compile ``final`` for TARGET, run its entry on seeded inputs, print latency and the numerical check
-    against ``original`` built by ``tvm.compile``'s default pipeline on the CPU. Returns True when it passes."""
+    against ``original`` built by ``tvm.compile``'s default pipeline on the CPU (a quantized model evaluated in
+    float64: ``check_reference``). Returns True when it passes."""
     entry = entry_function(original)
     ex = compile_module(final, TARGET)  # tvm.compile, its PrimFuncs compiled on every core (as the app builds)
     dev = tvm.cpu(0) if TARGET.kind.name in ("llvm", "c") else tvm.device(TARGET.kind.name, 0)
@@ -147,9 +148,11 @@ def build_and_run(final, original, number=10, repeat=5):
     latency = benchmark(vm, entry, dev, final_arrays, {"number": number, "repeat": repeat})
     print(f"latency: median {latency['median_us']:.1f} us per run (min {latency['min_us']:.1f}, "
           f"max {latency['max_us']:.1f}; {repeat} x {number} runs after {latency['warmup']} warm-up runs)")
-    ref_vm = relax.VirtualMachine(tvm.compile(original, target="llvm"), tvm.cpu(0))
+    reference, label = check_reference(original)
+    ref_vm = relax.VirtualMachine(tvm.compile(reference, target="llvm"), tvm.cpu(0))
     ref = flatten_outputs(ref_vm[entry](*[tvm.runtime.tensor(a, tvm.cpu(0)) for a in arrays]))
-    return check_outputs(got, ref, default_tolerance(final, original, params, got))
+    return check_outputs(got, ref, default_tolerance(final, original, params, got),
+                         label or "tvm.compile default, llvm")
 
 
 def main(argv=None):
@@ -184,7 +187,8 @@ if __name__ == "__main__":
 '''
 
 #: The end of every exported script (appended after ``apply_steps``).
-_MAIN = "\n\n" + scriptlib.script_source(("functions", "arguments", "outputs", "building", "files")) + _RUN
+_MAIN = "\n\n" + scriptlib.script_source(("functions", "arguments", "outputs", "quant_reference", "building",
+                                                 "files")) + _RUN
 
 
 def _step_label(index: int, pass_id: str) -> str:

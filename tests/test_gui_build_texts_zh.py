@@ -95,3 +95,16 @@ def test_a_refused_output_path_in_chinese(zh):
     sentence, _rest = shown_error_html("export folder /o: /o/model.so already exists and would be replaced; choose a "
                                        "new folder or allow overwriting (--force)")
     assert sentence.startswith("导出文件夹 <code>/o</code>") and not latin_words(rich_prose(sentence)), sentence
+
+
+def test_int8_check_says_its_reference_and_tolerance_in_chinese(zh):
+    from PySide6.QtGui import QTextDocument
+
+    from pipeline_model.scriptlib.quant_reference import QUANT_REFERENCE
+
+    check = {**RESULT["check"], "scale": "absolute", "tolerance_dtype": "int8", "quant_step": 0.0459,
+             "step_from": "scale", "reference": QUANT_REFERENCE}
+    doc = QTextDocument()
+    doc.setHtml(build_run_html({**RESULT, "check": check}))
+    text = doc.toPlainText()
+    assert "model as loaded" not in text and "float64" in text and "0.0459" in text, text

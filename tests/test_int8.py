@@ -94,6 +94,9 @@ def test_check_passes_at_the_int8_tolerance_and_says_so(engine, models, which, s
     out = io.StringIO()
     print_check("check", check, out)
     assert f"int8 model: tolerance = 1 quantization step ({check.quant_step:.3g}" in out.getvalue()
+    from pipeline_model.scriptlib.quant_reference import QUANT_REFERENCE  # exact: each op in float64
+
+    assert check.reference == QUANT_REFERENCE and f"vs {QUANT_REFERENCE}" in out.getvalue()
 
 
 def test_float_models_keep_the_float_tolerance():
@@ -174,7 +177,8 @@ def test_exported_script_holds_the_pass_and_the_rule():
 
     source = export_script(load_pipeline(str(bundled_pipeline("cpu_build"))), build=True)
     for name in ("def quant_patterns(", "def quant_kernels(", "def quant_rewrites(", "def quantized_to_integer(",
-                 "class CPUInt8(", "quantized_to_integer()", "CPUInt8()"):
+                 "class CPUInt8(", "quantized_to_integer()", "CPUInt8()", "def check_reference(",
+                 "def float64_reference("):
         assert name in source, name
     assert source.index("def quant_patterns(") < source.index("def quantized_to_integer(")
     assert "pipeline_model" not in source

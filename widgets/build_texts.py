@@ -51,6 +51,10 @@ def shown_text(value: Any) -> str:
         "absolute": QCoreApplication.translate("RunPanel", "absolute"),
         "model as loaded, tvm.compile default pipeline, llvm":
             QCoreApplication.translate("RunPanel", "model as loaded, tvm.compile default pipeline, llvm"),
+        # scriptlib.quant_reference.QUANT_REFERENCE: a quantized model's reference
+        "model as loaded, each op in float64 rounded to float32, tvm.compile default pipeline, llvm":
+            QCoreApplication.translate("RunPanel", "model as loaded, each op in float64 rounded to float32, "
+                                                   "tvm.compile default pipeline, llvm"),
     }
     if text in fixed:
         return fixed[text]

@@ -4,9 +4,10 @@ Each model is exported to ONNX (:mod:`bench.latency.exporting`) and quantized wi
 ship int8 models: the CNNs with ``quantize_static`` (QDQ, uint8 activations / int8 weights, calibrated on
 :data:`CALIBRATION_BATCHES` seeded random batches), the transformers with ``quantize_dynamic`` (int8 weights,
 ``MatMulInteger``). The quantized file goes through the app's engine (``cpu_build.json``: the app default), is
-checked against ``tvm.compile``'s default build of the same file at the app's int8 tolerance (one quantization step
-of the output, :func:`pipeline_model.scriptlib.outputs.default_tolerance`) and against ONNX Runtime on the same file
-(max |diff| in quantization steps), and timed interleaved with ONNX Runtime in this process (:mod:`.timing`), with
+checked at the app's int8 tolerance (one quantization step of the output,
+:func:`pipeline_model.scriptlib.outputs.default_tolerance`) against the same file as loaded with each op computed in
+float64 and rounded once to float32 (:func:`pipeline_model.scriptlib.quant_reference.check_reference`) and against
+ONNX Runtime on the same file (max |diff| in quantization steps), and timed interleaved with ONNX Runtime in this process (:mod:`.timing`), with
 the load average before and after each model. The quantization tools are bench-only requirements (onnxruntime).
 """
 

@@ -85,6 +85,7 @@ def _compare_many(args: dict, ctx: WorkerContext) -> dict:
     prepared: Optional[PreparedInputs] = None
     chk = check_settings(args)
     ref_outputs: Optional[list[np.ndarray]] = None
+    ref_label = ""
     rows: list[dict[str, Any]] = []
     built: list[dict[str, Any]] = []
     scripts: list[str] = []
@@ -98,7 +99,7 @@ def _compare_many(args: dict, ctx: WorkerContext) -> dict:
             prepared = prepare_inputs(mod, fname, loaded, args.get("inputs"))
             func_name = fname
             if chk is not None:
-                ref_outputs = reference_outputs(loaded, fname, prepared.for_reference(loaded, fname), ctx)
+                ref_outputs, ref_label = reference_outputs(loaded, fname, prepared.for_reference(loaded, fname), ctx)
         try:
             res = measure_resolved(resolved, fname, prepared.for_module(mod, fname), args.get("bench", {}), ctx,
                                    f"{i + 1}/{len(specs)}: {label}", time_later=True)
@@ -111,7 +112,8 @@ def _compare_many(args: dict, ctx: WorkerContext) -> dict:
                "latency": None, "outputs": output_stats(res["outputs"]), "check": None, "error": None,
                "fingerprint": res["fingerprint"]}
         if chk is not None and ref_outputs is not None:
-            row["check"] = tvm_check(res["outputs"], ref_outputs, check_settings(args, mod, loaded, res["outputs"]) or chk)
+            row["check"] = tvm_check(res["outputs"], ref_outputs, check_settings(args, mod, loaded, res["outputs"]) or chk,
+                                    ref_label)
         rows.append(row)
         built.append(res)
         res["row"] = row

@@ -4,7 +4,8 @@ Each module here is TVM-free when imported (TVM is imported inside the functions
 copied whole into exported scripts by :func:`module_source`, so the script runs the very code the engine
 runs: :mod:`.threads` (how many cores TVM's CPU runtime uses), :mod:`.functions` (which Relax function
 runs), :mod:`.arguments` (the inputs and weights it runs on), :mod:`.outputs` (flattening, warm-up,
-timing and the numerical check), :mod:`.pickles` (which pickles in a model archive could run code: the
+timing and the numerical check), :mod:`.quant_reference` (a quantized model's reference: the model evaluated in
+float64), :mod:`.pickles` (which pickles in a model archive could run code: the
 consent rule, and the guard of an exported script that loads a ``.pt2``), :mod:`.building` (``tvm.compile`` with the
 PrimFuncs compiled on every core), :mod:`.files` (the files a script writes: never through a link or into a device), :mod:`.sys_path` (an exported script's or reproducer's first statement: nothing
 imported from the folder it lies in or is run from), :mod:`.dynamic_import` (the ONNX/PyTorch import of models
@@ -19,7 +20,7 @@ import importlib
 import inspect
 
 #: The modules exported scripts contain, in the order their code is placed (later ones use earlier ones).
-SCRIPT_MODULES = ("threads", "functions", "arguments", "outputs", "building", "files")
+SCRIPT_MODULES = ("threads", "functions", "arguments", "outputs", "quant_reference", "building", "files")
 
 
 def _start_line(node: ast.stmt, lines: list[str]) -> int:

@@ -246,7 +246,9 @@ def default_tolerance(mod: Any, reference: Any = None, weights: Any = None, outp
     arithmetic before a ``quantize`` differs in its last bit): ``{"rtol": 0, "atol": step, "scale": "absolute",
     "dtype": "int8", "quant_step": step, "step_from": ...}`` with ``step`` the scale of the output's last
     ``dequantize`` (:func:`output_quant_step` of ``reference`` with ``weights``), or, for an output computed in float
-    after dynamically quantized ops, derived from the output's range: ``(max - min) / 255`` of ``outputs``."""
+    after dynamically quantized ops, derived from the output's range: ``(max - min) / 255`` of ``outputs``. The
+    reference a quantized model is compared with computes each op in float64 (rounded once to float32), not the
+    float32 build (``quant_reference``'s :func:`check_reference`: that build's own rounding flips elements)."""
     if module_is_quantized(mod) or (reference is not None and module_is_quantized(reference)):
         step, source = output_quant_step(reference if reference is not None else mod, weights), "scale"
         if step is None and outputs:

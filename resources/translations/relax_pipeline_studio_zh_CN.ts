@@ -4511,7 +4511,12 @@
         <translation>加载时的模型，tvm.compile 默认流水线，llvm</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+3"/>
+        <source>model as loaded, each op in float64 rounded to float32, tvm.compile default pipeline, llvm</source>
+        <translation>加载时的模型，每个算子以 float64 计算并舍入到 float32，tvm.compile 默认流水线，llvm</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>model as loaded, tvm.compile default pipeline, {0}</source>
         <translation>加载时的模型，tvm.compile 默认流水线，{0}</translation>
     </message>
@@ -5009,7 +5014,7 @@
         <translation>基线</translation>
     </message>
     <message>
-        <location filename="../../widgets/build_texts.py" line="-138"/>
+        <location filename="../../widgets/build_texts.py" line="-142"/>
         <location filename="../../widgets/run_panel.py" line="+1"/>
         <source>pipeline</source>
         <translation>流水线</translation>

@@ -15,6 +15,7 @@ from pipeline_model.engine.build.measure import build_and_measure
 from pipeline_model.engine.build.requests import progress
 from pipeline_model.scriptlib.functions import BuildError
 from pipeline_model.scriptlib.outputs import compare_outputs
+from pipeline_model.scriptlib.quant_reference import check_reference
 
 if TYPE_CHECKING:  # the worker imports the handlers; only type checkers import it here
     from pipeline_model.engine.context import WorkerContext
@@ -115,12 +116,15 @@ def framework_outputs(loaded: Any, inputs: list[np.ndarray]) -> tuple[list[np.nd
     return _torch_outputs(value), f"PyTorch {torch.__version__} eager on {os.path.basename(path)}"
 
 
-def reference_outputs(loaded: Any, func_name: str, ref_arrays: list[np.ndarray], ctx: WorkerContext) -> list[np.ndarray]:
-    """The outputs of the model as loaded (the function ``func_name`` stands for), built with the stock
-    pipeline on the CPU and run on ``ref_arrays``."""
-    ref = build_and_measure(loaded.mod, {"kind": "llvm"}, reference_entry(loaded, func_name), ref_arrays, None, ctx,
+def reference_outputs(loaded: Any, func_name: str, ref_arrays: list[np.ndarray],
+                      ctx: WorkerContext) -> tuple[list[np.ndarray], str]:
+    """``(outputs, label)``: the outputs of the model as loaded (the function ``func_name`` stands for; a quantized
+    model with each op in float64, :func:`~pipeline_model.scriptlib.quant_reference.check_reference`), built with
+    the stock pipeline on the CPU and run on ``ref_arrays``; ``label`` names that reference."""
+    mod, label = check_reference(loaded.mod)
+    ref = build_and_measure(mod, {"kind": "llvm"}, reference_entry(loaded, func_name), ref_arrays, None, ctx,
                             REFERENCE_LABEL, baseline=True)
-    return list(ref["outputs"])
+    return list(ref["outputs"]), label or TVM_REFERENCE
 
 
 def reference_check(loaded: Any, func_name: str, ref_arrays: list[np.ndarray], outputs: list[np.ndarray],
@@ -136,12 +140,12 @@ def reference_check(loaded: Any, func_name: str, ref_arrays: list[np.ndarray], o
     if failed is None:
         progress(ctx, "reference", f"building and running {REFERENCE_LABEL}")
         try:
-            ref = reference_outputs(loaded, func_name, ref_arrays, ctx)
+            ref, label = reference_outputs(loaded, func_name, ref_arrays, ctx)
         except BuildError as exc:
             failed = f"{TVM_REFERENCE}: {str(exc).splitlines()[0] if str(exc) else 'failed'}"
         else:
             progress(ctx, "checking", "comparing outputs")
-            return tvm_check(outputs, ref, chk)
+            return tvm_check(outputs, ref, chk, label)
     if fallback is not None:
         return {**fallback(), "reference_failure": failed}
     return {"passed": False, "rtol": chk["rtol"], "atol": chk["atol"], "scale": chk["scale"], "max_abs": None,
@@ -150,9 +154,11 @@ def reference_check(loaded: Any, func_name: str, ref_arrays: list[np.ndarray], o
             "reference_failure": failed}
 
 
-def tvm_check(outputs: list[np.ndarray], ref: list[np.ndarray], chk: dict[str, Any]) -> dict[str, Any]:
-    """:func:`~pipeline_model.scriptlib.outputs.compare_outputs` with the request's settings, naming the reference."""
-    return {**compare_outputs(outputs, ref, chk["rtol"], chk["atol"], chk["scale"]), "reference": TVM_REFERENCE}
+def tvm_check(outputs: list[np.ndarray], ref: list[np.ndarray], chk: dict[str, Any],
+              label: str = TVM_REFERENCE) -> dict[str, Any]:
+    """:func:`~pipeline_model.scriptlib.outputs.compare_outputs` with the request's settings, naming the reference
+    (``label``: :data:`TVM_REFERENCE`, or :data:`~pipeline_model.scriptlib.quant_reference.QUANT_REFERENCE`)."""
+    return {**compare_outputs(outputs, ref, chk["rtol"], chk["atol"], chk["scale"]), "reference": label}
 
 
 def framework_check(loaded: Any, arrays: list[np.ndarray], described: list[dict[str, Any]],
