@@ -237,8 +237,9 @@ class MainWindow(QMainWindow):
         """Run ▸ Find Breaking Step…"""
         from app.bisect_controller import BisectController
 
-        bisector = BisectController(self.ctx, self.run_controller.run_settings, self.pipeline_view.select_uids,
-                                    self.step_model.set_bisect_marks)
+        # (empty tolerance fields: each tested module judged as Build & Run's check judges it, int8 models included)
+        bisector = BisectController(self.ctx, lambda: self.run_controller.run_settings(typed=True),
+                                    self.pipeline_view.select_uids, self.step_model.set_bisect_marks)
         bisector.reproducer_requested.connect(lambda uid: self.reproducers.save_dialog(uid))
         return bisector
 

@@ -119,7 +119,8 @@ class ReproducerController(QObject):
         self.ctx.consent.for_run(doc=doc)  # asks about code not consented to yet; the engine client carries the consent
         if bisect_args is not None:
             check = dict(bisect_args.get("check") or {})
-            rtol, atol = float(check.get("rtol", 1e-4)), float(check.get("atol", 1e-4))
+            # (a tolerance the bisection left to the model's precision: the reproducer's float check)
+            rtol, atol = (float(1e-4 if check.get(name) is None else check[name]) for name in ("rtol", "atol"))
             inputs = bisect_args.get("inputs")
         else:
             settings = self._run_settings()

@@ -161,9 +161,9 @@ class RunController(QObject):
         request.failed.connect(lambda message: self._on_failed(request, kind, message))
         return True
 
-    def _settings(self) -> Optional[tuple[build_api.InputSpec, build_api.BenchSettings, tuple[float, float]]]:
+    def _settings(self, typed: bool = False) -> Optional[tuple[build_api.InputSpec, build_api.BenchSettings, Any]]:
         try:
-            rtol, atol = self.panel.tolerances()
+            rtol, atol = self.panel.check_tolerances() if typed else self.panel.tolerances()
         except ValueError as exc:
             self.panel.show_error(str(exc), from_engine=False)  # the panel's own (translated) words
             return None
@@ -172,9 +172,11 @@ class RunController(QObject):
         bench = build_api.BenchSettings(**self.panel.bench())
         return spec, bench, (rtol, atol)
 
-    def run_settings(self) -> Optional[tuple[build_api.InputSpec, build_api.BenchSettings, tuple[float, float]]]:
-        """The panel's inputs, timing and tolerances (``None`` when not valid; the panel says why)."""
-        return self._settings()
+    def run_settings(self, typed: bool = False) -> Optional[tuple[build_api.InputSpec, build_api.BenchSettings, Any]]:
+        """The panel's inputs, timing and tolerances (``None`` when not valid; the panel says why). ``typed``: a
+        tolerance field left empty is ``None`` (the engine then judges as Build & Run does, by the model's
+        precision), not float32's 1e-4."""
+        return self._settings(typed)
 
     def _prepare(self) -> Optional[tuple[Any, Any, Any, tuple[float, float]]]:
         """(module document, inputs, bench settings, tolerances), or None when the panel's settings

@@ -229,3 +229,45 @@ def test_numbers_fall_back_to_the_framework_when_the_reference_crashed(engine, t
     assert reply["reference"].startswith("onnxruntime") and "fallback" in reply["reference"]
     assert reply["default_pipeline_fails"] == "crash" and "SIGSEGV" in reply["reference_failure"]
     assert reply["builds"] <= len(reply["candidates"]) + 2
+
+
+_SHIFT_OUTPUT = '''import numpy as np
+import tvm
+from tvm import relax
+
+
+def transform(mod):
+    func = mod["main"]
+    body = func.body
+    shifted = relax.Var("shifted", body.body.ty)
+    added = relax.op.add(body.body, relax.const(np.float32(SHIFT)))
+    blocks = list(body.blocks) + [relax.BindingBlock([relax.VarBinding(shifted, added)])]
+    out = tvm.IRModule(dict(mod.functions_items()), attrs=mod.attrs)
+    out["main"] = relax.Function(func.params, relax.SeqExpr(blocks, shifted), func.ret_ty, func.is_pure, func.attrs)
+    return relax.transform.Normalize()(out)
+'''
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("shift,argv,culprit", [
+    (0.04, [], None),  # 0.4 of the output's quantization step (0.1): within the int8 check, as Build & Run judges it
+    (0.25, [], 1),  # 2.5 steps: a real error, found
+    (0.04, ["--rtol", "1e-4", "--atol", "1e-4"], 1),  # tolerances given: judged at them
+])
+def test_bisect_judges_an_int8_model_as_build_and_run_does(engine, tmp_path, capsys, shift, argv, culprit):
+    """Without tolerances, bisect checks each tested module of a quantized model at one quantization step of its
+    output against the model's QDQ semantics in float64 (the run check's reference), not at float32's 1e-4
+    against the float32 build: a step that moves the output by less than a step is no culprit (before, bisect
+    blamed the int8 lowering of every QDQ model whose build rounded a value differently)."""
+    from pipeline_model.document import Step
+    from tests.debug_fixtures import save_case
+    from tests.int8_models import qdq_conv_model
+
+    model = qdq_conv_model(str(tmp_path))
+    steps = [Step("custom.python", {"source": _SHIFT_OUTPUT.replace("SHIFT", repr(shift))}), Step("relax.LegalizeOps")]
+    path = save_case(str(tmp_path), "int8_shift", model, steps)
+    code = _bisect([path, "--trust", "--json", *argv], engine)
+    out = json.loads(capsys.readouterr().out)
+    assert out["culprit_step"] == culprit, out
+    assert code == (0 if culprit is None else 1)
+    assert out["reference"].startswith("model as loaded, each op in float64")

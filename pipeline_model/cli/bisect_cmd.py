@@ -36,7 +36,7 @@ def add_parser(subparsers: "argparse._SubParsersAction") -> None:
                     "the reference, or its build or run fails.")
     p.add_argument("pipeline", metavar="PIPELINE", help="pipeline file (.json)")
     add_model_options(p)
-    add_check_options(p)
+    add_check_options(p, run_check_default=True)
     p.add_argument("--check-against", choices=("tvm", "framework"), default="tvm",
                    help="reference: the model as loaded built by tvm.compile (default) or its framework")
     p.add_argument("--json", action="store_true", help="print one JSON document")
@@ -99,7 +99,7 @@ def main(args: argparse.Namespace, client: Any = None) -> int:
     doc, problem = load_document(args)
     if doc is None:
         return fail(problem or "bad input", args.json, EXIT_BAD_INPUT)
-    if args.rtol < 0 or args.atol < 0:
+    if (args.rtol is not None and args.rtol < 0) or (args.atol is not None and args.atol < 0):
         return fail("--rtol and --atol must be >= 0", args.json, EXIT_BAD_INPUT)
     if args.reproducer:
         from pipeline_model.cli import reproducer_io

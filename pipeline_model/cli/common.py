@@ -26,9 +26,17 @@ def add_model_options(p: argparse.ArgumentParser, model_help: str = "model inste
     p.add_argument("--target", metavar="T", help=target_help)
 
 
-def add_check_options(p: argparse.ArgumentParser) -> None:
-    """``--inputs FILE`` and the check's tolerances ``--rtol``/``--atol``."""
+def add_check_options(p: argparse.ArgumentParser, run_check_default: bool = False) -> None:
+    """``--inputs FILE`` and the check's tolerances ``--rtol``/``--atol`` (default 1e-4; with
+    ``run_check_default`` none: the engine then judges as ``run --build`` does, by the model's precision)."""
     p.add_argument("--inputs", metavar="FILE", help=".npy/.npz inputs (default: seeded random inputs)")
+    if run_check_default:
+        p.add_argument("--rtol", type=float, default=None, help="relative tolerance of the check (default: as "
+                       "run --build's check: 1e-4 for float32, looser for float16; an int8 model is judged at one "
+                       "quantization step of its output)")
+        p.add_argument("--atol", type=float, default=None, help="absolute tolerance of the check, times max |ref| "
+                       "(default: as --rtol)")
+        return
     p.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance of the check (default 1e-4)")
     p.add_argument("--atol", type=float, default=1e-4,
                    help="absolute tolerance of the check, times max |ref| (default 1e-4)")

@@ -32,7 +32,8 @@ from pipeline_model.engine.build.reference import TVM_REFERENCE, framework_kind,
 from pipeline_model.engine.build.requests import DEFAULT_CHECK, progress as _progress
 from pipeline_model.scriptlib.arguments import arguments_by_name, integer_input_bounds, make_arguments
 from pipeline_model.scriptlib.functions import BuildError, entry_function, relax_function_names
-from pipeline_model.scriptlib.outputs import compare_outputs
+from pipeline_model.scriptlib.outputs import compare_outputs, default_tolerance
+from pipeline_model.scriptlib.quant_reference import check_reference
 
 _DONE_STATES = ("changed", "unchanged", "skipped")
 
@@ -59,8 +60,12 @@ class Tester:
         self.run_args = dict(run_args, until=None, scripts=False)
         self.ctx = ctx
         check = dict(args.get("check") or {})
-        self.rtol = float(check.get("rtol", DEFAULT_CHECK["rtol"]))
-        self.atol = float(check.get("atol", DEFAULT_CHECK["atol"]))
+        #: the tolerances the request gave; None: the run check's default for each tested module (:meth:`tolerance`)
+        self.given: dict[str, Optional[float]] = {
+            name: None if check.get(name) is None else float(check[name]) for name in ("rtol", "atol")}
+        #: float tolerances where a request gave none (divergence rows compare one build's values with another's)
+        self.rtol = DEFAULT_CHECK["rtol"] if self.given["rtol"] is None else float(self.given["rtol"])
+        self.atol = DEFAULT_CHECK["atol"] if self.given["atol"] is None else float(self.given["atol"])
         self.against = str(args.get("check_against") or "tvm")
         if self.against not in ("tvm", "framework"):
             raise BuildError(f"check_against must be tvm or framework, not {self.against!r}")
@@ -131,8 +136,9 @@ class Tester:
         """Build and run the model as loaded with ``tvm.compile``'s default pipeline (its own progress, so the
         client tells a crash here from a tested module's)."""
         _progress(self.ctx, "reference", "building the reference (model as loaded, default pipeline, CPU)")
-        try:
-            ex = build_module(self.loaded.mod, {"kind": "llvm"}, baseline=True)
+        try:  # (a quantized model: each op in float64, as the run check compares it)
+            ref_mod, quant_label = check_reference(self.loaded.mod)
+            ex = build_module(ref_mod, {"kind": "llvm"}, baseline=True)
             dev = _device_for({"kind": "llvm"})
         except BuildError as exc:
             self.reference_failure = f"{TVM_REFERENCE}: build failed: {first_line(str(exc))}"
@@ -140,7 +146,7 @@ class Tester:
         else:
             try:
                 self._ref = run_function(_vm(ex, dev), reference_entry(self.loaded, func_name), dev, ref_arrays)
-                self.reference_label = TVM_REFERENCE
+                self.reference_label = quant_label or TVM_REFERENCE
             except Exception as exc:  # noqa: BLE001 - BuildError or a VM that cannot be made
                 self.reference_failure = f"{TVM_REFERENCE}: run failed: {first_line(error_text(exc))}"
                 self.reference_failure_kind = "run"
@@ -188,15 +194,30 @@ class Tester:
             self.candidate_reference = True
             self.reference_label = (f"{what} (the first tested module that built and ran: the default-pipeline "
                                     "reference failed and the model has no framework to check against)")
-        check = compare_outputs(got, ref, self.rtol, self.atol)
+        rtol, atol, scale = self.tolerance(mod, ref)
+        check = compare_outputs(got, ref, rtol, atol, scale)
         out["max_abs_over_ref"] = check.get("max_abs_over_ref")
         if not check["passed"]:
             out["kind"] = "numeric"
             out["error"] = check.get("error") or (
                 f"check failed: max |diff|/max |ref| = {check.get('max_abs_over_ref'):.3g} "
-                f"(rtol {self.rtol:g}, atol {self.atol:g})")
+                f"(rtol {rtol:g}, atol {atol:g}{', absolute' if scale == 'absolute' else ''})")
         out["ms"] = (time.perf_counter() - t0) * 1000.0
         return out
+
+
+    def tolerance(self, mod: Any, ref: list[np.ndarray]) -> tuple[float, float, str]:
+        """``(rtol, atol, scale)`` a tested module is checked at: the request's tolerances, else the run check's
+        default for it (:func:`~pipeline_model.scriptlib.outputs.default_tolerance`: its lowest float precision, or,
+        for a quantized model, one quantization step of the output, absolute), so bisect judges a module as Build &
+        Run does and does not blame an int8 lowering for rounding a float32 build would not."""
+        given = self.given
+        if given["rtol"] is not None and given["atol"] is not None:
+            return float(given["rtol"]), float(given["atol"]), "output"
+        default = default_tolerance(mod, self.loaded.mod, self.loaded.params, ref)
+        rtol = default["rtol"] if given["rtol"] is None else given["rtol"]
+        atol = default["atol"] if given["atol"] is None else given["atol"]
+        return float(rtol), float(atol), str(default.get("scale") or "output")
 
 
 def well_formed_problem(mod: Any) -> str:

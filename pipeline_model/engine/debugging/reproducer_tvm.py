@@ -154,7 +154,8 @@ def save(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
     expected = reproducer.expected_for(
         kind, error, str(args.get("traceback") or ""), timeout_s=args.get("timeout_s"),
         signal_number=reproducer.crash_signal(error) if kind == reproducer.KIND_CRASH else None,
-        rtol=float(check.get("rtol", 1e-4)), atol=float(check.get("atol", 1e-4)), function=function)
+        rtol=float(1e-4 if check.get("rtol") is None else check["rtol"]),
+        atol=float(1e-4 if check.get("atol") is None else check["atol"]), function=function)
     if run_after:
         expected["run_after"] = True
     spec_target = dict(run_args.get("target") or {"kind": "llvm"})
