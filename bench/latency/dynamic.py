@@ -1,17 +1,22 @@
 """Dynamic-axis exports (issue 34, ``python -m bench.bench_latency --dynamic``): Hugging Face GPT-2, BERT and
-Llama (2 layers; hidden 128 and hidden 768) exported with a dynamic sequence axis (``Dim("seq", min=2, max=256)``)
-as a dynamo ONNX file, and the same model exported static at each sequence length.
+Llama (2 layers; hidden 128 and hidden 768) exported with a dynamic sequence axis (``Dim("seq", min=2, max=256)``
+on ``input_ids``' axis 1), and the same model exported static at each sequence length, in each of ``--formats``
+(default ``pt2,onnx``): a ``torch.export`` archive (``.pt2``, imported by the app's PyTorch importer) and a dynamo
+ONNX file (:mod:`bench.latency.exporting`).
 
-Per model and sequence length (``--seqs``, default 32,128), interleaved in this process on ``--threads`` threads
-(:mod:`bench.latency.timing`):
+Per model, format and sequence length (``--seqs``, default 32,128), interleaved in this process on ``--threads``
+threads (default 2, as the regular table; :mod:`bench.latency.timing`):
 
 * app dynamic: ``cpu_build.json`` run by the app's engine on the dynamic file, built and exported once
   (``export_library``), the one library run at every length;
-* app static: the same pipeline on the static file of that length (one build per length);
-* ONNX Runtime on the dynamic file (the file the app imported).
+* app static: the same pipeline on the static file of that length, same format (one build per length);
+* the reference (:data:`REFERENCE`): ONNX Runtime on the dynamic ``.onnx`` file (the file the app imported) for
+  ONNX rows; PyTorch eager on the model the ``.pt2`` was exported from for ``.pt2`` rows (no ONNX Runtime
+  column there: a ``.pt2`` has no ONNX file of its own).
 
-Ratios: app dynamic ÷ app static (the issue's target: at most 1.2) and app dynamic ÷ ONNX Runtime; the check is
-max |diff| / max |ref| of app dynamic against ONNX Runtime on the same inputs.
+Ratios: app dynamic ÷ app static (the issue's target: at most 1.2) and app dynamic ÷ the reference; the check is
+max |diff| / max |ref| of app dynamic against the reference on the same inputs. Each row records the load average
+after its timing.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import sys
 import tempfile
 from typing import Any, Callable
 
-#: name -> (factory of the model, hidden size label)
+#: The longest sequence of the dynamic axis (and the models' positions).
 SEQ_MAX = 256
 
 
