@@ -138,7 +138,9 @@ def _bench_model(name: str, make: Callable[[], Any], formats: list[str], seqs: l
             rows.append(row)
             print(f"  {name}.{fmt} seq {seq} (load {row['load']}): "
                   + ", ".join(f"{k} {timing.summary(v)['median'] / 1000:.3f} ms" for k, v in row["samples"].items())
-                  + f"; check {row['check']:.1e}", file=sys.stderr, flush=True)
+                  + f"; check {row['check']:.1e}; dynamic ÷ static per round "
+                  + " ".join(f"{a / b:.2f}" for a, b in zip(row["samples"]["app dynamic"], row["samples"]["app static"])),
+                  file=sys.stderr, flush=True)
     return rows
 
 
