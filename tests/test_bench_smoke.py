@@ -271,6 +271,27 @@ def test_command_line_refuses_bad_choices() -> None:
             cli.Plan(cli.parser().parse_args(argv))
 
 
+def test_dynamic_bench_refuses_bad_formats_and_names_each_rows_reference(capsys) -> None:
+    """``--dynamic --formats``: pt2 and onnx only; a .pt2 row is timed and checked against PyTorch eager, an
+    .onnx row against ONNX Runtime, each with its load."""
+    import types
+
+    from bench.latency import dynamic
+
+    opts = types.SimpleNamespace(models="gpt2_h128", seqs="32", formats="pt2,tflite", threads=1)
+    with pytest.raises(SystemExit, match="unknown format 'tflite'"):
+        dynamic.main(opts)
+    samples = {"app dynamic": [110.0, 120.0], "app static": [100.0, 100.0]}
+    rows = [{"model": "m", "format": fmt, "seq": 32, "build_dyn_s": 2.0, "build_static_s": 1.0, "check": check,
+             "load": "3.0 2.0 1.0", "samples": {**samples, dynamic.REFERENCE[fmt]: [220.0, 240.0]}}
+            for fmt, check in (("pt2", 1e-7), ("onnx", 1e-3))]
+    dynamic.print_rows(rows, 1e-4)
+    out = capsys.readouterr().out.splitlines()
+    assert out[2] == ("| m | pt2 | 32 | 0.115 | 0.100 | 0.230 (eager) | 1.15 (1.10) | 0.50 (0.50) | 2.0 / 1.0 | "
+                      "pass 1.0e-07 | 3.0 2.0 1.0 |")
+    assert out[3].startswith("| m | onnx | 32 | 0.115 | 0.100 | 0.230 (ORT) |") and "FAIL 1.0e-03" in out[3]
+
+
 @pytest.mark.e2e
 def test_tiny_end_to_end_run(capsys, monkeypatch) -> None:
     """The MLP as dynamo ONNX through the real engine: every column built, checked and timed (one round), and

@@ -1,17 +1,22 @@
 """Dynamic-axis exports (issue 34, ``python -m bench.bench_latency --dynamic``): Hugging Face GPT-2, BERT and
-Llama (2 layers; hidden 128 and hidden 768) exported with a dynamic sequence axis (``Dim("seq", min=2, max=256)``)
-as a dynamo ONNX file, and the same model exported static at each sequence length.
+Llama (2 layers; hidden 128 and hidden 768) exported with a dynamic sequence axis (``Dim("seq", min=2, max=256)``
+on ``input_ids``' axis 1), and the same model exported static at each sequence length, in each of ``--formats``
+(default ``pt2,onnx``): a ``torch.export`` archive (``.pt2``, imported by the app's PyTorch importer) and a dynamo
+ONNX file (:mod:`bench.latency.exporting`).
 
-Per model and sequence length (``--seqs``, default 32,128), interleaved in this process on ``--threads`` threads
-(:mod:`bench.latency.timing`):
+Per model, format and sequence length (``--seqs``, default 32,128), interleaved in this process on ``--threads``
+threads (default 2, as the regular table; :mod:`bench.latency.timing`):
 
 * app dynamic: ``cpu_build.json`` run by the app's engine on the dynamic file, built and exported once
   (``export_library``), the one library run at every length;
-* app static: the same pipeline on the static file of that length (one build per length);
-* ONNX Runtime on the dynamic file (the file the app imported).
+* app static: the same pipeline on the static file of that length, same format (one build per length);
+* the reference (:data:`REFERENCE`): ONNX Runtime on the dynamic ``.onnx`` file (the file the app imported) for
+  ONNX rows; PyTorch eager on the model the ``.pt2`` was exported from for ``.pt2`` rows (no ONNX Runtime
+  column there: a ``.pt2`` has no ONNX file of its own).
 
-Ratios: app dynamic ÷ app static (the issue's target: at most 1.2) and app dynamic ÷ ONNX Runtime; the check is
-max |diff| / max |ref| of app dynamic against ONNX Runtime on the same inputs.
+Ratios: app dynamic ÷ app static (the issue's target: at most 1.2) and app dynamic ÷ the reference; the check is
+max |diff| / max |ref| of app dynamic against the reference on the same inputs. Each row records the load average
+after its timing.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import sys
 import tempfile
 from typing import Any, Callable
 
-#: name -> (factory of the model, hidden size label)
+#: The longest sequence of the dynamic axis (and the models' positions).
 SEQ_MAX = 256
 
 
@@ -66,22 +71,11 @@ def _configs() -> dict[str, Callable[[], Any]]:
             "gpt2_h768": gpt2(768, 12), "bert_h768": bert(768, 12), "llama_h768": llama(768, 12)}
 
 
-def _export(model: Any, inputs: tuple[Any, ...], path: str, dynamic: bool) -> str:
-    """Dynamo ONNX export (with a dynamic ``seq`` axis of ``input_ids`` when ``dynamic``)."""
-    import contextlib
-    import io
-    import logging
-    import warnings
-
+def _dynamic_shapes() -> dict[str, Any]:
+    """``input_ids``' axis 1 as ``Dim("seq", min=2, max=SEQ_MAX)`` (``torch.export`` and dynamo ONNX alike)."""
     import torch
 
-    logging.getLogger("torch.onnx").setLevel(logging.ERROR)
-    shapes = {"input_ids": {1: torch.export.Dim("seq", min=2, max=SEQ_MAX)}} if dynamic else None
-    with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(model, inputs, path, dynamo=True, external_data=False, verbose=False,
-                          dynamic_shapes=shapes)
-    return path
+    return {"input_ids": {1: torch.export.Dim("seq", min=2, max=SEQ_MAX)}}
 
 
 def _app_library(client: Any, doc: Any, model_path: str, out_dir: str) -> dict[str, Any]:
@@ -95,61 +89,82 @@ def _app_library(client: Any, doc: Any, model_path: str, out_dir: str) -> dict[s
     return appside.app_column(client, one, os.path.basename(model_path), out_dir)
 
 
-def _bench_model(name: str, make: Callable[[], Any], seqs: list[int], opts: Any, client: Any, doc: Any,
-                 folder: str) -> list[dict[str, Any]]:
-    """The rows of one model: per sequence length the three systems' samples and the check."""
+#: The reference column of each format: the system the check compares app dynamic with (timed too).
+REFERENCE = {"onnx": "ONNX Runtime", "pt2": "PyTorch eager"}
+
+
+def _reference(fmt: str, model: Any, dyn_path: str, ids: tuple[Any, ...], threads: int) -> Any:
+    """ONNX Runtime on the dynamic ``.onnx`` file, or PyTorch eager on the model a ``.pt2`` was exported from."""
+    from bench.latency import systems
+
+    if fmt == "onnx":
+        return systems.onnxruntime_session(dyn_path, ids, threads)
+    return systems.torch_eager(model, ids)
+
+
+def _bench_model(name: str, make: Callable[[], Any], formats: list[str], seqs: list[int], opts: Any, client: Any,
+                 doc: Any, folder: str) -> list[dict[str, Any]]:
+    """The rows of one model: per format and sequence length the three systems' samples and the check."""
     import torch
 
-    from bench.latency import systems, timing
+    from bench.latency import exporting, systems, timing
 
     model, _example = make()
     vocab = 2048
-    dyn_path = _export(model, (torch.randint(0, vocab, (1, seqs[0])),), os.path.join(folder, f"{name}_dyn.onnx"),
-                       True)
-    dyn = _app_library(client, doc, dyn_path, os.path.join(folder, f"{name}_dyn"))
     rows = []
-    for seq in seqs:
-        ids = (torch.randint(0, vocab, (1, seq), generator=torch.Generator().manual_seed(seq)),)
-        st_path = _export(model, ids, os.path.join(folder, f"{name}_s{seq}.onnx"), False)
-        static = _app_library(client, doc, st_path, os.path.join(folder, f"{name}_s{seq}"))
-        row: dict[str, Any] = {"model": name, "seq": seq, "build_dyn_s": dyn.get("build_s"),
-                               "build_static_s": static.get("build_s")}
-        errors = [c["error"] for c in (dyn, static) if "error" in c]
-        if errors:
-            row["error"] = errors[0][:300]
+    for fmt in formats:
+        dyn_path = exporting.export(model, (torch.randint(0, vocab, (1, seqs[0])),), folder, f"{name}_dyn", fmt,
+                                    _dynamic_shapes())
+        dyn = _app_library(client, doc, dyn_path, os.path.join(folder, f"{name}_{fmt}_dyn"))
+        for seq in seqs:
+            ids = (torch.randint(0, vocab, (1, seq), generator=torch.Generator().manual_seed(seq)),)
+            st_path = exporting.export(model, ids, folder, f"{name}_s{seq}", fmt)
+            static = _app_library(client, doc, st_path, os.path.join(folder, f"{name}_{fmt}_s{seq}"))
+            row: dict[str, Any] = {"model": name, "format": fmt, "seq": seq, "build_dyn_s": dyn.get("build_s"),
+                                   "build_static_s": static.get("build_s")}
+            errors = [c["error"] for c in (dyn, static) if "error" in c]
+            if errors:
+                row["error"] = errors[0][:300]
+                rows.append(row)
+                print(f"  {name}.{fmt} seq {seq}: ERROR {row['error']}", file=sys.stderr, flush=True)
+                continue
+            ref = REFERENCE[fmt]
+            cols = {"app dynamic": systems.tvm_system("app dynamic", dyn["lib"], ids, check_shape=False),
+                    "app static": systems.tvm_system("app static", static["lib"], ids),
+                    ref: _reference(fmt, model, dyn_path, ids, opts.threads)}
+            row["check"] = systems.relative_error(cols["app dynamic"].outputs(), cols[ref].outputs())
+            row["samples"] = timing.interleaved({k: c.run for k, c in cols.items()}, opts.repeat, opts.sample_ms)
+            row["load"] = timing.loadavg()
             rows.append(row)
-            continue
-        cols = {"app dynamic": systems.tvm_system("app dynamic", dyn["lib"], ids, check_shape=False),
-                "app static": systems.tvm_system("app static", static["lib"], ids),
-                "ONNX Runtime": systems.onnxruntime_session(dyn_path, ids, opts.threads)}
-        row["check"] = systems.relative_error(cols["app dynamic"].outputs(), cols["ONNX Runtime"].outputs())
-        row["samples"] = timing.interleaved({k: c.run for k, c in cols.items()}, opts.repeat, opts.sample_ms)
-        rows.append(row)
-        print(f"  {name} seq {seq}: " + ", ".join(f"{k} {timing.summary(v)['median'] / 1000:.3f} ms"
-                                                  for k, v in row["samples"].items()), file=sys.stderr, flush=True)
+            print(f"  {name}.{fmt} seq {seq} (load {row['load']}): "
+                  + ", ".join(f"{k} {timing.summary(v)['median'] / 1000:.3f} ms" for k, v in row["samples"].items())
+                  + f"; check {row['check']:.1e}; dynamic ÷ static per round "
+                  + " ".join(f"{a / b:.2f}" for a, b in zip(row["samples"]["app dynamic"], row["samples"]["app static"])),
+                  file=sys.stderr, flush=True)
     return rows
 
 
 def print_rows(rows: list[dict[str, Any]], tol: float) -> None:
-    """The Markdown table of the rows."""
+    """The Markdown table of the rows (the reference: ORT for ``.onnx``, PyTorch eager for ``.pt2``)."""
     from bench.latency import timing
 
-    print("| model | seq | app dynamic ms | app static ms | ORT ms | dynamic ÷ static | dynamic ÷ ORT | "
-          "build dyn / static s | check vs ORT |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| model | file | seq | app dynamic ms | app static ms | reference ms | dynamic ÷ static | "
+          "dynamic ÷ reference | build dyn / static s | check vs reference | load |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         if "error" in r:
-            print(f"| {r['model']} | {r['seq']} | error: {r['error']} | | | | | | |")
+            print(f"| {r['model']} | {r['format']} | {r['seq']} | error: {r['error']} | | | | | | | |")
             continue
         s = r["samples"]
+        ref = REFERENCE[r["format"]]
         med = {k: timing.summary(v)["median"] / 1000 for k, v in s.items()}
         vs_static = timing.ratios(s["app dynamic"], s["app static"])
-        vs_ort = timing.ratios(s["app dynamic"], s["ONNX Runtime"])
+        vs_ref = timing.ratios(s["app dynamic"], s[ref])
         verdict = "pass" if r["check"] <= tol else "FAIL"
-        print(f"| {r['model']} | {r['seq']} | {med['app dynamic']:.3f} | {med['app static']:.3f} | "
-              f"{med['ONNX Runtime']:.3f} | {vs_static['median']:.2f} ({vs_static['min']:.2f}) | "
-              f"{vs_ort['median']:.2f} ({vs_ort['min']:.2f}) | {r['build_dyn_s']:.1f} / {r['build_static_s']:.1f} | "
-              f"{verdict} {r['check']:.1e} |")
+        print(f"| {r['model']} | {r['format']} | {r['seq']} | {med['app dynamic']:.3f} | {med['app static']:.3f} | "
+              f"{med[ref]:.3f} ({'ORT' if r['format'] == 'onnx' else 'eager'}) | "
+              f"{vs_static['median']:.2f} ({vs_static['min']:.2f}) | {vs_ref['median']:.2f} ({vs_ref['min']:.2f}) | "
+              f"{r['build_dyn_s']:.1f} / {r['build_static_s']:.1f} | {verdict} {r['check']:.1e} | {r['load']} |")
 
 
 def main(opts: Any) -> int:
@@ -164,6 +179,10 @@ def main(opts: Any) -> int:
     if unknown:
         raise SystemExit(f"--dynamic: unknown model {unknown[0]!r}; known: {', '.join(configs)}")
     seqs = [int(s) for s in str(opts.seqs).split(",") if s.strip()]
+    formats = [f.strip() for f in str(opts.formats).split(",") if f.strip()]
+    bad = [f for f in formats if f not in REFERENCE]
+    if bad or not formats:
+        raise SystemExit(f"--dynamic: unknown format {bad[0] if bad else ''!r}; known: {', '.join(REFERENCE)}")
     systems.set_threads(opts.threads)
     doc = load_pipeline(resource_path("pipelines", "cpu_build.json"))
     load_before = timing.loadavg()
@@ -172,7 +191,7 @@ def main(opts: Any) -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="bench_dynamic_") as folder:
             for name in names:
-                rows += _bench_model(name, configs[name], seqs, opts, client, doc, folder)
+                rows += _bench_model(name, configs[name], formats, seqs, opts, client, doc, folder)
     finally:
         client.close()
     print(f"dynamic-axis bench: {opts.threads} threads, {opts.repeat} interleaved rounds; load average before "
