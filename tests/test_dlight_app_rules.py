@@ -403,6 +403,14 @@ def test_matmul_rule_pads_symbolic_extents_to_whole_tiles_and_stays_correct(case
     (_name, func), = _prims(scheduled).items()
     text = func.script()
     assert "is_scheduled" in text and "_pad" in text and "T.vectorized(" in text, text
+    # A symbolic extent counts as a typical sequence (128) against the work floor: these stay serial; an MLP of
+    # m x 128 x 384 (6.3 M multiply-adds at 128 rows, 3.1 M at the 64 rows the rule's size test counts) runs on
+    # the threads, as its static build at 128 does.
+    assert "T.parallel(" not in text, text
+    assert 64 * 128 * 384 < CPUMatmul.min_parallel_flops <= 128 * 128 * 384
+    with tvm.target.Target(_native()):
+        wide = dl.ApplyDefaultSchedule(CPUMatmul())(_symbolic_matmul((m, 128), (128, 384)))
+    assert "T.parallel(" in next(iter(_prims(wide).values())).script()
     # No reduction block under a guard (the last tile's, inside the k loop: what padding avoids).
     guarded = [b for b in text.split("with T.sblock(")[1:] if "T.axis.reduce" in b and "T.where(" in b]
     assert not guarded, text

@@ -438,7 +438,7 @@ class _Extractor:
         the same order) and edges as one :meth:`_add_node` and :meth:`_inputs` per binding would make."""
         used, details, nodes, node_by_id = self.used_ids, self.details, self.nodes, self.node_by_id
         kinds, var_node, sources, op_names = self._kinds, self.var_node, self._sources, self._op_names
-        out_edges, get, size = self.out_edges, _ARRAY_GET, _ARRAY_SIZE
+        out_edges = self.out_edges
         for binding in bindings:
             var = binding.var
             name = var.name  # each FFI field read once
@@ -451,15 +451,9 @@ class _Extractor:
             call_op = value.op if kinds.get(type(value)) == "call" and kinds.get(type(binding)) == "other" else None
             op = op_names.get(call_op.__chandle__()) if call_op is not None and kinds.get(type(call_op)) == "op" \
                 else None
-            if op is not None and not details and get is not None and size is not None:
+            if op is not None and not details:
                 # an op's call (the outline has no attrs to read): what _describe answers for it
-                array = value.args
-                args = [get(array, i) for i in range(size(array))]
-                callee = callee_kind = composite = None
-                if op in _CALLEE_OPS and args:
-                    callee, callee_kind, composite = self._callee_of(args[0])
-                    if callee is not None:
-                        args = args[1:]
+                args, callee, callee_kind, composite = self._op_call(value, op)
                 attrs: dict[str, str] = {}
             else:
                 op, callee, callee_kind, composite, args, attrs = self._describe(binding, details)
@@ -495,6 +489,16 @@ class _Extractor:
                         targets[node_id] = {"source": src, "target": node_id, "index": index, "indices": [index]}
             var_node[var.__chandle__()] = node_id
 
+    def _op_call(self, value: Any, op: str) -> tuple[list[Any], Any, Any, Any]:
+        """(argument expressions, callee, callee kind, composite) of a call of the op named ``op``: a call_tir-like
+        op's first argument is its callee (and no argument)."""
+        args = _items(value.args)
+        if op in _CALLEE_OPS and args:
+            callee, callee_kind, composite = self._callee_of(args[0])
+            if callee is not None:
+                return args[1:], callee, callee_kind, composite
+        return args, None, None, None
+
     def _describe(self, binding: Any, texts: bool) -> tuple[str, Any, Any, Any, list[Any], dict[str, str]]:
         """(op, callee, callee kind, composite, argument expressions, attrs) of a binding; the attrs (texts
         of op attributes and values) only with ``texts``."""
@@ -517,11 +521,7 @@ class _Extractor:
                 op = self._op_names.get(call_op.__chandle__())  # type: ignore[assignment]
                 if op is None:
                     op = self._op_names[call_op.__chandle__()] = str(call_op.name)
-                args = _items(value.args)
-                if op in _CALLEE_OPS and args:
-                    callee, callee_kind, composite = self._callee_of(args[0])
-                    if callee is not None:
-                        args = args[1:]
+                args, callee, callee_kind, composite = self._op_call(value, op)
             else:
                 op = "call"
                 callee, callee_kind, composite = self._callee_of(call_op)

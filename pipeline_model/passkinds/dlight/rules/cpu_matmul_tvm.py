@@ -32,7 +32,8 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     written out), a symbolic ``k`` stays a loop of that length. Declines (returns ``None``, so a later rule such as ``app.CPUParallel`` takes the
     function) other symbolic extents, non-float32, other reductions, sizes the vector width does not divide (a narrow NN output under two vector widths, a
     classifier's 10 classes, is one vector of its own width instead), and matmuls under ``min_flops``. Matmuls
-    of several rows under ``min_parallel_flops`` multiply-adds run their tiles on the calling thread."""
+    of several rows under ``min_parallel_flops`` multiply-adds (known shapes only) run their tiles on the calling
+    thread."""
 
     #: Tile of the ``B[k, j]`` kernel with 32 vector registers (AVX-512): 8 rows x 3 vectors = 24 accumulators
     #: (halved with 16 registers). Chosen by a sweep on the quiet 2-core AVX-512 machine (2026-11-25): 8 rows beat
@@ -58,6 +59,8 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     min_parallel_flops = 1 << 22
     #: What a symbolic extent counts as in the ``min_flops`` test.
     symbolic_extent = 64
+    #: What a symbolic extent counts as in the ``min_parallel_flops`` test (a typical sequence length).
+    parallel_symbolic_extent = 128
 
     def apply(self, func, target, _tunable):  # type: ignore[no-untyped-def]
         if not isinstance(func, tvm.tirx.PrimFunc) or target.kind.name != "llvm":
@@ -164,7 +167,14 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             epilogue = [sch.cache_write(block, 0, "local")]
         elif epilogue:  # the intermediate between matmul and epilogue: one tile, per thread
             sch.set_scope(block, 0, "local")
-        parallel = flops >= self.min_parallel_flops or (isinstance(m, int) and m == 1)
+        # (a symbolic extent, a sequence whose length the build does not know, counts as parallel_symbolic_extent
+        # here: counted as symbolic_extent rows a Llama h128 MLP fell under the floor and ran serial what its static
+        # build at length 128 ran in parallel, 1.32x; every symbolic matmul in parallel made short sequences pay a
+        # worker's wake-up per matmul, BERT h128 at 32 1.21x)
+        work = 1
+        for e in extents:
+            work *= e if isinstance(e, int) else self.parallel_symbolic_extent
+        parallel = work >= self.min_parallel_flops or (isinstance(m, int) and m == 1)
         if nt:
             tile = self._nt(sch, block, loops, rows, n, lanes, parallel)
         else:
