@@ -262,7 +262,9 @@ def test_context_menu_saves_the_bisect_reproducer_of_the_culprit(studio, tmp_pat
     args = [a for c, a in win.fake_client.calls if c == "save_reproducer"][-1]
     # Like ``main.py bisect --reproducer``: the numerics failure after the culprit, the bisection's inputs/tolerances.
     assert args["kind"] == "numeric" and args["step_index"] == 1 and not args["run_after"]
-    assert args["check"] == {"rtol": bisect_args["check"]["rtol"], "atol": bisect_args["check"]["atol"]}
+    # (empty tolerance fields: bisect judged as Build & Run does; the reproducer's own check is float32's 1e-4)
+    assert bisect_args["check"] == {"rtol": None, "atol": None}
+    assert args["check"] == {"rtol": 1e-4, "atol": 1e-4}
     assert args["inputs"] == bisect_args["inputs"]
     win.editor.toggle_step(uids[0], False)  # an edit: the culprit is no longer one
     assert not win.reproducers.can_save(uids[1])
