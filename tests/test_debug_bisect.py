@@ -251,14 +251,13 @@ def transform(mod):
 @pytest.mark.e2e
 @pytest.mark.parametrize("shift,argv,culprit", [
     (0.04, [], None),  # 0.4 of the output's quantization step (0.1): within the int8 check, as Build & Run judges it
-    (0.25, [], 1),  # 2.5 steps: a real error, found
     (0.04, ["--rtol", "1e-4", "--atol", "1e-4"], 1),  # tolerances given: judged at them
-])
+])  # (a real error found with the default tolerances: test_bisect_names_the_injected_step)
 def test_bisect_judges_an_int8_model_as_build_and_run_does(engine, tmp_path, capsys, shift, argv, culprit):
     """Without tolerances, bisect checks each tested module of a quantized model at one quantization step of its
     output against the model's QDQ semantics in float64 (the run check's reference), not at float32's 1e-4
     against the float32 build: a step that moves the output by less than a step is no culprit (before, bisect
-    blamed the int8 lowering of every QDQ model whose build rounded a value differently)."""
+    blamed the int8 lowering of every QDQ model whose build rounded a value differently); tolerances given apply."""
     from pipeline_model.document import Step
     from tests.debug_fixtures import save_case
     from tests.int8_models import qdq_conv_model
