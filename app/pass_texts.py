@@ -32,7 +32,7 @@ OWN_TEXTS = (
                       "weight-only work into the weights at compile time. Models without weights of their own "
                       "(built-in, TVMScript) have nothing to bind."),
     QT_TRANSLATE_NOOP("PassCatalogue", "Sink reshapes below elementwise ops (the app's)"),
-    QT_TRANSLATE_NOOP("PassCatalogue", "Sigmoid and SiLU through exp (the app's)"),
+    QT_TRANSLATE_NOOP("PassCatalogue", "Sigmoid, SiLU and GELU through exp, erf and tanh (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Small powers as products (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Fold constants in one build (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Fold batch norms into convolutions (the app's)"),
@@ -52,10 +52,11 @@ OWN_TEXTS = (
     QT_TRANSLATE_NOOP("PassCatalogue", "Rewrites power(x, 2), power(x, 3) and power(x, 4) of float tensors into products of x (TVM "
                       "compiles a power into one libm powf call per element, which does not vectorize; GPT-2's GELU "
                       "computes pow(x, 3)). The app's own step: exported scripts contain its code."),
-    QT_TRANSLATE_NOOP("PassCatalogue", 'Rewrites sigmoid(x) into 1 / (1 + exp(-x)) and silu(x) into x / (1 + exp(-x)) for float tensors, so '
-                      "a FastMathTransform after it replaces the exp by TVM's vectorizable fast_exp (TVM compiles sigmoid "
-                      "into one libm expf call per element). Put it before FastMathTransform. The app's own step: exported "
-                      'scripts contain its code.'),
+    QT_TRANSLATE_NOOP("PassCatalogue", "Rewrites sigmoid(x) into 1 / (1 + exp(-x)), silu(x) into x / (1 + exp(-x)) and the two GELUs "
+                      "into their erf and tanh forms for float tensors, so a FastMathTransform after it replaces the "
+                      "exp, erf and tanh by TVM's vectorizable polynomials (TVM compiles sigmoid and GELU into one "
+                      "libm call per element). Put it before FastMathTransform. The app's own step: exported scripts "
+                      "contain its code."),
     QT_TRANSLATE_NOOP("PassCatalogue", 'The module relax.FoldConstant gives, faster: the R.call_tir calls on constants (shape computations '
                       'of imported models, rotary tables) are computed together by one function built and run once on the '
                       'CPU, instead of one build per call; then FoldConstant propagates the constants and folds what is '

@@ -67,9 +67,9 @@ def qdq_conv_model(folder: str, cin: int = 8, cout: int = 32, size: int = 8, cla
     return _save(model, os.path.join(folder, "qdq_conv.onnx"))
 
 
-def matmul_integer_model(folder: str, rows: int = 8, k: int = 64, n: int = 48) -> str:
-    """Write the dynamically quantized matmul model to ``folder/matmul_integer.onnx``; input ``x`` float32
-    ``[rows, k]``."""
+def matmul_integer_model(folder: str, rows: int = 8, k: int = 64, n: int = 48, batch: int = 0) -> str:
+    """Write the dynamically quantized matmul model to ``folder/matmul_integer.onnx`` (``matmul_integer_3d.onnx``
+    with ``batch``); input ``x`` float32 ``[rows, k]`` (``[batch, rows, k]``)."""
     from onnx import TensorProto, helper, numpy_helper
 
     rng = np.random.default_rng(1)
@@ -85,11 +85,12 @@ def matmul_integer_model(folder: str, rows: int = 8, k: int = 64, n: int = 48) -
         helper.make_node("Mul", ["xs", "w_scale"], ["s"]),
         helper.make_node("Mul", ["accf", "s"], ["out"]),
     ]
+    lead = [batch] if batch else []
     graph = helper.make_graph(nodes, "matmul_integer", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
-                                                                                      [rows, k])],
-                              [helper.make_tensor_value_info("out", TensorProto.FLOAT, [rows, n])], inits)
+                                                                                      [*lead, rows, k])],
+                              [helper.make_tensor_value_info("out", TensorProto.FLOAT, [*lead, rows, n])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    return _save(model, os.path.join(folder, "matmul_integer.onnx"))
+    return _save(model, os.path.join(folder, "matmul_integer_3d.onnx" if batch else "matmul_integer.onnx"))
 
 
 def qdq_ties_model(folder: str) -> tuple[str, np.ndarray]:

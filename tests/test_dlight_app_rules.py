@@ -152,6 +152,35 @@ def test_contiguous_reductions_are_vectorized_with_rfactor_and_match():
     np.testing.assert_allclose(run(scheduled)[0].ravel(), arrays[0].mean(axis=(2, 3)).ravel(), rtol=1e-5, atol=1e-6)
 
 
+def test_a_whole_tensor_reduced_to_one_value_runs_in_vector_lanes_on_one_thread():
+    """A dynamic quantization's min and max reduce a whole activation to a scalar: no spatial loop to run in
+    parallel, so the rule left them scalar loops (an int8 BERT's 32 x 512 min took 20 us, vectorized 1.3)."""
+    from tvm import relax
+    from tvm.script import relax as R
+
+    @tvm.script.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((1, 32, 512), "float32")):
+            with R.dataflow():
+                low = R.min(x)
+                high = R.max(x, axis=[0, 1, 2], keepdims=True)
+                R.output(low, high)
+            return (low, high)
+
+    passes = [relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps(),
+              relax.transform.FuseTIR()]
+    mod = tvm.ir.transform.Sequential(passes)(Mod)
+    scheduled = _schedule(mod, {"kind": "llvm", "num-cores": 2})
+    texts = [f.script() for _, f in scheduled.functions_items() if isinstance(f, tvm.tirx.PrimFunc)]
+    assert len(texts) == 2
+    for text in texts:
+        assert "_rf" in text and "T.vectorized(" in text and "T.parallel(" not in text, text
+    data = np.random.default_rng(5).standard_normal((1, 32, 512)).astype("float32")
+    out = relax.VirtualMachine(tvm.compile(scheduled, target="llvm"), tvm.cpu())["main"](tvm.runtime.tensor(data))
+    assert out[0].numpy() == data.min() and out[1].numpy().ravel()[0] == data.max()
+
+
 def test_left_alone_on_a_gpu_target():
     mod = _legalized_mlp()
     scheduled = _schedule(mod, {"kind": "cuda", "arch": "sm_80"})

@@ -157,6 +157,40 @@ def test_int8_kernels_use_vpdpbusd(models):
     assert "vpdpbusd" in lib.mod.inspect_source("asm")
 
 
+@pytest.mark.skipif(not _has_vnni(), reason="the CPU has no AVX-512 VNNI")
+def test_a_batched_product_and_its_dequantization_are_one_kernel(tmp_path):
+    """A [batch, rows, k] MatMulInteger with 40 output channels (not a multiple of 16): the product writes the
+    model's shape itself (the rows unflattened, the padding channels dropped), so FuseOps fuses the dequantization
+    into it; a reshape and slice after it kept them apart (an int8 BERT's FFN: product and GELU, 2 kernels and an
+    int32 tensor between). Same values as the float path of the model as loaded."""
+    pytest.importorskip("onnx")
+    tvm = pytest.importorskip("tvm")
+    import numpy as np
+    from tvm import relax
+
+    from pipeline_model.importers.load_tvm import load_model
+    from pipeline_model.passkinds.quantized_int.script import quantized_to_integer
+    from tests.int8_models import matmul_integer_model
+
+    loaded = load_model(matmul_integer_model(str(tmp_path), rows=6, k=32, n=40, batch=2), None)
+    mod = relax.transform.BindParams("main", loaded.params)(loaded.mod)
+    fuse = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(),
+                                     relax.transform.FuseOps(), relax.transform.FuseTIR()])
+    calls, _ops = _calls(fuse(quantized_to_integer()(mod)))
+    (product,) = [c for c in calls if "qdot" in c[0]]
+    assert product[1][:3] == ["uint8", "uint8", "int8"] and product[2] == "float32", product  # the epilogue in it
+    # the only int32 tensor left is the weights' column sum (weight-only work, lifted and run once)
+    assert [c[0] for c in calls if c[2] == "int32"] == ["fused_cast2_sum"], calls
+    x = np.random.default_rng(6).standard_normal((2, 6, 32)).astype("float32")
+
+    def run(m):
+        return relax.VirtualMachine(tvm.compile(m, target="llvm"), tvm.cpu())["main"](tvm.runtime.tensor(x)).numpy()
+
+    got, want = run(quantized_to_integer()(mod)), run(mod)
+    assert got.shape == (2, 6, 40)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
 def test_bench_int8_table_says_the_tolerance_and_fails_honestly(capsys):
     from bench.latency.int8 import print_rows
 

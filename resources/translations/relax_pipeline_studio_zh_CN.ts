@@ -336,7 +336,7 @@
         <translation>引擎：已停止</translation>
     </message>
     <message>
-        <location line="+170"/>
+        <location line="+171"/>
         <source>&amp;Built-in Models</source>
         <translation>内置模型(&amp;B)</translation>
     </message>
@@ -803,7 +803,7 @@
         <translation>引擎仍在处理上一个请求（点击“停止”可结束）。</translation>
     </message>
     <message>
-        <location line="+51"/>
+        <location line="+53"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -1650,7 +1650,7 @@
         <translation>复现包保存到</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location line="+64"/>
         <source>Saving a reproducer of step {0}…</source>
         <translation>正在保存步骤 {0} 的复现包…</translation>
     </message>
@@ -3380,9 +3380,13 @@
         <translation>将 reshape 下沉到逐元素运算之后（本应用）</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>Sigmoid and SiLU through exp (the app&apos;s)</source>
-        <translation>用 exp 表示 Sigmoid 和 SiLU（本应用）</translation>
+        <translation type="vanished">用 exp 表示 Sigmoid 和 SiLU（本应用）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Sigmoid, SiLU and GELU through exp, erf and tanh (the app&apos;s)</source>
+        <translation>用 exp、erf 和 tanh 表示 Sigmoid、SiLU 和 GELU（本应用）</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -3421,11 +3425,15 @@
     </message>
     <message>
         <location line="+3"/>
-        <source>Rewrites sigmoid(x) into 1 / (1 + exp(-x)) and silu(x) into x / (1 + exp(-x)) for float tensors, so a FastMathTransform after it replaces the exp by TVM&apos;s vectorizable fast_exp (TVM compiles sigmoid into one libm expf call per element). Put it before FastMathTransform. The app&apos;s own step: exported scripts contain its code.</source>
-        <translation>对浮点张量，把 `sigmoid(x)` 改写为 `1 / (1 + exp(-x))`，把 `silu(x)` 改写为 `x / (1 + exp(-x))`，这样其后的 FastMathTransform 会把 `exp` 换成 TVM 可向量化的 fast_exp（TVM 会把 `sigmoid` 编译成每个元素一次 `libm` 的 `expf` 调用）。请放在 FastMathTransform 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
+        <source>Rewrites sigmoid(x) into 1 / (1 + exp(-x)), silu(x) into x / (1 + exp(-x)) and the two GELUs into their erf and tanh forms for float tensors, so a FastMathTransform after it replaces the exp, erf and tanh by TVM&apos;s vectorizable polynomials (TVM compiles sigmoid and GELU into one libm call per element). Put it before FastMathTransform. The app&apos;s own step: exported scripts contain its code.</source>
+        <translation>对浮点张量，把 `sigmoid(x)` 改写为 `1 / (1 + exp(-x))`，把 `silu(x)` 改写为 `x / (1 + exp(-x))`，把两种 GELU 改写为它们的 erf 和 tanh 形式，这样其后的 FastMathTransform 会把 exp、erf 和 tanh 换成 TVM 可向量化的多项式（TVM 会把 sigmoid 和 GELU 编译成每个元素一次 libm 调用）。请放在 FastMathTransform 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <source>Rewrites sigmoid(x) into 1 / (1 + exp(-x)) and silu(x) into x / (1 + exp(-x)) for float tensors, so a FastMathTransform after it replaces the exp by TVM&apos;s vectorizable fast_exp (TVM compiles sigmoid into one libm expf call per element). Put it before FastMathTransform. The app&apos;s own step: exported scripts contain its code.</source>
+        <translation type="vanished">对浮点张量，把 `sigmoid(x)` 改写为 `1 / (1 + exp(-x))`，把 `silu(x)` 改写为 `x / (1 + exp(-x))`，这样其后的 FastMathTransform 会把 `exp` 换成 TVM 可向量化的 fast_exp（TVM 会把 `sigmoid` 编译成每个元素一次 `libm` 的 `expf` 调用）。请放在 FastMathTransform 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>The module relax.FoldConstant gives, faster: the R.call_tir calls on constants (shape computations of imported models, rotary tables) are computed together by one function built and run once on the CPU, instead of one build per call; then FoldConstant propagates the constants and folds what is left. Falls back to plain FoldConstant when that build fails. The app&apos;s own step: exported scripts contain its code.</source>
         <translation>得到与 relax.FoldConstant 相同的模块，但更快：作用在常量上的 R.call_tir 调用（导入模型的形状计算、旋转位置编码表）由一个在 CPU 上构建并运行一次的函数一起计算，而不是每个调用构建一次；然后 FoldConstant 传播这些常量并折叠剩下的部分。该构建失败时退回到普通的 FoldConstant。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>

@@ -139,15 +139,22 @@ def quant_kernels(state, p):  # type: ignore[no-untyped-def]  # copied verbatim 
         r = te.reduce_axis(i64(0, k), "k")
         out = te.compute(i64(m, n16), lambda i, j: te.sum(
             a_t[i, r].astype("int32") * p_t[j // 16, r // 4, j % 16, r % 4].astype("int32"), axis=r), name="qdot")
-        dot_gv = prim("qdot", [a_t, p_t, out])
+        # the product in the shape the model wants (rows unflattened, padding channels dropped), in the same
+        # function: a reshape or slice of its own would keep FuseOps from fusing the epilogue into the product
+        rows = xs[:-1]
+
+        def view(*idx):  # type: ignore[no-untyped-def]
+            flat = idx[0]
+            for i, d in zip(idx[1:-1], rows[1:]):
+                flat = flat * d + i
+            return out[flat, idx[-1]]
+
+        shaped = te.compute(i64(*rows, n), view, name="qdot_view")
+        dot_gv = prim("qdot", [a_t, p_t, shaped])
         bb = mutator.builder_
         wp = bb.emit(relax.call_tir(pack_gv, [wq], relax.TensorType([n16 // 16, k // 4, 16, 4], "int8")))
         a2 = bb.emit(relax.op.reshape(xq, [m, k])) if len(xs) != 2 else xq
-        acc = bb.emit(relax.call_tir(dot_gv, [a2, wp], relax.TensorType([m, n16], "int32")))
-        if n16 != n:
-            acc = bb.emit(relax.op.strided_slice(acc, axes=[1], begin=[0], end=[n]))
-        if len(xs) != 2:
-            acc = bb.emit(relax.op.reshape(acc, [*xs[:-1], n]))
+        acc = bb.emit(relax.call_tir(dot_gv, [a2, wp], relax.TensorType([*rows, n], "int32")))
         wsum = bb.emit(relax.op.sum(relax.op.astype(wq, "int32"), axis=[1 if transposed else 0]))
         return acc, wsum
 
