@@ -181,6 +181,48 @@ def test_a_whole_tensor_reduced_to_one_value_runs_in_vector_lanes_on_one_thread(
     assert out[0].numpy() == data.min() and out[1].numpy().ravel()[0] == data.max()
 
 
+def test_a_weight_read_in_column_panels_is_packed_once_and_a_one_row_product_reads_it_as_it_is():
+    """``B[k, j]`` that the function takes is read through a copy packed ``[j / 48, k, 48]`` (a tile's columns of
+    consecutive k contiguous: GPT-2 at 768 hidden, its FFN product 7.6 -> 4.4 ms), marked so that
+    SplitLayoutRewritePreproc + LiftTransformParams run it once on the weights; the product gives the same numbers.
+    A one-row product (memory-bound, each weight read once) keeps the weight as it is."""
+    from tvm import relax
+    from tvm.s_tir import dlight as dl
+
+    from pipeline_model.passkinds.dlight.rules.cpu_matmul_tvm import CPUMatmul
+    from pipeline_model.scriptlib.host import native_target
+
+    def build(rows):
+        bb = relax.BlockBuilder()
+        x = relax.Var("x", relax.TensorType((1, rows, 64), "float32"))
+        w = relax.Var("w", relax.TensorType((64, 96), "float32"))
+        with bb.function("main", [x, w], attrs={"num_input": 1}):
+            with bb.dataflow():
+                y = bb.emit_output(relax.op.matmul(x, w))
+            bb.emit_func_output(y)
+        target = tvm.target.Target(native_target({"kind": "llvm", "mcpu": "native"}))
+        with target:
+            seq = tvm.transform.Sequential([
+                relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps(),
+                relax.transform.FuseTIR(), dl.ApplyDefaultSchedule(CPUMatmul()),
+                relax.transform.SplitLayoutRewritePreproc(), relax.transform.LiftTransformParams()])
+            return seq(bb.get()), target
+
+    lanes = CPUMatmul.lanes(build(1)[1])
+    mod, target = build(32)
+    lifted = mod["main_transform_params"].script()
+    width = 3 * lanes if lanes >= 16 else 2 * lanes  # the tile's columns
+    assert "layout_rewrite_preproc" not in mod["main"].script() and "prepacked" in mod.script()
+    assert f"R.Tensor(({96 // width}, 64, {width})" in lifted, lifted
+    rng = np.random.default_rng(7)
+    x, w = rng.standard_normal((1, 32, 64)).astype("float32"), rng.standard_normal((64, 96)).astype("float32")
+    vm = relax.VirtualMachine(tvm.compile(mod, target=target), tvm.cpu())
+    params = vm["main_transform_params"]([tvm.runtime.tensor(w)])
+    np.testing.assert_allclose(vm["main"](tvm.runtime.tensor(x), *params).numpy(), x @ w, rtol=1e-5, atol=1e-4)
+    gemv, _ = build(1)
+    assert "prepacked" not in gemv.script()
+
+
 def test_left_alone_on_a_gpu_target():
     mod = _legalized_mlp()
     scheduled = _schedule(mod, {"kind": "cuda", "arch": "sm_80"})

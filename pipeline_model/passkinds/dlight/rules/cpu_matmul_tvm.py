@@ -218,6 +218,8 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             wide = [v for v in range(nvec, self.gemv_vectors + 1)
                     if n % (v * lanes) == 0 and n // (v * lanes) >= self.gemv_min_tiles]
             nvec = max(wide, default=nvec)
+        if rows > 1:
+            self._pack_weight(sch, block, nvec * lanes)
         io, ii = sch.split(i, factors=[None, rows])
         jo, jv, jl = sch.split(j, factors=[None, nvec, lanes])
         sch.reorder(*batch, jo, io, k, ii, jv, jl)
@@ -230,6 +232,32 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         if sch.get(init_l).kind != tvm.tirx.ForKind.VECTORIZED:
             sch.vectorize(init_l)
         return outer
+
+    @staticmethod
+    def _pack_weight(sch, block, width):  # type: ignore[no-untyped-def]
+        """A two-dimensional ``B[k, j]`` that the function takes (a weight, in a model) read through a copy
+        packed in column panels ``[j / width, k, width]``: a tile then reads its ``width`` columns of consecutive
+        ``k`` contiguously, where ``B``'s rows lie ``j``'s extent apart (GPT-2 at 768 hidden: 9 kB, a new page every
+        ``k``, which the hardware prefetcher does not follow). The copy is marked for
+        ``SplitLayoutRewritePreproc``, so ``LiftTransformParams`` runs it once on the weights (without those
+        steps it runs at every call, a copy of ``B`` against a product ``rows``-times its size)."""
+        stmt = sch.get(block)
+        j_var, k_var = stmt.iter_vars[-2].var, stmt.iter_vars[-1].var
+        params = list(sch.mod["main"].params)
+        for index, region in enumerate(stmt.reads):
+            buf = region.buffer if hasattr(region, "buffer") else region.source
+            shape = list(buf.shape)
+            if len(shape) != 2 or not all(isinstance(d, tvm.tirx.IntImm) for d in shape):
+                continue
+            if not any(buf.same_as(p) for p in params) or int(shape[1]) % width:
+                continue
+            mins = [r.min for r in region.region]
+            if not (mins[0].same_as(k_var) and mins[1].same_as(j_var)):
+                continue
+            packed = sch.cache_read(block, index, "global")
+            sch.transform_layout(packed, ("write", 0), lambda kk, jj: (jj // width, kk, jj % width))
+            sch.annotate(packed, "meta_schedule.layout_rewrite_preproc", True)
+            return
 
     def _nt(self, sch, block, loops, rows, n, lanes, parallel):  # type: ignore[no-untyped-def]
         """``B[j, k]``: ``k`` split into vector lanes and rfactored: rows x dots vector partial sums."""
