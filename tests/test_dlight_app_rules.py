@@ -101,7 +101,9 @@ def test_symbolic_extents_count_as_a_sequence_and_stay_out_of_the_fused_index():
     (small_text,) = [f.script() for f in small.functions.values() if isinstance(f, tvm.tirx.PrimFunc)]
     (big_text,) = [f.script() for f in big.functions.values() if isinstance(f, tvm.tirx.PrimFunc)]
     assert "T.parallel(" not in small_text, small_text
-    assert re.search(r"T\.parallel\(seq \* T\.int64\(16\)\)", big_text) and re.search(r"T\.axis\.spatial\(T\.int64\(128\), ax\d\)", big_text), big_text
+    # the row of 128 its own loop (in vector lanes): no "// seq" or "% seq" in its index
+    assert re.search(r"T\.parallel\(seq \* T\.int64\(16\)\)", big_text) and re.search(
+        r"T\.axis\.spatial\(T\.int64\(128\), ax\d(_0 \* T\.int64\(\d+\) \+ ax\d_1)?\)", big_text), big_text
     data = np.random.default_rng(4).standard_normal((1, 7, 16, 128)).astype("float32")
     np.testing.assert_array_equal(_run(big, [data]), data.transpose(0, 2, 1, 3))
 
@@ -221,6 +223,49 @@ def test_a_weight_read_in_column_panels_is_packed_once_and_a_one_row_product_rea
     np.testing.assert_allclose(vm["main"](tvm.runtime.tensor(x), *params).numpy(), x @ w, rtol=1e-5, atol=1e-4)
     gemv, _ = build(1)
     assert "prepacked" not in gemv.script()
+
+
+def test_an_elementwise_block_runs_its_innermost_loop_in_vector_lanes():
+    """A softmax's masked normalization (12 x 128 x 128, elementwise after the two reductions) and a small
+    elementwise kernel under the parallel floor: the innermost loop in vector lanes, the rest fused into the
+    parallel loop (before: one fused loop, a division and a remainder per element, no lanes: 686 -> 190 us on
+    GPT-2 at 768 hidden); a last axis no vector width divides stays as it was; same numbers."""
+    from tvm import relax
+    from tvm.script import relax as R
+
+    @tvm.script.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((1, 12, 128, 128), "float32"), y: R.Tensor((4, 64), "float32"),
+                 z: R.Tensor((64, 37), "float32")):
+            with R.dataflow():
+                soft = R.where(R.isnan(x), R.const(0.0, "float32"), R.nn.softmax(x, axis=-1))
+                small = R.multiply(R.add(y, y), y)
+                odd = R.multiply(R.add(z, z), z)
+                R.output(soft, small, odd)
+            return (soft, small, odd)
+
+    passes = [relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps(),
+              relax.transform.FuseTIR()]
+    mod = tvm.ir.transform.Sequential(passes)(Mod)
+    scheduled = _schedule(mod, {"kind": "llvm", "num-cores": 2})
+    texts = {gv.name_hint: f.script() for gv, f in scheduled.functions_items() if isinstance(f, tvm.tirx.PrimFunc)}
+    soft = next(t for n, t in texts.items() if "softmax" in n)
+    last = soft.split('T.sblock("T_softmax_expsum")')[1]  # the normalization after the two reductions
+    assert "T.parallel(" in last and "T.vectorized(" in last, last
+    small = next(t for n, t in texts.items() if "softmax" not in n and "T.int64(37)" not in t)
+    assert "T.vectorized(" in small and "T.parallel(" not in small, small
+    odd = next(t for t in texts.values() if "T.int64(37)" in t)
+    assert "T.vectorized(" not in odd, odd
+    rng = np.random.default_rng(8)
+    arrays = [rng.standard_normal(sh).astype("float32") for sh in ((1, 12, 128, 128), (4, 64), (64, 37))]
+
+    def run(m):
+        out = relax.VirtualMachine(tvm.compile(m, target="llvm"), tvm.cpu())["main"](*[tvm.runtime.tensor(a) for a in arrays])
+        return [o.numpy() for o in out]
+
+    for got, want in zip(run(scheduled), run(mod)):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
 
 
 def test_left_alone_on_a_gpu_target():

@@ -64,6 +64,9 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
                     changed = changed or vectorized is not sch
                     sch = vectorized
                     continue
+                if spatial and not reduce and not other:  # elementwise: the innermost loop in vector lanes
+                    spatial, lanes_loop = self._vector_lanes(sch, block, spatial, target)
+                    changed = changed or lanes_loop is not None
                 if not spatial or work < self.min_work:
                     continue
                 sch.reorder(*spatial, *reduce, *other)
@@ -130,6 +133,27 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
             return trial
         except Exception:  # noqa: BLE001 - not a reduction rfactor takes: the scalar loop stays
             return sch
+
+    @staticmethod
+    def _vector_lanes(sch, block, spatial, target):  # type: ignore[no-untyped-def]
+        """The innermost of an elementwise block's ``spatial`` loops split into vector lanes (the target's vector
+        width in the written dtype) and vectorized, where its extent is static and a multiple of them. Returns the
+        loops left for the parallel loop (the split's outer part last) and the vectorized loop (None: left
+        alone). Fused into one parallel loop, every element computed its indices with a division and a
+        remainder and no lanes (a softmax's masked normalization over 12 x 128 x 128: 686 us)."""
+        extent = sch.get(spatial[-1]).extent
+        try:
+            width = int(tvm.target.codegen.llvm_get_vector_width(target))
+        except Exception:  # noqa: BLE001 - an LLVM build without the query
+            width = 256
+        bits = max(int(tvm.DataType(str(w.buffer.dtype if hasattr(w, "buffer") else w.source.dtype)).bits)
+                   for w in sch.get(block).writes)
+        lanes = max(4, (width or 256) // max(8, bits))
+        if not isinstance(extent, tvm.tirx.IntImm) or int(extent) % lanes or int(extent) < lanes:
+            return spatial, None
+        outer, inner = sch.split(spatial[-1], [None, lanes])
+        sch.vectorize(inner)
+        return [*spatial[:-1], outer], inner
 
     @staticmethod
     def _unit(sch, loop):  # type: ignore[no-untyped-def]
