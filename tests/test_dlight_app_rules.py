@@ -225,6 +225,46 @@ def test_a_weight_read_in_column_panels_is_packed_once_and_a_one_row_product_rea
     assert "prepacked" not in gemv.script()
 
 
+def test_columns_the_vector_width_misses_are_padded_to_whole_tiles_and_the_padded_weight_is_lifted():
+    """B[k, j] with 44 columns (Llama's 344 = 8 x 43: tiles of one 8-float vector, 32 x 128 x 344 in 71 us; padded
+    to 352, 23 us): the product computes whole tiles of full vectors over a zero-padded weight, which is packed as it
+    is padded and lifted out of main; only the 44 real columns are written; same numbers."""
+    from tvm import relax
+    from tvm.s_tir import dlight as dl
+
+    from pipeline_model.passkinds.dlight.rules.cpu_matmul_tvm import CPUMatmul
+    from pipeline_model.scriptlib.host import native_target
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((1, 16, 64), "float32"))
+    w = relax.Var("w", relax.TensorType((64, 44), "float32"))
+    with bb.function("main", [x, w], attrs={"num_input": 1}):
+        with bb.dataflow():
+            y = bb.emit_output(relax.op.nn.relu(relax.op.matmul(x, w)))
+        bb.emit_func_output(y)
+    target = tvm.target.Target(native_target({"kind": "llvm", "mcpu": "native"}))
+    with target:
+        mod = tvm.transform.Sequential([
+            relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps(),
+            relax.transform.FuseTIR(), dl.ApplyDefaultSchedule(CPUMatmul()),
+            relax.transform.SplitLayoutRewritePreproc(), relax.transform.LiftTransformParams()])(bb.get())
+    lanes = CPUMatmul.lanes(target)
+    if lanes < 8:
+        pytest.skip("no 256-bit vectors: the rule narrows its lanes instead")
+    (product,) = [f.script() for gv, f in mod.functions_items()
+                  if isinstance(f, tvm.tirx.PrimFunc) and "matmul" in gv.name_hint and "prepacked" in gv.name_hint]
+    assert re.search(rf"T\.vectorized\((T\.int64\()?{lanes}\)", product) and "T.if_then_else" not in product, product
+    # (no padding per call: the padded weight, packed in panels, is main's parameter)
+    assert "T.if_then_else" in mod.script() and "main_transform_params" in mod.script()  # the padding, lifted
+    rng = np.random.default_rng(9)
+    xs, ws = rng.standard_normal((1, 16, 64)).astype("float32"), rng.standard_normal((64, 44)).astype("float32")
+    vm = relax.VirtualMachine(tvm.compile(mod, target=target), tvm.cpu())
+    params = vm["main_transform_params"]([tvm.runtime.tensor(ws)])
+    got = vm["main"](tvm.runtime.tensor(xs), *params).numpy()
+    assert got.shape == (1, 16, 44)
+    np.testing.assert_allclose(got, np.maximum(xs @ ws, 0), rtol=1e-5, atol=1e-4)
+
+
 def test_an_elementwise_block_runs_its_innermost_loop_in_vector_lanes():
     """A softmax's masked normalization (12 x 128 x 128, elementwise after the two reductions) and a small
     elementwise kernel under the parallel floor: the innermost loop in vector lanes, the rest fused into the
@@ -548,7 +588,8 @@ def test_matmul_rule_pads_symbolic_extents_to_whole_tiles_and_stays_correct(case
 def test_matmul_rule_declines_tiny_non_float32_and_non_matmul_functions():
     assert _declines(_matmul_module(2, 4, 16)[0])  # 256 flops: not worth a schedule
     assert _declines(_matmul_module(32, 64, 64, dtype="float16")[0])
-    assert _declines(_matmul_module(32, 64, 34)[0])  # n = 34: no 4-lane vector fits
+    # n = 34: no 4-lane vector fits; with 8 or 16 lanes it is padded to whole tiles, on 128-bit vectors declined
+    assert _declines(_matmul_module(32, 64, 34)[0], {"kind": "llvm", "mcpu": "x86-64"})
     mlp = _legalized_mlp()  # fused matmul + add + relu (one output row: scheduled), then a sum (declined)
     sums = tvm.IRModule({n: f for n, f in _prims(mlp).items() if n.startswith("sum")})
     assert len(sums.functions) == 1 and _declines(sums) and not _declines(mlp)

@@ -146,23 +146,26 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         for e in extents:
             flops *= e if isinstance(e, int) else self.symbolic_extent
         lanes = full = self.lanes(target)
-        if isinstance(k if nt else n, int):
+        pad_cols = self._pad_columns(n, full, m) if not nt else None
+        if pad_cols:  # columns the full width misses (Llama's 344): padded to whole tiles of full vectors
+            pass
+        elif isinstance(k if nt else n, int):
             while lanes > 4 and (k if nt else n) % lanes:  # narrower vectors for sizes the full width misses
                 lanes //= 2
             if not nt and n % lanes and n < 2 * full:  # a narrow output (a classifier's 10 classes): one vector
                 lanes = n  # of n lanes (LLVM splits it into the widths it has), k still outside the lanes
-        if flops < self.min_flops or (isinstance(k if nt else n, int) and (k if nt else n) % lanes):
+        if flops < self.min_flops or (not pad_cols and isinstance(k if nt else n, int) and (k if nt else n) % lanes):
             return None
         block = infos[0].block_rv
         epilogue = [i.block_rv for i in infos[1:]]
         wide = lanes >= 16  # 32 vector registers (AVX-512); else 16
         most = (self.nt_rows if nt else self.rows) if wide else max(1, (self.nt_rows if nt else self.rows) // 2)
         rows = max(r for r in range(1, most + 1) if m % r == 0) if isinstance(m, int) else most
-        if not isinstance(m, int) or not isinstance(n, int):  # symbolic: compute whole tiles of a padded copy
-            dots = self.dots if wide else max(1, self.dots // 2)
-            cols = 1 if isinstance(n, int) else dots if nt else lanes  # a multiple of the column tile
+        if not isinstance(m, int) or not isinstance(n, int) or pad_cols:  # symbolic or padded columns: compute
+            dots = self.dots if wide else max(1, self.dots // 2)  # whole tiles of a padded copy
+            cols = pad_cols or (1 if isinstance(n, int) else dots if nt else lanes)  # a multiple of the column tile
             loops, epilogue = self._pad(sch, block, epilogue, rows, cols)
-            n = n if isinstance(n, int) else cols
+            n = -(-n // cols) * cols if pad_cols else n if isinstance(n, int) else cols
         elif not nt and not epilogue:  # the matmul writes the output: accumulate in a local tile, write it back
             epilogue = [sch.cache_write(block, 0, "local")]
         elif epilogue:  # the intermediate between matmul and epilogue: one tile, per thread
@@ -185,6 +188,17 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             if isinstance(sch.get(inner).extent, tvm.tirx.IntImm) and sch.get(inner).extent.value % lanes == 0:
                 sch.vectorize(sch.split(inner, factors=[None, lanes])[1])
         return sch
+
+    def _pad_columns(self, n, full, m):  # type: ignore[no-untyped-def]
+        """The column tile ``B[k, j]``'s static ``n`` is padded to when the full vector width does not divide it
+        (at least two vectors wide, more than one row), or None: ``v`` full vectors, ``v`` up to ``vectors``,
+        the least padding (then the widest). Narrower vectors were the alternative: Llama's 344 columns (8 x 43)
+        took tiles of one 8-float vector, 32 x 128 x 344 in 71 us against 18 us padded to 352."""
+        if not isinstance(n, int) or n % full == 0 or n < 2 * full or m == 1 or full < 8:
+            return None
+        most = self.vectors if full >= 16 else min(2, self.vectors)
+        _waste, width = min((-(-n // (v * full)) * v * full - n, -v * full) for v in range(1, most + 1))
+        return -width
 
     @staticmethod
     def _pad(sch, block, epilogue, rows, cols):  # type: ignore[no-untyped-def]
@@ -235,8 +249,8 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
 
     @staticmethod
     def _pack_weight(sch, block, width):  # type: ignore[no-untyped-def]
-        """A two-dimensional ``B[k, j]`` that the function takes (a weight, in a model) read through a copy
-        packed in column panels ``[j / width, k, width]``: a tile then reads its ``width`` columns of consecutive
+        """A two-dimensional ``B[k, j]`` that the function takes (a weight, in a model), or its zero-padded copy
+        (:meth:`_pad_columns`), read through a copy packed in column panels ``[j / width, k, width]``: a tile then reads its ``width`` columns of consecutive
         ``k`` contiguously, where ``B``'s rows lie ``j``'s extent apart (GPT-2 at 768 hidden: 9 kB, a new page every
         ``k``, which the hardware prefetcher does not follow). The copy is marked for
         ``SplitLayoutRewritePreproc``, so ``LiftTransformParams`` runs it once on the weights (without those
@@ -244,17 +258,24 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         stmt = sch.get(block)
         j_var, k_var = stmt.iter_vars[-2].var, stmt.iter_vars[-1].var
         params = list(sch.mod["main"].params)
+        source = lambda region: region.buffer if hasattr(region, "buffer") else region.source  # noqa: E731
         for index, region in enumerate(stmt.reads):
-            buf = region.buffer if hasattr(region, "buffer") else region.source
+            buf = source(region)
             shape = list(buf.shape)
-            if len(shape) != 2 or not all(isinstance(d, tvm.tirx.IntImm) for d in shape):
-                continue
-            if not any(buf.same_as(p) for p in params) or int(shape[1]) % width:
+            if len(shape) != 2 or not all(isinstance(d, tvm.tirx.IntImm) for d in shape) or int(shape[1]) % width:
                 continue
             mins = [r.min for r in region.region]
             if not (mins[0].same_as(k_var) and mins[1].same_as(j_var)):
                 continue
-            packed = sch.cache_read(block, index, "global")
+            if any(buf.same_as(p) for p in params):
+                packed = sch.cache_read(block, index, "global")
+            else:  # the zero-padded copy of a weight (padded columns): packed as it is written
+                producers = [b for b in sch.get_producers(block)
+                             if any(source(w).same_as(buf) for w in sch.get(b).writes)]
+                if len(producers) != 1 or [len(source(r).shape) for r in sch.get(producers[0]).reads] != [2] \
+                        or not any(source(sch.get(producers[0]).reads[0]).same_as(p) for p in params):
+                    continue
+                packed = producers[0]
             sch.transform_layout(packed, ("write", 0), lambda kk, jj: (jj // width, kk, jj % width))
             sch.annotate(packed, "meta_schedule.layout_rewrite_preproc", True)
             return
