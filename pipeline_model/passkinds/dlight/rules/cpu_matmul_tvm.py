@@ -29,7 +29,11 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     over the cores; the epilogue runs per tile on the tile while it is in cache. A symbolic extent (a dynamic
     sequence axis) may be the rows, ``k`` or ``j`` of ``B[k, j]``, or ``j`` of ``B[j, k]``: symbolic rows and a
     symbolic ``j`` are padded to whole tiles (``pad_einsum``: the static build's tiles, the last one's valid part
-    written out), a symbolic ``k`` stays a loop of that length. Declines (returns ``None``, so a later rule such as ``app.CPUParallel`` takes the
+    written out), a symbolic ``k`` stays a loop of that length. A static ``j`` of ``B[k, j]`` that the full vector
+    width does not divide (Llama's 344) is padded to whole tiles the same way (:meth:`_pad_columns`). A
+    two-dimensional ``B[k, j]`` the function takes (a weight) is read from a copy packed in column panels
+    (:meth:`_pack_weight`, lifted and run once by ``SplitLayoutRewritePreproc`` + ``LiftTransformParams``).
+    Declines (returns ``None``, so a later rule such as ``app.CPUParallel`` takes the
     function) other symbolic extents, non-float32, other reductions, sizes the vector width does not divide (a narrow NN output under two vector widths, a
     classifier's 10 classes, is one vector of its own width instead), and matmuls under ``min_flops``. Matmuls
     of several rows under ``min_parallel_flops`` multiply-adds (known shapes only) run their tiles on the calling
@@ -146,10 +150,9 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         for e in extents:
             flops *= e if isinstance(e, int) else self.symbolic_extent
         lanes = full = self.lanes(target)
+        # columns the full width misses (Llama's 344): padded to whole tiles of full vectors
         pad_cols = self._pad_columns(n, full, m) if not nt else None
-        if pad_cols:  # columns the full width misses (Llama's 344): padded to whole tiles of full vectors
-            pass
-        elif isinstance(k if nt else n, int):
+        if not pad_cols and isinstance(k if nt else n, int):
             while lanes > 4 and (k if nt else n) % lanes:  # narrower vectors for sizes the full width misses
                 lanes //= 2
             if not nt and n % lanes and n < 2 * full:  # a narrow output (a classifier's 10 classes): one vector
