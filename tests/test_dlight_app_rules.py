@@ -567,6 +567,14 @@ def test_matmul_rule_pads_symbolic_extents_to_whole_tiles_and_stays_correct(case
     with tvm.target.Target(_native()):
         wide = dl.ApplyDefaultSchedule(CPUMatmul())(_symbolic_matmul((m, 128), (128, 384)))
     assert "T.parallel(" in next(iter(_prims(wide).values())).script()
+    # The padded copy of a big symbolic-row input (m x 3072: 393 k elements at 128 rows) copies its rows in
+    # parallel; a small one (m x 64 above) on the calling thread.
+    with tvm.target.Target(_native()):
+        ffn = dl.ApplyDefaultSchedule(CPUMatmul())(_symbolic_matmul((m, 3072), (3072, 64)))
+    pad_loop = r'in T\.parallel\([^\n]*\n\s*for \w+ in range\(T\.int64\(\d+\)\):\n\s*with T\.sblock\("x_pad"\)'
+    ffn_text = next(iter(_prims(ffn).values())).script()
+    assert '"x_pad"' in ffn_text and re.search(pad_loop, ffn_text), ffn_text
+    assert not re.search(pad_loop.replace("x_pad", r"\w+_pad"), text), text
     # No reduction block under a guard (the last tile's, inside the k loop: what padding avoids).
     guarded = [b for b in text.split("with T.sblock(")[1:] if "T.axis.reduce" in b and "T.where(" in b]
     assert not guarded, text
