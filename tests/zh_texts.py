@@ -131,6 +131,7 @@ ALLOWED_WORDS = frozenset({
     "GELU", "SiLU", "ReLU", "NCHW", "OIHW", "MLP", "torch", "Apache", "VM", "ID",
     "QDQ", "VNNI", "AVX",  # ONNX's quantization format; x86 instruction-set names
     "qdot", "vpdpbusd",  # the app's int8 product op; the VNNI instruction it compiles to
+    "exp", "erf", "tanh",  # the math functions a pass title names (app.ExpandSigmoid: GELU through erf and tanh)
     "Transformer", "Llama",  # model architectures
     # the term the Chinese interface keeps (as Chinese TVM texts do): "Pass 列表", "自定义 Python Pass"
     "Pass", "pass",

@@ -3426,7 +3426,7 @@
     <message>
         <location line="+3"/>
         <source>Rewrites sigmoid(x) into 1 / (1 + exp(-x)), silu(x) into x / (1 + exp(-x)) and the two GELUs into their erf and tanh forms for float tensors, so a FastMathTransform after it replaces the exp, erf and tanh by TVM&apos;s vectorizable polynomials (TVM compiles sigmoid and GELU into one libm call per element). Put it before FastMathTransform. The app&apos;s own step: exported scripts contain its code.</source>
-        <translation>对浮点张量，把 `sigmoid(x)` 改写为 `1 / (1 + exp(-x))`，把 `silu(x)` 改写为 `x / (1 + exp(-x))`，把两种 GELU 改写为它们的 erf 和 tanh 形式，这样其后的 FastMathTransform 会把 exp、erf 和 tanh 换成 TVM 可向量化的多项式（TVM 会把 sigmoid 和 GELU 编译成每个元素一次 libm 调用）。请放在 FastMathTransform 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
+        <translation>对浮点张量，把 `sigmoid(x)` 改写为 `1 / (1 + exp(-x))`，把 `silu(x)` 改写为 `x / (1 + exp(-x))`，把两种 GELU 改写为它们的 `erf` 和 `tanh` 形式，这样其后的 FastMathTransform 会把 `exp`、`erf` 和 `tanh` 换成 TVM 可向量化的多项式（TVM 会把 `sigmoid` 和 GELU 编译成每个元素一次 `libm` 调用）。请放在 FastMathTransform 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>
     <message>
         <source>Rewrites sigmoid(x) into 1 / (1 + exp(-x)) and silu(x) into x / (1 + exp(-x)) for float tensors, so a FastMathTransform after it replaces the exp by TVM&apos;s vectorizable fast_exp (TVM compiles sigmoid into one libm expf call per element). Put it before FastMathTransform. The app&apos;s own step: exported scripts contain its code.</source>

@@ -217,8 +217,7 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         sch.pad_einsum(block, [1] * nbatch + [rows, cols, 1])
         for pad in sch.get_producers(block):  # the padded copy of a symbolic-row input: its rows in parallel (a
             # serial copy of GPT-2 h768's 32 x 3072 FFN activation cost its dynamic build ~10 % of the product)
-            shape = sch.get(pad).writes[0].buffer.shape if hasattr(sch.get(pad).writes[0], "buffer") \
-                else sch.get(pad).writes[0].source.shape
+            shape = sch.get(pad).writes[0].source.shape
             elements = 1
             for d in shape:
                 elements *= int(d) if isinstance(d, tvm.tirx.IntImm) else CPUMatmul.parallel_symbolic_extent
@@ -265,17 +264,16 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     @staticmethod
     def _pack_weight(sch, block, width):  # type: ignore[no-untyped-def]
         """A two-dimensional ``B[k, j]`` that the function takes (a weight, in a model), or its zero-padded copy
-        (:meth:`_pad_columns`), read through a copy packed in column panels ``[j / width, k, width]``: a tile then reads its ``width`` columns of consecutive
-        ``k`` contiguously, where ``B``'s rows lie ``j``'s extent apart (GPT-2 at 768 hidden: 9 kB, a new page every
+        (:meth:`_pad_columns`), read through a copy packed in column panels ``[j / width, k, width]``: a tile then
+        reads its ``width`` columns of consecutive ``k`` contiguously, where ``B``'s rows lie ``j``'s extent apart (GPT-2 at 768 hidden: 9 kB, a new page every
         ``k``, which the hardware prefetcher does not follow). The copy is marked for
         ``SplitLayoutRewritePreproc``, so ``LiftTransformParams`` runs it once on the weights (without those
         steps it runs at every call, a copy of ``B`` against a product ``rows``-times its size)."""
         stmt = sch.get(block)
         j_var, k_var = stmt.iter_vars[-2].var, stmt.iter_vars[-1].var
         params = list(sch.mod["main"].params)
-        source = lambda region: region.buffer if hasattr(region, "buffer") else region.source  # noqa: E731
         for index, region in enumerate(stmt.reads):
-            buf = source(region)
+            buf = region.source
             shape = list(buf.shape)
             if len(shape) != 2 or not all(isinstance(d, tvm.tirx.IntImm) for d in shape) or int(shape[1]) % width:
                 continue
@@ -286,9 +284,9 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
                 packed = sch.cache_read(block, index, "global")
             else:  # the zero-padded copy of a weight (padded columns): packed as it is written
                 producers = [b for b in sch.get_producers(block)
-                             if any(source(w).same_as(buf) for w in sch.get(b).writes)]
-                if len(producers) != 1 or [len(source(r).shape) for r in sch.get(producers[0]).reads] != [2] \
-                        or not any(source(sch.get(producers[0]).reads[0]).same_as(p) for p in params):
+                             if any(w.source.same_as(buf) for w in sch.get(b).writes)]
+                if len(producers) != 1 or [len(r.source.shape) for r in sch.get(producers[0]).reads] != [2] \
+                        or not any(sch.get(producers[0]).reads[0].source.same_as(p) for p in params):
                     continue
                 packed = producers[0]
             sch.transform_layout(packed, ("write", 0), lambda kk, jj: (jj // width, kk, jj % width))

@@ -146,8 +146,7 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
             width = int(tvm.target.codegen.llvm_get_vector_width(target))
         except Exception:  # noqa: BLE001 - an LLVM build without the query
             width = 256
-        bits = max(int(tvm.DataType(str(w.buffer.dtype if hasattr(w, "buffer") else w.source.dtype)).bits)
-                   for w in sch.get(block).writes)
+        bits = max(int(tvm.DataType(str(w.source.dtype)).bits) for w in sch.get(block).writes)
         lanes = max(4, (width or 256) // max(8, bits))
         if not isinstance(extent, tvm.tirx.IntImm) or int(extent) % lanes or int(extent) < lanes:
             return spatial, None
