@@ -183,35 +183,43 @@ def test_a_whole_tensor_reduced_to_one_value_runs_in_vector_lanes_on_one_thread(
     assert out[0].numpy() == data.min() and out[1].numpy().ravel()[0] == data.max()
 
 
-def test_a_weight_read_in_column_panels_is_packed_once_and_a_one_row_product_reads_it_as_it_is():
-    """``B[k, j]`` that the function takes is read through a copy packed ``[j / 48, k, 48]`` (a tile's columns of
-    consecutive k contiguous: GPT-2 at 768 hidden, its FFN product 7.6 -> 4.4 ms), marked so that
-    SplitLayoutRewritePreproc + LiftTransformParams run it once on the weights; the product gives the same numbers.
-    A one-row product (memory-bound, each weight read once) keeps the weight as it is."""
+def _weight_matmul_lifted(rows, cols, relu=False):
+    """``x[1, rows, 64] @ w[64, cols]`` (``w`` a weight: after ``num_input``), scheduled by ``app.CPUMatmul`` on this
+    machine's CPU and its weight-only work lifted as the default pipeline does; returns ``(module, target)``."""
     from tvm import relax
     from tvm.s_tir import dlight as dl
 
     from pipeline_model.passkinds.dlight.rules.cpu_matmul_tvm import CPUMatmul
     from pipeline_model.scriptlib.host import native_target
 
-    def build(rows):
-        bb = relax.BlockBuilder()
-        x = relax.Var("x", relax.TensorType((1, rows, 64), "float32"))
-        w = relax.Var("w", relax.TensorType((64, 96), "float32"))
-        with bb.function("main", [x, w], attrs={"num_input": 1}):
-            with bb.dataflow():
-                y = bb.emit_output(relax.op.matmul(x, w))
-            bb.emit_func_output(y)
-        target = tvm.target.Target(native_target({"kind": "llvm", "mcpu": "native"}))
-        with target:
-            seq = tvm.transform.Sequential([
-                relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps(),
-                relax.transform.FuseTIR(), dl.ApplyDefaultSchedule(CPUMatmul()),
-                relax.transform.SplitLayoutRewritePreproc(), relax.transform.LiftTransformParams()])
-            return seq(bb.get()), target
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((1, rows, 64), "float32"))
+    w = relax.Var("w", relax.TensorType((64, cols), "float32"))
+    with bb.function("main", [x, w], attrs={"num_input": 1}):
+        with bb.dataflow():
+            y = relax.op.matmul(x, w)
+            y = bb.emit_output(relax.op.nn.relu(y) if relu else y)
+        bb.emit_func_output(y)
+    target = tvm.target.Target(native_target({"kind": "llvm", "mcpu": "native"}))
+    with target:
+        seq = tvm.transform.Sequential([
+            relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps(),
+            relax.transform.FuseTIR(), dl.ApplyDefaultSchedule(CPUMatmul()),
+            relax.transform.SplitLayoutRewritePreproc(), relax.transform.LiftTransformParams()])
+        return seq(bb.get()), target
 
-    lanes = CPUMatmul.lanes(build(1)[1])
-    mod, target = build(32)
+
+def test_a_weight_read_in_column_panels_is_packed_once_and_a_one_row_product_reads_it_as_it_is():
+    """``B[k, j]`` that the function takes is read through a copy packed ``[j / 48, k, 48]`` (a tile's columns of
+    consecutive k contiguous: GPT-2 at 768 hidden, its FFN product 7.6 -> 4.4 ms), marked so that
+    SplitLayoutRewritePreproc + LiftTransformParams run it once on the weights; the product gives the same numbers.
+    A one-row product (memory-bound, each weight read once) keeps the weight as it is."""
+    from tvm import relax
+
+    from pipeline_model.passkinds.dlight.rules.cpu_matmul_tvm import CPUMatmul
+
+    mod, target = _weight_matmul_lifted(32, 96)
+    lanes = CPUMatmul.lanes(target)
     lifted = mod["main_transform_params"].script()
     width = 3 * lanes if lanes >= 16 else 2 * lanes  # the tile's columns
     assert "layout_rewrite_preproc" not in mod["main"].script() and "prepacked" in mod.script()
@@ -221,7 +229,7 @@ def test_a_weight_read_in_column_panels_is_packed_once_and_a_one_row_product_rea
     vm = relax.VirtualMachine(tvm.compile(mod, target=target), tvm.cpu())
     params = vm["main_transform_params"]([tvm.runtime.tensor(w)])
     np.testing.assert_allclose(vm["main"](tvm.runtime.tensor(x), *params).numpy(), x @ w, rtol=1e-5, atol=1e-4)
-    gemv, _ = build(1)
+    gemv, _ = _weight_matmul_lifted(1, 96)
     assert "prepacked" not in gemv.script()
 
 
@@ -230,24 +238,10 @@ def test_columns_the_vector_width_misses_are_padded_to_whole_tiles_and_the_padde
     to 352, 23 us): the product computes whole tiles of full vectors over a zero-padded weight, which is packed as it
     is padded and lifted out of main; only the 44 real columns are written; same numbers."""
     from tvm import relax
-    from tvm.s_tir import dlight as dl
 
     from pipeline_model.passkinds.dlight.rules.cpu_matmul_tvm import CPUMatmul
-    from pipeline_model.scriptlib.host import native_target
 
-    bb = relax.BlockBuilder()
-    x = relax.Var("x", relax.TensorType((1, 16, 64), "float32"))
-    w = relax.Var("w", relax.TensorType((64, 44), "float32"))
-    with bb.function("main", [x, w], attrs={"num_input": 1}):
-        with bb.dataflow():
-            y = bb.emit_output(relax.op.nn.relu(relax.op.matmul(x, w)))
-        bb.emit_func_output(y)
-    target = tvm.target.Target(native_target({"kind": "llvm", "mcpu": "native"}))
-    with target:
-        mod = tvm.transform.Sequential([
-            relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps(),
-            relax.transform.FuseTIR(), dl.ApplyDefaultSchedule(CPUMatmul()),
-            relax.transform.SplitLayoutRewritePreproc(), relax.transform.LiftTransformParams()])(bb.get())
+    mod, target = _weight_matmul_lifted(16, 44, relu=True)
     lanes = CPUMatmul.lanes(target)
     if lanes < 8:
         pytest.skip("no 256-bit vectors: the rule narrows its lanes instead")

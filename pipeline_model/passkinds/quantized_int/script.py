@@ -141,15 +141,9 @@ def quant_kernels(state, p):  # type: ignore[no-untyped-def]  # copied verbatim 
             a_t[i, r].astype("int32") * p_t[j // 16, r // 4, j % 16, r % 4].astype("int32"), axis=r), name="qdot")
         # the product in the shape the model wants (rows unflattened, padding channels dropped), in the same
         # function: a reshape or slice of its own would keep FuseOps from fusing the epilogue into the product
-        rows = xs[:-1]
-
-        def view(*idx):  # type: ignore[no-untyped-def]
-            flat = idx[0]
-            for i, d in zip(idx[1:-1], rows[1:]):
-                flat = flat * d + i
-            return out[flat, idx[-1]]
-
-        shaped = te.compute(i64(*rows, n), view, name="qdot_view")
+        rows, strides = xs[:-1], [int(np.prod(xs[i + 1:-1])) for i in range(len(xs) - 1)]
+        shaped = te.compute(i64(*rows, n), lambda *idx: out[sum(v * s for v, s in zip(idx[:-1], strides)), idx[-1]],
+                            name="qdot_view")
         dot_gv = prim("qdot", [a_t, p_t, shaped])
         bb = mutator.builder_
         wp = bb.emit(relax.call_tir(pack_gv, [wq], relax.TensorType([n16 // 16, k // 4, 16, 4], "int8")))
