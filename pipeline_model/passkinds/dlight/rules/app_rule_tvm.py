@@ -34,6 +34,15 @@ class AppRule(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied ve
         return cls(func)
 
     @staticmethod
+    def vector_bits(target):  # type: ignore[no-untyped-def]
+        """Bits of one vector register of ``target`` as LLVM reports them (512 with AVX-512); 256 where LLVM
+        cannot say."""
+        try:
+            return int(tvm.target.codegen.llvm_get_vector_width(target)) or 256
+        except Exception:  # noqa: BLE001 - an LLVM build without the query
+            return 256
+
+    @staticmethod
     def reductions(func):  # type: ignore[no-untyped-def]
         """Iterator kinds (0 spatial, 2 reduction, ...) of each reduction block among the root block's children
         (the blocks ``get_child_blocks`` of the root gives), read from the statements without a schedule."""

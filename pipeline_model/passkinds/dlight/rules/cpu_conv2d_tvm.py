@@ -79,11 +79,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     @staticmethod
     def _vector_width(target):  # type: ignore[no-untyped-def]
         """float32 lanes of the target's vector registers (4 to 16; 8 where LLVM cannot say)."""
-        try:
-            width = int(tvm.target.codegen.llvm_get_vector_width(target)) // 32
-        except Exception:  # noqa: BLE001 - an LLVM build without the query
-            width = 8
-        return max(4, min(16, width or 8))
+        return max(4, min(16, AppRule.vector_bits(target) // 32))
 
     @staticmethod
     def _lanes(target, channels):  # type: ignore[no-untyped-def]

@@ -113,10 +113,7 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
         total = 1
         for e in extents:
             total *= e
-        try:
-            width = max(4, min(16, int(tvm.target.codegen.llvm_get_vector_width(target)) // 32))
-        except Exception:  # noqa: BLE001 - an LLVM build without the query
-            width = 8
+        width = max(4, min(16, self.vector_bits(target) // 32))
         lanes = next((w for w in (width, width // 2, 4) if w >= 4 and total % w == 0 and total >= 4 * w), None)
         if lanes is None or not self._contiguous_reduce(sch, block, reduce):
             return sch
@@ -142,12 +139,8 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
         alone). Fused into one parallel loop, every element computed its indices with a division and a
         remainder and no lanes (a softmax's masked normalization over 12 x 128 x 128: 686 us)."""
         extent = sch.get(spatial[-1]).extent
-        try:
-            width = int(tvm.target.codegen.llvm_get_vector_width(target))
-        except Exception:  # noqa: BLE001 - an LLVM build without the query
-            width = 256
         bits = max(int(tvm.DataType(str(w.source.dtype)).bits) for w in sch.get(block).writes)
-        lanes = max(4, (width or 256) // max(8, bits))
+        lanes = max(4, AppRule.vector_bits(target) // max(8, bits))
         if not isinstance(extent, tvm.tirx.IntImm) or int(extent) % lanes or int(extent) < lanes:
             return spatial, None
         outer, inner = sch.split(spatial[-1], [None, lanes])
