@@ -169,8 +169,9 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         rows = max(r for r in range(1, most + 1) if m % r == 0) if isinstance(m, int) else most
         if not isinstance(m, int) or not isinstance(n, int) or pad_cols:  # symbolic or padded columns: compute
             dots = self.dots if wide else max(1, self.dots // 2)  # whole tiles of a padded copy
-            cols = pad_cols or (1 if isinstance(n, int) else dots if nt else lanes)  # a multiple of the column tile
-            loops, epilogue = self._pad(sch, block, epilogue, rows, cols)
+            # a multiple of the column tile (a symbolic j: two vectors, as most static widths get)
+            cols = pad_cols or (1 if isinstance(n, int) else dots if nt else lanes * min(2, self.vectors))
+            loops, epilogue, clamped = self._pad(sch, block, epilogue, rows, cols)
             n = -(-n // cols) * cols if pad_cols else n if isinstance(n, int) else cols
         elif not nt and not epilogue:  # the matmul writes the output: accumulate in a local tile, write it back
             epilogue = [sch.cache_write(block, 0, "local")]
@@ -193,7 +194,9 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             inner = sch.get_loops(consumer)[-1]
             if isinstance(sch.get(inner).extent, tvm.tirx.IntImm) and sch.get(inner).extent.value % lanes == 0:
                 sch.vectorize(sch.split(inner, factors=[None, lanes])[1])
-        return sch
+        if isinstance(m, int) and isinstance(extents[-2], int):
+            return sch
+        return self.likely_guards(self._clamp_rows(sch, clamped))  # symbolic rows or columns: see both
 
     def _pad_columns(self, n, full, m):  # type: ignore[no-untyped-def]
         """The column tile ``B[k, j]``'s static ``n`` is padded to when the full vector width does not divide it
@@ -215,9 +218,17 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         registers. Returns the matmul's loops and the blocks to put under its tiles."""
         nbatch = len(sch.get_loops(block)) - 3
         sch.pad_einsum(block, [1] * nbatch + [rows, cols, 1])
-        for pad in sch.get_producers(block):  # the padded copy of a symbolic-row input: its rows in parallel (a
-            # serial copy of GPT-2 h768's 32 x 3072 FFN activation cost its dynamic build ~10 % of the product)
-            shape = sch.get(pad).writes[0].source.shape
+        row = sch.get(block).iter_vars[-3].var
+        clamped = []
+        for pad in sch.get_producers(block):
+            written = sch.get(pad).writes[0].source
+            read = next(r for r in sch.get(block).reads if r.source.same_as(written))
+            if len(read.region) >= 2 and read.region[-2].min.same_as(row):  # A[..., i, k] with padded rows: read
+                clamped.append(sch.get(pad).reads[0].source)  # in place (the copy cost the dynamic build of
+                sch.compute_inline(pad)  # Llama h128 a 1.5x slower MLP product), see _clamp_rows
+                continue
+            # a padded copy of B's symbolic columns: its rows in parallel when large
+            shape = written.shape
             elements = 1
             for d in shape:
                 elements *= int(d) if isinstance(d, tvm.tirx.IntImm) else CPUMatmul.parallel_symbolic_extent
@@ -229,9 +240,45 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         else:
             epilogue = [copy]
         sch.set_scope(block, 0, "local")
-        return sch.get_loops(block), epilogue
+        return sch.get_loops(block), epilogue, clamped
+
+    @staticmethod
+    def _clamp_rows(sch, inputs):  # type: ignore[no-untyped-def]
+        """``sch`` with the matmul's padded reads of ``inputs`` (``if_then_else(i < n, A[.., i, k], 0)``, the
+        padded copy inlined) read row ``min(i, n - 1)`` instead: always in bounds, and without a branch in the
+        ``k`` loop. A padded row then repeats the last row, whose products only reach the padded rows of the
+        result, which are not written out."""
+        import tvm_ffi  # TVM's own FFI package: its generic IR mutator (tvm.tirx has no Python one)
+
+        def same(a, b):  # type: ignore[no-untyped-def]
+            return bool(tvm_ffi.structural_equal(a, b))
+
+        def clamp(call, mutator):  # type: ignore[no-untyped-def]
+            call = mutator.default_mutate(call)
+            if getattr(call.op, "name", "") != "prim.if_then_else":
+                return call
+            cond, load, _zero = call.args
+            if not isinstance(cond, tvm.tirx.LT) or type(load).__name__ not in ("TensorLoad", "BufferLoad"):
+                return call
+            buf = getattr(load, "source", getattr(load, "buffer", None))
+            if not any(buf.same_as(b) for b in inputs) or len(load.indices) < 2:
+                return call
+            index, extent = load.indices[-2], buf.shape[-2]
+            if not (same(cond.a, index) and same(cond.b, extent)):
+                return call
+            rows = tvm.tirx.Min(index, extent - 1)
+            return tvm.tirx.BufferLoad(buf, [*load.indices[:-2], rows, load.indices[-1]])
+
+        func = sch.mod["main"]
+        body = tvm_ffi.structural_mutate(func.body, [(tvm.ir.expr.Call, clamp)])
+        return sch if body.same_as(func.body) else CPUMatmul.schedule(func.with_body(body))
 
     def _outer(self, sch, batch, io, jo, parallel):  # type: ignore[no-untyped-def]
+        if not parallel and not all(isinstance(sch.get(lp).extent, tvm.tirx.IntImm) for lp in (*batch, jo, io)):
+            # serial tiles of a symbolic extent: loops of their own, whose guards (i < n, j < n) are linear in
+            # them, so LoopPartition splits off the last partial tile (fused, the guard divides by the symbolic
+            # tile count: a dynamic attention's scores product stored lane by lane, 1.9x the static one's time)
+            return io
         fused = sch.fuse(*batch, jo, io)
         if parallel and (not isinstance(sch.get(fused).extent, tvm.tirx.IntImm) or int(sch.get(fused).extent) > 1):  # one tile: starting the thread pool would cost more than it gives
             sch.parallel(fused)

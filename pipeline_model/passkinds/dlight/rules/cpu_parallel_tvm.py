@@ -32,11 +32,16 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
     symbolic extent to find its indices (a dynamic GPT-2's head transposes took 8x the static ones). A sum or
     max over contiguous memory (an average pool, a softmax's maximum) runs in vector lanes (``rfactor``), and so
     does a whole tensor reduced to one value (a dynamic quantization's min and max: no spatial loop to share, one
-    thread; an int8 BERT's 32 x 512 minimum 18.5 -> 1.3 us)."""
+    thread; an int8 BERT's 32 x 512 minimum 18.5 -> 1.3 us). A sum or max over one symbolic extent (a dynamic
+    model's softmax over its key axis) runs in vector lanes too: the lanes' guard is marked ``likely``, so TVM's
+    ``LoopPartition`` splits off the last partial vector and the whole vectors run unguarded (without it a
+    dynamic Llama's softmax took 3.2x the static one's time, with it the same)."""
 
     min_work = 1 << 16
-    #: What a symbolic extent counts as in the ``min_work`` test (a typical sequence length).
-    symbolic_extent = 64
+    #: What a symbolic extent counts as in the ``min_work`` test: a typical sequence length, as
+    #: ``CPUMatmul.parallel_symbolic_extent`` (counted as 64, a dynamic model's 4-head softmax at length 128 ran
+    #: on one thread what its static build ran on all).
+    symbolic_extent = 128
 
     def apply(self, func, target, _tunable):  # type: ignore[no-untyped-def]
         from tvm.s_tir.dlight.analysis import normalize_prim_func
@@ -49,7 +54,7 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
             if infos is None:
                 return None
             infos = self._inline(sch, infos)
-            changed = False
+            changed = symbolic_seen = False
             for info in infos:
                 block = info.block_rv
                 spatial, reduce, other = [], [], []
@@ -58,6 +63,7 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
                     {"S": spatial, "R": reduce, "O": other}[kind].append(loop)
                     extent = sch.get(loop).extent
                     work *= int(extent) if isinstance(extent, tvm.tirx.IntImm) else self.symbolic_extent
+                    symbolic_seen = symbolic_seen or not isinstance(extent, tvm.tirx.IntImm)
                 if reduce and not other and all(self._unit(sch, lp) for lp in spatial):  # a whole tensor to
                     # one value (a dynamic quantization's min and max): one thread, in vector lanes
                     vectorized = self._vector_reduce(sch, block, reduce, target)
@@ -77,7 +83,9 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
                 changed = True
                 if reduce and not other:
                     sch = self._vector_reduce(sch, block, reduce, target)
-            return sch if changed else None
+            if not changed:
+                return None
+            return self.likely_guards(sch) if symbolic_seen else sch  # guarded lanes of a symbolic extent
         except Exception:  # noqa: BLE001 - a loop nest the rule cannot reshape: leave the function as it is
             return None
 
@@ -90,14 +98,22 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
         if not isinstance(realize, tvm.s_tir.SBlockRealize):
             return False
         bound = list(zip([iv.var for iv in stmt.iter_vars], realize.iter_values))  # block variable, its loop
-        extents = [int(sch.get(lp).extent) for lp in reduce]
+        extents = [sch.get(lp).extent for lp in reduce]
         reduce_vars = [sch.get(lp).loop_var for lp in reduce]
         ivs = [next((iv for iv, value in bound if value.same_as(rv)), None) for rv in reduce_vars]
+
+        def same(a, b):  # type: ignore[no-untyped-def]  # extents: equal numbers, or one symbolic expression
+            if isinstance(a, tvm.tirx.IntImm) and isinstance(b, tvm.tirx.IntImm):
+                return int(a) == int(b)
+            import tvm_ffi  # TVM's FFI package (tvm.ir has only the asserting form)
+
+            return bool(tvm_ffi.structural_equal(a, b))
+
         for region in stmt.reads:
             trailing = region.region[-len(reduce):]
             shape = list(region.source.shape)[-len(reduce):]
             if len(trailing) == len(reduce) and all(
-                    iv is not None and r.min.same_as(iv) and int(e) == ext
+                    iv is not None and r.min.same_as(iv) and same(e, ext)
                     for r, iv, e, ext in zip(trailing, ivs, shape, extents)):
                 return True
         return False
@@ -106,15 +122,15 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
         """A sum/max over contiguous memory in vector lanes (``rfactor``): a scalar float reduction is one long
         dependency chain LLVM may not reorder, a global average pool over 56x56 took 10x longer. Returns the
         schedule (its copy with the reduction vectorized, or ``sch`` unchanged where it does not apply)."""
-        try:
-            extents = [int(sch.get(lp).extent) for lp in reduce]
-        except TypeError:
-            return sch  # a symbolic extent
-        total = 1
-        for e in extents:
-            total *= e
+        extents = [sch.get(lp).extent for lp in reduce]
         width = max(4, min(16, self.vector_bits(target) // 32))
-        lanes = next((w for w in (width, width // 2, 4) if w >= 4 and total % w == 0 and total >= 4 * w), None)
+        if all(isinstance(e, tvm.tirx.IntImm) for e in extents):
+            total = 1
+            for e in extents:
+                total *= int(e)
+            lanes = next((w for w in (width, width // 2, 4) if w >= 4 and total % w == 0 and total >= 4 * w), None)
+        else:  # one symbolic extent: guarded lanes (see AppRule.likely_guards)
+            lanes = width if len(reduce) == 1 else None
         if lanes is None or not self._contiguous_reduce(sch, block, reduce):
             return sch
         trial = sch.copy()
