@@ -29,7 +29,8 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     over the cores; the epilogue runs per tile on the tile while it is in cache. A symbolic extent (a dynamic
     sequence axis) may be the rows, ``k`` or ``j`` of ``B[k, j]``, or ``j`` of ``B[j, k]``: symbolic rows and a
     symbolic ``j`` are padded to whole tiles (``pad_einsum``: the static build's tiles, the last one's valid part
-    written out), a symbolic ``k`` stays a loop of that length. A static ``j`` of ``B[k, j]`` that the full vector
+    written out under a guard marked ``likely``, which ``LoopPartition`` splits off; the padded rows of ``A``
+    read its last row in place, :meth:`_clamp_rows`), a symbolic ``k`` stays a loop of that length. A static ``j`` of ``B[k, j]`` that the full vector
     width does not divide (Llama's 344) is padded to whole tiles the same way (:meth:`_pad_columns`). A
     two-dimensional ``B[k, j]`` the function takes (a weight) is read from a copy packed in column panels
     (:meth:`_pack_weight`, lifted and run once by ``SplitLayoutRewritePreproc`` + ``LiftTransformParams``).
@@ -212,10 +213,11 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     @staticmethod
     def _pad(sch, block, epilogue, rows, cols):  # type: ignore[no-untyped-def]
         """A symbolic row count (or ``B[k, j]``'s column count) padded to whole tiles (``pad_einsum``): the
-        matmul computes ``rows``-row (``cols``-column) tiles of a zero-padded copy of its inputs into a local
-        tile, whose valid part the epilogue (or a copy) writes out, guarded. Without it a symbolic extent's tiles
-        were guarded inside the ``k`` loop and their accumulators sized by the symbolic extent, off the
-        registers. Returns the matmul's loops and the blocks to put under its tiles."""
+        matmul computes ``rows``-row (``cols``-column) tiles of its zero-padded inputs into a local tile, whose
+        valid part the epilogue (or a copy) writes out, guarded. Without it a symbolic extent's tiles were
+        guarded inside the ``k`` loop and their accumulators sized by the symbolic extent, off the registers.
+        ``A``'s padding is inlined (read in place, :meth:`_clamp_rows`), ``B``'s padded columns are a copy.
+        Returns the matmul's loops, the blocks to put under its tiles and the inputs read in place."""
         nbatch = len(sch.get_loops(block)) - 3
         sch.pad_einsum(block, [1] * nbatch + [rows, cols, 1])
         row = sch.get(block).iter_vars[-3].var
