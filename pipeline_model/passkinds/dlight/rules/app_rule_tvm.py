@@ -92,7 +92,7 @@ class AppRule(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied ve
             call = mutator.default_mutate(call)
             if getattr(call.op, "name", "") != "prim.if_then_else" or marked(call.args[0]):
                 return call
-            return tvm.tirx.if_then_else(tvm.tirx.likely(call.args[0]), call.args[1], call.args[2])
+            return tvm.tirx.if_then_else(likely(call.args[0]), call.args[1], call.args[2])
 
         func = sch.mod["main"]
         body = tvm_ffi.structural_mutate(func.body, [(tvm.tirx.For, loop), (tvm.s_tir.SBlockRealize, block),

