@@ -42,6 +42,16 @@ class AppRule(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied ve
         except Exception:  # noqa: BLE001 - an LLVM build without the query
             return 256
 
+    @staticmethod
+    def same(a, b):  # type: ignore[no-untyped-def]
+        """Whether the expressions ``a`` and ``b`` (extents, indices) are equal: equal numbers, or the same
+        symbolic expression."""
+        import tvm_ffi  # TVM's own FFI package (tvm.ir has only the asserting form)
+
+        if isinstance(a, tvm.tirx.IntImm) and isinstance(b, tvm.tirx.IntImm):
+            return int(a) == int(b)
+        return bool(tvm_ffi.structural_equal(a, b))
+
     @classmethod
     def likely_guards(cls, sch):  # type: ignore[no-untyped-def]
         """``sch`` with its guards marked ``likely``: each condition of every block predicate (the lanes of a
@@ -65,7 +75,7 @@ class AppRule(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied ve
                 return False
             if not (isinstance(cond.b, tvm.tirx.IntImm) and int(cond.b) == 0):
                 return False
-            return any(cond.a.a.same_as(v) and tvm_ffi.structural_equal(cond.a.b, e) for v, e in extents)
+            return any(cond.a.a.same_as(v) and cls.same(cond.a.b, e) for v, e in extents)
 
         def likely(cond):  # type: ignore[no-untyped-def]
             if isinstance(cond, tvm.tirx.And):

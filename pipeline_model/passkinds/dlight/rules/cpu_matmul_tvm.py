@@ -252,8 +252,7 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         result, which are not written out."""
         import tvm_ffi  # TVM's own FFI package: its generic IR mutator (tvm.tirx has no Python one)
 
-        def same(a, b):  # type: ignore[no-untyped-def]
-            return bool(tvm_ffi.structural_equal(a, b))
+        same = AppRule.same
 
         def clamp(call, mutator):  # type: ignore[no-untyped-def]
             call = mutator.default_mutate(call)

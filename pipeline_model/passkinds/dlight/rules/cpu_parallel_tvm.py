@@ -102,18 +102,11 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
         reduce_vars = [sch.get(lp).loop_var for lp in reduce]
         ivs = [next((iv for iv, value in bound if value.same_as(rv)), None) for rv in reduce_vars]
 
-        def same(a, b):  # type: ignore[no-untyped-def]  # extents: equal numbers, or one symbolic expression
-            if isinstance(a, tvm.tirx.IntImm) and isinstance(b, tvm.tirx.IntImm):
-                return int(a) == int(b)
-            import tvm_ffi  # TVM's FFI package (tvm.ir has only the asserting form)
-
-            return bool(tvm_ffi.structural_equal(a, b))
-
         for region in stmt.reads:
             trailing = region.region[-len(reduce):]
             shape = list(region.source.shape)[-len(reduce):]
             if len(trailing) == len(reduce) and all(
-                    iv is not None and r.min.same_as(iv) and same(e, ext)
+                    iv is not None and r.min.same_as(iv) and AppRule.same(e, ext)
                     for r, iv, e, ext in zip(trailing, ivs, shape, extents)):
                 return True
         return False
