@@ -60,8 +60,9 @@ class AppRule(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied ve
         of symbolic extent where the guard holds for all its inner iterations from the rest; the part that holds
         runs unguarded, so its vector lanes vectorize (in a guarded vector LLVM tested and stored lane by lane: a
         dynamic softmax 3.4x the static one's time, the same with the mark). A clause ``x - e < 0`` of a loop
-        ``x`` of extent ``e`` (``pad_einsum`` writes them) always holds and is dropped first: LoopPartition
-        cannot split on it, and it kept the lanes guarded. The mark is a hint: what is computed is unchanged."""
+        ``x`` of extent ``e``, or ``x % e - e < 0`` (``pad_einsum`` writes them), always holds and is dropped
+        first: LoopPartition cannot split on it, and it kept the lanes guarded. The mark is a hint: what is
+        computed is unchanged."""
         import tvm.sym
         import tvm_ffi  # TVM's own FFI package: its generic IR mutator (tvm.tirx has no Python one)
 
@@ -70,12 +71,15 @@ class AppRule(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied ve
         def marked(cond):  # type: ignore[no-untyped-def]
             return isinstance(cond, tvm.tirx.IntImm) or getattr(getattr(cond, "op", None), "name", "") == "prim.likely"
 
-        def in_range(cond):  # type: ignore[no-untyped-def]  # x - extent(x) < 0
+        def in_range(cond):  # type: ignore[no-untyped-def]  # x - extent(x) < 0, or x % e - e < 0
             if not isinstance(cond, tvm.tirx.LT) or not isinstance(cond.a, tvm.tirx.Sub):
                 return False
             if not (isinstance(cond.b, tvm.tirx.IntImm) and int(cond.b) == 0):
                 return False
-            return any(cond.a.a.same_as(v) and cls.same(cond.a.b, e) for v, e in extents)
+            x, e = cond.a.a, cond.a.b
+            if isinstance(x, tvm.tirx.FloorMod) and cls.same(x.b, e):  # a fused loop's part: below its extent
+                return True
+            return any(x.same_as(v) and cls.same(e, n) for v, n in extents)
 
         def likely(cond):  # type: ignore[no-untyped-def]
             if isinstance(cond, tvm.tirx.And):
