@@ -190,11 +190,19 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             tile = self._nt(sch, block, loops, rows, n, lanes, parallel)
         else:
             tile = self._nn(sch, block, loops, rows, n, lanes, parallel)
+        # The epilogue's vectors: with padded columns (Llama's 344) as wide as divide the real column count too,
+        # so a vector is wholly in or out and the column guard, simplified, tests the vector, not each lane (a
+        # lane-dependent guard made the whole epilogue scalar)
+        cols_n = extents[-2]
+        out_lanes = lanes
+        if pad_cols and isinstance(cols_n, int):
+            while out_lanes > 4 and cols_n % out_lanes:
+                out_lanes //= 2
         for consumer in epilogue:
             sch.reverse_compute_at(consumer, tile, preserve_unit_loops=True)
             inner = sch.get_loops(consumer)[-1]
-            if isinstance(sch.get(inner).extent, tvm.tirx.IntImm) and sch.get(inner).extent.value % lanes == 0:
-                sch.vectorize(sch.split(inner, factors=[None, lanes])[1])
+            if isinstance(sch.get(inner).extent, tvm.tirx.IntImm) and sch.get(inner).extent.value % out_lanes == 0:
+                sch.vectorize(sch.split(inner, factors=[None, out_lanes])[1])
         if isinstance(m, int) and isinstance(extents[-2], int):
             return sch
         return self.likely_guards(self._clamp_rows(sch, clamped))  # symbolic rows or columns: see both
