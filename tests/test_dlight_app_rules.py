@@ -108,6 +108,27 @@ def test_symbolic_extents_count_as_a_sequence_and_stay_out_of_the_fused_index():
     np.testing.assert_array_equal(_run(big, [data]), data.transpose(0, 2, 1, 3))
 
 
+def test_an_innermost_symbolic_loop_runs_inside_the_parallel_static_loops():
+    """A transposed key (12 x 64 x seq, the sequence axis innermost: GPT-2's K^T in a dynamic ONNX export) runs its
+    12 x 64 static rows in parallel and the symbolic loop inside each: fused with them, every element found its
+    indices dividing by ``seq`` (a dynamic GPT-2 h768's transposes 13x their static build's time)."""
+    from tvm import relax
+
+    seq = tvm.tirx.Var("seq", "int64")
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((12, seq, 64), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(bb.emit(relax.op.permute_dims(x, [0, 2, 1])))
+        bb.emit_func_output(out)
+    mod = relax.transform.LegalizeOps()(bb.get())
+    scheduled = _schedule(mod, {"kind": "llvm", "num-cores": 2})
+    (text,) = [f.script() for f in scheduled.functions.values() if isinstance(f, tvm.tirx.PrimFunc)]
+    assert "T.parallel(T.int64(768))" in text and "// seq" not in text and "% seq" not in text, text
+    data = np.random.default_rng(7).standard_normal((12, 37, 64)).astype("float32")
+    np.testing.assert_array_equal(_run(scheduled, [data]), data.transpose(0, 2, 1))
+
+
 def _reductions_module():
     from tvm import relax
     from tvm.script import relax as R

@@ -38,6 +38,9 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
     dynamic Llama's softmax took 3.2x the static one's time, with it the same)."""
 
     min_work = 1 << 16
+    #: Fewest iterations of the static loops in front of an innermost symbolic loop for them alone to be the
+    #: parallel loop (the symbolic loop then runs inside each).
+    min_parallel_rows = 16
     #: What a symbolic extent counts as in the ``min_work`` test: a typical sequence length, as
     #: ``CPUMatmul.parallel_symbolic_extent`` (counted as 64, a dynamic model's 4-head softmax at length 128 ran
     #: on one thread what its static build ran on all).
@@ -79,6 +82,10 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
                 symbolic = [i for i, lp in enumerate(spatial)
                             if not isinstance(sch.get(lp).extent, tvm.tirx.IntImm)]
                 outer = spatial[:symbolic[0] + 1] if symbolic else spatial
+                if symbolic and symbolic[0] == len(spatial) - 1 and not reduce and self._static_work(
+                        sch, spatial[:-1]) >= self.min_parallel_rows:  # the symbolic loop innermost: it stays
+                    outer = spatial[:-1]  # a loop of its own (fused, every element divided by it: a dynamic
+                    # GPT-2 h768's transposed key, 12 x 64 x seq, took 8x its static build's time)
                 sch.parallel(sch.fuse(*outer) if len(outer) > 1 else outer[0])
                 changed = True
                 if reduce and not other:
@@ -155,6 +162,17 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
         outer, inner = sch.split(spatial[-1], [None, lanes])
         sch.vectorize(inner)
         return [*spatial[:-1], outer], inner
+
+    @staticmethod
+    def _static_work(sch, loops):  # type: ignore[no-untyped-def]
+        """Iterations of ``loops`` (all of static extent; 0 if any is not)."""
+        work = 1
+        for lp in loops:
+            extent = sch.get(lp).extent
+            if not isinstance(extent, tvm.tirx.IntImm):
+                return 0
+            work *= int(extent)
+        return work
 
     @staticmethod
     def _unit(sch, loop):  # type: ignore[no-untyped-def]
