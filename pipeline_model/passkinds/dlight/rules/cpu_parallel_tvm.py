@@ -29,7 +29,8 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
     counts as ``symbolic_extent``) stay serial: starting the worker threads costs microseconds, more than a
     small block takes on one core. With a symbolic extent only the loops down to the first symbolic one are
     fused into the parallel loop: the inner ones stay loops of their own, so no element pays a division by the
-    symbolic extent to find its indices (a dynamic GPT-2's head transposes took 8x the static ones). A sum or
+    symbolic extent to find its indices (a dynamic GPT-2's head transposes took 8x the static ones); a symbolic
+    loop that is the innermost runs inside the parallel static loops in front of it. A sum or
     max over contiguous memory (an average pool, a softmax's maximum) runs in vector lanes (``rfactor``), and so
     does a whole tensor reduced to one value (a dynamic quantization's min and max: no spatial loop to share, one
     thread; an int8 BERT's 32 x 512 minimum 18.5 -> 1.3 us). A sum or max over one symbolic extent (a dynamic
