@@ -630,6 +630,14 @@ def test_matmul_rule_pads_symbolic_extents_to_whole_tiles_and_stays_correct(case
     # stores are vectors; serial tiles of a symbolic extent are loops of their own (no index divided by the
     # symbolic tile count, which LoopPartition cannot split).
     assert "T.likely(" in text and " // ((m + " not in text and " % ((m + " not in text, text
+    # B's padded columns stay a copy: a big one (3072 x m: 393 k elements at 128 columns) copies its rows in
+    # parallel, a small one (64 x m above) on the calling thread.
+    with tvm.target.Target(_native()):
+        tall = dl.ApplyDefaultSchedule(CPUMatmul())(_symbolic_matmul((32, 3072), (3072, m)))
+    pad_loop = r'in T\.parallel\([^\n]*\n(\s*for [^\n]*\n)*?\s*with T\.sblock\("w_pad"\)'
+    tall_text = next(iter(_prims(tall).values())).script()
+    assert re.search(pad_loop, tall_text), tall_text
+    assert not re.search(pad_loop, text), text
     # No reduction block under a guard (the last tile's, inside the k loop: what padding avoids).
     guarded = [b for b in text.split("with T.sblock(")[1:] if "T.axis.reduce" in b and "T.where(" in b]
     assert not guarded, text

@@ -64,8 +64,9 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     min_parallel_flops = 1 << 22
     #: What a symbolic extent counts as in the ``min_flops`` test.
     symbolic_extent = 64
-    #: Fewest elements (a symbolic extent counted as ``parallel_symbolic_extent``) of a symbolic-row input's
-    #: padded copy (:meth:`_pad`) copied in parallel: smaller ones stay on the calling thread (a wake-up each).
+    #: Fewest elements (a symbolic extent counted as ``parallel_symbolic_extent``) of the padded copy of ``B``'s
+    #: symbolic columns (:meth:`_pad`; ``A``'s padded rows are read in place) copied in parallel: smaller ones
+    #: stay on the calling thread (a wake-up each).
     min_parallel_pad = 1 << 18
     #: What a symbolic extent counts as in the ``min_parallel_flops`` test (a typical sequence length).
     parallel_symbolic_extent = 128
@@ -203,7 +204,7 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             inner = sch.get_loops(consumer)[-1]
             if isinstance(sch.get(inner).extent, tvm.tirx.IntImm) and sch.get(inner).extent.value % out_lanes == 0:
                 sch.vectorize(sch.split(inner, factors=[None, out_lanes])[1])
-        if isinstance(m, int) and isinstance(extents[-2], int):
+        if isinstance(m, int) and isinstance(cols_n, int):
             return sch
         return self.likely_guards(self._clamp_rows(sch, clamped))  # symbolic rows or columns: see both
 
