@@ -186,6 +186,9 @@ def test_real_apply_step_names_the_kept_and_default_schedules(engine, tuned_mlp,
     for d in report["functions"]:
         assert d["kept"] in ("tuned", "default") and (d["kept"] == "tuned") == (d["verdict"] == "faster"
                                                                                and not d.get("overruled"))
+        if d["verdict"] == "missing":  # a computation on the weights alone (the MLP's weight transpose): lifted
+            assert d["name"].startswith("transpose") and d["kept"] == "default", d  # and run once, not timed
+            continue
         assert d["default_us"] > 0 and d["tuned_us"] > 0
     assert report["whole"] and report["whole"][0]["verdict"] in ("faster", "slower", "no_difference")
     assert any(line.startswith("fused_matmul_add_relu: ") and "kept" in line for line in report["lines"])

@@ -66,12 +66,13 @@ def time_variants(mods: list[Any], target: dict[str, Any], cancelled: Optional[C
                   ) -> list[dict[str, Any]]:
     """Variants of one model built and timed in place, in rotating rounds on the same seeded inputs
     (:func:`pipeline_model.passkinds.metaschedule.keep.time_in_place`, the code exported scripts run): per variant
-    ``{"wall_us", "funcs": {callee: [µs per run]}}``. The apply step's ``keep_wins`` compares the default and the
-    tuned schedules with it. Raises :class:`BuildError` when a variant cannot be built or run, or ("cancelled")
+    ``{"wall_us", "funcs": {callee: [µs per run]}}``, each variant as a deployed build runs it (its weights
+    prepared once: :func:`~pipeline_model.passkinds.metaschedule.keep.steady_state`). The apply step's
+    ``keep_wins`` compares the default and the tuned schedules with it. Raises :class:`BuildError` when a variant cannot be built or run, or ("cancelled")
     when ``cancelled()`` turns true before a build or the timing."""
     import tvm
 
-    from pipeline_model.passkinds.metaschedule.keep import time_vms
+    from pipeline_model.passkinds.metaschedule.keep import steady_state, time_vms
 
     func_name = entry_function(mods[0])
     arrays, _described = make_arguments(mods[0], func_name, None)
@@ -80,7 +81,8 @@ def time_variants(mods: list[Any], target: dict[str, Any], cancelled: Optional[C
     for m in mods:
         if cancelled is not None and cancelled():
             raise BuildError("cancelled")
-        vms.append(make_vm(build_module(m, target), dev))
+        steady = steady_state(m)  # weights packed once, outside the timing, as the built model runs
+        vms.append(make_vm(build_module(steady, target), dev, steady))
         run_function(vms[-1], func_name, dev, arrays)
     if cancelled is not None and cancelled():
         raise BuildError("cancelled")
