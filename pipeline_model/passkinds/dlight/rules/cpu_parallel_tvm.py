@@ -46,6 +46,8 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
     #: ``CPUMatmul.parallel_symbolic_extent`` (counted as 64, a dynamic model's 4-head softmax at length 128 ran
     #: on one thread what its static build ran on all).
     symbolic_extent = 128
+    #: Fewest iterations of a block under ``min_work`` whose contiguous reduction still runs in vector lanes.
+    min_vector_work = 1 << 10
     #: The largest window :meth:`_window_rows` takes (a pool's; larger reductions keep the fused loop).
     max_window = 64
 
@@ -80,6 +82,10 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
                     spatial, lanes_loop = self._vector_lanes(sch, block, spatial, target)
                     changed = changed or lanes_loop is not None
                 if not spatial or work < self.min_work:
+                    if spatial and reduce and not other and work >= self.min_vector_work:  # one thread: a small
+                        vectorized = self._vector_reduce(sch, block, reduce, target)  # softmax's max and sum in
+                        changed = changed or vectorized is not sch  # lanes (GPT-2's 4 x 32 x 32: scalar, the
+                        sch = vectorized  # tuned build's lanes took 21 instead of 32 us)
                     continue
                 if reduce and not other and not self._contiguous_reduce(sch, block, reduce):
                     windowed = self._window_rows(sch, block, spatial, reduce)
