@@ -36,7 +36,10 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
     thread; an int8 BERT's 32 x 512 minimum 18.5 -> 1.3 us). A sum or max over one symbolic extent (a dynamic
     model's softmax over its key axis) runs in vector lanes too: the lanes' guard is marked ``likely``, so TVM's
     ``LoopPartition`` splits off the last partial vector and the whole vectors run unguarded (without it a
-    dynamic Llama's softmax took 3.2x the static one's time, with it the same)."""
+    dynamic Llama's softmax took 3.2x the static one's time, with it the same). A block under ``min_work``
+    stays on the calling thread, its contiguous sum or max still in vector lanes (from ``min_vector_work``
+    iterations: GPT-2's small softmax and layer norm). A pool's window runs on parallel channels with its padded
+    input computed per channel (:meth:`_window_rows`)."""
 
     min_work = 1 << 16
     #: Fewest iterations of the static loops in front of an innermost symbolic loop for them alone to be the
@@ -166,11 +169,10 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
         output loops in front of its rows and columns are fused into the parallel loop (the rows too when those
         are fewer than ``min_parallel_rows``), the padded input it reads is computed there per channel, and the
         rows, columns and window stay plain loops in their order, which LLVM vectorizes (:meth:`_inline` leaves
-        the padded copy a stage). Fused into one parallel
-        loop with the window inside, every output element took a division, a remainder and 9 scalar guarded
-        maxima: 6x slower than the function left unscheduled on one thread. 2 threads, 2026-12-06 (``/tmp``
-        scripts): 3 x 3 max pools stride 2 over 64 x 112 x 112 (ResNet-18's) 773 -> 104 us, 96 x 28 x 28 76 ->
-        19 us, stride 1 over 64 x 56 x 56 544 -> 34 us. Returns the schedule's changed copy, or None where the
+        the padded copy a stage). Fused into one parallel loop with the window inside, every output element took
+        a division, a remainder and 9 scalar guarded maxima: 6x slower than the function left unscheduled on one
+        thread. 2 threads, 2026-12-06 (``/tmp`` scripts): 3 x 3 max pools stride 2 over 64 x 112 x 112
+        (ResNet-18's) 773 -> 104 us, 96 x 28 x 28 76 -> 19 us, stride 1 over 64 x 56 x 56 544 -> 34 us. Returns the schedule's changed copy, or None where the
         shape does not fit (static loops, at least three output loops, a window of at most ``max_window``)."""
         extents = [sch.get(lp).extent for lp in [*spatial, *reduce]]
         if not all(isinstance(e, tvm.tirx.IntImm) for e in extents) or len(spatial) < 3:
