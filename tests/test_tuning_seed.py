@@ -203,6 +203,37 @@ def test_a_seed_whose_trace_does_not_replay_is_refused(tmp_path):
     assert f"1 PrimFunc(s) seeded, {len(refused)} refused" in html and "does not replay" in html
 
 
+def test_a_seed_whose_weight_packing_is_not_a_plain_copy_is_skipped_not_fatal(tmp_path):
+    """``app.CPUMatmul`` pads columns no full vector divides (Llama's 344) with zeros as it packs the weight: a
+    packing stage MetaSchedule cannot take apart (it removes such a stage as done beforehand and checks that it is
+    a plain copy). That seed is skipped with the reason; it failed the whole tuning step (Llama's tuned column:
+    "Check failed: (load) is false"). Only the schedule is made: nothing is built or run for the AVX2 target."""
+    from tvm import relax
+
+    from tvm.s_tir import meta_schedule as ms
+
+    from pipeline_model.passkinds.metaschedule.builder_tvm import tuning_target
+    from pipeline_model.passkinds.metaschedule.seed_tvm import seed_tasks
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((32, 64), "float32"))
+    w = relax.Var("w", relax.TensorType((64, 36), "float32"))  # 36 columns: 8-float vectors pad them to 40
+    with bb.function("main", [x, w]):
+        with bb.dataflow():
+            out = bb.emit_output(relax.op.matmul(x, w))
+        bb.emit_func_output(out)
+    mod = _lower(bb.get())
+    target = tuning_target({"kind": "llvm", "mcpu": "haswell", "num-cores": 2})
+    (name, workload), = seed_tasks(mod)
+    rule, sch = seed_module.rule_schedule(_rules(), workload, target)
+    assert rule == "CPUMatmul" and "layout_rewrite_preproc" in sch.mod.script() and "T.if_then_else" in sch.mod.script()
+    database = ms.database.JSONDatabase(work_dir=str(tmp_path), module_equality="structural")
+    info = seed_module.seed_app_schedules(database, [(name, workload)], target, _rules(), None, None)  # no builds
+    entry = info["tasks"][name]
+    assert entry["status"] == "skipped" and "weight packing" in entry["reason"], entry
+    assert not database.has_workload(workload) or not database.get_top_k(database.commit_workload(workload), 1)
+
+
 # ------------------------------------------------------------------------------------- a seeded tuning step
 def test_seeded_step_applies_the_faster_schedule_and_keeps_seeds_out_of_the_user_database(tmp_path, monkeypatch):
     """The engine's step seeds, tunes one trial per PrimFunc and reports per PrimFunc which record is best; the
