@@ -175,6 +175,21 @@ def test_contiguous_reductions_are_vectorized_with_rfactor_and_match():
     np.testing.assert_allclose(run(scheduled)[0].ravel(), arrays[0].mean(axis=(2, 3)).ravel(), rtol=1e-5, atol=1e-6)
 
 
+def _softmax_module(shape):
+    """A Relax softmax over the last axis of ``shape`` (symbolic dims allowed), legalized and fused."""
+    from tvm import relax
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType(shape, "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(bb.emit(relax.op.nn.softmax(x, axis=-1)))
+        bb.emit_func_output(out)
+    passes = [relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps(),
+              relax.transform.FuseTIR()]
+    return tvm.ir.transform.Sequential(passes)(bb.get())
+
+
 def test_a_softmax_over_a_symbolic_axis_runs_in_vector_lanes_on_the_threads_and_matches():
     """A dynamic model's attention softmax (issue 34) reduces over its symbolic key axis: the max and the sum
     run in vector lanes with their guard marked likely (LoopPartition splits off the last partial vector: a
@@ -186,15 +201,7 @@ def test_a_softmax_over_a_symbolic_axis_runs_in_vector_lanes_on_the_threads_and_
     from pipeline_model.passkinds.dlight.rules.cpu_parallel_tvm import CPUParallel
 
     seq = tvm.tirx.Var("seq", "int64")
-    bb = relax.BlockBuilder()
-    x = relax.Var("x", relax.TensorType((1, 4, seq, seq), "float32"))
-    with bb.function("main", [x]):
-        with bb.dataflow():
-            out = bb.emit_output(bb.emit(relax.op.nn.softmax(x, axis=-1)))
-        bb.emit_func_output(out)
-    passes = [relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps(),
-              relax.transform.FuseTIR()]
-    mod = tvm.ir.transform.Sequential(passes)(bb.get())
+    mod = _softmax_module((1, 4, seq, seq))
     scheduled = _schedule(mod, {"kind": "llvm", "num-cores": 2})
     (text,) = [f.script() for f in scheduled.functions.values() if isinstance(f, tvm.tirx.PrimFunc)]
     assert 4 * 64 * 64 < CPUParallel.min_work <= 4 * CPUParallel.symbolic_extent ** 2
@@ -213,24 +220,11 @@ def test_a_small_softmax_runs_its_max_and_sum_in_vector_lanes_on_one_thread():
     """A small model's attention softmax (GPT-2's 4 heads x 32 x 32) is under ``min_work``: it stays on the calling
     thread, but its max and its sum of exponentials run in vector lanes (scalar, they took 32 us where the tuned
     build's lanes took 21 in the model); a block under ``min_vector_work`` stays as it is."""
-    from tvm import relax
-
     from pipeline_model.passkinds.dlight.rules.cpu_parallel_tvm import CPUParallel
-
-    def softmax(shape):
-        bb = relax.BlockBuilder()
-        x = relax.Var("x", relax.TensorType(shape, "float32"))
-        with bb.function("main", [x]):
-            with bb.dataflow():
-                out = bb.emit_output(bb.emit(relax.op.nn.softmax(x, axis=-1)))
-            bb.emit_func_output(out)
-        passes = [relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps(),
-                  relax.transform.FuseTIR()]
-        return tvm.ir.transform.Sequential(passes)(bb.get())
 
     assert CPUParallel.min_vector_work <= 4 * 32 * 32 < CPUParallel.min_work and 2 * 16 < CPUParallel.min_vector_work
     for shape, lanes in (((1, 4, 32, 32), True), ((1, 2, 16), False)):
-        mod = softmax(shape)
+        mod = _softmax_module(shape)
         scheduled = _schedule(mod, {"kind": "llvm", "num-cores": 2})
         (text,) = [f.script() for f in scheduled.functions.values() if isinstance(f, tvm.tirx.PrimFunc)]
         assert "T.parallel(" not in text, text
