@@ -169,7 +169,8 @@ def _declines(mod, target=None):
     return all(rule.apply(f, tvm.target.Target(target or _native()), False) is None for f in _prims(mod).values())
 
 
-def _symbolic_matmul(x_shape, w_shape):
+def _symbolic_matmul(x_shape, w_shape, gelu_fused=False):
+    """``x @ w`` legalized; ``gelu_fused``: with a GELU, legalized and fused as the default pipeline does."""
     from tvm import relax
 
     bb = relax.BlockBuilder()
@@ -177,23 +178,12 @@ def _symbolic_matmul(x_shape, w_shape):
     w = relax.Var("w", relax.TensorType(w_shape, "float32"))
     with bb.function("main", [x, w]):
         with bb.dataflow():
-            out = bb.emit_output(bb.emit(relax.op.matmul(x, w)))
+            y = relax.op.matmul(x, w)
+            out = bb.emit_output(bb.emit(relax.op.nn.gelu(y) if gelu_fused else y))
         bb.emit_func_output(out)
-    return tvm.ir.transform.Sequential([relax.transform.LegalizeOps()])(bb.get())
-
-
-def _symbolic_batch_matmul(x_shape, w_shape):
-    from tvm import relax
-
-    bb = relax.BlockBuilder()
-    x = relax.Var("x", relax.TensorType(x_shape, "float32"))
-    w = relax.Var("w", relax.TensorType(w_shape, "float32"))
-    with bb.function("main", [x, w]):
-        with bb.dataflow():
-            out = bb.emit_output(bb.emit(relax.op.nn.gelu(relax.op.matmul(x, w))))
-        bb.emit_func_output(out)
-    passes = [relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps(),
-              relax.transform.FuseTIR()]
+    passes = [relax.transform.LegalizeOps()]
+    if gelu_fused:
+        passes += [relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps(), relax.transform.FuseTIR()]
     return tvm.ir.transform.Sequential(passes)(bb.get())
 
 
@@ -211,7 +201,7 @@ def test_matmul_rule_pads_symbolic_extents_to_whole_tiles_and_stays_correct(case
     m = tvm.tirx.Var("m", "int64")
     mod = {"rows": lambda: _symbolic_matmul((m, 64), (64, 64)),
            "columns": lambda: _symbolic_matmul((32, 64), (64, m)),
-           "attention": lambda: _symbolic_batch_matmul((4, m, 32), (4, 32, m))}[case]()
+           "attention": lambda: _symbolic_matmul((4, m, 32), (4, 32, m), gelu_fused=True)}[case]()
     with tvm.target.Target(_native()):
         scheduled = dl.ApplyDefaultSchedule(CPUMatmul())(mod)
     (_name, func), = _prims(scheduled).items()
@@ -276,7 +266,7 @@ def test_an_epilogue_over_padded_columns_runs_in_vectors_the_column_count_divide
     from pipeline_model.passkinds.dlight.rules.cpu_matmul_tvm import CPUMatmul
 
     m = tvm.tirx.Var("m", "int64")
-    mod = _symbolic_batch_matmul((m, 64), (64, 344))
+    mod = _symbolic_matmul((m, 64), (64, 344), gelu_fused=True)
     target = tvm.target.Target(_native())
     if CPUMatmul.lanes(target) < 16:
         pytest.skip("padded columns are a 16-lane target's case")
