@@ -34,6 +34,7 @@ OWN_TEXTS = (
     QT_TRANSLATE_NOOP("PassCatalogue", "Sink reshapes below elementwise ops (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Sigmoid, SiLU and GELU through exp, erf and tanh (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Small powers as products (the app's)"),
+    QT_TRANSLATE_NOOP("PassCatalogue", "Convolutions channels-last, layout carried between them (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Fold constants in one build (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Fold batch norms into convolutions (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Integer kernels for quantized ops (the app's)"),
@@ -52,6 +53,12 @@ OWN_TEXTS = (
     QT_TRANSLATE_NOOP("PassCatalogue", "Rewrites power(x, 2), power(x, 3) and power(x, 4) of float tensors into products of x (TVM "
                       "compiles a power into one libm powf call per element, which does not vectorize; GPT-2's GELU "
                       "computes pow(x, 3)). The app's own step: exported scripts contain its code."),
+    QT_TRANSLATE_NOOP("PassCatalogue", "Converts every float 2-D convolution to NHWC data and OHWI weights and carries that layout "
+                      "through the operations between convolutions (relax.ConvertLayout, with clip first written as "
+                      "maximum and minimum so Hardswish and ReLU6 carry it too): the channels, the axis a CPU "
+                      "convolution vectorizes over, are contiguous, and transposes remain only where the network "
+                      "enters and leaves the layout. Put it after app.FoldBatchNorm and before LegalizeOps. The app's "
+                      "own step: exported scripts contain its code."),
     QT_TRANSLATE_NOOP("PassCatalogue", "Rewrites sigmoid(x) into 1 / (1 + exp(-x)), silu(x) into x / (1 + exp(-x)) and the two GELUs "
                       "into their erf and tanh forms for float tensors, so a FastMathTransform after it replaces the "
                       "exp, erf and tanh by TVM's vectorizable polynomials (TVM compiles sigmoid and GELU into one "

@@ -24,7 +24,8 @@ from pipeline_model.registry import Registry
 #: The built-in kinds, one folder package each, declared as entry points are (``name = module:attr``).
 BUILTIN = tuple(f"{name} = pipeline_model.passkinds.{name}:KIND" for name in (
     "relax_pass", "fuse_by_pattern", "metaschedule", "pipeline", "stage", "dlight", "custom_python", "bind_weights",
-    "sink_reshape", "expand_sigmoid", "expand_power", "fold_batch_norm", "quantized_int", "fold_constants"))
+    "sink_reshape", "expand_sigmoid", "expand_power", "fold_batch_norm", "quantized_int", "fold_constants",
+    "channels_last"))
 
 #: Development shortcut: modules (comma-separated) imported as pass-kind plug-ins without installing them.
 ENV_MODULES = plugins.DEV_VARIABLES[plugins.GROUP_PASS_KINDS]

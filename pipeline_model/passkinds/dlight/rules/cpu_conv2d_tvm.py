@@ -1,4 +1,4 @@
-"""DLight rule ``app.CPUConv2d``: register-tiled NCHW float32 convolutions.
+"""DLight rule ``app.CPUConv2d``: register-tiled NCHW and NHWC float32 convolutions.
 
 Regular, depthwise and 1x1 convolutions get register tiles with output channels in the vector lanes (pixels
 for a 1x1 stride-1 one), padding as its own stage and weights repacked by a block marked for
@@ -36,7 +36,8 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     it is instead, with pixels in the lanes (:meth:`_schedule_pixels`); so is a depthwise convolution of stride 1
     or 2 whose output rows are whole vectors, along its rows (:meth:`_schedule_depthwise_rows`). Anything else
     (grouped convolutions, symbolic shapes, channel counts no vector width divides, dtypes other than
-    float32) is declined and left to the next rule."""
+    float32) is declined and left to the next rule. An NHWC convolution with OHWI weights (``app.ChannelsLast``'s)
+    gets the channel-lane tile with contiguous loads and stores and no transposes (:meth:`_schedule_nhwc`)."""
 
     #: Most output pixels per register tile (the accumulators take pixels x channel blocks registers).
     max_pixels = 14
@@ -47,6 +48,11 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     #: Fewest elements for which the padding copy runs on all cores (as ``app.CPUParallel.min_work``): below
     #: it, starting the thread pool costs more than the copy.
     min_parallel = 1 << 16
+    #: Largest weights (bytes) an NHWC convolution streams once per pixel tile, its channel blocks the inner part
+    #: of the parallel loop; larger ones keep a channel block while the pixel tiles change. ResNet-18's NHWC 3 x 3
+    #: convolutions, 2 threads (``/tmp`` kernel A/B, docs/PERFORMANCE.md "Channels last"): 147-295 KB 4-10 %
+    #: faster with the channel blocks inner, 0.6-9.4 MB 10-55 % slower.
+    max_streamed_weights = 1 << 19
 
     def apply(self, func, target, _tunable):  # type: ignore[no-untyped-def]
         if not isinstance(func, tvm.tirx.PrimFunc) or target.kind.name != "llvm":
@@ -57,7 +63,15 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             sch = self.schedule(func)
             found = self._find_conv(sch, func)
             if found is None:
-                return None
+                found = self._find_conv_nhwc(sch, func)
+                if found is None:
+                    return None
+                conv, info = found
+                info["lanes"] = self._lanes(target, info["oc"])
+                if info["lanes"] is None:
+                    return None
+                self._schedule_nhwc(sch, conv, info)
+                return sch
             conv, info = found
             width = self._vector_width(target)
             row_tile = self._depthwise_tile(info, width)
@@ -159,6 +173,93 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
                           "weight": weight.source, "data": data.source,
                           "weight_is_param": any(weight.source.same_as(p) for p in params),
                           "data_is_param": any(data.source.same_as(p) for p in params)}
+
+    @staticmethod
+    def _find_conv_nhwc(sch, func):  # type: ignore[no-untyped-def]
+        """The NHWC convolution block with OHWI weights (``out[n,y,x,f] += data[n,..,..,c] * w[f,ry,rx,rc]``,
+        c = rc or depthwise c = f) and its facts, or None."""
+        block_rv = CPUConv2d._conv_block(sch)
+        if block_rv is None:
+            return None
+        block = sch.get(block_rv)
+        store = block.body
+        if not isinstance(store, tvm.tirx.BufferStore) or str(store.buffer.dtype) != "float32":
+            return None
+        n, y, x, f, ry, rx, rc = [iv.var for iv in block.iter_vars]
+        value = store.value
+        if not (isinstance(value, tvm.tirx.Add) and isinstance(value.b, tvm.tirx.Mul)):
+            return None
+        loads = [value.a, value.b.a, value.b.b]
+        if not all(isinstance(ld, tvm.ir.TensorLoad) and str(ld.source.dtype) == "float32" for ld in loads):
+            return None
+        if not loads[0].source.same_as(store.buffer) or not all(
+                i.same_as(v) for i, v in zip(list(store.indices) + list(loads[0].indices), (n, y, x, f) * 2)):
+            return None
+        weight = next((ld for ld in loads[1:] if len(ld.indices) == 4 and all(
+            i.same_as(v) for i, v in zip(ld.indices, (f, ry, rx, rc)))), None)
+        data = loads[2] if weight is loads[1] else loads[1]
+        extents = [iv.dom.extent for iv in block.iter_vars]
+        if weight is None or len(data.indices) != 4 or not all(isinstance(e, tvm.tirx.IntImm) for e in extents):
+            return None
+        extents = [int(e) for e in extents]
+        ana = tvm.sym.Analyzer()
+        if ana.can_prove_equal(data.indices[3], rc):
+            depthwise = False
+        elif extents[6] == 1 and ana.can_prove_equal(data.indices[3], f + rc):
+            depthwise = True
+        else:
+            return None
+        loops = sch.get_loops(block_rv)
+        realize = sch.get(loops[-1]).body if len(loops) == 7 else None
+        if not isinstance(realize, tvm.s_tir.SBlockRealize) or not all(
+                v.same_as(sch.get(lp).loop_var) for v, lp in zip(realize.iter_values, loops)):
+            return None
+        params = list(func.params)
+        return block_rv, {"oc": extents[3], "oh": extents[1], "ow": extents[2], "depthwise": depthwise,
+                          "weight": weight.source, "data": data.source,
+                          "weight_bytes": 4 * extents[3] * extents[4] * extents[5] * extents[6],
+                          "weight_is_param": any(weight.source.same_as(p) for p in params)}
+
+    def _schedule_nhwc(self, sch, conv, info):  # type: ignore[no-untyped-def]
+        """An NHWC convolution (regular, pointwise or depthwise): output channels in the vector lanes, where
+        input, weights and output are all contiguous, a register tile of channel vectors x pixels (as
+        :meth:`_tile` chooses it), the weights packed ``OHWI -> O/b H W I b``, the padding a stage of its own,
+        the fused epilogue computed a vector of channels at a time as the tile is written back (whole vectors:
+        no transposes, the layout carried from one convolution to the next)."""
+        lanes = info["lanes"]
+        vectors, rows, cols = self._tile(info)
+        block_oc = vectors * lanes
+        producers = sch.get_producers(conv)
+        epilogue = self._inline_around(sch, conv, producers)
+        reads = [r.source for r in sch.get(conv).reads]
+        packed = sch.cache_read(conv, next(i for i, r in enumerate(reads) if r.same_as(info["weight"])), "global")
+        sch.transform_layout(packed, ("write", 0), lambda o, h, w, i: (o // block_oc, h, w, i, o % block_oc))
+        if info["weight_is_param"]:
+            sch.annotate(packed, "meta_schedule.layout_rewrite_preproc", True)
+        sch.parallel(sch.get_loops(packed)[0])
+        for block in producers:
+            if isinstance(getattr(sch.get(block).body, "value", None), tvm.ir.TensorLoad):  # a pad without padding
+                sch.compute_inline(block)
+            elif self._work_of(sch, block) >= self.min_parallel:
+                sch.parallel(sch.fuse(*sch.get_loops(block)[:2]))
+        local = sch.cache_write(conv, 0, "local")
+        self._write_back(sch, epilogue)
+        n, y, x, f, ry, rx, rc = sch.get_loops(conv)
+        fo, fv, fi = sch.split(f, [None, vectors, lanes])
+        yo, yi = sch.split(y, [None, rows])
+        xo, xi = sch.split(x, [None, cols])
+        if info["weight_bytes"] > self.max_streamed_weights:  # the weights' block stays while the pixels change
+            sch.reorder(n, fo, yo, xo, ry, rx, rc, yi, xi, fv, fi)
+            sch.reverse_compute_at(local, xo)
+            sch.parallel(sch.fuse(n, fo, yo, xo))
+        else:  # the pixel tile's input stays while the channel blocks change
+            sch.reorder(n, yo, xo, fo, ry, rx, rc, yi, xi, fv, fi)
+            sch.reverse_compute_at(local, fo)
+            sch.parallel(sch.fuse(n, yo, xo, fo))
+        sch.vectorize(fi)
+        for loop in (yi, xi, fv):
+            sch.unroll(loop)
+        self._vector_init_and_write_back(sch, conv, local, ry, lanes)
 
     def _tile(self, info):  # type: ignore[no-untyped-def]
         """Register tile ``(channel vectors, rows, cols)``. Where the channels take two vectors, two of them

@@ -87,13 +87,20 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
                 if not spatial or work < self.min_work:
                     if spatial and reduce and not other and work >= self.min_vector_work:  # one thread: a small
                         vectorized = self._vector_reduce(sch, block, reduce, target)  # softmax's max and sum in
-                        changed = changed or vectorized is not sch  # lanes (GPT-2's 4 x 32 x 32: scalar, the
-                        sch = vectorized  # tuned build's lanes took 21 instead of 32 us)
+                        if vectorized is sch:  # lanes (GPT-2's 4 x 32 x 32: scalar, the tuned build's lanes
+                            vectorized = self._channel_lanes(  # took 21 instead of 32 us); an NHWC mean's
+                                sch, block, spatial, reduce, target, parallel=False) or sch  # channels in lanes
+                        changed = changed or vectorized is not sch
+                        sch = vectorized
                     continue
                 if reduce and not other and not self._contiguous_reduce(sch, block, reduce):
-                    windowed = self._window_rows(sch, block, spatial, reduce)
+                    windowed = self._window_rows(sch, block, spatial, reduce, target)
                     if windowed is not None:  # a pool's window: parallel channels, plain rows
                         sch, changed = windowed, True
+                        continue
+                    laned = self._channel_lanes(sch, block, spatial, reduce, target, parallel=True)
+                    if laned is not None:  # NHWC's mean over H x W: channels in lanes, H x W outside them
+                        sch, changed = laned, True
                         continue
                 sch.reorder(*spatial, *reduce, *other)
                 symbolic = [i for i, lp in enumerate(spatial)
@@ -164,7 +171,7 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
         except Exception:  # noqa: BLE001 - not a reduction rfactor takes: the scalar loop stays
             return sch
 
-    def _window_rows(self, sch, block, spatial, reduce):  # type: ignore[no-untyped-def]
+    def _window_rows(self, sch, block, spatial, reduce, target):  # type: ignore[no-untyped-def]
         """A reduction over a small window that does not walk contiguous memory (a pool's 3 x 3 window): only the
         output loops in front of its rows and columns are fused into the parallel loop (the rows too when those
         are fewer than ``min_parallel_rows``), the padded input it reads is computed there per channel, and the
@@ -196,7 +203,45 @@ class CPUParallel(AppRule):  # type: ignore[misc]  # copied verbatim into export
             except Exception:  # noqa: BLE001, S112 - a producer that cannot move keeps its own loops
                 continue
             trial = attempt
-        return trial
+        laned = self._channel_lanes(trial, block, spatial[len(outer):], reduce, target, parallel=False)
+        return trial if laned is None else laned
+
+    def _channel_lanes(self, sch, block, spatial, reduce, target, parallel):  # type: ignore[no-untyped-def]
+        """A reduction over outer axes whose innermost output axis is contiguous in the output and in the read
+        (an NHWC pool's or mean's channels): that axis split into vector lanes, the reduction loops moved outside
+        the lanes (each window element one vector maximum or sum), the rest of the spatial loops in front, fused
+        into the parallel loop where ``parallel``. Channels last, the window inside the channels took a scalar
+        strided walk per channel. Returns the schedule's changed copy, or None where it does not apply (a
+        symbolic extent, channels no vector width divides, an axis not contiguous)."""
+        channel = spatial[-1] if spatial else None
+        extent = sch.get(channel).extent if channel is not None else None
+        if not isinstance(extent, tvm.tirx.IntImm):
+            return None
+        width = max(4, min(16, self.vector_bits(target) // 32))
+        lanes = next((w for w in (width, width // 2, 4) if w >= 4 and int(extent) % w == 0), None)
+        stmt = sch.get(block)
+        realize = sch.get(sch.get_loops(block)[-1]).body
+        if lanes is None or not isinstance(realize, tvm.s_tir.SBlockRealize):
+            return None
+        var = next((iv.var for iv, value in zip(stmt.iter_vars, realize.iter_values)
+                    if value.same_as(sch.get(channel).loop_var)), None)
+        last = [stmt.writes[0], *stmt.reads]
+        if var is None or not all(any(r.region[-1].min.same_as(var) for r in regions) for regions in (
+                last[:1], last[1:])) or not AppRule.same(stmt.writes[0].source.shape[-1], extent):
+            return None
+        trial = sch.copy()
+        try:
+            outer, inner = trial.split(channel, [None, lanes])
+            trial.reorder(*spatial[:-1], outer, *reduce, inner)
+            if parallel:
+                front = [*spatial[:-1], outer]
+                trial.parallel(trial.fuse(*front) if len(front) > 1 else front[0])
+            trial.vectorize(inner)
+            init = trial.decompose_reduction(block, reduce[0])
+            trial.vectorize(trial.get_loops(init)[-1])
+            return trial
+        except Exception:  # noqa: BLE001 - a loop nest these primitives do not take
+            return None
 
     @staticmethod
     def _vector_lanes(sch, block, spatial, target):  # type: ignore[no-untyped-def]
