@@ -57,8 +57,9 @@ OWN_TEXTS = (
                       "through the operations between convolutions (relax.ConvertLayout, with clip first written as "
                       "maximum and minimum so Hardswish and ReLU6 carry it too): the channels, the axis a CPU "
                       "convolution vectorizes over, are contiguous, and transposes remain only where the network "
-                      "enters and leaves the layout. Put it after app.FoldBatchNorm and before LegalizeOps. The app's "
-                      "own step: exported scripts contain its code."),
+                      "enters and leaves the layout. Put it after app.FoldBatchNorm and before FastMathTransform "
+                      "(whose exp is a TIR call the layout cannot pass) and LegalizeOps. The app's own step: exported "
+                      "scripts contain its code."),
     QT_TRANSLATE_NOOP("PassCatalogue", "Rewrites sigmoid(x) into 1 / (1 + exp(-x)), silu(x) into x / (1 + exp(-x)) and the two GELUs "
                       "into their erf and tanh forms for float tensors, so a FastMathTransform after it replaces the "
                       "exp, erf and tanh by TVM's vectorizable polynomials (TVM compiles sigmoid and GELU into one "

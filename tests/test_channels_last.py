@@ -107,17 +107,24 @@ def _assert_same(got, want):
 
 def test_nhwc_convolutions_get_the_channel_lane_tile_and_match_the_unscheduled_ones():
     """Regular, strided, pointwise, stem, depthwise and large-weight NHWC convolutions are all scheduled (weights
-    packed by a block the preproc split takes, channels in vector lanes, tiles in parallel, no padding test in
-    the hot loop) and give the unscheduled numbers. Before the NHWC path the rule declined every one of them."""
+    packed by a block the preproc split takes, channels in vector lanes, tiles in parallel; a regular one's
+    padding a copy of its own, a depthwise one's tested per tap on the input read in place) and give the
+    unscheduled numbers. Before the NHWC path the rule declined every one of them."""
     from pipeline_model.passkinds.dlight.rules.cpu_conv2d_tvm import CPUConv2d
 
     mod = _nhwc_module(NHWC_SHAPES)
     scheduled = _schedule(mod, CPUConv2d())
     convs = {n: t for n, t in _prims(scheduled).items() if "conv2d" in n}
     assert len(convs) == len(NHWC_SHAPES)
+    depthwise = [n for n in convs if "group" in convs[n]]
+    assert len(depthwise) == 2
     for name, text in convs.items():
         assert PACK_MARK in text and "T.vectorized(" in text and "T.parallel(" in text, name
-        assert "if_then_else" not in text.split("T.vectorized(")[1], name
+        update = text.split("T.vectorized(")[2]  # after the accumulator's zeroing: the reduction's lanes
+        if name in depthwise:  # the input read in place, the padding tested per tap: no padded copy
+            assert "pad_temp" not in text and "if_then_else" in update, name
+        else:  # a padded copy computed first: no test in the hot loop
+            assert "if_then_else" not in update, name
     arrays = _arrays(mod)
     _assert_same(_run(scheduled, arrays), _run(mod, arrays))
 

@@ -116,7 +116,9 @@ def test_default_cpu_pipelines_expand_sigmoid_before_fast_math_and_drop_batch_no
     for name in ("cpu_build", "cpu_build_nhwc", "cpu_build_fuse_transpose", "cpu_build_dlight"):
         ids = [s.pass_id for s in load_pipeline(os.path.join(ROOT, "resources", "pipelines", f"{name}.json")).steps]
         if name != "cpu_build_dlight":  # TVM's own DLight rules, no FastMathTransform
-            assert ids.index("app.ExpandSigmoid") + 1 == ids.index("relax.FastMathTransform"), name
+            assert ids.index("app.ExpandSigmoid") < ids.index("relax.FastMathTransform"), name
+            if "app.ChannelsLast" in ids:  # FastMathTransform writes exp as a TIR call ConvertLayout cannot carry
+                assert ids.index("app.ChannelsLast") + 1 == ids.index("relax.FastMathTransform"), name
         decompose = ids.index("relax.DecomposeOpsForInference")
         assert ids[decompose + 1:decompose + 3] == ["relax.CanonicalizeBindings", "relax.DeadCodeElimination"], name
 

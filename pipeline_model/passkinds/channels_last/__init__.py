@@ -10,7 +10,8 @@ ONNX Runtime carries its channel-blocked layout (docs/PERFORMANCE.md "Channels l
 ``clip`` as ``maximum(minimum(x, hi), lo)`` (``relax.ConvertLayout`` has no layout rule for ``clip``: it put two
 transposes around every Hardswish) and then runs ``relax.ConvertLayout`` with NHWC data / OHWI weights for
 ``relax.nn.conv2d``; transposes are left only where the network enters and leaves the layout. Put it after
-``app.FoldBatchNorm`` (which folds into NCHW weights) and before legalization.
+``app.FoldBatchNorm`` (which folds into NCHW weights) and before ``FastMathTransform`` (its ``exp`` is a TIR call
+``ConvertLayout`` cannot pass: EfficientNet's SiLU ran between two transposes) and legalization.
 
 Files: ``__init__.py`` (spec, recipe; TVM-free) and ``script.py`` (:func:`.script.channels_last`, the pass the
 engine runs and exported scripts contain).
@@ -41,8 +42,8 @@ class ChannelsLastKind(ScriptPassKind):
            "the operations between convolutions (relax.ConvertLayout, with clip first written as maximum and "
            "minimum so Hardswish and ReLU6 carry it too): the channels, the axis a CPU convolution vectorizes "
            "over, are contiguous, and transposes remain only where the network enters and leaves the layout. "
-           "Put it after app.FoldBatchNorm and before LegalizeOps. The app's own step: exported scripts contain "
-           "its code.")
+           "Put it after app.FoldBatchNorm and before FastMathTransform (whose exp is a TIR call the layout "
+           "cannot pass) and LegalizeOps. The app's own step: exported scripts contain its code.")
     tvm_name = "tvm.relax.transform.ConvertLayout"
 
     def add_specs(self, cat: Any) -> None:

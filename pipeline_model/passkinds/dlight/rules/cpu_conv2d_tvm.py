@@ -225,7 +225,11 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         input, weights and output are all contiguous, a register tile of channel vectors x pixels (as
         :meth:`_tile` chooses it), the weights packed ``OHWI -> O/b H W I b``, the padding a stage of its own,
         the fused epilogue computed a vector of channels at a time as the tile is written back (whole vectors:
-        no transposes, the layout carried from one convolution to the next)."""
+        no transposes, the layout carried from one convolution to the next). A depthwise convolution reads its
+        input in place, the padding tested per tap (one scalar test per input vector): its padded copy cost more
+        than the convolution (MobileNetV3's, 2 threads, ``/tmp`` kernel A/B: 0.18-0.87x the time with the copy,
+        docs/PERFORMANCE.md "Channels last"); a regular one keeps the copy, tested per tap it took 1.3-2.1x the
+        time (ResNet-18's 3 x 3)."""
         lanes = info["lanes"]
         vectors, rows, cols = self._tile(info)
         block_oc = vectors * lanes
@@ -238,8 +242,8 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             sch.annotate(packed, "meta_schedule.layout_rewrite_preproc", True)
         sch.parallel(sch.get_loops(packed)[0])
         for block in producers:
-            if isinstance(getattr(sch.get(block).body, "value", None), tvm.ir.TensorLoad):  # a pad without padding
-                sch.compute_inline(block)
+            if isinstance(getattr(sch.get(block).body, "value", None), tvm.ir.TensorLoad) or info["depthwise"]:
+                sch.compute_inline(block)  # no padding; or a depthwise one's, read in place (see the docstring)
             elif self._work_of(sch, block) >= self.min_parallel:
                 sch.parallel(sch.fuse(*sch.get_loops(block)[:2]))
         local = sch.cache_write(conv, 0, "local")
