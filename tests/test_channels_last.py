@@ -108,7 +108,7 @@ def _assert_same(got, want):
 def test_nhwc_convolutions_get_the_channel_lane_tile_and_match_the_unscheduled_ones():
     """Regular, strided, pointwise, stem, depthwise and large-weight NHWC convolutions are all scheduled (weights
     packed by a block the preproc split takes, channels in vector lanes, tiles in parallel; a regular one's
-    padding a copy of its own, a depthwise one's tested per tap on the input read in place) and give the
+    padding a copy of its own, a depthwise one's tested per unrolled tap on the input read in place) and give the
     unscheduled numbers. Before the NHWC path the rule declined every one of them."""
     from pipeline_model.passkinds.dlight.rules.cpu_conv2d_tvm import CPUConv2d
 
@@ -123,6 +123,7 @@ def test_nhwc_convolutions_get_the_channel_lane_tile_and_match_the_unscheduled_o
         update = text.split("T.vectorized(")[2]  # after the accumulator's zeroing: the reduction's lanes
         if name in depthwise:  # the input read in place, the padding tested per tap: no padded copy
             assert "pad_temp" not in text and "if_then_else" in update, name
+            assert "ry in T.unroll(" in text and "rx in T.unroll(" in text, name  # taps unrolled: tests folded
         else:  # a padded copy computed first: no test in the hot loop
             assert "if_then_else" not in update, name
     arrays = _arrays(mod)
