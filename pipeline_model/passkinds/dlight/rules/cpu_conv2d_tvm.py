@@ -53,6 +53,10 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     #: convolutions, 2 threads (``/tmp`` kernel A/B, docs/PERFORMANCE.md "Channels last"): 147-295 KB 4-10 %
     #: faster with the channel blocks inner, 0.6-9.4 MB 10-55 % slower.
     max_streamed_weights = 1 << 19
+    #: Most taps of an NHWC depthwise convolution whose rows are unrolled too (its columns always are): a 5 x 5
+    #: one's 25 taps x 14 pixels unrolled added a quarter to EfficientNet-B0's build (1.8 -> 2.4 s) for 2-12 %
+    #: of those kernels.
+    max_unrolled_taps = 9
 
     def apply(self, func, target, _tunable):  # type: ignore[no-untyped-def]
         if not isinstance(func, tvm.tirx.PrimFunc) or target.kind.name != "llvm":
@@ -218,6 +222,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         return block_rv, {"oc": extents[3], "oh": extents[1], "ow": extents[2], "depthwise": depthwise,
                           "weight": weight.source, "data": data.source,
                           "weight_bytes": 4 * extents[3] * extents[4] * extents[5] * extents[6],
+                          "taps": extents[4] * extents[5],
                           "weight_is_param": any(weight.source.same_as(p) for p in params)}
 
     def _schedule_nhwc(self, sch, conv, info):  # type: ignore[no-untyped-def]
@@ -229,8 +234,9 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         input in place, the padding tested per tap (one scalar test per input vector): its padded copy cost more
         than the convolution (MobileNetV3's, 2 threads, ``/tmp`` kernel A/B: 0.18-0.87x the time with the copy,
         docs/PERFORMANCE.md "Channels last"); a regular one keeps the copy, tested per tap it took 1.3-2.1x the
-        time (ResNet-18's 3 x 3). The depthwise taps are unrolled: with the tests written per tap, MobileNetV3's
-        depthwise convolutions ran 0.56-0.92x the time they took with the taps a loop (one 1.03x)."""
+        time (ResNet-18's 3 x 3). The depthwise taps are unrolled (a 5 x 5 one's columns only,
+        ``max_unrolled_taps``): with the tests written per tap, MobileNetV3's depthwise convolutions ran
+        0.58-0.94x the time they took with the taps a loop."""
         lanes = info["lanes"]
         vectors, rows, cols = self._tile(info)
         block_oc = vectors * lanes
@@ -266,7 +272,8 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             sch.unroll(loop)
         if info["depthwise"]:  # the taps unrolled: each padding test a constant offset LLVM folds and hoists
             sch.unroll(rx)
-            sch.unroll(ry)
+            if info["taps"] <= self.max_unrolled_taps:
+                sch.unroll(ry)
         self._vector_init_and_write_back(sch, conv, local, ry, lanes)
 
     def _tile(self, info):  # type: ignore[no-untyped-def]
