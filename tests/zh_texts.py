@@ -128,7 +128,7 @@ ALLOWED_WORDS = frozenset({
     # products, frameworks, formats
     "TVM", "Relax", "TIR", "ONNX", "PyTorch", "Python", "NumPy", "DLight", "MetaSchedule", "Netron", "Qt", "PySide",
     "IR", "JSON", "HTML", "RPC", "SHA", "API", "GEMM", "BLAS", "cuBLAS", "cublas", "cutlass", "cuDNN", "cudnn",
-    "GELU", "SiLU", "ReLU", "NCHW", "OIHW", "MLP", "torch", "Apache", "VM", "ID",
+    "GELU", "SiLU", "ReLU", "NCHW", "NHWC", "OHWI", "OIHW", "MLP", "torch", "Apache", "VM", "ID",
     "QDQ", "VNNI", "AVX",  # ONNX's quantization format; x86 instruction-set names
     "qdot", "vpdpbusd",  # the app's int8 product op; the VNNI instruction it compiles to
     "exp", "erf", "tanh",  # the math functions a pass title names (app.ExpandSigmoid: GELU through erf and tanh)

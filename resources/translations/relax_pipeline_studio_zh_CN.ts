@@ -3431,11 +3431,11 @@
     <message>
         <location line="+3"/>
         <source>Converts every float 2-D convolution to NHWC data and OHWI weights and carries that layout through the operations between convolutions (relax.ConvertLayout, with clip first written as maximum and minimum so Hardswish and ReLU6 carry it too): the channels, the axis a CPU convolution vectorizes over, are contiguous, and transposes remain only where the network enters and leaves the layout. Put it after app.FoldBatchNorm and before FastMathTransform (whose exp is a TIR call the layout cannot pass) and LegalizeOps. The app&apos;s own step: exported scripts contain its code.</source>
-        <translation>把每个浮点二维卷积转换为 NHWC 数据和 OHWI 权重，并让这一布局贯穿卷积之间的运算（relax.ConvertLayout；先把 clip 写成 maximum 与 minimum，使 Hardswish 和 ReLU6 也能保持该布局）：CPU 卷积向量化所沿的通道轴是连续的，只在网络进入和离开该布局的地方留下转置。放在 app.FoldBatchNorm 之后、FastMathTransform（其 exp 是布局无法穿过的 TIR 调用）和 LegalizeOps 之前。本应用自己的步骤：导出的脚本包含其代码。</translation>
+        <translation>把每个浮点二维卷积转换为 NHWC 数据和 OHWI 权重，并让这一布局贯穿卷积之间的运算（relax.ConvertLayout；先把 relax.clip 写成 R.maximum 与 R.minimum，使 HardSwish 和 ReLU6 也能保持该布局）：CPU 卷积向量化所沿的通道轴是连续的，只在网络进入和离开该布局的地方留下转置。放在 app.FoldBatchNorm 之后、FastMathTransform（其 exp 是布局无法穿过的 TIR 调用）和 LegalizeOps 之前。本应用自己的步骤：导出的脚本包含其代码。</translation>
     </message>
     <message>
         <source>Converts every float 2-D convolution to NHWC data and OHWI weights and carries that layout through the operations between convolutions (relax.ConvertLayout, with clip first written as maximum and minimum so Hardswish and ReLU6 carry it too): the channels, the axis a CPU convolution vectorizes over, are contiguous, and transposes remain only where the network enters and leaves the layout. Put it after app.FoldBatchNorm and before LegalizeOps. The app&apos;s own step: exported scripts contain its code.</source>
-        <translation type="vanished">把每个浮点二维卷积转换为 NHWC 数据和 OHWI 权重，并让这一布局贯穿卷积之间的运算（relax.ConvertLayout；先把 clip 写成 maximum 与 minimum，使 Hardswish 和 ReLU6 也能保持该布局）：CPU 卷积向量化所沿的通道轴是连续的，只在网络进入和离开该布局的地方留下转置。放在 app.FoldBatchNorm 之后、LegalizeOps 之前。本应用自己的步骤：导出的脚本包含其代码。</translation>
+        <translation type="vanished">把每个浮点二维卷积转换为 NHWC 数据和 OHWI 权重，并让这一布局贯穿卷积之间的运算（relax.ConvertLayout；先把 relax.clip 写成 R.maximum 与 R.minimum，使 HardSwish 和 ReLU6 也能保持该布局）：CPU 卷积向量化所沿的通道轴是连续的，只在网络进入和离开该布局的地方留下转置。放在 app.FoldBatchNorm 之后、LegalizeOps 之前。本应用自己的步骤：导出的脚本包含其代码。</translation>
     </message>
     <message>
         <location line="+7"/>

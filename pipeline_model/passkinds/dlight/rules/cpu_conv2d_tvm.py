@@ -49,10 +49,10 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     #: it, starting the thread pool costs more than the copy.
     min_parallel = 1 << 16
     #: Largest weights (bytes) an NHWC convolution streams once per pixel tile, its channel blocks the inner part
-    #: of the parallel loop; larger ones keep a channel block while the pixel tiles change. ResNet-18's NHWC 3 x 3
-    #: convolutions, 2 threads (``/tmp`` kernel A/B, docs/PERFORMANCE.md "Channels last"): 147-295 KB 4-10 %
-    #: faster with the channel blocks inner, 0.6-9.4 MB 10-55 % slower.
-    max_streamed_weights = 1 << 19
+    #: of the parallel loop; larger ones keep a channel block while the pixel tiles change. ResNet-18's NHWC
+    #: convolutions, 2 threads (``/tmp`` kernel A/B, docs/PERFORMANCE.md "Channels last"): 32-295 KB 1-10 %
+    #: faster with the channel blocks inner, 0.5-4.7 MB 7-55 % slower.
+    max_streamed_weights = 384 << 10
     #: Most taps of an NHWC depthwise convolution whose rows are unrolled too (its columns always are): a 5 x 5
     #: one's 25 taps x 14 pixels unrolled added a quarter to EfficientNet-B0's build (1.8 -> 2.4 s) for 2-12 %
     #: of those kernels.
