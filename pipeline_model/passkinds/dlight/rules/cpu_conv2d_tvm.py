@@ -125,9 +125,10 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         return found
 
     @staticmethod
-    def _find_conv(sch, func):  # type: ignore[no-untyped-def]
-        """The NCHW convolution block (``out[n,f,y,x] += data[n,c,..] * w[f,rc,ry,rx]``, c = rc or
-        depthwise c = f) and its facts, or None."""
+    def _match_conv(sch, func, nhwc):  # type: ignore[no-untyped-def]
+        """The convolution block in one layout (NCHW: ``out[n,f,y,x] += data[n,c,..] * w[f,rc,ry,rx]``; NHWC with
+        OHWI weights: ``out[n,y,x,f] += data[n,..,..,c] * w[f,ry,rx,rc]``; c = rc, or depthwise c = f), or None:
+        ``(block, its variables by name, their extents by name, the data load, the weight load, depthwise)``."""
         block_rv = CPUConv2d._conv_block(sch)
         if block_rv is None:
             return None
@@ -135,7 +136,10 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         store = block.body
         if not isinstance(store, tvm.tirx.BufferStore) or str(store.buffer.dtype) != "float32":
             return None
-        n, f, y, x, rc, ry, rx = [iv.var for iv in block.iter_vars]
+        names = ("n", "y", "x", "f", "ry", "rx", "rc") if nhwc else ("n", "f", "y", "x", "rc", "ry", "rx")
+        v = {name: iv.var for name, iv in zip(names, block.iter_vars)}
+        out = [v[a] for a in (("n", "y", "x", "f") if nhwc else ("n", "f", "y", "x"))]
+        taps = [v[a] for a in (("f", "ry", "rx", "rc") if nhwc else ("f", "rc", "ry", "rx"))]
         value = store.value
         if not (isinstance(value, tvm.tirx.Add) and isinstance(value.b, tvm.tirx.Mul)):
             return None
@@ -143,36 +147,47 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         if not all(isinstance(ld, tvm.ir.TensorLoad) and str(ld.source.dtype) == "float32" for ld in loads):
             return None
         if not loads[0].source.same_as(store.buffer) or not all(
-                i.same_as(v) for i, v in zip(list(store.indices) + list(loads[0].indices), (n, f, y, x) * 2)):
+                i.same_as(var) for i, var in zip(list(store.indices) + list(loads[0].indices), out * 2)):
             return None
         weight = next((ld for ld in loads[1:] if len(ld.indices) == 4 and all(
-            i.same_as(v) for i, v in zip(ld.indices, (f, rc, ry, rx)))), None)
+            i.same_as(var) for i, var in zip(ld.indices, taps))), None)
         data = loads[2] if weight is loads[1] else loads[1]
-        extents = [iv.dom.extent for iv in block.iter_vars]
-        if weight is None or len(data.indices) != 4 or not all(isinstance(e, tvm.tirx.IntImm) for e in extents):
+        if weight is None or len(data.indices) != 4 or not all(
+                isinstance(iv.dom.extent, tvm.tirx.IntImm) for iv in block.iter_vars):
             return None
-        extents = [int(e) for e in extents]
+        extent = {name: int(iv.dom.extent) for name, iv in zip(names, block.iter_vars)}
         ana = tvm.sym.Analyzer()
-        if ana.can_prove_equal(data.indices[1], rc):
+        channel = data.indices[3 if nhwc else 1]
+        if ana.can_prove_equal(channel, v["rc"]):
             depthwise = False
-        elif extents[4] == 1 and ana.can_prove_equal(data.indices[1], f + rc):
+        elif extent["rc"] == 1 and ana.can_prove_equal(channel, v["f"] + v["rc"]):
             depthwise = True
         else:
             return None
         loops = sch.get_loops(block_rv)
         realize = sch.get(loops[-1]).body if len(loops) == 7 else None
         if not isinstance(realize, tvm.s_tir.SBlockRealize) or not all(
-                v.same_as(sch.get(lp).loop_var) for v, lp in zip(realize.iter_values, loops)):
+                var.same_as(sch.get(lp).loop_var) for var, lp in zip(realize.iter_values, loops)):
             return None
+        return block_rv, v, extent, data, weight, depthwise
+
+    @staticmethod
+    def _find_conv(sch, func):  # type: ignore[no-untyped-def]
+        """The NCHW convolution block (:meth:`_match_conv`) and its facts, or None."""
+        found = CPUConv2d._match_conv(sch, func, nhwc=False)
+        if found is None:
+            return None
+        block_rv, v, extent, data, weight, depthwise = found
+        ana = tvm.sym.Analyzer()
         params = list(func.params)
-        stride = next((st for st in (1, 2) if ana.can_prove_equal(data.indices[3], x * st + rx)
-                       and ana.can_prove_equal(data.indices[2], y * st + ry)), None)
-        pointwise = not depthwise and extents[5] == 1 and extents[6] == 1
+        stride = next((st for st in (1, 2) if ana.can_prove_equal(data.indices[3], v["x"] * st + v["rx"])
+                       and ana.can_prove_equal(data.indices[2], v["y"] * st + v["ry"])), None)
+        pointwise = not depthwise and extent["ry"] == 1 and extent["rx"] == 1
         if pointwise:  # 1x1, stride 1: the pixel read is the pixel written
-            ana.bind(ry, tvm.ir.Range(0, 1))
-            ana.bind(rx, tvm.ir.Range(0, 1))
-            pointwise = ana.can_prove_equal(data.indices[2], y) and ana.can_prove_equal(data.indices[3], x)
-        return block_rv, {"oc": extents[1], "oh": extents[2], "ow": extents[3], "depthwise": depthwise,
+            ana.bind(v["ry"], tvm.ir.Range(0, 1))
+            ana.bind(v["rx"], tvm.ir.Range(0, 1))
+            pointwise = ana.can_prove_equal(data.indices[2], v["y"]) and ana.can_prove_equal(data.indices[3], v["x"])
+        return block_rv, {"oc": extent["f"], "oh": extent["y"], "ow": extent["x"], "depthwise": depthwise,
                           "pointwise": pointwise, "stride": stride,
                           "weight": weight.source, "data": data.source,
                           "weight_is_param": any(weight.source.same_as(p) for p in params),
@@ -180,50 +195,16 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
 
     @staticmethod
     def _find_conv_nhwc(sch, func):  # type: ignore[no-untyped-def]
-        """The NHWC convolution block with OHWI weights (``out[n,y,x,f] += data[n,..,..,c] * w[f,ry,rx,rc]``,
-        c = rc or depthwise c = f) and its facts, or None."""
-        block_rv = CPUConv2d._conv_block(sch)
-        if block_rv is None:
+        """The NHWC convolution block with OHWI weights (:meth:`_match_conv`) and its facts, or None."""
+        found = CPUConv2d._match_conv(sch, func, nhwc=True)
+        if found is None:
             return None
-        block = sch.get(block_rv)
-        store = block.body
-        if not isinstance(store, tvm.tirx.BufferStore) or str(store.buffer.dtype) != "float32":
-            return None
-        n, y, x, f, ry, rx, rc = [iv.var for iv in block.iter_vars]
-        value = store.value
-        if not (isinstance(value, tvm.tirx.Add) and isinstance(value.b, tvm.tirx.Mul)):
-            return None
-        loads = [value.a, value.b.a, value.b.b]
-        if not all(isinstance(ld, tvm.ir.TensorLoad) and str(ld.source.dtype) == "float32" for ld in loads):
-            return None
-        if not loads[0].source.same_as(store.buffer) or not all(
-                i.same_as(v) for i, v in zip(list(store.indices) + list(loads[0].indices), (n, y, x, f) * 2)):
-            return None
-        weight = next((ld for ld in loads[1:] if len(ld.indices) == 4 and all(
-            i.same_as(v) for i, v in zip(ld.indices, (f, ry, rx, rc)))), None)
-        data = loads[2] if weight is loads[1] else loads[1]
-        extents = [iv.dom.extent for iv in block.iter_vars]
-        if weight is None or len(data.indices) != 4 or not all(isinstance(e, tvm.tirx.IntImm) for e in extents):
-            return None
-        extents = [int(e) for e in extents]
-        ana = tvm.sym.Analyzer()
-        if ana.can_prove_equal(data.indices[3], rc):
-            depthwise = False
-        elif extents[6] == 1 and ana.can_prove_equal(data.indices[3], f + rc):
-            depthwise = True
-        else:
-            return None
-        loops = sch.get_loops(block_rv)
-        realize = sch.get(loops[-1]).body if len(loops) == 7 else None
-        if not isinstance(realize, tvm.s_tir.SBlockRealize) or not all(
-                v.same_as(sch.get(lp).loop_var) for v, lp in zip(realize.iter_values, loops)):
-            return None
-        params = list(func.params)
-        return block_rv, {"oc": extents[3], "oh": extents[1], "ow": extents[2], "depthwise": depthwise,
+        block_rv, _v, extent, data, weight, depthwise = found
+        return block_rv, {"oc": extent["f"], "oh": extent["y"], "ow": extent["x"], "depthwise": depthwise,
                           "weight": weight.source, "data": data.source,
-                          "weight_bytes": 4 * extents[3] * extents[4] * extents[5] * extents[6],
-                          "taps": extents[4] * extents[5],
-                          "weight_is_param": any(weight.source.same_as(p) for p in params)}
+                          "weight_bytes": 4 * extent["f"] * extent["ry"] * extent["rx"] * extent["rc"],
+                          "taps": extent["ry"] * extent["rx"],
+                          "weight_is_param": any(weight.source.same_as(p) for p in func.params)}
 
     def _schedule_nhwc(self, sch, conv, info):  # type: ignore[no-untyped-def]
         """An NHWC convolution (regular, pointwise or depthwise): output channels in the vector lanes, where
