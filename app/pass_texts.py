@@ -53,7 +53,8 @@ OWN_TEXTS = (
     QT_TRANSLATE_NOOP("PassCatalogue", "Rewrites power(x, 2), power(x, 3) and power(x, 4) of float tensors into products of x (TVM "
                       "compiles a power into one libm powf call per element, which does not vectorize; GPT-2's GELU "
                       "computes pow(x, 3)). The app's own step: exported scripts contain its code."),
-    QT_TRANSLATE_NOOP("PassCatalogue", "Converts every float 2-D convolution to NHWC data and OHWI weights and carries that layout "
+    QT_TRANSLATE_NOOP("PassCatalogue", "Converts every float 2-D convolution to NHWC data and OHWI weights, when the app's NHWC "
+                      "schedule takes each of them (float32, regular or depthwise), and carries that layout "
                       "through the operations between convolutions (relax.ConvertLayout, with clip first written as "
                       "maximum and minimum so Hardswish and ReLU6 carry it too): the channels, the axis a CPU "
                       "convolution vectorizes over, are contiguous, and transposes remain only where the network "

@@ -53,7 +53,9 @@ DEPRECATED: dict[str, str] = {"VMBuiltinLower": "deprecated alias of LowerRuntim
 REQUIRED_DEFAULTS: dict[str, dict[str, Any]] = {
     "Gradient": {"func_name": "main"},
     "IPCAllReduceRewrite": {"allreduce_strategy": 0},
-    "ConvertLayout": {"desired_layouts": {"relax.nn.conv2d": ["NHWC", "OHWI"]}},
+    # (transposed convolutions kept NCHW: TVM legalizes them in NCHW only, converted the build failed)
+    "ConvertLayout": {"desired_layouts": {"relax.nn.conv2d": ["NHWC", "OHWI"],
+                                          "relax.nn.conv2d_transpose": ["NCHW", "IOHW"]}},
     "BindSymbolicVars": {"binding_map": {}},
 }
 
@@ -70,7 +72,8 @@ PARAM_OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
         "desired_layouts": {
             "kind": "json",
             "doc": "Op name -> list of desired layouts (data layout, then kernel layout), e.g. "
-            '{"relax.nn.conv2d": ["NHWC", "OHWI"]}.',
+            '{"relax.nn.conv2d": ["NHWC", "OHWI"]} (keep "relax.nn.conv2d_transpose": ["NCHW", "IOHW"]: TVM '
+            "legalizes transposed convolutions in NCHW only).",
         }
     },
     "BindSymbolicVars": {

@@ -3430,15 +3430,19 @@
     </message>
     <message>
         <location line="+3"/>
+        <source>Converts every float 2-D convolution to NHWC data and OHWI weights, when the app&apos;s NHWC schedule takes each of them (float32, regular or depthwise), and carries that layout through the operations between convolutions (relax.ConvertLayout, with clip first written as maximum and minimum so Hardswish and ReLU6 carry it too): the channels, the axis a CPU convolution vectorizes over, are contiguous, and transposes remain only where the network enters and leaves the layout. Put it after app.FoldBatchNorm and before FastMathTransform (whose exp is a TIR call the layout cannot pass) and LegalizeOps. The app&apos;s own step: exported scripts contain its code.</source>
+        <translation>当本应用的 NHWC 调度能处理其中每一个卷积（float32、普通卷积或深度卷积）时，把每个浮点二维卷积转换为 NHWC 数据和 OHWI 权重，并让这一布局贯穿卷积之间的运算（relax.ConvertLayout；先把 relax.clip 写成 R.maximum 与 R.minimum，使 HardSwish 和 ReLU6 也能保持该布局）：CPU 卷积向量化所沿的通道轴是连续的，只在网络进入和离开该布局的地方留下转置。放在 app.FoldBatchNorm 之后、FastMathTransform（其 exp 是布局无法穿过的 TIR 调用）和 LegalizeOps 之前。本应用自己的步骤：导出的脚本包含其代码。</translation>
+    </message>
+    <message>
         <source>Converts every float 2-D convolution to NHWC data and OHWI weights and carries that layout through the operations between convolutions (relax.ConvertLayout, with clip first written as maximum and minimum so Hardswish and ReLU6 carry it too): the channels, the axis a CPU convolution vectorizes over, are contiguous, and transposes remain only where the network enters and leaves the layout. Put it after app.FoldBatchNorm and before FastMathTransform (whose exp is a TIR call the layout cannot pass) and LegalizeOps. The app&apos;s own step: exported scripts contain its code.</source>
-        <translation>把每个浮点二维卷积转换为 NHWC 数据和 OHWI 权重，并让这一布局贯穿卷积之间的运算（relax.ConvertLayout；先把 relax.clip 写成 R.maximum 与 R.minimum，使 HardSwish 和 ReLU6 也能保持该布局）：CPU 卷积向量化所沿的通道轴是连续的，只在网络进入和离开该布局的地方留下转置。放在 app.FoldBatchNorm 之后、FastMathTransform（其 exp 是布局无法穿过的 TIR 调用）和 LegalizeOps 之前。本应用自己的步骤：导出的脚本包含其代码。</translation>
+        <translation type="vanished">把每个浮点二维卷积转换为 NHWC 数据和 OHWI 权重，并让这一布局贯穿卷积之间的运算（relax.ConvertLayout；先把 relax.clip 写成 R.maximum 与 R.minimum，使 HardSwish 和 ReLU6 也能保持该布局）：CPU 卷积向量化所沿的通道轴是连续的，只在网络进入和离开该布局的地方留下转置。放在 app.FoldBatchNorm 之后、FastMathTransform（其 exp 是布局无法穿过的 TIR 调用）和 LegalizeOps 之前。本应用自己的步骤：导出的脚本包含其代码。</translation>
     </message>
     <message>
         <source>Converts every float 2-D convolution to NHWC data and OHWI weights and carries that layout through the operations between convolutions (relax.ConvertLayout, with clip first written as maximum and minimum so Hardswish and ReLU6 carry it too): the channels, the axis a CPU convolution vectorizes over, are contiguous, and transposes remain only where the network enters and leaves the layout. Put it after app.FoldBatchNorm and before LegalizeOps. The app&apos;s own step: exported scripts contain its code.</source>
         <translation type="vanished">把每个浮点二维卷积转换为 NHWC 数据和 OHWI 权重，并让这一布局贯穿卷积之间的运算（relax.ConvertLayout；先把 relax.clip 写成 R.maximum 与 R.minimum，使 HardSwish 和 ReLU6 也能保持该布局）：CPU 卷积向量化所沿的通道轴是连续的，只在网络进入和离开该布局的地方留下转置。放在 app.FoldBatchNorm 之后、LegalizeOps 之前。本应用自己的步骤：导出的脚本包含其代码。</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>Rewrites sigmoid(x) into 1 / (1 + exp(-x)), silu(x) into x / (1 + exp(-x)) and the two GELUs into their erf and tanh forms for float tensors, so a FastMathTransform after it replaces the exp, erf and tanh by TVM&apos;s vectorizable polynomials (TVM compiles sigmoid and GELU into one libm call per element). Put it before FastMathTransform. The app&apos;s own step: exported scripts contain its code.</source>
         <translation>对浮点张量，把 `sigmoid(x)` 改写为 `1 / (1 + exp(-x))`，把 `silu(x)` 改写为 `x / (1 + exp(-x))`，把两种 GELU 改写为它们的 `erf` 和 `tanh` 形式，这样其后的 FastMathTransform 会把 `exp`、`erf` 和 `tanh` 换成 TVM 可向量化的多项式（TVM 会把 `sigmoid` 和 GELU 编译成每个元素一次 `libm` 调用）。请放在 FastMathTransform 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>

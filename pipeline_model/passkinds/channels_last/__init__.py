@@ -9,7 +9,11 @@ convolution reads and writes whole vectors and the layout is carried from one co
 ONNX Runtime carries its channel-blocked layout (docs/PERFORMANCE.md "Channels last"). This step writes a float
 ``clip`` as ``maximum(minimum(x, hi), lo)`` (``relax.ConvertLayout`` has no layout rule for ``clip``: it put two
 transposes around every Hardswish) and then runs ``relax.ConvertLayout`` with NHWC data / OHWI weights for
-``relax.nn.conv2d``; transposes are left only where the network enters and leaves the layout. Put it after
+``relax.nn.conv2d``; transposes are left only where the network enters and leaves the layout. Only a network
+whose float convolutions are all of the kinds ``app.CPUConv2d``'s NHWC schedule is made for (float32, static
+shapes, regular or depthwise) is converted: a grouped one runs the generic schedule either way and
+converted only gained transposes (a small mixed network 1.2x slower). Transposed convolutions stay NCHW (TVM
+legalizes them in NCHW only: converted, the build failed). Put it after
 ``app.FoldBatchNorm`` (which folds into NCHW weights) and before ``FastMathTransform`` (its ``exp`` is a TIR call
 ``ConvertLayout`` cannot pass: EfficientNet's SiLU ran between two transposes) and legalization.
 
@@ -38,7 +42,8 @@ class ChannelsLastKind(ScriptPassKind):
     script_module = SCRIPT_MODULE
     script_function = "channels_last"
     title = "Convolutions channels-last, layout carried between them (the app's)"
-    doc = ("Converts every float 2-D convolution to NHWC data and OHWI weights and carries that layout through "
+    doc = ("Converts every float 2-D convolution to NHWC data and OHWI weights, when the app's NHWC schedule takes "
+           "each of them (float32, regular or depthwise), and carries that layout through "
            "the operations between convolutions (relax.ConvertLayout, with clip first written as maximum and "
            "minimum so Hardswish and ReLU6 carry it too): the channels, the axis a CPU convolution vectorizes "
            "over, are contiguous, and transposes remain only where the network enters and leaves the layout. "
