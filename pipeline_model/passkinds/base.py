@@ -201,8 +201,8 @@ class PassKind:
 class ScriptPassKind(PassKind):
     """A kind of one step of the app's own: the pass is a function of the kind's ``script.py``, which the engine
     calls and exported scripts contain. Class attributes: ``pass_id``, ``script_module`` and ``script_function``
-    (the pass), and the spec's ``title``, ``doc`` and ``tvm_name`` (the TVM API it is built on); override
-    :meth:`script_args` for arguments."""
+    (the pass), and the spec's ``title``, ``doc``, ``tvm_name`` (the TVM API it is built on) and ``category``
+    (the palette's group); override :meth:`script_args` for arguments."""
 
     priority = 15
     pass_id = ""
@@ -211,16 +211,17 @@ class ScriptPassKind(PassKind):
     title = ""
     doc = ""
     tvm_name = ""
+    category = "Optimization"
 
     def matches(self, pass_id: str) -> bool:
         """Whether ``pass_id`` is this kind's one step."""
         return pass_id == self.pass_id
 
     def add_specs(self, cat: Any) -> None:
-        """The step's spec (category "Optimization", no parameters)."""
+        """The step's spec (in :attr:`category`, no parameters)."""
         from pipeline_model.catalogue import PassSpec
 
-        cat.add(PassSpec(id=self.pass_id, title=self.title, category="Optimization", doc=self.doc, kind=self.name,
+        cat.add(PassSpec(id=self.pass_id, title=self.title, category=self.category, doc=self.doc, kind=self.name,
                          tvm_name=self.tvm_name))
 
     def script_args(self) -> tuple[emit.Expr, ...]:

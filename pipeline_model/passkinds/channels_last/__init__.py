@@ -23,8 +23,6 @@ engine runs and exported scripts contain).
 
 from __future__ import annotations
 
-from typing import Any
-
 from pipeline_model.passkinds.base import ScriptPassKind
 
 PASS_ID = "app.ChannelsLast"
@@ -50,13 +48,7 @@ class ChannelsLastKind(ScriptPassKind):
            "Put it after app.FoldBatchNorm and before FastMathTransform (whose exp is a TIR call the layout "
            "cannot pass) and LegalizeOps. The app's own step: exported scripts contain its code.")
     tvm_name = "tvm.relax.transform.ConvertLayout"
-
-    def add_specs(self, cat: Any) -> None:
-        """The step's spec, in ConvertLayout's category ("Layout & precision")."""
-        from pipeline_model.catalogue import PassSpec
-
-        cat.add(PassSpec(id=self.pass_id, title=self.title, category="Layout & precision", doc=self.doc,
-                         kind=self.name, tvm_name=self.tvm_name))
+    category = "Layout & precision"  # ConvertLayout's
 
 
 KIND = ChannelsLastKind()
