@@ -102,7 +102,7 @@ def test_registry_knows_the_kind_without_tvm():
     assert out.returncode == 0, out.stderr
     name, count, tvm_loaded = out.stdout.split()
     assert name == "test_mydce"
-    assert int(count) == 16  # the fifteen built-in kinds + this one
+    assert int(count) == 17  # the sixteen built-in kinds + this one
     assert tvm_loaded == "False"  # kinds are asked without importing TVM
 
 

@@ -133,6 +133,7 @@ ALLOWED_WORDS = frozenset({
     "qdot", "vpdpbusd",  # the app's int8 product op; the VNNI instruction it compiles to
     "exp", "erf", "tanh",  # the math functions a pass title names (app.ExpandSigmoid: GELU through erf and tanh)
     "Transformer", "Llama",  # model architectures
+    "Winograd",  # the convolution algorithm's name (app.Winograd)
     # the term the Chinese interface keeps (as Chinese TVM texts do): "Pass 列表", "自定义 Python Pass"
     "Pass", "pass",
     # a language's name in its own language (View ▸ Language)

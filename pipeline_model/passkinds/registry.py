@@ -25,7 +25,7 @@ from pipeline_model.registry import Registry
 BUILTIN = tuple(f"{name} = pipeline_model.passkinds.{name}:KIND" for name in (
     "relax_pass", "fuse_by_pattern", "metaschedule", "pipeline", "stage", "dlight", "custom_python", "bind_weights",
     "sink_reshape", "expand_sigmoid", "expand_power", "fold_batch_norm", "quantized_int", "fold_constants",
-    "channels_last"))
+    "channels_last", "winograd"))
 
 #: Development shortcut: modules (comma-separated) imported as pass-kind plug-ins without installing them.
 ENV_MODULES = plugins.DEV_VARIABLES[plugins.GROUP_PASS_KINDS]

@@ -62,6 +62,9 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         if not isinstance(func, tvm.tirx.PrimFunc) or target.kind.name != "llvm":
             return None
         try:
+            if self.reductions(func) == [[0, 0, 0, 0, 0, 2]]:  # app.Winograd's product, or another reduction
+                sch = self.schedule(func)
+                return sch if self._winograd_blocks(sch) and self._schedule_winograd(sch, target) else None
             if self.reductions(func) != [[0, 0, 0, 0, 2, 2, 2]]:  # a cheap look before building a schedule
                 return None
             sch = self.schedule(func)
@@ -93,6 +96,89 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
             return sch
         except Exception:  # noqa: BLE001 - a loop nest the rule cannot reshape: leave it to the next rule
             return None
+
+    #: Most bytes of transformed weights a Winograd task streams per output tile (2 x 2 pixels) it computes: a task
+    #: takes whole rows of tiles, as few as keep under this. ResNet-18's, 2 threads (``/tmp`` kernel A/B in the
+    #: model, docs/PERFORMANCE.md "Winograd"): 14 x 14 x 256 with one row of 7 tiles a task (292 KB a tile) took
+    #: 2.1x the time of all 49 (42 KB); 28 x 28 x 128 one row of 14 (73 KB) 0.90x the time of two.
+    max_winograd_weight_per_tile = 96 << 10
+    #: Most output channels of a Winograd task (a block of the transformed weights, 16 x Cin x this, streamed
+    #: once per task; the input tiles are transformed again for each channel block).
+    max_winograd_channels = 128
+
+    @staticmethod
+    def _winograd_blocks(sch):  # type: ignore[no-untyped-def]
+        """True when the function holds the blocks ``app.Winograd``'s convolution is made of."""
+        from tvm.s_tir.dlight.analysis import get_root_block
+
+        names = {sch.get(b).name_hint for b in sch.get_child_blocks(get_root_block(sch))}
+        return {"winograd_pad", "winograd_input", "winograd_product", "winograd_output"} <= names
+
+    def _schedule_winograd(self, sch, target):  # type: ignore[no-untyped-def]
+        """``app.Winograd``'s F(2 x 2, 3 x 3) convolution with its fused epilogue, one parallel task per block of
+        output tiles and output channels (``max_winograd_tiles``, ``max_winograd_channels``): the task
+        transforms its input tiles (a vector of channels at a time, the 16 tile positions unrolled), runs the
+        16 products as register tiles of output-channel vectors x tiles (the transformed input broadcast,
+        the transformed weights loaded as vectors) and transforms the products back as it writes the output,
+        the bias, residual add and activation computed there. The padding stays a stage of its own."""
+        pad, inp, prod, out = (sch.get_sblock(n) for n in (
+            "winograd_pad", "winograd_input", "winograd_product", "winograd_output"))
+        epilogue = self._inline_around(sch, prod, [pad, inp, out])
+        for block in epilogue:
+            sch.reverse_compute_inline(block)  # elementwise on the output (else the schedule is declined)
+        n, y, x, f = sch.get_loops(out)
+        th, tw = int(sch.get(y).extent) // 2, int(sch.get(x).extent) // 2
+        channels, in_channels = int(sch.get(f).extent), int(sch.get(inp).iter_vars[-1].dom.extent)
+        import math
+
+        lanes = self._lanes(target, math.gcd(channels, in_channels))  # both in whole vectors
+        if lanes is None:
+            return False
+        vectors = 2 if channels % (2 * lanes) == 0 else 1
+        block_k = max(d for d in range(vectors * lanes, min(channels, self.max_winograd_channels) + 1,
+                                       vectors * lanes) if channels % d == 0)
+        bx = max(d for d in range(1, min(tw, 14) + 1) if tw % d == 0)  # a row of tiles, at most 14 of them
+        weights = 16 * in_channels * block_k * 4
+        by = min(d for d in range(1, th + 1) if th % d == 0 and (
+            d == th or weights <= self.max_winograd_weight_per_tile * d * bx))
+        tiles = max(d for d in range(1, 9) if (by * bx) % d == 0)
+        ty, i = sch.split(y, [None, 2])
+        tx, j = sch.split(x, [None, 2])
+        tyo, tyi = sch.split(ty, [None, by])
+        txo, txi = sch.split(tx, [None, bx])
+        kb, ko, ki = sch.split(f, [None, block_k // lanes, lanes])
+        sch.reorder(n, kb, tyo, txo, tyi, txi, ko, i, j, ki)
+        sch.unroll(i)
+        sch.unroll(j)
+        sch.vectorize(ki)
+        task = sch.fuse(n, kb, tyo, txo)
+        sch.parallel(task)
+        # The products: register tiles of `vectors` channel vectors x `tiles` tiles, reduced over Cin.
+        sch.compute_at(prod, task)
+        loops = sch.get_loops(prod)[1:]
+        e, m, pk, rc = loops[0], loops[1], loops[-2], loops[-1]
+        pt = sch.fuse(*loops[2:-2]) if len(loops) > 5 else loops[2]
+        pto, pti = sch.split(pt, [None, tiles])
+        pko, pkv, pki = sch.split(pk, [None, vectors, lanes])
+        sch.reorder(e, m, pko, pto, rc, pti, pkv, pki)
+        local = sch.cache_write(prod, 0, "local")
+        sch.reverse_compute_at(local, pto)
+        sch.unroll(pti)
+        sch.unroll(pkv)
+        sch.vectorize(pki)
+        self._vector_init_and_write_back(sch, prod, local, rc, lanes)
+        # The input tiles: a vector of channels at a time, the 16 positions unrolled (their selects fold).
+        sch.compute_at(inp, task)
+        loops = sch.get_loops(inp)[1:]
+        ve, vm, vc = loops[0], loops[1], loops[-1]
+        vco, vci = sch.split(vc, [None, lanes])
+        sch.reorder(*loops[2:-1], vco, ve, vm, vci)
+        sch.unroll(ve)
+        sch.unroll(vm)
+        sch.vectorize(vci)
+        loops = sch.get_loops(pad)
+        sch.parallel(sch.fuse(loops[0], loops[1]))
+        return True
 
     @staticmethod
     def _vector_width(target):  # type: ignore[no-untyped-def]
