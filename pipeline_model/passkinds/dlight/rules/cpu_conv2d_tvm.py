@@ -62,9 +62,9 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         if not isinstance(func, tvm.tirx.PrimFunc) or target.kind.name != "llvm":
             return None
         try:
-            if self.reductions(func) == [[0, 0, 0, 0, 0, 2]]:  # app.Winograd's product, or another reduction
+            if self.winograd(func):
                 sch = self.schedule(func)
-                return sch if self._winograd_blocks(sch) and self._schedule_winograd(sch, target) else None
+                return sch if self._schedule_winograd(sch, target) else None
             if self.reductions(func) != [[0, 0, 0, 0, 2, 2, 2]]:  # a cheap look before building a schedule
                 return None
             sch = self.schedule(func)
@@ -105,14 +105,6 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     #: Most output channels of a Winograd task (a block of the transformed weights, 16 x Cin x this, streamed
     #: once per task; the input tiles are transformed again for each channel block).
     max_winograd_channels = 128
-
-    @staticmethod
-    def _winograd_blocks(sch):  # type: ignore[no-untyped-def]
-        """True when the function holds the blocks ``app.Winograd``'s convolution is made of."""
-        from tvm.s_tir.dlight.analysis import get_root_block
-
-        names = {sch.get(b).name_hint for b in sch.get_child_blocks(get_root_block(sch))}
-        return {"winograd_pad", "winograd_input", "winograd_product", "winograd_output"} <= names
 
     def _schedule_winograd(self, sch, target):  # type: ignore[no-untyped-def]
         """``app.Winograd``'s F(2 x 2, 3 x 3) convolution with its fused epilogue, one parallel task per block of

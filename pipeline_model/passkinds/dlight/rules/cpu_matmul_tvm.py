@@ -138,8 +138,8 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         from tvm.s_tir.dlight.analysis import normalize_prim_func
         from tvm.s_tir.dlight.base import try_inline_contiguous_spatial
 
-        if [kinds.count(2) for kinds in self.reductions(func)] != [1]:  # one reduction block, over one iterator
-            return None  # (a cheap look first: a schedule, and inlining to find out, cost more)
+        if [kinds.count(2) for kinds in self.reductions(func)] != [1] or self.winograd(func):  # one reduction
+            return None  # block, over one iterator (a cheap look first: a schedule, and inlining to find out, cost more)
         sch = self.schedule(func)
         infos = try_inline_contiguous_spatial(sch, normalize_prim_func(sch))
         if not infos or not infos[0].is_reduction() or any(not i.is_injective() for i in infos[1:]):
