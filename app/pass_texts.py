@@ -61,15 +61,16 @@ OWN_TEXTS = (
                       "enters and leaves the layout. Put it after app.FoldBatchNorm and before FastMathTransform "
                       "(whose exp is a TIR call the layout cannot pass) and LegalizeOps. The app's own step: exported "
                       "scripts contain its code."),
-    QT_TRANSLATE_NOOP("PassCatalogue", "3 x 3 convolutions as Winograd F(2 x 2, 3 x 3) (the app's)"),
+    QT_TRANSLATE_NOOP("PassCatalogue", "3 x 3 convolutions by Winograd's minimal filtering (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Computes every 3 x 3, stride-1, padding-1 float32 NHWC convolution of batch 1 with even maps of "
-                      "at least 32 output tiles with Winograd's minimal filtering F(2 x 2, 3 x 3): the weights "
-                      "transformed once, each 4 x 4 input tile and 2 x 2 output tile transformed with additions, 16 "
-                      "matrix products over the channels instead of 36 multiply-adds per 2 x 2 outputs (ResNet-18's "
-                      "3 x 3 layers 1.5-1.7x faster). Results differ from the direct convolution's by rounding (about "
-                      "1e-6 relative). The bias, residual add and activation still fuse into it; app.CPUConv2d "
-                      "schedules it. Put it after app.ChannelsLast and before LegalizeOps. The app's own step: "
-                      "exported scripts contain its code."),
+                      "at least 32 output tiles of 2 x 2 with Winograd's minimal filtering: F(4 x 4, 3 x 3) where "
+                      "the sides are multiples of 4 with at least 32 tiles of 4 x 4 (36 multiply-adds per 4 x 4 "
+                      "outputs instead of 144), else F(2 x 2, 3 x 3) (16 per 2 x 2 instead of 36); the weights "
+                      "transformed once, each input and output tile transformed with sums. ResNet-18's 3 x 3 layers "
+                      "1.5-2.5x faster. Results differ from the direct convolution's by rounding (about 1e-6 "
+                      "relative). The bias, residual add and activation still fuse into it; app.CPUConv2d schedules "
+                      "it. Put it after app.ChannelsLast and before LegalizeOps. The app's own step: exported "
+                      "scripts contain its code."),
     QT_TRANSLATE_NOOP("PassCatalogue", "Rewrites sigmoid(x) into 1 / (1 + exp(-x)), silu(x) into x / (1 + exp(-x)) and the two GELUs "
                       "into their erf and tanh forms for float tensors, so a FastMathTransform after it replaces the "
                       "exp, erf and tanh by TVM's vectorizable polynomials (TVM compiles sigmoid and GELU into one "

@@ -3435,13 +3435,21 @@
     </message>
     <message>
         <location line="+8"/>
-        <source>3 x 3 convolutions as Winograd F(2 x 2, 3 x 3) (the app&apos;s)</source>
-        <translation>3 x 3 卷积改用 Winograd 算法，每块输出 2 x 2（本应用）</translation>
+        <source>3 x 3 convolutions by Winograd&apos;s minimal filtering (the app&apos;s)</source>
+        <translation>3 x 3 卷积改用 Winograd 最小滤波算法（本应用）</translation>
     </message>
     <message>
         <location line="+1"/>
+        <source>Computes every 3 x 3, stride-1, padding-1 float32 NHWC convolution of batch 1 with even maps of at least 32 output tiles of 2 x 2 with Winograd&apos;s minimal filtering: F(4 x 4, 3 x 3) where the sides are multiples of 4 with at least 32 tiles of 4 x 4 (36 multiply-adds per 4 x 4 outputs instead of 144), else F(2 x 2, 3 x 3) (16 per 2 x 2 instead of 36); the weights transformed once, each input and output tile transformed with sums. ResNet-18&apos;s 3 x 3 layers 1.5-2.5x faster. Results differ from the direct convolution&apos;s by rounding (about 1e-6 relative). The bias, residual add and activation still fuse into it; app.CPUConv2d schedules it. Put it after app.ChannelsLast and before LegalizeOps. The app&apos;s own step: exported scripts contain its code.</source>
+        <translation>用 Winograd 最小滤波算法计算每个批大小为 1、特征图高和宽为偶数且至少有 32 个 2 x 2 输出块的 3 x 3、步长 1、填充 1 的 float32 NHWC 卷积：高和宽为 4 的倍数且至少有 32 个 4 x 4 输出块时每块输出 4 x 4（每 4 x 4 个输出 36 次乘加，而不是 144 次），否则每块输出 2 x 2（每 2 x 2 个输出 16 次，而不是 36 次）；权重只变换一次，每个输入块和输出块用求和变换。ResNet-18 的 3 x 3 层快 1.5-2.5 倍。结果与直接卷积只差舍入误差（相对误差约 1e-6）。偏置、残差相加和激活仍融合进它；由 app.CPUConv2d 调度。放在 app.ChannelsLast 之后、LegalizeOps 之前。本应用自己的步骤：导出的脚本包含其代码。</translation>
+    </message>
+    <message>
+        <source>3 x 3 convolutions as Winograd F(2 x 2, 3 x 3) (the app&apos;s)</source>
+        <translation type="vanished">3 x 3 卷积改用 Winograd 算法，每块输出 2 x 2（本应用）</translation>
+    </message>
+    <message>
         <source>Computes every 3 x 3, stride-1, padding-1 float32 NHWC convolution of batch 1 with even maps of at least 32 output tiles with Winograd&apos;s minimal filtering F(2 x 2, 3 x 3): the weights transformed once, each 4 x 4 input tile and 2 x 2 output tile transformed with additions, 16 matrix products over the channels instead of 36 multiply-adds per 2 x 2 outputs (ResNet-18&apos;s 3 x 3 layers 1.5-1.7x faster). Results differ from the direct convolution&apos;s by rounding (about 1e-6 relative). The bias, residual add and activation still fuse into it; app.CPUConv2d schedules it. Put it after app.ChannelsLast and before LegalizeOps. The app&apos;s own step: exported scripts contain its code.</source>
-        <translation>用 Winograd 最小滤波算法（每块输出 2 x 2，卷积核 3 x 3）计算每个批大小为 1、特征图高和宽为偶数且至少有 32 个输出块的 3 x 3、步长 1、填充 1 的 float32 NHWC 卷积：权重只变换一次，每个 4 x 4 输入块和 2 x 2 输出块只用加减法变换，每 2 x 2 个输出用沿通道的 16 个矩阵乘积代替 36 次乘加（ResNet-18 的 3 x 3 层快 1.5-1.7 倍）。结果与直接卷积只差舍入误差（相对误差约 1e-6）。偏置、残差相加和激活仍融合进它；由 app.CPUConv2d 调度。放在 app.ChannelsLast 之后、LegalizeOps 之前。本应用自己的步骤：导出的脚本包含其代码。</translation>
+        <translation type="vanished">用 Winograd 最小滤波算法（每块输出 2 x 2，卷积核 3 x 3）计算每个批大小为 1、特征图高和宽为偶数且至少有 32 个输出块的 3 x 3、步长 1、填充 1 的 float32 NHWC 卷积：权重只变换一次，每个 4 x 4 输入块和 2 x 2 输出块只用加减法变换，每 2 x 2 个输出用沿通道的 16 个矩阵乘积代替 36 次乘加（ResNet-18 的 3 x 3 层快 1.5-1.7 倍）。结果与直接卷积只差舍入误差（相对误差约 1e-6）。偏置、残差相加和激活仍融合进它；由 app.CPUConv2d 调度。放在 app.ChannelsLast 之后、LegalizeOps 之前。本应用自己的步骤：导出的脚本包含其代码。</translation>
     </message>
     <message>
         <source>Converts every float 2-D convolution to NHWC data and OHWI weights and carries that layout through the operations between convolutions (relax.ConvertLayout, with clip first written as maximum and minimum so Hardswish and ReLU6 carry it too): the channels, the axis a CPU convolution vectorizes over, are contiguous, and transposes remain only where the network enters and leaves the layout. Put it after app.FoldBatchNorm and before FastMathTransform (whose exp is a TIR call the layout cannot pass) and LegalizeOps. The app&apos;s own step: exported scripts contain its code.</source>
@@ -3452,7 +3460,7 @@
         <translation type="vanished">把每个浮点二维卷积转换为 NHWC 数据和 OHWI 权重，并让这一布局贯穿卷积之间的运算（relax.ConvertLayout；先把 relax.clip 写成 R.maximum 与 R.minimum，使 HardSwish 和 ReLU6 也能保持该布局）：CPU 卷积向量化所沿的通道轴是连续的，只在网络进入和离开该布局的地方留下转置。放在 app.FoldBatchNorm 之后、LegalizeOps 之前。本应用自己的步骤：导出的脚本包含其代码。</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>Rewrites sigmoid(x) into 1 / (1 + exp(-x)), silu(x) into x / (1 + exp(-x)) and the two GELUs into their erf and tanh forms for float tensors, so a FastMathTransform after it replaces the exp, erf and tanh by TVM&apos;s vectorizable polynomials (TVM compiles sigmoid and GELU into one libm call per element). Put it before FastMathTransform. The app&apos;s own step: exported scripts contain its code.</source>
         <translation>对浮点张量，把 `sigmoid(x)` 改写为 `1 / (1 + exp(-x))`，把 `silu(x)` 改写为 `x / (1 + exp(-x))`，把两种 GELU 改写为它们的 `erf` 和 `tanh` 形式，这样其后的 FastMathTransform 会把 `exp`、`erf` 和 `tanh` 换成 TVM 可向量化的多项式（TVM 会把 `sigmoid` 和 GELU 编译成每个元素一次 `libm` 调用）。请放在 FastMathTransform 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>

@@ -144,4 +144,5 @@ class AppRule(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied ve
         into it): ``app.CPUConv2d`` schedules it, other rules leave it (``app.CPUMatmul`` took 0.12 s to find
         out that its product is not one of its matmuls: a ResNet-18 build 1.0 -> 1.9 s)."""
         names = {block.name_hint for block in cls.root_blocks(func)}
-        return {"winograd_pad", "winograd_input", "winograd_product", "winograd_output"} <= names
+        return {"winograd_pad", "winograd_rows", "winograd_input", "winograd_product", "winograd_out_rows",
+                "winograd_output"} <= names

@@ -37,7 +37,8 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     or 2 whose output rows are whole vectors, along its rows (:meth:`_schedule_depthwise_rows`). Anything else
     (grouped convolutions, symbolic shapes, channel counts no vector width divides, dtypes other than
     float32) is declined and left to the next rule. An NHWC convolution with OHWI weights (``app.ChannelsLast``'s)
-    gets the channel-lane tile with contiguous loads and stores and no transposes (:meth:`_schedule_nhwc`)."""
+    gets the channel-lane tile with contiguous loads and stores and no transposes (:meth:`_schedule_nhwc`); a
+    Winograd one (``app.Winograd``'s) tiles of output pixels transformed in cache (:meth:`_schedule_winograd`)."""
 
     #: Most output pixels per register tile (the accumulators take pixels x channel blocks registers).
     max_pixels = 14
@@ -107,19 +108,26 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     max_winograd_channels = 128
 
     def _schedule_winograd(self, sch, target):  # type: ignore[no-untyped-def]
-        """``app.Winograd``'s F(2 x 2, 3 x 3) convolution with its fused epilogue, one parallel task per block of
-        output tiles and output channels (``max_winograd_tiles``, ``max_winograd_channels``): the task
-        transforms its input tiles (a vector of channels at a time, the 16 tile positions unrolled), runs the
-        16 products as register tiles of output-channel vectors x tiles (the transformed input broadcast,
-        the transformed weights loaded as vectors) and transforms the products back as it writes the output,
-        the bias, residual add and activation computed there. The padding stays a stage of its own."""
-        pad, inp, prod, out = (sch.get_sblock(n) for n in (
-            "winograd_pad", "winograd_input", "winograd_product", "winograd_output"))
-        epilogue = self._inline_around(sch, prod, [pad, inp, out])
+        """``app.Winograd``'s convolution (F(4 x 4, 3 x 3) or F(2 x 2, 3 x 3)) with its fused epilogue, one
+        parallel task per block of whole rows of output tiles and of output channels (as few rows as keep the
+        transformed weights a task streams under ``max_winograd_weight_per_tile`` per tile, up to
+        ``max_winograd_channels`` channels, two tasks at least): the task transforms its input tiles (per tile
+        and vector of channels, rows then columns, the positions unrolled), runs the 36 (16) products as register
+        tiles of output-channel vectors x tiles (the transformed input broadcast, the transformed weights loaded
+        as vectors) and transforms the products back as it writes the output, the bias, residual add and
+        activation computed there. The padding stays a stage of its own. ResNet-18's 3 x 3 layers in the model
+        (2 threads, kernel A/B): 56 x 56 x 64 about 530 -> 210-235 us (F(4 x 4)), 28 x 28 x 128 575 -> 270-305,
+        14 x 14 x 256 580 -> 355 (F(2 x 2)); docs/PERFORMANCE.md "Winograd"."""
+        pad, rows_in, inp, prod, rows_out, out = (sch.get_sblock(n) for n in (
+            "winograd_pad", "winograd_rows", "winograd_input", "winograd_product", "winograd_out_rows",
+            "winograd_output"))
+        epilogue = self._inline_around(sch, prod, [pad, rows_in, inp, rows_out, out])
         for block in epilogue:
             sch.reverse_compute_inline(block)  # elementwise on the output (else the schedule is declined)
         n, y, x, f = sch.get_loops(out)
-        th, tw = int(sch.get(y).extent) // 2, int(sch.get(x).extent) // 2
+        alpha = int(sch.get(inp).iter_vars[0].dom.extent)  # input tile: output tile + 2
+        size = alpha - 2
+        th, tw = int(sch.get(y).extent) // size, int(sch.get(x).extent) // size
         channels, in_channels = int(sch.get(f).extent), int(sch.get(inp).iter_vars[-1].dom.extent)
         import math
 
@@ -127,15 +135,17 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         if lanes is None:
             return False
         vectors = 2 if channels % (2 * lanes) == 0 else 1
-        block_k = max(d for d in range(vectors * lanes, min(channels, self.max_winograd_channels) + 1,
-                                       vectors * lanes) if channels % d == 0)
         bx = max(d for d in range(1, min(tw, 14) + 1) if tw % d == 0)  # a row of tiles, at most 14 of them
-        weights = 16 * in_channels * block_k * 4
-        by = min(d for d in range(1, th + 1) if th % d == 0 and (
-            d == th or weights <= self.max_winograd_weight_per_tile * d * bx))
+        for block_k in sorted((d for d in range(vectors * lanes, min(channels, self.max_winograd_channels) + 1,
+                                                vectors * lanes) if channels % d == 0), reverse=True):
+            weights = alpha * alpha * in_channels * block_k * 4
+            by = min(d for d in range(1, th + 1) if th % d == 0 and (
+                d == th or weights <= self.max_winograd_weight_per_tile * d * bx))
+            if channels // block_k * (th // by) * (tw // bx) >= 2:  # work for two threads at least
+                break
         tiles = max(d for d in range(1, 9) if (by * bx) % d == 0)
-        ty, i = sch.split(y, [None, 2])
-        tx, j = sch.split(x, [None, 2])
+        ty, i = sch.split(y, [None, size])
+        tx, j = sch.split(x, [None, size])
         tyo, tyi = sch.split(ty, [None, by])
         txo, txi = sch.split(tx, [None, bx])
         kb, ko, ki = sch.split(f, [None, block_k // lanes, lanes])
@@ -145,6 +155,9 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         sch.vectorize(ki)
         task = sch.fuse(n, kb, tyo, txo)
         sch.parallel(task)
+        # The output transform's first pass (A^T M) per tile and vector of channels, its rows unrolled.
+        sch.compute_at(rows_out, ko)
+        self._unroll_positions(sch, rows_out, ko, lanes)
         # The products: register tiles of `vectors` channel vectors x `tiles` tiles, reduced over Cin.
         sch.compute_at(prod, task)
         loops = sch.get_loops(prod)[1:]
@@ -168,9 +181,25 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         sch.unroll(ve)
         sch.unroll(vm)
         sch.vectorize(vci)
+        sch.compute_at(rows_in, vco)  # its first pass (B^T d) for that tile and vector of channels
+        self._unroll_positions(sch, rows_in, vco, lanes)
         loops = sch.get_loops(pad)
         sch.parallel(sch.fuse(loops[0], loops[1]))
         return True
+
+    @staticmethod
+    def _unroll_positions(sch, block, at, lanes):  # type: ignore[no-untyped-def]
+        """A transform pass computed at the loop ``at`` (one tile and vector of channels): the loops
+        ``compute_at`` made under ``at``, its position loops, unrolled (their selects fold), the channels in
+        vector lanes."""
+        loops = sch.get_loops(block)
+        target = sch.get(at)
+        inner = loops[next(i for i, lp in enumerate(loops) if sch.get(lp).same_as(target)) + 1:]
+        for loop in inner[:-1]:
+            if int(sch.get(loop).extent) > 1:
+                sch.unroll(loop)
+        if int(sch.get(inner[-1]).extent) == lanes:
+            sch.vectorize(inner[-1])
 
     @staticmethod
     def _vector_width(target):  # type: ignore[no-untyped-def]
