@@ -504,6 +504,22 @@ def register_tuning_functions(tune_tir, tune_relax):
     tvm_ffi.register_global_func("tvm.s_tir.meta_schedule.tune_relax", tune_relax, override=True)
 
 
+def search_space_problem(mod, target, space="post-order-apply"):
+    """None when MetaSchedule generates a search space for the PrimFunc module ``mod`` on ``target`` with
+    ``space``; else its error's last line. TVM 0.27's post-order-apply rules fail on some functions outright
+    (``app.Winograd``'s output transform: "TensorRegion pattern match failed" in a ``reverse_compute_at``), and one
+    such function failed the whole tuning step; the engine and exported scripts ask this after a failure and
+    leave such a function to its default schedule."""
+    from tvm.s_tir import meta_schedule as ms
+
+    try:
+        ms.TuneContext(mod=mod, target=target, space_generator=space, task_name="probe").generate_design_space()
+    except Exception as exc:  # noqa: BLE001 - what MetaSchedule says is the answer
+        lines = str(exc).strip().splitlines()
+        return lines[-1] if lines else type(exc).__name__
+    return None
+
+
 def install_meta_schedule_cpu(work_dir, options):
     """Make TVM's own ``MetaScheduleTuneTIR`` / ``MetaScheduleTuneIRMod`` passes measure real candidates
     (exported scripts; the engine registers its own session-based functions, built from the same helpers).
@@ -553,12 +569,21 @@ def install_meta_schedule_cpu(work_dir, options):
                 print("from the user tuning database (no trials): " + str(mod.get_global_vars()[0].name_hint))
                 return mod
             known = held_traces(database, [task])
-            tir_integration.tune_tir(
-                mod, target, str(work_dir), int(max_trials_global), num_trials_per_iter=per_iter,
-                builder=builder, runner=runner, cost_model=cost_model, task_scheduler="round-robin", seed=seed,
-                strategy=search_strategy(getattr(tune_tir, "population", None) or population),  # a round's own
-                space=space, database=database,
-            )
+            try:
+                tir_integration.tune_tir(
+                    mod, target, str(work_dir), int(max_trials_global), num_trials_per_iter=per_iter,
+                    builder=builder, runner=runner, cost_model=cost_model, task_scheduler="round-robin", seed=seed,
+                    strategy=search_strategy(getattr(tune_tir, "population", None) or population),  # a round's own
+                    space=space, database=database,
+                )
+            except Exception:
+                problem = search_space_problem(task, target, space)
+                if problem is None:
+                    raise
+                name = str(mod.get_global_vars()[0].name_hint)
+                print(f"not tuned: {name}: MetaSchedule has no search space for it ({problem}); its default "
+                      "schedule stays")
+                return mod
         if shared:
             commit_user_records(shared, database, [task], target, known)
         return mod

@@ -33,6 +33,7 @@ from pipeline_model.passkinds.metaschedule.script import (
     held_traces,
     import_user_records,
     open_work_database,
+    search_space_problem,
     track_work_dir,
     wipe_work_dir,
 )
@@ -158,49 +159,25 @@ def _run_tasks_untracked(
     session.emit()
     if not todo or session.should_stop() or session.import_only:
         return
-    from tvm.s_tir.meta_schedule.utils import fork_seed
-
     known = held_traces(database, [t[1] for t in todo])  # never sent on to the user database: not measured here
 
     num_threads = int(target.attrs.get("num-cores", 0) or tuning_cores()) if target.kind.name == "llvm" else "physical"
-    contexts = []
-    names = [t[0] for t in todo]
-    for (name, mod, _w, _k), logger, rand_state in zip(
-        todo, _task_loggers(work_dir, names), fork_seed(config.seed, n=len(todo))
-    ):
-        contexts.append(
-            ms.TuneContext(
-                mod=mod, target=target, space_generator=session.space,
-                search_strategy=search_strategy(config.search_population),
-                task_name=name, logger=logger, rand_state=rand_state, num_threads=num_threads,
-            ).clone()
-        )
-        session.progress.task(name).status = "tuning"
-    session.task_names = names
-    builder, runner = session.tools()
-    callbacks = _measure_callbacks(session)
-    cost_model = ms.cost_model.CostModel.create(
-        config.cost_model, **({"num_tuning_cores": num_threads} if config.cost_model == "xgb" and isinstance(num_threads, int) else {})
-    )
+    args = (target, work_dir, max_trials_global, max_trials_per_task, task_scheduler, database, num_threads)
     try:
-        ms.tune.tune_tasks(
-            tasks=contexts,
-            task_weights=[t[2] for t in todo],
-            work_dir=work_dir,
-            max_trials_global=max_trials_global,
-            max_trials_per_task=max_trials_per_task,
-            num_trials_per_iter=config.num_trials_per_iter,
-            builder=builder,
-            runner=runner,
-            database=database,
-            cost_model=cost_model,
-            measure_callbacks=callbacks,
-            task_scheduler=task_scheduler,
-            module_equality="structural",
-        )
-    except Exception:  # noqa: BLE001 - a stop surfaces as whatever exception crossed the FFI
-        if not session.stopped:
-            raise
+        try:
+            _tune_contexts(session, todo, *args)
+        except Exception:  # noqa: BLE001 - a stop surfaces as whatever exception crossed the FFI
+            if not session.stopped:
+                spaceless = _spaceless(session, todo, target)  # a task with no search space failed them all
+                if not spaceless:
+                    raise
+                todo = [t for t in todo if t[0] not in spaceless]
+                if todo:  # no trial was measured: the search spaces are made before any
+                    try:
+                        _tune_contexts(session, todo, *args)
+                    except Exception:  # noqa: BLE001 - as above
+                        if not session.stopped:
+                            raise
     finally:
         session.task_names = []
     for name, mod, _w, key in todo:
@@ -222,6 +199,62 @@ def _run_tasks_untracked(
         session.user_db["problem"] = problem or session.user_db.get("problem")
     for name, mod, _w in named:
         record_best_schedule(session, database, name, mod, target, work_dir)
+
+
+def _tune_contexts(session: TuningSession, todo: list, target: Target, work_dir: str, max_trials_global: int,
+                   max_trials_per_task: Optional[int], task_scheduler: str, database: Any, num_threads: Any) -> None:
+    """``ms.tune.tune_tasks`` of the tasks ``todo`` = [(name, module, weight, key)] with the session's settings."""
+    from tvm.s_tir.meta_schedule.utils import fork_seed
+
+    config = session.config
+    names = [t[0] for t in todo]
+    contexts = []
+    for (name, mod, _w, _k), logger, rand_state in zip(
+        todo, _task_loggers(work_dir, names), fork_seed(config.seed, n=len(todo))
+    ):
+        contexts.append(
+            ms.TuneContext(
+                mod=mod, target=target, space_generator=session.space,
+                search_strategy=search_strategy(config.search_population),
+                task_name=name, logger=logger, rand_state=rand_state, num_threads=num_threads,
+            ).clone()
+        )
+        session.progress.task(name).status = "tuning"
+    session.task_names = names
+    builder, runner = session.tools()
+    cost_model = ms.cost_model.CostModel.create(
+        config.cost_model, **({"num_tuning_cores": num_threads} if config.cost_model == "xgb" and isinstance(num_threads, int) else {})
+    )
+    ms.tune.tune_tasks(
+        tasks=contexts,
+        task_weights=[t[2] for t in todo],
+        work_dir=work_dir,
+        max_trials_global=max_trials_global,
+        max_trials_per_task=max_trials_per_task,
+        num_trials_per_iter=config.num_trials_per_iter,
+        builder=builder,
+        runner=runner,
+        database=database,
+        cost_model=cost_model,
+        measure_callbacks=_measure_callbacks(session),
+        task_scheduler=task_scheduler,
+        module_equality="structural",
+    )
+
+
+def _spaceless(session: TuningSession, todo: list, target: Target) -> set[str]:
+    """Names of the tasks in ``todo`` MetaSchedule makes no search space for (:func:`search_space_problem`),
+    each noted in the session's warnings and marked skipped: its default schedule stays."""
+    out = set()
+    for name, mod, _w, _k in todo:
+        problem = search_space_problem(mod, target, session.space)
+        if problem is not None:
+            out.add(name)
+            session.warn(f"{name}: not tuned, MetaSchedule has no search space for it ({problem}); "
+                         "its default schedule stays")
+            task = session.progress.task(name)
+            task.status, task.source = "skipped", "no search space"
+    return out
 
 
 def _user_db_dir(session: TuningSession) -> str:
