@@ -33,7 +33,7 @@ OWN_TEXTS = (
                       "(built-in, TVMScript) have nothing to bind."),
     QT_TRANSLATE_NOOP("PassCatalogue", "Sink reshapes below elementwise ops (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Sigmoid, SiLU and GELU through exp, erf and tanh (the app's)"),
-    QT_TRANSLATE_NOOP("PassCatalogue", "Small powers as products (the app's)"),
+    QT_TRANSLATE_NOOP("PassCatalogue", "Small powers as products, divisions by constants as multiplications (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Convolutions channels-last, layout carried between them (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Fold constants in one build (the app's)"),
     QT_TRANSLATE_NOOP("PassCatalogue", "Fold batch norms into convolutions (the app's)"),
@@ -52,7 +52,10 @@ OWN_TEXTS = (
                       'exported scripts contain its code.'),
     QT_TRANSLATE_NOOP("PassCatalogue", "Rewrites power(x, 2), power(x, 3) and power(x, 4) of float tensors into products of x (TVM "
                       "compiles a power into one libm powf call per element, which does not vectorize; GPT-2's GELU "
-                      "computes pow(x, 3)). The app's own step: exported scripts contain its code."),
+                      "computes pow(x, 3)), and x / c for a float constant c into x * (1 / c) (a vector division "
+                      "takes about ten times a multiplication; MobileNetV3's Hardswish divides by 6): the product "
+                      "may differ from the quotient in the last bit. The app's own step: exported scripts contain "
+                      "its code."),
     QT_TRANSLATE_NOOP("PassCatalogue", "Converts every float 2-D convolution to NHWC data and OHWI weights, when the app's NHWC "
                       "schedule takes each of them (float32, regular or depthwise), and carries that layout "
                       "through the operations between convolutions (relax.ConvertLayout, with clip first written as "

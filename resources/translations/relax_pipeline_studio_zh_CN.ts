@@ -3380,21 +3380,30 @@
         <translation>将 reshape 下沉到逐元素运算之后（本应用）</translation>
     </message>
     <message>
+        <location line="+2"/>
+        <source>Small powers as products, divisions by constants as multiplications (the app&apos;s)</source>
+        <translation>小幂次写成乘积、除以常数写成乘法（本应用）</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Rewrites power(x, 2), power(x, 3) and power(x, 4) of float tensors into products of x (TVM compiles a power into one libm powf call per element, which does not vectorize; GPT-2&apos;s GELU computes pow(x, 3)), and x / c for a float constant c into x * (1 / c) (a vector division takes about ten times a multiplication; MobileNetV3&apos;s Hardswish divides by 6): the product may differ from the quotient in the last bit. The app&apos;s own step: exported scripts contain its code.</source>
+        <translation>对浮点张量，把 `power(x, 2)`、`power(x, 3)` 和 `power(x, 4)` 改写为 `x` 的乘积（TVM 会把幂运算编译成每个元素一次 `libm` 的 `powf` 调用，无法向量化；GPT-2 的 GELU 会计算 `pow(x, 3)`），并把除以浮点常数 `c` 的 `x / c` 改写为 `x * (1 / c)`（向量除法的耗时约为乘法的十倍；MobileNetV3 的 HardSwish 会除以 6）：乘积与商可能在最后一位上不同。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
+    </message>
+    <message>
         <source>Sigmoid and SiLU through exp (the app&apos;s)</source>
         <translation type="vanished">用 exp 表示 Sigmoid 和 SiLU（本应用）</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-18"/>
         <source>Sigmoid, SiLU and GELU through exp, erf and tanh (the app&apos;s)</source>
         <translation>用 exp、erf 和 tanh 表示 Sigmoid、SiLU 和 GELU（本应用）</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>Small powers as products (the app&apos;s)</source>
-        <translation>小整数次幂改写为乘积（本应用）</translation>
+        <translation type="vanished">小整数次幂改写为乘积（本应用）</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Convolutions channels-last, layout carried between them (the app&apos;s)</source>
         <translation>卷积改为通道在后（NHWC），布局在卷积之间保持（本应用）</translation>
     </message>
@@ -3424,12 +3433,11 @@
         <translation>当 `reshape` 只增加维度时，把逐元素运算（偏置和残差加法、GELU、激活函数）的 `op(reshape(x))` 改写为 `reshape(op(x))`，再折叠由此留下的成对 `reshape`（RemoveRedundantReshape）。这样在激活之前被视图回 `[batch, seq, n]` 的矩阵乘（GPT-2 的 Conv1D）就能在 FuseOps 中与其尾部运算融合。请放在 LegalizeOps 之前。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>
     <message>
-        <location line="+5"/>
         <source>Rewrites power(x, 2), power(x, 3) and power(x, 4) of float tensors into products of x (TVM compiles a power into one libm powf call per element, which does not vectorize; GPT-2&apos;s GELU computes pow(x, 3)). The app&apos;s own step: exported scripts contain its code.</source>
-        <translation>对浮点张量，把 `power(x, 2)`、`power(x, 3)` 和 `power(x, 4)` 改写为 `x` 的乘积（TVM 会把幂运算编译成每个元素一次 `libm` 的 `powf` 调用，无法向量化；GPT-2 的 GELU 会计算 `pow(x, 3)`）。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
+        <translation type="vanished">对浮点张量，把 `power(x, 2)`、`power(x, 3)` 和 `power(x, 4)` 改写为 `x` 的乘积（TVM 会把幂运算编译成每个元素一次 `libm` 的 `powf` 调用，无法向量化；GPT-2 的 GELU 会计算 `pow(x, 3)`）。这是本应用自己的步骤：导出的脚本包含它的代码。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+11"/>
         <source>Converts every float 2-D convolution to NHWC data and OHWI weights, when the app&apos;s NHWC schedule takes each of them (float32, regular or depthwise), and carries that layout through the operations between convolutions (relax.ConvertLayout, with clip first written as maximum and minimum so Hardswish and ReLU6 carry it too): the channels, the axis a CPU convolution vectorizes over, are contiguous, and transposes remain only where the network enters and leaves the layout. Put it after app.FoldBatchNorm and before FastMathTransform (whose exp is a TIR call the layout cannot pass) and LegalizeOps. The app&apos;s own step: exported scripts contain its code.</source>
         <translation>当本应用的 NHWC 调度能处理其中每一个卷积（float32、普通卷积或深度卷积）时，把每个浮点二维卷积转换为 NHWC 数据和 OHWI 权重，并让这一布局贯穿卷积之间的运算（relax.ConvertLayout；先把 relax.clip 写成 R.maximum 与 R.minimum，使 HardSwish 和 ReLU6 也能保持该布局）：CPU 卷积向量化所沿的通道轴是连续的，只在网络进入和离开该布局的地方留下转置。放在 app.FoldBatchNorm 之后、FastMathTransform（其 exp 是布局无法穿过的 TIR 调用）和 LegalizeOps 之前。本应用自己的步骤：导出的脚本包含其代码。</translation>
     </message>
