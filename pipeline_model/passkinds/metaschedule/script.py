@@ -505,18 +505,12 @@ def register_tuning_functions(tune_tir, tune_relax):
 
 
 def search_space_problem(mod, target, space="post-order-apply"):
-    """None when MetaSchedule generates a search space for the PrimFunc module ``mod`` on ``target`` with
-    ``space``; else its error's last line. TVM 0.27's post-order-apply rules fail on some functions outright
-    (``app.Winograd``'s output transform: "TensorRegion pattern match failed" in a ``reverse_compute_at``), and one
-    such function failed the whole tuning step; the engine and exported scripts ask this after a failure and
-    leave such a function to its default schedule."""
-    from tvm.s_tir import meta_schedule as ms
-
+    """None when MetaSchedule makes a search space for ``mod``, else its error's last line (``app.Winograd``'s)."""
+    from tvm.s_tir.meta_schedule import TuneContext
     try:
-        ms.TuneContext(mod=mod, target=target, space_generator=space, task_name="probe").generate_design_space()
+        TuneContext(mod=mod, target=target, space_generator=space, task_name="probe").generate_design_space()
     except Exception as exc:  # noqa: BLE001 - what MetaSchedule says is the answer
-        lines = str(exc).strip().splitlines()
-        return lines[-1] if lines else type(exc).__name__
+        return (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
     return None
 
 
@@ -577,12 +571,10 @@ def install_meta_schedule_cpu(work_dir, options):
                     space=space, database=database,
                 )
             except Exception:
-                problem = search_space_problem(task, target, space)
-                if problem is None:
-                    raise
-                name = str(mod.get_global_vars()[0].name_hint)
-                print(f"not tuned: {name}: MetaSchedule has no search space for it ({problem}); its default "
-                      "schedule stays")
+                if (problem := search_space_problem(task, target, space)) is None:
+                    raise  # not a function without a search space (those keep their default schedule)
+                print(f"not tuned: {mod.get_global_vars()[0].name_hint}: MetaSchedule has no search space for it "
+                      f"({problem}); its default schedule stays")
                 return mod
         if shared:
             commit_user_records(shared, database, [task], target, known)
@@ -795,7 +787,8 @@ SCRIPT_HELPERS = (*MEASURE_HELPERS, *RECORD_HELPERS, meta_schedule_target, load_
                   write_manifest, work_dir_files, track_work_dir, wipe_work_dir, user_tuning_database_dir,
                   user_database_problem, is_search_record, _replays, check_work_database, open_work_database,
                   held_traces, check_work_dir, _user_db_records, _copy_records, open_user_database,
-                  import_user_records, commit_user_records, register_tuning_functions, install_meta_schedule_cpu)
+                  import_user_records, commit_user_records, register_tuning_functions, search_space_problem,
+                  install_meta_schedule_cpu)
 #: Helpers a targeted ``MetaScheduleTuneTIR`` step needs besides :data:`SCRIPT_HELPERS` (in this order).
 TARGETED_HELPERS = (choose_tuning_functions, allocate_trials, plan_targeted_tuning, load_schedule_fn,
                     profile_prim_funcs, targeted_tuning_pass)
