@@ -167,8 +167,9 @@ def _run_tasks_untracked(
         try:
             _tune_contexts(session, todo, *args)
         except Exception:  # noqa: BLE001 - a stop surfaces as whatever exception crossed the FFI
-            if not session.stopped:
-                spaceless = _spaceless(session, todo, target)  # a task with no search space failed them all
+            if not session.stopped:  # one task MetaSchedule's own space cannot cover failed them all (a user's
+                # space failing is the user's error: reported as it is)
+                spaceless = _spaceless(session, todo, target) if session.space == "post-order-apply" else set()
                 if not spaceless:
                     raise
                 todo = [t for t in todo if t[0] not in spaceless]
