@@ -273,3 +273,25 @@ def test_tuning_leaves_it_to_its_default_schedule_where_metaschedule_makes_no_se
     tune_tir = install_meta_schedule_cpu(str(work), options)
     assert tune_tir(mod, target, str(work), 4).same_as(mod)
     assert "not tuned: main: MetaSchedule has no search space for it (" in capsys.readouterr().out
+
+
+def test_the_engine_names_the_tasks_without_a_search_space_and_skips_only_those():
+    """The engine's side (after a failed ``tune_tasks``): the Winograd task is named, warned about and marked
+    skipped; the direct convolution's task is not."""
+    from types import SimpleNamespace
+
+    from pipeline_model.passkinds.metaschedule.tasks_tvm import _spaceless
+
+    target = tvm.target.Target({"kind": "llvm", "num-cores": 2})
+    plain = _lowered(_module([CASES[0]]), [])
+    (direct,) = [f for g, f in plain.functions_items() if "conv2d" in g.name_hint]
+    tasks: dict = {}
+    session = SimpleNamespace(space="post-order-apply", warnings=[],
+                              progress=SimpleNamespace(task=lambda n: tasks.setdefault(n, SimpleNamespace())))
+    session.warn = session.warnings.append
+    todo = [("winograd_task", _fused_winograd_module(), 1.0, "k1"),
+            ("direct_task", tvm.IRModule({"main": direct.with_attr("global_symbol", "main")}), 1.0, "k2")]
+    assert _spaceless(session, todo, target) == {"winograd_task"}
+    assert len(session.warnings) == 1 and session.warnings[0].startswith("winograd_task: not tuned, MetaSchedule")
+    assert (tasks["winograd_task"].status, tasks["winograd_task"].source) == ("skipped", "no search space")
+    assert "direct_task" not in tasks

@@ -98,13 +98,14 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         except Exception:  # noqa: BLE001 - a loop nest the rule cannot reshape: leave it to the next rule
             return None
 
-    #: Most bytes of transformed weights a Winograd task streams per output tile (2 x 2 pixels) it computes: a task
-    #: takes whole rows of tiles, as few as keep under this. ResNet-18's, 2 threads (``/tmp`` kernel A/B in the
-    #: model, docs/PERFORMANCE.md "Winograd"): 14 x 14 x 256 with one row of 7 tiles a task (292 KB a tile) took
-    #: 2.1x the time of all 49 (42 KB); 28 x 28 x 128 one row of 14 (73 KB) 0.90x the time of two.
+    #: Most bytes of transformed weights a Winograd task streams per output tile (2 x 2 or 4 x 4 pixels) it
+    #: computes: a task takes whole rows of tiles, as few as keep under this. ResNet-18's, F(2 x 2), 2 threads
+    #: (``/tmp`` kernel A/B in the model, docs/PERFORMANCE.md "Winograd"): 14 x 14 x 256 with one row of 7 tiles
+    #: a task (292 KB a tile) took 2.1x the time of all 49 (42 KB); 28 x 28 x 128 one row of 14 (73 KB) 0.90x
+    #: the time of two.
     max_winograd_weight_per_tile = 96 << 10
-    #: Most output channels of a Winograd task (a block of the transformed weights, 16 x Cin x this, streamed
-    #: once per task; the input tiles are transformed again for each channel block).
+    #: Most output channels of a Winograd task (a block of the transformed weights, (m+2)^2 x Cin x this,
+    #: streamed once per task; the input tiles are transformed again for each channel block).
     max_winograd_channels = 128
 
     def _schedule_winograd(self, sch, target):  # type: ignore[no-untyped-def]
@@ -172,7 +173,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         sch.unroll(pkv)
         sch.vectorize(pki)
         self._vector_init_and_write_back(sch, prod, local, rc, lanes)
-        # The input tiles: a vector of channels at a time, the 16 positions unrolled (their selects fold).
+        # The input tiles: a vector of channels at a time, the tile positions unrolled (their selects fold).
         sch.compute_at(inp, task)
         loops = sch.get_loops(inp)[1:]
         ve, vm, vc = loops[0], loops[1], loops[-1]
