@@ -99,6 +99,9 @@ def test_stop_of_a_hung_step_keeps_results_and_replaces_the_engine(own_window, t
     win.session.run_finished.connect(lambda _rev, result: results.append(result))
     win.session.run_pipeline()
     assert qt_wait(marker.exists, 120_000), "the hung step never started"
+    # Stop is enabled when the GUI has taken the run's "started" (a queued signal from the engine thread): on a
+    # loaded CI machine the marker once appeared first, and triggering the still-disabled action did nothing.
+    assert qt_wait(win.act_stop.isEnabled, 60_000), "Stop never became available during the run"
     win.act_stop.trigger()
     assert qt_wait(lambda: bool(results), 60_000), "Stop did not end the hung step"
     result = results[0]
