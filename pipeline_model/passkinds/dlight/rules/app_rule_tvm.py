@@ -138,11 +138,14 @@ class AppRule(tvm.s_tir.dlight.ScheduleRule):  # type: ignore[misc]  # copied ve
         kinds = [[int(iv.iter_type) for iv in block.iter_vars] for block in cls.root_blocks(func)]
         return [k for k in kinds if 2 in k]
 
+    #: The blocks of ``app.Winograd``'s convolution, in order (the names its pass gives its TE stages).
+    winograd_blocks = ("winograd_pad", "winograd_rows", "winograd_input", "winograd_product", "winograd_out_rows",
+                       "winograd_output")
+
     @classmethod
     def winograd(cls, func):  # type: ignore[no-untyped-def]
         """Whether ``func`` is ``app.Winograd``'s convolution (its blocks named ``winograd_*``, with what fused
         into it): ``app.CPUConv2d`` schedules it, other rules leave it (``app.CPUMatmul`` took 0.12 s to find
         out that its product is not one of its matmuls: a ResNet-18 build 1.0 -> 1.9 s)."""
         names = {block.name_hint for block in cls.root_blocks(func)}
-        return {"winograd_pad", "winograd_rows", "winograd_input", "winograd_product", "winograd_out_rows",
-                "winograd_output"} <= names
+        return set(cls.winograd_blocks) <= names

@@ -119,9 +119,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         activation computed there. The padding stays a stage of its own. ResNet-18's 3 x 3 layers in the model
         (2 threads, kernel A/B): 56 x 56 x 64 about 530 -> 210-235 us (F(4 x 4)), 28 x 28 x 128 575 -> 270-305,
         14 x 14 x 256 580 -> 355 (F(2 x 2)); docs/PERFORMANCE.md "Winograd"."""
-        pad, rows_in, inp, prod, rows_out, out = (sch.get_sblock(n) for n in (
-            "winograd_pad", "winograd_rows", "winograd_input", "winograd_product", "winograd_out_rows",
-            "winograd_output"))
+        pad, rows_in, inp, prod, rows_out, out = (sch.get_sblock(n) for n in self.winograd_blocks)
         epilogue = self._inline_around(sch, prod, [pad, rows_in, inp, rows_out, out])
         for block in epilogue:
             sch.reverse_compute_inline(block)  # elementwise on the output (else the schedule is declined)
