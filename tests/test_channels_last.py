@@ -140,10 +140,14 @@ def test_nhwc_weights_stream_per_pixel_tile_only_when_small():
     for case, outer_first in ((small, False), (big, True)):
         mod = _nhwc_module([case])
         rule = CPUConv2d()
+        rule.min_parallel_macs = 0  # (the small one, 663 K multiply-adds, would stay on the calling thread)
         (text,) = [t for n, t in _prims(_schedule(mod, rule)).items() if "conv2d" in n]
         (fused,) = [line.split("for ", 1)[1].split(" in")[0] for line in text.splitlines()
                     if "in T.parallel(" in line and "_fused" in line]  # the tiles' loop (not the packing's)
         assert fused == ("nn_ff_0_yy_0_xx_0_fused" if outer_first else "nn_yy_0_xx_0_ff_0_fused"), (case, fused)
+    # with the rule's floor (``min_parallel_macs``), the small one's tiles run on the calling thread
+    (text,) = [t for n, t in _prims(_schedule(_nhwc_module([small]), CPUConv2d())).items() if "conv2d" in n]
+    assert not [line for line in text.splitlines() if "in T.parallel(" in line and "_fused" in line], text
 
 
 def _pool_mean_module():

@@ -400,17 +400,15 @@ def test_channel_lane_tile_shapes():
     assert tile(16, 7, 7) == (1, 1, 7)
 
 
-def test_a_gate_times_a_feature_map_after_the_convolution_runs_on_all_cores():
+def _gate_module(feature):
     """A squeeze-excitation gate fused with its 1x1 convolution (the ONNX import fuses ``conv -> sigmoid ->
-    multiply(feature map)``): the multiply is bigger than the convolution's output, so it stays a stage of its own,
-    with its spatial loops but the innermost fused into one parallel loop (its batch loop alone, extent 1, left it
-    serial: EfficientNet-B0 `.onnx`'s 32 such kernels 1257 -> 705 us). The result matches."""
+    multiply(feature map)``) on a ``feature`` map (NCHW), 16 -> C channels, legalized and fused."""
     from tvm import relax
 
     bb = relax.BlockBuilder()
     s = relax.Var("s", relax.TensorType((1, 16, 1, 1), "float32"))
-    y = relax.Var("y", relax.TensorType((1, 32, 28, 28), "float32"))
-    w = relax.Var("w", relax.TensorType((32, 16, 1, 1), "float32"))
+    y = relax.Var("y", relax.TensorType(feature, "float32"))
+    w = relax.Var("w", relax.TensorType((feature[1], 16, 1, 1), "float32"))
     with bb.function("main", [s, y, w]):
         with bb.dataflow():
             gate = bb.emit(relax.op.sigmoid(relax.op.nn.conv2d(s, w)))
@@ -421,14 +419,58 @@ def test_a_gate_times_a_feature_map_after_the_convolution_runs_on_all_cores():
     passes = [relax.transform.LegalizeOps(), relax.transform.AnnotateTIROpPattern(), relax.transform.FuseOps(),
               relax.transform.FuseTIR()]
     with tvm.target.Target(TARGET):
-        mod = tvm.ir.transform.Sequential(passes)(mod)
+        return tvm.ir.transform.Sequential(passes)(mod)
+
+
+def _loops_above(text, block):
+    """The ``for`` lines of the loop nest above ``T.sblock(block)`` (the last three)."""
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if f'T.sblock("{block}")' in line)
+    return [line for line in lines[:at] if line.strip().startswith("for ")][-3:]
+
+
+@pytest.mark.parametrize("feature, parallel", [((1, 64, 32, 32), "T.parallel(T.int64(2048))"), ((1, 32, 28, 28), None)])
+def test_a_gate_times_a_feature_map_after_the_convolution_runs_on_all_cores_when_big(feature, parallel):
+    """The gate's multiply is bigger than the convolution's output, so it stays a stage of its own, with its
+    spatial loops but the innermost fused into one parallel loop (its batch loop alone, extent 1, left it serial:
+    EfficientNet-B0 `.onnx`'s 32 such kernels 1257 -> 705 us) — when it has at least ``min_parallel`` elements
+    (64 x 32 x 32 here: 64 channels x 32 rows); a smaller one (MobileNetV3-small's 14 x 14 x 240 and smaller, 32 x
+    28 x 28 here) stays on the calling thread, where waking a worker costs more (docs/PERFORMANCE.md "Waking the
+    pool's workers"). The result matches."""
+    mod = _gate_module(feature)
     scheduled = _schedule(mod)
     (text,) = [f.script() for n, f in _prims(scheduled).items() if "conv2d" in n]
     assert PACK_MARK in text  # the rule took the convolution
-    lines = text.splitlines()
-    at = next(i for i, line in enumerate(lines) if 'T.sblock("T_multiply")' in line)
-    loops = [line for line in lines[:at] if line.strip().startswith("for ")][-3:]
-    assert any("T.parallel(T.int64(896))" in line for line in loops), loops  # 32 channels x 28 rows
+    loops = _loops_above(text, "T_multiply")
+    if parallel:
+        assert any(parallel in line for line in loops), loops
+    else:
+        assert not any("T.parallel(" in line for line in loops), loops
+    arrays = _arrays(mod)
+    for g, want in zip(_run(scheduled, arrays), _run(mod, arrays)):
+        np.testing.assert_allclose(g, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+
+
+@pytest.mark.parametrize("shape, parallel", [
+    (((1, 16, 1, 1), (64, 16, 1, 1), 1, 0, 1, 1, "bias_relu"), False),  # a squeeze-excitation's: 1 K multiply-adds
+    (((1, 16, 32, 32), (32, 16, 3, 3), 1, 1, 1, 1, "none"), True),  # 4.7 M
+    (((1, 32, 16, 16), (32, 1, 3, 3), 1, 1, 1, 32, "none"), False),  # depthwise, 74 K (x 8: 590 K)
+    (((1, 32, 32, 32), (32, 1, 3, 3), 1, 1, 1, 32, "none"), True),  # depthwise, 295 K (x 8: 2.4 M)
+    (((1, 64, 4, 4), (128, 64, 1, 1), 1, 0, 1, 1, "none"), False),  # pointwise, 131 K
+])
+def test_a_convolution_runs_its_tiles_on_all_cores_only_when_worth_a_wake_up(shape, parallel):
+    """Each parallel loop wakes the pool's workers, and waking a sleeping thread costs 33-84 us on a virtual
+    machine: a convolution under ``min_parallel_macs`` multiply-adds (a depthwise one counted 8 times: it runs
+    that much slower per multiply-add) runs its tiles on the calling thread (MobileNetV3-small 0.79x, EfficientNet
+    -B0 0.95x with the app's pool on the 2-vCPU AMD VM; within noise with a spinning pool, whose wake-ups are
+    cheap: docs/PERFORMANCE.md "Waking the pool's workers"). The result matches either way."""
+    mod = _module([shape])
+    scheduled = _schedule(mod)
+    (func,) = [f for n, f in _prims(scheduled).items() if "conv2d" in n]
+    lines = func.script().splitlines()
+    at = next(i for i, line in enumerate(lines) if "conv2d_nchw_init" in line)  # the tile's nest opens above it
+    start = max(i for i in range(at) if "T.sblock(" in lines[i])  # (the weight packing's or the padding's block)
+    assert any("T.parallel(" in line for line in lines[start:at]) == parallel, lines
     arrays = _arrays(mod)
     for g, want in zip(_run(scheduled, arrays), _run(mod, arrays)):
         np.testing.assert_allclose(g, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
