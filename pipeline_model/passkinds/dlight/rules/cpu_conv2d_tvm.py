@@ -329,7 +329,6 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         time (ResNet-18's 3 x 3). The depthwise taps are unrolled (a 5 x 5 one's columns only,
         ``max_unrolled_taps``): with the tests written per tap, MobileNetV3's depthwise convolutions ran
         0.58-0.94x the time they took with the taps a loop."""
-        macs = self._work_of(sch, conv) * (self.depthwise_cost if info["depthwise"] else 1)
         lanes = info["lanes"]
         vectors, rows, cols = self._tile(info)
         block_oc = vectors * lanes
@@ -355,11 +354,11 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         if info["weight_bytes"] > self.max_streamed_weights:  # the weights' block stays while the pixels change
             sch.reorder(n, fo, yo, xo, ry, rx, rc, yi, xi, fv, fi)
             sch.reverse_compute_at(local, xo)
-            self._parallel_if_worth(sch, macs, sch.fuse(n, fo, yo, xo))
+            self._parallel_if_worth(sch, conv, info, sch.fuse(n, fo, yo, xo))
         else:  # the pixel tile's input stays while the channel blocks change
             sch.reorder(n, yo, xo, fo, ry, rx, rc, yi, xi, fv, fi)
             sch.reverse_compute_at(local, fo)
-            self._parallel_if_worth(sch, macs, sch.fuse(n, yo, xo, fo))
+            self._parallel_if_worth(sch, conv, info, sch.fuse(n, yo, xo, fo))
         sch.vectorize(fi)
         for loop in (yi, xi, fv):
             sch.unroll(loop)
@@ -413,7 +412,6 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
 
     def _schedule(self, sch, conv, info):  # type: ignore[no-untyped-def]
         """Pack weights, pad first, tile, vectorize and parallelize the convolution, fuse the epilogue."""
-        macs = self._work_of(sch, conv) * (self.depthwise_cost if info["depthwise"] else 1)
         lanes = info["lanes"]
         vectors, rows, cols = self._tile(info)
         block_oc = vectors * lanes
@@ -446,7 +444,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         xo, xi = sch.split(x, [None, cols])
         sch.reorder(n, fo, yo, xo, rc, ry, rx, fv, yi, xi, fi)
         sch.reverse_compute_at(local, xo)
-        self._parallel_if_worth(sch, macs, sch.fuse(n, fo, yo, xo))
+        self._parallel_if_worth(sch, conv, info, sch.fuse(n, fo, yo, xo))
         self._vectorize_write_back(sch, local, block_oc, lanes)
         sch.vectorize(fi)
         for loop in (fv, yi, xi):
@@ -485,7 +483,6 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         are contiguous too), the fused epilogue computed on whole vectors as the rows are written. The
         channel-lane tile (:meth:`_schedule`) wrote each output vector to 16 planes, one lane each, and read
         its input through a copy transposed to channel blocks."""
-        macs = self._work_of(sch, conv) * (self.depthwise_cost if info["depthwise"] else 1)
         producers = sch.get_producers(conv)
         epilogue = self._inline_around(sch, conv, producers)
         for block in producers:
@@ -504,7 +501,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         xv, xl = sch.split(x, [None, lanes])
         sch.reorder(n, f, yo, rc, ry, rx, yi, xv, xl)
         sch.reverse_compute_at(local, yo)
-        self._parallel_if_worth(sch, macs, sch.fuse(n, f, yo))
+        self._parallel_if_worth(sch, conv, info, sch.fuse(n, f, yo))
         sch.vectorize(xl)
         sch.unroll(yi)
         sch.unroll(xv)
@@ -530,7 +527,6 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         padding-free pad copy is inlined; the epilogue is computed as the tile is written back, a vector of
         pixels at a time. With many pixels and few channels (EfficientNet's 56x56 projections) the
         channel-lane tile wrote each vector to 16 planes; this writes whole vectors: 3-4x faster there."""
-        macs = self._work_of(sch, conv) * (self.depthwise_cost if info["depthwise"] else 1)
         width = info["ow"]
         producers = sch.get_producers(conv)
         epilogue = self._inline_around(sch, conv, producers)
@@ -556,7 +552,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         po, pvl, pl = sch.split(p, [None, pv, lanes])
         sch.reorder(n, fo, po, rc, ry, rx, fi, pvl, pl)
         sch.reverse_compute_at(local, po)
-        self._parallel_if_worth(sch, macs, sch.fuse(n, fo, po))
+        self._parallel_if_worth(sch, conv, info, sch.fuse(n, fo, po))
         sch.vectorize(pl)
         sch.unroll(fi)
         sch.unroll(pvl)
@@ -600,9 +596,11 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         sch.reorder(outer, *loops[1:], inner)
         sch.vectorize(inner)
 
-    def _parallel_if_worth(self, sch, macs, loop):  # type: ignore[no-untyped-def]
-        """``loop`` (the tiles) in parallel unless the convolution has under ``min_parallel_macs``
-        multiply-adds (then its tiles run on the calling thread)."""
+    def _parallel_if_worth(self, sch, conv, info, loop):  # type: ignore[no-untyped-def]
+        """``loop`` (the tiles) in parallel unless the convolution ``conv`` has under ``min_parallel_macs``
+        multiply-adds (its loops' extents multiplied, ``depthwise_cost`` times for a depthwise one): then its
+        tiles run on the calling thread."""
+        macs = self._work_of(sch, conv) * (self.depthwise_cost if info["depthwise"] else 1)
         if macs >= self.min_parallel_macs:
             sch.parallel(loop)
 
