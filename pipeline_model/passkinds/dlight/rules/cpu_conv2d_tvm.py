@@ -53,6 +53,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     #: ``depthwise_cost`` times: it runs that much fewer per second): a squeeze-excitation's 1 x 1 convolutions
     #: on a 1 x 1 map (15-55 K multiply-adds) take microseconds, less than waking a worker.
     min_parallel_macs = 1 << 20
+    #: How many times a depthwise convolution's multiply-adds count against ``min_parallel_macs``.
     depthwise_cost = 8
     #: Largest weights (bytes) an NHWC convolution streams once per pixel tile, its channel blocks the inner part
     #: of the parallel loop; larger ones keep a channel block while the pixel tiles change. ResNet-18's NHWC
@@ -607,7 +608,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     def _parallel_rest(self, sch, block):  # type: ignore[no-untyped-def]
         """A stage the tile cannot take (a reduction after the convolution, a squeeze-excitation gate times the
         feature map): its leading spatial loops fused into one parallel loop (the batch loop alone has extent 1),
-        else its outer loop in parallel."""
+        else its outer loop in parallel; under ``min_parallel`` elements it stays on the calling thread."""
         if self._work_of(sch, block) < self.min_parallel:
             return
         loops = sch.get_loops(block)
