@@ -91,10 +91,15 @@ def judge_functions(names, default, tuned, compare):
     default and the tuned variant (``default``/``tuned``: :func:`time_in_place` entries) judged by ``compare(a_us,
     b_us)`` (a :meth:`~pipeline_model.latency_stats.Comparison.to_json` dict of b against a, paired). Returns
     ``[{name, default_us, tuned_us, verdict, ratio, low, high, kept}]``; ``kept`` is ``"tuned"`` only for
-    verdict ``"faster"``, else ``"default"`` (``verdict`` ``"missing"`` when a variant never called it)."""
+    verdict ``"faster"``, else ``"default"`` (``verdict`` ``"missing"`` when a variant never called it: a
+    computation on the weights alone, lifted out of the run). A PrimFunc whose schedule packs a weight runs as
+    ``<name>_prepacked`` in a timed variant (:func:`steady_state`: ``SplitLayoutRewritePreproc`` names it so),
+    and is timed under that name: looked up under its own name only, every packed default schedule (ResNet-18's
+    convolutions) was "not timed in the model" and its tuned rival never judged (issue 35)."""
     out = []
     for name in names:
-        a, b = default["funcs"].get(name) or [], tuned["funcs"].get(name) or []
+        a = default["funcs"].get(name) or default["funcs"].get(name + "_prepacked") or []
+        b = tuned["funcs"].get(name) or tuned["funcs"].get(name + "_prepacked") or []
         if len(a) != len(b) or not a:
             out.append({"name": name, "default_us": None, "tuned_us": None, "verdict": "missing", "ratio": None,
                         "low": None, "high": None, "kept": "default"})
