@@ -20,6 +20,7 @@ tvm = pytest.importorskip("tvm")
 from pipeline_model import emit  # noqa: E402
 from pipeline_model.export import export_script  # noqa: E402
 from pipeline_model.fileformat import load_pipeline  # noqa: E402
+from pipeline_model.passkinds.metaschedule import keep  # noqa: E402
 from pipeline_model.passkinds.metaschedule import seed as seed_module  # noqa: E402
 from pipeline_model.passkinds.metaschedule.config import (  # noqa: E402
     SEED_RULES,
@@ -154,7 +155,8 @@ def test_seeds_replay_to_exactly_the_rules_schedule(tmp_path):
 
 def test_the_convolution_seed_replays_with_its_packing_stage(tmp_path):
     """The conv rule's trace (cache_read, transform_layout, the weight-packing annotation) replays: the applied
-    schedule is the rule's, up to the one change a trace's JSON makes (the annotation's True is read back as 1)."""
+    schedule is the rule's, structurally equal: the rule marks the packing stage with 1, as a trace's JSON reads
+    back a True, so keep_wins' ``same_as_default`` finds the seed is the default schedule and times nothing."""
     mod = _conv()
     work = str(tmp_path / "wd")
     info, _tasks, _db, _target = _seed(mod, work, _rules())
@@ -164,6 +166,7 @@ def test_the_convolution_seed_replays_with_its_packing_stage(tmp_path):
     got, want = (m[conv[0]].without_attr("tirx.is_scheduled") for m in (applied, scheduled))
     assert "meta_schedule.layout_rewrite_preproc" in want.script()
     assert seed_module.same_schedule(tvm.IRModule({"main": got}), tvm.IRModule({"main": want}))
+    assert keep.same_as_default([conv[0]], applied, scheduled) == [conv[0]]
     # the packing stage is still found by SplitLayoutRewritePreproc after the database is applied
     from tvm import relax
 

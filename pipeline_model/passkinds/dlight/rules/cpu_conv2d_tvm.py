@@ -339,7 +339,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         packed = sch.cache_read(conv, next(i for i, r in enumerate(reads) if r.same_as(info["weight"])), "global")
         sch.transform_layout(packed, ("write", 0), lambda o, h, w, i: (o // block_oc, h, w, i, o % block_oc))
         if info["weight_is_param"]:
-            sch.annotate(packed, "meta_schedule.layout_rewrite_preproc", True)
+            sch.annotate(packed, "meta_schedule.layout_rewrite_preproc", 1)  # 1: as a replayed trace has it
         sch.parallel(sch.get_loops(packed)[0])
         for block in producers:
             if isinstance(getattr(sch.get(block).body, "value", None), tvm.ir.TensorLoad) or info["depthwise"]:
@@ -426,7 +426,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         # which runs once when lifted.)
         sch.transform_layout(packed, ("write", 0), lambda o, i, h, w: (o // block_oc, i, h, w, o % block_oc))
         if info["weight_is_param"]:
-            sch.annotate(packed, "meta_schedule.layout_rewrite_preproc", True)
+            sch.annotate(packed, "meta_schedule.layout_rewrite_preproc", 1)  # 1: as a replayed trace has it
         sch.parallel(sch.get_loops(packed)[0])
         for block in producers:
             if any(w.source.same_as(data_buf) for w in sch.get(block).writes):
@@ -540,7 +540,7 @@ class CPUConv2d(AppRule):  # type: ignore[misc]  # copied verbatim into exported
         packed = sch.cache_read(conv, next(i for i, r in enumerate(reads) if r.same_as(info["weight"])), "global")
         sch.transform_layout(packed, ("write", 0), lambda o, i, h, w: (o // ob, i, h, w, o % ob))
         if info["weight_is_param"]:
-            sch.annotate(packed, "meta_schedule.layout_rewrite_preproc", True)
+            sch.annotate(packed, "meta_schedule.layout_rewrite_preproc", 1)  # 1: as a replayed trace has it
         sch.parallel(sch.get_loops(packed)[0])
         local = sch.cache_write(conv, 0, "local")
         self._write_back(sch, epilogue)
