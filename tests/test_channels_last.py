@@ -242,6 +242,67 @@ def test_the_step_carries_nhwc_through_hardswish_and_computes_the_same():
     _assert_same(_run(converted, [data]), _run(mod, [data]))
 
 
+def _exported_se_cnn(op):
+    """A convolution whose output a squeeze-excitation gate scales (``op``: multiply, add or subtract) before
+    the next convolution, the gate computed as ``torch.export`` writes it: the mean reshaped to one
+    dimension, a bias added, a sigmoid, reshaped back to ``(1, C, 1, 1)``."""
+    from tvm import relax
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorType((1, 8, 12, 12), "float32"))
+    rng = np.random.default_rng(11)
+
+    def const(*shape):  # type: ignore[no-untyped-def]
+        return relax.const(rng.standard_normal(shape).astype("float32") * 0.3)
+
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            y = bb.emit(relax.op.nn.conv2d(x, const(16, 8, 3, 3), padding=1))
+            s = bb.emit(relax.op.reshape(relax.op.mean(y, axis=[2, 3], keepdims=True), (16,)))
+            g = bb.emit(relax.op.reshape(relax.op.sigmoid(relax.op.add(s, const(16))), (1, 16, 1, 1)))
+            z = bb.emit(getattr(relax.op, op)(g, y))  # the gate first: ConvertLayout takes its layout
+            out = bb.emit_output(relax.op.nn.conv2d(z, const(8, 16, 1, 1)))
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+def _feature_map_transposes(mod):
+    """``permute_dims`` calls of ``main`` on a tensor of more than one pixel (an image, a feature map), not on
+    a constant (a weight)."""
+    from tvm import relax
+
+    found = []
+
+    def visit(expr):  # type: ignore[no-untyped-def]
+        if isinstance(expr, relax.Call) and getattr(expr.op, "name", "") == "relax.permute_dims" and not isinstance(
+                expr.args[0], tvm.ir.Constant):
+            shape = [int(d) for d in expr.args[0].ty.shape]
+            if len(shape) == 4 and shape[1] * shape[2] * shape[3] > max(shape[1], shape[3]):
+                found.append(expr)
+
+    relax.analysis.post_order_visit(mod["main"], visit)
+    return len(found)
+
+
+@pytest.mark.parametrize("op", ["multiply", "add", "subtract"])
+def test_a_gate_computed_through_a_reshape_scales_the_nhwc_feature_map_itself(op):
+    """``ConvertLayout`` cannot carry a layout through a reshape: a gate computed as ``torch.export`` writes it
+    stays NCHW, and the feature map it scales went NHWC -> NCHW -> NHWC around the product (EfficientNet-B0
+    ``.pt2``: 50 such transposes a run). The step writes the product on the NHWC map with the 16-value gate
+    transposed instead: only the input's transpose is left, and the numbers are the NCHW module's."""
+    from tvm import relax
+
+    from pipeline_model.passkinds.channels_last.script import channels_last
+
+    mod = _exported_se_cnn(op)
+    plain = relax.transform.ConvertLayout({"relax.nn.conv2d": ["NHWC", "OHWI"]})(mod)
+    converted = channels_last()(mod)
+    assert _feature_map_transposes(plain) == 4  # the input, the map to NCHW and back, the output
+    assert _feature_map_transposes(converted) == 2, converted["main"].script()  # the input and the output
+    data = np.random.default_rng(3).standard_normal((1, 8, 12, 12)).astype("float32")
+    _assert_same(_run(converted, [data]), _run(mod, [data]))
+
+
 def test_a_module_without_a_float_convolution_comes_back_unchanged():
     from tvm import relax
 

@@ -9,7 +9,10 @@ convolution reads and writes whole vectors and the layout is carried from one co
 ONNX Runtime carries its channel-blocked layout (docs/PERFORMANCE.md "Channels last"). This step writes a float
 ``clip`` as ``maximum(minimum(x, hi), lo)`` (``relax.ConvertLayout`` has no layout rule for ``clip``: it put two
 transposes around every Hardswish) and then runs ``relax.ConvertLayout`` with NHWC data / OHWI weights for
-``relax.nn.conv2d``; transposes are left only where the network enters and leaves the layout. Only a network
+``relax.nn.conv2d``; transposes are left only where the network enters and leaves the layout. A binary op
+``ConvertLayout`` leaves in NCHW between two transposes of a feature map (a squeeze-excitation gate a
+``torch.export`` model computes through a reshape, which no layout passes) is written on the NHWC map with the
+small operand transposed instead (EfficientNet-B0 ``.pt2``: 50 feature-map transposes a run before). Only a network
 whose float convolutions are all of the kinds ``app.CPUConv2d``'s NHWC schedule is made for (float32, static
 shapes, regular or depthwise) is converted: a grouped one runs the generic schedule either way and
 converted only gained transposes (a small mixed network 1.2x slower). Transposed convolutions stay NCHW (TVM
