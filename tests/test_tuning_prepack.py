@@ -37,10 +37,12 @@ def test_prepack_pipeline_is_the_layout_rewrite_path_with_visible_steps():
              "relax.MetaScheduleApplyDatabase", "relax.SplitLayoutRewritePreproc"]
     assert [ids.index(i) for i in order] == sorted(ids.index(i) for i in order)
     after = ids[ids.index("relax.SplitLayoutRewritePreproc"):]
-    assert after.index("relax.FoldConstant") < after.index("dlight.ApplyDefaultSchedule")
-    # what tuning left untouched gets the app's schedule rule, not a serial loop
+    assert "relax.FoldConstant" in after
+    # what tuning left untouched gets the app's schedule rule, not a serial loop, before the packing is split out
+    # and folded: the rules pack weights too (after the fold, theirs ran at every call)
     dlight = doc.steps[ids.index("dlight.ApplyDefaultSchedule")]
-    assert ids.index("dlight.ApplyDefaultSchedule") > ids.index("relax.MetaScheduleApplyDatabase")
+    assert ids.index("relax.MetaScheduleApplyDatabase") < ids.index("dlight.ApplyDefaultSchedule") < ids.index(
+        "relax.SplitLayoutRewritePreproc")
     assert "app.CPUParallel" in dlight.params["rules"]
     tune = doc.steps[ids.index("relax.MetaScheduleTuneTIR")]
     assert is_budgeted(tune.params) and focus_settings(tune.params, PIPELINE)["min_trials"] >= 1
@@ -49,8 +51,9 @@ def test_prepack_pipeline_is_the_layout_rewrite_path_with_visible_steps():
 @pytest.mark.slow
 def test_weights_are_packed_at_build_time(tmp_path):
     """One convolution tuned cheaply (2 replayed traces), then the pipeline's own post-tuning steps: the packing
-    block is split out and folded into the constant weight, no packing function is left to run per call, and
-    the module computes what the untuned one does."""
+    block is split out and folded into the constant weight, and so are those of the functions the app's rules
+    schedule (the other convolutions, the classifier's one-row product): no packing function is left to run per
+    call, and the module computes what the untuned one does."""
     import tvm
     from tvm import relax
     from tvm.s_tir import meta_schedule as ms
@@ -87,18 +90,30 @@ def test_weights_are_packed_at_build_time(tmp_path):
         close_tuning_tools(builder, runner)
         for h in unnamed:
             meta_logger.addHandler(h)
-    post_ids = ids[ids.index("relax.MetaScheduleApplyDatabase"):ids.index("dlight.ApplyDefaultSchedule")]
+    from tvm.s_tir import dlight as dl
+
+    from pipeline_model.passkinds.dlight.rules.cpu_conv2d_tvm import CPUConv2d
+    from pipeline_model.passkinds.dlight.rules.cpu_matmul_tvm import CPUMatmul
+    from pipeline_model.passkinds.dlight.rules.cpu_parallel_tvm import CPUParallel
+
+    def step(pass_id):  # type: ignore[no-untyped-def]
+        if pass_id == "dlight.ApplyDefaultSchedule":
+            return dl.ApplyDefaultSchedule(CPUMatmul(), CPUConv2d(), CPUParallel())
+        return getattr(relax.transform, pass_id.split(".", 1)[1])()
+
     with target:
         post = [relax.transform.MetaScheduleApplyDatabase(work_dir=work)] + [
-            getattr(relax.transform, i.split(".", 1)[1])() for i in post_ids[1:]] + [relax.transform.DeadCodeElimination()]
+            step(i) for i in ids[ids.index("relax.MetaScheduleApplyDatabase") + 1:]]
         with tvm.transform.PassContext(opt_level=3):
             out = tvm.transform.Sequential(post)(mod)
     names = [gv.name_hint for gv in out.get_global_vars()]
     assert f"{conv}_prepacked" in names, names  # the tuned convolution reads the packed weight
+    assert len([n for n in names if n.endswith("_prepacked")]) > 1, names  # so do the rules' functions
     assert "layout_rewrite_preproc" not in out.script()  # the packing itself was folded away
     main = out["main"].script()
-    call = next(line for line in main.splitlines() if f"{conv}_prepacked" in line)
-    assert call.count('metadata["ir.GenericConst"]') >= 1, call  # a constant argument: packed at build time
+    assert "_weight_prepack" not in main, main  # no packing left to run per call
+    for line in (x for x in main.splitlines() if "_prepacked" in x):
+        assert line.count('metadata["ir.GenericConst"]') >= 1, line  # a constant argument: packed at build time
     ex, ex0 = tvm.compile(out, target=target), tvm.compile(mod, target=target)
     shape = [int(s) for s in out["main"].params[0].ty.shape]
     x = tvm.runtime.tensor(np.random.default_rng(0).standard_normal(shape).astype("float32"))
