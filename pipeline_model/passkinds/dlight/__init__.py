@@ -68,9 +68,10 @@ def dlight_spec() -> Any:
         doc=first_paragraph(inspect.getdoc(dl.ApplyDefaultSchedule))
         + " Rules are tried in order on each PrimFunc; the first that applies wins. gpu rules need a GPU target; "
         "app.CPUMatmul (the app's own rule) gives matmuls and their fused epilogues a register-blocked, "
-        "vectorized, parallel CPU schedule; app.CPUConv2d (the app's own rule) gives NCHW convolutions a "
-        "register-blocked, vectorized CPU schedule with weights packed by a separate stage (follow it with "
-        "SplitLayoutRewritePreproc and LiftTransformParams to pack them once); app.CPUParallel (the app's own "
+        "vectorized, parallel CPU schedule, a weight matrix read through a copy packed by a separate stage; "
+        "app.CPUConv2d (the app's own rule) gives convolutions a register-blocked, vectorized CPU schedule with "
+        "weights packed by a separate stage (follow either with SplitLayoutRewritePreproc and "
+        "LiftTransformParams to pack them once); app.CPUParallel (the app's own "
         "rule) runs each block's spatial loops on all CPU cores; app.CPUInt8 (the app's own rule) computes the "
         "integer products of app.QuantizedToInteger with VNNI (vpdpbusd) where the CPU has it. Installed "
         "plug-ins add rules of their own groups.",
