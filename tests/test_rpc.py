@@ -132,8 +132,9 @@ def _assert_remote_profile(result) -> None:
     assert prof is not None and result.profile_note == "", result.profile_note
     assert prof.method == PROFILE_KERNELS and prof.skipped == [] and prof.repeat == 5
     names = [e.name for e in prof.entries]
-    # cpu_build fuses the MLP into its two matmuls (the bias and ReLU fused into the first): one call of each
-    assert sorted(names) == ["fused_matmul_add_relu", "matmul1"], names
+    # cpu_build fuses the MLP into its two matmuls (the bias and ReLU fused into the first, its weight read
+    # through a packed copy): one call of each
+    assert sorted(names) == ["fused_matmul_add_relu_prepacked", "matmul1"], names
     assert all(e.kind == "prim_func" and e.calls == 1 and len(e.totals_us) == 5 for e in prof.entries)
     assert all(t > 0 for e in prof.entries for t in e.totals_us)
     assert prof.total_us == pytest.approx(sum(e.total_us for e in prof.entries))
