@@ -323,7 +323,7 @@ def render_text(report: EnvReport) -> str:
         if threads.get("count"):
             out.append("  " + translate("EnvReport", "CPU threads {0} ({1}) for compiled code").format(threads["count"], threads.get("source", "?")))
         if eng.get("runtime_pool"):
-            out.append("  " + _pool_line(eng["runtime_pool"]))
+            out.append("  " + _pool_line(eng["runtime_pool"], eng.get("thread_pool")))
         libinfo = eng.get("libinfo") or {}
         if libinfo:
             flags = [f"{k}={v}" for k, v in sorted(libinfo.items())]
@@ -361,9 +361,23 @@ def render_text(report: EnvReport) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _pool_line(pool: dict[str, Any]) -> str:
-    """How TVM's thread pool runs in the engine: what its idle workers do and whether they are pinned to cores
-    (:func:`pipeline_model.scriptlib.threads.pool_settings`; an unset variable is TVM's default)."""
+def _pool_line(pool: dict[str, Any], thread_pool: "dict[str, Any] | None" = None) -> str:
+    """Which thread pool runs the engine's parallel loops: the app's (``thread_pool``,
+    :func:`pipeline_model.runtime_threads.thread_pool`), else TVM's — what its idle workers do, whether they
+    are pinned to cores (:func:`pipeline_model.scriptlib.threads.pool_settings`; an unset variable is TVM's
+    default) and why the app's pool is not in use."""
+    if thread_pool and thread_pool.get("pool") == "app":
+        return translate("EnvReport", "thread pool: the app's (idle workers spin {0} µs, then sleep; the caller "
+                                      "runs every part of a loop no worker has taken yet)").format(
+            thread_pool.get("spin_us"))
+    line = _tvm_pool_line(pool)
+    if thread_pool and thread_pool.get("why"):
+        line += translate("EnvReport", "; the app's pool is not in use: {0}").format(thread_pool["why"])
+    return line
+
+
+def _tvm_pool_line(pool: dict[str, Any]) -> str:
+    """How TVM's own thread pool runs (:func:`_pool_line`)."""
     spin, bind = str(pool.get(SPIN_ENV_VAR) or ""), str(pool.get(BIND_ENV_VAR) or "")
     if spin == "0":
         idle = translate("EnvReport", "sleep")

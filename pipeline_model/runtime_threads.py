@@ -13,9 +13,12 @@ environment) sets ``TVM_NUM_THREADS`` to the number of cores it may run on befor
 the user set ``TVM_NUM_THREADS`` or ``OMP_NUM_THREADS`` — an explicit choice always wins. It also makes the
 pool's idle workers sleep at once instead of spinning and leaves them unpinned (``TVM_THREAD_POOL_SPIN_COUNT=0``,
 ``TVM_BIND_THREADS=0`` unless set: :func:`pipeline_model.scriptlib.threads.pool_settings` says why; a
-spinning or pinned worker made every kernel wait for a time slice on a busy machine). Exported scripts
-contain the same code (:func:`script_lines`: the source of :mod:`pipeline_model.scriptlib.threads`, the one
-home of "how many cores"). This module imports neither TVM nor Qt.
+spinning or pinned worker made every kernel wait for a time slice on a busy machine). Then it puts the app's
+own pool in place of TVM's (:func:`pipeline_model.scriptlib.pool.use_app_pool`: the caller takes every part of
+a loop no worker has taken, so a late worker costs no wake-up wait and no time slice), which must happen before
+TVM's runtime library is loaded. Exported scripts contain the same code (:func:`script_lines`: the source of
+:mod:`pipeline_model.scriptlib.threads` and :mod:`pipeline_model.scriptlib.pool`). This module imports neither
+TVM nor Qt.
 """
 
 from __future__ import annotations
@@ -26,9 +29,18 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from pipeline_model import scriptlib
+from pipeline_model.scriptlib.pool import (
+    APP_POOL,
+    DEFAULT_SPIN_US,
+    POOL_ENV_VAR,
+    POOL_SPIN_ENV_VAR,
+    pool_counters,
+    use_app_pool,
+)
 from pipeline_model.scriptlib.threads import POOL_DEFAULTS, explicit_thread_count, pool_settings, use_every_core
 
 _applied: "Optional[RuntimeThreads]" = None
+_pool_answer: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -59,16 +71,18 @@ def ensure_runtime_threads(environ: Optional[MutableMapping[str, str]] = None,
     Sets ``TVM_NUM_THREADS`` in ``environ`` (default ``os.environ``, which also updates the C environment
     TVM reads) to ``cores`` (default: the usable cores, :func:`pipeline_model.scriptlib.threads.usable_cores`)
     when neither ``TVM_NUM_THREADS`` nor ``OMP_NUM_THREADS`` holds a positive integer, and the pool's settings
-    that the user did not set (:func:`~pipeline_model.scriptlib.threads.pool_settings`).
-    Call it before the first parallel loop of a compiled module runs in this process; processes started
-    afterwards inherit it.
+    that the user did not set (:func:`~pipeline_model.scriptlib.threads.pool_settings`); for ``os.environ``
+    also the app's thread pool (:func:`~pipeline_model.scriptlib.pool.use_app_pool`).
+    Call it before ``import tvm`` (the app's pool) and before the first parallel loop of a compiled module runs
+    in this process; processes started afterwards inherit the variables.
     """
-    global _applied
+    global _applied, _pool_answer
     env = os.environ if environ is None else environ
     pool_settings(env)
     chosen = RuntimeThreads(*use_every_core(env, cores))
     if environ is None:
         _applied = chosen
+        _pool_answer = use_app_pool(env)
     return chosen
 
 
@@ -94,6 +108,21 @@ def pool_in_effect() -> dict[str, str]:
     return {name: os.environ.get(name, "") for name, _value in POOL_DEFAULTS}
 
 
+def thread_pool() -> dict[str, Any]:
+    """Which pool runs this process's parallel loops: ``{"pool": "app" | "tvm", "why": str, "spin_us": int,
+    "counters": {...}}`` — ``why`` says why TVM's pool runs (empty for the app's; "not set up" before
+    :func:`ensure_runtime_threads`), ``counters`` are :func:`~pipeline_model.scriptlib.pool.pool_counters`."""
+    answer = _pool_answer if _pool_answer is not None else "not set up"
+    try:
+        spin = int(os.environ.get(POOL_SPIN_ENV_VAR, "") or DEFAULT_SPIN_US)
+    except ValueError:
+        spin = DEFAULT_SPIN_US
+    spin = spin if spin > 0 else DEFAULT_SPIN_US
+    if answer == APP_POOL:
+        return {"pool": APP_POOL, "why": "", "spin_us": spin, "counters": pool_counters()}
+    return {"pool": "tvm", "why": answer, "spin_us": 0, "counters": {}}
+
+
 def describe(threads: RuntimeThreads) -> str:
     """One line for reports: ``"2 (usable cores)"`` or ``"4 (TVM_NUM_THREADS)"``."""
     return f"{threads.count} ({threads.source})"
@@ -111,6 +140,12 @@ def script_lines() -> list[str]:
         *scriptlib.module_source("threads", imports=False).splitlines(),
         "",
         "",
+        "# Then run parallel loops on the app's thread pool instead of TVM's (before import tvm), as the app does:",
+        f"# the caller takes every part of a loop no worker has taken yet ({POOL_ENV_VAR}=tvm keeps TVM's pool).",
+        *scriptlib.module_source("pool", imports=False).splitlines(),
+        "",
+        "",
         "pool_settings(os.environ)",
         "use_every_core(os.environ)",
+        "THREAD_POOL = use_app_pool(os.environ)",
     ]

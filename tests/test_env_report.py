@@ -44,6 +44,9 @@ def test_env_json_real_engine(engine, capsys):
     assert eng["runtime_threads"] == expected
     # ... and its pool as the engine set it up (workers sleep when idle, not pinned) unless the user chose
     assert eng["runtime_pool"] == {name: os.environ.get(name) or value for name, value in threads.POOL_DEFAULTS}
+    # ... and the app's own pool in place of TVM's (issue 35), unless the user keeps TVM's
+    if os.environ.get("RPS_THREAD_POOL", "").lower() != "tvm":
+        assert eng["thread_pool"]["pool"] == "app" and eng["thread_pool"]["counters"]["threads"] >= 1
     local = data["local"]
     assert local["cpu_count"] == os.cpu_count() and local["python"] == sys.version.split()[0]
     assert local["packages"]["apache-tvm"]["version"]
@@ -60,7 +63,10 @@ def test_env_text_real_engine(engine, capsys):
         assert heading in text
     assert "USE_LLVM=ON" in text and "tvm-ffi     0.1.14" in text and "cpu:0" in text
     assert "CPU threads " in text and "for compiled code" in text
-    assert "thread pool: idle workers " in text
+    if os.environ.get("RPS_THREAD_POOL", "").lower() == "tvm":
+        assert "thread pool: idle workers " in text and "RPS_THREAD_POOL=tvm" in text
+    else:  # the engine runs its parallel loops on the app's pool
+        assert "thread pool: the app's (idle workers spin " in text
 
 
 def test_the_pool_line_names_what_each_setting_does():

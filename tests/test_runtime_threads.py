@@ -147,4 +147,5 @@ def test_deploy_script_runs_the_pool_as_the_engine_does():
 
     text = deploy_script("model.so", "llvm")
     assert "\n".join(runtime_threads.script_lines()) in text
-    assert text.index("pool_settings(os.environ)") < text.index("import tvm")
+    assert text.index("pool_settings(os.environ)") < text.index("\nimport tvm\n")
+    assert text.index("THREAD_POOL = use_app_pool(os.environ)") < text.index("\nimport tvm\n")

@@ -150,12 +150,17 @@ def _missing() -> Optional[str]:
 
 
 def _pool_text() -> str:
-    """TVM's pool variables as this process runs with them (``unset``: TVM's default), e.g.
-    ``TVM_THREAD_POOL_SPIN_COUNT=0 TVM_BIND_THREADS=0``: the app's columns' latency depends on them (a sleeping
-    worker costs a wake-up per parallel loop, a spinning one a time slice on a busy core; docs/PERFORMANCE.md)."""
-    from pipeline_model.runtime_threads import pool_in_effect
+    """The thread pool this process runs the app's columns on: ``the app's (idle workers spin 200 µs)``, or
+    ``TVM's (why) TVM_THREAD_POOL_SPIN_COUNT=0 TVM_BIND_THREADS=0`` with TVM's pool variables (``unset``: TVM's
+    default). The latency depends on it (a sleeping worker costs a wake-up per parallel loop, a spinning one a
+    time slice on a busy core; docs/PERFORMANCE.md)."""
+    from pipeline_model.runtime_threads import pool_in_effect, thread_pool
 
-    return " ".join(f"{name}={value or 'unset'}" for name, value in pool_in_effect().items())
+    pool = thread_pool()
+    if pool["pool"] == "app":
+        return f"the app's (idle workers spin {pool['spin_us']} µs)"
+    settings = " ".join(f"{name}={value or 'unset'}" for name, value in pool_in_effect().items())
+    return f"TVM's ({pool['why']}) {settings}"
 
 
 def _print_header(plan: Plan, t_start: float, load: tuple[str, str]) -> None:
@@ -165,7 +170,7 @@ def _print_header(plan: Plan, t_start: float, load: tuple[str, str]) -> None:
     import tvm
 
     print(f"target {plan.target}; {plan.threads} threads per system (TVM_NUM_THREADS, torch.set_num_threads, "
-          f"ORT intra_op_num_threads); TVM's pool {_pool_text()}; TVM {tvm.__version__}, torch {torch.__version__}, "
+          f"ORT intra_op_num_threads); thread pool {_pool_text()}; TVM {tvm.__version__}, torch {torch.__version__}, "
           f"onnxruntime {ort.__version__}, numpy {np.__version__}")
     tuning = (f"app tuned: {docs.BEST_TUNED}.json, time_budget_s = {plan.tuned_minutes} min per model file"
               if plan.tuned_minutes else "no tuning (--tuned-minutes M adds 'app tuned')")
@@ -220,7 +225,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             int8_rows = int8.run(plan)
         finally:
             shutil.rmtree(plan.tmp, ignore_errors=True)
-        print(f"target {plan.target}; {plan.threads} threads per system; TVM's pool {_pool_text()}; "
+        print(f"target {plan.target}; {plan.threads} threads per system; thread pool {_pool_text()}; "
               f"{opts.repeat} interleaved rounds; total "
               f"{time.perf_counter() - t_start:.0f} s; load average before {load_before}, after {timing.loadavg()}")
         return int8.print_rows(int8_rows, opts.markdown)

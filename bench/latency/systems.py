@@ -32,9 +32,9 @@ class System:
 def set_threads(threads: int) -> None:
     """Every system on ``threads`` threads: TVM's runtime pool (``TVM_NUM_THREADS``, read when the pool starts,
     also by the engine process the bench starts afterwards) and PyTorch's intra-op pool; ONNX Runtime gets
-    ``intra_op_num_threads`` in :func:`onnxruntime_session`. TVM's pool otherwise runs as the app runs it
-    (:func:`pipeline_model.runtime_threads.ensure_runtime_threads`: its idle workers sleep), the TVM default
-    column too (one pool per process)."""
+    ``intra_op_num_threads`` in :func:`onnxruntime_session`. Parallel loops run on the pool the app runs them
+    on (:func:`pipeline_model.runtime_threads.ensure_runtime_threads`: the app's own pool when this is called
+    before ``import tvm``), the TVM default column's too (one pool per process)."""
     from pipeline_model.runtime_threads import ensure_runtime_threads
 
     os.environ["TVM_NUM_THREADS"] = str(threads)

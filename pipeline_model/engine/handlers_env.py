@@ -8,6 +8,8 @@ Reply (see :mod:`pipeline_model.env_report` for how it is shown)::
      "pass_configs": {"relax.FuseOps.max_depth": "int", ...},
      "runtime_threads": {"count": int, "source": "usable cores" | "TVM_NUM_THREADS" | ...},
      "runtime_pool": {"TVM_THREAD_POOL_SPIN_COUNT": str, "TVM_BIND_THREADS": str} ("" when unset),
+     "thread_pool": {"pool": "app" | "tvm", "why": str, "spin_us": int, "counters": {...}}
+                    (pipeline_model.runtime_threads.thread_pool),
      "plugins": {"plugins": [...], "failures": [...]}}  (pipeline_model.plugins.report, every group loaded)
 """
 
@@ -76,6 +78,7 @@ def handle_env(args: dict, ctx: WorkerContext) -> dict:
         "pass_configs": pass_configs(),
         "runtime_threads": runtime_threads.in_effect().to_json(),
         "runtime_pool": runtime_threads.pool_in_effect(),
+        "thread_pool": runtime_threads.thread_pool(),
         "plugins": engine_plugins(),
     }
 

@@ -2600,18 +2600,18 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+29"/>
+        <location line="+43"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location line="-29"/>
-        <location line="+29"/>
+        <location line="-43"/>
+        <location line="+43"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location line="-27"/>
+        <location line="-41"/>
         <location line="+7"/>
         <source>none</source>
         <translation>无</translation>
@@ -2647,7 +2647,17 @@
         <translation>未安装</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
+        <source>thread pool: the app&apos;s (idle workers spin {0} µs, then sleep; the caller runs every part of a loop no worker has taken yet)</source>
+        <translation>线程池：应用自带的线程池（空闲工作线程先自旋 {0} µs 再休眠；循环中尚无工作线程领取的部分都由调用线程执行）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>; the app&apos;s pool is not in use: {0}</source>
+        <translation>；未使用应用自带的线程池：{0}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>sleep</source>
         <translation>休眠</translation>
     </message>
@@ -5103,7 +5113,7 @@
 <context>
     <name>StepReport</name>
     <message>
-        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+98"/>
+        <location filename="../../pipeline_model/passkinds/dlight/__init__.py" line="+99"/>
         <source>no rule applied</source>
         <extracomment>TVM&apos;s DLight rule group (&quot;gpu&quot; of &quot;gpu.Matmul&quot;) -&gt; module holding the rule classes; the other groups are the app&apos;s (``app``) and the plug-ins&apos; rules (:mod:`.rules`, copied into exported scripts). Rules of a new step on a GPU target (those present in this TVM build). Rules of a new step on a CPU target (``gpu.*`` rules schedule nothing there): those of the bundled ``cpu_build.json``. Not TVM&apos;s cpu.* rules: they slowed the CNNs down (docs/PERFORMANCE.md &quot;Default-pipeline choices cited by the code&quot;) and made LLVM take minutes on one function (2026-11-23); a PrimFunc no app rule takes (the tutorial&apos;s 256x10 matrix-vector product) builds as it is.</extracomment>
         <translation>未应用规则</translation>
