@@ -22,7 +22,9 @@ numerical check (max |diff| / max |ref| of the app's output vs the TVM default's
 average. Needs torch, onnx, onnxruntime.
 
 Usage: ``TVM_NUM_THREADS=2 .venv/bin/python -m bench.bench_conv_rule [--models a,b] [--rounds N]
-[--sample-ms MS] [--threads N] [--no-before] [--target JSON] [--spin-count N]``
+[--sample-ms MS] [--threads N] [--no-before] [--target JSON] [--spin-count N]``. Parallel loops run on the
+app's thread pool (:mod:`pipeline_model.scriptlib.pool`); ``RPS_THREAD_POOL=tvm`` runs TVM's, which ``--spin-count``
+sets up.
 """
 
 from __future__ import annotations
@@ -231,6 +233,9 @@ def main() -> int:
     if args.spin_count is not None:
         os.environ["TVM_THREAD_POOL_SPIN_COUNT"] = str(args.spin_count)
     sys.path.insert(0, ROOT)
+    from pipeline_model.runtime_threads import ensure_runtime_threads, thread_pool
+
+    ensure_runtime_threads()  # before import tvm: the app's thread pool, as the engine runs it
     import tvm
     from tvm.target import codegen
 
@@ -239,6 +244,7 @@ def main() -> int:
                        {"kind": "llvm", "mcpu": str(codegen.llvm_get_system_cpu()), "num-cores": args.threads})
     target = tvm.target.Target(TARGET_JSON)
     print(f"target {target}  TVM_NUM_THREADS={os.environ['TVM_NUM_THREADS']}  ORT threads {args.threads}  "
+          f"thread pool {thread_pool()['pool']} {thread_pool()['why']}  "
           f"TVM_THREAD_POOL_SPIN_COUNT={os.environ.get('TVM_THREAD_POOL_SPIN_COUNT', 'unset')}  load {_loadavg()}",
           flush=True)
     print("| model | app ms (min / median) | ORT ms | before ms | TVM default ms | app ÷ ORT (min / median) | "

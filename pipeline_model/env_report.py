@@ -368,7 +368,7 @@ def _pool_line(pool: dict[str, Any], thread_pool: "dict[str, Any] | None" = None
     default) and why the app's pool is not in use."""
     if thread_pool and thread_pool.get("pool") == "app":
         return translate("EnvReport", "thread pool: the app's (idle workers spin {0} µs, then sleep; the caller "
-                                      "runs every part of a loop no worker has taken yet)").format(
+                                      "runs the parts no worker took)").format(
             thread_pool.get("spin_us"))
     line = _tvm_pool_line(pool)
     if thread_pool and thread_pool.get("why"):

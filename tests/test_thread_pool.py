@@ -167,8 +167,7 @@ def test_a_compiler_planted_in_the_working_folder_is_not_run(tmp_path):
 
 def test_the_report_names_the_pool_in_use():
     assert env_report._pool_line({}, {"pool": "app", "why": "", "spin_us": 200}) == (
-        "thread pool: the app's (idle workers spin 200 µs, then sleep; the caller runs every part of a loop no "
-        "worker has taken yet)")
+        "thread pool: the app's (idle workers spin 200 µs, then sleep; the caller runs the parts no worker took)")
     assert env_report._pool_line({"TVM_THREAD_POOL_SPIN_COUNT": "0", "TVM_BIND_THREADS": "0"},
                                  {"pool": "tvm", "why": "RPS_THREAD_POOL=tvm"}) == (
         "thread pool: idle workers sleep (TVM_THREAD_POOL_SPIN_COUNT=0); pinned to cores: no (TVM_BIND_THREADS=0)"

@@ -2648,8 +2648,8 @@
     </message>
     <message>
         <location line="+12"/>
-        <source>thread pool: the app&apos;s (idle workers spin {0} µs, then sleep; the caller runs every part of a loop no worker has taken yet)</source>
-        <translation>线程池：应用自带的线程池（空闲工作线程先自旋 {0} µs 再休眠；循环中尚无工作线程领取的部分都由调用线程执行）</translation>
+        <source>thread pool: the app&apos;s (idle workers spin {0} µs, then sleep; the caller runs the parts no worker took)</source>
+        <translation>线程池：应用自带（空闲工作线程先自旋 {0} µs 再休眠；无工作线程领取的部分由调用线程执行）</translation>
     </message>
     <message>
         <location line="+5"/>
