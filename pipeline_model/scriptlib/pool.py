@@ -254,15 +254,23 @@ def _tvm_loaded() -> bool:
         return "tvm" in sys.modules
 
 
+def _find_compiler() -> "str | None":
+    """The first ``cc``, ``gcc`` or ``clang`` on ``PATH``, looking in absolute entries only: a ``.`` or empty
+    entry would run a ``cc`` planted in the folder the program runs from."""
+    folders = [p for p in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(p)]
+    for name in ("cc", "gcc", "clang"):
+        for folder in folders:
+            path = os.path.join(folder, name)
+            if os.path.isfile(path) and os.access(path, os.X_OK):
+                return path
+    return None
+
+
 def _compile_pool(folder: str) -> str:
     """Compile :data:`POOL_C` into ``folder`` (which this process made); return the library's path."""
-    import shutil
     import subprocess
 
-    # only absolute PATH entries: a "." or empty entry would run a "cc" planted in the folder the app runs from
-    search = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(p))
-    compiler = next((found for found in (shutil.which(name, path=search) for name in ("cc", "gcc", "clang"))
-                     if found), None)
+    compiler = _find_compiler()
     if compiler is None:
         raise RuntimeError("no C compiler (cc, gcc or clang) on PATH")
     source, library = os.path.join(folder, "rps_pool.c"), os.path.join(folder, "librps_pool.so")

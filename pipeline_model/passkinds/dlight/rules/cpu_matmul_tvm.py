@@ -58,7 +58,7 @@ class CPUMatmul(AppRule):  # type: ignore[misc]  # copied verbatim into exported
     #: Fewest multiply-adds of a matmul whose tiles run in parallel; smaller ones run on the calling thread (a
     #: matmul under ~1 M takes under ~20 µs on one thread: a second one saves little once its launch and cold
     #: cache are paid). On TVM's own pool the floor was 4 M (a part cost a sleeping worker's wake-up and, on a
-    #: busy machine, a time slice); on the app's pool (pipeline_model.scriptlib.pool) the caller takes the parts
+    #: busy machine, a time slice); on the app's own thread pool the caller takes the parts
     #: no worker has taken, and GPT-2's 32-row matmuls (1.6-2.1 M) in parallel made it 0.70-0.74x of its time at
     #: 4 M, Llama's 0.74x; with one core kept busy 1.15-1.3x, still well under ONNX Runtime (docs/PERFORMANCE.md
     #: "The app's thread pool"). One-row matmuls (memory-bound: every multiply-add reads its own weight) keep their
