@@ -29,14 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from pipeline_model import scriptlib
-from pipeline_model.scriptlib.pool import (
-    APP_POOL,
-    DEFAULT_SPIN_US,
-    POOL_ENV_VAR,
-    POOL_SPIN_ENV_VAR,
-    pool_counters,
-    use_app_pool,
-)
+from pipeline_model.scriptlib.pool import APP_POOL, POOL_ENV_VAR, pool_counters, use_app_pool
 from pipeline_model.scriptlib.threads import POOL_DEFAULTS, explicit_thread_count, pool_settings, use_every_core
 
 _applied: "Optional[RuntimeThreads]" = None
@@ -113,13 +106,9 @@ def thread_pool() -> dict[str, Any]:
     "counters": {...}}`` — ``why`` says why TVM's pool runs (empty for the app's; "not set up" before
     :func:`ensure_runtime_threads`), ``counters`` are :func:`~pipeline_model.scriptlib.pool.pool_counters`."""
     answer = _pool_answer if _pool_answer is not None else "not set up"
-    try:
-        spin = int(os.environ.get(POOL_SPIN_ENV_VAR, "") or DEFAULT_SPIN_US)
-    except ValueError:
-        spin = DEFAULT_SPIN_US
-    spin = spin if spin > 0 else DEFAULT_SPIN_US
     if answer == APP_POOL:
-        return {"pool": APP_POOL, "why": "", "spin_us": spin, "counters": pool_counters()}
+        counters = pool_counters()
+        return {"pool": APP_POOL, "why": "", "spin_us": counters.get("spin_us", 0), "counters": counters}
     return {"pool": "tvm", "why": answer, "spin_us": 0, "counters": {}}
 
 

@@ -90,7 +90,7 @@ _PROGRAM = textwrap.dedent('''
 
 def _env(tmp_path, **extra):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TVM_", "OMP_", "RPS_"))}
-    env.update(TVM_NUM_THREADS="2", TMPDIR=str(tmp_path / "tmp"), PYTHONPATH=ROOT, **extra)
+    env.update({"TVM_NUM_THREADS": "2", "TMPDIR": str(tmp_path / "tmp"), "PYTHONPATH": ROOT, **extra})
     os.makedirs(env["TMPDIR"], exist_ok=True)
     return env
 
@@ -117,7 +117,16 @@ def test_every_parallel_loop_runs_on_the_app_pool(tmp_path, which):
     assert out["pool"] == "app"
     counters = eval(out["counters"])  # noqa: S307 - our own program's dict
     assert counters["threads"] == 2 and counters["launches"] >= 50 and counters["parallel_jobs"] >= 50
+    assert counters["spin_us"] == (200 if len(os.sched_getaffinity(0)) >= 2 else 0)
     assert os.listdir(tmp_path / "tmp") == []
+
+
+def test_more_threads_than_cores_run_right_and_sleep_at_once(tmp_path):
+    """``TVM_NUM_THREADS`` over the usable cores: every worker still runs its parts right, and idle ones do not
+    spin (they would take a core from the thread that has work)."""
+    cores = len(os.sched_getaffinity(0))
+    counters = eval(_run(tmp_path, "threads", env=_env(tmp_path, TVM_NUM_THREADS=str(cores + 3)))["counters"])  # noqa: S307
+    assert counters["threads"] == cores + 3 and counters["spin_us"] == 0 and counters["launches"] == 600
 
 
 def test_loops_launched_from_two_threads_at_once_stay_right(tmp_path):

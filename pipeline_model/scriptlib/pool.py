@@ -6,7 +6,8 @@ idle vCPU halts at once: MobileNetV3-small runs 35 parallel loops a run); one th
 waits out another process's whole time slice on a busy machine (issue 35, docs/PERFORMANCE.md). This pool's
 parts are *claimed*: the calling thread claims and runs every part no worker has taken yet, so a late or
 descheduled worker costs nothing but its own part's work; idle workers spin on ``pause`` for
-``RPS_POOL_SPIN_US`` (default :data:`DEFAULT_SPIN_US`) microseconds, then sleep on a futex.
+``RPS_POOL_SPIN_US`` (default :data:`DEFAULT_SPIN_US`) microseconds, then sleep on a futex (at once when there
+are more threads than usable cores).
 
 It replaces TVM's ``TVMBackendParallelLaunch`` for the whole process by symbol interposition: the library is
 compiled from :data:`POOL_C` with the system C compiler into a private temporary folder, loaded with
@@ -101,13 +102,17 @@ static void after_fork_in_child(void) {
 }
 
 static void configure(void) {
+  cpu_set_t set;
+  int usable = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
+  if (usable <= 0) usable = (int)sysconf(_SC_NPROCESSORS_ONLN);
   int n = env_int("TVM_NUM_THREADS", 0);
   if (n <= 0) n = env_int("OMP_NUM_THREADS", 0);
-  if (n <= 0) n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  if (n <= 0) n = usable;
   if (n < 1) n = 1;
   if (n > 1024) n = 1024;
   g_threads = n;
-  g_spin_ns = (long)env_int("RPS_POOL_SPIN_US", RPS_DEFAULT_SPIN_US) * 1000L;
+  /* more threads than cores: a spinning worker would take a core from the thread that has work */
+  g_spin_ns = n > usable ? 0 : (long)env_int("RPS_POOL_SPIN_US", RPS_DEFAULT_SPIN_US) * 1000L;
   pthread_atfork(NULL, NULL, after_fork_in_child);
 }
 
@@ -236,6 +241,7 @@ int TVMBackendParallelBarrier(int task_id, TVMParallelGroupEnv* penv) {
 }
 
 int rps_pool_threads(void) { pthread_once(&g_once, configure); return g_threads; }
+int rps_pool_spin_us(void) { pthread_once(&g_once, configure); return (int)(g_spin_ns / 1000L); }
 long rps_pool_launches(void) { return atomic_load(&g_launches); }
 long rps_pool_parallel_jobs(void) { return atomic_load(&g_parallel_jobs); }
 """
@@ -327,8 +333,9 @@ def use_app_pool(environ: "MutableMapping[str, str]") -> str:
 
 
 def pool_counters() -> "dict[str, int]":
-    """The app's pool's counters in this process (``{}`` when it is not in effect): ``threads``, ``launches``
-    (every parallel loop), ``parallel_jobs`` (those run on more than one thread)."""
+    """The app's pool in this process (``{}`` when it is not in effect): ``threads``, ``spin_us`` (how long an
+    idle worker spins: 0 when there are more threads than usable cores), ``launches`` (every parallel loop),
+    ``parallel_jobs`` (those run on more than one thread)."""
     if not _loaded:
         return {}
     import ctypes
@@ -336,5 +343,6 @@ def pool_counters() -> "dict[str, int]":
     library = _loaded[0]
     for name in ("rps_pool_launches", "rps_pool_parallel_jobs"):
         getattr(library, name).restype = ctypes.c_long
-    return {"threads": int(library.rps_pool_threads()), "launches": int(library.rps_pool_launches()),
+    return {"threads": int(library.rps_pool_threads()), "spin_us": int(library.rps_pool_spin_us()),
+            "launches": int(library.rps_pool_launches()),
             "parallel_jobs": int(library.rps_pool_parallel_jobs())}
