@@ -17,13 +17,16 @@ or once TVM is loaded, TVM's pool stays and :func:`use_app_pool` says why.
 
 The engine (:func:`pipeline_model.runtime_threads.ensure_runtime_threads`), the bench and exported scripts
 (this module's code, before ``import tvm``) share these functions. Standard library only; its code needs
-nothing but ``import os`` above it.
+``import os`` and :mod:`pipeline_model.scriptlib.threads`'s code above it (exported scripts hold both, in that
+order).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import MutableMapping
+
+from pipeline_model.scriptlib.threads import explicit_thread_count, usable_cores
 
 #: ``tvm``: keep TVM's own thread pool; anything else (or unset): the app's.
 POOL_ENV_VAR = "RPS_THREAD_POOL"
@@ -63,9 +66,8 @@ typedef int (*FTVMParallelLambda)(int task_id, TVMParallelGroupEnv* penv, void* 
 #define CPU_RELAX() do {} while (0)
 #endif
 
-static int g_threads;
+static int g_threads = 1;
 static long g_spin_ns;
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t g_start = PTHREAD_MUTEX_INITIALIZER;
 static int g_started;
 static FTVMParallelLambda g_fn;
@@ -87,13 +89,6 @@ static long now_ns(void) {
   return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
-static int env_int(const char* name, int fallback) {
-  const char* v = getenv(name);
-  if (v == NULL || *v == 0) return fallback;
-  int n = atoi(v);
-  return n > 0 ? n : fallback;
-}
-
 static void after_fork_in_child(void) {
   g_started = 0;
   atomic_store(&g_busy, 0);
@@ -101,18 +96,10 @@ static void after_fork_in_child(void) {
   pthread_mutex_init(&g_start, NULL);
 }
 
-static void configure(void) {
-  cpu_set_t set;
-  int usable = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 0;
-  if (usable <= 0) usable = (int)sysconf(_SC_NPROCESSORS_ONLN);
-  int n = env_int("TVM_NUM_THREADS", 0);
-  if (n <= 0) n = env_int("OMP_NUM_THREADS", 0);
-  if (n <= 0) n = usable;
-  if (n < 1) n = 1;
-  if (n > 1024) n = 1024;
-  g_threads = n;
-  /* more threads than cores: a spinning worker would take a core from the thread that has work */
-  g_spin_ns = n > usable ? 0 : (long)env_int("RPS_POOL_SPIN_US", RPS_DEFAULT_SPIN_US) * 1000L;
+/* Set once, right after loading and before the first loop, by the Python side (use_app_pool). */
+void rps_pool_configure(int threads, int spin_us) {
+  g_threads = threads < 1 ? 1 : threads > 1024 ? 1024 : threads;
+  g_spin_ns = (spin_us < 0 ? 0 : spin_us) * 1000L;
   pthread_atfork(NULL, NULL, after_fork_in_child);
 }
 
@@ -193,7 +180,6 @@ static int serial(FTVMParallelLambda fn, void* cdata) {
 }
 
 int TVMBackendParallelLaunch(FTVMParallelLambda fn, void* cdata, int num_task) {
-  pthread_once(&g_once, configure);
   atomic_fetch_add(&g_launches, 1);
   int tasks = num_task > 0 ? num_task : g_threads;
   if (tasks > 0xffff) tasks = 0xffff;
@@ -240,8 +226,8 @@ int TVMBackendParallelBarrier(int task_id, TVMParallelGroupEnv* penv) {
   abort();
 }
 
-int rps_pool_threads(void) { pthread_once(&g_once, configure); return g_threads; }
-int rps_pool_spin_us(void) { pthread_once(&g_once, configure); return (int)(g_spin_ns / 1000L); }
+int rps_pool_threads(void) { return g_threads; }
+int rps_pool_spin_us(void) { return (int)(g_spin_ns / 1000L); }
 long rps_pool_launches(void) { return atomic_load(&g_launches); }
 long rps_pool_parallel_jobs(void) { return atomic_load(&g_parallel_jobs); }
 """
@@ -258,6 +244,21 @@ def _tvm_loaded() -> bool:
         import sys
 
         return "tvm" in sys.modules
+
+
+def _pool_shape(environ: "MutableMapping[str, str]") -> "tuple[int, int]":
+    """``(threads, spin_us)`` of the pool: the thread count TVM's runtime would read (the user's
+    ``TVM_NUM_THREADS`` / ``OMP_NUM_THREADS``, else every usable core: the threads helpers above) and
+    ``RPS_POOL_SPIN_US`` (default :data:`DEFAULT_SPIN_US`) — 0 with more threads than usable cores, where a
+    spinning worker would take a core from the thread that has work."""
+    chosen = explicit_thread_count(environ)
+    cores = usable_cores()
+    threads = chosen[0] if chosen is not None else cores
+    try:
+        spin_us = int(str(environ.get(POOL_SPIN_ENV_VAR, "")).strip() or DEFAULT_SPIN_US)
+    except ValueError:
+        spin_us = DEFAULT_SPIN_US
+    return threads, (max(0, spin_us) if threads <= cores else 0)
 
 
 def _find_compiler() -> "str | None":
@@ -283,8 +284,7 @@ def _compile_pool(folder: str) -> str:
     fd = os.open(source, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(POOL_C)
-    done = subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-pthread", f"-DRPS_DEFAULT_SPIN_US={DEFAULT_SPIN_US}",
-                           "-o", library, source, "-ldl"],
+    done = subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-pthread", "-o", library, source, "-ldl"],
                           capture_output=True, text=True, timeout=120, check=False)
     if done.returncode != 0:
         lines = (done.stderr or done.stdout or "").strip().splitlines()
@@ -316,7 +316,10 @@ def use_app_pool(environ: "MutableMapping[str, str]") -> str:
     library = ""
     try:
         library = _compile_pool(folder)
-        _loaded.append(ctypes.CDLL(library, mode=os.RTLD_NOW | os.RTLD_GLOBAL))
+        loaded = ctypes.CDLL(library, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+        threads, spin_us = _pool_shape(environ)
+        loaded.rps_pool_configure(threads, spin_us)
+        _loaded.append(loaded)
     except (OSError, RuntimeError, ValueError) as exc:
         return f"the app's pool could not be built ({exc})"
     except Exception as exc:  # noqa: BLE001 - subprocess.TimeoutExpired and the like: TVM's pool runs
