@@ -563,3 +563,30 @@ def test_zoomed_out_every_node_is_named_at_a_legible_size(qtbot, view):
         assert all(px >= READABLE_PX for _r, _t, px in labels)
         view.grab()  # paints without error
     assert seen_modes == {"labels", "overview"}
+
+
+def test_a_layout_task_never_recolours_the_layout_being_painted(qtbot, view, decoder_json):
+    """A cached layout recoloured for another change set is the one the view may be painting: the task (a
+    worker thread) leaves its box paths alone and the view recolours it on the GUI thread (the task used to
+    empty them between the view making and painting them: 'NoneType' object is not subscriptable in paint)."""
+    import copy
+
+    from widgets.graph.worker import LayoutTask
+
+    after = copy.deepcopy(decoder_json)
+    next(n for n in after["nodes"] if n["id"] == "softmax3")["op"] = "relax.nn.log_softmax"
+    _show(qtbot, view, after, key=("a", "f"), expanded=LAYERS)
+    view.grab()  # painted: the visible detail tiles have their box paths
+    shown = view._prepared  # noqa: SLF001
+    painted = [t for band in shown.bands for t in band.tiles.values() if t.boxes is not None]
+    assert painted
+    pal = view._palette  # noqa: SLF001
+    task = LayoutTask(view._generation, view._latest, after, frozenset(), decoder_json, LAYERS,  # noqa: SLF001
+                      pal.char_width, pal.node_height, view._signals, shown, ("a", "f"))  # noqa: SLF001
+    result = task._prepared()  # noqa: SLF001 - the worker thread's part, run here
+    assert result is shown and all(t.boxes is not None for t in painted)  # not touched off the GUI thread
+    assert view.highlighted() == frozenset()
+    view._on_prepared(result)  # noqa: SLF001 - what the task's done signal calls on the GUI thread
+    assert view.highlighted() == frozenset({"m:layers.3"})
+    assert view.node_fill("m:layers.3") != view.node_fill("m:layers.2")
+    view.grab()  # and it paints

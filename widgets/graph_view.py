@@ -33,7 +33,7 @@ from widgets.graph.find import FindMixin
 from widgets.graph.minimap import GraphMinimap
 from widgets.graph.overlays import OverlayMixin
 from widgets.graph.palette import GraphPalette
-from widgets.graph.prepare import Prepared, apply_highlight
+from widgets.graph.prepare import Prepared, apply_highlight, apply_highlight_pending
 from widgets.graph.scene import GraphScene
 from widgets.graph.tiles import NODE_RADIUS, visible
 from widgets.graph.worker import LayoutSignals, LayoutTask
@@ -604,6 +604,7 @@ class GraphView(FindMixin, OverlayMixin, QGraphicsView):
         if prepared.generation != self._generation:
             self.cancelled_count += 1
             return  # an older request finished after a newer one started: drop it
+        apply_highlight_pending(prepared, self._generation)  # a cached layout's new colours, on this thread
         timer = QElapsedTimer()
         timer.start()
         keep_selected = self._selected

@@ -69,6 +69,10 @@ class Prepared:
     # what ``full_highlight`` was computed from: the ``before`` graph (by identity) and the extra ids
     hl_before: Any = None
     hl_extra: frozenset[str] = frozenset()
+    #: A cached layout recoloured by a layout task: ``(generation, full highlight, before, extra)``, applied by
+    #: the view on the GUI thread (:func:`apply_highlight_pending`) — the task must not recolour a layout the
+    #: view may be painting (it emptied the box paths between making and painting them: a paint error)
+    highlight_pending: Any = None
     details: dict[int, list[str]] = field(default_factory=dict)  # a collapsed group's input/output lines
     line_height: float = DETAIL_LINE
     #: A collapsed view the engine sent ahead of the whole graph (``full`` is None; expanding waits for it)
@@ -137,6 +141,15 @@ def apply_highlight(p: Prepared, full_ids: frozenset[str]) -> None:
     for band in p.coarse:
         for tile in band.tiles.values():
             box_paths(tile, p.rects, p.pills, cats, False)
+
+
+def apply_highlight_pending(p: Prepared, generation: int) -> None:
+    """Apply what a layout task left in ``p.highlight_pending`` for ``generation`` (GUI thread; a pending
+    recolouring of another generation is dropped)."""
+    pending, p.highlight_pending = p.highlight_pending, None
+    if pending is not None and pending[0] == generation:
+        apply_highlight(p, pending[1])
+        p.hl_before, p.hl_extra = pending[2], pending[3]
 
 
 def prepare_full(generation: int, full: dict[str, Any], highlight: frozenset[str],

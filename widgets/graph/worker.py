@@ -10,7 +10,7 @@ from pipeline_model import gc_pause, graph_collapsed
 from pipeline_model.ir_graph import changed_nodes
 from pipeline_model.layout import DETAIL_LINE, GROUP_WORDS, LayoutCancelled
 from widgets.graph.adapter import decode
-from widgets.graph.prepare import Prepared, apply_highlight, prepare_collapsed, prepare_full
+from widgets.graph.prepare import Prepared, prepare_collapsed, prepare_full
 
 
 class LayoutSignals(QObject):
@@ -84,13 +84,13 @@ class LayoutTask(QRunnable):
         highlight = set(self.highlight)
         if before is not None:
             highlight |= changed_nodes(before, full)
-        if self.cached is not None:
+        if self.cached is not None:  # the view may be painting it: it recolours it on the GUI thread
             prepared = self.cached
-            apply_highlight(prepared, frozenset(highlight))
+            prepared.highlight_pending = (self.generation, frozenset(highlight), self.before, self.highlight)
             prepared.generation = self.generation
-        else:
-            prepared = prepare_full(self.generation, full, frozenset(highlight), self.expanded,
-                                    self.char_width, self.node_height, self.stale, self.line_height, self.words)
-            prepared.cache_key = self.cache_key
+            return prepared
+        prepared = prepare_full(self.generation, full, frozenset(highlight), self.expanded,
+                                self.char_width, self.node_height, self.stale, self.line_height, self.words)
+        prepared.cache_key = self.cache_key
         prepared.hl_before, prepared.hl_extra = self.before, self.highlight
         return prepared
