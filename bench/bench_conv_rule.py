@@ -233,7 +233,8 @@ def main() -> int:
     if args.spin_count is not None:
         os.environ["TVM_THREAD_POOL_SPIN_COUNT"] = str(args.spin_count)
     sys.path.insert(0, ROOT)
-    from pipeline_model.runtime_threads import ensure_runtime_threads, thread_pool
+    from bench.latency.cli import _pool_text
+    from pipeline_model.runtime_threads import ensure_runtime_threads
 
     ensure_runtime_threads()  # before import tvm: the app's thread pool, as the engine runs it
     import tvm
@@ -244,8 +245,7 @@ def main() -> int:
                        {"kind": "llvm", "mcpu": str(codegen.llvm_get_system_cpu()), "num-cores": args.threads})
     target = tvm.target.Target(TARGET_JSON)
     print(f"target {target}  TVM_NUM_THREADS={os.environ['TVM_NUM_THREADS']}  ORT threads {args.threads}  "
-          f"thread pool {thread_pool()['pool']} {thread_pool()['why']}  "
-          f"TVM_THREAD_POOL_SPIN_COUNT={os.environ.get('TVM_THREAD_POOL_SPIN_COUNT', 'unset')}  load {_loadavg()}",
+          f"thread pool {_pool_text()}  load {_loadavg()}",
           flush=True)
     print("| model | app ms (min / median) | ORT ms | before ms | TVM default ms | app ÷ ORT (min / median) | "
           "before ÷ app (median) | build app / before / TVM default s | rel err vs TVM / torch | load |")

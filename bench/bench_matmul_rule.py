@@ -275,11 +275,12 @@ def main() -> int:
     import warnings
 
     warnings.filterwarnings("ignore")
-    from pipeline_model.runtime_threads import ensure_runtime_threads, thread_pool
+    from bench.latency.cli import _pool_text
+    from pipeline_model.runtime_threads import ensure_runtime_threads
 
     ensure_runtime_threads()  # before import tvm: the app's thread pool, as the engine runs it
     factories = _hf_models()
-    print(f"TVM_NUM_THREADS={THREADS}; thread pool {thread_pool()['pool']} {thread_pool()['why']}; load before: {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    print(f"TVM_NUM_THREADS={THREADS}; thread pool {_pool_text()}; load before: {' '.join(open('/proc/loadavg').read().split()[:3])}")
     for name in args.models.split(","):
         bench_model(name, factories[name], args)
     print(f"\nload after: {' '.join(open('/proc/loadavg').read().split()[:3])}")

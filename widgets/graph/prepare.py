@@ -72,7 +72,7 @@ class Prepared:
     #: A cached layout recoloured by a layout task: ``(generation, full highlight, before, extra)``, applied by
     #: the view on the GUI thread (:func:`apply_highlight_pending`) — the task must not recolour a layout the
     #: view may be painting (it emptied the box paths between making and painting them: a paint error)
-    highlight_pending: Any = None
+    highlight_pending: Optional[tuple[int, frozenset[str], Any, frozenset[str]]] = None
     details: dict[int, list[str]] = field(default_factory=dict)  # a collapsed group's input/output lines
     line_height: float = DETAIL_LINE
     #: A collapsed view the engine sent ahead of the whole graph (``full`` is None; expanding waits for it)
