@@ -6,8 +6,9 @@ For each model of ``bench/conv_models.py`` (torchvision-style ResNet-18 / Mobile
 weights kept as parameters), it builds:
 
 * "app": ``resources/pipelines/cpu_build.json`` (its steps applied in this process with the app's own pass
-  construction), run through :class:`~pipeline_model.scriptlib.arguments.PrepackedVM` (the weights transformed
-  once by ``main_transform_params``, as the engine and exported scripts do);
+  construction), built as the app builds (``scriptlib.building.compile_module``: its TIR pipeline, the PrimFuncs
+  on every core), run through :class:`~pipeline_model.scriptlib.arguments.PrepackedVM` (the weights transformed
+  once by ``main_transform_params``, as the engine and exported scripts do); "before" is built the same way;
 * "before": cpu_build.json as it was before this work (``FoldConstant`` before ``FuseOps``, DLight with
   ``app.CPUParallel`` only, no ``DecomposeOpsForInference`` / ``SplitLayoutRewritePreproc`` /
   ``LiftTransformParams``) — the app default until now;
@@ -133,12 +134,12 @@ def _tvm_system(mod: Any, weights: dict[str, Any], x: Any, target: Any, steps: A
     from tvm import relax
 
     from pipeline_model.scriptlib.arguments import make_arguments, prepacked_vm
+    from pipeline_model.scriptlib.building import compile_module
 
     t0 = time.perf_counter()
     final = mod if steps is None else _apply(mod, steps, target)
     t1 = time.perf_counter()
-    ex = tvm.compile(final, target=target) if steps is None else tvm.compile(final, target=target,
-                                                                              relax_pipeline="default_build")
+    ex = tvm.compile(final, target=target) if steps is None else compile_module(final, target)  # as the app builds
     t2 = time.perf_counter()
     dev = tvm.cpu(0)
     vm = prepacked_vm(relax.VirtualMachine(ex, dev), final)
