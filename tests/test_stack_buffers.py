@@ -36,6 +36,11 @@ def _llvm_text(lib) -> str:
     return text + "".join(_llvm_text(m) for m in lib.imports)
 
 
+def _llvm_modules(lib) -> int:
+    """How many LLVM modules ``lib`` and its imports hold (``compile_module``'s parts)."""
+    return (lib.kind == "llvm") + sum(_llvm_modules(m) for m in lib.imports)
+
+
 def _run_tile(lib, rows: int) -> bool:
     data = np.random.default_rng(0).standard_normal((8 * rows, 32)).astype("float32")
     out = tvm.runtime.tensor(np.zeros_like(data))
@@ -88,6 +93,7 @@ def test_compile_module_builds_with_the_apps_pipeline(count):
         relax.transform.KillAfterLastUse(), relax.transform.LowerRuntimeBuiltin(),
         relax.transform.VMShapeLower(), relax.transform.AttachGlobalSymbol()])
     ex = building.compile_module(bb.get(), tvm.target.Target("llvm"), relax_pipeline=lower, threads=2)
+    assert (_llvm_modules(ex.mod) > 1) == (count > 1)  # the path this case is about was taken
     assert "TVMBackendAllocWorkspace" not in _llvm_text(ex.mod)
     data = np.random.default_rng(0).standard_normal((64, 32)).astype("float32")
     got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.runtime.tensor(data)).numpy()
